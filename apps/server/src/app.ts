@@ -1,0 +1,64 @@
+/**
+ * buildApp(deps) assembles the HTTP application and never listens: `svc serve` listens,
+ * tests call `listen({ port: 0 })` or `inject`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AnyRouter } from '@trpc/server';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TrustProxy } from './config.js';
+import type { AppDeps } from './deps.js';
+import { docsPlugin } from './http/docs.js';
+import { installErrorReplies } from './http/error-reply.js';
+import { opsPlugin } from './http/ops.js';
+import { restPlugin } from './http/rest.js';
+import { trpcPlugin } from './http/trpc.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { appRouter } from './trpc/app-router.js';
+import { pinInputCoercion } from './trpc/strict-input.js';
+
+export interface BuildAppOptions {
+  /** Another router (tests mount procedures that exist only to exercise the pipeline). */
+  router?: AnyRouter;
+}
+
+/** A hop count becomes "trust the n nearest hops", as proxy-addr counts them. */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const router = options.router ?? appRouter;
+  pinInputCoercion(router);
+
+  const app = Fastify({
+    loggerInstance: deps.log,
+    trustProxy: fastifyTrustProxy(deps.config.trustProxy),
+    bodyLimit: deps.config.bodyLimitBytes,
+    // Accept a caller's request id when it looks like one, so a trace crosses services.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    // /trpc batches name every procedure of the batch in one path segment.
+    routerOptions: { maxParamLength: 2048 },
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Request-Id', request.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Referrer-Policy', 'no-referrer');
+    if (!reply.hasHeader('Content-Security-Policy')) {
+      reply.header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    }
+    return payload;
+  });
+
+  installErrorReplies(app);
+  await app.register(opsPlugin, { deps });
+  await app.register(docsPlugin, { document: () => buildOpenApiDocument(router) });
+  await app.register(trpcPlugin, { deps, router });
+  await app.register(restPlugin, { deps, router });
+  return app;
+}

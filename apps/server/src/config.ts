@@ -1,0 +1,114 @@
+/**
+ * Configuration: the environment, checked by one zod schema. In production the service
+ * refuses to start without its secrets; outside production it generates what it needs
+ * into the data directory and says so.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+
+const ZBase64Key = z
+  .string()
+  .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
+const ZEnv = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  REDIS_URL: z.string().min(1).optional(),
+  APP_ENCRYPTION_KEY: ZBase64Key.optional(),
+  TRUST_PROXY: z.string().optional(),
+  SMTP_URL: z.string().optional(),
+  TEST_GATEWAY_SECRET: z.string().optional(),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STOREFRONT_BASE_DOMAIN: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default('.data'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  TRPC_MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export type TrustProxy = boolean | number | string[];
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  isProduction: boolean;
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  encryptionKey: Buffer;
+  trustProxy: TrustProxy;
+  smtpUrl: string | undefined;
+  testGatewaySecret: string | undefined;
+  stripeSecretKey: string | undefined;
+  stripeWebhookSecret: string | undefined;
+  storefrontBaseDomain: string | undefined;
+  logLevel: string;
+  dataDir: string;
+  bodyLimitBytes: number;
+  trpcMaxBatchSize: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** `true`, a hop count, or a comma list of proxy addresses/CIDRs, as fastify's trustProxy takes. */
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+function loadOrCreateKey(dataDir: string): Buffer {
+  const file = path.join(dataDir, 'encryption.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600 });
+  return key;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ZEnv.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const isProduction = e.NODE_ENV === 'production';
+  if (isProduction) {
+    const missing = (['DATABASE_URL', 'APP_ENCRYPTION_KEY', 'PUBLIC_URL'] as const).filter((name) => !e[name]);
+    if (missing.length > 0) {
+      throw new ConfigError(`production needs ${missing.join(', ')}; no defaults are used for secrets in production`);
+    }
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    env: e.NODE_ENV,
+    isProduction,
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    encryptionKey: e.APP_ENCRYPTION_KEY ? Buffer.from(e.APP_ENCRYPTION_KEY, 'base64') : loadOrCreateKey(dataDir),
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    smtpUrl: e.SMTP_URL,
+    testGatewaySecret: e.TEST_GATEWAY_SECRET,
+    stripeSecretKey: e.STRIPE_SECRET_KEY,
+    stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
+    storefrontBaseDomain: e.STOREFRONT_BASE_DOMAIN,
+    logLevel: e.LOG_LEVEL,
+    dataDir,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    trpcMaxBatchSize: e.TRPC_MAX_BATCH_SIZE,
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * The ordered list of migrations. Listed explicitly (not discovered from the file
+ * system) so the same list runs from TypeScript sources in tests and from the compiled
+ * build in production.
+ */
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261121000000_base } from './Migration20261121000000_base.js';
+
+export const MIGRATIONS: MigrationObject[] = [
+  { name: 'Migration20261121000000_base', class: Migration20261121000000_base },
+];

@@ -1,0 +1,32 @@
+/**
+ * The one clock. Everything that reads the time (expiries, retry schedules, rate-limit
+ * windows) takes it from a Clock so tests can move time instead of sleeping.
+ */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+};
+
+/** A clock that only moves when told to; for tests and benchmarks. */
+export class ManualClock implements Clock {
+  private current: number;
+
+  constructor(start: Date | number = Date.UTC(2026, 0, 1)) {
+    this.current = typeof start === 'number' ? start : start.getTime();
+  }
+
+  now(): Date {
+    return new Date(this.current);
+  }
+
+  advance(ms: number): void {
+    this.current += ms;
+  }
+
+  set(at: Date | number): void {
+    this.current = typeof at === 'number' ? at : at.getTime();
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The one error type. Services throw AppError with a code from @svc/schemas; the HTTP
+ * status follows from that code's row in ERROR_STATUS on every transport. Anything
+ * else that is thrown is an internal error whose message never leaves the process.
+ */
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { ERROR_STATUS, type TErrorCode, type TErrorIssue } from '@svc/schemas';
+import { ZodError } from 'zod';
+
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** What a tRPC error that we did not raise ourselves means in our codes. */
+const APP_CODE_BY_TRPC_CODE: Partial<Record<TRPC_ERROR_CODE_KEY, TErrorCode>> = {
+  PARSE_ERROR: 'invalid_json',
+  BAD_REQUEST: 'validation_failed',
+  NOT_FOUND: 'not_found',
+  METHOD_NOT_SUPPORTED: 'method_not_allowed',
+  PAYLOAD_TOO_LARGE: 'payload_too_large',
+  UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
+  TOO_MANY_REQUESTS: 'rate_limited',
+  UNAUTHORIZED: 'unauthorized',
+};
+
+const GENERIC_MESSAGE: Partial<Record<TErrorCode, string>> = {
+  invalid_json: 'The request body is not valid JSON.',
+  validation_failed: 'The request is not valid.',
+  not_found: 'Not found.',
+  method_not_allowed: 'Method not allowed.',
+  payload_too_large: 'The request body is too large.',
+  unsupported_media_type: 'Send the body as application/json.',
+  rate_limited: 'Too many requests. Please try again later.',
+  unauthorized: 'Authentication required.',
+  service_unavailable: 'The service is unavailable; try again shortly.',
+  internal_error: 'Internal server error.',
+};
+
+export class AppError extends TRPCError {
+  readonly appCode: TErrorCode;
+  readonly issues: TErrorIssue[] | undefined;
+
+  constructor(
+    code: TErrorCode,
+    message?: string,
+    opts: { issues?: TErrorIssue[]; cause?: unknown } = {},
+  ) {
+    super({
+      code: TRPC_CODE_BY_STATUS[ERROR_STATUS[code]] ?? 'INTERNAL_SERVER_ERROR',
+      message: message ?? GENERIC_MESSAGE[code] ?? code,
+      cause: opts.cause,
+    });
+    // The name stays 'TRPCError': trpc-to-openapi recognises tRPC errors by name and
+    // would otherwise wrap ours as a 500.
+    this.appCode = code;
+    this.issues = opts.issues;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.appCode];
+  }
+}
+
+export interface PublicError {
+  code: TErrorCode;
+  status: number;
+  message: string;
+  issues?: TErrorIssue[];
+  /** True when the cause must be logged: nothing of it was shown to the client. */
+  internal: boolean;
+}
+
+export function zodIssues(error: ZodError): TErrorIssue[] {
+  return error.issues.flatMap((issue) => {
+    const path = issue.path.map(String);
+    // One issue per unknown field, named by its own path, so clients can point at it.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: 'Unknown field.' }));
+    }
+    return [{ path: path.join('.'), message: issue.message }];
+  });
+}
+
+/** Postgres SQLSTATEs and driver failures that mean "the database is not there right now". */
+function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    const e = current as { code?: unknown; name?: unknown; cause?: unknown };
+    if (e.name === 'ConnectionException') return true;
+    if (typeof e.code === 'string') {
+      if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(e.code)) return true;
+    }
+    current = e.cause;
+  }
+  return false;
+}
+
+/**
+ * The one place that decides what a client may learn about an error. Only AppErrors and
+ * the framework's own request errors keep a message; everything else is internal_error.
+ */
+export function toPublicError(error: unknown): PublicError {
+  if (error instanceof AppError) {
+    return { code: error.appCode, status: error.status, message: error.message, issues: error.issues, internal: false };
+  }
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof AppError) return toPublicError(error.cause);
+    if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) {
+      return { code: 'invalid_json', status: 400, message: GENERIC_MESSAGE.invalid_json!, internal: false };
+    }
+    if (error.code === 'BAD_REQUEST' && error.cause instanceof ZodError) {
+      return {
+        code: 'validation_failed',
+        status: 400,
+        message: GENERIC_MESSAGE.validation_failed!,
+        issues: zodIssues(error.cause),
+        internal: false,
+      };
+    }
+    if (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'SERVICE_UNAVAILABLE') {
+      return toPublicError(error.cause ?? new Error(error.message));
+    }
+    const code = APP_CODE_BY_TRPC_CODE[error.code];
+    if (code) {
+      // tRPC's own request errors (bad batch size, parse error) carry safe messages,
+      // but a parse error's message quotes the body: use ours there.
+      const message = code === 'validation_failed' ? error.message : GENERIC_MESSAGE[code]!;
+      return { code, status: ERROR_STATUS[code], message, internal: false };
+    }
+    return { code: 'internal_error', status: 500, message: GENERIC_MESSAGE.internal_error!, internal: true };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return { code: 'service_unavailable', status: 503, message: GENERIC_MESSAGE.service_unavailable!, internal: true };
+  }
+  const e = error as { name?: unknown } | null;
+  if (e && (e.name === 'UniqueConstraintViolationException' || e.name === 'OptimisticLockError')) {
+    return { code: 'conflict', status: 409, message: 'The change conflicts with the current state; retry.', internal: true };
+  }
+  return { code: 'internal_error', status: 500, message: GENERIC_MESSAGE.internal_error!, internal: true };
+}

@@ -1,0 +1,158 @@
+/**
+ * Exact sliding-window (sliding log) rate limiting. Redis holds the windows so every
+ * API process shares them; one Lua call per hit keeps it to one round trip. When Redis
+ * is absent or failing, an in-process log takes over so limits keep holding (per
+ * process) and no request fails because of the limiter.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from './logger.js';
+
+export interface RateLimitRule {
+  /** Stable name of the budget, part of the key: `checkout.start`, `merchant`. */
+  name: string;
+  max: number;
+  windowMs: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the oldest counted request leaves the window. */
+  resetMs: number;
+}
+
+export interface RateLimitStore {
+  hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision>;
+}
+
+function decide(rule: RateLimitRule, allowed: boolean, count: number, oldestMs: number, nowMs: number): RateLimitDecision {
+  return {
+    allowed,
+    limit: rule.max,
+    remaining: Math.max(0, rule.max - count),
+    resetMs: Math.max(0, oldestMs + rule.windowMs - nowMs),
+  };
+}
+
+/** In-process sliding log: exact for one process. */
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly logs = new Map<string, number[]>();
+  private hitsSinceSweep = 0;
+
+  async hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
+    const fullKey = `${rule.name}:${key}`;
+    const windowStart = nowMs - rule.windowMs;
+    let log = this.logs.get(fullKey);
+    if (!log) {
+      log = [];
+      this.logs.set(fullKey, log);
+    }
+    let expired = 0;
+    while (expired < log.length && log[expired]! <= windowStart) expired++;
+    if (expired > 0) log.splice(0, expired);
+    const allowed = log.length < rule.max;
+    if (allowed) log.push(nowMs);
+    if (++this.hitsSinceSweep >= 10_000) this.sweep(nowMs);
+    return decide(rule, allowed, log.length, log[0] ?? nowMs, nowMs);
+  }
+
+  /** Drops windows that hold nothing any more, so idle clients cost no memory. */
+  private sweep(nowMs: number): void {
+    this.hitsSinceSweep = 0;
+    for (const [key, log] of this.logs) {
+      const last = log[log.length - 1];
+      // The longest window we use is an hour; anything older than a day is certainly idle.
+      if (last === undefined || last < nowMs - 24 * 3600_000) this.logs.delete(key);
+    }
+  }
+}
+
+/** KEYS[1] window key; ARGV: now ms, window ms, max, unique member. Returns {allowed, count, oldest}. */
+const SLIDING_LOG_LUA = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local max = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < max then
+  redis.call('ZADD', key, now, ARGV[4])
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', key, window)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+local oldestScore = now
+if oldest[2] then oldestScore = tonumber(oldest[2]) end
+return {allowed, count, oldestScore}
+`;
+
+/** The part of a node-redis client the limiter uses. */
+export interface RedisScriptRunner {
+  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+const SLIDING_LOG_SHA = createHash('sha1').update(SLIDING_LOG_LUA).digest('hex');
+
+export class RedisRateLimitStore implements RateLimitStore {
+  constructor(
+    private readonly redis: RedisScriptRunner,
+    private readonly prefix = 'svc:rl:',
+  ) {}
+
+  async hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
+    const options = {
+      keys: [`${this.prefix}${rule.name}:${key}`],
+      arguments: [String(nowMs), String(rule.windowMs), String(rule.max), `${nowMs}:${randomBytes(6).toString('base64url')}`],
+    };
+    let reply: unknown;
+    try {
+      reply = await this.redis.evalSha(SLIDING_LOG_SHA, options);
+    } catch (error) {
+      // First use on this Redis (or after a restart/flush): load the script by sending it.
+      if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
+      reply = await this.redis.eval(SLIDING_LOG_LUA, options);
+    }
+    const [allowed, count, oldest] = reply as [number, number, number];
+    return decide(rule, allowed === 1, Number(count), Number(oldest), nowMs);
+  }
+}
+
+/**
+ * Redis first, memory when Redis fails. Switches are logged once per change of state,
+ * not per request.
+ */
+export class FallbackRateLimitStore implements RateLimitStore {
+  private degraded = false;
+
+  constructor(
+    private readonly primary: RateLimitStore | undefined,
+    private readonly fallback: RateLimitStore,
+    private readonly log: Logger,
+  ) {}
+
+  get usingFallback(): boolean {
+    return this.degraded || !this.primary;
+  }
+
+  async hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
+    if (!this.primary) return this.fallback.hit(key, rule, nowMs);
+    try {
+      const decision = await this.primary.hit(key, rule, nowMs);
+      if (this.degraded) {
+        this.degraded = false;
+        this.log.warn('rate limiter: Redis answers again; shared windows restored');
+      }
+      return decision;
+    } catch (error) {
+      if (!this.degraded) {
+        this.degraded = true;
+        this.log.error({ err: error }, 'rate limiter: Redis failed; limiting in process until it answers');
+      }
+      return this.fallback.hit(key, rule, nowMs);
+    }
+  }
+}

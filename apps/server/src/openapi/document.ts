@@ -1,0 +1,111 @@
+/**
+ * The OpenAPI 3.1 document, generated from the router by trpc-to-openapi and then
+ * corrected where the generator cannot know better: full `/api/...` paths, our error
+ * body, 201/204 success statuses, 429 with its headers where a route is limited, and
+ * 413/415 where a body is accepted.
+ */
+import type { AnyRouter } from '@trpc/server';
+import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { z } from 'zod';
+import { ZErrorBody } from '@svc/schemas';
+import type { SvcMeta } from '../trpc/init.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export const API_BASE_PATH = '/api';
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+function errorResponse(description: string, headers?: Json): Json {
+  return {
+    description,
+    ...(headers && { headers }),
+    content: { 'application/json': { schema: ERROR_REF } },
+  };
+}
+
+const RATE_LIMIT_HEADERS: Json = {
+  'Retry-After': { description: 'Seconds until a request will be counted again', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until the oldest counted request leaves the window', schema: { type: 'integer' } },
+  RateLimit: { description: 'IETF RateLimit field', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'IETF RateLimit-Policy field', schema: { type: 'string' } },
+};
+
+const DESCRIPTIONS: Record<string, string> = {
+  '400': 'Invalid input',
+  '401': 'Missing or invalid credentials',
+  '403': 'Not allowed',
+  '404': 'Not found',
+  '409': 'Conflict with the current state',
+  '413': 'Request body too large',
+  '415': 'Body is not application/json',
+  '429': 'Rate limit exceeded',
+  '500': 'Internal server error',
+};
+
+function metaByOperation(router: AnyRouter): Map<string, SvcMeta> {
+  const map = new Map<string, SvcMeta>();
+  const procedures = router._def.procedures as Record<string, { _def: { meta?: SvcMeta } }>;
+  for (const procedure of Object.values(procedures)) {
+    const meta = procedure._def.meta;
+    if (meta?.openapi) map.set(`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta);
+  }
+  return map;
+}
+
+export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json {
+  const document = generateOpenApiDocument(router, {
+    title: 'svc API',
+    description: 'Merchant, buyer, theme and public routes of svc. Error bodies are `{ error, code, issues? }`.',
+    version,
+    baseUrl: '/',
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'Merchant API key (`sk_...`)' },
+    },
+  }) as Json;
+
+  const metas = metaByOperation(router);
+  const paths: Json = {};
+  for (const [path, item] of Object.entries(document.paths ?? {}) as [string, Json][]) {
+    for (const [method, operation] of Object.entries(item) as [string, Json][]) {
+      if (typeof operation !== 'object' || !operation.responses) continue;
+      const meta = metas.get(`${method} ${path}`);
+      const responses: Json = {};
+      for (const [status, response] of Object.entries(operation.responses) as [string, Json][]) {
+        if (status.startsWith('2')) {
+          if (meta?.successStatus === 204) responses['204'] = { description: 'No content' };
+          else responses[String(meta?.successStatus ?? status)] = response;
+        } else {
+          responses[status] = errorResponse(DESCRIPTIONS[status] ?? response.description ?? 'Error');
+        }
+      }
+      if (operation.requestBody) {
+        responses['413'] = errorResponse(DESCRIPTIONS['413']!);
+        responses['415'] = errorResponse(DESCRIPTIONS['415']!);
+      }
+      if (meta?.rateLimit) {
+        const { max, windowMs } = meta.rateLimit;
+        responses['429'] = errorResponse(`${DESCRIPTIONS['429']} (${max} per ${windowMs / 1000} s per client)`, RATE_LIMIT_HEADERS);
+      }
+      operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+    }
+    paths[`${API_BASE_PATH}${path}`] = item;
+  }
+  document.paths = paths;
+  document.servers = [{ url: '/' }];
+  document.components = {
+    ...document.components,
+    schemas: {
+      ...(document.components?.schemas ?? {}),
+      Error: z.toJSONSchema(ZErrorBody, { target: 'draft-2020-12' }),
+    },
+  };
+  delete document.components.schemas.Error.$schema;
+  return document;
+}
+
+export function serialiseDocument(document: Json): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,83 @@
+/**
+ * Brings up what the process needs from its configuration: the database (embedded when
+ * no DATABASE_URL is set), migrations, Redis (or the in-process limiter), and tears it
+ * down again in reverse order.
+ */
+import { createClient } from 'redis';
+import type { Config } from './config.js';
+import { startEmbeddedPostgres } from './db/embedded.js';
+import { migrate, openOrm } from './db/orm.js';
+import type { AppDeps } from './deps.js';
+import { systemClock } from './lib/clock.js';
+import type { Logger } from './lib/logger.js';
+import { FallbackRateLimitStore, MemoryRateLimitStore, RedisRateLimitStore } from './lib/rate-limit.js';
+
+export interface Runtime {
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/** Redis command budget: past this the limiter answers from memory instead of waiting. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+
+export function connectRedis(url: string, log: Logger) {
+  let lastError = '';
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: 2_000,
+      reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2_000),
+    },
+  });
+  client.on('error', (error: Error) => {
+    // node-redis reports every failed reconnect; say each distinct failure once.
+    if (error.message !== lastError) log.warn({ err: error }, 'redis error');
+    lastError = error.message;
+  });
+  client.on('ready', () => {
+    if (lastError) log.info('redis connected again');
+    lastError = '';
+  });
+  client.connect().catch((error: Error) => log.warn({ err: error }, 'redis not reachable yet; limiting in process meanwhile'));
+  return client;
+}
+
+export async function startRuntime(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Runtime> {
+  const closers: Array<() => Promise<unknown>> = [];
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    const embedded = await startEmbeddedPostgres(config.dataDir, log);
+    closers.unshift(() => embedded.stop());
+    databaseUrl = embedded.url;
+  }
+  const orm = await openOrm(databaseUrl);
+  closers.unshift(() => orm.close());
+  if (opts.migrate !== false) await migrate(orm, log);
+
+  let redis: ReturnType<typeof connectRedis> | undefined;
+  let primary: RedisRateLimitStore | undefined;
+  if (config.redisUrl) {
+    redis = connectRedis(config.redisUrl, log);
+    const client = redis;
+    closers.unshift(() => client.close().catch(() => undefined));
+    primary = new RedisRateLimitStore(redis.withCommandOptions({ timeout: REDIS_COMMAND_TIMEOUT_MS }));
+  } else {
+    log.warn('no REDIS_URL: rate limits are kept in this process only (one instance)');
+  }
+
+  const deps: AppDeps = {
+    config,
+    orm,
+    clock: systemClock,
+    limiter: new FallbackRateLimitStore(primary, new MemoryRateLimitStore(), log),
+    redis: redis ? { ping: () => redis.withCommandOptions({ timeout: 1_000 }).ping() } : undefined,
+    log,
+  };
+  return {
+    deps,
+    async close() {
+      for (const close of closers) await close().catch((error) => log.error({ err: error }, 'shutdown step failed'));
+    },
+  };
+}

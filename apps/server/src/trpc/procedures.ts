@@ -1,0 +1,31 @@
+/**
+ * Procedure builders. Every procedure starts from `baseProcedure`, which applies the
+ * route's rate limit from its meta and turns whatever a procedure throws into an
+ * AppError, so /trpc and REST answer with the same status and code.
+ */
+import { AppError, toPublicError } from '../lib/errors.js';
+import { enforceRateLimit } from './rate-limit.middleware.js';
+import { t } from './init.js';
+
+export const router = t.router;
+
+const normaliseErrors = t.middleware(async ({ ctx, path, next }) => {
+  const result = await next();
+  if (!result.ok && !(result.error instanceof AppError)) {
+    const pub = toPublicError(result.error);
+    // The original is logged here, once; the client only ever sees `pub`.
+    if (pub.internal) ctx.log.error({ err: result.error.cause ?? result.error, path }, 'procedure failed');
+    throw new AppError(pub.code, pub.message, { issues: pub.issues, cause: result.error });
+  }
+  return result;
+});
+
+const applyRateLimit = t.middleware(async ({ ctx, meta, next }) => {
+  if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
+  return next();
+});
+
+export const baseProcedure = t.procedure.use(normaliseErrors).use(applyRateLimit);
+
+/** Anyone may call it; limits come from meta. */
+export const publicProcedure = baseProcedure;

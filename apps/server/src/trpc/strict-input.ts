@@ -1,0 +1,80 @@
+/**
+ * Keeps JSON inputs strictly typed. trpc-to-openapi switches on coercion for number,
+ * boolean, bigint and date fields the first time a REST request reaches a procedure by
+ * writing `_def.coerce = true` into the shared zod schema, after which `"false"` parses
+ * as `true` on both transports. We pin each such flag to its declared value, so the
+ * write is ignored; query inputs that must accept strings say so in their schema
+ * (see `queryInt` in @svc/schemas).
+ */
+import type { AnyRouter } from '@trpc/server';
+
+type ZodLike = { _zod?: { def?: Record<string, unknown> } };
+
+const COERCIBLE = new Set(['number', 'boolean', 'bigint', 'date']);
+
+function pin(def: Record<string, unknown>): void {
+  const descriptor = Object.getOwnPropertyDescriptor(def, 'coerce');
+  if (descriptor && !descriptor.configurable) return; // already pinned
+  const declared = def.coerce === true;
+  Object.defineProperty(def, 'coerce', {
+    get: () => declared,
+    set: () => {},
+    enumerable: true,
+    configurable: false,
+  });
+}
+
+function visit(schema: unknown, seen: Set<unknown>): void {
+  const def = (schema as ZodLike | undefined)?._zod?.def;
+  if (!def || seen.has(def)) return;
+  seen.add(def);
+  const type = def.type as string;
+  if (COERCIBLE.has(type)) pin(def);
+  const children: unknown[] = [];
+  switch (type) {
+    case 'object': {
+      const shape = (schema as { shape?: Record<string, unknown> }).shape ?? (def.shape as Record<string, unknown>);
+      children.push(...Object.values(shape ?? {}));
+      if (def.catchall) children.push(def.catchall);
+      break;
+    }
+    case 'array':
+      children.push(def.element);
+      break;
+    case 'set':
+      children.push(def.valueType);
+      break;
+    case 'record':
+    case 'map':
+      children.push(def.keyType, def.valueType);
+      break;
+    case 'tuple':
+      children.push(...((def.items as unknown[]) ?? []), def.rest);
+      break;
+    case 'union':
+      children.push(...((def.options as unknown[]) ?? []));
+      break;
+    case 'intersection':
+      children.push(def.left, def.right);
+      break;
+    case 'pipe':
+      children.push(def.in, def.out);
+      break;
+    case 'lazy':
+      children.push((def.getter as () => unknown)());
+      break;
+    default:
+      // optional, nullable, default, prefault, readonly, catch, nonoptional, promise
+      if (def.innerType) children.push(def.innerType);
+  }
+  for (const child of children) visit(child, seen);
+}
+
+/** Pins coercion on every input schema of every procedure in the router. Idempotent. */
+export function pinInputCoercion(router: AnyRouter): void {
+  const seen = new Set<unknown>();
+  const procedures = router._def.procedures as Record<string, { _def: { inputs: unknown[] } }>;
+  for (const procedure of Object.values(procedures)) {
+    for (const input of procedure._def.inputs) visit(input, seen);
+  }
+}

@@ -1,0 +1,4 @@
+declare module 'swagger-ui-dist' {
+  const swaggerUiDist: { getAbsoluteFSPath(): string };
+  export default swaggerUiDist;
+}

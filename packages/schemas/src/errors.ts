@@ -1,0 +1,66 @@
+/**
+ * The one error model: every error code the API can answer with, and the single
+ * code -> HTTP status table. Codes are added to, never renamed (DESIGN.md §4c).
+ */
+import { z } from 'zod';
+
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  validation_failed: 400,
+  unauthorized: 401,
+  csrf_failed: 403,
+  scope_missing: 403,
+  store_forbidden: 403,
+  permission_missing: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  rate_limited: 429,
+  store_banned: 403,
+  cart_empty: 400,
+  out_of_stock: 400,
+  product_unavailable: 400,
+  coupon_invalid: 400,
+  blacklisted: 403,
+  order_not_paid: 409,
+  order_not_pending: 400,
+  nothing_to_deliver: 400,
+  amount_mismatch: 400,
+  webhook_disabled: 400,
+  webhook_limit_reached: 400,
+  url_not_allowed: 400,
+  idempotency_key_reused: 422,
+  idempotency_key_in_use: 409,
+  service_unavailable: 503,
+  internal_error: 500,
+} as const satisfies Record<string, number>;
+
+export type TErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [TErrorCode, ...TErrorCode[]];
+
+export const ZErrorCode = z.enum(ERROR_CODES);
+
+export const ZErrorIssue = z.object({
+  path: z.string(),
+  message: z.string(),
+});
+export type TErrorIssue = z.infer<typeof ZErrorIssue>;
+
+/** The body of every non-2xx REST answer. */
+export const ZErrorBody = z.object({
+  error: z.string(),
+  code: ZErrorCode,
+  issues: z.array(ZErrorIssue).optional(),
+});
+export type TErrorBody = z.infer<typeof ZErrorBody>;
+
+export function statusOf(code: TErrorCode): number {
+  return ERROR_STATUS[code];
+}
+
+export function isErrorCode(value: unknown): value is TErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
+}

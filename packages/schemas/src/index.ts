@@ -1,0 +1,3 @@
+export * from './errors.js';
+export * from './stores.js';
+export * from './query.js';

@@ -1,0 +1,145 @@
+/** Bodies, strict typing and the error model, over real HTTP on both transports. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProbeRouter } from './support/probe-router.js';
+import { startInProcess, type InProcessApp } from './support/in-process.js';
+
+let app: InProcessApp;
+
+beforeAll(async () => {
+  app = await startInProcess({ router: createProbeRouter(), env: { BODY_LIMIT_BYTES: '4096' } });
+});
+afterAll(() => app?.close());
+
+function post(path: string, body: string, contentType = 'application/json') {
+  return fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+}
+
+describe('JSON bodies', () => {
+  it('answers invalid JSON with 400 invalid_json in our body on REST', async () => {
+    const response = await post('/api/probe/toggle', '{"flag": tru');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: 'The request body is not valid JSON.', code: 'invalid_json' });
+  });
+
+  it('answers invalid JSON on /trpc with 400 and code invalid_json', async () => {
+    const response = await post('/trpc/probe.toggle', '{"flag": tru');
+    expect(response.status).toBe(400);
+    const { error } = await response.json();
+    expect(error.data.code).toBe('invalid_json');
+    expect(JSON.stringify(error)).not.toContain('tru');
+  });
+
+  it('refuses a __proto__ key', async () => {
+    const response = await post('/api/probe/toggle', '{"flag":true,"__proto__":{"admin":true}}');
+    expect(response.status).toBe(400);
+    expect((await response.json()).code).toBe('invalid_json');
+  });
+
+  it('answers a body that is not application/json with 415', async () => {
+    const response = await post('/api/probe/toggle', 'flag=true', 'application/x-www-form-urlencoded');
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({ error: 'Send the body as application/json.', code: 'unsupported_media_type' });
+  });
+
+  it('answers a body over the limit with 413', async () => {
+    const response = await post('/api/probe/toggle', JSON.stringify({ flag: true, pad: 'x'.repeat(10_000) }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: 'The request body is too large.', code: 'payload_too_large' });
+  });
+
+  it('takes a POST with no body, with or without a JSON content type', async () => {
+    const bare = await fetch(`${app.url}/api/probe/touch`, { method: 'POST' });
+    expect(bare.status).toBe(200);
+    expect(await bare.json()).toEqual({ ok: true });
+    const typed = await fetch(`${app.url}/api/probe/touch`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    expect(typed.status).toBe(200);
+  });
+
+  it('answers an unknown body field with 400 naming the field', async () => {
+    const response = await post('/api/probe/toggle', JSON.stringify({ flag: true, status: 'paid' }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: 'The request is not valid.',
+      code: 'validation_failed',
+      issues: [{ path: 'status', message: 'Unknown field.' }],
+    });
+  });
+});
+
+describe('strict typing survives trpc-to-openapi coercion', () => {
+  it('refuses {"flag":"false"} on REST and /trpc, before and after a REST call', async () => {
+    const refuseOnBoth = async () => {
+      const rest = await post('/api/probe/toggle', '{"flag":"false"}');
+      expect(rest.status).toBe(400);
+      expect((await rest.json()).issues[0].path).toBe('flag');
+      const rpc = await post('/trpc/probe.toggle', '{"flag":"false"}');
+      expect(rpc.status).toBe(400);
+      expect((await rpc.json()).error.data.code).toBe('validation_failed');
+      const numeric = await post('/api/probe/toggle', '{"flag":true,"count":"5"}');
+      expect(numeric.status).toBe(400);
+    };
+    await refuseOnBoth();
+    // A valid REST call is what makes trpc-to-openapi switch coercion on.
+    const ok = await post('/api/probe/toggle', '{"flag":false,"count":5}');
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ flag: false, count: 5 });
+    await refuseOnBoth();
+  });
+
+  it('coerces query strings where the schema says so, and only numbers that are numbers', async () => {
+    expect(await (await fetch(`${app.url}/api/probe/page?limit=20`)).json()).toEqual({ limit: 20 });
+    expect((await fetch(`${app.url}/api/probe/page?limit=abc`)).status).toBe(400);
+    expect((await fetch(`${app.url}/api/probe/page?limit=0`)).status).toBe(400);
+    expect((await fetch(`${app.url}/api/probe/page?limit=2.5`)).status).toBe(400);
+  });
+});
+
+describe('internal errors', () => {
+  it('answers 500 with a body that says nothing of the cause, on REST and /trpc', async () => {
+    const rest = await post('/api/probe/explode', '{}');
+    expect(rest.status).toBe(500);
+    const restText = await rest.text();
+    expect(JSON.parse(restText)).toEqual({ error: 'Internal server error.', code: 'internal_error' });
+    const rpc = await post('/trpc/probe.explode', '{}');
+    expect(rpc.status).toBe(500);
+    const rpcText = await rpc.text();
+    for (const text of [restText, rpcText]) {
+      expect(text).not.toMatch(/secret_table|SELECT|hunter2|stack|at /);
+    }
+    expect(JSON.parse(rpcText).error.data.code).toBe('internal_error');
+  });
+
+  it('treats an output that fails its schema as internal, leaking nothing', async () => {
+    const response = await fetch(`${app.url}/api/probe/bad-output`);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toContain('hunter2');
+    expect(JSON.parse(text).code).toBe('internal_error');
+  });
+});
+
+describe('statuses', () => {
+  it('answers 201 for a create and 204 with no body for a delete', async () => {
+    const created = await post('/api/probe/items', '{"name":"a"}');
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual({ name: 'a' });
+    const removed = await fetch(`${app.url}/api/probe/items/abc`, { method: 'DELETE' });
+    expect(removed.status).toBe(204);
+    expect(await removed.text()).toBe('');
+  });
+
+  it('answers an unknown path with 404 in our body, inside and outside /api', async () => {
+    for (const path of ['/api/nothing/here', '/nothing']) {
+      const response = await fetch(`${app.url}${path}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: 'Not found.', code: 'not_found' });
+    }
+  });
+
+  it('refuses a tRPC batch larger than the configured maximum', async () => {
+    const calls = Array.from({ length: 21 }, () => 'probe.page');
+    const input = Object.fromEntries(calls.map((_, i) => [String(i), {}]));
+    const response = await fetch(`${app.url}/trpc/${calls.join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`);
+    expect(response.status).toBe(400);
+  });
+});

@@ -1,0 +1,14 @@
+/** Where the test run finds PostgreSQL and Redis; CI's .ci/run makes sure both answer here. */
+export const TEST_PG_BASE = process.env.TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const MAX_WORKERS = 2;
+
+export function databaseUrl(name: string): string {
+  return `${TEST_PG_BASE}/${name}`;
+}
+
+/** This vitest worker's own database, created and migrated by the global setup. */
+export function workerDatabaseUrl(): string {
+  const id = Number(process.env.VITEST_POOL_ID ?? '1');
+  return databaseUrl(`svc_test_w${((id - 1) % MAX_WORKERS) + 1}`);
+}

@@ -1,0 +1,63 @@
+/**
+ * An application built in this process (so tests can hand it a clock, a limiter or a
+ * router of their own), listening on a free loopback port and spoken to over real HTTP.
+ */
+import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AnyRouter } from '@trpc/server';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../apps/server/src/app.js';
+import { loadConfig, type Config } from '../../apps/server/src/config.js';
+import { openOrm, type Orm } from '../../apps/server/src/db/orm.js';
+import type { AppDeps } from '../../apps/server/src/deps.js';
+import { systemClock, type Clock } from '../../apps/server/src/lib/clock.js';
+import { createLogger } from '../../apps/server/src/lib/logger.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../../apps/server/src/lib/rate-limit.js';
+import { workerDatabaseUrl } from './env.js';
+
+export interface InProcessApp {
+  url: string;
+  app: FastifyInstance;
+  orm: Orm;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-test-')),
+    APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...env,
+  });
+}
+
+export async function startInProcess(
+  opts: { router?: AnyRouter; clock?: Clock; limiter?: RateLimitStore; env?: Record<string, string> } = {},
+): Promise<InProcessApp> {
+  const config = testConfig(opts.env);
+  const orm = await openOrm(workerDatabaseUrl(), { poolMax: 4 });
+  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const deps: AppDeps = {
+    config,
+    orm,
+    clock: opts.clock ?? systemClock,
+    limiter: opts.limiter ?? new MemoryRateLimitStore(),
+    log,
+  };
+  const app = await buildApp(deps, { router: opts.router });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url: address,
+    app,
+    orm,
+    deps,
+    async close() {
+      await app.close();
+      await orm.close();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Black-box harness: starts the built server (`apps/server/dist/main.js serve`) as its own
+ * process on a free port against a fresh database, exactly as a user would run it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freshDatabase } from './databases.js';
+import { TEST_REDIS_URL } from './env.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SERVER_ENTRY = path.join(REPO_ROOT, 'apps/server/dist/main.js');
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  logs: LogLine[];
+  output: () => string;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `svc serve` with `env` and resolves once it says where it listens. */
+export async function spawnServer(env: Record<string, string | undefined>, cwd = REPO_ROOT): Promise<RunningServer> {
+  const child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: LogLine[] = [];
+  let text = '';
+  let buffer = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const listening = new Promise<number>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        try {
+          const parsed = JSON.parse(line) as LogLine;
+          logs.push(parsed);
+          if (typeof parsed.msg === 'string' && parsed.msg.startsWith('svc listening') && typeof parsed.port === 'number') resolve(parsed.port);
+        } catch {
+          // not a log line
+        }
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${text}`)));
+  });
+  const timeout = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  const port = await listening.finally(() => clearTimeout(timeout));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    process: child,
+    logs,
+    output: () => text,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** The usual black-box setup: a fresh database, our Redis, a temp data dir. */
+export async function startServer(env: Record<string, string | undefined> = {}) {
+  const db = await freshDatabase();
+  const server = await spawnServer({
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-bb-')),
+    APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...env,
+  });
+  return {
+    ...server,
+    db,
+    async stop() {
+      const code = await server.stop();
+      await db.drop();
+      return code;
+    },
+  };
+}
