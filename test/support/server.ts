@@ -32,9 +32,11 @@ export interface RunningServer {
 
 /** Spawns `svc serve` with `env` and resolves once it says where it listens. */
 export async function spawnServer(env: Record<string, string | undefined>, cwd = REPO_ROOT): Promise<RunningServer> {
+  const merged: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env };
+  const childEnv = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
     cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: LogLine[] = [];

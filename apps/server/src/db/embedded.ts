@@ -3,7 +3,7 @@
  * and survives restarts. Used only when no DATABASE_URL is set.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
@@ -44,11 +44,30 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to walk down to the
+ * data directory. Say so plainly instead of letting initdb fail with a bare EACCES.
+ */
+async function assertReachableByPostgresUser(dir: string): Promise<void> {
+  if (userInfo().uid !== 0) return;
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const { mode } = await stat(current);
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `embedded PostgreSQL runs as user "postgres", which cannot enter ${current}; ` +
+          'set DATA_DIR to a directory it can reach, or set DATABASE_URL',
+      );
+    }
+    if (current === path.dirname(current)) return;
+  }
+}
+
 export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const databaseDir = path.join(dataDir, 'pg');
   const stateFile = path.join(dataDir, 'pg.json');
   await mkdir(dataDir, { recursive: true });
+  await assertReachableByPostgresUser(dataDir);
   const initialised = existsSync(path.join(databaseDir, 'PG_VERSION'));
   let state: EmbeddedState;
   if (initialised && existsSync(stateFile)) {

@@ -1,0 +1,55 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const key = randomBytes(32).toString('base64');
+
+describe('loadConfig', () => {
+  it('refuses to start in production without its secrets, naming each', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL, APP_ENCRYPTION_KEY, PUBLIC_URL/);
+    expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', PUBLIC_URL: 'https://shop.example' })).toThrow(
+      /APP_ENCRYPTION_KEY/,
+    );
+  });
+
+  it('does not generate a secret in production', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://x/y',
+      PUBLIC_URL: 'https://shop.example/',
+      APP_ENCRYPTION_KEY: key,
+      DATA_DIR: dataDir,
+    });
+    expect(config.encryptionKey.toString('base64')).toBe(key);
+    expect(config.publicUrl).toBe('https://shop.example');
+    expect(() => readFileSync(path.join(dataDir, 'encryption.key'))).toThrow();
+  });
+
+  it('rejects a key that is not 32 bytes', () => {
+    expect(() => loadConfig({ APP_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/32 bytes/);
+  });
+
+  it('generates and then reuses a key outside production', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
+    const first = loadConfig({ DATA_DIR: dataDir });
+    const second = loadConfig({ DATA_DIR: dataDir });
+    expect(first.encryptionKey).toHaveLength(32);
+    expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
+  });
+
+  it('reads TRUST_PROXY as off, on, a hop count or a list', () => {
+    expect(loadConfig({ DATA_DIR: tmpdir(), APP_ENCRYPTION_KEY: key }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true', APP_ENCRYPTION_KEY: key }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2', APP_ENCRYPTION_KEY: key }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.0/8', APP_ENCRYPTION_KEY: key }).trustProxy).toEqual(['10.0.0.1', '10.0.0.0/8']);
+  });
+
+  it('defaults PUBLIC_URL to the local port', () => {
+    expect(loadConfig({ PORT: '4100', APP_ENCRYPTION_KEY: key }).publicUrl).toBe('http://localhost:4100');
+  });
+});
