@@ -14,6 +14,7 @@ import { openOrm, type Orm } from '../../apps/server/src/db/orm.js';
 import type { AppDeps } from '../../apps/server/src/deps.js';
 import { systemClock, type Clock } from '../../apps/server/src/lib/clock.js';
 import { createLogger } from '../../apps/server/src/lib/logger.js';
+import { OutboxMailer, SmtpMailer } from '../../apps/server/src/lib/mailer.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../../apps/server/src/lib/rate-limit.js';
 import { workerDatabaseUrl } from './env.js';
 
@@ -23,6 +24,20 @@ export interface InProcessApp {
   orm: Orm;
   deps: AppDeps;
   close(): Promise<void>;
+}
+
+/** What a service needs, without HTTP: for unit tests of services against the real database. */
+export function serviceContext(orm: Orm, clock: Clock = systemClock) {
+  const config = testConfig();
+  const deps: AppDeps = {
+    config,
+    orm,
+    clock,
+    limiter: new MemoryRateLimitStore(),
+    mailer: new OutboxMailer(orm, clock),
+    log: createLogger('silent'),
+  };
+  return { em: orm.em.fork(), clock, deps };
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -41,11 +56,13 @@ export async function startInProcess(
   const config = testConfig(opts.env);
   const orm = await openOrm(workerDatabaseUrl(), { poolMax: 4 });
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const clock = opts.clock ?? systemClock;
   const deps: AppDeps = {
     config,
     orm,
-    clock: opts.clock ?? systemClock,
+    clock,
     limiter: opts.limiter ?? new MemoryRateLimitStore(),
+    mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(orm, clock),
     log,
   };
   const app = await buildApp(deps, { router: opts.router });

@@ -7,7 +7,9 @@ import type { AnyRouter } from '@trpc/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TrustProxy } from './config.js';
 import type { AppDeps } from './deps.js';
+import { installCustomerCors } from './http/customer-cors.js';
 import { docsPlugin } from './http/docs.js';
+import { mailboxPlugin } from './http/mailbox.js';
 import { installErrorReplies } from './http/error-reply.js';
 import { opsPlugin } from './http/ops.js';
 import { restPlugin } from './http/rest.js';
@@ -56,8 +58,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
 
   installErrorReplies(app);
+  installCustomerCors(app, deps);
   await app.register(opsPlugin, { deps });
   await app.register(docsPlugin, { document: () => buildOpenApiDocument(router) });
+  if (!deps.config.isProduction) await app.register(mailboxPlugin, { deps });
   await app.register(trpcPlugin, { deps, router });
   await app.register(restPlugin, { deps, router });
   return app;

@@ -22,6 +22,7 @@ const ZEnv = z.object({
   APP_ENCRYPTION_KEY: ZBase64Key.optional(),
   TRUST_PROXY: z.string().optional(),
   SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('svc <no-reply@localhost>'),
   TEST_GATEWAY_SECRET: z.string().optional(),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
@@ -45,6 +46,7 @@ export interface Config {
   encryptionKey: Buffer;
   trustProxy: TrustProxy;
   smtpUrl: string | undefined;
+  mailFrom: string;
   testGatewaySecret: string | undefined;
   stripeSecretKey: string | undefined;
   stripeWebhookSecret: string | undefined;
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: e.APP_ENCRYPTION_KEY ? Buffer.from(e.APP_ENCRYPTION_KEY, 'base64') : loadOrCreateKey(dataDir),
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
     testGatewaySecret: e.TEST_GATEWAY_SECRET,
     stripeSecretKey: e.STRIPE_SECRET_KEY,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,

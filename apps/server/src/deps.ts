@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Orm } from './db/orm.js';
 import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
+import type { Mailer } from './lib/mailer.js';
 import type { RateLimitStore } from './lib/rate-limit.js';
 
 /** The part of a Redis client readiness needs. */
@@ -15,6 +16,7 @@ export interface AppDeps {
   orm: Orm;
   clock: Clock;
   limiter: RateLimitStore;
+  mailer: Mailer;
   redis?: RedisProbe | undefined;
   log: Logger;
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
- * The `svc` command: `svc serve` (HTTP API) and `svc migrate` (apply migrations).
- * Later capabilities add their own commands here.
+ * The `svc` command: `svc serve` (HTTP API), `svc migrate` (apply migrations), and the
+ * operator commands of cli.ts (create-user, create-store, create-api-key, ban-store, unban-store).
  */
 import { existsSync } from 'node:fs';
 import { buildApp } from './app.js';
+import { CLI_COMMANDS, UsageError } from './cli.js';
+import { AppError } from './lib/errors.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { startRuntime } from './runtime.js';
@@ -41,15 +43,36 @@ async function migrateCommand(log: Logger): Promise<void> {
   await runtime.close();
 }
 
+function operatorCommand(name: string): (log: Logger) => Promise<void> {
+  return async (log) => {
+    const command = CLI_COMMANDS[name]!;
+    const runtime = await startRuntime(loadConfig(), log);
+    try {
+      console.log(await command.run(runtime, process.argv.slice(3)));
+    } catch (error) {
+      if (error instanceof UsageError || error instanceof AppError) {
+        console.error(`${error.message}\nusage: ${command.usage}`);
+        process.exitCode = 2;
+      } else {
+        throw error;
+      }
+    } finally {
+      await runtime.close();
+    }
+  };
+}
+
 const COMMANDS: Record<string, (log: Logger) => Promise<void>> = {
   serve,
   migrate: migrateCommand,
+  ...Object.fromEntries(Object.keys(CLI_COMMANDS).map((name) => [name, operatorCommand(name)])),
 };
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
-  const log = createLogger(process.env.LOG_LEVEL ?? 'info');
   const name = process.argv[2] ?? 'serve';
+  // Operator commands print their answer; their logs stay quiet unless asked for.
+  const log = createLogger(process.env.LOG_LEVEL ?? (name === 'serve' ? 'info' : 'error'));
   const command = COMMANDS[name];
   if (!command) {
     console.error(`usage: svc <${Object.keys(COMMANDS).join('|')}>`);

@@ -10,6 +10,7 @@ import { migrate, openOrm } from './db/orm.js';
 import type { AppDeps } from './deps.js';
 import { systemClock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
+import { OutboxMailer, SmtpMailer, type Mailer } from './lib/mailer.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, RedisRateLimitStore } from './lib/rate-limit.js';
 
 export interface Runtime {
@@ -66,10 +67,21 @@ export async function startRuntime(config: Config, log: Logger, opts: { migrate?
     log.warn('no REDIS_URL: rate limits are kept in this process only (one instance)');
   }
 
+  let mailer: Mailer;
+  if (config.smtpUrl) {
+    const smtp = new SmtpMailer(config.smtpUrl, config.mailFrom);
+    closers.unshift(async () => smtp.close());
+    mailer = smtp;
+  } else {
+    log.warn('no SMTP_URL: e-mail is kept in the outbox table' + (config.isProduction ? '' : ' and shown at /dev/mailbox'));
+    mailer = new OutboxMailer(orm, systemClock);
+  }
+
   const deps: AppDeps = {
     config,
     orm,
     clock: systemClock,
+    mailer,
     limiter: new FallbackRateLimitStore(primary, new MemoryRateLimitStore(), log),
     redis: redis ? { ping: () => redis.withCommandOptions({ timeout: 1_000 }).ping() } : undefined,
     log,

@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   webhook_disabled: 400,
   webhook_limit_reached: 400,
   url_not_allowed: 400,
+  token_invalid: 400,
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
   service_unavailable: 503,

@@ -1,17 +1,15 @@
 /** Store schemas shown to the public and to sellers. */
 import { z } from 'zod';
+import { ZEmail, ZId, ZTimestamp } from './common.js';
 
 /** Subdomain rule: lowercase letters, digits and hyphens, 3-63 chars, no leading/trailing hyphen. */
 export const ZSubdomain = z
   .string()
   .min(3)
   .max(63)
-  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and hyphens only');
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and hyphens only, not starting or ending with a hyphen');
 
-export const ZCurrency = z
-  .string()
-  .length(3)
-  .regex(/^[A-Z]{3}$/, 'an ISO 4217 code in capitals');
+export const ZCurrency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in capitals');
 
 export const ZStoreLookupInput = z.strictObject({
   subdomain: z.string().min(1).max(63),
@@ -24,6 +22,67 @@ export const ZStorePublic = z.object({
   name: z.string(),
   subdomain: z.string(),
   currency: z.string(),
-  createdAt: z.iso.datetime(),
+  createdAt: ZTimestamp,
 });
 export type TStorePublic = z.infer<typeof ZStorePublic>;
+
+export const STORE_PERMISSIONS = ['viewOrders', 'editOrders', 'manageProducts', 'manageSettings'] as const;
+export const ZStorePermission = z.enum(STORE_PERMISSIONS);
+export type TStorePermission = z.infer<typeof ZStorePermission>;
+
+export const ZStoreRole = z.enum(['owner', 'staff']);
+
+/** An origin a theme may call the customer routes from: scheme, host and optional port. */
+export const ZOrigin = z
+  .string()
+  .max(200)
+  .regex(/^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/, 'an origin such as https://shop.example.com');
+
+export const ZStore = z.object({
+  id: z.string(),
+  name: z.string(),
+  subdomain: z.string(),
+  currency: z.string(),
+  banned: z.boolean(),
+  allowedOrigins: z.array(z.string()),
+  role: ZStoreRole,
+  permissions: z.array(ZStorePermission),
+  createdAt: ZTimestamp,
+  updatedAt: ZTimestamp,
+});
+export type TStore = z.infer<typeof ZStore>;
+
+export const ZCreateStoreInput = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  subdomain: ZSubdomain,
+  currency: ZCurrency.optional(),
+});
+
+export const ZStoreIdInput = z.strictObject({ storeId: ZId });
+
+export const ZUpdateStoreInput = z.strictObject({
+  storeId: ZId,
+  name: z.string().trim().min(1).max(100).optional(),
+  currency: ZCurrency.optional(),
+  allowedOrigins: z.array(ZOrigin).max(20).optional(),
+});
+
+export const ZStoreList = z.object({ stores: z.array(ZStore) });
+
+export const ZMember = z.object({
+  id: z.string(),
+  storeId: z.string(),
+  userId: z.string(),
+  email: z.string(),
+  role: ZStoreRole,
+  permissions: z.array(ZStorePermission),
+  createdAt: ZTimestamp,
+});
+export type TMember = z.infer<typeof ZMember>;
+
+const ZPermissions = z.array(ZStorePermission).max(STORE_PERMISSIONS.length);
+
+export const ZAddMemberInput = z.strictObject({ storeId: ZId, email: ZEmail, permissions: ZPermissions });
+export const ZUpdateMemberInput = z.strictObject({ storeId: ZId, memberId: ZId, permissions: ZPermissions });
+export const ZMemberIdInput = z.strictObject({ storeId: ZId, memberId: ZId });
+export const ZMemberList = z.object({ members: z.array(ZMember) });

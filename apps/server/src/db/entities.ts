@@ -1,5 +1,22 @@
 /** Every entity the ORM knows; each module adds its own here. */
-import { UserSchema } from '../modules/identity/identity.entities.js';
+import { ApiKeySchema } from '../modules/api-keys/api-keys.entities.js';
+import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from '../modules/customers/customers.entities.js';
+import { PasswordResetSchema, SessionSchema, UserSchema } from '../modules/identity/identity.entities.js';
+import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
+import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
 import { StoreMemberSchema, StoreSchema } from '../modules/stores/stores.entities.js';
 
-export const ENTITIES = [UserSchema, StoreSchema, StoreMemberSchema];
+export const ENTITIES = [
+  UserSchema,
+  SessionSchema,
+  PasswordResetSchema,
+  StoreSchema,
+  StoreMemberSchema,
+  ApiKeySchema,
+  OrderSchema,
+  OrderLineSchema,
+  CustomerSchema,
+  CustomerCodeSchema,
+  CustomerSessionSchema,
+  OutboundEmailSchema,
+];

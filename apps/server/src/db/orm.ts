@@ -19,6 +19,7 @@ export function ormOptions(clientUrl: string, opts: { poolMax?: number } = {}): 
       allOrNothing: true,
       snapshot: false,
       emit: 'ts',
+      silent: true,
     },
     pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 10_000 },
     driverOptions: { connection: { connectionTimeoutMillis: 5_000 } },

@@ -45,6 +45,18 @@ const DESCRIPTIONS: Record<string, string> = {
   '500': 'Internal server error',
 };
 
+const SECURITY_SCHEME = { apiKey: 'bearerAuth', session: 'sessionCookie', customer: 'customerCookie' } as const;
+
+const COOKIE_SCHEMES: Json = {
+  sessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'svc_session',
+    description: 'Seller session from POST /api/auth/login. Unsafe methods also need the X-CSRF-Token header.',
+  },
+  customerCookie: { type: 'apiKey', in: 'cookie', name: 'svc_customer', description: 'Customer session from POST /api/customer/auth/verify.' },
+};
+
 function metaByOperation(router: AnyRouter): Map<string, SvcMeta> {
   const map = new Map<string, SvcMeta>();
   const procedures = router._def.procedures as Record<string, { _def: { meta?: SvcMeta } }>;
@@ -89,6 +101,11 @@ export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json
         const { max, windowMs } = meta.rateLimit;
         responses['429'] = errorResponse(`${DESCRIPTIONS['429']} (${max} per ${windowMs / 1000} s per client)`, RATE_LIMIT_HEADERS);
       }
+      if (meta?.auth) {
+        operation.security = [{ [SECURITY_SCHEME[meta.auth]]: [] }];
+        responses['401'] ??= errorResponse(DESCRIPTIONS['401']!);
+        responses['403'] ??= errorResponse(DESCRIPTIONS['403']!);
+      }
       operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     }
     paths[`${API_BASE_PATH}${path}`] = item;
@@ -97,12 +114,18 @@ export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json
   document.servers = [{ url: '/' }];
   document.components = {
     ...document.components,
+    securitySchemes: { ...(document.components?.securitySchemes ?? {}), ...COOKIE_SCHEMES },
     schemas: {
       ...(document.components?.schemas ?? {}),
       Error: z.toJSONSchema(ZErrorBody, { target: 'draft-2020-12' }),
     },
   };
   delete document.components.schemas.Error.$schema;
+  // The generator's own error components (`error.BAD_REQUEST`, ...) describe its body, not
+  // ours, and nothing refers to them any more; their text also depends on generation order.
+  for (const name of Object.keys(document.components.schemas)) {
+    if (name.startsWith('error.')) delete document.components.schemas[name];
+  }
   return document;
 }
 

@@ -15,6 +15,8 @@ export type SvcMeta = OpenApiMeta<{
   successStatus?: 201 | 204;
   /** Route budget per client; enforced by the base middleware, documented with 429. */
   rateLimit?: RateLimitRule;
+  /** How the route authenticates, for the OpenAPI document (the guards enforce it). */
+  auth?: 'session' | 'apiKey' | 'customer';
 }>;
 
 export interface SvcErrorData {

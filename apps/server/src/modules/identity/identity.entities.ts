@@ -1,4 +1,4 @@
-/** Identity owns people who sign in to the dashboard. Sessions and keys join in the identity issue. */
+/** Identity owns people who sign in to the dashboard and their sessions. */
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
 export const UserSchema = defineEntity({
@@ -14,3 +14,30 @@ export const UserSchema = defineEntity({
   }),
 });
 export type User = InferEntity<typeof UserSchema>;
+
+/** A dashboard session. The cookie holds the token; the row holds only its SHA-256. */
+export const SessionSchema = defineEntity({
+  name: 'Session',
+  tableName: 'session',
+  properties: (p) => ({
+    idHash: p.string().primary().length(64),
+    user: p.manyToOne(UserSchema).ref().deleteRule('cascade').index(),
+    csrfToken: p.string().length(64),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+  }),
+});
+export type Session = InferEntity<typeof SessionSchema>;
+
+export const PasswordResetSchema = defineEntity({
+  name: 'PasswordReset',
+  tableName: 'password_reset',
+  properties: (p) => ({
+    tokenHash: p.string().primary().length(64),
+    user: p.manyToOne(UserSchema).ref().deleteRule('cascade').index(),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+  }),
+});
+export type PasswordReset = InferEntity<typeof PasswordResetSchema>;

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore, uniqueSubdomain } from '../../../../../test/support/factories.js';
+import { serviceContext } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
-import { systemClock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { lookupStoreBySubdomain } from './stores.service.js';
 
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => orm?.close());
 
-const ctx = () => ({ em: orm.em.fork(), clock: systemClock });
+const ctx = () => serviceContext(orm);
 
 describe('lookupStoreBySubdomain', () => {
   it('finds a store whatever the case of the subdomain', async () => {

@@ -1,8 +1,21 @@
-/** Store rules: lookup for the public, and (with the identity issue) management for sellers. */
-import type { TStoreLookupInput, TStorePublic } from '@svc/schemas';
+/** Store rules: public lookup, and management by sellers and their staff. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TMember, TStore, TStoreLookupInput, TStorePermission, TStorePublic } from '@svc/schemas';
+import type { z } from 'zod';
+import type { ZCreateStoreInput, ZUpdateStoreInput } from '@svc/schemas';
 import { AppError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
-import { StoreSchema, type Store } from './stores.entities.js';
+import { UserSchema, type User } from '../identity/identity.entities.js';
+import { effectivePermissions } from './membership.js';
+import { StoreMemberSchema, StoreSchema, type Store, type StoreMember } from './stores.entities.js';
+
+/** Subdomains that name our own hosts or invite phishing. */
+export const RESERVED_SUBDOMAINS = new Set([
+  'www', 'api', 'app', 'admin', 'administrator', 'dashboard', 'auth', 'login', 'account', 'accounts', 'billing',
+  'checkout', 'pay', 'payment', 'payments', 'mail', 'email', 'smtp', 'static', 'assets', 'cdn', 'media', 'files',
+  'docs', 'help', 'support', 'status', 'blog', 'dev', 'staging', 'test', 'internal', 'svc', 'root', 'security',
+]);
 
 export function toPublicStore(store: Store): TStorePublic {
   return {
@@ -14,9 +27,133 @@ export function toPublicStore(store: Store): TStorePublic {
   };
 }
 
+export function toStoreView(store: Store, member: StoreMember): TStore {
+  return {
+    id: store.id,
+    name: store.name,
+    subdomain: store.subdomain,
+    currency: store.currency,
+    banned: store.banned,
+    allowedOrigins: store.allowedOrigins,
+    role: member.role,
+    permissions: effectivePermissions(member),
+    createdAt: store.createdAt.toISOString(),
+    updatedAt: store.updatedAt.toISOString(),
+  };
+}
+
+function toMemberView(member: StoreMember, email: string): TMember {
+  return {
+    id: member.id,
+    storeId: member.store.id,
+    userId: member.user.id,
+    email,
+    role: member.role,
+    permissions: effectivePermissions(member),
+    createdAt: member.createdAt.toISOString(),
+  };
+}
+
 export async function lookupStoreBySubdomain(ctx: ServiceContext, input: TStoreLookupInput): Promise<TStorePublic> {
   const store = await ctx.em.findOne(StoreSchema, { subdomain: input.subdomain.toLowerCase() });
   if (!store) throw new AppError('not_found', 'Store not found.');
   if (store.banned) throw new AppError('store_banned', 'This store is not available.');
   return toPublicStore(store);
+}
+
+export async function createStore(ctx: ServiceContext, owner: User, input: z.infer<typeof ZCreateStoreInput>): Promise<TStore> {
+  if (RESERVED_SUBDOMAINS.has(input.subdomain)) {
+    throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'subdomain', message: 'This subdomain is reserved.' }] });
+  }
+  if (await ctx.em.count(StoreSchema, { subdomain: input.subdomain })) {
+    throw new AppError('conflict', 'This subdomain is taken.');
+  }
+  const now = ctx.clock.now();
+  const store = ctx.em.create(StoreSchema, {
+    id: newId(),
+    name: input.name,
+    subdomain: input.subdomain,
+    currency: input.currency ?? 'USD',
+    banned: false,
+    allowedOrigins: [],
+    settings: {},
+    createdAt: now,
+    updatedAt: now,
+  });
+  const member = ctx.em.create(StoreMemberSchema, { id: newId(), store, user: owner, role: 'owner', permissions: [], createdAt: now });
+  // A racing create of the same subdomain loses at the unique constraint (-> 409 conflict).
+  await ctx.em.flush();
+  return toStoreView(store, member);
+}
+
+export async function listStores(ctx: ServiceContext, user: User): Promise<TStore[]> {
+  const members = await ctx.em.find(StoreMemberSchema, { user: user.id }, { populate: ['store'], orderBy: { createdAt: 'asc', id: 'asc' } });
+  return members.map((member) => toStoreView(member.store.getEntity(), member));
+}
+
+export async function getStore(ctx: ServiceContext, member: StoreMember): Promise<TStore> {
+  const store = await ctx.em.findOneOrFail(StoreSchema, { id: member.store.id });
+  return toStoreView(store, member);
+}
+
+export async function updateStore(ctx: ServiceContext, member: StoreMember, input: z.infer<typeof ZUpdateStoreInput>): Promise<TStore> {
+  const store = await ctx.em.findOneOrFail(StoreSchema, { id: member.store.id });
+  if (input.name !== undefined) store.name = input.name;
+  if (input.currency !== undefined) store.currency = input.currency;
+  if (input.allowedOrigins !== undefined) store.allowedOrigins = [...new Set(input.allowedOrigins)];
+  store.updatedAt = ctx.clock.now();
+  await ctx.em.flush();
+  return toStoreView(store, member);
+}
+
+export async function listMembers(ctx: ServiceContext, storeId: string): Promise<TMember[]> {
+  const members = await ctx.em.find(StoreMemberSchema, { store: storeId }, { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' } });
+  return members.map((member) => toMemberView(member, member.user.getEntity().email));
+}
+
+export async function addMember(ctx: ServiceContext, storeId: string, input: { email: string; permissions: TStorePermission[] }): Promise<TMember> {
+  const user = await ctx.em.findOne(UserSchema, { email: input.email });
+  if (!user) throw new AppError('not_found', 'No account uses this e-mail; ask them to register first.');
+  if (await ctx.em.count(StoreMemberSchema, { store: storeId, user: user.id })) {
+    throw new AppError('conflict', 'This person is already a member of the store.');
+  }
+  const member = ctx.em.create(StoreMemberSchema, {
+    id: newId(),
+    store: storeId,
+    user,
+    role: 'staff',
+    permissions: [...new Set(input.permissions)],
+    createdAt: ctx.clock.now(),
+  });
+  await ctx.em.flush();
+  return toMemberView(member, user.email);
+}
+
+async function findStaff(em: EntityManager, storeId: string, memberId: string): Promise<StoreMember> {
+  const member = await em.findOne(StoreMemberSchema, { id: memberId, store: storeId }, { populate: ['user'] });
+  if (!member) throw new AppError('not_found', 'Member not found.');
+  if (member.role === 'owner') throw new AppError('conflict', "The owner's access cannot be changed.");
+  return member;
+}
+
+export async function updateMember(ctx: ServiceContext, storeId: string, input: { memberId: string; permissions: TStorePermission[] }): Promise<TMember> {
+  const member = await findStaff(ctx.em, storeId, input.memberId);
+  member.permissions = [...new Set(input.permissions)];
+  await ctx.em.flush();
+  return toMemberView(member, member.user.getEntity().email);
+}
+
+export async function removeMember(ctx: ServiceContext, storeId: string, memberId: string): Promise<void> {
+  const member = await findStaff(ctx.em, storeId, memberId);
+  await ctx.em.remove(member).flush();
+}
+
+/** Operator action (`svc ban-store` / `svc unban-store`). */
+export async function setStoreBanned(em: EntityManager, subdomain: string, banned: boolean, now: Date): Promise<Store> {
+  const store = await em.findOne(StoreSchema, { subdomain: subdomain.toLowerCase() });
+  if (!store) throw new AppError('not_found', `No store has the subdomain ${subdomain}.`);
+  store.banned = banned;
+  store.updatedAt = now;
+  await em.flush();
+  return store;
 }

@@ -1,0 +1,29 @@
+/**
+ * The one money type: amounts are integers in minor units everywhere inside the service,
+ * and become JSON numbers (at most two decimals) only at the edge.
+ */
+
+/** ISO 4217 currencies whose minor unit is not 1/100. */
+const EXPONENT: Record<string, number> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+};
+
+export function currencyExponent(currency: string): number {
+  return EXPONENT[currency] ?? 2;
+}
+
+/** 1999 USD -> 19.99; 500 JPY -> 500. */
+export function minorToAmount(minor: number, currency: string): number {
+  const exponent = currencyExponent(currency);
+  return exponent === 0 ? minor : Number((minor / 10 ** exponent).toFixed(exponent));
+}
+
+/** 19.99 USD -> 1999, refusing amounts finer than the currency allows. */
+export function amountToMinor(amount: number, currency: string): number {
+  const exponent = currencyExponent(currency);
+  const minor = Math.round(amount * 10 ** exponent);
+  if (!Number.isSafeInteger(minor) || Math.abs(minor / 10 ** exponent - amount) > 1e-9) {
+    throw new RangeError(`${amount} is not a whole number of ${currency} minor units`);
+  }
+  return minor;
+}

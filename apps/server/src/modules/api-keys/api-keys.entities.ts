@@ -1,0 +1,22 @@
+/** Merchant API keys. Only the SHA-256 of a key is stored; the key is shown once. */
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { UserSchema } from '../identity/identity.entities.js';
+
+export const ApiKeySchema = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_key',
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    user: p.manyToOne(UserSchema).ref().deleteRule('cascade').index(),
+    name: p.string().length(100),
+    prefix: p.string().length(16),
+    keyHash: p.string().length(64).unique(),
+    scopes: p.array(),
+    storeIds: p.array(),
+    expiresAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+    lastUsedAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+  }),
+});
+export type ApiKey = InferEntity<typeof ApiKeySchema>;

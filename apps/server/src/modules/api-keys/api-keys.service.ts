@@ -1,0 +1,106 @@
+/**
+ * Merchant API keys: `sk_` + 40 base62 characters, stored as SHA-256, shown once. A key
+ * belongs to a user and lists the stores it may reach; what it may do there is capped
+ * at request time by the owner's current membership (trpc/guards.ts).
+ */
+import type { TApiKey } from '@svc/schemas';
+import { ZCreateApiKeyInput } from '@svc/schemas';
+import type { z } from 'zod';
+import { AppError } from '../../lib/errors.js';
+import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { newId } from '../../lib/ids.js';
+import type { Context } from '../../trpc/context.js';
+import type { ServiceContext } from '../../trpc/service-context.js';
+import type { User } from '../identity/identity.entities.js';
+import { StoreMemberSchema } from '../stores/stores.entities.js';
+import { ApiKeySchema, type ApiKey } from './api-keys.entities.js';
+
+export const API_KEY_PATTERN = /^sk_[0-9A-Za-z]{40}$/;
+const PREFIX_LENGTH = 10;
+/** lastUsedAt is written at most this often per key, not on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function toApiKeyView(key: ApiKey): TApiKey {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes as TApiKey['scopes'],
+    storeIds: key.storeIds,
+    expiresAt: key.expiresAt?.toISOString() ?? null,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    createdAt: key.createdAt.toISOString(),
+  };
+}
+
+export async function createApiKey(
+  ctx: ServiceContext,
+  user: User,
+  input: z.infer<typeof ZCreateApiKeyInput>,
+): Promise<{ apiKey: TApiKey; key: string }> {
+  const now = ctx.clock.now();
+  const storeIds = [...new Set(input.storeIds)];
+  const memberships = await ctx.em.find(StoreMemberSchema, { user: user.id, store: { $in: storeIds } });
+  if (memberships.length !== storeIds.length) {
+    throw new AppError('store_forbidden', 'A key can only reach stores you are a member of.');
+  }
+  if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime()) {
+    throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'expiresAt', message: 'Must be in the future.' }] });
+  }
+  const key = `sk_${randomBase62(40)}`;
+  const apiKey = ctx.em.create(ApiKeySchema, {
+    id: newId(),
+    user,
+    name: input.name,
+    prefix: key.slice(0, PREFIX_LENGTH),
+    keyHash: sha256Hex(key),
+    scopes: [...new Set(input.scopes)],
+    storeIds,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+    revokedAt: null,
+    lastUsedAt: null,
+    createdAt: now,
+  });
+  await ctx.em.flush();
+  return { apiKey: toApiKeyView(apiKey), key };
+}
+
+export async function listApiKeys(ctx: ServiceContext, user: User): Promise<TApiKey[]> {
+  const keys = await ctx.em.find(ApiKeySchema, { user: user.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return keys.map(toApiKeyView);
+}
+
+export async function revokeApiKey(ctx: ServiceContext, user: User, keyId: string): Promise<void> {
+  const key = await ctx.em.findOne(ApiKeySchema, { id: keyId, user: user.id });
+  if (!key) throw new AppError('not_found', 'API key not found.');
+  key.revokedAt ??= ctx.clock.now();
+  await ctx.em.flush();
+}
+
+function unauthorized(ctx: Context, message: string): AppError {
+  ctx.res.header('WWW-Authenticate', 'Bearer realm="svc", error="invalid_token"');
+  return new AppError('unauthorized', message);
+}
+
+/** The key of a merchant request, or 401 for a missing, malformed, unknown, expired or revoked one. */
+export async function authenticateApiKey(ctx: Context): Promise<ApiKey> {
+  const header = ctx.req.headers.authorization;
+  if (!header) {
+    ctx.res.header('WWW-Authenticate', 'Bearer realm="svc"');
+    throw new AppError('unauthorized', 'Send Authorization: Bearer <API key>.');
+  }
+  const match = /^Bearer (\S+)$/.exec(header);
+  if (!match || !API_KEY_PATTERN.test(match[1]!)) throw unauthorized(ctx, 'Malformed API key.');
+  const hash = sha256Hex(match[1]!);
+  const key = await ctx.em.findOne(ApiKeySchema, { keyHash: hash });
+  // The index found the row by its hash; compare again in constant time all the same.
+  if (!key || !safeEqual(key.keyHash, hash)) throw unauthorized(ctx, 'Unknown API key.');
+  const now = ctx.clock.now();
+  if (key.revokedAt) throw unauthorized(ctx, 'This API key was revoked.');
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) throw unauthorized(ctx, 'This API key has expired.');
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await ctx.em.nativeUpdate(ApiKeySchema, { id: key.id }, { lastUsedAt: now });
+  }
+  return key;
+}

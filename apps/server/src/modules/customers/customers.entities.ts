@@ -1,0 +1,47 @@
+/** Buyers who sign in to one store with a code sent to their e-mail. */
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { StoreSchema } from '../stores/stores.entities.js';
+
+export const CustomerSchema = defineEntity({
+  name: 'Customer',
+  tableName: 'customer',
+  uniques: [{ properties: ['store', 'email'] }],
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    store: p.manyToOne(StoreSchema).ref().deleteRule('cascade'),
+    email: p.string().length(320),
+    createdAt: p.datetime(),
+    lastLoginAt: p.datetime().nullable(),
+  }),
+});
+export type Customer = InferEntity<typeof CustomerSchema>;
+
+/** A login code: stored as an HMAC under a server key, single use, short-lived. */
+export const CustomerCodeSchema = defineEntity({
+  name: 'CustomerCode',
+  tableName: 'customer_code',
+  indexes: [{ properties: ['store', 'email'] }],
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    store: p.manyToOne(StoreSchema).ref().deleteRule('cascade'),
+    email: p.string().length(320),
+    codeHash: p.string().length(64),
+    attempts: p.integer().default(0),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+  }),
+});
+export type CustomerCode = InferEntity<typeof CustomerCodeSchema>;
+
+export const CustomerSessionSchema = defineEntity({
+  name: 'CustomerSession',
+  tableName: 'customer_session',
+  properties: (p) => ({
+    idHash: p.string().primary().length(64),
+    customer: p.manyToOne(CustomerSchema).ref().deleteRule('cascade').index(),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+  }),
+});
+export type CustomerSession = InferEntity<typeof CustomerSessionSchema>;

@@ -1,0 +1,144 @@
+/**
+ * Buyers' sign-in to one store: a 6-digit code e-mailed to them (stored as an HMAC under a
+ * server key, single use, 10 minutes, 5 tries), then a `svc_customer` session that is
+ * separate from any seller session.
+ */
+import type { TBuyerOrder, TCustomer } from '@svc/schemas';
+import type { Config } from '../../config.js';
+import type { CookieOptions } from '../../lib/cookies.js';
+import { readCookie } from '../../lib/cookies.js';
+import { deriveKey, hmacHex, randomDigits, randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { Context } from '../../trpc/context.js';
+import { enforceRateLimit } from '../../trpc/rate-limit.middleware.js';
+import type { ServiceContext } from '../../trpc/service-context.js';
+import { getBuyerOrder, listBuyerOrders } from '../orders/orders.service.js';
+import { ownOrigin, storeOrigins } from '../stores/origins.js';
+import { StoreSchema } from '../stores/stores.entities.js';
+import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema, type Customer } from './customers.entities.js';
+
+export const CUSTOMER_COOKIE = 'svc_customer';
+const SESSION_TTL_MS = 30 * 24 * 3600_000;
+const CODE_TTL_MS = 10 * 60_000;
+const MAX_CODE_ATTEMPTS = 5;
+/** Code e-mails per address and store, on top of the per-client limit on the route. */
+export const CODE_REQUESTS_PER_EMAIL = { name: 'customer.code.email', max: 5, windowMs: 15 * 60_000 };
+
+export function customerCookieOptions(config: Config): CookieOptions {
+  // Themes call from their own origin: in production the cookie must be sendable cross-site.
+  return config.isProduction
+    ? { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: true, sameSite: 'None' }
+    : { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: false, sameSite: 'Lax' };
+}
+
+function codeHash(config: Config, storeId: string, email: string, code: string): string {
+  return hmacHex(deriveKey(config.encryptionKey, 'customer-code'), `${storeId}:${email}:${code}`);
+}
+
+export function toCustomerView(customer: Customer): TCustomer {
+  return { id: customer.id, storeId: customer.store.id, email: customer.email, createdAt: customer.createdAt.toISOString() };
+}
+
+async function findOpenStore(ctx: ServiceContext, storeId: string) {
+  const store = await ctx.em.findOne(StoreSchema, { id: storeId, banned: false });
+  if (!store) throw new AppError('not_found', 'Store not found.');
+  return store;
+}
+
+/** Sends a code. Answers the same whether or not the address has ever ordered. */
+export async function startCustomerLogin(ctx: Context, input: { storeId: string; email: string }): Promise<void> {
+  const store = await findOpenStore(ctx, input.storeId);
+  await enforceRateLimit(ctx, CODE_REQUESTS_PER_EMAIL, `${store.id}:${input.email}`);
+  const now = ctx.clock.now();
+  const code = randomDigits(6);
+  // A new code replaces any earlier one still open.
+  await ctx.em.nativeUpdate(CustomerCodeSchema, { store: store.id, email: input.email, usedAt: null }, { usedAt: now });
+  await ctx.em.insert(CustomerCodeSchema, {
+    id: newId(),
+    store: store.id,
+    email: input.email,
+    codeHash: codeHash(ctx.deps.config, store.id, input.email, code),
+    attempts: 0,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+    usedAt: null,
+  });
+  await ctx.deps.mailer.send({
+    to: input.email,
+    subject: `Your sign-in code for ${store.name}`,
+    text: `Your code is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, ignore this e-mail.`,
+  });
+}
+
+export async function verifyCustomerLogin(
+  ctx: ServiceContext,
+  input: { storeId: string; email: string; code: string },
+): Promise<{ customer: TCustomer; token: string }> {
+  const store = await findOpenStore(ctx, input.storeId);
+  const now = ctx.clock.now();
+  const wrong = () => new AppError('token_invalid', 'The code is wrong or has expired.');
+  const open = await ctx.em.findOne(
+    CustomerCodeSchema,
+    { store: store.id, email: input.email, usedAt: null, expiresAt: { $gt: now } },
+    { orderBy: { createdAt: 'desc' } },
+  );
+  if (!open) throw wrong();
+  // Count the try first, atomically, so parallel guesses cannot exceed the budget.
+  const [counted] = await ctx.em.execute<Array<{ attempts: number }>>(
+    'update customer_code set attempts = attempts + 1 where id = ? and used_at is null returning attempts',
+    [open.id],
+  );
+  if (!counted || counted.attempts > MAX_CODE_ATTEMPTS) throw wrong();
+  if (!safeEqual(open.codeHash, codeHash(ctx.deps.config, store.id, input.email, input.code))) throw wrong();
+  // Single use: only the request that flips used_at wins.
+  const used = await ctx.em.nativeUpdate(CustomerCodeSchema, { id: open.id, usedAt: null }, { usedAt: now });
+  if (used !== 1) throw wrong();
+
+  await ctx.em.upsert(
+    CustomerSchema,
+    { id: newId(), store: store.id, email: input.email, createdAt: now, lastLoginAt: now },
+    { onConflictFields: ['store', 'email'], onConflictAction: 'merge', onConflictMergeFields: ['lastLoginAt'] },
+  );
+  const customer = await ctx.em.findOneOrFail(CustomerSchema, { store: store.id, email: input.email });
+  const token = randomToken(32);
+  await ctx.em.insert(CustomerSessionSchema, {
+    idHash: sha256Hex(token),
+    customer: customer.id,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+  });
+  return { customer: toCustomerView(customer), token };
+}
+
+export async function endCustomerSession(ctx: ServiceContext, token: string | undefined): Promise<void> {
+  if (token) await ctx.em.nativeDelete(CustomerSessionSchema, { idHash: sha256Hex(token) });
+}
+
+/**
+ * The signed-in customer, or 401. A request that names an Origin must come from the
+ * customer's store or from this service itself: one store's theme cannot read another's buyers.
+ */
+export async function authenticateCustomer(ctx: Context): Promise<Customer> {
+  const token = readCookie(ctx.req, CUSTOMER_COOKIE);
+  if (!token) throw new AppError('unauthorized', 'Sign in with the code sent to your e-mail.');
+  const session = await ctx.em.findOne(CustomerSessionSchema, { idHash: sha256Hex(token) }, { populate: ['customer.store'] });
+  if (!session || session.expiresAt.getTime() <= ctx.clock.now().getTime()) {
+    throw new AppError('unauthorized', 'The session has expired; sign in again.');
+  }
+  const customer = session.customer.getEntity();
+  const store = customer.store.getEntity();
+  const origin = ctx.req.headers.origin;
+  if (origin && origin !== ownOrigin(ctx.deps.config) && !storeOrigins(ctx.deps.config, store).includes(origin)) {
+    throw new AppError('store_forbidden', 'This origin does not belong to the store.');
+  }
+  return customer;
+}
+
+export function listCustomerOrders(ctx: ServiceContext, customer: Customer, input: { limit?: number | undefined; cursor?: string | undefined }) {
+  return listBuyerOrders(ctx, { storeId: customer.store.id, customerEmail: customer.email }, input.limit ?? 50, input.cursor);
+}
+
+export function getCustomerOrder(ctx: ServiceContext, customer: Customer, orderId: string): Promise<TBuyerOrder> {
+  return getBuyerOrder(ctx, { storeId: customer.store.id, customerEmail: customer.email }, orderId);
+}

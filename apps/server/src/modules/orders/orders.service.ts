@@ -1,0 +1,231 @@
+/**
+ * Order reads: the merchant list (newest first, keyset-paged, filtered) and detail, and
+ * the buyer's view. Writes arrive with checkout and fulfilment.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TBuyerOrder, TListOrdersQuery, TOrder, TOrderDetail, TOrderList, TOrderStatus } from '@svc/schemas';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { AppError } from '../../lib/errors.js';
+import { minorToAmount } from '../../lib/money.js';
+import type { ServiceContext } from '../../trpc/service-context.js';
+import { OrderSchema, type Order } from './orders.entities.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+const ORDER_NUMBER = /^ORD-(\d{1,18})$/;
+
+/** The columns a list needs, straight from SQL (no entity hydration on the hot path). */
+interface OrderRow {
+  id: string;
+  number: string;
+  store_id: string;
+  status: TOrderStatus;
+  product_name: string;
+  price_minor: string;
+  paid_minor: string;
+  currency: string;
+  payment_method: string;
+  customer_email: string;
+  country: string;
+  key_count: number;
+  created_at: Date;
+  completed_at: Date | null;
+  updated_at: Date;
+  created_us: string;
+}
+
+const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
+  o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,
+  (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
+
+export function publicOrderNumber(number: number | string): string {
+  return `ORD-${number}`;
+}
+
+function rowToOrder(row: OrderRow): TOrder {
+  return {
+    id: row.id,
+    orderId: publicOrderNumber(row.number),
+    storeId: row.store_id,
+    status: row.status,
+    productName: row.product_name,
+    price: minorToAmount(Number(row.price_minor), row.currency),
+    paid: minorToAmount(Number(row.paid_minor), row.currency),
+    paymentMethod: row.payment_method,
+    customerEmail: row.customer_email,
+    country: row.country,
+    keyCount: row.key_count,
+    createdAt: row.created_at.toISOString(),
+    completedAt: row.completed_at?.toISOString() ?? null,
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function toOrderDetail(order: Order): TOrderDetail {
+  return {
+    id: order.id,
+    orderId: publicOrderNumber(order.number),
+    storeId: order.store.id,
+    status: order.status,
+    productName: order.productName,
+    price: minorToAmount(order.priceMinor, order.currency),
+    paid: minorToAmount(order.paidMinor, order.currency),
+    paymentMethod: order.paymentMethod,
+    customerEmail: order.customerEmail,
+    country: order.country,
+    keyCount: order.keyCount,
+    createdAt: order.createdAt.toISOString(),
+    completedAt: order.completedAt?.toISOString() ?? null,
+    updatedAt: order.updatedAt.toISOString(),
+    note: order.note,
+    customFieldResponses: order.customFieldResponses.map(({ name, value }) => ({ name, value })),
+  };
+}
+
+export interface OrderPageFilter {
+  storeId: string;
+  status?: TOrderStatus | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  customerEmail?: string | undefined;
+}
+
+interface OrderPage {
+  rows: OrderRow[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** One keyset page, newest first: `(created_at, id) < cursor`, served by the (store, [status,] created_at, id) indexes. */
+async function pageOrders(ctx: ServiceContext, filter: OrderPageFilter, limit: number, cursor: string | undefined): Promise<OrderPage> {
+  const key = ctx.deps.config.encryptionKey;
+  const where = ['o.store_id = ?'];
+  const params: unknown[] = [filter.storeId];
+  if (filter.customerEmail !== undefined) {
+    where.push('o.customer_email = ?');
+    params.push(filter.customerEmail);
+  }
+  if (filter.status) {
+    where.push('o.status = ?');
+    params.push(filter.status);
+  }
+  if (filter.from) {
+    where.push('o.created_at >= ?');
+    params.push(new Date(filter.from));
+  }
+  if (filter.to) {
+    where.push('o.created_at <= ?');
+    params.push(new Date(filter.to));
+  }
+  if (cursor) {
+    const position = decodeCursor(key, cursor);
+    where.push(`(o.created_at, o.id) < (timestamptz 'epoch' + (?::bigint) * interval '1 microsecond', ?)`);
+    params.push(position.us, position.id);
+  }
+  params.push(limit + 1);
+  const rows: OrderRow[] = await ctx.em.execute(
+    `select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`,
+    params,
+  );
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    rows: page,
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(key, { us: String(last.created_us), id: last.id }) : null,
+  };
+}
+
+export async function listOrders(ctx: ServiceContext, input: TListOrdersQuery): Promise<TOrderList> {
+  const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+  const page = await pageOrders(ctx, input, limit, input.cursor);
+  return { orders: page.rows.map(rowToOrder), limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
+}
+
+/** An order of the store by cuid or `ORD-<n>`; 404 when it belongs to any other store. */
+export async function findStoreOrder(em: EntityManager, storeId: string, ref: string): Promise<Order> {
+  const number = ORDER_NUMBER.exec(ref)?.[1];
+  const order = await em.findOne(OrderSchema, number ? { number: Number(number), store: storeId } : { id: ref, store: storeId });
+  if (!order) throw new AppError('not_found', 'Order not found.');
+  return order;
+}
+
+export async function getOrder(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
+  return toOrderDetail(await findStoreOrder(ctx.em, input.storeId, input.orderId));
+}
+
+/** The buyer's view of a page of their orders in one store. */
+export async function listBuyerOrders(
+  ctx: ServiceContext,
+  filter: { storeId: string; customerEmail: string },
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ orders: TBuyerOrder[]; hasMore: boolean; nextCursor: string | null }> {
+  const page = await pageOrders(ctx, filter, limit, cursor);
+  const lines = await linesOf(ctx.em, page.rows.map((row) => row.id));
+  return {
+    orders: page.rows.map((row) => ({
+      id: row.id,
+      orderId: publicOrderNumber(row.number),
+      storeId: row.store_id,
+      status: row.status,
+      productName: row.product_name,
+      price: minorToAmount(Number(row.price_minor), row.currency),
+      currency: row.currency,
+      lines: (lines.get(row.id) ?? []).map((line) => ({
+        productName: line.product_name,
+        quantity: line.quantity,
+        unitPrice: minorToAmount(Number(line.unit_price_minor), row.currency),
+      })),
+      createdAt: row.created_at.toISOString(),
+      completedAt: row.completed_at?.toISOString() ?? null,
+    })),
+    hasMore: page.hasMore,
+    nextCursor: page.nextCursor,
+  };
+}
+
+interface LineRow {
+  order_id: string;
+  product_name: string;
+  quantity: number;
+  unit_price_minor: string;
+}
+
+async function linesOf(em: EntityManager, orderIds: string[]): Promise<Map<string, LineRow[]>> {
+  const byOrder = new Map<string, LineRow[]>();
+  if (orderIds.length === 0) return byOrder;
+  const rows: LineRow[] = await em.execute(
+    `select order_id, product_name, quantity, unit_price_minor from order_line where order_id = any(?) order by id`,
+    [orderIds],
+  );
+  for (const row of rows) {
+    const list = byOrder.get(row.order_id) ?? [];
+    list.push(row);
+    byOrder.set(row.order_id, list);
+  }
+  return byOrder;
+}
+
+/** One order of the buyer in the store, by cuid or `ORD-<n>`; 404 for anyone else's. */
+export async function getBuyerOrder(ctx: ServiceContext, filter: { storeId: string; customerEmail: string }, ref: string): Promise<TBuyerOrder> {
+  const order = await findStoreOrder(ctx.em, filter.storeId, ref);
+  if (order.customerEmail !== filter.customerEmail) throw new AppError('not_found', 'Order not found.');
+  const lines = (await linesOf(ctx.em, [order.id])).get(order.id) ?? [];
+  return {
+    id: order.id,
+    orderId: publicOrderNumber(order.number),
+    storeId: order.store.id,
+    status: order.status,
+    productName: order.productName,
+    price: minorToAmount(order.priceMinor, order.currency),
+    currency: order.currency,
+    lines: lines.map((line) => ({
+      productName: line.product_name,
+      quantity: line.quantity,
+      unitPrice: minorToAmount(Number(line.unit_price_minor), order.currency),
+    })),
+    createdAt: order.createdAt.toISOString(),
+    completedAt: order.completedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,18 @@
+/** Who may do what in a store: the owner holds every permission, staff hold what they were given. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TStorePermission } from '@svc/schemas';
+import { StoreMemberSchema, type StoreMember } from './stores.entities.js';
+
+export function hasPermission(member: StoreMember, permission: TStorePermission): boolean {
+  return member.role === 'owner' || member.permissions.includes(permission);
+}
+
+export function effectivePermissions(member: StoreMember): TStorePermission[] {
+  return member.role === 'owner'
+    ? ['viewOrders', 'editOrders', 'manageProducts', 'manageSettings']
+    : (member.permissions as TStorePermission[]);
+}
+
+export function findMembership(em: EntityManager, storeId: string, userId: string): Promise<StoreMember | null> {
+  return em.findOne(StoreMemberSchema, { store: storeId, user: userId });
+}

@@ -1,0 +1,28 @@
+/**
+ * A store's own origins, from which themes may call the customer routes:
+ * `https://<subdomain>.<STOREFRONT_BASE_DOMAIN>` and the seller's `allowedOrigins`.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.js';
+import { StoreSchema, type Store } from './stores.entities.js';
+
+export function storeOrigins(config: Config, store: Store): string[] {
+  const origins = [...store.allowedOrigins];
+  if (config.storefrontBaseDomain) origins.push(`https://${store.subdomain}.${config.storefrontBaseDomain}`);
+  return origins;
+}
+
+export function ownOrigin(config: Config): string {
+  return new URL(config.publicUrl).origin;
+}
+
+/** Whether any store that is not banned claims this origin (answers CORS preflights, which carry no cookie). */
+export async function isAnyStoreOrigin(em: EntityManager, config: Config, origin: string): Promise<boolean> {
+  const base = config.storefrontBaseDomain;
+  if (base) {
+    const match = new RegExp(`^https://([a-z0-9-]{3,63})\\.${base.replace(/[.]/g, '\\.')}$`).exec(origin);
+    if (match && (await em.count(StoreSchema, { subdomain: match[1]!, banned: false })) > 0) return true;
+  }
+  const rows: unknown[] = await em.execute('select 1 from store where allowed_origins @> array[?]::text[] and not banned limit 1', [origin]);
+  return rows.length > 0;
+}

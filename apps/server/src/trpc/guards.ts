@@ -1,0 +1,104 @@
+/**
+ * Authentication and authorisation as procedure middleware, so /trpc and REST enforce the
+ * same rules: seller sessions (with CSRF), store membership and permissions, merchant API
+ * keys (scope, store, permission ceiling, per-key limit) and customer sessions.
+ */
+import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
+import { AppError } from '../lib/errors.js';
+import { readCookie, setCookie } from '../lib/cookies.js';
+import { safeEqual } from '../lib/crypto.js';
+import { authenticateApiKey } from '../modules/api-keys/api-keys.service.js';
+import { authenticateCustomer } from '../modules/customers/customers.service.js';
+import { SESSION_COOKIE, resolveSession, sessionCookieOptions } from '../modules/identity/sessions.js';
+import { findMembership, hasPermission } from '../modules/stores/membership.js';
+import type { Context } from './context.js';
+import { enforceRateLimit } from './rate-limit.middleware.js';
+import { baseProcedure } from './procedures.js';
+
+/** Unsafe requests under these prefixes are not CSRF-checked (DESIGN §5 Sessions). */
+export const CSRF_EXEMPT_PREFIXES = ['/api/auth/', '/api/payments/', '/api/embed/', '/api/checkout/', '/api/v1/'];
+
+/** The dashboard permission each merchant scope is capped by. */
+export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
+  'order:read': 'viewOrders',
+  'order:update': 'editOrders',
+  'webhook:read': 'manageSettings',
+  'webhook:write': 'manageSettings',
+  'webhook:delete': 'manageSettings',
+};
+
+export const MERCHANT_RATE_LIMIT = { name: 'merchant', max: 300, windowMs: 60_000 };
+
+function isCsrfExempt(url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  return CSRF_EXEMPT_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
+async function storeIdFrom(getRawInput: () => Promise<unknown>): Promise<string> {
+  const raw = (await getRawInput()) as { storeId?: unknown } | undefined;
+  if (typeof raw?.storeId !== 'string' || raw.storeId.length === 0) {
+    throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'storeId', message: 'Required.' }] });
+  }
+  return raw.storeId;
+}
+
+async function authenticateSession(ctx: Context, type: string) {
+  // A Bearer request is never a cookie session, whatever cookies it carries.
+  if (ctx.req.headers.authorization) throw new AppError('unauthorized', 'Dashboard routes take the session cookie, not a Bearer key.');
+  const token = readCookie(ctx.req, SESSION_COOKIE);
+  if (!token) throw new AppError('unauthorized', 'Sign in first.');
+  const resolved = await resolveSession(ctx.em, ctx.clock, token);
+  if (!resolved) throw new AppError('unauthorized', 'The session has expired; sign in again.');
+  if (type === 'mutation' && !isCsrfExempt(ctx.req.url)) {
+    const header = ctx.req.headers['x-csrf-token'];
+    if (typeof header !== 'string' || !safeEqual(header, resolved.session.csrfToken)) {
+      throw new AppError('csrf_failed', 'Missing or wrong X-CSRF-Token header.');
+    }
+  }
+  if (resolved.slid) setCookie(ctx.res, SESSION_COOKIE, token, sessionCookieOptions(ctx.deps.config));
+  return { ...resolved, token };
+}
+
+/** A signed-in seller or staff member. */
+export const sessionProcedure = baseProcedure.use(async ({ ctx, type, next }) => {
+  const { user, session, token } = await authenticateSession(ctx, type);
+  return next({ ctx: { ...ctx, user, session, sessionToken: token } });
+});
+
+/** A member of the store named by `storeId` in the input, holding `permission` when given. */
+export function storeProcedure(permission?: TStorePermission) {
+  return sessionProcedure.use(async ({ ctx, getRawInput, next }) => {
+    const storeId = await storeIdFrom(getRawInput);
+    const member = await findMembership(ctx.em, storeId, ctx.user.id);
+    if (!member) throw new AppError('store_forbidden', 'You are not a member of this store.');
+    if (permission && !hasPermission(member, permission)) {
+      throw new AppError('permission_missing', `This needs the ${permission} permission.`);
+    }
+    return next({ ctx: { ...ctx, storeId, member } });
+  });
+}
+
+/** A merchant API call: Bearer key with `scope`, reaching the store in the path, within the owner's permissions. */
+export function merchantProcedure(scope: TApiKeyScope) {
+  return baseProcedure.use(async ({ ctx, getRawInput, next }) => {
+    const apiKey = await authenticateApiKey(ctx);
+    await enforceRateLimit(ctx, MERCHANT_RATE_LIMIT, `key:${apiKey.id}`);
+    if (!apiKey.scopes.includes(scope)) throw new AppError('scope_missing', `This key lacks the ${scope} scope.`);
+    const storeId = await storeIdFrom(getRawInput);
+    // A store that does not exist is answered like one the key may not reach.
+    if (!apiKey.storeIds.includes(storeId)) throw new AppError('store_forbidden', 'This key may not reach this store.');
+    const member = await findMembership(ctx.em, storeId, apiKey.user.id);
+    if (!member) throw new AppError('store_forbidden', 'The key owner is no longer a member of this store.');
+    const ceiling = SCOPE_CEILING[scope];
+    if (!hasPermission(member, ceiling)) {
+      throw new AppError('permission_missing', `The key owner lacks the ${ceiling} permission in this store.`);
+    }
+    return next({ ctx: { ...ctx, apiKey, storeId, member } });
+  });
+}
+
+/** A buyer signed in to one store's customer area. */
+export const customerProcedure = baseProcedure.use(async ({ ctx, next }) => {
+  const customer = await authenticateCustomer(ctx);
+  return next({ ctx: { ...ctx, customer } });
+});

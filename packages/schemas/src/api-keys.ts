@@ -1,0 +1,33 @@
+/** Merchant API keys: scoped, store-bound, shown once. */
+import { z } from 'zod';
+import { ZId, ZTimestamp } from './common.js';
+
+export const API_KEY_SCOPES = ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete'] as const;
+export const ZApiKeyScope = z.enum(API_KEY_SCOPES);
+export type TApiKeyScope = z.infer<typeof ZApiKeyScope>;
+
+export const ZCreateApiKeyInput = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  scopes: z.array(ZApiKeyScope).min(1).max(API_KEY_SCOPES.length),
+  storeIds: z.array(ZId).min(1).max(100),
+  expiresAt: ZTimestamp.optional(),
+});
+
+export const ZApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The first 10 characters, enough to recognise a key, never enough to use it. */
+  prefix: z.string(),
+  scopes: z.array(ZApiKeyScope),
+  storeIds: z.array(z.string()),
+  expiresAt: ZTimestamp.nullable(),
+  revokedAt: ZTimestamp.nullable(),
+  lastUsedAt: ZTimestamp.nullable(),
+  createdAt: ZTimestamp,
+});
+export type TApiKey = z.infer<typeof ZApiKey>;
+
+/** The create answer: the only time the key itself is shown. */
+export const ZCreatedApiKey = z.object({ apiKey: ZApiKey, key: z.string() });
+export const ZApiKeyList = z.object({ apiKeys: z.array(ZApiKey) });
+export const ZApiKeyIdInput = z.strictObject({ keyId: ZId });

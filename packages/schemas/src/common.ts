@@ -1,0 +1,23 @@
+/** Building blocks shared by many schemas. */
+import { z } from 'zod';
+
+/** An e-mail address, trimmed and lower-cased: one spelling per mailbox. */
+export const ZEmail = z
+  .string()
+  .trim()
+  .max(320)
+  .pipe(z.email())
+  .transform((value) => value.toLowerCase());
+
+export const ZTimestamp = z.iso.datetime();
+
+/** A database id (cuid2). */
+export const ZId = z.string().min(1).max(32).regex(/^[a-z0-9]+$/, 'not an id');
+
+/** Plain text: no control characters other than newline and tab. */
+export const ZPlainText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    // eslint-disable-next-line no-control-regex
+    .refine((value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value), 'control characters are not allowed');

@@ -1,0 +1,79 @@
+/** Orders as merchants, staff and buyers see them. */
+import { z } from 'zod';
+import { ZId, ZPlainText, ZTimestamp } from './common.js';
+import { queryInt } from './query.js';
+
+export const ORDER_STATUSES = ['pending', 'paid', 'processing', 'completed', 'refunded', 'cancelled', 'expired'] as const;
+export const ZOrderStatus = z.enum(ORDER_STATUSES);
+export type TOrderStatus = z.infer<typeof ZOrderStatus>;
+
+export const ZOrder = z.object({
+  id: z.string(),
+  orderId: z.string(),
+  storeId: z.string(),
+  status: ZOrderStatus,
+  productName: z.string(),
+  price: z.number(),
+  paid: z.number(),
+  paymentMethod: z.string(),
+  customerEmail: z.string(),
+  country: z.string(),
+  keyCount: z.number().int(),
+  createdAt: ZTimestamp,
+  completedAt: ZTimestamp.nullable(),
+  updatedAt: ZTimestamp,
+});
+export type TOrder = z.infer<typeof ZOrder>;
+
+export const ZCustomFieldResponse = z.object({ name: z.string(), value: z.string() });
+
+export const ZOrderDetail = ZOrder.extend({
+  note: z.string(),
+  customFieldResponses: z.array(ZCustomFieldResponse),
+});
+export type TOrderDetail = z.infer<typeof ZOrderDetail>;
+
+/** An order reference: the database id or the public `ORD-<n>`. */
+export const ZOrderRef = z.string().min(1).max(40);
+
+export const ZListOrdersQuery = z
+  .strictObject({
+    storeId: ZId,
+    limit: queryInt(z.number().int().min(1).max(100)).optional(),
+    cursor: z.string().min(1).max(200).optional(),
+    status: ZOrderStatus.optional(),
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+  })
+  .refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), {
+    message: '`from` is after `to`',
+    path: ['from'],
+  });
+export type TListOrdersQuery = z.infer<typeof ZListOrdersQuery>;
+
+export const ZOrderList = z.object({
+  orders: z.array(ZOrder),
+  limit: z.number().int(),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
+export type TOrderList = z.infer<typeof ZOrderList>;
+
+export const ZGetOrderInput = z.strictObject({ storeId: ZId, orderId: ZOrderRef });
+
+export const ZOrderNote = ZPlainText(5000);
+
+/** The buyer's view of an order: what they bought, never who else looked at it. */
+export const ZBuyerOrder = z.object({
+  id: z.string(),
+  orderId: z.string(),
+  storeId: z.string(),
+  status: ZOrderStatus,
+  productName: z.string(),
+  price: z.number(),
+  currency: z.string(),
+  lines: z.array(z.object({ productName: z.string(), quantity: z.number().int(), unitPrice: z.number() })),
+  createdAt: ZTimestamp,
+  completedAt: ZTimestamp.nullable(),
+});
+export type TBuyerOrder = z.infer<typeof ZBuyerOrder>;
