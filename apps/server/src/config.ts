@@ -30,6 +30,7 @@ const ZEnv = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('.data'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  MERCHANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   TRPC_MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(20),
 });
 
@@ -55,6 +56,8 @@ export interface Config {
   dataDir: string;
   bodyLimitBytes: number;
   trpcMaxBatchSize: number;
+  /** Merchant API budget per key per minute (DESIGN §5: 300). */
+  merchantRateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -113,5 +116,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trpcMaxBatchSize: e.TRPC_MAX_BATCH_SIZE,
+    merchantRateLimitPerMinute: e.MERCHANT_RATE_LIMIT_PER_MINUTE,
   };
 }

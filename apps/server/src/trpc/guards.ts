@@ -27,7 +27,10 @@ export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
   'webhook:delete': 'manageSettings',
 };
 
-export const MERCHANT_RATE_LIMIT = { name: 'merchant', max: 300, windowMs: 60_000 };
+/** Per key; the budget is configuration (MERCHANT_RATE_LIMIT_PER_MINUTE, default 300). */
+function merchantRateLimit(ctx: Context) {
+  return { name: 'merchant', max: ctx.deps.config.merchantRateLimitPerMinute, windowMs: 60_000 };
+}
 
 function isCsrfExempt(url: string): boolean {
   const path = url.split('?')[0] ?? '';
@@ -82,7 +85,7 @@ export function storeProcedure(permission?: TStorePermission) {
 export function merchantProcedure(scope: TApiKeyScope) {
   return baseProcedure.use(async ({ ctx, getRawInput, next }) => {
     const apiKey = await authenticateApiKey(ctx);
-    await enforceRateLimit(ctx, MERCHANT_RATE_LIMIT, `key:${apiKey.id}`);
+    await enforceRateLimit(ctx, merchantRateLimit(ctx), `key:${apiKey.id}`);
     if (!apiKey.scopes.includes(scope)) throw new AppError('scope_missing', `This key lacks the ${scope} scope.`);
     const storeId = await storeIdFrom(getRawInput);
     // A store that does not exist is answered like one the key may not reach.
