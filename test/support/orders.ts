@@ -58,7 +58,7 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
           lineValues.push(...lineRow);
         }
       }
-      const result = await client.query<{ id: string; number: string; created_at: Date }>(
+      const result = await client.query<{ id: string; number: string; created_at: Date | string }>(
         `insert into "order" (id, store_id, status, product_name, price_minor, paid_minor, currency, customer_email, buyer_ip, user_agent, note, custom_field_responses, created_at, updated_at)
          values ${rows.join(', ')} returning id, number, created_at`,
         values,
@@ -67,7 +67,7 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
       const byId = new Map(result.rows.map((row) => [row.id, row]));
       for (const id of ids) {
         const row = byId.get(id)!;
-        out.push({ id, number: Number(row.number), createdAt: row.created_at });
+        out.push({ id, number: Number(row.number), createdAt: new Date(row.created_at) });
       }
     }
   } finally {

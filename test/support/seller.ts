@@ -14,6 +14,12 @@ export interface Seller {
   csrfToken: string;
 }
 
+/** A documentation-range address (RFC 5737) per call: each test client its own rate-limit window. */
+export function clientIp(): string {
+  const bytes = randomBytes(2);
+  return `203.0.${bytes[0]}.${bytes[1]}`;
+}
+
 export function uniqueEmail(prefix = 'seller'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}@example.test`;
 }
@@ -28,7 +34,7 @@ export async function registerSeller(baseUrl: string, email = uniqueEmail()): Pr
   const password = `pw-${randomBytes(8).toString('hex')}`;
   const response = await fetch(`${baseUrl}/api/auth/register`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
     body: JSON.stringify({ email, password }),
   });
   expect(response.status).toBe(201);

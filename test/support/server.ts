@@ -86,6 +86,9 @@ export async function startServer(env: Record<string, string | undefined> = {}) 
   const server = await spawnServer({
     DATABASE_URL: db.url,
     REDIS_URL: TEST_REDIS_URL,
+    // Each server its own rate-limit windows, and clients told apart by X-Forwarded-For.
+    REDIS_KEY_PREFIX: `svc-test:${randomBytes(6).toString('hex')}:`,
+    TRUST_PROXY: '127.0.0.1',
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-bb-')),
     APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...env,

@@ -28,6 +28,12 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
   return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    publicPath: string;
+  }
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -45,6 +51,13 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     },
     // /trpc batches name every procedure of the batch in one path segment.
     routerOptions: { maxParamLength: 2048 },
+  });
+
+  // The path as the client sent it: the REST adapter later rewrites request.url to the
+  // part below /api, and CSRF exemptions are decided on the full path.
+  app.decorateRequest('publicPath', '');
+  app.addHook('onRequest', async (request) => {
+    request.publicPath = request.url.split('?')[0] ?? '';
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

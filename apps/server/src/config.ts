@@ -19,6 +19,7 @@ const ZEnv = z.object({
   PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
   REDIS_URL: z.string().min(1).optional(),
+  REDIS_KEY_PREFIX: z.string().max(50).default('svc:'),
   APP_ENCRYPTION_KEY: ZBase64Key.optional(),
   TRUST_PROXY: z.string().optional(),
   SMTP_URL: z.string().optional(),
@@ -44,6 +45,8 @@ export interface Config {
   publicUrl: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Namespaces every Redis key, so several deployments (or test servers) can share one Redis. */
+  redisKeyPrefix: string;
   encryptionKey: Buffer;
   trustProxy: TrustProxy;
   smtpUrl: string | undefined;
@@ -104,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     encryptionKey: e.APP_ENCRYPTION_KEY ? Buffer.from(e.APP_ENCRYPTION_KEY, 'base64') : loadOrCreateKey(dataDir),
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     smtpUrl: e.SMTP_URL,

@@ -62,7 +62,7 @@ export async function startRuntime(config: Config, log: Logger, opts: { migrate?
     redis = connectRedis(config.redisUrl, log);
     const client = redis;
     closers.unshift(() => client.close().catch(() => undefined));
-    primary = new RedisRateLimitStore(redis.withCommandOptions({ timeout: REDIS_COMMAND_TIMEOUT_MS }));
+    primary = new RedisRateLimitStore(redis.withCommandOptions({ timeout: REDIS_COMMAND_TIMEOUT_MS }), `${config.redisKeyPrefix}rl:`);
   } else {
     log.warn('no REDIS_URL: rate limits are kept in this process only (one instance)');
   }

@@ -32,8 +32,7 @@ function merchantRateLimit(ctx: Context) {
   return { name: 'merchant', max: ctx.deps.config.merchantRateLimitPerMinute, windowMs: 60_000 };
 }
 
-function isCsrfExempt(url: string): boolean {
-  const path = url.split('?')[0] ?? '';
+function isCsrfExempt(path: string): boolean {
   return CSRF_EXEMPT_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
@@ -52,7 +51,7 @@ async function authenticateSession(ctx: Context, type: string) {
   if (!token) throw new AppError('unauthorized', 'Sign in first.');
   const resolved = await resolveSession(ctx.em, ctx.clock, token);
   if (!resolved) throw new AppError('unauthorized', 'The session has expired; sign in again.');
-  if (type === 'mutation' && !isCsrfExempt(ctx.req.url)) {
+  if (type === 'mutation' && !isCsrfExempt(ctx.req.publicPath)) {
     const header = ctx.req.headers['x-csrf-token'];
     if (typeof header !== 'string' || !safeEqual(header, resolved.session.csrfToken)) {
       throw new AppError('csrf_failed', 'Missing or wrong X-CSRF-Token header.');

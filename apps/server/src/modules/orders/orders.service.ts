@@ -27,10 +27,16 @@ interface OrderRow {
   customer_email: string;
   country: string;
   key_count: number;
-  created_at: Date;
-  completed_at: Date | null;
-  updated_at: Date;
+  /** MikroORM sets pg to hand timestamps over as text; see `iso`. */
+  created_at: Date | string;
+  completed_at: Date | string | null;
+  updated_at: Date | string;
   created_us: string;
+}
+
+/** A timestamp from a raw query (text such as `2026-11-21 18:31:45.665+00`, or a Date) as ISO 8601. */
+function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
 const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
@@ -54,9 +60,9 @@ function rowToOrder(row: OrderRow): TOrder {
     customerEmail: row.customer_email,
     country: row.country,
     keyCount: row.key_count,
-    createdAt: row.created_at.toISOString(),
-    completedAt: row.completed_at?.toISOString() ?? null,
-    updatedAt: row.updated_at.toISOString(),
+    createdAt: iso(row.created_at),
+    completedAt: row.completed_at === null ? null : iso(row.completed_at),
+    updatedAt: iso(row.updated_at),
   };
 }
 
@@ -177,8 +183,8 @@ export async function listBuyerOrders(
         quantity: line.quantity,
         unitPrice: minorToAmount(Number(line.unit_price_minor), row.currency),
       })),
-      createdAt: row.created_at.toISOString(),
-      completedAt: row.completed_at?.toISOString() ?? null,
+      createdAt: iso(row.created_at),
+      completedAt: row.completed_at === null ? null : iso(row.completed_at),
     })),
     hasMore: page.hasMore,
     nextCursor: page.nextCursor,
