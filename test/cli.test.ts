@@ -1,0 +1,71 @@
+/** Black-box: the operator commands do from a shell what the dashboard API does. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from './support/databases.js';
+import { SERVER_ENTRY, spawnServer, type RunningServer } from './support/server.js';
+
+const run = promisify(execFile);
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let env: Record<string, string>;
+let server: RunningServer | undefined;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  env = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-cli-')),
+    APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  };
+});
+afterAll(async () => {
+  await server?.stop();
+  await db?.drop();
+});
+
+async function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [SERVER_ENTRY, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('svc operator commands', () => {
+  it('creates a user, a store and a key that the merchant API accepts; bans and unbans the store', { timeout: 60_000 }, async () => {
+    const subdomain = `cli-${randomBytes(4).toString('hex')}`;
+    expect((await svc('create-user', '--email', 'Ops@Example.test', '--password', 'long enough pw')).stdout).toMatch(/created user \w+ <ops@example\.test>/);
+    const store = await svc('create-store', '--owner', 'ops@example.test', '--name', 'CLI Shop', '--subdomain', subdomain);
+    const storeId = /created store (\w+)/.exec(store.stdout)?.[1];
+    expect(storeId).toBeDefined();
+    const created = await svc('create-api-key', '--owner', 'ops@example.test', '--name', 'ci', '--scopes', 'order:read', '--stores', subdomain);
+    const key = /^(sk_[0-9A-Za-z]{40})$/m.exec(created.stdout)?.[1];
+    expect(key).toBeDefined();
+
+    server = await spawnServer(env);
+    const orders = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders`, { headers: { authorization: `Bearer ${key}` } });
+    expect(orders.status).toBe(200);
+
+    expect((await svc('ban-store', subdomain)).stdout).toContain(`banned ${subdomain}`);
+    expect((await fetch(`${server.url}/api/store/${subdomain}`)).status).toBe(403);
+    expect((await svc('unban-store', subdomain)).stdout).toContain(`unbanned ${subdomain}`);
+    expect((await fetch(`${server.url}/api/store/${subdomain}`)).status).toBe(200);
+  });
+
+  it('exits 2 with the reason and the usage on bad arguments', async () => {
+    const bad = await svc('create-api-key', '--owner', 'ops@example.test', '--name', 'x', '--scopes', 'orders:everything', '--stores', 'nope');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/usage: svc create-api-key/);
+    const unknown = await svc('ban-store', 'no-such-store');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('No store has the subdomain no-such-store');
+  });
+});
