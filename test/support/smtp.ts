@@ -7,19 +7,56 @@ export interface ReceivedMail {
   text: string;
 }
 
-function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+/** Quoted-printable to the bytes it stands for (soft line breaks dropped). */
+function quotedPrintableBytes(text: string): Buffer {
+  const soft = text.replace(/=\r?\n/g, '');
+  const bytes: number[] = [];
+  for (let i = 0; i < soft.length; i++) {
+    const hex = soft.slice(i + 1, i + 3);
+    if (soft[i] === '=' && /^[0-9A-F]{2}$/i.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(soft[i]!, 'utf8'));
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+function decodeBytes(bytes: Buffer, charset: string): string {
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return bytes.toString('utf8');
+  }
+}
+
+const ENCODED_WORD = /=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g;
+
+/** RFC 2047 encoded words (`=?UTF-8?Q?Caf=C3=A9?=`), as nodemailer writes non-ASCII headers. */
+function decodeHeader(value: string): string {
+  // Whitespace between two adjacent encoded words is not part of the text (RFC 2047 section 6.2).
+  const joined = value.replace(/(\?=)[ \t]+(?==\?)/g, '$1');
+  return joined.replace(ENCODED_WORD, (_, charset: string, encoding: string, data: string) =>
+    decodeBytes(encoding.toUpperCase() === 'B' ? Buffer.from(data, 'base64') : quotedPrintableBytes(data.replace(/_/g, ' ')), charset),
+  );
 }
 
 function parse(raw: string, to: string[]): ReceivedMail {
   const split = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
+  // Unfolding removes only the line break; the whitespace after it belongs to the value.
+  const head = raw.slice(0, split).replace(/\r\n(?=[ \t])/g, '');
   const body = raw.slice(split + 4);
-  const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
+  const header = (name: string) => new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
   const encoding = header('Content-Transfer-Encoding').toLowerCase();
+  const charset = /charset="?([^";\s]+)"?/i.exec(header('Content-Type'))?.[1] ?? 'utf-8';
   const text =
-    encoding === 'quoted-printable' ? decodeQuotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
-  return { to, subject: header('Subject'), text: text.trim() };
+    encoding === 'quoted-printable'
+      ? decodeBytes(quotedPrintableBytes(body), charset)
+      : encoding === 'base64'
+        ? decodeBytes(Buffer.from(body, 'base64'), charset)
+        : body;
+  return { to, subject: decodeHeader(header('Subject')), text: text.trim() };
 }
 
 export async function startSmtpListener(): Promise<{ url: string; mails: ReceivedMail[]; waitFor: (match: (mail: ReceivedMail) => boolean, timeoutMs?: number) => Promise<ReceivedMail>; stop: () => Promise<void> }> {

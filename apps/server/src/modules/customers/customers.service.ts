@@ -11,7 +11,7 @@ import { deriveKey, hmacHex, randomDigits, randomToken, safeEqual, sha256Hex } f
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Context } from '../../trpc/context.js';
-import { enforceRateLimit } from '../../trpc/rate-limit.middleware.js';
+import { setRateLimitHeaders } from '../../trpc/rate-limit.middleware.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
 import { getBuyerOrder, listBuyerOrders } from '../orders/orders.service.js';
 import { ownOrigin, storeOrigins } from '../stores/origins.js';
@@ -46,23 +46,39 @@ async function findOpenStore(ctx: ServiceContext, storeId: string) {
   return store;
 }
 
+/**
+ * The per-address budget, on top of the per-client one the route's meta already applied.
+ * The rate-limit headers describe whichever of the two has less left, so a client counting
+ * down X-RateLimit-Remaining is not surprised by a 429.
+ */
+async function enforceAddressLimit(ctx: Context, key: string): Promise<void> {
+  const decision = await ctx.deps.limiter.hit(key, CODE_REQUESTS_PER_EMAIL, ctx.clock.now().getTime());
+  const clientRemaining = Number(ctx.res.getHeader('x-ratelimit-remaining') ?? Number.POSITIVE_INFINITY);
+  if (!decision.allowed || decision.remaining < clientRemaining) setRateLimitHeaders(ctx.res, CODE_REQUESTS_PER_EMAIL, decision);
+  if (!decision.allowed) throw new AppError('rate_limited');
+}
+
 /** Sends a code. Answers the same whether or not the address has ever ordered. */
 export async function startCustomerLogin(ctx: Context, input: { storeId: string; email: string }): Promise<void> {
   const store = await findOpenStore(ctx, input.storeId);
-  await enforceRateLimit(ctx, CODE_REQUESTS_PER_EMAIL, `${store.id}:${input.email}`);
+  await enforceAddressLimit(ctx, `${store.id}:${input.email}`);
   const now = ctx.clock.now();
   const code = randomDigits(6);
-  // A new code replaces any earlier one still open.
-  await ctx.em.nativeUpdate(CustomerCodeSchema, { store: store.id, email: input.email, usedAt: null }, { usedAt: now });
-  await ctx.em.insert(CustomerCodeSchema, {
-    id: newId(),
-    store: store.id,
-    email: input.email,
-    codeHash: codeHash(ctx.deps.config, store.id, input.email, code),
-    attempts: 0,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + CODE_TTL_MS),
-    usedAt: null,
+  await ctx.em.transactional(async (em) => {
+    // A new code replaces any earlier one still open. Requests for the same address take
+    // turns, so two in parallel cannot each leave their code open beside the other's.
+    await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`customer-code:${store.id}:${input.email}`]);
+    await em.nativeUpdate(CustomerCodeSchema, { store: store.id, email: input.email, usedAt: null }, { usedAt: now });
+    await em.insert(CustomerCodeSchema, {
+      id: newId(),
+      store: store.id,
+      email: input.email,
+      codeHash: codeHash(ctx.deps.config, store.id, input.email, code),
+      attempts: 0,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+      usedAt: null,
+    });
   });
   await ctx.deps.mailer.send({
     to: input.email,
@@ -94,6 +110,8 @@ export async function verifyCustomerLogin(
   // Single use: only the request that flips used_at wins.
   const used = await ctx.em.nativeUpdate(CustomerCodeSchema, { id: open.id, usedAt: null }, { usedAt: now });
   if (used !== 1) throw wrong();
+  // Signing in closes every code of the address, should any older one still be open.
+  await ctx.em.nativeUpdate(CustomerCodeSchema, { store: store.id, email: input.email, usedAt: null }, { usedAt: now });
 
   await ctx.em.upsert(
     CustomerSchema,
