@@ -60,6 +60,23 @@ describe('svc operator commands', () => {
     expect((await fetch(`${server.url}/api/store/${subdomain}`)).status).toBe(200);
   });
 
+  it('seeds a demo store with every delivery kind, keys, a coupon and a working key; a second run changes nothing', { timeout: 60_000 }, async () => {
+    const seeded = await svc('seed-demo');
+    expect(seeded.code).toBe(0);
+    const key = /(sk_[0-9A-Za-z]{40})/.exec(seeded.stdout)?.[1];
+    const storeId = /\(([a-z0-9]{20,})\), subdomain demo/.exec(seeded.stdout)?.[1];
+    expect(key && storeId).toBeTruthy();
+    server ??= await spawnServer(env);
+    const front = await (await fetch(`${server.url}/api/stores/by-subdomain/demo/storefront`)).json();
+    const kinds = new Set(front.products.flatMap((p: { deliveryMethods: string[] }) => p.deliveryMethods));
+    expect(kinds).toEqual(new Set(['licenseKeys', 'downloadFiles', 'manualDelivery', 'deliveryInstructions']));
+    expect(front.products.find((p: { stock: number | null }) => p.stock !== null).stock).toBe(20);
+    const orders = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders`, { headers: { authorization: `Bearer ${key}` } });
+    expect(orders.status).toBe(200);
+    const again = await svc('seed-demo');
+    expect(again.stdout).toContain('already exists');
+  });
+
   it('exits 2 with the reason and the usage on bad arguments', async () => {
     const bad = await svc('create-api-key', '--owner', 'ops@example.test', '--name', 'x', '--scopes', 'orders:everything', '--stores', 'nope');
     expect(bad.code).toBe(2);

@@ -15,6 +15,7 @@ import type { AppDeps } from '../../apps/server/src/deps.js';
 import { systemClock, type Clock } from '../../apps/server/src/lib/clock.js';
 import { createLogger } from '../../apps/server/src/lib/logger.js';
 import { OutboxMailer, SmtpMailer } from '../../apps/server/src/lib/mailer.js';
+import { LocalFileStorage } from '../../apps/server/src/lib/storage.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../../apps/server/src/lib/rate-limit.js';
 import { workerDatabaseUrl } from './env.js';
 
@@ -35,6 +36,7 @@ export function serviceContext(orm: Orm, clock: Clock = systemClock) {
     clock,
     limiter: new MemoryRateLimitStore(),
     mailer: new OutboxMailer(orm, clock),
+    storage: new LocalFileStorage(config.fileStorageDir),
     log: createLogger('silent'),
   };
   return { em: orm.em.fork(), clock, deps };
@@ -63,6 +65,7 @@ export async function startInProcess(
     clock,
     limiter: opts.limiter ?? new MemoryRateLimitStore(),
     mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(orm, clock),
+    storage: new LocalFileStorage(config.fileStorageDir),
     log,
   };
   const app = await buildApp(deps, { router: opts.router });

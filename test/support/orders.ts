@@ -52,8 +52,8 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
         ];
         rows.push(`(${row.map((_, i) => `$${values.length + i + 1}`).join(', ')})`);
         values.push(...row);
-        for (const line of lines) {
-          const lineRow = [newId(), id, line.productName, line.quantity, line.unitPriceMinor];
+        for (const [position, line] of lines.entries()) {
+          const lineRow = [newId(), id, line.productName, line.quantity, line.unitPriceMinor, position];
           lineRows.push(`(${lineRow.map((_, i) => `$${lineValues.length + i + 1}`).join(', ')})`);
           lineValues.push(...lineRow);
         }
@@ -63,7 +63,7 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
          values ${rows.join(', ')} returning id, number, created_at`,
         values,
       );
-      await client.query(`insert into order_line (id, order_id, product_name, quantity, unit_price_minor) values ${lineRows.join(', ')}`, lineValues);
+      await client.query(`insert into order_line (id, order_id, product_name, quantity, unit_price_minor, position) values ${lineRows.join(', ')}`, lineValues);
       const byId = new Map(result.rows.map((row) => [row.id, row]));
       for (const id of ids) {
         const row = byId.get(id)!;

@@ -5,15 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyRouter } from '@trpc/server';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { TrustProxy } from './config.js';
 import type { AppDeps } from './deps.js';
 import { installCustomerCors } from './http/customer-cors.js';
 import { docsPlugin } from './http/docs.js';
+import { installEmbedCors } from './http/embed-cors.js';
 import { mailboxPlugin } from './http/mailbox.js';
 import { installErrorReplies } from './http/error-reply.js';
 import { opsPlugin } from './http/ops.js';
 import { restPlugin } from './http/rest.js';
 import { trpcPlugin } from './http/trpc.js';
+import { uploadsPlugin } from './http/uploads.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { appRouter } from './trpc/app-router.js';
 import { pinInputCoercion } from './trpc/strict-input.js';
@@ -21,11 +22,6 @@ import { pinInputCoercion } from './trpc/strict-input.js';
 export interface BuildAppOptions {
   /** Another router (tests mount procedures that exist only to exercise the pipeline). */
   router?: AnyRouter;
-}
-
-/** A hop count becomes "trust the n nearest hops", as proxy-addr counts them. */
-function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
-  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
 declare module 'fastify' {
@@ -42,7 +38,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
   const app = Fastify({
     loggerInstance: deps.log,
-    trustProxy: fastifyTrustProxy(deps.config.trustProxy),
+    trustProxy: deps.config.isTrustedProxy,
     bodyLimit: deps.config.bodyLimitBytes,
     // Accept a caller's request id when it looks like one, so a trace crosses services.
     genReqId: (req) => {
@@ -72,10 +68,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
   installErrorReplies(app);
   installCustomerCors(app, deps);
+  installEmbedCors(app);
   await app.register(opsPlugin, { deps });
   await app.register(docsPlugin, { document: () => buildOpenApiDocument(router) });
   if (!deps.config.isProduction) await app.register(mailboxPlugin, { deps });
   await app.register(trpcPlugin, { deps, router });
+  await app.register(uploadsPlugin, { deps });
   await app.register(restPlugin, { deps, router });
   return app;
 }

@@ -1,12 +1,13 @@
 /**
  * Operator commands that do from a shell what the dashboard API does: create a user, a
- * store, an API key; ban or unban a store. Each validates its arguments with the same
+ * store, an API key; ban or unban a store; seed the demo store. Each validates its arguments with the same
  * schemas as the API.
  */
 import { parseArgs } from 'node:util';
 import { ZCreateApiKeyInput, ZCreateStoreInput, ZCredentials, ZEmail } from '@svc/schemas';
 import { z } from 'zod';
 import type { Runtime } from './runtime.js';
+import { seedDemo } from './seed-demo.js';
 import { createApiKey } from './modules/api-keys/api-keys.service.js';
 import { UserSchema } from './modules/identity/identity.entities.js';
 import { createUser } from './modules/identity/identity.service.js';
@@ -76,6 +77,10 @@ export const CLI_COMMANDS: Record<string, { usage: string; run: (runtime: Runtim
       const { apiKey, key } = await createApiKey(context(runtime), owner, input);
       return `created API key ${apiKey.id} (${apiKey.scopes.join(', ')}); it is shown only now:\n${key}`;
     },
+  },
+  'seed-demo': {
+    usage: 'svc seed-demo',
+    run: (runtime) => seedDemo(runtime),
   },
   'ban-store': {
     usage: 'svc ban-store <subdomain>',

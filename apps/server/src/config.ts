@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
+import { trustFunction, type TrustFunction } from './lib/trust-proxy.js';
 
 const ZBase64Key = z
   .string()
@@ -30,7 +31,11 @@ const ZEnv = z.object({
   STOREFRONT_BASE_DOMAIN: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('.data'),
+  FILE_STORAGE_DIR: z.string().optional(),
+  FILE_MAX_BYTES: z.coerce.number().int().min(1).default(100 * 1024 * 1024),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  COUNTRY_HEADER: z.string().default('cf-ipcountry').transform((v) => v.toLowerCase()),
+  CHECKOUT_LIFETIME_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(60),
   MERCHANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   TRPC_MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(20),
 });
@@ -49,6 +54,8 @@ export interface Config {
   redisKeyPrefix: string;
   encryptionKey: Buffer;
   trustProxy: TrustProxy;
+  /** TRUST_PROXY as a function of (peer address, hop). */
+  isTrustedProxy: TrustFunction;
   smtpUrl: string | undefined;
   mailFrom: string;
   testGatewaySecret: string | undefined;
@@ -58,7 +65,14 @@ export interface Config {
   logLevel: string;
   dataDir: string;
   bodyLimitBytes: number;
+  /** Uploaded product files (local storage adapter). */
+  fileStorageDir: string;
+  fileMaxBytes: number;
   trpcMaxBatchSize: number;
+  /** The trusted proxy's header carrying the buyer's country (used only with TRUST_PROXY). */
+  countryHeader: string;
+  /** How long a pending order waits for payment before it expires. */
+  checkoutLifetimeMs: number;
   /** Merchant API budget per key per minute (DESIGN §5: 300). */
   merchantRateLimitPerMinute: number;
 }
@@ -110,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     encryptionKey: e.APP_ENCRYPTION_KEY ? Buffer.from(e.APP_ENCRYPTION_KEY, 'base64') : loadOrCreateKey(dataDir),
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    isTrustedProxy: trustFunction(parseTrustProxy(e.TRUST_PROXY)),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     testGatewaySecret: e.TEST_GATEWAY_SECRET,
@@ -119,7 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     dataDir,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    fileStorageDir: path.resolve(e.FILE_STORAGE_DIR ?? path.join(dataDir, 'files')),
+    fileMaxBytes: e.FILE_MAX_BYTES,
     trpcMaxBatchSize: e.TRPC_MAX_BATCH_SIZE,
     merchantRateLimitPerMinute: e.MERCHANT_RATE_LIMIT_PER_MINUTE,
+    countryHeader: e.COUNTRY_HEADER,
+    checkoutLifetimeMs: e.CHECKOUT_LIFETIME_MINUTES * 60_000,
   };
 }

@@ -5,6 +5,7 @@ import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import type { Mailer } from './lib/mailer.js';
 import type { RateLimitStore } from './lib/rate-limit.js';
+import type { FileStorage } from './lib/storage.js';
 
 /** The part of a Redis client readiness needs. */
 export interface RedisProbe {
@@ -17,6 +18,7 @@ export interface AppDeps {
   clock: Clock;
   limiter: RateLimitStore;
   mailer: Mailer;
+  storage: FileStorage;
   redis?: RedisProbe | undefined;
   log: Logger;
 }

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { buildApp } from './app.js';
 import { CLI_COMMANDS, UsageError } from './cli.js';
+import { startJobs } from './jobs.js';
 import { AppError } from './lib/errors.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
@@ -15,6 +16,7 @@ async function serve(log: Logger): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, log);
   const app = await buildApp(runtime.deps);
+  const stopJobs = startJobs(runtime.deps);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -26,6 +28,7 @@ async function serve(log: Logger): Promise<void> {
     }, 15_000);
     force.unref();
     await app.close();
+    await stopJobs();
     await runtime.close();
     log.info('stopped');
     process.exit(0);

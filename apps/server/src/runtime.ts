@@ -11,6 +11,7 @@ import type { AppDeps } from './deps.js';
 import { systemClock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import { OutboxMailer, SmtpMailer, type Mailer } from './lib/mailer.js';
+import { LocalFileStorage } from './lib/storage.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, RedisRateLimitStore } from './lib/rate-limit.js';
 
 export interface Runtime {
@@ -82,6 +83,7 @@ export async function startRuntime(config: Config, log: Logger, opts: { migrate?
     orm,
     clock: systemClock,
     mailer,
+    storage: new LocalFileStorage(config.fileStorageDir),
     limiter: new FallbackRateLimitStore(primary, new MemoryRateLimitStore(), log),
     redis: redis ? { ping: () => redis.withCommandOptions({ timeout: 1_000 }).ping() } : undefined,
     log,

@@ -38,6 +38,18 @@ export const ZOrigin = z
   .max(200)
   .regex(/^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/, 'an origin such as https://shop.example.com');
 
+/** Payment methods a store can offer; gateways join as they are built. */
+export const PAYMENT_METHODS = ['manual'] as const;
+export const ZPaymentMethod = z.enum(PAYMENT_METHODS);
+export type TPaymentMethod = z.infer<typeof ZPaymentMethod>;
+
+export const ZStoreSettings = z.object({
+  paymentMethods: z.array(ZPaymentMethod).min(1).max(PAYMENT_METHODS.length),
+  /** Shown to buyers who choose manual payment (bank transfer details, etc.). */
+  manualPaymentInstructions: z.string().max(5000),
+});
+export type TStoreSettings = z.infer<typeof ZStoreSettings>;
+
 export const ZStore = z.object({
   id: z.string(),
   name: z.string(),
@@ -47,6 +59,7 @@ export const ZStore = z.object({
   allowedOrigins: z.array(z.string()),
   role: ZStoreRole,
   permissions: z.array(ZStorePermission),
+  settings: ZStoreSettings,
   createdAt: ZTimestamp,
   updatedAt: ZTimestamp,
 });
@@ -65,6 +78,12 @@ export const ZUpdateStoreInput = z.strictObject({
   name: z.string().trim().min(1).max(100).optional(),
   currency: ZCurrency.optional(),
   allowedOrigins: z.array(ZOrigin).max(20).optional(),
+  settings: z
+    .strictObject({
+      paymentMethods: z.array(ZPaymentMethod).min(1).max(PAYMENT_METHODS.length).optional(),
+      manualPaymentInstructions: z.string().max(5000).optional(),
+    })
+    .optional(),
 });
 
 export const ZStoreList = z.object({ stores: z.array(ZStore) });

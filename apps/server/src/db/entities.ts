@@ -1,5 +1,11 @@
 /** Every entity the ORM knows; each module adds its own here. */
 import { ApiKeySchema } from '../modules/api-keys/api-keys.entities.js';
+import { BlacklistEntrySchema } from '../modules/blacklist/blacklist.entities.js';
+import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../modules/catalog/catalog.entities.js';
+import { CouponSchema } from '../modules/coupons/coupons.entities.js';
+import { EventSchema } from '../modules/events/events.entities.js';
+import { FeedbackSchema } from '../modules/feedback/feedback.entities.js';
+import { TrackEventSchema } from '../modules/tracking/tracking.entities.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from '../modules/customers/customers.entities.js';
 import { PasswordResetSchema, SessionSchema, UserSchema } from '../modules/identity/identity.entities.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
@@ -19,4 +25,12 @@ export const ENTITIES = [
   CustomerCodeSchema,
   CustomerSessionSchema,
   OutboundEmailSchema,
+  ProductSchema,
+  LicenseKeySchema,
+  StoredFileSchema,
+  EventSchema,
+  CouponSchema,
+  BlacklistEntrySchema,
+  FeedbackSchema,
+  TrackEventSchema,
 ];

@@ -28,6 +28,7 @@ export function reshapeRestError(payload: string): string {
   }
   const data = parsed?.data;
   if (!data || typeof data.code !== 'string') return payload;
+  if (data.bare) return JSON.stringify({ error: String(parsed.message) });
   const body: TErrorBody = { error: String(parsed.message), code: data.code };
   if (data.issues) body.issues = data.issues;
   return JSON.stringify(body);

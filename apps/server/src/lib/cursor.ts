@@ -3,7 +3,7 @@
  * base64url, with an HMAC so a tampered or forged cursor is refused instead of read.
  */
 import { deriveKey, hmacHex, safeEqual } from './crypto.js';
-import { AppError } from './errors.js';
+import { invalidField } from './errors.js';
 
 export interface KeysetPosition {
   /** Microseconds since the epoch, as a decimal string (exact, unlike a float). */
@@ -24,7 +24,7 @@ export function encodeCursor(master: Buffer, position: KeysetPosition): string {
 
 export function decodeCursor(master: Buffer, cursor: string): KeysetPosition {
   const invalid = () =>
-    new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'cursor', message: 'Not a cursor this API issued.' }] });
+    invalidField('cursor', 'Not a cursor this API issued.');
   const [body, signature, extra] = cursor.split('.');
   if (!body || !signature || extra !== undefined) throw invalid();
   if (!safeEqual(signature, hmacHex(cursorKey(master), body).slice(0, SIGNATURE_LENGTH))) throw invalid();

@@ -51,11 +51,13 @@ const GENERIC_MESSAGE: Partial<Record<TErrorCode, string>> = {
 export class AppError extends TRPCError {
   readonly appCode: TErrorCode;
   readonly issues: TErrorIssue[] | undefined;
+  /** REST answers with `{ error }` alone (a documented body that has no code). */
+  readonly bare: boolean;
 
   constructor(
     code: TErrorCode,
     message?: string,
-    opts: { issues?: TErrorIssue[]; cause?: unknown } = {},
+    opts: { issues?: TErrorIssue[]; cause?: unknown; bare?: boolean } = {},
   ) {
     super({
       code: TRPC_CODE_BY_STATUS[ERROR_STATUS[code]] ?? 'INTERNAL_SERVER_ERROR',
@@ -66,6 +68,7 @@ export class AppError extends TRPCError {
     // would otherwise wrap ours as a 500.
     this.appCode = code;
     this.issues = opts.issues;
+    this.bare = opts.bare ?? false;
   }
 
   get status(): number {
@@ -75,6 +78,7 @@ export class AppError extends TRPCError {
 
 export interface PublicError {
   code: TErrorCode;
+  bare?: boolean;
   status: number;
   message: string;
   issues?: TErrorIssue[];
@@ -113,7 +117,7 @@ function isDatabaseUnavailable(error: unknown): boolean {
  */
 export function toPublicError(error: unknown): PublicError {
   if (error instanceof AppError) {
-    return { code: error.appCode, status: error.status, message: error.message, issues: error.issues, internal: false };
+    return { code: error.appCode, status: error.status, message: error.message, issues: error.issues, bare: error.bare, internal: false };
   }
   if (error instanceof TRPCError) {
     if (error.cause instanceof AppError) return toPublicError(error.cause);
@@ -149,4 +153,9 @@ export function toPublicError(error: unknown): PublicError {
     return { code: 'conflict', status: 409, message: 'The change conflicts with the current state; retry.', internal: true };
   }
   return { code: 'internal_error', status: 500, message: GENERIC_MESSAGE.internal_error!, internal: true };
+}
+
+/** `400 validation_failed` naming one field: for rules a schema cannot state. */
+export function invalidField(path: string, message: string): AppError {
+  return new AppError('validation_failed', 'The request is not valid.', { issues: [{ path, message }] });
 }

@@ -1,3 +1,5 @@
+import { invalidField } from './errors.js';
+
 /**
  * The one money type: amounts are integers in minor units everywhere inside the service,
  * and become JSON numbers (at most two decimals) only at the edge.
@@ -26,4 +28,13 @@ export function amountToMinor(amount: number, currency: string): number {
     throw new RangeError(`${amount} is not a whole number of ${currency} minor units`);
   }
   return minor;
+}
+
+/** An input amount in minor units, or 400 naming `path` when the currency has no such fraction (9.99 JPY). */
+export function inputAmountToMinor(amount: number, currency: string, path: string): number {
+  try {
+    return amountToMinor(amount, currency);
+  } catch {
+    throw invalidField(path, `Not a whole number of ${currency} minor units.`);
+  }
 }

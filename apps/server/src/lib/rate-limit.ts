@@ -12,6 +12,8 @@ export interface RateLimitRule {
   name: string;
   max: number;
   windowMs: number;
+  /** Answer 429 with only `{ "error": ... }` on REST (the embed route's documented body). */
+  bareBody?: boolean;
 }
 
 export interface RateLimitDecision {

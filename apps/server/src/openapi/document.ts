@@ -7,7 +7,8 @@
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { ZErrorBody } from '@svc/schemas';
+import { ZErrorBody, ZStoredFile } from '@svc/schemas';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { SvcMeta } from '../trpc/init.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -67,6 +68,32 @@ function metaByOperation(router: AnyRouter): Map<string, SvcMeta> {
   return map;
 }
 
+/** Routes served by Fastify itself rather than by a procedure (multipart uploads). */
+const PLAIN_ROUTES: ZodOpenApiPathsObject = {
+  '/dashboard/stores/{storeId}/products/{productId}/files': {
+    post: {
+      operationId: 'catalog-uploadFile',
+      summary: 'Upload a downloadable file for a product (multipart/form-data, one part named "file")',
+      tags: ['dashboard: products'],
+      security: [{ sessionCookie: [] }],
+      requestParams: { path: z.object({ storeId: z.string(), productId: z.string() }) },
+      requestBody: {
+        required: true,
+        content: { 'multipart/form-data': { schema: z.object({ file: z.string().meta({ format: 'binary' }) }) } },
+      },
+      responses: {
+        201: { description: 'The stored file', content: { 'application/json': { schema: ZStoredFile } } },
+        400: { description: 'No file attached' },
+        401: { description: 'Missing or invalid credentials' },
+        403: { description: 'Not allowed' },
+        404: { description: 'Not found' },
+        413: { description: 'File too large' },
+        415: { description: 'Not multipart/form-data' },
+      },
+    },
+  },
+};
+
 export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json {
   const document = generateOpenApiDocument(router, {
     title: 'svc API',
@@ -76,6 +103,7 @@ export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'Merchant API key (`sk_...`)' },
     },
+    paths: PLAIN_ROUTES,
   }) as Json;
 
   const metas = metaByOperation(router);
@@ -93,7 +121,7 @@ export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json
           responses[status] = errorResponse(DESCRIPTIONS[status] ?? response.description ?? 'Error');
         }
       }
-      if (operation.requestBody) {
+      if (operation.requestBody?.content?.['application/json']) {
         responses['413'] = errorResponse(DESCRIPTIONS['413']!);
         responses['415'] = errorResponse(DESCRIPTIONS['415']!);
       }

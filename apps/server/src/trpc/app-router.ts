@@ -1,9 +1,15 @@
 /** The application router: every domain's procedures, one tree for /trpc and REST. */
 import { apiKeysRouter } from '../modules/api-keys/api-keys.router.js';
+import { blacklistRouter } from '../modules/blacklist/blacklist.router.js';
+import { catalogRouter } from '../modules/catalog/catalog.router.js';
+import { checkoutRouter } from '../modules/checkout/checkout.router.js';
+import { couponsRouter } from '../modules/coupons/coupons.router.js';
 import { customerDashboardRouter, customersRouter } from '../modules/customers/customers.router.js';
+import { feedbackRouter } from '../modules/feedback/feedback.router.js';
 import { identityRouter } from '../modules/identity/identity.router.js';
 import { ordersRouter } from '../modules/orders/orders.router.js';
 import { storesRouter } from '../modules/stores/stores.router.js';
+import { trackingRouter } from '../modules/tracking/tracking.router.js';
 import { router } from './procedures.js';
 import { pinInputCoercion } from './strict-input.js';
 
@@ -14,6 +20,12 @@ export const appRouter = router({
   orders: ordersRouter,
   customer: customersRouter,
   customerDashboard: customerDashboardRouter,
+  catalog: catalogRouter,
+  checkout: checkoutRouter,
+  coupons: couponsRouter,
+  blacklist: blacklistRouter,
+  feedback: feedbackRouter,
+  tracking: trackingRouter,
 });
 
 pinInputCoercion(appRouter);

@@ -4,7 +4,7 @@
  * keys (scope, store, permission ceiling, per-key limit) and customer sessions.
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
-import { AppError } from '../lib/errors.js';
+import { AppError, invalidField } from '../lib/errors.js';
 import { readCookie, setCookie } from '../lib/cookies.js';
 import { safeEqual } from '../lib/crypto.js';
 import { authenticateApiKey } from '../modules/api-keys/api-keys.service.js';
@@ -39,12 +39,13 @@ function isCsrfExempt(path: string): boolean {
 async function storeIdFrom(getRawInput: () => Promise<unknown>): Promise<string> {
   const raw = (await getRawInput()) as { storeId?: unknown } | undefined;
   if (typeof raw?.storeId !== 'string' || raw.storeId.length === 0) {
-    throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'storeId', message: 'Required.' }] });
+    throw invalidField('storeId', 'Required.');
   }
   return raw.storeId;
 }
 
-async function authenticateSession(ctx: Context, type: string) {
+/** The signed-in seller of a request (CSRF-checked for unsafe ones); also used by plain Fastify routes. */
+export async function authenticateSession(ctx: Context, type: 'query' | 'mutation' | 'subscription') {
   // A Bearer request is never a cookie session, whatever cookies it carries.
   if (ctx.req.headers.authorization) throw new AppError('unauthorized', 'Dashboard routes take the session cookie, not a Bearer key.');
   const token = readCookie(ctx.req, SESSION_COOKIE);
@@ -67,15 +68,21 @@ export const sessionProcedure = baseProcedure.use(async ({ ctx, type, next }) =>
   return next({ ctx: { ...ctx, user, session, sessionToken: token } });
 });
 
+/** The user's membership of the store, holding `permission` when given; 403 otherwise. */
+export async function requireMember(ctx: Pick<Context, 'em'>, userId: string, storeId: string, permission?: TStorePermission) {
+  const member = await findMembership(ctx.em, storeId, userId);
+  if (!member) throw new AppError('store_forbidden', 'You are not a member of this store.');
+  if (permission && !hasPermission(member, permission)) {
+    throw new AppError('permission_missing', `This needs the ${permission} permission.`);
+  }
+  return member;
+}
+
 /** A member of the store named by `storeId` in the input, holding `permission` when given. */
 export function storeProcedure(permission?: TStorePermission) {
   return sessionProcedure.use(async ({ ctx, getRawInput, next }) => {
     const storeId = await storeIdFrom(getRawInput);
-    const member = await findMembership(ctx.em, storeId, ctx.user.id);
-    if (!member) throw new AppError('store_forbidden', 'You are not a member of this store.');
-    if (permission && !hasPermission(member, permission)) {
-      throw new AppError('permission_missing', `This needs the ${permission} permission.`);
-    }
+    const member = await requireMember(ctx, ctx.user.id, storeId, permission);
     return next({ ctx: { ...ctx, storeId, member } });
   });
 }

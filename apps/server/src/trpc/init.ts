@@ -24,6 +24,7 @@ export interface SvcErrorData {
   httpStatus: number;
   path?: string | undefined;
   issues?: TErrorIssue[];
+  bare?: boolean;
 }
 
 export const t = initTRPC
@@ -35,6 +36,7 @@ export const t = initTRPC
       const pub = toPublicError(error);
       const data: SvcErrorData = { code: pub.code, httpStatus: pub.status, path: shape.data.path };
       if (pub.issues) data.issues = pub.issues;
+      if (pub.bare) data.bare = true;
       return { message: pub.message, code: shape.code, data };
     },
   });

@@ -22,5 +22,5 @@ export function setRateLimitHeaders(res: FastifyReply, rule: RateLimitRule, deci
 export async function enforceRateLimit(ctx: Context, rule: RateLimitRule, key = ctx.ip): Promise<void> {
   const decision = await ctx.deps.limiter.hit(key, rule, ctx.clock.now().getTime());
   setRateLimitHeaders(ctx.res, rule, decision);
-  if (!decision.allowed) throw new AppError('rate_limited');
+  if (!decision.allowed) throw new AppError('rate_limited', undefined, { bare: rule.bareBody });
 }

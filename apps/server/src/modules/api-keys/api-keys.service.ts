@@ -6,7 +6,7 @@
 import type { TApiKey } from '@svc/schemas';
 import { ZCreateApiKeyInput } from '@svc/schemas';
 import type { z } from 'zod';
-import { AppError } from '../../lib/errors.js';
+import { AppError, invalidField } from '../../lib/errors.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import type { Context } from '../../trpc/context.js';
@@ -46,7 +46,7 @@ export async function createApiKey(
     throw new AppError('store_forbidden', 'A key can only reach stores you are a member of.');
   }
   if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime()) {
-    throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'expiresAt', message: 'Must be in the future.' }] });
+    throw invalidField('expiresAt', 'Must be in the future.');
   }
   const key = `sk_${randomBase62(40)}`;
   const apiKey = ctx.em.create(ApiKeySchema, {

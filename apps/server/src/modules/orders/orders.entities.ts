@@ -17,7 +17,11 @@ export const OrderSchema = defineEntity({
     status: p.enum([...ORDER_STATUSES]),
     /** Display name: the first line's product, with ` +N more` when there are more lines. */
     productName: p.string().length(300),
+    /** What the buyer pays: subtotalMinor less discountMinor. */
     priceMinor: p.bigint('number'),
+    subtotalMinor: p.bigint('number').default(0),
+    discountMinor: p.bigint('number').default(0),
+    couponId: p.string().length(32).nullable(),
     paidMinor: p.bigint('number').default(0),
     currency: p.string().length(3),
     paymentMethod: p.string().length(50).default(''),
@@ -50,6 +54,8 @@ export const OrderLineSchema = defineEntity({
     productName: p.string().length(200),
     quantity: p.integer(),
     unitPriceMinor: p.bigint('number'),
+    /** The line's place in the cart, from 0. */
+    position: p.integer().default(0),
   }),
 });
 export type OrderLine = InferEntity<typeof OrderLineSchema>;

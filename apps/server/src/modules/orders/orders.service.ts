@@ -202,7 +202,7 @@ async function linesOf(em: EntityManager, orderIds: string[]): Promise<Map<strin
   const byOrder = new Map<string, LineRow[]>();
   if (orderIds.length === 0) return byOrder;
   const rows: LineRow[] = await em.execute(
-    `select order_id, product_name, quantity, unit_price_minor from order_line where order_id in (?) order by id`,
+    `select order_id, product_name, quantity, unit_price_minor from order_line where order_id in (?) order by position, id`,
     [orderIds],
   );
   for (const row of rows) {

@@ -1,9 +1,9 @@
 /** Store rules: public lookup, and management by sellers and their staff. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TMember, TStore, TStoreLookupInput, TStorePermission, TStorePublic } from '@svc/schemas';
+import { ZStoreSettings, type TMember, type TStore, type TStoreLookupInput, type TStorePermission, type TStorePublic, type TStoreSettings } from '@svc/schemas';
 import type { z } from 'zod';
 import type { ZCreateStoreInput, ZUpdateStoreInput } from '@svc/schemas';
-import { AppError } from '../../lib/errors.js';
+import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
 import { UserSchema, type User } from '../identity/identity.entities.js';
@@ -27,6 +27,14 @@ export function toPublicStore(store: Store): TStorePublic {
   };
 }
 
+const DEFAULT_SETTINGS: TStoreSettings = { paymentMethods: ['manual'], manualPaymentInstructions: '' };
+
+/** The store's settings with defaults for what was never set. */
+export function storeSettings(store: Store): TStoreSettings {
+  const parsed = ZStoreSettings.partial().safeParse(store.settings);
+  return { ...DEFAULT_SETTINGS, ...(parsed.success ? parsed.data : {}) };
+}
+
 export function toStoreView(store: Store, member: StoreMember): TStore {
   return {
     id: store.id,
@@ -37,6 +45,7 @@ export function toStoreView(store: Store, member: StoreMember): TStore {
     allowedOrigins: store.allowedOrigins,
     role: member.role,
     permissions: effectivePermissions(member),
+    settings: storeSettings(store),
     createdAt: store.createdAt.toISOString(),
     updatedAt: store.updatedAt.toISOString(),
   };
@@ -63,7 +72,7 @@ export async function lookupStoreBySubdomain(ctx: ServiceContext, input: TStoreL
 
 export async function createStore(ctx: ServiceContext, owner: User, input: z.infer<typeof ZCreateStoreInput>): Promise<TStore> {
   if (RESERVED_SUBDOMAINS.has(input.subdomain)) {
-    throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'subdomain', message: 'This subdomain is reserved.' }] });
+    throw invalidField('subdomain', 'This subdomain is reserved.');
   }
   if (await ctx.em.count(StoreSchema, { subdomain: input.subdomain })) {
     throw new AppError('conflict', 'This subdomain is taken.');
@@ -101,6 +110,11 @@ export async function updateStore(ctx: ServiceContext, member: StoreMember, inpu
   if (input.name !== undefined) store.name = input.name;
   if (input.currency !== undefined) store.currency = input.currency;
   if (input.allowedOrigins !== undefined) store.allowedOrigins = [...new Set(input.allowedOrigins)];
+  if (input.settings !== undefined) {
+    const next = { ...storeSettings(store), ...input.settings };
+    if (input.settings.paymentMethods) next.paymentMethods = [...new Set(input.settings.paymentMethods)];
+    store.settings = next;
+  }
   store.updatedAt = ctx.clock.now();
   await ctx.em.flush();
   return toStoreView(store, member);

@@ -1,0 +1,41 @@
+/**
+ * Scheduled jobs of `svc serve`: each runs on an interval, never overlapping itself, and
+ * is safe to run in several processes at once (each statement claims its rows).
+ */
+import type { AppDeps } from './deps.js';
+import { expirePendingOrders } from './modules/checkout/checkout.service.js';
+
+export interface Job {
+  name: string;
+  everyMs: number;
+  run(deps: AppDeps): Promise<unknown>;
+}
+
+export const JOBS: Job[] = [
+  {
+    name: 'expire-pending-orders',
+    everyMs: 60_000,
+    run: (deps) => deps.orm.em.fork().transactional((em) => expirePendingOrders(em, deps.clock.now(), deps.config.checkoutLifetimeMs)),
+  },
+];
+
+export function startJobs(deps: AppDeps, jobs: Job[] = JOBS): () => Promise<void> {
+  const running = new Map<string, Promise<unknown>>();
+  const timers = jobs.map((job) => {
+    const tick = () => {
+      if (running.has(job.name)) return;
+      const run = job
+        .run(deps)
+        .catch((error: unknown) => deps.log.error({ err: error, job: job.name }, 'scheduled job failed'))
+        .finally(() => running.delete(job.name));
+      running.set(job.name, run);
+    };
+    const timer = setInterval(tick, job.everyMs);
+    timer.unref();
+    return timer;
+  });
+  return async () => {
+    for (const timer of timers) clearInterval(timer);
+    await Promise.allSettled(running.values());
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * Which peers are trusted proxies, from TRUST_PROXY. The same function feeds fastify
+ * (client IP from X-Forwarded-For) and the checks of headers only a proxy may set
+ * (the buyer's country).
+ */
+import { compile } from '@fastify/proxy-addr';
+import type { FastifyRequest } from 'fastify';
+import type { TrustProxy } from '../config.js';
+
+export type TrustFunction = (address: string, hop: number) => boolean;
+
+export function trustFunction(trust: TrustProxy): TrustFunction {
+  if (trust === true) return () => true;
+  if (trust === false) return () => false;
+  // A hop count: the n nearest hops are proxies (the operator vouches for the topology).
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return compile(trust);
+}
+
+/** Whether the request came to us through a trusted proxy (its direct peer is one). */
+export function viaTrustedProxy(trust: TrustFunction, request: FastifyRequest): boolean {
+  const peer = request.socket.remoteAddress;
+  return peer !== undefined && trust(peer, 0);
+}

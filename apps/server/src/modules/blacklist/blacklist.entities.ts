@@ -1,0 +1,21 @@
+/** Buyers a store refuses, by e-mail, IP address or country. */
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { StoreSchema } from '../stores/stores.entities.js';
+
+export const BLACKLIST_KINDS = ['email', 'ip', 'country'] as const;
+
+export const BlacklistEntrySchema = defineEntity({
+  name: 'BlacklistEntry',
+  tableName: 'blacklist_entry',
+  uniques: [{ properties: ['store', 'kind', 'value'] }],
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    store: p.manyToOne(StoreSchema).ref(),
+    kind: p.enum([...BLACKLIST_KINDS]),
+    /** Normalised: e-mails lower-cased, countries upper-cased. */
+    value: p.string().length(320),
+    note: p.string().length(200).default(''),
+    createdAt: p.datetime(),
+  }),
+});
+export type BlacklistEntry = InferEntity<typeof BlacklistEntrySchema>;

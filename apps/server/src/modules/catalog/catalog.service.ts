@@ -1,0 +1,265 @@
+/**
+ * Products and their stock: the seller's CRUD (each change recorded in the outbox in its
+ * own transaction), license-key import and listing, and the public catalog.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TCreateProductInput, TProduct, TPublicProduct, TUpdateProductInput } from '@svc/schemas';
+import type { Config } from '../../config.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { deriveKey, hmacHex, seal, unseal } from '../../lib/crypto.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
+import type { ServiceContext } from '../../trpc/service-context.js';
+import { recordEvent } from '../events/events.service.js';
+import { StoreSchema, type Store } from '../stores/stores.entities.js';
+import { toPublicStore } from '../stores/stores.service.js';
+import { LicenseKeySchema, ProductSchema, type Product } from './catalog.entities.js';
+
+export function keyCipher(config: Config) {
+  return { enc: deriveKey(config.encryptionKey, 'license-key-enc'), hash: deriveKey(config.encryptionKey, 'license-key-hash') };
+}
+
+export function licenseKeyHash(config: Config, value: string): string {
+  return hmacHex(keyCipher(config).hash, value);
+}
+
+export function decryptLicenseKey(config: Config, sealed: string): string {
+  return unseal(keyCipher(config).enc, sealed);
+}
+
+/** Whether stock is counted: only products delivered by license keys run out. */
+export function isKeyed(product: Pick<Product, 'deliveryMethods'>): boolean {
+  return product.deliveryMethods.includes('licenseKeys');
+}
+
+/** Available keys per product, for the keyed ones among `products`. */
+export async function stockOf(em: EntityManager, products: Array<Pick<Product, 'id' | 'deliveryMethods'>>): Promise<Map<string, number>> {
+  const keyed = products.filter(isKeyed).map((p) => p.id);
+  const stock = new Map<string, number>(keyed.map((id) => [id, 0]));
+  if (keyed.length === 0) return stock;
+  const rows: Array<{ product_id: string; n: string }> = await em.execute(
+    `select product_id, count(*) as n from license_key where product_id in (?) and status = 'available' group by product_id`,
+    [keyed],
+  );
+  for (const row of rows) stock.set(row.product_id, Number(row.n));
+  return stock;
+}
+
+export function toProductView(product: Product, currency: string, stock: number | null): TProduct {
+  return {
+    id: product.id,
+    storeId: product.store.id,
+    name: product.name,
+    description: product.description,
+    price: minorToAmount(product.priceMinor, currency),
+    currency,
+    status: product.status,
+    deliveryMethods: product.deliveryMethods,
+    deliveryInstructions: product.deliveryInstructions,
+    customFields: product.customFields,
+    minQuantity: product.minQuantity,
+    maxQuantity: product.maxQuantity ?? null,
+    stock,
+    createdAt: product.createdAt.toISOString(),
+    updatedAt: product.updatedAt.toISOString(),
+  };
+}
+
+export function toPublicProduct(view: TProduct): TPublicProduct {
+  const { id, storeId, name, description, price, currency, deliveryMethods, customFields, minQuantity, maxQuantity, stock } = view;
+  return { id, storeId, name, description, price, currency, deliveryMethods, customFields, minQuantity, maxQuantity, stock };
+}
+
+async function storeOf(em: EntityManager, storeId: string): Promise<Store> {
+  return em.findOneOrFail(StoreSchema, { id: storeId });
+}
+
+async function findProduct(em: EntityManager, storeId: string, productId: string): Promise<Product> {
+  const product = await em.findOne(ProductSchema, { id: productId, store: storeId, deletedAt: null });
+  if (!product) throw new AppError('not_found', 'Product not found.');
+  return product;
+}
+
+async function viewOf(em: EntityManager, product: Product, currency: string): Promise<TProduct> {
+  const stock = await stockOf(em, [product]);
+  return toProductView(product, currency, stock.get(product.id) ?? null);
+}
+
+function checkInstructions(methods: string[], instructions: string): void {
+  if (methods.includes('deliveryInstructions') && instructions.trim() === '') {
+    throw invalidField('deliveryInstructions', 'Required when deliveryMethods includes deliveryInstructions.');
+  }
+}
+
+export async function createProduct(ctx: ServiceContext, input: TCreateProductInput): Promise<TProduct> {
+  const store = await storeOf(ctx.em, input.storeId);
+  checkInstructions(input.deliveryMethods, input.deliveryInstructions ?? '');
+  return ctx.em.transactional(async (em) => {
+    const now = ctx.clock.now();
+    const product = em.create(ProductSchema, {
+      id: newId(),
+      store: store.id,
+      name: input.name,
+      description: input.description ?? '',
+      priceMinor: inputAmountToMinor(input.price, store.currency, 'price'),
+      status: input.status ?? 'active',
+      deliveryMethods: input.deliveryMethods,
+      deliveryInstructions: input.deliveryInstructions ?? '',
+      customFields: input.customFields ?? [],
+      minQuantity: input.minQuantity ?? 1,
+      maxQuantity: input.maxQuantity ?? null,
+      deletedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const view = toProductView(product, store.currency, isKeyed(product) ? 0 : null);
+    recordEvent(em, store.id, 'product.created', { product: view }, now);
+    return view;
+  });
+}
+
+export async function updateProduct(ctx: ServiceContext, input: TUpdateProductInput): Promise<TProduct> {
+  const store = await storeOf(ctx.em, input.storeId);
+  return ctx.em.transactional(async (em) => {
+    const product = await findProduct(em, input.storeId, input.productId);
+    if (input.name !== undefined) product.name = input.name;
+    if (input.price !== undefined) product.priceMinor = inputAmountToMinor(input.price, store.currency, 'price');
+    if (input.description !== undefined) product.description = input.description;
+    if (input.status !== undefined) product.status = input.status;
+    if (input.deliveryMethods !== undefined) product.deliveryMethods = input.deliveryMethods;
+    if (input.deliveryInstructions !== undefined) product.deliveryInstructions = input.deliveryInstructions;
+    if (input.customFields !== undefined) product.customFields = input.customFields;
+    if (input.minQuantity !== undefined) product.minQuantity = input.minQuantity;
+    if (input.maxQuantity !== undefined) product.maxQuantity = input.maxQuantity;
+    if (product.maxQuantity != null && product.minQuantity > product.maxQuantity) {
+      throw invalidField('minQuantity', 'minQuantity is above maxQuantity');
+    }
+    checkInstructions(product.deliveryMethods, product.deliveryInstructions);
+    const now = ctx.clock.now();
+    product.updatedAt = now;
+    // Flush first: a change the database refuses must leave no event behind.
+    await em.flush();
+    const view = await viewOf(em, product, store.currency);
+    recordEvent(em, store.id, 'product.updated', { product: view }, now);
+    return view;
+  });
+}
+
+/** Soft delete: orders keep naming the product; it leaves the catalog and the dashboard. */
+export async function deleteProduct(ctx: ServiceContext, input: { storeId: string; productId: string }): Promise<void> {
+  const store = await storeOf(ctx.em, input.storeId);
+  await ctx.em.transactional(async (em) => {
+    const product = await findProduct(em, input.storeId, input.productId);
+    const now = ctx.clock.now();
+    product.deletedAt = now;
+    product.status = 'archived';
+    product.updatedAt = now;
+    recordEvent(em, store.id, 'product.deleted', { product: toProductView(product, store.currency, null) }, now);
+  });
+}
+
+export async function getProduct(ctx: ServiceContext, input: { storeId: string; productId: string }): Promise<TProduct> {
+  const store = await storeOf(ctx.em, input.storeId);
+  return viewOf(ctx.em, await findProduct(ctx.em, input.storeId, input.productId), store.currency);
+}
+
+export async function listProducts(ctx: ServiceContext, input: { storeId: string }): Promise<TProduct[]> {
+  const store = await storeOf(ctx.em, input.storeId);
+  const products = await ctx.em.find(ProductSchema, { store: store.id, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const stock = await stockOf(ctx.em, products);
+  return products.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null));
+}
+
+/**
+ * Adds keys to a keyed product's stock. Values are trimmed; empty lines are ignored;
+ * duplicates within the import and against stock are dropped (the unique
+ * (product, value hash) constraint decides, so two imports racing cannot both add one).
+ */
+export async function importKeys(ctx: ServiceContext, input: { storeId: string; productId: string; keys: string[] }): Promise<{ added: number; duplicates: number }> {
+  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  if (!isKeyed(product)) throw new AppError('conflict', 'This product is not delivered by license keys.');
+  const cipher = keyCipher(ctx.deps.config);
+  const values = input.keys.map((key) => key.trim()).filter((key) => key.length > 0);
+  const unique = new Map<string, string>();
+  for (const value of values) unique.set(hmacHex(cipher.hash, value), value);
+  const now = ctx.clock.now();
+  let added = 0;
+  const rows = [...unique.entries()];
+  for (let start = 0; start < rows.length; start += 1000) {
+    const batch = rows.slice(start, start + 1000);
+    const params: unknown[] = [];
+    const tuples = batch.map(([hash, value]) => {
+      params.push(newId(), product.id, seal(cipher.enc, value), hash, now);
+      return `(?, ?, ?, ?, 'available', ?)`;
+    });
+    const inserted: unknown[] = await ctx.em.execute(
+      `insert into license_key (id, product_id, value_enc, value_hash, status, created_at) values ${tuples.join(', ')}
+       on conflict (product_id, value_hash) do nothing returning id`,
+      params,
+    );
+    added += inserted.length;
+  }
+  return { added, duplicates: values.length - added };
+}
+
+export async function listKeys(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string; status?: 'available' | 'assigned' | 'revoked' | undefined; limit?: number | undefined; cursor?: string | undefined },
+) {
+  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  const limit = input.limit ?? 50;
+  const after = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor).id : undefined;
+  const keys = await ctx.em.find(
+    LicenseKeySchema,
+    { product: product.id, ...(input.status ? { status: input.status } : {}), ...(after ? { id: { $gt: after } } : {}) },
+    { orderBy: { id: 'asc' }, limit: limit + 1 },
+  );
+  const hasMore = keys.length > limit;
+  const page = keys.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    keys: page.map((key) => {
+      const value = decryptLicenseKey(ctx.deps.config, key.valueEnc);
+      return {
+        id: key.id,
+        masked: `${'•'.repeat(Math.max(4, Math.min(value.length - 4, 16)))}${value.slice(-4)}`,
+        status: key.status,
+        createdAt: key.createdAt.toISOString(),
+        assignedAt: key.assignedAt?.toISOString() ?? null,
+      };
+    }),
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(ctx.deps.config.encryptionKey, { us: '0', id: last.id }) : null,
+  };
+}
+
+/** Deletes an unsold key; a sold one stays with its order. */
+export async function deleteKey(ctx: ServiceContext, input: { storeId: string; productId: string; keyId: string }): Promise<void> {
+  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  const deleted = await ctx.em.nativeDelete(LicenseKeySchema, { id: input.keyId, product: product.id, status: 'available' });
+  if (deleted === 0) {
+    const exists = await ctx.em.count(LicenseKeySchema, { id: input.keyId, product: product.id });
+    throw exists ? new AppError('conflict', 'This key was sold; it stays with its order.') : new AppError('not_found', 'Key not found.');
+  }
+}
+
+/** A store that may sell: exists and is not banned, by id or subdomain (`shopId`), or by subdomain only. */
+export async function findSellingStore(em: EntityManager, ref: string, by: 'id-or-subdomain' | 'subdomain' = 'id-or-subdomain'): Promise<Store> {
+  const subdomain = ref.toLowerCase();
+  const store = await em.findOne(StoreSchema, by === 'subdomain' ? { subdomain } : { $or: [{ id: ref }, { subdomain }] });
+  if (!store) throw new AppError('not_found', 'Store not found.');
+  if (store.banned) throw new AppError('store_banned', 'This store is not available.');
+  return store;
+}
+
+export async function publicProducts(ctx: ServiceContext, store: Store): Promise<TPublicProduct[]> {
+  const products = await ctx.em.find(ProductSchema, { store: store.id, status: 'active', deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const stock = await stockOf(ctx.em, products);
+  return products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null)));
+}
+
+export async function storefront(ctx: ServiceContext, subdomain: string) {
+  const store = await findSellingStore(ctx.em, subdomain, 'subdomain');
+  return { store: toPublicStore(store), products: await publicProducts(ctx, store) };
+}

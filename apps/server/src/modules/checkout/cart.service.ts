@@ -1,0 +1,108 @@
+/**
+ * Cart normalisation, shared by the theme cart and by order creation: duplicate lines
+ * merged, unknown or unpurchasable products set aside with a reason, quantities held to
+ * the product's minimum, maximum and key stock, and every price from the database.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TCartLine, TCartResult } from '@svc/schemas';
+import { ZCart } from '@svc/schemas';
+import { AppError, invalidField, zodIssues } from '../../lib/errors.js';
+import { minorToAmount } from '../../lib/money.js';
+import type { ServiceContext } from '../../trpc/service-context.js';
+import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
+import { findSellingStore, stockOf } from '../catalog/catalog.service.js';
+import type { Store } from '../stores/stores.entities.js';
+
+export interface NormalisedLine {
+  product: Product;
+  requested: number;
+  quantity: number;
+  unitPriceMinor: number;
+  stock: number | null;
+}
+
+export interface NormalisedCart {
+  lines: NormalisedLine[];
+  removed: TCartResult['removed'];
+  adjusted: TCartResult['adjusted'];
+}
+
+function merge(lines: TCartLine[]): Map<string, number> {
+  const merged = new Map<string, number>();
+  for (const line of lines) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
+  return merged;
+}
+
+export async function normaliseCart(em: EntityManager, store: Store, lines: TCartLine[]): Promise<NormalisedCart> {
+  const merged = merge(lines);
+  const products = await em.find(ProductSchema, { id: { $in: [...merged.keys()] }, store: store.id });
+  const byId = new Map(products.map((p) => [p.id, p]));
+  const stock = await stockOf(em, products);
+  const out: NormalisedCart = { lines: [], removed: [], adjusted: [] };
+  for (const [productId, requested] of merged) {
+    const product = byId.get(productId);
+    if (!product || product.deletedAt) {
+      out.removed.push({ productId, reason: 'unknown_product' });
+      continue;
+    }
+    if (product.status !== 'active') {
+      out.removed.push({ productId, reason: 'unavailable' });
+      continue;
+    }
+    const available = stock.get(productId) ?? null;
+    let quantity = requested;
+    const adjust = (to: number, reason: 'min_quantity' | 'max_quantity' | 'stock') => {
+      out.adjusted.push({ productId, requested, quantity: to, reason });
+      quantity = to;
+    };
+    if (quantity < product.minQuantity) adjust(product.minQuantity, 'min_quantity');
+    if (product.maxQuantity != null && quantity > product.maxQuantity) adjust(product.maxQuantity, 'max_quantity');
+    if (available !== null && quantity > available) {
+      if (available < product.minQuantity) {
+        out.removed.push({ productId, reason: 'out_of_stock' });
+        continue;
+      }
+      adjust(available, 'stock');
+    }
+    out.lines.push({ product, requested, quantity, unitPriceMinor: product.priceMinor, stock: available });
+  }
+  return out;
+}
+
+export function cartResult(store: Store, cart: NormalisedCart): TCartResult {
+  const subtotalMinor = cart.lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
+  return {
+    storeId: store.id,
+    currency: store.currency,
+    lines: cart.lines.map((line) => ({
+      productId: line.product.id,
+      name: line.product.name,
+      quantity: line.quantity,
+      unitPrice: minorToAmount(line.unitPriceMinor, store.currency),
+      lineTotal: minorToAmount(line.unitPriceMinor * line.quantity, store.currency),
+      stock: line.stock,
+    })),
+    removed: cart.removed,
+    adjusted: cart.adjusted,
+    subtotal: minorToAmount(subtotalMinor, store.currency),
+    itemCount: cart.lines.reduce((sum, line) => sum + line.quantity, 0),
+  };
+}
+
+/** `GET /api/v1/cart`: the cart arrives as JSON in the query string. */
+export async function hydrateCart(ctx: ServiceContext, input: { storeId: string; cart: string }): Promise<TCartResult> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(input.cart);
+  } catch {
+    throw invalidField('cart', 'Not JSON.');
+  }
+  const parsed = ZCart.safeParse(raw);
+  if (!parsed.success) {
+    throw new AppError('validation_failed', 'The request is not valid.', {
+      issues: zodIssues(parsed.error).map((issue) => ({ path: issue.path ? `cart.${issue.path}` : 'cart', message: issue.message })),
+    });
+  }
+  const store = await findSellingStore(ctx.em, input.storeId);
+  return cartResult(store, await normaliseCart(ctx.em, store, parsed.data));
+}

@@ -1,0 +1,298 @@
+/**
+ * Order creation, shared by `/api/v1/checkout`, `/api/embed/checkout` and
+ * `/api/orders/create`: prices and discounts from the database only, stock checked,
+ * blacklists applied, custom-field answers checked against the products' fields, the
+ * checkout token stored hashed, and `order.created` written in the same transaction.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import type { TCartLine, TCheckoutOrder, TCheckoutStartResult, TCustomField } from '@svc/schemas';
+import type { ZCheckoutStartInput } from '@svc/schemas';
+import type { z } from 'zod';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { newId } from '../../lib/ids.js';
+import { minorToAmount } from '../../lib/money.js';
+import type { ServiceContext } from '../../trpc/service-context.js';
+import { blacklistMatches } from '../blacklist/blacklist.service.js';
+import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
+import { findSellingStore } from '../catalog/catalog.service.js';
+import { claimCouponUse, requireCoupon } from '../coupons/coupons.service.js';
+import { recordEvent } from '../events/events.service.js';
+import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
+import { publicOrderNumber, toOrderDetail } from '../orders/orders.service.js';
+import { GATEWAYS } from '../payments/gateways.js';
+import type { Store } from '../stores/stores.entities.js';
+import { storeSettings } from '../stores/stores.service.js';
+import { normaliseCart, type NormalisedLine } from './cart.service.js';
+
+export interface BuyerContext {
+  ip: string;
+  userAgent: string | undefined;
+  country: string;
+}
+
+export interface CreateOrderRequest {
+  store: string;
+  cart: TCartLine[];
+  email?: string | null | undefined;
+  coupon?: string | undefined;
+  customFields?: Record<string, string | number | boolean> | undefined;
+}
+
+export interface CreatedOrder {
+  order: TCheckoutOrder;
+  checkoutToken: string;
+}
+
+/** The cart as it will be sold, or a 4xx naming what stops it. Nothing is adjusted silently here. */
+async function sellableLines(em: EntityManager, store: Store, cart: TCartLine[]): Promise<NormalisedLine[]> {
+  if (cart.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
+  const normalised = await normaliseCart(em, store, cart);
+  const refused = normalised.removed.find((r) => r.reason !== 'out_of_stock');
+  if (refused) throw new AppError('product_unavailable', `Product ${refused.productId} cannot be bought.`);
+  const sold = [...normalised.removed.filter((r) => r.reason === 'out_of_stock'), ...normalised.adjusted.filter((a) => a.reason === 'stock')];
+  if (sold.length > 0) throw new AppError('out_of_stock', 'Not enough keys in stock for this cart.');
+  const bounds = normalised.adjusted.find((a) => a.reason !== 'stock');
+  if (bounds) {
+    const index = cart.findIndex((line) => line.productId === bounds.productId);
+    throw invalidField(`cart.${index}.quantity`, bounds.reason === 'min_quantity' ? `At least ${bounds.quantity}.` : `At most ${bounds.quantity}.`);
+  }
+  if (normalised.lines.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
+  return normalised.lines;
+}
+
+/** The products' fields in cart order, one per name (required when any product requires it). */
+function fieldsOf(products: Array<Pick<Product, 'customFields'>>): TCustomField[] {
+  const fields = new Map<string, TCustomField>();
+  for (const product of products) {
+    for (const field of product.customFields) {
+      const seen = fields.get(field.name);
+      fields.set(field.name, seen ? { ...seen, required: seen.required || field.required } : field);
+    }
+  }
+  return [...fields.values()];
+}
+
+export function customFieldResponses(
+  fields: TCustomField[],
+  answers: Record<string, string | number | boolean>,
+): Array<{ name: string; value: string }> {
+  for (const name of Object.keys(answers)) {
+    if (!fields.some((field) => field.name === name)) throw invalidField(`customFields.${name}`, 'Not a field of these products.');
+  }
+  const responses: Array<{ name: string; value: string }> = [];
+  for (const field of fields) {
+    const answer = answers[field.name];
+    const blank = answer === undefined || (typeof answer === 'string' && answer.trim() === '');
+    if (blank) {
+      if (field.required) throw invalidField(`customFields.${field.name}`, 'Required.');
+      continue;
+    }
+    let value: string;
+    switch (field.type) {
+      case 'checkbox':
+        if (typeof answer !== 'boolean') throw invalidField(`customFields.${field.name}`, 'Expected true or false.');
+        if (field.required && !answer) throw invalidField(`customFields.${field.name}`, 'Required.');
+        value = String(answer);
+        break;
+      case 'number': {
+        const number = typeof answer === 'number' ? answer : typeof answer === 'string' && /^-?\d+(\.\d+)?$/.test(answer.trim()) ? Number(answer) : NaN;
+        if (!Number.isFinite(number)) throw invalidField(`customFields.${field.name}`, 'Expected a number.');
+        value = String(number);
+        break;
+      }
+      case 'email':
+        if (typeof answer !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(answer.trim())) throw invalidField(`customFields.${field.name}`, 'Expected an e-mail address.');
+        value = answer.trim();
+        break;
+      default:
+        if (typeof answer !== 'string') throw invalidField(`customFields.${field.name}`, 'Expected text.');
+        value = answer.trim();
+    }
+    responses.push({ name: field.name, value });
+  }
+  return responses;
+}
+
+export function toCheckoutOrder(order: Order, lines: Array<{ productId: string | null; productName: string; quantity: number; unitPriceMinor: number }>, lifetimeMs: number): TCheckoutOrder {
+  return {
+    id: order.id,
+    orderId: publicOrderNumber(order.number),
+    storeId: order.store.id,
+    status: order.status,
+    lines: lines.map((line) => ({
+      productId: line.productId,
+      productName: line.productName,
+      quantity: line.quantity,
+      unitPrice: minorToAmount(line.unitPriceMinor, order.currency),
+    })),
+    subtotal: minorToAmount(order.subtotalMinor, order.currency),
+    discount: minorToAmount(order.discountMinor, order.currency),
+    price: minorToAmount(order.priceMinor, order.currency),
+    currency: order.currency,
+    email: order.customerEmail,
+    paymentMethod: order.paymentMethod,
+    createdAt: order.createdAt.toISOString(),
+    expiresAt: new Date(order.createdAt.getTime() + lifetimeMs).toISOString(),
+  };
+}
+
+export async function createOrder(ctx: ServiceContext, request: CreateOrderRequest, buyer: BuyerContext): Promise<CreatedOrder> {
+  const store = await findSellingStore(ctx.em, request.store);
+  const email = request.email ?? undefined;
+  if ((await blacklistMatches(ctx.em, store.id, { email, ip: buyer.ip, country: buyer.country })).length > 0) {
+    throw new AppError('blacklisted', 'This store does not accept orders from you.');
+  }
+  const lines = await sellableLines(ctx.em, store, request.cart);
+  const responses = customFieldResponses(fieldsOf(lines.map((line) => line.product)), request.customFields ?? {});
+  const now = ctx.clock.now();
+  const priced = lines.map((line) => ({ productId: line.product.id, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));
+  const subtotalMinor = priced.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
+  const coupon = request.coupon ? await requireCoupon(ctx.em, store, request.coupon, priced, now) : undefined;
+  const discountMinor = coupon?.discountMinor ?? 0;
+  const checkoutToken = randomToken(32);
+
+  const order = await ctx.em.transactional(async (em) => {
+    if (coupon) await claimCouponUse(em, coupon.coupon.id);
+    const [{ number }] = await em.execute<[{ number: string }]>(`select nextval('order_number_seq') as number`);
+    const first = lines[0]!;
+    const order = em.create(OrderSchema, {
+      id: newId(),
+      number: Number(number),
+      store: store.id,
+      status: 'pending',
+      productName: lines.length > 1 ? `${first.product.name} +${lines.length - 1} more` : first.product.name,
+      priceMinor: subtotalMinor - discountMinor,
+      subtotalMinor,
+      discountMinor,
+      couponId: coupon?.coupon.id ?? null,
+      paidMinor: 0,
+      currency: store.currency,
+      paymentMethod: '',
+      customerEmail: email ?? '',
+      country: buyer.country,
+      buyerIp: buyer.ip,
+      userAgent: buyer.userAgent?.slice(0, 512) ?? null,
+      note: '',
+      customFieldResponses: responses,
+      checkoutTokenHash: sha256Hex(checkoutToken),
+      keyCount: 0,
+      paidAt: null,
+      completedAt: null,
+      deliveredAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    lines.forEach((line, position) => {
+      em.create(OrderLineSchema, {
+        id: newId(),
+        order,
+        productId: line.product.id,
+        productName: line.product.name,
+        quantity: line.quantity,
+        unitPriceMinor: line.unitPriceMinor,
+        position,
+      });
+    });
+    recordEvent(em, store.id, 'order.created', { order: toOrderDetail(order) }, now);
+    return order;
+  });
+
+  const view = toCheckoutOrder(
+    order,
+    lines.map((line) => ({ productId: line.product.id, productName: line.product.name, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor })),
+    ctx.deps.config.checkoutLifetimeMs,
+  );
+  return { order: view, checkoutToken };
+}
+
+export function checkoutUrl(publicUrl: string, orderId: string, token: string): string {
+  return `${publicUrl}/checkout/${orderId}?token=${encodeURIComponent(token)}`;
+}
+
+/** The order a checkout token opens, or 404 (unknown order) / 403 (wrong token). */
+export async function orderForToken(em: EntityManager, orderId: string, token: string): Promise<Order> {
+  const order = await em.findOne(OrderSchema, { id: orderId });
+  if (!order) throw new AppError('not_found', 'Order not found.');
+  if (!order.checkoutTokenHash || !safeEqual(order.checkoutTokenHash, sha256Hex(token))) {
+    throw new AppError('store_forbidden', 'This link does not open this order.');
+  }
+  return order;
+}
+
+export async function checkoutSummary(ctx: ServiceContext, order: Order): Promise<TCheckoutOrder> {
+  const lines = await ctx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
+  return toCheckoutOrder(
+    order,
+    lines.map((line) => ({ productId: line.productId ?? null, productName: line.productName, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor })),
+    ctx.deps.config.checkoutLifetimeMs,
+  );
+}
+
+/** Pending orders past the checkout lifetime become `expired`; their coupon uses are given back. */
+export async function expirePendingOrders(em: EntityManager, now: Date, lifetimeMs: number): Promise<number> {
+  const expired = await em.execute<Array<{ id: string; coupon_id: string | null }>>(
+    `update "order" set status = 'expired', updated_at = ?, version = version + 1
+     where status = 'pending' and created_at <= ? returning id, coupon_id`,
+    [now, new Date(now.getTime() - lifetimeMs)],
+  );
+  const coupons = new Map<string, number>();
+  for (const row of expired) if (row.coupon_id) coupons.set(row.coupon_id, (coupons.get(row.coupon_id) ?? 0) + 1);
+  for (const [couponId, count] of coupons) {
+    await em.execute('update coupon set uses = greatest(uses - ?, 0) where id = ?', [count, couponId]);
+  }
+  return expired.length;
+}
+
+/**
+ * `POST /api/checkout/start`: the buyer picks a payment method (and may add an e-mail,
+ * custom-field answers or a coupon) for a pending order opened with its token; the
+ * gateway says where to go or what to do. The order row is locked while it changes.
+ */
+export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof ZCheckoutStartInput>, buyer: BuyerContext): Promise<TCheckoutStartResult> {
+  const { order, store } = await ctx.em.transactional(async (em) => {
+    const opened = await orderForToken(em, input.orderId, input.token);
+    const order = await em.findOneOrFail(OrderSchema, { id: opened.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const now = ctx.clock.now();
+    if (order.status !== 'pending' || order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs <= now.getTime()) {
+      throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
+    }
+    const store = await findSellingStore(em, order.store.id);
+    if (!storeSettings(store).paymentMethods.includes(input.paymentMethod)) {
+      throw invalidField('paymentMethod', 'This store does not offer this payment method.');
+    }
+    if (input.email) order.customerEmail = input.email;
+    if (!order.customerEmail) throw invalidField('email', 'Required.');
+    if ((await blacklistMatches(em, store.id, { email: order.customerEmail, ip: buyer.ip, country: buyer.country })).length > 0) {
+      throw new AppError('blacklisted', 'This store does not accept orders from you.');
+    }
+    const lines = await em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
+    if (input.customFields) {
+      const productIds = lines.map((line) => line.productId).filter((id): id is string => !!id);
+      const products = await em.find(ProductSchema, { id: { $in: productIds } });
+      const ordered = productIds.map((id) => products.find((p) => p.id === id)).filter((p): p is Product => !!p);
+      order.customFieldResponses = customFieldResponses(fieldsOf(ordered), input.customFields);
+    }
+    if (input.coupon) {
+      if (order.couponId) throw new AppError('conflict', 'A coupon is already applied to this order.');
+      const priced = lines.map((line) => ({ productId: line.productId ?? '', quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));
+      const coupon = await requireCoupon(em, store, input.coupon, priced, now);
+      await claimCouponUse(em, coupon.coupon.id);
+      order.couponId = coupon.coupon.id;
+      order.discountMinor = coupon.discountMinor;
+      order.priceMinor = order.subtotalMinor - coupon.discountMinor;
+    }
+    order.paymentMethod = input.paymentMethod;
+    order.updatedAt = now;
+    return { order, store };
+  });
+  const next = await GATEWAYS[input.paymentMethod].start(order, store);
+  return {
+    orderId: order.id,
+    paymentMethod: input.paymentMethod,
+    price: minorToAmount(order.priceMinor, order.currency),
+    currency: order.currency,
+    ...next,
+  };
+}

@@ -1,0 +1,26 @@
+/** Writing events to the outbox, inside the caller's transaction. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createId } from '@paralleldrive/cuid2';
+import { EventSchema } from './events.entities.js';
+
+export const EVENT_TYPES = [
+  'order.created',
+  'order.paid',
+  'order.completed',
+  'order.refunded',
+  'product.created',
+  'product.updated',
+  'product.deleted',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function newEventId(): string {
+  return `evt_${createId()}`;
+}
+
+/** Persists (does not flush) an event; it commits or rolls back with the change it describes. */
+export function recordEvent(em: EntityManager, storeId: string, type: EventType, payload: Record<string, unknown>, at: Date): string {
+  const id = newEventId();
+  em.create(EventSchema, { id, store: storeId, type, payload, createdAt: at });
+  return id;
+}

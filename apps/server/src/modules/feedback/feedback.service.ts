@@ -1,0 +1,100 @@
+/**
+ * Feedback: one rating per completed order, written by the buyer with the order's checkout
+ * token, and the store's public list (newest first, keyset-paged, never the buyer).
+ */
+import type { TCreateFeedbackInput, TFeedback, TFeedbackList, TListFeedbackQuery } from '@svc/schemas';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { AppError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { ServiceContext } from '../../trpc/service-context.js';
+import { findSellingStore } from '../catalog/catalog.service.js';
+import { orderForToken } from '../checkout/checkout.service.js';
+import { FeedbackSchema } from './feedback.entities.js';
+
+export const DEFAULT_FEEDBACK_PAGE = 20;
+const ALREADY_RATED = 'This order already has feedback.';
+
+interface FeedbackRow {
+  id: string;
+  rating: number;
+  text: string;
+  /** MikroORM sets pg to hand timestamps over as text. */
+  created_at: Date | string;
+  product_name: string;
+  created_us: string;
+}
+
+function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+function rowToFeedback(row: FeedbackRow): TFeedback {
+  return { id: row.id, rating: Number(row.rating), text: row.text, createdAt: iso(row.created_at), productName: row.product_name };
+}
+
+/** One page, newest first: `(created_at, id) < cursor`, served by the (store, created_at desc, id desc) index. */
+export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuery): Promise<TFeedbackList> {
+  const key = ctx.deps.config.encryptionKey;
+  // The cursor is checked before anything is looked up: a forged one is 400 whatever the store.
+  const position = input.cursor ? decodeCursor(key, input.cursor) : undefined;
+  const store = await findSellingStore(ctx.em, input.storeId);
+  const limit = input.limit ?? DEFAULT_FEEDBACK_PAGE;
+  const where = ['f.store_id = ?'];
+  const params: unknown[] = [store.id];
+  if (position) {
+    where.push(`(f.created_at, f.id) < (timestamptz 'epoch' + (?::bigint) * interval '1 microsecond', ?)`);
+    params.push(position.us, position.id);
+  }
+  params.push(limit + 1);
+  const rows: FeedbackRow[] = await ctx.em.execute(
+    `select f.id, f.rating, f.text, f.created_at, o.product_name,
+       (extract(epoch from f.created_at) * 1000000)::bigint as created_us
+     from feedback f join "order" o on o.id = f.order_id
+     where ${where.join(' and ')} order by f.created_at desc, f.id desc limit ?`,
+    params,
+  );
+  const [summary] = await ctx.em.execute<Array<{ count: string; average: string | null }>>(
+    'select count(*) as count, avg(rating) as average from feedback where store_id = ?',
+    [store.id],
+  );
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    feedback: page.map(rowToFeedback),
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(key, { us: String(last.created_us), id: last.id }) : null,
+    averageRating: summary?.average == null ? null : Math.round(Number(summary.average) * 100) / 100,
+    count: Number(summary?.count ?? 0),
+  };
+}
+
+/** The buyer rates a completed order once; the unique (order) constraint settles a race. */
+export async function createFeedback(ctx: ServiceContext, input: TCreateFeedbackInput): Promise<TFeedback> {
+  const order = await orderForToken(ctx.em, input.orderId, input.token);
+  if (order.status !== 'completed') throw new AppError('order_not_paid', 'Feedback opens once the order is completed.');
+  if (await ctx.em.count(FeedbackSchema, { order: order.id })) throw new AppError('conflict', ALREADY_RATED);
+  const feedback = ctx.em.create(FeedbackSchema, {
+    id: newId(),
+    store: order.store.id,
+    order: order.id,
+    rating: input.rating,
+    text: input.text,
+    createdAt: ctx.clock.now(),
+  });
+  try {
+    await ctx.em.flush();
+  } catch (error) {
+    if ((error as { name?: unknown } | null)?.name === 'UniqueConstraintViolationException') {
+      throw new AppError('conflict', ALREADY_RATED, { cause: error });
+    }
+    throw error;
+  }
+  return {
+    id: feedback.id,
+    rating: feedback.rating,
+    text: feedback.text,
+    createdAt: feedback.createdAt.toISOString(),
+    productName: order.productName,
+  };
+}

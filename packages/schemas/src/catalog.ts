@@ -1,0 +1,159 @@
+/** Products, their delivery configuration, license-key stock and the public catalog. */
+import { z } from 'zod';
+import { ZId, ZTimestamp } from './common.js';
+import { queryInt } from './query.js';
+import { ZStorePublic } from './stores.js';
+
+export const DELIVERY_METHODS = ['licenseKeys', 'downloadFiles', 'manualDelivery', 'deliveryInstructions'] as const;
+export const ZDeliveryMethod = z.enum(DELIVERY_METHODS);
+export type TDeliveryMethod = z.infer<typeof ZDeliveryMethod>;
+
+export const PRODUCT_STATUSES = ['active', 'draft', 'archived'] as const;
+export const ZProductStatus = z.enum(PRODUCT_STATUSES);
+
+/** A price as the API shows it: a JSON number with at most two decimals. */
+export const ZAmount = z
+  .number()
+  .nonnegative()
+  .max(1_000_000)
+  .refine((value) => Math.abs(Math.round(value * 100) - value * 100) < 1e-6, 'at most two decimals');
+
+export const CUSTOM_FIELD_TYPES = ['text', 'number', 'email', 'checkbox'] as const;
+export const ZCustomField = z.strictObject({
+  name: z.string().trim().min(1).max(50),
+  type: z.enum(CUSTOM_FIELD_TYPES).default('text'),
+  required: z.boolean().default(false),
+});
+export type TCustomField = z.infer<typeof ZCustomField>;
+
+const ZQuantity = z.number().int().min(1).max(10_000);
+
+const productFields = {
+  name: z.string().trim().min(1).max(200),
+  price: ZAmount,
+  description: z.string().max(20_000).optional(),
+  status: ZProductStatus.optional(),
+  deliveryMethods: z.array(ZDeliveryMethod).min(1).max(DELIVERY_METHODS.length),
+  deliveryInstructions: z.string().max(20_000).optional(),
+  customFields: z.array(ZCustomField).max(20).optional(),
+  minQuantity: ZQuantity.optional(),
+  maxQuantity: ZQuantity.nullable().optional(),
+};
+
+function productRules<T extends z.ZodType<{ deliveryMethods?: string[]; customFields?: TCustomField[] | undefined; minQuantity?: number | undefined; maxQuantity?: number | null | undefined }>>(schema: T) {
+  return schema
+    .refine((p) => !p.deliveryMethods || new Set(p.deliveryMethods).size === p.deliveryMethods.length, {
+      message: 'each delivery method once',
+      path: ['deliveryMethods'],
+    })
+    .refine((p) => !p.customFields || new Set(p.customFields.map((f) => f.name.toLowerCase())).size === p.customFields.length, {
+      message: 'custom field names must be unique',
+      path: ['customFields'],
+    })
+    .refine((p) => p.minQuantity === undefined || p.maxQuantity === undefined || p.maxQuantity === null || p.minQuantity <= p.maxQuantity, {
+      message: 'minQuantity is above maxQuantity',
+      path: ['minQuantity'],
+    });
+}
+
+export const ZCreateProductInput = productRules(z.strictObject({ storeId: ZId, ...productFields }));
+export type TCreateProductInput = z.infer<typeof ZCreateProductInput>;
+
+export const ZUpdateProductInput = productRules(
+  z.strictObject({
+    storeId: ZId,
+    productId: ZId,
+    name: productFields.name.optional(),
+    price: ZAmount.optional(),
+    description: productFields.description,
+    status: productFields.status,
+    deliveryMethods: productFields.deliveryMethods.optional(),
+    deliveryInstructions: productFields.deliveryInstructions,
+    customFields: productFields.customFields,
+    minQuantity: productFields.minQuantity,
+    maxQuantity: productFields.maxQuantity,
+  }),
+);
+export type TUpdateProductInput = z.infer<typeof ZUpdateProductInput>;
+
+export const ZProductIdInput = z.strictObject({ storeId: ZId, productId: ZId });
+
+/** The seller's view. */
+export const ZProduct = z.object({
+  id: z.string(),
+  storeId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  price: z.number(),
+  currency: z.string(),
+  status: ZProductStatus,
+  deliveryMethods: z.array(ZDeliveryMethod),
+  deliveryInstructions: z.string(),
+  customFields: z.array(z.object({ name: z.string(), type: z.enum(CUSTOM_FIELD_TYPES), required: z.boolean() })),
+  minQuantity: z.number().int(),
+  maxQuantity: z.number().int().nullable(),
+  /** Available license keys, or null when the product is not limited by keys. */
+  stock: z.number().int().nullable(),
+  createdAt: ZTimestamp,
+  updatedAt: ZTimestamp,
+});
+export type TProduct = z.infer<typeof ZProduct>;
+export const ZProductList = z.object({ products: z.array(ZProduct) });
+
+/** The buyer's view: no delivery instructions (they are the goods), no status. */
+export const ZPublicProduct = ZProduct.pick({
+  id: true,
+  storeId: true,
+  name: true,
+  description: true,
+  price: true,
+  currency: true,
+  deliveryMethods: true,
+  customFields: true,
+  minQuantity: true,
+  maxQuantity: true,
+  stock: true,
+});
+export type TPublicProduct = z.infer<typeof ZPublicProduct>;
+
+export const ZSubdomainInput = z.strictObject({ subdomain: z.string().min(1).max(63) });
+export const ZPublicProductList = z.object({ products: z.array(ZPublicProduct) });
+export const ZStorefront = z.object({ store: ZStorePublic, products: z.array(ZPublicProduct) });
+
+export const ZImportKeysInput = z.strictObject({
+  storeId: ZId,
+  productId: ZId,
+  keys: z.array(z.string().max(1000)).min(1).max(20_000),
+});
+export const ZImportKeysResult = z.object({ added: z.number().int(), duplicates: z.number().int() });
+
+export const ZLicenseKeyStatus = z.enum(['available', 'assigned', 'revoked']);
+export const ZMaskedLicenseKey = z.object({
+  id: z.string(),
+  /** The last four characters only. */
+  masked: z.string(),
+  status: ZLicenseKeyStatus,
+  createdAt: ZTimestamp,
+  assignedAt: ZTimestamp.nullable(),
+});
+export const ZListKeysQuery = z.strictObject({
+  storeId: ZId,
+  productId: ZId,
+  status: ZLicenseKeyStatus.optional(),
+  limit: queryInt(z.number().int().min(1).max(100)).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+});
+export const ZKeyList = z.object({ keys: z.array(ZMaskedLicenseKey), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ZKeyIdInput = z.strictObject({ storeId: ZId, productId: ZId, keyId: ZId });
+
+export const ZStoredFile = z.object({
+  id: z.string(),
+  productId: z.string().nullable(),
+  name: z.string(),
+  contentType: z.string(),
+  size: z.number().int(),
+  sha256: z.string(),
+  createdAt: ZTimestamp,
+});
+export const ZFileList = z.object({ files: z.array(ZStoredFile) });
+export const ZFileIdInput = z.strictObject({ storeId: ZId, productId: ZId, fileId: ZId });

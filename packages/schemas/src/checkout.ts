@@ -1,0 +1,102 @@
+/** The theme cart, checkout and public order creation. */
+import { z } from 'zod';
+import { ZEmail, ZId, ZTimestamp } from './common.js';
+import { ZOrderStatus } from './orders.js';
+import { ZPaymentMethod } from './stores.js';
+
+/** A cart line: which product and how many. Prices never come from the client. */
+export const ZCartLine = z.strictObject({
+  productId: z.string().min(1).max(64),
+  quantity: z.number().int().min(1).max(10_000),
+});
+export type TCartLine = z.infer<typeof ZCartLine>;
+export const ZCart = z.array(ZCartLine).max(100);
+
+export const ZCartQuery = z.strictObject({
+  storeId: z.string().min(1).max(63),
+  /** The cart as JSON: `[{"productId":"...","quantity":1}]`. */
+  cart: z.string().max(20_000),
+});
+
+export const CART_REMOVAL_REASONS = ['unknown_product', 'unavailable', 'out_of_stock'] as const;
+export const ZCartResult = z.object({
+  storeId: z.string(),
+  currency: z.string(),
+  lines: z.array(
+    z.object({
+      productId: z.string(),
+      name: z.string(),
+      quantity: z.number().int(),
+      unitPrice: z.number(),
+      lineTotal: z.number(),
+      stock: z.number().int().nullable(),
+    }),
+  ),
+  removed: z.array(z.object({ productId: z.string(), reason: z.enum(CART_REMOVAL_REASONS) })),
+  adjusted: z.array(
+    z.object({ productId: z.string(), requested: z.number().int(), quantity: z.number().int(), reason: z.enum(['min_quantity', 'max_quantity', 'stock']) }),
+  ),
+  subtotal: z.number(),
+  itemCount: z.number().int(),
+});
+export type TCartResult = z.infer<typeof ZCartResult>;
+
+const ZCustomFieldAnswers = z.record(z.string().max(50), z.union([z.string().max(2000), z.number(), z.boolean()]));
+
+/** `/api/v1/checkout` and `/api/embed/checkout`. */
+export const ZCheckoutInput = z.strictObject({
+  shopId: z.string().min(1).max(63),
+  cart: ZCart,
+  email: ZEmail.nullable().optional(),
+  coupon: z.string().trim().min(1).max(64).optional(),
+  customFields: ZCustomFieldAnswers.optional(),
+});
+export const ZCheckoutResult = z.object({ url: z.string(), orderId: z.string() });
+
+/** `/api/orders/create`. */
+export const ZCreateOrderInput = z.strictObject({
+  storeId: z.string().min(1).max(63),
+  cart: ZCart,
+  email: ZEmail,
+  coupon: z.string().trim().min(1).max(64).optional(),
+  customFields: ZCustomFieldAnswers.optional(),
+});
+
+export const ZCheckoutOrder = z.object({
+  id: z.string(),
+  orderId: z.string(),
+  storeId: z.string(),
+  status: ZOrderStatus,
+  lines: z.array(z.object({ productId: z.string().nullable(), productName: z.string(), quantity: z.number().int(), unitPrice: z.number() })),
+  subtotal: z.number(),
+  discount: z.number(),
+  price: z.number(),
+  currency: z.string(),
+  email: z.string(),
+  paymentMethod: z.string(),
+  createdAt: ZTimestamp,
+  expiresAt: ZTimestamp,
+});
+export type TCheckoutOrder = z.infer<typeof ZCheckoutOrder>;
+export const ZCreateOrderResult = z.object({ order: ZCheckoutOrder, checkoutToken: z.string() });
+
+export const ZCheckoutEnterInput = z.strictObject({ orderId: ZId, token: z.string().min(20).max(100) });
+export const ZCheckoutSession = z.object({ order: ZCheckoutOrder });
+
+export const ZCheckoutStartInput = z.strictObject({
+  orderId: ZId,
+  token: z.string().min(20).max(100),
+  paymentMethod: ZPaymentMethod,
+  email: ZEmail.optional(),
+  coupon: z.string().trim().min(1).max(64).optional(),
+  customFields: ZCustomFieldAnswers.optional(),
+});
+export const ZCheckoutStartResult = z.object({
+  orderId: z.string(),
+  paymentMethod: ZPaymentMethod,
+  price: z.number(),
+  currency: z.string(),
+  redirectUrl: z.string().optional(),
+  instructions: z.string().optional(),
+});
+export type TCheckoutStartResult = z.infer<typeof ZCheckoutStartResult>;

@@ -1,0 +1,31 @@
+/** Products and stock through the dashboard API, as a seller makes them. */
+import { expect } from 'vitest';
+import { dashboard, type Seller } from './seller.js';
+
+export interface ProductSeed {
+  name?: string;
+  price?: number;
+  status?: 'active' | 'draft' | 'archived';
+  deliveryMethods?: string[];
+  deliveryInstructions?: string;
+  customFields?: Array<{ name: string; type?: string; required?: boolean }>;
+  minQuantity?: number;
+  maxQuantity?: number | null;
+}
+
+export async function createProduct(seller: Seller, storeId: string, seed: ProductSeed = {}): Promise<{ id: string; [key: string]: unknown }> {
+  const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products`, {
+    name: seed.name ?? 'Product',
+    price: seed.price ?? 9.99,
+    deliveryMethods: seed.deliveryMethods ?? ['manualDelivery'],
+    ...seed,
+  });
+  expect(response.status, await response.clone().text()).toBe(201);
+  return response.json();
+}
+
+export async function importKeys(seller: Seller, storeId: string, productId: string, keys: string[]): Promise<{ added: number; duplicates: number }> {
+  const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products/${productId}/license-keys`, { keys });
+  expect(response.status, await response.clone().text()).toBe(200);
+  return response.json();
+}
