@@ -170,24 +170,56 @@ export async function listBuyerOrders(
   const page = await pageOrders(ctx, filter, limit, cursor);
   const lines = await linesOf(ctx.em, page.rows.map((row) => row.id));
   return {
-    orders: page.rows.map((row) => ({
-      id: row.id,
-      orderId: publicOrderNumber(row.number),
-      storeId: row.store_id,
-      status: row.status,
-      productName: row.product_name,
-      price: minorToAmount(Number(row.price_minor), row.currency),
-      currency: row.currency,
-      lines: (lines.get(row.id) ?? []).map((line) => ({
-        productName: line.product_name,
-        quantity: line.quantity,
-        unitPrice: minorToAmount(Number(line.unit_price_minor), row.currency),
-      })),
-      createdAt: iso(row.created_at),
-      completedAt: row.completed_at === null ? null : iso(row.completed_at),
-    })),
+    orders: page.rows.map((row) =>
+      toBuyerOrder(
+        {
+          id: row.id,
+          number: row.number,
+          storeId: row.store_id,
+          status: row.status,
+          productName: row.product_name,
+          priceMinor: Number(row.price_minor),
+          currency: row.currency,
+          createdAt: row.created_at,
+          completedAt: row.completed_at,
+        },
+        lines.get(row.id) ?? [],
+      ),
+    ),
     hasMore: page.hasMore,
     nextCursor: page.nextCursor,
+  };
+}
+
+/** What the buyer's view needs, from a list row or an entity. */
+interface BuyerOrderFields {
+  id: string;
+  number: number | string;
+  storeId: string;
+  status: TOrderStatus;
+  productName: string;
+  priceMinor: number;
+  currency: string;
+  createdAt: Date | string;
+  completedAt: Date | string | null;
+}
+
+function toBuyerOrder(order: BuyerOrderFields, lines: LineRow[]): TBuyerOrder {
+  return {
+    id: order.id,
+    orderId: publicOrderNumber(order.number),
+    storeId: order.storeId,
+    status: order.status,
+    productName: order.productName,
+    price: minorToAmount(order.priceMinor, order.currency),
+    currency: order.currency,
+    lines: lines.map((line) => ({
+      productName: line.product_name,
+      quantity: line.quantity,
+      unitPrice: minorToAmount(Number(line.unit_price_minor), order.currency),
+    })),
+    createdAt: iso(order.createdAt),
+    completedAt: order.completedAt === null ? null : iso(order.completedAt),
   };
 }
 
@@ -218,20 +250,5 @@ export async function getBuyerOrder(ctx: ServiceContext, filter: { storeId: stri
   const order = await findStoreOrder(ctx.em, filter.storeId, ref);
   if (order.customerEmail !== filter.customerEmail) throw new AppError('not_found', 'Order not found.');
   const lines = (await linesOf(ctx.em, [order.id])).get(order.id) ?? [];
-  return {
-    id: order.id,
-    orderId: publicOrderNumber(order.number),
-    storeId: order.store.id,
-    status: order.status,
-    productName: order.productName,
-    price: minorToAmount(order.priceMinor, order.currency),
-    currency: order.currency,
-    lines: lines.map((line) => ({
-      productName: line.product_name,
-      quantity: line.quantity,
-      unitPrice: minorToAmount(Number(line.unit_price_minor), order.currency),
-    })),
-    createdAt: order.createdAt.toISOString(),
-    completedAt: order.completedAt?.toISOString() ?? null,
-  };
+  return toBuyerOrder({ ...order, storeId: order.store.id, completedAt: order.completedAt ?? null }, lines);
 }
