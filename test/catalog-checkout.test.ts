@@ -383,7 +383,7 @@ describe('POST /api/checkout/start', () => {
   it('records the method and answers manual-payment instructions with the amount and reference', async () => {
     const settings = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, { settings: { manualPaymentInstructions: 'IBAN DE00 1234' } });
     expect(settings.status).toBe(200);
-    expect((await settings.json()).settings).toEqual({ paymentMethods: ['manual'], manualPaymentInstructions: 'IBAN DE00 1234' });
+    expect((await settings.json()).settings).toEqual({ paymentMethods: ['manual'], manualPaymentInstructions: 'IBAN DE00 1234', emailOrderAccess: true });
     const { orderId, token } = await pendingOrder();
     const response = await post('/api/checkout/start', { orderId, token, paymentMethod: 'manual', email: 'late@example.test', customFields: { Username: 'trinity', Region: 'US' } });
     expect(response.status).toBe(200);

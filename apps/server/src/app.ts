@@ -8,10 +8,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.js';
 import { installCustomerCors } from './http/customer-cors.js';
 import { docsPlugin } from './http/docs.js';
+import { downloadsPlugin } from './http/downloads.js';
 import { installEmbedCors } from './http/embed-cors.js';
 import { mailboxPlugin } from './http/mailbox.js';
 import { installErrorReplies } from './http/error-reply.js';
 import { opsPlugin } from './http/ops.js';
+import { paymentWebhooksPlugin } from './http/payment-webhooks.js';
 import { restPlugin } from './http/rest.js';
 import { trpcPlugin } from './http/trpc.js';
 import { uploadsPlugin } from './http/uploads.js';
@@ -74,6 +76,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   if (!deps.config.isProduction) await app.register(mailboxPlugin, { deps });
   await app.register(trpcPlugin, { deps, router });
   await app.register(uploadsPlugin, { deps });
+  await app.register(paymentWebhooksPlugin, { deps });
+  await app.register(downloadsPlugin, { deps });
   await app.register(restPlugin, { deps, router });
   return app;
 }

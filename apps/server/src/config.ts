@@ -28,6 +28,7 @@ const ZEnv = z.object({
   TEST_GATEWAY_SECRET: z.string().optional(),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
   STOREFRONT_BASE_DOMAIN: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('.data'),
@@ -61,6 +62,8 @@ export interface Config {
   testGatewaySecret: string | undefined;
   stripeSecretKey: string | undefined;
   stripeWebhookSecret: string | undefined;
+  /** Where the Stripe client sends API calls instead of api.stripe.com (a local fake in tests). */
+  stripeApiBase: string | undefined;
   storefrontBaseDomain: string | undefined;
   logLevel: string;
   dataDir: string;
@@ -130,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     testGatewaySecret: e.TEST_GATEWAY_SECRET,
     stripeSecretKey: e.STRIPE_SECRET_KEY,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
+    stripeApiBase: e.STRIPE_API_BASE?.replace(/\/$/, ''),
     storefrontBaseDomain: e.STOREFRONT_BASE_DOMAIN,
     logLevel: e.LOG_LEVEL,
     dataDir,

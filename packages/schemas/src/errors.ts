@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   order_not_paid: 409,
   order_not_pending: 400,
   nothing_to_deliver: 400,
+  order_not_deliverable: 400,
+  signature_invalid: 400,
   amount_mismatch: 400,
   webhook_disabled: 400,
   webhook_limit_reached: 400,

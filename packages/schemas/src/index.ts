@@ -11,4 +11,5 @@ export * from './identity.js';
 export * from './orders.js';
 export * from './query.js';
 export * from './stores.js';
+export * from './tickets.js';
 export * from './tracking.js';

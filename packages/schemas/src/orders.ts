@@ -77,3 +77,44 @@ export const ZBuyerOrder = z.object({
   completedAt: ZTimestamp.nullable(),
 });
 export type TBuyerOrder = z.infer<typeof ZBuyerOrder>;
+
+/** Buyer-facing order routes: `token` (or the svc_checkout cookie), or `email`, or a staff session. */
+export const ZBuyerOrderAccess = z.strictObject({
+  orderId: z.string().min(1).max(64),
+  token: z.string().min(20).max(100).optional(),
+  email: z.string().max(320).optional(),
+});
+
+export const ZLicenseKeyDelivery = z.object({ productId: z.string().nullable(), productName: z.string(), key: z.string() });
+
+export const ZDeliveryPayload = z.object({
+  orderId: z.string(),
+  status: ZOrderStatus,
+  methods: z.array(z.enum(['licenseKeys', 'downloadFiles', 'manualDelivery', 'deliveryInstructions'])),
+  licenseKeys: z.array(ZLicenseKeyDelivery).optional(),
+  downloadFiles: z.array(z.object({ id: z.string(), name: z.string(), size: z.number().int(), url: z.string() })).optional(),
+  manualDelivery: z.object({ status: z.enum(['pending', 'delivered']), content: z.string() }).optional(),
+  deliveryInstructions: z.array(z.object({ productId: z.string().nullable(), text: z.string() })).optional(),
+  customFields: z.array(ZCustomFieldResponse),
+});
+export type TDeliveryPayload = z.infer<typeof ZDeliveryPayload>;
+
+export const ZOrderKeys = z.object({ orderId: z.string(), status: ZOrderStatus, keys: z.array(ZLicenseKeyDelivery) });
+
+export const ZTryAssignResult = z.object({
+  orderId: z.string(),
+  status: ZOrderStatus,
+  keyCount: z.number().int(),
+  /** Keys the order is still owed. */
+  missingKeys: z.number().int(),
+});
+
+export const ZUpdateOrderBody = z.strictObject({
+  storeId: ZId,
+  orderId: ZOrderRef,
+  note: ZOrderNote.optional(),
+  markDelivered: z.boolean().optional(),
+});
+
+export const ZOrderActionInput = z.strictObject({ storeId: ZId, orderId: ZOrderRef });
+export const ZMarkDeliveredInput = z.strictObject({ storeId: ZId, orderId: ZOrderRef, content: z.string().max(20_000).optional() });

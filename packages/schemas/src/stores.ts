@@ -38,8 +38,8 @@ export const ZOrigin = z
   .max(200)
   .regex(/^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/, 'an origin such as https://shop.example.com');
 
-/** Payment methods a store can offer; gateways join as they are built. */
-export const PAYMENT_METHODS = ['manual'] as const;
+/** Payment methods a store can offer (`test` works only outside production). */
+export const PAYMENT_METHODS = ['manual', 'stripe', 'test'] as const;
 export const ZPaymentMethod = z.enum(PAYMENT_METHODS);
 export type TPaymentMethod = z.infer<typeof ZPaymentMethod>;
 
@@ -47,6 +47,8 @@ export const ZStoreSettings = z.object({
   paymentMethods: z.array(ZPaymentMethod).min(1).max(PAYMENT_METHODS.length),
   /** Shown to buyers who choose manual payment (bank transfer details, etc.). */
   manualPaymentInstructions: z.string().max(5000),
+  /** Whether a buyer may open an order's delivery with its e-mail address alone (besides the token). */
+  emailOrderAccess: z.boolean(),
 });
 export type TStoreSettings = z.infer<typeof ZStoreSettings>;
 
@@ -82,6 +84,7 @@ export const ZUpdateStoreInput = z.strictObject({
     .strictObject({
       paymentMethods: z.array(ZPaymentMethod).min(1).max(PAYMENT_METHODS.length).optional(),
       manualPaymentInstructions: z.string().max(5000).optional(),
+      emailOrderAccess: z.boolean().optional(),
     })
     .optional(),
 });

@@ -10,7 +10,9 @@ import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from '../mo
 import { PasswordResetSchema, SessionSchema, UserSchema } from '../modules/identity/identity.entities.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
 import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
+import { PaymentSchema } from '../modules/payments/payments.entities.js';
 import { StoreMemberSchema, StoreSchema } from '../modules/stores/stores.entities.js';
+import { TicketMessageSchema, TicketSchema } from '../modules/tickets/tickets.entities.js';
 
 export const ENTITIES = [
   UserSchema,
@@ -33,4 +35,7 @@ export const ENTITIES = [
   BlacklistEntrySchema,
   FeedbackSchema,
   TrackEventSchema,
+  PaymentSchema,
+  TicketSchema,
+  TicketMessageSchema,
 ];

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { isAnyStoreOrigin, ownOrigin } from '../modules/stores/origins.js';
 
-const PREFIXES = ['/api/customer/', '/api/v1/customer-dashboard/'];
+const PREFIXES = ['/api/customer/', '/api/v1/customer-dashboard/', '/api/tickets'];
 
 export function installCustomerCors(app: FastifyInstance, deps: AppDeps): void {
   const self = ownOrigin(deps.config);

@@ -19,11 +19,18 @@ export const REDACT_PATHS = [
   '*.checkoutToken',
 ];
 
+/** Query parameters that carry credentials (checkout tokens, signed links, buyer e-mails). */
+const SECRET_QUERY = /([?&](?:token|sig|email|code)=)[^&#]*/gi;
+
+export function redactUrl(url: string | undefined): string | undefined {
+  return url?.replace(SECRET_QUERY, '$1[redacted]');
+}
+
 /** Requests are logged with their headers (after redaction) so a failed call can be traced. */
 const serializers = {
   req: (req: { method?: string; url?: string; ip?: string; headers?: Record<string, unknown> }) => ({
     method: req.method,
-    url: req.url,
+    url: redactUrl(req.url),
     remoteAddress: req.ip,
     headers: req.headers,
   }),

@@ -6,9 +6,11 @@ import { checkoutRouter } from '../modules/checkout/checkout.router.js';
 import { couponsRouter } from '../modules/coupons/coupons.router.js';
 import { customerDashboardRouter, customersRouter } from '../modules/customers/customers.router.js';
 import { feedbackRouter } from '../modules/feedback/feedback.router.js';
+import { fulfilmentRouter } from '../modules/fulfilment/fulfilment.router.js';
 import { identityRouter } from '../modules/identity/identity.router.js';
 import { ordersRouter } from '../modules/orders/orders.router.js';
 import { storesRouter } from '../modules/stores/stores.router.js';
+import { ticketsRouter } from '../modules/tickets/tickets.router.js';
 import { trackingRouter } from '../modules/tracking/tracking.router.js';
 import { router } from './procedures.js';
 import { pinInputCoercion } from './strict-input.js';
@@ -26,6 +28,8 @@ export const appRouter = router({
   blacklist: blacklistRouter,
   feedback: feedbackRouter,
   tracking: trackingRouter,
+  fulfilment: fulfilmentRouter,
+  tickets: ticketsRouter,
 });
 
 pinInputCoercion(appRouter);

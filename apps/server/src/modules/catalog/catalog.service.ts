@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
 import { recordEvent } from '../events/events.service.js';
+import { fillWaitingOrders } from '../fulfilment/fulfilment.service.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { toPublicStore } from '../stores/stores.service.js';
 import { LicenseKeySchema, ProductSchema, type Product } from './catalog.entities.js';
@@ -200,6 +201,8 @@ export async function importKeys(ctx: ServiceContext, input: { storeId: string; 
     );
     added += inserted.length;
   }
+  // A restock serves the orders that waited for these keys, oldest payment first.
+  if (added > 0) await fillWaitingOrders(ctx.em.fork(), product.id, now);
   return { added, duplicates: values.length - added };
 }
 

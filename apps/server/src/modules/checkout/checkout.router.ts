@@ -17,12 +17,11 @@ import { buyerCountry } from '../../lib/geo.js';
 import type { Context } from '../../trpc/context.js';
 import { publicProcedure, router } from '../../trpc/procedures.js';
 import { hydrateCart } from './cart.service.js';
-import { checkoutSummary, checkoutUrl, createOrder, orderForToken, startCheckout, type BuyerContext } from './checkout.service.js';
+import { CHECKOUT_COOKIE, checkoutSummary, checkoutUrl, createOrder, orderForToken, startCheckout, type BuyerContext } from './checkout.service.js';
 
 const theme = ['theme'];
 const buyerTags = ['buyer'];
 const MINUTE = 60_000;
-export const CHECKOUT_COOKIE = 'svc_checkout';
 
 function buyerOf(ctx: Context): BuyerContext {
   const userAgent = ctx.req.headers['user-agent'];

@@ -26,6 +26,9 @@ import type { Store } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
 import { normaliseCart, type NormalisedLine } from './cart.service.js';
 
+/** Holds `<orderId>.<token>` after POST /api/checkout/enter, so the buyer can come back for the goods. */
+export const CHECKOUT_COOKIE = 'svc_checkout';
+
 export interface BuyerContext {
   ip: string;
   userAgent: string | undefined;
@@ -251,6 +254,8 @@ export async function expirePendingOrders(em: EntityManager, now: Date, lifetime
  * gateway says where to go or what to do. The order row is locked while it changes.
  */
 export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof ZCheckoutStartInput>, buyer: BuyerContext): Promise<TCheckoutStartResult> {
+  const gateway = GATEWAYS[input.paymentMethod];
+  if (!gateway) throw invalidField('paymentMethod', 'This payment method is not available.');
   const { order, store } = await ctx.em.transactional(async (em) => {
     const opened = await orderForToken(em, input.orderId, input.token);
     const order = await em.findOneOrFail(OrderSchema, { id: opened.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -287,7 +292,7 @@ export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof Z
     order.updatedAt = now;
     return { order, store };
   });
-  const next = await GATEWAYS[input.paymentMethod].start(order, store);
+  const next = await gateway.start(order, store, { config: ctx.deps.config, log: ctx.deps.log, now: ctx.clock.now() });
   return {
     orderId: order.id,
     paymentMethod: input.paymentMethod,

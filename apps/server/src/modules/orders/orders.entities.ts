@@ -34,6 +34,12 @@ export const OrderSchema = defineEntity({
     checkoutTokenHash: p.string().length(64).nullable(),
     /** Keys assigned to this order; kept in the same transaction as each assignment. */
     keyCount: p.integer().default(0),
+    /** Why a payment notification did not settle (amount or currency mismatch), for the seller to see. */
+    paymentFlag: p.string().length(40).nullable(),
+    /** What the seller delivered by hand (shown to the buyer once marked delivered). */
+    manualDeliveryContent: p.text().default(''),
+    paymentProofFileId: p.string().length(32).nullable(),
+    refundedAt: p.datetime().nullable(),
     paidAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     deliveredAt: p.datetime().nullable(),

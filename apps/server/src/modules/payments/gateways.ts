@@ -4,20 +4,30 @@
  * notifications and the other gateways join with the payments capability.
  */
 import type { TPaymentMethod } from '@svc/schemas';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../lib/logger.js';
+import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/orders.service.js';
 import type { Store } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
+import { stripeGateway } from './stripe-gateway.js';
 
 export interface PaymentStart {
   redirectUrl?: string;
   instructions?: string;
 }
 
+export interface GatewayContext {
+  config: Config;
+  log: Logger;
+  now: Date;
+}
+
 export interface Gateway {
   method: TPaymentMethod;
-  start(order: Order, store: Store): Promise<PaymentStart>;
+  start(order: Order, store: Store, ctx: GatewayContext): Promise<PaymentStart>;
 }
 
 /** The buyer pays as the seller instructs and the seller marks the order paid. */
@@ -35,6 +45,21 @@ export const manualGateway: Gateway = {
   },
 };
 
-export const GATEWAYS: Record<TPaymentMethod, Gateway> = {
+/** Outside production: pay by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts). */
+export const testGateway: Gateway = {
+  method: 'test',
+  async start(order, _store, { config }) {
+    if (config.isProduction || !config.testGatewaySecret) {
+      throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'paymentMethod', message: 'The test gateway is not available here.' }] });
+    }
+    return {
+      instructions: `Test payment: POST a payment.succeeded notification for order ${order.id} of ${minorToAmount(order.priceMinor, order.currency)} ${order.currency} to ${config.publicUrl}/api/payments/test/webhook, signed with TEST_GATEWAY_SECRET.`,
+    };
+  },
+};
+
+export const GATEWAYS: Partial<Record<TPaymentMethod, Gateway>> = {
   manual: manualGateway,
+  test: testGateway,
+  stripe: stripeGateway,
 };

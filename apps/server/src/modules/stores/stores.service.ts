@@ -27,7 +27,7 @@ export function toPublicStore(store: Store): TStorePublic {
   };
 }
 
-const DEFAULT_SETTINGS: TStoreSettings = { paymentMethods: ['manual'], manualPaymentInstructions: '' };
+const DEFAULT_SETTINGS: TStoreSettings = { paymentMethods: ['manual'], manualPaymentInstructions: '', emailOrderAccess: true };
 
 /** The store's settings with defaults for what was never set. */
 export function storeSettings(store: Store): TStoreSettings {

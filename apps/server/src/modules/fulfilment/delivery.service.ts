@@ -1,0 +1,141 @@
+/**
+ * What the buyer receives, and who may see it. Access, in order: the checkout token (query
+ * or the svc_checkout cookie), the buyer's e-mail (a store setting can turn that off), a
+ * staff session with viewOrders. None given: 401; given but wrong: 403; unknown order:
+ * 404; not paid: 409. A refunded order shows nothing more.
+ */
+import type { TDeliveryMethod, TDeliveryPayload } from '@svc/schemas';
+import { readCookie } from '../../lib/cookies.js';
+import { deriveKey, hmacHex, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
+import type { Context } from '../../trpc/context.js';
+import { authenticateSession, requireMember } from '../../trpc/guards.js';
+import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/catalog.entities.js';
+import { decryptLicenseKey } from '../catalog/catalog.service.js';
+import { CHECKOUT_COOKIE } from '../checkout/checkout.service.js';
+import { SESSION_COOKIE } from '../identity/sessions.js';
+import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
+import { StoreSchema } from '../stores/stores.entities.js';
+import { storeSettings } from '../stores/stores.service.js';
+import { FULFILLED_STATUSES, tryAssignKeys } from './fulfilment.service.js';
+
+const FILE_LINK_TTL_SECONDS = 3600;
+
+export interface AccessQuery {
+  orderId: string;
+  token?: string | undefined;
+  email?: string | undefined;
+}
+
+/** The order, if this request may see what it delivers (see the module comment). */
+export async function buyerOrderAccess(ctx: Context, query: AccessQuery, type: 'query' | 'mutation' = 'query'): Promise<Order> {
+  const order = await ctx.em.findOne(OrderSchema, { id: query.orderId });
+  if (!order) throw new AppError('not_found', 'Order not found.');
+  const [cookieOrder, cookieToken] = (readCookie(ctx.req, CHECKOUT_COOKIE) ?? '').split('.');
+  const token = query.token ?? (cookieOrder === order.id ? cookieToken : undefined);
+  let granted = false;
+  let offered = false;
+  if (token) {
+    offered = true;
+    granted = !!order.checkoutTokenHash && safeEqual(order.checkoutTokenHash, sha256Hex(token));
+  }
+  if (!granted && query.email) {
+    offered = true;
+    const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
+    granted = storeSettings(store).emailOrderAccess && order.customerEmail !== '' && safeEqual(order.customerEmail, query.email.trim().toLowerCase());
+  }
+  if (!granted && readCookie(ctx.req, SESSION_COOKIE) && !ctx.req.headers.authorization) {
+    offered = true;
+    const { user } = await authenticateSession(ctx, type);
+    await requireMember(ctx, user.id, order.store.id, 'viewOrders');
+    granted = true;
+  }
+  if (!offered) throw new AppError('unauthorized', 'Open the order with its link, its e-mail address or a staff session.');
+  if (!granted) throw new AppError('store_forbidden', 'These credentials do not open this order.');
+  if (!FULFILLED_STATUSES.includes(order.status) && order.status !== 'refunded') {
+    throw new AppError('order_not_paid', 'This order has not been paid.');
+  }
+  return order;
+}
+
+function fileLinkKey(ctx: Context): Buffer {
+  return deriveKey(ctx.deps.config.encryptionKey, 'file-link');
+}
+
+export function signFileLink(ctx: Context, orderId: string, fileId: string, expires: number): string {
+  return hmacHex(fileLinkKey(ctx), `${orderId}.${fileId}.${expires}`);
+}
+
+async function deliveredKeys(ctx: Context, order: Order) {
+  const keys = await ctx.em.find(LicenseKeySchema, { order: order.id, status: 'assigned' }, { orderBy: { assignedAt: 'asc', id: 'asc' } });
+  if (keys.length === 0) return [];
+  const lines = await ctx.em.find(OrderLineSchema, { order: order.id });
+  return keys.map((key) => {
+    const line = lines.find((l) => l.id === key.orderLineId);
+    return { productId: line?.productId ?? null, productName: line?.productName ?? '', key: decryptLicenseKey(ctx.deps.config, key.valueEnc) };
+  });
+}
+
+export async function deliveryPayload(ctx: Context, order: Order): Promise<TDeliveryPayload> {
+  const payload: TDeliveryPayload = { orderId: order.id, status: order.status, methods: [], customFields: order.customFieldResponses };
+  if (order.status === 'refunded') return payload;
+  const lines = await ctx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
+  const productIds = lines.map((l) => l.productId).filter((id): id is string => !!id);
+  const products = productIds.length ? await ctx.em.find(ProductSchema, { id: { $in: productIds } }) : [];
+  const methods = new Set<TDeliveryMethod>(products.flatMap((p) => p.deliveryMethods));
+  payload.methods = [...methods];
+  if (methods.has('licenseKeys')) payload.licenseKeys = await deliveredKeys(ctx, order);
+  if (methods.has('downloadFiles')) {
+    const files = await ctx.em.find(StoredFileSchema, { product: { $in: productIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    const expires = Math.floor(ctx.clock.now().getTime() / 1000) + FILE_LINK_TTL_SECONDS;
+    payload.downloadFiles = files.map((file) => ({
+      id: file.id,
+      name: file.name,
+      size: file.size,
+      url: `${ctx.deps.config.publicUrl}/api/orders/${order.id}/files/${file.id}?expires=${expires}&sig=${signFileLink(ctx, order.id, file.id, expires)}`,
+    }));
+  }
+  if (methods.has('manualDelivery')) {
+    payload.manualDelivery = order.deliveredAt
+      ? { status: 'delivered', content: order.manualDeliveryContent }
+      : { status: 'pending', content: '' };
+  }
+  if (methods.has('deliveryInstructions')) {
+    payload.deliveryInstructions = products
+      .filter((p) => p.deliveryMethods.includes('deliveryInstructions') && p.deliveryInstructions.trim() !== '')
+      .map((p) => ({ productId: p.id, text: p.deliveryInstructions }));
+  }
+  return payload;
+}
+
+export async function orderKeys(ctx: Context, order: Order) {
+  return { orderId: order.id, status: order.status, keys: order.status === 'refunded' ? [] : await deliveredKeys(ctx, order) };
+}
+
+export async function tryAssignForBuyer(ctx: Context, order: Order) {
+  if (order.status === 'refunded') throw new AppError('order_not_paid', 'This order was refunded.');
+  const updated = await tryAssignKeys(ctx.em.fork(), order.id, ctx.clock.now());
+  const owed: Array<{ missing: string }> = await ctx.em.execute(
+    `select coalesce(sum(greatest(l.quantity - coalesce(k.n, 0), 0)), 0) as missing
+     from order_line l join product p on p.id = l.product_id and 'licenseKeys' = any(p.delivery_methods)
+     left join (select order_line_id, count(*) as n from license_key where order_id = ? and status = 'assigned' group by order_line_id) k on k.order_line_id = l.id
+     where l.order_id = ?`,
+    [order.id, order.id],
+  );
+  return { orderId: updated.id, status: updated.status, keyCount: updated.keyCount, missingKeys: Number(owed[0]?.missing ?? 0) };
+}
+
+/** A signed, unexpired link to one of the order's files, for an order that still delivers. */
+export async function fileForLink(ctx: Context, params: { orderId: string; fileId: string; expires: number; sig: string }) {
+  const now = Math.floor(ctx.clock.now().getTime() / 1000);
+  if (!Number.isInteger(params.expires) || params.expires < now) throw new AppError('store_forbidden', 'This download link has expired; open the order again for a new one.');
+  if (!safeEqual(params.sig, signFileLink(ctx, params.orderId, params.fileId, params.expires))) {
+    throw new AppError('store_forbidden', 'This download link is not valid.');
+  }
+  const order = await ctx.em.findOne(OrderSchema, { id: params.orderId });
+  if (!order || !FULFILLED_STATUSES.includes(order.status)) throw new AppError('not_found', 'File not found.');
+  const file = await ctx.em.findOne(StoredFileSchema, { id: params.fileId });
+  const lines = await ctx.em.find(OrderLineSchema, { order: order.id });
+  if (!file || !file.product || !lines.some((l) => l.productId === file.product!.id)) throw new AppError('not_found', 'File not found.');
+  return file;
+}

@@ -1,0 +1,66 @@
+/**
+ * What sellers do to an order, shared by the merchant API and the dashboard: the note,
+ * mark delivered, settle a manual payment, refund, cancel. Each returns the order detail.
+ */
+import type { TOrderDetail } from '@svc/schemas';
+import { AppError, invalidField } from '../../lib/errors.js';
+import type { ServiceContext } from '../../trpc/service-context.js';
+import { findStoreOrder, toOrderDetail } from '../orders/orders.service.js';
+import { cancelOrder, lockOrder, markDelivered, refundOrder, settleOrder } from './fulfilment.service.js';
+
+/**
+ * PATCH an order: `note` sets the seller note; `markDelivered: true` marks it delivered
+ * (400 on a pending order or one with nothing to deliver); `markDelivered: false` is a
+ * no-op the API refuses with 400; a body with neither is 400.
+ */
+export async function updateOrder(
+  ctx: ServiceContext,
+  input: { storeId: string; orderId: string; note?: string | undefined; markDelivered?: boolean | undefined },
+): Promise<TOrderDetail> {
+  if (input.markDelivered === false) throw invalidField('markDelivered', 'Only true is meaningful; false changes nothing.');
+  if (input.note === undefined && input.markDelivered === undefined) throw invalidField('', 'Send note or markDelivered.');
+  const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  return ctx.em.transactional(async (em) => {
+    const order = await lockOrder(em, id);
+    const now = ctx.clock.now();
+    if (input.markDelivered) await markDelivered(em, order, now);
+    if (input.note !== undefined) {
+      order.note = input.note;
+      order.updatedAt = now;
+    }
+    return toOrderDetail(order);
+  });
+}
+
+export async function markOrderDelivered(ctx: ServiceContext, input: { storeId: string; orderId: string; content?: string | undefined }): Promise<TOrderDetail> {
+  const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  return ctx.em.transactional(async (em) => {
+    const order = await lockOrder(em, id);
+    await markDelivered(em, order, ctx.clock.now(), input.content);
+    return toOrderDetail(order);
+  });
+}
+
+/** The seller confirms a manual payment: the order settles for its full price. */
+export async function markOrderPaid(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
+  const order = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  if (order.status !== 'pending') throw new AppError('order_not_pending', `This order is ${order.status}, not awaiting payment.`);
+  const outcome = await settleOrder(
+    ctx.em.fork(),
+    order.id,
+    { gateway: 'manual', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
+    ctx.clock.now(),
+  );
+  if (outcome !== 'settled') throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
+  return toOrderDetail(await findStoreOrder(ctx.em.fork(), input.storeId, order.id));
+}
+
+export async function refundStoreOrder(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
+  const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  return toOrderDetail(await refundOrder(ctx.em.fork(), id, ctx.clock.now()));
+}
+
+export async function cancelStoreOrder(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
+  const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  return toOrderDetail(await cancelOrder(ctx.em.fork(), id, ctx.clock.now()));
+}

@@ -1,0 +1,50 @@
+/**
+ * Inbound gateway notifications: verified on the raw bytes before anything is parsed,
+ * handled once per (gateway, provider event id) in the same transaction as their effect,
+ * and settling only the stored amount in the stored currency.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { FULFILLED_STATUSES, refundOrder, settleOrder, type SettleOutcome } from '../fulfilment/fulfilment.service.js';
+import { OrderSchema } from '../orders/orders.entities.js';
+
+export interface PaymentNotification {
+  /** The provider's id of this notification; a repeat of it changes nothing. */
+  eventId: string;
+  kind: 'paid' | 'refunded' | 'failed';
+  orderId: string;
+  amountMinor: number;
+  currency: string;
+  providerRef: string | null;
+}
+
+export type NotificationOutcome = SettleOutcome | 'duplicate' | 'unknown_order' | 'refunded' | 'not_refundable' | 'recorded';
+
+export async function handleNotification(em: EntityManager, gateway: string, notification: PaymentNotification, now: Date): Promise<NotificationOutcome> {
+  return em.transactional(async (tx) => {
+    const fresh: unknown[] = await tx.execute(
+      `insert into payment_notification (gateway, event_id, order_id, kind, outcome, received_at)
+       values (?, ?, ?, ?, 'received', ?) on conflict (gateway, event_id) do nothing returning event_id`,
+      [gateway, notification.eventId, notification.orderId, notification.kind, now],
+    );
+    if (fresh.length === 0) return 'duplicate';
+    let outcome: NotificationOutcome;
+    if (!(await tx.count(OrderSchema, { id: notification.orderId }))) {
+      outcome = 'unknown_order';
+    } else if (notification.kind === 'paid') {
+      outcome = await settleOrder(tx, notification.orderId, { gateway, ...notification }, now);
+    } else if (notification.kind === 'refunded') {
+      // A refund of an order we never settled is recorded, not retried forever by the gateway.
+      const status = (await tx.findOneOrFail(OrderSchema, { id: notification.orderId })).status;
+      if (FULFILLED_STATUSES.includes(status) || status === 'refunded') {
+        await refundOrder(tx, notification.orderId, now);
+        outcome = 'refunded';
+      } else {
+        outcome = 'not_refundable';
+      }
+    } else {
+      outcome = 'recorded';
+    }
+    await tx.execute('update payment_notification set outcome = ? where gateway = ? and event_id = ?', [outcome, gateway, notification.eventId]);
+    return outcome;
+  });
+}

@@ -1,0 +1,174 @@
+/**
+ * The `stripe` gateway: Stripe Checkout. Starting a payment creates a Checkout Session for
+ * the order's stored amount and sends the buyer to Stripe's page; Stripe's webhook events
+ * (verified on the raw bytes with STRIPE_WEBHOOK_SECRET) become PaymentNotifications.
+ *
+ *   checkout.session.completed (payment_status paid), checkout.session.async_payment_succeeded -> paid
+ *   checkout.session.async_payment_failed                                                     -> failed
+ *   charge.refunded (refunded: true, i.e. in full)                                             -> refunded
+ *   anything else                                                                              -> null (ignored)
+ *
+ * STRIPE_API_BASE points the client at another host (a local fake in tests).
+ */
+import { createHash } from 'node:crypto';
+import Stripe from 'stripe';
+import type { Config } from '../../config.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { looksLikeId } from '../../lib/ids.js';
+import { publicOrderNumber } from '../orders/orders.service.js';
+import type { Gateway } from './gateways.js';
+import type { PaymentNotification } from './notifications.js';
+
+export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
+/** Seconds a signed event stays acceptable (Stripe's default, and ours for the test gateway). */
+const TOLERANCE_SECONDS = 300;
+
+const clients = new Map<string, Stripe>();
+
+/** `host`/`port`/`protocol` for the stripe package from STRIPE_API_BASE (only its origin is used). */
+export function stripeApiAddress(base: string | undefined): { host?: string; port?: number; protocol?: 'http' | 'https' } {
+  if (!base) return {};
+  const url = new URL(base);
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
+}
+
+function stripeClient(secretKey: string, apiBase: string | undefined): Stripe {
+  const cacheKey = `${apiBase ?? ''} ${secretKey}`;
+  let client = clients.get(cacheKey);
+  if (!client) {
+    client = new Stripe(secretKey, { ...stripeApiAddress(apiBase), maxNetworkRetries: 1, timeout: 15_000, telemetry: false });
+    clients.set(cacheKey, client);
+  }
+  return client;
+}
+
+
+/**
+ * The same order, amount and request reuse the session Stripe already made (Stripe keeps a key
+ * for 24 hours). A changed amount (a coupon) or buyer e-mail is a different request and gets a
+ * new session, instead of the idempotency error Stripe answers a reused key with other params.
+ */
+function idempotencyKey(orderId: string, amountMinor: number, currency: string, params: unknown): string {
+  const digest = createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 24);
+  return `svc-checkout-${orderId}-${amountMinor}-${currency}-${digest}`;
+}
+
+export const stripeGateway: Gateway = {
+  method: 'stripe',
+  async start(order, store, { config, log, now }) {
+    if (!config.stripeSecretKey) throw invalidField('paymentMethod', 'Stripe is not configured.');
+    const orderUrl = `${config.publicUrl}/checkout/${encodeURIComponent(order.id)}`;
+    const metadata = { orderId: order.id };
+    const params: Stripe.Checkout.SessionCreateParams = {
+      mode: 'payment',
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: order.currency.toLowerCase(),
+            unit_amount: order.priceMinor,
+            product_data: { name: `${publicOrderNumber(order.number)} · ${store.name}`.slice(0, 250) },
+          },
+        },
+      ],
+      customer_email: order.customerEmail,
+      client_reference_id: order.id,
+      metadata,
+      // Copied onto the PaymentIntent's charges, so `charge.refunded` names the order too.
+      payment_intent_data: { metadata },
+      // The session closes with the order (Stripe takes 30 minutes to 24 hours from now), so a
+      // buyer cannot pay an order that has already expired.
+      expires_at: Math.floor(
+        Math.min(Math.max(order.createdAt.getTime() + config.checkoutLifetimeMs, now.getTime() + 31 * 60_000), now.getTime() + 23 * 3600_000) / 1000,
+      ),
+      success_url: `${orderUrl}?stripe=success&session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${orderUrl}?stripe=cancelled`,
+    };
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await stripeClient(config.stripeSecretKey, config.stripeApiBase).checkout.sessions.create(params, {
+        idempotencyKey: idempotencyKey(order.id, order.priceMinor, order.currency, params),
+      });
+    } catch (error) {
+      const e = error as { type?: unknown; code?: unknown; statusCode?: unknown; requestId?: unknown; message?: unknown };
+      log.error({ err: { type: e.type, code: e.code, statusCode: e.statusCode, requestId: e.requestId, message: e.message }, orderId: order.id }, 'stripe checkout session failed');
+      throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
+    }
+    if (!session.url) {
+      log.error({ orderId: order.id, sessionId: session.id }, 'stripe checkout session has no url');
+      throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
+    }
+    return { redirectUrl: session.url };
+  },
+};
+
+const refuse = (why: string) => new AppError('signature_invalid', `Notification refused: ${why}.`);
+
+/** metadata.orderId when it can be one of ours; anything else (another integration on the account) is not our business. */
+const ourOrderId = (metadata: Record<string, string> | null | undefined): string | null => {
+  const orderId = metadata?.orderId;
+  return typeof orderId === 'string' && looksLikeId(orderId) ? orderId : null;
+};
+
+const idOf = (value: string | { id: string } | null | undefined): string | null => (typeof value === 'string' ? value : (value?.id ?? null));
+
+/**
+ * A Stripe webhook event as a PaymentNotification, or null for an event that is not about
+ * one of our orders' payments (the route answers 200 `ignored`). `raw` is the body exactly
+ * as received: the signature covers those bytes, and nothing parses them before it verifies.
+ */
+export function verifyStripeNotification(config: Config, raw: Buffer, header: string | undefined, now: Date): PaymentNotification | null {
+  if (!config.stripeWebhookSecret) throw new AppError('not_found', 'The Stripe gateway is not configured.');
+  if (!header) throw refuse('no signature header');
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(raw, header, config.stripeWebhookSecret, TOLERANCE_SECONDS, undefined, now.getTime());
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw refuse('signature does not verify');
+    throw new AppError('validation_failed', 'The notification body is not valid.');
+  }
+  // Stripe checks only the age; a timestamp from the future is refused as the test gateway does.
+  const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(header)?.[1]);
+  if (!Number.isFinite(signedAt) || signedAt - now.getTime() / 1000 > TOLERANCE_SECONDS) throw refuse('timestamp outside the tolerance');
+  if (!event || typeof event.id !== 'string' || event.id.length === 0 || event.id.length > 200 || typeof event.type !== 'string' || typeof event.data?.object !== 'object' || event.data.object === null) {
+    throw new AppError('validation_failed', 'The notification body is not valid.');
+  }
+
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+    case 'checkout.session.async_payment_failed': {
+      const session = event.data.object;
+      const failed = event.type === 'checkout.session.async_payment_failed';
+      // `completed` with payment_status `unpaid` is an async payment still on its way.
+      if (!failed && session.payment_status !== 'paid') return null;
+      const orderId = ourOrderId(session.metadata);
+      if (!orderId || typeof session.amount_total !== 'number' || !session.currency) return null;
+      return {
+        eventId: event.id,
+        kind: failed ? 'failed' : 'paid',
+        orderId,
+        amountMinor: session.amount_total,
+        currency: session.currency.toUpperCase(),
+        providerRef: idOf(session.payment_intent) ?? session.id,
+      };
+    }
+    case 'charge.refunded': {
+      const charge = event.data.object;
+      const orderId = ourOrderId(charge.metadata);
+      // A partial refund leaves the order as it is; the seller decides what it means.
+      if (!charge.refunded || !orderId) return null;
+      return {
+        eventId: event.id,
+        kind: 'refunded',
+        orderId,
+        amountMinor: charge.amount_refunded,
+        currency: charge.currency.toUpperCase(),
+        providerRef: idOf(charge.payment_intent) ?? charge.id,
+      };
+    }
+    default:
+      return null;
+  }
+}

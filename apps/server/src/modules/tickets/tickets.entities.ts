@@ -1,0 +1,38 @@
+/** Support tickets about one order, and their messages (buyer or staff), oldest first. */
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { TICKET_AUTHORS, TICKET_STATUSES } from '@svc/schemas';
+import { UserSchema } from '../identity/identity.entities.js';
+import { OrderSchema } from '../orders/orders.entities.js';
+import { StoreSchema } from '../stores/stores.entities.js';
+
+export const TicketSchema = defineEntity({
+  name: 'Ticket',
+  tableName: 'ticket',
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    store: p.manyToOne(StoreSchema).ref(),
+    order: p.manyToOne(OrderSchema).ref(),
+    subject: p.string().length(200),
+    /** `open` waits for staff, `answered` for the buyer; either side's message moves it. */
+    status: p.enum([...TICKET_STATUSES]).default('open'),
+    createdAt: p.datetime(),
+    /** The last activity (message or status change): the dashboard list's order. */
+    updatedAt: p.datetime(),
+  }),
+});
+export type Ticket = InferEntity<typeof TicketSchema>;
+
+export const TicketMessageSchema = defineEntity({
+  name: 'TicketMessage',
+  tableName: 'ticket_message',
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    ticket: p.manyToOne(TicketSchema).ref().deleteRule('cascade'),
+    author: p.enum([...TICKET_AUTHORS]),
+    /** Which staff member answered; kept for the store, never shown. */
+    staffUser: p.manyToOne(UserSchema).ref().nullable(),
+    body: p.text(),
+    createdAt: p.datetime(),
+  }),
+});
+export type TicketMessage = InferEntity<typeof TicketMessageSchema>;

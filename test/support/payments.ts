@@ -1,0 +1,31 @@
+/** Paying orders through the `test` gateway, exactly as a gateway would notify the server. */
+import { createHmac, randomBytes } from 'node:crypto';
+
+export const TEST_GATEWAY_SECRET = 'test-gateway-secret-for-tests';
+
+export interface TestNotification {
+  id?: string;
+  type?: 'payment.succeeded' | 'payment.refunded' | 'payment.failed';
+  orderId: string;
+  amount: number;
+  currency?: string;
+}
+
+export function signedNotification(n: TestNotification, opts: { secret?: string; timestamp?: number } = {}) {
+  const body = JSON.stringify({ id: n.id ?? `tevt_${randomBytes(8).toString('hex')}`, type: n.type ?? 'payment.succeeded', orderId: n.orderId, amount: n.amount, currency: n.currency ?? 'USD' });
+  const t = opts.timestamp ?? Math.floor(Date.now() / 1000);
+  const v1 = createHmac('sha256', opts.secret ?? TEST_GATEWAY_SECRET).update(`${t}.${body}`).digest('hex');
+  return { body, signature: `t=${t},v1=${v1}` };
+}
+
+export function notify(baseUrl: string, signed: { body: string; signature: string }) {
+  return fetch(`${baseUrl}/api/payments/test/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-test-signature': signed.signature },
+    body: signed.body,
+  });
+}
+
+export async function pay(baseUrl: string, n: TestNotification) {
+  return notify(baseUrl, signedNotification(n));
+}
