@@ -1,0 +1,130 @@
+/**
+ * The service under test, run the way an operator runs it: the built
+ * `apps/server/dist/main.js serve` as its own process, on a free loopback port, against a
+ * fresh database it migrates itself, with a seller, stores and an API key made through the
+ * real HTTP API.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createClient } from 'redis';
+import { onCleanup } from './cleanup.mjs';
+import { expectStatus, request } from './http.mjs';
+import { spawnNode } from './proc.mjs';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SERVER_DIST = path.join(REPO_ROOT, 'apps/server/dist');
+export const SERVER_ENTRY = path.join(SERVER_DIST, 'main.js');
+export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Refuses to run against a missing build: the bench measures dist, it never builds. */
+export function assertBuilt() {
+  for (const file of [SERVER_ENTRY, path.join(SERVER_DIST, 'lib/cursor.js')]) {
+    if (!existsSync(file)) throw new Error(`${path.relative(REPO_ROOT, file)} is missing: build the server first (npm run build); the bench does not build`);
+  }
+}
+
+/** A module of the built server (plain ESM), e.g. `lib/cursor.js`. */
+export function importDist(relative) {
+  return import(pathToFileURL(path.join(SERVER_DIST, relative)).href);
+}
+
+/** A temp directory removed at cleanup. */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  onCleanup(`remove ${dir}`, () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A random 127.x.y.z (never 127.0.0.1) for this run's set-up requests. */
+export function randomLoopback() {
+  const [a, b, c] = randomBytes(3);
+  return `127.${a}.${b}.${Math.max(2, c % 254)}`;
+}
+
+/** Node flags for the service process, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
+/** Starts `svc serve`; resolves once it logs `svc listening ...` with its port. */
+export async function startService({ databaseUrl, encryptionKey, env = {}, dataDir = tempDir('svc-bench-data-'), nodeArgs = SERVER_NODE_ARGS }) {
+  const logFile = path.join(dataDir, 'server.log');
+  const service = await spawnNode({
+    label: 'svc serve',
+    script: SERVER_ENTRY,
+    args: ['serve'],
+    nodeArgs,
+    cwd: REPO_ROOT,
+    logFile,
+    env: {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      APP_ENCRYPTION_KEY: encryptionKey.toString('base64'),
+      DATA_DIR: dataDir,
+      // Lifts the per-key budget (300/min) so the load is not just 429s; the limiter still runs.
+      MERCHANT_RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...env,
+    },
+    isReady: (line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening') && typeof line.port === 'number',
+  });
+  return { ...service, dataDir };
+}
+
+/**
+ * Registers a seller, creates `stores` stores and one API key with `scopes` over all of
+ * them, through the real routes. Returns what the load needs.
+ */
+export async function provisionMerchant(baseUrl, { stores = 1, scopes = ['order:read'], sourceAddress = randomLoopback() } = {}) {
+  const tag = randomBytes(4).toString('hex');
+  const email = `bench-${tag}@example.test`;
+  const password = `pw-${randomBytes(12).toString('hex')}`;
+  const registered = await expectStatus(
+    request(`${baseUrl}/api/auth/register`, { method: 'POST', body: { email, password }, localAddress: sourceAddress }),
+    201,
+    'POST /api/auth/register',
+  );
+  const setCookie = [].concat(registered.headers['set-cookie'] ?? []).find((value) => value.startsWith('svc_session='));
+  if (!setCookie) throw new Error('register answered without a svc_session cookie');
+  const session = { cookie: setCookie.split(';')[0], 'x-csrf-token': registered.json.csrfToken };
+  const storeIds = [];
+  for (let i = 0; i < stores; i++) {
+    const created = await expectStatus(
+      request(`${baseUrl}/api/dashboard/stores`, {
+        method: 'POST',
+        headers: session,
+        body: { name: `Bench store ${i + 1}`, subdomain: `bench-${tag}-${i + 1}` },
+        localAddress: sourceAddress,
+      }),
+      201,
+      'POST /api/dashboard/stores',
+    );
+    storeIds.push(created.json.id);
+  }
+  const keyed = await expectStatus(
+    request(`${baseUrl}/api/dashboard/api-keys`, { method: 'POST', headers: session, body: { name: 'bench', scopes, storeIds }, localAddress: sourceAddress }),
+    201,
+    'POST /api/dashboard/api-keys',
+  );
+  // Our entries in the shared Redis: the register window of our source address and the
+  // key's merchant window (up to a minute of hits). They expire anyway; drop them now.
+  onCleanup('delete bench rate-limit windows in Redis', () =>
+    deleteRedisKeys([`svc:rl:auth.register:${sourceAddress}`, `svc:rl:merchant:key:${keyed.json.apiKey.id}`]),
+  );
+  return { email, userId: registered.json.user.id, storeIds, apiKey: keyed.json.key, apiKeyId: keyed.json.apiKey.id, sourceAddress };
+}
+
+async function deleteRedisKeys(keys) {
+  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.del(keys);
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+/**
+ * Benchmarks (not tests: they print figures). `node bench/run.mjs [name...]` runs the
+ * named benchmarks, or all of them, one after another, each cleaning up after itself
+ * (child processes stopped, databases dropped, temp dirs removed), also on failure,
+ * Ctrl-C or when the time budget (BENCH_BUDGET_S, default 600 s) is spent.
+ */
+import { assertBuilt, REPO_ROOT, SERVER_DIST } from './lib/service.mjs';
+import { cleanupAll, installExitHandlers } from './lib/cleanup.mjs';
+import { heading } from './lib/format.mjs';
+import { describeBuild, describeMachine } from './lib/machine.mjs';
+import ordersPaging from './orders-paging.mjs';
+
+const BENCHMARKS = [ordersPaging];
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h') || args.includes('--list')) {
+  console.log('usage: node bench/run.mjs [name...]   (npm run bench -- [name...])\n\nbenchmarks:');
+  for (const bench of BENCHMARKS) console.log(`  ${bench.name.padEnd(16)} ${bench.measures}`);
+  process.exit(0);
+}
+const unknown = args.filter((name) => !BENCHMARKS.some((bench) => bench.name === name));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.map((bench) => bench.name).join(', ')}`);
+  process.exit(2);
+}
+const selected = args.length > 0 ? BENCHMARKS.filter((bench) => args.includes(bench.name)) : BENCHMARKS;
+
+try {
+  assertBuilt();
+} catch (error) {
+  console.error(error.message);
+  process.exit(2);
+}
+
+const budgetS = Number(process.env.BENCH_BUDGET_S ?? 600);
+const clearDeadline = installExitHandlers({ deadlineMs: budgetS * 1000 });
+
+const machine = await describeMachine();
+console.log(`machine: ${machine.cpus} CPUs (${machine.cpu}), ${machine.memoryGiB} GiB RAM, ${machine.kernel}`);
+console.log(`node ${machine.node}, PostgreSQL ${machine.postgres} (${machine.postgresSettings})`);
+const build = describeBuild(REPO_ROOT, SERVER_DIST);
+console.log(`server build: apps/server/dist (newest .js ${build.distBuiltAt}), git HEAD ${build.head}`);
+
+let failures = 0;
+for (const bench of selected) {
+  console.log(heading(`${bench.name}: ${bench.title}`));
+  try {
+    await bench.run();
+  } catch (error) {
+    failures++;
+    console.error(`\n${bench.name} FAILED: ${error?.stack ?? error}`);
+  } finally {
+    await cleanupAll();
+  }
+}
+clearDeadline();
+const after = describeBuild(REPO_ROOT, SERVER_DIST);
+if (after.distBuiltAt !== build.distBuiltAt) console.log(`\nnote: apps/server/dist was rebuilt during the run (newest .js now ${after.distBuiltAt}); a server started after that ran the new build`);
+process.exit(failures > 0 ? 1 : 0);
