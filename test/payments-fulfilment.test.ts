@@ -363,3 +363,38 @@ describe('dashboard order actions', () => {
     expect(response.status).toBe(403);
   });
 });
+
+describe('manual payment proof', () => {
+  it('lets the buyer upload a proof the seller downloads and approves; the merchant API never shows it', async () => {
+    const product = await createProduct(seller, store.id, { name: 'Transfer', price: 12, deliveryMethods: ['deliveryInstructions'], deliveryInstructions: 'Thanks!' });
+    const o = await checkout(product.id);
+    const upload = (token: string | null, bytes: Buffer) => {
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type: 'image/png' }), 'receipt.png');
+      return fetch(`${server.url}/api/orders/${o.orderId}/payment-proof${token ? `?token=${token}` : ''}`, { method: 'POST', body: form });
+    };
+    const early = await upload(o.token, Buffer.from('png'));
+    expect(early.status).toBe(409); // manual payment not chosen yet
+    const start = await fetch(`${server.url}/api/checkout/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ orderId: o.orderId, token: o.token, paymentMethod: 'manual' }),
+    });
+    expect(start.status).toBe(200);
+    expect((await upload(null, Buffer.from('png'))).status).toBe(401);
+    expect((await upload('w'.repeat(43), Buffer.from('png'))).status).toBe(403);
+    const ok = await upload(o.token, Buffer.from('receipt bytes'));
+    expect(ok.status).toBe(201);
+    expect(await ok.json()).toEqual({ orderId: o.orderId, proof: { name: 'receipt.png', size: 13, contentType: 'image/png' } });
+
+    const proof = await fetch(`${server.url}/api/dashboard/stores/${store.id}/orders/${o.orderId}/payment-proof`, { headers: { cookie: seller.cookie } });
+    expect(proof.status).toBe(200);
+    expect(await proof.text()).toBe('receipt bytes');
+    const detail = await (await merchant('GET', o.orderId)).text();
+    expect(detail).not.toMatch(/proof|receipt/i);
+
+    const approved = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${o.orderId}/mark-paid`);
+    expect((await approved.json()).status).toBe('completed');
+    expect((await upload(o.token, Buffer.from('late'))).status).toBe(400); // no longer pending
+  });
+});

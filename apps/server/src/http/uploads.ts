@@ -1,18 +1,24 @@
 /**
- * File uploads (multipart/form-data) for products. Not a tRPC procedure (tRPC and the REST
- * adapter speak JSON), but the same guards decide: seller session, CSRF token, and the
- * manageProducts permission in the store of the path.
+ * File uploads (multipart/form-data): product files (seller session, CSRF token and
+ * manageProducts in the store of the path) and a buyer's proof of manual payment (the
+ * order's checkout token), plus the seller's download of that proof. Not tRPC procedures
+ * (tRPC and the REST adapter speak JSON), but the same guards decide.
  */
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { AppError, invalidField, toPublicError } from '../lib/errors.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
+import { CHECKOUT_COOKIE } from '../modules/checkout/checkout.service.js';
+import { paymentProofOf, uploadPaymentProof } from '../modules/payments/proofs.service.js';
+import { readCookie } from '../lib/cookies.js';
 import { contextFactory } from '../trpc/context.js';
 import { authenticateSession, requireMember } from '../trpc/guards.js';
 import { sendError } from './error-reply.js';
 
 export const UPLOAD_PATH = '/api/dashboard/stores/:storeId/products/:productId/files';
+export const PROOF_PATH = '/api/orders/:orderId/payment-proof';
+export const DASHBOARD_PROOF_PATH = '/api/dashboard/stores/:storeId/orders/:orderId/payment-proof';
 
 export async function uploadsPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const createContext = contextFactory(opts.deps);
@@ -38,9 +44,47 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: AppDeps 
       });
       return reply.code(201).send(view);
     } catch (error) {
-      const pub = toPublicError(error);
-      if (pub.internal) request.log.error({ err: error }, 'upload failed');
-      return sendError(reply, pub);
+      return fail(request, reply, error);
     }
   });
+
+  // The buyer's proof of a manual payment: the checkout token in the query or the svc_checkout cookie.
+  app.post<{ Params: { orderId: string }; Querystring: { token?: string } }>(PROOF_PATH, async (request, reply) => {
+    const ctx = createContext({ req: request, res: reply });
+    try {
+      if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the proof as multipart/form-data.');
+      const [cookieOrder, cookieToken] = (readCookie(request, CHECKOUT_COOKIE) ?? '').split('.');
+      const token = request.query.token ?? (cookieOrder === request.params.orderId ? cookieToken : undefined);
+      if (!token) throw new AppError('unauthorized', 'Open the order with its checkout link first.');
+      const part = await request.file();
+      if (!part) throw invalidField('file', 'Attach one file.');
+      const result = await uploadPaymentProof(ctx, { orderId: request.params.orderId, token, name: part.filename, contentType: part.mimetype, stream: part.file });
+      return reply.code(201).send(result);
+    } catch (error) {
+      return fail(request, reply, error);
+    }
+  });
+
+  app.get<{ Params: { storeId: string; orderId: string } }>(DASHBOARD_PROOF_PATH, async (request, reply) => {
+    const ctx = createContext({ req: request, res: reply });
+    try {
+      const { user } = await authenticateSession(ctx, 'query');
+      await requireMember(ctx, user.id, request.params.storeId, 'viewOrders');
+      const file = await paymentProofOf(ctx, request.params.storeId, request.params.orderId);
+      return reply
+        .header('Content-Type', file.contentType)
+        .header('Content-Length', String(file.size))
+        .header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+        .header('Cache-Control', 'private, no-store')
+        .send(opts.deps.storage.read(file.storageKey));
+    } catch (error) {
+      return fail(request, reply, error);
+    }
+  });
+}
+
+function fail(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  const pub = toPublicError(error);
+  if (pub.internal) request.log.error({ err: error }, 'upload route failed');
+  return sendError(reply, pub);
 }

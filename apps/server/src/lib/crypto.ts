@@ -57,9 +57,15 @@ export function safeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** A subkey of the application key for one purpose, so no two uses share a key. */
+const derived = new WeakMap<Buffer, Map<string, Buffer>>();
+
+/** A subkey of the application key for one purpose, so no two uses share a key (derived once per process). */
 export function deriveKey(master: Buffer, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `svc:${purpose}`, 32));
+  let keys = derived.get(master);
+  if (!keys) derived.set(master, (keys = new Map()));
+  let key = keys.get(purpose);
+  if (!key) keys.set(purpose, (key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `svc:${purpose}`, 32))));
+  return key;
 }
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };

@@ -92,6 +92,46 @@ const PLAIN_ROUTES: ZodOpenApiPathsObject = {
       },
     },
   },
+  '/orders/{orderId}/payment-proof': {
+    post: {
+      operationId: 'payments-uploadProof',
+      summary: 'Upload proof of a manual payment (multipart/form-data, one part named "file"); the checkout token in ?token= or the svc_checkout cookie',
+      tags: ['buyer'],
+      requestParams: { path: z.object({ orderId: z.string() }), query: z.object({ token: z.string().optional() }) },
+      requestBody: { required: true, content: { 'multipart/form-data': { schema: z.object({ file: z.string().meta({ format: 'binary' }) }) } } },
+      responses: {
+        201: { description: 'Stored; the seller reviews it and marks the order paid' },
+        400: { description: 'No file, or the order is not awaiting payment' },
+        401: { description: 'No checkout token' },
+        403: { description: 'Wrong checkout token' },
+        404: { description: 'Not found' },
+        409: { description: 'Manual payment not chosen' },
+        413: { description: 'File too large' },
+      },
+    },
+  },
+  '/orders/{orderId}/files/{fileId}': {
+    get: {
+      operationId: 'fulfilment-downloadFile',
+      summary: 'Download a file of a paid order through the signed, expiring link from /delivery',
+      tags: ['buyer'],
+      requestParams: { path: z.object({ orderId: z.string(), fileId: z.string() }), query: z.object({ expires: z.string(), sig: z.string() }) },
+      responses: { 200: { description: 'The file' }, 403: { description: 'Link expired or not valid' }, 404: { description: 'Not found' } },
+    },
+  },
+  '/payments/{gateway}/webhook': {
+    post: {
+      operationId: 'payments-notification',
+      summary: 'Inbound payment notification (stripe: Stripe-Signature; test: X-Test-Signature t=<unix>,v1=<hex>); verified on the raw bytes',
+      tags: ['payments'],
+      requestParams: { path: z.object({ gateway: z.enum(['stripe', 'test']) }) },
+      responses: {
+        200: { description: 'Handled', content: { 'application/json': { schema: z.object({ outcome: z.string() }) } } },
+        400: { description: 'Signature or body not valid' },
+        404: { description: 'Unknown or unconfigured gateway' },
+      },
+    },
+  },
 };
 
 export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json {
