@@ -13,3 +13,4 @@ export * from './query.js';
 export * from './stores.js';
 export * from './tickets.js';
 export * from './tracking.js';
+export * from './webhooks.js';

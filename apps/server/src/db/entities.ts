@@ -6,6 +6,7 @@ import { CouponSchema } from '../modules/coupons/coupons.entities.js';
 import { EventSchema } from '../modules/events/events.entities.js';
 import { FeedbackSchema } from '../modules/feedback/feedback.entities.js';
 import { TrackEventSchema } from '../modules/tracking/tracking.entities.js';
+import { WebhookDeliverySchema, WebhookSchema } from '../modules/webhooks/webhooks.entities.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from '../modules/customers/customers.entities.js';
 import { PasswordResetSchema, SessionSchema, UserSchema } from '../modules/identity/identity.entities.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
@@ -36,6 +37,8 @@ export const ENTITIES = [
   FeedbackSchema,
   TrackEventSchema,
   PaymentSchema,
+  WebhookSchema,
+  WebhookDeliverySchema,
   TicketSchema,
   TicketMessageSchema,
 ];

@@ -12,6 +12,7 @@ import { ordersRouter } from '../modules/orders/orders.router.js';
 import { storesRouter } from '../modules/stores/stores.router.js';
 import { ticketsRouter } from '../modules/tickets/tickets.router.js';
 import { trackingRouter } from '../modules/tracking/tracking.router.js';
+import { webhooksRouter } from '../modules/webhooks/webhooks.router.js';
 import { router } from './procedures.js';
 import { pinInputCoercion } from './strict-input.js';
 
@@ -30,6 +31,7 @@ export const appRouter = router({
   tracking: trackingRouter,
   fulfilment: fulfilmentRouter,
   tickets: ticketsRouter,
+  webhooks: webhooksRouter,
 });
 
 pinInputCoercion(appRouter);

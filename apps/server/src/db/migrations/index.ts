@@ -8,10 +8,12 @@ import { Migration20261121000000_base } from './Migration20261121000000_base.js'
 import { Migration20261121010000_identity_orders } from './Migration20261121010000_identity_orders.js';
 import { Migration20261121020000_catalog_checkout } from './Migration20261121020000_catalog_checkout.js';
 import { Migration20261121030000_payments_fulfilment } from './Migration20261121030000_payments_fulfilment.js';
+import { Migration20261121040000_webhooks } from './Migration20261121040000_webhooks.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_base', class: Migration20261121000000_base },
   { name: 'Migration20261121010000_identity_orders', class: Migration20261121010000_identity_orders },
   { name: 'Migration20261121020000_catalog_checkout', class: Migration20261121020000_catalog_checkout },
   { name: 'Migration20261121030000_payments_fulfilment', class: Migration20261121030000_payments_fulfilment },
+  { name: 'Migration20261121040000_webhooks', class: Migration20261121040000_webhooks },
 ];

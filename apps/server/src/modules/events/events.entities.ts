@@ -15,6 +15,8 @@ export const EventSchema = defineEntity({
     type: p.string().length(50),
     payload: p.json<Record<string, unknown>>(),
     createdAt: p.datetime(),
+    /** When the dispatcher turned it into deliveries (null: not yet). */
+    dispatchedAt: p.datetime().nullable(),
   }),
 });
 export type Event = InferEntity<typeof EventSchema>;

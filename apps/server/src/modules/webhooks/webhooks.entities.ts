@@ -1,0 +1,53 @@
+/** Outgoing webhook endpoints and their delivery log (one row per attempt). */
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { StoreSchema } from '../stores/stores.entities.js';
+
+export const WebhookSchema = defineEntity({
+  name: 'Webhook',
+  tableName: 'webhook',
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    store: p.manyToOne(StoreSchema).ref(),
+    name: p.string().length(100),
+    url: p.string().length(2048),
+    /** `whsec_...`, sealed with AES-256-GCM under a key derived from APP_ENCRYPTION_KEY. */
+    secretEnc: p.text(),
+    secretPrefix: p.string().length(16),
+    events: p.array(),
+    enabled: p.boolean().default(true),
+    /** Consecutive failed attempts since the last success. */
+    failureCount: p.integer().default(0),
+    firstFailureAt: p.datetime().nullable(),
+    disabledAt: p.datetime().nullable(),
+    lastDeliveredAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  }),
+});
+export type Webhook = InferEntity<typeof WebhookSchema>;
+
+export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'queued', 'skipped'] as const;
+
+export const WebhookDeliverySchema = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_delivery',
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    webhook: p.manyToOne(WebhookSchema).ref().deleteRule('cascade'),
+    storeId: p.string().length(32),
+    eventId: p.string().length(40),
+    event: p.string().length(50),
+    attempt: p.integer(),
+    status: p.enum([...DELIVERY_STATUSES]),
+    dueAt: p.datetime(),
+    /** While `pending`: the claim's lease; past it, another dispatcher may take the attempt over. */
+    lockedUntil: p.datetime().nullable(),
+    responseCode: p.integer().nullable(),
+    responseBodyPreview: p.string().length(1024).nullable(),
+    errorMessage: p.string().length(500).nullable(),
+    durationMs: p.integer().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  }),
+});
+export type WebhookDelivery = InferEntity<typeof WebhookDeliverySchema>;

@@ -1,0 +1,98 @@
+/** Outgoing webhooks: endpoints, their delivery log, and the events they carry. */
+import { z } from 'zod';
+import { ZId, ZTimestamp } from './common.js';
+import { queryInt } from './query.js';
+
+export const WEBHOOK_EVENTS = [
+  'order.created',
+  'order.paid',
+  'order.completed',
+  'order.refunded',
+  'product.created',
+  'product.updated',
+  'product.deleted',
+] as const;
+export const ZWebhookEvent = z.enum(WEBHOOK_EVENTS);
+export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;
+
+/** Sent only by the test operation. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+export const ZWebhook = z.object({
+  id: z.string(),
+  storeId: z.string(),
+  name: z.string(),
+  url: z.string(),
+  secretPrefix: z.string(),
+  events: z.array(ZWebhookEvent),
+  enabled: z.boolean(),
+  failureCount: z.number().int(),
+  disabledAt: ZTimestamp.nullable(),
+  /** Null until the first successful delivery. */
+  lastDeliveredAt: ZTimestamp.nullable(),
+  createdAt: ZTimestamp,
+  updatedAt: ZTimestamp,
+});
+export type TWebhook = z.infer<typeof ZWebhook>;
+
+/** Create and rotate answers: the only times the signing secret is shown. */
+export const ZWebhookWithSecret = ZWebhook.extend({ secret: z.string() });
+export const ZWebhookList = z.object({ webhooks: z.array(ZWebhook) });
+
+const ZEvents = z
+  .array(ZWebhookEvent)
+  .min(1)
+  .max(WEBHOOK_EVENTS.length)
+  .refine((events) => new Set(events).size === events.length, 'each event once');
+
+export const ZCreateWebhookInput = z.strictObject({
+  storeId: ZId,
+  name: z.string().trim().min(1).max(100),
+  url: z.string().min(1).max(2048),
+  events: ZEvents,
+});
+
+export const ZUpdateWebhookInput = z.strictObject({
+  storeId: ZId,
+  webhookId: ZId,
+  name: z.string().trim().min(1).max(100).optional(),
+  url: z.string().min(1).max(2048).optional(),
+  events: ZEvents.optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const ZWebhookIdInput = z.strictObject({ storeId: ZId, webhookId: ZId });
+
+export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'queued', 'skipped'] as const;
+export const ZDeliveryStatus = z.enum(DELIVERY_STATUSES);
+
+export const ZWebhookDelivery = z.object({
+  id: z.string(),
+  webhookId: z.string(),
+  eventId: z.string(),
+  event: z.string(),
+  attempt: z.number().int(),
+  status: ZDeliveryStatus,
+  responseCode: z.number().int().nullable(),
+  responseBodyPreview: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  durationMs: z.number().int().nullable(),
+  createdAt: ZTimestamp,
+});
+export type TWebhookDelivery = z.infer<typeof ZWebhookDelivery>;
+
+export const ZDeliveriesQuery = z.strictObject({
+  storeId: ZId,
+  webhookId: ZId,
+  limit: queryInt(z.number().int().min(1).max(100)).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+  status: ZDeliveryStatus.optional(),
+  event: z.string().min(1).max(50).optional(),
+});
+export const ZDeliveryList = z.object({ deliveries: z.array(ZWebhookDelivery), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ZDeliveryResult = z.object({ delivery: ZWebhookDelivery });
+export const ZRetryDeliveryInput = z.strictObject({ storeId: ZId, webhookId: ZId, deliveryId: ZId });
+export const ZReplayInput = z
+  .strictObject({ storeId: ZId, webhookId: ZId, from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }), status: z.enum(['failed']).optional() })
+  .refine((input) => Date.parse(input.from) <= Date.parse(input.to), { message: '`from` is after `to`', path: ['from'] });
+export const ZReplayResult = z.object({ queued: z.number().int() });
