@@ -1,18 +1,11 @@
 /** Writing events to the outbox, inside the caller's transaction. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createId } from '@paralleldrive/cuid2';
+import type { TWebhookEvent } from '@svc/schemas';
 import { EventSchema } from './events.entities.js';
 
-export const EVENT_TYPES = [
-  'order.created',
-  'order.paid',
-  'order.completed',
-  'order.refunded',
-  'product.created',
-  'product.updated',
-  'product.deleted',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** The events of the outbox are exactly the ones a webhook can subscribe to. */
+export type EventType = TWebhookEvent;
 
 export function newEventId(): string {
   return `evt_${createId()}`;
