@@ -1,5 +1,7 @@
 /** Black-box: the merchant webhook API (endpoints, secrets, validation, scopes, SSRF rules). */
 import { execFileSync } from 'node:child_process';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addStaff, createKeyFor, createStoreFor, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
@@ -168,5 +170,85 @@ describe('receivers in production', () => {
   it('accepts https to a public address', async () => {
     const response = await api('POST', '', { ...valid, url: 'https://1.1.1.1/hooks' }, prodKey, production.url, prodStore.id);
     expect(response.status).toBe(201);
+  });
+});
+
+describe('test ping to a real receiver, and rotation', () => {
+  interface Received {
+    headers: Record<string, string | string[] | undefined>;
+    body: Buffer;
+  }
+
+  /** The interface's scheme: hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret. */
+  function verifyService(secret: string, r: Received): boolean {
+    const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(r.headers['x-service-signature']));
+    if (!match) return false;
+    const expected = createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${match[1]}.`), r.body])).digest('hex');
+    return timingSafeEqual(Buffer.from(expected), Buffer.from(match[2]!));
+  }
+
+  /** Standard Webhooks, written from its spec: base64 HMAC of "<id>.<timestamp>.<body>" keyed with the decoded secret. */
+  function verifyStandard(secret: string, r: Received): boolean {
+    const id = String(r.headers['webhook-id']);
+    const timestamp = String(r.headers['webhook-timestamp']);
+    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+    const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${r.body.toString('utf8')}`).digest('base64');
+    return String(r.headers['webhook-signature'])
+      .split(' ')
+      .some((part) => part === `v1,${expected}`);
+  }
+
+  it('sends webhook.test signed both ways; after rotate the old secret fails and the new one passes; disabled -> 400', async () => {
+    const received: Received[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok thanks');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const port = (receiver.address() as { port: number }).port;
+    try {
+      const { id, secret } = await (await api('POST', '', { ...valid, url: `http://127.0.0.1:${port}/hooks` })).json();
+      const first = await api('POST', `/${id}/test`);
+      expect(first.status).toBe(200);
+      const { delivery } = await first.json();
+      expect(delivery).toMatchObject({ webhookId: id, event: 'webhook.test', attempt: 1, status: 'success', responseCode: 200, responseBodyPreview: 'ok thanks', eventId: expect.stringMatching(/^evt_/) });
+      expect(delivery.durationMs).toBeGreaterThanOrEqual(0);
+      const ping = received.at(-1)!;
+      expect(ping.headers['x-service-event']).toBe('webhook.test');
+      expect(ping.headers['x-service-event-id']).toBe(delivery.eventId);
+      expect(ping.headers['webhook-id']).toBe(delivery.eventId);
+      expect(JSON.parse(ping.body.toString())).toMatchObject({ id: delivery.eventId, event: 'webhook.test', storeId: store.id });
+      expect(verifyService(secret, ping)).toBe(true);
+      expect(verifyStandard(secret, ping)).toBe(true);
+      expect(verifyService(secret, { ...ping, body: Buffer.concat([ping.body, Buffer.from(' ')]) })).toBe(false);
+
+      const { secret: rotated } = await (await api('POST', `/${id}/rotate`)).json();
+      await api('POST', `/${id}/test`);
+      const after = received.at(-1)!;
+      expect(verifyService(secret, after)).toBe(false);
+      expect(verifyStandard(secret, after)).toBe(false);
+      expect(verifyService(rotated, after)).toBe(true);
+      expect(verifyStandard(rotated, after)).toBe(true);
+
+      const log = await (await api('GET', `/${id}/deliveries`)).json();
+      expect(log.deliveries.map((d: { event: string; status: string }) => [d.event, d.status])).toEqual([
+        ['webhook.test', 'success'],
+        ['webhook.test', 'success'],
+      ]);
+      expect(log.hasMore).toBe(false);
+      const refreshed = await (await api('GET', `/${id}`)).json();
+      expect(refreshed.lastDeliveredAt).not.toBeNull();
+
+      await api('PATCH', `/${id}`, { enabled: false });
+      const disabled = await api('POST', `/${id}/test`);
+      expect(disabled.status).toBe(400);
+      expect((await disabled.json()).code).toBe('webhook_disabled');
+    } finally {
+      receiver.close();
+    }
   });
 });

@@ -39,6 +39,10 @@ const ZEnv = z.object({
   CHECKOUT_LIFETIME_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(60),
   MERCHANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   TRPC_MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(20),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().min(0).default(5),
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
 });
 
 export type TrustProxy = boolean | number | string[];
@@ -78,6 +82,14 @@ export interface Config {
   checkoutLifetimeMs: number;
   /** Merchant API budget per key per minute (DESIGN §5: 300). */
   merchantRateLimitPerMinute: number;
+  /** One webhook attempt's budget: connect, headers and the body preview (DESIGN §5: 10 s). */
+  webhookTimeoutMs: number;
+  /** How often the dispatcher looks for work without a wake-up (a lost Redis message, no Redis). */
+  webhookPollMs: number;
+  /** An endpoint is disabled after failing for this long without a success ... */
+  webhookDisableAfterDays: number;
+  /** ... and at least this many consecutive failed attempts (DESIGN §5: 5 days and 20). */
+  webhookDisableAfterFailures: number;
 }
 
 export class ConfigError extends Error {
@@ -144,5 +156,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     merchantRateLimitPerMinute: e.MERCHANT_RATE_LIMIT_PER_MINUTE,
     countryHeader: e.COUNTRY_HEADER,
     checkoutLifetimeMs: e.CHECKOUT_LIFETIME_MINUTES * 60_000,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookPollMs: e.WEBHOOK_POLL_MS,
+    webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
+    webhookDisableAfterFailures: e.WEBHOOK_DISABLE_AFTER_FAILURES,
   };
 }

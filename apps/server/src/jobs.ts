@@ -4,6 +4,7 @@
  */
 import type { AppDeps } from './deps.js';
 import { expirePendingOrders } from './modules/checkout/checkout.service.js';
+import { pruneDeliveries } from './modules/webhooks/dispatcher.js';
 
 export interface Job {
   name: string;
@@ -16,6 +17,12 @@ export const JOBS: Job[] = [
     name: 'expire-pending-orders',
     everyMs: 60_000,
     run: (deps) => deps.orm.em.fork().transactional((em) => expirePendingOrders(em, deps.clock.now(), deps.config.checkoutLifetimeMs)),
+  },
+  {
+    // The delivery log is kept 30 days (DESIGN §5); attempts still queued or in flight stay.
+    name: 'prune-webhook-deliveries',
+    everyMs: 60 * 60_000,
+    run: (deps) => pruneDeliveries(deps),
   },
 ];
 

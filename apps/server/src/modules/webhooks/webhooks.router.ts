@@ -7,6 +7,10 @@ import {
   ZCreateWebhookInput,
   ZDeliveriesQuery,
   ZDeliveryList,
+  ZDeliveryResult,
+  ZReplayInput,
+  ZReplayResult,
+  ZRetryDeliveryInput,
   ZStoreIdInput,
   ZUpdateWebhookInput,
   ZWebhook,
@@ -23,7 +27,10 @@ import {
   getWebhook,
   listDeliveries,
   listWebhooks,
+  replayWebhook,
+  retryWebhookDelivery,
   rotateWebhookSecret,
+  testWebhook,
   updateWebhook,
 } from './webhooks.service.js';
 
@@ -64,6 +71,21 @@ export const webhooksRouter = router({
     .input(ZWebhookIdInput)
     .output(ZWebhookWithSecret)
     .mutation(({ ctx, input }) => rotateWebhookSecret(ctx, input)),
+  test: merchantProcedure('webhook:write')
+    .meta({ openapi: { method: 'POST', path: `${M}/{webhookId}/test`, tags: merchant, summary: 'Send webhook.test now; answers the attempt (a disabled endpoint is 400)' }, auth: 'apiKey' })
+    .input(ZWebhookIdInput)
+    .output(ZDeliveryResult)
+    .mutation(({ ctx, input }) => testWebhook(ctx, input)),
+  retry: merchantProcedure('webhook:write')
+    .meta({ openapi: { method: 'POST', path: `${M}/{webhookId}/deliveries/{deliveryId}/retry`, tags: merchant, summary: "Send that attempt's event again now" }, auth: 'apiKey' })
+    .input(ZRetryDeliveryInput)
+    .output(ZDeliveryResult)
+    .mutation(({ ctx, input }) => retryWebhookDelivery(ctx, input)),
+  replay: merchantProcedure('webhook:write')
+    .meta({ openapi: { method: 'POST', path: `${M}/{webhookId}/replay`, tags: merchant, summary: 'Queue again every subscribed event of a time range (optionally only failed ones)' }, auth: 'apiKey' })
+    .input(ZReplayInput)
+    .output(ZReplayResult)
+    .mutation(({ ctx, input }) => replayWebhook(ctx, input)),
   deliveries: merchantProcedure('webhook:read')
     .meta({ openapi: { method: 'GET', path: `${M}/{webhookId}/deliveries`, tags: merchant, summary: 'The delivery log, newest first' }, auth: 'apiKey' })
     .input(ZDeliveriesQuery)
@@ -100,6 +122,21 @@ export const webhooksRouter = router({
     .input(ZWebhookIdInput)
     .output(ZWebhookWithSecret)
     .mutation(({ ctx, input }) => rotateWebhookSecret(ctx, input)),
+  dashboardTest: settings()
+    .meta({ openapi: { method: 'POST', path: `${D}/{webhookId}/test`, tags: dashboard, summary: 'Send webhook.test now', protect: false }, auth: 'session' })
+    .input(ZWebhookIdInput)
+    .output(ZDeliveryResult)
+    .mutation(({ ctx, input }) => testWebhook(ctx, input)),
+  dashboardRetry: settings()
+    .meta({ openapi: { method: 'POST', path: `${D}/{webhookId}/deliveries/{deliveryId}/retry`, tags: dashboard, summary: 'Send an event again now', protect: false }, auth: 'session' })
+    .input(ZRetryDeliveryInput)
+    .output(ZDeliveryResult)
+    .mutation(({ ctx, input }) => retryWebhookDelivery(ctx, input)),
+  dashboardReplay: settings()
+    .meta({ openapi: { method: 'POST', path: `${D}/{webhookId}/replay`, tags: dashboard, summary: 'Queue a time range again', protect: false }, auth: 'session' })
+    .input(ZReplayInput)
+    .output(ZReplayResult)
+    .mutation(({ ctx, input }) => replayWebhook(ctx, input)),
   dashboardDeliveries: settings()
     .meta({ openapi: { method: 'GET', path: `${D}/{webhookId}/deliveries`, tags: dashboard, summary: 'The delivery log', protect: false }, auth: 'session' })
     .input(ZDeliveriesQuery)

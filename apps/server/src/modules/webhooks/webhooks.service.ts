@@ -11,6 +11,7 @@ import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { parseReceiverUrl, resolveReceiver } from '../../lib/outbound-url.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
+import { replayRange, retryDelivery, sendTestPing } from './dispatcher.js';
 import { newWebhookSecret } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema, type Webhook, type WebhookDelivery } from './webhooks.entities.js';
 
@@ -193,4 +194,30 @@ export async function listDeliveries(
     hasMore,
     nextCursor: hasMore && last ? encodeCursor(key, { us: String(last.created_us), id: last.id }) : null,
   };
+}
+
+/** `POST .../test`: one `webhook.test` attempt, made now and answered; a disabled endpoint is 400. */
+export async function testWebhook(ctx: ServiceContext, input: { storeId: string; webhookId: string }): Promise<{ delivery: TWebhookDelivery }> {
+  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
+  return { delivery: toDeliveryView(await sendTestPing(ctx.deps, webhook.id)) };
+}
+
+/** Sends the event of one logged attempt again, now, as a new attempt. */
+export async function retryWebhookDelivery(ctx: ServiceContext, input: { storeId: string; webhookId: string; deliveryId: string }): Promise<{ delivery: TWebhookDelivery }> {
+  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
+  const delivery = await ctx.em.findOne(WebhookDeliverySchema, { id: input.deliveryId, webhook: webhook.id });
+  if (!delivery) throw new AppError('not_found', 'Delivery not found.');
+  return { delivery: toDeliveryView(await retryDelivery(ctx.deps, delivery.id)) };
+}
+
+/** Queues again every event of the range the webhook is subscribed to (optionally only failed ones). */
+export async function replayWebhook(
+  ctx: ServiceContext,
+  input: { storeId: string; webhookId: string; from: string; to: string; status?: 'failed' | undefined },
+): Promise<{ queued: number }> {
+  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
+  return { queued: await replayRange(ctx.deps, webhook.id, { from: new Date(input.from), to: new Date(input.to), status: input.status }) };
 }
