@@ -90,19 +90,21 @@ export function storeProcedure(permission?: TStorePermission) {
 /** A merchant API call: Bearer key with `scope`, reaching the store in the path, within the owner's permissions. */
 export function merchantProcedure(scope: TApiKeyScope) {
   return baseProcedure.use(async ({ ctx, getRawInput, next }) => {
-    const apiKey = await authenticateApiKey(ctx);
-    await enforceRateLimit(ctx, merchantRateLimit(ctx), `key:${apiKey.id}`);
-    if (!apiKey.scopes.includes(scope)) throw new AppError('scope_missing', `This key lacks the ${scope} scope.`);
+    const named = ((await getRawInput()) as { storeId?: unknown } | undefined)?.storeId;
+    // Authenticate first (a request without a key is 401 whatever else is wrong with it).
+    const credential = await authenticateApiKey(ctx, typeof named === 'string' ? named : '');
     const storeId = await storeIdFrom(getRawInput);
+    await enforceRateLimit(ctx, merchantRateLimit(ctx), `key:${credential.keyId}`);
+    if (!credential.scopes.includes(scope)) throw new AppError('scope_missing', `This key lacks the ${scope} scope.`);
     // A store that does not exist is answered like one the key may not reach.
-    if (!apiKey.storeIds.includes(storeId)) throw new AppError('store_forbidden', 'This key may not reach this store.');
-    const member = await findMembership(ctx.em, storeId, apiKey.user.id);
+    if (!credential.storeIds.includes(storeId)) throw new AppError('store_forbidden', 'This key may not reach this store.');
+    const member = credential.member;
     if (!member) throw new AppError('store_forbidden', 'The key owner is no longer a member of this store.');
     const ceiling = SCOPE_CEILING[scope];
     if (!hasPermission(member, ceiling)) {
       throw new AppError('permission_missing', `The key owner lacks the ${ceiling} permission in this store.`);
     }
-    return next({ ctx: { ...ctx, apiKey, storeId, member } });
+    return next({ ctx: { ...ctx, credential, storeId } });
   });
 }
 

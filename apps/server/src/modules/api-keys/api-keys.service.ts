@@ -83,8 +83,37 @@ function unauthorized(ctx: Context, message: string): AppError {
   return new AppError('unauthorized', message);
 }
 
-/** The key of a merchant request, or 401 for a missing, malformed, unknown, expired or revoked one. */
-export async function authenticateApiKey(ctx: Context): Promise<ApiKey> {
+/** A merchant request's key, with its owner's membership of the store the request names. */
+export interface MerchantCredential {
+  keyId: string;
+  userId: string;
+  scopes: string[];
+  storeIds: string[];
+  /** Null when the key's owner is not (or no longer) a member of the store. */
+  member: { role: 'owner' | 'staff'; permissions: string[] } | null;
+}
+
+interface CredentialRow {
+  id: string;
+  user_id: string;
+  key_hash: string;
+  scopes: string[];
+  store_ids: string[];
+  expires_at: Date | string | null;
+  revoked_at: Date | string | null;
+  last_used_at: Date | string | null;
+  role: 'owner' | 'staff' | null;
+  permissions: string[] | null;
+}
+
+const time = (value: Date | string | null) => (value === null ? null : new Date(value).getTime());
+
+/**
+ * The key of a merchant request, or 401 for a missing, malformed, unknown, expired or
+ * revoked one. One round trip reads the key and its owner's membership of `storeId`, so a
+ * revoked key or a lowered permission counts from the next request.
+ */
+export async function authenticateApiKey(ctx: Context, storeId: string): Promise<MerchantCredential> {
   const header = ctx.req.headers.authorization;
   if (!header) {
     ctx.res.header('WWW-Authenticate', 'Bearer realm="svc"');
@@ -93,14 +122,27 @@ export async function authenticateApiKey(ctx: Context): Promise<ApiKey> {
   const match = /^Bearer (\S+)$/.exec(header);
   if (!match || !API_KEY_PATTERN.test(match[1]!)) throw unauthorized(ctx, 'Malformed API key.');
   const hash = sha256Hex(match[1]!);
-  const key = await ctx.em.findOne(ApiKeySchema, { keyHash: hash });
+  const [row] = await ctx.em.execute<CredentialRow[]>(
+    `select k.id, k.user_id, k.key_hash, k.scopes, k.store_ids, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.permissions
+     from api_key k left join store_member m on m.user_id = k.user_id and m.store_id = ?
+     where k.key_hash = ?`,
+    [storeId, hash],
+  );
   // The index found the row by its hash; compare again in constant time all the same.
-  if (!key || !safeEqual(key.keyHash, hash)) throw unauthorized(ctx, 'Unknown API key.');
-  const now = ctx.clock.now();
-  if (key.revokedAt) throw unauthorized(ctx, 'This API key was revoked.');
-  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) throw unauthorized(ctx, 'This API key has expired.');
-  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await ctx.em.nativeUpdate(ApiKeySchema, { id: key.id }, { lastUsedAt: now });
+  if (!row || !safeEqual(row.key_hash, hash)) throw unauthorized(ctx, 'Unknown API key.');
+  const now = ctx.clock.now().getTime();
+  if (row.revoked_at !== null) throw unauthorized(ctx, 'This API key was revoked.');
+  const expiresAt = time(row.expires_at);
+  if (expiresAt !== null && expiresAt <= now) throw unauthorized(ctx, 'This API key has expired.');
+  const lastUsedAt = time(row.last_used_at);
+  if (lastUsedAt === null || now - lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+    await ctx.em.nativeUpdate(ApiKeySchema, { id: row.id }, { lastUsedAt: new Date(now) });
   }
-  return key;
+  return {
+    keyId: row.id,
+    userId: row.user_id,
+    scopes: row.scopes,
+    storeIds: row.store_ids,
+    member: row.role ? { role: row.role, permissions: row.permissions ?? [] } : null,
+  };
 }
