@@ -5,6 +5,7 @@
 import type { AppDeps } from './deps.js';
 import { expirePendingOrders } from './modules/checkout/checkout.service.js';
 import { pruneDeliveries } from './modules/webhooks/dispatcher.js';
+import { pruneIdempotencyKeys } from './trpc/idempotency.middleware.js';
 
 export interface Job {
   name: string;
@@ -23,6 +24,12 @@ export const JOBS: Job[] = [
     name: 'prune-webhook-deliveries',
     everyMs: 60 * 60_000,
     run: (deps) => pruneDeliveries(deps),
+  },
+  {
+    // Idempotency-Key answers are replayed for 24 h, then forgotten.
+    name: 'prune-idempotency-keys',
+    everyMs: 60 * 60_000,
+    run: (deps) => pruneIdempotencyKeys(deps),
   },
 ];
 

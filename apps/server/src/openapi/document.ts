@@ -1,8 +1,9 @@
 /**
  * The OpenAPI 3.1 document, generated from the router by trpc-to-openapi and then
  * corrected where the generator cannot know better: full `/api/...` paths, our error
- * body, 201/204 success statuses, 429 with its headers where a route is limited, and
- * 413/415 where a body is accepted.
+ * body, 201/204 success statuses, 429 with its headers where a route is limited,
+ * 413/415 where a body is accepted, and the Idempotency-Key header with 409/422 where a
+ * route honours it.
  */
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
@@ -32,6 +33,20 @@ const RATE_LIMIT_HEADERS: Json = {
   'X-RateLimit-Reset': { description: 'Seconds until the oldest counted request leaves the window', schema: { type: 'integer' } },
   RateLimit: { description: 'IETF RateLimit field', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'IETF RateLimit-Policy field', schema: { type: 'string' } },
+};
+
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: a repeat with the same key and body within 24 h answers the first answer again ' +
+    '(with `Idempotent-Replayed: true`) and creates nothing. Scoped to the route and the store.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+const REPLAYED_HEADERS: Json = {
+  'Idempotent-Replayed': { description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
 };
 
 const DESCRIPTIONS: Record<string, string> = {
@@ -168,6 +183,16 @@ export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json
       if (meta?.rateLimit) {
         const { max, windowMs } = meta.rateLimit;
         responses['429'] = errorResponse(`${DESCRIPTIONS['429']} (${max} per ${windowMs / 1000} s per client)`, RATE_LIMIT_HEADERS);
+      }
+      if (meta?.idempotent) {
+        operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER];
+        for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+          if (status.startsWith('2')) responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...REPLAYED_HEADERS } };
+        }
+        responses['409'] = errorResponse('A request with this Idempotency-Key is still being processed (`idempotency_key_in_use`); retry shortly', {
+          'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+        });
+        responses['422'] = errorResponse('This Idempotency-Key was already used with another body (`idempotency_key_reused`)');
       }
       if (meta?.auth) {
         operation.security = [{ [SECURITY_SCHEME[meta.auth]]: [] }];

@@ -17,6 +17,8 @@ export type SvcMeta = OpenApiMeta<{
   rateLimit?: RateLimitRule;
   /** How the route authenticates, for the OpenAPI document (the guards enforce it). */
   auth?: 'session' | 'apiKey' | 'customer';
+  /** Honours an Idempotency-Key header (trpc/idempotency.middleware.ts); documented with 409/422. */
+  idempotent?: boolean;
 }>;
 
 export interface SvcErrorData {

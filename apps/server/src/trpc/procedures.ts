@@ -1,9 +1,11 @@
 /**
  * Procedure builders. Every procedure starts from `baseProcedure`, which applies the
- * route's rate limit from its meta and turns whatever a procedure throws into an
- * AppError, so /trpc and REST answer with the same status and code.
+ * route's rate limit and, where meta says `idempotent`, the Idempotency-Key step, and
+ * turns whatever a procedure throws into an AppError, so /trpc and REST answer with the
+ * same status and code.
  */
 import { AppError, toPublicError } from '../lib/errors.js';
+import { applyIdempotency } from './idempotency.middleware.js';
 import { enforceRateLimit } from './rate-limit.middleware.js';
 import { t } from './init.js';
 
@@ -25,7 +27,8 @@ const applyRateLimit = t.middleware(async ({ ctx, meta, next }) => {
   return next();
 });
 
-export const baseProcedure = t.procedure.use(normaliseErrors).use(applyRateLimit);
+// Rate limit first: a replay or a 409 still counts against the client's budget.
+export const baseProcedure = t.procedure.use(normaliseErrors).use(applyRateLimit).use(applyIdempotency);
 
 /** Anyone may call it; limits come from meta. */
 export const publicProcedure = baseProcedure;

@@ -9,6 +9,7 @@ import { Migration20261121010000_identity_orders } from './Migration202611210100
 import { Migration20261121020000_catalog_checkout } from './Migration20261121020000_catalog_checkout.js';
 import { Migration20261121030000_payments_fulfilment } from './Migration20261121030000_payments_fulfilment.js';
 import { Migration20261121040000_webhooks } from './Migration20261121040000_webhooks.js';
+import { Migration20261121050000_idempotency } from './Migration20261121050000_idempotency.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_base', class: Migration20261121000000_base },
@@ -16,4 +17,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121020000_catalog_checkout', class: Migration20261121020000_catalog_checkout },
   { name: 'Migration20261121030000_payments_fulfilment', class: Migration20261121030000_payments_fulfilment },
   { name: 'Migration20261121040000_webhooks', class: Migration20261121040000_webhooks },
+  { name: 'Migration20261121050000_idempotency', class: Migration20261121050000_idempotency },
 ];

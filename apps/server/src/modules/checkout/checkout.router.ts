@@ -45,7 +45,10 @@ export const checkoutRouter = router({
     .query(({ ctx, input }) => hydrateCart(ctx, input)),
 
   checkout: publicProcedure
-    .meta({ openapi: { method: 'POST', path: '/v1/checkout', tags: theme, summary: 'Create a pending order from a cart; answers its checkout page', protect: false } })
+    .meta({
+      openapi: { method: 'POST', path: '/v1/checkout', tags: theme, summary: 'Create a pending order from a cart; answers its checkout page', protect: false },
+      idempotent: true,
+    })
     .input(ZCheckoutInput)
     .output(ZCheckoutResult)
     .mutation(({ ctx, input }) => checkout(ctx, input)),
@@ -54,6 +57,7 @@ export const checkoutRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/embed/checkout', tags: theme, summary: 'Checkout from an embed on any site (CORS open)', protect: false },
       rateLimit: { name: 'embed.checkout', max: 30, windowMs: MINUTE, bareBody: true },
+      idempotent: true,
     })
     .input(ZCheckoutInput)
     .output(ZCheckoutResult)
@@ -64,6 +68,7 @@ export const checkoutRouter = router({
       openapi: { method: 'POST', path: '/orders/create', tags: buyerTags, summary: 'Create a pending order; answers it with its checkout token', protect: false },
       successStatus: 201,
       rateLimit: { name: 'orders.create', max: 10, windowMs: MINUTE },
+      idempotent: true,
     })
     .input(ZCreateOrderInput)
     .output(ZCreateOrderResult)
