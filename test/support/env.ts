@@ -7,8 +7,13 @@ export function databaseUrl(name: string): string {
   return `${TEST_PG_BASE}/${name}`;
 }
 
+/** The database of worker `n` (1-based) in this test run (see global-setup.ts). */
+export function workerDatabaseName(n: number): string {
+  return `svc_test_${process.env.SVC_TEST_RUN ?? 'local'}_w${n}`;
+}
+
 /** This vitest worker's own database, created and migrated by the global setup. */
 export function workerDatabaseUrl(): string {
   const id = Number(process.env.VITEST_POOL_ID ?? '1');
-  return databaseUrl(`svc_test_w${((id - 1) % MAX_WORKERS) + 1}`);
+  return databaseUrl(workerDatabaseName(((id - 1) % MAX_WORKERS) + 1));
 }
