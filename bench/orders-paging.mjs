@@ -126,7 +126,7 @@ export default {
     // 1. The service, migrating its fresh database; a seller with two stores and a key.
     const service = await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir });
     console.log(`service pid ${service.pid} on ${service.url} (started in ${seconds(Date.now() - started)})`);
-    const merchant = await provisionMerchant(service.url, { stores: 2, scopes: ['order:read'] });
+    const merchant = await provisionMerchant(service.url, { stores: 2, scopes: ['order:read'], redisKeyPrefix: service.redisKeyPrefix });
     const [storeId, otherStoreId] = merchant.storeIds;
     console.log(`seller ${merchant.email}, store ${storeId} (benchmarked), store ${otherStoreId} (other), key ${merchant.apiKeyId}`);
 

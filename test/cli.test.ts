@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from './support/databases.js';
+import { TEST_REDIS_URL } from './support/env.js';
 import { SERVER_ENTRY, spawnServer, type RunningServer } from './support/server.js';
 
 const run = promisify(execFile);
@@ -20,6 +21,9 @@ beforeAll(async () => {
     PATH: process.env.PATH ?? '',
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
+    // With Redis configured the commands must still exit (a late connection once kept them alive).
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: `svc-test:${randomBytes(6).toString('hex')}:`,
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-cli-')),
     APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   };

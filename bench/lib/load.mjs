@@ -11,6 +11,12 @@
  *   much CPU the server, PostgreSQL, this process and everybody else used. A run during
  *   which other processes were busy is repeated and the cleanest attempt kept.
  *
+ * Requests are GET without a body unless a case gives `method` and `body` (a string, sent
+ * as is with the case's headers, e.g. a JSON POST). Every run also reports what it sent and
+ * what came back (`tally`: sent, answered, 2xx): autocannon abandons the requests still in
+ * flight when a timed run ends, and for a request that writes (a checkout) the server may
+ * still commit them, so a benchmark that reconciles rows with answers needs those counts.
+ *
  * Knobs (env): BENCH_CONNECTIONS 16, BENCH_DURATION 10 s, BENCH_WARMUP 2 s,
  * BENCH_PREWARM_MIN 20 s, BENCH_PREWARM_MAX 60 s, BENCH_OTHER_CORES 0.25, BENCH_RETRIES 1.
  */
@@ -30,6 +36,16 @@ export const LOAD_DEFAULTS = {
   retries: Number(process.env.BENCH_RETRIES ?? 1),
 };
 
+/** What one autocannon run sent and got back (requests abandoned at its end = sent - answered). */
+export function tallyOf(result) {
+  return { sent: result.requests.sent, answered: result.requests.total, ok: result['2xx'] };
+}
+
+/** Sums tallies. */
+export function addTallies(...tallies) {
+  return tallies.reduce((sum, t) => ({ sent: sum.sent + (t?.sent ?? 0), answered: sum.answered + (t?.answered ?? 0), ok: sum.ok + (t?.ok ?? 0) }), { sent: 0, answered: 0, ok: 0 });
+}
+
 function fire(opts, onResponse) {
   return new Promise((resolve, reject) => {
     const instance = autocannon(opts, (error, result) => (error ? reject(error) : resolve(result)));
@@ -41,19 +57,22 @@ function fire(opts, onResponse) {
  * Brings a freshly started server to its steady state: load that cycles through `urls`
  * (same origin) on every connection, in slices of `sliceS` seconds, until the server's CPU
  * per request stops falling (a slice no better than 3% below the best before it), after at
- * least `minS` and at most `maxS` seconds. Nothing is measured for the report; returns the
- * CPU ms per request of each slice (the warm-up curve), the requests and the failures.
+ * least `minS` seconds and `minRequests` requests, and at most `maxS` seconds. Requests are
+ * GETs unless `method` and `body` say otherwise. Nothing is measured for the report; returns
+ * the CPU ms per request of each slice (the warm-up curve), the requests, the failures and
+ * the tally (sent / answered / 2xx).
  */
-export async function prewarm({ urls, headers = {}, pid, connections = LOAD_DEFAULTS.connections, minS = LOAD_DEFAULTS.prewarmMinS, maxS = LOAD_DEFAULTS.prewarmMaxS, sliceS = 5 }) {
+export async function prewarm({ urls, headers = {}, pid, method = 'GET', body, connections = LOAD_DEFAULTS.connections, minS = LOAD_DEFAULTS.prewarmMinS, minRequests = 0, maxS = LOAD_DEFAULTS.prewarmMaxS, sliceS = 5 }) {
   const curve = [];
   let requests = 0;
   let failures = 0;
-  if (maxS <= 0 || urls.length === 0) return { curve, requests, failures, seconds: 0 };
+  let tally = addTallies();
+  if (maxS <= 0 || urls.length === 0) return { curve, requests, failures, seconds: 0, tally };
   const origin = new URL(urls[0]).origin;
   const paths = urls.map((url) => {
     const parsed = new URL(url);
     if (parsed.origin !== origin) throw new Error(`prewarm: ${url} is not on ${origin}`);
-    return { method: 'GET', path: `${parsed.pathname}${parsed.search}` };
+    return { method, path: `${parsed.pathname}${parsed.search}`, ...(body === undefined ? {} : { body }) };
   });
   let elapsed = 0;
   while (elapsed < maxS) {
@@ -63,12 +82,13 @@ export async function prewarm({ urls, headers = {}, pid, connections = LOAD_DEFA
     elapsed += sliceS;
     requests += result.requests.total;
     failures += result.non2xx + result.errors + result.timeouts;
+    tally = addTallies(tally, tallyOf(result));
     const msPerRequest = (cpu.serverCpuSeconds * 1000) / Math.max(1, result.requests.total);
     const best = Math.min(...curve);
     curve.push(msPerRequest);
-    if (elapsed >= minS && curve.length > 1 && msPerRequest > best * 0.97) break;
+    if (elapsed >= minS && requests >= minRequests && curve.length > 1 && msPerRequest > best * 0.97) break;
   }
-  return { curve, requests, failures, seconds: elapsed };
+  return { curve, requests, failures, seconds: elapsed, tally };
 }
 
 /** Nearest-rank percentile of sorted `values`. */
@@ -83,9 +103,15 @@ export function percentile(sorted, p) {
  * CPU account (lib/cpu.mjs; `backendPids` lists the PostgreSQL backends serving `pid`)
  * and, when `transactions` counts the database's transactions, statements per request.
  */
-async function measureOnce({ name, url, headers = {}, pid, backendPids = async () => [], transactions, connections = LOAD_DEFAULTS.connections, durationS = LOAD_DEFAULTS.durationS, warmupS = LOAD_DEFAULTS.warmupS }) {
-  const base = { url, headers, connections, pipelining: 1, timeout: 10, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false };
-  if (warmupS > 0) await fire({ ...base, duration: warmupS });
+async function measureOnce({ name, url, headers = {}, method = 'GET', body, pid, backendPids = async () => [], transactions, connections = LOAD_DEFAULTS.connections, durationS = LOAD_DEFAULTS.durationS, warmupS = LOAD_DEFAULTS.warmupS }) {
+  const base = { url, headers, method, ...(body === undefined ? {} : { body }), connections, pipelining: 1, timeout: 10, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false };
+  let warmupTally = addTallies();
+  let warmupFailures = 0;
+  if (warmupS > 0) {
+    const warm = await fire({ ...base, duration: warmupS });
+    warmupTally = tallyOf(warm);
+    warmupFailures = warm.non2xx + warm.errors + warm.timeouts;
+  }
   const times = [];
   const rss = trackPeakRss(pid);
   const account = await startCpuAccount({ serverPid: pid, backendPids });
@@ -128,6 +154,10 @@ async function measureOnce({ name, url, headers = {}, pid, backendPids = async (
     serverCpuMsPerRequest: (cpu.serverCpuSeconds * 1000) / Math.max(1, times.length),
     /** CPU milliseconds the PostgreSQL backends spent per answered request. */
     postgresCpuMsPerRequest: (cpu.postgresCpuSeconds * 1000) / Math.max(1, times.length),
+    /** Sent / answered / 2xx of the measured run, and of the measured run plus its warm-up. */
+    tally: tallyOf(result),
+    tallyWithWarmup: addTallies(tallyOf(result), warmupTally),
+    warmupFailures,
   };
 }
 
@@ -140,12 +170,17 @@ async function measureOnce({ name, url, headers = {}, pid, backendPids = async (
 export async function measure(spec, { retries = LOAD_DEFAULTS.retries, otherCoresLimit = LOAD_DEFAULTS.otherCoresLimit } = {}) {
   let best;
   let attempts = 0;
+  // Everything every attempt sent (warm-ups included), for benchmarks that count rows written.
+  let tallyAll = addTallies();
+  let warmupFailures = 0;
   while (attempts <= retries) {
     attempts++;
     const quiet = await waitForQuiet({ thresholdCores: otherCoresLimit });
     const result = { ...(await measureOnce(spec)), startedQuiet: quiet.quiet };
+    tallyAll = addTallies(tallyAll, result.tallyWithWarmup);
+    warmupFailures += result.warmupFailures;
     if (!best || result.cpu.other < best.cpu.other) best = result;
     if (result.cpu.other <= otherCoresLimit) break;
   }
-  return { ...best, attempts, contaminated: best.cpu.other > otherCoresLimit };
+  return { ...best, attempts, contaminated: best.cpu.other > otherCoresLimit, tallyAll, warmupFailuresAll: warmupFailures };
 }

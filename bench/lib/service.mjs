@@ -47,9 +47,19 @@ export function randomLoopback() {
 /** Node flags for the service process, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
 const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
-/** Starts `svc serve`; resolves once it logs `svc listening ...` with its port. */
+/**
+ * Starts `svc serve`; resolves once it logs `svc listening ...` with its port.
+ *
+ * Each service gets its own REDIS_KEY_PREFIX (`svc:bench:<random>:`), so its rate-limit
+ * windows and its webhook dispatcher's wake-up channel (`<prefix>events`, published on
+ * every commit that writes an outbox event) are its own: the bench neither wakes the
+ * dispatchers of colleagues' servers on the shared Redis nor is woken by their tests. Every
+ * key under the prefix is deleted at cleanup.
+ */
 export async function startService({ databaseUrl, encryptionKey, env = {}, dataDir = tempDir('svc-bench-data-'), nodeArgs = SERVER_NODE_ARGS }) {
   const logFile = path.join(dataDir, 'server.log');
+  const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? `svc:bench:${randomBytes(4).toString('hex')}:`;
+  onCleanup(`delete Redis keys ${redisKeyPrefix}*`, () => deleteRedisKeysMatching(`${redisKeyPrefix}*`));
   const service = await spawnNode({
     label: 'svc serve',
     script: SERVER_ENTRY,
@@ -68,18 +78,19 @@ export async function startService({ databaseUrl, encryptionKey, env = {}, dataD
       DATA_DIR: dataDir,
       // Lifts the per-key budget (300/min) so the load is not just 429s; the limiter still runs.
       MERCHANT_RATE_LIMIT_PER_MINUTE: '1000000000',
+      REDIS_KEY_PREFIX: redisKeyPrefix,
       ...env,
     },
     isReady: (line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening') && typeof line.port === 'number',
   });
-  return { ...service, dataDir };
+  return { ...service, dataDir, redisKeyPrefix };
 }
 
 /**
  * Registers a seller, creates `stores` stores and one API key with `scopes` over all of
  * them, through the real routes. Returns what the load needs.
  */
-export async function provisionMerchant(baseUrl, { stores = 1, scopes = ['order:read'], sourceAddress = randomLoopback() } = {}) {
+export async function provisionMerchant(baseUrl, { stores = 1, scopes = ['order:read'], sourceAddress = randomLoopback(), redisKeyPrefix = 'svc:' } = {}) {
   const tag = randomBytes(4).toString('hex');
   const email = `bench-${tag}@example.test`;
   const password = `pw-${randomBytes(12).toString('hex')}`;
@@ -113,18 +124,52 @@ export async function provisionMerchant(baseUrl, { stores = 1, scopes = ['order:
   // Our entries in the shared Redis: the register window of our source address and the
   // key's merchant window (up to a minute of hits). They expire anyway; drop them now.
   onCleanup('delete bench rate-limit windows in Redis', () =>
-    deleteRedisKeys([`svc:rl:auth.register:${sourceAddress}`, `svc:rl:merchant:key:${keyed.json.apiKey.id}`]),
+    deleteRedisKeys([`${redisKeyPrefix}rl:auth.register:${sourceAddress}`, `${redisKeyPrefix}rl:merchant:key:${keyed.json.apiKey.id}`]),
   );
-  return { email, userId: registered.json.user.id, storeIds, apiKey: keyed.json.key, apiKeyId: keyed.json.apiKey.id, sourceAddress };
+  return { email, userId: registered.json.user.id, storeIds, apiKey: keyed.json.key, apiKeyId: keyed.json.apiKey.id, sourceAddress, session };
 }
 
-async function deleteRedisKeys(keys) {
+/** `POST /api/dashboard/stores/{storeId}/products` as the seller (cookie + CSRF); resolves the created product. */
+export async function createProduct(baseUrl, merchant, storeId, product) {
+  const created = await expectStatus(
+    request(`${baseUrl}/api/dashboard/stores/${storeId}/products`, { method: 'POST', headers: merchant.session, body: product, localAddress: merchant.sourceAddress }),
+    201,
+    'POST /api/dashboard/stores/{storeId}/products',
+  );
+  return created.json;
+}
+
+/** `POST /api/dashboard/stores/{storeId}/products/{productId}/license-keys`; resolves { added, duplicates }. */
+export async function importKeys(baseUrl, merchant, storeId, productId, keys) {
+  const imported = await expectStatus(
+    request(`${baseUrl}/api/dashboard/stores/${storeId}/products/${productId}/license-keys`, { method: 'POST', headers: merchant.session, body: { keys }, localAddress: merchant.sourceAddress }),
+    200,
+    'POST /api/dashboard/stores/{storeId}/products/{productId}/license-keys',
+  );
+  return imported.json;
+}
+
+async function withRedis(run) {
   const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
   client.on('error', () => undefined);
   await client.connect();
   try {
-    await client.del(keys);
+    return await run(client);
   } finally {
     await client.close();
   }
+}
+
+async function deleteRedisKeys(keys) {
+  await withRedis((client) => client.del(keys));
+}
+
+/** Deletes every key matching `pattern` (SCAN, never KEYS); only ever called with a bench's own prefix. */
+async function deleteRedisKeysMatching(pattern) {
+  await withRedis(async (client) => {
+    for await (const batch of client.scanIterator({ MATCH: pattern, COUNT: 500 })) {
+      const keys = Array.isArray(batch) ? batch : [batch];
+      if (keys.length > 0) await client.del(keys);
+    }
+  });
 }

@@ -22,7 +22,7 @@ function startDispatcher(deps: AppDeps, log: Logger): () => Promise<void> {
   dispatcher.start();
   return async () => {
     await dispatcher.stop();
-    await redis?.close().catch(() => undefined);
+    await redis?.shutdown();
   };
 }
 

@@ -41,8 +41,18 @@ export function connectRedis(url: string, log: Logger) {
     if (lastError) log.info('redis connected again');
     lastError = '';
   });
-  client.connect().catch((error: Error) => log.warn({ err: error }, 'redis not reachable yet; limiting in process meanwhile'));
-  return client;
+  const connecting = client.connect().catch((error: Error) => log.warn({ err: error }, 'redis not reachable yet; limiting in process meanwhile'));
+  /** Closes the connection even when it is still being made (a late connect would keep the process alive). */
+  const shutdown = async () => {
+    await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await Promise.race([client.close(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]).catch(() => undefined);
+    try {
+      client.destroy();
+    } catch {
+      // already closed
+    }
+  };
+  return Object.assign(client, { shutdown });
 }
 
 export async function startRuntime(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Runtime> {
@@ -62,7 +72,7 @@ export async function startRuntime(config: Config, log: Logger, opts: { migrate?
   if (config.redisUrl) {
     redis = connectRedis(config.redisUrl, log);
     const client = redis;
-    closers.unshift(() => client.close().catch(() => undefined));
+    closers.unshift(() => client.shutdown());
     primary = new RedisRateLimitStore(redis.withCommandOptions({ timeout: REDIS_COMMAND_TIMEOUT_MS }), `${config.redisKeyPrefix}rl:`);
   } else {
     log.warn('no REDIS_URL: rate limits are kept in this process only (one instance)');

@@ -627,8 +627,11 @@ export class Dispatcher {
         if (left > 0) this.busy.set(claimed.webhook_id, left);
         else this.busy.delete(claimed.webhook_id);
         this.inFlight.delete(claimed.id);
-        // A freed slot: claim again if the last claim found work (the loop; runOnce claims by itself).
-        if (this.running && this.moreMayBeDue) this.kick();
+        // A freed slot: claim again if the last claim found work, or if this endpoint was full
+        // (its backlog was left out of the last claim, which then found nothing); the loop only,
+        // runOnce claims by itself.
+        const wasFull = left + 1 >= this.perEndpoint;
+        if (this.running && (this.moreMayBeDue || wasFull)) this.kick();
       });
     this.inFlight.set(claimed.id, work);
   }
