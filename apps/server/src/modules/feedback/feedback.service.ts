@@ -10,6 +10,7 @@ import type { ServiceContext } from '../../trpc/service-context.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { orderForToken } from '../checkout/checkout.service.js';
 import { FeedbackSchema } from './feedback.entities.js';
+import { iso } from '../../lib/timestamps.js';
 
 export const DEFAULT_FEEDBACK_PAGE = 20;
 const ALREADY_RATED = 'This order already has feedback.';
@@ -24,9 +25,6 @@ interface FeedbackRow {
   created_us: string;
 }
 
-function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}
 
 function rowToFeedback(row: FeedbackRow): TFeedback {
   return { id: row.id, rating: Number(row.rating), text: row.text, createdAt: iso(row.created_at), productName: row.product_name };

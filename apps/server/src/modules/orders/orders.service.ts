@@ -9,6 +9,7 @@ import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
 import { OrderSchema, type Order } from './orders.entities.js';
+import { iso } from '../../lib/timestamps.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 const ORDER_NUMBER = /^ORD-(\d{1,18})$/;
@@ -34,10 +35,6 @@ interface OrderRow {
   created_us: string;
 }
 
-/** A timestamp from a raw query (text such as `2026-11-21 18:31:45.665+00`, or a Date) as ISO 8601. */
-function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}
 
 const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
   o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,

@@ -21,6 +21,7 @@ import { publicOrderNumber } from '../orders/orders.service.js';
 import { hasPermission } from '../stores/membership.js';
 import { StoreMemberSchema, StoreSchema } from '../stores/stores.entities.js';
 import { TicketMessageSchema, TicketSchema, type Ticket, type TicketMessage } from './tickets.entities.js';
+import { iso } from '../../lib/timestamps.js';
 
 export const DEFAULT_TICKET_PAGE = 50;
 const TICKET_NOT_FOUND = 'Ticket not found.';
@@ -228,9 +229,6 @@ interface TicketRow {
   message_count: string;
 }
 
-function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}
 
 function rowToSummary(row: TicketRow): TTicketSummary {
   return {
