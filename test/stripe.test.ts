@@ -219,7 +219,12 @@ describe('starting a Stripe payment', () => {
     } finally {
       fake.failWith = undefined;
     }
-    const logged = server.logs.find((line) => line.msg === 'stripe checkout session failed');
+    // The log line travels through the server's stdout pipe; it may land just after the answer.
+    let logged = server.logs.find((line) => line.msg === 'stripe checkout session failed');
+    for (let i = 0; !logged && i < 40; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      logged = server.logs.find((line) => line.msg === 'stripe checkout session failed');
+    }
     expect(logged, 'the failure reaches the server log').toMatchObject({ orderId, err: { statusCode: 500 } });
     expect(server.output()).not.toContain(SECRET_KEY);
     expect((await merchantOrder(orderId)).status).toBe('pending');
