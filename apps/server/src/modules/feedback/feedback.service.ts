@@ -3,7 +3,7 @@
  * token, and the store's public list (newest first, keyset-paged, never the buyer).
  */
 import type { TCreateFeedbackInput, TFeedback, TFeedbackList, TListFeedbackQuery } from '@svc/schemas';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
@@ -40,8 +40,9 @@ export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuer
   const where = ['f.store_id = ?'];
   const params: unknown[] = [store.id];
   if (position) {
-    where.push(`(f.created_at, f.id) < (timestamptz 'epoch' + (?::bigint) * interval '1 microsecond', ?)`);
-    params.push(position.us, position.id);
+    const before = beforePosition(position, 'f.created_at', 'f.id');
+    where.push(before.sql);
+    params.push(...before.params);
   }
   params.push(limit + 1);
   const rows: FeedbackRow[] = await ctx.em.execute(
@@ -55,13 +56,11 @@ export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuer
     'select count(*) as count, avg(rating) as average from feedback where store_id = ?',
     [store.id],
   );
-  const hasMore = rows.length > limit;
-  const page = hasMore ? rows.slice(0, limit) : rows;
-  const last = page[page.length - 1];
+  const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
   return {
     feedback: page.map(rowToFeedback),
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor(key, { us: String(last.created_us), id: last.id }) : null,
+    nextCursor,
     averageRating: summary?.average == null ? null : Math.round(Number(summary.average) * 100) / 100,
     count: Number(summary?.count ?? 0),
   };

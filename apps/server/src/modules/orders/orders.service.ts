@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TBuyerOrder, TListOrdersQuery, TOrder, TOrderDetail, TOrderList, TOrderStatus } from '@svc/schemas';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
@@ -120,23 +120,17 @@ async function pageOrders(ctx: ServiceContext, filter: OrderPageFilter, limit: n
     params.push(new Date(filter.to));
   }
   if (cursor) {
-    const position = decodeCursor(key, cursor);
-    where.push(`(o.created_at, o.id) < (timestamptz 'epoch' + (?::bigint) * interval '1 microsecond', ?)`);
-    params.push(position.us, position.id);
+    const before = beforePosition(decodeCursor(key, cursor), 'o.created_at', 'o.id');
+    where.push(before.sql);
+    params.push(...before.params);
   }
   params.push(limit + 1);
   const rows: OrderRow[] = await ctx.em.execute(
     `select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`,
     params,
   );
-  const hasMore = rows.length > limit;
-  const page = hasMore ? rows.slice(0, limit) : rows;
-  const last = page[page.length - 1];
-  return {
-    rows: page,
-    hasMore,
-    nextCursor: hasMore && last ? encodeCursor(key, { us: String(last.created_us), id: last.id }) : null,
-  };
+  const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
+  return { rows: page, hasMore, nextCursor };
 }
 
 export async function listOrders(ctx: ServiceContext, input: TListOrdersQuery): Promise<TOrderList> {

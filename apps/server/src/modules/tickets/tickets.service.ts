@@ -8,7 +8,7 @@
  */
 import type { TCreateTicketInput, TListTicketsQuery, TTicket, TTicketList, TTicketMessage, TTicketStatus, TTicketSummary } from '@svc/schemas';
 import { readCookie } from '../../lib/cookies.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Context } from '../../trpc/context.js';
@@ -255,9 +255,9 @@ export async function listTickets(ctx: ServiceContext, input: TListTicketsQuery)
     params.push(input.status);
   }
   if (input.cursor) {
-    const position = decodeCursor(key, input.cursor);
-    where.push(`(t.updated_at, t.id) < (timestamptz 'epoch' + (?::bigint) * interval '1 microsecond', ?)`);
-    params.push(position.us, position.id);
+    const before = beforePosition(decodeCursor(key, input.cursor), 't.updated_at', 't.id');
+    where.push(before.sql);
+    params.push(...before.params);
   }
   params.push(limit + 1);
   const rows: TicketRow[] = await ctx.em.execute(
@@ -268,14 +268,8 @@ export async function listTickets(ctx: ServiceContext, input: TListTicketsQuery)
      where ${where.join(' and ')} order by t.updated_at desc, t.id desc limit ?`,
     params,
   );
-  const hasMore = rows.length > limit;
-  const page = hasMore ? rows.slice(0, limit) : rows;
-  const last = page[page.length - 1];
-  return {
-    tickets: page.map(rowToSummary),
-    hasMore,
-    nextCursor: hasMore && last ? encodeCursor(key, { us: String(last.updated_us), id: last.id }) : null,
-  };
+  const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.updated_us);
+  return { tickets: page.map(rowToSummary), hasMore, nextCursor };
 }
 
 export async function getStoreTicket(ctx: ServiceContext, storeId: string, ticketId: string): Promise<TTicket> {

@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TWebhook, TWebhookDelivery, TWebhookEvent } from '@svc/schemas';
 import type { Config } from '../../config.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { deriveKey, seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -174,9 +174,9 @@ export async function listDeliveries(
     params.push(input.event);
   }
   if (input.cursor) {
-    const position = decodeCursor(key, input.cursor);
-    where.push(`(d.created_at, d.id) < (timestamptz 'epoch' + (?::bigint) * interval '1 microsecond', ?)`);
-    params.push(position.us, position.id);
+    const before = beforePosition(decodeCursor(key, input.cursor), 'd.created_at', 'd.id');
+    where.push(before.sql);
+    params.push(...before.params);
   }
   params.push(limit + 1);
   const rows: Array<{ id: string; created_us: string }> = await ctx.em.execute(
@@ -184,16 +184,10 @@ export async function listDeliveries(
      where ${where.join(' and ')} order by d.created_at desc, d.id desc limit ?`,
     params,
   );
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
+  const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
   const entities = page.length ? await ctx.em.find(WebhookDeliverySchema, { id: { $in: page.map((r) => r.id) } }) : [];
   const byId = new Map(entities.map((e) => [e.id, e]));
-  const last = page[page.length - 1];
-  return {
-    deliveries: page.map((r) => toDeliveryView(byId.get(r.id)!)),
-    hasMore,
-    nextCursor: hasMore && last ? encodeCursor(key, { us: String(last.created_us), id: last.id }) : null,
-  };
+  return { deliveries: page.map((r) => toDeliveryView(byId.get(r.id)!)), hasMore, nextCursor };
 }
 
 /** `POST .../test`: one `webhook.test` attempt, made now and answered; a disabled endpoint is 400. */
