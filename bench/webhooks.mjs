@@ -32,9 +32,8 @@
  * (1000; 0 skips that control), BENCH_WEBHOOK_LOW_RATE / BENCH_WEBHOOK_LOW_EVENTS (20 / 100;
  * 0 events skips the light pair), BENCH_WORKER_NODE_ARGS (node flags for the workers).
  */
-import { spawn } from 'node:child_process';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -45,7 +44,7 @@ import { startCpuAccount, waitForQuiet } from './lib/cpu.mjs';
 import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
 import { fixed, heading, ratioLine, seconds, table } from './lib/format.mjs';
 import { percentile } from './lib/load.mjs';
-import { memoryOf, trackPeakRss } from './lib/proc.mjs';
+import { memoryOf, spawnLogged, trackPeakRss } from './lib/proc.mjs';
 import { importDist, REDIS_URL, REPO_ROOT, SERVER_ENTRY, tempDir } from './lib/service.mjs';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
@@ -78,43 +77,9 @@ function check(condition, message) {
 // ---------------------------------------------------------------------------------------------
 // Child processes without a listening port (the worker logs nothing at LOG_LEVEL=warn)
 
-/** `node <script> ...args` with exactly `env` (plus PATH/HOME), output to `logFile`; stopped at cleanup like lib/proc.mjs does. */
-function spawnChild({ label, script, args = [], nodeArgs = [], env, logFile }) {
-  const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-  const alive = () => child.exitCode === null && child.signalCode === null;
-  const stop = async () => {
-    if (!alive()) return exited;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    try {
-      return await exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  const unregister = onCleanup(`stop ${label} (pid ${child.pid})`, stop);
-  const log = () => {
-    try {
-      return readFileSync(logFile, 'utf8');
-    } catch {
-      return '';
-    }
-  };
-  const lines = () =>
-    log()
-      .split('\n')
-      .filter((raw) => raw.startsWith('{'))
-      .flatMap((raw) => {
-        try {
-          return [JSON.parse(raw)];
-        } catch {
-          return [];
-        }
-      });
-  return { label, pid: child.pid, exited, alive, stop: unregister, log, lines, logFile };
+/** A child under measurement, in the repository root (lib/proc.mjs). */
+function spawnChild(options) {
+  return spawnLogged({ cwd: REPO_ROOT, ...options });
 }
 
 /** CPU seconds (user + system) of a live process so far, from /proc/<pid>/stat. */

@@ -21,10 +21,11 @@ function parseLines(text) {
 }
 
 /**
- * Spawns `node ...nodeArgs <script> ...args` with exactly `env` (plus PATH/HOME), logging to `logFile`,
- * and resolves once a JSON log line satisfies `isReady` (its `port` is returned).
+ * `node ...nodeArgs <script> ...args` with exactly `env` (plus PATH/HOME), output to `logFile`,
+ * stopped at cleanup (SIGTERM, SIGKILL after 15 s). For children that never listen (a worker,
+ * `svc migrate`) as much as for servers.
  */
-export async function spawnNode({ label, script, args = [], nodeArgs = [], env, cwd, logFile, isReady, timeoutMs = 90_000 }) {
+export function spawnLogged({ label, script, args = [], nodeArgs = [], env, cwd, logFile }) {
   const fd = openSync(logFile, 'a');
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd,
@@ -33,8 +34,9 @@ export async function spawnNode({ label, script, args = [], nodeArgs = [], env, 
   });
   closeSync(fd);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const alive = () => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return exited;
+    if (!alive()) return exited;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     try {
@@ -44,17 +46,28 @@ export async function spawnNode({ label, script, args = [], nodeArgs = [], env, 
     }
   };
   const unregister = onCleanup(`stop ${label} (pid ${child.pid})`, stop);
-  const readLog = () => {
+  const log = () => {
     try {
       return readFileSync(logFile, 'utf8');
     } catch {
       return '';
     }
   };
+  return { label, pid: child.pid, exited, alive, stop: unregister, log, lines: () => parseLines(log()), logFile };
+}
+
+/**
+ * Spawns `node ...nodeArgs <script> ...args` with exactly `env` (plus PATH/HOME), logging to `logFile`,
+ * and resolves once a JSON log line satisfies `isReady` (its `port` is returned).
+ */
+export async function spawnNode({ label, script, args = [], nodeArgs = [], env, cwd, logFile, isReady, timeoutMs = 90_000 }) {
+  const child = spawnLogged({ label, script, args, nodeArgs, env, cwd, logFile });
+  const unregister = child.stop;
+  const readLog = child.log;
   const started = Date.now();
   let port;
   while (port === undefined) {
-    if (child.exitCode !== null || child.signalCode !== null) {
+    if (!child.alive()) {
       await unregister();
       throw new Error(`${label} exited (${child.exitCode ?? child.signalCode}) before listening; log ${logFile}:\n${readLog().slice(-4000)}`);
     }
