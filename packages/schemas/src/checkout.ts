@@ -1,6 +1,7 @@
 /** The theme cart, checkout and public order creation. */
 import { z } from 'zod';
 import { ZEmail, ZId, ZTimestamp } from './common.js';
+import { CUSTOM_FIELD_TYPES } from './catalog.js';
 import { ZOrderStatus } from './orders.js';
 import { ZPaymentMethod } from './stores.js';
 
@@ -81,7 +82,18 @@ export type TCheckoutOrder = z.infer<typeof ZCheckoutOrder>;
 export const ZCreateOrderResult = z.object({ order: ZCheckoutOrder, checkoutToken: z.string() });
 
 export const ZCheckoutEnterInput = z.strictObject({ orderId: ZId, token: z.string().min(20).max(100) });
-export const ZCheckoutSession = z.object({ order: ZCheckoutOrder });
+/**
+ * What the checkout page needs besides the order: the store's name, the payment methods it
+ * offers here (`test` only outside production) and the custom fields of the order's products.
+ */
+export const ZCheckoutSession = z.object({
+  order: ZCheckoutOrder,
+  store: z.object({ id: z.string(), name: z.string(), subdomain: z.string() }),
+  paymentMethods: z.array(ZPaymentMethod),
+  customFields: z.array(z.object({ name: z.string(), type: z.enum(CUSTOM_FIELD_TYPES), required: z.boolean() })),
+  answers: z.array(z.object({ name: z.string(), value: z.string() })),
+});
+export type TCheckoutSession = z.infer<typeof ZCheckoutSession>;
 
 export const ZCheckoutStartInput = z.strictObject({
   orderId: ZId,

@@ -17,7 +17,7 @@ import { buyerCountry } from '../../lib/geo.js';
 import type { Context } from '../../trpc/context.js';
 import { publicProcedure, router } from '../../trpc/procedures.js';
 import { hydrateCart } from './cart.service.js';
-import { CHECKOUT_COOKIE, checkoutSummary, checkoutUrl, createOrder, orderForToken, startCheckout, type BuyerContext } from './checkout.service.js';
+import { CHECKOUT_COOKIE, checkoutSession, checkoutUrl, createOrder, orderForToken, startCheckout, type BuyerContext } from './checkout.service.js';
 
 const theme = ['theme'];
 const buyerTags = ['buyer'];
@@ -81,7 +81,7 @@ export const checkoutRouter = router({
     .mutation(async ({ ctx, input }) => {
       const order = await orderForToken(ctx.em, input.orderId, input.token);
       setCookie(ctx.res, CHECKOUT_COOKIE, `${order.id}.${input.token}`, checkoutCookieOptions(ctx));
-      return { order: await checkoutSummary(ctx, order) };
+      return checkoutSession(ctx, order);
     }),
 
   start: publicProcedure
@@ -100,6 +100,6 @@ export const checkoutRouter = router({
     .query(async ({ ctx }) => {
       const [orderId, token] = (readCookie(ctx.req, CHECKOUT_COOKIE) ?? '').split('.');
       if (!orderId || !token) throw new AppError('unauthorized', 'Open the checkout link first.');
-      return { order: await checkoutSummary(ctx, await orderForToken(ctx.em, orderId, token)) };
+      return checkoutSession(ctx, await orderForToken(ctx.em, orderId, token));
     }),
 });

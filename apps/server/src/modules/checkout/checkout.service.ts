@@ -6,7 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import type { TCartLine, TCheckoutOrder, TCheckoutStartResult, TCustomField } from '@svc/schemas';
+import type { TCartLine, TCheckoutOrder, TCheckoutSession, TCheckoutStartResult, TCustomField, TPaymentMethod } from '@svc/schemas';
 import type { ZCheckoutStartInput } from '@svc/schemas';
 import type { z } from 'zod';
 import { AppError, invalidField } from '../../lib/errors.js';
@@ -22,7 +22,7 @@ import { recordEvent } from '../events/events.service.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { publicOrderNumber, toOrderDetail } from '../orders/orders.service.js';
 import { GATEWAYS } from '../payments/gateways.js';
-import type { Store } from '../stores/stores.entities.js';
+import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
 import { normaliseCart, type NormalisedLine } from './cart.service.js';
 
@@ -65,6 +65,22 @@ async function sellableLines(em: EntityManager, store: Store, cart: TCartLine[])
   return normalised.lines;
 }
 
+/** Every required field has a stored answer (a required checkbox: ticked); else 400 naming the first that lacks one. */
+function requireAnswers(fields: TCustomField[], responses: Array<{ name: string; value: string }>): void {
+  for (const field of fields) {
+    if (!field.required) continue;
+    const value = responses.find((response) => response.name === field.name)?.value ?? '';
+    if (value.trim() === '' || (field.type === 'checkbox' && value !== 'true')) throw invalidField(`customFields.${field.name}`, 'Required.');
+  }
+}
+
+/** The products of these ids in this order (an id whose product is gone is skipped). */
+async function productsInOrder(em: EntityManager, productIds: Array<string | null>): Promise<Product[]> {
+  const ids = productIds.filter((id): id is string => !!id);
+  const products = ids.length ? await em.find(ProductSchema, { id: { $in: ids } }) : [];
+  return ids.map((id) => products.find((p) => p.id === id)).filter((p): p is Product => !!p);
+}
+
 /** The products' fields in cart order, one per name (required when any product requires it). */
 function fieldsOf(products: Array<Pick<Product, 'customFields'>>): TCustomField[] {
   const fields = new Map<string, TCustomField>();
@@ -77,9 +93,15 @@ function fieldsOf(products: Array<Pick<Product, 'customFields'>>): TCustomField[
   return [...fields.values()];
 }
 
+/**
+ * The answers checked against the fields. `deferRequired`: a missing required answer is
+ * allowed (an order created without any answers; the checkout page asks for them and
+ * checkout/start insists, see requireAnswers).
+ */
 export function customFieldResponses(
   fields: TCustomField[],
   answers: Record<string, string | number | boolean>,
+  deferRequired = false,
 ): Array<{ name: string; value: string }> {
   for (const name of Object.keys(answers)) {
     if (!fields.some((field) => field.name === name)) throw invalidField(`customFields.${name}`, 'Not a field of these products.');
@@ -89,7 +111,7 @@ export function customFieldResponses(
     const answer = answers[field.name];
     const blank = answer === undefined || (typeof answer === 'string' && answer.trim() === '');
     if (blank) {
-      if (field.required) throw invalidField(`customFields.${field.name}`, 'Required.');
+      if (field.required && !deferRequired) throw invalidField(`customFields.${field.name}`, 'Required.');
       continue;
     }
     let value: string;
@@ -148,7 +170,8 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
     throw new AppError('blacklisted', 'This store does not accept orders from you.');
   }
   const lines = await sellableLines(ctx.em, store, request.cart);
-  const responses = customFieldResponses(fieldsOf(lines.map((line) => line.product)), request.customFields ?? {});
+  // Without any answers (a theme that leaves them to the checkout page), required ones wait for checkout/start.
+  const responses = customFieldResponses(fieldsOf(lines.map((line) => line.product)), request.customFields ?? {}, request.customFields === undefined);
   const now = ctx.clock.now();
   const priced = lines.map((line) => ({ productId: line.product.id, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));
   const subtotalMinor = priced.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
@@ -233,6 +256,27 @@ export async function checkoutSummary(ctx: ServiceContext, order: Order): Promis
   );
 }
 
+/** Whether a gateway can take payments in this process (`test` never in production, and only with its secret). */
+export function gatewayAvailable(ctx: ServiceContext, method: TPaymentMethod): boolean {
+  if (method === 'test') return !ctx.deps.config.isProduction && !!ctx.deps.config.testGatewaySecret;
+  if (method === 'stripe') return !!ctx.deps.config.stripeSecretKey;
+  return true;
+}
+
+/** The order with what its checkout page asks for: the store, its payment methods here, the products' custom fields. */
+export async function checkoutSession(ctx: ServiceContext, order: Order): Promise<TCheckoutSession> {
+  const summary = await checkoutSummary(ctx, order);
+  const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
+  const products = await productsInOrder(ctx.em, summary.lines.map((line) => line.productId));
+  return {
+    order: summary,
+    store: { id: store.id, name: store.name, subdomain: store.subdomain },
+    paymentMethods: storeSettings(store).paymentMethods.filter((method) => gatewayAvailable(ctx, method)),
+    customFields: fieldsOf(products).map((field) => ({ name: field.name, type: field.type, required: field.required })),
+    answers: order.customFieldResponses,
+  };
+}
+
 /** Pending orders past the checkout lifetime become `expired`; their coupon uses are given back. */
 export async function expirePendingOrders(em: EntityManager, now: Date, lifetimeMs: number): Promise<number> {
   const expired = await em.execute<Array<{ id: string; coupon_id: string | null }>>(
@@ -273,12 +317,9 @@ export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof Z
       throw new AppError('blacklisted', 'This store does not accept orders from you.');
     }
     const lines = await em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
-    if (input.customFields) {
-      const productIds = lines.map((line) => line.productId).filter((id): id is string => !!id);
-      const products = await em.find(ProductSchema, { id: { $in: productIds } });
-      const ordered = productIds.map((id) => products.find((p) => p.id === id)).filter((p): p is Product => !!p);
-      order.customFieldResponses = customFieldResponses(fieldsOf(ordered), input.customFields);
-    }
+    const fields = fieldsOf(await productsInOrder(em, lines.map((line) => line.productId ?? null)));
+    if (input.customFields) order.customFieldResponses = customFieldResponses(fields, input.customFields);
+    else requireAnswers(fields, order.customFieldResponses);
     if (input.coupon) {
       if (order.couponId) throw new AppError('conflict', 'A coupon is already applied to this order.');
       const priced = lines.map((line) => ({ productId: line.productId ?? '', quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));

@@ -1,7 +1,8 @@
 /**
  * What the buyer receives, and who may see it. Access, in order: the checkout token (query
  * or the svc_checkout cookie), the buyer's e-mail (a store setting can turn that off), a
- * staff session with viewOrders. None given: 401; given but wrong: 403; unknown order:
+ * customer session (svc_customer) of that e-mail in the order's store, a staff session with
+ * viewOrders. None given: 401; given but wrong: 403; unknown order:
  * 404; not paid: 409. A refunded order shows nothing more.
  */
 import type { TDeliveryMethod, TDeliveryPayload } from '@svc/schemas';
@@ -13,6 +14,7 @@ import { authenticateSession, requireMember } from '../../trpc/guards.js';
 import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/catalog.entities.js';
 import { decryptLicenseKey } from '../catalog/catalog.service.js';
 import { CHECKOUT_COOKIE } from '../checkout/checkout.service.js';
+import { authenticateCustomer, CUSTOMER_COOKIE } from '../customers/customers.service.js';
 import { SESSION_COOKIE } from '../identity/sessions.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
@@ -25,6 +27,16 @@ export interface AccessQuery {
   orderId: string;
   token?: string | undefined;
   email?: string | undefined;
+}
+
+/** The signed-in customer, or null when the cookie names no live session (it then offers nothing). */
+async function customerOrNull(ctx: Context) {
+  try {
+    return await authenticateCustomer(ctx);
+  } catch (error) {
+    if (error instanceof AppError && error.appCode === 'unauthorized') return null;
+    throw error;
+  }
 }
 
 /** The order, if this request may see what it delivers (see the module comment). */
@@ -43,6 +55,14 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery, type: '
     offered = true;
     const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
     granted = storeSettings(store).emailOrderAccess && order.customerEmail !== '' && safeEqual(order.customerEmail, query.email.trim().toLowerCase());
+  }
+  if (!granted && readCookie(ctx.req, CUSTOMER_COOKIE)) {
+    // The customer area opens the orders of the signed-in buyer's e-mail in that store.
+    const customer = await customerOrNull(ctx);
+    if (customer) {
+      offered = true;
+      granted = customer.store.id === order.store.id && order.customerEmail !== '' && safeEqual(order.customerEmail, customer.email);
+    }
   }
   if (!granted && readCookie(ctx.req, SESSION_COOKIE) && !ctx.req.headers.authorization) {
     offered = true;

@@ -45,7 +45,7 @@ export const manualGateway: Gateway = {
   },
 };
 
-/** Outside production: pay by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts). */
+/** Outside production: pay on the local pay page, or by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts). */
 export const testGateway: Gateway = {
   method: 'test',
   async start(order, _store, { config }) {
@@ -53,7 +53,9 @@ export const testGateway: Gateway = {
       throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'paymentMethod', message: 'The test gateway is not available here.' }] });
     }
     return {
-      instructions: `Test payment: POST a payment.succeeded notification for order ${order.id} of ${minorToAmount(order.priceMinor, order.currency)} ${order.currency} to ${config.publicUrl}/api/payments/test/webhook, signed with TEST_GATEWAY_SECRET.`,
+      // The local pay page (http/test-pay.ts) settles through the same notification path.
+      redirectUrl: `${config.publicUrl}/pay/test/${encodeURIComponent(order.id)}`,
+      instructions: `Test payment: open the redirect, or POST a payment.succeeded notification for order ${order.id} of ${minorToAmount(order.priceMinor, order.currency)} ${order.currency} to ${config.publicUrl}/api/payments/test/webhook, signed with TEST_GATEWAY_SECRET.`,
     };
   },
 };

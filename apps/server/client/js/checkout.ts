@@ -1,0 +1,260 @@
+/**
+ * The checkout page (/checkout/<orderId>?token=...): the order summary, e-mail, the
+ * products' custom fields, a coupon and the payment method, then POST /api/checkout/start.
+ * `test` goes to the local pay page, `stripe` to Stripe, `manual` shows the seller's
+ * instructions and takes a proof upload. An order that is no longer pending goes to its
+ * order page.
+ */
+import { api, checkoutToken, field, FormErrors, formAlert, h, isEmbedded, main, money, orderPagePath, replaceContent, showProblem, upload, type Field } from './common.js';
+
+interface CheckoutSession {
+  order: {
+    id: string;
+    orderId: string;
+    status: string;
+    lines: Array<{ productId: string | null; productName: string; quantity: number; unitPrice: number }>;
+    subtotal: number;
+    discount: number;
+    price: number;
+    currency: string;
+    email: string;
+    paymentMethod: string;
+    expiresAt: string;
+  };
+  store: { id: string; name: string; subdomain: string };
+  paymentMethods: string[];
+  customFields: Array<{ name: string; type: 'text' | 'number' | 'email' | 'checkbox'; required: boolean }>;
+  answers: Array<{ name: string; value: string }>;
+}
+
+interface StartResult {
+  orderId: string;
+  paymentMethod: string;
+  price: number;
+  currency: string;
+  redirectUrl?: string;
+  instructions?: string;
+}
+
+const METHOD_LABELS: Record<string, { label: string; hint: string }> = {
+  stripe: { label: 'Card', hint: 'Pay by card on Stripe’s secure page.' },
+  manual: { label: 'Manual payment', hint: 'Pay as the seller instructs (bank transfer, etc.) and upload a proof.' },
+  test: { label: 'Test payment', hint: 'No money moves; for trying the shop outside production.' },
+};
+
+const orderId = main().dataset.orderId!;
+const token = checkoutToken(orderId);
+
+async function load(): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  // Back from Stripe: the order page waits for Stripe's notification.
+  if (params.get('stripe') === 'success') {
+    location.replace(orderPagePath('orders', orderId, token));
+    return;
+  }
+  const answer = token
+    ? await api<CheckoutSession>('POST', '/api/checkout/enter', { orderId, token })
+    : await api<CheckoutSession>('GET', '/api/checkout/session');
+  if (!answer.ok) {
+    if (answer.status === 404) return showProblem('There is no such order.');
+    if (answer.status === 401 || answer.status === 403) return showProblem('This link does not open the order. Use the link from your checkout or e-mail.');
+    return showProblem(answer.error?.error ?? 'The order could not be loaded.');
+  }
+  const session = answer.body;
+  if (session.order.id !== orderId) return showProblem('This link does not open the order. Use the link from your checkout or e-mail.');
+  if (session.order.status !== 'pending') {
+    location.replace(orderPagePath('orders', orderId, token));
+    return;
+  }
+  document.title = `Checkout · ${session.store.name}`;
+  render(session, params.get('stripe') === 'cancelled');
+}
+
+function summary(session: CheckoutSession, price = session.order.price, discount = session.order.discount): HTMLElement {
+  const { order } = session;
+  const rows = order.lines.map((line) =>
+    h('tr', {}, h('th', { scope: 'row' }, line.productName), h('td', {}, String(line.quantity)), h('td', { class: 'amount' }, money(line.unitPrice * line.quantity, order.currency))),
+  );
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'summary-heading' },
+    h('h2', { id: 'summary-heading' }, `Order ${order.orderId} at ${session.store.name}`),
+    h(
+      'table',
+      { class: 'lines' },
+      h('caption', { class: 'visually-hidden' }, 'Items in this order'),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Item'), h('th', { scope: 'col' }, 'Qty'), h('th', { scope: 'col', class: 'amount' }, 'Price'))),
+      h('tbody', {}, ...rows),
+    ),
+    h(
+      'dl',
+      { class: 'totals' },
+      discount > 0 ? h('div', {}, h('dt', {}, 'Subtotal'), h('dd', {}, money(order.subtotal, order.currency))) : null,
+      discount > 0 ? h('div', {}, h('dt', {}, 'Discount'), h('dd', {}, `−${money(discount, order.currency)}`)) : null,
+      h('div', { class: 'total' }, h('dt', {}, 'Total'), h('dd', { id: 'order-total' }, money(price, order.currency))),
+    ),
+  );
+}
+
+function render(session: CheckoutSession, stripeCancelled: boolean): void {
+  const { order } = session;
+  const alert = formAlert();
+  const errors = new FormErrors(alert);
+
+  const email = field('E-mail', { name: 'email', type: 'email', autocomplete: 'email', required: true, value: order.email || undefined }, 'Your receipt and the link to your order go here.');
+  errors.register('email', email);
+
+  const customInputs: Array<{ name: string; type: string; field: Field }> = [];
+  for (const custom of session.customFields) {
+    const previous = session.answers.find((answer) => answer.name === custom.name)?.value;
+    const input = field(custom.name, {
+      name: `custom-${custom.name}`,
+      type: custom.type === 'number' ? 'text' : custom.type,
+      inputmode: custom.type === 'number' ? 'decimal' : undefined,
+      required: custom.required,
+      value: custom.type === 'checkbox' ? undefined : previous,
+      checked: custom.type === 'checkbox' && previous === 'true',
+    });
+    errors.register(`customFields.${custom.name}`, input);
+    customInputs.push({ name: custom.name, type: custom.type, field: input });
+  }
+
+  const coupon = order.discount > 0 ? null : field('Coupon code', { name: 'coupon', type: 'text', autocomplete: 'off', autocapitalize: 'characters', spellcheck: 'false' }, 'Optional.');
+  if (coupon) errors.register('coupon', coupon);
+
+  const methodError = h('p', { id: 'method-error', class: 'field-error' });
+  const methods = h(
+    'fieldset',
+    { class: 'methods', 'aria-describedby': 'method-error' },
+    h('legend', {}, 'Payment method'),
+    ...session.paymentMethods.map((method, index) => {
+      const id = `method-${method}`;
+      const info = METHOD_LABELS[method] ?? { label: method, hint: '' };
+      return h(
+        'div',
+        { class: 'method' },
+        h('input', { type: 'radio', name: 'paymentMethod', id, value: method, checked: index === 0 || order.paymentMethod === method, 'aria-describedby': `${id}-hint` }),
+        h('label', { for: id }, info.label),
+        h('p', { id: `${id}-hint`, class: 'hint' }, info.hint),
+      );
+    }),
+    methodError,
+  );
+  errors.register('paymentMethod', { input: methods, error: methodError });
+
+  const submit = h('button', { type: 'submit', class: 'primary' }, `Pay ${money(order.price, order.currency)}`);
+  const form = h(
+    'form',
+    { novalidate: true, 'aria-labelledby': 'details-heading', class: 'card' },
+    h('h2', { id: 'details-heading' }, 'Your details'),
+    alert,
+    email.wrapper,
+    ...customInputs.map((input) => input.field.wrapper),
+    coupon?.wrapper,
+    session.paymentMethods.length > 0 ? methods : h('p', { role: 'alert' }, 'This store takes no payments right now.'),
+    submit,
+  );
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (!token) {
+      errors.show({ ok: false, status: 400, body: undefined, error: { error: 'Open the checkout with the link from your cart or e-mail.' } });
+      return;
+    }
+    const chosen = form.querySelector<HTMLInputElement>('input[name="paymentMethod"]:checked');
+    const customFields: Record<string, string | boolean> = {};
+    for (const input of customInputs) customFields[input.name] = input.type === 'checkbox' ? input.field.input.checked : input.field.input.value;
+    const body: Record<string, unknown> = { orderId, token, paymentMethod: chosen?.value ?? '' };
+    if (email.input.value.trim()) body.email = email.input.value.trim();
+    if (customInputs.length > 0) body.customFields = customFields;
+    if (coupon?.input.value.trim()) body.coupon = coupon.input.value.trim();
+    submit.disabled = true;
+    submit.setAttribute('aria-busy', 'true');
+    const answer = await api<StartResult>('POST', '/api/checkout/start', body);
+    submit.disabled = false;
+    submit.removeAttribute('aria-busy');
+    if (!answer.ok) {
+      if (answer.error?.code === 'order_not_pending') {
+        location.replace(orderPagePath('orders', orderId, token));
+        return;
+      }
+      errors.show(answer, { coupon_invalid: 'coupon', blacklisted: 'email' });
+      return;
+    }
+    next(session, answer.body);
+  });
+
+  replaceContent(
+    stripeCancelled ? h('p', { class: 'notice', role: 'status' }, 'The card payment was cancelled. You can choose again.') : null,
+    summary(session),
+    form,
+  );
+}
+
+/** Where the gateway sends the buyer. */
+function next(session: CheckoutSession, started: StartResult): void {
+  if (started.redirectUrl) {
+    const target = new URL(started.redirectUrl, location.href);
+    if (target.origin === location.origin) {
+      // Our own pay step (the test gateway): it needs the token, as a framed page has no cookie.
+      if (token) target.searchParams.set('token', token);
+      if (isEmbedded()) target.searchParams.set('embed', '1');
+      location.assign(target.toString());
+      return;
+    }
+    if (isEmbedded()) {
+      // A payment provider's page refuses to be framed: it opens as its own tab.
+      const opened = window.open(target.toString(), '_blank', 'noopener');
+      replaceContent(
+        h('p', { role: 'status', class: 'notice' }, opened === null ? 'Continue to the payment page:' : 'The payment page opened in a new tab. This window shows your order once it is paid.'),
+        h('p', {}, h('a', { href: target.toString(), target: '_blank', rel: 'noopener' }, 'Open the payment page')),
+        h('p', {}, h('a', { href: orderPagePath('orders', orderId, token) }, 'Go to your order')),
+      );
+      return;
+    }
+    location.assign(target.toString());
+    return;
+  }
+  manualPayment(session, started);
+}
+
+function manualPayment(session: CheckoutSession, started: StartResult): void {
+  const alert = formAlert();
+  const errors = new FormErrors(alert);
+  const proof = field('Proof of payment', { name: 'file', type: 'file', accept: 'image/*,application/pdf', required: true }, 'A screenshot or PDF of the transfer, up to 10 MB.');
+  errors.register('file', proof);
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Send proof');
+  const form = h('form', { novalidate: true, class: 'card', 'aria-labelledby': 'proof-heading' }, h('h2', { id: 'proof-heading' }, 'Send your proof of payment'), alert, proof.wrapper, send);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const file = proof.input.files?.[0];
+    if (!file) {
+      errors.show({ ok: false, status: 400, body: undefined, error: { error: 'Choose a file.', issues: [{ path: 'file', message: 'Choose a file.' }] } });
+      return;
+    }
+    const data = new FormData();
+    data.append('file', file, file.name);
+    send.disabled = true;
+    const answer = await upload(`/api/orders/${encodeURIComponent(orderId)}/payment-proof${token ? `?token=${encodeURIComponent(token)}` : ''}`, data);
+    send.disabled = false;
+    if (!answer.ok) {
+      errors.show(answer, { payload_too_large: 'file' });
+      return;
+    }
+    location.assign(orderPagePath('orders', orderId, token));
+  });
+  replaceContent(
+    summary(session, started.price, session.order.subtotal - started.price),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'instructions-heading' },
+      h('h2', { id: 'instructions-heading', tabindex: '-1' }, 'How to pay'),
+      h('p', { class: 'instructions' }, started.instructions ?? ''),
+    ),
+    form,
+    h('p', {}, h('a', { href: orderPagePath('orders', orderId, token) }, 'Send the proof later: go to your order')),
+  );
+  main().querySelector<HTMLElement>('#instructions-heading')?.focus();
+}
+
+void load();

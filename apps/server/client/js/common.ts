@@ -1,0 +1,223 @@
+/**
+ * Shared by the buyer pages: element building, same-origin JSON calls, money, field errors
+ * placed next to their field (from the API's `issues[].path`), and live status messages.
+ */
+
+type Child = Node | string | null | undefined | false;
+type Props = Record<string, string | boolean | undefined>;
+
+/** An element with attributes (`true` sets a bare attribute, false/undefined leaves it out) and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === false) continue;
+    element.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child);
+  }
+  return element;
+}
+
+export interface ApiIssue {
+  path: string;
+  message: string;
+}
+
+export interface ApiAnswer<T> {
+  ok: boolean;
+  status: number;
+  body: T;
+  error?: { error: string; code?: string; issues?: ApiIssue[] };
+}
+
+/** A call to the service's own JSON API. A network failure answers status 0. */
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      // FormData sets its own multipart content type.
+      headers: body === undefined || body instanceof FormData ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, status: 0, body: undefined as T, error: { error: 'The connection failed. Check your network and try again.' } };
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (response.ok) return { ok: true, status: response.status, body: parsed as T };
+  const error = (parsed && typeof parsed === 'object' ? parsed : { error: `The request failed (${response.status}).` }) as ApiAnswer<T>['error'];
+  return { ok: false, status: response.status, body: undefined as T, error };
+}
+
+/** Multipart upload (proof of payment), same answer shape as api(). */
+export async function upload<T = unknown>(path: string, form: FormData): Promise<ApiAnswer<T>> {
+  return api<T>('POST', path, form);
+}
+
+export function money(amount: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat(document.documentElement.lang || 'en', { style: 'currency', currency }).format(amount);
+  } catch {
+    return `${amount.toFixed(2)} ${currency}`;
+  }
+}
+
+export function date(iso: string): string {
+  return new Date(iso).toLocaleString(document.documentElement.lang || 'en', { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function main(): HTMLElement {
+  return document.getElementById('main')!;
+}
+
+/** The page's live status line (role=status): replaced text is announced. */
+export function statusLine(): HTMLElement {
+  let line = main().querySelector<HTMLElement>('.status');
+  if (!line) {
+    line = h('p', { class: 'status', role: 'status' });
+    main().append(line);
+  }
+  return line;
+}
+
+export function setStatus(text: string): void {
+  statusLine().textContent = text;
+}
+
+/** Replaces everything below the page heading. */
+export function replaceContent(...children: Child[]): void {
+  const root = main();
+  const heading = root.querySelector('h1');
+  root.replaceChildren(...(heading ? [heading] : []));
+  for (const child of children) if (child) root.append(child);
+}
+
+/** A message that stands for the whole page (no access, not found). */
+export function showProblem(text: string, ...extra: Child[]): void {
+  replaceContent(h('p', { class: 'problem', role: 'alert' }, text), ...extra);
+}
+
+let fieldCount = 0;
+
+export interface Field {
+  wrapper: HTMLElement;
+  input: HTMLInputElement;
+  error: HTMLElement;
+}
+
+/** A labelled input with its error slot wired by aria-describedby. */
+export function field(label: string, attrs: Props & { name: string }, hint?: string): Field {
+  const id = `f${++fieldCount}`;
+  const errorId = `${id}-error`;
+  const hintId = hint ? `${id}-hint` : undefined;
+  const input = h('input', { id, ...attrs, 'aria-describedby': [hintId, errorId].filter(Boolean).join(' ') });
+  const error = h('p', { id: errorId, class: 'field-error' });
+  const checkbox = attrs.type === 'checkbox';
+  const labelElement = h('label', { for: id }, label, attrs.required ? h('span', { class: 'required' }, ' (required)') : null);
+  const wrapper = checkbox
+    ? h('div', { class: 'field checkbox' }, input, labelElement, hintId ? h('p', { id: hintId, class: 'hint' }, hint!) : null, error)
+    : h('div', { class: 'field' }, labelElement, hintId ? h('p', { id: hintId, class: 'hint' }, hint!) : null, input, error);
+  return { wrapper, input, error };
+}
+
+/**
+ * Field errors for one form: `show(issues)` puts each message next to the field its path
+ * names (aria-invalid set, message in the described-by slot), the rest in the form's alert,
+ * and focuses the first field in error.
+ */
+export class FormErrors {
+  private readonly fields = new Map<string, Field | { input: HTMLElement; error: HTMLElement }>();
+
+  constructor(private readonly alert: HTMLElement) {}
+
+  register(path: string, target: Field | { input: HTMLElement; error: HTMLElement }): void {
+    this.fields.set(path, target);
+  }
+
+  clear(): void {
+    this.alert.textContent = '';
+    this.alert.hidden = true;
+    for (const target of this.fields.values()) {
+      target.input.removeAttribute('aria-invalid');
+      target.error.textContent = '';
+    }
+  }
+
+  /** Shows the API's error; `codeToPath` places errors that carry a code but no path. */
+  show(answer: ApiAnswer<unknown>, codeToPath: Record<string, string> = {}): void {
+    this.clear();
+    const issues = answer.error?.issues ?? [];
+    const placed: Array<{ path: string; message: string }> = [];
+    const loose: string[] = [];
+    for (const issue of issues) {
+      if (this.fields.has(issue.path)) placed.push(issue);
+      else loose.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
+    }
+    const codePath = answer.error?.code ? codeToPath[answer.error.code] : undefined;
+    if (issues.length === 0 && codePath && this.fields.has(codePath)) placed.push({ path: codePath, message: answer.error!.error });
+    else if (issues.length === 0 || loose.length > 0) loose.unshift(issues.length === 0 ? (answer.error?.error ?? 'Something went wrong.') : 'Please check the form.');
+    for (const issue of placed) {
+      const target = this.fields.get(issue.path)!;
+      target.input.setAttribute('aria-invalid', 'true');
+      target.error.textContent = issue.message;
+    }
+    if (loose.length > 0 || placed.length === 0) {
+      this.alert.textContent = loose.join(' ');
+      this.alert.hidden = false;
+    }
+    const first = placed[0] ? this.fields.get(placed[0].path)!.input : null;
+    if (first) first.focus();
+    else this.alert.focus();
+  }
+}
+
+/** A form-level alert, focusable so it can take the focus when nothing else does. */
+export function formAlert(): HTMLElement {
+  const alert = h('p', { class: 'form-error', role: 'alert', tabindex: '-1' });
+  alert.hidden = true;
+  return alert;
+}
+
+const tokenKey = (orderId: string) => `svc-checkout-token:${orderId}`;
+
+/** The order's checkout token: from the address, else the one this tab saw before (kept for the Stripe return). */
+export function checkoutToken(orderId: string): string | undefined {
+  const given = new URLSearchParams(location.search).get('token') ?? undefined;
+  try {
+    if (given) sessionStorage.setItem(tokenKey(orderId), given);
+    return given ?? sessionStorage.getItem(tokenKey(orderId)) ?? undefined;
+  } catch {
+    return given;
+  }
+}
+
+export function isEmbedded(): boolean {
+  return new URLSearchParams(location.search).get('embed') === '1';
+}
+
+/** An address of this service's order pages, carrying the token and the embed flag along. */
+export function orderPagePath(kind: 'checkout' | 'orders', orderId: string, token: string | undefined): string {
+  const query = new URLSearchParams();
+  if (token) query.set('token', token);
+  if (isEmbedded()) query.set('embed', '1');
+  const text = query.toString();
+  return `/${kind}/${encodeURIComponent(orderId)}${text ? `?${text}` : ''}`;
+}
+
+// Framed by /embed.js: Escape inside the frame closes the overlay too (the theme's page
+// never sees key presses made in the frame).
+if (document.body.classList.contains('embed') && window.parent !== window) {
+  // On key up: the frame is removed once the key is released, not between its down and up.
+  document.addEventListener('keyup', (event) => {
+    if (event.key === 'Escape') window.parent.postMessage({ type: 'svc:close' }, '*');
+  });
+}
