@@ -68,6 +68,9 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
     deliveryInstructions: 'Join with this invite: https://discord.example/invite/demo',
   });
 
+  // Every method; the checkout page offers those this process can take (test outside production, stripe when configured).
+  await deps.orm.em.fork().nativeUpdate(StoreSchema, { id: store.id }, { settings: { paymentMethods: ['test', 'manual', 'stripe'] } });
+
   const now = deps.clock.now();
   await deps.orm.em.fork().insert(CouponSchema, {
     id: newId(), store: store.id, code: 'DEMO10', discountType: 'percent', discountValue: 10, productIds: [], maxUses: null, uses: 0,
@@ -82,6 +85,8 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
   return [
     `demo store "${store.name}" (${store.id}), subdomain ${SUBDOMAIN}`,
     `  storefront: ${deps.config.publicUrl}/api/stores/by-subdomain/${SUBDOMAIN}/storefront`,
+    `  customer area: ${deps.config.publicUrl}/account/${SUBDOMAIN}`,
+    `  buy button: <script src="${deps.config.publicUrl}/embed.js" async></script><button data-svc-store="${SUBDOMAIN}" data-svc-product="${game.id}">Buy</button>`,
     `  seller login: ${OWNER} / ${password}`,
     `  coupon: DEMO10 (10% off)`,
     `  merchant API key (shown once): ${key}`,
