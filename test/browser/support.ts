@@ -17,6 +17,7 @@ import { REPO_ROOT, startServer } from '../support/server.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
 declare const document: any;
+declare function getComputedStyle(element: unknown): any;
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test/.screenshots');
@@ -148,7 +149,7 @@ export async function startTheme(serviceUrl: string): Promise<{ url: string; sto
  * `foreign()` lists the requests our pages made to another origin (none may exist).
  */
 export function watchPage(page: Page, serviceOrigin: string) {
-  const requests: Array<{ url: string; frame: string }> = [];
+  const requests: Array<{ url: string; frame: string; navigation: boolean }> = [];
   const violations: string[] = [];
   page.on('request', (request) => {
     let frameUrl = '';
@@ -157,7 +158,7 @@ export function watchPage(page: Page, serviceOrigin: string) {
     } catch {
       frameUrl = '';
     }
-    requests.push({ url: request.url(), frame: frameUrl });
+    requests.push({ url: request.url(), frame: frameUrl, navigation: request.isNavigationRequest() });
   });
   page.on('console', (message) => {
     if (/Content.Security.Policy|Refused to/i.test(message.text())) violations.push(message.text());
@@ -166,10 +167,10 @@ export function watchPage(page: Page, serviceOrigin: string) {
   return {
     requests,
     violations,
-    /** Requests that pages of the service's origin sent to another origin. */
+    /** Requests that pages of the service's origin sent to another origin (going to another page, such as Stripe's, is not loading from it). */
     foreign: () =>
       requests.filter((r) => {
-        if (!r.frame.startsWith(serviceOrigin)) return false;
+        if (!r.frame.startsWith(serviceOrigin) || r.navigation) return false;
         if (r.url.startsWith('data:') || r.url.startsWith('blob:')) return false;
         return new URL(r.url).origin !== serviceOrigin;
       }),
@@ -177,7 +178,56 @@ export function watchPage(page: Page, serviceOrigin: string) {
   };
 }
 
-/** The page at 360 px and 1280 px wide, full length, as <name>-360.png and <name>-1280.png. */
+/**
+ * Text of ours (frames that use the service's stylesheet) whose contrast with the background
+ * behind it is below WCAG AA: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold).
+ */
+export async function lowContrastText(page: Page): Promise<string[]> {
+  const found: string[] = [];
+  for (const frame of page.frames()) {
+    const low: string[] = await frame
+      .evaluate(() => {
+        if (!document.querySelector('link[href="/assets/app.css"]')) return [];
+        const parse = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
+        const luminance = ([r, g, b]: number[]) => {
+          const channel = (v: number) => {
+            const c = v / 255;
+            return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+          };
+          return 0.2126 * channel(r!) + 0.7152 * channel(g!) + 0.0722 * channel(b!);
+        };
+        const background = (element: any): number[] => {
+          for (let node = element; node; node = node.parentElement) {
+            const rgba = parse(getComputedStyle(node).backgroundColor);
+            if (rgba.length >= 3 && (rgba[3] === undefined || rgba[3] === 1)) return rgba;
+          }
+          return [255, 255, 255];
+        };
+        const out: string[] = [];
+        for (const element of Array.from(document.querySelectorAll('body *') as ArrayLike<any>)) {
+          const ownText = Array.from(element.childNodes as ArrayLike<any>).some((node: any) => node.nodeType === 3 && node.textContent.trim() !== '');
+          if (!ownText || element.closest('[disabled]') || element.getClientRects().length === 0) continue;
+          const style = getComputedStyle(element);
+          if (style.visibility === 'hidden') continue;
+          const fg = luminance(parse(style.color));
+          const bg = luminance(background(element));
+          const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+          const size = parseFloat(style.fontSize);
+          const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+          if (ratio < (large ? 3 : 4.5)) out.push(`${element.tagName.toLowerCase()} "${element.textContent.trim().slice(0, 40)}" ${ratio.toFixed(2)}:1`);
+        }
+        return out;
+      })
+      .catch(() => [] as string[]);
+    found.push(...low);
+  }
+  return found;
+}
+
+/**
+ * The page at 360 px and 1280 px wide, full length, as <name>-360.png and <name>-1280.png;
+ * at each width no sideways scrolling and no text below AA contrast.
+ */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const original = page.viewportSize() ?? { width: 1280, height: 800 };
@@ -186,6 +236,7 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     // No horizontal scrolling at either width.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
+    expect(await lowContrastText(page), `${name} at ${width} px`).toEqual([]);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
   }
   // Setting the size it already has can wait forever for a resize that never comes (seen with an out-of-process frame).
