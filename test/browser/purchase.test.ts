@@ -178,6 +178,8 @@ describe('errors next to their field', () => {
   it('shows a missing required custom field and a wrong coupon where they belong, and moves the focus there', async () => {
     const shop = await createShop(server.url);
     const product = await keyProduct(shop, ['ERR-KEY-1'], { customFields: [{ name: 'Steam username', type: 'text', required: true }] });
+    const created = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/coupons`, { code: 'SAVE5', discountType: 'fixed', discountValue: 5 });
+    expect(created.status, await created.clone().text()).toBe(201);
     await page.goto(`${theme.url}/cart?store=${shop.store.id}&product=${product.id}`);
     await page.getByRole('button', { name: 'Checkout' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/checkout/`));
@@ -186,14 +188,26 @@ describe('errors next to their field', () => {
     const email = page.getByLabel('E-mail');
     await email.focus();
     const order: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 5; i++) {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => document.activeElement?.name || document.activeElement?.textContent || ''));
     }
-    expect(order).toEqual(['custom-Steam username', 'coupon', 'paymentMethod', 'Pay $19.99']);
+    expect(order).toEqual(['custom-Steam username', 'coupon', 'Apply', 'paymentMethod', 'Pay $19.99']);
 
+    // Apply shows a good code's discount before paying, and a wrong one's reason at the field.
+    const coupon = page.getByLabel('Coupon code');
+    await coupon.fill('save5');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('SAVE5 takes $5.00 off: you pay $14.99.').waitFor();
+    await page.getByRole('button', { name: 'Pay $14.99' }).waitFor();
+    await coupon.fill('NOSUCHCODE');
+    expect(await page.getByRole('button', { name: 'Pay $19.99' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => coupon.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByText('This coupon does not exist.').count()).toBe(1);
+
+    // Paying with the wrong code and a required field left empty: the field's error comes first.
     await email.fill(buyerEmail());
-    await page.getByLabel('Coupon code').fill('NOSUCHCODE');
     await page.getByRole('button', { name: 'Pay $19.99' }).click();
     const custom = page.getByLabel('Steam username');
     await expect.poll(() => custom.getAttribute('aria-invalid')).toBe('true');
@@ -208,7 +222,6 @@ describe('errors next to their field', () => {
 
     await custom.fill('gamer_42');
     await page.getByRole('button', { name: 'Pay $19.99' }).click();
-    const coupon = page.getByLabel('Coupon code');
     await expect.poll(() => coupon.getAttribute('aria-invalid')).toBe('true');
     expect(await custom.getAttribute('aria-invalid')).toBeNull();
     const couponError = await coupon.evaluate((input: any) => document.getElementById(input.getAttribute('aria-describedby')!.split(' ').pop()!)?.textContent);

@@ -3,7 +3,7 @@
  * (POST /api/customer/auth/start, then /verify, which sets svc_customer), then the buyer's
  * orders in this store, each opening its order page.
  */
-import { api, date, field, FormErrors, formAlert, h, main, money, replaceContent, showProblem } from './common.js';
+import { api, date, field, FormErrors, formAlert, h, main, money, replaceContent, setStatus, showProblem } from './common.js';
 
 interface BuyerOrder {
   id: string;
@@ -50,6 +50,7 @@ function signIn(email = ''): void {
     if (!answer.ok) return errors.show(answer);
     enterCode(address);
   });
+  setStatus('');
   replaceContent(form);
 }
 
@@ -70,7 +71,8 @@ function enterCode(email: string): void {
     if (!answer.ok) return errors.show(answer, { token_invalid: 'code', rate_limited: 'code' });
     await showOrders(email);
   });
-  replaceContent(h('p', { class: 'status', role: 'status' }, `A code is on its way to ${email}.`), form);
+  setStatus(`A code is on its way to ${email}.`);
+  replaceContent(form);
   code.input.focus();
 }
 
@@ -84,8 +86,9 @@ async function showOrders(email: string): Promise<void> {
     signIn(email);
   });
   const orders = answer.body.orders;
+  setStatus(orders.length === 1 ? '1 order.' : `${orders.length} orders.`);
   replaceContent(
-    h('div', { class: 'account-bar' }, h('p', { class: 'status', role: 'status' }, `Signed in as ${email}.`), signOut),
+    h('div', { class: 'account-bar' }, h('p', { class: 'signed-in' }, `Signed in as ${email}.`), signOut),
     h(
       'section',
       { 'aria-labelledby': 'orders-heading' },

@@ -5,7 +5,7 @@
  * instructions and takes a proof upload. An order that is no longer pending goes to its
  * order page.
  */
-import { api, checkoutToken, field, FormErrors, formAlert, h, isEmbedded, main, money, orderPagePath, replaceContent, showProblem, upload, type Field } from './common.js';
+import { api, checkoutToken, field, FormErrors, formAlert, h, isEmbedded, main, money, orderPagePath, replaceContent, setStatus, showProblem, upload, type Field } from './common.js';
 
 interface CheckoutSession {
   order: {
@@ -120,7 +120,38 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
   }
 
   const coupon = order.discount > 0 ? null : field('Coupon code', { name: 'coupon', type: 'text', autocomplete: 'off', autocapitalize: 'characters', spellcheck: 'false' }, 'Optional.');
-  if (coupon) errors.register('coupon', coupon);
+  const submit = h('button', { type: 'submit', class: 'primary' }, `Pay ${money(order.price, order.currency)}`);
+  if (coupon) {
+    errors.register('coupon', coupon);
+    // Apply shows what the code takes off before paying; checkout/start applies it for real.
+    const apply = h('button', { type: 'button', class: 'secondary' }, 'Apply');
+    const result = h('p', { class: 'coupon-result', role: 'status' });
+    const row = h('div', { class: 'inline-row' }, coupon.input, apply);
+    coupon.wrapper.insertBefore(row, coupon.error);
+    coupon.wrapper.append(result);
+    const reset = () => {
+      result.textContent = '';
+      submit.textContent = `Pay ${money(order.price, order.currency)}`;
+    };
+    coupon.input.addEventListener('input', reset);
+    apply.addEventListener('click', async () => {
+      const code = coupon.input.value.trim();
+      reset();
+      errors.clear();
+      if (!code) return;
+      const cart = order.lines.filter((line) => line.productId).map((line) => ({ productId: line.productId!, quantity: line.quantity }));
+      const answer = await api<{ valid: boolean; discount?: number; reason?: string }>('POST', '/api/coupons/validate', { storeId: session.store.id, code, cart });
+      if (!answer.ok) return errors.show(answer, { rate_limited: 'coupon', coupon_invalid: 'coupon' });
+      if (!answer.body.valid) {
+        const reason = answer.body.reason ?? 'This coupon does not apply.';
+        return errors.show({ ok: false, status: 400, body: undefined, error: { error: reason, issues: [{ path: 'coupon', message: reason }] } });
+      }
+      const discount = answer.body.discount ?? 0;
+      const total = Math.max(0, Math.round((order.subtotal - discount) * 100) / 100);
+      result.textContent = `${code.toUpperCase()} takes ${money(discount, order.currency)} off: you pay ${money(total, order.currency)}.`;
+      submit.textContent = `Pay ${money(total, order.currency)}`;
+    });
+  }
 
   const methodError = h('p', { id: 'method-error', class: 'field-error' });
   const methods = h(
@@ -142,7 +173,6 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
   );
   errors.register('paymentMethod', { input: methods, error: methodError });
 
-  const submit = h('button', { type: 'submit', class: 'primary' }, `Pay ${money(order.price, order.currency)}`);
   const form = h(
     'form',
     { novalidate: true, 'aria-labelledby': 'details-heading', class: 'card' },
@@ -184,11 +214,8 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     next(session, answer.body);
   });
 
-  replaceContent(
-    stripeCancelled ? h('p', { class: 'notice', role: 'status' }, 'The card payment was cancelled. You can choose again.') : null,
-    summary(session),
-    form,
-  );
+  setStatus(stripeCancelled ? 'The card payment was cancelled. You can choose again.' : '');
+  replaceContent(summary(session), form);
 }
 
 /** Where the gateway sends the buyer. */
@@ -205,8 +232,8 @@ function next(session: CheckoutSession, started: StartResult): void {
     if (isEmbedded()) {
       // A payment provider's page refuses to be framed: it opens as its own tab.
       const opened = window.open(target.toString(), '_blank', 'noopener');
+      setStatus(opened === null ? 'Continue to the payment page:' : 'The payment page opened in a new tab. This window shows your order once it is paid.');
       replaceContent(
-        h('p', { role: 'status', class: 'notice' }, opened === null ? 'Continue to the payment page:' : 'The payment page opened in a new tab. This window shows your order once it is paid.'),
         h('p', {}, h('a', { href: target.toString(), target: '_blank', rel: 'noopener' }, 'Open the payment page')),
         h('p', {}, h('a', { href: orderPagePath('orders', orderId, token) }, 'Go to your order')),
       );
@@ -243,6 +270,7 @@ function manualPayment(session: CheckoutSession, started: StartResult): void {
     }
     location.assign(orderPagePath('orders', orderId, token));
   });
+  setStatus('');
   replaceContent(
     summary(session, started.price, session.order.subtotal - started.price),
     h(

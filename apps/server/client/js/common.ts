@@ -89,20 +89,29 @@ export function statusLine(): HTMLElement {
   return line;
 }
 
-export function setStatus(text: string): void {
-  statusLine().textContent = text;
+/** The status line's text; `busy` shows the waiting spinner beside it. */
+export function setStatus(text: string, busy = false): void {
+  const line = statusLine();
+  line.textContent = text;
+  line.classList.toggle('waiting', busy);
 }
 
-/** Replaces everything below the page heading. */
+/**
+ * Replaces everything below the page heading and the live status line. The status line stays
+ * the same element for the page's life: screen readers announce a live region's changes, not
+ * a new one's arrival.
+ */
 export function replaceContent(...children: Child[]): void {
   const root = main();
   const heading = root.querySelector('h1');
-  root.replaceChildren(...(heading ? [heading] : []));
+  const status = statusLine();
+  root.replaceChildren(...(heading ? [heading] : []), status);
   for (const child of children) if (child) root.append(child);
 }
 
 /** A message that stands for the whole page (no access, not found). */
 export function showProblem(text: string, ...extra: Child[]): void {
+  setStatus('');
   replaceContent(h('p', { class: 'problem', role: 'alert' }, text), ...extra);
 }
 

@@ -180,7 +180,8 @@ function render(delivery: Delivery): void {
       ),
     );
   }
-  replaceContent(h('p', { class: 'status', role: 'status' }, STATUS_TEXT[delivery.status] ?? delivery.status), heading(), ...sections);
+  setStatus(STATUS_TEXT[delivery.status] ?? delivery.status);
+  replaceContent(heading(), ...sections);
 }
 
 let lastRendered = '';
@@ -209,8 +210,8 @@ async function poll(): Promise<void> {
     }
     if (lastRendered !== 'waiting') {
       lastRendered = 'waiting';
+      setStatus('Waiting for your payment. This page updates by itself once it arrives.', true);
       replaceContent(
-        h('p', { class: 'status waiting', role: 'status' }, 'Waiting for your payment. This page updates by itself once it arrives.'),
         heading(),
         summary?.status === 'pending' ? h('p', {}, h('a', { href: orderPagePath('checkout', orderId, token) }, 'Back to the checkout')) : null,
       );
