@@ -91,6 +91,7 @@ describe('a key product, from the theme cart', () => {
     await page.getByText('Copied.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('STAR-7H2K-Q9XW-11');
     await screenshots(page, 'delivery-key');
+    expect(await page.getByRole('link', { name: 'All your orders at Pixel Forge' }).getAttribute('href')).toBe(`/account/${shop.store.subdomain}`);
 
     // Coming back later with the same link shows the goods again, not the checkout.
     await page.goto(page.url().replace('/orders/', '/checkout/'));
@@ -158,6 +159,8 @@ describe('a manual product, from a link of orders/create', () => {
 
     await page.waitForURL(new RegExp(`^${server.url}/orders/`));
     await page.getByText('Waiting for your payment.', { exact: false }).waitFor();
+    await page.getByText('the seller has your proof of payment', { exact: false }).waitFor();
+    expect(await page.getByRole('button', { name: 'Send proof' }).count()).toBe(0);
     await screenshots(page, 'delivery-waiting');
     const navigations = countNavigations(page);
 
@@ -171,6 +174,37 @@ describe('a manual product, from a link of orders/create', () => {
     await page.getByText('Your logo files: see the shared folder LOGO-4471.').waitFor({ timeout: 15_000 });
     expect(navigations()).toBe(0);
     await screenshots(page, 'delivery-manual-done');
+  });
+});
+
+describe('a manual payment’s proof sent later', () => {
+  it('takes the proof on the order page while the payment is awaited', async () => {
+    const shop = await createShop(server.url);
+    const product = await createProduct(shop.seller, shop.store.id, { name: 'Icon set', price: 30, deliveryMethods: ['manualDelivery'] });
+    const created = await fetch(`${server.url}/api/v1/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.8' },
+      body: JSON.stringify({ shopId: shop.store.id, cart: [{ productId: product.id, quantity: 1 }], email: buyerEmail() }),
+    });
+    const { url, orderId } = await created.json();
+    const token = new URL(url).searchParams.get('token')!;
+    const started = await fetch(`${server.url}/api/checkout/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.8' },
+      body: JSON.stringify({ orderId, token, paymentMethod: 'manual' }),
+    });
+    expect(started.status).toBe(200);
+
+    await page.goto(`${server.url}/orders/${orderId}?token=${encodeURIComponent(token)}`);
+    await page.getByRole('heading', { name: 'Send your proof of payment' }).waitFor();
+    await page.getByRole('button', { name: 'Send proof' }).click();
+    await expect.poll(() => page.getByLabel(/^Proof of payment/).getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel(/^Proof of payment/).setInputFiles({ name: 'receipt.pdf', mimeType: 'application/pdf', buffer: randomBytes(256) });
+    await page.getByRole('button', { name: 'Send proof' }).click();
+    await page.getByText('the seller has your proof of payment', { exact: false }).waitFor();
+    const proof = await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}/orders/${orderId}/payment-proof`);
+    expect(proof.status).toBe(200);
+    expect((await proof.arrayBuffer()).byteLength).toBe(256);
   });
 });
 

@@ -5,7 +5,7 @@
  * instructions and takes a proof upload. An order that is no longer pending goes to its
  * order page.
  */
-import { api, checkoutToken, field, FormErrors, formAlert, h, isEmbedded, main, money, orderPagePath, replaceContent, setStatus, showProblem, upload, type Field } from './common.js';
+import { api, checkoutToken, field, FormErrors, formAlert, h, isEmbedded, main, money, orderPagePath, proofForm, replaceContent, setStatus, showProblem, type Field } from './common.js';
 
 interface CheckoutSession {
   order: {
@@ -246,29 +246,10 @@ function next(session: CheckoutSession, started: StartResult): void {
 }
 
 function manualPayment(session: CheckoutSession, started: StartResult): void {
-  const alert = formAlert();
-  const errors = new FormErrors(alert);
-  const proof = field('Proof of payment', { name: 'file', type: 'file', accept: 'image/*,application/pdf', required: true }, 'A screenshot or PDF of the transfer, up to 10 MB.');
-  errors.register('file', proof);
-  const send = h('button', { type: 'submit', class: 'primary' }, 'Send proof');
-  const form = h('form', { novalidate: true, class: 'card', 'aria-labelledby': 'proof-heading' }, h('h2', { id: 'proof-heading' }, 'Send your proof of payment'), alert, proof.wrapper, send);
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const file = proof.input.files?.[0];
-    if (!file) {
-      errors.show({ ok: false, status: 400, body: undefined, error: { error: 'Choose a file.', issues: [{ path: 'file', message: 'Choose a file.' }] } });
-      return;
-    }
-    const data = new FormData();
-    data.append('file', file, file.name);
-    send.disabled = true;
-    const answer = await upload(`/api/orders/${encodeURIComponent(orderId)}/payment-proof${token ? `?token=${encodeURIComponent(token)}` : ''}`, data);
-    send.disabled = false;
-    if (!answer.ok) {
-      errors.show(answer, { payload_too_large: 'file' });
-      return;
-    }
-    location.assign(orderPagePath('orders', orderId, token));
+  const form = proofForm(orderId, token, () => {
+    const next = new URL(orderPagePath('orders', orderId, token), location.href);
+    next.searchParams.set('proof', 'sent');
+    location.assign(next.toString());
   });
   setStatus('');
   replaceContent(

@@ -230,3 +230,35 @@ if (document.body.classList.contains('embed') && window.parent !== window) {
     if (event.key === 'Escape') window.parent.postMessage({ type: 'svc:close' }, '*');
   });
 }
+
+/**
+ * The proof-of-payment form of a manual payment (POST /api/orders/<id>/payment-proof with the
+ * token, or the checkout cookie when there is none); `onSent` runs after the upload.
+ */
+export function proofForm(orderId: string, token: string | undefined, onSent: () => void): HTMLFormElement {
+  const alert = formAlert();
+  const errors = new FormErrors(alert);
+  const proof = field('Proof of payment', { name: 'file', type: 'file', accept: 'image/*,application/pdf', required: true }, 'A screenshot or PDF of the transfer, up to 10 MB.');
+  errors.register('file', proof);
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Send proof');
+  const form = h('form', { novalidate: true, class: 'card', 'aria-labelledby': 'proof-heading' }, h('h2', { id: 'proof-heading' }, 'Send your proof of payment'), alert, proof.wrapper, send);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const file = proof.input.files?.[0];
+    if (!file) {
+      errors.show({ ok: false, status: 400, body: undefined, error: { error: 'Choose a file.', issues: [{ path: 'file', message: 'Choose a file.' }] } });
+      return;
+    }
+    const data = new FormData();
+    data.append('file', file, file.name);
+    send.disabled = true;
+    const answer = await upload(`/api/orders/${encodeURIComponent(orderId)}/payment-proof${token ? `?token=${encodeURIComponent(token)}` : ''}`, data);
+    send.disabled = false;
+    if (!answer.ok) {
+      errors.show(answer, { payload_too_large: 'file' });
+      return;
+    }
+    onSent();
+  });
+  return form;
+}

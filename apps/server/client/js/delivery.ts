@@ -5,7 +5,7 @@
  * a manual delivery. Opened with the token link, the svc_checkout cookie, or a customer
  * session (from the customer area).
  */
-import { api, checkoutToken, date, h, main, money, orderPagePath, replaceContent, setStatus, showProblem } from './common.js';
+import { api, checkoutToken, date, h, main, money, orderPagePath, proofForm, replaceContent, setStatus, showProblem } from './common.js';
 
 interface Delivery {
   orderId: string;
@@ -21,6 +21,8 @@ interface Delivery {
 interface Summary {
   orderId: string;
   status: string;
+  paymentMethod?: string;
+  storeSubdomain?: string;
   price: number;
   currency: string;
   createdAt: string;
@@ -34,6 +36,8 @@ const query = token ? `?token=${encodeURIComponent(token)}` : '';
 
 /** Polling: every 2 s while unpaid (slower after 10 minutes), every 5 s while a delivery is still owed. */
 const startedAt = Date.now();
+/** Arrived from the checkout right after sending a manual payment's proof. */
+const proofSent = new URLSearchParams(location.search).get('proof') === 'sent';
 let summary: Summary | null = null;
 let timer: number | undefined;
 
@@ -45,17 +49,23 @@ function schedule(ms: number): void {
 /** The order's number, lines and total, from whichever credential this page has. */
 async function loadSummary(): Promise<void> {
   if (token) {
-    const answer = await api<{ order: Summary; store: { name: string } }>('POST', '/api/checkout/enter', { orderId, token });
-    if (answer.ok) summary = { ...answer.body.order, storeName: answer.body.store.name };
+    const answer = await api<{ order: Summary; store: { name: string; subdomain: string } }>('POST', '/api/checkout/enter', { orderId, token });
+    if (answer.ok) summary = { ...answer.body.order, storeName: answer.body.store.name, storeSubdomain: answer.body.store.subdomain };
     return;
   }
-  const session = await api<{ order: Summary & { id: string }; store: { name: string } }>('GET', '/api/checkout/session');
+  const session = await api<{ order: Summary & { id: string }; store: { name: string; subdomain: string } }>('GET', '/api/checkout/session');
   if (session.ok && session.body.order.id === orderId) {
-    summary = { ...session.body.order, storeName: session.body.store.name };
+    summary = { ...session.body.order, storeName: session.body.store.name, storeSubdomain: session.body.store.subdomain };
     return;
   }
   const customer = await api<Summary>('GET', `/api/customer/orders/${encodeURIComponent(orderId)}`);
   if (customer.ok) summary = customer.body;
+}
+
+/** Where the buyer finds all their orders in the store (known when the order came with its link). */
+function accountLink(): HTMLElement | null {
+  if (!summary?.storeSubdomain) return null;
+  return h('p', { class: 'more' }, h('a', { href: `/account/${encodeURIComponent(summary.storeSubdomain)}` }, `All your orders at ${summary.storeName ?? 'this store'}`));
 }
 
 function heading(): HTMLElement | null {
@@ -181,7 +191,7 @@ function render(delivery: Delivery): void {
     );
   }
   setStatus(STATUS_TEXT[delivery.status] ?? delivery.status);
-  replaceContent(heading(), ...sections);
+  replaceContent(heading(), ...sections, accountLink());
 }
 
 let lastRendered = '';
@@ -211,8 +221,19 @@ async function poll(): Promise<void> {
     if (lastRendered !== 'waiting') {
       lastRendered = 'waiting';
       setStatus('Waiting for your payment. This page updates by itself once it arrives.', true);
+      // A manual payment's proof can be sent (again) from here, with the order's token.
+      const sent = h('p', { class: 'notice' }, 'Thank you: the seller has your proof of payment and confirms the payment soon.');
+      const proof = proofSent
+        ? sent
+        : summary?.status === 'pending' && summary.paymentMethod === 'manual' && token
+          ? proofForm(orderId, token, () => {
+              proof!.replaceWith(sent);
+              setStatus('Proof sent. Waiting for the seller to confirm your payment.', true);
+            })
+          : null;
       replaceContent(
         heading(),
+        proof,
         summary?.status === 'pending' ? h('p', {}, h('a', { href: orderPagePath('checkout', orderId, token) }, 'Back to the checkout')) : null,
       );
     }
