@@ -129,6 +129,8 @@ describe('a file product, from an /embed.js button on a theme page', () => {
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer())).toEqual(bytes);
     await screenshots(page, 'embed-overlay-delivery');
+    // The customer area cannot be framed: from the overlay it opens as its own tab.
+    expect(await frame.getByRole('link', { name: 'All your orders at Pixel Forge' }).getAttribute('target')).toBe('_blank');
 
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });

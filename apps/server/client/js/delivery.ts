@@ -5,7 +5,7 @@
  * a manual delivery. Opened with the token link, the svc_checkout cookie, or a customer
  * session (from the customer area).
  */
-import { api, checkoutToken, date, h, main, money, orderPagePath, proofForm, replaceContent, setStatus, showProblem } from './common.js';
+import { api, checkoutToken, date, h, isEmbedded, main, money, orderPagePath, proofForm, replaceContent, setStatus, showProblem } from './common.js';
 
 interface Delivery {
   orderId: string;
@@ -65,7 +65,13 @@ async function loadSummary(): Promise<void> {
 /** Where the buyer finds all their orders in the store (known when the order came with its link). */
 function accountLink(): HTMLElement | null {
   if (!summary?.storeSubdomain) return null;
-  return h('p', { class: 'more' }, h('a', { href: `/account/${encodeURIComponent(summary.storeSubdomain)}` }, `All your orders at ${summary.storeName ?? 'this store'}`));
+  // The customer area refuses to be framed: from the embed overlay it opens as its own tab.
+  const framed = isEmbedded();
+  return h(
+    'p',
+    { class: 'more' },
+    h('a', { href: `/account/${encodeURIComponent(summary.storeSubdomain)}`, target: framed ? '_blank' : undefined, rel: framed ? 'noopener' : undefined }, `All your orders at ${summary.storeName ?? 'this store'}`),
+  );
 }
 
 function heading(): HTMLElement | null {
