@@ -9,6 +9,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { pay } from '../support/payments.js';
 import { createShop, keyProduct, launchChromium, screenshots, startPageServer, unlabelledControls, watchPage } from './support.js';
 
+// Evaluated in the page; tsconfig.test.json has no DOM types.
+declare const document: any;
+declare const window: any;
+
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
 let context: BrowserContext;
@@ -104,6 +108,30 @@ describe('customer area', () => {
     await page.goto(`${server.url}/orders/${theirs.id}`);
     await page.getByRole('alert').waitFor();
     expect(await page.locator('code.key').count()).toBe(0);
+  });
+
+  it('runs under a policy Chromium enforces: an injected inline script, a foreign image and a foreign fetch are refused', async () => {
+    const shop = await createShop(server.url);
+    await page.goto(`${server.url}/account/${shop.store.subdomain}`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const refused = await page.evaluate(async () => {
+      const directives: string[] = [];
+      document.addEventListener('securitypolicyviolation', (event: any) => directives.push(event.effectiveDirective));
+      const script = document.createElement('script');
+      script.textContent = 'window.injected = true';
+      document.body.append(script);
+      const image = document.createElement('img');
+      image.src = 'http://theme.test/pixel.png';
+      document.body.append(image);
+      const fetched = await fetch('http://theme.test/data.json').then(() => 'fetched', () => 'refused');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return { directives: directives.sort(), injected: (window as any).injected === true, fetched };
+    });
+    expect(refused).toEqual({ directives: ['connect-src', 'img-src', 'script-src-elem'], injected: false, fetched: 'refused' });
+    // These refusals were the point here; the check after each test looks for unexpected ones.
+    expect(watch.violations.length).toBeGreaterThan(0);
+    watch.violations.length = 0;
+    watch.requests.length = 0;
   });
 
   it('an order page opened with no credential says how to get in', async () => {
