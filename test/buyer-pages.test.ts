@@ -72,6 +72,14 @@ describe('page headers', () => {
     }
   });
 
+  it('escapes what sellers write (a store name) in server-rendered pages', async () => {
+    const evil = await createStoreFor(seller, '<script>alert(1)</script> & "Co"');
+    const html = await (await fetch(`${server.url}/account/${evil.subdomain}`)).text();
+    expect(html).toContain('Your orders at &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot;');
+    expect(html).toContain('data-store-name="&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot;"');
+    expect(html).not.toContain('<script>alert');
+  });
+
   it('answers an unknown order address or store with a 404 page under the same policy', async () => {
     for (const path of ['/checkout/not-an-id', '/orders/x', '/account/no-such-store-here', '/account/UPPER_case!']) {
       const response = await fetch(`${server.url}${path}`);

@@ -1,11 +1,8 @@
 /** /dev/mailbox: the e-mail kept in the outbox table, for development without SMTP. Never in production. */
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
+import { escapeHtml } from '../lib/html.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 export async function mailboxPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const latest = () => opts.deps.orm.em.fork().find(OutboundEmailSchema, {}, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 50 });

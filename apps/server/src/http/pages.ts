@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../deps.js';
+import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
 
@@ -31,10 +32,6 @@ const BASE_CSP = [
 export const PAGE_CSP = [...BASE_CSP, "frame-ancestors 'none'"].join('; ');
 /** Pages a theme frames through /embed.js (any site may embed the checkout, as /api/embed/checkout is open to any origin). */
 export const EMBED_PAGE_CSP = [...BASE_CSP, 'frame-ancestors *'].join('; ');
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 export interface PageShell {
   title: string;

@@ -10,13 +10,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { readCookie } from '../lib/cookies.js';
 import { AppError, toPublicError } from '../lib/errors.js';
+import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
 import { minorToAmount } from '../lib/money.js';
 import { CHECKOUT_COOKIE, orderForToken } from '../modules/checkout/checkout.service.js';
 import { publicOrderNumber } from '../modules/orders/orders.service.js';
 import { handleNotification } from '../modules/payments/notifications.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
-import { escapeHtml, sendPage } from './pages.js';
+import { sendPage } from './pages.js';
 
 interface PayRequest {
   Params: { orderId: string };
