@@ -45,9 +45,9 @@ afterEach(async () => {
 });
 
 describe('card payment (stripe)', () => {
-  it('sends the buyer to Stripe, and after the return the order page waits for the webhook and shows the key', async () => {
+  it('sends the buyer to Stripe; a cancel comes back to the checkout with the card still chosen; after paying, the order page waits for the webhook and shows the key', async () => {
     const shop = await createShop(server.url, 'Card Shop');
-    expect((await dashboard(shop.seller, 'PATCH', `/api/dashboard/stores/${shop.store.id}`, { settings: { paymentMethods: ['stripe'] } })).status).toBe(200);
+    expect((await dashboard(shop.seller, 'PATCH', `/api/dashboard/stores/${shop.store.id}`, { settings: { paymentMethods: ['manual', 'stripe'] } })).status).toBe(200);
     const product = await keyProduct(shop, ['CARD-KEY-0001'], { price: 9.99 });
     const created = await fetch(`${server.url}/api/v1/checkout`, {
       method: 'POST',
@@ -59,11 +59,21 @@ describe('card payment (stripe)', () => {
     // Stripe's page, as far as this test needs it.
     await page.route('https://checkout.stripe.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Stripe</title><p>Stripe Checkout (stand-in)</p>' }));
     await page.goto(url);
-    await page.getByLabel('Card', { exact: true }).check();
+    const card = page.getByLabel('Card', { exact: true });
+    expect(await page.getByLabel('Manual payment').isChecked()).toBe(true);
+    await card.check();
     await page.getByRole('button', { name: 'Pay $9.99' }).click();
     await page.waitForURL(/^https:\/\/checkout\.stripe\.test\/c\/pay\//);
     const session = [...fake.sessions.values()].find((s) => s.metadata.orderId === orderId)!;
     expect(session.url).toBe(page.url());
+
+    // The buyer cancels on Stripe: back on the checkout (no token in that address), card still chosen.
+    expect(session.cancel_url).not.toContain('token=');
+    await page.goto(session.cancel_url!);
+    await page.getByText('The card payment was cancelled. You can choose again.').waitFor();
+    expect(await card.isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Pay $9.99' }).click();
+    await page.waitForURL(session.url);
 
     // Stripe sends the buyer back to the success address, which carries no token.
     const back = session.success_url!.replace('{CHECKOUT_SESSION_ID}', session.id);

@@ -153,18 +153,20 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     });
   }
 
+  // The method chosen before (back from a cancelled card payment), else the store's first.
+  const preselected = session.paymentMethods.includes(order.paymentMethod) ? order.paymentMethod : session.paymentMethods[0];
   const methodError = h('p', { id: 'method-error', class: 'field-error' });
   const methods = h(
     'fieldset',
     { class: 'methods', 'aria-describedby': 'method-error' },
     h('legend', {}, 'Payment method'),
-    ...session.paymentMethods.map((method, index) => {
+    ...session.paymentMethods.map((method) => {
       const id = `method-${method}`;
       const info = METHOD_LABELS[method] ?? { label: method, hint: '' };
       return h(
         'div',
         { class: 'method' },
-        h('input', { type: 'radio', name: 'paymentMethod', id, value: method, checked: index === 0 || order.paymentMethod === method, 'aria-describedby': `${id}-hint` }),
+        h('input', { type: 'radio', name: 'paymentMethod', id, value: method, checked: method === preselected, 'aria-describedby': `${id}-hint` }),
         h('label', { for: id }, info.label),
         h('p', { id: `${id}-hint`, class: 'hint' }, info.hint),
       );
@@ -182,7 +184,7 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     ...customInputs.map((input) => input.field.wrapper),
     coupon?.wrapper,
     session.paymentMethods.length > 0 ? methods : h('p', { role: 'alert' }, 'This store takes no payments right now.'),
-    submit,
+    session.paymentMethods.length > 0 ? submit : null,
   );
 
   form.addEventListener('submit', async (event) => {
