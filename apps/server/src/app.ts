@@ -10,6 +10,7 @@ import { installCustomerCors } from './http/customer-cors.js';
 import { docsPlugin } from './http/docs.js';
 import { downloadsPlugin } from './http/downloads.js';
 import { installEmbedCors } from './http/embed-cors.js';
+import { installTrpcCors } from './http/trpc-cors.js';
 import { mailboxPlugin } from './http/mailbox.js';
 import { installErrorReplies } from './http/error-reply.js';
 import { opsPlugin } from './http/ops.js';
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   installErrorReplies(app);
   installCustomerCors(app, deps);
   installEmbedCors(app);
+  installTrpcCors(app, deps, router);
   await app.register(opsPlugin, { deps });
   await app.register(docsPlugin, { document: () => buildOpenApiDocument(router) });
   if (!deps.config.isProduction) await app.register(mailboxPlugin, { deps });
