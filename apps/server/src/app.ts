@@ -12,7 +12,7 @@ import { downloadsPlugin } from './http/downloads.js';
 import { installEmbedCors } from './http/embed-cors.js';
 import { installTrpcCors } from './http/trpc-cors.js';
 import { mailboxPlugin } from './http/mailbox.js';
-import { installErrorReplies } from './http/error-reply.js';
+import { clientErrorHandler, installErrorReplies } from './http/error-reply.js';
 import { opsPlugin } from './http/ops.js';
 import { paymentWebhooksPlugin } from './http/payment-webhooks.js';
 import { restPlugin } from './http/rest.js';
@@ -52,6 +52,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     disableRequestLogging: true,
     // /trpc batches name every procedure of the batch in one path segment.
     routerOptions: { maxParamLength: 2048 },
+    // Requests Node's parser refuses (headers over 16 KB, not HTTP) answered in our error body.
+    clientErrorHandler,
   });
 
   // The path as the client sent it: the REST adapter later rewrites request.url to the
