@@ -28,13 +28,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createId } from '@paralleldrive/cuid2';
 import Fastify from 'fastify';
 import pg from 'pg';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/dist');
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
 const { countryOfIp } = await import(pathToFileURL(path.join(dist, 'lib/geo.js')).href);
+// The service's own id generator, so both make the same ids at the same cost.
+const { newId: createId } = await import(pathToFileURL(path.join(dist, 'lib/ids.js')).href);
 
 const publicUrl = (process.env.FLOOR_PUBLIC_URL ?? 'http://localhost').replace(/\/$/, '');
 const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: Number(process.env.FLOOR_POOL_MAX ?? 10) });

@@ -13,8 +13,9 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startRedisServer(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
+/** `port`: listen there (to start a stopped one again where its clients look for it); default a free one. */
+export async function startRedisServer(opts: { port?: number } = {}): Promise<{ url: string; port: number; stop: () => Promise<void> }> {
+  const port = opts.port ?? (await freePort());
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -29,6 +30,7 @@ export async function startRedisServer(): Promise<{ url: string; stop: () => Pro
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     async stop() {
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;

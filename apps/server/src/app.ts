@@ -10,8 +10,9 @@ import { installCustomerCors } from './http/customer-cors.js';
 import { docsPlugin } from './http/docs.js';
 import { downloadsPlugin } from './http/downloads.js';
 import { installEmbedCors } from './http/embed-cors.js';
+import { installTrpcCors } from './http/trpc-cors.js';
 import { mailboxPlugin } from './http/mailbox.js';
-import { installErrorReplies } from './http/error-reply.js';
+import { clientErrorHandler, installErrorReplies } from './http/error-reply.js';
 import { opsPlugin } from './http/ops.js';
 import { pagesPlugin } from './http/pages.js';
 import { paymentWebhooksPlugin } from './http/payment-webhooks.js';
@@ -53,6 +54,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     disableRequestLogging: true,
     // /trpc batches name every procedure of the batch in one path segment.
     routerOptions: { maxParamLength: 2048 },
+    // Requests Node's parser refuses (headers over 16 KB, not HTTP) answered in our error body.
+    clientErrorHandler,
   });
 
   // The path as the client sent it: the REST adapter later rewrites request.url to the
@@ -79,6 +82,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   installErrorReplies(app);
   installCustomerCors(app, deps);
   installEmbedCors(app);
+  installTrpcCors(app, deps, router);
   await app.register(opsPlugin, { deps });
   await app.register(docsPlugin, { document: () => buildOpenApiDocument(router) });
   if (!deps.config.isProduction) await app.register(mailboxPlugin, { deps });

@@ -30,6 +30,15 @@ describe('loadConfig', () => {
     expect(() => readFileSync(path.join(dataDir, 'encryption.key'))).toThrow();
   });
 
+  it('holds a webhook claim longer than an attempt may take (WEBHOOK_LEASE_MS)', () => {
+    const base = { APP_ENCRYPTION_KEY: key };
+    expect(loadConfig(base).webhookLeaseMs).toBe(60_000);
+    // A long timeout without a lease: the default grows with it, or an attempt in flight would be taken over.
+    expect(loadConfig({ ...base, WEBHOOK_TIMEOUT_MS: '90000' }).webhookLeaseMs).toBe(120_000);
+    expect(loadConfig({ ...base, WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '4000' }).webhookLeaseMs).toBe(4_000);
+    expect(() => loadConfig({ ...base, WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '5000' })).toThrow(/WEBHOOK_LEASE_MS \(5000\) must be longer than WEBHOOK_TIMEOUT_MS/);
+  });
+
   it('rejects a key that is not 32 bytes', () => {
     expect(() => loadConfig({ APP_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/32 bytes/);
   });

@@ -41,6 +41,7 @@ const ZEnv = z.object({
   TRPC_MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(20),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().min(0).default(5),
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
 });
@@ -86,6 +87,12 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How often the dispatcher looks for work without a wake-up (a lost Redis message, no Redis). */
   webhookPollMs: number;
+  /**
+   * How long a claimed attempt is held; past it the attempt counts as abandoned (its dispatcher
+   * died) and another dispatcher sends it again. Longer than webhookTimeoutMs, or a slow attempt
+   * still in flight would be sent twice.
+   */
+  webhookLeaseMs: number;
   /** An endpoint is disabled after failing for this long without a success ... */
   webhookDisableAfterDays: number;
   /** ... and at least this many consecutive failed attempts (DESIGN §5: 5 days and 20). */
@@ -127,6 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`production needs ${missing.join(', ')}; no defaults are used for secrets in production`);
     }
   }
+  if (e.WEBHOOK_LEASE_MS !== undefined && e.WEBHOOK_LEASE_MS <= e.WEBHOOK_TIMEOUT_MS) {
+    throw new ConfigError(`WEBHOOK_LEASE_MS (${e.WEBHOOK_LEASE_MS}) must be longer than WEBHOOK_TIMEOUT_MS (${e.WEBHOOK_TIMEOUT_MS})`);
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     env: e.NODE_ENV,
@@ -158,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkoutLifetimeMs: e.CHECKOUT_LIFETIME_MINUTES * 60_000,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookPollMs: e.WEBHOOK_POLL_MS,
+    webhookLeaseMs: e.WEBHOOK_LEASE_MS ?? Math.max(60_000, e.WEBHOOK_TIMEOUT_MS + 30_000),
     webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
     webhookDisableAfterFailures: e.WEBHOOK_DISABLE_AFTER_FAILURES,
   };

@@ -1,10 +1,67 @@
 /**
- * @svc/sdk — typed client for merchants and theme builders.
- * The API clients arrive with the SDK issue; today the package has the error codes a client
- * can meet (so consumers can already switch on them), the error base class, and webhook
- * verification for merchants' own servers. No runtime dependencies, no Node built-ins: it
- * runs in Node 20+, browsers and edge runtimes alike.
+ * @svc/sdk — typed clients for merchants, theme builders and customer pages, typed errors,
+ * and webhook verification. No runtime dependencies (the tRPC client is bundled in), no Node
+ * built-ins: it runs in Node 20+, browsers and edge runtimes alike. The API types are
+ * generated from the service's router at build time (src/generated/api.ts).
  */
+export { createMerchantClient } from './merchant.js';
+export type {
+  MerchantClient,
+  MerchantClientOptions,
+  OrderList,
+  OrderListParams,
+  OrderSummary,
+  OrderDetails,
+  OrderUpdateParams,
+  Webhook,
+  WebhookWithSecret,
+  WebhookCreateParams,
+  WebhookUpdateParams,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookDeliveryListParams,
+  WebhookReplayParams,
+  WebhookRef,
+} from './merchant.js';
+export { createThemeClient } from './theme.js';
+export type {
+  ThemeClient,
+  ThemeClientOptions,
+  CartLine,
+  Cart,
+  Storefront,
+  StorefrontProduct,
+  CheckoutParams,
+  CheckoutResult,
+  CreateOrderParams,
+  CreatedOrder,
+  CouponCheck,
+  StartPaymentParams,
+  PaymentStart,
+  Delivery,
+  DeliveredKeys,
+  ClientGate,
+  TrackEvent,
+  OrderAccess,
+} from './theme.js';
+export { createCustomerClient } from './customer.js';
+export type { CustomerClient, CustomerClientOptions, Customer, CustomerOrder, CustomerOrderList, CustomerOrderSummary } from './customer.js';
+export type { ClientOptions, RequestOptions, CreateRequestOptions, FetchLike, ProcedurePath, ProcedureInput, ProcedureOutput } from './transport.js';
+export type { ApiProcedures } from './generated/api.js';
+export {
+  SvcApiError,
+  SvcInvalidRequestError,
+  SvcAuthenticationError,
+  SvcPermissionError,
+  SvcNotFoundError,
+  SvcConflictError,
+  SvcIdempotencyError,
+  SvcRateLimitError,
+  SvcConnectionError,
+  type SvcErrorType,
+  type SvcApiErrorIssue,
+  type ConnectionErrorCode,
+} from './api-errors.js';
 export { ERROR_CODES, type TErrorCode, type TErrorBody } from './error-codes.js';
 export { SvcError, isSvcError, type SvcErrorOptions } from './errors.js';
 export type { Order, OrderDetail, OrderStatus, Product, ProductStatus, DeliveryMethod, CustomFieldType } from './models.js';

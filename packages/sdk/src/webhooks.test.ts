@@ -377,7 +377,7 @@ describe('errors', () => {
 });
 
 describe('the published package', () => {
-  it('the built bundle imports nothing (no node: built-ins, no zod, no @svc/schemas) and runs on web globals alone', async () => {
+  it('the built bundle imports nothing (no node: built-ins, no zod, no @svc/schemas, no server) and runs on web globals alone', async () => {
     const outDir = await mkdtemp(join(tmpdir(), 'svc-sdk-build-'));
     try {
       // The package's own build (package.json "build"), into a scratch directory.
@@ -387,6 +387,9 @@ describe('the published package', () => {
         outDir,
         tsconfig: join(SDK_DIR, 'tsconfig.json'),
         config: false,
+        // As tsup.config.ts: the tRPC client travels inside the bundle.
+        noExternal: [/^@trpc\//],
+        platform: 'neutral',
         dts: false,
         clean: true,
         silent: true,
@@ -402,11 +405,12 @@ describe('the published package', () => {
         expect(code).not.toMatch(/\bimport\s*\(/);
       }
       expect(esm).not.toMatch(/^\s*import\b/m);
-      // Every byte of the bundle comes from the SDK's own sources.
+      // Every byte of the bundle comes from the SDK's own sources or the tRPC client it bundles.
       const meta = JSON.parse(await readFile(join(outDir, 'metafile-esm.json'), 'utf8')) as { inputs: Record<string, unknown> };
       const inputs = Object.keys(meta.inputs).map((input) => relative(SDK_DIR, join(process.cwd(), input)));
       expect(inputs.length).toBeGreaterThan(0);
-      for (const input of inputs) expect(input).toMatch(/^src\/[a-z-]+\.ts$/);
+      for (const input of inputs) expect(input).toMatch(/^(src\/(generated\/)?[a-z-]+\.ts|\.\.\/\.\.\/node_modules\/@trpc\/(client|server)\/dist\/[\w./-]+\.mjs)$/);
+      expect(inputs.some((input) => input.includes('@trpc/client'))).toBe(true);
 
       // The built ESM works on its own, with WebCrypto only.
       const sdk = (await import(join(outDir, 'index.js'))) as typeof import('./index.js');

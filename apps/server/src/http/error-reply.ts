@@ -1,4 +1,6 @@
 /** Writes our error body for errors that happen outside tRPC (parsers, 404s, fastify itself). */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { TErrorBody } from '@svc/schemas';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, toPublicError, type PublicError } from '../lib/errors.js';
@@ -30,4 +32,31 @@ export function installErrorReplies(app: FastifyInstance): void {
     return sendError(reply, pub);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, toPublicError(new AppError('not_found'))));
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (fastify's `clientErrorHandler`):
+ * a request line or headers over Node's 16 KB limit (a long query string), or bytes that are
+ * not HTTP. Fastify's default answers those in its own body; ours says the same in our shape.
+ * Timeouts keep fastify's answer (no code of ours means "too slow").
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  let status: number;
+  let body: string;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    body = '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}';
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    status = 413;
+    body = JSON.stringify({ error: 'The request line and headers are too large.', code: 'payload_too_large' } satisfies TErrorBody);
+  } else {
+    status = 400;
+    body = JSON.stringify({ error: 'The request is not valid HTTP.', code: 'validation_failed' } satisfies TErrorBody);
+  }
+  this.log.trace({ err: error }, 'client error');
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }

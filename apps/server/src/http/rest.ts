@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { TErrorBody } from '@svc/schemas';
 import type { AppDeps } from '../deps.js';
+import { AppError, invalidField } from '../lib/errors.js';
 import { contextFactory } from '../trpc/context.js';
 import { logAdapterError } from '../trpc/adapter-options.js';
 import type { SvcErrorData, SvcMeta } from '../trpc/init.js';
@@ -44,9 +45,23 @@ function successStatusByPath(router: AnyRouter): Map<string, number> {
   return statuses;
 }
 
+/** Each REST route's method, full path pattern and path parameter names, from the procedures' meta. */
+function pathParamsByRoute(router: AnyRouter, basePath: string): Array<{ method: string; pattern: RegExp; params: string[] }> {
+  const procedures = router._def.procedures as Record<string, { _def: { meta?: SvcMeta } }>;
+  return Object.values(procedures).flatMap((procedure) => {
+    const openapi = procedure._def.meta?.openapi;
+    if (!openapi?.path) return [];
+    const params = [...openapi.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+    if (params.length === 0) return [];
+    const source = `${basePath}${openapi.path}`.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '([^/]+)');
+    return [{ method: openapi.method, pattern: new RegExp(`^${source}/?$`), params }];
+  });
+}
+
 export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; router: AnyRouter }): Promise<void> {
   useJsonBodies(app, opts.deps.config.bodyLimitBytes);
   const statuses = successStatusByPath(opts.router);
+  const routeParams = pathParamsByRoute(opts.router, '/api');
   const createContext = contextFactory(opts.deps);
 
   // A POST without a body (rotate, test, retry) needs no Content-Type: the adapter would
@@ -55,6 +70,26 @@ export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; ro
     const bodyless = !request.headers['transfer-encoding'] && (request.headers['content-length'] ?? '0') === '0';
     if (bodyless && !request.headers['content-type'] && request.method !== 'GET') {
       request.headers['content-type'] = 'application/json';
+    }
+  });
+
+  // Every REST input is an object, and the adapter spreads the body into it: a JSON body that
+  // is not an object (an array, a string, a number, a boolean, null) would be dropped, or split
+  // into characters, and the route would run on its path parameters alone (a PATCH with `[]`
+  // answered 200, a refund with `true` refunded). Refuse it.
+  app.addHook('preValidation', async (request) => {
+    const body = request.body;
+    if (body === undefined) return;
+    if (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
+      throw invalidField('', 'The body must be a JSON object.');
+    }
+    // The adapter also lets the path's parameters overwrite body fields of the same name, so
+    // `{ "storeId": <another store> }` in the body of /stores/{storeId}/... would be dropped
+    // silently. A path parameter is never a body field: name it like any unknown field.
+    const route = routeParams.find((candidate) => candidate.method === request.method && candidate.pattern.test(request.publicPath));
+    const clashes = route?.params.filter((name) => Object.hasOwn(body, name)) ?? [];
+    if (clashes.length > 0) {
+      throw new AppError('validation_failed', undefined, { issues: clashes.map((name) => ({ path: name, message: 'Unknown field.' })) });
     }
   });
 

@@ -83,8 +83,26 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: AppDeps 
   });
 }
 
+/**
+ * What @fastify/multipart and busboy throw for a body that is not the multipart they expect
+ * (no boundary, cut short, a field or a second part where one file belongs): the client's
+ * mistake, not ours. Their own errors carry a 4xx `statusCode`; busboy's are plain Errors.
+ */
+function multipartError(error: unknown): AppError | undefined {
+  if (error instanceof AppError || !error || typeof error !== 'object') return undefined;
+  const e = error as { code?: unknown; statusCode?: unknown; message?: unknown };
+  if (typeof e.code === 'string' && e.code.startsWith('FST_') && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new AppError('payload_too_large');
+    return invalidField('file', 'Send one part, named file, holding the file.');
+  }
+  if (typeof e.message === 'string' && /^(Multipart: |Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)/.test(e.message)) {
+    return invalidField('file', 'The multipart body is not valid.');
+  }
+  return undefined;
+}
+
 function fail(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  const pub = toPublicError(error);
+  const pub = toPublicError(multipartError(error) ?? error);
   if (pub.internal) request.log.error({ err: error }, 'upload route failed');
   return sendError(reply, pub);
 }

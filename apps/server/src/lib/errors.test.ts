@@ -26,6 +26,15 @@ describe('toPublicError', () => {
       code: 'service_unavailable',
       status: 503,
     });
+    // A crash under a running query: node-postgres says so without a code, MikroORM appends it to the SQL.
+    const lost = Object.assign(new Error('select pg_sleep(5) - Connection terminated unexpectedly'), { name: 'DriverException' });
+    expect(toPublicError(lost)).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(toPublicError(Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' }))).toMatchObject({ status: 503 });
+    // The next statement of a transaction whose connection died under it.
+    const completed = Object.assign(new Error('Transaction query already complete, run with DEBUG=knex:tx for more info'), { name: 'DriverException' });
+    expect(toPublicError(completed)).toMatchObject({ code: 'service_unavailable', status: 503 });
+    // Only at the end, where the driver's text is: not somewhere inside the SQL.
+    expect(toPublicError(new Error("select 'Connection terminated unexpectedly' - boom")).status).toBe(500);
     const unique = Object.assign(new Error('duplicate key'), { name: 'UniqueConstraintViolationException' });
     expect(toPublicError(unique)).toMatchObject({ code: 'conflict', status: 409 });
   });

@@ -97,14 +97,28 @@ export function zodIssues(error: ZodError): TErrorIssue[] {
   });
 }
 
+/**
+ * node-postgres and knex failures that carry no code, only a message: the server died under a
+ * query (a crash, an immediate shutdown, a network cut) or no connection could be had in time.
+ * MikroORM wraps them in a DriverException whose message ends with the driver's (after the SQL).
+ * knex's "Transaction query already complete" is what a transaction's next statement gets when
+ * its connection failed under it (its BEGIN or an earlier statement on a connection PostgreSQL
+ * had just closed); MikroORM surfaces that instead of the connection error. (A statement on a
+ * transaction the code itself had finished would say the same; it is logged either way.)
+ */
+const CONNECTION_LOST =
+  /(?:Connection terminated(?: unexpectedly| due to connection timeout)?|Connection ended unexpectedly|Client has encountered a connection error and is not queryable|Transaction query already complete, run with DEBUG=knex:tx for more info)$/;
+
 /** Postgres SQLSTATEs and driver failures that mean "the database is not there right now". */
 function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
-    const e = current as { code?: unknown; name?: unknown; cause?: unknown };
-    if (e.name === 'ConnectionException') return true;
+    const e = current as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
+    if (e.name === 'ConnectionException' || e.name === 'KnexTimeoutError') return true;
     if (typeof e.code === 'string') {
       if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(e.code)) return true;
+    } else if (typeof e.message === 'string' && CONNECTION_LOST.test(e.message)) {
+      return true;
     }
     current = e.cause;
   }

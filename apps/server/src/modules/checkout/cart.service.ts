@@ -9,12 +9,17 @@ import { ZCart } from '@svc/schemas';
 import { AppError, invalidField, zodIssues } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
-import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
-import { findSellingStore, stockOf } from '../catalog/catalog.service.js';
+import type { Product } from '../catalog/catalog.entities.js';
+import { findSellingStore } from '../catalog/catalog.service.js';
 import type { Store } from '../stores/stores.entities.js';
 
+/** What a cart line needs of its product. */
+export type CartProduct = Pick<Product, 'id' | 'name' | 'status' | 'priceMinor' | 'minQuantity' | 'maxQuantity' | 'customFields' | 'deliveryMethods'> & {
+  deletedAt: Date | null;
+};
+
 export interface NormalisedLine {
-  product: Product;
+  product: CartProduct;
   requested: number;
   quantity: number;
   unitPriceMinor: number;
@@ -33,11 +38,52 @@ function merge(lines: TCartLine[]): Map<string, number> {
   return merged;
 }
 
+interface CartProductRow {
+  id: string;
+  name: string;
+  status: Product['status'];
+  price_minor: string | number;
+  min_quantity: number;
+  max_quantity: number | null;
+  custom_fields: Product['customFields'];
+  delivery_methods: Product['deliveryMethods'];
+  deleted: boolean;
+  /** Available keys; null for a product not sold by keys. */
+  available: string | number | null;
+}
+
+/** The store's products of the cart with their key stock, in one statement (cart and checkout are hot). */
+async function cartProducts(em: EntityManager, storeId: string, ids: string[]): Promise<{ products: Map<string, CartProduct>; stock: Map<string, number> }> {
+  const rows = await em.execute<CartProductRow[]>(
+    `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
+       p.deleted_at is not null as deleted,
+       case when 'licenseKeys' = any(p.delivery_methods)
+         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
+     from product p where p.store_id = ? and p.id in (?)`,
+    [storeId, ids],
+  );
+  const products = new Map<string, CartProduct>();
+  const stock = new Map<string, number>();
+  for (const row of rows) {
+    products.set(row.id, {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      priceMinor: Number(row.price_minor),
+      minQuantity: row.min_quantity,
+      maxQuantity: row.max_quantity,
+      customFields: row.custom_fields,
+      deliveryMethods: row.delivery_methods,
+      deletedAt: row.deleted ? new Date(0) : null,
+    });
+    if (row.available !== null) stock.set(row.id, Number(row.available));
+  }
+  return { products, stock };
+}
+
 export async function normaliseCart(em: EntityManager, store: Store, lines: TCartLine[]): Promise<NormalisedCart> {
   const merged = merge(lines);
-  const products = await em.find(ProductSchema, { id: { $in: [...merged.keys()] }, store: store.id });
-  const byId = new Map(products.map((p) => [p.id, p]));
-  const stock = await stockOf(em, products);
+  const { products: byId, stock } = await cartProducts(em, store.id, [...merged.keys()]);
   const out: NormalisedCart = { lines: [], removed: [], adjusted: [] };
   for (const [productId, requested] of merged) {
     const product = byId.get(productId);

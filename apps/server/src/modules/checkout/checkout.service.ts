@@ -18,11 +18,12 @@ import { blacklistMatches } from '../blacklist/blacklist.service.js';
 import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { claimCouponUse, requireCoupon } from '../coupons/coupons.service.js';
-import { recordEvent } from '../events/events.service.js';
+import { newEventId } from '../events/events.service.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
-import { publicOrderNumber, toOrderDetail } from '../orders/orders.service.js';
+import { publicOrderNumber, toOrderDetail, type OrderDetailFields } from '../orders/orders.service.js';
 import { GATEWAYS } from '../payments/gateways.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
+import { notifyDispatchers } from '../webhooks/dispatcher.js';
 import { storeSettings } from '../stores/stores.service.js';
 import { normaliseCart, type NormalisedLine } from './cart.service.js';
 
@@ -140,7 +141,9 @@ export function customFieldResponses(
   return responses;
 }
 
-export function toCheckoutOrder(order: Order, lines: Array<{ productId: string | null; productName: string; quantity: number; unitPriceMinor: number }>, lifetimeMs: number): TCheckoutOrder {
+export type CheckoutOrderFields = OrderDetailFields & Pick<Order, 'subtotalMinor' | 'discountMinor'>;
+
+export function toCheckoutOrder(order: CheckoutOrderFields, lines: Array<{ productId: string | null; productName: string; quantity: number; unitPriceMinor: number }>, lifetimeMs: number): TCheckoutOrder {
   return {
     id: order.id,
     orderId: publicOrderNumber(order.number),
@@ -179,51 +182,66 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
   const discountMinor = coupon?.discountMinor ?? 0;
   const checkoutToken = randomToken(32);
 
-  const order = await ctx.em.transactional(async (em) => {
-    if (coupon) await claimCouponUse(em, coupon.coupon.id);
+  const first = lines[0]!;
+  const order: CheckoutOrderFields = {
+    id: newId(),
+    number: 0, // drawn from the sequence below
+    store: { id: store.id },
+    status: 'pending',
+    productName: lines.length > 1 ? `${first.product.name} +${lines.length - 1} more` : first.product.name,
+    priceMinor: subtotalMinor - discountMinor,
+    subtotalMinor,
+    discountMinor,
+    paidMinor: 0,
+    currency: store.currency,
+    paymentMethod: '',
+    customerEmail: email ?? '',
+    country: buyer.country,
+    keyCount: 0,
+    note: '',
+    customFieldResponses: responses,
+    createdAt: now,
+    completedAt: null,
+    updatedAt: now,
+  };
+  const insert = async (em: EntityManager) => {
     const [{ number }] = await em.execute<[{ number: string }]>(`select nextval('order_number_seq') as number`);
-    const first = lines[0]!;
-    const order = em.create(OrderSchema, {
-      id: newId(),
-      number: Number(number),
-      store: store.id,
-      status: 'pending',
-      productName: lines.length > 1 ? `${first.product.name} +${lines.length - 1} more` : first.product.name,
-      priceMinor: subtotalMinor - discountMinor,
-      subtotalMinor,
-      discountMinor,
-      couponId: coupon?.coupon.id ?? null,
-      paidMinor: 0,
-      currency: store.currency,
-      paymentMethod: '',
-      customerEmail: email ?? '',
-      country: buyer.country,
-      buyerIp: buyer.ip,
-      userAgent: buyer.userAgent?.slice(0, 512) ?? null,
-      note: '',
-      customFieldResponses: responses,
-      checkoutTokenHash: sha256Hex(checkoutToken),
-      keyCount: 0,
-      paidAt: null,
-      completedAt: null,
-      deliveredAt: null,
-      createdAt: now,
-      updatedAt: now,
+    order.number = Number(number);
+    // The order, its lines and its order.created event in one statement: all or nothing, one
+    // round trip (the unit of work's flush took six and most of the CPU of a checkout).
+    const params: unknown[] = [
+      order.id, order.number, store.id, order.productName, order.priceMinor, subtotalMinor, discountMinor, coupon?.coupon.id ?? null,
+      order.currency, order.customerEmail, order.country, buyer.ip, buyer.userAgent?.slice(0, 512) ?? null,
+      JSON.stringify(responses), sha256Hex(checkoutToken), now, now,
+    ];
+    const lineTuples = lines.map((line, position) => {
+      params.push(newId(), order.id, line.product.id, line.product.name, line.quantity, line.unitPriceMinor, position);
+      return '(?, ?, ?, ?, ?, ?, ?)';
     });
-    lines.forEach((line, position) => {
-      em.create(OrderLineSchema, {
-        id: newId(),
-        order,
-        productId: line.product.id,
-        productName: line.product.name,
-        quantity: line.quantity,
-        unitPriceMinor: line.unitPriceMinor,
-        position,
-      });
+    params.push(newEventId(), store.id, JSON.stringify({ order: toOrderDetail(order) }), now);
+    await em.execute(
+      `with new_order as (
+         insert into "order" (id, number, store_id, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
+           paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
+           checkout_token_hash, key_count, created_at, updated_at, version)
+         values (?, ?, ?, 'pending', ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
+       ), new_lines as (
+         insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position)
+         values ${lineTuples.join(', ')}
+       )
+       insert into event (id, store_id, type, payload, created_at) values (?, ?, 'order.created', ?::jsonb, ?)`,
+      params,
+    );
+  };
+  if (coupon) {
+    await ctx.em.transactional(async (em) => {
+      await claimCouponUse(em, coupon.coupon.id);
+      await insert(em);
     });
-    recordEvent(em, store.id, 'order.created', { order: toOrderDetail(order) }, now);
-    return order;
-  });
+  } else {
+    await insert(ctx.em);
+  }
+  notifyDispatchers(ctx.deps.orm);
 
   const view = toCheckoutOrder(
     order,

@@ -63,7 +63,13 @@ function rowToOrder(row: OrderRow): TOrder {
   };
 }
 
-export function toOrderDetail(order: Order): TOrderDetail {
+/** What toOrderDetail reads: an Order entity, or the same fields of an order just inserted with SQL. */
+export type OrderDetailFields = Pick<
+  Order,
+  'id' | 'number' | 'status' | 'productName' | 'priceMinor' | 'paidMinor' | 'currency' | 'paymentMethod' | 'customerEmail' | 'country' | 'keyCount' | 'createdAt' | 'completedAt' | 'updatedAt' | 'note' | 'customFieldResponses'
+> & { store: { id: string } };
+
+export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
   return {
     id: order.id,
     orderId: publicOrderNumber(order.number),

@@ -33,7 +33,7 @@ import { OutboundEmailSchema } from '../mail/mail.entities.js';
 import { EventSchema } from '../events/events.entities.js';
 import { recordEvent, type EventType } from '../events/events.service.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
-import { Dispatcher, RETRY_DELAYS_MS, replayRange, retryDelivery, sendTestPing } from './dispatcher.js';
+import { ABANDONED_MESSAGE, Dispatcher, RETRY_DELAYS_MS, replayRange, retryDelivery, sendTestPing } from './dispatcher.js';
 import { newWebhookSecret } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';
 
@@ -442,7 +442,7 @@ describe('fan-out and claims', () => {
     expect(rx.received).toHaveLength(2);
   });
 
-  it('takes over an attempt whose lease ran out, never one whose lease holds', async () => {
+  it('sends again an attempt whose lease ran out (logged as abandoned, then the next attempt), never one whose lease holds', async () => {
     const clock = freshClock();
     const deps = depsFor(clock);
     const store = await createStore(orm.em.fork());
@@ -469,7 +469,15 @@ describe('fan-out and claims', () => {
     clock.advance(1);
     await new Dispatcher(deps).runOnce();
     expect(rx.received.map((h) => h.eventId)).toEqual([abandoned, held]);
-    expect((await attemptsOf(hook.id)).map((d) => d.status)).toEqual(['success', 'success']);
+    const log = await attemptsOf(hook.id);
+    for (const eventId of [held, abandoned]) {
+      expect(log.filter((d) => d.eventId === eventId).map((d) => [d.attempt, d.status, d.errorMessage])).toEqual([
+        [1, 'failed', ABANDONED_MESSAGE],
+        [2, 'success', null],
+      ]);
+    }
+    // Not the receiver's failure: the streak is untouched.
+    expect((await webhookRow(hook.id)).failureCount).toBe(0);
   });
 
   it('two dispatchers on the same database send each of 10,000 due attempts exactly once', async () => {

@@ -36,6 +36,8 @@ const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 export const DELIVERY_RETENTION_MS = 30 * 24 * 3_600_000;
 export const TEST_EVENT = 'webhook.test';
 const DAY_MS = 24 * 3_600_000;
+/** The log's word for an attempt whose dispatcher died holding it (see reapAbandoned). */
+export const ABANDONED_MESSAGE = 'Abandoned: the sending dispatcher stopped before recording an answer; sent again as the next attempt.';
 
 export interface DispatcherOptions {
   /** Look for work this often without a wake-up (default WEBHOOK_POLL_MS). */
@@ -46,7 +48,7 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Attempts in flight to one endpoint in this dispatcher. */
   perEndpoint?: number;
-  /** How long a claim holds an attempt; past it another dispatcher takes it over. */
+  /** How long a claim holds an attempt; past it the attempt is abandoned and sent again (default WEBHOOK_LEASE_MS). */
   leaseMs?: number;
   /** Per-attempt budget (default WEBHOOK_TIMEOUT_MS). */
   timeoutMs?: number;
@@ -370,7 +372,7 @@ export class Dispatcher {
     this.concurrency = options.concurrency ?? 32;
     this.perEndpoint = options.perEndpoint ?? 4;
     this.minClaim = Math.max(1, Math.floor(this.concurrency / 4));
-    this.leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? deps.config.webhookLeaseMs;
     this.timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
     this.random = options.random ?? Math.random;
     this.redis = options.redis;
@@ -442,6 +444,7 @@ export class Dispatcher {
   async runOnce(): Promise<DispatchCounts> {
     const before = { ...this.counts };
     await this.fanOutAll();
+    await this.reapAbandoned();
     for (;;) {
       const claimed = await this.fill();
       if (claimed === 0 && this.inFlight.size === 0) break;
@@ -478,6 +481,7 @@ export class Dispatcher {
 
   private async run(): Promise<void> {
     let lastFanOut = 0;
+    let lastReap = -Infinity;
     let failures = 0;
     while (this.running) {
       this.kicked = false;
@@ -487,6 +491,11 @@ export class Dispatcher {
           this.wakeWanted = false;
           lastFanOut = performance.now();
           await this.fanOutAll();
+          // Abandoned attempts are at least a lease old: looking once per poll interval is enough.
+          if (lastFanOut - lastReap >= this.pollMs) {
+            lastReap = lastFanOut;
+            await this.reapAbandoned();
+          }
           await this.fill();
         } else if (this.moreMayBeDue) {
           await this.fill();
@@ -556,6 +565,35 @@ export class Dispatcher {
     return events;
   }
 
+  /**
+   * Attempts still `pending` past their lease: the dispatcher that claimed them died (or stalled)
+   * before recording an outcome. Each is recorded as failed ("abandoned") and its event is queued
+   * again, due now, as the next attempt, so the log shows both tries and nothing stays pending.
+   * The endpoint's failure streak is left alone: the receiver did not fail.
+   */
+  private async reapAbandoned(): Promise<number> {
+    const now = this.deps.clock.now();
+    return this.deps.orm.em.fork().transactional(async (em) => {
+      const abandoned = await em.execute<Array<{ webhook_id: string; store_id: string; event_id: string; event: string; attempt: number }>>(
+        `update webhook_delivery d set status = 'failed', error_message = ?, locked_until = null, updated_at = ?
+         where d.id in (
+           select id from webhook_delivery where status = 'pending' and locked_until < ? order by locked_until limit 500 for update skip locked
+         )
+         returning d.webhook_id, d.store_id, d.event_id, d.event, d.attempt`,
+        [ABANDONED_MESSAGE, now, now],
+      );
+      if (abandoned.length === 0) return 0;
+      await em.execute(
+        `insert into webhook_delivery (id, webhook_id, store_id, event_id, event, attempt, status, due_at, created_at, updated_at)
+         values ${abandoned.map(() => `(?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`).join(', ')}
+         on conflict (webhook_id, event_id, attempt) do nothing`,
+        abandoned.flatMap((row) => [newId(), row.webhook_id, row.store_id, row.event_id, row.event, row.attempt + 1, now, now, now]),
+      );
+      this.deps.log.warn({ attempts: abandoned.length }, 'webhook attempts abandoned past their lease; queued again');
+      return abandoned.length;
+    });
+  }
+
   /** Claims while there is room and work; one claim at a time. Returns how many it claimed. */
   private fill(): Promise<number> {
     if (this.claiming) return this.claiming;
@@ -583,9 +621,9 @@ export class Dispatcher {
   }
 
   /**
-   * Takes up to `room` due attempts: `queued` ones that are due, and `pending` ones whose lease
-   * ran out (a dispatcher died holding them). At most `perEndpoint` in flight per endpoint here;
-   * rows another dispatcher is claiming at the same moment are skipped, not waited for.
+   * Takes up to `room` due `queued` attempts (abandoned ones were queued again by
+   * reapAbandoned). At most `perEndpoint` in flight per endpoint here; rows another dispatcher
+   * is claiming at the same moment are skipped, not waited for.
    */
   private async claim(room: number): Promise<ClaimedAttempt[]> {
     const now = this.deps.clock.now();
@@ -597,7 +635,7 @@ export class Dispatcher {
     const rows = await this.deps.orm.em.fork().execute<ClaimedAttempt[]>(
       `with candidates as (
          select id, webhook_id, event_id, due_at from webhook_delivery
-         where status in ('queued', 'pending') and due_at <= ? and (status = 'queued' or locked_until < ?)
+         where status = 'queued' and due_at <= ?
            and webhook_id <> all (select jsonb_array_elements_text(?::jsonb))
          order by due_at limit ?
          for update skip locked
@@ -612,7 +650,7 @@ export class Dispatcher {
        where d.id = c.id
        returning d.id, d.webhook_id, d.store_id, d.event_id, d.event, d.attempt, w.url, w.secret_enc, w.enabled, w.events,
          e.payload, e.created_at as event_created_at`,
-      [now, now, saturated, Math.min(Math.max(room * 4, 32), 512), busy, this.perEndpoint, room, lease, now],
+      [now, saturated, Math.min(Math.max(room * 4, 32), 512), busy, this.perEndpoint, room, lease, now],
     );
     this.counts.claimed += rows.length;
     return rows.map((row) => Object.assign(row, { lease }));

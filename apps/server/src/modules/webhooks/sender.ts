@@ -137,8 +137,14 @@ export async function sendToReceiver(request: SendRequest, now: Date): Promise<S
       const statusCode = res.statusCode ?? 0;
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = () => {
+      /** `cutShort`: the receiver closed the connection before its answer was complete. */
+      const done = (cutShort = false) => {
         const bodyPreview = previewText(chunks);
+        if (cutShort) {
+          // An incomplete answer (RFC 9112 section 8) is no acknowledgement, whatever its status line said.
+          finish(failed(`The receiver closed the connection before its answer was complete (${statusCode}).`, statusCode, bodyPreview));
+          return;
+        }
         if (statusCode >= 200 && statusCode < 300) {
           finish({ ok: true, statusCode, bodyPreview, errorMessage: null, durationMs: elapsed(), retryAfterMs: null });
           return;
@@ -157,7 +163,7 @@ export async function sendToReceiver(request: SendRequest, now: Date): Promise<S
           retryAfterMs: statusCode === 429 || statusCode === 503 ? parseRetryAfter(res.headers['retry-after'], now) : null,
         });
       };
-      concludeResponse = done;
+      concludeResponse = () => done();
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
         chunks.push(chunk);
@@ -168,9 +174,9 @@ export async function sendToReceiver(request: SendRequest, now: Date): Promise<S
           req.destroy();
         }
       });
-      res.on('end', done);
-      res.on('error', () => done());
-      res.on('aborted', () => done());
+      res.on('end', () => done());
+      res.on('error', () => done(!res.complete));
+      res.on('aborted', () => done(!res.complete));
     });
     const timer = setTimeout(() => {
       // The status is known once the head arrived; a body that trickles only shortens the preview.

@@ -1,0 +1,94 @@
+/**
+ * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, walk
+ * every page) and webhook endpoints (every operation, deliveries, retry, replay).
+ *
+ * ```ts
+ * const svc = createMerchantClient({ baseUrl: 'https://svc.example', apiKey: process.env.SVC_API_KEY! });
+ * for await (const order of svc.orders.iterate({ storeId, status: 'paid' })) console.log(order.orderId);
+ * ```
+ */
+import { walkPages } from './paging.js';
+import { createTransport, type ClientOptions, type ProcedureInput as In, type ProcedureOutput as Out, type RequestOptions } from './transport.js';
+
+export interface MerchantClientOptions extends ClientOptions {
+  /** A merchant API key (`sk_...`), created in the dashboard; never ship it to a browser. */
+  apiKey: string;
+}
+
+export type OrderList = Out<'orders.list'>;
+export type OrderListParams = In<'orders.list'>;
+export type OrderSummary = OrderList['orders'][number];
+export type OrderDetails = Out<'orders.get'>;
+export type OrderUpdateParams = In<'orders.update'>;
+export type Webhook = Out<'webhooks.get'>;
+export type WebhookWithSecret = Out<'webhooks.create'>;
+export type WebhookCreateParams = In<'webhooks.create'>;
+export type WebhookUpdateParams = In<'webhooks.update'>;
+export type WebhookDeliveryList = Out<'webhooks.deliveries'>;
+export type WebhookDeliveryListParams = In<'webhooks.deliveries'>;
+export type WebhookDelivery = WebhookDeliveryList['deliveries'][number];
+export type WebhookReplayParams = In<'webhooks.replay'>;
+
+/** Identifies one webhook endpoint of a store. */
+export interface WebhookRef {
+  storeId: string;
+  webhookId: string;
+}
+
+export type MerchantClient = ReturnType<typeof createMerchantClient>;
+
+const API_KEY = /^sk_[A-Za-z0-9]{20,}$/;
+
+export function createMerchantClient(options: MerchantClientOptions) {
+  if (typeof options.apiKey !== 'string' || options.apiKey !== options.apiKey.trim() || !API_KEY.test(options.apiKey)) {
+    throw new TypeError('apiKey must be a merchant API key (sk_ followed by letters and digits, no whitespace).');
+  }
+  const transport = createTransport({ ...options, headers: { authorization: `Bearer ${options.apiKey}` } });
+  const read = { type: 'query', retry: 'safe' } as const;
+  const update = { type: 'mutation', retry: 'safe' } as const;
+  const once = { type: 'mutation', retry: 'rate-limit-only' } as const;
+
+  const orders = {
+    /** One page of the store's orders, newest first (`GET /merchant/v1/stores/{storeId}/orders`). */
+    list: (params: OrderListParams, opts?: RequestOptions): Promise<OrderList> => transport.call('orders.list', params, read, opts),
+    /** One order with its note and custom-field answers. */
+    get: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> => transport.call('orders.get', params, read, opts),
+    /** Set the note or mark the manual delivery done. */
+    update: (params: OrderUpdateParams, opts?: RequestOptions): Promise<OrderDetails> => transport.call('orders.update', params, update, opts),
+    /** Every order matching the filters, across all pages (`limit` is the page size, default 100). */
+    iterate: (params: Omit<OrderListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<OrderSummary, void, undefined> =>
+      walkPages(
+        (cursor) => orders.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
+        (page) => page.orders,
+      ),
+  };
+
+  const webhooks = {
+    list: (params: { storeId: string }, opts?: RequestOptions): Promise<Out<'webhooks.list'>> => transport.call('webhooks.list', params, read, opts),
+    get: (params: WebhookRef, opts?: RequestOptions): Promise<Webhook> => transport.call('webhooks.get', params, read, opts),
+    /** Creates an endpoint; the answer holds its signing `secret`, shown this once. */
+    create: (params: WebhookCreateParams, opts?: RequestOptions): Promise<WebhookWithSecret> => transport.call('webhooks.create', params, once, opts),
+    update: (params: WebhookUpdateParams, opts?: RequestOptions): Promise<Webhook> => transport.call('webhooks.update', params, update, opts),
+    delete: (params: WebhookRef, opts?: RequestOptions): Promise<void> => transport.call('webhooks.delete', params, once, opts),
+    /** A new signing secret (returned once); signatures made with the old one stop verifying at once. */
+    rotate: (params: WebhookRef, opts?: RequestOptions): Promise<WebhookWithSecret> => transport.call('webhooks.rotate', params, once, opts),
+    /** Sends a `webhook.test` event now and answers its delivery. */
+    test: (params: WebhookRef, opts?: RequestOptions): Promise<Out<'webhooks.test'>> => transport.call('webhooks.test', params, once, opts),
+    /** One page of the endpoint's delivery log, newest first. */
+    deliveries: (params: WebhookDeliveryListParams, opts?: RequestOptions): Promise<WebhookDeliveryList> =>
+      transport.call('webhooks.deliveries', params, read, opts),
+    /** Every delivery matching the filters, across all pages. */
+    iterateDeliveries: (params: Omit<WebhookDeliveryListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<WebhookDelivery, void, undefined> =>
+      walkPages(
+        (cursor) => webhooks.deliveries({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
+        (page) => page.deliveries,
+      ),
+    /** Sends that delivery's event again, as a new attempt. */
+    retry: (params: WebhookRef & { deliveryId: string }, opts?: RequestOptions): Promise<Out<'webhooks.retry'>> =>
+      transport.call('webhooks.retry', params, once, opts),
+    /** Sends again every event of a time range (optionally only those that failed). */
+    replay: (params: WebhookReplayParams, opts?: RequestOptions): Promise<Out<'webhooks.replay'>> => transport.call('webhooks.replay', params, once, opts),
+  };
+
+  return { orders, webhooks };
+}
