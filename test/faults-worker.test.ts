@@ -88,7 +88,8 @@ describe('a dispatcher killed mid-delivery', () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const hook = await createWebhook(shop, url, ['order.created']);
     // Eight orders at once. The API process's own dispatcher, woken in process, is quickest, but it
-    // keeps at most 4 attempts in flight per endpoint: the worker must take the others.
+    // keeps at most 4 attempts in flight per endpoint (and claims none ahead for an endpoint it has
+    // not seen answer fast): the worker must take the others.
     const ORDERS = 8;
     await Promise.all(Array.from({ length: ORDERS }, async () => expect((await checkout(shop, [{ productId: shop.instant.id, quantity: 1 }])).status).toBe(200)));
     await waitFor('every first attempt at the receiver', () => new Set(hits.map((hit) => hit.eventId)).size >= ORDERS, 10_000, 20);

@@ -42,6 +42,7 @@ const ZEnv = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  WEBHOOK_PREFETCH: z.coerce.number().int().min(0).max(64).default(8),
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().min(0).default(5),
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
 });
@@ -93,6 +94,8 @@ export interface Config {
    * still in flight would be sent twice.
    */
   webhookLeaseMs: number;
+  /** Attempts a dispatcher claims ahead per endpoint slot (0: claim only what it sends at once). */
+  webhookPrefetch: number;
   /** An endpoint is disabled after failing for this long without a success ... */
   webhookDisableAfterDays: number;
   /** ... and at least this many consecutive failed attempts (DESIGN §5: 5 days and 20). */
@@ -169,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookPollMs: e.WEBHOOK_POLL_MS,
     webhookLeaseMs: e.WEBHOOK_LEASE_MS ?? Math.max(60_000, e.WEBHOOK_TIMEOUT_MS + 30_000),
+    webhookPrefetch: e.WEBHOOK_PREFETCH,
     webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
     webhookDisableAfterFailures: e.WEBHOOK_DISABLE_AFTER_FAILURES,
   };

@@ -8,7 +8,7 @@
  * database) left queued are never due for the test that runs.
  */
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_REDIS_URL, workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
 import { serviceContext, testConfig } from '../../../../../test/support/in-process.js';
@@ -730,4 +730,68 @@ describe('pruning', () => {
     expect(left).toEqual([oldQueued.id, recent.id].sort());
     expect(left).not.toContain(old.id);
   });
+});
+
+describe('claiming ahead', () => {
+  const pendingOf = async (webhookId: string) =>
+    (await orm.em.fork().execute<[{ n: number }]>(`select count(*)::int as n from webhook_delivery where webhook_id = ? and status = 'pending'`, [webhookId]))[0].n;
+
+  it('holds more than its slots only for an endpoint that answers fast, and never sends more at once than the slots', async () => {
+    const clock = freshClock();
+    const deps = depsFor(clock);
+    const store = await createStore(orm.em.fork());
+    // The first four answer at once; later ones take 300 ms, so claimed attempts queue up here.
+    const rx = await receiver({ answer: (_hit, index) => ({ status: 200, delayMs: index < 4 ? 0 : 300 }) });
+    const fast = await createWebhook(deps, store.id, `${rx.url}/fast`, ['order.created']);
+    for (let n = 0; n < 4; n++) await emit(clock, store.id);
+    const dispatcher = new Dispatcher(deps, { perEndpoint: 2, prefetch: 4, pollMs: 50 });
+    await dispatcher.runOnce(); // four quick answers: the endpoint is known to be fast
+    for (let n = 0; n < 20; n++) await emit(clock, store.id);
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+    await vi.waitFor(async () => expect(await pendingOf(fast.id)).toBeGreaterThan(2), { timeout: 5_000, interval: 20 });
+    expect(await pendingOf(fast.id)).toBeLessThanOrEqual(2 * (1 + 4));
+    await vi.waitFor(async () => expect((await attemptsOf(fast.id)).filter((d) => d.status === 'success')).toHaveLength(24), { timeout: 20_000, interval: 50 });
+    await dispatcher.stop();
+    // Never more than the 2 slots at once: each slow request's first 250 ms overlap at most one other.
+    const slow = rx.received.slice(4).map((h) => h.receivedAt);
+    for (const at of slow) expect(slow.filter((other) => other <= at && other + 250 > at).length).toBeLessThanOrEqual(2);
+    expect(new Set(rx.received.map((h) => h.eventId)).size).toBe(24);
+    expect(rx.received).toHaveLength(24);
+  }, 30_000);
+
+  it('claims no more than its slots for an endpoint not heard from yet, leaving the rest to other dispatchers', async () => {
+    const clock = freshClock();
+    const deps = depsFor(clock);
+    const store = await createStore(orm.em.fork());
+    const rx = await receiver({ answer: () => ({ status: 200, delayMs: 1_000 }) });
+    const hook = await createWebhook(deps, store.id, `${rx.url}/slow`, ['order.created']);
+    for (let n = 0; n < 10; n++) await emit(clock, store.id);
+    const dispatcher = new Dispatcher(deps, { perEndpoint: 2, prefetch: 4, pollMs: 50 });
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+    await vi.waitFor(() => expect(rx.received.length).toBeGreaterThanOrEqual(2), { timeout: 5_000, interval: 20 });
+    expect(await pendingOf(hook.id)).toBe(2);
+    await dispatcher.stop();
+  }, 30_000);
+
+  it('gives claimed attempts it has not started back when it stops', async () => {
+    const clock = freshClock();
+    const deps = depsFor(clock);
+    const store = await createStore(orm.em.fork());
+    const rx = await receiver({ answer: (_hit, index) => ({ status: 200, delayMs: index < 2 ? 0 : 500 }) });
+    const hook = await createWebhook(deps, store.id, `${rx.url}/stop`, ['order.created']);
+    for (let n = 0; n < 2; n++) await emit(clock, store.id);
+    const dispatcher = new Dispatcher(deps, { perEndpoint: 1, prefetch: 8, pollMs: 50 });
+    await dispatcher.runOnce();
+    for (let n = 0; n < 8; n++) await emit(clock, store.id);
+    dispatcher.start();
+    await vi.waitFor(async () => expect(await pendingOf(hook.id)).toBeGreaterThan(1), { timeout: 5_000, interval: 20 });
+    await dispatcher.stop();
+    // Only what was in flight was sent; the rest is queued again, for any dispatcher.
+    const log = await attemptsOf(hook.id);
+    expect(log.filter((d) => d.status === 'pending')).toEqual([]);
+    expect(log.filter((d) => d.status === 'success')).toHaveLength(rx.received.length);
+    expect(log.filter((d) => d.status === 'queued').length).toBe(10 - rx.received.length);
+  }, 30_000);
 });

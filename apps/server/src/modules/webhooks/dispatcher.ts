@@ -36,6 +36,16 @@ const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 export const DELIVERY_RETENTION_MS = 30 * 24 * 3_600_000;
 export const TEST_EVENT = 'webhook.test';
 const DAY_MS = 24 * 3_600_000;
+/** An endpoint's last_delivered_at is kept to this resolution (its row is not rewritten more often). */
+const LAST_DELIVERED_RESOLUTION_MS = 1_000;
+/** A waiting attempt starts only with at least its timeout and this much of its lease left (at most half the slack). */
+const LEASE_MARGIN_MS = 5_000;
+/**
+ * Only endpoints that answer this fast (moving average) are claimed ahead: a slow or hanging
+ * endpoint's backlog stays in the table for any dispatcher with a free slot, instead of waiting
+ * behind this one's attempts in flight. An endpoint not heard from yet counts as slow.
+ */
+const FAST_ENDPOINT_MS = 1_000;
 /** The log's word for an attempt whose dispatcher died holding it (see reapAbandoned). */
 export const ABANDONED_MESSAGE = 'Abandoned: the sending dispatcher stopped before recording an answer; sent again as the next attempt.';
 
@@ -48,6 +58,11 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Attempts in flight to one endpoint in this dispatcher. */
   perEndpoint?: number;
+  /**
+   * Attempts claimed ahead per endpoint slot (default WEBHOOK_PREFETCH): claimed attempts wait
+   * here, leased, and start the moment a slot frees, so sending does not wait for a claim.
+   */
+  prefetch?: number;
   /** How long a claim holds an attempt; past it the attempt is abandoned and sent again (default WEBHOOK_LEASE_MS). */
   leaseMs?: number;
   /** Per-attempt budget (default WEBHOOK_TIMEOUT_MS). */
@@ -255,13 +270,21 @@ async function recordAttempt(deps: AppDeps, ref: AttemptRef, result: SendResult,
         };
 
   if (result.ok) {
-    // One statement: the attempt and the end of the endpoint's failure streak.
-    const rows: unknown[] = await deps.orm.em.fork().execute(
-      `with d as (${write.sql})
-       update webhook w set failure_count = 0, first_failure_at = null, last_delivered_at = ? from d where w.id = d.webhook_id returning w.id`,
-      [...write.params, now],
+    // One statement: the attempt, and the end of the endpoint's failure streak. The endpoint's row
+    // is rewritten only when that changes something or its last_delivered_at is a second old: a
+    // busy endpoint's row is not rewritten for every delivery (it was the hottest row of a run).
+    const rows = await deps.orm.em.fork().execute<Array<{ recorded: number }>>(
+      `with d as (${write.sql}),
+       w as (
+         update webhook w set failure_count = 0, first_failure_at = null, last_delivered_at = ? from d
+         where w.id = d.webhook_id
+           and (w.failure_count <> 0 or w.first_failure_at is not null or w.last_delivered_at is null or w.last_delivered_at < ?)
+         returning w.id
+       )
+       select (select count(*) from d)::int as recorded`,
+      [...write.params, now, new Date(now.getTime() - LAST_DELIVERED_RESOLUTION_MS)],
     );
-    return { recorded: rows.length > 0, disabledReason: null };
+    return { recorded: (rows[0]?.recorded ?? 0) > 0, disabledReason: null };
   }
 
   const outcomeOfFailure = await deps.orm.em.fork().transactional(async (em): Promise<RecordOutcome> => {
@@ -340,6 +363,11 @@ export class Dispatcher {
   private readonly concurrency: number;
   private readonly perEndpoint: number;
   private readonly minClaim: number;
+  /** Held (in flight + waiting) per endpoint, and in all. */
+  private readonly holdPerEndpoint: number;
+  /** Lease a waiting attempt must have left beyond its timeout to start (a fresh claim always has). */
+  private readonly leaseMarginMs: number;
+  private readonly maxHeld: number;
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
   private readonly random: () => number;
@@ -348,6 +376,11 @@ export class Dispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** In-flight attempts per endpoint. */
   private readonly busy = new Map<string, number>();
+  /** Claimed attempts not started yet, per endpoint, in claim order. */
+  private readonly waiting = new Map<string, Array<ClaimedAttempt & { lease: Date }>>();
+  private waitingCount = 0;
+  /** Moving average of attempt durations per endpoint, ms. */
+  private readonly speed = new Map<string, number>();
   private readonly counts = zeroCounts();
   private claiming: Promise<number> | undefined;
   private loop: Promise<void> | undefined;
@@ -371,9 +404,13 @@ export class Dispatcher {
     this.batchSize = options.batchSize ?? 200;
     this.concurrency = options.concurrency ?? 32;
     this.perEndpoint = options.perEndpoint ?? 4;
-    this.minClaim = Math.max(1, Math.floor(this.concurrency / 4));
+    const prefetch = Math.max(0, options.prefetch ?? deps.config.webhookPrefetch);
+    this.holdPerEndpoint = this.perEndpoint * (1 + prefetch);
+    this.maxHeld = this.concurrency * (1 + Math.min(prefetch, 3));
+    this.minClaim = Math.max(1, Math.floor(this.maxHeld / 8));
     this.leaseMs = options.leaseMs ?? deps.config.webhookLeaseMs;
     this.timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
+    this.leaseMarginMs = Math.max(0, Math.min(LEASE_MARGIN_MS, (this.leaseMs - this.timeoutMs) / 2));
     this.random = options.random ?? Math.random;
     this.redis = options.redis;
     const channel = wakeChannel(deps.config.redisKeyPrefix);
@@ -425,6 +462,7 @@ export class Dispatcher {
     this.kick();
     await this.loop;
     await this.claiming;
+    await this.releaseWaiting();
     await Promise.allSettled([...this.inFlight.values()]);
     const subscriber = this.subscriber;
     this.subscriber = undefined;
@@ -447,7 +485,8 @@ export class Dispatcher {
     await this.reapAbandoned();
     for (;;) {
       const claimed = await this.fill();
-      if (claimed === 0 && this.inFlight.size === 0) break;
+      this.pump();
+      if (claimed === 0 && this.inFlight.size === 0 && this.waitingCount === 0) break;
       if (this.inFlight.size > 0) await Promise.race(this.inFlight.values());
     }
     const after = this.counts;
@@ -600,13 +639,15 @@ export class Dispatcher {
     const claiming = (async () => {
       let total = 0;
       while (!this.stopping) {
-        const room = this.concurrency - this.inFlight.size;
-        // Claims come in batches: one slot freed among many busy ones waits for a few more.
-        if (room <= 0 || (room < this.minClaim && this.inFlight.size > 0)) break;
+        const held = this.inFlight.size + this.waitingCount;
+        const room = this.maxHeld - held;
+        // Claims come in batches: a few freed places among many held ones wait for more.
+        if (room <= 0 || (room < this.minClaim && held > 0)) break;
         const claimed = await this.claim(room);
         total += claimed.length;
         this.moreMayBeDue = claimed.length > 0;
-        for (const attempt of claimed) this.launch(attempt);
+        for (const attempt of claimed) this.hold(attempt);
+        this.pump();
         if (claimed.length < room) break;
       }
       return total;
@@ -620,18 +661,109 @@ export class Dispatcher {
     return claiming;
   }
 
+  private held(webhookId: string): number {
+    return (this.busy.get(webhookId) ?? 0) + (this.waiting.get(webhookId)?.length ?? 0);
+  }
+
+  /** How many attempts of this endpoint this dispatcher may hold: in flight, plus ahead when it is fast. */
+  private holdLimit(webhookId: string): number {
+    return (this.speed.get(webhookId) ?? Infinity) <= FAST_ENDPOINT_MS ? this.holdPerEndpoint : this.perEndpoint;
+  }
+
+  private recordSpeed(webhookId: string, durationMs: number): void {
+    const previous = this.speed.get(webhookId);
+    if (previous === undefined && this.speed.size >= 10_000) this.speed.clear();
+    this.speed.set(webhookId, previous === undefined ? durationMs : previous * 0.7 + durationMs * 0.3);
+  }
+
+  private hold(attempt: ClaimedAttempt & { lease: Date }): void {
+    const queue = this.waiting.get(attempt.webhook_id);
+    if (queue) queue.push(attempt);
+    else this.waiting.set(attempt.webhook_id, [attempt]);
+    this.waitingCount++;
+  }
+
+  /**
+   * Starts waiting attempts while there are free slots, taking endpoints in turn. An attempt
+   * whose lease would run out before it could finish is given back instead of sent (another
+   * dispatcher, or this one, claims it again): a send must never outlive its lease.
+   */
+  private pump(): void {
+    if (this.stopping) return;
+    const now = this.deps.clock.now().getTime();
+    const expiring: Array<ClaimedAttempt & { lease: Date }> = [];
+    let started = true;
+    while (started && this.inFlight.size < this.concurrency && this.waitingCount > 0) {
+      started = false;
+      for (const [webhookId, queue] of this.waiting) {
+        if (this.inFlight.size >= this.concurrency) break;
+        if ((this.busy.get(webhookId) ?? 0) >= this.perEndpoint) continue;
+        const attempt = queue.shift()!;
+        this.waitingCount--;
+        if (queue.length === 0) this.waiting.delete(webhookId);
+        if (attempt.lease.getTime() - now < this.timeoutMs + this.leaseMarginMs) expiring.push(attempt);
+        else this.launch(attempt);
+        started = true;
+      }
+    }
+    if (expiring.length > 0) void this.giveBack(expiring);
+  }
+
+  /** Claimed attempts not sent: back to `queued` (if still ours), due as they were. */
+  private async giveBack(attempts: Array<ClaimedAttempt & { lease: Date }>): Promise<void> {
+    if (attempts.length === 0) return;
+    try {
+      await this.deps.orm.em.fork().execute(
+        `update webhook_delivery d set status = 'queued', locked_until = null, updated_at = ?
+         from (values ${attempts.map(() => '(?, ?::timestamptz)').join(', ')}) as mine(id, lease)
+         where d.id = mine.id and d.status = 'pending' and d.locked_until = mine.lease`,
+        [this.deps.clock.now(), ...attempts.flatMap((a) => [a.id, a.lease])],
+      );
+      this.kick();
+    } catch (error) {
+      // Left pending: reaped as abandoned once the lease ran out.
+      this.deps.log.warn({ err: error, attempts: attempts.length }, 'claimed webhook attempts not given back');
+    }
+  }
+
+  private async releaseWaiting(): Promise<void> {
+    const all = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    this.waitingCount = 0;
+    await this.giveBack(all);
+  }
+
+  /** The endpoint was disabled: its waiting attempts are skipped, not sent. */
+  private async dropWaiting(webhookId: string): Promise<void> {
+    const queue = this.waiting.get(webhookId) ?? [];
+    this.waiting.delete(webhookId);
+    this.waitingCount -= queue.length;
+    for (const attempt of queue) {
+      await this.deps.orm.em.fork().execute(
+        `update webhook_delivery set status = 'skipped', error_message = 'Endpoint disabled.', locked_until = null, updated_at = ?
+         where id = ? and status = 'pending' and locked_until = ?`,
+        [this.deps.clock.now(), attempt.id, attempt.lease],
+      );
+      this.counts.skipped++;
+    }
+  }
+
   /**
    * Takes up to `room` due `queued` attempts (abandoned ones were queued again by
    * reapAbandoned). At most `perEndpoint` in flight per endpoint here; rows another dispatcher
    * is claiming at the same moment are skipped, not waited for.
    */
-  private async claim(room: number): Promise<ClaimedAttempt[]> {
+  private async claim(room: number): Promise<Array<ClaimedAttempt & { lease: Date }>> {
     const now = this.deps.clock.now();
     const lease = new Date(now.getTime() + this.leaseMs);
-    const busy = JSON.stringify(Object.fromEntries(this.busy));
-    // Endpoints with every slot taken are left out of the scan, so a backlog at a slow endpoint
+    // Each endpoint's slots start after what this dispatcher holds of it, and after the places a
+    // slow (or unknown) endpoint may not use: the claim caps every endpoint at its hold limit.
+    const endpoints = new Set([...this.busy.keys(), ...this.waiting.keys(), ...this.speed.keys()]);
+    const offsets = Object.fromEntries([...endpoints].map((id) => [id, this.held(id) + this.holdPerEndpoint - this.holdLimit(id)]));
+    const busy = JSON.stringify(offsets);
+    // Endpoints holding all they may are left out of the scan, so a backlog at a slow endpoint
     // does not fill the window and hold up the others.
-    const saturated = JSON.stringify([...this.busy].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id));
+    const saturated = JSON.stringify([...endpoints].filter((id) => this.held(id) >= this.holdLimit(id)));
     const rows = await this.deps.orm.em.fork().execute<ClaimedAttempt[]>(
       `with candidates as (
          select id, webhook_id, event_id, due_at from webhook_delivery
@@ -640,7 +772,7 @@ export class Dispatcher {
          order by due_at limit ?
          for update skip locked
        ), ranked as (
-         select c.*, row_number() over (partition by c.webhook_id order by c.due_at, c.id) + coalesce(b.value::int, 0) as slot
+         select c.*, row_number() over (partition by c.webhook_id order by c.due_at, c.id) + coalesce(b.value::int, ?) as slot
          from candidates c left join jsonb_each_text(?::jsonb) b on b.key = c.webhook_id
        ), chosen as (
          select * from ranked where slot <= ? order by due_at, id limit ?
@@ -650,7 +782,7 @@ export class Dispatcher {
        where d.id = c.id
        returning d.id, d.webhook_id, d.store_id, d.event_id, d.event, d.attempt, w.url, w.secret_enc, w.enabled, w.events,
          e.payload, e.created_at as event_created_at`,
-      [now, saturated, Math.min(Math.max(room * 4, 32), 512), busy, this.perEndpoint, room, lease, now],
+      [now, saturated, Math.min(Math.max(room * 2, 32), 512), this.holdPerEndpoint - this.perEndpoint, busy, this.holdPerEndpoint, room, lease, now],
     );
     this.counts.claimed += rows.length;
     return rows.map((row) => Object.assign(row, { lease }));
@@ -665,11 +797,13 @@ export class Dispatcher {
         if (left > 0) this.busy.set(claimed.webhook_id, left);
         else this.busy.delete(claimed.webhook_id);
         this.inFlight.delete(claimed.id);
-        // A freed slot: claim again if the last claim found work, or if this endpoint was full
-        // (its backlog was left out of the last claim, which then found nothing); the loop only,
-        // runOnce claims by itself.
-        const wasFull = left + 1 >= this.perEndpoint;
-        if (this.running && (this.moreMayBeDue || wasFull)) this.kick();
+        // A freed slot: the next waiting attempt starts at once. Claim again when what is held
+        // ran low and the last claim found work, or when this endpoint had all it may hold (its
+        // backlog was left out of the last claim); the loop only, runOnce claims by itself.
+        this.pump();
+        const low = this.inFlight.size + this.waitingCount <= this.maxHeld - this.minClaim;
+        const wasFull = this.held(claimed.webhook_id) + 1 >= this.holdLimit(claimed.webhook_id);
+        if (this.running && ((this.moreMayBeDue && low) || wasFull)) this.kick();
       });
     this.inFlight.set(claimed.id, work);
   }
@@ -712,7 +846,9 @@ export class Dispatcher {
       startedAt,
     };
     // The test event is sent only by sendTestPing and a manual retry: never retried by itself.
-    const { recorded } = await recordAttempt(this.deps, ref, result, { retry: claimed.event !== TEST_EVENT, random: this.random });
+    this.recordSpeed(claimed.webhook_id, result.durationMs);
+    const { recorded, disabledReason } = await recordAttempt(this.deps, ref, result, { retry: claimed.event !== TEST_EVENT, random: this.random });
+    if (disabledReason) await this.dropWaiting(claimed.webhook_id);
     if (!recorded) this.deps.log.warn({ deliveryId: claimed.id }, 'webhook attempt outcome not recorded: its lease was taken over or the endpoint is gone');
     if (result.ok) this.counts.succeeded++;
     else this.counts.failed++;
