@@ -44,6 +44,16 @@ export function randomLoopback() {
   return `127.${a}.${b}.${Math.max(2, c % 254)}`;
 }
 
+/**
+ * A Redis key prefix of this run's own (`svc:bench:<random>:`), every key under which is
+ * deleted (SCAN + DEL) at cleanup; for benchmarks that talk to Redis themselves.
+ */
+export function ownRedisPrefix() {
+  const prefix = `svc:bench:${randomBytes(4).toString('hex')}:`;
+  onCleanup(`delete Redis keys ${prefix}*`, () => deleteRedisKeysMatching(`${prefix}*`));
+  return prefix;
+}
+
 /** Node flags for the service process, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
 const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
