@@ -21,9 +21,9 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
-import { fixed, heading, LOAD_COLUMNS, ratioLine, seconds, table } from './lib/format.mjs';
+import { fixed, heading, ratioLine, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
-import { addTallies, LOAD_DEFAULTS, measure, prewarm, tallyOf } from './lib/load.mjs';
+import { addTallies, LOAD_DEFAULTS, measure, prewarm, printLoadResults, tallyOf } from './lib/load.mjs';
 import { memoryOf, spawnNode } from './lib/proc.mjs';
 import { createProduct, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
 
@@ -272,16 +272,7 @@ export default {
     await floorDb.drop();
 
     // 6. Figures.
-    const byId = Object.fromEntries(results.map((result, i) => [cases[i].id, result]));
-    console.log(heading('checkout results'));
-    console.log(table(results, LOAD_COLUMNS));
-    if (results.some((result) => result.contaminated)) {
-      console.log(
-        `* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during this case in each of its attempts (up to ${LOAD_DEFAULTS.retries + 1}); ` +
-          'its req/s and latency understate this machine, CPU ms/req is less affected',
-      );
-    }
-    console.log('');
+    const byId = printLoadResults('checkout results', cases, results);
     const ratios = {};
     if (byId.service && byId.floor) {
       ratios.throughput = byId.service.rps / byId.floor.rps;

@@ -11,9 +11,9 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
-import { fixed, heading, LOAD_COLUMNS, ratioLine, seconds, table } from './lib/format.mjs';
+import { fixed, heading, ratioLine, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
-import { LOAD_DEFAULTS, measure, prewarm } from './lib/load.mjs';
+import { LOAD_DEFAULTS, measure, prewarm, printLoadResults } from './lib/load.mjs';
 import { memoryOf, spawnNode } from './lib/proc.mjs';
 import { importDist, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
 
@@ -261,16 +261,7 @@ export default {
     await db.drop();
 
     // 7. Figures.
-    const byId = Object.fromEntries(results.map((result, i) => [cases[i].id, result]));
-    console.log(heading('orders-paging results'));
-    console.log(table(results, LOAD_COLUMNS));
-    if (results.some((result) => result.contaminated)) {
-      console.log(
-        `* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during this case in each of its attempts (up to ${LOAD_DEFAULTS.retries + 1}); ` +
-          'its req/s and latency understate this machine, CPU ms/req is less affected',
-      );
-    }
-    console.log('');
+    const byId = printLoadResults('orders-paging results', cases, results);
     const ratios = {};
     const ratio = (key, label, a, b, value, target) => {
       if (!byId[a] || !byId[b]) return;

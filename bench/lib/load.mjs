@@ -22,6 +22,7 @@
  */
 import autocannon from 'autocannon';
 import { startCpuAccount, waitForQuiet } from './cpu.mjs';
+import { heading, LOAD_COLUMNS, table } from './format.mjs';
 import { trackPeakRss } from './proc.mjs';
 
 export const LOAD_DEFAULTS = {
@@ -183,4 +184,21 @@ export async function measure(spec, { retries = LOAD_DEFAULTS.retries, otherCore
     if (result.cpu.other <= otherCoresLimit) break;
   }
   return { ...best, attempts, contaminated: best.cpu.other > otherCoresLimit, tallyAll, warmupFailuresAll: warmupFailures };
+}
+
+/**
+ * Prints a benchmark's load results: its heading, the table, and a footnote when a case ran
+ * while other processes kept the machine busy. Returns the results by case id.
+ */
+export function printLoadResults(title, cases, results) {
+  console.log(heading(title));
+  console.log(table(results, LOAD_COLUMNS));
+  if (results.some((result) => result.contaminated)) {
+    console.log(
+      `* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during this case in each of its attempts (up to ${LOAD_DEFAULTS.retries + 1}); ` +
+        'its req/s and latency understate this machine, CPU ms/req is less affected',
+    );
+  }
+  console.log('');
+  return Object.fromEntries(results.map((result, i) => [cases[i].id, result]));
 }
