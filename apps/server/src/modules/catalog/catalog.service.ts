@@ -256,6 +256,27 @@ export async function findSellingStore(em: EntityManager, ref: string, by: 'id-o
   return store;
 }
 
+/** What the cart and order creation need of the store. */
+export interface SellingStoreRef {
+  id: string;
+  currency: string;
+}
+
+/**
+ * findSellingStore for the hot buyer paths (cart, order creation): the same rules (by id or
+ * subdomain, an id match first; 404 unknown, 403 banned) in one raw statement, without
+ * hydrating the entity.
+ */
+export async function findSellingStoreRef(em: EntityManager, ref: string): Promise<SellingStoreRef> {
+  const [store] = await em.execute<Array<{ id: string; currency: string; banned: boolean }>>(
+    'select id, currency, banned from store where id = ? or subdomain = ? order by (id = ?) desc limit 1',
+    [ref, ref.toLowerCase(), ref],
+  );
+  if (!store) throw new AppError('not_found', 'Store not found.');
+  if (store.banned) throw new AppError('store_banned', 'This store is not available.');
+  return { id: store.id, currency: store.currency };
+}
+
 export async function publicProducts(ctx: ServiceContext, store: Store): Promise<TPublicProduct[]> {
   const products = await ctx.em.find(ProductSchema, { store: store.id, status: 'active', deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   const stock = await stockOf(ctx.em, products);

@@ -10,8 +10,7 @@ import { AppError, invalidField, zodIssues } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
 import type { Product } from '../catalog/catalog.entities.js';
-import { findSellingStore } from '../catalog/catalog.service.js';
-import type { Store } from '../stores/stores.entities.js';
+import { findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
 
 /** What a cart line needs of its product. */
 export type CartProduct = Pick<Product, 'id' | 'name' | 'status' | 'priceMinor' | 'minQuantity' | 'maxQuantity' | 'customFields' | 'deliveryMethods'> & {
@@ -81,7 +80,7 @@ async function cartProducts(em: EntityManager, storeId: string, ids: string[]): 
   return { products, stock };
 }
 
-export async function normaliseCart(em: EntityManager, store: Store, lines: TCartLine[]): Promise<NormalisedCart> {
+export async function normaliseCart(em: EntityManager, store: Pick<SellingStoreRef, 'id'>, lines: TCartLine[]): Promise<NormalisedCart> {
   const merged = merge(lines);
   const { products: byId, stock } = await cartProducts(em, store.id, [...merged.keys()]);
   const out: NormalisedCart = { lines: [], removed: [], adjusted: [] };
@@ -115,7 +114,7 @@ export async function normaliseCart(em: EntityManager, store: Store, lines: TCar
   return out;
 }
 
-export function cartResult(store: Store, cart: NormalisedCart): TCartResult {
+export function cartResult(store: SellingStoreRef, cart: NormalisedCart): TCartResult {
   const subtotalMinor = cart.lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
   return {
     storeId: store.id,
@@ -149,6 +148,6 @@ export async function hydrateCart(ctx: ServiceContext, input: { storeId: string;
       issues: zodIssues(parsed.error).map((issue) => ({ path: issue.path ? `cart.${issue.path}` : 'cart', message: issue.message })),
     });
   }
-  const store = await findSellingStore(ctx.em, input.storeId);
+  const store = await findSellingStoreRef(ctx.em, input.storeId);
   return cartResult(store, await normaliseCart(ctx.em, store, parsed.data));
 }

@@ -16,13 +16,13 @@ import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
 import { blacklistMatches } from '../blacklist/blacklist.service.js';
 import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
-import { findSellingStore } from '../catalog/catalog.service.js';
+import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
 import { claimCouponUse, requireCoupon } from '../coupons/coupons.service.js';
 import { newEventId } from '../events/events.service.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { publicOrderNumber, toOrderDetail, type OrderDetailFields } from '../orders/orders.service.js';
 import { GATEWAYS } from '../payments/gateways.js';
-import { StoreSchema, type Store } from '../stores/stores.entities.js';
+import { StoreSchema } from '../stores/stores.entities.js';
 import { notifyDispatchers } from '../webhooks/dispatcher.js';
 import { storeSettings } from '../stores/stores.service.js';
 import { normaliseCart, type NormalisedLine } from './cart.service.js';
@@ -50,7 +50,7 @@ export interface CreatedOrder {
 }
 
 /** The cart as it will be sold, or a 4xx naming what stops it. Nothing is adjusted silently here. */
-async function sellableLines(em: EntityManager, store: Store, cart: TCartLine[]): Promise<NormalisedLine[]> {
+async function sellableLines(em: EntityManager, store: SellingStoreRef, cart: TCartLine[]): Promise<NormalisedLine[]> {
   if (cart.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
   const normalised = await normaliseCart(em, store, cart);
   const refused = normalised.removed.find((r) => r.reason !== 'out_of_stock');
@@ -167,7 +167,7 @@ export function toCheckoutOrder(order: CheckoutOrderFields, lines: Array<{ produ
 }
 
 export async function createOrder(ctx: ServiceContext, request: CreateOrderRequest, buyer: BuyerContext): Promise<CreatedOrder> {
-  const store = await findSellingStore(ctx.em, request.store);
+  const store = await findSellingStoreRef(ctx.em, request.store);
   const email = request.email ?? undefined;
   if ((await blacklistMatches(ctx.em, store.id, { email, ip: buyer.ip, country: buyer.country })).length > 0) {
     throw new AppError('blacklisted', 'This store does not accept orders from you.');

@@ -54,7 +54,7 @@ export function evaluateCoupon(coupon: Coupon | null, lines: PricedLine[], now: 
 }
 
 /** For checkout: the discount, or 400 coupon_invalid saying why. */
-export async function requireCoupon(em: EntityManager, store: Store, code: string, lines: PricedLine[], now: Date): Promise<CouponOutcome> {
+export async function requireCoupon(em: EntityManager, store: Pick<Store, 'id'>, code: string, lines: PricedLine[], now: Date): Promise<CouponOutcome> {
   const outcome = evaluateCoupon(await findCoupon(em, store.id, code), lines, now);
   if ('refusal' in outcome) throw new AppError('coupon_invalid', REFUSAL_TEXT[outcome.refusal]);
   return outcome;
