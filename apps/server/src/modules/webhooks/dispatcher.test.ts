@@ -795,3 +795,37 @@ describe('claiming ahead', () => {
     expect(log.filter((d) => d.status === 'queued').length).toBe(10 - rx.received.length);
   }, 30_000);
 });
+
+describe('wake-ups from nested transactions', () => {
+  it('wakes the dispatcher when an event flushed in a nested transaction commits with the outer one, not before and not on rollback', async () => {
+    const clock = freshClock();
+    const deps = depsFor(clock);
+    const store = await createStore(orm.em.fork());
+    const rx = await receiver({});
+    await createWebhook(deps, store.id, `${rx.url}/nested`, ['order.paid']);
+    // Polls only once a minute: a delivery within seconds can only come from the wake-up.
+    const dispatcher = new Dispatcher(deps, { pollMs: 60_000 });
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // As a payment notification settles: the event is flushed in a transaction nested in another.
+    await expect(
+      orm.em.fork().transactional(async (outer) => {
+        await outer.transactional(async (inner) => {
+          recordEvent(inner, store.id, 'order.paid', { order: { id: 'rolled back' } }, clock.now());
+        });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await orm.em.fork().transactional(async (outer) => {
+      await outer.transactional(async (inner) => {
+        recordEvent(inner, store.id, 'order.paid', { order: { id: 'nested' } }, clock.now());
+      });
+    });
+    const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });
+    expect(hit!.body).toMatchObject({ event: 'order.paid', data: { order: { id: 'nested' } } });
+    await dispatcher.stop();
+    expect(rx.received).toHaveLength(1);
+  }, 20_000);
+});

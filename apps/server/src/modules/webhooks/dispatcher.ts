@@ -13,7 +13,7 @@
  * Wake-ups: a commit that wrote events wakes the dispatchers of this process at once and the
  * others through Redis pub/sub; polling covers a lost message and the no-Redis case.
  */
-import type { EntityManager as CoreEntityManager, EventSubscriber, FlushEventArgs, TransactionEventArgs } from '@mikro-orm/core';
+import type { EventSubscriber, FlushEventArgs, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../deps.js';
 import type { Orm } from '../../db/orm.js';
@@ -145,30 +145,55 @@ type Listener = () => void;
 class WakeHub implements EventSubscriber {
   readonly listeners = new Set<Listener>();
   readonly publishers = new Set<Listener>();
-  /** Transactions (by their EntityManager) that flushed an event and have not committed yet. */
-  private readonly awaitingCommit = new WeakSet<CoreEntityManager>();
+  /**
+   * Root transactions (the driver's transaction objects) in which an event was flushed and that have
+   * not committed yet. By the root, not the EntityManager: an event flushed in a nested
+   * transaction (a settlement inside the notification's transaction) commits with the outer one,
+   * whose EntityManager is another, and MikroORM reports only the root's commit.
+   */
+  private readonly awaitingCommit = new WeakSet<object>();
 
   afterFlush(args: FlushEventArgs): void {
     const wroteEvent = args.uow.getChangeSets().some((cs) => cs.type === 'create' && cs.name === 'Event');
     if (!wroteEvent) return;
-    if (args.em.isInTransaction()) this.awaitingCommit.add(args.em);
+    const root = rootTransaction(args.em.getTransactionContext());
+    if (root) this.awaitingCommit.add(root);
     else this.notify();
   }
 
   afterTransactionCommit(args: TransactionEventArgs): void {
-    if (!this.awaitingCommit.has(args.em)) return;
-    this.awaitingCommit.delete(args.em);
+    const root = rootTransaction(args.transaction ?? args.em.getTransactionContext());
+    if (!root || !this.awaitingCommit.has(root)) return;
+    this.awaitingCommit.delete(root);
     this.notify();
   }
 
   afterTransactionRollback(args: TransactionEventArgs): void {
-    this.awaitingCommit.delete(args.em);
+    const root = rootTransaction(args.transaction ?? args.em.getTransactionContext());
+    if (root) this.awaitingCommit.delete(root);
   }
 
   notify(): void {
     for (const listener of this.listeners) listener();
     for (const publish of this.publishers) publish();
   }
+}
+
+/**
+ * The outermost of a transaction and the savepoints nested in it. MikroORM marks a nested
+ * (savepoint) transaction with a `parentTransaction` symbol pointing at the one it is in.
+ */
+function rootTransaction(transaction: unknown): object | undefined {
+  // knex's transaction objects are functions.
+  const isTransaction = (value: unknown): value is object => !!value && (typeof value === 'object' || typeof value === 'function');
+  let current = transaction;
+  for (let depth = 0; depth < 32 && isTransaction(current); depth++) {
+    const parentKey = Object.getOwnPropertySymbols(current).find((symbol) => symbol.description === 'parentTransaction');
+    const parent = parentKey ? (current as Record<symbol, unknown>)[parentKey] : undefined;
+    if (!isTransaction(parent)) return current;
+    current = parent;
+  }
+  return undefined;
 }
 
 const hubs = new WeakMap<Orm, WakeHub>();
@@ -383,6 +408,8 @@ export class Dispatcher {
   private readonly speed = new Map<string, number>();
   private readonly counts = zeroCounts();
   private claiming: Promise<number> | undefined;
+  /** fill() was asked for while a claim ran: claim again when it is done. */
+  private claimAgain = false;
   private loop: Promise<void> | undefined;
   private running = false;
   private stopping = false;
@@ -635,7 +662,11 @@ export class Dispatcher {
 
   /** Claims while there is room and work; one claim at a time. Returns how many it claimed. */
   private fill(): Promise<number> {
-    if (this.claiming) return this.claiming;
+    if (this.claiming) {
+      // Work may have come due after that claim read the table (a wake-up mid-claim): claim again after it.
+      this.claimAgain = true;
+      return this.claiming;
+    }
     const claiming = (async () => {
       let total = 0;
       while (!this.stopping) {
@@ -654,10 +685,16 @@ export class Dispatcher {
     })();
     this.claiming = claiming;
     // Cleared once settled (also when the body above finished without waiting for anything).
-    void claiming.then(
-      () => this.claiming === claiming && (this.claiming = undefined),
-      () => this.claiming === claiming && (this.claiming = undefined),
-    );
+    const settled = () => {
+      if (this.claiming !== claiming) return;
+      this.claiming = undefined;
+      if (this.claimAgain) {
+        this.claimAgain = false;
+        this.moreMayBeDue = true;
+        if (this.running) this.kick();
+      }
+    };
+    void claiming.then(settled, settled);
     return claiming;
   }
 
