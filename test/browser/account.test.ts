@@ -4,10 +4,10 @@
  * page opened with no credential says how to get in.
  */
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pay } from '../support/payments.js';
-import { createShop, keyProduct, launchChromium, screenshots, startPageServer, unlabelledControls, watchPage } from './support.js';
+import { createShop, keyProduct, launchChromium, screenshots, startPageServer, unlabelledControls, pagePerTest, watchPage } from './support.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
 declare const document: any;
@@ -15,7 +15,6 @@ declare const window: any;
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let watch: ReturnType<typeof watchPage>;
 
@@ -26,18 +25,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  watch = watchPage(page, server.url);
-});
-afterEach(async (test) => {
-  if (test.task.result?.state === 'fail') await page.screenshot({ path: `test/.screenshots/failed-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
-  expect(watch.foreign()).toEqual([]);
-  expect(watch.violations).toEqual([]);
-  await context?.close();
-});
+pagePerTest(() => ({ browser, serviceUrl: server.url }), (opened) => ({ page, watch } = opened));
 
 /** A paid order bought over HTTP, as any buyer would. */
 async function paidOrder(storeId: string, productId: string, email: string, ip: string) {

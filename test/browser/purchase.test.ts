@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createProduct, createShop, fileProduct, keyProduct, launchChromium, screenshots, startPageServer, startTheme, unlabelledControls, watchPage } from './support.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProduct, createShop, fileProduct, keyProduct, launchChromium, screenshots, startPageServer, startTheme, unlabelledControls, pagePerTest, watchPage } from './support.js';
 import { dashboard } from '../support/seller.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
@@ -34,20 +34,7 @@ afterAll(async () => {
   await theme?.stop();
   await server?.stop();
 });
-beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  // A step that hangs fails with Playwright's own account of what it waited for, before the test's timeout.
-  page.setDefaultTimeout(10_000);
-  watch = watchPage(page, server.url);
-});
-afterEach(async (test) => {
-  if (test.task.result?.state === 'fail') await page.screenshot({ path: `test/.screenshots/failed-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
-  // No page of ours asked another origin for anything, and the CSP refused nothing.
-  expect(watch.foreign()).toEqual([]);
-  expect(watch.violations).toEqual([]);
-  await context?.close();
-});
+pagePerTest(() => ({ browser, serviceUrl: server.url }), (opened) => ({ context, page, watch } = opened));
 
 /** The main frame's navigations from now on (a reload would be one). */
 function countNavigations(target: Page): () => number {

@@ -5,20 +5,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeStripe, type FakeStripe } from '../support/fake-stripe.js';
 import { dashboard } from '../support/seller.js';
-import { createShop, keyProduct, launchChromium, startPageServer, watchPage } from './support.js';
+import { createShop, keyProduct, launchChromium, startPageServer, pagePerTest } from './support.js';
 
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 
 let fake: FakeStripe;
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
-let watch: ReturnType<typeof watchPage>;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
@@ -32,17 +30,7 @@ afterAll(async () => {
   await server?.stop();
   await fake?.close();
 });
-beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  watch = watchPage(page, server.url);
-});
-afterEach(async () => {
-  expect(watch.foreign()).toEqual([]);
-  expect(watch.violations).toEqual([]);
-  await context?.close();
-});
+pagePerTest(() => ({ browser, serviceUrl: server.url }), (opened) => ({ page } = opened));
 
 describe('card payment (stripe)', () => {
   it('sends the buyer to Stripe; a cancel comes back to the checkout with the card still chosen; after paying, the order page waits for the webhook and shows the key', async () => {

@@ -8,8 +8,8 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { createProduct, importKeys, type ProductSeed } from '../support/catalog.js';
 import { TEST_GATEWAY_SECRET } from '../support/payments.js';
 import { createStoreFor, dashboard, registerSeller, type Seller } from '../support/seller.js';
@@ -261,3 +261,41 @@ export async function unlabelledControls(page: Page): Promise<string[]> {
 }
 
 export { createProduct };
+
+export interface PageOfTest {
+  context: BrowserContext;
+  page: Page;
+  watch: ReturnType<typeof watchPage>;
+}
+
+/**
+ * A fresh context and page (1280 x 800) for every test of the file, handed to `use`. After each
+ * test: a screenshot when it failed, no request of our pages to another origin and no CSP
+ * report, then the context closed.
+ */
+export function pagePerTest(environment: () => { browser: Browser; serviceUrl: string }, use: (opened: PageOfTest) => void): void {
+  let current: PageOfTest | undefined;
+  beforeEach(async () => {
+    const { browser, serviceUrl } = environment();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    // A step that hangs fails with Playwright's own account of what it waited for, before the test's timeout.
+    page.setDefaultTimeout(10_000);
+    current = { context, page, watch: watchPage(page, serviceUrl) };
+    use(current);
+  });
+  afterEach(async (test) => {
+    if (!current) return;
+    const { context, page, watch } = current;
+    current = undefined;
+    if (test.task.result?.state === 'fail') {
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `failed-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+    }
+    try {
+      expect(watch.foreign()).toEqual([]);
+      expect(watch.violations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+}
