@@ -48,5 +48,21 @@ describe('zero-configuration start', () => {
     const response = await fetch(`${running.url}/api/store/${store.subdomain}`);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ id: store.id, name: 'Survives Restarts' });
+
+    // A clean stop of a restarted embedded database (whose own database already existed) says nothing at error level.
+    const second = running;
+    expect(await second.stop()).toBe(0);
+    expect(second.logs.filter((line) => line.level >= 50)).toEqual([]);
+    expect(second.logs.some((line) => line.msg === 'stopped')).toBe(true);
+  });
+
+  it('refuses a second server on the same data directory, naming the process that holds it', { timeout: 180_000 }, async () => {
+    running = await spawnServer(bare, cwd);
+    const second = await spawnServer(bare, cwd).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    expect(second).toMatch(new RegExp(`in use by svc process ${running.process.pid}`));
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
   });
 });

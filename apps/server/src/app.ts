@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AnyRouter } from '@trpc/server';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.js';
 import { installCustomerCors } from './http/customer-cors.js';
 import { docsPlugin } from './http/docs.js';
@@ -13,7 +13,9 @@ import { installEmbedCors } from './http/embed-cors.js';
 import { installTrpcCors } from './http/trpc-cors.js';
 import { mailboxPlugin } from './http/mailbox.js';
 import { clientErrorHandler, installErrorReplies } from './http/error-reply.js';
+import { homePlugin } from './http/home.js';
 import { opsPlugin } from './http/ops.js';
+import { installRequestMetrics } from './http/request-metrics.js';
 import { pagesPlugin } from './http/pages.js';
 import { paymentWebhooksPlugin } from './http/payment-webhooks.js';
 import { restPlugin } from './http/rest.js';
@@ -31,6 +33,9 @@ export interface BuildAppOptions {
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The path and query the client sent (adapters rewrite `url`). */
+    clientUrl: string;
+    /** `clientUrl` without the query. */
     publicPath: string;
   }
 }
@@ -51,17 +56,20 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     // One log line per request (written on response, below) instead of fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // /trpc batches name every procedure of the batch in one path segment.
     routerOptions: { maxParamLength: 2048 },
     // Requests Node's parser refuses (headers over 16 KB, not HTTP) answered in our error body.
     clientErrorHandler,
   });
 
-  // The path as the client sent it: the REST adapter later rewrites request.url to the
-  // part below /api, and CSRF exemptions are decided on the full path.
+  // The path as the client sent it: the REST adapter later rewrites request.url (and the raw
+  // request's, which fastify's originalUrl reads) to the part below /api; logs, metrics and CSRF
+  // exemptions need the full path.
+  app.decorateRequest('clientUrl', '');
   app.decorateRequest('publicPath', '');
   app.addHook('onRequest', async (request) => {
+    request.clientUrl = request.url;
     request.publicPath = request.url.split('?')[0] ?? '';
   });
 
@@ -79,11 +87,13 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     return payload;
   });
 
+  installRequestMetrics(app, router);
   installErrorReplies(app);
   installCustomerCors(app, deps);
   installEmbedCors(app);
   installTrpcCors(app, deps, router);
   await app.register(opsPlugin, { deps });
+  await app.register(homePlugin, { deps });
   await app.register(docsPlugin, { document: () => buildOpenApiDocument(router) });
   if (!deps.config.isProduction) await app.register(mailboxPlugin, { deps });
   await app.register(pagesPlugin, { deps });

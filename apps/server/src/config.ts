@@ -31,6 +31,8 @@ const ZEnv = z.object({
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
   STOREFRONT_BASE_DOMAIN: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Read by the logger before the configuration (lib/logger.ts); listed so a typo is refused.
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   DATA_DIR: z.string().default('.data'),
   FILE_STORAGE_DIR: z.string().optional(),
   FILE_MAX_BYTES: z.coerce.number().int().min(1).default(100 * 1024 * 1024),

@@ -2,14 +2,20 @@
 /**
  * The `svc` command: `svc serve` (HTTP API, webhook dispatcher, scheduled jobs), `svc worker`
  * (the webhook dispatcher alone; run as many as needed), `svc migrate` (apply migrations), and
- * the operator commands of cli.ts (create-user, create-store, create-api-key, ban-store, unban-store).
+ * the operator commands of cli.ts (create-user, create-store, create-api-key, ban-store,
+ * unban-store, seed-demo).
+ *
+ * Arguments are checked before anything starts: a usage mistake exits 2 with the usage line.
+ * Any other failure prints its cause in one sentence and exits 1.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { buildApp } from './app.js';
-import { CLI_COMMANDS, UsageError } from './cli.js';
+import { CLI_COMMANDS, UsageError, parseNoArguments } from './cli.js';
 import { startJobs } from './jobs.js';
 import { AppError } from './lib/errors.js';
-import { ConfigError, loadConfig } from './config.js';
+import { describeFailure, isExplained } from './lib/failures.js';
+import { loadConfig, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { Dispatcher } from './modules/webhooks/dispatcher.js';
@@ -26,6 +32,42 @@ function startDispatcher(deps: AppDeps, log: Logger): () => Promise<void> {
   };
 }
 
+/** SIGTERM/SIGINT run `stop` once; a stop that hangs past 15 s exits anyway. */
+function onSignals(log: Logger, what: string, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handle = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, `shutting down: finishing ${what}`);
+    const force = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 15_000);
+    force.unref();
+    await stop();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void handle('SIGTERM'));
+  process.on('SIGINT', () => void handle('SIGINT'));
+}
+
+/** `<DATA_DIR>/serve.json`: where the running `svc serve` answers, for the operator commands run beside it. */
+const serverFile = (config: Config) => path.join(config.dataDir, 'serve.json');
+
+/** The configuration of an operator command: the running server's public URL unless PUBLIC_URL says otherwise. */
+function operatorConfig(): Config {
+  const config = loadConfig();
+  if (process.env.PUBLIC_URL || !existsSync(serverFile(config))) return config;
+  try {
+    const { pid, publicUrl } = JSON.parse(readFileSync(serverFile(config), 'utf8')) as { pid: number; publicUrl: string };
+    process.kill(pid, 0);
+    return { ...config, publicUrl };
+  } catch {
+    return config; // not running any more
+  }
+}
+
 async function serve(log: Logger): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, log);
@@ -33,25 +75,18 @@ async function serve(log: Logger): Promise<void> {
   const stopJobs = startJobs(runtime.deps);
   let stopDispatcher: (() => Promise<void>) | undefined;
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  onSignals(log, 'requests in flight', async () => {
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing requests in flight');
-    const force = setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, 15_000);
-    force.unref();
     // Requests in flight and webhook attempts in flight finish (the latter within WEBHOOK_TIMEOUT_MS).
     await Promise.all([app.close(), stopDispatcher?.()]);
     await stopJobs();
     await runtime.close();
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+    rmSync(serverFile(config), { force: true });
+  });
   const address = await app.listen({ port: config.port, host: config.host });
+  const publicUrl = process.env.PUBLIC_URL ? config.publicUrl : `http://localhost:${(app.server.address() as { port: number }).port}`;
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(serverFile(config), JSON.stringify({ pid: process.pid, publicUrl }), { mode: 0o600 });
   if (!stopping) stopDispatcher = startDispatcher(runtime.deps, log);
   const port = app.server.address();
   log.info({ url: address, port: typeof port === 'object' && port ? port.port : config.port, publicUrl: config.publicUrl }, `svc listening on ${address}`);
@@ -62,77 +97,88 @@ async function worker(log: Logger): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, log);
   const stopDispatcher = startDispatcher(runtime.deps, log);
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down: finishing webhook attempts in flight');
-    const force = setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, 15_000);
-    force.unref();
+  onSignals(log, 'webhook attempts in flight', async () => {
     await stopDispatcher();
     await runtime.close();
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  });
   log.info('svc worker delivering webhooks');
 }
 
 async function migrateCommand(log: Logger): Promise<void> {
-  const config = loadConfig();
-  const runtime = await startRuntime(config, log, { migrate: true });
+  const runtime = await startRuntime(loadConfig(), log, { migrate: true, attachEmbedded: true });
   await runtime.close();
 }
 
-function operatorCommand(name: string): (log: Logger) => Promise<void> {
-  return async (log) => {
-    const command = CLI_COMMANDS[name]!;
-    const runtime = await startRuntime(loadConfig(), log);
-    try {
-      console.log(await command.run(runtime, process.argv.slice(3)));
-    } catch (error) {
-      if (error instanceof UsageError || error instanceof AppError) {
-        console.error(`${error.message}\nusage: ${command.usage}`);
-        process.exitCode = 2;
-      } else {
-        throw error;
-      }
-    } finally {
-      await runtime.close();
-    }
-  };
+const PROCESS_COMMANDS: Record<string, { summary: string; run: (log: Logger) => Promise<void> }> = {
+  serve: { summary: 'serve the HTTP API, deliver webhooks and run the scheduled jobs (the default)', run: serve },
+  worker: { summary: 'deliver webhooks only (run any number beside the API processes)', run: worker },
+  migrate: { summary: 'apply pending database migrations and exit', run: migrateCommand },
+};
+
+function usage(): string {
+  const rows = [
+    ...Object.entries(PROCESS_COMMANDS).map(([name, c]) => [name, c.summary]),
+    ...Object.entries(CLI_COMMANDS).map(([name, c]) => [name, c.summary]),
+  ];
+  const width = Math.max(...rows.map(([name]) => name!.length));
+  return `usage: svc <command> [options]\n\n${rows.map(([name, summary]) => `  ${name!.padEnd(width)}  ${summary}`).join('\n')}\n`;
 }
 
-const COMMANDS: Record<string, (log: Logger) => Promise<void>> = {
-  serve,
-  worker,
-  migrate: migrateCommand,
-  ...Object.fromEntries(Object.keys(CLI_COMMANDS).map((name) => [name, operatorCommand(name)])),
-};
+/** Prints the cause of a failure as a person reads it, and exits. */
+function fail(name: string, error: unknown, log: Logger, longRunning: boolean): never {
+  const sentence = describeFailure(error);
+  // A server's failure goes to its log (with the stack when the sentence may not say it all).
+  if (longRunning) log.fatal(isExplained(error) ? {} : { err: error }, `svc ${name} failed: ${sentence}`);
+  else console.error(`svc ${name}: ${sentence}`);
+  process.exit(1);
+}
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
-  const name = process.argv[2] ?? 'serve';
-  // Operator commands print their answer; their logs stay quiet unless asked for (not the long-running ones).
-  const log = createLogger(process.env.LOG_LEVEL ?? (name === 'serve' || name === 'worker' ? 'info' : 'error'));
-  const command = COMMANDS[name];
-  if (!command) {
-    console.error(`usage: svc <${Object.keys(COMMANDS).join('|')}>`);
+  const [name = 'serve', ...args] = process.argv.slice(2);
+  if (name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(usage());
+    return;
+  }
+  const processCommand = PROCESS_COMMANDS[name];
+  const operatorCommand = CLI_COMMANDS[name];
+  if (!processCommand && !operatorCommand) {
+    process.stderr.write(`svc: unknown command "${name}"\n${usage()}`);
     process.exit(2);
   }
+
+  // Arguments first: nothing starts for a command called wrongly.
+  let input: unknown;
   try {
-    await command(log);
+    if (processCommand) parseNoArguments(args);
+    else input = operatorCommand!.parse(args);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      log.fatal(error.message);
-    } else {
-      log.fatal({ err: error }, `svc ${name} failed`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`svc ${name}: ${error.message}\nusage: ${processCommand ? `svc ${name}` : operatorCommand!.usage}\n`);
+    process.exit(2);
+  }
+
+  const longRunning = name === 'serve' || name === 'worker';
+  // Operator commands print their answer; their logs stay quiet unless asked for.
+  const log = createLogger(process.env.LOG_LEVEL ?? (longRunning || name === 'migrate' ? 'info' : 'error'));
+  try {
+    if (processCommand) {
+      await processCommand.run(log);
+      return;
     }
-    process.exit(1);
+    const runtime = await startRuntime(operatorConfig(), log, { attachEmbedded: true });
+    try {
+      console.log(await operatorCommand!.run(runtime, input));
+    } catch (error) {
+      // The command was understood but cannot be done as asked (no such user, store exists...).
+      if (!(error instanceof UsageError || error instanceof AppError)) throw error;
+      console.error(`svc ${name}: ${error.message}\nusage: ${operatorCommand!.usage}`);
+      process.exitCode = 2;
+    } finally {
+      await runtime.close();
+    }
+  } catch (error) {
+    fail(name, error, log, longRunning);
   }
 }
 

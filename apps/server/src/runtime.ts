@@ -55,11 +55,31 @@ export function connectRedis(url: string, log: Logger) {
   return Object.assign(client, { shutdown });
 }
 
-export async function startRuntime(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+  /** Use the embedded database of a running `svc serve` on the same data directory (operator commands). */
+  attachEmbedded?: boolean;
+}
+
+export async function startRuntime(config: Config, log: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
   const closers: Array<() => Promise<unknown>> = [];
+  const close = async () => {
+    for (const step of closers.splice(0)) await step().catch((error) => log.error({ err: error }, 'shutdown step failed'));
+  };
+  try {
+    return await assemble(config, log, opts, closers, close);
+  } catch (error) {
+    // What started before the failure stops again (an embedded database would outlive the process).
+    await close();
+    throw error;
+  }
+}
+
+async function assemble(config: Config, log: Logger, opts: RuntimeOptions, closers: Array<() => Promise<unknown>>, close: () => Promise<void>): Promise<Runtime> {
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
-    const embedded = await startEmbeddedPostgres(config.dataDir, log);
+    const embedded = await startEmbeddedPostgres(config.dataDir, log, { attach: opts.attachEmbedded });
     closers.unshift(() => embedded.stop());
     databaseUrl = embedded.url;
   }
@@ -98,10 +118,5 @@ export async function startRuntime(config: Config, log: Logger, opts: { migrate?
     redis: redis ? { ping: () => redis.withCommandOptions({ timeout: 1_000 }).ping() } : undefined,
     log,
   };
-  return {
-    deps,
-    async close() {
-      for (const close of closers) await close().catch((error) => log.error({ err: error }, 'shutdown step failed'));
-    },
-  };
+  return { deps, close };
 }

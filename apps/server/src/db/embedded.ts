@@ -1,19 +1,32 @@
 /**
- * Embedded PostgreSQL for the zero-configuration run: data lives in `<DATA_DIR>/pg`
- * and survives restarts. Used only when no DATABASE_URL is set.
+ * Embedded PostgreSQL for the zero-configuration run: data lives in `<DATA_DIR>/pg` and
+ * survives restarts. Used only when no DATABASE_URL is set.
+ *
+ * One PostgreSQL serves one data directory. The `svc serve` (or `svc worker`) that starts it
+ * records in `<DATA_DIR>/pg.json` which process owns it; the operator commands run beside it
+ * (`seed-demo`, `create-user`, ...) find it running and connect to it instead of starting
+ * another, and a server that finds one left behind by a process that died adopts it.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
 
 const DATABASE = 'svc';
 
+/** `<DATA_DIR>/pg.json`: the superuser password, and while a process owns the server, which one. */
 interface EmbeddedState {
   password: string;
+  ownerPid?: number | undefined;
+}
+
+/** Said when the embedded database cannot be used; the message is the whole story for a person. */
+export class EmbeddedDatabaseError extends Error {
+  override name = 'EmbeddedDatabaseError';
 }
 
 async function freePort(): Promise<number> {
@@ -29,6 +42,7 @@ async function freePort(): Promise<number> {
 
 export interface EmbeddedDatabase {
   url: string;
+  /** Stops the server when this process started (or adopted) it; does nothing when it only attached. */
   stop(): Promise<void>;
 }
 
@@ -53,7 +67,7 @@ async function assertReachableByPostgresUser(dir: string): Promise<void> {
   for (let current = path.resolve(dir); ; current = path.dirname(current)) {
     const { mode } = await stat(current);
     if ((mode & 0o001) === 0) {
-      throw new Error(
+      throw new EmbeddedDatabaseError(
         `embedded PostgreSQL runs as user "postgres", which cannot enter ${current}; ` +
           'set DATA_DIR to a directory it can reach, or set DATABASE_URL',
       );
@@ -62,44 +76,154 @@ async function assertReachableByPostgresUser(dir: string): Promise<void> {
   }
 }
 
-export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user (PostgreSQL runs as "postgres").
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface RunningEmbedded {
+  /** The postmaster's pid and port, from its own lock file. */
+  postmasterPid: number;
+  port: number;
+  /** The svc process that owns it, when that process is still alive. */
+  ownerPid: number | undefined;
+  url: string;
+}
+
+function databaseUrl(password: string, port: number): string {
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+}
+
+function readState(dataDir: string): EmbeddedState | undefined {
+  const file = path.join(dataDir, 'pg.json');
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8')) as EmbeddedState;
+}
+
+async function writeState(dataDir: string, state: EmbeddedState): Promise<void> {
+  await writeFile(path.join(dataDir, 'pg.json'), JSON.stringify(state), { mode: 0o600 });
+}
+
+/**
+ * The embedded PostgreSQL already running on `<DATA_DIR>/pg`, if any. PostgreSQL's lock file
+ * (`postmaster.pid`) names its pid (line 1) and port (line 4); a lock file left by a crash
+ * names a pid that is gone.
+ */
+export function findRunningEmbedded(dataDir: string): RunningEmbedded | undefined {
+  const lockFile = path.join(dataDir, 'pg', 'postmaster.pid');
+  if (!existsSync(lockFile)) return undefined;
+  const lines = readFileSync(lockFile, 'utf8').split('\n');
+  const postmasterPid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(postmasterPid) || postmasterPid <= 0 || !isAlive(postmasterPid)) return undefined;
+  const state = readState(dataDir);
+  if (!state) {
+    throw new EmbeddedDatabaseError(
+      `a PostgreSQL (pid ${postmasterPid}) runs on ${path.join(dataDir, 'pg')} but ${path.join(dataDir, 'pg.json')} is missing; stop it or set DATABASE_URL`,
+    );
+  }
+  const ownerPid = state.ownerPid !== undefined && state.ownerPid !== process.pid && isAlive(state.ownerPid) ? state.ownerPid : undefined;
+  return { postmasterPid, port, ownerPid, url: databaseUrl(state.password, port) };
+}
+
+/** Creates the service's database unless it exists; the client is always closed (a left one logs errors when PostgreSQL stops). */
+async function ensureDatabase(password: string, port: number): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
+    if (!rowCount) await client.query(`create database ${client.escapeIdentifier(DATABASE)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** PostgreSQL's own words when a connection is cut by its shutdown: expected when we stop it. */
+const SHUTDOWN_NOISE = /terminating connection due to administrator command|Connection terminated unexpectedly/;
+
+/**
+ * Starts the embedded PostgreSQL, or uses the one running on the same data directory:
+ * - run by a live svc process: `attach` (operator commands) connects to it; otherwise refused,
+ *   saying which process holds it;
+ * - left running by an svc process that died: adopted (this process stops it at the end).
+ */
+export async function startEmbeddedPostgres(dataDir: string, log: Logger, opts: { attach?: boolean } = {}): Promise<EmbeddedDatabase> {
+  await mkdir(dataDir, { recursive: true });
+  const running = findRunningEmbedded(dataDir);
+  if (running?.ownerPid !== undefined) {
+    if (!opts.attach) {
+      throw new EmbeddedDatabaseError(
+        `the embedded database in ${path.join(dataDir, 'pg')} is in use by svc process ${running.ownerPid}; ` +
+          'stop that process first, or give this one its own DATA_DIR or a DATABASE_URL',
+      );
+    }
+    log.info({ port: running.port, ownerPid: running.ownerPid }, 'using the embedded PostgreSQL of the running svc');
+    return { url: running.url, stop: async () => undefined };
+  }
+
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const databaseDir = path.join(dataDir, 'pg');
-  const stateFile = path.join(dataDir, 'pg.json');
-  await mkdir(dataDir, { recursive: true });
   await assertReachableByPostgresUser(dataDir);
   const initialised = existsSync(path.join(databaseDir, 'PG_VERSION'));
-  let state: EmbeddedState;
-  if (initialised && existsSync(stateFile)) {
-    state = JSON.parse(await readFile(stateFile, 'utf8')) as EmbeddedState;
-  } else {
+  let state = initialised ? readState(dataDir) : undefined;
+  if (!state) {
     state = { password: randomBytes(18).toString('base64url') };
-    await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
+    await writeState(dataDir, state);
   }
-  const port = await freePort();
-  const pg = new EmbeddedPostgres({
+  const password = state.password;
+  const port = running?.port ?? (await freePort());
+  const server = new EmbeddedPostgres({
     databaseDir,
     port,
     user: 'postgres',
-    password: state.password,
+    password,
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user.
     createPostgresUser: userInfo().uid === 0,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'max_connections=200'],
     onLog: (message) => log.debug({ embeddedPostgres: message.trim() }),
-    onError: (error) => log.error({ err: error }, 'embedded PostgreSQL'),
+    onError: (error) => {
+      const text = error instanceof Error ? error.message : String(error);
+      if (SHUTDOWN_NOISE.test(text)) log.debug({ embeddedPostgres: text });
+      else log.error({ err: error }, 'embedded PostgreSQL');
+    },
   });
-  if (!initialised) {
-    log.info({ databaseDir }, 'initialising embedded PostgreSQL (first run)');
-    await pg.initialise();
+  if (running) {
+    // Left behind by a process that died: it is ours now (stopped with a signal, as the package would).
+    log.warn({ port, postmasterPid: running.postmasterPid }, 'adopting the embedded PostgreSQL a stopped svc left running');
+  } else {
+    if (!initialised) {
+      log.info({ databaseDir }, 'initialising embedded PostgreSQL (first run)');
+      await server.initialise();
+    }
+    await server.start();
   }
-  await pg.start();
-  try {
-    await pg.createDatabase(DATABASE);
-  } catch (error) {
-    if ((error as { code?: string }).code !== '42P04') throw error; // already exists
-  }
-  const url = `postgresql://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${port}/${DATABASE}`;
+  await ensureDatabase(password, port);
+  await writeState(dataDir, { password, ownerPid: process.pid });
   log.info({ databaseDir, port }, 'embedded PostgreSQL is running');
-  return { url, stop: () => pg.stop() };
+  const postmasterPid = running?.postmasterPid;
+  return {
+    url: databaseUrl(password, port),
+    async stop() {
+      if (postmasterPid !== undefined) await stopAdopted(postmasterPid);
+      else await server.stop();
+      await writeState(dataDir, { password }).catch(() => undefined);
+    },
+  };
+}
+
+/** Stops a postmaster this process did not spawn: a fast shutdown (SIGINT), then waits for it to go. */
+async function stopAdopted(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
 }

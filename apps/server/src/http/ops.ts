@@ -1,7 +1,8 @@
 /** Operations endpoints: liveness, readiness (database and Redis) and Prometheus metrics. */
 import type { FastifyInstance } from 'fastify';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppDeps } from '../deps.js';
+import { dbPoolInUse, dbPoolPending, registry, webhookQueueDepth } from '../lib/metrics.js';
+import { countDueAttempts } from '../modules/webhooks/dispatcher.js';
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -19,20 +20,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 export async function opsPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
-  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
@@ -59,7 +46,27 @@ export async function opsPlugin(app: FastifyInstance, opts: { deps: AppDeps }): 
   });
 
   app.get('/metrics', async (_request, reply) => {
+    await readGauges(deps);
     reply.type(registry.contentType);
     return registry.metrics();
   });
+}
+
+interface TarnPool {
+  numUsed(): number;
+  numPendingAcquires(): number;
+}
+
+/** The figures read at scrape time; a database that does not answer leaves the last values. */
+async function readGauges(deps: AppDeps): Promise<void> {
+  const pool = (deps.orm.em.getConnection().getKnex().client as { pool?: TarnPool }).pool;
+  if (pool) {
+    dbPoolInUse.set(pool.numUsed());
+    dbPoolPending.set(pool.numPendingAcquires());
+  }
+  try {
+    webhookQueueDepth.set(await withTimeout(countDueAttempts(deps), 2000));
+  } catch (error) {
+    deps.log.debug({ err: error }, 'due webhook attempts not counted');
+  }
 }

@@ -1,5 +1,6 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from './logger.js';
+import { createLogger, logFormat, redactUrl } from './logger.js';
 
 describe('redactUrl', () => {
   it('hides credentials carried in the query string, and nothing else', () => {
@@ -7,5 +8,60 @@ describe('redactUrl', () => {
     expect(redactUrl('/api/orders/a/files/b?expires=1&sig=deadbeef')).toBe('/api/orders/a/files/b?expires=1&sig=[redacted]');
     expect(redactUrl('/api/orders/a/keys?email=a%40b.c')).toBe('/api/orders/a/keys?email=[redacted]');
     expect(redactUrl('/api/store/demo')).toBe('/api/store/demo');
+  });
+
+  it('hides every parameter whose name says it is a secret', () => {
+    expect(redactUrl('/x?api_key=sk_1&apiKey=sk_2&key=k&secret=s&client_secret=c&password=p&code=123456&checkout_token=t&limit=5')).toBe(
+      '/x?api_key=[redacted]&apiKey=[redacted]&key=[redacted]&secret=[redacted]&client_secret=[redacted]&password=[redacted]&code=[redacted]&checkout_token=[redacted]&limit=5',
+    );
+    expect(redactUrl('/x?monkey=1&status=paid')).toBe('/x?monkey=1&status=paid');
+  });
+});
+
+describe('log format', () => {
+  it('is JSON in production whatever is asked, LOG_FORMAT when set, else pretty only on a terminal', () => {
+    expect(logFormat({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' }, true)).toBe('json');
+    expect(logFormat({ LOG_FORMAT: 'pretty' }, false)).toBe('pretty');
+    expect(logFormat({ LOG_FORMAT: 'json' }, true)).toBe('json');
+    expect(logFormat({}, true)).toBe('pretty');
+    expect(logFormat({}, false)).toBe('json');
+  });
+
+  function capture(format: 'json' | 'pretty') {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    return { log: createLogger('info', { format, destination }), lines };
+  }
+
+  const requestLine = {
+    req: { method: 'GET', clientUrl: '/api/orders/abc/delivery?token=SECRET', url: '/orders/abc/delivery?token=SECRET', headers: { authorization: 'Bearer sk_x' } },
+    res: { statusCode: 200 },
+    responseTime: 3.14159,
+  };
+
+  it('writes a request as one JSON object with the path the client sent, redacted', () => {
+    const { log, lines } = capture('json');
+    log.info(requestLine, 'request completed');
+    const line = JSON.parse(lines[0]!);
+    expect(line.req.url).toBe('/api/orders/abc/delivery?token=[redacted]');
+    expect(line.req.headers.authorization).toBe('[redacted]');
+  });
+
+  it('writes a request as one readable line on a terminal', () => {
+    const { log, lines } = capture('pretty');
+    log.info(requestLine, 'request completed');
+    log.warn('no REDIS_URL: rate limits are kept in this process only');
+    expect(lines).toHaveLength(2);
+    // eslint-disable-next-line no-control-regex
+    const plain = lines.map((line) => line.replace(/\u001b\[[0-9;]*m/g, ''));
+    expect(plain[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/orders\/abc\/delivery\?token=\[redacted\] 200 3\.1 ms$/);
+    expect(plain[1]).toMatch(/WARN: no REDIS_URL/);
+    expect(lines.join('\n')).not.toContain('SECRET');
+    expect(lines.join('\n')).not.toContain('{');
   });
 });

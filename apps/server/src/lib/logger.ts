@@ -1,8 +1,16 @@
-/** pino options shared by the HTTP server and the CLI: one redaction list. */
+/**
+ * pino for the HTTP server, the worker and the CLI: one redaction list, one request-line
+ * shape, and one rule for the format. A person at a terminal reads pretty lines
+ * (pino-pretty); anything else (a pipe, a file, a log shipper) and production always get
+ * one JSON object per line.
+ */
 import type { FastifyBaseLogger } from 'fastify';
-import { pino, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
 
 export type Logger = FastifyBaseLogger;
+
+export type LogFormat = 'json' | 'pretty';
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -19,18 +27,30 @@ export const REDACT_PATHS = [
   '*.checkoutToken',
 ];
 
-/** Query parameters that carry credentials (checkout tokens, signed links, buyer e-mails). */
-const SECRET_QUERY = /([?&](?:token|sig|email|code)=)[^&#]*/gi;
+/**
+ * Query parameters whose value is a credential or personal (checkout tokens, signed links,
+ * API keys passed where a header belongs, buyer e-mails, codes): the name says so.
+ */
+const SECRET_QUERY = /([?&](?:[\w.-]*(?:token|secret|password|api_?key|sig)[\w.-]*|key|code|email)=)[^&#]*/gi;
 
 export function redactUrl(url: string | undefined): string | undefined {
   return url?.replace(SECRET_QUERY, '$1[redacted]');
 }
 
-/** Requests are logged with their headers (after redaction) so a failed call can be traced. */
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  /** The path and query the client sent, before an adapter rewrote `url` (app.ts). */
+  clientUrl?: string;
+  ip?: string;
+  headers?: Record<string, unknown>;
+}
+
+/** Requests are logged with the path the client sent and their headers (after redaction), so a failed call can be traced. */
 const serializers = {
-  req: (req: { method?: string; url?: string; ip?: string; headers?: Record<string, unknown> }) => ({
+  req: (req: LoggedRequest) => ({
     method: req.method,
-    url: redactUrl(req.url),
+    url: redactUrl(req.clientUrl || req.url),
     remoteAddress: req.ip,
     headers: req.headers,
   }),
@@ -44,6 +64,47 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level)) as unknown as Logger;
+/**
+ * JSON in production whatever is asked; otherwise LOG_FORMAT when set, else pretty when
+ * standard output is a terminal.
+ */
+export function logFormat(env: NodeJS.ProcessEnv = process.env, isTerminal = process.stdout.isTTY === true): LogFormat {
+  if (env.NODE_ENV === 'production') return 'json';
+  if (env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty') return env.LOG_FORMAT;
+  return isTerminal ? 'pretty' : 'json';
+}
+
+interface PrettyLine {
+  msg?: string;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+}
+
+/** A request line reads `GET /api/store/demo 200 3.1 ms`; other lines keep their message. */
+function prettyMessage(line: PrettyLine, messageKey: string): string {
+  const message = String((line as Record<string, unknown>)[messageKey] ?? '');
+  if (line.req && line.res && typeof line.responseTime === 'number') {
+    return `${line.req.method} ${line.req.url} ${line.res.statusCode} ${line.responseTime.toFixed(1)} ms`;
+  }
+  return message;
+}
+
+function prettyStream(destination: DestinationStream | undefined): DestinationStream {
+  return pretty({
+    colorize: process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,req,res,responseTime,reqId',
+    messageFormat: prettyMessage as never,
+    singleLine: true,
+    // Written as each line comes: a crash loses nothing, and lines keep their order with stderr.
+    sync: true,
+    ...(destination ? { destination } : {}),
+  });
+}
+
+export function createLogger(level: string, opts: { format?: LogFormat; destination?: DestinationStream } = {}): Logger {
+  const format = opts.format ?? logFormat();
+  const stream = format === 'pretty' ? prettyStream(opts.destination) : opts.destination;
+  return (stream ? pino(loggerOptions(level), stream) : pino(loggerOptions(level))) as unknown as Logger;
 }

@@ -5,6 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import type { RateLimitDecision, RateLimitRule } from '../lib/rate-limit.js';
 import { AppError } from '../lib/errors.js';
+import { rateLimited } from '../lib/metrics.js';
 import type { Context } from './context.js';
 
 export function setRateLimitHeaders(res: FastifyReply, rule: RateLimitRule, decision: RateLimitDecision): void {
@@ -22,5 +23,8 @@ export function setRateLimitHeaders(res: FastifyReply, rule: RateLimitRule, deci
 export async function enforceRateLimit(ctx: Context, rule: RateLimitRule, key = ctx.ip): Promise<void> {
   const decision = await ctx.deps.limiter.hit(key, rule, ctx.clock.now().getTime());
   setRateLimitHeaders(ctx.res, rule, decision);
-  if (!decision.allowed) throw new AppError('rate_limited', undefined, { bare: rule.bareBody });
+  if (!decision.allowed) {
+    rateLimited.inc({ route: rule.name });
+    throw new AppError('rate_limited', undefined, { bare: rule.bareBody });
+  }
 }

@@ -11,6 +11,7 @@ import type { ZCheckoutStartInput } from '@svc/schemas';
 import type { z } from 'zod';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { ordersCreated } from '../../lib/metrics.js';
 import { newId } from '../../lib/ids.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/service-context.js';
@@ -242,6 +243,7 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
     await insert(ctx.em);
   }
   notifyDispatchers(ctx.deps.orm);
+  ordersCreated.inc();
 
   const view = toCheckoutOrder(
     order,

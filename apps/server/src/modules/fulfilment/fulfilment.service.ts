@@ -15,6 +15,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TOrderStatus } from '@svc/schemas';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { keyShortages, keysAssigned, settlements } from '../../lib/metrics.js';
 import { ProductSchema, StoredFileSchema, type Product } from '../catalog/catalog.entities.js';
 import { recordEvent } from '../events/events.service.js';
 import { OrderLineSchema, OrderSchema, type Order, type OrderLine } from '../orders/orders.entities.js';
@@ -83,6 +84,8 @@ async function fulfil(em: EntityManager, order: Order, now: Date): Promise<void>
   }
   order.keyCount += assigned;
   const keysDone = states.filter(needsKeys).every((s) => s.keysAssigned >= s.line.quantity);
+  if (assigned > 0) keysAssigned.inc(assigned);
+  if (!keysDone) keyShortages.inc();
   const sellerDone = !states.some(needsSeller) || order.deliveredAt !== null;
   const next: TOrderStatus = keysDone && sellerDone ? 'completed' : 'processing';
   order.updatedAt = now;
@@ -109,7 +112,7 @@ export type SettleOutcome = 'settled' | 'already_settled' | 'not_pending' | 'amo
  * flag the seller sees. Settling twice is a no-op.
  */
 export async function settleOrder(em: EntityManager, orderId: string, payment: Settlement, now: Date): Promise<SettleOutcome> {
-  return em.transactional(async (tx) => {
+  const outcome = await em.transactional(async (tx): Promise<SettleOutcome> => {
     const order = await lockOrder(tx, orderId);
     if (order.status !== 'pending') {
       return order.paidAt && FULFILLED_STATUSES.includes(order.status) ? 'already_settled' : 'not_pending';
@@ -142,6 +145,8 @@ export async function settleOrder(em: EntityManager, orderId: string, payment: S
     await fulfil(tx, order, now);
     return 'settled';
   });
+  settlements.inc({ outcome });
+  return outcome;
 }
 
 /** `POST /api/orders/{id}/try-assign-keys` and restocks: fill what a processing order still lacks. */

@@ -20,6 +20,7 @@ import type { Orm } from '../../db/orm.js';
 import { deriveKey, unseal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { webhookAttempts, webhookLag } from '../../lib/metrics.js';
 import { newEventId } from '../events/events.service.js';
 import { sendToReceiver, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
@@ -278,6 +279,7 @@ interface RecordOutcome {
 async function recordAttempt(deps: AppDeps, ref: AttemptRef, result: SendResult, opts: { retry: boolean; random: () => number }): Promise<RecordOutcome> {
   const now = deps.clock.now();
   const status = result.ok ? 'success' : 'failed';
+  webhookAttempts.inc({ outcome: status });
   const outcome = [status, result.statusCode, result.bodyPreview, result.errorMessage, result.durationMs] as const;
   const write =
     ref.lease === null
@@ -782,6 +784,7 @@ export class Dispatcher {
         [this.deps.clock.now(), attempt.id, attempt.lease],
       );
       this.counts.skipped++;
+      webhookAttempts.inc({ outcome: 'skipped' });
     }
   }
 
@@ -860,9 +863,12 @@ export class Dispatcher {
         [skipReason, this.deps.clock.now(), claimed.id, claimed.lease],
       );
       this.counts.skipped++;
+      webhookAttempts.inc({ outcome: 'skipped' });
       return;
     }
     const startedAt = this.deps.clock.now();
+    // The lag a merchant sees: from the event's commit (its created_at, in the same transaction) to its first send.
+    if (claimed.attempt === 1) webhookLag.observe(Math.max(0, startedAt.getTime() - toDate(claimed.event_created_at!).getTime()) / 1000);
     const body = eventBody({ id: claimed.event_id, type: claimed.event, createdAt: toDate(claimed.event_created_at!), storeId: claimed.store_id, payload: claimed.payload! });
     const result = await sendAttempt(this.deps, this.timeoutMs, {
       id: claimed.id,
@@ -1019,6 +1025,15 @@ export async function replayRange(deps: AppDeps, webhookId: string, range: { fro
   );
   if (queued.length > 0) notifyDispatchers(deps.orm);
   return queued.length;
+}
+
+/** Attempts queued and due now: the dispatchers' backlog (the (status, due_at) index answers it). */
+export async function countDueAttempts(deps: AppDeps): Promise<number> {
+  const [row] = await deps.orm.em.fork().execute<Array<{ n: number }>>(
+    `select count(*)::int as n from webhook_delivery where status = 'queued' and due_at <= ?`,
+    [deps.clock.now()],
+  );
+  return row?.n ?? 0;
 }
 
 /** Deletes delivery log rows past the retention (never an attempt still queued or in flight). */
