@@ -68,7 +68,7 @@ describe('register and login', () => {
     expect(session.status).toBe(200);
     expect(await session.json()).toEqual({ user: expect.objectContaining({ email: seller.email }), csrfToken });
 
-    const logout = await fetch(`${server.url}/api/auth/logout`, { method: 'POST', headers: { cookie } });
+    const logout = await fetch(`${server.url}/api/auth/logout`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrfToken } });
     expect(logout.status).toBe(204);
     expect(logout.headers.getSetCookie().some((c) => c.startsWith('svc_session=;') && c.includes('Max-Age=0'))).toBe(true);
     expect((await fetch(`${server.url}/api/auth/session`, { headers: { cookie } })).status).toBe(401);
@@ -119,10 +119,13 @@ describe('CSRF', () => {
     expect((await response.json()).error.data.code).toBe('csrf_failed');
   });
 
-  it('needs no token for safe methods or the auth bootstrap routes', async () => {
+  it('needs no token for safe methods; logout, an unsafe call on the session, needs it', async () => {
     const seller = await registerSeller(server.url);
     expect((await fetch(`${server.url}/api/dashboard/stores`, { headers: { cookie: seller.cookie } })).status).toBe(200);
-    expect((await fetch(`${server.url}/api/auth/logout`, { method: 'POST', headers: { cookie: seller.cookie } })).status).toBe(204);
+    const forged = await fetch(`${server.url}/api/auth/logout`, { method: 'POST', headers: { cookie: seller.cookie } });
+    expect(forged.status).toBe(403);
+    expect((await forged.json()).code).toBe('csrf_failed');
+    expect((await fetch(`${server.url}/api/auth/logout`, { method: 'POST', headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken } })).status).toBe(204);
   });
 
   it('never treats a Bearer request as a cookie session', async () => {

@@ -27,7 +27,7 @@ describe('openapi:check', () => {
     const changed = router({
       stores: router({
         lookup: publicProcedure
-          .meta({ openapi: { method: 'GET', path: '/stores/{subdomain}', protect: false } })
+          .meta({ openapi: { method: 'GET', path: '/stores/{subdomain}' }, errors: [] })
           .input(ZStoreLookupInput)
           .output(ZStorePublic)
           .query(({ ctx, input }) => lookupStoreBySubdomain(ctx, input)),

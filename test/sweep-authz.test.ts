@@ -174,6 +174,11 @@ async function buildWorld(tag: string): Promise<World> {
   await ok(await pay(server.url, { orderId: paid.id, amount: 10 }), 200, 'payment');
   const pending = await placed();
   await ok(await post('/api/checkout/start', { orderId: pending.id, token: pending.token, paymentMethod: 'manual' }), 200, 'checkout start');
+  // A proof of the manual payment, so the dashboard's proof download has something to guard.
+  const proofText = `proof-${tag}-${randomBytes(4).toString('hex')}`;
+  const proof = new FormData();
+  proof.append('file', new Blob([proofText], { type: 'text/plain' }), `${proofText}.txt`);
+  await ok(await fetch(`${server.url}/api/orders/${pending.id}/payment-proof?token=${pending.token}`, { method: 'POST', body: proof }), 201, 'payment proof');
   ids.order = paid.id;
   ids.pendingOrder = pending.id;
   const subject = `ticket-${tag}-${randomBytes(4).toString('hex')}`;
@@ -195,7 +200,7 @@ async function buildWorld(tag: string): Promise<World> {
     buyerEmail: SHARED_BUYER, customerCookie, fileLink,
     secrets: [
       ...Object.values(ids), store.subdomain, storeName, seller.email, staff.email, productName, ...licenseKeys, fileName, couponCode, blocked, hookName,
-      subject, paid.token, pending.token, merchant.key, keyPrefix,
+      subject, paid.token, pending.token, merchant.key, keyPrefix, proofText,
     ],
   };
 }

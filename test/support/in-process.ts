@@ -17,6 +17,9 @@ import { createLogger } from '../../apps/server/src/lib/logger.js';
 import { OutboxMailer, SmtpMailer } from '../../apps/server/src/lib/mailer.js';
 import { LocalFileStorage } from '../../apps/server/src/lib/storage.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../../apps/server/src/lib/rate-limit.js';
+import { newResponseSink } from '../../apps/server/src/lib/cookies.js';
+import type { Context, Credentials, ServiceContext } from '../../apps/server/src/trpc/context.js';
+import type { RouteCall } from '../../apps/server/src/trpc/guards.js';
 import { workerDatabaseUrl } from './env.js';
 
 export interface InProcessApp {
@@ -28,8 +31,8 @@ export interface InProcessApp {
 }
 
 /** What a service needs, without HTTP: for unit tests of services against the real database. */
-export function serviceContext(orm: Orm, clock: Clock = systemClock) {
-  const config = testConfig();
+export function serviceContext(orm: Orm, clock: Clock = systemClock, env: Record<string, string> = {}): ServiceContext {
+  const config = testConfig(env);
   const deps: AppDeps = {
     config,
     orm,
@@ -40,6 +43,46 @@ export function serviceContext(orm: Orm, clock: Clock = systemClock) {
     log: createLogger('silent'),
   };
   return { em: orm.em.fork(), clock, deps };
+}
+
+export interface RequestOptions {
+  credentials?: Partial<Credentials>;
+  ip?: string;
+  origin?: string;
+  userAgent?: string;
+  proxyCountry?: string;
+  /** The route's call (default: a safe call whose session would need CSRF on an unsafe one). */
+  call?: RouteCall;
+}
+
+/**
+ * A whole request context as the HTTP layer would resolve it, from plain data: for service tests
+ * of rules that read credentials or write headers and cookies (without HTTP).
+ */
+export function requestContext(base: ServiceContext, opts: RequestOptions = {}): Context {
+  return {
+    ...base,
+    em: base.em.fork(),
+    log: base.deps.log,
+    request: {
+      id: 'test-request',
+      ip: opts.ip ?? '203.0.113.7',
+      userAgent: opts.userAgent,
+      origin: opts.origin,
+      proxyCountry: opts.proxyCountry,
+      credentials: {
+        authorization: undefined,
+        sessionToken: undefined,
+        csrfToken: undefined,
+        customerToken: undefined,
+        checkout: undefined,
+        idempotencyKey: undefined,
+        ...opts.credentials,
+      },
+    },
+    response: newResponseSink(),
+    call: opts.call ?? { unsafe: false, csrf: 'required' },
+  };
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {

@@ -1,29 +1,26 @@
 /**
  * buildApp(deps) assembles the HTTP application and never listens: `svc serve` listens,
- * tests call `listen({ port: 0 })` or `inject`.
+ * tests call `listen({ port: 0 })` or `inject`. It registers plugins and the routes of the
+ * route table; policy lives in the table, not here.
  */
 import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
 import type { AnyRouter } from '@trpc/server';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.js';
-import { installCustomerCors } from './http/customer-cors.js';
-import { docsPlugin } from './http/docs.js';
-import { downloadsPlugin } from './http/downloads.js';
-import { installEmbedCors } from './http/embed-cors.js';
-import { installTrpcCors } from './http/trpc-cors.js';
-import { mailboxPlugin } from './http/mailbox.js';
+import { installCors } from './http/cors.js';
+import { docsPlugin, openApiJsonRoute } from './http/docs.js';
 import { clientErrorHandler, installErrorReplies } from './http/error-reply.js';
-import { homePlugin } from './http/home.js';
-import { opsPlugin } from './http/ops.js';
+import { registerPlainRoutes } from './http/plain-route.js';
+import { PLAIN_ROUTES } from './http/plain-routes.js';
 import { installRequestMetrics } from './http/request-metrics.js';
-import { pagesPlugin } from './http/pages.js';
-import { paymentWebhooksPlugin } from './http/payment-webhooks.js';
+import { installResponseSink } from './http/response-sink.js';
 import { restPlugin } from './http/rest.js';
-import { testPayPlugin } from './http/test-pay.js';
 import { trpcPlugin } from './http/trpc.js';
-import { uploadsPlugin } from './http/uploads.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { appRouter } from './trpc/app-router.js';
+import { routeTable } from './trpc/route-table.js';
 import { pinInputCoercion } from './trpc/strict-input.js';
 
 export interface BuildAppOptions {
@@ -42,9 +39,15 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
+/** Responses that set no policy of their own: nothing to run, frame or refer. Pages and /docs set theirs. */
+const API_CSP = { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } };
+
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const router = options.router ?? appRouter;
-  pinInputCoercion(router);
+  const document = () => buildOpenApiDocument(router);
+  const plainRoutes = [...PLAIN_ROUTES, openApiJsonRoute(document)];
+  const table = routeTable(router, plainRoutes);
+  pinInputCoercion(table);
 
   const app = Fastify({
     loggerInstance: deps.log,
@@ -64,44 +67,36 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
 
   // The path as the client sent it: the REST adapter later rewrites request.url (and the raw
-  // request's, which fastify's originalUrl reads) to the part below /api; logs, metrics and CSRF
-  // exemptions need the full path.
+  // request's, which fastify's originalUrl reads) to the part below /api; logs, metrics and the
+  // route lookups need the full path.
   app.decorateRequest('clientUrl', '');
   app.decorateRequest('publicPath', '');
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     request.clientUrl = request.url;
     request.publicPath = request.url.split('?')[0] ?? '';
+    reply.header('X-Request-Id', request.id);
   });
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('X-Request-Id', request.id);
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Referrer-Policy', 'no-referrer');
-    if (!reply.hasHeader('Content-Security-Policy')) {
-      reply.header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
-    }
-    return payload;
-  });
-
-  installRequestMetrics(app, router);
+  installRequestMetrics(app, table);
   installErrorReplies(app);
-  installCustomerCors(app, deps);
-  installEmbedCors(app);
-  installTrpcCors(app, deps, router);
-  await app.register(opsPlugin, { deps });
-  await app.register(homePlugin, { deps });
-  await app.register(docsPlugin, { document: () => buildOpenApiDocument(router) });
-  if (!deps.config.isProduction) await app.register(mailboxPlugin, { deps });
-  await app.register(pagesPlugin, { deps });
-  if (!deps.config.isProduction && deps.config.testGatewaySecret) await app.register(testPayPlugin, { deps });
+  installResponseSink(app);
+  await app.register(cookie);
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: API_CSP,
+    referrerPolicy: { policy: 'no-referrer' },
+    // Every page states frame-ancestors in its CSP (the embed pages allow any site), which
+    // supersedes X-Frame-Options; a SAMEORIGIN here would only contradict the embed pages.
+    xFrameOptions: false,
+  });
+  await installCors(app, deps, table);
+  await app.register(docsPlugin, { document });
+  await registerPlainRoutes(app, deps, plainRoutes);
   await app.register(trpcPlugin, { deps, router });
-  await app.register(uploadsPlugin, { deps });
-  await app.register(paymentWebhooksPlugin, { deps });
-  await app.register(downloadsPlugin, { deps });
-  await app.register(restPlugin, { deps, router });
+  await app.register(restPlugin, { deps, router, table });
   return app;
 }

@@ -17,11 +17,17 @@ const repoRoot = join(sdkRoot, '..', '..');
 const entry = join(here, 'router-entry.ts');
 const outFile = join(sdkRoot, 'src', 'generated', 'api.ts');
 
-/** The procedures' kinds and metadata come from the built router itself. */
+/**
+ * Which procedures, and their kinds, come from the built server's route table: the merchant API
+ * (Bearer keys), the storefront and buyer routes, and the customer area; not the dashboard
+ * (seller sessions) nor the sellers' sign-in.
+ */
 const { appRouter } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/trpc/app-router.js')).href);
-const procedures = Object.entries(appRouter._def.procedures)
-  .map(([path, procedure]) => ({ path, type: procedure._def.type, meta: procedure._def.meta ?? {} }))
-  .filter(({ path, meta }) => meta.auth !== 'session' && !path.startsWith('auth.'))
+const { routeTable } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/trpc/route-table.js')).href);
+const SDK_SURFACES = new Set(['apiKey', 'buyer', 'customer']);
+const procedures = routeTable(appRouter)
+  .procedures.filter(({ policy }) => SDK_SURFACES.has(policy.auth.kind) || (policy.auth.kind === 'public' && policy.auth.audience === 'storefront'))
+  .map(({ name, type, policy }) => ({ path: name, type, idempotent: policy.idempotency !== undefined }))
   .sort((a, b) => a.path.localeCompare(b.path));
 
 const configPath = join(repoRoot, 'apps/server/tsconfig.json');
@@ -115,7 +121,7 @@ function print(type, indent, seen, optional = false) {
   return checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation);
 }
 
-const entries = procedures.map(({ path, type, meta }) => {
+const entries = procedures.map(({ path, type }) => {
   const input = print(typeAtPath(declared.get('inputs'), path), 2, []);
   // An empty answer (204) infers as never: callers see void.
   const output = print(typeAtPath(declared.get('outputs'), path), 2, []).replace(/^never$/, 'void');
@@ -138,7 +144,7 @@ ${entries.join('\n')}
 }
 
 /** The paths of the procedures that create an order and accept an \`Idempotency-Key\`. */
-export const IDEMPOTENT_PROCEDURES = ${JSON.stringify(procedures.filter((p) => p.meta.idempotent).map((p) => p.path))} as const;
+export const IDEMPOTENT_PROCEDURES = ${JSON.stringify(procedures.filter((p) => p.idempotent).map((p) => p.path))} as const;
 `;
 
 if (process.argv.includes('--check')) {

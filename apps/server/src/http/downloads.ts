@@ -1,34 +1,36 @@
 /** `GET /api/orders/{orderId}/files/{fileId}?expires=&sig=`: a signed, expiring file link from the delivery payload. */
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../deps.js';
-import { toPublicError } from '../lib/errors.js';
+import { z } from 'zod';
 import { fileForLink } from '../modules/fulfilment/delivery.service.js';
-import { contextFactory } from '../trpc/context.js';
-import { sendError } from './error-reply.js';
+import { plainRoute } from './plain-route.js';
 
-export async function downloadsPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const createContext = contextFactory(opts.deps);
-  app.get<{ Params: { orderId: string; fileId: string }; Querystring: { expires?: string; sig?: string } }>(
-    '/api/orders/:orderId/files/:fileId',
-    async (request, reply) => {
-      try {
-        const file = await fileForLink(createContext({ req: request, res: reply }), {
-          orderId: request.params.orderId,
-          fileId: request.params.fileId,
-          expires: Number(request.query.expires),
-          sig: String(request.query.sig ?? ''),
-        });
-        return reply
-          .header('Content-Type', file.contentType)
-          .header('Content-Length', String(file.size))
-          .header('Content-Disposition', `attachment; filename="${file.name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.name)}`)
-          .header('Cache-Control', 'private, no-store')
-          .send(opts.deps.storage.read(file.storageKey));
-      } catch (error) {
-        const pub = toPublicError(error);
-        if (pub.internal) request.log.error({ err: error }, 'download failed');
-        return sendError(reply, pub);
-      }
-    },
-  );
-}
+export const fileDownloadRoute = plainRoute({
+  name: 'fulfilment.downloadFile',
+  method: 'GET',
+  path: '/api/orders/{orderId}/files/{fileId}',
+  body: 'none',
+  // Both come from the link; a link without them is refused like a wrong one (403).
+  query: z.strictObject({ expires: z.string().max(20).optional(), sig: z.string().max(128).optional() }),
+  // The link's own signature (made by the delivery payload) is the credential.
+  policy: { auth: { kind: 'signature' }, csrf: 'none', cors: 'none', errors: ['store_forbidden', 'not_found'] },
+  openapi: {
+    operationId: 'fulfilment-downloadFile',
+    summary: 'Download a file of a paid order through the signed, expiring link from /delivery',
+    tags: ['buyer'],
+    requestParams: { path: z.object({ orderId: z.string(), fileId: z.string() }) },
+    responses: { 200: { description: 'The file', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } } },
+  },
+  async handler(ctx, _request, reply) {
+    const file = await fileForLink(ctx, {
+      orderId: ctx.params.orderId!,
+      fileId: ctx.params.fileId!,
+      expires: Number(ctx.query.expires),
+      sig: String(ctx.query.sig ?? ''),
+    });
+    return reply
+      .header('Content-Type', file.contentType)
+      .header('Content-Length', String(file.size))
+      .header('Content-Disposition', `attachment; filename="${file.name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+      .header('Cache-Control', 'private, no-store')
+      .send(ctx.deps.storage.read(file.storageKey));
+  },
+});

@@ -31,7 +31,12 @@ export function installErrorReplies(app: FastifyInstance): void {
     if (pub.internal) request.log.error({ err: error }, 'request failed');
     return sendError(reply, pub);
   });
-  app.setNotFoundHandler((_request, reply) => sendError(reply, toPublicError(new AppError('not_found'))));
+  app.setNotFoundHandler((request, reply) => {
+    // A preflight the route's CORS policy refuses (http/cors.ts): answered, without CORS headers,
+    // so the browser refuses the call itself; a 404 would read as "no such route".
+    if (request.method === 'OPTIONS' && request.headers.origin && request.headers['access-control-request-method']) return reply.code(204).send();
+    return sendError(reply, toPublicError(new AppError('not_found')));
+  });
 }
 
 /**

@@ -2,20 +2,25 @@
  * `GET /`: what a person who opens the service's address finds — the API reference, the demo
  * store's pages when `svc seed-demo` made one, and the health endpoints. No script.
  */
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../deps.js';
 import { DEMO_SUBDOMAIN } from '../demo.js';
 import { escapeHtml } from '../lib/html.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
 import { sendPage } from './pages.js';
+import { plainRoute } from './plain-route.js';
 
 const link = (href: string, text: string, note = '') =>
   `<li><a href="${escapeHtml(href)}">${escapeHtml(text)}</a>${note ? ` — ${escapeHtml(note)}` : ''}</li>`;
 
-export async function homePlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { deps } = opts;
-  app.get('/', async (_request, reply) => {
-    const demo = await deps.orm.em.fork().findOne(StoreSchema, { subdomain: DEMO_SUBDOMAIN }, { fields: ['id', 'name', 'subdomain'] });
+export const homeRoute = plainRoute({
+  name: 'pages.home',
+  method: 'GET',
+  path: '/',
+  body: 'none',
+  policy: { auth: { kind: 'public', audience: 'storefront' }, csrf: 'none', cors: 'none', errors: [] },
+  openapi: false,
+  async handler(ctx, _request, reply) {
+    const { deps } = ctx;
+    const demo = await ctx.em.findOne(StoreSchema, { subdomain: DEMO_SUBDOMAIN }, { fields: ['id', 'name', 'subdomain'] });
     const demoSection = demo
       ? `<h2>Demo store: ${escapeHtml(demo.name)}</h2>
 <ul>
@@ -42,5 +47,5 @@ ${link('/readyz', 'Readiness', 'database and Redis')}
 ${link('/metrics', 'Metrics', 'Prometheus')}
 </ul>`,
     });
-  });
-}
+  },
+});

@@ -1,22 +1,41 @@
 /** /dev/mailbox: the e-mail kept in the outbox table, for development without SMTP. Never in production. */
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../deps.js';
 import { escapeHtml } from '../lib/html.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
+import type { RoutePolicy } from '../trpc/policy.js';
+import { plainRoute, type PlainContext } from './plain-route.js';
 
-export async function mailboxPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const latest = () => opts.deps.orm.em.fork().find(OutboundEmailSchema, {}, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 50 });
+const latest = (ctx: PlainContext) => ctx.em.find(OutboundEmailSchema, {}, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 50 });
+const POLICY: RoutePolicy = { auth: { kind: 'public', audience: 'seller' }, csrf: 'none', cors: 'none', errors: [] };
+const enabled = (config: { isProduction: boolean }) => !config.isProduction;
 
-  app.get('/dev/mailbox.json', async () => ({
-    emails: (await latest()).map((mail) => ({ id: mail.id, to: mail.to, subject: mail.subject, text: mail.text, createdAt: mail.createdAt.toISOString() })),
-  }));
-
-  app.get('/dev/mailbox', async (_request, reply) => {
-    const items = (await latest())
-      .map((mail) => `<article><h2>${escapeHtml(mail.subject)}</h2><p>To ${escapeHtml(mail.to)} at ${mail.createdAt.toISOString()}</p><pre>${escapeHtml(mail.text)}</pre></article>`)
-      .join('<hr>');
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Mailbox</title><h1>Mailbox (development)</h1>${items || '<p>No e-mail yet.</p>'}</html>`);
-  });
-}
+export const MAILBOX_ROUTES = [
+  plainRoute({
+    name: 'dev.mailboxJson',
+    method: 'GET',
+    path: '/dev/mailbox.json',
+    body: 'none',
+    policy: POLICY,
+    openapi: false,
+    enabled,
+    handler: async (ctx) => ({
+      emails: (await latest(ctx)).map((mail) => ({ id: mail.id, to: mail.to, subject: mail.subject, text: mail.text, createdAt: mail.createdAt.toISOString() })),
+    }),
+  }),
+  plainRoute({
+    name: 'dev.mailbox',
+    method: 'GET',
+    path: '/dev/mailbox',
+    body: 'none',
+    policy: POLICY,
+    openapi: false,
+    enabled,
+    async handler(ctx, _request, reply) {
+      const items = (await latest(ctx))
+        .map((mail) => `<article><h2>${escapeHtml(mail.subject)}</h2><p>To ${escapeHtml(mail.to)} at ${mail.createdAt.toISOString()}</p><pre>${escapeHtml(mail.text)}</pre></article>`)
+        .join('<hr>');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Mailbox</title><h1>Mailbox (development)</h1>${items || '<p>No e-mail yet.</p>'}</html>`);
+    },
+  }),
+];

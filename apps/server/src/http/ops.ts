@@ -1,8 +1,9 @@
 /** Operations endpoints: liveness, readiness (database and Redis) and Prometheus metrics. */
-import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { dbPoolInUse, dbPoolPending, registry, webhookQueueDepth } from '../lib/metrics.js';
 import { countDueAttempts } from '../modules/webhooks/dispatcher.js';
+import type { RoutePolicy } from '../trpc/policy.js';
+import { plainRoute } from './plain-route.js';
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -16,40 +17,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-export async function opsPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { deps } = opts;
-
-  app.get('/healthz', async () => ({ status: 'ok' }));
-
-  app.get('/readyz', async (_request, reply) => {
-    const checks: Record<string, 'ok' | 'failing' | 'not configured'> = {};
-    try {
-      await withTimeout(deps.orm.em.getConnection().execute('select 1'), 2000);
-      checks.database = 'ok';
-    } catch {
-      checks.database = 'failing';
-    }
-    if (deps.redis) {
-      try {
-        await withTimeout(deps.redis.ping(), 1000);
-        checks.redis = 'ok';
-      } catch {
-        checks.redis = 'failing';
-      }
-    } else {
-      checks.redis = 'not configured';
-    }
-    const ready = !Object.values(checks).includes('failing');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
-  });
-
-  app.get('/metrics', async (_request, reply) => {
-    await readGauges(deps);
-    reply.type(registry.contentType);
-    return registry.metrics();
-  });
 }
 
 interface TarnPool {
@@ -70,3 +37,59 @@ async function readGauges(deps: AppDeps): Promise<void> {
     deps.log.debug({ err: error }, 'due webhook attempts not counted');
   }
 }
+
+/** For the operator's probes and scrapers on the same network; nothing of a store's data. */
+const OPS_POLICY: RoutePolicy = { auth: { kind: 'public', audience: 'seller' }, csrf: 'none', cors: 'none', errors: [] };
+
+export const OPS_ROUTES = [
+  plainRoute({
+    name: 'ops.healthz',
+    method: 'GET',
+    path: '/healthz',
+    body: 'none',
+    policy: OPS_POLICY,
+    openapi: false,
+    handler: async () => ({ status: 'ok' }),
+  }),
+  plainRoute({
+    name: 'ops.readyz',
+    method: 'GET',
+    path: '/readyz',
+    body: 'none',
+    policy: OPS_POLICY,
+    openapi: false,
+    async handler(ctx, _request, reply) {
+      const checks: Record<string, 'ok' | 'failing' | 'not configured'> = {};
+      try {
+        await withTimeout(ctx.em.getConnection().execute('select 1'), 2000);
+        checks.database = 'ok';
+      } catch {
+        checks.database = 'failing';
+      }
+      if (ctx.deps.redis) {
+        try {
+          await withTimeout(ctx.deps.redis.ping(), 1000);
+          checks.redis = 'ok';
+        } catch {
+          checks.redis = 'failing';
+        }
+      } else {
+        checks.redis = 'not configured';
+      }
+      const ready = !Object.values(checks).includes('failing');
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+    },
+  }),
+  plainRoute({
+    name: 'ops.metrics',
+    method: 'GET',
+    path: '/metrics',
+    body: 'none',
+    policy: OPS_POLICY,
+    openapi: false,
+    async handler(ctx, _request, reply) {
+      await readGauges(ctx.deps);
+      return reply.type(registry.contentType).send(await registry.metrics());
+    },
+  }),
+];

@@ -9,11 +9,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PublicError } from '../lib/errors.js';
 import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
+import type { RoutePolicy } from '../trpc/policy.js';
+import { plainRoute, type PlainRoute } from './plain-route.js';
 
 /** apps/server/, from src/http or dist/http alike. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -85,7 +87,7 @@ function notFound(reply: FastifyReply, what: string, embed = false): FastifyRepl
 
 const isEmbed = (query: unknown) => (query as { embed?: unknown }).embed === '1';
 
-/** Static assets: read once; a missing client build is a 404, not a crash. */
+/** A static asset's bytes, or undefined when the client build is missing. */
 function loadAsset(relative: string): Buffer | undefined {
   try {
     return readFileSync(PACKAGE_ROOT + relative);
@@ -96,78 +98,119 @@ function loadAsset(relative: string): Buffer | undefined {
 
 const CLIENT_MODULES = ['checkout.js', 'delivery.js', 'account.js', 'embed-checkout.js', 'common.js'];
 
-export async function pagesPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { deps } = opts;
-  const css = loadAsset('client/app.css');
-  const modules = new Map(CLIENT_MODULES.map((name) => [name, loadAsset(`dist/public/js/${name}`)]));
-  const embedScript = loadAsset('dist/public/embed.js');
+// Read once, at start: a missing client build is a 404, not a crash.
+const css = loadAsset('client/app.css');
+const modules = new Map(CLIENT_MODULES.map((name) => [name, loadAsset(`dist/public/js/${name}`)]));
+const embedScript = loadAsset('dist/public/embed.js');
 
-  app.get('/assets/app.css', async (_request, reply) => {
-    if (!css) return reply.callNotFound();
-    return reply.header('Cache-Control', 'public, max-age=300').type('text/css; charset=utf-8').send(css);
-  });
+/** A page's policy: anyone, no cookie read by the route itself (the page's script speaks to the API). */
+const PAGE_POLICY: RoutePolicy = { auth: { kind: 'public', audience: 'storefront' }, csrf: 'none', cors: 'none', errors: ['not_found'] };
 
-  app.get<{ Params: { file: string } }>('/assets/js/:file', async (request, reply) => {
-    const body = modules.get(request.params.file);
-    if (!body) return reply.callNotFound();
-    return reply.header('Cache-Control', 'public, max-age=300').type('text/javascript; charset=utf-8').send(body);
-  });
+/** A page that failed answers as a page. */
+const pageError = (embed: (request: FastifyRequest) => boolean) => (reply: FastifyReply, error: PublicError, request: FastifyRequest) =>
+  sendPage(reply, { title: error.status === 404 ? 'Not found' : 'Error', body: `<h1>${error.status === 404 ? 'Not found' : 'Something went wrong'}</h1>\n<p>${escapeHtml(error.message)}</p>`, embed: embed(request) }, error.status);
 
+const page = (route: Omit<PlainRoute, 'body' | 'policy' | 'openapi'>) =>
+  plainRoute({ body: 'none', policy: PAGE_POLICY, openapi: false, renderError: pageError((request) => isEmbed(request.query)), ...route });
+
+export const PAGE_ROUTES: PlainRoute[] = [
+  page({
+    name: 'assets.css',
+    method: 'GET',
+    path: '/assets/app.css',
+    async handler(_ctx, request, reply) {
+      if (!css) return reply.callNotFound();
+      return reply.header('Cache-Control', 'public, max-age=300').type('text/css; charset=utf-8').send(css);
+    },
+  }),
+  page({
+    name: 'assets.js',
+    method: 'GET',
+    path: '/assets/js/{file}',
+    async handler(ctx, _request, reply) {
+      const body = modules.get(ctx.params.file!);
+      if (!body) return reply.callNotFound();
+      return reply.header('Cache-Control', 'public, max-age=300').type('text/javascript; charset=utf-8').send(body);
+    },
+  }),
   // Loaded by themes from their own origin: a classic script any page may include.
-  app.get('/embed.js', async (_request, reply) => {
-    if (!embedScript) return reply.callNotFound();
-    return reply
-      .header('Access-Control-Allow-Origin', '*')
-      .header('Cross-Origin-Resource-Policy', 'cross-origin')
-      .header('Cache-Control', 'public, max-age=300')
-      .type('text/javascript; charset=utf-8')
-      .send(embedScript);
-  });
-
-  app.get<{ Params: { orderId: string } }>('/checkout/:orderId', async (request, reply) => {
-    const embed = isEmbed(request.query);
-    if (!looksLikeId(request.params.orderId)) return notFound(reply, 'There is no such order.', embed);
-    return sendPage(reply, {
-      title: 'Checkout',
-      script: 'checkout.js',
-      data: { page: 'checkout', 'order-id': request.params.orderId },
-      body: `<h1>Checkout</h1>\n${loading('Loading your order…')}`,
-      embed,
-    });
-  });
-
-  app.get<{ Params: { orderId: string } }>('/orders/:orderId', async (request, reply) => {
-    const embed = isEmbed(request.query);
-    if (!looksLikeId(request.params.orderId)) return notFound(reply, 'There is no such order.', embed);
-    return sendPage(reply, {
-      title: 'Your order',
-      script: 'delivery.js',
-      data: { page: 'delivery', 'order-id': request.params.orderId },
-      body: `<h1>Your order</h1>\n${loading('Loading your order…')}`,
-      embed,
-    });
-  });
-
-  app.get<{ Params: { subdomain: string } }>('/account/:subdomain', async (request, reply) => {
-    const subdomain = request.params.subdomain.toLowerCase();
-    const store = /^[a-z0-9-]{1,63}$/.test(subdomain) ? await deps.orm.em.fork().findOne(StoreSchema, { subdomain, banned: false }) : null;
-    if (!store) return notFound(reply, 'There is no such store.');
-    return sendPage(reply, {
-      title: `Your orders at ${store.name}`,
-      script: 'account.js',
-      data: { page: 'account', 'store-id': store.id, 'store-name': store.name },
-      body: `<h1>Your orders at ${escapeHtml(store.name)}</h1>\n${loading('Loading…')}`,
-    });
-  });
-
+  plainRoute({
+    name: 'assets.embed',
+    method: 'GET',
+    path: '/embed.js',
+    body: 'none',
+    policy: { ...PAGE_POLICY, cors: 'open' },
+    openapi: false,
+    async handler(_ctx, _request, reply) {
+      if (!embedScript) return reply.callNotFound();
+      return reply
+        .header('Cross-Origin-Resource-Policy', 'cross-origin')
+        .header('Cache-Control', 'public, max-age=300')
+        .type('text/javascript; charset=utf-8')
+        .send(embedScript);
+    },
+  }),
+  page({
+    name: 'pages.checkout',
+    method: 'GET',
+    path: '/checkout/{orderId}',
+    async handler(ctx, request, reply) {
+      const embed = isEmbed(request.query);
+      if (!looksLikeId(ctx.params.orderId!)) return notFound(reply, 'There is no such order.', embed);
+      return sendPage(reply, {
+        title: 'Checkout',
+        script: 'checkout.js',
+        data: { page: 'checkout', 'order-id': ctx.params.orderId! },
+        body: `<h1>Checkout</h1>\n${loading('Loading your order…')}`,
+        embed,
+      });
+    },
+  }),
+  page({
+    name: 'pages.order',
+    method: 'GET',
+    path: '/orders/{orderId}',
+    async handler(ctx, request, reply) {
+      const embed = isEmbed(request.query);
+      if (!looksLikeId(ctx.params.orderId!)) return notFound(reply, 'There is no such order.', embed);
+      return sendPage(reply, {
+        title: 'Your order',
+        script: 'delivery.js',
+        data: { page: 'delivery', 'order-id': ctx.params.orderId! },
+        body: `<h1>Your order</h1>\n${loading('Loading your order…')}`,
+        embed,
+      });
+    },
+  }),
+  page({
+    name: 'pages.account',
+    method: 'GET',
+    path: '/account/{subdomain}',
+    async handler(ctx, _request, reply) {
+      const subdomain = ctx.params.subdomain!.toLowerCase();
+      const store = /^[a-z0-9-]{1,63}$/.test(subdomain) ? await ctx.em.findOne(StoreSchema, { subdomain, banned: false }) : null;
+      if (!store) return notFound(reply, 'There is no such store.');
+      return sendPage(reply, {
+        title: `Your orders at ${store.name}`,
+        script: 'account.js',
+        data: { page: 'account', 'store-id': store.id, 'store-name': store.name },
+        body: `<h1>Your orders at ${escapeHtml(store.name)}</h1>\n${loading('Loading…')}`,
+      });
+    },
+  }),
   // What /embed.js opens in its overlay: creates the order, then goes on to its checkout page.
-  app.get('/embed/checkout', async (_request, reply) =>
-    sendPage(reply, {
-      title: 'Checkout',
-      script: 'embed-checkout.js',
-      data: { page: 'embed-checkout' },
-      body: `<h1>Checkout</h1>\n${loading('Preparing your checkout…')}`,
-      embed: true,
-    }),
-  );
-}
+  page({
+    name: 'pages.embedCheckout',
+    method: 'GET',
+    path: '/embed/checkout',
+    async handler(_ctx, _request, reply) {
+      return sendPage(reply, {
+        title: 'Checkout',
+        script: 'embed-checkout.js',
+        data: { page: 'embed-checkout' },
+        body: `<h1>Checkout</h1>\n${loading('Preparing your checkout…')}`,
+        embed: true,
+      });
+    },
+  }),
+];

@@ -1,15 +1,15 @@
 /**
- * `POST /api/payments/{gateway}/webhook`: inbound gateway notifications. The body is kept
- * as raw bytes (whatever its content type) because the signature covers exactly those
- * bytes; nothing is parsed before it verifies. CSRF does not apply (no session).
+ * `POST /api/payments/{gateway}/webhook`: inbound gateway notifications. The body is kept as
+ * raw bytes (whatever its content type) because the signature covers exactly those bytes;
+ * nothing is parsed before it verifies. No session is read, so CSRF does not apply.
  */
-import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { AppError, toPublicError } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
 import { handleNotification, type PaymentNotification } from '../modules/payments/notifications.js';
 import { STRIPE_SIGNATURE_HEADER, verifyStripeNotification } from '../modules/payments/stripe-gateway.js';
 import { TEST_SIGNATURE_HEADER, verifyTestNotification } from '../modules/payments/test-gateway.js';
-import { sendError } from './error-reply.js';
+import { plainRoute } from './plain-route.js';
 
 /** A verified notification, or null for a genuine event that concerns no payment of ours (answered 200 `ignored`). */
 type Verifier = (deps: AppDeps, raw: Buffer, headers: Record<string, string | string[] | undefined>) => PaymentNotification | null | Promise<PaymentNotification | null>;
@@ -24,28 +24,32 @@ export const VERIFIERS: Record<string, Verifier> = {
   stripe: (deps, raw, headers) => verifyStripeNotification(deps.config, raw, header(headers[STRIPE_SIGNATURE_HEADER]), deps.clock.now()),
 };
 
-export async function paymentWebhooksPlugin(app: FastifyInstance, opts: { deps: AppDeps; verifiers?: Record<string, Verifier> }): Promise<void> {
-  const verifiers = opts.verifiers ?? VERIFIERS;
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
-
-  app.post<{ Params: { gateway: string } }>('/api/payments/:gateway/webhook', async (request, reply) => {
-    try {
-      const verify = verifiers[request.params.gateway];
-      if (!verify) throw new AppError('not_found', 'Unknown payment gateway.');
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const notification = await verify(opts.deps, raw, request.headers);
-      if (!notification) {
-        request.log.info({ gateway: request.params.gateway, outcome: 'ignored' }, 'payment notification');
-        return reply.code(200).send({ outcome: 'ignored' });
-      }
-      const outcome = await handleNotification(opts.deps.orm.em.fork(), request.params.gateway, notification, opts.deps.clock.now());
-      request.log.info({ gateway: request.params.gateway, eventId: notification.eventId, orderId: notification.orderId, outcome }, 'payment notification');
-      return reply.code(200).send({ outcome });
-    } catch (error) {
-      const pub = toPublicError(error);
-      if (pub.internal) request.log.error({ err: error }, 'payment notification failed');
-      return sendError(reply, pub);
+export const paymentNotificationRoute = plainRoute({
+  name: 'payments.notification',
+  method: 'POST',
+  path: '/api/payments/{gateway}/webhook',
+  body: 'raw',
+  query: z.strictObject({}),
+  policy: { auth: { kind: 'signature' }, csrf: 'none', cors: 'none', errors: ['not_found', 'validation_failed', 'payload_too_large'] },
+  openapi: {
+    operationId: 'payments-notification',
+    summary: 'Inbound payment notification (stripe: Stripe-Signature; test: X-Test-Signature t=<unix>,v1=<hex>); verified on the raw bytes',
+    tags: ['payments'],
+    requestParams: { path: z.object({ gateway: z.enum(['stripe', 'test']) }) },
+    responses: { 200: { description: 'Handled', content: { 'application/json': { schema: z.object({ outcome: z.string() }) } } } },
+  },
+  async handler(ctx, request, reply) {
+    const gateway = ctx.params.gateway!;
+    const verify = VERIFIERS[gateway];
+    if (!verify) throw new AppError('not_found', 'Unknown payment gateway.');
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const notification = await verify(ctx.deps, raw, request.headers);
+    if (!notification) {
+      request.log.info({ gateway, outcome: 'ignored' }, 'payment notification');
+      return reply.code(200).send({ outcome: 'ignored' });
     }
-  });
-}
+    const outcome = await handleNotification(ctx.em, gateway, notification, ctx.clock.now());
+    request.log.info({ gateway, eventId: notification.eventId, orderId: notification.orderId, outcome }, 'payment notification');
+    return reply.code(200).send({ outcome });
+  },
+});

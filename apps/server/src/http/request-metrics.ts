@@ -1,49 +1,25 @@
 /**
  * Counts and times every request by method, route template and status, at the root so no
  * plugin's encapsulation hides a route. A REST route is named by its documented template
- * (`/api/merchant/v1/stores/{storeId}/orders`), not by the adapter's catch-all; a /trpc call
- * by its procedure; anything that matched no route is `unmatched`, so ids never become labels.
+ * (`/api/merchant/v1/stores/{storeId}/orders`, from the route table), not by the adapter's
+ * catch-all; a /trpc call by its procedure; anything that matched no route is `unmatched`, so
+ * ids never become label values.
  */
-import type { AnyRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { httpDuration, httpRequests } from '../lib/metrics.js';
-import type { SvcMeta } from '../trpc/init.js';
+import type { RouteTable } from '../trpc/route-table.js';
 
 const REST_CATCH_ALL = '/api/*';
 const TRPC_ROUTE = '/trpc/:path';
 
-/** Resolves a REST request's path (no query) to its OpenAPI template, in one radix-tree lookup. */
-export function restTemplates(router: AnyRouter, basePath = '/api'): (method: string, path: string) => string | undefined {
-  const lookup = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 2048 });
-  const procedures = router._def.procedures as Record<string, { _def: { meta?: SvcMeta } }>;
-  for (const procedure of Object.values(procedures)) {
-    const openapi = procedure._def.meta?.openapi;
-    if (!openapi?.path) continue;
-    const template = `${basePath}${openapi.path}`;
-    lookup.on(openapi.method, template.replace(/\{(\w+)\}/g, ':$1'), () => undefined, { template });
-  }
-  return (method, path) => {
-    const found = lookup.find(method as 'GET', path);
-    return (found?.store as { template?: string } | undefined)?.template;
-  };
-}
-
-/** `/trpc/orders.list` for one procedure; `/trpc/(batch)` for several. */
-function trpcTemplate(request: FastifyRequest): string {
-  const raw = (request.params as { path?: string }).path ?? '';
-  return raw.includes(',') || raw.includes('%2C') ? '/trpc/(batch)' : `/trpc/${raw}`;
-}
-
-export function installRequestMetrics(app: FastifyInstance, router: AnyRouter): void {
-  const restTemplate = restTemplates(router);
-  const trpcProcedures = new Set(Object.keys(router._def.procedures as object));
+export function installRequestMetrics(app: FastifyInstance, table: RouteTable): void {
   const routeOf = (request: FastifyRequest): string => {
     const url = request.routeOptions.url;
-    if (url === REST_CATCH_ALL) return restTemplate(request.method, request.publicPath) ?? 'unmatched';
+    if (url === REST_CATCH_ALL) return table.match(request.method, request.publicPath)?.path ?? 'unmatched';
     if (url === TRPC_ROUTE) {
-      const template = trpcTemplate(request);
-      return template === '/trpc/(batch)' || trpcProcedures.has(template.slice(6)) ? template : 'unmatched';
+      const raw = (request.params as { path?: string }).path ?? '';
+      if (raw.includes(',')) return '/trpc/(batch)';
+      return table.procedure(raw) ? `/trpc/${raw}` : 'unmatched';
     }
     return url ? url.replace(/:(\w+)/g, '{$1}') : 'unmatched';
   };

@@ -11,7 +11,8 @@ import type { AppDeps } from '../deps.js';
 import { AppError, invalidField } from '../lib/errors.js';
 import { contextFactory } from '../trpc/context.js';
 import { logAdapterError } from '../trpc/adapter-options.js';
-import type { SvcErrorData, SvcMeta } from '../trpc/init.js';
+import type { SvcErrorData } from '../trpc/init.js';
+import { API_BASE_PATH, type RouteTable } from '../trpc/route-table.js';
 import { useJsonBodies } from './json-body.js';
 
 interface ErrorShapeBody {
@@ -35,33 +36,9 @@ export function reshapeRestError(payload: string): string {
   return JSON.stringify(body);
 }
 
-function successStatusByPath(router: AnyRouter): Map<string, number> {
-  const statuses = new Map<string, number>();
-  const procedures = router._def.procedures as Record<string, { _def: { meta?: SvcMeta } }>;
-  for (const [path, procedure] of Object.entries(procedures)) {
-    const status = procedure._def.meta?.successStatus;
-    if (status) statuses.set(path, status);
-  }
-  return statuses;
-}
-
-/** Each REST route's method, full path pattern and path parameter names, from the procedures' meta. */
-function pathParamsByRoute(router: AnyRouter, basePath: string): Array<{ method: string; pattern: RegExp; params: string[] }> {
-  const procedures = router._def.procedures as Record<string, { _def: { meta?: SvcMeta } }>;
-  return Object.values(procedures).flatMap((procedure) => {
-    const openapi = procedure._def.meta?.openapi;
-    if (!openapi?.path) return [];
-    const params = [...openapi.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-    if (params.length === 0) return [];
-    const source = `${basePath}${openapi.path}`.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '([^/]+)');
-    return [{ method: openapi.method, pattern: new RegExp(`^${source}/?$`), params }];
-  });
-}
-
-export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; router: AnyRouter }): Promise<void> {
+export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; router: AnyRouter; table: RouteTable }): Promise<void> {
+  const { table } = opts;
   useJsonBodies(app, opts.deps.config.bodyLimitBytes);
-  const statuses = successStatusByPath(opts.router);
-  const routeParams = pathParamsByRoute(opts.router, '/api');
   const createContext = contextFactory(opts.deps);
 
   // A POST without a body (rotate, test, retry) needs no Content-Type: the adapter would
@@ -86,8 +63,9 @@ export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; ro
     // The adapter also lets the path's parameters overwrite body fields of the same name, so
     // `{ "storeId": <another store> }` in the body of /stores/{storeId}/... would be dropped
     // silently. A path parameter is never a body field: name it like any unknown field.
-    const route = routeParams.find((candidate) => candidate.method === request.method && candidate.pattern.test(request.publicPath));
-    const clashes = route?.params.filter((name) => Object.hasOwn(body, name)) ?? [];
+    const route = table.match(request.method, request.publicPath);
+    const params = route ? [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!) : [];
+    const clashes = params.filter((name) => Object.hasOwn(body, name));
     if (clashes.length > 0) {
       throw new AppError('validation_failed', undefined, { issues: clashes.map((name) => ({ path: name, message: 'Unknown field.' })) });
     }
@@ -99,14 +77,14 @@ export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; ro
   });
 
   await app.register(fastifyTRPCOpenApiPlugin, {
-    basePath: '/api',
+    basePath: API_BASE_PATH,
     router: opts.router,
     maxBodySize: opts.deps.config.bodyLimitBytes,
     createContext: ({ req, res }: { req: unknown; res: unknown }) => createContext({ req, res } as Parameters<typeof createContext>[0]),
     onError: logAdapterError,
     responseMeta: ({ paths, errors }: { paths?: string[]; errors: unknown[] }) => {
       if (errors.length > 0) return {};
-      const status = paths?.length === 1 ? statuses.get(paths[0]!) : undefined;
+      const status = paths?.length === 1 ? table.procedure(paths[0]!)?.policy.successStatus : undefined;
       return status ? { status } : {};
     },
   } as never);

@@ -6,57 +6,57 @@
  * no script. The checkout token (form field, query or svc_checkout cookie) opens the order.
  */
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../deps.js';
-import { readCookie } from '../lib/cookies.js';
-import { AppError, toPublicError } from '../lib/errors.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { AppError, type PublicError } from '../lib/errors.js';
 import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
 import { minorToAmount } from '../lib/money.js';
-import { CHECKOUT_COOKIE, orderForToken } from '../modules/checkout/checkout.service.js';
+import { checkoutTokenFor } from '../modules/checkout/checkout-cookie.js';
+import { orderForToken } from '../modules/checkout/checkout.service.js';
 import { publicOrderNumber } from '../modules/orders/orders.service.js';
 import { handleNotification } from '../modules/payments/notifications.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
+import type { RoutePolicy } from '../trpc/policy.js';
 import { sendPage } from './pages.js';
+import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
 
-interface PayRequest {
-  Params: { orderId: string };
-  Querystring: { token?: string; embed?: string };
-  Body: Record<string, string> | undefined;
+const enabled = (config: Config) => !config.isProduction && !!config.testGatewaySecret;
+const POLICY: RoutePolicy = { auth: { kind: 'buyer', staffSession: false }, csrf: 'none', cors: 'none', errors: ['not_found'] };
+
+/** The checkout token: the form's field, the query, or the svc_checkout cookie naming this order. */
+function tokenOf(ctx: PlainContext, body: Record<string, string> | undefined): string | undefined {
+  return body?.token ?? ctx.query.token ?? checkoutTokenFor(ctx.request.credentials.checkout, ctx.params.orderId!);
 }
 
-function tokenOf(request: FastifyRequest<PayRequest>): string | undefined {
-  const given = request.body?.token ?? request.query.token;
-  if (given) return given;
-  const [cookieOrder, cookieToken] = (readCookie(request, CHECKOUT_COOKIE) ?? '').split('.');
-  return cookieOrder === request.params.orderId ? cookieToken : undefined;
+async function open(ctx: PlainContext, body: Record<string, string> | undefined) {
+  const orderId = ctx.params.orderId!;
+  if (!looksLikeId(orderId)) throw new AppError('not_found', 'There is no such order.');
+  const token = tokenOf(ctx, body);
+  if (!token) throw new AppError('unauthorized', 'Open this page from the checkout.');
+  const order = await orderForToken(ctx.em, orderId, token);
+  const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
+  return { order, store, token };
 }
 
-export async function testPayPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { deps } = opts;
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+const payError = (reply: FastifyReply, error: PublicError, request: FastifyRequest) =>
+  sendPage(reply, { title: 'Test payment', body: `<h1>Test payment</h1>\n<p role="alert">${escapeHtml(error.message)}</p>`, embed: isEmbedQuery(request) }, error.status);
 
-  const open = async (request: FastifyRequest<PayRequest>) => {
-    if (!looksLikeId(request.params.orderId)) throw new AppError('not_found', 'There is no such order.');
-    const token = tokenOf(request);
-    if (!token) throw new AppError('unauthorized', 'Open this page from the checkout.');
-    const em = deps.orm.em.fork();
-    const order = await orderForToken(em, request.params.orderId, token);
-    const store = await em.findOneOrFail(StoreSchema, { id: order.store.id });
-    return { em, order, store, token };
-  };
+const isEmbedQuery = (request: FastifyRequest) => (request.query as { embed?: string }).embed === '1';
 
-  const fail = (reply: Parameters<typeof sendPage>[0], error: unknown, embed: boolean) => {
-    const pub = toPublicError(error);
-    return sendPage(reply, { title: 'Test payment', body: `<h1>Test payment</h1>\n<p role="alert">${escapeHtml(pub.message)}</p>`, embed }, pub.status);
-  };
-
-  app.get<PayRequest>('/pay/test/:orderId', async (request, reply) => {
-    const embed = request.query.embed === '1';
-    try {
-      const { order, store, token } = await open(request);
+export const TEST_PAY_ROUTES: PlainRoute[] = [
+  plainRoute({
+    name: 'testPay.page',
+    method: 'GET',
+    path: '/pay/test/{orderId}',
+    body: 'none',
+    policy: POLICY,
+    openapi: false,
+    enabled,
+    renderError: payError,
+    async handler(ctx, request, reply) {
+      const embed = isEmbedQuery(request);
+      const { order, store, token } = await open(ctx, undefined);
       const amount = `${minorToAmount(order.priceMinor, order.currency).toFixed(2)} ${order.currency}`;
       const back = `/checkout/${order.id}?token=${encodeURIComponent(token)}${embed ? '&embed=1' : ''}`;
       const payable = order.status === 'pending' && order.paymentMethod === 'test';
@@ -77,28 +77,31 @@ ${
 }
 <p><a href="${escapeHtml(back)}">Back to the checkout</a></p>`;
       return sendPage(reply, { title: 'Test payment', body, embed });
-    } catch (error) {
-      return fail(reply, error, embed);
-    }
-  });
-
-  app.post<PayRequest>('/pay/test/:orderId', async (request, reply) => {
-    const embed = request.query.embed === '1';
-    try {
-      const { em, order, token } = await open(request);
+    },
+  }),
+  plainRoute({
+    name: 'testPay.pay',
+    method: 'POST',
+    path: '/pay/test/{orderId}',
+    body: 'form',
+    policy: POLICY,
+    openapi: false,
+    enabled,
+    renderError: payError,
+    async handler(ctx, request, reply) {
+      const embed = isEmbedQuery(request);
+      const { order, token } = await open(ctx, request.body as Record<string, string> | undefined);
       if (order.status === 'pending' && order.paymentMethod === 'test') {
         const eventId = `page_${randomBytes(12).toString('hex')}`;
         const outcome = await handleNotification(
-          em,
+          ctx.em,
           'test',
           { eventId, kind: 'paid', orderId: order.id, amountMinor: order.priceMinor, currency: order.currency, providerRef: `test:${eventId}` },
-          deps.clock.now(),
+          ctx.clock.now(),
         );
         request.log.info({ gateway: 'test', eventId, orderId: order.id, outcome }, 'test pay page');
       }
       return reply.redirect(`/orders/${order.id}?token=${encodeURIComponent(token)}${embed ? '&embed=1' : ''}`, 303);
-    } catch (error) {
-      return fail(reply, error, embed);
-    }
-  });
-}
+    },
+  }),
+];

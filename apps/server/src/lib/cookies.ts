@@ -1,24 +1,10 @@
-/** Reading and writing cookies on fastify requests and replies. */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const index = part.indexOf('=');
-    if (index < 0) continue;
-    if (part.slice(0, index).trim() === name) {
-      const value = part.slice(index + 1).trim();
-      try {
-        return decodeURIComponent(value);
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
-}
-
+/**
+ * Cookies as data: what a service or a guard wants set or cleared is written to the request's
+ * ResponseSink; http/response-sink.ts hands it to @fastify/cookie when the answer is sent. Each
+ * cookie's name, format and options live in one module of its own (identity/session-cookie,
+ * customers/customer-cookie, checkout/checkout-cookie); reading them is done once, when the
+ * request context is resolved (trpc/context.ts).
+ */
 export interface CookieOptions {
   maxAgeSeconds: number;
   secure: boolean;
@@ -26,20 +12,28 @@ export interface CookieOptions {
   path?: string;
 }
 
-export function setCookie(reply: FastifyReply, name: string, value: string, options: CookieOptions): void {
-  const parts = [
-    `${name}=${encodeURIComponent(value)}`,
-    `Path=${options.path ?? '/'}`,
-    `Max-Age=${options.maxAgeSeconds}`,
-    'HttpOnly',
-    `SameSite=${options.sameSite}`,
-  ];
-  if (options.secure) parts.push('Secure');
-  const existing = reply.getHeader('set-cookie');
-  const list = existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)];
-  reply.header('set-cookie', [...list.filter((cookie) => !cookie.startsWith(`${name}=`)), parts.join('; ')]);
+export interface CookieChange {
+  name: string;
+  /** '' with maxAgeSeconds 0 clears the cookie. */
+  value: string;
+  options: CookieOptions;
 }
 
-export function clearCookie(reply: FastifyReply, name: string, options: Omit<CookieOptions, 'maxAgeSeconds'>): void {
-  setCookie(reply, name, '', { ...options, maxAgeSeconds: 0 });
+/** Headers and cookies a request's answer should carry, whatever its status. Plain data. */
+export interface ResponseSink {
+  headers: Record<string, string>;
+  cookies: CookieChange[];
+}
+
+export function newResponseSink(): ResponseSink {
+  return { headers: {}, cookies: [] };
+}
+
+/** Sets a cookie (httpOnly always); a later change of the same cookie replaces an earlier one. */
+export function setCookie(sink: ResponseSink, name: string, value: string, options: CookieOptions): void {
+  sink.cookies = [...sink.cookies.filter((cookie) => cookie.name !== name), { name, value, options }];
+}
+
+export function clearCookie(sink: ResponseSink, name: string, options: Omit<CookieOptions, 'maxAgeSeconds'>): void {
+  setCookie(sink, name, '', { ...options, maxAgeSeconds: 0 });
 }

@@ -4,9 +4,6 @@
  * The database is loaded on first use, not at start-up.
  */
 import { createRequire } from 'node:module';
-import type { FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
-import { viaTrustedProxy } from './trust-proxy.js';
 
 const COUNTRY = /^[A-Z]{2}$/;
 const require = createRequire(import.meta.url);
@@ -18,12 +15,9 @@ export function countryOfIp(ip: string): string {
   return found && COUNTRY.test(found) ? found : 'XX';
 }
 
-export function buyerCountry(config: Config, request: FastifyRequest): string {
-  // Only a request that came through a trusted proxy may name its country in a header.
-  if (viaTrustedProxy(config.isTrustedProxy, request)) {
-    const header = request.headers[config.countryHeader];
-    const value = typeof header === 'string' ? header.trim().toUpperCase() : '';
-    if (COUNTRY.test(value) && value !== 'XX' && value !== 'T1') return value;
-  }
+/** `proxyCountry` is set only for a request that came through a trusted proxy (trpc/context.ts). */
+export function buyerCountry(request: { ip: string; proxyCountry: string | undefined }): string {
+  const value = request.proxyCountry?.trim().toUpperCase() ?? '';
+  if (COUNTRY.test(value) && value !== 'XX' && value !== 'T1') return value;
   return countryOfIp(request.ip);
 }

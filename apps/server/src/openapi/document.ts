@@ -1,30 +1,39 @@
 /**
- * The OpenAPI 3.1 document, generated from the router by trpc-to-openapi and then
- * corrected where the generator cannot know better: full `/api/...` paths, our error
- * body, 201/204 success statuses, 429 with its headers where a route is limited,
- * 413/415 where a body is accepted, and the Idempotency-Key header with 409/422 where a
- * route honours it.
+ * The OpenAPI 3.1 document: the procedures' request and response schemas as trpc-to-openapi
+ * generates them, and everything else from the route table: full `/api/...` paths, the success
+ * status, every error status the route can answer (with the codes behind it, all in our error
+ * body), security, 429 with its headers where a route is limited, the Idempotency-Key header and
+ * its 409/422, and the plain API routes (payment notifications, uploads, downloads).
  */
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { ZErrorBody, ZStoredFile } from '@svc/schemas';
+import { ERROR_STATUS, ZErrorBody, type TErrorCode } from '@svc/schemas';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import type { SvcMeta } from '../trpc/init.js';
+import { PLAIN_ROUTES } from '../http/plain-routes.js';
+import type { AuthSurface } from '../trpc/policy.js';
+import { API_BASE_PATH, routeTable, type PlainRouteDeclaration, type RouteEntry } from '../trpc/route-table.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export const API_BASE_PATH = '/api';
+export { API_BASE_PATH };
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
-function errorResponse(description: string, headers?: Json): Json {
-  return {
-    description,
-    ...(headers && { headers }),
-    content: { 'application/json': { schema: ERROR_REF } },
-  };
-}
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input, or a rule of the route refuses it',
+  401: 'Missing or invalid credentials',
+  403: 'Not allowed',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict with the current state',
+  413: 'Request body too large',
+  415: 'Body is not in a media type the route takes',
+  422: 'Unprocessable',
+  429: 'Rate limit exceeded',
+  500: 'Internal server error',
+  503: 'The database is unavailable; retry shortly',
+};
 
 const RATE_LIMIT_HEADERS: Json = {
   'Retry-After': { description: 'Seconds until a request will be counted again', schema: { type: 'integer' } },
@@ -49,20 +58,6 @@ const REPLAYED_HEADERS: Json = {
   'Idempotent-Replayed': { description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
 };
 
-const DESCRIPTIONS: Record<string, string> = {
-  '400': 'Invalid input',
-  '401': 'Missing or invalid credentials',
-  '403': 'Not allowed',
-  '404': 'Not found',
-  '409': 'Conflict with the current state',
-  '413': 'Request body too large',
-  '415': 'Body is not application/json',
-  '429': 'Rate limit exceeded',
-  '500': 'Internal server error',
-};
-
-const SECURITY_SCHEME = { apiKey: 'bearerAuth', session: 'sessionCookie', customer: 'customerCookie' } as const;
-
 const COOKIE_SCHEMES: Json = {
   sessionCookie: {
     type: 'apiKey',
@@ -73,83 +68,72 @@ const COOKIE_SCHEMES: Json = {
   customerCookie: { type: 'apiKey', in: 'cookie', name: 'svc_customer', description: 'Customer session from POST /api/customer/auth/verify.' },
 };
 
-function metaByOperation(router: AnyRouter): Map<string, SvcMeta> {
-  const map = new Map<string, SvcMeta>();
-  const procedures = router._def.procedures as Record<string, { _def: { meta?: SvcMeta } }>;
-  for (const procedure of Object.values(procedures)) {
-    const meta = procedure._def.meta;
-    if (meta?.openapi) map.set(`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta);
+/** The security requirement of an auth surface; none for public, buyer (its credentials vary) and signed routes. */
+function securityOf(auth: AuthSurface): Json[] | undefined {
+  switch (auth.kind) {
+    case 'apiKey':
+      return [{ bearerAuth: [] }];
+    case 'session':
+      return [{ sessionCookie: [] }];
+    case 'customer':
+      return [{ customerCookie: [] }];
+    default:
+      return undefined;
   }
-  return map;
 }
 
-/** Routes served by Fastify itself rather than by a procedure (multipart uploads). */
-const PLAIN_ROUTES: ZodOpenApiPathsObject = {
-  '/dashboard/stores/{storeId}/products/{productId}/files': {
-    post: {
-      operationId: 'catalog-uploadFile',
-      summary: 'Upload a downloadable file for a product (multipart/form-data, one part named "file")',
-      tags: ['dashboard: products'],
-      security: [{ sessionCookie: [] }],
-      requestParams: { path: z.object({ storeId: z.string(), productId: z.string() }) },
-      requestBody: {
-        required: true,
-        content: { 'multipart/form-data': { schema: z.object({ file: z.string().meta({ format: 'binary' }) }) } },
-      },
-      responses: {
-        201: { description: 'The stored file', content: { 'application/json': { schema: ZStoredFile } } },
-        400: { description: 'No file attached' },
-        401: { description: 'Missing or invalid credentials' },
-        403: { description: 'Not allowed' },
-        404: { description: 'Not found' },
-        413: { description: 'File too large' },
-        415: { description: 'Not multipart/form-data' },
-      },
-    },
-  },
-  '/orders/{orderId}/payment-proof': {
-    post: {
-      operationId: 'payments-uploadProof',
-      summary: 'Upload proof of a manual payment (multipart/form-data, one part named "file"); the checkout token in ?token= or the svc_checkout cookie',
-      tags: ['buyer'],
-      requestParams: { path: z.object({ orderId: z.string() }), query: z.object({ token: z.string().optional() }) },
-      requestBody: { required: true, content: { 'multipart/form-data': { schema: z.object({ file: z.string().meta({ format: 'binary' }) }) } } },
-      responses: {
-        201: { description: 'Stored; the seller reviews it and marks the order paid' },
-        400: { description: 'No file, or the order is not awaiting payment' },
-        401: { description: 'No checkout token' },
-        403: { description: 'Wrong checkout token' },
-        404: { description: 'Not found' },
-        409: { description: 'Manual payment not chosen' },
-        413: { description: 'File too large' },
-      },
-    },
-  },
-  '/orders/{orderId}/files/{fileId}': {
-    get: {
-      operationId: 'fulfilment-downloadFile',
-      summary: 'Download a file of a paid order through the signed, expiring link from /delivery',
-      tags: ['buyer'],
-      requestParams: { path: z.object({ orderId: z.string(), fileId: z.string() }), query: z.object({ expires: z.string(), sig: z.string() }) },
-      responses: { 200: { description: 'The file' }, 403: { description: 'Link expired or not valid' }, 404: { description: 'Not found' } },
-    },
-  },
-  '/payments/{gateway}/webhook': {
-    post: {
-      operationId: 'payments-notification',
-      summary: 'Inbound payment notification (stripe: Stripe-Signature; test: X-Test-Signature t=<unix>,v1=<hex>); verified on the raw bytes',
-      tags: ['payments'],
-      requestParams: { path: z.object({ gateway: z.enum(['stripe', 'test']) }) },
-      responses: {
-        200: { description: 'Handled', content: { 'application/json': { schema: z.object({ outcome: z.string() }) } } },
-        400: { description: 'Signature or body not valid' },
-        404: { description: 'Unknown or unconfigured gateway' },
-      },
-    },
-  },
-};
+function errorResponse(status: number, codes: TErrorCode[], headers?: Json): Json {
+  return {
+    description: `${DESCRIPTIONS[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}`,
+    ...(headers && { headers }),
+    content: { 'application/json': { schema: ERROR_REF } },
+  };
+}
 
-export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json {
+/** A plain route's operation for the generator, with the path relative to the API base. */
+function plainPaths(routes: readonly PlainRouteDeclaration[]): ZodOpenApiPathsObject {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    if (route.openapi === false) continue;
+    const path = route.path.slice(API_BASE_PATH.length);
+    const requestParams = route.query ? { ...route.openapi.requestParams, query: route.query } : route.openapi.requestParams;
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: { responses: {}, ...route.openapi, requestParams } };
+  }
+  return paths;
+}
+
+/** Rewrites an operation's responses from the route table. */
+function describe(operation: Json, entry: RouteEntry): void {
+  const { policy } = entry;
+  const responses: Json = {};
+  for (const [status, response] of Object.entries(operation.responses ?? {}) as [string, Json][]) {
+    if (!status.startsWith('2')) continue;
+    if (policy.successStatus === 204) responses['204'] = { description: 'No content' };
+    else responses[String(policy.successStatus ?? status)] = response;
+  }
+  const limited = policy.rateLimit !== undefined || policy.auth.kind === 'apiKey';
+  const byStatus = new Map<number, TErrorCode[]>();
+  for (const code of entry.errorCodes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const [status, codes] of byStatus) {
+    responses[String(status)] = errorResponse(status, codes, status === 429 && limited ? RATE_LIMIT_HEADERS : status === 409 && policy.idempotency ? { 'Retry-After': RATE_LIMIT_HEADERS['Retry-After'] } : undefined);
+  }
+  if (policy.rateLimit) {
+    const { max, windowMs } = policy.rateLimit;
+    responses['429'].description += ` (${max} per ${windowMs / 1000} s per client)`;
+  }
+  if (policy.idempotency) {
+    operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER];
+    for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+      if (status.startsWith('2')) responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...REPLAYED_HEADERS } };
+    }
+  }
+  // Public, buyer and signed routes need no scheme: say so (`[]`) rather than inherit one.
+  operation.security = securityOf(policy.auth) ?? [];
+  operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export function buildOpenApiDocument(router: AnyRouter, plainRoutes: readonly PlainRouteDeclaration[] = PLAIN_ROUTES, version = '1.0.0'): Json {
+  const table = routeTable(router, plainRoutes);
   const document = generateOpenApiDocument(router, {
     title: 'svc API',
     description: 'Merchant, buyer, theme and public routes of svc. Error bodies are `{ error, code, issues? }`.',
@@ -158,50 +142,18 @@ export function buildOpenApiDocument(router: AnyRouter, version = '1.0.0'): Json
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'Merchant API key (`sk_...`)' },
     },
-    paths: PLAIN_ROUTES,
+    paths: plainPaths(plainRoutes),
   }) as Json;
 
-  const metas = metaByOperation(router);
   const paths: Json = {};
   for (const [path, item] of Object.entries(document.paths ?? {}) as [string, Json][]) {
+    const full = `${API_BASE_PATH}${path}`;
     for (const [method, operation] of Object.entries(item) as [string, Json][]) {
       if (typeof operation !== 'object' || !operation.responses) continue;
-      const meta = metas.get(`${method} ${path}`);
-      const responses: Json = {};
-      for (const [status, response] of Object.entries(operation.responses) as [string, Json][]) {
-        if (status.startsWith('2')) {
-          if (meta?.successStatus === 204) responses['204'] = { description: 'No content' };
-          else responses[String(meta?.successStatus ?? status)] = response;
-        } else {
-          responses[status] = errorResponse(DESCRIPTIONS[status] ?? response.description ?? 'Error');
-        }
-      }
-      if (operation.requestBody?.content?.['application/json']) {
-        responses['413'] = errorResponse(DESCRIPTIONS['413']!);
-        responses['415'] = errorResponse(DESCRIPTIONS['415']!);
-      }
-      if (meta?.rateLimit) {
-        const { max, windowMs } = meta.rateLimit;
-        responses['429'] = errorResponse(`${DESCRIPTIONS['429']} (${max} per ${windowMs / 1000} s per client)`, RATE_LIMIT_HEADERS);
-      }
-      if (meta?.idempotent) {
-        operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER];
-        for (const [status, response] of Object.entries(responses) as [string, Json][]) {
-          if (status.startsWith('2')) responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...REPLAYED_HEADERS } };
-        }
-        responses['409'] = errorResponse('A request with this Idempotency-Key is still being processed (`idempotency_key_in_use`); retry shortly', {
-          'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-        });
-        responses['422'] = errorResponse('This Idempotency-Key was already used with another body (`idempotency_key_reused`)');
-      }
-      if (meta?.auth) {
-        operation.security = [{ [SECURITY_SCHEME[meta.auth]]: [] }];
-        responses['401'] ??= errorResponse(DESCRIPTIONS['401']!);
-        responses['403'] ??= errorResponse(DESCRIPTIONS['403']!);
-      }
-      operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+      const entry = table.match(method.toUpperCase(), full);
+      if (entry) describe(operation, entry);
     }
-    paths[`${API_BASE_PATH}${path}`] = item;
+    paths[full] = item;
   }
   document.paths = paths;
   document.servers = [{ url: '/' }];

@@ -1,7 +1,7 @@
 /**
- * The one Idempotency-Key step, for procedures whose meta says `idempotent: true` (the
- * order-creating routes). A request with the header claims (procedure, store, key) before
- * the procedure runs:
+ * The one Idempotency-Key step, for procedures whose policy declares `idempotency` (the
+ * order-creating routes), scoped to the store the input names in the declared field. A request
+ * with the header claims (procedure, store, key) before the procedure runs:
  * - the same key and body again replays the stored answer with `Idempotent-Replayed: true`
  *   and runs nothing (the REST status follows from the route's meta, as the first time);
  * - the same key with another body is 422 idempotency_key_reused;
@@ -10,9 +10,10 @@
  *   CLAIM_TIMEOUT_MS (a crashed process) may be taken over.
  * The body is compared by SHA-256 of its canonical JSON (sorted keys), so whitespace and
  * key order do not make another body. Keys are kept RETENTION_MS (pruneIdempotencyKeys).
- * Without the header nothing changes.
+ * Without the header nothing changes. A replay runs the procedure's resolver only as far as
+ * `replayable()`, which answers the stored data instead (the route table refuses an idempotent
+ * procedure whose resolver is not wrapped).
  */
-import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
 import type { AppDeps } from '../deps.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
@@ -29,8 +30,8 @@ export const IDEMPOTENCY_CLAIM_TIMEOUT_MS = 60_000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /** The request's key; undefined without the header, 400 when it is not 1..255 printable ASCII characters. */
-export function idempotencyKeyOf(ctx: Pick<Context, 'req'>): string | undefined {
-  const value = ctx.req.headers['idempotency-key'];
+export function idempotencyKeyOf(ctx: Pick<Context, 'request'>): string | undefined {
+  const value = ctx.request.credentials.idempotencyKey;
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !KEY_PATTERN.test(value)) {
     throw invalidField(IDEMPOTENCY_HEADER, 'Must be 1 to 255 printable ASCII characters.');
@@ -59,10 +60,10 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The store a request is for, as the client gave it (`shopId` or `storeId`); '' when none. */
-function scopeOf(input: unknown): string {
+/** The store a request is for, as the client gave it in the route's declared field; '' when none. */
+function scopeOf(input: unknown, storeField: string): string {
   if (!isPlainObject(input)) return '';
-  const store = input.shopId ?? input.storeId;
+  const store = input[storeField];
   return typeof store === 'string' ? store : '';
 }
 
@@ -158,27 +159,53 @@ async function decide(ctx: Context, claim: Claim): Promise<Decision> {
     if (existing.response !== null) return { run: false, response: existing.response };
     break;
   }
-  ctx.res.header('Retry-After', '1');
+  ctx.response.headers['Retry-After'] = '1';
   throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
 }
 
+/** Set in the context when the stored answer is to be given instead of running the procedure. */
+export interface IdempotentReplay {
+  data: unknown;
+}
+
+const REPLAYABLE = Symbol('svc.replayable');
+
+/**
+ * Wraps an idempotent procedure's resolver: on a replay it answers the stored data and runs
+ * nothing. (A tRPC middleware cannot answer by itself without tRPC's internal result marker.)
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the resolver's own (annotated) options type is kept
+export function replayable<Resolver extends (opts: any) => Promise<unknown>>(resolve: Resolver): Resolver {
+  const wrapped = async (opts: { ctx: object }) => {
+    const replay = (opts.ctx as { idempotentReplay?: IdempotentReplay }).idempotentReplay;
+    return replay ? replay.data : resolve(opts);
+  };
+  return Object.assign(wrapped, { [REPLAYABLE]: true }) as unknown as Resolver;
+}
+
+export function isReplayable(resolver: unknown): boolean {
+  return typeof resolver === 'function' && (resolver as unknown as Record<symbol, unknown>)[REPLAYABLE] === true;
+}
+
 export const applyIdempotency = t.middleware(async ({ ctx, meta, path, getRawInput, next }) => {
-  if (!meta?.idempotent) return next();
+  const storeField = meta?.idempotency?.storeField;
+  if (!storeField) return next();
   const key = idempotencyKeyOf(ctx);
   if (key === undefined) return next();
 
   const input = await getRawInput();
   const claim: Claim = {
     path,
-    scope: scopeOf(input),
+    scope: scopeOf(input, storeField),
     keyHash: sha256Hex(key),
     bodyHash: sha256Hex(canonicalJson(input)),
     token: randomToken(16),
   };
   const decision = await decide(ctx, claim);
   if (!decision.run) {
-    ctx.res.header(REPLAYED_HEADER, 'true');
-    return { marker: middlewareMarker, ok: true as const, data: JSON.parse(decision.response) as unknown };
+    ctx.response.headers[REPLAYED_HEADER] = 'true';
+    const idempotentReplay: IdempotentReplay = { data: JSON.parse(decision.response) as unknown };
+    return next({ ctx: { idempotentReplay } });
   }
 
   let result: Awaited<ReturnType<typeof next>> | undefined;

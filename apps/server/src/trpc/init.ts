@@ -1,25 +1,22 @@
 /**
- * The tRPC instance: context, the OpenAPI meta type, and the error formatter that lets
- * no internal message, stack or SQL reach a client on /trpc (REST bodies are reshaped
- * from the same shape in http/rest.ts).
+ * The tRPC instance: context, the route meta type, and the error formatter that lets no
+ * internal message, stack or SQL reach a client on /trpc (REST bodies are reshaped from the
+ * same shape in http/rest.ts).
  */
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { TErrorCode, TErrorIssue } from '@svc/schemas';
-import type { RateLimitRule } from '../lib/rate-limit.js';
 import { toPublicError } from '../lib/errors.js';
 import type { Context } from './context.js';
+import type { RoutePolicy } from './policy.js';
 
-export type SvcMeta = OpenApiMeta<{
-  /** Success status on REST when it is not 200 (201 create, 204 delete). */
-  successStatus?: 201 | 204;
-  /** Route budget per client; enforced by the base middleware, documented with 429. */
-  rateLimit?: RateLimitRule;
-  /** How the route authenticates, for the OpenAPI document (the guards enforce it). */
-  auth?: 'session' | 'apiKey' | 'customer';
-  /** Honours an Idempotency-Key header (trpc/idempotency.middleware.ts); documented with 409/422. */
-  idempotent?: boolean;
-}>;
+/**
+ * A procedure's meta: its documented route (trpc-to-openapi's `openapi`) and its whole policy.
+ * The builders in procedures.ts and guards.ts fill the auth, CSRF and CORS parts; each
+ * procedure adds its path, its error codes and, where it has them, its limit, idempotency and
+ * success status. Every field is optional here only because tRPC merges meta in steps.
+ */
+export type SvcMeta = OpenApiMeta<Partial<RoutePolicy>>;
 
 export interface SvcErrorData {
   code: TErrorCode;

@@ -1,15 +1,29 @@
 /**
- * Procedure builders. Every procedure starts from `baseProcedure`, which applies the
- * route's rate limit and, where meta says `idempotent`, the Idempotency-Key step, and
- * turns whatever a procedure throws into an AppError, so /trpc and REST answer with the
- * same status and code.
+ * Procedure builders: each one states who may call (the `auth`, `csrf` and `cors` parts of the
+ * route policy, in meta) and applies the matching guard, which reads its parameters from that
+ * same meta. Every procedure then adds its route (`openapi`), its error codes and, where it has
+ * them, its rate limit, idempotency and success status. Every builder starts from
+ * `baseProcedure`: errors normalised, the route's call recorded in the context, the rate limit,
+ * and the Idempotency-Key step.
  */
+import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
+import type { TRPCProcedureBuilder, TRPCUnsetMarker } from '@trpc/server';
 import { AppError, toPublicError } from '../lib/errors.js';
+import { authenticateCustomer } from '../modules/customers/customers.service.js';
+import { authenticateSession, authorizeMerchant, requireMember, storeIdOf } from './guards.js';
 import { applyIdempotency } from './idempotency.middleware.js';
+import type { Context } from './context.js';
+import { t, type SvcMeta } from './init.js';
+import type { AuthSurface, RoutePolicy } from './policy.js';
 import { enforceRateLimit } from './rate-limit.middleware.js';
-import { t } from './init.js';
 
 export const router = t.router;
+
+/**
+ * A guarded builder whose context adds `Extra`: what the twin factories (merchant and dashboard
+ * procedures of one resource, built once) take, so each twin keeps its exact input and output types.
+ */
+export type GuardedBuilder<Extra extends object = object> = TRPCProcedureBuilder<Context, SvcMeta, Extra, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, false>;
 
 const normaliseErrors = t.middleware(async ({ ctx, path, next }) => {
   const result = await next();
@@ -22,13 +36,84 @@ const normaliseErrors = t.middleware(async ({ ctx, path, next }) => {
   return result;
 });
 
+/** What the guards and services need of the route: whether the call is unsafe, and its CSRF policy. */
+const recordCall = t.middleware(({ meta, type, next }) =>
+  next({ ctx: { call: { unsafe: type === 'mutation', csrf: meta?.csrf ?? 'required' } } }),
+);
+
 const applyRateLimit = t.middleware(async ({ ctx, meta, next }) => {
   if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
   return next();
 });
 
 // Rate limit first: a replay or a 409 still counts against the client's budget.
-export const baseProcedure = t.procedure.use(normaliseErrors).use(applyRateLimit).use(applyIdempotency);
+export const baseProcedure = t.procedure.use(normaliseErrors).use(recordCall).use(applyRateLimit).use(applyIdempotency);
 
-/** Anyone may call it; limits come from meta. */
-export const publicProcedure = baseProcedure;
+type Declared = Pick<RoutePolicy, 'auth' | 'csrf' | 'cors'>;
+const declare = (policy: Declared): SvcMeta => policy;
+
+function authOf<K extends AuthSurface['kind']>(meta: SvcMeta | undefined, kind: K): Extract<AuthSurface, { kind: K }> {
+  const auth = meta?.auth;
+  if (auth?.kind !== kind) throw new Error(`route declares auth ${auth?.kind ?? 'nothing'}, guard expects ${kind}`);
+  return auth as Extract<AuthSurface, { kind: K }>;
+}
+
+/** Storefronts and buyers, no credential: open to every origin (themes), no cookie read. */
+export const publicProcedure = baseProcedure.meta(declare({ auth: { kind: 'public', audience: 'storefront' }, csrf: 'none', cors: 'open' }));
+
+/** Sellers signing up, in and out of their password: no credential, same origin only. */
+export const sellerAuthProcedure = baseProcedure.meta(declare({ auth: { kind: 'public', audience: 'seller' }, csrf: 'none', cors: 'none' }));
+
+/**
+ * A buyer holding an order (token, e-mail, customer session or a staff session, as the service
+ * decides): open to every origin without credentials; a staff session's unsafe call needs CSRF.
+ */
+export const buyerProcedure = baseProcedure.meta(declare({ auth: { kind: 'buyer', staffSession: true }, csrf: 'required', cors: 'open' }));
+
+/**
+ * A buyer writing about an order (support tickets): its checkout token or a customer session of
+ * its store, from the store's own origins with credentials. No seller session is read.
+ */
+export const ticketBuyerProcedure = baseProcedure.meta(declare({ auth: { kind: 'buyer', staffSession: false }, csrf: 'none', cors: 'store-origins' }));
+
+/** A signed-in seller or staff member. */
+export const sessionProcedure = baseProcedure
+  .meta(declare({ auth: { kind: 'session' }, csrf: 'required', cors: 'none' }))
+  .use(async ({ ctx, meta, next }) => {
+    authOf(meta, 'session');
+    const { user, session, token } = await authenticateSession(ctx, ctx.call);
+    return next({ ctx: { user, session, sessionToken: token } });
+  });
+
+/** A member of the store named by `storeId` in the input, holding `permission` when given. */
+export function storeProcedure(permission?: TStorePermission, opts: { ownerOnly?: boolean } = {}) {
+  return baseProcedure
+    .meta(declare({ auth: { kind: 'session', store: { permission, ownerOnly: opts.ownerOnly } }, csrf: 'required', cors: 'none' }))
+    .use(async ({ ctx, meta, getRawInput, next }) => {
+      const { store } = authOf(meta, 'session');
+      const { user, session, token } = await authenticateSession(ctx, ctx.call);
+      const storeId = storeIdOf(await getRawInput());
+      const member = await requireMember(ctx, user.id, storeId, store?.permission, store?.ownerOnly);
+      return next({ ctx: { user, session, sessionToken: token, storeId, member } });
+    });
+}
+
+/** A merchant API call: Bearer key with `scope`, reaching the store in the path, within the owner's permissions. */
+export function merchantProcedure(scope: TApiKeyScope) {
+  return baseProcedure
+    .meta(declare({ auth: { kind: 'apiKey', scope }, csrf: 'none', cors: 'none' }))
+    .use(async ({ ctx, meta, getRawInput, next }) => {
+      const { scope: declared } = authOf(meta, 'apiKey');
+      const { credential, storeId } = await authorizeMerchant(ctx, declared, await getRawInput());
+      return next({ ctx: { credential, storeId } });
+    });
+}
+
+/** A buyer signed in to one store's customer area: the store's own origins, with credentials. */
+export const customerProcedure = baseProcedure
+  .meta(declare({ auth: { kind: 'customer' }, csrf: 'none', cors: 'store-origins' }))
+  .use(async ({ ctx, meta, next }) => {
+    authOf(meta, 'customer');
+    const customer = await authenticateCustomer(ctx);
+    return next({ ctx: { customer } });
+  });

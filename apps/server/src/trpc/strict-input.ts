@@ -6,7 +6,7 @@
  * write is ignored; query inputs that must accept strings say so in their schema
  * (see `queryInt` in @svc/schemas).
  */
-import type { AnyRouter } from '@trpc/server';
+import type { RouteTable } from './route-table.js';
 
 type ZodLike = { _zod?: { def?: Record<string, unknown> } };
 
@@ -70,11 +70,10 @@ function visit(schema: unknown, seen: Set<unknown>): void {
   for (const child of children) visit(child, seen);
 }
 
-/** Pins coercion on every input schema of every procedure in the router. Idempotent. */
-export function pinInputCoercion(router: AnyRouter): void {
+/** Pins coercion on every input schema of every procedure of the table. Idempotent. */
+export function pinInputCoercion(table: RouteTable): void {
   const seen = new Set<unknown>();
-  const procedures = router._def.procedures as Record<string, { _def: { inputs: unknown[] } }>;
-  for (const procedure of Object.values(procedures)) {
-    for (const input of procedure._def.inputs) visit(input, seen);
+  for (const entry of table.procedures) {
+    for (const input of (entry.procedure!._def as unknown as { inputs: unknown[] }).inputs) visit(input, seen);
   }
 }

@@ -10,7 +10,7 @@ import { AppError, invalidField } from '../../lib/errors.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import type { Context } from '../../trpc/context.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import type { User } from '../identity/identity.entities.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
 import { ApiKeySchema, type ApiKey } from './api-keys.entities.js';
@@ -78,8 +78,8 @@ export async function revokeApiKey(ctx: ServiceContext, user: User, keyId: strin
   await ctx.em.flush();
 }
 
-function unauthorized(ctx: Context, message: string): AppError {
-  ctx.res.header('WWW-Authenticate', 'Bearer realm="svc", error="invalid_token"');
+function unauthorized(ctx: Pick<Context, 'response'>, message: string): AppError {
+  ctx.response.headers['WWW-Authenticate'] = 'Bearer realm="svc", error="invalid_token"';
   return new AppError('unauthorized', message);
 }
 
@@ -113,10 +113,10 @@ const time = (value: Date | string | null) => (value === null ? null : new Date(
  * revoked one. One round trip reads the key and its owner's membership of `storeId`, so a
  * revoked key or a lowered permission counts from the next request.
  */
-export async function authenticateApiKey(ctx: Context, storeId: string): Promise<MerchantCredential> {
-  const header = ctx.req.headers.authorization;
+export async function authenticateApiKey(ctx: ServiceContext & Pick<Context, 'request' | 'response'>, storeId: string): Promise<MerchantCredential> {
+  const header = ctx.request.credentials.authorization;
   if (!header) {
-    ctx.res.header('WWW-Authenticate', 'Bearer realm="svc"');
+    ctx.response.headers['WWW-Authenticate'] = 'Bearer realm="svc"';
     throw new AppError('unauthorized', 'Send Authorization: Bearer <API key>.');
   }
   const match = /^Bearer (\S+)$/.exec(header);

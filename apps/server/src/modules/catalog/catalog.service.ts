@@ -10,7 +10,7 @@ import { deriveKey, hmacHex, seal, unseal } from '../../lib/crypto.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import { recordEvent } from '../events/events.service.js';
 import { fillWaitingOrders } from '../fulfilment/fulfilment.service.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';

@@ -8,7 +8,7 @@ import type { TCartLine, TCartResult } from '@svc/schemas';
 import { ZCart } from '@svc/schemas';
 import { AppError, invalidField, zodIssues } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import type { Product } from '../catalog/catalog.entities.js';
 import { findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
 

@@ -14,7 +14,7 @@ import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { ordersCreated } from '../../lib/metrics.js';
 import { newId } from '../../lib/ids.js';
 import { minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import { blacklistMatches } from '../blacklist/blacklist.service.js';
 import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
@@ -27,9 +27,6 @@ import { StoreSchema } from '../stores/stores.entities.js';
 import { notifyDispatchers } from '../webhooks/dispatcher.js';
 import { storeSettings } from '../stores/stores.service.js';
 import { normaliseCart, type NormalisedLine } from './cart.service.js';
-
-/** Holds `<orderId>.<token>` after POST /api/checkout/enter, so the buyer can come back for the goods. */
-export const CHECKOUT_COOKIE = 'svc_checkout';
 
 export interface BuyerContext {
   ip: string;

@@ -4,7 +4,7 @@ import type { TCoupon, TCouponValidation, TCreateCouponInput, TUpdateCouponInput
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import { ProductSchema } from '../catalog/catalog.entities.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { normaliseCart } from '../checkout/cart.service.js';

@@ -1,3 +1,8 @@
+/**
+ * The customer area: sign-in with an e-mailed code (`/customer/auth/...`), and the signed-in
+ * buyer's orders, built once and served twice: under /customer for the hosted pages and under
+ * /v1/customer-dashboard for themes (CORS for the store's own origins, with credentials).
+ */
 import {
   ZBuyerOrder,
   ZCustomer,
@@ -9,85 +14,76 @@ import {
   ZCustomerSession,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { clearCookie, readCookie, setCookie } from '../../lib/cookies.js';
-import { customerProcedure } from '../../trpc/guards.js';
-import { publicProcedure, router } from '../../trpc/procedures.js';
-import {
-  CUSTOMER_COOKIE,
-  customerCookieOptions,
-  endCustomerSession,
-  getCustomerOrder,
-  listCustomerOrders,
-  startCustomerLogin,
-  toCustomerView,
-  verifyCustomerLogin,
-} from './customers.service.js';
+import { customerProcedure, publicProcedure, router } from '../../trpc/procedures.js';
+import { clearCustomerCookie, setCustomerCookie } from './customer-cookie.js';
+import { endCustomerSession, getCustomerOrder, listCustomerOrders, startCustomerLogin, toCustomerView, verifyCustomerLogin } from './customers.service.js';
 
 const tags = ['customer'];
 const themeTags = ['customer dashboard (themes)'];
 
+/** The sign-in routes are called from the store's own origins too, before there is a session. */
+const customerSignIn = publicProcedure.meta({ cors: 'store-origins' });
+
+/** The buyer's orders, the same under both prefixes. */
+function customerOrderRoutes(base: '/customer' | '/v1/customer-dashboard', routeTags: string[]) {
+  return {
+    orders: customerProcedure
+      .meta({ openapi: { method: 'GET', path: `${base}/orders`, tags: routeTags, summary: "The buyer's orders in this store" }, errors: [] })
+      .input(ZCustomerOrdersQuery)
+      .output(ZCustomerOrderList)
+      .query(({ ctx, input }) => listCustomerOrders(ctx, ctx.customer, input)),
+    order: customerProcedure
+      .meta({ openapi: { method: 'GET', path: `${base}/orders/{orderId}`, tags: routeTags, summary: "One of the buyer's orders" }, errors: ['not_found'] })
+      .input(ZCustomerOrderInput)
+      .output(ZBuyerOrder)
+      .query(({ ctx, input }) => getCustomerOrder(ctx, ctx.customer, input.orderId)),
+  };
+}
+
 export const customersRouter = router({
-  start: publicProcedure
+  start: customerSignIn
     .meta({
-      openapi: { method: 'POST', path: '/customer/auth/start', tags, summary: 'E-mail a 6-digit sign-in code for a store', protect: false },
+      openapi: { method: 'POST', path: '/customer/auth/start', tags, summary: 'E-mail a 6-digit sign-in code for a store' },
       successStatus: 204,
       rateLimit: { name: 'customer.code', max: 5, windowMs: 15 * 60_000 },
+      errors: ['not_found'],
     })
     .input(ZCustomerAuthStart)
     .output(z.void())
     .mutation(({ ctx, input }) => startCustomerLogin(ctx, input)),
 
-  verify: publicProcedure
+  verify: customerSignIn
     .meta({
-      openapi: { method: 'POST', path: '/customer/auth/verify', tags, summary: 'Exchange the code for a svc_customer session', protect: false },
+      openapi: { method: 'POST', path: '/customer/auth/verify', tags, summary: 'Exchange the code for a svc_customer session' },
       rateLimit: { name: 'customer.verify', max: 20, windowMs: 15 * 60_000 },
+      errors: ['not_found', 'token_invalid'],
     })
     .input(ZCustomerAuthVerify)
     .output(ZCustomerSession)
     .mutation(async ({ ctx, input }) => {
       const { customer, token } = await verifyCustomerLogin(ctx, input);
-      setCookie(ctx.res, CUSTOMER_COOKIE, token, customerCookieOptions(ctx.deps.config));
+      setCustomerCookie(ctx.response, ctx.deps.config, token);
       return { customer };
     }),
 
-  logout: publicProcedure
-    .meta({ openapi: { method: 'POST', path: '/customer/auth/logout', tags, summary: 'Sign the customer out', protect: false }, successStatus: 204 })
+  logout: customerSignIn
+    .meta({ openapi: { method: 'POST', path: '/customer/auth/logout', tags, summary: 'Sign the customer out' }, successStatus: 204, errors: [] })
     .input(z.strictObject({}).optional())
     .output(z.void())
     .mutation(async ({ ctx }) => {
-      await endCustomerSession(ctx, readCookie(ctx.req, CUSTOMER_COOKIE));
-      clearCookie(ctx.res, CUSTOMER_COOKIE, customerCookieOptions(ctx.deps.config));
+      await endCustomerSession(ctx, ctx.request.credentials.customerToken);
+      clearCustomerCookie(ctx.response, ctx.deps.config);
     }),
 
-  orders: customerProcedure
-    .meta({ openapi: { method: 'GET', path: '/customer/orders', tags, summary: "The buyer's orders in this store", protect: false }, auth: 'customer' })
-    .input(ZCustomerOrdersQuery)
-    .output(ZCustomerOrderList)
-    .query(({ ctx, input }) => listCustomerOrders(ctx, ctx.customer, input)),
-
-  order: customerProcedure
-    .meta({ openapi: { method: 'GET', path: '/customer/orders/{orderId}', tags, summary: 'One of the buyer\'s orders', protect: false }, auth: 'customer' })
-    .input(ZCustomerOrderInput)
-    .output(ZBuyerOrder)
-    .query(({ ctx, input }) => getCustomerOrder(ctx, ctx.customer, input.orderId)),
+  ...customerOrderRoutes('/customer', tags),
 });
 
-/** The same data for themes, under /api/v1/customer-dashboard/ (CORS for the store's own origins). */
+/** The same data for themes, under /api/v1/customer-dashboard/. */
 export const customerDashboardRouter = router({
-  orders: customerProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/customer-dashboard/orders', tags: themeTags, summary: "The buyer's orders in this store", protect: false }, auth: 'customer' })
-    .input(ZCustomerOrdersQuery)
-    .output(ZCustomerOrderList)
-    .query(({ ctx, input }) => listCustomerOrders(ctx, ctx.customer, input)),
-
-  order: customerProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/customer-dashboard/orders/{orderId}', tags: themeTags, summary: 'One of the buyer\'s orders', protect: false }, auth: 'customer' })
-    .input(ZCustomerOrderInput)
-    .output(ZBuyerOrder)
-    .query(({ ctx, input }) => getCustomerOrder(ctx, ctx.customer, input.orderId)),
+  ...customerOrderRoutes('/v1/customer-dashboard', themeTags),
 
   profile: customerProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/customer-dashboard/profile', tags: themeTags, summary: 'The signed-in buyer', protect: false }, auth: 'customer' })
+    .meta({ openapi: { method: 'GET', path: '/v1/customer-dashboard/profile', tags: themeTags, summary: 'The signed-in buyer' }, errors: [] })
     .input(z.strictObject({}).optional())
     .output(ZCustomer)
     .query(({ ctx }) => toCustomerView(ctx.customer)),

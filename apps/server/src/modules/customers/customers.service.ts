@@ -5,32 +5,21 @@
  */
 import type { TBuyerOrder, TCustomer } from '@svc/schemas';
 import type { Config } from '../../config.js';
-import type { CookieOptions } from '../../lib/cookies.js';
-import { readCookie } from '../../lib/cookies.js';
 import { deriveKey, hmacHex, randomDigits, randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { Context } from '../../trpc/context.js';
-import { setRateLimitHeaders } from '../../trpc/rate-limit.middleware.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { Context, ServiceContext } from '../../trpc/context.js';
+import { promisedRemaining, setRateLimitHeaders } from '../../trpc/rate-limit.middleware.js';
 import { getBuyerOrder, listBuyerOrders } from '../orders/orders.service.js';
 import { ownOrigin, storeOrigins } from '../stores/origins.js';
 import { StoreSchema } from '../stores/stores.entities.js';
+import { CUSTOMER_SESSION_TTL_MS } from './customer-cookie.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema, type Customer } from './customers.entities.js';
 
-export const CUSTOMER_COOKIE = 'svc_customer';
-const SESSION_TTL_MS = 30 * 24 * 3600_000;
 const CODE_TTL_MS = 10 * 60_000;
 const MAX_CODE_ATTEMPTS = 5;
 /** Code e-mails per address and store, on top of the per-client limit on the route. */
 export const CODE_REQUESTS_PER_EMAIL = { name: 'customer.code.email', max: 5, windowMs: 15 * 60_000 };
-
-export function customerCookieOptions(config: Config): CookieOptions {
-  // Themes call from their own origin: in production the cookie must be sendable cross-site.
-  return config.isProduction
-    ? { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: true, sameSite: 'None' }
-    : { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: false, sameSite: 'Lax' };
-}
 
 function codeHash(config: Config, storeId: string, email: string, code: string): string {
   return hmacHex(deriveKey(config.encryptionKey, 'customer-code'), `${storeId}:${email}:${code}`);
@@ -51,15 +40,14 @@ async function findOpenStore(ctx: ServiceContext, storeId: string) {
  * The rate-limit headers describe whichever of the two has less left, so a client counting
  * down X-RateLimit-Remaining is not surprised by a 429.
  */
-async function enforceAddressLimit(ctx: Context, key: string): Promise<void> {
+async function enforceAddressLimit(ctx: Pick<Context, 'deps' | 'clock' | 'response'>, key: string): Promise<void> {
   const decision = await ctx.deps.limiter.hit(key, CODE_REQUESTS_PER_EMAIL, ctx.clock.now().getTime());
-  const clientRemaining = Number(ctx.res.getHeader('x-ratelimit-remaining') ?? Number.POSITIVE_INFINITY);
-  if (!decision.allowed || decision.remaining < clientRemaining) setRateLimitHeaders(ctx.res, CODE_REQUESTS_PER_EMAIL, decision);
+  if (!decision.allowed || decision.remaining < promisedRemaining(ctx.response)) setRateLimitHeaders(ctx.response, CODE_REQUESTS_PER_EMAIL, decision);
   if (!decision.allowed) throw new AppError('rate_limited');
 }
 
 /** Sends a code. Answers the same whether or not the address has ever ordered. */
-export async function startCustomerLogin(ctx: Context, input: { storeId: string; email: string }): Promise<void> {
+export async function startCustomerLogin(ctx: ServiceContext & Pick<Context, 'response'>, input: { storeId: string; email: string }): Promise<void> {
   const store = await findOpenStore(ctx, input.storeId);
   await enforceAddressLimit(ctx, `${store.id}:${input.email}`);
   const now = ctx.clock.now();
@@ -124,7 +112,7 @@ export async function verifyCustomerLogin(
     idHash: sha256Hex(token),
     customer: customer.id,
     createdAt: now,
-    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+    expiresAt: new Date(now.getTime() + CUSTOMER_SESSION_TTL_MS),
   });
   return { customer: toCustomerView(customer), token };
 }
@@ -137,8 +125,8 @@ export async function endCustomerSession(ctx: ServiceContext, token: string | un
  * The signed-in customer, or 401. A request that names an Origin must come from the
  * customer's store or from this service itself: one store's theme cannot read another's buyers.
  */
-export async function authenticateCustomer(ctx: Context): Promise<Customer> {
-  const token = readCookie(ctx.req, CUSTOMER_COOKIE);
+export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, 'request'>): Promise<Customer> {
+  const token = ctx.request.credentials.customerToken;
   if (!token) throw new AppError('unauthorized', 'Sign in with the code sent to your e-mail.');
   const session = await ctx.em.findOne(CustomerSessionSchema, { idHash: sha256Hex(token) }, { populate: ['customer.store'] });
   if (!session || session.expiresAt.getTime() <= ctx.clock.now().getTime()) {
@@ -146,7 +134,7 @@ export async function authenticateCustomer(ctx: Context): Promise<Customer> {
   }
   const customer = session.customer.getEntity();
   const store = customer.store.getEntity();
-  const origin = ctx.req.headers.origin;
+  const origin = ctx.request.origin;
   if (origin && origin !== ownOrigin(ctx.deps.config) && !storeOrigins(ctx.deps.config, store).includes(origin)) {
     throw new AppError('store_forbidden', 'This origin does not belong to the store.');
   }

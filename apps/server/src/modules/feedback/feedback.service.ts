@@ -6,7 +6,7 @@ import type { TCreateFeedbackInput, TFeedback, TFeedbackList, TListFeedbackQuery
 import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { orderForToken } from '../checkout/checkout.service.js';
 import { FeedbackSchema } from './feedback.entities.js';

@@ -6,16 +6,14 @@
  * 404; not paid: 409. A refunded order shows nothing more.
  */
 import type { TDeliveryMethod, TDeliveryPayload } from '@svc/schemas';
-import { readCookie } from '../../lib/cookies.js';
 import { deriveKey, hmacHex, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
-import type { Context } from '../../trpc/context.js';
+import type { Context, ServiceContext } from '../../trpc/context.js';
 import { authenticateSession, requireMember } from '../../trpc/guards.js';
 import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/catalog.entities.js';
 import { decryptLicenseKey } from '../catalog/catalog.service.js';
-import { CHECKOUT_COOKIE } from '../checkout/checkout.service.js';
-import { authenticateCustomer, CUSTOMER_COOKIE } from '../customers/customers.service.js';
-import { SESSION_COOKIE } from '../identity/sessions.js';
+import { checkoutTokenFor } from '../checkout/checkout-cookie.js';
+import { authenticateCustomer } from '../customers/customers.service.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
@@ -39,12 +37,15 @@ async function customerOrNull(ctx: Context) {
   }
 }
 
-/** The order, if this request may see what it delivers (see the module comment). */
-export async function buyerOrderAccess(ctx: Context, query: AccessQuery, type: 'query' | 'mutation' = 'query'): Promise<Order> {
+/**
+ * The order, if this request may see what it delivers (see the module comment). A staff session
+ * is checked as the route declares (an unsafe call needs its CSRF token).
+ */
+export async function buyerOrderAccess(ctx: Context, query: AccessQuery): Promise<Order> {
+  const { credentials } = ctx.request;
   const order = await ctx.em.findOne(OrderSchema, { id: query.orderId });
   if (!order) throw new AppError('not_found', 'Order not found.');
-  const [cookieOrder, cookieToken] = (readCookie(ctx.req, CHECKOUT_COOKIE) ?? '').split('.');
-  const token = query.token ?? (cookieOrder === order.id ? cookieToken : undefined);
+  const token = query.token ?? checkoutTokenFor(credentials.checkout, order.id);
   let granted = false;
   let offered = false;
   if (token) {
@@ -56,7 +57,7 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery, type: '
     const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
     granted = storeSettings(store).emailOrderAccess && order.customerEmail !== '' && safeEqual(order.customerEmail, query.email.trim().toLowerCase());
   }
-  if (!granted && readCookie(ctx.req, CUSTOMER_COOKIE)) {
+  if (!granted && credentials.customerToken) {
     // The customer area opens the orders of the signed-in buyer's e-mail in that store.
     const customer = await customerOrNull(ctx);
     if (customer) {
@@ -64,9 +65,9 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery, type: '
       granted = customer.store.id === order.store.id && order.customerEmail !== '' && safeEqual(order.customerEmail, customer.email);
     }
   }
-  if (!granted && readCookie(ctx.req, SESSION_COOKIE) && !ctx.req.headers.authorization) {
+  if (!granted && credentials.sessionToken && !credentials.authorization) {
     offered = true;
-    const { user } = await authenticateSession(ctx, type);
+    const { user } = await authenticateSession(ctx, ctx.call);
     await requireMember(ctx, user.id, order.store.id, 'viewOrders');
     granted = true;
   }
@@ -78,15 +79,15 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery, type: '
   return order;
 }
 
-function fileLinkKey(ctx: Context): Buffer {
+function fileLinkKey(ctx: ServiceContext): Buffer {
   return deriveKey(ctx.deps.config.encryptionKey, 'file-link');
 }
 
-export function signFileLink(ctx: Context, orderId: string, fileId: string, expires: number): string {
+export function signFileLink(ctx: ServiceContext, orderId: string, fileId: string, expires: number): string {
   return hmacHex(fileLinkKey(ctx), `${orderId}.${fileId}.${expires}`);
 }
 
-async function deliveredKeys(ctx: Context, order: Order) {
+async function deliveredKeys(ctx: ServiceContext, order: Order) {
   const keys = await ctx.em.find(LicenseKeySchema, { order: order.id, status: 'assigned' }, { orderBy: { assignedAt: 'asc', id: 'asc' } });
   if (keys.length === 0) return [];
   const lines = await ctx.em.find(OrderLineSchema, { order: order.id });
@@ -96,7 +97,7 @@ async function deliveredKeys(ctx: Context, order: Order) {
   });
 }
 
-export async function deliveryPayload(ctx: Context, order: Order): Promise<TDeliveryPayload> {
+export async function deliveryPayload(ctx: ServiceContext, order: Order): Promise<TDeliveryPayload> {
   const payload: TDeliveryPayload = { orderId: order.id, status: order.status, methods: [], customFields: order.customFieldResponses };
   if (order.status === 'refunded') return payload;
   const lines = await ctx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
@@ -128,11 +129,11 @@ export async function deliveryPayload(ctx: Context, order: Order): Promise<TDeli
   return payload;
 }
 
-export async function orderKeys(ctx: Context, order: Order) {
+export async function orderKeys(ctx: ServiceContext, order: Order) {
   return { orderId: order.id, status: order.status, keys: order.status === 'refunded' ? [] : await deliveredKeys(ctx, order) };
 }
 
-export async function tryAssignForBuyer(ctx: Context, order: Order) {
+export async function tryAssignForBuyer(ctx: ServiceContext, order: Order) {
   if (order.status === 'refunded') throw new AppError('order_not_paid', 'This order was refunded.');
   const updated = await tryAssignKeys(ctx.em.fork(), order.id, ctx.clock.now());
   const owed: Array<{ missing: string }> = await ctx.em.execute(
@@ -146,7 +147,7 @@ export async function tryAssignForBuyer(ctx: Context, order: Order) {
 }
 
 /** A signed, unexpired link to one of the order's files, for an order that still delivers. */
-export async function fileForLink(ctx: Context, params: { orderId: string; fileId: string; expires: number; sig: string }) {
+export async function fileForLink(ctx: ServiceContext, params: { orderId: string; fileId: string; expires: number; sig: string }) {
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
   if (!Number.isInteger(params.expires) || params.expires < now) throw new AppError('store_forbidden', 'This download link has expired; open the order again for a new one.');
   if (!safeEqual(params.sig, signFileLink(ctx, params.orderId, params.fileId, params.expires))) {

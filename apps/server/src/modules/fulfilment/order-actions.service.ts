@@ -4,7 +4,7 @@
  */
 import type { TOrderDetail } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import { findStoreOrder, toOrderDetail } from '../orders/orders.service.js';
 import { cancelOrder, lockOrder, markDelivered, refundOrder, settleOrder } from './fulfilment.service.js';
 

@@ -1,71 +1,76 @@
+/** Seller sign-up, sign-in and password reset (no credential, same origin only), and the session itself. */
 import { ZAuthResult, ZCredentials, ZForgotInput, ZLoginInput, ZResetInput } from '@svc/schemas';
 import { z } from 'zod';
-import { clearCookie, setCookie } from '../../lib/cookies.js';
 import type { Context } from '../../trpc/context.js';
-import { sessionProcedure } from '../../trpc/guards.js';
-import { publicProcedure, router } from '../../trpc/procedures.js';
+import { router, sellerAuthProcedure, sessionProcedure } from '../../trpc/procedures.js';
 import { login, logout, register, requestPasswordReset, resetPassword, toUserView, type SignedIn } from './identity.service.js';
-import { SESSION_COOKIE, sessionCookieOptions } from './sessions.js';
+import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 
 const MINUTE = 60_000;
 const tags = ['auth'];
 
 /** Sets the session cookie and answers with the user and the CSRF token. */
 function signedIn(ctx: Context, result: SignedIn) {
-  setCookie(ctx.res, SESSION_COOKIE, result.session.token, sessionCookieOptions(ctx.deps.config));
+  setSessionCookie(ctx.response, ctx.deps.config, result.session.token);
   return { user: result.user, csrfToken: result.session.csrfToken };
 }
 
 export const identityRouter = router({
-  register: publicProcedure
+  register: sellerAuthProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/register', tags, summary: 'Create a seller account and sign in', protect: false },
+      openapi: { method: 'POST', path: '/auth/register', tags, summary: 'Create a seller account and sign in' },
       successStatus: 201,
       rateLimit: { name: 'auth.register', max: 3, windowMs: 60 * MINUTE },
+      errors: [],
     })
     .input(ZCredentials)
     .output(ZAuthResult)
     .mutation(async ({ ctx, input }) => signedIn(ctx, await register(ctx, input))),
 
-  login: publicProcedure
+  login: sellerAuthProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/login', tags, summary: 'Sign in; sets the svc_session cookie', protect: false },
+      openapi: { method: 'POST', path: '/auth/login', tags, summary: 'Sign in; sets the svc_session cookie' },
       rateLimit: { name: 'auth.login', max: 20, windowMs: 15 * MINUTE },
+      errors: ['unauthorized'],
     })
     .input(ZLoginInput)
     .output(ZAuthResult)
     .mutation(async ({ ctx, input }) => signedIn(ctx, await login(ctx, input))),
 
+  // The session's CSRF token is needed, as for every unsafe call a session authenticates: a
+  // cross-site form must not sign the seller out.
   logout: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Sign out', protect: false }, auth: 'session', successStatus: 204 })
+    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Sign out (needs X-CSRF-Token)' }, successStatus: 204, errors: [] })
     .input(z.strictObject({}).optional())
     .output(z.void())
     .mutation(async ({ ctx }) => {
       await logout(ctx, ctx.sessionToken);
-      clearCookie(ctx.res, SESSION_COOKIE, sessionCookieOptions(ctx.deps.config));
+      clearSessionCookie(ctx.response, ctx.deps.config);
     }),
 
   session: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/auth/session', tags, summary: 'The signed-in user and the CSRF token', protect: false }, auth: 'session' })
+    .meta({ openapi: { method: 'GET', path: '/auth/session', tags, summary: 'The signed-in user and the CSRF token' }, errors: [] })
     .input(z.strictObject({}).optional())
     .output(ZAuthResult)
     .query(({ ctx }) => ({ user: toUserView(ctx.user), csrfToken: ctx.session.csrfToken })),
 
-  forgot: publicProcedure
+  forgot: sellerAuthProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/forgot', tags, summary: 'E-mail a password reset link (answers the same for unknown e-mails)', protect: false },
+      openapi: { method: 'POST', path: '/auth/forgot', tags, summary: 'E-mail a password reset link (answers the same for unknown e-mails)' },
       successStatus: 204,
       rateLimit: { name: 'auth.forgot', max: 3, windowMs: 60 * MINUTE },
+      errors: [],
     })
     .input(ZForgotInput)
     .output(z.void())
     .mutation(({ ctx, input }) => requestPasswordReset(ctx, input)),
 
-  reset: publicProcedure
+  reset: sellerAuthProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/reset', tags, summary: 'Set a new password with a reset link; signs out every session', protect: false },
+      openapi: { method: 'POST', path: '/auth/reset', tags, summary: 'Set a new password with a reset link; signs out every session' },
       successStatus: 204,
       rateLimit: { name: 'auth.reset', max: 20, windowMs: 15 * MINUTE },
+      errors: ['token_invalid'],
     })
     .input(ZResetInput)
     .output(z.void())

@@ -3,20 +3,13 @@
  * id, a CSRF token beside it, and a 30-day expiry that slides while the session is used.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../../config.js';
 import type { Clock } from '../../lib/clock.js';
-import type { CookieOptions } from '../../lib/cookies.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { SessionSchema, type Session, type User } from './identity.entities.js';
+import { SESSION_TTL_MS } from './session-cookie.js';
 
-export const SESSION_COOKIE = 'svc_session';
-export const SESSION_TTL_MS = 30 * 24 * 3600_000;
 /** Extend at most once a day, so an active session does not write on every request. */
 const SLIDE_AFTER_MS = 24 * 3600_000;
-
-export function sessionCookieOptions(config: Config): CookieOptions {
-  return { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: config.isProduction, sameSite: 'Lax' };
-}
 
 export interface IssuedSession {
   token: string;

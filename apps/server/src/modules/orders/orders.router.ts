@@ -1,6 +1,10 @@
+/**
+ * Orders for merchants (/merchant/v1, Bearer key with order scopes, capped by viewOrders /
+ * editOrders) and for the dashboard (session with those permissions): list, read and update are
+ * built once for both surfaces; the seller's other actions are dashboard only.
+ */
 import { ZGetOrderInput, ZListOrdersQuery, ZMarkDeliveredInput, ZOrderActionInput, ZOrderDetail, ZOrderList, ZUpdateOrderBody } from '@svc/schemas';
-import { merchantProcedure, storeProcedure } from '../../trpc/guards.js';
-import { router } from '../../trpc/procedures.js';
+import { merchantProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
 import {
   cancelStoreOrder,
   markOrderDelivered,
@@ -10,66 +14,73 @@ import {
 } from '../fulfilment/order-actions.service.js';
 import { getOrder, listOrders } from './orders.service.js';
 
-const merchant = ['merchant: orders'];
-const dashboard = ['dashboard'];
+/** One surface's builders and where its routes live. */
+interface OrderSurface {
+  read: GuardedBuilder;
+  edit: GuardedBuilder;
+  base: `/${string}`;
+  tags: string[];
+}
+
+/** list, get and update, the same on both surfaces. */
+function orderRoutes({ read, edit, base, tags }: OrderSurface) {
+  return {
+    list: read
+      .meta({ openapi: { method: 'GET', path: base, tags, summary: 'List orders of the store, newest first' }, errors: [] })
+      .input(ZListOrdersQuery)
+      .output(ZOrderList)
+      .query(({ ctx, input }) => listOrders(ctx, input)),
+    get: read
+      .meta({ openapi: { method: 'GET', path: `${base}/{orderId}`, tags, summary: 'Order detail by id or ORD-<n>' }, errors: ['not_found'] })
+      .input(ZGetOrderInput)
+      .output(ZOrderDetail)
+      .query(({ ctx, input }) => getOrder(ctx, input)),
+    update: edit
+      .meta({
+        openapi: { method: 'PATCH', path: `${base}/{orderId}`, tags, summary: 'Set the seller note or mark the order delivered' },
+        errors: ['not_found', 'order_not_deliverable', 'nothing_to_deliver'],
+      })
+      .input(ZUpdateOrderBody)
+      .output(ZOrderDetail)
+      .mutation(({ ctx, input }) => updateOrder(ctx, input)),
+  };
+}
+
+const merchant = orderRoutes({ read: merchantProcedure('order:read'), edit: merchantProcedure('order:update'), base: '/merchant/v1/stores/{storeId}/orders', tags: ['merchant: orders'] });
+const dashboardBase = '/dashboard/stores/{storeId}/orders';
+const dashboardTags = ['dashboard'];
+const dashboard = orderRoutes({ read: storeProcedure('viewOrders'), edit: storeProcedure('editOrders'), base: dashboardBase, tags: dashboardTags });
+const editOrders = () => storeProcedure('editOrders');
 
 export const ordersRouter = router({
-  list: merchantProcedure('order:read')
-    .meta({ openapi: { method: 'GET', path: '/merchant/v1/stores/{storeId}/orders', tags: merchant, summary: 'List orders of the store, newest first' }, auth: 'apiKey' })
-    .input(ZListOrdersQuery)
-    .output(ZOrderList)
-    .query(({ ctx, input }) => listOrders(ctx, input)),
+  ...merchant,
+  dashboardList: dashboard.list,
+  dashboardGet: dashboard.get,
+  dashboardUpdate: dashboard.update,
 
-  get: merchantProcedure('order:read')
-    .meta({ openapi: { method: 'GET', path: '/merchant/v1/stores/{storeId}/orders/{orderId}', tags: merchant, summary: 'Order detail by id or ORD-<n>' }, auth: 'apiKey' })
-    .input(ZGetOrderInput)
-    .output(ZOrderDetail)
-    .query(({ ctx, input }) => getOrder(ctx, input)),
-
-  update: merchantProcedure('order:update')
-    .meta({ openapi: { method: 'PATCH', path: '/merchant/v1/stores/{storeId}/orders/{orderId}', tags: merchant, summary: 'Set the seller note or mark the order delivered' }, auth: 'apiKey' })
-    .input(ZUpdateOrderBody)
-    .output(ZOrderDetail)
-    .mutation(({ ctx, input }) => updateOrder(ctx, input)),
-
-  dashboardList: storeProcedure('viewOrders')
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/orders', tags: dashboard, summary: 'List orders of the store, newest first', protect: false }, auth: 'session' })
-    .input(ZListOrdersQuery)
-    .output(ZOrderList)
-    .query(({ ctx, input }) => listOrders(ctx, input)),
-
-  dashboardGet: storeProcedure('viewOrders')
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/orders/{orderId}', tags: dashboard, summary: 'Order detail by id or ORD-<n>', protect: false }, auth: 'session' })
-    .input(ZGetOrderInput)
-    .output(ZOrderDetail)
-    .query(({ ctx, input }) => getOrder(ctx, input)),
-
-  dashboardUpdate: storeProcedure('editOrders')
-    .meta({ openapi: { method: 'PATCH', path: '/dashboard/stores/{storeId}/orders/{orderId}', tags: dashboard, summary: 'Set the seller note or mark the order delivered', protect: false }, auth: 'session' })
-    .input(ZUpdateOrderBody)
-    .output(ZOrderDetail)
-    .mutation(({ ctx, input }) => updateOrder(ctx, input)),
-
-  markDelivered: storeProcedure('editOrders')
-    .meta({ openapi: { method: 'POST', path: '/dashboard/stores/{storeId}/orders/{orderId}/mark-delivered', tags: dashboard, summary: 'Mark delivered, optionally with the manually delivered content', protect: false }, auth: 'session' })
+  markDelivered: editOrders()
+    .meta({
+      openapi: { method: 'POST', path: `${dashboardBase}/{orderId}/mark-delivered`, tags: dashboardTags, summary: 'Mark delivered, optionally with the manually delivered content' },
+      errors: ['not_found', 'order_not_deliverable', 'nothing_to_deliver'],
+    })
     .input(ZMarkDeliveredInput)
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => markOrderDelivered(ctx, input)),
 
-  markPaid: storeProcedure('editOrders')
-    .meta({ openapi: { method: 'POST', path: '/dashboard/stores/{storeId}/orders/{orderId}/mark-paid', tags: dashboard, summary: 'Settle a manual payment for the full price', protect: false }, auth: 'session' })
+  markPaid: editOrders()
+    .meta({ openapi: { method: 'POST', path: `${dashboardBase}/{orderId}/mark-paid`, tags: dashboardTags, summary: 'Settle a manual payment for the full price' }, errors: ['not_found', 'order_not_pending'] })
     .input(ZOrderActionInput)
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => markOrderPaid(ctx, input)),
 
-  refund: storeProcedure('editOrders')
-    .meta({ openapi: { method: 'POST', path: '/dashboard/stores/{storeId}/orders/{orderId}/refund', tags: dashboard, summary: 'Refund: keys are revoked and leave the delivery', protect: false }, auth: 'session' })
+  refund: editOrders()
+    .meta({ openapi: { method: 'POST', path: `${dashboardBase}/{orderId}/refund`, tags: dashboardTags, summary: 'Refund: keys are revoked and leave the delivery' }, errors: ['not_found', 'order_not_paid'] })
     .input(ZOrderActionInput)
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => refundStoreOrder(ctx, input)),
 
-  cancel: storeProcedure('editOrders')
-    .meta({ openapi: { method: 'POST', path: '/dashboard/stores/{storeId}/orders/{orderId}/cancel', tags: dashboard, summary: 'Cancel an order that was never paid', protect: false }, auth: 'session' })
+  cancel: editOrders()
+    .meta({ openapi: { method: 'POST', path: `${dashboardBase}/{orderId}/cancel`, tags: dashboardTags, summary: 'Cancel an order that was never paid' }, errors: ['not_found', 'order_not_pending'] })
     .input(ZOrderActionInput)
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => cancelStoreOrder(ctx, input)),

@@ -7,7 +7,7 @@ import type { TBuyerOrder, TListOrdersQuery, TOrder, TOrderDetail, TOrderList, T
 import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import { OrderSchema, type Order } from './orders.entities.js';
 import { iso } from '../../lib/timestamps.js';
 

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { FileTooLargeError } from '../../lib/storage.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import { StoredFileSchema } from '../catalog/catalog.entities.js';
 import { orderForToken } from '../checkout/checkout.service.js';
 import { lockOrder } from '../fulfilment/fulfilment.service.js';

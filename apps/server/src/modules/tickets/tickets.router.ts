@@ -10,8 +10,8 @@ import {
   ZTicketMessage,
   ZUpdateTicketInput,
 } from '@svc/schemas';
-import { storeProcedure } from '../../trpc/guards.js';
-import { publicProcedure, router } from '../../trpc/procedures.js';
+import type { TErrorCode } from '@svc/schemas';
+import { router, storeProcedure, ticketBuyerProcedure } from '../../trpc/procedures.js';
 import {
   addBuyerMessage,
   addStaffMessage,
@@ -25,68 +25,70 @@ import {
 const MINUTE = 60_000;
 const buyerTags = ['buyer'];
 const dashboard = ['dashboard'];
-const buyerErrors = [400, 401, 403, 404, 500];
+/** A checkout token that opens no order (403), an unknown order or ticket (404). */
+const buyerErrors: TErrorCode[] = ['not_found', 'store_forbidden'];
 
 export const ticketsRouter = router({
-  create: publicProcedure
+  create: ticketBuyerProcedure
     .meta({
       openapi: {
         method: 'POST',
         path: '/tickets',
         tags: buyerTags,
         summary: 'Open a support ticket about an order (checkout token, svc_checkout cookie or customer session)',
-        protect: false,
-        errorResponses: buyerErrors,
       },
       successStatus: 201,
+      errors: buyerErrors,
       rateLimit: { name: 'tickets.create', max: 5, windowMs: MINUTE },
     })
     .input(ZCreateTicketInput)
     .output(ZTicket)
     .mutation(({ ctx, input }) => createTicket(ctx, input)),
 
-  get: publicProcedure
+  get: ticketBuyerProcedure
     .meta({
-      openapi: { method: 'GET', path: '/tickets/{ticketId}', tags: buyerTags, summary: 'A ticket and its messages, for the buyer', protect: false, errorResponses: [400, 401, 403, 404, 500] },
+      openapi: { method: 'GET', path: '/tickets/{ticketId}', tags: buyerTags, summary: 'A ticket and its messages, for the buyer' },
+      errors: buyerErrors,
     })
     .input(ZBuyerTicketInput)
     .output(ZTicket)
     .query(({ ctx, input }) => getBuyerTicket(ctx, input)),
 
-  reply: publicProcedure
+  addMessage: ticketBuyerProcedure
     .meta({
-      openapi: { method: 'POST', path: '/tickets/{ticketId}/messages', tags: buyerTags, summary: 'The buyer writes on a ticket; reopens it for staff', protect: false, errorResponses: buyerErrors },
+      openapi: { method: 'POST', path: '/tickets/{ticketId}/messages', tags: buyerTags, summary: 'The buyer writes on a ticket; reopens it for staff' },
       successStatus: 201,
-      rateLimit: { name: 'tickets.reply', max: 20, windowMs: MINUTE },
+      errors: buyerErrors,
+      rateLimit: { name: 'tickets.message', max: 20, windowMs: MINUTE },
     })
     .input(ZBuyerTicketReplyInput)
     .output(ZTicketMessage)
     .mutation(({ ctx, input }) => addBuyerMessage(ctx, input)),
 
   dashboardList: storeProcedure('viewOrders')
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/tickets', tags: dashboard, summary: "The store's tickets, newest activity first", protect: false }, auth: 'session' })
+    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/tickets', tags: dashboard, summary: "The store's tickets, newest activity first" }, errors: [] })
     .input(ZListTicketsQuery)
     .output(ZTicketList)
     .query(({ ctx, input }) => listTickets(ctx, input)),
 
   dashboardGet: storeProcedure('viewOrders')
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/tickets/{ticketId}', tags: dashboard, summary: 'A ticket and its messages', protect: false }, auth: 'session' })
+    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/tickets/{ticketId}', tags: dashboard, summary: 'A ticket and its messages' }, errors: ['not_found'] })
     .input(ZStoreTicketInput)
     .output(ZTicket)
     .query(({ ctx, input }) => getStoreTicket(ctx, ctx.storeId, input.ticketId)),
 
-  dashboardReply: storeProcedure('viewOrders')
+  dashboardAddMessage: storeProcedure('viewOrders')
     .meta({
-      openapi: { method: 'POST', path: '/dashboard/stores/{storeId}/tickets/{ticketId}/messages', tags: dashboard, summary: 'Answer a ticket; e-mails the buyer', protect: false, errorResponses: [400, 401, 403, 404, 500] },
-      auth: 'session',
+      openapi: { method: 'POST', path: '/dashboard/stores/{storeId}/tickets/{ticketId}/messages', tags: dashboard, summary: 'Answer a ticket; e-mails the buyer' },
       successStatus: 201,
+      errors: ['not_found'],
     })
     .input(ZStaffTicketReplyInput)
     .output(ZTicketMessage)
     .mutation(({ ctx, input }) => addStaffMessage(ctx, ctx.user.id, { ...input, storeId: ctx.storeId })),
 
   dashboardUpdate: storeProcedure('viewOrders')
-    .meta({ openapi: { method: 'PATCH', path: '/dashboard/stores/{storeId}/tickets/{ticketId}', tags: dashboard, summary: 'Reopen or close a ticket', protect: false }, auth: 'session' })
+    .meta({ openapi: { method: 'PATCH', path: '/dashboard/stores/{storeId}/tickets/{ticketId}', tags: dashboard, summary: 'Reopen or close a ticket' }, errors: ['not_found'] })
     .input(ZUpdateTicketInput)
     .output(ZTicket)
     .mutation(({ ctx, input }) => updateTicketStatus(ctx, { ...input, storeId: ctx.storeId })),

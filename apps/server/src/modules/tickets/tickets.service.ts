@@ -7,15 +7,13 @@
  * staff member's identity.
  */
 import type { TCreateTicketInput, TListTicketsQuery, TTicket, TTicketList, TTicketMessage, TTicketStatus, TTicketSummary } from '@svc/schemas';
-import { readCookie } from '../../lib/cookies.js';
 import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { Context } from '../../trpc/context.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
-import { CHECKOUT_COOKIE } from '../checkout/checkout.service.js';
+import type { Context, ServiceContext } from '../../trpc/context.js';
+import { checkoutTokenFor } from '../checkout/checkout-cookie.js';
 import { orderForToken } from '../checkout/checkout.service.js';
-import { authenticateCustomer, CUSTOMER_COOKIE } from '../customers/customers.service.js';
+import { authenticateCustomer } from '../customers/customers.service.js';
 import { OrderSchema, type Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/orders.service.js';
 import { hasPermission } from '../stores/membership.js';
@@ -56,15 +54,13 @@ async function ticketView(ctx: ServiceContext, ticket: Ticket, order: Order): Pr
 // ---------------------------------------------------------------------------------------------
 // Buyer access
 
-/** The checkout cookie's token when the cookie names this order. */
-function checkoutCookieToken(ctx: Context, orderId: string): string | undefined {
-  const [cookieOrderId, token] = (readCookie(ctx.req, CHECKOUT_COOKIE) ?? '').split('.');
-  return cookieOrderId === orderId && token ? token : undefined;
-}
+/** A buyer's request as far as tickets read it: the credentials it presents. */
+type BuyerRequest = ServiceContext & Pick<Context, 'request'>;
 
 /** Whether the request carries anything that could open some order. */
-function hasBuyerCredential(ctx: Context, token: string | undefined): boolean {
-  return token !== undefined || !!readCookie(ctx.req, CHECKOUT_COOKIE) || !!readCookie(ctx.req, CUSTOMER_COOKIE);
+function hasBuyerCredential(ctx: BuyerRequest, token: string | undefined): boolean {
+  const { credentials } = ctx.request;
+  return token !== undefined || !!credentials.checkout || !!credentials.customerToken;
 }
 
 /**
@@ -73,10 +69,10 @@ function hasBuyerCredential(ctx: Context, token: string | undefined): boolean {
  * is 403 and an unknown order 404 (as at checkout); a customer sees only orders of their
  * store placed with their e-mail (404 for any other); nothing at all is 401.
  */
-export async function buyerTicketAccess(ctx: Context, orderId: string, token?: string): Promise<Order> {
-  const checkoutToken = token ?? checkoutCookieToken(ctx, orderId);
+export async function buyerTicketAccess(ctx: BuyerRequest, orderId: string, token?: string): Promise<Order> {
+  const checkoutToken = token ?? checkoutTokenFor(ctx.request.credentials.checkout, orderId);
   if (checkoutToken !== undefined) return orderForToken(ctx.em, orderId, checkoutToken);
-  if (!readCookie(ctx.req, CUSTOMER_COOKIE)) throw new AppError('unauthorized', NO_CREDENTIAL);
+  if (!ctx.request.credentials.customerToken) throw new AppError('unauthorized', NO_CREDENTIAL);
   const customer = await authenticateCustomer(ctx);
   const order = await ctx.em.findOne(OrderSchema, { id: orderId, store: customer.store.id, customerEmail: customer.email });
   if (!order) throw new AppError('not_found', 'Order not found.');
@@ -84,7 +80,7 @@ export async function buyerTicketAccess(ctx: Context, orderId: string, token?: s
 }
 
 /** A ticket the buyer may open: its order's credential, as for creating one. */
-async function buyerTicket(ctx: Context, ticketId: string, token: string | undefined): Promise<{ ticket: Ticket; order: Order }> {
+async function buyerTicket(ctx: BuyerRequest, ticketId: string, token: string | undefined): Promise<{ ticket: Ticket; order: Order }> {
   // Without any credential the answer is 401 whether or not the ticket exists.
   if (!hasBuyerCredential(ctx, token)) throw new AppError('unauthorized', NO_CREDENTIAL);
   const ticket = await ctx.em.findOne(TicketSchema, { id: ticketId });
@@ -154,7 +150,7 @@ async function notifyBuyer(ctx: ServiceContext, ticket: Ticket, order: Order, bo
 // ---------------------------------------------------------------------------------------------
 // Buyer
 
-export async function createTicket(ctx: Context, input: TCreateTicketInput): Promise<TTicket> {
+export async function createTicket(ctx: BuyerRequest, input: TCreateTicketInput): Promise<TTicket> {
   const order = await buyerTicketAccess(ctx, input.orderId, input.token);
   const now = ctx.clock.now();
   const ticket = ctx.em.create(TicketSchema, {
@@ -172,13 +168,13 @@ export async function createTicket(ctx: Context, input: TCreateTicketInput): Pro
   return toTicketView(ticket, order, [message]);
 }
 
-export async function getBuyerTicket(ctx: Context, input: { ticketId: string; token?: string | undefined }): Promise<TTicket> {
+export async function getBuyerTicket(ctx: BuyerRequest, input: { ticketId: string; token?: string | undefined }): Promise<TTicket> {
   const { ticket, order } = await buyerTicket(ctx, input.ticketId, input.token);
   return ticketView(ctx, ticket, order);
 }
 
 /** A buyer message (re)opens the ticket for staff. */
-export async function addBuyerMessage(ctx: Context, input: { ticketId: string; token?: string | undefined; message: string }): Promise<TTicketMessage> {
+export async function addBuyerMessage(ctx: BuyerRequest, input: { ticketId: string; token?: string | undefined; message: string }): Promise<TTicketMessage> {
   const { ticket, order } = await buyerTicket(ctx, input.ticketId, input.token);
   const message = await addMessage(ctx, ticket, { author: 'buyer', staffUserId: null, body: input.message, status: 'open' });
   await notifyStaff(ctx, ticket, order, input.message, false);

@@ -83,7 +83,7 @@ function previewText(chunks: Buffer[]): string {
 }
 
 /** POSTs `body` to the receiver and says what happened; never throws. */
-export async function sendToReceiver(request: SendRequest, now: Date): Promise<SendResult> {
+export async function sendToReceiver(outgoing: SendRequest, now: Date): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const failed = (errorMessage: string, statusCode: number | null = null, bodyPreview: string | null = null): SendResult => ({
@@ -97,7 +97,7 @@ export async function sendToReceiver(request: SendRequest, now: Date): Promise<S
 
   let target: Awaited<ReturnType<typeof resolveReceiver>>;
   try {
-    target = await resolveReceiver(parseReceiverUrl(request.url, request.production), request.production);
+    target = await resolveReceiver(parseReceiverUrl(outgoing.url, outgoing.production), outgoing.production);
   } catch (error) {
     if (error instanceof AppError) return failed(`URL not allowed: ${error.message}`);
     return failed(describeError(error));
@@ -121,14 +121,14 @@ export async function sendToReceiver(request: SendRequest, now: Date): Promise<S
       clearTimeout(timer);
       resolve(result);
     };
-    const payload = Buffer.from(request.body, 'utf8');
+    const payload = Buffer.from(outgoing.body, 'utf8');
     const options: https.RequestOptions = {
       method: 'POST',
       protocol: url.protocol,
       hostname: host,
       port: url.port || (secure ? 443 : 80),
       path: `${url.pathname}${url.search}`,
-      headers: { ...request.headers, host: url.host, 'content-length': String(payload.length) },
+      headers: { ...outgoing.headers, host: url.host, 'content-length': String(payload.length) },
       agent: secure ? agents.https : agents.http,
       lookup,
       ...(secure && !isIP(host) ? { servername: host } : {}),
@@ -181,9 +181,9 @@ export async function sendToReceiver(request: SendRequest, now: Date): Promise<S
     const timer = setTimeout(() => {
       // The status is known once the head arrived; a body that trickles only shortens the preview.
       if (concludeResponse) concludeResponse();
-      else finish(failed(`Timed out after ${request.timeoutMs} ms.`));
+      else finish(failed(`Timed out after ${outgoing.timeoutMs} ms.`));
       req.destroy();
-    }, request.timeoutMs);
+    }, outgoing.timeoutMs);
     req.on('error', (error) => finish(failed(describeError(error))));
     req.end(payload);
   });

@@ -10,7 +10,7 @@ import { deriveKey, seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { parseReceiverUrl, resolveReceiver } from '../../lib/outbound-url.js';
-import type { ServiceContext } from '../../trpc/service-context.js';
+import type { ServiceContext } from '../../trpc/context.js';
 import { replayRange, retryDelivery, sendTestPing } from './dispatcher.js';
 import { newWebhookSecret } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema, type Webhook, type WebhookDelivery } from './webhooks.entities.js';

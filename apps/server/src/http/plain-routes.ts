@@ -1,0 +1,21 @@
+/** Every plain route of the application (routes that are not procedures), for the app and the route table. */
+import { fileDownloadRoute } from './downloads.js';
+import { homeRoute } from './home.js';
+import { MAILBOX_ROUTES } from './mailbox.js';
+import { OPS_ROUTES } from './ops.js';
+import { PAGE_ROUTES } from './pages.js';
+import { paymentNotificationRoute } from './payment-webhooks.js';
+import type { PlainRoute } from './plain-route.js';
+import { TEST_PAY_ROUTES } from './test-pay.js';
+import { UPLOAD_ROUTES } from './uploads.js';
+
+export const PLAIN_ROUTES: readonly PlainRoute[] = [
+  paymentNotificationRoute,
+  ...UPLOAD_ROUTES,
+  fileDownloadRoute,
+  ...PAGE_ROUTES,
+  ...TEST_PAY_ROUTES,
+  ...OPS_ROUTES,
+  ...MAILBOX_ROUTES,
+  homeRoute,
+];

@@ -1,0 +1,59 @@
+/**
+ * What a route's declaration says about who may call it and how: the one vocabulary of the
+ * route table. A procedure's meta (and a plain route's declaration) carries a RoutePolicy;
+ * the guards enforce it, /trpc and REST CORS and CSRF follow it, the OpenAPI document and the
+ * SDK generator describe it. Nothing decides policy from a URL.
+ */
+import type { TApiKeyScope, TErrorCode, TStorePermission } from '@svc/schemas';
+import type { RateLimitRule } from '../lib/rate-limit.js';
+
+/** Who may call a route, and with which credential. */
+export type AuthSurface =
+  /** No credential. `audience` says who calls it: storefronts and buyers (themes, the SDK), or sellers signing in. */
+  | { kind: 'public'; audience: 'storefront' | 'seller' }
+  /** A signed-in seller (svc_session). With `store`, a member of the input's `storeId` holding `permission` (or its owner). */
+  | { kind: 'session'; store?: { permission?: TStorePermission; ownerOnly?: boolean } }
+  /** A merchant API key (Bearer) with `scope`, reaching the input's `storeId`, within its owner's ceiling (SCOPE_CEILING). */
+  | { kind: 'apiKey'; scope: TApiKeyScope }
+  /** A buyer signed in to one store's customer area (svc_customer). */
+  | { kind: 'customer' }
+  /**
+   * A buyer holding an order: its checkout token (input or svc_checkout), its e-mail, a customer
+   * session of it, and, with `staffSession`, a staff session with viewOrders. Which one opens
+   * which order is the service's rule (delivery, tickets); the route says which are read.
+   */
+  | { kind: 'buyer'; staffSession: boolean }
+  /** A payment gateway, authenticated by its signature over the raw body. */
+  | { kind: 'signature' };
+
+/**
+ * `required`: an unsafe call that a seller session (svc_session) authenticates must carry the
+ * session's X-CSRF-Token. `exempt`: such a call is accepted without it (documented exemptions
+ * only). `none`: the route reads no seller session for unsafe calls (public, Bearer, customer,
+ * signed), so there is nothing for a forged cross-site request to ride on.
+ */
+export type CsrfPolicy = 'required' | 'exempt' | 'none';
+
+/**
+ * `open`: any origin, without credentials (public theme routes, the embed). `store-origins`:
+ * the origins a store claims, with credentials (customer routes themes call). `none`: same
+ * origin only (dashboard, merchant API, seller sign-in).
+ */
+export type CorsPolicy = 'none' | 'open' | 'store-origins';
+
+export interface RoutePolicy {
+  auth: AuthSurface;
+  csrf: CsrfPolicy;
+  cors: CorsPolicy;
+  /** Budget per client (IP) on this route; merchant routes also spend the per-key budget. */
+  rateLimit?: RateLimitRule | undefined;
+  /** Honours Idempotency-Key, scoped to the store the input names in this field. */
+  idempotency?: { storeField: string } | undefined;
+  /** Success status when not 200 (201 create, 204 delete). */
+  successStatus?: 201 | 204 | undefined;
+  /**
+   * The route's own error codes (domain rules). The table adds what follows from the rest of the
+   * policy: validation, credentials, CSRF, limits, idempotency, and the internal errors.
+   */
+  errors: TErrorCode[];
+}

@@ -1,0 +1,201 @@
+/**
+ * The route table: every procedure of the router and every plain route, each with its whole
+ * policy, read from the one place it is declared (procedure meta; plainRoute()). Everything
+ * that needs to know about routes reads these views, and nothing walks the router elsewhere:
+ * - REST (http/rest.ts): success statuses, path parameters;
+ * - CORS (http/cors.ts) and CSRF (the guards, through the policy): per route and per /trpc call;
+ * - strict input (strict-input.ts): every procedure's input schemas;
+ * - the OpenAPI document (openapi/document.ts): statuses, security, the plain API routes;
+ * - metrics (http/request-metrics.ts): route templates;
+ * - the SDK generator (packages/sdk/scripts): which procedures each client may call.
+ * Building the table refuses a route whose declaration has a gap.
+ */
+import { ERROR_STATUS, type TErrorCode } from '@svc/schemas';
+import type { AnyProcedure, AnyRouter } from '@trpc/server';
+import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import type { z } from 'zod';
+import type { ZodOpenApiOperationObject } from 'zod-openapi';
+import { isReplayable } from './idempotency.middleware.js';
+import type { SvcMeta } from './init.js';
+import type { CorsPolicy, RoutePolicy } from './policy.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** Where REST serves the procedures (trpc-to-openapi's basePath). */
+export const API_BASE_PATH = '/api';
+
+/** A route served by Fastify itself (raw bytes, multipart, binary, pages, ops, docs), declared by plainRoute(). */
+export interface PlainRouteDeclaration {
+  name: string;
+  method: HttpMethod;
+  /** Full path, parameters as `{name}`. */
+  path: string;
+  policy: RoutePolicy;
+  /** The query parameters it takes (a strict object: anything else is 400); documented with the operation. */
+  query?: z.ZodObject | undefined;
+  /** Its OpenAPI operation (API routes), or false (pages, ops, docs). */
+  openapi: Omit<ZodOpenApiOperationObject, 'responses'> & { responses?: ZodOpenApiOperationObject['responses'] } | false;
+}
+
+export interface RouteEntry {
+  /** `orders.list` for a procedure; the declaration's name for a plain route. */
+  name: string;
+  source: 'procedure' | 'plain';
+  type: 'query' | 'mutation' | undefined;
+  method: HttpMethod;
+  path: string;
+  policy: RoutePolicy;
+  /** Every error code the route can answer with: its own and those its policy implies. */
+  errorCodes: TErrorCode[];
+  /** The HTTP statuses of those codes. */
+  errorStatuses: number[];
+  /** In the OpenAPI document. */
+  documented: boolean;
+  procedure?: AnyProcedure;
+  plain?: PlainRouteDeclaration;
+}
+
+export interface RouteTable {
+  entries: RouteEntry[];
+  procedures: RouteEntry[];
+  procedure(name: string): RouteEntry | undefined;
+  /** The route a request to `method path` (no query) reaches, REST or plain. */
+  match(method: string, path: string): RouteEntry | undefined;
+  /** The CORS policy of a /trpc call naming these procedures: theirs when they share one, else none. */
+  trpcCors(names: string[]): CorsPolicy;
+}
+
+const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const WITH_BODY = new Set(['POST', 'PATCH', 'PUT']);
+
+/** What a route can answer besides its own codes, from the rest of its policy. */
+function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasInput: boolean; hasJsonBody: boolean }): TErrorCode[] {
+  const codes: TErrorCode[] = ['internal_error', 'service_unavailable'];
+  if (route.hasInput) codes.push('validation_failed');
+  if (route.hasJsonBody) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
+  const unsafe = UNSAFE.has(route.method);
+  // A write that races another one (a unique or optimistic-lock violation) is answered 409.
+  if (unsafe) codes.push('conflict');
+  switch (policy.auth.kind) {
+    case 'session':
+      codes.push('unauthorized');
+      if (policy.auth.store) codes.push('store_forbidden', 'permission_missing');
+      if (unsafe && policy.csrf === 'required') codes.push('csrf_failed');
+      break;
+    case 'apiKey':
+      codes.push('unauthorized', 'scope_missing', 'store_forbidden', 'permission_missing', 'rate_limited');
+      break;
+    case 'customer':
+      codes.push('unauthorized', 'store_forbidden');
+      break;
+    case 'buyer':
+      // No credential, credentials that do not open the order, and a staff session's CSRF.
+      codes.push('unauthorized', 'store_forbidden', 'not_found');
+      if (policy.auth.staffSession && unsafe && policy.csrf === 'required') codes.push('csrf_failed');
+      break;
+    case 'signature':
+      codes.push('signature_invalid');
+      break;
+    case 'public':
+      break;
+  }
+  if (policy.rateLimit) codes.push('rate_limited');
+  if (policy.idempotency) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'validation_failed');
+  return codes;
+}
+
+/** What is missing or inconsistent in a route's declared policy; empty when it is whole. */
+export function policyGaps(name: string, policy: Partial<RoutePolicy> | undefined, method: string | undefined): string[] {
+  const gaps: string[] = [];
+  if (!policy?.auth) gaps.push(`${name}: no auth surface`);
+  if (!policy?.csrf) gaps.push(`${name}: no CSRF policy`);
+  if (!policy?.cors) gaps.push(`${name}: no CORS policy`);
+  if (!Array.isArray(policy?.errors)) gaps.push(`${name}: no error codes (declare [] when the route has none of its own)`);
+  else for (const code of policy.errors) if (!Object.hasOwn(ERROR_STATUS, code)) gaps.push(`${name}: unknown error code ${code}`);
+  if (!method) gaps.push(`${name}: no REST route (openapi method and path)`);
+  if (policy?.auth && policy.csrf) {
+    // A seller session on an unsafe call is the one credential a cross-site form can carry.
+    const readsSession = policy.auth.kind === 'session' || (policy.auth.kind === 'buyer' && policy.auth.staffSession);
+    if (readsSession && policy.csrf === 'none' && method && UNSAFE.has(method)) gaps.push(`${name}: reads a seller session on an unsafe call but declares no CSRF check`);
+    if (!readsSession && policy.csrf !== 'none') gaps.push(`${name}: reads no seller session, so its CSRF policy is 'none'`);
+  }
+  return gaps;
+}
+
+function complete(policy: Partial<RoutePolicy>): RoutePolicy {
+  return policy as RoutePolicy;
+}
+
+const tables = new WeakMap<AnyRouter, Map<readonly PlainRouteDeclaration[], RouteTable>>();
+
+/** The table of a router and the plain routes beside it (built once per pair). Throws on a gap. */
+export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDeclaration[] = []): RouteTable {
+  let byPlain = tables.get(router);
+  if (!byPlain) tables.set(router, (byPlain = new Map()));
+  const cached = byPlain.get(plainRoutes);
+  if (cached) return cached;
+
+  const gaps: string[] = [];
+  const entries: RouteEntry[] = [];
+  const procedures = router._def.procedures as Record<string, AnyProcedure>;
+  for (const [name, procedure] of Object.entries(procedures)) {
+    const def = procedure._def as unknown as { type: 'query' | 'mutation'; meta?: SvcMeta; inputs: unknown[]; resolver?: unknown };
+    const meta = def.meta;
+    const openapi = meta?.openapi;
+    const method = openapi?.method as HttpMethod | undefined;
+    gaps.push(...policyGaps(name, meta, method));
+    if (meta?.idempotency && !isReplayable(def.resolver)) gaps.push(`${name}: declares idempotency but its resolver is not replayable()`);
+    if (!method || !openapi?.path || !meta?.auth) continue;
+    const policy = complete(meta);
+    const hasInput = def.inputs.length > 0;
+    const errorCodes = [...new Set([...impliedCodes(policy, { method, hasInput, hasJsonBody: hasInput && WITH_BODY.has(method) }), ...(policy.errors ?? [])])];
+    entries.push({
+      name,
+      source: 'procedure',
+      type: def.type,
+      method,
+      path: `${API_BASE_PATH}${openapi.path}`,
+      policy,
+      errorCodes,
+      errorStatuses: [...new Set(errorCodes.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b),
+      documented: true,
+      procedure,
+    });
+  }
+  for (const plain of plainRoutes) {
+    gaps.push(...policyGaps(plain.name, plain.policy, plain.method));
+    const errorCodes = [...new Set([...impliedCodes(plain.policy, { method: plain.method, hasInput: true, hasJsonBody: false }), ...plain.policy.errors])];
+    entries.push({
+      name: plain.name,
+      source: 'plain',
+      type: undefined,
+      method: plain.method,
+      path: plain.path,
+      policy: plain.policy,
+      errorCodes,
+      errorStatuses: [...new Set(errorCodes.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b),
+      documented: plain.openapi !== false,
+      plain,
+    });
+  }
+  if (gaps.length > 0) throw new Error(`the route table has gaps:\n  ${gaps.join('\n  ')}`);
+
+  const lookup = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 2048 });
+  for (const entry of entries) lookup.on(entry.method, entry.path.replace(/\{(\w+)\}/g, ':$1'), () => undefined, { entry });
+  const byName = new Map(entries.map((entry) => [entry.name, entry]));
+  const table: RouteTable = {
+    entries,
+    procedures: entries.filter((entry) => entry.source === 'procedure'),
+    procedure: (name) => byName.get(name),
+    match(method, path) {
+      const found = lookup.find(method as 'GET', path);
+      return (found?.store as { entry?: RouteEntry } | undefined)?.entry;
+    },
+    trpcCors(names) {
+      const policies = new Set(names.map((name) => byName.get(name)?.policy.cors ?? 'none'));
+      return policies.size === 1 ? [...policies][0]! : 'none';
+    },
+  };
+  byPlain.set(plainRoutes, table);
+  return table;
+}

@@ -1,0 +1,83 @@
+/**
+ * The route table is whole: every procedure and plain route declares its auth surface, CSRF and
+ * CORS policy and its error codes, and the table (which REST, /trpc CORS and CSRF, OpenAPI, the
+ * metrics and the SDK generator read) refuses a declaration with a gap.
+ */
+import { ERROR_STATUS } from '@svc/schemas';
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { PLAIN_ROUTES } from '../apps/server/src/http/plain-routes.js';
+import { appRouter } from '../apps/server/src/trpc/app-router.js';
+import { t } from '../apps/server/src/trpc/init.js';
+import { publicProcedure, router } from '../apps/server/src/trpc/procedures.js';
+import { policyGaps, routeTable } from '../apps/server/src/trpc/route-table.js';
+
+describe('the route table', () => {
+  const table = routeTable(appRouter, PLAIN_ROUTES);
+
+  it('holds every procedure of the router, with a whole policy', () => {
+    const procedures = Object.keys(appRouter._def.procedures);
+    expect(table.procedures.map((entry) => entry.name).sort()).toEqual(procedures.sort());
+    for (const entry of table.entries) {
+      expect(policyGaps(entry.name, entry.policy, entry.method), entry.name).toEqual([]);
+      expect(['public', 'session', 'apiKey', 'customer', 'buyer', 'signature'], entry.name).toContain(entry.policy.auth.kind);
+      expect(['required', 'exempt', 'none'], entry.name).toContain(entry.policy.csrf);
+      expect(['none', 'open', 'store-origins'], entry.name).toContain(entry.policy.cors);
+      expect(Array.isArray(entry.policy.errors), entry.name).toBe(true);
+      // Every route can fail inside: its statuses always include 500 and 503, each from a known code.
+      expect(entry.errorStatuses, entry.name).toEqual(expect.arrayContaining([500, 503]));
+      for (const code of entry.errorCodes) expect(Object.keys(ERROR_STATUS), entry.name).toContain(code);
+    }
+  });
+
+  it('documents the plain API routes, the dashboard payment proof among them', () => {
+    const documented = table.entries.filter((entry) => entry.source === 'plain' && entry.documented).map((entry) => `${entry.method} ${entry.path}`);
+    expect(documented.sort()).toEqual(
+      [
+        'GET /api/dashboard/stores/{storeId}/orders/{orderId}/payment-proof',
+        'GET /api/orders/{orderId}/files/{fileId}',
+        'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
+        'POST /api/orders/{orderId}/payment-proof',
+        'POST /api/payments/{gateway}/webhook',
+      ].sort(),
+    );
+  });
+
+  it('answers which route a request reaches, and the CORS policy of a /trpc call', () => {
+    expect(table.match('GET', '/api/merchant/v1/stores/s1/orders/o1')?.name).toBe('orders.get');
+    expect(table.match('PATCH', '/api/dashboard/stores/s1/orders/o1')?.name).toBe('orders.dashboardUpdate');
+    expect(table.match('GET', '/api/dashboard/stores/s1/orders/o1/payment-proof')?.name).toBe('payments.dashboardProof');
+    expect(table.match('GET', '/api/nowhere')).toBeUndefined();
+    expect(table.trpcCors(['checkout.cart', 'catalog.storefront'])).toBe('open');
+    expect(table.trpcCors(['customer.orders'])).toBe('store-origins');
+    expect(table.trpcCors(['checkout.cart', 'orders.list'])).toBe('none');
+    expect(table.trpcCors(['no.such'])).toBe('none');
+  });
+
+  it('refuses a procedure that lacks an auth surface, a CSRF or CORS policy, or error codes', () => {
+    const bare = t.procedure.meta({ openapi: { method: 'GET', path: '/bare' } }).input(z.strictObject({})).output(z.object({})).query(() => ({}));
+    expect(() => routeTable(router({ bare }))).toThrow(/bare: no auth surface[\s\S]*bare: no CSRF policy[\s\S]*bare: no CORS policy[\s\S]*bare: no error codes/);
+    const noErrors = publicProcedure.meta({ openapi: { method: 'GET', path: '/no-errors' } }).input(z.strictObject({})).output(z.object({})).query(() => ({}));
+    expect(() => routeTable(router({ noErrors }))).toThrow(/noErrors: no error codes/);
+    const noRoute = publicProcedure.meta({ errors: [] }).input(z.strictObject({})).output(z.object({})).query(() => ({}));
+    expect(() => routeTable(router({ noRoute }))).toThrow(/noRoute: no REST route/);
+  });
+
+  it('refuses a CSRF policy that does not match what the route reads', () => {
+    expect(policyGaps('x', { auth: { kind: 'session' }, csrf: 'none', cors: 'none', errors: [] }, 'POST')).toEqual([
+      "x: reads a seller session on an unsafe call but declares no CSRF check",
+    ]);
+    expect(policyGaps('y', { auth: { kind: 'apiKey', scope: 'order:read' }, csrf: 'required', cors: 'none', errors: [] }, 'GET')).toEqual([
+      "y: reads no seller session, so its CSRF policy is 'none'",
+    ]);
+  });
+
+  it('refuses an idempotent procedure whose resolver cannot replay', () => {
+    const create = publicProcedure
+      .meta({ openapi: { method: 'POST', path: '/make' }, idempotency: { storeField: 'storeId' }, errors: [] })
+      .input(z.strictObject({ storeId: z.string() }))
+      .output(z.object({}))
+      .mutation(() => ({}));
+    expect(() => routeTable(router({ create }))).toThrow(/create: declares idempotency but its resolver is not replayable/);
+  });
+});
