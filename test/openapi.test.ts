@@ -76,3 +76,31 @@ describe('post-processing', () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 });
+
+describe('/docs and /api/openapi.json', () => {
+  it('serve the reference from this origin (Swagger UI under a strict policy) and the document itself', async () => {
+    const { startInProcess } = await import('./support/in-process.js');
+    const app = await startInProcess();
+    try {
+      const page = await fetch(`${app.url}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      const csp = page.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      const html = await page.text();
+      // Every script and stylesheet is served from here.
+      for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src).not.toMatch(/^https?:\/\//);
+      const bundle = /src="([^"]*swagger-ui-bundle\.js)"/.exec(html)?.[1];
+      expect(bundle).toBeDefined();
+      expect((await fetch(new URL(bundle!, `${app.url}/docs/`))).status).toBe(200);
+
+      const served = await (await fetch(`${app.url}/docs/json`)).json();
+      const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
+      expect(served).toEqual(document);
+      expect(document).toEqual(JSON.parse(readFileSync(COMMITTED, 'utf8')));
+    } finally {
+      await app.close();
+    }
+  });
+});

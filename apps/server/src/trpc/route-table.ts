@@ -86,11 +86,12 @@ function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasInput
       codes.push('unauthorized', 'scope_missing', 'store_forbidden', 'permission_missing', 'rate_limited');
       break;
     case 'customer':
-      codes.push('unauthorized', 'store_forbidden');
+      // store_forbidden: an origin that is not the store's; store_banned: the store was banned.
+      codes.push('unauthorized', 'store_forbidden', 'store_banned');
       break;
     case 'buyer':
       // No credential, credentials that do not open the order, and a staff session's CSRF.
-      codes.push('unauthorized', 'store_forbidden', 'not_found');
+      codes.push('unauthorized', 'store_forbidden', 'store_banned', 'not_found');
       if (policy.auth.staffSession && unsafe && policy.csrf === 'required') codes.push('csrf_failed');
       break;
     case 'signature':

@@ -9,8 +9,7 @@ import type { z } from 'zod';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import type { Context } from '../../trpc/context.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { Context, ServiceContext } from '../../trpc/context.js';
 import type { User } from '../identity/identity.entities.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
 import { ApiKeySchema, type ApiKey } from './api-keys.entities.js';
@@ -119,7 +118,8 @@ export async function authenticateApiKey(ctx: ServiceContext & Pick<Context, 're
     ctx.response.headers['WWW-Authenticate'] = 'Bearer realm="svc"';
     throw new AppError('unauthorized', 'Send Authorization: Bearer <API key>.');
   }
-  const match = /^Bearer (\S+)$/.exec(header);
+  // The scheme name is case-insensitive (RFC 9110 §11.1).
+  const match = /^Bearer +(\S+)$/i.exec(header);
   if (!match || !API_KEY_PATTERN.test(match[1]!)) throw unauthorized(ctx, 'Malformed API key.');
   const hash = sha256Hex(match[1]!);
   const [row] = await ctx.em.execute<CredentialRow[]>(

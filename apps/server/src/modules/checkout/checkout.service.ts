@@ -18,6 +18,7 @@ import type { ServiceContext } from '../../trpc/context.js';
 import { blacklistMatches } from '../blacklist/blacklist.service.js';
 import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
+import { CouponSchema } from '../coupons/coupons.entities.js';
 import { claimCouponUse, requireCoupon } from '../coupons/coupons.service.js';
 import { newEventId } from '../events/events.service.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
@@ -273,11 +274,16 @@ export async function checkoutSummary(ctx: ServiceContext, order: Order): Promis
   );
 }
 
-/** Whether a gateway can take payments in this process (`test` never in production, and only with its secret). */
+/** Why a gateway cannot take payments in this process (`test` never in production, and only with its secret), or undefined. */
+function gatewayUnavailable(ctx: ServiceContext, method: TPaymentMethod): string | undefined {
+  if (!GATEWAYS[method]) return 'This payment method is not available.';
+  if (method === 'test' && (ctx.deps.config.isProduction || !ctx.deps.config.testGatewaySecret)) return 'The test gateway is not available here.';
+  if (method === 'stripe' && !ctx.deps.config.stripeSecretKey) return 'Stripe is not configured.';
+  return undefined;
+}
+
 export function gatewayAvailable(ctx: ServiceContext, method: TPaymentMethod): boolean {
-  if (method === 'test') return !ctx.deps.config.isProduction && !!ctx.deps.config.testGatewaySecret;
-  if (method === 'stripe') return !!ctx.deps.config.stripeSecretKey;
-  return true;
+  return gatewayUnavailable(ctx, method) === undefined;
 }
 
 /** The order with what its checkout page asks for: the store, its payment methods here, the products' custom fields. */
@@ -315,8 +321,10 @@ export async function expirePendingOrders(em: EntityManager, now: Date, lifetime
  * gateway says where to go or what to do. The order row is locked while it changes.
  */
 export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof ZCheckoutStartInput>, buyer: BuyerContext): Promise<TCheckoutStartResult> {
-  const gateway = GATEWAYS[input.paymentMethod];
-  if (!gateway) throw invalidField('paymentMethod', 'This payment method is not available.');
+  // Before anything is written: a method this process cannot take must leave the order as it was.
+  const unavailable = gatewayUnavailable(ctx, input.paymentMethod);
+  if (unavailable) throw invalidField('paymentMethod', unavailable);
+  const gateway = GATEWAYS[input.paymentMethod]!;
   const { order, store } = await ctx.em.transactional(async (em) => {
     const opened = await orderForToken(em, input.orderId, input.token);
     const order = await em.findOneOrFail(OrderSchema, { id: opened.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -337,7 +345,9 @@ export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof Z
     const fields = fieldsOf(await productsInOrder(em, lines.map((line) => line.productId ?? null)));
     if (input.customFields) order.customFieldResponses = customFieldResponses(fields, input.customFields);
     else requireAnswers(fields, order.customFieldResponses);
-    if (input.coupon) {
+    // The coupon already applied, named again (a retry), changes nothing; another one is refused.
+    const applied = input.coupon && order.couponId ? await em.findOne(CouponSchema, { id: order.couponId }) : null;
+    if (input.coupon && !(applied && applied.code.toLowerCase() === input.coupon.toLowerCase())) {
       if (order.couponId) throw new AppError('conflict', 'A coupon is already applied to this order.');
       const priced = lines.map((line) => ({ productId: line.productId ?? '', quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));
       const coupon = await requireCoupon(em, store, input.coupon, priced, now);

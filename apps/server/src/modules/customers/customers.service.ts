@@ -134,6 +134,8 @@ export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, '
   }
   const customer = session.customer.getEntity();
   const store = customer.store.getEntity();
+  // A banned store's customer area closes for sessions already open too, not only for new sign-ins.
+  if (store.banned) throw new AppError('store_banned', 'This store is closed.');
   const origin = ctx.request.origin;
   if (origin && origin !== ownOrigin(ctx.deps.config) && !storeOrigins(ctx.deps.config, store).includes(origin)) {
     throw new AppError('store_forbidden', 'This origin does not belong to the store.');

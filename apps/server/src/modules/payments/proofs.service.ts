@@ -20,7 +20,10 @@ export async function uploadPaymentProof(
   input: { orderId: string; token: string; name: string; contentType: string; stream: Readable },
 ): Promise<{ orderId: string; proof: { name: string; size: number; contentType: string } }> {
   const opened = await orderForToken(ctx.em, input.orderId, input.token);
-  if (opened.status !== 'pending') throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
+  // Past the checkout lifetime the order is as good as expired (the job may not have run yet).
+  const awaiting = (order: { status: string; createdAt: Date }) =>
+    order.status === 'pending' && order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs > ctx.clock.now().getTime();
+  if (!awaiting(opened)) throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
   if (opened.paymentMethod !== 'manual') throw new AppError('conflict', 'Choose manual payment (POST /api/checkout/start) before sending a proof.');
   const id = newId();
   const storageKey = `${opened.store.id}/proofs/${id}`;
@@ -34,7 +37,7 @@ export async function uploadPaymentProof(
   try {
     return await ctx.em.transactional(async (em) => {
       const order = await lockOrder(em, opened.id);
-      if (order.status !== 'pending') throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
+      if (!awaiting(order)) throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
       const file = em.create(StoredFileSchema, {
         id,
         store: order.store.id,

@@ -1,0 +1,252 @@
+/**
+ * Order reads against the real database, without HTTP: the merchant list (newest first by
+ * createdAt then id, keyset-paged with signed cursors, filtered by status and an inclusive
+ * from/to range), the detail by cuid or `ORD-<n>` only within its own store, and the buyer's
+ * view limited to their e-mail in that store. Orders are seeded straight into the database so
+ * each test controls status and createdAt exactly.
+ */
+import { randomBytes } from 'node:crypto';
+import type { TOrderStatus } from '@svc/schemas';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerDatabaseUrl } from '../../../../../test/support/env.js';
+import { createStore } from '../../../../../test/support/factories.js';
+import { serviceContext } from '../../../../../test/support/in-process.js';
+import { insertOrders, type OrderSeed, type SeededOrder } from '../../../../../test/support/orders.js';
+import { openOrm, type Orm } from '../../db/orm.js';
+import { AppError } from '../../lib/errors.js';
+import type { ServiceContext } from '../../trpc/context.js';
+import { findStoreOrder, getBuyerOrder, getOrder, listBuyerOrders, listOrders } from './orders.service.js';
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
+});
+afterAll(() => orm?.close());
+
+const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
+const minutes = (n: number) => new Date(T0 + n * 60_000);
+const uniqueBuyer = () => `buyer-${randomBytes(5).toString('hex')}@example.test`;
+
+/** A context whose cursors all come from one key; a new EntityManager per call keeps reads fresh. */
+function contextFor(): () => ServiceContext {
+  const base = serviceContext(orm);
+  return () => ({ ...base, em: orm.em.fork() });
+}
+
+async function newStore() {
+  return createStore(orm.em.fork());
+}
+
+function seed(storeId: string, seeds: OrderSeed[]): Promise<SeededOrder[]> {
+  return insertOrders(workerDatabaseUrl(), storeId, seeds);
+}
+
+/** The ids in the order the rule says: createdAt desc, then id desc (ids are compared bytewise, as the C collation does). */
+function newestFirst(orders: SeededOrder[]): string[] {
+  return [...orders]
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .map((o) => o.id);
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, 'the call should fail').toBeInstanceOf(AppError);
+  return (error as AppError).appCode;
+}
+
+describe('listOrders', () => {
+  it('lists newest first (createdAt desc, then id desc on ties)', async () => {
+    const store = await newStore();
+    // Three orders share one timestamp, so only the id can order them.
+    const seeded = await seed(store.id, [
+      { createdAt: minutes(1) },
+      { createdAt: minutes(5) },
+      { createdAt: minutes(3) },
+      { createdAt: minutes(3) },
+      { createdAt: minutes(3) },
+    ]);
+    const list = await listOrders(contextFor()(), { storeId: store.id });
+    expect(list.orders.map((o) => o.id)).toEqual(newestFirst(seeded));
+    expect(list.orders.map((o) => o.createdAt)).toEqual([5, 3, 3, 3, 1].map((m) => minutes(m).toISOString()));
+    expect(list).toMatchObject({ limit: 50, hasMore: false, nextCursor: null });
+  });
+
+  it('pages with the keyset cursor without duplicates or gaps, across tied timestamps', async () => {
+    const store = await newStore();
+    const seeded = await seed(
+      store.id,
+      [0, 1, 1, 1, 2, 2, 3, 4, 4, 5, 6].map((m) => ({ createdAt: minutes(m) })),
+    );
+    const ctx = contextFor();
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await listOrders(ctx(), { storeId: store.id, limit: 3, cursor });
+      pages.push(page.orders.map((o) => o.id));
+      expect(page.limit).toBe(3);
+      if (!page.hasMore) {
+        expect(page.nextCursor).toBeNull();
+        break;
+      }
+      expect(page.nextCursor).toEqual(expect.any(String));
+      cursor = page.nextCursor!;
+      expect(pages.length, 'paging should end').toBeLessThan(10);
+    }
+    expect(pages.map((p) => p.length)).toEqual([3, 3, 3, 2]);
+    expect(pages.flat()).toEqual(newestFirst(seeded));
+  });
+
+  it('says hasMore false with no cursor on a last page that is exactly full', async () => {
+    const store = await newStore();
+    await seed(store.id, [1, 2, 3, 4].map((m) => ({ createdAt: minutes(m) })));
+    const ctx = contextFor();
+    const first = await listOrders(ctx(), { storeId: store.id, limit: 2 });
+    expect(first.hasMore).toBe(true);
+    const second = await listOrders(ctx(), { storeId: store.id, limit: 2, cursor: first.nextCursor! });
+    expect(second.orders).toHaveLength(2);
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
+  });
+
+  it('lists only the orders of the store asked for', async () => {
+    const store = await newStore();
+    const other = await newStore();
+    const mine = await seed(store.id, [{ createdAt: minutes(1) }, { createdAt: minutes(2) }]);
+    await seed(other.id, [{ createdAt: minutes(3) }]);
+    const list = await listOrders(contextFor()(), { storeId: store.id });
+    expect(list.orders.map((o) => o.id).sort()).toEqual(mine.map((o) => o.id).sort());
+    expect(list.orders.every((o) => o.storeId === store.id)).toBe(true);
+  });
+
+  it('filters by status', async () => {
+    const store = await newStore();
+    const statuses: TOrderStatus[] = ['pending', 'completed', 'refunded', 'completed', 'cancelled'];
+    const seeded = await seed(store.id, statuses.map((status, i) => ({ status, createdAt: minutes(i) })));
+    const list = await listOrders(contextFor()(), { storeId: store.id, status: 'completed' });
+    expect(list.orders.map((o) => o.id)).toEqual([seeded[3]!.id, seeded[1]!.id]);
+    expect(list.orders.every((o) => o.status === 'completed')).toBe(true);
+  });
+
+  it('filters by from and to, both inclusive', async () => {
+    const store = await newStore();
+    const seeded = await seed(store.id, [0, 10, 20, 30, 40].map((m) => ({ createdAt: minutes(m) })));
+    const ctx = contextFor();
+    const between = await listOrders(ctx(), { storeId: store.id, from: minutes(10).toISOString(), to: minutes(30).toISOString() });
+    expect(between.orders.map((o) => o.id)).toEqual([seeded[3]!.id, seeded[2]!.id, seeded[1]!.id]);
+    const fromOnly = await listOrders(ctx(), { storeId: store.id, from: minutes(30).toISOString() });
+    expect(fromOnly.orders.map((o) => o.id)).toEqual([seeded[4]!.id, seeded[3]!.id]);
+    const toOnly = await listOrders(ctx(), { storeId: store.id, to: minutes(10).toISOString() });
+    expect(toOnly.orders.map((o) => o.id)).toEqual([seeded[1]!.id, seeded[0]!.id]);
+  });
+
+  it('keeps the filters while paging', async () => {
+    const store = await newStore();
+    const seeded = await seed(
+      store.id,
+      (['paid', 'pending', 'paid', 'paid', 'pending', 'paid'] as TOrderStatus[]).map((status, i) => ({ status, createdAt: minutes(i) })),
+    );
+    const ctx = contextFor();
+    const first = await listOrders(ctx(), { storeId: store.id, status: 'paid', limit: 3 });
+    const second = await listOrders(ctx(), { storeId: store.id, status: 'paid', limit: 3, cursor: first.nextCursor! });
+    expect([...first.orders, ...second.orders].map((o) => o.id)).toEqual([5, 3, 2, 0].map((i) => seeded[i]!.id));
+    expect(second.hasMore).toBe(false);
+  });
+
+  it('refuses a tampered, forged or foreign cursor with validation_failed', async () => {
+    const store = await newStore();
+    await seed(store.id, [1, 2, 3].map((m) => ({ createdAt: minutes(m) })));
+    const ctx = contextFor();
+    const { nextCursor } = await listOrders(ctx(), { storeId: store.id, limit: 1 });
+    const [body, signature] = nextCursor!.split('.') as [string, string];
+    // The same position moved one microsecond: a well-formed body whose signature no longer fits.
+    const [us, id] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string];
+    const moved = Buffer.from(JSON.stringify([String(BigInt(us) + 1n), id])).toString('base64url');
+    const flipped = signature.slice(0, -1) + (signature.endsWith('a') ? 'b' : 'a');
+
+    for (const cursor of [`${moved}.${signature}`, `${body}.${flipped}`, body, 'not-a-cursor', `${nextCursor}.extra`]) {
+      expect(await codeOf(listOrders(ctx(), { storeId: store.id, cursor })), cursor).toBe('validation_failed');
+    }
+    // A cursor signed under another application key is just as foreign.
+    expect(await codeOf(listOrders(contextFor()(), { storeId: store.id, cursor: nextCursor! }))).toBe('validation_failed');
+  });
+});
+
+describe('findStoreOrder and getOrder', () => {
+  it('finds an order by its cuid and by ORD-<n>', async () => {
+    const store = await newStore();
+    const [order] = await seed(store.id, [{ status: 'completed', note: 'seller note' }]);
+    const ctx = contextFor();
+    const byId = await getOrder(ctx(), { storeId: store.id, orderId: order!.id });
+    const byNumber = await getOrder(ctx(), { storeId: store.id, orderId: `ORD-${order!.number}` });
+    expect(byId).toEqual(byNumber);
+    expect(byId).toMatchObject({ id: order!.id, orderId: `ORD-${order!.number}`, storeId: store.id, status: 'completed', note: 'seller note' });
+    expect((await findStoreOrder(ctx().em, store.id, `ORD-${order!.number}`)).id).toBe(order!.id);
+  });
+
+  it('answers not_found for an order of another store, by cuid or by number', async () => {
+    const store = await newStore();
+    const other = await newStore();
+    const [foreign] = await seed(other.id, [{}]);
+    const ctx = contextFor();
+    expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: foreign!.id }))).toBe('not_found');
+    expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: `ORD-${foreign!.number}` }))).toBe('not_found');
+    expect(await codeOf(findStoreOrder(ctx().em, store.id, foreign!.id))).toBe('not_found');
+    // Its own store still finds it: the refusal is about the store, not the order.
+    expect((await getOrder(ctx(), { storeId: other.id, orderId: foreign!.id })).id).toBe(foreign!.id);
+  });
+
+  it('answers not_found for an unknown id or number', async () => {
+    const store = await newStore();
+    const ctx = contextFor();
+    expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: 'doesnotexist000000000000' }))).toBe('not_found');
+    expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: 'ORD-999999999999' }))).toBe('not_found');
+  });
+});
+
+describe('listBuyerOrders and getBuyerOrder', () => {
+  it("lists only the buyer's orders in that store, newest first, with their lines", async () => {
+    const store = await newStore();
+    const other = await newStore();
+    const buyer = uniqueBuyer();
+    const mine = await seed(store.id, [
+      { customerEmail: buyer, createdAt: minutes(1), lines: [{ productName: 'Alpha', quantity: 2, unitPriceMinor: 500 }] },
+      { customerEmail: buyer, createdAt: minutes(2), lines: [{ productName: 'Beta', quantity: 1, unitPriceMinor: 250 }, { productName: 'Gamma', quantity: 3, unitPriceMinor: 100 }] },
+    ]);
+    await seed(store.id, [{ customerEmail: uniqueBuyer(), createdAt: minutes(3) }]);
+    await seed(other.id, [{ customerEmail: buyer, createdAt: minutes(4) }]);
+
+    const list = await listBuyerOrders(contextFor()(), { storeId: store.id, customerEmail: buyer }, 10, undefined);
+    expect(list.orders.map((o) => o.id)).toEqual([mine[1]!.id, mine[0]!.id]);
+    expect(list).toMatchObject({ hasMore: false, nextCursor: null });
+    expect(list.orders[0]!.lines).toEqual([
+      { productName: 'Beta', quantity: 1, unitPrice: 2.5 },
+      { productName: 'Gamma', quantity: 3, unitPrice: 1 },
+    ]);
+    expect(list.orders[1]).toMatchObject({ orderId: `ORD-${mine[0]!.number}`, storeId: store.id, lines: [{ productName: 'Alpha', quantity: 2, unitPrice: 5 }] });
+  });
+
+  it("pages the buyer's orders with the keyset cursor", async () => {
+    const store = await newStore();
+    const buyer = uniqueBuyer();
+    const mine = await seed(store.id, [1, 2, 2, 3].map((m) => ({ customerEmail: buyer, createdAt: minutes(m) })));
+    await seed(store.id, [{ customerEmail: uniqueBuyer(), createdAt: minutes(2) }]);
+    const ctx = contextFor();
+    const first = await listBuyerOrders(ctx(), { storeId: store.id, customerEmail: buyer }, 3, undefined);
+    expect(first.hasMore).toBe(true);
+    const second = await listBuyerOrders(ctx(), { storeId: store.id, customerEmail: buyer }, 3, first.nextCursor!);
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
+    expect([...first.orders, ...second.orders].map((o) => o.id)).toEqual(newestFirst(mine));
+  });
+
+  it("opens one of the buyer's orders and answers not_found for anyone else's", async () => {
+    const store = await newStore();
+    const buyer = uniqueBuyer();
+    const [mine] = await seed(store.id, [{ customerEmail: buyer }]);
+    const [theirs] = await seed(store.id, [{ customerEmail: uniqueBuyer() }]);
+    const ctx = contextFor();
+    expect((await getBuyerOrder(ctx(), { storeId: store.id, customerEmail: buyer }, `ORD-${mine!.number}`)).id).toBe(mine!.id);
+    expect(await codeOf(getBuyerOrder(ctx(), { storeId: store.id, customerEmail: buyer }, theirs!.id))).toBe('not_found');
+  });
+});

@@ -1,0 +1,505 @@
+/**
+ * Payment rules against the real database, without HTTP (DESIGN §5 Payments):
+ * - inbound notifications are handled once per (gateway, event id), settle only the stored
+ *   amount in the stored currency, and refund only what was settled (notifications.ts);
+ * - the `test` and `stripe` gateways verify the raw bytes before anything is parsed
+ *   (test-gateway.ts, stripe-gateway.ts; signed here independently of the code under test);
+ * - a proof of manual payment is taken only for a pending order paid by `manual`, opened with
+ *   its checkout token, and within the size limit (proofs.service.ts).
+ * Every test makes its own store, products and orders; time comes from a ManualClock.
+ */
+import { createHmac, createHash, randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import Stripe from 'stripe';
+import type { TPaymentMethod } from '@svc/schemas';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerDatabaseUrl } from '../../../../../test/support/env.js';
+import { createStore } from '../../../../../test/support/factories.js';
+import { serviceContext } from '../../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../../db/orm.js';
+import { ManualClock } from '../../lib/clock.js';
+import { AppError } from '../../lib/errors.js';
+import type { ServiceContext } from '../../trpc/context.js';
+import { LicenseKeySchema } from '../catalog/catalog.entities.js';
+import { createProduct, importKeys } from '../catalog/catalog.service.js';
+import { createOrder, startCheckout } from '../checkout/checkout.service.js';
+import { EventSchema } from '../events/events.entities.js';
+import { OrderSchema } from '../orders/orders.entities.js';
+import { StoreSchema } from '../stores/stores.entities.js';
+import { handleNotification, type PaymentNotification } from './notifications.js';
+import { PaymentSchema } from './payments.entities.js';
+import { PROOF_MAX_BYTES, paymentProofOf, uploadPaymentProof } from './proofs.service.js';
+import { verifyStripeNotification } from './stripe-gateway.js';
+import { verifyTestNotification } from './test-gateway.js';
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
+});
+afterAll(() => orm?.close());
+
+const T0 = Date.UTC(2026, 4, 4, 9, 30);
+const TEST_SECRET = 'test-gateway-secret-payments-service';
+const STRIPE_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const buyer = { ip: '203.0.113.21', userAgent: 'vitest', country: 'DE' };
+
+const unique = () => randomBytes(6).toString('hex');
+const email = () => `buyer-${unique()}@example.test`;
+
+/** The AppError code a synchronous call throws (anything else fails the test). */
+function codeThrown(call: () => unknown): string {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof AppError) return error.appCode;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+interface Sale {
+  clock: ManualClock;
+  ctx: ServiceContext;
+  storeId: string;
+  productId: string;
+  orderId: string;
+  orderNumber: string;
+  token: string;
+  priceMinor: number;
+}
+
+/**
+ * A fresh store selling one product at `price`, and a pending order of one of it. With `keys`
+ * the product is delivered by license keys (that many in stock); otherwise by instructions.
+ */
+async function pendingOrder(opts: { price?: number; keys?: number; paymentMethods?: TPaymentMethod[]; env?: Record<string, string> } = {}): Promise<Sale> {
+  const clock = new ManualClock(T0);
+  const ctx = serviceContext(orm, clock, opts.env);
+  const store = await createStore(orm.em.fork());
+  if (opts.paymentMethods) await orm.em.fork().nativeUpdate(StoreSchema, { id: store.id }, { settings: { paymentMethods: opts.paymentMethods } });
+  const keyed = opts.keys !== undefined;
+  const product = await createProduct(ctx, {
+    storeId: store.id,
+    name: 'Game',
+    price: opts.price ?? 19.99,
+    deliveryMethods: keyed ? ['licenseKeys'] : ['deliveryInstructions'],
+    deliveryInstructions: keyed ? '' : 'Download it from the site.',
+  });
+  if (opts.keys) {
+    await importKeys(ctx, { storeId: store.id, productId: product.id, keys: Array.from({ length: opts.keys }, () => `KEY-${unique()}`) });
+  }
+  const { order, checkoutToken } = await createOrder(
+    serviceContext(orm, clock, opts.env),
+    { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email: email() },
+    buyer,
+  );
+  return {
+    clock,
+    ctx,
+    storeId: store.id,
+    productId: product.id,
+    orderId: order.id,
+    orderNumber: order.orderId,
+    token: checkoutToken,
+    priceMinor: Math.round(order.price * 100),
+  };
+}
+
+const orderOf = (id: string) => orm.em.fork().findOneOrFail(OrderSchema, { id });
+const paymentsOf = (orderId: string) => orm.em.fork().find(PaymentSchema, { order: orderId });
+/** The outbox of a store, as a sorted list of event types (events of one instant have no order). */
+const eventTypesOf = async (storeId: string) => (await orm.em.fork().find(EventSchema, { store: storeId })).map((event) => event.type).sort();
+
+function paid(sale: Sale, overrides: Partial<PaymentNotification> = {}): PaymentNotification {
+  return { eventId: `tevt_${unique()}`, kind: 'paid', orderId: sale.orderId, amountMinor: sale.priceMinor, currency: 'USD', providerRef: `test:${unique()}`, ...overrides };
+}
+
+/** Handles a notification as the webhook route does: a fresh EntityManager per request. */
+const notify = (gateway: string, notification: PaymentNotification, at: Date) => handleNotification(orm.em.fork(), gateway, notification, at);
+
+describe('handleNotification: settling', () => {
+  it('settles a pending order paid in full and fulfils it in the same step', async () => {
+    const sale = await pendingOrder({ keys: 1 });
+    const notification = paid(sale);
+
+    expect(await notify('test', notification, sale.clock.now())).toBe('settled');
+
+    const order = await orderOf(sale.orderId);
+    expect(order.status).toBe('completed');
+    expect(order.paidMinor).toBe(sale.priceMinor);
+    expect(order.paidAt?.getTime()).toBe(T0);
+    expect(order.paymentMethod).toBe('test');
+    expect(order.keyCount).toBe(1);
+    const [key] = await orm.em.fork().find(LicenseKeySchema, { product: sale.productId });
+    expect(key?.status).toBe('assigned');
+    expect(key?.order?.id).toBe(sale.orderId);
+    const payments = await paymentsOf(sale.orderId);
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ gateway: 'test', providerRef: notification.providerRef, amountMinor: sale.priceMinor, currency: 'USD', status: 'paid' });
+    expect(await eventTypesOf(sale.storeId)).toEqual(['order.completed', 'order.created', 'order.paid', 'product.created']);
+  });
+
+  it('never settles an amount below the price or another currency; the right payment later does', async () => {
+    const sale = await pendingOrder({ price: 20 });
+
+    expect(await notify('test', paid(sale, { amountMinor: sale.priceMinor - 1 }), sale.clock.now())).toBe('amount_mismatch');
+    let order = await orderOf(sale.orderId);
+    expect(order).toMatchObject({ status: 'pending', paidMinor: 0, paidAt: null, paymentFlag: 'amount_mismatch' });
+
+    expect(await notify('test', paid(sale, { currency: 'EUR' }), sale.clock.now())).toBe('currency_mismatch');
+    order = await orderOf(sale.orderId);
+    expect(order).toMatchObject({ status: 'pending', paymentFlag: 'currency_mismatch' });
+    expect(await paymentsOf(sale.orderId)).toHaveLength(0);
+    expect(await eventTypesOf(sale.storeId)).not.toContain('order.paid');
+
+    expect(await notify('test', paid(sale), sale.clock.now())).toBe('settled');
+    order = await orderOf(sale.orderId);
+    expect(order).toMatchObject({ status: 'completed', paidMinor: 2000, paymentFlag: null });
+  });
+
+  it('records a failed payment and leaves the order pending', async () => {
+    const sale = await pendingOrder();
+    expect(await notify('test', paid(sale, { kind: 'failed' }), sale.clock.now())).toBe('recorded');
+    expect((await orderOf(sale.orderId)).status).toBe('pending');
+    expect(await paymentsOf(sale.orderId)).toHaveLength(0);
+  });
+
+  it('answers unknown_order for an order that does not exist, and records the notification', async () => {
+    const clock = new ManualClock(T0);
+    const notification: PaymentNotification = { eventId: `tevt_${unique()}`, kind: 'paid', orderId: `z${unique()}`, amountMinor: 100, currency: 'USD', providerRef: null };
+
+    expect(await notify('test', notification, clock.now())).toBe('unknown_order');
+
+    const rows = await orm.em.fork().execute<Array<{ outcome: string; order_id: string }>>(
+      'select outcome, order_id from payment_notification where gateway = ? and event_id = ?',
+      ['test', notification.eventId],
+    );
+    expect(rows).toEqual([{ outcome: 'unknown_order', order_id: notification.orderId }]);
+    expect(await notify('test', notification, clock.now())).toBe('duplicate');
+  });
+});
+
+describe('handleNotification: once per (gateway, event id)', () => {
+  it('answers duplicate to the second identical notification and changes nothing', async () => {
+    const sale = await pendingOrder({ keys: 2 });
+    const notification = paid(sale);
+    expect(await notify('test', notification, sale.clock.now())).toBe('settled');
+    const before = await orderOf(sale.orderId);
+    const events = await eventTypesOf(sale.storeId);
+
+    sale.clock.advance(60_000);
+    expect(await notify('test', notification, sale.clock.now())).toBe('duplicate');
+
+    const after = await orderOf(sale.orderId);
+    expect(after.updatedAt.getTime()).toBe(before.updatedAt.getTime());
+    expect(after.version).toBe(before.version);
+    expect(after.keyCount).toBe(1);
+    expect(await paymentsOf(sale.orderId)).toHaveLength(1);
+    expect(await eventTypesOf(sale.storeId)).toEqual(events);
+  });
+
+  it('does not act on a repeated mismatch either (the flag and its time stay as first recorded)', async () => {
+    const sale = await pendingOrder();
+    const short = paid(sale, { amountMinor: 1 });
+    expect(await notify('test', short, sale.clock.now())).toBe('amount_mismatch');
+    const flaggedAt = (await orderOf(sale.orderId)).updatedAt.getTime();
+
+    sale.clock.advance(5 * 60_000);
+    expect(await notify('test', short, sale.clock.now())).toBe('duplicate');
+    expect((await orderOf(sale.orderId)).updatedAt.getTime()).toBe(flaggedAt);
+  });
+
+  it('handles the same event id from another gateway on its own', async () => {
+    const sale = await pendingOrder();
+    const eventId = `evt_${unique()}`;
+    expect(await notify('test', paid(sale, { eventId, amountMinor: 1 }), sale.clock.now())).toBe('amount_mismatch');
+    expect(await notify('stripe', paid(sale, { eventId }), sale.clock.now())).toBe('settled');
+    expect((await orderOf(sale.orderId)).status).toBe('completed');
+  });
+
+  it('settles once when the same notification arrives twice at the same moment', async () => {
+    const sale = await pendingOrder({ keys: 2 });
+    const notification = paid(sale);
+    const outcomes = await Promise.all([notify('test', notification, sale.clock.now()), notify('test', notification, sale.clock.now())]);
+    expect(outcomes.sort()).toEqual(['duplicate', 'settled']);
+    expect(await paymentsOf(sale.orderId)).toHaveLength(1);
+    expect((await orderOf(sale.orderId)).keyCount).toBe(1);
+  });
+});
+
+describe('handleNotification: refunds', () => {
+  it('refunds a settled order: keys revoked, payment refunded, order.refunded written', async () => {
+    const sale = await pendingOrder({ keys: 1 });
+    expect(await notify('test', paid(sale), sale.clock.now())).toBe('settled');
+    sale.clock.advance(3600_000);
+
+    expect(await notify('test', paid(sale, { kind: 'refunded' }), sale.clock.now())).toBe('refunded');
+
+    const order = await orderOf(sale.orderId);
+    expect(order.status).toBe('refunded');
+    expect(order.refundedAt?.getTime()).toBe(T0 + 3600_000);
+    const [key] = await orm.em.fork().find(LicenseKeySchema, { product: sale.productId });
+    expect(key?.status).toBe('revoked');
+    expect((await paymentsOf(sale.orderId)).map((p) => p.status)).toEqual(['refunded']);
+    expect(await eventTypesOf(sale.storeId)).toContain('order.refunded');
+  });
+
+  it('answers not_refundable for an order that was never settled, and leaves it pending', async () => {
+    const sale = await pendingOrder();
+    expect(await notify('test', paid(sale, { kind: 'refunded' }), sale.clock.now())).toBe('not_refundable');
+    const order = await orderOf(sale.orderId);
+    expect(order).toMatchObject({ status: 'pending', refundedAt: null });
+    expect(await eventTypesOf(sale.storeId)).not.toContain('order.refunded');
+  });
+});
+
+/** What a test-gateway client sends: the HMAC-SHA256 of `<t>.<raw body>` under TEST_GATEWAY_SECRET. */
+function testSignature(body: string, t: number, secret = TEST_SECRET): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+describe('test gateway verification', () => {
+  const now = new Date(T0);
+  const t = Math.floor(T0 / 1000);
+  const body = (fields: Record<string, unknown> = {}) =>
+    JSON.stringify({ id: 'tevt_1', type: 'payment.succeeded', orderId: 'o1abc', amount: 19.99, currency: 'USD', ...fields });
+  const verify = (raw: string, header: string | undefined) => verifyTestNotification(TEST_SECRET, Buffer.from(raw), header, now);
+
+  it('turns a correctly signed body into a notification', () => {
+    const raw = body();
+    expect(verify(raw, testSignature(raw, t))).toEqual({ eventId: 'tevt_1', kind: 'paid', orderId: 'o1abc', amountMinor: 1999, currency: 'USD', providerRef: 'test:tevt_1' });
+    const refund = body({ type: 'payment.refunded' });
+    expect(verify(refund, testSignature(refund, t)).kind).toBe('refunded');
+    const failed = body({ type: 'payment.failed' });
+    expect(verify(failed, testSignature(failed, t)).kind).toBe('failed');
+  });
+
+  it('refuses a wrong secret, a changed body and a missing or malformed header', () => {
+    const raw = body();
+    expect(codeThrown(() => verify(raw, testSignature(raw, t, 'another-secret')))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(body({ amount: 0.01 }), testSignature(raw, t)))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(`${raw} `, testSignature(raw, t)))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(raw, undefined))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(raw, 'garbage'))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(raw, `t=${t}`))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(raw, testSignature(raw, t).replace(`t=${t}`, 't=soon')))).toBe('signature_invalid');
+  });
+
+  it('accepts a timestamp up to 300 s from now either way and refuses one further off', () => {
+    const raw = body();
+    for (const offset of [-300, 300]) expect(verify(raw, testSignature(raw, t + offset)).eventId).toBe('tevt_1');
+    for (const offset of [-301, 301]) expect(codeThrown(() => verify(raw, testSignature(raw, t + offset)))).toBe('signature_invalid');
+  });
+
+  it('refuses a correctly signed body that is not a valid notification', () => {
+    for (const raw of [
+      'not json',
+      body({ extra: true }),
+      body({ type: 'payment.disputed' }),
+      body({ currency: 'usd' }),
+      body({ amount: -1 }),
+      body({ amount: 19.999 }),
+      JSON.stringify({ id: 'tevt_1', type: 'payment.succeeded', amount: 1, currency: 'USD' }),
+    ]) {
+      expect(codeThrown(() => verify(raw, testSignature(raw, t)))).toBe('validation_failed');
+    }
+  });
+
+  it('is not_found when TEST_GATEWAY_SECRET is not configured', () => {
+    const raw = body();
+    expect(codeThrown(() => verifyTestNotification(undefined, Buffer.from(raw), testSignature(raw, t), now))).toBe('not_found');
+  });
+});
+
+describe('stripe gateway verification', () => {
+  const now = new Date(T0);
+  const t = Math.floor(T0 / 1000);
+  const config = () => serviceContext(orm, new ManualClock(T0), { STRIPE_WEBHOOK_SECRET: STRIPE_SECRET }).deps.config;
+  const sign = (payload: string, timestamp = t, secret = STRIPE_SECRET) => Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
+  const verify = (payload: string, header: string | undefined) => verifyStripeNotification(config(), Buffer.from(payload), header, now);
+
+  const sessionEvent = (orderId: string, fields: Record<string, unknown> = {}, type = 'checkout.session.completed') =>
+    JSON.stringify({
+      id: `evt_${unique()}`,
+      object: 'event',
+      type,
+      data: {
+        object: {
+          id: `cs_test_${unique()}`,
+          object: 'checkout.session',
+          payment_status: 'paid',
+          amount_total: 1999,
+          currency: 'usd',
+          metadata: { orderId },
+          payment_intent: 'pi_test_1',
+          ...fields,
+        },
+      },
+    });
+  const refundEvent = (orderId: string, refunded: boolean) =>
+    JSON.stringify({
+      id: `evt_${unique()}`,
+      object: 'event',
+      type: 'charge.refunded',
+      data: { object: { id: 'ch_test_1', object: 'charge', amount: 1999, amount_refunded: refunded ? 1999 : 500, refunded, currency: 'usd', payment_intent: 'pi_test_1', metadata: { orderId } } },
+    });
+
+  it('turns a paid Checkout Session into a paid notification that settles the order', async () => {
+    const sale = await pendingOrder();
+    const payload = sessionEvent(sale.orderId);
+    const notification = verify(payload, sign(payload));
+    expect(notification).toEqual({ eventId: JSON.parse(payload).id, kind: 'paid', orderId: sale.orderId, amountMinor: 1999, currency: 'USD', providerRef: 'pi_test_1' });
+
+    expect(await notify('stripe', notification!, sale.clock.now())).toBe('settled');
+    expect(await orderOf(sale.orderId)).toMatchObject({ status: 'completed', paymentMethod: 'stripe', paidMinor: 1999 });
+  });
+
+  it('maps async outcomes and full refunds, and ignores what is not a payment of ours', () => {
+    const orderId = `o${unique()}`;
+    const check = (payload: string) => verify(payload, sign(payload));
+    expect(check(sessionEvent(orderId, {}, 'checkout.session.async_payment_succeeded'))?.kind).toBe('paid');
+    expect(check(sessionEvent(orderId, { payment_status: 'unpaid' }, 'checkout.session.async_payment_failed'))?.kind).toBe('failed');
+    expect(check(refundEvent(orderId, true))).toMatchObject({ kind: 'refunded', orderId, amountMinor: 1999, currency: 'USD', providerRef: 'pi_test_1' });
+
+    expect(check(refundEvent(orderId, false))).toBeNull(); // a partial refund
+    expect(check(sessionEvent(orderId, { payment_status: 'unpaid' }))).toBeNull(); // an async payment still on its way
+    expect(check(sessionEvent('Not-One-Of-Ours!'))).toBeNull();
+    expect(check(sessionEvent(orderId, { metadata: {} }))).toBeNull();
+    expect(check(sessionEvent(orderId, {}, 'customer.created'))).toBeNull();
+  });
+
+  it('refuses a wrong secret, a changed body, a missing header, and a stale or future timestamp', () => {
+    const payload = sessionEvent(`o${unique()}`);
+    expect(codeThrown(() => verify(payload, sign(payload, t, `whsec_${randomBytes(24).toString('base64')}`)))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(payload.replace('1999', '1'), sign(payload)))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(payload, undefined))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(payload, 'garbage'))).toBe('signature_invalid');
+    expect(verify(payload, sign(payload, t - 300))).not.toBeNull();
+    expect(codeThrown(() => verify(payload, sign(payload, t - 301)))).toBe('signature_invalid');
+    expect(verify(payload, sign(payload, t + 300))).not.toBeNull();
+    expect(codeThrown(() => verify(payload, sign(payload, t + 301)))).toBe('signature_invalid');
+  });
+
+  it('refuses a correctly signed body that is not an event, and is not_found without STRIPE_WEBHOOK_SECRET', () => {
+    for (const payload of ['not json', 'null', JSON.stringify({ id: 'evt_1', type: 'checkout.session.completed' })]) {
+      expect(codeThrown(() => verify(payload, sign(payload)))).toBe('validation_failed');
+    }
+    const payload = sessionEvent(`o${unique()}`);
+    const unconfigured = serviceContext(orm, new ManualClock(T0)).deps.config;
+    expect(codeThrown(() => verifyStripeNotification(unconfigured, Buffer.from(payload), sign(payload), now))).toBe('not_found');
+  });
+});
+
+/** `size` bytes, produced lazily in 64 KiB chunks, as an upload arrives. */
+function bytes(size: number, fill = 0x61): Readable {
+  const chunk = Buffer.alloc(64 * 1024, fill);
+  let left = size;
+  return new Readable({
+    read() {
+      if (left <= 0) return void this.push(null);
+      const n = Math.min(left, chunk.length);
+      left -= n;
+      this.push(chunk.subarray(0, n));
+    },
+  });
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** A pending order whose buyer chose manual payment. */
+async function manualOrder(env?: Record<string, string>): Promise<Sale> {
+  const sale = await pendingOrder(env ? { env } : {});
+  await startCheckout(sale.ctx, { orderId: sale.orderId, token: sale.token, paymentMethod: 'manual' }, buyer);
+  return sale;
+}
+
+const proof = (sale: Sale, overrides: Partial<{ token: string; orderId: string; name: string; stream: Readable }> = {}) => ({
+  orderId: sale.orderId,
+  token: sale.token,
+  name: 'receipt.pdf',
+  contentType: 'application/pdf',
+  stream: Readable.from([Buffer.from('%PDF-1.7 proof of transfer')]),
+  ...overrides,
+});
+
+describe('payment proofs', () => {
+  it('stores the proof of a pending manual order and attaches it for the seller', async () => {
+    const sale = await manualOrder();
+    const content = Buffer.from(`transfer ${unique()}`);
+
+    const result = await uploadPaymentProof(sale.ctx, proof(sale, { name: 'C:\\fakepath\\receipt.pdf', stream: Readable.from([content]) }));
+
+    expect(result).toEqual({ orderId: sale.orderId, proof: { name: 'receipt.pdf', size: content.length, contentType: 'application/pdf' } });
+    const order = await orderOf(sale.orderId);
+    expect(order.status).toBe('pending');
+    const file = await paymentProofOf(sale.ctx, sale.storeId, sale.orderId);
+    expect(file.id).toBe(order.paymentProofFileId);
+    expect(file).toMatchObject({ name: 'receipt.pdf', size: content.length, sha256: createHash('sha256').update(content).digest('hex'), product: null });
+    expect(await readAll(sale.ctx.deps.storage.read(file.storageKey))).toEqual(content);
+    expect((await paymentProofOf(sale.ctx, sale.storeId, sale.orderNumber)).id).toBe(file.id);
+  });
+
+  it('shows a proof to its own store only, and answers not_found for an order without one', async () => {
+    const sale = await manualOrder();
+    await uploadPaymentProof(sale.ctx, proof(sale));
+    const other = await createStore(orm.em.fork());
+    await expect(paymentProofOf(sale.ctx, other.id, sale.orderId)).rejects.toMatchObject({ appCode: 'not_found' });
+
+    const bare = await manualOrder();
+    await expect(paymentProofOf(bare.ctx, bare.storeId, bare.orderId)).rejects.toMatchObject({ appCode: 'not_found' });
+  });
+
+  it('refuses a proof unless the buyer chose manual payment (conflict)', async () => {
+    const notStarted = await pendingOrder();
+    await expect(uploadPaymentProof(notStarted.ctx, proof(notStarted))).rejects.toMatchObject({ appCode: 'conflict' });
+
+    const env = { TEST_GATEWAY_SECRET: TEST_SECRET };
+    const byTest = await pendingOrder({ paymentMethods: ['manual', 'test'], env });
+    await startCheckout(byTest.ctx, { orderId: byTest.orderId, token: byTest.token, paymentMethod: 'test' }, buyer);
+    await expect(uploadPaymentProof(byTest.ctx, proof(byTest))).rejects.toMatchObject({ appCode: 'conflict' });
+    expect((await orderOf(byTest.orderId)).paymentProofFileId).toBeNull();
+  });
+
+  it('refuses a proof for an order that is no longer pending (order_not_pending)', async () => {
+    const sale = await manualOrder();
+    expect(await notify('test', paid(sale), sale.clock.now())).toBe('settled');
+    await expect(uploadPaymentProof(sale.ctx, proof(sale))).rejects.toMatchObject({ appCode: 'order_not_pending' });
+    expect((await orderOf(sale.orderId)).paymentProofFileId).toBeNull();
+  });
+
+  it('refuses a proof for an order past its checkout lifetime, though the expiry job has not run yet', async () => {
+    const sale = await manualOrder();
+    sale.clock.advance(sale.ctx.deps.config.checkoutLifetimeMs);
+    expect((await orderOf(sale.orderId)).status).toBe('pending');
+    await expect(uploadPaymentProof(sale.ctx, proof(sale))).rejects.toMatchObject({ appCode: 'order_not_pending' });
+    expect((await orderOf(sale.orderId)).paymentProofFileId).toBeNull();
+  });
+
+  it('needs the checkout token: a wrong one is store_forbidden, an unknown order not_found', async () => {
+    const sale = await manualOrder();
+    const other = await manualOrder();
+    await expect(uploadPaymentProof(sale.ctx, proof(sale, { token: other.token }))).rejects.toMatchObject({ appCode: 'store_forbidden' });
+    await expect(uploadPaymentProof(sale.ctx, proof(sale, { orderId: `z${unique()}` }))).rejects.toMatchObject({ appCode: 'not_found' });
+    expect((await orderOf(sale.orderId)).paymentProofFileId).toBeNull();
+  });
+
+  it('refuses a proof over 10 MiB (payload_too_large) and keeps nothing of it', async () => {
+    const sale = await manualOrder();
+    await expect(uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(PROOF_MAX_BYTES + 1) }))).rejects.toMatchObject({ appCode: 'payload_too_large' });
+    expect((await orderOf(sale.orderId)).paymentProofFileId).toBeNull();
+    expect(await readdir(path.join(sale.ctx.deps.config.fileStorageDir, sale.storeId, 'proofs'))).toEqual([]);
+  });
+
+  it('holds proofs to FILE_MAX_BYTES when that is lower', async () => {
+    const sale = await manualOrder({ FILE_MAX_BYTES: '1024' });
+    await expect(uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(1025) }))).rejects.toMatchObject({ appCode: 'payload_too_large' });
+    const stored = await uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(1024) }));
+    expect(stored.proof.size).toBe(1024);
+  });
+});
