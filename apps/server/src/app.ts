@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import type { AnyRouter } from '@trpc/server';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.js';
@@ -16,6 +15,7 @@ import { registerPlainRoutes } from './http/plain-route.js';
 import { PLAIN_ROUTES } from './http/plain-routes.js';
 import { installRequestMetrics } from './http/request-metrics.js';
 import { installResponseSink } from './http/response-sink.js';
+import { installSecurityHeaders } from './http/security-headers.js';
 import { restPlugin } from './http/rest.js';
 import { trpcPlugin } from './http/trpc.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -38,9 +38,6 @@ declare module 'fastify' {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
-
-/** Responses that set no policy of their own: nothing to run, frame or refer. Pages and /docs set theirs. */
-const API_CSP = { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } };
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const router = options.router ?? appRouter;
@@ -71,28 +68,25 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   // route lookups need the full path.
   app.decorateRequest('clientUrl', '');
   app.decorateRequest('publicPath', '');
-  app.addHook('onRequest', async (request, reply) => {
-    request.clientUrl = request.url;
-    request.publicPath = request.url.split('?')[0] ?? '';
+  app.addHook('onRequest', (request, reply, done) => {
+    const url = request.url;
+    request.clientUrl = url;
+    const query = url.indexOf('?');
+    request.publicPath = query < 0 ? url : url.slice(0, query);
     reply.header('X-Request-Id', request.id);
+    done();
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
+    done();
   });
 
   installRequestMetrics(app, table);
   installErrorReplies(app);
   installResponseSink(app);
   await app.register(cookie);
-  await app.register(helmet, {
-    global: true,
-    contentSecurityPolicy: API_CSP,
-    referrerPolicy: { policy: 'no-referrer' },
-    // Every page states frame-ancestors in its CSP (the embed pages allow any site), which
-    // supersedes X-Frame-Options; a SAMEORIGIN here would only contradict the embed pages.
-    xFrameOptions: false,
-  });
+  installSecurityHeaders(app);
   await installCors(app, deps, table);
   await app.register(docsPlugin, { document });
   await registerPlainRoutes(app, deps, plainRoutes);

@@ -40,19 +40,20 @@ function policyOf(table: RouteTable, request: FastifyRequest): CorsPolicy {
 /** Registers @fastify/cors on the root instance (so its hook reaches every route). */
 export async function installCors(app: FastifyInstance, deps: AppDeps, table: RouteTable): Promise<void> {
   const self = ownOrigin(deps.config);
+  const OPEN: FastifyCorsOptions = { ...COMMON, origin: '*', credentials: false };
   await app.register(cors, {
     hook: 'onRequest',
-    delegator: async (request: FastifyRequest): Promise<FastifyCorsOptions> => {
+    // The callback form: a request without an Origin (most of them) is answered without a promise.
+    delegator: (request: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void) => {
       const origin = request.headers.origin;
-      if (!origin || origin === self) return DISABLED;
-      switch (policyOf(table, request)) {
-        case 'open':
-          return { ...COMMON, origin: '*', credentials: false };
-        case 'store-origins':
-          return (await isAnyStoreOrigin(deps.orm.em.fork(), deps.config, origin)) ? { ...COMMON, origin, credentials: true } : DISABLED;
-        case 'none':
-          return DISABLED;
-      }
+      if (!origin || origin === self) return callback(null, DISABLED);
+      const policy = policyOf(table, request);
+      if (policy === 'open') return callback(null, OPEN);
+      if (policy === 'none') return callback(null, DISABLED);
+      isAnyStoreOrigin(deps.orm.em.fork(), deps.config, origin).then(
+        (claimed) => callback(null, claimed ? { ...COMMON, origin, credentials: true } : DISABLED),
+        (error: Error) => callback(error, DISABLED),
+      );
     },
   } as never);
 }

@@ -23,9 +23,10 @@ export function installRequestMetrics(app: FastifyInstance, table: RouteTable): 
     }
     return url ? url.replace(/:(\w+)/g, '{$1}') : 'unmatched';
   };
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = { method: request.method, route: routeOf(request), status: String(reply.statusCode) };
     httpRequests.inc(labels);
     httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 }

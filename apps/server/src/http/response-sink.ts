@@ -9,19 +9,20 @@ import type { FastifyInstance } from 'fastify';
 const SAME_SITE = { Lax: 'lax', Strict: 'strict', None: 'none' } as const;
 
 export function installResponseSink(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const sink = request.svcResponse;
-    if (!sink) return payload;
-    for (const [name, value] of Object.entries(sink.headers)) reply.header(name, value);
-    for (const cookie of sink.cookies) {
-      reply.setCookie(cookie.name, cookie.value, {
-        path: cookie.options.path ?? '/',
-        maxAge: cookie.options.maxAgeSeconds,
-        httpOnly: true,
-        sameSite: SAME_SITE[cookie.options.sameSite],
-        secure: cookie.options.secure,
-      });
+    if (sink) {
+      for (const name in sink.headers) reply.header(name, sink.headers[name]);
+      for (const cookie of sink.cookies) {
+        reply.setCookie(cookie.name, cookie.value, {
+          path: cookie.options.path ?? '/',
+          maxAge: cookie.options.maxAgeSeconds,
+          httpOnly: true,
+          sameSite: SAME_SITE[cookie.options.sameSite],
+          secure: cookie.options.secure,
+        });
+      }
     }
-    return payload;
+    done(null, payload);
   });
 }

@@ -63,9 +63,7 @@ export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; ro
     // The adapter also lets the path's parameters overwrite body fields of the same name, so
     // `{ "storeId": <another store> }` in the body of /stores/{storeId}/... would be dropped
     // silently. A path parameter is never a body field: name it like any unknown field.
-    const route = table.match(request.method, request.publicPath);
-    const params = route ? [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!) : [];
-    const clashes = params.filter((name) => Object.hasOwn(body, name));
+    const clashes = table.match(request.method, request.publicPath)?.params.filter((name) => Object.hasOwn(body, name)) ?? [];
     if (clashes.length > 0) {
       throw new AppError('validation_failed', undefined, { issues: clashes.map((name) => ({ path: name, message: 'Unknown field.' })) });
     }

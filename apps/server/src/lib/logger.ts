@@ -34,7 +34,7 @@ export const REDACT_PATHS = [
 const SECRET_QUERY = /([?&](?:[\w.-]*(?:token|secret|password|api_?key|sig)[\w.-]*|key|code|email)=)[^&#]*/gi;
 
 export function redactUrl(url: string | undefined): string | undefined {
-  return url?.replace(SECRET_QUERY, '$1[redacted]');
+  return url && url.includes('?') ? url.replace(SECRET_QUERY, '$1[redacted]') : url;
 }
 
 interface LoggedRequest {

@@ -14,10 +14,13 @@ export function currencyExponent(currency: string): number {
   return EXPONENT[currency] ?? 2;
 }
 
-/** 1999 USD -> 19.99; 500 JPY -> 500. */
+/**
+ * 1999 USD -> 19.99; 500 JPY -> 500. The division is correctly rounded, so it gives exactly the
+ * number the decimal text `19.99` parses to (no toFixed round trip needed).
+ */
 export function minorToAmount(minor: number, currency: string): number {
   const exponent = currencyExponent(currency);
-  return exponent === 0 ? minor : Number((minor / 10 ** exponent).toFixed(exponent));
+  return exponent === 0 ? minor : minor / 10 ** exponent;
 }
 
 /** 19.99 USD -> 1999, refusing amounts finer than the currency allows. */

@@ -10,7 +10,7 @@ import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
 import type { TRPCProcedureBuilder, TRPCUnsetMarker } from '@trpc/server';
 import { AppError, toPublicError } from '../lib/errors.js';
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
-import { authenticateSession, authorizeMerchant, requireMember, storeIdOf } from './guards.js';
+import { authenticateSession, authorizeMerchant, requireMember, storeIdOf, type RouteCall } from './guards.js';
 import { applyIdempotency } from './idempotency.middleware.js';
 import type { Context } from './context.js';
 import { t, type SvcMeta } from './init.js';
@@ -36,18 +36,18 @@ const normaliseErrors = t.middleware(async ({ ctx, path, next }) => {
   return result;
 });
 
-/** What the guards and services need of the route: whether the call is unsafe, and its CSRF policy. */
-const recordCall = t.middleware(({ meta, type, next }) =>
-  next({ ctx: { call: { unsafe: type === 'mutation', csrf: meta?.csrf ?? 'required' } } }),
-);
-
 const applyRateLimit = t.middleware(async ({ ctx, meta, next }) => {
   if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
   return next();
 });
 
+/** What the guards need of the route being called: whether the call is unsafe, and its CSRF policy. */
+function callOf(meta: SvcMeta | undefined, type: string): RouteCall {
+  return { unsafe: type === 'mutation', csrf: meta?.csrf ?? 'required' };
+}
+
 // Rate limit first: a replay or a 409 still counts against the client's budget.
-export const baseProcedure = t.procedure.use(normaliseErrors).use(recordCall).use(applyRateLimit).use(applyIdempotency);
+export const baseProcedure = t.procedure.use(normaliseErrors).use(applyRateLimit).use(applyIdempotency);
 
 type Declared = Pick<RoutePolicy, 'auth' | 'csrf' | 'cors'>;
 const declare = (policy: Declared): SvcMeta => policy;
@@ -68,7 +68,10 @@ export const sellerAuthProcedure = baseProcedure.meta(declare({ auth: { kind: 'p
  * A buyer holding an order (token, e-mail, customer session or a staff session, as the service
  * decides): open to every origin without credentials; a staff session's unsafe call needs CSRF.
  */
-export const buyerProcedure = baseProcedure.meta(declare({ auth: { kind: 'buyer', staffSession: true }, csrf: 'required', cors: 'open' }));
+export const buyerProcedure = baseProcedure
+  .meta(declare({ auth: { kind: 'buyer', staffSession: true }, csrf: 'required', cors: 'open' }))
+  // The service checks a staff session itself, as the route's call says (buyerOrderAccess).
+  .use(({ meta, type, next }) => next({ ctx: { call: callOf(meta, type) } }));
 
 /**
  * A buyer writing about an order (support tickets): its checkout token or a customer session of
@@ -79,9 +82,9 @@ export const ticketBuyerProcedure = baseProcedure.meta(declare({ auth: { kind: '
 /** A signed-in seller or staff member. */
 export const sessionProcedure = baseProcedure
   .meta(declare({ auth: { kind: 'session' }, csrf: 'required', cors: 'none' }))
-  .use(async ({ ctx, meta, next }) => {
+  .use(async ({ ctx, meta, type, next }) => {
     authOf(meta, 'session');
-    const { user, session, token } = await authenticateSession(ctx, ctx.call);
+    const { user, session, token } = await authenticateSession(ctx, callOf(meta, type));
     return next({ ctx: { user, session, sessionToken: token } });
   });
 
@@ -89,9 +92,9 @@ export const sessionProcedure = baseProcedure
 export function storeProcedure(permission?: TStorePermission, opts: { ownerOnly?: boolean } = {}) {
   return baseProcedure
     .meta(declare({ auth: { kind: 'session', store: { permission, ownerOnly: opts.ownerOnly } }, csrf: 'required', cors: 'none' }))
-    .use(async ({ ctx, meta, getRawInput, next }) => {
+    .use(async ({ ctx, meta, type, getRawInput, next }) => {
       const { store } = authOf(meta, 'session');
-      const { user, session, token } = await authenticateSession(ctx, ctx.call);
+      const { user, session, token } = await authenticateSession(ctx, callOf(meta, type));
       const storeId = storeIdOf(await getRawInput());
       const member = await requireMember(ctx, user.id, storeId, store?.permission, store?.ownerOnly);
       return next({ ctx: { user, session, sessionToken: token, storeId, member } });

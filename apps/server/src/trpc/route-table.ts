@@ -44,6 +44,8 @@ export interface RouteEntry {
   type: 'query' | 'mutation' | undefined;
   method: HttpMethod;
   path: string;
+  /** The names of the path's parameters, in order. */
+  params: string[];
   policy: RoutePolicy;
   /** Every error code the route can answer with: its own and those its policy implies. */
   errorCodes: TErrorCode[];
@@ -123,6 +125,8 @@ export function policyGaps(name: string, policy: Partial<RoutePolicy> | undefine
   return gaps;
 }
 
+const paramsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+
 function complete(policy: Partial<RoutePolicy>): RoutePolicy {
   return policy as RoutePolicy;
 }
@@ -156,6 +160,7 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
       type: def.type,
       method,
       path: `${API_BASE_PATH}${openapi.path}`,
+      params: paramsOf(openapi.path),
       policy,
       errorCodes,
       errorStatuses: [...new Set(errorCodes.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b),
@@ -172,6 +177,7 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
       type: undefined,
       method: plain.method,
       path: plain.path,
+      params: paramsOf(plain.path),
       policy: plain.policy,
       errorCodes,
       errorStatuses: [...new Set(errorCodes.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b),
