@@ -2,6 +2,7 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import type { Logger } from '../lib/logger.js';
+import { wakeHubFor } from '../modules/events/wake.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -30,7 +31,10 @@ export function ormOptions(clientUrl: string, opts: { poolMax?: number } = {}): 
 }
 
 export async function openOrm(clientUrl: string, opts: { poolMax?: number } = {}): Promise<Orm> {
-  return MikroORM.init(ormOptions(clientUrl, opts));
+  const orm = await MikroORM.init(ormOptions(clientUrl, opts));
+  // Before any EntityManager is forked for work: every fork must carry the outbox's wake-up.
+  wakeHubFor(orm);
+  return orm;
 }
 
 /** Runs every pending migration; returns the names it applied. */

@@ -11,7 +11,7 @@ import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/context.js';
-import { recordEvent } from '../events/events.service.js';
+import { recordEvent } from '../events/outbox.js';
 import { fillWaitingOrders } from '../fulfilment/fulfilment.service.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { toPublicStore } from '../stores/stores.service.js';
@@ -115,7 +115,7 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       updatedAt: now,
     });
     const view = toProductView(product, store.currency, isKeyed(product) ? 0 : null);
-    recordEvent(em, store.id, 'product.created', { product: view }, now);
+    await recordEvent(em, { storeId: store.id, type: 'product.created', payload: { product: view }, at: now });
     return view;
   });
 }
@@ -142,7 +142,7 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
     // Flush first: a change the database refuses must leave no event behind.
     await em.flush();
     const view = await viewOf(em, product, store.currency);
-    recordEvent(em, store.id, 'product.updated', { product: view }, now);
+    await recordEvent(em, { storeId: store.id, type: 'product.updated', payload: { product: view }, at: now });
     return view;
   });
 }
@@ -156,7 +156,7 @@ export async function deleteProduct(ctx: ServiceContext, input: { storeId: strin
     product.deletedAt = now;
     product.status = 'archived';
     product.updatedAt = now;
-    recordEvent(em, store.id, 'product.deleted', { product: toProductView(product, store.currency, null) }, now);
+    await recordEvent(em, { storeId: store.id, type: 'product.deleted', payload: { product: toProductView(product, store.currency, null) }, at: now });
   });
 }
 

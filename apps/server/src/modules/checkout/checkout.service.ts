@@ -20,12 +20,11 @@ import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
 import { CouponSchema } from '../coupons/coupons.entities.js';
 import { claimCouponUse, requireCoupon } from '../coupons/coupons.service.js';
-import { newEventId } from '../events/events.service.js';
+import { afterEventWrite, eventInsert } from '../events/outbox.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { publicOrderNumber, toOrderDetail, type OrderDetailFields } from '../orders/orders.service.js';
 import { GATEWAYS } from '../payments/gateways.js';
 import { StoreSchema } from '../stores/stores.entities.js';
-import { notifyDispatchers } from '../webhooks/dispatcher.js';
 import { storeSettings } from '../stores/stores.service.js';
 import { normaliseCart, type NormalisedLine } from './cart.service.js';
 
@@ -217,7 +216,8 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
       params.push(newId(), order.id, line.product.id, line.product.name, line.quantity, line.unitPriceMinor, position);
       return '(?, ?, ?, ?, ?, ?, ?)';
     });
-    params.push(newEventId(), store.id, JSON.stringify({ order: toOrderDetail(order) }), now);
+    const event = eventInsert({ storeId: store.id, type: 'order.created', payload: { order: toOrderDetail(order) }, at: now });
+    params.push(...event.params);
     await em.execute(
       `with new_order as (
          insert into "order" (id, number, store_id, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
@@ -228,9 +228,10 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
          insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position)
          values ${lineTuples.join(', ')}
        )
-       insert into event (id, store_id, type, payload, created_at) values (?, ?, 'order.created', ?::jsonb, ?)`,
+       ${event.sql}`,
       params,
     );
+    afterEventWrite(em);
   };
   if (coupon) {
     await ctx.em.transactional(async (em) => {
@@ -240,7 +241,6 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
   } else {
     await insert(ctx.em);
   }
-  notifyDispatchers(ctx.deps.orm);
   ordersCreated.inc();
 
   const view = toCheckoutOrder(

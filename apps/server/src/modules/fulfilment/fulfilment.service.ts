@@ -17,7 +17,7 @@ import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { keyShortages, keysAssigned, settlements } from '../../lib/metrics.js';
 import { ProductSchema, StoredFileSchema, type Product } from '../catalog/catalog.entities.js';
-import { recordEvent } from '../events/events.service.js';
+import { recordEvent } from '../events/outbox.js';
 import { OrderLineSchema, OrderSchema, type Order, type OrderLine } from '../orders/orders.entities.js';
 import { toOrderDetail } from '../orders/orders.service.js';
 import { PaymentSchema } from '../payments/payments.entities.js';
@@ -93,7 +93,7 @@ async function fulfil(em: EntityManager, order: Order, now: Date): Promise<void>
   order.status = next;
   if (next === 'completed') {
     order.completedAt = now;
-    recordEvent(em, order.store.id, 'order.completed', { order: toOrderDetail(order) }, now);
+    await recordEvent(em, { storeId: order.store.id, type: 'order.completed', payload: { order: toOrderDetail(order) }, at: now });
   }
 }
 
@@ -141,7 +141,7 @@ export async function settleOrder(em: EntityManager, orderId: string, payment: S
       createdAt: now,
       updatedAt: now,
     });
-    recordEvent(tx, order.store.id, 'order.paid', { order: toOrderDetail(order) }, now);
+    await recordEvent(tx, { storeId: order.store.id, type: 'order.paid', payload: { order: toOrderDetail(order) }, at: now });
     await fulfil(tx, order, now);
     return 'settled';
   });
@@ -195,7 +195,7 @@ export async function markDelivered(em: EntityManager, order: Order, now: Date, 
   if (order.status !== 'completed') {
     order.status = 'completed';
     order.completedAt = now;
-    recordEvent(em, order.store.id, 'order.completed', { order: toOrderDetail(order) }, now);
+    await recordEvent(em, { storeId: order.store.id, type: 'order.completed', payload: { order: toOrderDetail(order) }, at: now });
   }
   order.updatedAt = now;
 }
@@ -211,7 +211,7 @@ export async function refundOrder(em: EntityManager, orderId: string, now: Date)
     order.status = 'refunded';
     order.refundedAt = now;
     order.updatedAt = now;
-    recordEvent(tx, order.store.id, 'order.refunded', { order: toOrderDetail(order) }, now);
+    await recordEvent(tx, { storeId: order.store.id, type: 'order.refunded', payload: { order: toOrderDetail(order) }, at: now });
     return order;
   });
 }

@@ -31,7 +31,7 @@ import { newId } from '../../lib/ids.js';
 import { UserSchema } from '../identity/identity.entities.js';
 import { OutboundEmailSchema } from '../mail/mail.entities.js';
 import { EventSchema } from '../events/events.entities.js';
-import { recordEvent, type EventType } from '../events/events.service.js';
+import { recordEvent, type EventType } from '../events/outbox.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
 import { ABANDONED_MESSAGE, Dispatcher, RETRY_DELAYS_MS, replayRange, retryDelivery, sendTestPing } from './dispatcher.js';
 import { newWebhookSecret } from './signing.js';
@@ -97,12 +97,9 @@ async function createWebhook(deps: AppDeps, storeId: string, url: string, events
   return { id: webhook.id, secret, url };
 }
 
-/** An event written the way the services write them: recordEvent inside the change's flush. */
+/** An event written the way the services write them: through the outbox's one writer. */
 async function emit(clock: ManualClock, storeId: string, type: EventType = 'order.created', payload: Record<string, unknown> = { order: { id: newId() } }) {
-  const em = orm.em.fork();
-  const id = recordEvent(em, storeId, type, payload, clock.now());
-  await em.flush();
-  return id;
+  return recordEvent(orm.em.fork(), { storeId, type, payload, at: clock.now() });
 }
 
 const attemptsOf = (webhookId: string) =>
@@ -643,7 +640,7 @@ describe('wake-ups', () => {
     cleanups.push(() => dispatcher.stop());
     await new Promise((resolve) => setTimeout(resolve, 300)); // its first pass is over; it sleeps for a minute
     const started = Date.now();
-    const eventId = await orm.em.fork().transactional(async (em) => recordEvent(em, store.id, 'order.created', { order: { id: 'o' } }, clock.now()));
+    const eventId = await orm.em.fork().transactional(async (em) => recordEvent(em, { storeId: store.id, type: 'order.created', payload: { order: { id: 'o' } }, at: clock.now() }));
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });
     expect(hit!.eventId).toBe(eventId);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -678,14 +675,14 @@ describe('wake-ups', () => {
 
     await expect(
       ormA.em.fork().transactional(async (em) => {
-        recordEvent(em, store.id, 'order.created', { order: { id: 'rolled back' } }, clock.now());
+        await recordEvent(em, { storeId: store.id, type: 'order.created', payload: { order: { id: 'rolled back' } }, at: clock.now() });
         await em.flush();
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(messages).toEqual([]);
-    await ormA.em.fork().transactional(async (em) => recordEvent(em, store.id, 'order.created', { order: { id: 'committed' } }, clock.now()));
+    await ormA.em.fork().transactional(async (em) => recordEvent(em, { storeId: store.id, type: 'order.created', payload: { order: { id: 'committed' } }, at: clock.now() }));
     await rx.waitFor(1, { timeoutMs: 5_000 });
     await expect.poll(() => messages.length, { timeout: 3_000 }).toBeGreaterThan(0);
     await a.stop();
@@ -696,7 +693,7 @@ describe('wake-ups', () => {
     cleanups.push(() => b.stop());
     await new Promise((resolve) => setTimeout(resolve, 300));
     const em = ormC.em.fork();
-    const quiet = recordEvent(em, store.id, 'order.created', { order: { id: 'quiet' } }, clock.now());
+    const quiet = await recordEvent(em, { storeId: store.id, type: 'order.created', payload: { order: { id: 'quiet' } }, at: clock.now() });
     await em.flush();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(rx.received.map((h) => h.eventId)).not.toContain(quiet);
@@ -813,14 +810,14 @@ describe('wake-ups from nested transactions', () => {
     await expect(
       orm.em.fork().transactional(async (outer) => {
         await outer.transactional(async (inner) => {
-          recordEvent(inner, store.id, 'order.paid', { order: { id: 'rolled back' } }, clock.now());
+          await recordEvent(inner, { storeId: store.id, type: 'order.paid', payload: { order: { id: 'rolled back' } }, at: clock.now() });
         });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await orm.em.fork().transactional(async (outer) => {
       await outer.transactional(async (inner) => {
-        recordEvent(inner, store.id, 'order.paid', { order: { id: 'nested' } }, clock.now());
+        await recordEvent(inner, { storeId: store.id, type: 'order.paid', payload: { order: { id: 'nested' } }, at: clock.now() });
       });
     });
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });

@@ -13,15 +13,14 @@
  * Wake-ups: a commit that wrote events wakes the dispatchers of this process at once and the
  * others through Redis pub/sub; polling covers a lost message and the no-Redis case.
  */
-import type { EventSubscriber, FlushEventArgs, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../deps.js';
-import type { Orm } from '../../db/orm.js';
 import { deriveKey, unseal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { webhookAttempts, webhookLag } from '../../lib/metrics.js';
-import { newEventId } from '../events/events.service.js';
+import { recordEvent } from '../events/outbox.js';
+import { notifyDispatchers, wakeChannel, wakeHubFor } from '../events/wake.js';
 import { sendToReceiver, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
 import { WebhookDeliverySchema, type WebhookDelivery } from './webhooks.entities.js';
@@ -134,90 +133,7 @@ interface AttemptRef {
   startedAt: Date;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Wake-ups
-
 type Listener = () => void;
-
-/**
- * One per ORM: hears commits that wrote events (a MikroORM subscriber) and wakes the
- * dispatchers of this process and, through their Redis publishers, those of other processes.
- */
-class WakeHub implements EventSubscriber {
-  readonly listeners = new Set<Listener>();
-  readonly publishers = new Set<Listener>();
-  /**
-   * Root transactions (the driver's transaction objects) in which an event was flushed and that have
-   * not committed yet. By the root, not the EntityManager: an event flushed in a nested
-   * transaction (a settlement inside the notification's transaction) commits with the outer one,
-   * whose EntityManager is another, and MikroORM reports only the root's commit.
-   */
-  private readonly awaitingCommit = new WeakSet<object>();
-
-  afterFlush(args: FlushEventArgs): void {
-    const wroteEvent = args.uow.getChangeSets().some((cs) => cs.type === 'create' && cs.name === 'Event');
-    if (!wroteEvent) return;
-    const root = rootTransaction(args.em.getTransactionContext());
-    if (root) this.awaitingCommit.add(root);
-    else this.notify();
-  }
-
-  afterTransactionCommit(args: TransactionEventArgs): void {
-    const root = rootTransaction(args.transaction ?? args.em.getTransactionContext());
-    if (!root || !this.awaitingCommit.has(root)) return;
-    this.awaitingCommit.delete(root);
-    this.notify();
-  }
-
-  afterTransactionRollback(args: TransactionEventArgs): void {
-    const root = rootTransaction(args.transaction ?? args.em.getTransactionContext());
-    if (root) this.awaitingCommit.delete(root);
-  }
-
-  notify(): void {
-    for (const listener of this.listeners) listener();
-    for (const publish of this.publishers) publish();
-  }
-}
-
-/**
- * The outermost of a transaction and the savepoints nested in it. MikroORM marks a nested
- * (savepoint) transaction with a `parentTransaction` symbol pointing at the one it is in.
- */
-function rootTransaction(transaction: unknown): object | undefined {
-  // knex's transaction objects are functions.
-  const isTransaction = (value: unknown): value is object => !!value && (typeof value === 'object' || typeof value === 'function');
-  let current = transaction;
-  for (let depth = 0; depth < 32 && isTransaction(current); depth++) {
-    const parentKey = Object.getOwnPropertySymbols(current).find((symbol) => symbol.description === 'parentTransaction');
-    const parent = parentKey ? (current as Record<symbol, unknown>)[parentKey] : undefined;
-    if (!isTransaction(parent)) return current;
-    current = parent;
-  }
-  return undefined;
-}
-
-const hubs = new WeakMap<Orm, WakeHub>();
-
-function hubFor(orm: Orm): WakeHub {
-  let hub = hubs.get(orm);
-  if (!hub) {
-    hub = new WakeHub();
-    hubs.set(orm, hub);
-    // Transaction forks copy the subscribers when they start, so this reaches every later transaction.
-    orm.em.getEventManager().registerSubscriber(hub);
-  }
-  return hub;
-}
-
-/** Tells the dispatchers that work is due now (in this process at once, elsewhere through Redis). */
-export function notifyDispatchers(orm: Orm): void {
-  hubs.get(orm)?.notify();
-}
-
-export function wakeChannel(redisKeyPrefix: string): string {
-  return `${redisKeyPrefix}events`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Attempt bookkeeping shared by the dispatcher and the test ping
@@ -471,7 +387,7 @@ export class Dispatcher {
     if (this.running) return;
     this.running = true;
     this.stopping = false;
-    const hub = hubFor(this.deps.orm);
+    const hub = wakeHubFor(this.deps.orm);
     hub.listeners.add(this.onWake);
     if (this.redis) {
       hub.publishers.add(this.publish);
@@ -485,7 +401,7 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.stopping = true;
     this.running = false;
-    const hub = hubs.get(this.deps.orm);
+    const hub = wakeHubFor(this.deps.orm);
     hub?.listeners.delete(this.onWake);
     hub?.publishers.delete(this.publish);
     this.kick();
@@ -920,17 +836,9 @@ export async function sendTestPing(deps: AppDeps, webhookId: string, opts: { tim
   const hook = await loadWebhook(em, webhookId);
   if (!hook.enabled) throw new AppError('webhook_disabled', 'The webhook is disabled; enable it before sending a test event.');
   const createdAt = deps.clock.now();
-  const eventId = newEventId();
   const payload = { webhookId };
   // Kept as an outbox row (already dispatched: nobody subscribes to it) so a manual retry can resend it.
-  await em.execute(`insert into event (id, store_id, type, payload, created_at, dispatched_at) values (?, ?, ?, ?::jsonb, ?, ?)`, [
-    eventId,
-    hook.store_id,
-    TEST_EVENT,
-    JSON.stringify(payload),
-    createdAt,
-    createdAt,
-  ]);
+  const eventId = await recordEvent(em, { storeId: hook.store_id, type: TEST_EVENT, payload, at: createdAt, dispatched: true });
   const id = newId();
   const body = eventBody({ id: eventId, type: TEST_EVENT, createdAt, storeId: hook.store_id, payload });
   const result = await sendAttempt(deps, opts.timeoutMs ?? deps.config.webhookTimeoutMs, { id, url: hook.url, secretEnc: hook.secret_enc, eventId, event: TEST_EVENT, body });
