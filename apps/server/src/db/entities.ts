@@ -11,7 +11,8 @@ import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from '../mo
 import { PasswordResetSchema, SessionSchema, UserSchema } from '../modules/identity/identity.entities.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
 import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
-import { PaymentSchema } from '../modules/payments/payments.entities.js';
+import { IdempotencyKeySchema } from '../modules/idempotency/idempotency.entities.js';
+import { PaymentNotificationSchema, PaymentSchema } from '../modules/payments/payments.entities.js';
 import { StoreMemberSchema, StoreSchema } from '../modules/stores/stores.entities.js';
 import { TicketMessageSchema, TicketSchema } from '../modules/tickets/tickets.entities.js';
 
@@ -37,6 +38,8 @@ export const ENTITIES = [
   FeedbackSchema,
   TrackEventSchema,
   PaymentSchema,
+  PaymentNotificationSchema,
+  IdempotencyKeySchema,
   WebhookSchema,
   WebhookDeliverySchema,
   TicketSchema,

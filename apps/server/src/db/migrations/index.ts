@@ -1,21 +1,11 @@
 /**
- * The ordered list of migrations. Listed explicitly (not discovered from the file
- * system) so the same list runs from TypeScript sources in tests and from the compiled
- * build in production.
+ * The ordered list of migrations, written by `npm run migration:create` (db/create-migration.ts).
+ * Listed explicitly (not discovered from the file system) so the same list runs from TypeScript
+ * sources in tests and from the compiled build in production.
  */
 import type { MigrationObject } from '@mikro-orm/core';
-import { Migration20261121000000_base } from './Migration20261121000000_base.js';
-import { Migration20261121010000_identity_orders } from './Migration20261121010000_identity_orders.js';
-import { Migration20261121020000_catalog_checkout } from './Migration20261121020000_catalog_checkout.js';
-import { Migration20261121030000_payments_fulfilment } from './Migration20261121030000_payments_fulfilment.js';
-import { Migration20261121040000_webhooks } from './Migration20261121040000_webhooks.js';
-import { Migration20261121050000_idempotency } from './Migration20261121050000_idempotency.js';
+import { Migration20261122224025_baseline } from './Migration20261122224025_baseline.js';
 
 export const MIGRATIONS: MigrationObject[] = [
-  { name: 'Migration20261121000000_base', class: Migration20261121000000_base },
-  { name: 'Migration20261121010000_identity_orders', class: Migration20261121010000_identity_orders },
-  { name: 'Migration20261121020000_catalog_checkout', class: Migration20261121020000_catalog_checkout },
-  { name: 'Migration20261121030000_payments_fulfilment', class: Migration20261121030000_payments_fulfilment },
-  { name: 'Migration20261121040000_webhooks', class: Migration20261121040000_webhooks },
-  { name: 'Migration20261121050000_idempotency', class: Migration20261121050000_idempotency },
+  { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
 ];

@@ -10,7 +10,7 @@ export const BlacklistEntrySchema = defineEntity({
   uniques: [{ properties: ['store', 'kind', 'value'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref(),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('blacklist_entry_store_id_fkey').updateRule('no action'),
     kind: p.enum([...BLACKLIST_KINDS]),
     /** Normalised: e-mails lower-cased, countries upper-cased. */
     value: p.string().length(320),

@@ -7,9 +7,17 @@ import { StoreSchema } from '../stores/stores.entities.js';
 export const ProductSchema = defineEntity({
   name: 'Product',
   tableName: 'product',
+  checks: [
+    { name: 'product_price_minor_check', expression: 'price_minor >= 0' },
+    { name: 'product_min_quantity_check', expression: 'min_quantity >= 1' },
+    { name: 'product_check', expression: 'max_quantity is null or max_quantity >= min_quantity' },
+  ],
+  indexes: [
+    { name: 'product_store_status_index', expression: 'create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null' },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref(),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('product_store_id_fkey').updateRule('no action'),
     name: p.string().length(200),
     description: p.text().default(''),
     priceMinor: p.bigint('number'),
@@ -37,13 +45,23 @@ export const LICENSE_KEY_STATUSES = ['available', 'assigned', 'revoked'] as cons
 export const LicenseKeySchema = defineEntity({
   name: 'LicenseKey',
   tableName: 'license_key',
+  // A key's value once per product: the same key is never stocked (and so never sold) twice.
+  uniques: [{ name: 'license_key_product_value_unique', properties: ['product', 'valueHash'] }],
+  // A key is available exactly when it holds no order, or revoked.
+  checks: [{ name: 'license_key_assignment_check', expression: `(status = 'available') = (order_id is null) or status = 'revoked'` }],
+  indexes: [
+    // Claims take the oldest available keys of a product: a small partial index.
+    { name: 'license_key_available_index', expression: `create index "license_key_available_index" on "license_key" ("product_id", "id") where "status" = 'available'` },
+    { name: 'license_key_order_index', expression: 'create index "license_key_order_index" on "license_key" ("order_id") where "order_id" is not null' },
+    { name: 'license_key_order_line_index', expression: 'create index "license_key_order_line_index" on "license_key" ("order_line_id") where "order_line_id" is not null' },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    product: p.manyToOne(ProductSchema).ref(),
+    product: p.manyToOne(ProductSchema).ref().foreignKeyName('license_key_product_id_fkey').updateRule('no action'),
     valueEnc: p.text(),
     valueHash: p.string().length(64),
-    status: p.enum([...LICENSE_KEY_STATUSES]),
-    order: p.manyToOne(OrderSchema).ref().nullable(),
+    status: p.enum([...LICENSE_KEY_STATUSES]).default('available'),
+    order: p.manyToOne(OrderSchema).ref().nullable().foreignKeyName('license_key_order_id_fkey').updateRule('no action').deleteRule('no action'),
     orderLineId: p.string().length(32).nullable(),
     assignedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
@@ -54,10 +72,11 @@ export type LicenseKey = InferEntity<typeof LicenseKeySchema>;
 export const StoredFileSchema = defineEntity({
   name: 'StoredFile',
   tableName: 'file',
+  indexes: [{ name: 'file_product_index', properties: ['product'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref(),
-    product: p.manyToOne(ProductSchema).ref().nullable(),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('file_store_id_fkey').updateRule('no action'),
+    product: p.manyToOne(ProductSchema).ref().nullable().foreignKeyName('file_product_id_fkey').updateRule('no action').deleteRule('no action'),
     name: p.string().length(255),
     contentType: p.string().length(100),
     size: p.bigint('number'),

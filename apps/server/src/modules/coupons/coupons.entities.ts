@@ -5,9 +5,18 @@ import { StoreSchema } from '../stores/stores.entities.js';
 export const CouponSchema = defineEntity({
   name: 'Coupon',
   tableName: 'coupon',
+  checks: [
+    { name: 'coupon_discount_value_check', expression: 'discount_value > 0' },
+    { name: 'coupon_max_uses_check', expression: 'max_uses is null or max_uses > 0' },
+    { name: 'coupon_percent_check', expression: `discount_type <> 'percent' or discount_value <= 100` },
+    // Uses never pass the limit: the claim is one conditional UPDATE, and this says so to the database.
+    { name: 'coupon_uses_check', expression: 'max_uses is null or uses <= max_uses' },
+  ],
+  // One code per store whatever its case.
+  indexes: [{ name: 'coupon_store_code_unique', expression: 'create unique index "coupon_store_code_unique" on "coupon" ("store_id", lower("code"))' }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref(),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('coupon_store_id_fkey').updateRule('no action'),
     /** As the seller typed it; matched case-insensitively (unique on lower(code) per store). */
     code: p.string().length(64),
     discountType: p.enum(['percent', 'fixed']),

@@ -8,10 +8,15 @@ import { StoreSchema } from '../stores/stores.entities.js';
 export const EventSchema = defineEntity({
   name: 'Event',
   tableName: 'event',
+  indexes: [
+    { name: 'event_store_created_index', properties: ['store', 'createdAt'] },
+    // Fan-out: events not yet turned into deliveries.
+    { name: 'event_undispatched_index', expression: 'create index "event_undispatched_index" on "event" ("created_at") where "dispatched_at" is null' },
+  ],
   properties: (p) => ({
     /** `evt_<cuid2>`, the same on every delivery attempt. */
     id: p.string().primary().length(40),
-    store: p.manyToOne(StoreSchema).ref(),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('event_store_id_fkey').updateRule('no action'),
     type: p.string().length(50),
     payload: p.json<Record<string, unknown>>(),
     createdAt: p.datetime(),

@@ -4,6 +4,7 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 export const UserSchema = defineEntity({
   name: 'User',
   tableName: 'user',
+  checks: [{ name: 'user_email_lower', expression: 'email = lower(email)' }],
   properties: (p) => ({
     id: p.string().primary().length(32),
     /** Always stored lower-cased; the column has a check constraint saying so. */
@@ -21,7 +22,7 @@ export const SessionSchema = defineEntity({
   tableName: 'session',
   properties: (p) => ({
     idHash: p.string().primary().length(64),
-    user: p.manyToOne(UserSchema).ref().deleteRule('cascade').index(),
+    user: p.manyToOne(UserSchema).ref().foreignKeyName('session_user_id_fkey').updateRule('no action').deleteRule('cascade').index(),
     csrfToken: p.string().length(64),
     createdAt: p.datetime(),
     expiresAt: p.datetime(),
@@ -34,7 +35,7 @@ export const PasswordResetSchema = defineEntity({
   tableName: 'password_reset',
   properties: (p) => ({
     tokenHash: p.string().primary().length(64),
-    user: p.manyToOne(UserSchema).ref().deleteRule('cascade').index(),
+    user: p.manyToOne(UserSchema).ref().foreignKeyName('password_reset_user_id_fkey').updateRule('no action').deleteRule('cascade').index(),
     createdAt: p.datetime(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),

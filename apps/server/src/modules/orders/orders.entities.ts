@@ -9,11 +9,26 @@ import { StoreSchema } from '../stores/stores.entities.js';
 export const OrderSchema = defineEntity({
   name: 'Order',
   tableName: 'order',
+  checks: [
+    { name: 'order_price_minor_check', expression: 'price_minor >= 0' },
+    { name: 'order_paid_minor_check', expression: 'paid_minor >= 0' },
+  ],
+  indexes: [
+    // Keyset paging of a store's orders, newest first, with and without a status filter.
+    { name: 'order_store_created_index', expression: 'create index "order_store_created_index" on "order" ("store_id", "created_at" desc, "id" desc)' },
+    { name: 'order_store_status_created_index', expression: 'create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc)' },
+    // A buyer's orders in a store (customer area).
+    { name: 'order_store_email_created_index', expression: 'create index "order_store_email_created_index" on "order" ("store_id", "customer_email", "created_at" desc, "id" desc)' },
+    // The expiry job finds stale pending orders without scanning paid ones.
+    { name: 'order_pending_created_index', expression: `create index "order_pending_created_index" on "order" ("created_at") where "status" = 'pending'` },
+    // try-assign and restocks look for orders still waiting for keys, oldest first.
+    { name: 'order_processing_paid_index', expression: `create index "order_processing_paid_index" on "order" ("paid_at") where "status" = 'processing'` },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    /** From the `order_number_seq` sequence; shown as `ORD-<number>`. */
-    number: p.bigint('number').defaultRaw(`nextval('order_number_seq')`).unique(),
-    store: p.manyToOne(StoreSchema).ref(),
+    /** From its own sequence (`order_number_seq`); shown as `ORD-<number>`. */
+    number: p.bigint('number').autoincrement().unique(),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('order_store_id_fkey').updateRule('no action'),
     status: p.enum([...ORDER_STATUSES]),
     /** Display name: the first line's product, with ` +N more` when there are more lines. */
     productName: p.string().length(300),
@@ -53,9 +68,14 @@ export type Order = InferEntity<typeof OrderSchema>;
 export const OrderLineSchema = defineEntity({
   name: 'OrderLine',
   tableName: 'order_line',
+  checks: [
+    { name: 'order_line_quantity_check', expression: 'quantity > 0' },
+    { name: 'order_line_unit_price_minor_check', expression: 'unit_price_minor >= 0' },
+  ],
+  indexes: [{ name: 'order_line_product_index', properties: ['productId'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    order: p.manyToOne(OrderSchema).ref().deleteRule('cascade').index(),
+    order: p.manyToOne(OrderSchema).ref().foreignKeyName('order_line_order_id_fkey').updateRule('no action').deleteRule('cascade').index(),
     productId: p.string().length(32).nullable(),
     productName: p.string().length(200),
     quantity: p.integer(),

@@ -8,10 +8,14 @@ import { StoreSchema } from '../stores/stores.entities.js';
 export const TicketSchema = defineEntity({
   name: 'Ticket',
   tableName: 'ticket',
+  indexes: [
+    { name: 'ticket_store_updated_index', expression: 'create index "ticket_store_updated_index" on "ticket" ("store_id", "updated_at" desc, "id" desc)' },
+    { name: 'ticket_order_index', properties: ['order'] },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref(),
-    order: p.manyToOne(OrderSchema).ref(),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('ticket_store_id_fkey').updateRule('no action'),
+    order: p.manyToOne(OrderSchema).ref().foreignKeyName('ticket_order_id_fkey').updateRule('no action'),
     subject: p.string().length(200),
     /** `open` waits for staff, `answered` for the buyer; either side's message moves it. */
     status: p.enum([...TICKET_STATUSES]).default('open'),
@@ -25,12 +29,13 @@ export type Ticket = InferEntity<typeof TicketSchema>;
 export const TicketMessageSchema = defineEntity({
   name: 'TicketMessage',
   tableName: 'ticket_message',
+  indexes: [{ name: 'ticket_message_ticket_index', properties: ['ticket', 'createdAt'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    ticket: p.manyToOne(TicketSchema).ref().deleteRule('cascade'),
+    ticket: p.manyToOne(TicketSchema).ref().foreignKeyName('ticket_message_ticket_id_fkey').updateRule('no action').deleteRule('cascade'),
     author: p.enum([...TICKET_AUTHORS]),
     /** Which staff member answered; kept for the store, never shown. */
-    staffUser: p.manyToOne(UserSchema).ref().nullable(),
+    staffUser: p.manyToOne(UserSchema).ref().nullable().foreignKeyName('ticket_message_staff_user_id_fkey').updateRule('no action').deleteRule('no action'),
     body: p.text(),
     createdAt: p.datetime(),
   }),

@@ -5,9 +5,10 @@ import { StoreSchema } from '../stores/stores.entities.js';
 export const WebhookSchema = defineEntity({
   name: 'Webhook',
   tableName: 'webhook',
+  indexes: [{ name: 'webhook_store_index', properties: ['store', 'createdAt'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref(),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('webhook_store_id_fkey').updateRule('no action'),
     name: p.string().length(100),
     url: p.string().length(2048),
     /** `whsec_...`, sealed with AES-256-GCM under a key derived from APP_ENCRYPTION_KEY. */
@@ -31,9 +32,17 @@ export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'queued', 'ski
 export const WebhookDeliverySchema = defineEntity({
   name: 'WebhookDelivery',
   tableName: 'webhook_delivery',
+  // One row per attempt: a racing insert of the same attempt does nothing.
+  uniques: [{ name: 'webhook_delivery_attempt_unique', properties: ['webhook', 'eventId', 'attempt'] }],
+  indexes: [
+    // Claims: what is due (queued) or was abandoned in flight (pending past its lease).
+    { name: 'webhook_delivery_due_index', expression: `create index "webhook_delivery_due_index" on "webhook_delivery" ("due_at") where "status" in ('queued', 'pending')` },
+    { name: 'webhook_delivery_log_index', expression: 'create index "webhook_delivery_log_index" on "webhook_delivery" ("webhook_id", "created_at" desc, "id" desc)' },
+    { name: 'webhook_delivery_created_index', properties: ['createdAt'] },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    webhook: p.manyToOne(WebhookSchema).ref().deleteRule('cascade'),
+    webhook: p.manyToOne(WebhookSchema).ref().foreignKeyName('webhook_delivery_webhook_id_fkey').updateRule('no action').deleteRule('cascade'),
     storeId: p.string().length(32),
     eventId: p.string().length(40),
     event: p.string().length(50),
