@@ -62,7 +62,7 @@ const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/)
 /** An inter-arrival gap at least this long counts as a pause of the sender. */
 const PAUSE_MS = 50;
 const FLOOR_CONCURRENCY = 32;
-/** The dispatcher's defaults (dispatcher.ts, Dispatcher constructor): 32 in flight, at most 4 per endpoint. */
+/** The dispatcher's defaults (scheduler.ts, Dispatcher constructor): 32 in flight, at most 4 per endpoint. */
 const DISPATCHER_PER_ENDPOINT = 4;
 /** Unmeasured events before the lag run, at the same rate, so a fresh worker's first (cold) passes do not count. */
 const LAG_WARMUP_EVENTS = LAG_RATE;

@@ -31,7 +31,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(64, concurr
 const wall = () => performance.timeOrigin + performance.now();
 const say = (fields) => process.stdout.write(`${JSON.stringify({ time: Date.now(), ...fields })}\n`);
 
-/** The service's eventBody (dispatcher.ts), verbatim: these exact bytes are signed. */
+/** The service's eventBody (modules/webhooks/attempt.ts), verbatim: these exact bytes are signed. */
 function eventBody(event) {
   return JSON.stringify({ id: event.id, event: event.type, createdAt: event.createdAt.toISOString(), storeId: event.storeId, data: event.payload });
 }

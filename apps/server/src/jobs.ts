@@ -4,8 +4,8 @@
  */
 import type { AppDeps } from './deps.js';
 import { expirePendingOrders } from './modules/checkout/checkout.service.js';
-import { pruneDeliveries } from './modules/webhooks/dispatcher.js';
-import { pruneIdempotencyKeys } from './trpc/idempotency.middleware.js';
+import { pruneDeliveries, pruneEvents } from './modules/webhooks/webhooks.service.js';
+import { pruneIdempotencyKeys } from './modules/idempotency/idempotency.service.js';
 
 export interface Job {
   name: string;
@@ -24,6 +24,12 @@ export const JOBS: Job[] = [
     name: 'prune-webhook-deliveries',
     everyMs: 60 * 60_000,
     run: (deps) => pruneDeliveries(deps),
+  },
+  {
+    // Outbox events go once nothing will send them again, after the log's 30 days.
+    name: 'prune-events',
+    everyMs: 60 * 60_000,
+    run: (deps) => pruneEvents(deps),
   },
   {
     // Idempotency-Key answers are replayed for 24 h, then forgotten.

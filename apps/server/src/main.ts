@@ -18,7 +18,7 @@ import { describeFailure, isExplained } from './lib/failures.js';
 import { loadConfig, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './lib/logger.js';
-import { Dispatcher } from './modules/webhooks/dispatcher.js';
+import { Dispatcher } from './modules/webhooks/scheduler.js';
 import { connectRedis, startRuntime } from './runtime.js';
 
 /** Starts a webhook dispatcher (with its own Redis connections for wake-ups); returns what stops it. */

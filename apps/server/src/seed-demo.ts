@@ -15,11 +15,12 @@ import type { Clock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
 import { newId } from './lib/ids.js';
 import { createApiKey } from './modules/api-keys/api-keys.service.js';
-import { createProduct, importKeys } from './modules/catalog/catalog.service.js';
+import { createProduct } from './modules/catalog/catalog.service.js';
+import { restock } from './modules/fulfilment/fulfilment.service.js';
 import { uploadProductFile } from './modules/catalog/files.service.js';
 import { createOrder, expirePendingOrders, startCheckout } from './modules/checkout/checkout.service.js';
 import { CouponSchema } from './modules/coupons/coupons.entities.js';
-import { cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder } from './modules/fulfilment/order-actions.service.js';
+import { cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder } from './modules/order-actions/order-actions.service.js';
 import { createUser } from './modules/identity/identity.service.js';
 import { StoreSchema } from './modules/stores/stores.entities.js';
 import { createStore } from './modules/stores/stores.service.js';
@@ -74,7 +75,7 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
     maxQuantity: 5,
   });
   const keys = Array.from({ length: 40 }, () => `STAR-${randomBytes(6).toString('hex').toUpperCase().match(/.{4}/g)!.join('-')}`);
-  await importKeys(ctxAt(), { storeId: store.id, productId: game.id, keys });
+  await restock(ctxAt(), { storeId: store.id, productId: game.id, keys });
 
   const ebook = await createProduct(ctxAt(), {
     storeId: store.id,

@@ -1,6 +1,6 @@
 /** The ORM: one MikroORM instance per process, one forked EntityManager per request. */
 import { Migrator } from '@mikro-orm/migrations';
-import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
+import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import type { Logger } from '../lib/logger.js';
 import { wakeHubFor } from '../modules/events/wake.js';
 import { ENTITIES } from './entities.js';
@@ -9,6 +9,11 @@ import { LEGACY_MIGRATIONS } from './migrations/legacy/index.js';
 import pg from 'pg';
 
 export type Orm = MikroORM;
+
+/** A round trip to the database (readiness): the one statement that belongs to no module. */
+export async function pingDatabase(em: EntityManager): Promise<void> {
+  await em.getConnection().execute('select 1');
+}
 
 export function ormOptions(clientUrl: string, opts: { poolMax?: number } = {}): Options {
   return defineConfig({

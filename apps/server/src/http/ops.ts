@@ -1,7 +1,8 @@
 /** Operations endpoints: liveness, readiness (database and Redis) and Prometheus metrics. */
+import { pingDatabase } from '../db/orm.js';
 import type { AppDeps } from '../deps.js';
 import { dbPoolInUse, dbPoolPending, registry, webhookQueueDepth } from '../lib/metrics.js';
-import { countDueAttempts } from '../modules/webhooks/dispatcher.js';
+import { countDueAttempts } from '../modules/webhooks/webhooks.service.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { plainRoute } from './plain-route.js';
 
@@ -61,7 +62,7 @@ export const OPS_ROUTES = [
     async handler(ctx, _request, reply) {
       const checks: Record<string, 'ok' | 'failing' | 'not configured'> = {};
       try {
-        await withTimeout(ctx.em.getConnection().execute('select 1'), 2000);
+        await withTimeout(pingDatabase(ctx.em), 2000);
         checks.database = 'ok';
       } catch {
         checks.database = 'failing';

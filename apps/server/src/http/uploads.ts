@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ZStoredFile } from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
-import { checkoutTokenFor } from '../modules/checkout/checkout-cookie.js';
+import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { paymentProofOf, uploadPaymentProof } from '../modules/payments/proofs.service.js';
 import { plainRoute } from './plain-route.js';
 

@@ -2,7 +2,7 @@
  * Cookies as data: what a service or a guard wants set or cleared is written to the request's
  * ResponseSink; http/response-sink.ts hands it to @fastify/cookie when the answer is sent. Each
  * cookie's name, format and options live in one module of its own (identity/session-cookie,
- * customers/customer-cookie, checkout/checkout-cookie); reading them is done once, when the
+ * customers/customer-cookie, orders/checkout-cookie); reading them is done once, when the
  * request context is resolved (trpc/context.ts).
  */
 export interface CookieOptions {

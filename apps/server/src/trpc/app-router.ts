@@ -6,14 +6,15 @@ import { checkoutRouter } from '../modules/checkout/checkout.router.js';
 import { couponsRouter } from '../modules/coupons/coupons.router.js';
 import { customerDashboardRouter, customersRouter } from '../modules/customers/customers.router.js';
 import { feedbackRouter } from '../modules/feedback/feedback.router.js';
-import { fulfilmentRouter } from '../modules/fulfilment/fulfilment.router.js';
+import { fulfilmentRouter, restockRouter } from '../modules/fulfilment/fulfilment.router.js';
 import { identityRouter } from '../modules/identity/identity.router.js';
+import { orderActionsRouter } from '../modules/order-actions/order-actions.router.js';
 import { ordersRouter } from '../modules/orders/orders.router.js';
 import { storesRouter } from '../modules/stores/stores.router.js';
 import { ticketsRouter } from '../modules/tickets/tickets.router.js';
 import { trackingRouter } from '../modules/tracking/tracking.router.js';
 import { webhooksRouter } from '../modules/webhooks/webhooks.router.js';
-import { router } from './procedures.js';
+import { mergeRouters, router } from './procedures.js';
 import { routeTable } from './route-table.js';
 import { pinInputCoercion } from './strict-input.js';
 
@@ -21,10 +22,11 @@ export const appRouter = router({
   auth: identityRouter,
   stores: storesRouter,
   apiKeys: apiKeysRouter,
-  orders: ordersRouter,
+  // Namespaces whose procedures come from two modules (the lower one cannot import the upper).
+  orders: mergeRouters(ordersRouter, orderActionsRouter),
   customer: customersRouter,
   customerDashboard: customerDashboardRouter,
-  catalog: catalogRouter,
+  catalog: mergeRouters(catalogRouter, restockRouter),
   checkout: checkoutRouter,
   coupons: couponsRouter,
   blacklist: blacklistRouter,

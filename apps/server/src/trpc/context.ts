@@ -13,7 +13,7 @@ import { newResponseSink, type ResponseSink } from '../lib/cookies.js';
 import type { Logger } from '../lib/logger.js';
 import { viaTrustedProxy } from '../lib/trust-proxy.js';
 import type { RouteCall } from './guards.js';
-import { CHECKOUT_COOKIE, parseCheckoutCookie, type CheckoutCookie } from '../modules/checkout/checkout-cookie.js';
+import { CHECKOUT_COOKIE, parseCheckoutCookie, type CheckoutCookie } from '../modules/orders/checkout-cookie.js';
 import { CUSTOMER_COOKIE } from '../modules/customers/customer-cookie.js';
 import { SESSION_COOKIE } from '../modules/identity/session-cookie.js';
 

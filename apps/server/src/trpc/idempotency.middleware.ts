@@ -9,23 +9,20 @@
  * - a failed attempt (any error) releases the key, and a claim left without an answer for
  *   CLAIM_TIMEOUT_MS (a crashed process) may be taken over.
  * The body is compared by SHA-256 of its canonical JSON (sorted keys), so whitespace and
- * key order do not make another body. Keys are kept RETENTION_MS (pruneIdempotencyKeys).
+ * key order do not make another body. The claims themselves are the idempotency module's
+ * (modules/idempotency/), kept 24 h (pruneIdempotencyKeys).
  * Without the header nothing changes. A replay runs the procedure's resolver only as far as
  * `replayable()`, which answers the stored data instead (the route table refuses an idempotent
  * procedure whose resolver is not wrapped).
  */
-import type { AppDeps } from '../deps.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
+import { decide, releaseClaim, storeResponse, type Claim } from '../modules/idempotency/idempotency.service.js';
 import type { Context } from './context.js';
 import { t } from './init.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
-/** How long a key is remembered. */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
-/** A claim without an answer this old belongs to a process that died; it may be taken over. */
-export const IDEMPOTENCY_CLAIM_TIMEOUT_MS = 60_000;
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -67,100 +64,14 @@ function scopeOf(input: unknown, storeField: string): string {
   return typeof store === 'string' ? store : '';
 }
 
-interface Claim {
-  path: string;
-  scope: string;
-  keyHash: string;
-  bodyHash: string;
-  token: string;
-}
-
-interface ExistingRow {
-  body_hash: string;
-  response: string | null;
-  stale: boolean;
-}
-
-const WHERE_CLAIM = `path = ? and scope = ? and key_hash = ?`;
-
-async function insertClaim(ctx: Context, claim: Claim): Promise<boolean> {
-  const now = ctx.clock.now();
-  const rows: unknown[] = await ctx.em.execute(
-    `insert into idempotency_key (path, scope, key_hash, body_hash, claim, created_at, claimed_at) values (?, ?, ?, ?, ?, ?, ?)
-     on conflict (path, scope, key_hash) do nothing returning key_hash`,
-    [claim.path, claim.scope, claim.keyHash, claim.bodyHash, claim.token, now, now],
-  );
-  return rows.length > 0;
-}
-
-async function readClaim(ctx: Context, claim: Claim): Promise<ExistingRow | undefined> {
-  const staleBefore = new Date(ctx.clock.now().getTime() - IDEMPOTENCY_CLAIM_TIMEOUT_MS);
-  const rows: ExistingRow[] = await ctx.em.execute(
-    `select body_hash, response, (response is null and claimed_at < ?) as stale from idempotency_key where ${WHERE_CLAIM}`,
-    [staleBefore, claim.path, claim.scope, claim.keyHash],
-  );
-  return rows[0];
-}
-
-/** Takes over a claim abandoned without an answer; false when someone else did first. */
-async function takeOver(ctx: Context, claim: Claim): Promise<boolean> {
-  const now = ctx.clock.now();
-  const staleBefore = new Date(now.getTime() - IDEMPOTENCY_CLAIM_TIMEOUT_MS);
-  const rows: unknown[] = await ctx.em.execute(
-    `update idempotency_key set body_hash = ?, claim = ?, created_at = ?, claimed_at = ?
-     where ${WHERE_CLAIM} and response is null and claimed_at < ? returning key_hash`,
-    [claim.bodyHash, claim.token, now, now, claim.path, claim.scope, claim.keyHash, staleBefore],
-  );
-  return rows.length > 0;
-}
-
-async function storeResponse(ctx: Context, claim: Claim, status: number, data: unknown): Promise<void> {
-  try {
-    await ctx.em.execute(
-      `update idempotency_key set status = ?, response = ?, completed_at = ? where ${WHERE_CLAIM} and claim = ?`,
-      [status, JSON.stringify(data ?? null), ctx.clock.now(), claim.path, claim.scope, claim.keyHash, claim.token],
-    );
-  } catch (error) {
-    // The answer is given anyway; the claim stays until it counts as abandoned.
-    ctx.log.error({ err: error, path: claim.path }, 'idempotency: storing the response failed');
+/** The claim's outcome: run the procedure, replay the stored answer, or 409 while the first still runs. */
+async function claimOrAnswer(ctx: Context, claim: Claim): Promise<{ run: true } | { run: false; response: string }> {
+  const decision = await decide(ctx.em, ctx.clock, claim);
+  if ('inUse' in decision) {
+    ctx.response.headers['Retry-After'] = '1';
+    throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
-}
-
-async function releaseClaim(ctx: Context, claim: Claim): Promise<void> {
-  try {
-    await ctx.em.execute(`delete from idempotency_key where ${WHERE_CLAIM} and claim = ? and response is null`, [
-      claim.path,
-      claim.scope,
-      claim.keyHash,
-      claim.token,
-    ]);
-  } catch (error) {
-    // The claim stays until it counts as abandoned; a repeat meanwhile is 409.
-    ctx.log.error({ err: error, path: claim.path }, 'idempotency: releasing the key failed');
-  }
-}
-
-type Decision = { run: true } | { run: false; response: string };
-
-/** Claims the key, or says what to answer instead of running the procedure. */
-async function decide(ctx: Context, claim: Claim): Promise<Decision> {
-  // A row can vanish between the insert and the read (its attempt failed): then claim again.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (await insertClaim(ctx, claim)) return { run: true };
-    const existing = await readClaim(ctx, claim);
-    if (!existing) continue;
-    if (existing.stale) {
-      if (await takeOver(ctx, claim)) return { run: true };
-      continue;
-    }
-    if (existing.body_hash !== claim.bodyHash) {
-      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with another request body.');
-    }
-    if (existing.response !== null) return { run: false, response: existing.response };
-    break;
-  }
-  ctx.response.headers['Retry-After'] = '1';
-  throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  return decision;
 }
 
 /** Set in the context when the stored answer is to be given instead of running the procedure. */
@@ -201,7 +112,7 @@ export const applyIdempotency = t.middleware(async ({ ctx, meta, path, getRawInp
     bodyHash: sha256Hex(canonicalJson(input)),
     token: randomToken(16),
   };
-  const decision = await decide(ctx, claim);
+  const decision = await claimOrAnswer(ctx, claim);
   if (!decision.run) {
     ctx.response.headers[REPLAYED_HEADER] = 'true';
     const idempotentReplay: IdempotentReplay = { data: JSON.parse(decision.response) as unknown };
@@ -212,22 +123,17 @@ export const applyIdempotency = t.middleware(async ({ ctx, meta, path, getRawInp
   try {
     result = await next();
   } finally {
-    if (result?.ok) await storeResponse(ctx, claim, meta.successStatus ?? 200, result.data);
-    else await releaseClaim(ctx, claim);
+    if (result?.ok) {
+      await storeResponse(ctx.em, ctx.clock, claim, meta.successStatus ?? 200, result.data).catch((error: unknown) =>
+        // The answer is given anyway; the claim stays until it counts as abandoned.
+        ctx.log.error({ err: error, path: claim.path }, 'idempotency: storing the response failed'),
+      );
+    } else {
+      await releaseClaim(ctx.em, claim).catch((error: unknown) =>
+        // The claim stays until it counts as abandoned; a repeat meanwhile is 409.
+        ctx.log.error({ err: error, path: claim.path }, 'idempotency: releasing the key failed'),
+      );
+    }
   }
   return result;
 });
-
-/** Forgets keys older than the retention (24 h); the scheduled job. */
-export async function pruneIdempotencyKeys(deps: AppDeps, retentionMs = IDEMPOTENCY_RETENTION_MS): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - retentionMs);
-  let total = 0;
-  for (;;) {
-    const deleted: unknown[] = await deps.orm.em.fork().execute(
-      `delete from idempotency_key where ctid in (select ctid from idempotency_key where created_at < ? limit 5000) returning key_hash`,
-      [cutoff],
-    );
-    total += deleted.length;
-    if (deleted.length < 5000) return total;
-  }
-}

@@ -18,6 +18,7 @@ import type { AuthSurface, RoutePolicy } from './policy.js';
 import { enforceRateLimit } from './rate-limit.middleware.js';
 
 export const router = t.router;
+export const mergeRouters = t.mergeRouters;
 
 /**
  * A guarded builder whose context adds `Extra`: what the twin factories (merchant and dashboard

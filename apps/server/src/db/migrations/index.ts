@@ -5,7 +5,9 @@
  */
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122224025_baseline } from './Migration20261122224025_baseline.js';
+import { Migration20261122225838_event_prune_index } from './Migration20261122225838_event_prune_index.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
+  { name: 'Migration20261122225838_event_prune_index', class: Migration20261122225838_event_prune_index },
 ];

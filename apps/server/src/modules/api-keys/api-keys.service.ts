@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../../trpc/context.js';
 import type { User } from '../identity/identity.entities.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
+import { selectCredential } from './api-keys.repo.js';
 import { ApiKeySchema, type ApiKey } from './api-keys.entities.js';
 
 export const API_KEY_PATTERN = /^sk_[0-9A-Za-z]{40}$/;
@@ -92,18 +93,6 @@ export interface MerchantCredential {
   member: { role: 'owner' | 'staff'; permissions: string[] } | null;
 }
 
-interface CredentialRow {
-  id: string;
-  user_id: string;
-  key_hash: string;
-  scopes: string[];
-  store_ids: string[];
-  expires_at: Date | string | null;
-  revoked_at: Date | string | null;
-  last_used_at: Date | string | null;
-  role: 'owner' | 'staff' | null;
-  permissions: string[] | null;
-}
 
 const time = (value: Date | string | null) => (value === null ? null : new Date(value).getTime());
 
@@ -122,12 +111,7 @@ export async function authenticateApiKey(ctx: ServiceContext & Pick<Context, 're
   const match = /^Bearer +(\S+)$/i.exec(header);
   if (!match || !API_KEY_PATTERN.test(match[1]!)) throw unauthorized(ctx, 'Malformed API key.');
   const hash = sha256Hex(match[1]!);
-  const [row] = await ctx.em.execute<CredentialRow[]>(
-    `select k.id, k.user_id, k.key_hash, k.scopes, k.store_ids, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.permissions
-     from api_key k left join store_member m on m.user_id = k.user_id and m.store_id = ?
-     where k.key_hash = ?`,
-    [storeId, hash],
-  );
+  const row = await selectCredential(ctx.em, hash, storeId);
   // The index found the row by its hash; compare again in constant time all the same.
   if (!row || !safeEqual(row.key_hash, hash)) throw unauthorized(ctx, 'Unknown API key.');
   const now = ctx.clock.now().getTime();

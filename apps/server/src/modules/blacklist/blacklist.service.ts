@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { BLACKLIST_KINDS, BlacklistEntrySchema, type BlacklistEntry } from './blacklist.entities.js';
+import { matchingKinds } from './blacklist.repo.js';
 
 export interface BuyerIdentity {
   email?: string | undefined;
@@ -23,12 +24,7 @@ export async function blacklistMatches(em: EntityManager, storeId: string, buyer
     { kind: 'country' as const, value: buyer.country.toUpperCase() },
     ...(buyer.email ? [{ kind: 'email' as const, value: buyer.email.toLowerCase() }] : []),
   ];
-  // Raw SQL: every checkout asks, and the query builder cost more than the query.
-  const rows = await em.execute<Array<{ kind: BlacklistReason }>>(
-    `select distinct kind from blacklist_entry where store_id = ? and (${candidates.map(() => '(kind = ? and value = ?)').join(' or ')})`,
-    [storeId, ...candidates.flatMap((c) => [c.kind, c.value])],
-  );
-  return rows.map((row) => row.kind);
+  return matchingKinds(em, storeId, candidates);
 }
 
 // ---------------------------------------------------------------------------------------------

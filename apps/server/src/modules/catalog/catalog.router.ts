@@ -2,8 +2,6 @@ import {
   ZCreateProductInput,
   ZFileIdInput,
   ZFileList,
-  ZImportKeysInput,
-  ZImportKeysResult,
   ZKeyIdInput,
   ZKeyList,
   ZListKeysQuery,
@@ -24,7 +22,6 @@ import {
   deleteProduct,
   findSellingStore,
   getProduct,
-  importKeys,
   listKeys,
   listProducts,
   publicProducts,
@@ -33,9 +30,11 @@ import {
 } from './catalog.service.js';
 import { deleteProductFile, listProductFiles } from './files.service.js';
 
-const dashboard = ['dashboard: products'];
+export const PRODUCT_TAGS = ['dashboard: products'];
+const dashboard = PRODUCT_TAGS;
 const publicTags = ['public'];
-const base = '/dashboard/stores/{storeId}/products';
+export const PRODUCTS_BASE = '/dashboard/stores/{storeId}/products';
+const base = PRODUCTS_BASE;
 
 export const catalogRouter = router({
   create: storeProcedure('manageProducts')
@@ -67,12 +66,6 @@ export const catalogRouter = router({
     .input(ZProductIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => deleteProduct(ctx, input)),
-
-  importKeys: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'POST', path: `${base}/{productId}/license-keys`, tags: dashboard, summary: 'Add license keys to stock (duplicates dropped)' }, errors: ['not_found'] })
-    .input(ZImportKeysInput)
-    .output(ZImportKeysResult)
-    .mutation(({ ctx, input }) => importKeys(ctx, input)),
 
   keys: storeProcedure('manageProducts')
     .meta({ openapi: { method: 'GET', path: `${base}/{productId}/license-keys`, tags: dashboard, summary: 'License keys, masked' }, errors: ['not_found'] })

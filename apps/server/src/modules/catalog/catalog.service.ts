@@ -2,6 +2,7 @@
  * Products and their stock: the seller's CRUD (each change recorded in the outbox in its
  * own transaction), license-key import and listing, and the public catalog.
  */
+import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TCreateProductInput, TProduct, TPublicProduct, TUpdateProductInput } from '@svc/schemas';
 import type { Config } from '../../config.js';
@@ -12,10 +13,11 @@ import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { recordEvent } from '../events/outbox.js';
-import { fillWaitingOrders } from '../fulfilment/fulfilment.service.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
+import { selectStoreRef } from '../stores/stores.repo.js';
 import { toPublicStore } from '../stores/stores.service.js';
 import { LicenseKeySchema, ProductSchema, type Product } from './catalog.entities.js';
+import { insertKeys } from './catalog.repo.js';
 
 export function keyCipher(config: Config) {
   return { enc: deriveKey(config.encryptionKey, 'license-key-enc'), hash: deriveKey(config.encryptionKey, 'license-key-hash') };
@@ -39,11 +41,13 @@ export async function stockOf(em: EntityManager, products: Array<Pick<Product, '
   const keyed = products.filter(isKeyed).map((p) => p.id);
   const stock = new Map<string, number>(keyed.map((id) => [id, 0]));
   if (keyed.length === 0) return stock;
-  const rows: Array<{ product_id: string; n: string }> = await em.execute(
-    `select product_id, count(*) as n from license_key where product_id in (?) and status = 'available' group by product_id`,
-    [keyed],
-  );
-  for (const row of rows) stock.set(row.product_id, Number(row.n));
+  const rows = await em
+    .createQueryBuilder(LicenseKeySchema, 'k')
+    .select(['k.product', raw('count(*) as n')])
+    .where({ product: { $in: keyed }, status: 'available' })
+    .groupBy('k.product')
+    .execute<Array<{ product: string; n: string }>>('all');
+  for (const row of rows) stock.set(row.product, Number(row.n));
   return stock;
 }
 
@@ -176,6 +180,7 @@ export async function listProducts(ctx: ServiceContext, input: { storeId: string
  * Adds keys to a keyed product's stock. Values are trimmed; empty lines are ignored;
  * duplicates within the import and against stock are dropped (the unique
  * (product, value hash) constraint decides, so two imports racing cannot both add one).
+ * Serving the orders that waited for them is fulfilment's (fulfilment/restock.service.ts).
  */
 export async function importKeys(ctx: ServiceContext, input: { storeId: string; productId: string; keys: string[] }): Promise<{ added: number; duplicates: number }> {
   const product = await findProduct(ctx.em, input.storeId, input.productId);
@@ -185,25 +190,27 @@ export async function importKeys(ctx: ServiceContext, input: { storeId: string; 
   const unique = new Map<string, string>();
   for (const value of values) unique.set(hmacHex(cipher.hash, value), value);
   const now = ctx.clock.now();
-  let added = 0;
-  const rows = [...unique.entries()];
-  for (let start = 0; start < rows.length; start += 1000) {
-    const batch = rows.slice(start, start + 1000);
-    const params: unknown[] = [];
-    const tuples = batch.map(([hash, value]) => {
-      params.push(newId(), product.id, seal(cipher.enc, value), hash, now);
-      return `(?, ?, ?, ?, 'available', ?)`;
-    });
-    const inserted: unknown[] = await ctx.em.execute(
-      `insert into license_key (id, product_id, value_enc, value_hash, status, created_at) values ${tuples.join(', ')}
-       on conflict (product_id, value_hash) do nothing returning id`,
-      params,
-    );
-    added += inserted.length;
-  }
-  // A restock serves the orders that waited for these keys, oldest payment first.
-  if (added > 0) await fillWaitingOrders(ctx.em.fork(), product.id, now);
+  const added = await insertKeys(
+    ctx.em,
+    [...unique.entries()].map(([valueHash, value]) => ({ id: newId(), productId: product.id, valueEnc: seal(cipher.enc, value), valueHash, createdAt: now })),
+  );
   return { added, duplicates: values.length - added };
+}
+
+/** The keys each line of an order holds (line id -> count). */
+export async function assignedKeyCounts(em: EntityManager, orderId: string): Promise<Map<string, number>> {
+  const rows = await em
+    .createQueryBuilder(LicenseKeySchema, 'k')
+    .select(['k.orderLineId', raw('count(*) as n')])
+    .where({ order: orderId, status: 'assigned' })
+    .groupBy('k.orderLineId')
+    .execute<Array<{ orderLineId: string; n: string }>>('all');
+  return new Map(rows.map((row) => [row.orderLineId, Number(row.n)]));
+}
+
+/** A refund takes back the keys an order holds; returns how many. */
+export async function revokeOrderKeys(em: EntityManager, orderId: string): Promise<number> {
+  return em.nativeUpdate(LicenseKeySchema, { order: orderId, status: 'assigned' }, { status: 'revoked' });
 }
 
 export async function listKeys(
@@ -268,10 +275,7 @@ export interface SellingStoreRef {
  * hydrating the entity.
  */
 export async function findSellingStoreRef(em: EntityManager, ref: string): Promise<SellingStoreRef> {
-  const [store] = await em.execute<Array<{ id: string; currency: string; banned: boolean }>>(
-    'select id, currency, banned from store where id = ? or subdomain = ? order by (id = ?) desc limit 1',
-    [ref, ref.toLowerCase(), ref],
-  );
+  const store = await selectStoreRef(em, ref);
   if (!store) throw new AppError('not_found', 'Store not found.');
   if (store.banned) throw new AppError('store_banned', 'This store is not available.');
   return { id: store.id, currency: store.currency };

@@ -17,9 +17,10 @@ import { buyerCountry } from '../../lib/geo.js';
 import type { Context } from '../../trpc/context.js';
 import { replayable } from '../../trpc/idempotency.middleware.js';
 import { publicProcedure, router } from '../../trpc/procedures.js';
-import { hydrateCart } from './cart.service.js';
-import { setCheckoutCookie } from './checkout-cookie.js';
-import { checkoutSession, checkoutUrl, createOrder, orderForToken, startCheckout, type BuyerContext } from './checkout.service.js';
+import { hydrateCart } from '../catalog/cart.service.js';
+import { setCheckoutCookie } from '../orders/checkout-cookie.js';
+import { orderForToken } from '../orders/orders.service.js';
+import { checkoutSession, checkoutUrl, createOrder, startCheckout, type BuyerContext } from './checkout.service.js';
 
 const theme = ['theme'];
 const buyerTags = ['buyer'];

@@ -26,10 +26,11 @@ import { CouponSchema } from '../coupons/coupons.entities.js';
 import { createCoupon } from '../coupons/coupons.service.js';
 import { createProduct, deleteProduct, importKeys } from '../catalog/catalog.service.js';
 import { EventSchema } from '../events/events.entities.js';
-import { cancelOrder } from '../fulfilment/fulfilment.service.js';
+import { cancelOrder } from '../order-actions/order-actions.service.js';
+import { orderForToken } from '../orders/orders.service.js';
 import { OrderLineSchema, OrderSchema } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
-import { checkoutSession, createOrder, expirePendingOrders, orderForToken, startCheckout, type BuyerContext, type CreateOrderRequest } from './checkout.service.js';
+import { checkoutSession, createOrder, expirePendingOrders, startCheckout, type BuyerContext, type CreateOrderRequest } from './checkout.service.js';
 
 let orm: Orm;
 beforeAll(async () => {

@@ -5,12 +5,11 @@
  * checkout token stored hashed, and `order.created` written in the same transaction.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LockMode } from '@mikro-orm/core';
 import type { TCartLine, TCheckoutOrder, TCheckoutSession, TCheckoutStartResult, TCustomField, TPaymentMethod } from '@svc/schemas';
 import type { ZCheckoutStartInput } from '@svc/schemas';
 import type { z } from 'zod';
 import { AppError, invalidField } from '../../lib/errors.js';
-import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { ordersCreated } from '../../lib/metrics.js';
 import { newId } from '../../lib/ids.js';
 import { minorToAmount } from '../../lib/money.js';
@@ -19,14 +18,16 @@ import { blacklistMatches } from '../blacklist/blacklist.service.js';
 import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
 import { CouponSchema } from '../coupons/coupons.entities.js';
-import { claimCouponUse, requireCoupon } from '../coupons/coupons.service.js';
+import { claimCouponUse, releaseCoupons, requireCoupon } from '../coupons/coupons.service.js';
 import { afterEventWrite, eventInsert } from '../events/outbox.js';
-import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
-import { publicOrderNumber, toOrderDetail, type OrderDetailFields } from '../orders/orders.service.js';
+import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
+import { expireStale, INITIAL_STATUS } from '../orders/order-lifecycle.js';
+import { lockOrder, orderForToken, publicOrderNumber, toOrderDetail, type OrderDetailFields } from '../orders/orders.service.js';
 import { GATEWAYS } from '../payments/gateways.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
-import { normaliseCart, type NormalisedLine } from './cart.service.js';
+import { normaliseCart, type NormalisedLine } from '../catalog/cart.service.js';
+import { insertOrder, nextOrderNumber } from './checkout.repo.js';
 
 export interface BuyerContext {
   ip: string;
@@ -185,7 +186,7 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
     id: newId(),
     number: 0, // drawn from the sequence below
     store: { id: store.id },
-    status: 'pending',
+    status: INITIAL_STATUS,
     productName: lines.length > 1 ? `${first.product.name} +${lines.length - 1} more` : first.product.name,
     priceMinor: subtotalMinor - discountMinor,
     subtotalMinor,
@@ -203,33 +204,19 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
     updatedAt: now,
   };
   const insert = async (em: EntityManager) => {
-    const [{ number }] = await em.execute<[{ number: string }]>(`select nextval('order_number_seq') as number`);
-    order.number = Number(number);
-    // The order, its lines and its order.created event in one statement: all or nothing, one
-    // round trip (the unit of work's flush took six and most of the CPU of a checkout).
-    const params: unknown[] = [
-      order.id, order.number, store.id, order.productName, order.priceMinor, subtotalMinor, discountMinor, coupon?.coupon.id ?? null,
-      order.currency, order.customerEmail, order.country, buyer.ip, buyer.userAgent?.slice(0, 512) ?? null,
-      JSON.stringify(responses), sha256Hex(checkoutToken), now, now,
-    ];
-    const lineTuples = lines.map((line, position) => {
-      params.push(newId(), order.id, line.product.id, line.product.name, line.quantity, line.unitPriceMinor, position);
-      return '(?, ?, ?, ?, ?, ?, ?)';
-    });
+    order.number = await nextOrderNumber(em);
     const event = eventInsert({ storeId: store.id, type: 'order.created', payload: { order: toOrderDetail(order) }, at: now });
-    params.push(...event.params);
-    await em.execute(
-      `with new_order as (
-         insert into "order" (id, number, store_id, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
-           paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
-           checkout_token_hash, key_count, created_at, updated_at, version)
-         values (?, ?, ?, 'pending', ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
-       ), new_lines as (
-         insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position)
-         values ${lineTuples.join(', ')}
-       )
-       ${event.sql}`,
-      params,
+    await insertOrder(
+      em,
+      {
+        ...order,
+        couponId: coupon?.coupon.id ?? null,
+        buyerIp: buyer.ip,
+        userAgent: buyer.userAgent?.slice(0, 512) ?? null,
+        checkoutTokenHash: sha256Hex(checkoutToken),
+        lines: lines.map((line) => ({ id: newId(), productId: line.product.id, productName: line.product.name, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor })),
+      },
+      event,
     );
     afterEventWrite(em);
   };
@@ -253,16 +240,6 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
 
 export function checkoutUrl(publicUrl: string, orderId: string, token: string): string {
   return `${publicUrl}/checkout/${orderId}?token=${encodeURIComponent(token)}`;
-}
-
-/** The order a checkout token opens, or 404 (unknown order) / 403 (wrong token). */
-export async function orderForToken(em: EntityManager, orderId: string, token: string): Promise<Order> {
-  const order = await em.findOne(OrderSchema, { id: orderId });
-  if (!order) throw new AppError('not_found', 'Order not found.');
-  if (!order.checkoutTokenHash || !safeEqual(order.checkoutTokenHash, sha256Hex(token))) {
-    throw new AppError('store_forbidden', 'This link does not open this order.');
-  }
-  return order;
 }
 
 export async function checkoutSummary(ctx: ServiceContext, order: Order): Promise<TCheckoutOrder> {
@@ -302,17 +279,7 @@ export async function checkoutSession(ctx: ServiceContext, order: Order): Promis
 
 /** Pending orders past the checkout lifetime become `expired`; their coupon uses are given back. */
 export async function expirePendingOrders(em: EntityManager, now: Date, lifetimeMs: number): Promise<number> {
-  const expired = await em.execute<Array<{ id: string; coupon_id: string | null }>>(
-    `update "order" set status = 'expired', updated_at = ?, version = version + 1
-     where status = 'pending' and created_at <= ? returning id, coupon_id`,
-    [now, new Date(now.getTime() - lifetimeMs)],
-  );
-  const coupons = new Map<string, number>();
-  for (const row of expired) if (row.coupon_id) coupons.set(row.coupon_id, (coupons.get(row.coupon_id) ?? 0) + 1);
-  for (const [couponId, count] of coupons) {
-    await em.execute('update coupon set uses = greatest(uses - ?, 0) where id = ?', [count, couponId]);
-  }
-  return expired.length;
+  return expireStale(em, new Date(now.getTime() - lifetimeMs), now, { releaseCoupons });
 }
 
 /**
@@ -326,8 +293,7 @@ export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof Z
   if (unavailable) throw invalidField('paymentMethod', unavailable);
   const gateway = GATEWAYS[input.paymentMethod]!;
   const { order, store } = await ctx.em.transactional(async (em) => {
-    const opened = await orderForToken(em, input.orderId, input.token);
-    const order = await em.findOneOrFail(OrderSchema, { id: opened.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const order = await lockOrder(em, (await orderForToken(em, input.orderId, input.token)).id);
     const now = ctx.clock.now();
     if (order.status !== 'pending' || order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs <= now.getTime()) {
       throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');

@@ -7,9 +7,10 @@ import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { ProductSchema } from '../catalog/catalog.entities.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
-import { normaliseCart } from '../checkout/cart.service.js';
+import { normaliseCart } from '../catalog/cart.service.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { CouponSchema, type Coupon } from './coupons.entities.js';
+import { decrementUses, incrementUses } from './coupons.repo.js';
 
 export interface PricedLine {
   productId: string;
@@ -62,11 +63,12 @@ export async function requireCoupon(em: EntityManager, store: Pick<Store, 'id'>,
 
 /** Counts one use inside the order's transaction; fails when a racing order took the last one. */
 export async function claimCouponUse(em: EntityManager, couponId: string): Promise<void> {
-  const claimed = await em.execute<Array<{ id: string }>>(
-    'update coupon set uses = uses + 1 where id = ? and (max_uses is null or uses < max_uses) returning id',
-    [couponId],
-  );
-  if (claimed.length !== 1) throw new AppError('coupon_invalid', REFUSAL_TEXT.used_up);
+  if (!(await incrementUses(em, couponId))) throw new AppError('coupon_invalid', REFUSAL_TEXT.used_up);
+}
+
+/** Gives back uses of orders that will never be paid (cancelled, expired): coupon id -> count. */
+export async function releaseCoupons(em: EntityManager, uses: Map<string, number>): Promise<void> {
+  for (const [couponId, count] of uses) await decrementUses(em, couponId, count);
 }
 
 export function couponRefusalText(refusal: CouponRefusal): string {

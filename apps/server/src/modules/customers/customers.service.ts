@@ -14,6 +14,7 @@ import { getBuyerOrder, listBuyerOrders } from '../orders/orders.service.js';
 import { ownOrigin, storeOrigins } from '../stores/origins.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { CUSTOMER_SESSION_TTL_MS } from './customer-cookie.js';
+import { countAttempt, lockAddress } from './customers.repo.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema, type Customer } from './customers.entities.js';
 
 const CODE_TTL_MS = 10 * 60_000;
@@ -55,7 +56,7 @@ export async function startCustomerLogin(ctx: ServiceContext & Pick<Context, 're
   await ctx.em.transactional(async (em) => {
     // A new code replaces any earlier one still open. Requests for the same address take
     // turns, so two in parallel cannot each leave their code open beside the other's.
-    await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`customer-code:${store.id}:${input.email}`]);
+    await lockAddress(em, store.id, input.email);
     await em.nativeUpdate(CustomerCodeSchema, { store: store.id, email: input.email, usedAt: null }, { usedAt: now });
     await em.insert(CustomerCodeSchema, {
       id: newId(),
@@ -89,11 +90,8 @@ export async function verifyCustomerLogin(
   );
   if (!open) throw wrong();
   // Count the try first, atomically, so parallel guesses cannot exceed the budget.
-  const [counted] = await ctx.em.execute<Array<{ attempts: number }>>(
-    'update customer_code set attempts = attempts + 1 where id = ? and used_at is null returning attempts',
-    [open.id],
-  );
-  if (!counted || counted.attempts > MAX_CODE_ATTEMPTS) throw wrong();
+  const attempts = await countAttempt(ctx.em, open.id);
+  if (attempts === undefined || attempts > MAX_CODE_ATTEMPTS) throw wrong();
   if (!safeEqual(open.codeHash, codeHash(ctx.deps.config, store.id, input.email, input.code))) throw wrong();
   // Single use: only the request that flips used_at wins.
   const used = await ctx.em.nativeUpdate(CustomerCodeSchema, { id: open.id, usedAt: null }, { usedAt: now });

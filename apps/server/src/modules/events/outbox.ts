@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TWebhookEvent } from '@svc/schemas';
 import { newEventId } from '../../lib/ids.js';
 import { EventSchema } from './events.entities.js';
+import { eventRowInsert } from './events.repo.js';
 import { wakeHubOf } from './wake.js';
 
 /** The events of the outbox are exactly the ones a webhook can subscribe to (and the test ping). */
@@ -26,11 +27,7 @@ export interface OutboxEvent {
 /** The INSERT of one event, for a statement that writes it beside other rows; its id first. */
 export function eventInsert(event: OutboxEvent): { id: string; sql: string; params: unknown[] } {
   const id = newEventId();
-  return {
-    id,
-    sql: `insert into event (id, store_id, type, payload, created_at, dispatched_at) values (?, ?, ?, ?::jsonb, ?, ?)`,
-    params: [id, event.storeId, event.type, JSON.stringify(event.payload), event.at, event.dispatched ? event.at : null],
-  };
+  return { id, ...eventRowInsert({ id, storeId: event.storeId, type: event.type, payload: event.payload, at: event.at, dispatchedAt: event.dispatched ? event.at : null }) };
 }
 
 /** After a raw statement wrote events: the wake-up when its transaction commits (at once outside one). */

@@ -2,29 +2,20 @@
  * Feedback: one rating per completed order, written by the buyer with the order's checkout
  * token, and the store's public list (newest first, keyset-paged, never the buyer).
  */
+import { raw } from '@mikro-orm/core';
 import type { TCreateFeedbackInput, TFeedback, TFeedbackList, TListFeedbackQuery } from '@svc/schemas';
-import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
-import { orderForToken } from '../checkout/checkout.service.js';
+import { orderForToken } from '../orders/orders.service.js';
 import { FeedbackSchema } from './feedback.entities.js';
+import { selectFeedbackPage, type FeedbackRow } from './feedback.repo.js';
 import { iso } from '../../lib/timestamps.js';
 
 export const DEFAULT_FEEDBACK_PAGE = 20;
 const ALREADY_RATED = 'This order already has feedback.';
-
-interface FeedbackRow {
-  id: string;
-  rating: number;
-  text: string;
-  /** MikroORM sets pg to hand timestamps over as text. */
-  created_at: Date | string;
-  product_name: string;
-  created_us: string;
-}
-
 
 function rowToFeedback(row: FeedbackRow): TFeedback {
   return { id: row.id, rating: Number(row.rating), text: row.text, createdAt: iso(row.created_at), productName: row.product_name };
@@ -37,25 +28,12 @@ export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuer
   const position = input.cursor ? decodeCursor(key, input.cursor) : undefined;
   const store = await findSellingStore(ctx.em, input.storeId);
   const limit = input.limit ?? DEFAULT_FEEDBACK_PAGE;
-  const where = ['f.store_id = ?'];
-  const params: unknown[] = [store.id];
-  if (position) {
-    const before = beforePosition(position, 'f.created_at', 'f.id');
-    where.push(before.sql);
-    params.push(...before.params);
-  }
-  params.push(limit + 1);
-  const rows: FeedbackRow[] = await ctx.em.execute(
-    `select f.id, f.rating, f.text, f.created_at, o.product_name,
-       (extract(epoch from f.created_at) * 1000000)::bigint as created_us
-     from feedback f join "order" o on o.id = f.order_id
-     where ${where.join(' and ')} order by f.created_at desc, f.id desc limit ?`,
-    params,
-  );
-  const [summary] = await ctx.em.execute<Array<{ count: string; average: string | null }>>(
-    'select count(*) as count, avg(rating) as average from feedback where store_id = ?',
-    [store.id],
-  );
+  const rows = await selectFeedbackPage(ctx.em, store.id, position, limit + 1);
+  const summary = await ctx.em
+    .createQueryBuilder(FeedbackSchema, 'f')
+    .select([raw('count(*) as count'), raw('avg(f.rating) as average')])
+    .where({ store: store.id })
+    .execute<{ count: string; average: string | null }>('get');
   const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
   return {
     feedback: page.map(rowToFeedback),

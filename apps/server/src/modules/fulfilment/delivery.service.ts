@@ -12,12 +12,13 @@ import type { Context, ServiceContext } from '../../trpc/context.js';
 import { authenticateSession, requireMember } from '../../trpc/guards.js';
 import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/catalog.entities.js';
 import { decryptLicenseKey } from '../catalog/catalog.service.js';
-import { checkoutTokenFor } from '../checkout/checkout-cookie.js';
+import { checkoutTokenFor } from '../orders/checkout-cookie.js';
 import { authenticateCustomer } from '../customers/customers.service.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
-import { FULFILLED_STATUSES, tryAssignKeys } from './fulfilment.service.js';
+import { PAID_STATUSES } from '../orders/order-lifecycle.js';
+import { keysOwed, tryAssignKeys } from './fulfilment.service.js';
 
 const FILE_LINK_TTL_SECONDS = 3600;
 
@@ -79,7 +80,7 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery): Promis
   }
   if (!offered) throw new AppError('unauthorized', 'Open the order with its link, its e-mail address or a staff session.');
   if (!granted) throw new AppError('store_forbidden', 'These credentials do not open this order.');
-  if (!FULFILLED_STATUSES.includes(order.status) && order.status !== 'refunded') {
+  if (!PAID_STATUSES.includes(order.status) && order.status !== 'refunded') {
     throw new AppError('order_not_paid', 'This order has not been paid.');
   }
   return order;
@@ -142,14 +143,7 @@ export async function orderKeys(ctx: ServiceContext, order: Order) {
 export async function tryAssignForBuyer(ctx: ServiceContext, order: Order) {
   if (order.status === 'refunded') throw new AppError('order_not_paid', 'This order was refunded.');
   const updated = await tryAssignKeys(ctx.em.fork(), order.id, ctx.clock.now());
-  const owed: Array<{ missing: string }> = await ctx.em.execute(
-    `select coalesce(sum(greatest(l.quantity - coalesce(k.n, 0), 0)), 0) as missing
-     from order_line l join product p on p.id = l.product_id and 'licenseKeys' = any(p.delivery_methods)
-     left join (select order_line_id, count(*) as n from license_key where order_id = ? and status = 'assigned' group by order_line_id) k on k.order_line_id = l.id
-     where l.order_id = ?`,
-    [order.id, order.id],
-  );
-  return { orderId: updated.id, status: updated.status, keyCount: updated.keyCount, missingKeys: Number(owed[0]?.missing ?? 0) };
+  return { orderId: updated.id, status: updated.status, keyCount: updated.keyCount, missingKeys: await keysOwed(ctx.em.fork(), updated) };
 }
 
 /** A signed, unexpired link to one of the order's files, for an order that still delivers. */
@@ -160,7 +154,7 @@ export async function fileForLink(ctx: ServiceContext, params: { orderId: string
     throw new AppError('store_forbidden', 'This download link is not valid.');
   }
   const order = await ctx.em.findOne(OrderSchema, { id: params.orderId });
-  if (!order || !FULFILLED_STATUSES.includes(order.status)) throw new AppError('not_found', 'File not found.');
+  if (!order || !PAID_STATUSES.includes(order.status)) throw new AppError('not_found', 'File not found.');
   const file = await ctx.em.findOne(StoredFileSchema, { id: params.fileId });
   const lines = await ctx.em.find(OrderLineSchema, { order: order.id });
   if (!file || !file.product || !lines.some((l) => l.productId === file.product!.id)) throw new AppError('not_found', 'File not found.');

@@ -1,7 +1,9 @@
-import { ZBuyerOrderAccess, ZDeliveryPayload, ZOrderKeys, ZTryAssignResult } from '@svc/schemas';
+import { ZBuyerOrderAccess, ZDeliveryPayload, ZImportKeysInput, ZImportKeysResult, ZOrderKeys, ZTryAssignResult } from '@svc/schemas';
 import type { TErrorCode } from '@svc/schemas';
-import { buyerProcedure, router } from '../../trpc/procedures.js';
+import { buyerProcedure, router, storeProcedure } from '../../trpc/procedures.js';
+import { PRODUCT_TAGS, PRODUCTS_BASE } from '../catalog/catalog.router.js';
 import { buyerOrderAccess, deliveryPayload, orderKeys, tryAssignForBuyer } from './delivery.service.js';
+import { restock } from './fulfilment.service.js';
 
 const tags = ['buyer'];
 /** Unpaid: 409; a staff session without viewOrders: 403 (the other credential errors come with the buyer surface). */
@@ -29,4 +31,16 @@ export const fulfilmentRouter = router({
     .input(ZBuyerOrderAccess)
     .output(ZTryAssignResult)
     .mutation(async ({ ctx, input }) => tryAssignForBuyer(ctx, await buyerOrderAccess(ctx, input))),
+});
+
+/**
+ * Adding keys to stock serves the orders that waited for them, so it is fulfilment's; the app
+ * router merges it into the `catalog` namespace beside the product's other routes.
+ */
+export const restockRouter = router({
+  importKeys: storeProcedure('manageProducts')
+    .meta({ openapi: { method: 'POST', path: `${PRODUCTS_BASE}/{productId}/license-keys`, tags: PRODUCT_TAGS, summary: 'Add license keys to stock (duplicates dropped)' }, errors: ['not_found'] })
+    .input(ZImportKeysInput)
+    .output(ZImportKeysResult)
+    .mutation(({ ctx, input }) => restock(ctx, input)),
 });

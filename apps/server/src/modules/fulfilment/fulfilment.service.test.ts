@@ -4,7 +4,7 @@
  * - settlement: the stored amount (or more) in the stored currency settles and fulfils in one
  *   transaction (completed, or processing for a manual-delivery line or short keys); anything else
  *   only flags the order; a second settlement is already_settled; keys are assigned exactly once;
- * - restocks: tryAssignKeys and fillWaitingOrders (oldest payment first), also through importKeys;
+ * - restocks: tryAssignKeys and fillWaitingOrders (oldest payment first), also through restock (a key import);
  * - refund (keys revoked, order.refunded event), cancel (pending only, coupon use given back);
  * - the seller's updateOrder / markOrderDelivered / markOrderPaid rules;
  * - buyerOrderAccess: token (input or checkout cookie), e-mail, staff session with CSRF.
@@ -18,12 +18,11 @@ import { createStore } from '../../../../../test/support/factories.js';
 import { requestContext, serviceContext, type RequestOptions } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
-import { seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { LicenseKeySchema } from '../catalog/catalog.entities.js';
-import { createProduct, importKeys, keyCipher, licenseKeyHash } from '../catalog/catalog.service.js';
+import { createProduct, importKeys } from '../catalog/catalog.service.js';
 import { createOrder } from '../checkout/checkout.service.js';
 import { CouponSchema } from '../coupons/coupons.entities.js';
 import { EventSchema } from '../events/events.entities.js';
@@ -33,8 +32,9 @@ import { PaymentSchema } from '../payments/payments.entities.js';
 import { handleNotification } from '../payments/notifications.js';
 import { StoreMemberSchema, StoreSchema } from '../stores/stores.entities.js';
 import { buyerOrderAccess, deliveryPayload, orderKeys } from './delivery.service.js';
-import { cancelOrder, fillWaitingOrders, refundOrder, settleOrder, tryAssignKeys, type Settlement } from './fulfilment.service.js';
-import { cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder, updateOrder } from './order-actions.service.js';
+import { cancelOrder, cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder, updateOrder } from '../order-actions/order-actions.service.js';
+import { refundOrder, settleOrder, type Settlement } from '../payments/settlement.js';
+import { fillWaitingOrders, restock as importAndServe, tryAssignKeys } from './fulfilment.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -68,21 +68,15 @@ async function newProduct(shop: Shop, deliveryMethods: TDeliveryMethod[], extra:
 
 async function restock(shop: Shop, productId: string, count: number): Promise<string[]> {
   const keys = Array.from({ length: count }, () => `KEY-${randomBytes(8).toString('hex')}`);
-  const result = await importKeys(shop.ctx(), { storeId: shop.storeId, productId, keys });
+  const result = await importAndServe(shop.ctx(), { storeId: shop.storeId, productId, keys });
   expect(result.added).toBe(count);
   return keys;
 }
 
-/** Keys that appear in stock without the import path (so no fill runs on its own). */
+/** Keys that appear in stock through the catalog alone (so no fill runs on its own). */
 async function addKeysQuietly(shop: Shop, productId: string, count: number): Promise<void> {
-  const config = shop.ctx().deps.config;
-  for (let i = 0; i < count; i++) {
-    const value = `QUIET-${randomBytes(8).toString('hex')}`;
-    await orm.em.fork().execute(
-      `insert into license_key (id, product_id, value_enc, value_hash, status, created_at) values (?, ?, ?, ?, 'available', ?)`,
-      [newId(), productId, seal(keyCipher(config).enc, value), licenseKeyHash(config, value), shop.clock.now()],
-    );
-  }
+  const keys = Array.from({ length: count }, () => `QUIET-${randomBytes(8).toString('hex')}`);
+  expect((await importKeys(shop.ctx(), { storeId: shop.storeId, productId, keys })).added).toBe(count);
 }
 
 async function placeOrder(shop: Shop, cart: Array<[productId: string, quantity: number]>, opts: { email?: string; coupon?: string } = {}) {

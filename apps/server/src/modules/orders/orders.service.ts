@@ -2,43 +2,20 @@
  * Order reads: the merchant list (newest first, keyset-paged, filtered) and detail, and
  * the buyer's view. Writes arrive with checkout and fulfilment.
  */
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TBuyerOrder, TListOrdersQuery, TOrder, TOrderDetail, TOrderList, TOrderStatus } from '@svc/schemas';
-import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { OrderSchema, type Order } from './orders.entities.js';
+import { linesOf, selectOrderPage, type LineRow, type OrderPageFilter, type OrderRow } from './orders.repo.js';
 import { iso } from '../../lib/timestamps.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 const ORDER_NUMBER = /^ORD-(\d{1,18})$/;
-
-/** The columns a list needs, straight from SQL (no entity hydration on the hot path). */
-interface OrderRow {
-  id: string;
-  number: string;
-  store_id: string;
-  status: TOrderStatus;
-  product_name: string;
-  price_minor: string;
-  paid_minor: string;
-  currency: string;
-  payment_method: string;
-  customer_email: string;
-  country: string;
-  key_count: number;
-  /** MikroORM sets pg to hand timestamps over as text; see `iso`. */
-  created_at: Date | string;
-  completed_at: Date | string | null;
-  updated_at: Date | string;
-  created_us: string;
-}
-
-
-const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
-  o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,
-  (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
 
 export function publicOrderNumber(number: number | string): string {
   return `ORD-${number}`;
@@ -90,14 +67,6 @@ export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
   };
 }
 
-export interface OrderPageFilter {
-  storeId: string;
-  status?: TOrderStatus | undefined;
-  from?: string | undefined;
-  to?: string | undefined;
-  customerEmail?: string | undefined;
-}
-
 interface OrderPage {
   rows: OrderRow[];
   hasMore: boolean;
@@ -107,34 +76,7 @@ interface OrderPage {
 /** One keyset page, newest first: `(created_at, id) < cursor`, served by the (store, [status,] created_at, id) indexes. */
 async function pageOrders(ctx: ServiceContext, filter: OrderPageFilter, limit: number, cursor: string | undefined): Promise<OrderPage> {
   const key = ctx.deps.config.encryptionKey;
-  const where = ['o.store_id = ?'];
-  const params: unknown[] = [filter.storeId];
-  if (filter.customerEmail !== undefined) {
-    where.push('o.customer_email = ?');
-    params.push(filter.customerEmail);
-  }
-  if (filter.status) {
-    where.push('o.status = ?');
-    params.push(filter.status);
-  }
-  if (filter.from) {
-    where.push('o.created_at >= ?');
-    params.push(new Date(filter.from));
-  }
-  if (filter.to) {
-    where.push('o.created_at <= ?');
-    params.push(new Date(filter.to));
-  }
-  if (cursor) {
-    const before = beforePosition(decodeCursor(key, cursor), 'o.created_at', 'o.id');
-    where.push(before.sql);
-    params.push(...before.params);
-  }
-  params.push(limit + 1);
-  const rows: OrderRow[] = await ctx.em.execute(
-    `select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`,
-    params,
-  );
+  const rows = await selectOrderPage(ctx.em, filter, cursor ? decodeCursor(key, cursor) : undefined, limit + 1);
   const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
   return { rows: page, hasMore, nextCursor };
 }
@@ -143,6 +85,23 @@ export async function listOrders(ctx: ServiceContext, input: TListOrdersQuery): 
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const page = await pageOrders(ctx, input, limit, input.cursor);
   return { orders: page.rows.map(rowToOrder), limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
+}
+
+/** The order a checkout token opens, or 404 (unknown order) / 403 (wrong token). */
+export async function orderForToken(em: EntityManager, orderId: string, token: string): Promise<Order> {
+  const order = await em.findOne(OrderSchema, { id: orderId });
+  if (!order) throw new AppError('not_found', 'Order not found.');
+  if (!order.checkoutTokenHash || !safeEqual(order.checkoutTokenHash, sha256Hex(token))) {
+    throw new AppError('store_forbidden', 'This link does not open this order.');
+  }
+  return order;
+}
+
+/** The order with its row locked for the caller's transaction (every transition takes it first). */
+export async function lockOrder(em: EntityManager, orderId: string): Promise<Order> {
+  const order = await em.findOne(OrderSchema, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!order) throw new AppError('not_found', 'Order not found.');
+  return order;
 }
 
 /** An order of the store by cuid or `ORD-<n>`; 404 when it belongs to any other store. */
@@ -218,28 +177,6 @@ function toBuyerOrder(order: BuyerOrderFields, lines: LineRow[]): TBuyerOrder {
     createdAt: iso(order.createdAt),
     completedAt: order.completedAt === null ? null : iso(order.completedAt),
   };
-}
-
-interface LineRow {
-  order_id: string;
-  product_name: string;
-  quantity: number;
-  unit_price_minor: string;
-}
-
-async function linesOf(em: EntityManager, orderIds: string[]): Promise<Map<string, LineRow[]>> {
-  const byOrder = new Map<string, LineRow[]>();
-  if (orderIds.length === 0) return byOrder;
-  const rows: LineRow[] = await em.execute(
-    `select order_id, product_name, quantity, unit_price_minor from order_line where order_id in (?) order by position, id`,
-    [orderIds],
-  );
-  for (const row of rows) {
-    const list = byOrder.get(row.order_id) ?? [];
-    list.push(row);
-    byOrder.set(row.order_id, list);
-  }
-  return byOrder;
 }
 
 /** One order of the buyer in the store, by cuid or `ORD-<n>`; 404 for anyone else's. */

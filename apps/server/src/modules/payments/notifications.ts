@@ -4,8 +4,11 @@
  * and settling only the stored amount in the stored currency.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { FULFILLED_STATUSES, refundOrder, settleOrder, type SettleOutcome } from '../fulfilment/fulfilment.service.js';
+import { PAID_STATUSES } from '../orders/order-lifecycle.js';
 import { OrderSchema } from '../orders/orders.entities.js';
+import { PaymentNotificationSchema } from './payments.entities.js';
+import { claimNotification } from './payments.repo.js';
+import { refundOrder, settleOrder, type SettleOutcome } from './settlement.js';
 
 export interface PaymentNotification {
   /** The provider's id of this notification; a repeat of it changes nothing. */
@@ -21,12 +24,9 @@ export type NotificationOutcome = SettleOutcome | 'duplicate' | 'unknown_order' 
 
 export async function handleNotification(em: EntityManager, gateway: string, notification: PaymentNotification, now: Date): Promise<NotificationOutcome> {
   return em.transactional(async (tx) => {
-    const fresh: unknown[] = await tx.execute(
-      `insert into payment_notification (gateway, event_id, order_id, kind, outcome, received_at)
-       values (?, ?, ?, ?, 'received', ?) on conflict (gateway, event_id) do nothing returning event_id`,
-      [gateway, notification.eventId, notification.orderId, notification.kind, now],
-    );
-    if (fresh.length === 0) return 'duplicate';
+    if (!(await claimNotification(tx, { gateway, eventId: notification.eventId, orderId: notification.orderId, kind: notification.kind, receivedAt: now }))) {
+      return 'duplicate';
+    }
     let outcome: NotificationOutcome;
     if (!(await tx.count(OrderSchema, { id: notification.orderId }))) {
       outcome = 'unknown_order';
@@ -35,7 +35,7 @@ export async function handleNotification(em: EntityManager, gateway: string, not
     } else if (notification.kind === 'refunded') {
       // A refund of an order we never settled is recorded, not retried forever by the gateway.
       const status = (await tx.findOneOrFail(OrderSchema, { id: notification.orderId })).status;
-      if (FULFILLED_STATUSES.includes(status) || status === 'refunded') {
+      if (PAID_STATUSES.includes(status) || status === 'refunded') {
         await refundOrder(tx, notification.orderId, now);
         outcome = 'refunded';
       } else {
@@ -44,7 +44,7 @@ export async function handleNotification(em: EntityManager, gateway: string, not
     } else {
       outcome = 'recorded';
     }
-    await tx.execute('update payment_notification set outcome = ? where gateway = ? and event_id = ?', [outcome, gateway, notification.eventId]);
+    await tx.nativeUpdate(PaymentNotificationSchema, { gateway, eventId: notification.eventId }, { outcome });
     return outcome;
   });
 }

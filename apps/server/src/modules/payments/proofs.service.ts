@@ -9,9 +9,7 @@ import { newId } from '../../lib/ids.js';
 import { FileTooLargeError } from '../../lib/storage.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { StoredFileSchema } from '../catalog/catalog.entities.js';
-import { orderForToken } from '../checkout/checkout.service.js';
-import { lockOrder } from '../fulfilment/fulfilment.service.js';
-import { findStoreOrder } from '../orders/orders.service.js';
+import { findStoreOrder, lockOrder, orderForToken } from '../orders/orders.service.js';
 
 export const PROOF_MAX_BYTES = 10 * 1024 * 1024;
 

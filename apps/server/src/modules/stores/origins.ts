@@ -5,6 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import { StoreSchema, type Store } from './stores.entities.js';
+import { anyStoreAllows } from './stores.repo.js';
 
 export function storeOrigins(config: Config, store: Store): string[] {
   const origins = [...store.allowedOrigins];
@@ -23,6 +24,5 @@ export async function isAnyStoreOrigin(em: EntityManager, config: Config, origin
     const match = new RegExp(`^https://([a-z0-9-]{3,63})\\.${base.replace(/[.]/g, '\\.')}$`).exec(origin);
     if (match && (await em.count(StoreSchema, { subdomain: match[1]!, banned: false })) > 0) return true;
   }
-  const rows: unknown[] = await em.execute('select 1 from store where allowed_origins @> array[?]::text[] and not banned limit 1', [origin]);
-  return rows.length > 0;
+  return anyStoreAllows(em, origin);
 }

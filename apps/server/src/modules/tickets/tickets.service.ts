@@ -7,18 +7,19 @@
  * staff member's identity.
  */
 import type { TCreateTicketInput, TListTicketsQuery, TTicket, TTicketList, TTicketMessage, TTicketStatus, TTicketSummary } from '@svc/schemas';
-import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../../trpc/context.js';
-import { checkoutTokenFor } from '../checkout/checkout-cookie.js';
-import { orderForToken } from '../checkout/checkout.service.js';
+import { checkoutTokenFor } from '../orders/checkout-cookie.js';
+import { orderForToken } from '../orders/orders.service.js';
 import { authenticateCustomer } from '../customers/customers.service.js';
 import { OrderSchema, type Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/orders.service.js';
 import { hasPermission } from '../stores/membership.js';
 import { StoreMemberSchema, StoreSchema } from '../stores/stores.entities.js';
 import { TicketMessageSchema, TicketSchema, type Ticket, type TicketMessage } from './tickets.entities.js';
+import { selectTicketPage, type TicketRow } from './tickets.repo.js';
 import { iso } from '../../lib/timestamps.js';
 
 export const DEFAULT_TICKET_PAGE = 50;
@@ -211,19 +212,6 @@ async function storeTicket(ctx: ServiceContext, storeId: string, ticketId: strin
   return { ticket, order: ticket.order.getEntity() };
 }
 
-interface TicketRow {
-  id: string;
-  store_id: string;
-  order_id: string;
-  order_number: string;
-  subject: string;
-  status: TTicketStatus;
-  /** MikroORM sets pg to hand timestamps over as text. */
-  created_at: Date | string;
-  updated_at: Date | string;
-  updated_us: string;
-  message_count: string;
-}
 
 
 function rowToSummary(row: TicketRow): TTicketSummary {
@@ -244,26 +232,7 @@ function rowToSummary(row: TicketRow): TTicketSummary {
 export async function listTickets(ctx: ServiceContext, input: TListTicketsQuery): Promise<TTicketList> {
   const key = ctx.deps.config.encryptionKey;
   const limit = input.limit ?? DEFAULT_TICKET_PAGE;
-  const where = ['t.store_id = ?'];
-  const params: unknown[] = [input.storeId];
-  if (input.status) {
-    where.push('t.status = ?');
-    params.push(input.status);
-  }
-  if (input.cursor) {
-    const before = beforePosition(decodeCursor(key, input.cursor), 't.updated_at', 't.id');
-    where.push(before.sql);
-    params.push(...before.params);
-  }
-  params.push(limit + 1);
-  const rows: TicketRow[] = await ctx.em.execute(
-    `select t.id, t.store_id, t.order_id, o.number as order_number, t.subject, t.status, t.created_at, t.updated_at,
-       (extract(epoch from t.updated_at) * 1000000)::bigint as updated_us,
-       (select count(*) from ticket_message m where m.ticket_id = t.id) as message_count
-     from ticket t join "order" o on o.id = t.order_id
-     where ${where.join(' and ')} order by t.updated_at desc, t.id desc limit ?`,
-    params,
-  );
+  const rows = await selectTicketPage(ctx.em, { storeId: input.storeId, status: input.status }, input.cursor ? decodeCursor(key, input.cursor) : undefined, limit + 1);
   const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.updated_us);
   return { tickets: page.map(rowToSummary), hasMore, nextCursor };
 }

@@ -5,13 +5,21 @@
  *  - Standard Webhooks: `webhook-id` (the event id), `webhook-timestamp`, and
  *    `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">` keyed with the
  *    base64-decoded bytes after `whsec_`, so off-the-shelf verifiers work too.
+ * And the secrets: made here, with the key they are sealed under at rest.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import type { Config } from '../../config.js';
+import { deriveKey } from '../../lib/crypto.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
 export function newWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+}
+
+/** The key webhook secrets are sealed with, derived from APP_ENCRYPTION_KEY for this use alone. */
+export function webhookSecretKey(config: Pick<Config, 'encryptionKey'>): Buffer {
+  return deriveKey(config.encryptionKey, 'webhook-secret');
 }
 
 export function serviceSignature(secret: string, timestamp: number, body: string): string {

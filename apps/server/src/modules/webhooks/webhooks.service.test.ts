@@ -3,8 +3,9 @@
  * the secret shown once and kept only encrypted, the receiver URL rules in and outside
  * production, the limit of 16 per store under racing creates, store isolation, enabling and
  * disabling, rotation, the synchronous test ping against a receiver on loopback, the delivery
- * log's keyset paging and filters, and retry / replay queueing the right attempts.
- * The delivery engine itself is dispatcher.test.ts's.
+ * log's keyset paging and filters, retry / replay queueing the right attempts, and pruning the
+ * outbox.
+ * The delivery engine itself is scheduler.test.ts's.
  *
  * Every test runs on its own ManualClock, each later than the one before and all far in the
  * future (2100 on), so the attempts these tests leave queued are never due for a dispatcher of
@@ -25,13 +26,16 @@ import {
   type WebhookReceiver,
 } from '../../../../../test/support/webhook-receiver.js';
 import { openOrm, type Orm } from '../../db/orm.js';
+import { JOBS } from '../../jobs.js';
 import { ManualClock } from '../../lib/clock.js';
 import { unseal } from '../../lib/crypto.js';
 import { newEventId, newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { EventSchema } from '../events/events.entities.js';
+import { webhookSecretKey } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';
 import {
+  EVENT_RETENTION_MS,
   MAX_WEBHOOKS_PER_STORE,
   createWebhook,
   deleteWebhook,
@@ -43,7 +47,6 @@ import {
   rotateWebhookSecret,
   testWebhook,
   updateWebhook,
-  webhookSecretKey,
 } from './webhooks.service.js';
 
 const MINUTE = 60_000;
@@ -93,9 +96,9 @@ async function receiver(answer?: (index: number) => ReceiverAnswer): Promise<Web
 }
 
 /** An event of the store, written as already dispatched (the fan-out is the dispatcher's, not under test here). */
-async function insertEvent(storeId: string, type: string, createdAt: Date): Promise<string> {
+async function insertEvent(storeId: string, type: string, createdAt: Date, dispatchedAt: Date | null = createdAt): Promise<string> {
   const id = newEventId();
-  await orm.em.fork().insert(EventSchema, { id, store: storeId, type, payload: { order: { id: newId() } }, createdAt, dispatchedAt: createdAt });
+  await orm.em.fork().insert(EventSchema, { id, store: storeId, type, payload: { order: { id: newId() } }, createdAt, dispatchedAt });
   return id;
 }
 
@@ -103,7 +106,7 @@ async function insertEvent(storeId: string, type: string, createdAt: Date): Prom
 async function logAttempt(
   webhookId: string,
   storeId: string,
-  row: { status: 'success' | 'failed' | 'skipped' | 'queued'; createdAt: Date; event?: string; eventId?: string; attempt?: number },
+  row: { status: 'success' | 'failed' | 'skipped' | 'queued' | 'pending'; createdAt: Date; event?: string; eventId?: string; attempt?: number },
 ): Promise<string> {
   const id = newId();
   await orm.em.fork().insert(WebhookDeliverySchema, {
@@ -551,5 +554,42 @@ describe('replayWebhook', () => {
 
     await updateWebhook(call(base), { ...ref, enabled: false });
     await expect(replayWebhook(call(base), { ...ref, ...range })).rejects.toMatchObject({ appCode: 'webhook_disabled' });
+  });
+});
+
+describe('pruneEvents', () => {
+  it('deletes, in the hourly job, outbox events past 30 days that were dispatched and whose attempts all finished; keeps the rest', async () => {
+    const { clock, base } = setup();
+    expect(EVENT_RETENTION_MS).toBe(30 * DAY);
+    const store = await createStore(orm.em.fork());
+    const hook = await create(base, store.id, { url: 'http://127.0.0.1:9/never-sent' });
+    const old = new Date(clock.now().getTime() - 31 * DAY);
+    const attempt = (eventId: string, n: number, status: 'success' | 'failed' | 'skipped' | 'queued' | 'pending') =>
+      logAttempt(hook.id, store.id, { status, createdAt: old, eventId, attempt: n });
+
+    const finished = await insertEvent(store.id, 'order.created', old);
+    await attempt(finished, 1, 'failed');
+    await attempt(finished, 2, 'success');
+    const skipped = await insertEvent(store.id, 'order.created', old);
+    await attempt(skipped, 1, 'skipped');
+    const noSubscriber = await insertEvent(store.id, 'product.deleted', old);
+    const retryQueued = await insertEvent(store.id, 'order.created', old);
+    await attempt(retryQueued, 1, 'failed');
+    await attempt(retryQueued, 2, 'queued');
+    const inFlight = await insertEvent(store.id, 'order.created', old);
+    await attempt(inFlight, 1, 'pending');
+    const notDispatched = await insertEvent(store.id, 'order.created', old, null);
+    const recent = await insertEvent(store.id, 'order.created', new Date(clock.now().getTime() - 29 * DAY));
+    await attempt(recent, 1, 'success');
+
+    await JOBS.find((job) => job.name === 'prune-events')!.run(base.deps);
+    const ids = [finished, skipped, noSubscriber, retryQueued, inFlight, notDispatched, recent];
+    const left = (await orm.em.fork().find(EventSchema, { id: { $in: ids } })).map((e) => e.id).sort();
+    expect(left).toEqual([retryQueued, inFlight, notDispatched, recent].sort());
+    // The log is pruned on its own schedule, not with the events.
+    expect((await attemptsOf(hook.id)).filter((d) => d.eventId === finished)).toHaveLength(2);
+
+    // Left undispatched, it would be fanned out by the next dispatcher that runs on this database.
+    await orm.em.fork().nativeUpdate(EventSchema, { id: notDispatched }, { dispatchedAt: clock.now() });
   });
 });

@@ -1,26 +1,34 @@
 /**
- * Webhook endpoints of a store: create (the secret shown once), read, change, delete,
- * rotate the secret, and the delivery log. Sending is the dispatcher's (dispatcher.ts).
+ * Webhook endpoints of a store: create (the secret shown once), read, change, delete, rotate
+ * the secret, the delivery log, and what the API does with deliveries: the test ping (sent
+ * while the caller waits), retry and replay (queued for the dispatchers, scheduler.ts).
+ * And the housekeeping of the outbox and the log: pruning, and counting the dispatchers' backlog.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TWebhook, TWebhookDelivery, TWebhookEvent } from '@svc/schemas';
+import { WEBHOOK_TEST_EVENT, type TWebhook, type TWebhookDelivery, type TWebhookEvent } from '@svc/schemas';
 import type { Config } from '../../config.js';
-import { beforePosition, decodeCursor, keysetPage } from '../../lib/cursor.js';
-import { deriveKey, seal } from '../../lib/crypto.js';
+import type { AppDeps } from '../../deps.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { parseReceiverUrl, resolveReceiver } from '../../lib/outbound-url.js';
 import type { ServiceContext } from '../../trpc/context.js';
-import { replayRange, retryDelivery, sendTestPing } from './dispatcher.js';
-import { newWebhookSecret } from './signing.js';
+import { recordEvent } from '../events/outbox.js';
+import { notifyDispatchers } from '../events/wake.js';
+import { eventBody, recordAttempt, sendAttempt } from './attempt.js';
+import { deleteFinishedDeliveries, deleteFinishedEvents, eventsWithLastAttempt, insertQueuedAttempts, lockStoreWebhooks, selectDeliveryPage } from './delivery-log.repo.js';
+import { newWebhookSecret, webhookSecretKey } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema, type Webhook, type WebhookDelivery } from './webhooks.entities.js';
 
 export const MAX_WEBHOOKS_PER_STORE = 16;
 const SECRET_PREFIX_LENGTH = 12;
-
-export function webhookSecretKey(config: Config): Buffer {
-  return deriveKey(config.encryptionKey, 'webhook-secret');
-}
+/** Delivery log rows are kept this long (DESIGN §5). */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 3_600_000;
+/** Outbox events are kept as long as the delivery log, so a replay reaches back as far as the log shows (then longer only while an attempt is left). */
+export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
+/** Rows deleted per statement when pruning: short statements, short locks. */
+const PRUNE_BATCH = 5_000;
 
 export function toWebhookView(webhook: Webhook): TWebhook {
   return {
@@ -82,7 +90,7 @@ export async function createWebhook(
   const url = await checkedUrl(ctx.deps.config, input.url);
   return ctx.em.transactional(async (em) => {
     // Serialise creates per store so the limit holds under racing requests.
-    await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhooks:${input.storeId}`]);
+    await lockStoreWebhooks(em, input.storeId);
     if ((await em.count(WebhookSchema, { store: input.storeId })) >= MAX_WEBHOOKS_PER_STORE) {
       throw new AppError('webhook_limit_reached', `A store has at most ${MAX_WEBHOOKS_PER_STORE} webhooks.`);
     }
@@ -163,26 +171,11 @@ export async function listDeliveries(
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
   const limit = input.limit ?? 50;
   const key = ctx.deps.config.encryptionKey;
-  const where = ['d.webhook_id = ?'];
-  const params: unknown[] = [webhook.id];
-  if (input.status) {
-    where.push('d.status = ?');
-    params.push(input.status);
-  }
-  if (input.event) {
-    where.push('d.event = ?');
-    params.push(input.event);
-  }
-  if (input.cursor) {
-    const before = beforePosition(decodeCursor(key, input.cursor), 'd.created_at', 'd.id');
-    where.push(before.sql);
-    params.push(...before.params);
-  }
-  params.push(limit + 1);
-  const rows: Array<{ id: string; created_us: string }> = await ctx.em.execute(
-    `select d.id, (extract(epoch from d.created_at) * 1000000)::bigint as created_us from webhook_delivery d
-     where ${where.join(' and ')} order by d.created_at desc, d.id desc limit ?`,
-    params,
+  const rows = await selectDeliveryPage(
+    ctx.em,
+    { webhookId: webhook.id, status: input.status, event: input.event },
+    input.cursor ? decodeCursor(key, input.cursor) : undefined,
+    limit + 1,
   );
   const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
   const entities = page.length ? await ctx.em.find(WebhookDeliverySchema, { id: { $in: page.map((r) => r.id) } }) : [];
@@ -214,4 +207,120 @@ export async function replayWebhook(
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   return { queued: await replayRange(ctx.deps, webhook.id, { from: new Date(input.from), to: new Date(input.to), status: input.status }) };
+}
+
+/** An endpoint events may be sent to now: unknown -> not_found, disabled -> webhook_disabled with `disabledMessage`. */
+async function enabledWebhook(em: EntityManager, webhookId: string, disabledMessage: string): Promise<Webhook> {
+  const webhook = await em.findOne(WebhookSchema, { id: webhookId });
+  if (!webhook) throw new AppError('not_found', 'Webhook not found.');
+  if (!webhook.enabled) throw new AppError('webhook_disabled', disabledMessage);
+  return webhook;
+}
+
+/**
+ * The test ping: event `webhook.test` (a fresh event id, data `{ webhookId }`) sent now, while
+ * the caller waits, as attempt 1 of its own. It is never retried, and counts for the failure
+ * streak like any attempt. A disabled endpoint -> webhook_disabled.
+ */
+export async function sendTestPing(deps: AppDeps, webhookId: string, opts: { timeoutMs?: number } = {}): Promise<WebhookDelivery> {
+  const em = deps.orm.em.fork();
+  const hook = await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before sending a test event.');
+  const storeId = hook.store.id;
+  const createdAt = deps.clock.now();
+  const payload = { webhookId };
+  // Kept as an outbox row (already dispatched: nobody subscribes to it) so a manual retry can resend it.
+  const eventId = await recordEvent(em, { storeId, type: WEBHOOK_TEST_EVENT, payload, at: createdAt, dispatched: true });
+  const id = newId();
+  const body = eventBody({ id: eventId, type: WEBHOOK_TEST_EVENT, createdAt, storeId, payload });
+  const result = await sendAttempt(deps, opts.timeoutMs ?? deps.config.webhookTimeoutMs, { id, url: hook.url, secretEnc: hook.secretEnc, eventId, event: WEBHOOK_TEST_EVENT, body });
+  await recordAttempt(
+    deps,
+    { id, webhookId, storeId, eventId, event: WEBHOOK_TEST_EVENT, attempt: 1, lease: null, startedAt: createdAt },
+    result,
+    { retry: false, random: Math.random },
+  );
+  return deps.orm.em.fork().findOneOrFail(WebhookDeliverySchema, { id });
+}
+
+/**
+ * Sends a delivery's event again now: a new `queued` attempt (the highest attempt number of that
+ * endpoint and event + 1). A disabled endpoint -> webhook_disabled; an unknown delivery -> not_found.
+ */
+export async function retryDelivery(deps: AppDeps, deliveryId: string): Promise<WebhookDelivery> {
+  const em = deps.orm.em.fork();
+  const delivery = await em.findOne(WebhookDeliverySchema, { id: deliveryId });
+  if (!delivery) throw new AppError('not_found', 'Delivery not found.');
+  const webhookId = delivery.webhook.id;
+  await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before sending events again.');
+  // A racing retry or scheduled attempt may take the same number: read again and take the next.
+  for (let round = 0; round < 5; round++) {
+    const last = await em.findOne(WebhookDeliverySchema, { webhook: webhookId, eventId: delivery.eventId }, { orderBy: { attempt: 'desc' }, fields: ['attempt'] });
+    const now = deps.clock.now();
+    const [id] = await insertQueuedAttempts(
+      em,
+      [{ webhookId, storeId: delivery.storeId, eventId: delivery.eventId, event: delivery.event, attempt: (last?.attempt ?? 0) + 1, dueAt: now }],
+      now,
+    );
+    if (id) {
+      notifyDispatchers(deps.orm);
+      return deps.orm.em.fork().findOneOrFail(WebhookDeliverySchema, { id });
+    }
+  }
+  throw new AppError('conflict', 'The delivery is being retried already.');
+}
+
+/**
+ * Queues again every event of the endpoint's store created in [from, to] that the endpoint is
+ * subscribed to (with `status: 'failed'`: only those whose latest attempt to this endpoint
+ * failed). Events with an attempt queued or in flight already are left as they are. Returns how
+ * many attempts were queued.
+ */
+export async function replayRange(deps: AppDeps, webhookId: string, range: { from: Date; to: Date; status?: 'failed' | undefined }): Promise<number> {
+  const em = deps.orm.em.fork();
+  const hook = await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before replaying events.');
+  if (hook.events.length === 0) return 0;
+  const storeId = hook.store.id;
+  const events = await eventsWithLastAttempt(em, webhookId, storeId, { from: range.from, to: range.to, types: hook.events });
+  const wanted = events.filter((event) => {
+    if (event.last_status === 'queued' || event.last_status === 'pending') return false;
+    return range.status === 'failed' ? event.last_status === 'failed' : true;
+  });
+  const now = deps.clock.now();
+  const queued = await insertQueuedAttempts(
+    em,
+    wanted.map((event) => ({ webhookId, storeId, eventId: event.id, event: event.type, attempt: (event.last_attempt ?? 0) + 1, dueAt: now })),
+    now,
+  );
+  if (queued.length > 0) notifyDispatchers(deps.orm);
+  return queued.length;
+}
+
+/** Attempts queued and due now: the dispatchers' backlog (the partial index on due_at answers it). */
+export async function countDueAttempts(deps: AppDeps): Promise<number> {
+  return deps.orm.em.fork().count(WebhookDeliverySchema, { status: 'queued', dueAt: { $lte: deps.clock.now() } });
+}
+
+/** Runs `deleteBatch` until a batch comes back short; returns how many rows went in all. */
+async function deleteInBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteBatch(PRUNE_BATCH);
+    total += deleted;
+    if (deleted < PRUNE_BATCH) return total;
+  }
+}
+
+/** Deletes delivery log rows past the retention (never an attempt still queued or in flight). */
+export async function pruneDeliveries(deps: AppDeps, retentionMs = DELIVERY_RETENTION_MS): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - retentionMs);
+  return deleteInBatches((limit) => deleteFinishedDeliveries(deps.orm.em.fork(), cutoff, limit));
+}
+
+/**
+ * Deletes outbox events past the retention that nothing will send again: dispatched, with no
+ * attempt still queued or in flight (a retry of an older attempt keeps its event until it is sent).
+ */
+export async function pruneEvents(deps: AppDeps, retentionMs = EVENT_RETENTION_MS): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - retentionMs);
+  return deleteInBatches((limit) => deleteFinishedEvents(deps.orm.em.fork(), cutoff, limit));
 }

@@ -1,12 +1,18 @@
 /**
  * What sellers do to an order, shared by the merchant API and the dashboard: the note,
  * mark delivered, settle a manual payment, refund, cancel. Each returns the order detail.
+ * (Above fulfilment, payments and coupons, which these actions combine.)
  */
 import type { TOrderDetail } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import type { ServiceContext } from '../../trpc/context.js';
-import { findStoreOrder, toOrderDetail } from '../orders/orders.service.js';
-import { cancelOrder, lockOrder, markDelivered, refundOrder, settleOrder } from './fulfilment.service.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { releaseCoupons } from '../coupons/coupons.service.js';
+import { markDelivered } from '../fulfilment/fulfilment.service.js';
+import { transition } from '../orders/order-lifecycle.js';
+import type { Order } from '../orders/orders.entities.js';
+import { findStoreOrder, lockOrder, toOrderDetail } from '../orders/orders.service.js';
+import { refundOrder, settleOrder } from '../payments/settlement.js';
 
 /**
  * PATCH an order: `note` sets the seller note; `markDelivered: true` marks it delivered
@@ -24,7 +30,7 @@ export async function updateOrder(
     const order = await lockOrder(em, id);
     const now = ctx.clock.now();
     if (input.markDelivered) await markDelivered(em, order, now);
-    if (input.note !== undefined) {
+    if (input.note !== undefined && input.note !== order.note) {
       order.note = input.note;
       order.updatedAt = now;
     }
@@ -63,4 +69,13 @@ export async function refundStoreOrder(ctx: ServiceContext, input: { storeId: st
 export async function cancelStoreOrder(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
   const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
   return toOrderDetail(await cancelOrder(ctx.em.fork(), id, ctx.clock.now()));
+}
+
+/** The seller cancels an order that was never paid; its coupon use is given back. */
+export async function cancelOrder(em: EntityManager, orderId: string, now: Date): Promise<Order> {
+  return em.transactional(async (tx) => {
+    const order = await lockOrder(tx, orderId);
+    await transition(tx, order, 'cancel', now, { releaseCoupons });
+    return order;
+  });
 }

@@ -9,8 +9,9 @@ import { ZCart } from '@svc/schemas';
 import { AppError, invalidField, zodIssues } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../../trpc/context.js';
-import type { Product } from '../catalog/catalog.entities.js';
-import { findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
+import type { Product } from './catalog.entities.js';
+import { selectCartProducts } from './catalog.repo.js';
+import { findSellingStoreRef, type SellingStoreRef } from './catalog.service.js';
 
 /** What a cart line needs of its product. */
 export type CartProduct = Pick<Product, 'id' | 'name' | 'status' | 'priceMinor' | 'minQuantity' | 'maxQuantity' | 'customFields' | 'deliveryMethods'> & {
@@ -37,30 +38,9 @@ function merge(lines: TCartLine[]): Map<string, number> {
   return merged;
 }
 
-interface CartProductRow {
-  id: string;
-  name: string;
-  status: Product['status'];
-  price_minor: string | number;
-  min_quantity: number;
-  max_quantity: number | null;
-  custom_fields: Product['customFields'];
-  delivery_methods: Product['deliveryMethods'];
-  deleted: boolean;
-  /** Available keys; null for a product not sold by keys. */
-  available: string | number | null;
-}
-
 /** The store's products of the cart with their key stock, in one statement (cart and checkout are hot). */
 async function cartProducts(em: EntityManager, storeId: string, ids: string[]): Promise<{ products: Map<string, CartProduct>; stock: Map<string, number> }> {
-  const rows = await em.execute<CartProductRow[]>(
-    `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
-       p.deleted_at is not null as deleted,
-       case when 'licenseKeys' = any(p.delivery_methods)
-         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
-     from product p where p.store_id = ? and p.id in (?)`,
-    [storeId, ids],
-  );
+  const rows = await selectCartProducts(em, storeId, ids);
   const products = new Map<string, CartProduct>();
   const stock = new Map<string, number>();
   for (const row of rows) {

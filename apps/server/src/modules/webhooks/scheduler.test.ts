@@ -1,7 +1,9 @@
 /**
- * The webhook delivery engine against the real database and real receivers on loopback: fan-out,
- * the retry schedule on a clock the test moves, failure streaks and automatic disabling, what an
- * attempt records, skips, leases, two dispatchers sharing 10,000 attempts, wake-ups and pruning.
+ * The webhook delivery engine (the dispatcher of scheduler.ts, with attempt.ts, the delivery log
+ * and the retry policy) against the real database and real receivers on loopback: fan-out, the
+ * retry schedule on a clock the test moves, failure streaks and automatic disabling, what an
+ * attempt records, skips, leases, two dispatchers sharing 10,000 attempts, wake-ups, pruning the
+ * log, and the test ping, retry and replay of webhooks.service.ts as a dispatcher sends them.
  *
  * Every test runs on its own ManualClock, each earlier than the one before and all earlier
  * than the real date, so attempts other tests (or other test files sharing this worker's
@@ -33,9 +35,12 @@ import { OutboundEmailSchema } from '../mail/mail.entities.js';
 import { EventSchema } from '../events/events.entities.js';
 import { recordEvent, type EventType } from '../events/outbox.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
-import { ABANDONED_MESSAGE, Dispatcher, RETRY_DELAYS_MS, replayRange, retryDelivery, sendTestPing } from './dispatcher.js';
+import { ABANDONED_MESSAGE } from './delivery-log.repo.js';
+import { RETRY_DELAYS_MS } from './retry-policy.js';
+import { Dispatcher } from './scheduler.js';
 import { newWebhookSecret } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';
+import { replayRange, retryDelivery, sendTestPing } from './webhooks.service.js';
 
 const DAY = 24 * 3_600_000;
 let orm: Orm;

@@ -1,0 +1,85 @@
+/**
+ * The catalog module's raw SQL: the statements on products and license keys the ORM cannot
+ * express, or that a hot path needs in one round trip. Everything else goes through the ORM.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Product } from './catalog.entities.js';
+
+export interface NewKey {
+  id: string;
+  productId: string;
+  valueEnc: string;
+  valueHash: string;
+  createdAt: Date;
+}
+
+/**
+ * Adds keys, skipping values the product already has; returns how many were added.
+ * ON CONFLICT DO NOTHING: the unique (product, value hash) decides, so two imports racing cannot
+ * both add a value, and one statement per thousand keys.
+ */
+export async function insertKeys(em: EntityManager, keys: NewKey[]): Promise<number> {
+  let added = 0;
+  for (let start = 0; start < keys.length; start += 1000) {
+    const params: unknown[] = [];
+    const tuples = keys.slice(start, start + 1000).map((key) => {
+      params.push(key.id, key.productId, key.valueEnc, key.valueHash, key.createdAt);
+      return `(?, ?, ?, ?, 'available', ?)`;
+    });
+    const inserted: unknown[] = await em.execute(
+      `insert into license_key (id, product_id, value_enc, value_hash, status, created_at) values ${tuples.join(', ')}
+       on conflict (product_id, value_hash) do nothing returning id`,
+      params,
+    );
+    added += inserted.length;
+  }
+  return added;
+}
+
+/**
+ * Assigns up to `count` of a product's available keys (oldest first) to an order line; returns
+ * how many. FOR UPDATE SKIP LOCKED: concurrent settlements each take keys no other transaction
+ * holds, never waiting on one another and never taking the same key.
+ */
+export async function claimKeys(em: EntityManager, claim: { productId: string; orderId: string; orderLineId: string; count: number; now: Date }): Promise<number> {
+  if (claim.count <= 0) return 0;
+  const claimed: unknown[] = await em.execute(
+    `with picked as (
+       select id from license_key where product_id = ? and status = 'available'
+       order by id limit ? for update skip locked
+     )
+     update license_key k set status = 'assigned', order_id = ?, order_line_id = ?, assigned_at = ?
+     from picked where k.id = picked.id returning k.id`,
+    [claim.productId, claim.count, claim.orderId, claim.orderLineId, claim.now],
+  );
+  return claimed.length;
+}
+
+export interface CartProductRow {
+  id: string;
+  name: string;
+  status: Product['status'];
+  price_minor: string | number;
+  min_quantity: number;
+  max_quantity: number | null;
+  custom_fields: Product['customFields'];
+  delivery_methods: Product['deliveryMethods'];
+  deleted: boolean;
+  /** Available keys; null for a product not sold by keys. */
+  available: string | number | null;
+}
+
+/**
+ * The store's products of a cart with their key stock. Hot path (every cart and checkout): one
+ * statement with a correlated count, instead of a product query and a stock query.
+ */
+export async function selectCartProducts(em: EntityManager, storeId: string, ids: string[]): Promise<CartProductRow[]> {
+  return em.execute<CartProductRow[]>(
+    `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
+       p.deleted_at is not null as deleted,
+       case when 'licenseKeys' = any(p.delivery_methods)
+         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
+     from product p where p.store_id = ? and p.id in (?)`,
+    [storeId, ids],
+  );
+}

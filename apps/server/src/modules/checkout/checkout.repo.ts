@@ -1,0 +1,65 @@
+/** The checkout module's raw SQL: writing a new order. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TOrderStatus } from '@svc/schemas';
+
+/**
+ * The next public order number. From the sequence directly: the ORM learns an autoincrement
+ * only by flushing, and the order.created event written with the order already carries it.
+ */
+export async function nextOrderNumber(em: EntityManager): Promise<number> {
+  const [{ number }] = await em.execute<[{ number: string }]>(`select nextval('order_number_seq') as number`);
+  return Number(number);
+}
+
+export interface NewOrder {
+  id: string;
+  number: number;
+  store: { id: string };
+  status: TOrderStatus;
+  productName: string;
+  priceMinor: number;
+  subtotalMinor: number;
+  discountMinor: number;
+  couponId: string | null;
+  currency: string;
+  customerEmail: string;
+  country: string;
+  buyerIp: string;
+  userAgent: string | null;
+  customFieldResponses: Array<{ name: string; value: string }>;
+  checkoutTokenHash: string;
+  createdAt: Date;
+  lines: Array<{ id: string; productId: string; productName: string; quantity: number; unitPriceMinor: number }>;
+}
+
+/**
+ * The order, its lines and the event that announces it, in one statement: all or nothing, one
+ * round trip. Hot path (every checkout): the unit of work's flush took six round trips and most
+ * of the CPU of a checkout (docs/decisions.md, "Hot paths"). `event` is the outbox's own INSERT
+ * (events/outbox.ts `eventInsert`); the caller arranges the wake-up.
+ */
+export async function insertOrder(em: EntityManager, order: NewOrder, event: { sql: string; params: unknown[] }): Promise<void> {
+  const params: unknown[] = [
+    order.id, order.number, order.store.id, order.status, order.productName, order.priceMinor, order.subtotalMinor, order.discountMinor, order.couponId,
+    order.currency, order.customerEmail, order.country, order.buyerIp, order.userAgent,
+    JSON.stringify(order.customFieldResponses), order.checkoutTokenHash, order.createdAt, order.createdAt,
+  ];
+  const lineTuples = order.lines.map((line, position) => {
+    params.push(line.id, order.id, line.productId, line.productName, line.quantity, line.unitPriceMinor, position);
+    return '(?, ?, ?, ?, ?, ?, ?)';
+  });
+  params.push(...event.params);
+  await em.execute(
+    `with new_order as (
+       insert into "order" (id, number, store_id, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
+         paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
+         checkout_token_hash, key_count, created_at, updated_at, version)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
+     ), new_lines as (
+       insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position)
+       values ${lineTuples.join(', ')}
+     )
+     ${event.sql}`,
+    params,
+  );
+}

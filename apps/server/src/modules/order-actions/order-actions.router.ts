@@ -1,0 +1,53 @@
+/**
+ * What sellers do to an order: update (note, mark delivered) on both surfaces, and the
+ * dashboard's other actions. The app router merges these into the `orders` namespace.
+ */
+import { ZMarkDeliveredInput, ZOrderActionInput, ZOrderDetail, ZUpdateOrderBody } from '@svc/schemas';
+import { router } from '../../trpc/procedures.js';
+import { ORDER_SURFACES, type OrderSurface } from '../orders/orders.router.js';
+import { cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder, updateOrder } from './order-actions.service.js';
+
+function orderUpdate({ edit, base, tags }: OrderSurface) {
+  return edit
+    .meta({
+      openapi: { method: 'PATCH', path: `${base}/{orderId}`, tags, summary: 'Set the seller note or mark the order delivered' },
+      errors: ['not_found', 'order_not_deliverable', 'nothing_to_deliver'],
+    })
+    .input(ZUpdateOrderBody)
+    .output(ZOrderDetail)
+    .mutation(({ ctx, input }) => updateOrder(ctx, input));
+}
+
+const { edit, base, tags } = ORDER_SURFACES.dashboard;
+
+export const orderActionsRouter = router({
+  update: orderUpdate(ORDER_SURFACES.merchant),
+  dashboardUpdate: orderUpdate(ORDER_SURFACES.dashboard),
+
+  markDelivered: edit
+    .meta({
+      openapi: { method: 'POST', path: `${base}/{orderId}/mark-delivered`, tags, summary: 'Mark delivered, optionally with the manually delivered content' },
+      errors: ['not_found', 'order_not_deliverable', 'nothing_to_deliver'],
+    })
+    .input(ZMarkDeliveredInput)
+    .output(ZOrderDetail)
+    .mutation(({ ctx, input }) => markOrderDelivered(ctx, input)),
+
+  markPaid: edit
+    .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/mark-paid`, tags, summary: 'Settle a manual payment for the full price' }, errors: ['not_found', 'order_not_pending'] })
+    .input(ZOrderActionInput)
+    .output(ZOrderDetail)
+    .mutation(({ ctx, input }) => markOrderPaid(ctx, input)),
+
+  refund: edit
+    .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/refund`, tags, summary: 'Refund: keys are revoked and leave the delivery' }, errors: ['not_found', 'order_not_paid'] })
+    .input(ZOrderActionInput)
+    .output(ZOrderDetail)
+    .mutation(({ ctx, input }) => refundStoreOrder(ctx, input)),
+
+  cancel: edit
+    .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/cancel`, tags, summary: 'Cancel an order that was never paid' }, errors: ['not_found', 'order_not_pending'] })
+    .input(ZOrderActionInput)
+    .output(ZOrderDetail)
+    .mutation(({ ctx, input }) => cancelStoreOrder(ctx, input)),
+});

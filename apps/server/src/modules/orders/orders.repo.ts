@@ -1,0 +1,113 @@
+/**
+ * The orders module's raw SQL. Everything else about orders goes through the ORM.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TOrderStatus } from '@svc/schemas';
+import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
+
+/** The columns a list needs, straight from SQL (no entity hydration on the hot path). */
+export interface OrderRow {
+  id: string;
+  number: string;
+  store_id: string;
+  status: TOrderStatus;
+  product_name: string;
+  price_minor: string;
+  paid_minor: string;
+  currency: string;
+  payment_method: string;
+  customer_email: string;
+  country: string;
+  key_count: number;
+  /** MikroORM sets pg to hand timestamps over as text; see `iso`. */
+  created_at: Date | string;
+  completed_at: Date | string | null;
+  updated_at: Date | string;
+  created_us: string;
+}
+
+
+const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
+  o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,
+  (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
+
+export interface OrderPageFilter {
+  storeId: string;
+  status?: TOrderStatus | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  customerEmail?: string | undefined;
+}
+
+/**
+ * One keyset page of a store's orders, newest first: `(created_at, id) < before`, served by the
+ * (store, [status | customer_email,] created_at, id) indexes. Hot path (the orders list): a row
+ * value comparison the ORM cannot write, and the columns straight into the view, no hydration.
+ */
+export async function selectOrderPage(em: EntityManager, filter: OrderPageFilter, before: KeysetPosition | undefined, limit: number): Promise<OrderRow[]> {
+  const where = ['o.store_id = ?'];
+  const params: unknown[] = [filter.storeId];
+  if (filter.customerEmail !== undefined) {
+    where.push('o.customer_email = ?');
+    params.push(filter.customerEmail);
+  }
+  if (filter.status) {
+    where.push('o.status = ?');
+    params.push(filter.status);
+  }
+  if (filter.from) {
+    where.push('o.created_at >= ?');
+    params.push(new Date(filter.from));
+  }
+  if (filter.to) {
+    where.push('o.created_at <= ?');
+    params.push(new Date(filter.to));
+  }
+  if (before) {
+    const position = beforePosition(before, 'o.created_at', 'o.id');
+    where.push(position.sql);
+    params.push(...position.params);
+  }
+  params.push(limit);
+  return em.execute(`select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`, params);
+}
+
+export interface LineRow {
+  order_id: string;
+  product_name: string;
+  quantity: number;
+  unit_price_minor: string;
+}
+
+/** The lines of a page of orders. Hot path (the buyer's order list): four columns, no hydration. */
+export async function linesOf(em: EntityManager, orderIds: string[]): Promise<Map<string, LineRow[]>> {
+  const byOrder = new Map<string, LineRow[]>();
+  if (orderIds.length === 0) return byOrder;
+  const rows: LineRow[] = await em.execute(
+    `select order_id, product_name, quantity, unit_price_minor from order_line where order_id in (?) order by position, id`,
+    [orderIds],
+  );
+  for (const row of rows) {
+    const list = byOrder.get(row.order_id) ?? [];
+    list.push(row);
+    byOrder.set(row.order_id, list);
+  }
+  return byOrder;
+}
+
+/**
+ * The lifecycle's `expire` for every stale pending order (order-lifecycle.ts decides the
+ * statuses). One UPDATE ... RETURNING: the expiry job must not load thousands of orders to
+ * change one column, and must bump `version` itself since the ORM's flush does not run.
+ */
+export async function expirePendingOrders(
+  em: EntityManager,
+  change: { from: readonly TOrderStatus[]; to: TOrderStatus; createdBefore: Date; now: Date },
+): Promise<Array<{ id: string; couponId: string | null }>> {
+  const rows = await em.execute<Array<{ id: string; coupon_id: string | null }>>(
+    `update "order" set status = ?, updated_at = ?, version = version + 1
+     where status in (?) and created_at <= ? returning id, coupon_id`,
+    [change.to, change.now, [...change.from], change.createdBefore],
+  );
+  return rows.map((row) => ({ id: row.id, couponId: row.coupon_id }));
+}

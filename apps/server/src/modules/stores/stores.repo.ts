@@ -1,0 +1,23 @@
+/** The stores module's raw SQL. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Whether a store that is not banned lists this origin. Hot path (every cross-origin request):
+ * array containment (`@>`) on the GIN index, one row at most, no hydration.
+ */
+export async function anyStoreAllows(em: EntityManager, origin: string): Promise<boolean> {
+  const rows: unknown[] = await em.execute('select 1 from store where allowed_origins @> array[?]::text[] and not banned limit 1', [origin]);
+  return rows.length > 0;
+}
+
+/**
+ * A store by id or subdomain, an id match first: what the buyer's hot paths (cart, order
+ * creation) need of it. Hot path: the ORM would hydrate the whole store and its settings.
+ */
+export async function selectStoreRef(em: EntityManager, ref: string): Promise<{ id: string; currency: string; banned: boolean } | undefined> {
+  const [store] = await em.execute<Array<{ id: string; currency: string; banned: boolean }>>(
+    'select id, currency, banned from store where id = ? or subdomain = ? order by (id = ?) desc limit 1',
+    [ref, ref.toLowerCase(), ref],
+  );
+  return store;
+}

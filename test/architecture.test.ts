@@ -1,0 +1,126 @@
+/**
+ * The shape DESIGN §8 asks of the code, read from the sources: no import cycle between module
+ * folders, an order's status written only by the lifecycle, and raw SQL only in a module's
+ * repository (`<domain>.repo.ts`), each statement with the line that says why.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../apps/server/src/', import.meta.url));
+const MODULES = path.join(SRC, 'modules');
+
+/** Every source file under `dir` (tests are not part of the module graph: they may compose modules). */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+const moduleOf = (file: string): string | undefined => {
+  const relative = path.relative(MODULES, file);
+  return relative.startsWith('..') ? undefined : relative.split(path.sep)[0];
+};
+
+/** The relative imports of a file (static, dynamic and type-only alike), resolved to paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]!);
+  return specifiers.map((specifier) => path.resolve(path.dirname(file), specifier));
+}
+
+/** module -> the modules it imports, with one file that does (for the message). */
+function moduleGraph(): Map<string, Map<string, string>> {
+  const graph = new Map<string, Map<string, string>>();
+  for (const file of sources(MODULES)) {
+    const from = moduleOf(file)!;
+    const edges = graph.get(from) ?? new Map<string, string>();
+    graph.set(from, edges);
+    for (const target of importsOf(file)) {
+      const to = moduleOf(target);
+      if (to && to !== from && !edges.has(to)) edges.set(to, path.relative(SRC, file));
+    }
+  }
+  return graph;
+}
+
+/** The cycles of a directed graph, each as the path that closes it. */
+function cycles(graph: Map<string, Map<string, string>>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node)?.keys() ?? []) {
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+describe('the code', () => {
+  it('has no import cycle between module folders', () => {
+    const graph = moduleGraph();
+    // The graph is real: the modules import each other (a parser that found nothing would pass).
+    expect(graph.get('checkout')?.has('orders')).toBe(true);
+    expect(graph.get('payments')?.has('fulfilment')).toBe(true);
+    const described = cycles(graph).map((cycle) =>
+      cycle
+        .slice(1)
+        .map((to, i) => `${cycle[i]} -> ${to} (${graph.get(cycle[i]!)!.get(to)})`)
+        .join(', '),
+    );
+    expect(described).toEqual([]);
+  });
+
+  it('writes an order status only in the lifecycle', () => {
+    const allowed = new Set(['modules/orders/order-lifecycle.ts', 'modules/orders/orders.repo.ts']);
+    const offenders: string[] = [];
+    for (const file of sources(SRC)) {
+      const relative = path.relative(SRC, file);
+      if (allowed.has(relative)) continue;
+      const text = readFileSync(file, 'utf8');
+      // An assignment to an order's status, or SQL that sets the order table's status column.
+      if (/\border\.status\s*=(?!=)/.test(text) || /update\s+"order"\s+set[^;`]*\bstatus\s*=/i.test(text)) offenders.push(relative);
+    }
+    expect(offenders).toEqual([]);
+    // And the lifecycle does write it.
+    expect(readFileSync(path.join(SRC, 'modules/orders/order-lifecycle.ts'), 'utf8')).toMatch(/order\.status = rule\.to/);
+  });
+
+  it('runs raw SQL only in repositories, each statement with its reason above it', () => {
+    const raw = /\.execute(?:<[^>(]*(?:<[^>]*>[^>(]*)*>)?\(\s*(['`])(?!(?:all|get|run)\1)/g;
+    const outside: string[] = [];
+    const unexplained: string[] = [];
+    let repositories = 0;
+    for (const file of sources(SRC)) {
+      const relative = path.relative(SRC, file);
+      const text = readFileSync(file, 'utf8');
+      const statements = [...text.matchAll(raw)];
+      if (statements.length === 0) continue;
+      const isRepo = relative.endsWith('.repo.ts') || relative === 'db/orm.ts' || relative === 'db/create-migration.ts' || relative.startsWith('db/migrations/');
+      if (!isRepo) {
+        outside.push(relative);
+        continue;
+      }
+      repositories++;
+      // Each statement: a comment on the line above it, or the doc comment of its function.
+      for (const statement of statements) {
+        const lines = text.slice(0, statement.index).split('\n');
+        const lineAbove = lines.at(-2)?.trim() ?? '';
+        const fnStart = lines.findLastIndex((line) => /^(export )?(async )?function /.test(line));
+        const docAbove = fnStart > 0 && lines[fnStart - 1]!.trim().endsWith('*/');
+        if (!lineAbove.startsWith('//') && !docAbove) unexplained.push(`${relative}:${lines.length}`);
+      }
+    }
+    expect(outside).toEqual([]);
+    expect(unexplained).toEqual([]);
+    expect(repositories).toBeGreaterThan(10);
+  });
+});
