@@ -123,4 +123,17 @@ describe('the code', () => {
     expect(unexplained).toEqual([]);
     expect(repositories).toBeGreaterThan(10);
   });
+
+  it('keeps the transport out of the modules: no request, reply, raw header or tRPC internal in sight', () => {
+    const transport = /\bctx\.req\b|\bctx\.res\b|\bctx\.req\w|\bctx\.res\w|\breply\b|\brequest\.headers\b|from 'fastify'/;
+    const offenders = sources(MODULES)
+      .filter((file) => transport.test(readFileSync(file, 'utf8')))
+      .map((file) => path.relative(SRC, file));
+    expect(offenders).toEqual([]);
+    const internals = [...sources(SRC), ...sources(fileURLToPath(new URL('../packages/', import.meta.url)))]
+      .filter((file) => !file.includes(`${path.sep}node_modules${path.sep}`) && !file.includes(`${path.sep}dist${path.sep}`))
+      .filter((file) => readFileSync(file, 'utf8').includes('unstable-core-do-not-import'))
+      .map((file) => path.relative(SRC, file));
+    expect(internals).toEqual([]);
+  });
 });

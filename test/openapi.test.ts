@@ -78,7 +78,8 @@ describe('post-processing', () => {
 });
 
 describe('/docs and /api/openapi.json', () => {
-  it('serve the reference from this origin (Swagger UI under a strict policy) and the document itself', async () => {
+  // An in-process server (migrated database) plus the document built on first use: ~25 s on a busy 2-core machine.
+  it('serve the reference from this origin (Swagger UI under a strict policy) and the document itself', { timeout: 90_000 }, async () => {
     const { startInProcess } = await import('./support/in-process.js');
     const app = await startInProcess();
     try {
@@ -93,7 +94,10 @@ describe('/docs and /api/openapi.json', () => {
       for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src).not.toMatch(/^https?:\/\//);
       const bundle = /src="([^"]*swagger-ui-bundle\.js)"/.exec(html)?.[1];
       expect(bundle).toBeDefined();
-      expect((await fetch(new URL(bundle!, `${app.url}/docs/`))).status).toBe(200);
+      const script = await fetch(new URL(bundle!, `${app.url}/docs/`));
+      expect(script.status).toBe(200);
+      // Read to the end: an unread body keeps the connection, and app.close() waits for it.
+      expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(0);
 
       const served = await (await fetch(`${app.url}/docs/json`)).json();
       const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
@@ -102,5 +106,99 @@ describe('/docs and /api/openapi.json', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('the whole contract', () => {
+  const document = JSON.parse(readFileSync(COMMITTED, 'utf8'));
+  const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([template, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ template, method: method.toUpperCase(), operation })),
+  );
+
+  it('passes Redocly lint with the recommended ruleset (npm run openapi:lint)', () => {
+    const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--config', path.join(REPO_ROOT, 'redocly.yaml'), COMMITTED], { encoding: 'utf8', cwd: REPO_ROOT });
+    expect(run.stderr + run.stdout).toContain('Your API description is valid');
+    expect(run.stderr + run.stdout).not.toMatch(/You have \d+ errors?/);
+    expect(run.status).toBe(0);
+  }, 60_000);
+
+  it('states security on every operation, [] on public ones, and the CSRF header on every session write', () => {
+    for (const { template, method, operation } of operations) {
+      expect(Array.isArray(operation.security), `${method} ${template}`).toBe(true);
+      if (method !== 'GET' && JSON.stringify(operation.security) === '[{"sessionCookie":[]}]') {
+        expect(operation.parameters, `${method} ${template}`).toContainEqual(expect.objectContaining({ name: 'X-CSRF-Token', in: 'header', required: true }));
+      }
+    }
+    expect(document.paths['/api/store/{subdomain}'].get.security).toEqual([]);
+    expect(document.paths['/api/auth/register'].post.security).toEqual([]);
+  });
+
+  it('declares 404 on every operation that looks up a path id other than the store', () => {
+    for (const { template, method, operation } of operations) {
+      const ids = [...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).filter((name) => name !== 'storeId');
+      if (ids.length > 0) expect(Object.keys(operation.responses), `${method} ${template}`).toContain('404');
+    }
+    for (const path of ['/api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/rotate', '/api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/test', '/api/dashboard/stores/{storeId}/orders/{orderId}/refund', '/api/dashboard/stores/{storeId}/members']) {
+      expect(document.paths[path].post.responses['404'], path).toBeDefined();
+    }
+  });
+
+  it('declares 429 on every merchant route, and the rate-limit headers on every status of a limited route', () => {
+    for (const { template, method, operation } of operations) {
+      const limited = template.startsWith('/api/merchant/') || operation.responses['429'] !== undefined;
+      if (template.startsWith('/api/merchant/')) expect(operation.responses['429'], `${method} ${template}`).toBeDefined();
+      if (!limited) continue;
+      for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+        expect(Object.keys(response.headers ?? {}), `${method} ${template} ${status}`).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy']));
+        if (status.startsWith('2') || status === '429') expect(response.headers['X-RateLimit-Remaining'].required).toBe(true);
+      }
+      expect(operation.responses['429'].headers['Retry-After'].required).toBe(true);
+    }
+  });
+
+  it('describes the payment notifications, the checkout cookie and bounded integers', () => {
+    const notification = document.paths['/api/payments/{gateway}/webhook'].post;
+    expect(notification.requestBody.content['application/json'].schema).toBeDefined();
+    expect(notification.parameters.map((parameter: any) => parameter.name)).toEqual(expect.arrayContaining(['Stripe-Signature', 'X-Test-Signature']));
+    expect(document.paths['/api/checkout/session'].get.parameters).toContainEqual(expect.objectContaining({ name: 'svc_checkout', in: 'cookie' }));
+    expect(document.paths['/api/checkout/enter'].post.responses['200'].headers['Set-Cookie']).toBeDefined();
+    const text = JSON.stringify(document);
+    expect(text).not.toContain('9007199254740991');
+    const integers = [...text.matchAll(/"type":"integer"(,"minimum":(-?\d+))?/g)];
+    expect(integers.length).toBeGreaterThan(0);
+  });
+
+  it('has a webhooks section with every event type, from the schemas the outbox validates against', async () => {
+    const { EVENT_PAYLOADS, WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } = await import('@svc/schemas');
+    expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT].sort());
+    expect(Object.keys(EVENT_PAYLOADS).sort()).toEqual(Object.keys(document.webhooks).sort());
+    const paid = document.webhooks['order.paid'].post.requestBody.content['application/json'].schema;
+    expect(paid.required).toEqual(['id', 'event', 'createdAt', 'storeId', 'data']);
+    expect(paid.properties.event).toMatchObject({ const: 'order.paid' });
+    expect(paid.properties.data.required).toEqual(['order']);
+  });
+});
+
+describe('the response-conformance check (test/support/conformance.ts)', () => {
+  const url = (path: string) => new URL(`http://127.0.0.1:1${path}`);
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  const store = { id: 'abc', name: 'Shop', subdomain: 'shop' };
+
+  it('accepts a conforming answer, and an unknown route answered 404 in our body', async () => {
+    const { checkResponse } = await import('./support/conformance.js');
+    await expect(checkResponse('GET', url('/api/nowhere'), json(404, { error: 'Not found.', code: 'not_found' }))).resolves.toBeUndefined();
+    await expect(checkResponse('GET', url('/api/store/shop'), json(404, { error: 'Not found.', code: 'not_found' }))).resolves.toBeUndefined();
+    await expect(checkResponse('OPTIONS', url('/api/store/shop'), new Response(null, { status: 204 }))).resolves.toBeUndefined();
+  });
+
+  it('fails an undeclared status, a body that does not match, a missing required header and an undocumented path', async () => {
+    const { checkResponse } = await import('./support/conformance.js');
+    await expect(checkResponse('GET', url('/api/store/shop'), json(418, { error: 'x', code: 'internal_error' }))).rejects.toThrow(/GET \/api\/store\/shop -> 418: status 418 is not declared/);
+    await expect(checkResponse('GET', url('/api/store/shop'), json(404, { error: 'Not found.' }))).rejects.toThrow(/body does not match.*code/);
+    await expect(checkResponse('GET', url('/api/store/shop'), json(200, { ...store, extra: -1, id: 5 }))).rejects.toThrow(/body does not match/);
+    await expect(checkResponse('GET', url('/api/merchant/v1/stores/abc/orders'), json(429, { error: 'Too many.', code: 'rate_limited' }))).rejects.toThrow(/required header/);
+    await expect(checkResponse('GET', url('/api/nowhere'), json(200, {}))).rejects.toThrow(/not in the document/);
+    await expect(checkResponse('GET', url('/api/nowhere'), new Response('<html>', { status: 404, headers: { 'content-type': 'text/html' } }))).rejects.toThrow(/not our JSON error body/);
   });
 });

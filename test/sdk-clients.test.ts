@@ -8,8 +8,10 @@ import {
   constructEvent,
   createCustomerClient,
   createMerchantClient,
+  createLicenseClient,
   createThemeClient,
   isSvcError,
+  SvcConflictError,
   SvcApiError,
   SvcAuthenticationError,
   SvcConnectionError,
@@ -30,7 +32,7 @@ import { startServer } from './support/server.js';
 import { startSmtpListener } from './support/smtp.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
-const ALL_SCOPES = ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete'];
+const ALL_SCOPES = ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete', 'license:read', 'license:write'];
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let smtp: Awaited<ReturnType<typeof startSmtpListener>>;
@@ -418,5 +420,40 @@ describe('CORS on /trpc, for the clients in a browser', () => {
       const answer = await preflight(path, 'https://any-theme.example');
       expect(answer.headers.get('access-control-allow-origin'), path).toBeNull();
     }
+  });
+});
+
+describe('the license client and the merchant license resources', () => {
+  it('activates, validates and deactivates with typed results and errors; the merchant lists, disables and enables', async () => {
+    const product = await createProduct(seller, store.id, { name: 'Licensed app', price: 5, deliveryMethods: ['licenseKeys'], licenseActivationLimit: 1 } as never);
+    const key = `SDK-${randomBytes(8).toString('hex')}`;
+    await importKeys(seller, store.id, product.id, [key]);
+    const theme = createThemeClient({ baseUrl: server.url, storeId: store.id });
+    const order = await theme.checkout({ cart: [{ productId: product.id, quantity: 1 }], email: 'licensee@example.test' });
+    expect((await pay(server.url, { orderId: order.orderId, amount: 5 })).status).toBe(200);
+
+    const licenses = createLicenseClient({ baseUrl: server.url, productId: product.id });
+    const { instance, license } = await licenses.activate(key, 'workstation');
+    expect(license).toMatchObject({ status: 'active', activationLimit: 1, activationUsage: 1 });
+    const full = await licenses.activate(key, 'laptop').catch((e: unknown) => e);
+    expect(full).toBeInstanceOf(SvcConflictError);
+    expect((full as SvcConflictError).code).toBe('activation_limit_reached');
+    expect(await licenses.validate(key, instance.id)).toMatchObject({ valid: true, reason: null, instance: { id: instance.id } });
+    const missing = await licenses.validate('NOT-THE-KEY').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(SvcNotFoundError);
+
+    const listed = await merchant.licenses.list({ storeId: store.id, productId: product.id });
+    expect(listed.licenses.map((l) => l.id)).toEqual([license.id]);
+    const all = [];
+    for await (const item of merchant.licenses.iterate({ storeId: store.id, productId: product.id })) all.push(item.id);
+    expect(all).toEqual([license.id]);
+    expect((await merchant.licenses.disable({ storeId: store.id, licenseId: license.id })).status).toBe('disabled');
+    expect(await licenses.validate(key)).toMatchObject({ valid: false, reason: 'disabled' });
+    expect((await merchant.licenses.enable({ storeId: store.id, licenseId: license.id })).status).toBe('active');
+    await merchant.licenses.removeInstance({ storeId: store.id, licenseId: license.id, instanceId: instance.id });
+    expect((await merchant.licenses.get({ storeId: store.id, licenseId: license.id })).instances).toEqual([]);
+    const gone = await licenses.deactivate(key, instance.id).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(SvcNotFoundError);
+    expect(() => createLicenseClient({ baseUrl: server.url, productId: '' })).toThrow(TypeError);
   });
 });

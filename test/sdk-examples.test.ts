@@ -88,4 +88,34 @@ describe('packages/sdk/examples against a seeded service', () => {
     // The example's endpoint is gone; only the demo store's own (disabled) one is left.
     expect((await left.json()).webhooks.map((hook: { name: string }) => hook.name)).toEqual(['Fulfilment bot (example)']);
   });
+
+  it('license-check activates this machine once, validates at every start and deactivates on uninstall', async () => {
+    const storefront = await (await fetch(`${server.url}/api/stores/by-subdomain/demo/storefront`)).json();
+    const game = (storefront.products as Array<{ id: string; price: number; deliveryMethods: string[] }>).find((p) => p.deliveryMethods.includes('licenseKeys'))!;
+    const bought = await (
+      await fetch(`${server.url}/api/v1/checkout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ shopId: demo.storeId, cart: [{ productId: game.id, quantity: 1 }], email: 'licensee@example.test' }),
+      })
+    ).json();
+    expect((await pay(server.url, { orderId: bought.orderId, amount: game.price })).status).toBe(200);
+    const token = new URL(bought.url).searchParams.get('token')!;
+    const key = (await (await fetch(`${server.url}/api/orders/${bought.orderId}/keys?token=${token}`)).json()).keys[0].key as string;
+    const env = { SVC_PRODUCT_ID: game.id, LICENSE_KEY: key, STATE_FILE: path.join(mkdtempSync(path.join(tmpdir(), 'svc-license-')), 'state.json'), INSTANCE_NAME: 'build-agent' };
+
+    const first = await example('license-check.mjs', env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('activated build-agent: 1 of 2 activations in use');
+    expect(first.stdout).toMatch(/license valid until \d{4}-/);
+    const second = await example('license-check.mjs', env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).not.toContain('activated');
+    expect(second.stdout).toContain('license valid');
+    const removed = await run(process.execPath, [path.join(EXAMPLES, 'license-check.mjs'), 'uninstall'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, SVC_BASE_URL: server.url, ...env } });
+    expect(removed.stdout).toContain('deactivated build-agent: 0 of 2 activations in use');
+    const wrong = await example('license-check.mjs', { ...env, LICENSE_KEY: 'NOT-A-KEY' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('not_found');
+  });
 });

@@ -68,6 +68,9 @@ const BUYER_AND_ACCOUNT_OPERATIONS = [
   'GET /api/tickets/{ticketId}',
   'POST /api/tickets/{ticketId}/messages',
   'GET /api/customer/orders',
+  'POST /api/v1/licenses/activate',
+  'POST /api/v1/licenses/validate',
+  'POST /api/v1/licenses/deactivate',
   'GET /api/customer/orders/{orderId}',
   'GET /api/v1/customer-dashboard/orders',
   'GET /api/v1/customer-dashboard/orders/{orderId}',
@@ -84,6 +87,7 @@ const NOT_STORE_SCOPED: Record<string, string> = {
   'POST /api/auth/login': 'signs in; names no store',
   'POST /api/auth/logout': "ends the caller's own session",
   'GET /api/auth/session': "the caller's own session",
+  'GET /api/openapi.json': 'the public OpenAPI document itself',
   'POST /api/auth/forgot': 'answers 204 whatever the address',
   'POST /api/auth/reset': 'takes a reset token only',
   'POST /api/dashboard/stores': 'creates a new store of the caller',
@@ -115,6 +119,8 @@ interface World {
   buyerEmail: string;
   customerCookie: string;
   fileLink: string;
+  /** The key the paid order holds (a license with one instance). */
+  soldKey: string;
   /** Strings that must never reach the other seller. */
   secrets: string[];
 }
@@ -146,7 +152,7 @@ async function buildWorld(tag: string): Promise<World> {
   const ids: Record<string, string> = { storeId: store.id };
   const staff = await registerSeller(server.url, uniqueEmail(`staff-${tag}`));
   ids.memberId = await addStaff(seller, store.id, staff, ['viewOrders']);
-  const merchant = await createKeyFor(seller, { scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete'], storeIds: [store.id] });
+  const merchant = await createKeyFor(seller, { scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete', 'license:read', 'license:write'], storeIds: [store.id] });
   ids.apiKeyId = merchant.id;
   const productName = `Product ${tag} ${randomBytes(4).toString('hex')}`;
   const product = await createProduct(seller, store.id, { name: productName, price: 10, deliveryMethods: ['licenseKeys', 'downloadFiles'], deliveryInstructions: `instructions-${tag}-${randomBytes(4).toString('hex')}` });
@@ -181,6 +187,11 @@ async function buildWorld(tag: string): Promise<World> {
   await ok(await fetch(`${server.url}/api/orders/${pending.id}/payment-proof?token=${pending.token}`, { method: 'POST', body: proof }), 201, 'payment proof');
   ids.order = paid.id;
   ids.pendingOrder = pending.id;
+  // The paid order's key is a license: one instance activated by the merchant's software.
+  const soldKey = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys')).keys[0].key as string;
+  const activated = await ok(await post('/api/v1/licenses/activate', { productId: product.id, key: soldKey, instanceName: `pc-${tag}` }), 200, 'activation');
+  ids.licenseId = activated.license.id;
+  ids.instanceId = activated.instance.id;
   const subject = `ticket-${tag}-${randomBytes(4).toString('hex')}`;
   ids.ticketId = (await ok(await post('/api/tickets', { orderId: paid.id, token: paid.token, subject, message: `message-${tag}` }), 201, 'ticket')).id;
   // The customer area: sign in with the code the dev mailbox holds.
@@ -197,7 +208,7 @@ async function buildWorld(tag: string): Promise<World> {
   const keyPrefix = merchant.key.slice(0, 10);
   return {
     seller, storeId: store.id, subdomain: store.subdomain, storeName, merchantKey: merchant.key, ids, paidToken: paid.token, pendingToken: pending.token,
-    buyerEmail: SHARED_BUYER, customerCookie, fileLink,
+    buyerEmail: SHARED_BUYER, customerCookie, fileLink, soldKey,
     secrets: [
       ...Object.values(ids), store.subdomain, storeName, seller.email, staff.email, productName, ...licenseKeys, fileName, couponCode, blocked, hookName,
       subject, paid.token, pending.token, merchant.key, keyPrefix, proofText,
@@ -361,6 +372,10 @@ function buyerCalls(): Call[] {
     json("POST /api/v1/checkout A's store with B's product", 'POST', '/api/v1/checkout', { shopId: A.storeId, cart: [{ productId: B.ids.productId, quantity: 1 }], email: SHARED_BUYER }, {}),
     json("POST /api/embed/checkout A's store with B's product", 'POST', '/api/embed/checkout', { shopId: A.storeId, cart: [{ productId: B.ids.productId, quantity: 1 }], email: SHARED_BUYER }),
     json("POST /api/orders/create A's store with B's product", 'POST', '/api/orders/create', { storeId: A.storeId, cart: [{ productId: B.ids.productId, quantity: 1 }], email: SHARED_BUYER }),
+    json("POST /api/v1/licenses/activate A's key on B's product", 'POST', '/api/v1/licenses/activate', { productId: B.ids.productId, key: A.soldKey, instanceName: 'planted by A' }),
+    json("POST /api/v1/licenses/validate A's key on B's product", 'POST', '/api/v1/licenses/validate', { productId: B.ids.productId, key: A.soldKey }),
+    json("POST /api/v1/licenses/deactivate A's key on B's product", 'POST', '/api/v1/licenses/deactivate', { productId: B.ids.productId, key: A.soldKey, instanceId: B.ids.instanceId }),
+    json("POST /api/v1/licenses/deactivate A's key with B's instance", 'POST', '/api/v1/licenses/deactivate', { productId: A.ids.productId, key: A.soldKey, instanceId: B.ids.instanceId }),
   ].map((call) => ({ allowed: [400, 403, 404], ...call }));
 }
 

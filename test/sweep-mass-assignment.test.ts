@@ -163,6 +163,13 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/test': { body: {}, control: false },
     'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry': { body: {}, control: false },
     'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/replay': { body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' }, control: true },
+    'POST /api/v1/licenses/activate': { body: { productId: ids.productId!, key: tokens.licenseKey!, instanceName: 'ma' }, control: true },
+    'POST /api/v1/licenses/validate': { body: { productId: ids.productId!, key: tokens.licenseKey! }, control: true },
+    'POST /api/v1/licenses/deactivate': { body: { productId: ids.productId!, key: tokens.licenseKey!, instanceId: ids.instanceId! }, control: false },
+    'POST /api/merchant/v1/stores/{storeId}/licenses/{licenseId}/disable': { body: {}, control: true },
+    'POST /api/merchant/v1/stores/{storeId}/licenses/{licenseId}/enable': { body: {}, control: true },
+    'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/disable': { body: {}, control: true },
+    'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/enable': { body: {}, control: true },
   };
   const entry = table[key];
   if (!entry) throw new Error(`no valid body for ${key}: add one to the table`);
@@ -217,7 +224,7 @@ beforeAll(async () => {
   ids.storeId = store.id;
   otherStoreId = (await createStoreFor(await registerSeller(server.url), 'Other seller')).id;
   ids.memberId = await addStaff(seller, store.id, await registerSeller(server.url), ['viewOrders']);
-  merchantKey = (await createKeyFor(seller, { scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete'], storeIds: [store.id] })).key;
+  merchantKey = (await createKeyFor(seller, { scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete', 'license:read', 'license:write'], storeIds: [store.id] })).key;
   const product = await createProduct(seller, store.id, { name: 'MA product', price: 10, deliveryMethods: ['licenseKeys'] });
   ids.productId = product.id;
   await importKeys(seller, store.id, product.id, ['MA-1', 'MA-2', 'MA-3']);
@@ -233,6 +240,11 @@ beforeAll(async () => {
   await ok(await pay(server.url, { orderId: paid.id, amount: 10 }), 200, 'pay');
   ids.order = paid.id;
   tokens.order = paid.token;
+  // The paid order's key is a license with one instance (the license routes' ids and bodies).
+  tokens.licenseKey = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys')).keys[0].key;
+  const activated = await ok(await post('/api/v1/licenses/activate', { productId: product.id, key: tokens.licenseKey, instanceName: 'ma' }), 200, 'activation');
+  ids.licenseId = activated.license.id;
+  ids.instanceId = activated.instance.id;
   const pending = await place();
   ids.pendingOrder = pending.id;
   tokens.pending = pending.token;

@@ -141,7 +141,7 @@ describe('receivers in production', () => {
   let prodStore: { id: string };
 
   beforeAll(async () => {
-    production = await startServer({ NODE_ENV: 'production', PUBLIC_URL: 'https://api.shop.example' });
+    production = await startServer({ NODE_ENV: 'production', PUBLIC_URL: 'https://api.shop.example', SMTP_URL: 'smtp://127.0.0.1:9' });
     const owner = await registerSeller(production.url);
     prodStore = await createStoreFor(owner);
     prodKey = (await createKeyFor(owner, { scopes: ['webhook:write'], storeIds: [prodStore.id] })).key;
@@ -156,6 +156,15 @@ describe('receivers in production', () => {
     'https://[::1]/x',
     'https://[::ffff:127.0.0.1]/x',
     'https://[::ffff:7f00:1]/x',
+    'https://[::127.0.0.1]/x',
+    'https://[2002:7f00:1::]/x',
+    'https://[fec0::1]/x',
+    'https://[2001:0:7f00:1::]/x',
+    'https://[64:ff9b::a00:1]/x',
+    'https://[fd00::1]/x',
+    'https://[fe80::1]/x',
+    'https://[ff02::1]/x',
+    'https://[2001:db8::1]/x',
     'https://2130706433/x',
     'https://0x7f000001/x',
     'https://localhost/x',

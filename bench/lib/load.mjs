@@ -12,7 +12,8 @@
  *   which other processes were busy is repeated and the cleanest attempt kept.
  *
  * Requests are GET without a body unless a case gives `method` and `body` (a string, sent
- * as is with the case's headers, e.g. a JSON POST). Every run also reports what it sent and
+ * as is with the case's headers, e.g. a JSON POST); `setupRequest` (autocannon's) rewrites each
+ * request before it is sent. Every run also reports what it sent and
  * what came back (`tally`: sent, answered, 2xx): autocannon abandons the requests still in
  * flight when a timed run ends, and for a request that writes (a checkout) the server may
  * still commit them, so a benchmark that reconciles rows with answers needs those counts.
@@ -63,7 +64,7 @@ function fire(opts, onResponse) {
  * the CPU ms per request of each slice (the warm-up curve), the requests, the failures and
  * the tally (sent / answered / 2xx).
  */
-export async function prewarm({ urls, headers = {}, pid, method = 'GET', body, connections = LOAD_DEFAULTS.connections, minS = LOAD_DEFAULTS.prewarmMinS, minRequests = 0, maxS = LOAD_DEFAULTS.prewarmMaxS, sliceS = 5 }) {
+export async function prewarm({ urls, headers = {}, pid, method = 'GET', body, setupRequest, connections = LOAD_DEFAULTS.connections, minS = LOAD_DEFAULTS.prewarmMinS, minRequests = 0, maxS = LOAD_DEFAULTS.prewarmMaxS, sliceS = 5 }) {
   const curve = [];
   let requests = 0;
   let failures = 0;
@@ -73,7 +74,7 @@ export async function prewarm({ urls, headers = {}, pid, method = 'GET', body, c
   const paths = urls.map((url) => {
     const parsed = new URL(url);
     if (parsed.origin !== origin) throw new Error(`prewarm: ${url} is not on ${origin}`);
-    return { method, path: `${parsed.pathname}${parsed.search}`, ...(body === undefined ? {} : { body }) };
+    return { method, path: `${parsed.pathname}${parsed.search}`, ...(body === undefined ? {} : { body }), ...(setupRequest ? { setupRequest } : {}) };
   });
   let elapsed = 0;
   while (elapsed < maxS) {
@@ -104,8 +105,13 @@ export function percentile(sorted, p) {
  * CPU account (lib/cpu.mjs; `backendPids` lists the PostgreSQL backends serving `pid`)
  * and, when `transactions` counts the database's transactions, statements per request.
  */
-async function measureOnce({ name, url, headers = {}, method = 'GET', body, pid, backendPids = async () => [], transactions, connections = LOAD_DEFAULTS.connections, durationS = LOAD_DEFAULTS.durationS, warmupS = LOAD_DEFAULTS.warmupS }) {
+async function measureOnce({ name, url, headers = {}, method = 'GET', body, setupRequest, pid, backendPids = async () => [], transactions, connections = LOAD_DEFAULTS.connections, durationS = LOAD_DEFAULTS.durationS, warmupS = LOAD_DEFAULTS.warmupS }) {
   const base = { url, headers, method, ...(body === undefined ? {} : { body }), connections, pipelining: 1, timeout: 10, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false };
+  // A request rewritten before each send (say, a client address of its own per request).
+  if (setupRequest) {
+    const parsed = new URL(url);
+    base.requests = [{ method, path: `${parsed.pathname}${parsed.search}`, ...(body === undefined ? {} : { body }), setupRequest }];
+  }
   let warmupTally = addTallies();
   let warmupFailures = 0;
   if (warmupS > 0) {

@@ -8,11 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AnyRouter } from '@trpc/server';
 import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
 import { buildApp } from '../../apps/server/src/app.js';
 import { loadConfig, type Config } from '../../apps/server/src/config.js';
 import { openOrm, type Orm } from '../../apps/server/src/db/orm.js';
 import type { AppDeps } from '../../apps/server/src/deps.js';
 import { systemClock, type Clock } from '../../apps/server/src/lib/clock.js';
+import { AppError } from '../../apps/server/src/lib/errors.js';
 import { createLogger } from '../../apps/server/src/lib/logger.js';
 import { OutboxMailer, SmtpMailer } from '../../apps/server/src/lib/mailer.js';
 import { LocalFileStorage } from '../../apps/server/src/lib/storage.js';
@@ -64,7 +66,7 @@ export function requestContext(base: ServiceContext, opts: RequestOptions = {}):
     ...base,
     em: base.em.fork(),
     log: base.deps.log,
-    request: {
+    caller: {
       id: 'test-request',
       ip: opts.ip ?? '203.0.113.7',
       userAgent: opts.userAgent,
@@ -80,7 +82,7 @@ export function requestContext(base: ServiceContext, opts: RequestOptions = {}):
         ...opts.credentials,
       },
     },
-    response: newResponseSink(),
+    answer: newResponseSink(),
     call: opts.call ?? { unsafe: false, csrf: 'required' },
   };
 }
@@ -123,4 +125,14 @@ export async function startInProcess(
       await orm.close();
     },
   };
+}
+
+/** The error code a service call fails with (the test fails when it does not fail with an AppError). */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, 'the call should fail').toBeInstanceOf(AppError);
+  return (error as AppError).appCode;
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startedServerPorts } from './conformance.js';
 import { freshDatabase } from './databases.js';
 import { TEST_REDIS_URL } from './env.js';
 
@@ -66,6 +67,8 @@ export async function spawnServer(env: Record<string, string | undefined>, cwd =
   });
   const timeout = setTimeout(() => child.kill('SIGKILL'), 90_000);
   const port = await listening.finally(() => clearTimeout(timeout));
+  // Answers from this port are checked against the OpenAPI document (conformance.ts).
+  startedServerPorts().add(port);
   return {
     url: `http://127.0.0.1:${port}`,
     port,

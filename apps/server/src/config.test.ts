@@ -16,6 +16,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses to start in production without SMTP_URL (mail would wait in a table, secrets in clear)', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', PUBLIC_URL: 'https://shop.example', APP_ENCRYPTION_KEY: key };
+    expect(() => loadConfig(production)).toThrow(/production needs SMTP_URL/);
+    expect(loadConfig({ ...production, SMTP_URL: 'smtp://mail.example:587' }).smtpUrl).toBe('smtp://mail.example:587');
+    // Outside production the dev mailbox keeps the mail.
+    expect(loadConfig({ APP_ENCRYPTION_KEY: key }).smtpUrl).toBeUndefined();
+  });
+
   it('does not generate a secret in production', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
     const config = loadConfig({
@@ -23,6 +31,7 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://x/y',
       PUBLIC_URL: 'https://shop.example/',
       APP_ENCRYPTION_KEY: key,
+      SMTP_URL: 'smtp://mail.example:587',
       DATA_DIR: dataDir,
     });
     expect(config.encryptionKey.toString('base64')).toBe(key);

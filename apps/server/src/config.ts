@@ -138,6 +138,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (missing.length > 0) {
       throw new ConfigError(`production needs ${missing.join(', ')}; no defaults are used for secrets in production`);
     }
+    // Without SMTP the mail would wait in the outbound_email table, password-reset links and
+    // sign-in codes in clear: production sends it or does not start.
+    if (!e.SMTP_URL) {
+      throw new ConfigError('production needs SMTP_URL: without it password-reset links and sign-in codes would be kept in the database instead of sent');
+    }
   }
   if (e.WEBHOOK_LEASE_MS !== undefined && e.WEBHOOK_LEASE_MS <= e.WEBHOOK_TIMEOUT_MS) {
     throw new ConfigError(`WEBHOOK_LEASE_MS (${e.WEBHOOK_LEASE_MS}) must be longer than WEBHOOK_TIMEOUT_MS (${e.WEBHOOK_TIMEOUT_MS})`);

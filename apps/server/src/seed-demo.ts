@@ -73,6 +73,9 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
     price: 19.99,
     deliveryMethods: ['licenseKeys'],
     maxQuantity: 5,
+    // Its keys are licenses the game checks at every start (License API): two machines each, a year.
+    licenseActivationLimit: 2,
+    licenseValidityDays: 365,
   });
   const keys = Array.from({ length: 40 }, () => `STAR-${randomBytes(6).toString('hex').toUpperCase().match(/.{4}/g)!.join('-')}`);
   await restock(ctxAt(), { storeId: store.id, productId: game.id, keys });

@@ -1,6 +1,6 @@
 /** Products, their delivery configuration, license-key stock and the public catalog. */
 import { z } from 'zod';
-import { ZId, ZTimestamp } from './common.js';
+import { ZId, ZTimestamp, ZCount } from './common.js';
 import { queryInt } from './query.js';
 import { ZStorePublic } from './stores.js';
 
@@ -38,6 +38,10 @@ const productFields = {
   customFields: z.array(ZCustomField).max(20).optional(),
   minQuantity: ZQuantity.optional(),
   maxQuantity: ZQuantity.nullable().optional(),
+  /** License API: how many instances one license may activate at once (null: unlimited). */
+  licenseActivationLimit: z.number().int().min(1).max(10_000).nullable().optional(),
+  /** License API: days a license stays valid from its assignment (null: never expires). */
+  licenseValidityDays: z.number().int().min(1).max(36_500).nullable().optional(),
 };
 
 function productRules<T extends z.ZodType<{ deliveryMethods?: string[]; customFields?: TCustomField[] | undefined; minQuantity?: number | undefined; maxQuantity?: number | null | undefined }>>(schema: T) {
@@ -72,6 +76,8 @@ export const ZUpdateProductInput = productRules(
     customFields: productFields.customFields,
     minQuantity: productFields.minQuantity,
     maxQuantity: productFields.maxQuantity,
+    licenseActivationLimit: productFields.licenseActivationLimit,
+    licenseValidityDays: productFields.licenseValidityDays,
   }),
 );
 export type TUpdateProductInput = z.infer<typeof ZUpdateProductInput>;
@@ -90,10 +96,12 @@ export const ZProduct = z.object({
   deliveryMethods: z.array(ZDeliveryMethod),
   deliveryInstructions: z.string(),
   customFields: z.array(z.object({ name: z.string(), type: z.enum(CUSTOM_FIELD_TYPES), required: z.boolean() })),
-  minQuantity: z.number().int(),
-  maxQuantity: z.number().int().nullable(),
+  minQuantity: ZCount,
+  maxQuantity: ZCount.nullable(),
+  licenseActivationLimit: z.number().int().min(1).max(10_000).nullable(),
+  licenseValidityDays: z.number().int().min(1).max(36_500).nullable(),
   /** Available license keys, or null when the product is not limited by keys. */
-  stock: z.number().int().nullable(),
+  stock: ZCount.nullable(),
   createdAt: ZTimestamp,
   updatedAt: ZTimestamp,
 });
@@ -125,7 +133,7 @@ export const ZImportKeysInput = z.strictObject({
   productId: ZId,
   keys: z.array(z.string().max(1000)).min(1).max(20_000),
 });
-export const ZImportKeysResult = z.object({ added: z.number().int(), duplicates: z.number().int() });
+export const ZImportKeysResult = z.object({ added: ZCount, duplicates: ZCount });
 
 export const ZLicenseKeyStatus = z.enum(['available', 'assigned', 'revoked']);
 export const ZMaskedLicenseKey = z.object({
@@ -151,7 +159,7 @@ export const ZStoredFile = z.object({
   productId: z.string().nullable(),
   name: z.string(),
   contentType: z.string(),
-  size: z.number().int(),
+  size: ZCount,
   sha256: z.string(),
   createdAt: ZTimestamp,
 });

@@ -1,6 +1,6 @@
 /** The theme cart, checkout and public order creation. */
 import { z } from 'zod';
-import { ZEmail, ZId, ZTimestamp } from './common.js';
+import { ZEmail, ZId, ZTimestamp, ZCount } from './common.js';
 import { CUSTOM_FIELD_TYPES } from './catalog.js';
 import { ZOrderStatus } from './orders.js';
 import { ZPaymentMethod } from './stores.js';
@@ -27,18 +27,18 @@ export const ZCartResult = z.object({
     z.object({
       productId: z.string(),
       name: z.string(),
-      quantity: z.number().int(),
+      quantity: ZCount,
       unitPrice: z.number(),
       lineTotal: z.number(),
-      stock: z.number().int().nullable(),
+      stock: ZCount.nullable(),
     }),
   ),
   removed: z.array(z.object({ productId: z.string(), reason: z.enum(CART_REMOVAL_REASONS) })),
   adjusted: z.array(
-    z.object({ productId: z.string(), requested: z.number().int(), quantity: z.number().int(), reason: z.enum(['min_quantity', 'max_quantity', 'stock']) }),
+    z.object({ productId: z.string(), requested: ZCount, quantity: ZCount, reason: z.enum(['min_quantity', 'max_quantity', 'stock']) }),
   ),
   subtotal: z.number(),
-  itemCount: z.number().int(),
+  itemCount: ZCount,
 });
 export type TCartResult = z.infer<typeof ZCartResult>;
 
@@ -68,7 +68,7 @@ export const ZCheckoutOrder = z.object({
   orderId: z.string(),
   storeId: z.string(),
   status: ZOrderStatus,
-  lines: z.array(z.object({ productId: z.string().nullable(), productName: z.string(), quantity: z.number().int(), unitPrice: z.number() })),
+  lines: z.array(z.object({ productId: z.string().nullable(), productName: z.string(), quantity: ZCount, unitPrice: z.number() })),
   subtotal: z.number(),
   discount: z.number(),
   price: z.number(),

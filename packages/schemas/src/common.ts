@@ -21,3 +21,6 @@ export const ZPlainText = (max: number) =>
     .max(max)
     // eslint-disable-next-line no-control-regex
     .refine((value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value), 'control characters are not allowed');
+
+/** A count, size or quantity in a response: a non-negative PostgreSQL integer (never JavaScript's unsafe range). */
+export const ZCount = z.number().int().min(0).max(2_147_483_647);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ZAmount } from './catalog.js';
 import { ZCart } from './checkout.js';
-import { ZId, ZTimestamp } from './common.js';
+import { ZId, ZTimestamp, ZCount } from './common.js';
 
 export const DISCOUNT_TYPES = ['percent', 'fixed'] as const;
 export const ZDiscountType = z.enum(DISCOUNT_TYPES);
@@ -76,8 +76,8 @@ export const ZCoupon = z.object({
   /** Percent: 1..100. Fixed: an amount in the store currency. */
   discountValue: z.number(),
   productIds: z.array(z.string()),
-  maxUses: z.number().int().nullable(),
-  uses: z.number().int(),
+  maxUses: ZCount.nullable(),
+  uses: ZCount,
   minAmount: z.number().nullable(),
   expiresAt: ZTimestamp.nullable(),
   active: z.boolean(),

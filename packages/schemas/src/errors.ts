@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   webhook_limit_reached: 400,
   url_not_allowed: 400,
   token_invalid: 400,
+  activation_limit_reached: 409,
+  license_inactive: 409,
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
   service_unavailable: 503,

@@ -1,12 +1,12 @@
 /** Buyers' ratings of completed orders, shown publicly on the store. */
 import { z } from 'zod';
-import { ZId, ZTimestamp } from './common.js';
+import { ZId, ZTimestamp, ZCount } from './common.js';
 import { queryInt } from './query.js';
 
 /** The public view: never who wrote it. */
 export const ZFeedback = z.object({
   id: z.string(),
-  rating: z.number().int(),
+  rating: z.number().int().min(1).max(5),
   text: z.string(),
   createdAt: ZTimestamp,
   /** The order's product name, as sold. */
@@ -28,7 +28,7 @@ export const ZFeedbackList = z.object({
   nextCursor: z.string().nullable(),
   /** Over all of the store's feedback (two decimals), null when there is none. */
   averageRating: z.number().nullable(),
-  count: z.number().int(),
+  count: ZCount,
 });
 export type TFeedbackList = z.infer<typeof ZFeedbackList>;
 

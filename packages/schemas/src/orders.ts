@@ -1,6 +1,6 @@
 /** Orders as merchants, staff and buyers see them. */
 import { z } from 'zod';
-import { ZId, ZPlainText, ZTimestamp } from './common.js';
+import { ZId, ZPlainText, ZTimestamp, ZCount } from './common.js';
 import { queryInt } from './query.js';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'processing', 'completed', 'refunded', 'cancelled', 'expired'] as const;
@@ -18,7 +18,7 @@ export const ZOrder = z.object({
   paymentMethod: z.string(),
   customerEmail: z.string(),
   country: z.string(),
-  keyCount: z.number().int(),
+  keyCount: ZCount,
   createdAt: ZTimestamp,
   completedAt: ZTimestamp.nullable(),
   updatedAt: ZTimestamp,
@@ -53,7 +53,7 @@ export type TListOrdersQuery = z.infer<typeof ZListOrdersQuery>;
 
 export const ZOrderList = z.object({
   orders: z.array(ZOrder),
-  limit: z.number().int(),
+  limit: ZCount,
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
 });
@@ -72,7 +72,7 @@ export const ZBuyerOrder = z.object({
   productName: z.string(),
   price: z.number(),
   currency: z.string(),
-  lines: z.array(z.object({ productName: z.string(), quantity: z.number().int(), unitPrice: z.number() })),
+  lines: z.array(z.object({ productName: z.string(), quantity: ZCount, unitPrice: z.number() })),
   createdAt: ZTimestamp,
   completedAt: ZTimestamp.nullable(),
 });
@@ -92,7 +92,7 @@ export const ZDeliveryPayload = z.object({
   status: ZOrderStatus,
   methods: z.array(z.enum(['licenseKeys', 'downloadFiles', 'manualDelivery', 'deliveryInstructions'])),
   licenseKeys: z.array(ZLicenseKeyDelivery).optional(),
-  downloadFiles: z.array(z.object({ id: z.string(), name: z.string(), size: z.number().int(), url: z.string() })).optional(),
+  downloadFiles: z.array(z.object({ id: z.string(), name: z.string(), size: ZCount, url: z.string() })).optional(),
   manualDelivery: z.object({ status: z.enum(['pending', 'delivered']), content: z.string() }).optional(),
   deliveryInstructions: z.array(z.object({ productId: z.string().nullable(), text: z.string() })).optional(),
   customFields: z.array(ZCustomFieldResponse),
@@ -104,9 +104,9 @@ export const ZOrderKeys = z.object({ orderId: z.string(), status: ZOrderStatus, 
 export const ZTryAssignResult = z.object({
   orderId: z.string(),
   status: ZOrderStatus,
-  keyCount: z.number().int(),
+  keyCount: ZCount,
   /** Keys the order is still owed. */
-  missingKeys: z.number().int(),
+  missingKeys: ZCount,
 });
 
 export const ZUpdateOrderBody = z.strictObject({

@@ -1,6 +1,6 @@
 /** Support tickets: a buyer and the store's staff writing about one order. */
 import { z } from 'zod';
-import { ZId, ZPlainText, ZTimestamp } from './common.js';
+import { ZId, ZPlainText, ZTimestamp, ZCount } from './common.js';
 import { queryInt } from './query.js';
 
 export const TICKET_STATUSES = ['open', 'answered', 'closed'] as const;
@@ -50,7 +50,7 @@ export const ZTicket = z.object({ ...ticketFields, messages: z.array(ZTicketMess
 export type TTicket = z.infer<typeof ZTicket>;
 
 /** A ticket in the dashboard list. */
-export const ZTicketSummary = z.object({ ...ticketFields, messageCount: z.number().int() });
+export const ZTicketSummary = z.object({ ...ticketFields, messageCount: ZCount });
 export type TTicketSummary = z.infer<typeof ZTicketSummary>;
 
 /** `POST /api/tickets`: the checkout token in the body, the `svc_checkout` cookie, or a customer session. */

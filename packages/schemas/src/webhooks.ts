@@ -1,6 +1,6 @@
 /** Outgoing webhooks: endpoints, their delivery log, and the events they carry. */
 import { z } from 'zod';
-import { ZId, ZTimestamp } from './common.js';
+import { ZId, ZTimestamp, ZCount } from './common.js';
 import { queryInt } from './query.js';
 
 export const WEBHOOK_EVENTS = [
@@ -11,6 +11,10 @@ export const WEBHOOK_EVENTS = [
   'product.created',
   'product.updated',
   'product.deleted',
+  'license.activated',
+  'license.deactivated',
+  'license.disabled',
+  'license.enabled',
 ] as const;
 export const ZWebhookEvent = z.enum(WEBHOOK_EVENTS);
 export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;
@@ -26,7 +30,7 @@ export const ZWebhook = z.object({
   secretPrefix: z.string(),
   events: z.array(ZWebhookEvent),
   enabled: z.boolean(),
-  failureCount: z.number().int(),
+  failureCount: ZCount,
   disabledAt: ZTimestamp.nullable(),
   /** Null until the first successful delivery. */
   lastDeliveredAt: ZTimestamp.nullable(),
@@ -71,12 +75,12 @@ export const ZWebhookDelivery = z.object({
   webhookId: z.string(),
   eventId: z.string(),
   event: z.string(),
-  attempt: z.number().int(),
+  attempt: ZCount,
   status: ZDeliveryStatus,
-  responseCode: z.number().int().nullable(),
+  responseCode: z.number().int().min(100).max(999).nullable(),
   responseBodyPreview: z.string().nullable(),
   errorMessage: z.string().nullable(),
-  durationMs: z.number().int().nullable(),
+  durationMs: ZCount.nullable(),
   createdAt: ZTimestamp,
 });
 export type TWebhookDelivery = z.infer<typeof ZWebhookDelivery>;
@@ -95,4 +99,4 @@ export const ZRetryDeliveryInput = z.strictObject({ storeId: ZId, webhookId: ZId
 export const ZReplayInput = z
   .strictObject({ storeId: ZId, webhookId: ZId, from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }), status: z.enum(['failed']).optional() })
   .refine((input) => Date.parse(input.from) <= Date.parse(input.to), { message: '`from` is after `to`', path: ['from'] });
-export const ZReplayResult = z.object({ queued: z.number().int() });
+export const ZReplayResult = z.object({ queued: ZCount });

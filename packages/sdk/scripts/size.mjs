@@ -16,6 +16,7 @@ const ENTRIES = {
   theme: 'import { createThemeClient } from "@svc/sdk"; globalThis.sdk = { createThemeClient };',
   customer: 'import { createCustomerClient } from "@svc/sdk"; globalThis.sdk = { createCustomerClient };',
   'theme + customer': 'import { createThemeClient, createCustomerClient } from "@svc/sdk"; globalThis.sdk = { createThemeClient, createCustomerClient };',
+  licenses: 'import { createLicenseClient } from "@svc/sdk"; globalThis.sdk = { createLicenseClient };',
   webhooks: 'import { constructEvent, verifySignature } from "@svc/sdk"; globalThis.sdk = { constructEvent, verifySignature };',
   everything: 'import * as sdk from "@svc/sdk"; globalThis.sdk = sdk;',
 };

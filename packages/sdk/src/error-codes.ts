@@ -34,6 +34,8 @@ export const ERROR_CODES = [
   'webhook_limit_reached',
   'url_not_allowed',
   'token_invalid',
+  'activation_limit_reached',
+  'license_inactive',
   'idempotency_key_reused',
   'idempotency_key_in_use',
   'service_unavailable',

@@ -22,6 +22,10 @@ export type {
   WebhookDeliveryListParams,
   WebhookReplayParams,
   WebhookRef,
+  LicenseList,
+  LicenseListParams,
+  LicenseRef,
+  StoreLicense,
 } from './merchant.js';
 export { createThemeClient } from './theme.js';
 export type {
@@ -45,6 +49,8 @@ export type {
   OrderAccess,
 } from './theme.js';
 export { createCustomerClient } from './customer.js';
+export { createLicenseClient } from './licenses.js';
+export type { LicenseClient, LicenseClientOptions, LicenseActivation, LicenseValidation, LicenseDeactivation } from './licenses.js';
 export type { CustomerClient, CustomerClientOptions, Customer, CustomerOrder, CustomerOrderList, CustomerOrderSummary } from './customer.js';
 export type { ClientOptions, RequestOptions, CreateRequestOptions, FetchLike, ProcedurePath, ProcedureInput, ProcedureOutput } from './transport.js';
 export type { ApiProcedures } from './generated/api.js';
@@ -64,7 +70,7 @@ export {
 } from './api-errors.js';
 export { ERROR_CODES, type TErrorCode, type TErrorBody } from './error-codes.js';
 export { SvcError, isSvcError, type SvcErrorOptions } from './errors.js';
-export type { Order, OrderDetail, OrderStatus, Product, ProductStatus, DeliveryMethod, CustomFieldType } from './models.js';
+export type { Order, OrderDetail, OrderStatus, Product, ProductStatus, DeliveryMethod, CustomFieldType, License, LicenseInstance, LicenseStatus, MerchantLicense } from './models.js';
 export {
   verifySignature,
   constructEvent,
@@ -82,10 +88,12 @@ export {
   type WebhookEventDataMap,
   type OrderEvent,
   type ProductEvent,
+  type LicenseEvent,
   type WebhookTestEvent,
   type RawBody,
   type HeadersLike,
   type WebhookHeaders,
+  type WebhookSignatureInput,
   type VerifyOptions,
   type VerifiedWebhook,
   type TestHeaderInput,

@@ -29,6 +29,16 @@ export type WebhookDeliveryListParams = In<'webhooks.deliveries'>;
 export type WebhookDelivery = WebhookDeliveryList['deliveries'][number];
 export type WebhookReplayParams = In<'webhooks.replay'>;
 
+export type LicenseListParams = In<'licenses.list'>;
+export type LicenseList = Out<'licenses.list'>;
+export type StoreLicense = Out<'licenses.get'>;
+
+/** Identifies one license (a sold license key) of a store. */
+export interface LicenseRef {
+  storeId: string;
+  licenseId: string;
+}
+
 /** Identifies one webhook endpoint of a store. */
 export interface WebhookRef {
   storeId: string;
@@ -90,5 +100,25 @@ export function createMerchantClient(options: MerchantClientOptions) {
     replay: (params: WebhookReplayParams, opts?: RequestOptions): Promise<Out<'webhooks.replay'>> => transport.call('webhooks.replay', params, once, opts),
   };
 
-  return { orders, webhooks };
+  const licenses = {
+    /** One page of the store's licenses (sold license keys), newest first; filters `productId`, `status`. */
+    list: (params: LicenseListParams, opts?: RequestOptions): Promise<LicenseList> => transport.call('licenses.list', params, read, opts),
+    /** One license with its active instances (never the key: `masked` shows its last four characters). */
+    get: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> => transport.call('licenses.get', params, read, opts),
+    /** Every license matching the filters, across all pages. */
+    iterate: (params: Omit<LicenseListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<StoreLicense, void, undefined> =>
+      walkPages(
+        (cursor) => licenses.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
+        (page) => page.licenses,
+      ),
+    /** Disables the license: validation answers `disabled` until it is enabled again. */
+    disable: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> => transport.call('licenses.disable', params, update, opts),
+    /** Enables a license the seller disabled (a refunded order's license stays disabled: 409). */
+    enable: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> => transport.call('licenses.enable', params, update, opts),
+    /** Removes one instance; the software on it no longer validates with it. */
+    removeInstance: (params: LicenseRef & { instanceId: string }, opts?: RequestOptions): Promise<void> =>
+      transport.call('licenses.removeInstance', params, once, opts),
+  };
+
+  return { orders, webhooks, licenses };
 }

@@ -55,8 +55,45 @@ export interface Product {
   customFields: Array<{ name: string; type: CustomFieldType; required: boolean }>;
   minQuantity: number;
   maxQuantity: number | null;
+  /** License API: instances one license may have at once; null: unlimited. */
+  licenseActivationLimit: number | null;
+  /** License API: days a license is valid from its assignment; null: never expires. */
+  licenseValidityDays: number | null;
   /** Available license keys, or null when the product is not limited by keys. */
   stock: number | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** `LICENSE_STATUSES` in packages/schemas/src/licenses.ts. */
+export type LicenseStatus = 'active' | 'expired' | 'disabled';
+
+/** `ZLicense` in packages/schemas/src/licenses.ts: what the License API shows the merchant's software. */
+export interface License {
+  id: string;
+  productId: string;
+  status: LicenseStatus;
+  /** Instances one license may have at once; null: unlimited. */
+  activationLimit: number | null;
+  /** Instances active now. */
+  activationUsage: number;
+  expiresAt: string | null;
+  createdAt: string;
+}
+
+/** `ZLicenseInstance` in packages/schemas/src/licenses.ts. */
+export interface LicenseInstance {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** `ZMerchantLicense` in packages/schemas/src/licenses.ts: the seller's view, and the `license.*` events' data. */
+export interface MerchantLicense extends License {
+  /** The order's public number, `ORD-<n>`. */
+  orderId: string;
+  customerEmail: string;
+  /** The key's last four characters behind dots; never the key. */
+  masked: string;
+  instances: LicenseInstance[];
 }

@@ -11,7 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { build } from 'tsup';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { newWebhookSecret, serviceSignature, signatureHeaders, standardSignature } from '../../../apps/server/src/modules/webhooks/signing.js';
-import type { TOrderDetail, TProduct } from '../../schemas/src/index.js';
+import type { TMerchantLicense, TOrderDetail, TProduct } from '../../schemas/src/index.js';
 import { ERROR_CODES as SCHEMA_ERROR_CODES } from '../../schemas/src/errors.js';
 import {
   constructEvent,
@@ -23,6 +23,7 @@ import {
   WebhookVerificationError,
   type OrderDetail,
   type Product,
+  type MerchantLicense,
   type VerifyOptions,
   type WebhookEvent,
   type WebhookHeaders,
@@ -103,6 +104,16 @@ describe('verifySignature with the server signatures', () => {
 
   it.each(SCHEMES)('%s alone verifies', async (_name, pick, scheme) => {
     await expect(verifySignature(payload, pick(serverHeaders(secret, payload)), secret, AT_NOW)).resolves.toEqual({ scheme, timestamp: NOW_S });
+  });
+
+  it("takes the X-Service-Signature header's value in place of the headers (Stripe's shape)", async () => {
+    const headers = serverHeaders(secret, payload);
+    const signature = String(headers['x-service-signature']);
+    await expect(verifySignature(payload, signature, secret, AT_NOW)).resolves.toEqual({ scheme: 'service', timestamp: NOW_S });
+    const event = await constructEvent(payload, signature, secret, AT_NOW);
+    expect(event.id).toBe(JSON.parse(payload).id);
+    await expectCode(verifySignature(body('order.refunded'), signature, secret, AT_NOW), 'signature_mismatch');
+    await expectCode(verifySignature(payload, 'not a signature', secret, AT_NOW), 'malformed_header');
   });
 
   it('with both sets of headers, checks ours and does not fall back when ours is wrong', async () => {
@@ -193,6 +204,15 @@ describe('verifySignature refuses bad inputs', () => {
     expect(error.message).toMatch(/got an object/);
     for (const parsed of [null, undefined, 42, [1, 2]]) await expectCode(verifySignature(parsed as never, headers, secret, AT_NOW), 'payload_not_raw');
     await expectCode(constructEvent(JSON.parse(payload) as never, headers, secret, AT_NOW), 'payload_not_raw');
+  });
+
+  it('headers that are neither headers nor a signature string -> headers_invalid, saying what to pass', async () => {
+    for (const wrong of [undefined, null, 42, true, ['x-service-signature', 't=1,v1=00']]) {
+      const error = await expectCode(verifySignature(payload, wrong as never, secret, AT_NOW), 'headers_invalid');
+      expect(error.message).toMatch(/X-Service-Signature header's value as a string/);
+      await expectCode(constructEvent(payload, wrong as never, secret, AT_NOW), 'headers_invalid');
+    }
+    await expectCode(verifySignature(payload, '', secret, AT_NOW), 'malformed_header');
   });
 
   it('a secret with surrounding whitespace -> secret_malformed', async () => {
@@ -291,6 +311,12 @@ describe('constructEvent', () => {
       case 'product.deleted':
         expectTypeOf(event.data.product).toEqualTypeOf<Product>();
         throw new Error('unreachable');
+      case 'license.activated':
+      case 'license.deactivated':
+      case 'license.disabled':
+      case 'license.enabled':
+        expectTypeOf(event.data.license).toEqualTypeOf<MerchantLicense>();
+        throw new Error('unreachable');
       default:
         expectTypeOf(event.data).toEqualTypeOf<{ order: OrderDetail }>();
         throw new Error('unreachable');
@@ -305,6 +331,7 @@ describe('constructEvent', () => {
   it('the SDK models are the server schemas, field for field (type-level)', () => {
     expectTypeOf<OrderDetail>().toEqualTypeOf<TOrderDetail>();
     expectTypeOf<Product>().toEqualTypeOf<TProduct>();
+    expectTypeOf<MerchantLicense>().toEqualTypeOf<TMerchantLicense>();
   });
 });
 

@@ -15,7 +15,7 @@
  * function here returns a Promise.
  */
 import { SvcError } from './errors.js';
-import type { OrderDetail, Product } from './models.js';
+import type { MerchantLicense, OrderDetail, Product } from './models.js';
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -29,6 +29,10 @@ export interface WebhookEventDataMap {
   'product.created': { product: Product };
   'product.updated': { product: Product };
   'product.deleted': { product: Product };
+  'license.activated': { license: MerchantLicense };
+  'license.deactivated': { license: MerchantLicense };
+  'license.disabled': { license: MerchantLicense };
+  'license.enabled': { license: MerchantLicense };
   /** Sent only by the "send test event" operation of a webhook. */
   'webhook.test': { webhookId: string };
 }
@@ -53,6 +57,7 @@ export type WebhookEvent<E extends WebhookEventName = WebhookEventName> = {
 
 export type OrderEvent = WebhookEvent<'order.created' | 'order.paid' | 'order.completed' | 'order.refunded'>;
 export type ProductEvent = WebhookEvent<'product.created' | 'product.updated' | 'product.deleted'>;
+export type LicenseEvent = WebhookEvent<'license.activated' | 'license.deactivated' | 'license.disabled' | 'license.enabled'>;
 export type WebhookTestEvent = WebhookEvent<'webhook.test'>;
 
 // ---------------------------------------------------------------------------------------------
@@ -72,7 +77,9 @@ export type WebhookVerificationErrorCode =
   /** The secret is not a `whsec_...` string as shown by the service. */
   | 'secret_malformed'
   /** `toleranceSeconds` is not a positive number. */
-  | 'tolerance_invalid';
+  | 'tolerance_invalid'
+  /** The headers argument is neither the request's headers nor a signature header's value. */
+  | 'headers_invalid';
 
 export class WebhookVerificationError extends SvcError<WebhookVerificationErrorCode> {
   override name = 'WebhookVerificationError';
@@ -107,6 +114,12 @@ export interface HeadersLike {
  */
 export type WebhookHeaders = HeadersLike | Readonly<Record<string, string | readonly string[] | undefined>>;
 
+/**
+ * What the verifying functions take as their second argument: the request's headers, or (as with
+ * Stripe's `constructEvent`) the value of the `X-Service-Signature` header alone.
+ */
+export type WebhookSignatureInput = WebhookHeaders | string;
+
 export interface VerifyOptions {
   /**
    * How far (in seconds) the signed timestamp may be from now, into the past or the future;
@@ -139,23 +152,24 @@ export interface VerifiedWebhook {
  * exact bytes. Answer either with a 4xx and do not act on the body.
  *
  * @param rawBody the body exactly as received, before any JSON parsing.
- * @param headers the request headers, any case.
+ * @param headers the request headers, any case; or the `X-Service-Signature` header's value.
  * @param secret  the endpoint's signing secret, `whsec_...`.
  */
-export async function verifySignature(rawBody: RawBody, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): Promise<VerifiedWebhook> {
+export async function verifySignature(rawBody: RawBody, headers: WebhookSignatureInput, secret: string, options: VerifyOptions = {}): Promise<VerifiedWebhook> {
   const tolerance = checkTolerance(options.toleranceSeconds);
   const nowSeconds = currentSeconds(options.now);
   checkSecret(secret);
   const body = rawBytes(rawBody);
+  checkHeadersArgument(headers);
 
-  const serviceHeader = readHeader(headers, SERVICE_SIGNATURE_HEADER);
+  const serviceHeader = typeof headers === 'string' ? headers : readHeader(headers, SERVICE_SIGNATURE_HEADER);
   let verified: VerifiedWebhook;
-  if (serviceHeader !== undefined) {
-    verified = await verifyService(body, serviceHeader, secret);
+  if (typeof headers === 'string' || serviceHeader !== undefined) {
+    verified = await verifyService(body, serviceHeader!, secret);
   } else {
-    const id = readHeader(headers, STANDARD_ID_HEADER);
-    const timestamp = readHeader(headers, STANDARD_TIMESTAMP_HEADER);
-    const signature = readHeader(headers, STANDARD_SIGNATURE_HEADER);
+    const id = readHeader(headers as WebhookHeaders, STANDARD_ID_HEADER);
+    const timestamp = readHeader(headers as WebhookHeaders, STANDARD_TIMESTAMP_HEADER);
+    const signature = readHeader(headers as WebhookHeaders, STANDARD_SIGNATURE_HEADER);
     if (id === undefined && timestamp === undefined && signature === undefined) {
       throw new WebhookVerificationError(
         'missing_header',
@@ -197,10 +211,20 @@ export async function verifySignature(rawBody: RawBody, headers: WebhookHeaders,
  * An event added to the service after this version of the SDK arrives with an `event` the
  * union does not list: keep a `default` branch.
  */
-export async function constructEvent(rawBody: RawBody, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): Promise<WebhookEvent> {
+export async function constructEvent(rawBody: RawBody, headers: WebhookSignatureInput, secret: string, options: VerifyOptions = {}): Promise<WebhookEvent> {
   await verifySignature(rawBody, headers, secret, options);
   const text = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBytes(rawBody));
   return JSON.parse(text) as WebhookEvent;
+}
+
+/** The second argument must be headers or a signature header's value; say what to pass when it is not. */
+function checkHeadersArgument(headers: unknown): void {
+  if (typeof headers === 'string' || (typeof headers === 'object' && headers !== null && !Array.isArray(headers))) return;
+  const got = headers === null ? 'null' : Array.isArray(headers) ? 'an array' : typeof headers;
+  throw new WebhookVerificationError(
+    'headers_invalid',
+    `The second argument must be the request's headers (a Headers object, or a plain object such as req.headers) or the X-Service-Signature header's value as a string; got ${got}.`,
+  );
 }
 
 export interface TestHeaderInput {

@@ -17,9 +17,10 @@ const CODES: Record<WebhookVerificationErrorCode, true> = {
   payload_not_raw: true,
   secret_malformed: true,
   tolerance_invalid: true,
+  headers_invalid: true,
 };
-/** A JSON vector's body is always a string, so this one cannot occur there (webhooks.test.ts covers it). */
-const NOT_EXPRESSIBLE: WebhookVerificationErrorCode[] = ['payload_not_raw'];
+/** A JSON vector's body is always a string and its headers an object, so these cannot occur there (webhooks.test.ts covers them). */
+const NOT_EXPRESSIBLE: WebhookVerificationErrorCode[] = ['payload_not_raw', 'headers_invalid'];
 
 const VECTORS = loadWebhookSignatureVectors();
 const rows = (cases: WebhookSignatureVector[]) => cases.map((c) => [c.name, c.expect, c] as const);

@@ -2,6 +2,7 @@
 import { ApiKeySchema } from '../modules/api-keys/api-keys.entities.js';
 import { BlacklistEntrySchema } from '../modules/blacklist/blacklist.entities.js';
 import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../modules/catalog/catalog.entities.js';
+import { LicenseInstanceSchema } from '../modules/licenses/licenses.entities.js';
 import { CouponSchema } from '../modules/coupons/coupons.entities.js';
 import { EventSchema } from '../modules/events/events.entities.js';
 import { FeedbackSchema } from '../modules/feedback/feedback.entities.js';
@@ -31,6 +32,7 @@ export const ENTITIES = [
   OutboundEmailSchema,
   ProductSchema,
   LicenseKeySchema,
+  LicenseInstanceSchema,
   StoredFileSchema,
   EventSchema,
   CouponSchema,

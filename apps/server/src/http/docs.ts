@@ -3,6 +3,7 @@
  * @fastify/swagger-ui (fed by @fastify/swagger in static mode with our document). Every asset is
  * served from this origin; nothing from a CDN. The document is built on first use, not at start.
  */
+import { z } from 'zod';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
@@ -43,6 +44,7 @@ export function openApiJsonRoute(document: () => object) {
     method: 'GET',
     path: '/api/openapi.json',
     body: 'none',
+    query: z.strictObject({}),
     policy: { auth: { kind: 'public', audience: 'storefront' }, csrf: 'none', cors: 'open', errors: [] },
     openapi: false,
     async handler(_ctx, _request, reply) {

@@ -17,7 +17,7 @@ export const fileDownloadRoute = plainRoute({
     summary: 'Download a file of a paid order through the signed, expiring link from /delivery',
     tags: ['buyer'],
     requestParams: { path: z.object({ orderId: z.string(), fileId: z.string() }) },
-    responses: { 200: { description: 'The file', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } } },
+    responses: { 200: { description: 'The file', content: { '*/*': { schema: z.string().meta({ format: 'binary', description: 'The file, in the media type it was stored with' }) } } } },
   },
   async handler(ctx, _request, reply) {
     const file = await fileForLink(ctx, {

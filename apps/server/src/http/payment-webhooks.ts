@@ -35,7 +35,31 @@ export const paymentNotificationRoute = plainRoute({
     operationId: 'payments-notification',
     summary: 'Inbound payment notification (stripe: Stripe-Signature; test: X-Test-Signature t=<unix>,v1=<hex>); verified on the raw bytes',
     tags: ['payments'],
-    requestParams: { path: z.object({ gateway: z.enum(['stripe', 'test']) }) },
+    requestParams: {
+      path: z.object({ gateway: z.enum(['stripe', 'test']) }),
+      header: z.object({
+        'Stripe-Signature': z.string().max(4096).optional().meta({ description: 'gateway `stripe`: `t=<unix>,v1=<hex>` (Stripe webhook signature); required for that gateway' }),
+        'X-Test-Signature': z.string().max(4096).optional().meta({ description: 'gateway `test`: `t=<unix>,v1=<hex>` HMAC-SHA256 of `<t>.<raw body>`; required for that gateway' }),
+      }),
+    },
+    requestBody: {
+      required: true,
+      description: 'The gateway\'s event, verified on its raw bytes before it is parsed.',
+      content: {
+        'application/json': {
+          schema: z.union([
+            z.object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).meta({ title: 'StripeEvent', description: 'A Stripe event (checkout.session.completed, charge.refunded, ...)' }),
+            z.object({
+              id: z.string().min(1).max(200),
+              type: z.enum(['payment.succeeded', 'payment.refunded', 'payment.failed']),
+              orderId: z.string().min(1).max(32),
+              amount: z.number().min(0),
+              currency: z.string().regex(/^[A-Z]{3}$/),
+            }).meta({ title: 'TestGatewayNotification', description: 'The test gateway\'s notification (not in production)' }),
+          ]),
+        },
+      },
+    },
     responses: { 200: { description: 'Handled', content: { 'application/json': { schema: z.object({ outcome: z.string() }) } } } },
   },
   async handler(ctx, request, reply) {

@@ -26,7 +26,7 @@ const POLICY: RoutePolicy = { auth: { kind: 'buyer', staffSession: false }, csrf
 
 /** The checkout token: the form's field, the query, or the svc_checkout cookie naming this order. */
 function tokenOf(ctx: PlainContext, body: Record<string, string> | undefined): string | undefined {
-  return body?.token ?? ctx.query.token ?? checkoutTokenFor(ctx.request.credentials.checkout, ctx.params.orderId!);
+  return body?.token ?? ctx.query.token ?? checkoutTokenFor(ctx.caller.credentials.checkout, ctx.params.orderId!);
 }
 
 async function open(ctx: PlainContext, body: Record<string, string> | undefined) {

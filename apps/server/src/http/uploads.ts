@@ -6,7 +6,7 @@
  * the same guards decide, through plainRoute().
  */
 import { z } from 'zod';
-import { ZStoredFile } from '@svc/schemas';
+import { ZCount, ZStoredFile } from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
@@ -89,13 +89,13 @@ export const paymentProofUploadRoute = plainRoute({
     tags: ['buyer'],
     requestParams: { path: z.object({ orderId: z.string() }) },
     requestBody: { required: true, content: MULTIPART_FILE },
-    responses: { 201: { description: 'Stored; the seller reviews it and marks the order paid' } },
+    responses: { 201: { description: 'Stored; the seller reviews it and marks the order paid', content: { 'application/json': { schema: z.object({ orderId: z.string(), proof: z.object({ name: z.string(), size: ZCount, contentType: z.string() }) }) } } } },
   },
   mapError: multipartError,
   async handler(ctx, request, reply) {
     if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the proof as multipart/form-data.');
     const orderId = ctx.params.orderId!;
-    const token = ctx.query.token ?? checkoutTokenFor(ctx.request.credentials.checkout, orderId);
+    const token = ctx.query.token ?? checkoutTokenFor(ctx.caller.credentials.checkout, orderId);
     if (!token) throw new AppError('unauthorized', 'Open the order with its checkout link first.');
     const part = await request.file();
     if (!part) throw invalidField('file', 'Attach one file.');
@@ -116,7 +116,7 @@ export const paymentProofDownloadRoute = plainRoute({
     summary: "Download an order's proof of manual payment",
     tags: ['dashboard'],
     requestParams: { path: z.object({ storeId: z.string(), orderId: z.string() }) },
-    responses: { 200: { description: 'The file the buyer sent', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } } },
+    responses: { 200: { description: 'The file the buyer sent', content: { '*/*': { schema: z.string().meta({ format: 'binary', description: 'The file, in the media type it was stored with' }) } } } },
   },
   async handler(ctx, _request, reply) {
     const file = await paymentProofOf(ctx, ctx.params.storeId!, ctx.params.orderId!);

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../../../test/support/in-process.js';
 import type { Config } from '../config.js';
 import type { AppDeps } from '../deps.js';
-import { resolveRequest } from '../trpc/context.js';
+import { resolveCaller } from '../trpc/context.js';
 import { buyerCountry, countryOfIp } from './geo.js';
 
 /** The country of a request as the context resolves it (the trusted-proxy check is made there). */
 function countryOf(config: Config, peer: string, headers: Record<string, string>, ip = peer): string {
   const request = { id: 'r', headers, ip, socket: { remoteAddress: peer }, cookies: {} } as unknown as FastifyRequest;
-  return buyerCountry(resolveRequest({ config } as AppDeps, request));
+  return buyerCountry(resolveCaller({ config } as AppDeps, request));
 }
 
 describe('buyerCountry', () => {

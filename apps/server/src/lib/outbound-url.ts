@@ -8,15 +8,20 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { AppError } from './errors.js';
 
-const BLOCKED = new BlockList();
+const BLOCKED_V4 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4], ['255.255.255.255', 32],
-] as const) BLOCKED.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) BLOCKED.addSubnet(network, prefix, 'ipv6');
+] as const) BLOCKED_V4.addSubnet(network, prefix, 'ipv4');
+
+/**
+ * Ranges inside global unicast (2000::/3) that are not the public internet: IETF protocol
+ * assignments (2001::/23: Teredo 2001::/32, benchmarking 2001:2::/48, ORCHID), documentation
+ * (2001:db8::/32, 3fff::/20). 6to4 (2002::/16) is checked by the IPv4 address it embeds.
+ */
+const BLOCKED_GLOBAL_V6 = new BlockList();
+for (const [network, prefix] of [['2001::', 23], ['2001:db8::', 32], ['3fff::', 20]] as const) BLOCKED_GLOBAL_V6.addSubnet(network, prefix, 'ipv6');
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -29,10 +34,44 @@ function unmap(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
   return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
 }
 
+/** An IPv6 address (any spelling node accepts: `::` compression, an IPv4 tail, a zone) as 128 bits. */
+export function ipv6Bits(raw: string): bigint {
+  const address = raw.replace(/%.*$/, '');
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const hex = tail
+    ? `${address.slice(0, tail.index)}${((Number(tail[1]) << 8) | Number(tail[2])).toString(16)}:${((Number(tail[3]) << 8) | Number(tail[4])).toString(16)}`
+    : address;
+  const [head, rest] = hex.split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  const right = rest ? rest.split(':') : [];
+  const groups = rest === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.reduce((bits, group) => (bits << 16n) | BigInt(parseInt(group || '0', 16)), 0n);
+}
+
+function ipv4Of(bits: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => Number((bits >> shift) & 0xffn)).join('.');
+}
+
+function isPublicIPv4(address: string): boolean {
+  return !BLOCKED_V4.check(address, 'ipv4');
+}
+
+/**
+ * Whether the address is on the public internet. IPv6 must be global unicast (2000::/3), which
+ * leaves out the unspecified and loopback addresses, IPv4-mapped and IPv4-compatible forms, NAT64
+ * (64:ff9b::/96, 64:ff9b:1::/48), discard-only, unique-local, site-local, link-local and
+ * multicast; and inside it, not one of the special-purpose ranges above, nor 6to4 of an address
+ * that is not public IPv4.
+ */
 export function isPublicAddress(raw: string): boolean {
-  const { address, family } = unmap(raw);
-  if (family === 'ipv6' && /^::ffff:/i.test(address)) return false; // mapped in another spelling
-  return !BLOCKED.check(address, family);
+  const family = isIP(raw.replace(/%.*$/, ''));
+  if (family === 4) return isPublicIPv4(raw);
+  if (family !== 6) return false;
+  const bits = ipv6Bits(raw);
+  if (bits >> 125n !== 1n) return false; // not 2000::/3
+  if (BLOCKED_GLOBAL_V6.check(raw.replace(/%.*$/, ''), 'ipv6')) return false;
+  if (bits >> 112n === 0x2002n) return isPublicIPv4(ipv4Of((bits >> 80n) & 0xffffffffn)); // 6to4
+  return true;
 }
 
 export function isLoopbackAddress(raw: string): boolean {

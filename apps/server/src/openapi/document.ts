@@ -8,7 +8,7 @@
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { ERROR_STATUS, ZErrorBody, type TErrorCode } from '@svc/schemas';
+import { ERROR_STATUS, EVENT_PAYLOADS, eventEnvelope, ZErrorBody, type TErrorCode, type TEventType } from '@svc/schemas';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { PLAIN_ROUTES } from '../http/plain-routes.js';
 import type { AuthSurface } from '../trpc/policy.js';
@@ -42,6 +42,38 @@ const RATE_LIMIT_HEADERS: Json = {
   'X-RateLimit-Reset': { description: 'Seconds until the oldest counted request leaves the window', schema: { type: 'integer' } },
   RateLimit: { description: 'IETF RateLimit field', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'IETF RateLimit-Policy field', schema: { type: 'string' } },
+};
+
+/** The rate-limit headers every answer of a limited route carries once its budget was counted (Retry-After only on 429). */
+const BUDGET_HEADERS: Json = Object.fromEntries(Object.entries(RATE_LIMIT_HEADERS).filter(([name]) => name !== 'Retry-After'));
+
+const CSRF_PARAMETER: Json = {
+  name: 'X-CSRF-Token',
+  in: 'header',
+  required: true,
+  description: 'The seller session\'s CSRF token (from POST /api/auth/login or GET /api/auth/session); without it the call answers 403 `csrf_failed`.',
+  schema: { type: 'string', minLength: 1, maxLength: 256 },
+};
+
+const STAFF_CSRF_PARAMETER: Json = {
+  ...CSRF_PARAMETER,
+  required: false,
+  description: 'Needed (403 `csrf_failed` without it) only when a staff seller session opens the order.',
+};
+
+const CHECKOUT_COOKIE_PARAMETER: Json = {
+  name: 'svc_checkout',
+  in: 'cookie',
+  required: false,
+  description: 'The checkout cookie set by POST /api/checkout/enter: opens the order it was set for, in place of its checkout token.',
+  schema: { type: 'string', maxLength: 512 },
+};
+
+const CHECKOUT_SET_COOKIE: Json = {
+  'Set-Cookie': {
+    description: '`svc_checkout=<value>; Path=/; HttpOnly; SameSite=Lax` (Secure in production): lets the buyer come back to the order',
+    schema: { type: 'string' },
+  },
 };
 
 const IDEMPOTENCY_KEY_PARAMETER: Json = {
@@ -120,6 +152,29 @@ function describe(operation: Json, entry: RouteEntry): void {
   if (policy.rateLimit) {
     const { max, windowMs } = policy.rateLimit;
     responses['429'].description += ` (${max} per ${windowMs / 1000} s per client)`;
+    // The embed's documented legacy shape: `{ "error": "Too many requests. Please try again later." }`, no code.
+    if (policy.rateLimit.bareBody) responses['429'].content = { 'application/json': { schema: { $ref: '#/components/schemas/BareRateLimitError' } } };
+  }
+  if (limited) {
+    // The budget headers go with every answer once the limit counted the request: required on
+    // success and 429, possible (not required) on errors found before or after counting.
+    for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+      if (status === '429') continue;
+      const required = status.startsWith('2');
+      const headers = Object.fromEntries(Object.entries(BUDGET_HEADERS).map(([name, header]) => [name, { ...header, required }]));
+      responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...headers } };
+    }
+    responses['429'].headers = Object.fromEntries(Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [name, { ...header, required: true }]));
+  }
+  const unsafe = entry.method !== 'GET';
+  if (unsafe && policy.csrf === 'required') {
+    operation.parameters = [...(operation.parameters ?? []), policy.auth.kind === 'session' ? CSRF_PARAMETER : STAFF_CSRF_PARAMETER];
+  }
+  if (policy.auth.kind === 'buyer' || entry.name === 'checkout.session') operation.parameters = [...(operation.parameters ?? []), CHECKOUT_COOKIE_PARAMETER];
+  if (entry.name === 'checkout.enter') {
+    for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+      if (status.startsWith('2')) responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...CHECKOUT_SET_COOKIE } };
+    }
   }
   if (policy.idempotency) {
     operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER];
@@ -130,6 +185,40 @@ function describe(operation: Json, entry: RouteEntry): void {
   // Public, buyer and signed routes need no scheme: say so (`[]`) rather than inherit one.
   operation.security = securityOf(policy.auth) ?? [];
   operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const SIGNATURE_PARAMETERS: Json[] = [
+  { name: 'X-Service-Signature', in: 'header', required: true, description: '`t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<raw body>` under the endpoint\'s secret', schema: { type: 'string' } },
+  { name: 'X-Service-Event', in: 'header', required: true, description: 'The event type', schema: { type: 'string' } },
+  { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'The event id (the body\'s `id`), the same on every attempt', schema: { type: 'string' } },
+  { name: 'X-Service-Delivery-Id', in: 'header', required: true, description: 'This attempt\'s id', schema: { type: 'string' } },
+  { name: 'webhook-id', in: 'header', required: true, description: 'Standard Webhooks: the event id', schema: { type: 'string' } },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Standard Webhooks: unix seconds of the signature', schema: { type: 'string' } },
+  { name: 'webhook-signature', in: 'header', required: true, description: 'Standard Webhooks: `v1,<base64>` HMAC-SHA256 of `<id>.<timestamp>.<body>`', schema: { type: 'string' } },
+];
+
+/**
+ * OAS 3.1 `webhooks`: what a store's endpoint receives for each event type, the body built around
+ * the payload schemas the outbox writer validates every event against (EVENT_PAYLOADS).
+ */
+function webhooksSection(): Json {
+  const section: Json = {};
+  for (const type of Object.keys(EVENT_PAYLOADS).sort() as TEventType[]) {
+    const schema = z.toJSONSchema(eventEnvelope(type), { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Json;
+    delete schema.$schema;
+    section[type] = {
+      post: {
+        operationId: `event-${type.replace('.', '-')}`,
+        summary: `The ${type} event`,
+        description: type === 'webhook.test' ? 'Sent only by the test operation.' : `Sent to every enabled endpoint of the store that subscribes to ${type}.`,
+        security: [],
+        parameters: SIGNATURE_PARAMETERS,
+        requestBody: { required: true, content: { 'application/json': { schema } } },
+        responses: { '200': { description: 'Any 2xx acknowledges the event; anything else is retried with backoff' } },
+      },
+    };
+  }
+  return section;
 }
 
 export function buildOpenApiDocument(router: AnyRouter, plainRoutes: readonly PlainRouteDeclaration[] = PLAIN_ROUTES, version = '1.0.0'): Json {
@@ -155,7 +244,23 @@ export function buildOpenApiDocument(router: AnyRouter, plainRoutes: readonly Pl
     }
     paths[full] = item;
   }
+  // The document itself (http/docs.ts serves it; it is built from the document, so it is not in the route table).
+  paths[`${API_BASE_PATH}/openapi.json`] = {
+    get: {
+      operationId: 'docs-openapi',
+      summary: 'This OpenAPI document',
+      tags: ['docs'],
+      security: [],
+      responses: {
+        '200': { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } } },
+        '400': errorResponse(400, ['validation_failed']),
+        '413': errorResponse(413, ['payload_too_large']),
+        '500': errorResponse(500, ['internal_error']),
+      },
+    },
+  };
   document.paths = paths;
+  document.webhooks = webhooksSection();
   document.servers = [{ url: '/' }];
   document.components = {
     ...document.components,
@@ -163,6 +268,13 @@ export function buildOpenApiDocument(router: AnyRouter, plainRoutes: readonly Pl
     schemas: {
       ...(document.components?.schemas ?? {}),
       Error: z.toJSONSchema(ZErrorBody, { target: 'draft-2020-12' }),
+      BareRateLimitError: {
+        type: 'object',
+        description: 'The 429 body of routes that keep the legacy shape (the embed checkout): a message and no code',
+        properties: { error: { type: 'string', enum: ['Too many requests. Please try again later.'] } },
+        required: ['error'],
+        additionalProperties: false,
+      },
     },
   };
   delete document.components.schemas.Error.$schema;

@@ -9,6 +9,7 @@ import { feedbackRouter } from '../modules/feedback/feedback.router.js';
 import { fulfilmentRouter, restockRouter } from '../modules/fulfilment/fulfilment.router.js';
 import { identityRouter } from '../modules/identity/identity.router.js';
 import { orderActionsRouter } from '../modules/order-actions/order-actions.router.js';
+import { licensesRouter } from '../modules/licenses/licenses.router.js';
 import { ordersRouter } from '../modules/orders/orders.router.js';
 import { storesRouter } from '../modules/stores/stores.router.js';
 import { ticketsRouter } from '../modules/tickets/tickets.router.js';
@@ -35,6 +36,7 @@ export const appRouter = router({
   fulfilment: fulfilmentRouter,
   tickets: ticketsRouter,
   webhooks: webhooksRouter,
+  licenses: licensesRouter,
 });
 
 // Built at import: a procedure whose declaration has a gap fails here, before anything serves it.

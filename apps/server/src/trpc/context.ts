@@ -33,7 +33,7 @@ export interface Credentials {
   idempotencyKey: string | string[] | undefined;
 }
 
-export interface RequestInfo {
+export interface CallerInfo {
   id: string;
   /** The client address as fastify resolves it: X-Forwarded-For counts only behind TRUST_PROXY. */
   ip: string;
@@ -53,8 +53,8 @@ export interface ServiceContext {
 
 export interface Context extends ServiceContext {
   log: Logger;
-  request: RequestInfo;
-  response: ResponseSink;
+  caller: CallerInfo;
+  answer: ResponseSink;
   /** The route being called, as far as guards need it (set from the route's policy once it is known). */
   call: RouteCall;
 }
@@ -69,7 +69,7 @@ declare module 'fastify' {
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** Reads a request once into plain data. */
-export function resolveRequest(deps: AppDeps, req: FastifyRequest): RequestInfo {
+export function resolveCaller(deps: AppDeps, req: FastifyRequest): CallerInfo {
   const headers = req.headers;
   const cookies = (req.cookies ?? {}) as Record<string, string | undefined>;
   const { config } = deps;
@@ -99,8 +99,8 @@ export function createContext(deps: AppDeps, req: FastifyRequest): Context {
     em: deps.orm.em.fork() as EntityManager,
     clock: deps.clock,
     log: req.log,
-    request: resolveRequest(deps, req),
-    response,
+    caller: resolveCaller(deps, req),
+    answer: response,
     // The strictest until the route is known: an unsafe call whose session needs the CSRF token.
     call: { unsafe: true, csrf: 'required' },
   };

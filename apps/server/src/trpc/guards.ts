@@ -23,6 +23,8 @@ export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
   'webhook:read': 'manageSettings',
   'webhook:write': 'manageSettings',
   'webhook:delete': 'manageSettings',
+  'license:read': 'viewOrders',
+  'license:write': 'editOrders',
 };
 
 /** What the guards need to know of the route being called. */
@@ -40,8 +42,8 @@ export function storeIdOf(input: unknown): string {
 }
 
 /** The signed-in seller of a request; an unsafe call also needs the CSRF token when the route requires it. */
-export async function authenticateSession(ctx: Pick<Context, 'em' | 'clock' | 'deps' | 'request' | 'response'>, call: RouteCall) {
-  const { credentials } = ctx.request;
+export async function authenticateSession(ctx: Pick<Context, 'em' | 'clock' | 'deps' | 'caller' | 'answer'>, call: RouteCall) {
+  const { credentials } = ctx.caller;
   // A Bearer request is never a cookie session, whatever cookies it carries.
   if (credentials.authorization) throw new AppError('unauthorized', 'Dashboard routes take the session cookie, not a Bearer key.');
   const token = credentials.sessionToken;
@@ -54,7 +56,7 @@ export async function authenticateSession(ctx: Pick<Context, 'em' | 'clock' | 'd
       throw new AppError('csrf_failed', 'Missing or wrong X-CSRF-Token header.');
     }
   }
-  if (resolved.slid) setSessionCookie(ctx.response, ctx.deps.config, token);
+  if (resolved.slid) setSessionCookie(ctx.answer, ctx.deps.config, token);
   return { ...resolved, token };
 }
 

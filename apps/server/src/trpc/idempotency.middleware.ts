@@ -27,8 +27,8 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /** The request's key; undefined without the header, 400 when it is not 1..255 printable ASCII characters. */
-export function idempotencyKeyOf(ctx: Pick<Context, 'request'>): string | undefined {
-  const value = ctx.request.credentials.idempotencyKey;
+export function idempotencyKeyOf(ctx: Pick<Context, 'caller'>): string | undefined {
+  const value = ctx.caller.credentials.idempotencyKey;
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !KEY_PATTERN.test(value)) {
     throw invalidField(IDEMPOTENCY_HEADER, 'Must be 1 to 255 printable ASCII characters.');
@@ -68,7 +68,7 @@ function scopeOf(input: unknown, storeField: string): string {
 async function claimOrAnswer(ctx: Context, claim: Claim): Promise<{ run: true } | { run: false; response: string }> {
   const decision = await decide(ctx.em, ctx.clock, claim);
   if ('inUse' in decision) {
-    ctx.response.headers['Retry-After'] = '1';
+    ctx.answer.headers['Retry-After'] = '1';
     throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
   return decision;
@@ -114,7 +114,7 @@ export const applyIdempotency = t.middleware(async ({ ctx, meta, path, getRawInp
   };
   const decision = await claimOrAnswer(ctx, claim);
   if (!decision.run) {
-    ctx.response.headers[REPLAYED_HEADER] = 'true';
+    ctx.answer.headers[REPLAYED_HEADER] = 'true';
     const idempotentReplay: IdempotentReplay = { data: JSON.parse(decision.response) as unknown };
     return next({ ctx: { idempotentReplay } });
   }

@@ -29,9 +29,9 @@ export function promisedRemaining(response: ResponseSink): number {
   return value === undefined ? Number.POSITIVE_INFINITY : Number(value);
 }
 
-export async function enforceRateLimit(ctx: Pick<Context, 'deps' | 'clock' | 'request' | 'response'>, rule: RateLimitRule, key = ctx.request.ip): Promise<void> {
+export async function enforceRateLimit(ctx: Pick<Context, 'deps' | 'clock' | 'caller' | 'answer'>, rule: RateLimitRule, key = ctx.caller.ip): Promise<void> {
   const decision = await ctx.deps.limiter.hit(key, rule, ctx.clock.now().getTime());
-  setRateLimitHeaders(ctx.response, rule, decision);
+  setRateLimitHeaders(ctx.answer, rule, decision);
   if (!decision.allowed) {
     rateLimited.inc({ route: rule.name });
     throw new AppError('rate_limited', undefined, { bare: rule.bareBody });

@@ -68,11 +68,13 @@ export interface RouteTable {
 }
 
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
-const WITH_BODY = new Set(['POST', 'PATCH', 'PUT']);
+// DELETE too: the REST adapter reads a DELETE's JSON body (its input), so its media type and size are checked.
+const WITH_BODY = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /** What a route can answer besides its own codes, from the rest of its policy. */
 function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasInput: boolean; hasJsonBody: boolean }): TErrorCode[] {
-  const codes: TErrorCode[] = ['internal_error', 'service_unavailable'];
+  // payload_too_large: any request whose line or headers are over the server's limits (a long query, say).
+  const codes: TErrorCode[] = ['internal_error', 'service_unavailable', 'payload_too_large'];
   if (route.hasInput) codes.push('validation_failed');
   if (route.hasJsonBody) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
   const unsafe = UNSAFE.has(route.method);

@@ -177,7 +177,7 @@ describe('authenticateApiKey', () => {
   it('answers a request without Authorization with unauthorized and a plain Bearer challenge', async () => {
     const ctx = presenting(serviceContext(orm));
     await appError(authenticateApiKey(ctx, newId()), 'unauthorized');
-    expect(ctx.response.headers['WWW-Authenticate']).toBe('Bearer realm="svc"');
+    expect(ctx.answer.headers['WWW-Authenticate']).toBe('Bearer realm="svc"');
   });
 
   it('refuses malformed and unknown keys with the invalid_token challenge', async () => {
@@ -195,7 +195,7 @@ describe('authenticateApiKey', () => {
     for (const authorization of [...malformed, `Bearer ${unknown}`]) {
       const ctx = presenting(serviceContext(orm), authorization);
       await appError(authenticateApiKey(ctx, storeId), 'unauthorized');
-      expect(ctx.response.headers['WWW-Authenticate']).toBe(INVALID_TOKEN);
+      expect(ctx.answer.headers['WWW-Authenticate']).toBe(INVALID_TOKEN);
     }
   });
 
@@ -215,7 +215,7 @@ describe('authenticateApiKey', () => {
     });
     const ctx = presenting(serviceContext(orm), `Bearer ${malformed}`);
     await appError(authenticateApiKey(ctx, storeId), 'unauthorized');
-    expect(ctx.response.headers['WWW-Authenticate']).toBe(INVALID_TOKEN);
+    expect(ctx.answer.headers['WWW-Authenticate']).toBe(INVALID_TOKEN);
   });
 
   it('refuses an expired key from its expiresAt by the clock', async () => {
@@ -225,12 +225,12 @@ describe('authenticateApiKey', () => {
     clock.advance(3600_000 - 1);
     const before = bearer(serviceContext(orm, clock), key);
     await authenticateApiKey(before, storeId);
-    expect(before.response.headers['WWW-Authenticate']).toBeUndefined();
+    expect(before.answer.headers['WWW-Authenticate']).toBeUndefined();
 
     clock.advance(1);
     const at = bearer(serviceContext(orm, clock), key);
     await appError(authenticateApiKey(at, storeId), 'unauthorized');
-    expect(at.response.headers['WWW-Authenticate']).toBe(INVALID_TOKEN);
+    expect(at.answer.headers['WWW-Authenticate']).toBe(INVALID_TOKEN);
   });
 
   it('refuses a revoked key from the next request on', async () => {
@@ -241,7 +241,7 @@ describe('authenticateApiKey', () => {
     await revokeApiKey(serviceContext(orm, clock), owner, apiKey.id);
     const ctx = bearer(serviceContext(orm, clock), key);
     await appError(authenticateApiKey(ctx, storeId), 'unauthorized');
-    expect(ctx.response.headers['WWW-Authenticate']).toBe(INVALID_TOKEN);
+    expect(ctx.answer.headers['WWW-Authenticate']).toBe(INVALID_TOKEN);
   });
 
   it('writes lastUsedAt on first use, then at most once per 60 s', async () => {
@@ -320,7 +320,7 @@ describe('authorizeMerchant (the merchant guard)', () => {
     for (const input of [undefined, {}, { storeId: '' }]) {
       const anonymous = presenting(base);
       await appError(authorizeMerchant(anonymous, 'order:read', input), 'unauthorized');
-      expect(anonymous.response.headers['WWW-Authenticate']).toBe('Bearer realm="svc"');
+      expect(anonymous.answer.headers['WWW-Authenticate']).toBe('Bearer realm="svc"');
       await appError(authorizeMerchant(presenting(base, 'Bearer nonsense'), 'order:read', input), 'unauthorized');
     }
     for (const input of [undefined, {}, { storeId: '' }, { storeId: 42 }]) {
@@ -382,15 +382,15 @@ describe('authorizeMerchant (the merchant guard)', () => {
     for (const remaining of ['2', '1', '0']) {
       const ctx = bearer(base, ownerKey);
       await authorizeMerchant(ctx, 'order:read', { storeId });
-      expect(ctx.response.headers).toMatchObject({ 'X-RateLimit-Limit': '3', 'X-RateLimit-Remaining': remaining });
-      expect(ctx.response.headers['Retry-After']).toBeUndefined();
+      expect(ctx.answer.headers).toMatchObject({ 'X-RateLimit-Limit': '3', 'X-RateLimit-Remaining': remaining });
+      expect(ctx.answer.headers['Retry-After']).toBeUndefined();
       clock.advance(1_000);
     }
 
     // Three calls at 0 s, 1 s and 2 s; the fourth at 3 s waits until the first leaves the window at 60 s.
     const limited = bearer(base, ownerKey);
     await appError(authorizeMerchant(limited, 'order:read', { storeId }), 'rate_limited');
-    expect(limited.response.headers).toMatchObject({
+    expect(limited.answer.headers).toMatchObject({
       'X-RateLimit-Limit': '3',
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': '57',
@@ -403,6 +403,6 @@ describe('authorizeMerchant (the merchant guard)', () => {
     clock.set(START + 60_000);
     const again = bearer(base, ownerKey);
     await authorizeMerchant(again, 'order:read', { storeId });
-    expect(again.response.headers['Retry-After']).toBeUndefined();
+    expect(again.answer.headers['Retry-After']).toBeUndefined();
   });
 });

@@ -78,8 +78,8 @@ export async function revokeApiKey(ctx: ServiceContext, user: User, keyId: strin
   await ctx.em.flush();
 }
 
-function unauthorized(ctx: Pick<Context, 'response'>, message: string): AppError {
-  ctx.response.headers['WWW-Authenticate'] = 'Bearer realm="svc", error="invalid_token"';
+function unauthorized(ctx: Pick<Context, 'answer'>, message: string): AppError {
+  ctx.answer.headers['WWW-Authenticate'] = 'Bearer realm="svc", error="invalid_token"';
   return new AppError('unauthorized', message);
 }
 
@@ -101,10 +101,10 @@ const time = (value: Date | string | null) => (value === null ? null : new Date(
  * revoked one. One round trip reads the key and its owner's membership of `storeId`, so a
  * revoked key or a lowered permission counts from the next request.
  */
-export async function authenticateApiKey(ctx: ServiceContext & Pick<Context, 'request' | 'response'>, storeId: string): Promise<MerchantCredential> {
-  const header = ctx.request.credentials.authorization;
+export async function authenticateApiKey(ctx: ServiceContext & Pick<Context, 'caller' | 'answer'>, storeId: string): Promise<MerchantCredential> {
+  const header = ctx.caller.credentials.authorization;
   if (!header) {
-    ctx.response.headers['WWW-Authenticate'] = 'Bearer realm="svc"';
+    ctx.answer.headers['WWW-Authenticate'] = 'Bearer realm="svc"';
     throw new AppError('unauthorized', 'Send Authorization: Bearer <API key>.');
   }
   // The scheme name is case-insensitive (RFC 9110 §11.1).

@@ -34,5 +34,5 @@ export const blacklistRouter = router({
     })
     .input(ZClientGateInput)
     .output(ZClientGate)
-    .mutation(({ ctx, input }) => clientGate(ctx, input, { ip: ctx.request.ip, country: buyerCountry(ctx.request) })),
+    .mutation(({ ctx, input }) => clientGate(ctx, input, { ip: ctx.caller.ip, country: buyerCountry(ctx.caller) })),
 });

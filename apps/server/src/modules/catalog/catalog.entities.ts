@@ -11,6 +11,8 @@ export const ProductSchema = defineEntity({
     { name: 'product_price_minor_check', expression: 'price_minor >= 0' },
     { name: 'product_min_quantity_check', expression: 'min_quantity >= 1' },
     { name: 'product_check', expression: 'max_quantity is null or max_quantity >= min_quantity' },
+    { name: 'product_license_activation_limit_check', expression: 'license_activation_limit is null or license_activation_limit >= 1 and license_activation_limit <= 10000' },
+    { name: 'product_license_validity_days_check', expression: 'license_validity_days is null or license_validity_days >= 1 and license_validity_days <= 36500' },
   ],
   indexes: [
     { name: 'product_store_status_index', expression: 'create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null' },
@@ -27,6 +29,10 @@ export const ProductSchema = defineEntity({
     customFields: p.json<TCustomField[]>().default('[]'),
     minQuantity: p.integer().default(1),
     maxQuantity: p.integer().nullable(),
+    /** License API: instances one license may have at once; null: unlimited. */
+    licenseActivationLimit: p.integer().nullable(),
+    /** License API: days a license is valid from its assignment; null: never expires. */
+    licenseValidityDays: p.integer().nullable(),
     /** Deleted products stay for the orders that name them, hidden everywhere else. */
     deletedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
@@ -64,6 +70,8 @@ export const LicenseKeySchema = defineEntity({
     order: p.manyToOne(OrderSchema).ref().nullable().foreignKeyName('license_key_order_id_fkey').updateRule('no action').deleteRule('no action'),
     orderLineId: p.string().length(32).nullable(),
     assignedAt: p.datetime().nullable(),
+    /** License API: set while the seller has disabled this sold key's license. */
+    disabledAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   }),
 });

@@ -65,6 +65,8 @@ export function toProductView(product: Product, currency: string, stock: number 
     customFields: product.customFields,
     minQuantity: product.minQuantity,
     maxQuantity: product.maxQuantity ?? null,
+    licenseActivationLimit: product.licenseActivationLimit ?? null,
+    licenseValidityDays: product.licenseValidityDays ?? null,
     stock,
     createdAt: product.createdAt.toISOString(),
     updatedAt: product.updatedAt.toISOString(),
@@ -114,6 +116,8 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       customFields: input.customFields ?? [],
       minQuantity: input.minQuantity ?? 1,
       maxQuantity: input.maxQuantity ?? null,
+      licenseActivationLimit: input.licenseActivationLimit ?? null,
+      licenseValidityDays: input.licenseValidityDays ?? null,
       deletedAt: null,
       createdAt: now,
       updatedAt: now,
@@ -137,6 +141,8 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
     if (input.customFields !== undefined) product.customFields = input.customFields;
     if (input.minQuantity !== undefined) product.minQuantity = input.minQuantity;
     if (input.maxQuantity !== undefined) product.maxQuantity = input.maxQuantity;
+    if (input.licenseActivationLimit !== undefined) product.licenseActivationLimit = input.licenseActivationLimit;
+    if (input.licenseValidityDays !== undefined) product.licenseValidityDays = input.licenseValidityDays;
     if (product.maxQuantity != null && product.minQuantity > product.maxQuantity) {
       throw invalidField('minQuantity', 'minQuantity is above maxQuantity');
     }

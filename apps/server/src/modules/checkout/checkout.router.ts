@@ -27,7 +27,7 @@ const buyerTags = ['buyer'];
 const MINUTE = 60_000;
 
 function buyerOf(ctx: Context): BuyerContext {
-  return { ip: ctx.request.ip, userAgent: ctx.request.userAgent, country: buyerCountry(ctx.request) };
+  return { ip: ctx.caller.ip, userAgent: ctx.caller.userAgent, country: buyerCountry(ctx.caller) };
 }
 
 /** What creating an order can refuse (checkout, embed, orders/create). */
@@ -88,7 +88,7 @@ export const checkoutRouter = router({
     .output(ZCheckoutSession)
     .mutation(async ({ ctx, input }) => {
       const order = await orderForToken(ctx.em, input.orderId, input.token);
-      setCheckoutCookie(ctx.response, ctx.deps.config, { orderId: order.id, token: input.token });
+      setCheckoutCookie(ctx.answer, ctx.deps.config, { orderId: order.id, token: input.token });
       return checkoutSession(ctx, order);
     }),
 
@@ -107,7 +107,7 @@ export const checkoutRouter = router({
     .input(z.strictObject({}).optional())
     .output(ZCheckoutSession)
     .query(async ({ ctx }) => {
-      const cookie = ctx.request.credentials.checkout;
+      const cookie = ctx.caller.credentials.checkout;
       if (!cookie) throw new AppError('unauthorized', 'Open the checkout link first.');
       return checkoutSession(ctx, await orderForToken(ctx.em, cookie.orderId, cookie.token));
     }),

@@ -62,7 +62,7 @@ export const customersRouter = router({
     .output(ZCustomerSession)
     .mutation(async ({ ctx, input }) => {
       const { customer, token } = await verifyCustomerLogin(ctx, input);
-      setCustomerCookie(ctx.response, ctx.deps.config, token);
+      setCustomerCookie(ctx.answer, ctx.deps.config, token);
       return { customer };
     }),
 
@@ -71,8 +71,8 @@ export const customersRouter = router({
     .input(z.strictObject({}).optional())
     .output(z.void())
     .mutation(async ({ ctx }) => {
-      await endCustomerSession(ctx, ctx.request.credentials.customerToken);
-      clearCustomerCookie(ctx.response, ctx.deps.config);
+      await endCustomerSession(ctx, ctx.caller.credentials.customerToken);
+      clearCustomerCookie(ctx.answer, ctx.deps.config);
     }),
 
   ...customerOrderRoutes('/customer', tags),

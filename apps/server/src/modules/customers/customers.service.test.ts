@@ -153,7 +153,7 @@ describe('startCustomerLogin', () => {
     const limited = request(base);
     await expect(startCustomerLogin(limited, { storeId: store.id, email })).rejects.toMatchObject({ appCode: 'rate_limited' });
     // The oldest request leaves the window 15 minutes after it was made: 10 minutes from now.
-    expect(limited.response.headers).toMatchObject({
+    expect(limited.answer.headers).toMatchObject({
       'X-RateLimit-Limit': '5',
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': '600',
@@ -181,7 +181,7 @@ describe('startCustomerLogin', () => {
       const ctx = request(base, { ip });
       await enforceRateLimit(ctx, ROUTE_CODE_LIMIT);
       await startCustomerLogin(ctx, { storeId: store.id, email });
-      return ctx.response.headers;
+      return ctx.answer.headers;
     };
 
     // One address from new clients: each client has 4 left; the address has 4, 3, 2, 1, 0.

@@ -41,14 +41,14 @@ async function findOpenStore(ctx: ServiceContext, storeId: string) {
  * The rate-limit headers describe whichever of the two has less left, so a client counting
  * down X-RateLimit-Remaining is not surprised by a 429.
  */
-async function enforceAddressLimit(ctx: Pick<Context, 'deps' | 'clock' | 'response'>, key: string): Promise<void> {
+async function enforceAddressLimit(ctx: Pick<Context, 'deps' | 'clock' | 'answer'>, key: string): Promise<void> {
   const decision = await ctx.deps.limiter.hit(key, CODE_REQUESTS_PER_EMAIL, ctx.clock.now().getTime());
-  if (!decision.allowed || decision.remaining < promisedRemaining(ctx.response)) setRateLimitHeaders(ctx.response, CODE_REQUESTS_PER_EMAIL, decision);
+  if (!decision.allowed || decision.remaining < promisedRemaining(ctx.answer)) setRateLimitHeaders(ctx.answer, CODE_REQUESTS_PER_EMAIL, decision);
   if (!decision.allowed) throw new AppError('rate_limited');
 }
 
 /** Sends a code. Answers the same whether or not the address has ever ordered. */
-export async function startCustomerLogin(ctx: ServiceContext & Pick<Context, 'response'>, input: { storeId: string; email: string }): Promise<void> {
+export async function startCustomerLogin(ctx: ServiceContext & Pick<Context, 'answer'>, input: { storeId: string; email: string }): Promise<void> {
   const store = await findOpenStore(ctx, input.storeId);
   await enforceAddressLimit(ctx, `${store.id}:${input.email}`);
   const now = ctx.clock.now();
@@ -123,8 +123,8 @@ export async function endCustomerSession(ctx: ServiceContext, token: string | un
  * The signed-in customer, or 401. A request that names an Origin must come from the
  * customer's store or from this service itself: one store's theme cannot read another's buyers.
  */
-export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, 'request'>): Promise<Customer> {
-  const token = ctx.request.credentials.customerToken;
+export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, 'caller'>): Promise<Customer> {
+  const token = ctx.caller.credentials.customerToken;
   if (!token) throw new AppError('unauthorized', 'Sign in with the code sent to your e-mail.');
   const session = await ctx.em.findOne(CustomerSessionSchema, { idHash: sha256Hex(token) }, { populate: ['customer.store'] });
   if (!session || session.expiresAt.getTime() <= ctx.clock.now().getTime()) {
@@ -134,7 +134,7 @@ export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, '
   const store = customer.store.getEntity();
   // A banned store's customer area closes for sessions already open too, not only for new sign-ins.
   if (store.banned) throw new AppError('store_banned', 'This store is closed.');
-  const origin = ctx.request.origin;
+  const origin = ctx.caller.origin;
   if (origin && origin !== ownOrigin(ctx.deps.config) && !storeOrigins(ctx.deps.config, store).includes(origin)) {
     throw new AppError('store_forbidden', 'This origin does not belong to the store.');
   }

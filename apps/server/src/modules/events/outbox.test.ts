@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
+import { productPayload } from '../../../../../test/support/event-payloads.js';
 import { createStore } from '../../../../../test/support/factories.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { EventSchema } from './events.entities.js';
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 const exists = async (id: string) => (await orm.em.fork().count(EventSchema, { id })) === 1;
-const event = (storeId: string) => ({ storeId, type: 'order.created' as const, payload: { order: { id: 'o' } }, at: new Date() });
+const event = (storeId: string) => ({ storeId, type: 'product.created' as const, payload: productPayload(storeId) as Record<string, unknown>, at: new Date() });
 
 describe('recordEvent', () => {
   it('outside a transaction: writes the event and wakes at once', async () => {
@@ -76,7 +77,7 @@ describe('recordEvent', () => {
   it('writes an already dispatched event (the test ping) without a wake-up', async () => {
     const store = await createStore(orm.em.fork());
     const before = wakes;
-    const id = await recordEvent(orm.em.fork(), { ...event(store.id), type: 'webhook.test', dispatched: true });
+    const id = await recordEvent(orm.em.fork(), { ...event(store.id), type: 'webhook.test', payload: { webhookId: 'wh1' }, dispatched: true });
     expect(wakes).toBe(before);
     expect((await orm.em.fork().findOneOrFail(EventSchema, { id })).dispatchedAt).not.toBeNull();
   });
@@ -96,5 +97,16 @@ describe('eventInsert and afterEventWrite (a raw statement writing the event bes
     });
     expect(wakes).toBe(before + 1);
     expect(await exists(id)).toBe(true);
+  });
+});
+
+describe('payload schemas (EVENT_PAYLOADS)', () => {
+  it('refuses, in every shape, a payload that does not match its event type, and writes nothing', async () => {
+    const store = await createStore(orm.em.fork());
+    const bad = { ...event(store.id), type: 'order.created' as const, payload: { order: { id: 'o' } } };
+    await expect(recordEvent(orm.em.fork(), bad)).rejects.toThrow(/order\.created payload does not match/);
+    expect(() => eventInsert(bad)).toThrow(/order\.created payload does not match/);
+    expect(() => eventInsert({ ...event(store.id), payload: productPayload(store.id, { minQuantity: -1 }) })).toThrow(/product\.minQuantity/);
+    expect(await orm.em.fork().count(EventSchema, { store: store.id })).toBe(0);
   });
 });

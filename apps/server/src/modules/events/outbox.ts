@@ -6,7 +6,7 @@
  * other rows (`eventInsert`, then `afterEventWrite`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TWebhookEvent } from '@svc/schemas';
+import { EVENT_PAYLOADS, type TWebhookEvent } from '@svc/schemas';
 import { newEventId } from '../../lib/ids.js';
 import { EventSchema } from './events.entities.js';
 import { eventRowInsert } from './events.repo.js';
@@ -24,8 +24,25 @@ export interface OutboxEvent {
   dispatched?: boolean;
 }
 
+/**
+ * Checks an event's payload against its type's schema (EVENT_PAYLOADS, the schemas the OpenAPI
+ * document's `webhooks` section shows), in every environment: a payload that does not match is
+ * a bug in the code that built it, so this throws rather than send it. The payload is written as
+ * it was built (the schema only checks it), so the wire format is what the code produced.
+ */
+export function assertEventPayload(type: OutboxEvent['type'], payload: Record<string, unknown>): void {
+  const schema = EVENT_PAYLOADS[type];
+  if (!schema) throw new Error(`outbox: unknown event type ${type}`);
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; ');
+    throw new Error(`outbox: the ${type} payload does not match its schema: ${issues}`);
+  }
+}
+
 /** The INSERT of one event, for a statement that writes it beside other rows; its id first. */
 export function eventInsert(event: OutboxEvent): { id: string; sql: string; params: unknown[] } {
+  assertEventPayload(event.type, event.payload);
   const id = newEventId();
   return { id, ...eventRowInsert({ id, storeId: event.storeId, type: event.type, payload: event.payload, at: event.at, dispatchedAt: event.dispatched ? event.at : null }) };
 }
@@ -35,10 +52,18 @@ export function afterEventWrite(em: EntityManager): void {
   wakeHubOf(em)?.afterCommitOf(em);
 }
 
-/** Writes an event now, in `em`'s transaction, and arranges the wake-up. Returns its id (`evt_...`). */
+/**
+ * Writes an event in `em`'s transaction and arranges the wake-up. Returns its id (`evt_...`).
+ * Inside a transaction the row joins the unit of work, so it is inserted by the transaction's
+ * closing flush in one batch with the change it describes (a settlement's `order.paid` and
+ * `order.completed` cost no round trip of their own); outside one it is inserted at once.
+ */
 export async function recordEvent(em: EntityManager, event: OutboxEvent): Promise<string> {
+  assertEventPayload(event.type, event.payload);
   const id = newEventId();
-  await em.insert(EventSchema, { id, store: event.storeId, type: event.type, payload: event.payload, createdAt: event.at, dispatchedAt: event.dispatched ? event.at : null });
+  const row = { id, store: event.storeId, type: event.type, payload: event.payload, createdAt: event.at, dispatchedAt: event.dispatched ? event.at : null };
+  if (em.isInTransaction()) em.create(EventSchema, row);
+  else await em.insert(EventSchema, row);
   if (!event.dispatched) afterEventWrite(em);
   return id;
 }

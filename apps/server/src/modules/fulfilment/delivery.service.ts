@@ -43,7 +43,7 @@ async function customerOrNull(ctx: Context) {
  * is checked as the route declares (an unsafe call needs its CSRF token).
  */
 export async function buyerOrderAccess(ctx: Context, query: AccessQuery): Promise<Order> {
-  const { credentials } = ctx.request;
+  const { credentials } = ctx.caller;
   const order = await ctx.em.findOne(OrderSchema, { id: query.orderId });
   if (!order) throw new AppError('not_found', 'Order not found.');
   const token = query.token ?? checkoutTokenFor(credentials.checkout, order.id);

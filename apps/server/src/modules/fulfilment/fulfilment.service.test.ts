@@ -15,10 +15,9 @@ import type { TDeliveryMethod } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
-import { requestContext, serviceContext, type RequestOptions } from '../../../../../test/support/in-process.js';
+import { codeOf, requestContext, serviceContext, type RequestOptions } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
-import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { LicenseKeySchema } from '../catalog/catalog.entities.js';
@@ -118,15 +117,6 @@ async function eventsOf(shop: Shop, type: string, orderId: string) {
 
 async function paymentsOf(orderId: string) {
   return orm.em.fork().find(PaymentSchema, { order: orderId });
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, 'the call should fail').toBeInstanceOf(AppError);
-  return (error as AppError).appCode;
 }
 
 // ---------------------------------------------------------------------------------------------

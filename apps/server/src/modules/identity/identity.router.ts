@@ -11,7 +11,7 @@ const tags = ['auth'];
 
 /** Sets the session cookie and answers with the user and the CSRF token. */
 function signedIn(ctx: Context, result: SignedIn) {
-  setSessionCookie(ctx.response, ctx.deps.config, result.session.token);
+  setSessionCookie(ctx.answer, ctx.deps.config, result.session.token);
   return { user: result.user, csrfToken: result.session.csrfToken };
 }
 
@@ -45,7 +45,7 @@ export const identityRouter = router({
     .output(z.void())
     .mutation(async ({ ctx }) => {
       await logout(ctx, ctx.sessionToken);
-      clearSessionCookie(ctx.response, ctx.deps.config);
+      clearSessionCookie(ctx.answer, ctx.deps.config);
     }),
 
   session: sessionProcedure

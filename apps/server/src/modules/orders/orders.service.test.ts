@@ -10,10 +10,9 @@ import type { TOrderStatus } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
-import { serviceContext } from '../../../../../test/support/in-process.js';
+import { codeOf, serviceContext } from '../../../../../test/support/in-process.js';
 import { insertOrders, type OrderSeed, type SeededOrder } from '../../../../../test/support/orders.js';
 import { openOrm, type Orm } from '../../db/orm.js';
-import { AppError } from '../../lib/errors.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { findStoreOrder, getBuyerOrder, getOrder, listBuyerOrders, listOrders } from './orders.service.js';
 
@@ -46,15 +45,6 @@ function newestFirst(orders: SeededOrder[]): string[] {
   return [...orders]
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
     .map((o) => o.id);
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, 'the call should fail').toBeInstanceOf(AppError);
-  return (error as AppError).appCode;
 }
 
 describe('listOrders', () => {

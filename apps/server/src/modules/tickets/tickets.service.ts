@@ -56,11 +56,11 @@ async function ticketView(ctx: ServiceContext, ticket: Ticket, order: Order): Pr
 // Buyer access
 
 /** A buyer's request as far as tickets read it: the credentials it presents. */
-type BuyerRequest = ServiceContext & Pick<Context, 'request'>;
+type BuyerRequest = ServiceContext & Pick<Context, 'caller'>;
 
 /** Whether the request carries anything that could open some order. */
 function hasBuyerCredential(ctx: BuyerRequest, token: string | undefined): boolean {
-  const { credentials } = ctx.request;
+  const { credentials } = ctx.caller;
   return token !== undefined || !!credentials.checkout || !!credentials.customerToken;
 }
 
@@ -71,9 +71,9 @@ function hasBuyerCredential(ctx: BuyerRequest, token: string | undefined): boole
  * store placed with their e-mail (404 for any other); nothing at all is 401.
  */
 export async function buyerTicketAccess(ctx: BuyerRequest, orderId: string, token?: string): Promise<Order> {
-  const checkoutToken = token ?? checkoutTokenFor(ctx.request.credentials.checkout, orderId);
+  const checkoutToken = token ?? checkoutTokenFor(ctx.caller.credentials.checkout, orderId);
   if (checkoutToken !== undefined) return orderForToken(ctx.em, orderId, checkoutToken);
-  if (!ctx.request.credentials.customerToken) throw new AppError('unauthorized', NO_CREDENTIAL);
+  if (!ctx.caller.credentials.customerToken) throw new AppError('unauthorized', NO_CREDENTIAL);
   const customer = await authenticateCustomer(ctx);
   const order = await ctx.em.findOne(OrderSchema, { id: orderId, store: customer.store.id, customerEmail: customer.email });
   if (!order) throw new AppError('not_found', 'Order not found.');

@@ -12,6 +12,7 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_REDIS_URL, workerDatabaseUrl } from '../../../../../test/support/env.js';
+import { orderPayload, productPayload } from '../../../../../test/support/event-payloads.js';
 import { createStore } from '../../../../../test/support/factories.js';
 import { serviceContext, testConfig } from '../../../../../test/support/in-process.js';
 import {
@@ -103,8 +104,9 @@ async function createWebhook(deps: AppDeps, storeId: string, url: string, events
 }
 
 /** An event written the way the services write them: through the outbox's one writer. */
-async function emit(clock: ManualClock, storeId: string, type: EventType = 'order.created', payload: Record<string, unknown> = { order: { id: newId() } }) {
-  return recordEvent(orm.em.fork(), { storeId, type, payload, at: clock.now() });
+async function emit(clock: ManualClock, storeId: string, type: EventType = 'order.created', payload?: Record<string, unknown>) {
+  const data = payload ?? (type.startsWith('product.') ? productPayload(storeId, { id: newId() }) : orderPayload(storeId, { id: newId() }));
+  return recordEvent(orm.em.fork(), { storeId, type, payload: data, at: clock.now() });
 }
 
 const attemptsOf = (webhookId: string) =>
@@ -145,7 +147,8 @@ describe('retry schedule', () => {
     const dispatcher = new Dispatcher(deps, { random: () => jitter[draw++ % jitter.length]! });
 
     const eventAt = clock.now();
-    const eventId = await emit(clock, store.id, 'order.created', { order: { id: 'ord_1', total: 9.99 } });
+    const payload = orderPayload(store.id, { id: 'ord_1', price: 9.99 });
+    const eventId = await emit(clock, store.id, 'order.created', payload);
     await dispatcher.runOnce();
     expect(rx.received).toHaveLength(1);
     const firstFailureAt = clock.now();
@@ -190,7 +193,7 @@ describe('retry schedule', () => {
     expect(new Set(rx.received.map((h) => h.eventId))).toEqual(new Set([eventId]));
     expect(new Set(rx.received.map((h) => h.headers['webhook-id']))).toEqual(new Set([eventId]));
     expect(rx.received.map((h) => h.deliveryId)).toEqual(log.map((d) => d.id));
-    expect(rx.received[0]!.body).toEqual({ id: eventId, event: 'order.created', createdAt: eventAt.toISOString(), storeId: store.id, data: { order: { id: 'ord_1', total: 9.99 } } });
+    expect(rx.received[0]!.body).toEqual({ id: eventId, event: 'order.created', createdAt: eventAt.toISOString(), storeId: store.id, data: payload });
     expect(new Set(rx.received.map((h) => h.rawBody)).size).toBe(1);
     expectSigned(rx.received);
   });
@@ -323,7 +326,8 @@ describe('an attempt', () => {
       hooks[path] = await createWebhook(deps, store.id, `${rx.url}${path}`, ['product.updated']);
       secrets.set(path, hooks[path]!.secret);
     }
-    const eventId = await emit(clock, store.id, 'product.updated', { product: { id: 'p1', name: 'Ünïcödé ✓' } });
+    const payload = productPayload(store.id, { name: 'Ünïcödé ✓' });
+    const eventId = await emit(clock, store.id, 'product.updated', payload);
     await new Dispatcher(deps).runOnce();
 
     expect(rx.received).toHaveLength(3);
@@ -332,7 +336,7 @@ describe('an attempt', () => {
       expect(hit.headers['x-service-event']).toBe('product.updated');
       expect(hit.headers['x-service-event-id']).toBe(eventId);
       expect(hit.headers['content-type']).toBe('application/json');
-      expect(hit.body?.data).toEqual({ product: { id: 'p1', name: 'Ünïcödé ✓' } });
+      expect(hit.body?.data).toEqual(payload);
       // The verifiers are not vacuous: one byte more, or another secret, fails both.
       const secret = secrets.get(hit.path)!;
       expect(verifyServiceSignature(secret, hit.headers['x-service-signature'] as string, `${hit.rawBody} `)).toBe(false);
@@ -645,7 +649,7 @@ describe('wake-ups', () => {
     cleanups.push(() => dispatcher.stop());
     await new Promise((resolve) => setTimeout(resolve, 300)); // its first pass is over; it sleeps for a minute
     const started = Date.now();
-    const eventId = await orm.em.fork().transactional(async (em) => recordEvent(em, { storeId: store.id, type: 'order.created', payload: { order: { id: 'o' } }, at: clock.now() }));
+    const eventId = await orm.em.fork().transactional(async (em) => recordEvent(em, { storeId: store.id, type: 'order.created', payload: orderPayload(store.id, { id: 'o' }), at: clock.now() }));
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });
     expect(hit!.eventId).toBe(eventId);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -680,14 +684,14 @@ describe('wake-ups', () => {
 
     await expect(
       ormA.em.fork().transactional(async (em) => {
-        await recordEvent(em, { storeId: store.id, type: 'order.created', payload: { order: { id: 'rolled back' } }, at: clock.now() });
+        await recordEvent(em, { storeId: store.id, type: 'order.created', payload: orderPayload(store.id, { id: 'rolled back' }), at: clock.now() });
         await em.flush();
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(messages).toEqual([]);
-    await ormA.em.fork().transactional(async (em) => recordEvent(em, { storeId: store.id, type: 'order.created', payload: { order: { id: 'committed' } }, at: clock.now() }));
+    await ormA.em.fork().transactional(async (em) => recordEvent(em, { storeId: store.id, type: 'order.created', payload: orderPayload(store.id, { id: 'committed' }), at: clock.now() }));
     await rx.waitFor(1, { timeoutMs: 5_000 });
     await expect.poll(() => messages.length, { timeout: 3_000 }).toBeGreaterThan(0);
     await a.stop();
@@ -698,7 +702,7 @@ describe('wake-ups', () => {
     cleanups.push(() => b.stop());
     await new Promise((resolve) => setTimeout(resolve, 300));
     const em = ormC.em.fork();
-    const quiet = await recordEvent(em, { storeId: store.id, type: 'order.created', payload: { order: { id: 'quiet' } }, at: clock.now() });
+    const quiet = await recordEvent(em, { storeId: store.id, type: 'order.created', payload: orderPayload(store.id, { id: 'quiet' }), at: clock.now() });
     await em.flush();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(rx.received.map((h) => h.eventId)).not.toContain(quiet);
@@ -815,14 +819,14 @@ describe('wake-ups from nested transactions', () => {
     await expect(
       orm.em.fork().transactional(async (outer) => {
         await outer.transactional(async (inner) => {
-          await recordEvent(inner, { storeId: store.id, type: 'order.paid', payload: { order: { id: 'rolled back' } }, at: clock.now() });
+          await recordEvent(inner, { storeId: store.id, type: 'order.paid', payload: orderPayload(store.id, { id: 'rolled back' }), at: clock.now() });
         });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await orm.em.fork().transactional(async (outer) => {
       await outer.transactional(async (inner) => {
-        await recordEvent(inner, { storeId: store.id, type: 'order.paid', payload: { order: { id: 'nested' } }, at: clock.now() });
+        await recordEvent(inner, { storeId: store.id, type: 'order.paid', payload: orderPayload(store.id, { id: 'nested' }), at: clock.now() });
       });
     });
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });

@@ -200,6 +200,7 @@ describe('createWebhook', () => {
       DATABASE_URL: workerDatabaseUrl(),
       APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       PUBLIC_URL: 'https://svc.example',
+      SMTP_URL: 'smtp://127.0.0.1:9',
     });
     expect(base.deps.config.isProduction).toBe(true);
     const store = await createStore(orm.em.fork());

@@ -1,0 +1,228 @@
+/**
+ * The License API (DESIGN §7): a license is a sold license key; its product says how many
+ * instances it may activate at once and for how many days from its assignment it is valid. The
+ * merchant's software activates, validates and deactivates with the key as its credential; the
+ * seller (merchant API or dashboard) lists, reads, disables and enables licenses and removes
+ * instances. Activation and deactivation run under the key's row lock, so N concurrent
+ * activations against a limit of L leave exactly L instances.
+ */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type {
+  TActivateLicenseInput,
+  TActivateLicenseResult,
+  TDeactivateLicenseInput,
+  TDeactivateLicenseResult,
+  TLicense,
+  TLicenseInstance,
+  TLicenseStatus,
+  TListLicensesQuery,
+  TMerchantLicense,
+  TValidateLicenseInput,
+  TValidateLicenseResult,
+} from '@svc/schemas';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { AppError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { ServiceContext } from '../../trpc/context.js';
+import { LicenseKeySchema } from '../catalog/catalog.entities.js';
+import { decryptLicenseKey, licenseKeyHash } from '../catalog/catalog.service.js';
+import { recordEvent } from '../events/outbox.js';
+import { LicenseInstanceSchema } from './licenses.entities.js';
+import { lookupLicense, lockLicenseOfStore, selectLicensePage, selectMerchantLicenses, type LicenseRow } from './licenses.repo.js';
+
+const DAY_MS = 86_400_000;
+const NOT_FOUND = 'No license with this key for this product.';
+
+type LicenseCore = Pick<LicenseRow, 'id' | 'product_id' | 'key_status' | 'assigned_at' | 'disabled_at' | 'activation_limit' | 'validity_days' | 'usage'>;
+
+export function expiresAt(row: Pick<LicenseRow, 'assigned_at' | 'validity_days'>): Date | null {
+  return row.validity_days == null ? null : new Date(new Date(row.assigned_at).getTime() + row.validity_days * DAY_MS);
+}
+
+/** `disabled` (the seller disabled it, or its order was refunded), else `expired` once its validity ran out, else `active`. */
+export function licenseStatus(row: Pick<LicenseRow, 'key_status' | 'disabled_at' | 'assigned_at' | 'validity_days'>, now: Date): TLicenseStatus {
+  if (row.key_status === 'revoked' || row.disabled_at) return 'disabled';
+  const expiry = expiresAt(row);
+  return expiry && expiry.getTime() <= now.getTime() ? 'expired' : 'active';
+}
+
+function toLicense(row: LicenseCore, now: Date): TLicense {
+  return {
+    id: row.id,
+    productId: row.product_id,
+    status: licenseStatus(row, now),
+    activationLimit: row.activation_limit,
+    activationUsage: Number(row.usage),
+    expiresAt: expiresAt(row)?.toISOString() ?? null,
+    createdAt: new Date(row.assigned_at).toISOString(),
+  };
+}
+
+function toInstance(instance: { id: string; name: string; createdAt: Date }): TLicenseInstance {
+  return { id: instance.id, name: instance.name, createdAt: instance.createdAt.toISOString() };
+}
+
+/** The key's value as it was stocked (trimmed), hashed as the stock's de-duplication hashes it. */
+function hashOf(ctx: ServiceContext, key: string): string {
+  return licenseKeyHash(ctx.deps.config, key.trim());
+}
+
+/**
+ * Instances of a license, counted after its row lock is held. The locking statement's own count
+ * is not enough: a statement that waited for the lock still reads with the snapshot it started
+ * with, so it would miss the instances the transaction it waited for had added.
+ */
+async function usageUnderLock(em: EntityManager, licenseId: string): Promise<number> {
+  return em.count(LicenseInstanceSchema, { licenseKey: licenseId });
+}
+
+function notFound(): AppError {
+  return new AppError('not_found', NOT_FOUND);
+}
+
+/** Activates `instanceName` (or finds it, activated before: no extra use). */
+export async function activateLicense(ctx: ServiceContext, input: TActivateLicenseInput, retried = false): Promise<TActivateLicenseResult> {
+  const valueHash = hashOf(ctx, input.key);
+  const now = ctx.clock.now();
+  try {
+    return await ctx.em.transactional(async (em) => {
+      const row = await lookupLicense(em, input.productId, valueHash, null, true);
+      if (!row) throw notFound();
+      row.usage = await usageUnderLock(em, row.id);
+      const status = licenseStatus(row, now);
+      if (status !== 'active') throw new AppError('license_inactive', `This license is ${status}; it cannot be activated.`);
+      const existing = await em.findOne(LicenseInstanceSchema, { licenseKey: row.id, name: input.instanceName });
+      if (existing) return { activated: true as const, license: toLicense(row, now), instance: toInstance(existing) };
+      if (row.activation_limit !== null && row.usage >= row.activation_limit) {
+        throw new AppError('activation_limit_reached', `This license has reached its activation limit (${row.activation_limit}); deactivate an instance first.`);
+      }
+      const instance = em.create(LicenseInstanceSchema, { id: newId(), licenseKey: row.id, name: input.instanceName, createdAt: now });
+      await em.flush();
+      const updated = { ...row, usage: row.usage + 1 };
+      await recordLicenseEvent(ctx, em, 'license.activated', row.id, now);
+      return { activated: true as const, license: toLicense(updated, now), instance: toInstance(instance) };
+    });
+  } catch (error) {
+    // Under the row lock two activations of one name cannot race; this is the constraint's word if they ever do.
+    if (error instanceof UniqueConstraintViolationException && !retried) return activateLicense(ctx, input, true);
+    throw error;
+  }
+}
+
+/** Whether the license is active (and, when an instance is named, whether it is one of its instances). */
+export async function validateLicense(ctx: ServiceContext, input: TValidateLicenseInput): Promise<TValidateLicenseResult> {
+  const row = await lookupLicense(ctx.em, input.productId, hashOf(ctx, input.key), input.instanceId ?? null, false);
+  if (!row) throw notFound();
+  const now = ctx.clock.now();
+  const license = toLicense(row, now);
+  const instance = row.instance_id ? toInstance({ id: row.instance_id, name: row.instance_name!, createdAt: new Date(row.instance_created_at!) }) : null;
+  const reason =
+    license.status === 'disabled' ? 'disabled' : license.status === 'expired' ? 'expired' : input.instanceId !== undefined && !instance ? 'instance_not_found' : null;
+  return { valid: reason === null, reason, license, instance };
+}
+
+/** Frees one instance of the license; an instance that is not the license's is 404. */
+export async function deactivateLicense(ctx: ServiceContext, input: TDeactivateLicenseInput): Promise<TDeactivateLicenseResult> {
+  const valueHash = hashOf(ctx, input.key);
+  const now = ctx.clock.now();
+  return ctx.em.transactional(async (em) => {
+    const row = await lookupLicense(em, input.productId, valueHash, input.instanceId, true);
+    if (!row) throw notFound();
+    // Read again under the lock: a deactivation that waited for it may find the instance gone.
+    const removed = row.instance_id ? await em.nativeDelete(LicenseInstanceSchema, { id: row.instance_id }) : 0;
+    if (removed === 0) throw new AppError('not_found', 'This license has no such instance.');
+    row.usage = await usageUnderLock(em, row.id);
+    await recordLicenseEvent(ctx, em, 'license.deactivated', row.id, now);
+    return { deactivated: true as const, license: toLicense(row, now) };
+  });
+}
+
+/** Merchant views of `ids`, in that order, each with its instances (and the store, for events). */
+async function merchantLicenses(ctx: ServiceContext, em: EntityManager, ids: string[]): Promise<Array<{ view: TMerchantLicense; storeId: string }>> {
+  const rows = await selectMerchantLicenses(em, ids);
+  const instances = ids.length === 0 ? [] : await em.find(LicenseInstanceSchema, { licenseKey: { $in: ids } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const now = ctx.clock.now();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    if (!row) return [];
+    const value = decryptLicenseKey(ctx.deps.config, row.value_enc);
+    const view: TMerchantLicense = {
+      ...toLicense(row, now),
+      orderId: `ORD-${row.order_number}`,
+      customerEmail: row.customer_email,
+      masked: maskKey(value),
+      instances: instances.filter((instance) => instance.licenseKey.id === id).map(toInstance),
+    };
+    return [{ view, storeId: row.store_id }];
+  });
+}
+
+/** A key's last four characters behind dots (as the seller's key list shows them). */
+export function maskKey(value: string): string {
+  return `${'•'.repeat(Math.max(4, Math.min(value.length - 4, 16)))}${value.slice(-4)}`;
+}
+
+async function recordLicenseEvent(ctx: ServiceContext, em: EntityManager, type: 'license.activated' | 'license.deactivated' | 'license.disabled' | 'license.enabled', licenseId: string, now: Date): Promise<void> {
+  const [license] = await merchantLicenses(ctx, em, [licenseId]);
+  await recordEvent(em, { storeId: license!.storeId, type, payload: { license: license!.view }, at: now });
+}
+
+export async function listLicenses(ctx: ServiceContext, input: TListLicensesQuery) {
+  const limit = input.limit ?? 50;
+  const before = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor) : undefined;
+  const rows = await selectLicensePage(ctx.em, { storeId: input.storeId, productId: input.productId, status: input.status, now: ctx.clock.now() }, before, limit + 1);
+  const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, rows, limit, (row) => row.us);
+  const licenses = await merchantLicenses(ctx, ctx.em, page.map((row) => row.id));
+  return { licenses: licenses.map((license) => license.view), hasMore, nextCursor };
+}
+
+export async function getLicense(ctx: ServiceContext, input: { storeId: string; licenseId: string }): Promise<TMerchantLicense> {
+  const row = await findLicenseOfStore(ctx.em, input.storeId, input.licenseId);
+  const [license] = await merchantLicenses(ctx, ctx.em, [row.id]);
+  return license!.view;
+}
+
+async function findLicenseOfStore(em: EntityManager, storeId: string, licenseId: string) {
+  const key = await em.findOne(LicenseKeySchema, { id: licenseId, product: { store: storeId }, order: { $ne: null } }, { fields: ['id'] });
+  if (!key) throw new AppError('not_found', 'No license with this id in this store.');
+  return key;
+}
+
+/** The seller disables a license (validate answers `disabled`); disabling twice changes nothing. */
+export async function disableLicense(ctx: ServiceContext, input: { storeId: string; licenseId: string }): Promise<TMerchantLicense> {
+  return setDisabled(ctx, input, true);
+}
+
+/** The seller enables a license it disabled; a refunded order's license stays disabled (409). */
+export async function enableLicense(ctx: ServiceContext, input: { storeId: string; licenseId: string }): Promise<TMerchantLicense> {
+  return setDisabled(ctx, input, false);
+}
+
+async function setDisabled(ctx: ServiceContext, input: { storeId: string; licenseId: string }, disable: boolean): Promise<TMerchantLicense> {
+  const now = ctx.clock.now();
+  return ctx.em.transactional(async (em) => {
+    const row = await lockLicenseOfStore(em, input.storeId, input.licenseId);
+    if (!row) throw new AppError('not_found', 'No license with this id in this store.');
+    if (!disable && row.key_status === 'revoked') throw new AppError('conflict', 'This license was disabled by a refund of its order; it cannot be enabled.');
+    if (Boolean(row.disabled_at) !== disable) {
+      await em.nativeUpdate(LicenseKeySchema, { id: row.id }, { disabledAt: disable ? now : null });
+      await recordLicenseEvent(ctx, em, disable ? 'license.disabled' : 'license.enabled', row.id, now);
+    }
+    const [license] = await merchantLicenses(ctx, em, [row.id]);
+    return license!.view;
+  });
+}
+
+/** The seller removes an instance (the software on it no longer validates with it). */
+export async function removeLicenseInstance(ctx: ServiceContext, input: { storeId: string; licenseId: string; instanceId: string }): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.em.transactional(async (em) => {
+    const row = await lockLicenseOfStore(em, input.storeId, input.licenseId);
+    if (!row) throw new AppError('not_found', 'No license with this id in this store.');
+    const removed = await em.nativeDelete(LicenseInstanceSchema, { id: input.instanceId, licenseKey: row.id });
+    if (removed === 0) throw new AppError('not_found', 'This license has no such instance.');
+    await recordLicenseEvent(ctx, em, 'license.deactivated', row.id, now);
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * The License API (DESIGN §7): the merchant's own software activates, validates and deactivates
+ * the license keys it sold, with the key as the credential; and the merchant's view of them.
+ */
+import { z } from 'zod';
+import { ZId, ZTimestamp } from './common.js';
+import { queryInt } from './query.js';
+
+export const LICENSE_STATUSES = ['active', 'expired', 'disabled'] as const;
+export const ZLicenseStatus = z.enum(LICENSE_STATUSES);
+export type TLicenseStatus = z.infer<typeof ZLicenseStatus>;
+
+/** Why a license does not validate. */
+export const LICENSE_INVALID_REASONS = ['expired', 'disabled', 'instance_not_found'] as const;
+export const ZLicenseInvalidReason = z.enum(LICENSE_INVALID_REASONS);
+
+/** A license key as the buyer typed it; compared trimmed, as it was stocked. */
+const ZLicenseKeyValue = z.string().min(1).max(500);
+const ZInstanceName = z.string().trim().min(1).max(200);
+
+export const ZActivateLicenseInput = z.strictObject({ productId: ZId, key: ZLicenseKeyValue, instanceName: ZInstanceName });
+export const ZValidateLicenseInput = z.strictObject({ productId: ZId, key: ZLicenseKeyValue, instanceId: ZId.optional() });
+export const ZDeactivateLicenseInput = z.strictObject({ productId: ZId, key: ZLicenseKeyValue, instanceId: ZId });
+export type TActivateLicenseInput = z.infer<typeof ZActivateLicenseInput>;
+export type TValidateLicenseInput = z.infer<typeof ZValidateLicenseInput>;
+export type TDeactivateLicenseInput = z.infer<typeof ZDeactivateLicenseInput>;
+
+/** The public view: never the key, no order, e-mail or store data. */
+export const ZLicense = z.object({
+  id: z.string(),
+  productId: z.string(),
+  status: ZLicenseStatus,
+  /** Instances one license may have at once; null: unlimited. */
+  activationLimit: z.number().int().min(1).max(10_000).nullable(),
+  /** Instances active now. */
+  activationUsage: z.number().int().min(0).max(1_000_000),
+  expiresAt: ZTimestamp.nullable(),
+  createdAt: ZTimestamp,
+});
+export type TLicense = z.infer<typeof ZLicense>;
+
+export const ZLicenseInstance = z.object({ id: z.string(), name: z.string(), createdAt: ZTimestamp });
+export type TLicenseInstance = z.infer<typeof ZLicenseInstance>;
+
+export const ZActivateLicenseResult = z.object({ activated: z.literal(true), license: ZLicense, instance: ZLicenseInstance });
+export const ZValidateLicenseResult = z.object({
+  valid: z.boolean(),
+  reason: ZLicenseInvalidReason.nullable(),
+  license: ZLicense,
+  instance: ZLicenseInstance.nullable(),
+});
+export const ZDeactivateLicenseResult = z.object({ deactivated: z.literal(true), license: ZLicense });
+export type TActivateLicenseResult = z.infer<typeof ZActivateLicenseResult>;
+export type TValidateLicenseResult = z.infer<typeof ZValidateLicenseResult>;
+export type TDeactivateLicenseResult = z.infer<typeof ZDeactivateLicenseResult>;
+
+/** The merchant's view (and the `license.*` events' data): the public view and whose it is. */
+export const ZMerchantLicense = ZLicense.extend({
+  /** ORD-<n> */
+  orderId: z.string(),
+  customerEmail: z.string(),
+  /** The key's last four characters behind dots. */
+  masked: z.string(),
+  instances: z.array(ZLicenseInstance),
+});
+export type TMerchantLicense = z.infer<typeof ZMerchantLicense>;
+
+export const ZListLicensesQuery = z.strictObject({
+  storeId: ZId,
+  productId: ZId.optional(),
+  status: ZLicenseStatus.optional(),
+  limit: queryInt(z.number().int().min(1).max(100)).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+});
+export type TListLicensesQuery = z.infer<typeof ZListLicensesQuery>;
+export const ZLicenseList = z.object({ licenses: z.array(ZMerchantLicense), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ZLicenseIdInput = z.strictObject({ storeId: ZId, licenseId: ZId });
+export const ZLicenseInstanceIdInput = z.strictObject({ storeId: ZId, licenseId: ZId, instanceId: ZId });
