@@ -66,6 +66,54 @@ describe('JSON bodies', () => {
   });
 });
 
+describe('input limits, on both transports', () => {
+  const deep = (depth: number) => `{"flag":true,"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+
+  it('refuses JSON nested past 32 levels (10,000 once overflowed the adapter stack: a 500; the sweep sends that) and takes 30', async () => {
+    // 1,500 levels: this app's body limit is 4 KB.
+    const rest = await post('/api/probe/toggle', deep(1_500));
+    expect(rest.status).toBe(400);
+    expect(await rest.json()).toEqual({ error: 'The request is not valid.', code: 'validation_failed', issues: [{ path: '', message: 'The JSON is nested deeper than 32 levels.' }] });
+    const trpc = await post('/trpc/probe.toggle', deep(1_500));
+    expect(trpc.status).toBe(400);
+    expect((await trpc.json()).error.data).toMatchObject({ code: 'validation_failed', httpStatus: 400 });
+    const query = await fetch(`${app.url}/trpc/probe.page?input=${encodeURIComponent('['.repeat(2_000) + ']'.repeat(2_000))}`);
+    expect(query.status).toBe(400);
+    expect((await query.json()).error.data.code).toBe('validation_failed');
+    // Within the limit the body reaches the procedure (which names the unknown field).
+    const within = await post('/api/probe/toggle', deep(30));
+    expect((await within.json()).issues).toEqual([{ path: 'deep', message: 'Unknown field.' }]);
+  });
+
+  it('refuses a NUL or a lone surrogate in a string, and -0 or 1e309 as a number, naming the field on REST and /trpc', async () => {
+    for (const [body, message] of [
+      ['{"flag":true,"name":"a\\u0000b"}', 'Must not contain a NUL character.'],
+      ['{"flag":true,"name":"a\\ud800b"}', 'Must not contain a lone UTF-16 surrogate.'],
+      ['{"flag":true,"count":-0}', 'Must not be -0.'],
+      ['{"flag":true,"count":1e309}', 'Must be a finite number.'],
+    ] as const) {
+      const rest = await post('/api/probe/toggle', body);
+      expect(rest.status, body).toBe(400);
+      const path = body.includes('name') ? 'name' : 'count';
+      expect(await rest.json(), body).toEqual({ error: 'The request is not valid.', code: 'validation_failed', issues: [{ path, message }] });
+      const trpc = await post('/trpc/probe.toggle', body);
+      expect(trpc.status, body).toBe(400);
+      expect((await trpc.json()).error.data, body).toMatchObject({ code: 'validation_failed', issues: [{ path, message }] });
+    }
+  });
+
+  it('refuses an empty body sent as JSON where the route reads a body, and a URL that is not percent-encoded UTF-8', async () => {
+    const empty = await post('/api/probe/toggle', '');
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ error: 'The request is not valid.', code: 'validation_failed', issues: [{ path: '', message: 'The body is empty: send a JSON object.' }] });
+    for (const path of ['/api/probe/items/%ff', '/api/probe/page?x=%ff', '/api/probe/page?x=%00', '/api/probe/items/%ED%A0%80']) {
+      const response = await fetch(`${app.url}${path}`, { method: path.includes('items') ? 'DELETE' : 'GET' });
+      expect(response.status, path).toBe(400);
+      expect((await response.json()).code, path).toBe('validation_failed');
+    }
+  });
+});
+
 describe('strict typing survives trpc-to-openapi coercion', () => {
   it('refuses {"flag":"false"} on REST and /trpc, before and after a REST call', async () => {
     const refuseOnBoth = async () => {

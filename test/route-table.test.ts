@@ -3,6 +3,8 @@
  * CORS policy and its error codes, and the table (which REST, /trpc CORS and CSRF, OpenAPI, the
  * metrics and the SDK generator read) refuses a declaration with a gap.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { ERROR_STATUS } from '@svc/schemas';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { appRouter } from '../apps/server/src/trpc/app-router.js';
 import { t } from '../apps/server/src/trpc/init.js';
 import { publicProcedure, router } from '../apps/server/src/trpc/procedures.js';
 import { policyGaps, routeTable } from '../apps/server/src/trpc/route-table.js';
+import { REPO_ROOT } from './support/server.js';
 
 describe('the route table', () => {
   const table = routeTable(appRouter, PLAIN_ROUTES);
@@ -28,6 +31,18 @@ describe('the route table', () => {
       expect(entry.errorStatuses, entry.name).toEqual(expect.arrayContaining([500, 503]));
       for (const code of entry.errorCodes) expect(Object.keys(ERROR_STATUS), entry.name).toContain(code);
     }
+  });
+
+  it('knows which REST operations read a JSON body, exactly as the OpenAPI document does', () => {
+    const document = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>>;
+    };
+    for (const entry of table.procedures) {
+      const operation = document.paths[entry.path]?.[entry.method.toLowerCase()];
+      expect(operation, entry.name).toBeDefined();
+      expect(entry.jsonBody, entry.name).toBe(Boolean(operation?.requestBody?.content['application/json']));
+    }
+    expect(table.procedures.filter((entry) => entry.jsonBody).length).toBeGreaterThan(30);
   });
 
   it('documents the plain API routes, the dashboard payment proof among them', () => {

@@ -242,6 +242,9 @@ interface Variant {
   transport?: boolean;
 }
 
+/** Stands in a body for a number literal JSON.stringify cannot write (`1e309`, `-0`). */
+const RAW_NUMBER = '__raw_number__';
+
 const TYPE_SAMPLES: Record<string, unknown> = { string: 'wrong', number: 12345.5, object: { nested: true }, array: ['x'], null: null, boolean: true };
 
 function acceptedTypes(schema: JsonSchema): Set<string> {
@@ -333,6 +336,22 @@ function bodyVariants(op: Operation, url: string): Variant[] {
         setAt(body, field.path, 'not_a_known_value');
         out.push(json(`${name}: unknown enum value`, body, invalid(name)));
       }
+      if (s.type === 'string') {
+        // Text PostgreSQL cannot store: it once reached the database (a 500 with the SQL logged).
+        for (const [label, value] of [['a NUL character', 'a\u0000b'], ['a lone surrogate', 'a\uD800b']]) {
+          const body = structuredClone(base);
+          setAt(body, field.path, value);
+          out.push(json(`${name}: ${label}`, body, invalid(name)));
+        }
+      }
+      if (s.type === 'integer' || s.type === 'number') {
+        // Numbers JSON.stringify cannot write: the literal goes into the text.
+        for (const literal of ['1e309', '-0', '0.30000000000000004']) {
+          const body = structuredClone(base);
+          setAt(body, field.path, RAW_NUMBER);
+          out.push({ ...json(`${name}: ${literal}`, body, invalid(name)), body: JSON.stringify(body).replace(`"${RAW_NUMBER}"`, literal) });
+        }
+      }
       if (s.type === 'integer' || s.type === 'number') {
         for (const [label, value] of [
           ['negative', -1],
@@ -364,10 +383,16 @@ function bodyVariants(op: Operation, url: string): Variant[] {
         }
       }
     }
-    if ((schema.required ?? []).length > 0) {
-      out.push({ op, label: 'empty body', url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }), body: '', status: 400, codes: ['validation_failed'] });
-      out.push(json('empty object', {}, { status: 400, codes: ['validation_failed'] }));
-    }
+    // An empty body sent as JSON is not `{}` (it once counted as one).
+    out.push({ op, label: 'empty body', url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }), body: '', status: 400, codes: ['validation_failed'] });
+    if ((schema.required ?? []).length > 0) out.push(json('empty object', {}, { status: 400, codes: ['validation_failed'] }));
+  }
+  // Refused before parsing into objects (nesting 10,000 deep once overflowed the adapter's stack: a 500 everywhere).
+  for (const [label, member] of [
+    ['nested 10,000 deep', `"deep":${'['.repeat(10_000)}${']'.repeat(10_000)}`],
+    ['an array of 100,000 elements', `"big":[${Array.from({ length: 100_000 }, () => '0').join(',')}]`],
+  ]) {
+    out.push({ op, label: label!, url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }), body: withLeadingKey(base, member!), status: 400, codes: ['validation_failed'], transport: true });
   }
   out.push(json('unknown field', { ...base, unexpectedField: 1 }, invalid('unexpectedField')));
   for (const [label, raw] of [['array body', '[]'], ['number body', '42'], ['null body', 'null']]) {
@@ -406,6 +431,14 @@ function pathVariants(op: Operation): Variant[] {
         op, label: `path ${param.name}: ${label}`, url: fillPath(op, { [param.name]: value }), method: op.method,
         headers: headersFor(op, hasBody && body ? { 'content-type': 'application/json' } : {}),
         body: hasBody ? body : undefined,
+      });
+    }
+    // Not percent-encoded UTF-8 (the router's own FST_ERR_BAD_URL body once answered it) and an encoded NUL.
+    for (const raw of ['%ff', '%00', '%ED%A0%80']) {
+      out.push({
+        op, label: `path ${param.name}: ${raw}`, url: fillPath(op).replace(encodeURIComponent(pathValue(op, param.name)), raw), method: op.method,
+        headers: headersFor(op, hasBody && body ? { 'content-type': 'application/json' } : {}),
+        body: hasBody ? body : undefined, status: 400, codes: ['validation_failed'],
       });
     }
   }
@@ -450,6 +483,14 @@ function queryVariants(op: Operation, url: string): Variant[] {
     }
   }
   if (op.method === 'GET') out.push(send('unknown query parameter', { ...valid, unexpectedParam: '1' }, 'unexpectedParam'));
+  for (const p of query) {
+    for (const raw of ['%ff', '%00', '%ED%A0%80']) {
+      const search = new URLSearchParams({ ...valid });
+      search.delete(p.name);
+      const rest = search.toString();
+      out.push({ op, label: `query ${p.name}: ${raw}`, url: `${url}?${rest ? `${rest}&` : ''}${p.name}=${raw}`, method: op.method, headers: headersFor(op), status: 400, codes: ['validation_failed'] });
+    }
+  }
   return out;
 }
 
@@ -514,6 +555,12 @@ function gatewayVariants(op: Operation): Variant[] {
     ['signed 1 MB id', JSON.stringify({ id: 'x'.repeat(1_000_000), type: 'payment.succeeded', orderId: ids.order, amount: 10, currency: 'USD' })],
     ['signed negative amount', JSON.stringify({ id: 'tevt_4', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: -5, currency: 'USD' })],
     ['signed huge amount', JSON.stringify({ id: 'tevt_5', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: 1e300, currency: 'USD' })],
+    ['signed id with a NUL', JSON.stringify({ id: 'tevt\u00006', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: 10, currency: 'USD' })],
+    ['signed id with a lone surrogate', JSON.stringify({ id: 'tevt\uD8007', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: 10, currency: 'USD' })],
+    // Not 10.00: read exactly, it is a fraction of a cent short.
+    ['signed amount 9.999999999999999', JSON.stringify({ id: 'tevt_8', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: 9.999999999999999, currency: 'USD' })],
+    ['signed amount 1e309', `{"id":"tevt_9","type":"payment.succeeded","orderId":"${ids.pendingOrder}","amount":1e309,"currency":"USD"}`],
+    ['signed body nested 10,000 deep', `{"id":"tevt_10","deep":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
   ];
   return [
     v('unknown gateway', '{}', { 'content-type': 'application/json' }, { status: 404, codes: ['not_found'] }, op.path.replace('{gateway}', 'nope')),

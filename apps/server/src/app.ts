@@ -10,7 +10,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.js';
 import { installCors } from './http/cors.js';
 import { docsPlugin, openApiJsonRoute } from './http/docs.js';
-import { clientErrorHandler, installErrorReplies } from './http/error-reply.js';
+import { clientErrorHandler, installErrorReplies, routerErrorHandler } from './http/error-reply.js';
 import { registerPlainRoutes } from './http/plain-route.js';
 import { PLAIN_ROUTES } from './http/plain-routes.js';
 import { installRequestMetrics } from './http/request-metrics.js';
@@ -18,6 +18,7 @@ import { installResponseSink } from './http/response-sink.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { restPlugin } from './http/rest.js';
 import { trpcPlugin } from './http/trpc.js';
+import { assertReadableUrl } from './lib/input-limits.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { appRouter } from './trpc/app-router.js';
 import { routeTable } from './trpc/route-table.js';
@@ -61,6 +62,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     routerOptions: { maxParamLength: 2048 },
     // Requests Node's parser refuses (headers over 16 KB, not HTTP) answered in our error body.
     clientErrorHandler,
+    // So are those the router refuses (a path that is not percent-encoded UTF-8, a parameter too long).
+    frameworkErrors: routerErrorHandler,
   });
 
   // The path as the client sent it: the REST adapter later rewrites request.url (and the raw
@@ -74,6 +77,13 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     const query = url.indexOf('?');
     request.publicPath = query < 0 ? url : url.slice(0, query);
     reply.header('X-Request-Id', request.id);
+    try {
+      // The router decodes only the path; the query must be readable text too.
+      assertReadableUrl(url);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
     done();
   });
 

@@ -1,6 +1,6 @@
 /** Products, their delivery configuration, license-key stock and the public catalog. */
 import { z } from 'zod';
-import { ZId, ZTimestamp, ZCount } from './common.js';
+import { decimalPlaces, ZId, ZTimestamp, ZCount } from './common.js';
 import { queryInt } from './query.js';
 import { ZStorePublic } from './stores.js';
 
@@ -11,12 +11,12 @@ export type TDeliveryMethod = z.infer<typeof ZDeliveryMethod>;
 export const PRODUCT_STATUSES = ['active', 'draft', 'archived'] as const;
 export const ZProductStatus = z.enum(PRODUCT_STATUSES);
 
-/** A price as the API shows it: a JSON number with at most two decimals. */
+/** A price as the API shows it: a JSON number with at most two decimals, exactly (`0.30000000000000004` is not 0.3). */
 export const ZAmount = z
   .number()
   .nonnegative()
   .max(1_000_000)
-  .refine((value) => Math.abs(Math.round(value * 100) - value * 100) < 1e-6, 'at most two decimals');
+  .refine((value) => decimalPlaces(value) <= 2, 'at most two decimals');
 
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'email', 'checkbox'] as const;
 export const ZCustomField = z.strictObject({

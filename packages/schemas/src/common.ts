@@ -22,5 +22,17 @@ export const ZPlainText = (max: number) =>
     // eslint-disable-next-line no-control-regex
     .refine((value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value), 'control characters are not allowed');
 
+/**
+ * The decimal places of a number as its shortest decimal text reads (`0.3` -> 1, `1.005` -> 3,
+ * `0.30000000000000004` -> 17, `1e-7` -> 7, `100` -> 0). A JSON number is exactly the double its
+ * text parses to, and the shortest text of that double is what any decimal reading of it gives,
+ * so an amount is "at most two decimals" exactly when this is 2 or less: no tolerance, no rounding.
+ */
+export function decimalPlaces(value: number): number {
+  const match = /^-?\d+(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value));
+  if (!match) return Number.POSITIVE_INFINITY; // NaN, Infinity
+  return Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0));
+}
+
 /** A count, size or quantity in a response: a non-negative PostgreSQL integer (never JavaScript's unsafe range). */
 export const ZCount = z.number().int().min(0).max(2_147_483_647);

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TErrorBody } from '@svc/schemas';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, toPublicError, type PublicError } from '../lib/errors.js';
+import { AppError, invalidField, toPublicError, type PublicError } from '../lib/errors.js';
 
 export function sendError(reply: FastifyReply, pub: PublicError): FastifyReply {
   const body: TErrorBody = { error: pub.message, code: pub.code };
@@ -64,4 +64,15 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(error);
+}
+
+/**
+ * Requests the router refuses before any route or hook runs (fastify's `frameworkErrors`): a path
+ * that is not valid percent-encoded UTF-8 (`%ff`), a path parameter over the router's length limit.
+ * Fastify's default answers those in its own body (code FST_ERR_BAD_URL); ours is a 400.
+ */
+export function routerErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long.' : 'The URL is not valid percent-encoded UTF-8.';
+  request.log.trace({ err: error }, 'router refused the URL');
+  return sendError(reply, toPublicError(invalidField('', message)));
 }

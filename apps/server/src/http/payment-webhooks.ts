@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
+import { assertReadable } from '../lib/input-limits.js';
 import { handleNotification, type PaymentNotification } from '../modules/payments/notifications.js';
 import { STRIPE_SIGNATURE_HEADER, verifyStripeNotification } from '../modules/payments/stripe-gateway.js';
 import { TEST_SIGNATURE_HEADER, verifyTestNotification } from '../modules/payments/test-gateway.js';
@@ -72,6 +73,8 @@ export const paymentNotificationRoute = plainRoute({
       request.log.info({ gateway, outcome: 'ignored' }, 'payment notification');
       return reply.code(200).send({ outcome: 'ignored' });
     }
+    // What is stored of it must be storable text (a NUL in an event id once reached PostgreSQL).
+    assertReadable(notification);
     const outcome = await handleNotification(ctx.em, gateway, notification, ctx.clock.now());
     request.log.info({ gateway, eventId: notification.eventId, orderId: notification.orderId, outcome }, 'payment notification');
     return reply.code(200).send({ outcome });

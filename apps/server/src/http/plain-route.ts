@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { AppDeps } from '../deps.js';
 import { AppError, toPublicError, zodIssues, type PublicError } from '../lib/errors.js';
+import { assertReadable } from '../lib/input-limits.js';
 import type { User } from '../modules/identity/identity.entities.js';
 import type { StoreMember } from '../modules/stores/stores.entities.js';
 import { createContext, type Context } from '../trpc/context.js';
@@ -110,6 +111,9 @@ export async function registerPlainRoutes(app: FastifyInstance, deps: AppDeps, r
             });
             try {
               if (route.policy.rateLimit) await enforceRateLimit(ctx, route.policy.rateLimit);
+              assertReadable(ctx.params);
+              assertReadable(ctx.query);
+              if (route.body === 'form') assertReadable(request.body);
               await guard(route, ctx);
               if (route.query) {
                 const parsed = route.query.safeParse(request.query ?? {});

@@ -43,10 +43,12 @@ export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; ro
 
   // A POST without a body (rotate, test, retry) needs no Content-Type: the adapter would
   // otherwise refuse it with 415 before looking at the (absent) body.
+  const typeAdded = new WeakSet<object>();
   app.addHook('onRequest', async (request) => {
     const bodyless = !request.headers['transfer-encoding'] && (request.headers['content-length'] ?? '0') === '0';
     if (bodyless && !request.headers['content-type'] && request.method !== 'GET') {
       request.headers['content-type'] = 'application/json';
+      typeAdded.add(request);
     }
   });
 
@@ -56,7 +58,13 @@ export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; ro
   // answered 200, a refund with `true` refunded). Refuse it.
   app.addHook('preValidation', async (request) => {
     const body = request.body;
-    if (body === undefined) return;
+    if (body === undefined) {
+      // An empty body the client sent as JSON is not `{}`: on a route that reads a body it is refused.
+      if (request.emptyJsonBody && !typeAdded.has(request) && table.match(request.method, request.publicPath)?.jsonBody) {
+        throw invalidField('', 'The body is empty: send a JSON object.');
+      }
+      return;
+    }
     if (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
       throw invalidField('', 'The body must be a JSON object.');
     }

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { ZCount, ZStoredFile } from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
+import { assertReadable } from '../lib/input-limits.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { paymentProofOf, uploadPaymentProof } from '../modules/payments/proofs.service.js';
@@ -59,6 +60,7 @@ export const productFileUploadRoute = plainRoute({
     if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the file as multipart/form-data.');
     const part = await request.file();
     if (!part) throw invalidField('file', 'Attach one file.');
+    assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
     const view = await uploadProductFile(ctx, {
       storeId: ctx.params.storeId!,
       productId: ctx.params.productId!,
@@ -99,6 +101,7 @@ export const paymentProofUploadRoute = plainRoute({
     if (!token) throw new AppError('unauthorized', 'Open the order with its checkout link first.');
     const part = await request.file();
     if (!part) throw invalidField('file', 'Attach one file.');
+    assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
     const result = await uploadPaymentProof(ctx, { orderId, token, name: part.filename, contentType: part.mimetype, stream: part.file });
     return reply.code(201).send(result);
   },

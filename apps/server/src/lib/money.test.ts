@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decimalPlaces } from '@svc/schemas';
 import { amountToMinor, minorToAmount } from './money.js';
 
 describe('money', () => {
@@ -13,5 +14,23 @@ describe('money', () => {
     expect(amountToMinor(0.07, 'USD')).toBe(7);
     expect(() => amountToMinor(1.001, 'USD')).toThrow(RangeError);
     expect(() => amountToMinor(1.5, 'JPY')).toThrow(RangeError);
+  });
+
+  it('reads an amount exactly as its decimal text: no tolerance lets a finer amount round into a price', () => {
+    for (const finer of [0.30000000000000004, 9.999999999999999, 1.005, 0.1 + 0.2, 1e-7, 19.999]) {
+      expect(() => amountToMinor(finer, 'USD'), String(finer)).toThrow(RangeError);
+    }
+    expect(decimalPlaces(0.30000000000000004)).toBe(17);
+    expect(decimalPlaces(1e-7)).toBe(7);
+    expect(decimalPlaces(1e21)).toBe(0);
+    expect(decimalPlaces(Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
+    expect(amountToMinor(-0, 'USD')).toBe(0);
+    // Every amount of two decimals up to 100,000.00 (and the top of the range) is taken, to the cent.
+    for (let minor = 0; minor <= 10_000_000; minor += 7) {
+      const amount = Number(`${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`);
+      if (amountToMinor(amount, 'USD') !== minor) expect.fail(`${amount} -> ${amountToMinor(amount, 'USD')}, not ${minor}`);
+    }
+    expect(amountToMinor(999_999.99, 'USD')).toBe(99_999_999);
+    expect(amountToMinor(1_000_000, 'USD')).toBe(100_000_000);
   });
 });

@@ -1,3 +1,4 @@
+import { decimalPlaces } from '@svc/schemas';
 import { invalidField } from './errors.js';
 
 /**
@@ -23,11 +24,16 @@ export function minorToAmount(minor: number, currency: string): number {
   return exponent === 0 ? minor : minor / 10 ** exponent;
 }
 
-/** 19.99 USD -> 1999, refusing amounts finer than the currency allows. */
+/**
+ * 19.99 USD -> 1999, refusing amounts finer than the currency allows, exactly: `9.999999999999999`
+ * is not 10.00 and `0.30000000000000004` is not 0.30 (decimalPlaces reads the number's decimal
+ * text). Once the places are known to fit, the rounding only absorbs the binary product's error.
+ */
 export function amountToMinor(amount: number, currency: string): number {
   const exponent = currencyExponent(currency);
-  const minor = Math.round(amount * 10 ** exponent);
-  if (!Number.isSafeInteger(minor) || Math.abs(minor / 10 ** exponent - amount) > 1e-9) {
+  // `+ 0`: -0 is 0 minor units.
+  const minor = Math.round(amount * 10 ** exponent) + 0;
+  if (decimalPlaces(amount) > exponent || !Number.isSafeInteger(minor)) {
     throw new RangeError(`${amount} is not a whole number of ${currency} minor units`);
   }
   return minor;

@@ -9,6 +9,7 @@
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
 import type { TRPCProcedureBuilder, TRPCUnsetMarker } from '@trpc/server';
 import { AppError, toPublicError } from '../lib/errors.js';
+import { assertReadable } from '../lib/input-limits.js';
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
 import { authenticateSession, authorizeMerchant, requireMember, storeIdOf, type RouteCall } from './guards.js';
 import { applyIdempotency } from './idempotency.middleware.js';
@@ -42,13 +43,20 @@ const applyRateLimit = t.middleware(async ({ ctx, meta, next }) => {
   return next();
 });
 
+/** Every string of the input storable text, every number finite (lib/input-limits.ts), on both transports. */
+const refuseUnreadableInput = t.middleware(async ({ getRawInput, next }) => {
+  assertReadable(await getRawInput());
+  return next();
+});
+
 /** What the guards need of the route being called: whether the call is unsafe, and its CSRF policy. */
 function callOf(meta: SvcMeta | undefined, type: string): RouteCall {
   return { unsafe: type === 'mutation', csrf: meta?.csrf ?? 'required' };
 }
 
-// Rate limit first: a replay or a 409 still counts against the client's budget.
-export const baseProcedure = t.procedure.use(normaliseErrors).use(applyRateLimit).use(applyIdempotency);
+// Rate limit first: a replay or a 409 still counts against the client's budget. Unreadable input
+// claims no Idempotency-Key.
+export const baseProcedure = t.procedure.use(normaliseErrors).use(applyRateLimit).use(refuseUnreadableInput).use(applyIdempotency);
 
 type Declared = Pick<RoutePolicy, 'auth' | 'csrf' | 'cors'>;
 const declare = (policy: Declared): SvcMeta => policy;

@@ -53,6 +53,8 @@ export interface RouteEntry {
   errorStatuses: number[];
   /** In the OpenAPI document. */
   documented: boolean;
+  /** Its REST operation reads a JSON body (a procedure on an unsafe method with fields besides the path's). */
+  jsonBody: boolean;
   procedure?: AnyProcedure;
   plain?: PlainRouteDeclaration;
 }
@@ -72,10 +74,10 @@ const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const WITH_BODY = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /** What a route can answer besides its own codes, from the rest of its policy. */
-function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasInput: boolean; hasJsonBody: boolean }): TErrorCode[] {
+function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasJsonBody: boolean }): TErrorCode[] {
   // payload_too_large: any request whose line or headers are over the server's limits (a long query, say).
-  const codes: TErrorCode[] = ['internal_error', 'service_unavailable', 'payload_too_large'];
-  if (route.hasInput) codes.push('validation_failed');
+  // validation_failed: any request whose URL is not readable text (`%ff`, an encoded NUL; lib/input-limits.ts).
+  const codes: TErrorCode[] = ['internal_error', 'service_unavailable', 'payload_too_large', 'validation_failed'];
   if (route.hasJsonBody) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
   const unsafe = UNSAFE.has(route.method);
   // A write that races another one (a unique or optimistic-lock violation) is answered 409.
@@ -129,6 +131,16 @@ export function policyGaps(name: string, policy: Partial<RoutePolicy> | undefine
 
 const paramsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
 
+/** The REST adapter reads the input from the body on these methods, less the path's parameters. */
+const BODY_INPUT = new Set(['POST', 'PATCH', 'PUT']);
+
+/** Whether an input (its object schema) has fields the path does not carry. */
+function hasBodyFields(inputs: unknown[], params: string[]): boolean {
+  if (inputs.length === 0) return false;
+  const shape = (inputs[0] as { shape?: Record<string, unknown> }).shape;
+  return !shape || Object.keys(shape).some((key) => !params.includes(key));
+}
+
 function complete(policy: Partial<RoutePolicy>): RoutePolicy {
   return policy as RoutePolicy;
 }
@@ -155,7 +167,7 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
     if (!method || !openapi?.path || !meta?.auth) continue;
     const policy = complete(meta);
     const hasInput = def.inputs.length > 0;
-    const errorCodes = [...new Set([...impliedCodes(policy, { method, hasInput, hasJsonBody: hasInput && WITH_BODY.has(method) }), ...(policy.errors ?? [])])];
+    const errorCodes = [...new Set([...impliedCodes(policy, { method, hasJsonBody: hasInput && WITH_BODY.has(method) }), ...(policy.errors ?? [])])];
     entries.push({
       name,
       source: 'procedure',
@@ -167,12 +179,13 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
       errorCodes,
       errorStatuses: [...new Set(errorCodes.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b),
       documented: true,
+      jsonBody: BODY_INPUT.has(method) && hasBodyFields(def.inputs, paramsOf(openapi.path)),
       procedure,
     });
   }
   for (const plain of plainRoutes) {
     gaps.push(...policyGaps(plain.name, plain.policy, plain.method));
-    const errorCodes = [...new Set([...impliedCodes(plain.policy, { method: plain.method, hasInput: true, hasJsonBody: false }), ...plain.policy.errors])];
+    const errorCodes = [...new Set([...impliedCodes(plain.policy, { method: plain.method, hasJsonBody: false }), ...plain.policy.errors])];
     entries.push({
       name: plain.name,
       source: 'plain',
@@ -184,6 +197,7 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
       errorCodes,
       errorStatuses: [...new Set(errorCodes.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b),
       documented: plain.openapi !== false,
+      jsonBody: false,
       plain,
     });
   }
