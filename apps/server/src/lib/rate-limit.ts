@@ -99,6 +99,14 @@ export interface RedisScriptRunner {
 
 const SLIDING_LOG_SHA = createHash('sha1').update(SLIDING_LOG_LUA).digest('hex');
 
+/**
+ * A hit's member in the window's sorted set must be unique among every process sharing the Redis:
+ * a random tag of this process and a counter (random bytes per hit cost a system call each; they
+ * were 2.6 % of the License API's CPU).
+ */
+const MEMBER_TAG = randomBytes(6).toString('base64url');
+let memberSeq = 0;
+
 export class RedisRateLimitStore implements RateLimitStore {
   constructor(
     private readonly redis: RedisScriptRunner,
@@ -108,7 +116,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   async hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
     const options = {
       keys: [`${this.prefix}${rule.name}:${key}`],
-      arguments: [String(nowMs), String(rule.windowMs), String(rule.max), `${nowMs}:${randomBytes(6).toString('base64url')}`],
+      arguments: [String(nowMs), String(rule.windowMs), String(rule.max), `${nowMs}:${MEMBER_TAG}${(++memberSeq).toString(36)}`],
     };
     let reply: unknown;
     try {
