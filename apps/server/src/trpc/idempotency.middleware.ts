@@ -10,14 +10,14 @@
  *   CLAIM_TIMEOUT_MS (a crashed process) may be taken over.
  * The body is compared by SHA-256 of its canonical JSON (sorted keys), so whitespace and
  * key order do not make another body. The claims themselves are the idempotency module's
- * (modules/idempotency/), kept 24 h (pruneIdempotencyKeys).
+ * (modules/idempotency/), kept 24 h (pruneIdempotencyKeys), their answers sealed.
  * Without the header nothing changes. A replay runs the procedure's resolver only as far as
  * `replayable()`, which answers the stored data instead (the route table refuses an idempotent
  * procedure whose resolver is not wrapped).
  */
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
-import { decide, releaseClaim, storeResponse, type Claim } from '../modules/idempotency/idempotency.service.js';
+import { decide, idempotentResponseKey, releaseClaim, storeResponse, type Claim } from '../modules/idempotency/idempotency.service.js';
 import type { Context } from './context.js';
 import { t } from './init.js';
 
@@ -66,7 +66,7 @@ function scopeOf(input: unknown, storeField: string): string {
 
 /** The claim's outcome: run the procedure, replay the stored answer, or 409 while the first still runs. */
 async function claimOrAnswer(ctx: Context, claim: Claim): Promise<{ run: true } | { run: false; response: string }> {
-  const decision = await decide(ctx.em, ctx.clock, claim);
+  const decision = await decide(ctx.em, ctx.clock, claim, idempotentResponseKey(ctx.deps.config.encryptionKey));
   if ('inUse' in decision) {
     ctx.answer.headers['Retry-After'] = '1';
     throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
@@ -124,7 +124,7 @@ export const applyIdempotency = t.middleware(async ({ ctx, meta, path, getRawInp
     result = await next();
   } finally {
     if (result?.ok) {
-      await storeResponse(ctx.em, ctx.clock, claim, meta.successStatus ?? 200, result.data).catch((error: unknown) =>
+      await storeResponse(ctx.em, ctx.clock, claim, meta.successStatus ?? 200, result.data, idempotentResponseKey(ctx.deps.config.encryptionKey)).catch((error: unknown) =>
         // The answer is given anyway; the claim stays until it counts as abandoned.
         ctx.log.error({ err: error, path: claim.path }, 'idempotency: storing the response failed'),
       );

@@ -7,6 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { deriveKey, seal, unseal } from '../../lib/crypto.js';
 import { IdempotencyKeySchema } from './idempotency.entities.js';
 import { deleteKeysBefore, insertClaim } from './idempotency.repo.js';
 
@@ -29,7 +30,7 @@ export type Decision = { run: true } | { run: false; response: string } | { run:
 const keyOf = (claim: Claim) => ({ path: claim.path, scope: claim.scope, keyHash: claim.keyHash });
 
 /** Claims the key, or says what to answer instead of running the procedure. */
-export async function decide(em: EntityManager, clock: Clock, claim: Claim): Promise<Decision> {
+export async function decide(em: EntityManager, clock: Clock, claim: Claim, responseKey: Buffer): Promise<Decision> {
   // A row can vanish between the insert and the read (its attempt failed): then claim again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = clock.now();
@@ -50,15 +51,32 @@ export async function decide(em: EntityManager, clock: Clock, claim: Claim): Pro
     if (existing.bodyHash !== claim.bodyHash) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with another request body.');
     }
-    if (existing.response != null) return { run: false, response: existing.response };
+    if (existing.response != null) return { run: false, response: openResponse(responseKey, existing.response) };
     break;
   }
   return { run: false, inUse: true };
 }
 
-/** Stores the answer of the claim's successful run. */
-export async function storeResponse(em: EntityManager, clock: Clock, claim: Claim, status: number, data: unknown): Promise<void> {
-  await em.nativeUpdate(IdempotencyKeySchema, { ...keyOf(claim), claim: claim.token }, { status, response: JSON.stringify(data ?? null), completedAt: clock.now() });
+/**
+ * The stored answer is sealed (AES-256-GCM under the app key's `idempotent-response` key): it holds
+ * what the order-creating routes answer, the checkout token and the URL carrying it among them,
+ * which the order itself stores only as a hash. Rows written in clear before replies were sealed
+ * (no prefix) still replay; they are gone within the 24 h retention.
+ */
+const SEALED_PREFIX = 'sealed:v1:';
+
+export function idempotentResponseKey(encryptionKey: Buffer): Buffer {
+  return deriveKey(encryptionKey, 'idempotent-response');
+}
+
+function openResponse(responseKey: Buffer, stored: string): string {
+  return stored.startsWith(SEALED_PREFIX) ? unseal(responseKey, stored.slice(SEALED_PREFIX.length)) : stored;
+}
+
+/** Stores the answer of the claim's successful run, sealed. */
+export async function storeResponse(em: EntityManager, clock: Clock, claim: Claim, status: number, data: unknown, responseKey: Buffer): Promise<void> {
+  const response = `${SEALED_PREFIX}${seal(responseKey, JSON.stringify(data ?? null))}`;
+  await em.nativeUpdate(IdempotencyKeySchema, { ...keyOf(claim), claim: claim.token }, { status, response, completedAt: clock.now() });
 }
 
 /** Gives the key back after a failed run, so a retry runs again. */
