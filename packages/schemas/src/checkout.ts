@@ -1,6 +1,6 @@
 /** The theme cart, checkout and public order creation. */
 import { z } from 'zod';
-import { ZEmail, ZId, ZTimestamp, ZCount } from './common.js';
+import { ZBuyerToken, ZCount, ZEmail, ZId, ZTimestamp } from './common.js';
 import { CUSTOM_FIELD_TYPES } from './catalog.js';
 import { ZOrderStatus } from './orders.js';
 import { ZPaymentMethod } from './stores.js';
@@ -81,7 +81,7 @@ export const ZCheckoutOrder = z.object({
 export type TCheckoutOrder = z.infer<typeof ZCheckoutOrder>;
 export const ZCreateOrderResult = z.object({ order: ZCheckoutOrder, checkoutToken: z.string() });
 
-export const ZCheckoutEnterInput = z.strictObject({ orderId: ZId, token: z.string().min(20).max(100) });
+export const ZCheckoutEnterInput = z.strictObject({ orderId: ZId, token: ZBuyerToken });
 /**
  * What the checkout page needs besides the order: the store's name, the payment methods it
  * offers here (`test` only outside production) and the custom fields of the order's products.
@@ -97,7 +97,7 @@ export type TCheckoutSession = z.infer<typeof ZCheckoutSession>;
 
 export const ZCheckoutStartInput = z.strictObject({
   orderId: ZId,
-  token: z.string().min(20).max(100),
+  token: ZBuyerToken,
   paymentMethod: ZPaymentMethod,
   email: ZEmail.optional(),
   coupon: z.string().trim().min(1).max(64).optional(),

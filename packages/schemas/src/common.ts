@@ -34,5 +34,12 @@ export function decimalPlaces(value: number): number {
   return Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0));
 }
 
+/**
+ * A buyer's checkout token as a client presents it: any string (bounded), so that one that does
+ * not open the order is 403 whatever its shape, as a wrong one of the right length is (DESIGN:
+ * given but not matching: 403; none given: 401).
+ */
+export const ZBuyerToken = z.string().max(4096).meta({ description: 'The checkout token from orders/create (`checkoutToken`)' });
+
 /** A count, size or quantity in a response: a non-negative PostgreSQL integer (never JavaScript's unsafe range). */
 export const ZCount = z.number().int().min(0).max(2_147_483_647);

@@ -1,6 +1,6 @@
 /** Buyers' ratings of completed orders, shown publicly on the store. */
 import { z } from 'zod';
-import { ZId, ZTimestamp, ZCount } from './common.js';
+import { ZBuyerToken, ZCount, ZId, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 
 /** The public view: never who wrote it. */
@@ -35,7 +35,7 @@ export type TFeedbackList = z.infer<typeof ZFeedbackList>;
 /** `POST /api/feedback/create`: the order opens with its checkout token. */
 export const ZCreateFeedbackInput = z.strictObject({
   orderId: ZId,
-  token: z.string().min(20).max(100),
+  token: ZBuyerToken,
   rating: z.number().int().min(1).max(5),
   text: z
     .string()

@@ -1,6 +1,6 @@
 /** Orders as merchants, staff and buyers see them. */
 import { z } from 'zod';
-import { ZId, ZPlainText, ZTimestamp, ZCount } from './common.js';
+import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'processing', 'completed', 'refunded', 'cancelled', 'expired'] as const;
@@ -81,7 +81,7 @@ export type TBuyerOrder = z.infer<typeof ZBuyerOrder>;
 /** Buyer-facing order routes: `token` (or the svc_checkout cookie), or `email`, or a staff session. */
 export const ZBuyerOrderAccess = z.strictObject({
   orderId: z.string().min(1).max(64),
-  token: z.string().min(20).max(100).optional(),
+  token: ZBuyerToken.optional(),
   email: z.string().max(320).optional(),
 });
 

@@ -1,6 +1,6 @@
 /** Support tickets: a buyer and the store's staff writing about one order. */
 import { z } from 'zod';
-import { ZId, ZPlainText, ZTimestamp, ZCount } from './common.js';
+import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 
 export const TICKET_STATUSES = ['open', 'answered', 'closed'] as const;
@@ -19,9 +19,6 @@ export const ZTicketSubject = ZPlainText(200)
   .trim()
   .min(1)
   .refine((value) => !/[\n\r\t]/.test(value), 'the subject is one line');
-
-/** The order's checkout token, as `/api/checkout/enter` takes it. */
-const ZTicketToken = z.string().min(20).max(100);
 
 /** Who wrote it, never which staff member or from where. */
 export const ZTicketMessage = z.object({
@@ -56,18 +53,18 @@ export type TTicketSummary = z.infer<typeof ZTicketSummary>;
 /** `POST /api/tickets`: the checkout token in the body, the `svc_checkout` cookie, or a customer session. */
 export const ZCreateTicketInput = z.strictObject({
   orderId: ZId,
-  token: ZTicketToken.optional(),
+  token: ZBuyerToken.optional(),
   subject: ZTicketSubject,
   message: ZTicketMessageText,
 });
 export type TCreateTicketInput = z.infer<typeof ZCreateTicketInput>;
 
 /** `GET /api/tickets/{ticketId}`. */
-export const ZBuyerTicketInput = z.strictObject({ ticketId: ZId, token: ZTicketToken.optional() });
+export const ZBuyerTicketInput = z.strictObject({ ticketId: ZId, token: ZBuyerToken.optional() });
 export type TBuyerTicketInput = z.infer<typeof ZBuyerTicketInput>;
 
 /** `POST /api/tickets/{ticketId}/messages`. */
-export const ZBuyerTicketReplyInput = z.strictObject({ ticketId: ZId, token: ZTicketToken.optional(), message: ZTicketMessageText });
+export const ZBuyerTicketReplyInput = z.strictObject({ ticketId: ZId, token: ZBuyerToken.optional(), message: ZTicketMessageText });
 export type TBuyerTicketReplyInput = z.infer<typeof ZBuyerTicketReplyInput>;
 
 /** `GET /api/dashboard/stores/{storeId}/tickets`: newest activity first. */

@@ -6,7 +6,7 @@
  * the same guards decide, through plainRoute().
  */
 import { z } from 'zod';
-import { ZCount, ZStoredFile } from '@svc/schemas';
+import { ZBuyerToken, ZCount, ZStoredFile } from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
@@ -77,7 +77,7 @@ export const paymentProofUploadRoute = plainRoute({
   method: 'POST',
   path: '/api/orders/{orderId}/payment-proof',
   body: 'multipart',
-  query: z.strictObject({ token: z.string().min(1).max(100).optional() }),
+  query: z.strictObject({ token: ZBuyerToken.optional() }),
   policy: {
     auth: { kind: 'buyer', staffSession: false },
     csrf: 'none',
