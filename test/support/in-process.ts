@@ -40,7 +40,7 @@ export function serviceContext(orm: Orm, clock: Clock = systemClock, env: Record
     orm,
     clock,
     limiter: new MemoryRateLimitStore(),
-    mailer: new OutboxMailer(orm, clock),
+    mailer: new OutboxMailer(orm, clock, config.encryptionKey),
     storage: new LocalFileStorage(config.fileStorageDir),
     log: createLogger('silent'),
   };
@@ -109,7 +109,7 @@ export async function startInProcess(
     orm,
     clock,
     limiter: opts.limiter ?? new MemoryRateLimitStore(),
-    mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(orm, clock),
+    mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(orm, clock, config.encryptionKey),
     storage: new LocalFileStorage(config.fileStorageDir),
     log,
   };

@@ -105,7 +105,7 @@ async function assemble(config: Config, log: Logger, opts: RuntimeOptions, close
     mailer = smtp;
   } else {
     log.warn('no SMTP_URL: e-mail is kept in the outbox table' + (config.isProduction ? '' : ' and shown at /dev/mailbox'));
-    mailer = new OutboxMailer(orm, systemClock);
+    mailer = new OutboxMailer(orm, systemClock, config.encryptionKey);
   }
 
   const deps: AppDeps = {

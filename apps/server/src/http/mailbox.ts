@@ -1,10 +1,10 @@
 /** /dev/mailbox: the e-mail kept in the outbox table, for development without SMTP. Never in production. */
 import { escapeHtml } from '../lib/html.js';
-import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
+import { keptMail } from '../lib/mailer.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { plainRoute, type PlainContext } from './plain-route.js';
 
-const latest = (ctx: PlainContext) => ctx.em.find(OutboundEmailSchema, {}, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 50 });
+const latest = (ctx: PlainContext) => keptMail(ctx.em, ctx.deps.config.encryptionKey);
 const POLICY: RoutePolicy = { auth: { kind: 'public', audience: 'seller' }, csrf: 'none', cors: 'none', errors: [] };
 const enabled = (config: { isProduction: boolean }) => !config.isProduction;
 

@@ -31,6 +31,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { deriveKey, seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { keptMail } from '../../lib/mailer.js';
 import { UserSchema } from '../identity/identity.entities.js';
 import { OutboundEmailSchema } from '../mail/mail.entities.js';
 import { EventSchema } from '../events/events.entities.js';
@@ -251,7 +252,7 @@ describe('disabling an endpoint', () => {
     await new Dispatcher(deps).runOnce();
     expect(rx.received).toHaveLength(1);
     expect(await attemptsOf(hook.id)).toHaveLength(2);
-    const mails = await orm.em.fork().find(OutboundEmailSchema, { to: owner });
+    const mails = await keptMail(orm.em.fork(), deps.config.encryptionKey, { to: owner });
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toContain('disabled');
     expect(mails[0]!.text).toContain('410');
@@ -296,7 +297,7 @@ describe('disabling an endpoint', () => {
     const log = await attemptsOf(hook.id);
     expect(log.filter((d) => d.status === 'queued' || d.status === 'pending')).toEqual([]);
     expect(log.filter((d) => d.status === 'skipped').length).toBeGreaterThan(0);
-    const mails = await orm.em.fork().find(OutboundEmailSchema, { to: owner });
+    const mails = await keptMail(orm.em.fork(), deps.config.encryptionKey, { to: owner });
     expect(mails).toHaveLength(1);
     expect(mails[0]!.text).toContain('No successful delivery for 5 days');
 
