@@ -22,6 +22,7 @@ import {
   verifySignature,
   type MerchantClient,
 } from '@svc/sdk';
+import { API_KEY_SCOPES } from '@svc/schemas';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
@@ -32,7 +33,7 @@ import { startServer } from './support/server.js';
 import { startSmtpListener } from './support/smtp.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
-const ALL_SCOPES = ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete', 'license:read', 'license:write'];
+const ALL_SCOPES = [...API_KEY_SCOPES];
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let smtp: Awaited<ReturnType<typeof startSmtpListener>>;
@@ -455,5 +456,27 @@ describe('the license client and the merchant license resources', () => {
     const gone = await licenses.deactivate(key, instance.id).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(SvcNotFoundError);
     expect(() => createLicenseClient({ baseUrl: server.url, productId: '' })).toThrow(TypeError);
+  });
+});
+
+describe('merchant client: coupons and refunds', () => {
+  it('creates, lists, reads, updates and deletes coupons, and refunds a paid order', async () => {
+    const code = `SDK${randomBytes(3).toString('hex').toUpperCase()}`;
+    const coupon = await merchant.coupons.create({ storeId: store.id, code, discountType: 'percent', discountValue: 15 });
+    expect(coupon).toMatchObject({ code, discountType: 'percent', discountValue: 15, active: true });
+    const taken = await merchant.coupons.create({ storeId: store.id, code, discountType: 'percent', discountValue: 5 }).catch((e: unknown) => e);
+    expect(taken).toBeInstanceOf(SvcConflictError);
+    expect((await merchant.coupons.list({ storeId: store.id })).coupons.map((c) => c.id)).toContain(coupon.id);
+    expect(await merchant.coupons.get({ storeId: store.id, couponId: coupon.id })).toEqual(coupon);
+    expect(await merchant.coupons.update({ storeId: store.id, couponId: coupon.id, active: false })).toMatchObject({ id: coupon.id, active: false });
+    await merchant.coupons.delete({ storeId: store.id, couponId: coupon.id });
+    expect(await merchant.coupons.get({ storeId: store.id, couponId: coupon.id }).catch((e: unknown) => e)).toBeInstanceOf(SvcNotFoundError);
+
+    const product = await createProduct(seller, store.id, { name: 'Refunded app', price: 3, deliveryMethods: ['licenseKeys'] });
+    await importKeys(seller, store.id, product.id, [`REFUND-${randomBytes(6).toString('hex')}`]);
+    const order = await createThemeClient({ baseUrl: server.url, storeId: store.id }).checkout({ cart: [{ productId: product.id, quantity: 1 }], email: 'refund@example.test' });
+    expect((await pay(server.url, { orderId: order.orderId, amount: 3 })).status).toBe(200);
+    expect(await merchant.orders.refund({ storeId: store.id, orderId: order.orderId })).toMatchObject({ id: order.orderId, status: 'refunded' });
+    expect((await merchant.orders.get({ storeId: store.id, orderId: order.orderId })).status).toBe('refunded');
   });
 });

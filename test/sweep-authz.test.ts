@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '@svc/schemas';
+import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
@@ -152,7 +152,7 @@ async function buildWorld(tag: string): Promise<World> {
   const ids: Record<string, string> = { storeId: store.id };
   const staff = await registerSeller(server.url, uniqueEmail(`staff-${tag}`));
   ids.memberId = await addStaff(seller, store.id, staff, ['viewOrders']);
-  const merchant = await createKeyFor(seller, { scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete', 'license:read', 'license:write'], storeIds: [store.id] });
+  const merchant = await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id] });
   ids.apiKeyId = merchant.id;
   const productName = `Product ${tag} ${randomBytes(4).toString('hex')}`;
   const product = await createProduct(seller, store.id, { name: productName, price: 10, deliveryMethods: ['licenseKeys', 'downloadFiles'], deliveryInstructions: `instructions-${tag}-${randomBytes(4).toString('hex')}` });

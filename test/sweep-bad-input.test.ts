@@ -31,7 +31,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '@svc/schemas';
+import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
@@ -742,7 +742,7 @@ beforeAll(async () => {
   ids.storeId = store.id;
   ids.subdomain = store.subdomain;
   ids.memberId = await addStaff(seller, store.id, await registerSeller(server.url), ['viewOrders']);
-  merchantKey = (await createKeyFor(seller, { scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete', 'license:read', 'license:write'], storeIds: [store.id] })).key;
+  merchantKey = (await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id] })).key;
   ids.spareApiKey = (await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] })).id;
   const product = await createProduct(seller, store.id, { name: 'Sweep product', price: 10, deliveryMethods: ['licenseKeys', 'downloadFiles'] });
   ids.productId = product.id;

@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { API_KEY_SCOPES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
@@ -127,6 +128,7 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-delivered': { body: { content: 'here it is' }, control: true },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-paid': { body: {}, control: false },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/refund': { body: {}, control: false },
+    'POST /api/merchant/v1/stores/{storeId}/orders/{orderId}/refund': { body: {}, control: false },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/cancel': { body: {}, control: false },
     'POST /api/customer/auth/start': { body: { storeId: s, email: buyer }, control: false },
     'POST /api/customer/auth/verify': { body: { storeId: s, email: buyer, code: '000000' }, control: false },
@@ -141,6 +143,8 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'POST /api/checkout/start': { body: { orderId: ids.pendingOrder!, token: tokens.pending!, paymentMethod: 'manual' }, control: true },
     'POST /api/dashboard/stores/{storeId}/coupons': { body: { code: 'MACONTROL', discountType: 'percent', discountValue: 10 }, control: true, status: 201 },
     'PATCH /api/dashboard/stores/{storeId}/coupons/{couponId}': { body: { discountValue: 15 }, control: true },
+    'POST /api/merchant/v1/stores/{storeId}/coupons': { body: { code: 'MAMERCHANT', discountType: 'percent', discountValue: 10 }, control: true, status: 201 },
+    'PATCH /api/merchant/v1/stores/{storeId}/coupons/{couponId}': { body: { discountValue: 15 }, control: true },
     'POST /api/coupons/validate': { body: { storeId: s, code: 'SAVE10' }, control: true },
     'POST /api/dashboard/stores/{storeId}/blacklist': { body: { kind: 'email', value: 'ma-control@example.test' }, control: true, status: 201 },
     'POST /api/checkout/client-gate': { body: { storeId: s }, control: true },
@@ -224,7 +228,7 @@ beforeAll(async () => {
   ids.storeId = store.id;
   otherStoreId = (await createStoreFor(await registerSeller(server.url), 'Other seller')).id;
   ids.memberId = await addStaff(seller, store.id, await registerSeller(server.url), ['viewOrders']);
-  merchantKey = (await createKeyFor(seller, { scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete', 'license:read', 'license:write'], storeIds: [store.id] })).key;
+  merchantKey = (await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id] })).key;
   const product = await createProduct(seller, store.id, { name: 'MA product', price: 10, deliveryMethods: ['licenseKeys'] });
   ids.productId = product.id;
   await importKeys(seller, store.id, product.id, ['MA-1', 'MA-2', 'MA-3']);

@@ -2,7 +2,18 @@
 import { z } from 'zod';
 import { ZId, ZTimestamp } from './common.js';
 
-export const API_KEY_SCOPES = ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete', 'license:read', 'license:write'] as const;
+export const API_KEY_SCOPES = [
+  'order:read',
+  'order:update',
+  'order:refund',
+  'webhook:read',
+  'webhook:write',
+  'webhook:delete',
+  'license:read',
+  'license:write',
+  'coupon:read',
+  'coupon:write',
+] as const;
 export const ZApiKeyScope = z.enum(API_KEY_SCOPES);
 export type TApiKeyScope = z.infer<typeof ZApiKeyScope>;
 

@@ -1,6 +1,7 @@
 /**
- * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, walk
- * every page) and webhook endpoints (every operation, deliveries, retry, replay).
+ * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, refund,
+ * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses and
+ * coupons.
  *
  * ```ts
  * const svc = createMerchantClient({ baseUrl: 'https://svc.example', apiKey: process.env.SVC_API_KEY! });
@@ -32,6 +33,17 @@ export type WebhookReplayParams = In<'webhooks.replay'>;
 export type LicenseListParams = In<'licenses.list'>;
 export type LicenseList = Out<'licenses.list'>;
 export type StoreLicense = Out<'licenses.get'>;
+
+export type Coupon = Out<'coupons.get'>;
+export type CouponList = Out<'coupons.list'>;
+export type CouponCreateParams = In<'coupons.create'>;
+export type CouponUpdateParams = In<'coupons.update'>;
+
+/** Identifies one coupon of a store. */
+export interface CouponRef {
+  storeId: string;
+  couponId: string;
+}
 
 /** Identifies one license (a sold license key) of a store. */
 export interface LicenseRef {
@@ -65,6 +77,8 @@ export function createMerchantClient(options: MerchantClientOptions) {
     get: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> => transport.call('orders.get', params, read, opts),
     /** Set the note or mark the manual delivery done. */
     update: (params: OrderUpdateParams, opts?: RequestOptions): Promise<OrderDetails> => transport.call('orders.update', params, update, opts),
+    /** Refunds a paid order (scope order:refund): its keys and licenses are disabled, `order.refunded` is sent. Repeating it answers the refunded order. */
+    refund: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> => transport.call('orders.refund', params, update, opts),
     /** Every order matching the filters, across all pages (`limit` is the page size, default 100). */
     iterate: (params: Omit<OrderListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<OrderSummary, void, undefined> =>
       walkPages(
@@ -120,5 +134,16 @@ export function createMerchantClient(options: MerchantClientOptions) {
       transport.call('licenses.removeInstance', params, once, opts),
   };
 
-  return { orders, webhooks, licenses };
+  const coupons = {
+    /** The store's coupons (scope coupon:read). */
+    list: (params: { storeId: string }, opts?: RequestOptions): Promise<CouponList> => transport.call('coupons.list', params, read, opts),
+    get: (params: CouponRef, opts?: RequestOptions): Promise<Coupon> => transport.call('coupons.get', params, read, opts),
+    /** Creates a coupon (scope coupon:write); a code the store already has is 409. */
+    create: (params: CouponCreateParams, opts?: RequestOptions): Promise<Coupon> => transport.call('coupons.create', params, once, opts),
+    update: (params: CouponUpdateParams, opts?: RequestOptions): Promise<Coupon> => transport.call('coupons.update', params, update, opts),
+    /** Deletes a coupon; orders that used it keep their discount. */
+    delete: (params: CouponRef, opts?: RequestOptions): Promise<void> => transport.call('coupons.delete', params, once, opts),
+  };
+
+  return { orders, webhooks, licenses, coupons };
 }

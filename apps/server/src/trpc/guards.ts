@@ -20,11 +20,14 @@ import { enforceRateLimit } from './rate-limit.middleware.js';
 export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
   'order:read': 'viewOrders',
   'order:update': 'editOrders',
+  'order:refund': 'editOrders',
   'webhook:read': 'manageSettings',
   'webhook:write': 'manageSettings',
   'webhook:delete': 'manageSettings',
   'license:read': 'viewOrders',
   'license:write': 'editOrders',
+  'coupon:read': 'manageProducts',
+  'coupon:write': 'manageProducts',
 };
 
 /** What the guards need to know of the route being called. */

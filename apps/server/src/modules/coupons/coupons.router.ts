@@ -1,3 +1,7 @@
+/**
+ * Coupons: the resource for merchants (/merchant/v1, Bearer key with coupon scopes, capped by
+ * manageProducts) and the dashboard (session with manageProducts), built once; and the buyer's check.
+ */
 import {
   ZCoupon,
   ZCouponIdInput,
@@ -9,42 +13,60 @@ import {
   ZValidateCouponInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { publicProcedure, router, storeProcedure } from '../../trpc/procedures.js';
+import { merchantProcedure, publicProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
 import { createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon, validateCoupon } from './coupons.service.js';
 
-const dashboard = ['dashboard: coupons'];
-const base = '/dashboard/stores/{storeId}/coupons';
+/** One surface's builders and where its coupon routes live. */
+interface CouponSurface {
+  read: GuardedBuilder;
+  write: GuardedBuilder;
+  base: `/${string}`;
+  tags: string[];
+}
+
+/** The coupon resource, built once for merchants (/merchant/v1, coupon scopes) and the dashboard. */
+function couponRoutes({ read, write, base, tags }: CouponSurface) {
+  const one = `${base}/{couponId}` as const;
+  return {
+    create: write
+      .meta({ openapi: { method: 'POST', path: base, tags, summary: 'Create a coupon' }, successStatus: 201, errors: ['conflict'] })
+      .input(ZCreateCouponInput)
+      .output(ZCoupon)
+      .mutation(({ ctx, input }) => createCoupon(ctx, input)),
+    list: read
+      .meta({ openapi: { method: 'GET', path: base, tags, summary: "The store's coupons" }, errors: [] })
+      .input(ZStoreIdInput)
+      .output(ZCouponList)
+      .query(async ({ ctx, input }) => ({ coupons: await listCoupons(ctx, input) })),
+    get: read
+      .meta({ openapi: { method: 'GET', path: one, tags, summary: 'One coupon' }, errors: ['not_found'] })
+      .input(ZCouponIdInput)
+      .output(ZCoupon)
+      .query(({ ctx, input }) => getCoupon(ctx, input)),
+    update: write
+      .meta({ openapi: { method: 'PATCH', path: one, tags, summary: 'Change a coupon' }, errors: ['not_found', 'conflict'] })
+      .input(ZUpdateCouponInput)
+      .output(ZCoupon)
+      .mutation(({ ctx, input }) => updateCoupon(ctx, input)),
+    delete: write
+      .meta({ openapi: { method: 'DELETE', path: one, tags, summary: 'Delete a coupon (orders keep their discount)' }, successStatus: 204, errors: ['not_found'] })
+      .input(ZCouponIdInput)
+      .output(z.void())
+      .mutation(({ ctx, input }) => deleteCoupon(ctx, input)),
+  };
+}
+
+const merchant = couponRoutes({ read: merchantProcedure('coupon:read'), write: merchantProcedure('coupon:write'), base: '/merchant/v1/stores/{storeId}/coupons', tags: ['merchant: coupons'] });
+const products = storeProcedure('manageProducts');
+const dashboard = couponRoutes({ read: products, write: products, base: '/dashboard/stores/{storeId}/coupons', tags: ['dashboard: coupons'] });
 
 export const couponsRouter = router({
-  create: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'POST', path: base, tags: dashboard, summary: 'Create a coupon' }, successStatus: 201, errors: ['conflict'] })
-    .input(ZCreateCouponInput)
-    .output(ZCoupon)
-    .mutation(({ ctx, input }) => createCoupon(ctx, input)),
-
-  list: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'GET', path: base, tags: dashboard, summary: "The store's coupons" }, errors: [] })
-    .input(ZStoreIdInput)
-    .output(ZCouponList)
-    .query(async ({ ctx, input }) => ({ coupons: await listCoupons(ctx, input) })),
-
-  get: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'GET', path: `${base}/{couponId}`, tags: dashboard, summary: 'One coupon' }, errors: ['not_found'] })
-    .input(ZCouponIdInput)
-    .output(ZCoupon)
-    .query(({ ctx, input }) => getCoupon(ctx, input)),
-
-  update: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'PATCH', path: `${base}/{couponId}`, tags: dashboard, summary: 'Change a coupon' }, errors: ['not_found', 'conflict'] })
-    .input(ZUpdateCouponInput)
-    .output(ZCoupon)
-    .mutation(({ ctx, input }) => updateCoupon(ctx, input)),
-
-  delete: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'DELETE', path: `${base}/{couponId}`, tags: dashboard, summary: 'Delete a coupon (orders keep their discount)' }, successStatus: 204, errors: ['not_found'] })
-    .input(ZCouponIdInput)
-    .output(z.void())
-    .mutation(({ ctx, input }) => deleteCoupon(ctx, input)),
+  ...merchant,
+  dashboardCreate: dashboard.create,
+  dashboardList: dashboard.list,
+  dashboardGet: dashboard.get,
+  dashboardUpdate: dashboard.update,
+  dashboardDelete: dashboard.delete,
 
   validate: publicProcedure
     .meta({

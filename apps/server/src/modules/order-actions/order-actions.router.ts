@@ -1,9 +1,9 @@
 /**
- * What sellers do to an order: update (note, mark delivered) on both surfaces, and the
+ * What sellers do to an order: update (note, mark delivered) and refund on both surfaces, and the
  * dashboard's other actions. The app router merges these into the `orders` namespace.
  */
 import { ZMarkDeliveredInput, ZOrderActionInput, ZOrderDetail, ZUpdateOrderBody } from '@svc/schemas';
-import { router } from '../../trpc/procedures.js';
+import { merchantProcedure, router, type GuardedBuilder } from '../../trpc/procedures.js';
 import { ORDER_SURFACES, type OrderSurface } from '../orders/orders.router.js';
 import { cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder, updateOrder } from './order-actions.service.js';
 
@@ -16,6 +16,15 @@ function orderUpdate({ edit, base, tags }: OrderSurface) {
     .input(ZUpdateOrderBody)
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => updateOrder(ctx, input));
+}
+
+/** A refund, the same on both surfaces; a merchant key needs its own scope (order:refund) for it. */
+function orderRefund(builder: GuardedBuilder, { base, tags }: OrderSurface) {
+  return builder
+    .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/refund`, tags, summary: 'Refund: keys are revoked and leave the delivery' }, errors: ['not_found', 'order_not_paid'] })
+    .input(ZOrderActionInput)
+    .output(ZOrderDetail)
+    .mutation(({ ctx, input }) => refundStoreOrder(ctx, input));
 }
 
 const { edit, base, tags } = ORDER_SURFACES.dashboard;
@@ -39,11 +48,8 @@ export const orderActionsRouter = router({
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => markOrderPaid(ctx, input)),
 
-  refund: edit
-    .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/refund`, tags, summary: 'Refund: keys are revoked and leave the delivery' }, errors: ['not_found', 'order_not_paid'] })
-    .input(ZOrderActionInput)
-    .output(ZOrderDetail)
-    .mutation(({ ctx, input }) => refundStoreOrder(ctx, input)),
+  refund: orderRefund(merchantProcedure('order:refund'), ORDER_SURFACES.merchant),
+  dashboardRefund: orderRefund(edit, ORDER_SURFACES.dashboard),
 
   cancel: edit
     .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/cancel`, tags, summary: 'Cancel an order that was never paid' }, errors: ['not_found', 'order_not_pending'] })
