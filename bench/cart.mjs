@@ -21,7 +21,7 @@ import { fixed, ratioLine, seconds } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { LOAD_DEFAULTS, measure, prewarm, printLoadResults } from './lib/load.mjs';
 import { memoryOf, spawnNode } from './lib/proc.mjs';
-import { createProduct, importKeys, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
+import { createProduct, importKeys, problemsAfterStart, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
 
 /** Keys in stock of the well-stocked key product (its stock count scans these). */
 const STOCKED_KEYS = 200;
@@ -163,8 +163,7 @@ export default {
     check(isDeepStrictEqual(after.json, expected), 'the service still answers the same cart after the load');
 
     const serviceLogs = service.logs();
-    const listeningAt = serviceLogs.findIndex((line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'));
-    const serviceProblems = serviceLogs.slice(listeningAt + 1).filter((line) => line.level >= 40);
+    const serviceProblems = problemsAfterStart(serviceLogs);
     const serviceHwm = memoryOf(service.pid).hwmMiB;
     const floorHwm = memoryOf(floor.pid).hwmMiB;
     await floor.stop();

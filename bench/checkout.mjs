@@ -25,7 +25,7 @@ import { fixed, heading, ratioLine, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { addTallies, LOAD_DEFAULTS, measure, prewarm, printLoadResults, tallyOf } from './lib/load.mjs';
 import { memoryOf, spawnNode } from './lib/proc.mjs';
-import { createProduct, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
+import { createProduct, problemsAfterStart, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
 import { orderShape } from './lib/order-shape.mjs';
 
 const CONNECTIONS = Number(process.env.BENCH_CHECKOUT_CONNECTIONS ?? 32);
@@ -228,8 +228,7 @@ export default {
 
     // What the service said while under load (read after the runs, not during).
     const serviceLogs = service.logs();
-    const listeningAt = serviceLogs.findIndex((line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'));
-    const serviceProblems = serviceLogs.slice(listeningAt + 1).filter((line) => line.level >= 40);
+    const serviceProblems = problemsAfterStart(serviceLogs);
     const serviceHwm = memoryOf(service.pid).hwmMiB;
     const floorHwm = memoryOf(floor.pid).hwmMiB;
     const tableSizes = {};

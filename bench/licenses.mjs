@@ -20,7 +20,7 @@ import { fixed, ratioLine, seconds } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { LOAD_DEFAULTS, measure, prewarm, printLoadResults } from './lib/load.mjs';
 import { memoryOf, spawnNode } from './lib/proc.mjs';
-import { createProduct, importKeys, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
+import { createProduct, importKeys, problemsAfterStart, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
 
 const CONNECTIONS = Number(process.env.BENCH_LICENSE_CONNECTIONS ?? 32);
 const KEYS = Number(process.env.BENCH_LICENSE_KEYS ?? 20_000);
@@ -127,8 +127,7 @@ export default {
     }
     await watch.close();
     const serviceLogs = service.logs();
-    const listeningAt = serviceLogs.findIndex((line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'));
-    const serviceProblems = serviceLogs.slice(listeningAt + 1).filter((line) => line.level >= 40);
+    const serviceProblems = problemsAfterStart(serviceLogs);
     const keyInLogs = serviceLogs.some((line) => JSON.stringify(line).includes(key));
     const serviceHwm = memoryOf(service.pid).hwmMiB;
     const floorHwm = memoryOf(floor.pid).hwmMiB;

@@ -15,7 +15,7 @@ import { fixed, heading, ratioLine, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { LOAD_DEFAULTS, measure, prewarm, printLoadResults } from './lib/load.mjs';
 import { memoryOf, spawnNode } from './lib/proc.mjs';
-import { importDist, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
+import { importDist, problemsAfterStart, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
 const OTHER_ORDERS = Number(process.env.BENCH_OTHER_ORDERS ?? 200_000);
@@ -242,8 +242,7 @@ export default {
 
     // What the service said while under load (read after the runs, not during).
     const serviceLogs = service.logs();
-    const listeningAt = serviceLogs.findIndex((line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'));
-    const serviceProblems = serviceLogs.slice(listeningAt + 1).filter((line) => line.level >= 40);
+    const serviceProblems = problemsAfterStart(serviceLogs);
     const serviceHwm = memoryOf(service.pid).hwmMiB;
     const floorHwm = memoryOf(floor.pid).hwmMiB;
 

@@ -23,7 +23,7 @@ import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
 import { fixed, heading, seconds, table } from './lib/format.mjs';
 import { LOAD_DEFAULTS, percentile } from './lib/load.mjs';
 import { memoryOf, trackPeakRss } from './lib/proc.mjs';
-import { createProduct, importKeys, provisionMerchant, startService, tempDir } from './lib/service.mjs';
+import { createProduct, importKeys, problemsAfterStart, provisionMerchant, startService, tempDir } from './lib/service.mjs';
 
 const ROUNDS = Number(process.env.BENCH_SETTLEMENT_ROUNDS ?? 2);
 const ORDERS = Number(process.env.BENCH_SETTLEMENT_ORDERS ?? 1000);
@@ -247,8 +247,7 @@ export default {
     await watch.close();
     const serviceHwm = memoryOf(service.pid).hwmMiB;
     const serviceLogs = service.logs();
-    const listeningAt = serviceLogs.findIndex((line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'));
-    const serviceProblems = serviceLogs.slice(listeningAt + 1).filter((line) => line.level >= 40);
+    const serviceProblems = problemsAfterStart(serviceLogs);
     await service.stop();
     await db.drop();
 

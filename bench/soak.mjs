@@ -41,7 +41,7 @@ import { onCleanup } from './lib/cleanup.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { percentile } from './lib/load.mjs';
 import { memoryOf } from './lib/proc.mjs';
-import { createProduct, importKeys, provisionMerchant, randomLoopback, startService, tempDir } from './lib/service.mjs';
+import { createProduct, importKeys, problemsAfterStart, provisionMerchant, randomLoopback, startService, tempDir } from './lib/service.mjs';
 
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 600);
 const RATE = Number(process.env.BENCH_SOAK_RATE ?? 50);
@@ -441,8 +441,7 @@ export default {
     await watch.close();
     const hwm = memoryOf(service.pid).hwmMiB;
     const serviceLogs = service.logs();
-    const listeningAt = serviceLogs.findIndex((line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'));
-    const serviceProblems = serviceLogs.slice(listeningAt + 1).filter((line) => line.level >= 40);
+    const serviceProblems = problemsAfterStart(serviceLogs);
     const serverCpuSeconds = windows.reduce((sum, row) => sum + row.cpu.serverCpuSeconds, 0);
     const postgresCpuSeconds = windows.reduce((sum, row) => sum + row.cpu.postgresCpuSeconds, 0);
     await service.stop();

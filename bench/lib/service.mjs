@@ -20,6 +20,12 @@ export const SERVER_ENTRY = path.join(SERVER_DIST, 'main.js');
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Refuses to run against a missing build: the bench measures dist, it never builds. */
+/** The service's log lines at warn or above after it said it listens (start-up warnings are expected). */
+export function problemsAfterStart(serviceLogs) {
+  const listeningAt = serviceLogs.findIndex((line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'));
+  return serviceLogs.slice(listeningAt + 1).filter((line) => line.level >= 40);
+}
+
 export function assertBuilt() {
   for (const file of [SERVER_ENTRY, path.join(SERVER_DIST, 'lib/cursor.js')]) {
     if (!existsSync(file)) throw new Error(`${path.relative(REPO_ROOT, file)} is missing: build the server first (npm run build); the bench does not build`);
