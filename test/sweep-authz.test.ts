@@ -192,6 +192,8 @@ async function buildWorld(tag: string): Promise<World> {
   const activated = await ok(await post('/api/v1/licenses/activate', { productId: product.id, key: soldKey, instanceName: `pc-${tag}` }), 200, 'activation');
   ids.licenseId = activated.license.id;
   ids.instanceId = activated.instance.id;
+  // The newest of the store's events (the events API's object).
+  ids.eventId = (await ok(await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/events?limit=1`, { headers: { authorization: `Bearer ${merchant.key}` } }), 200, 'events')).events[0].id;
   const subject = `ticket-${tag}-${randomBytes(4).toString('hex')}`;
   ids.ticketId = (await ok(await post('/api/tickets', { orderId: paid.id, token: paid.token, subject, message: `message-${tag}` }), 201, 'ticket')).id;
   // The customer area: sign in with the code the dev mailbox holds.

@@ -775,6 +775,7 @@ beforeAll(async () => {
   const license = await ok(activated, 200, 'activation');
   ids.licenseId = license.license.id;
   ids.instanceId = license.instance.id;
+  ids.eventId = (await ok(await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/events?limit=1`, { headers: { authorization: `Bearer ${merchantKey}` } }), 200, 'events')).events[0].id;
   const pending = await placeOrder(buyerEmail);
   ids.pendingOrder = pending.id;
   pendingToken = pending.token;

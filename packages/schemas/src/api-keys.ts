@@ -13,6 +13,7 @@ export const API_KEY_SCOPES = [
   'license:write',
   'coupon:read',
   'coupon:write',
+  'event:read',
 ] as const;
 export const ZApiKeyScope = z.enum(API_KEY_SCOPES);
 export type TApiKeyScope = z.infer<typeof ZApiKeyScope>;

@@ -7,9 +7,10 @@
 import { z } from 'zod';
 import { ZProduct } from './catalog.js';
 import { ZId, ZTimestamp } from './common.js';
+import { queryInt } from './query.js';
 import { ZMerchantLicense } from './licenses.js';
 import { ZOrderDetail } from './orders.js';
-import { WEBHOOK_TEST_EVENT, type TWebhookEvent } from './webhooks.js';
+import { WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT, type TWebhookEvent } from './webhooks.js';
 
 const orderPayload = z.strictObject({ order: ZOrderDetail });
 const productPayload = z.strictObject({ product: ZProduct });
@@ -43,3 +44,37 @@ export function eventEnvelope<T extends TEventType>(type: T) {
     data: EVENT_PAYLOADS[type],
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// The events API (merchant, scope event:read): the outbox's events of a store, as webhooks carry them.
+
+export const ZStoredEventType = z.enum([...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT]);
+
+/**
+ * One event exactly as a webhook delivery carries it: the same keys in the same order and `data`
+ * as stored, so its JSON is byte for byte a delivery's body (re-verify or re-process it). `data`
+ * is the event type's payload (see the `webhooks` section); it is passed through as stored.
+ */
+export const ZStoredEvent = z.object({
+  id: z.string().meta({ description: 'The event id (`evt_...`), the same on every delivery attempt' }),
+  event: ZStoredEventType,
+  createdAt: ZTimestamp,
+  storeId: ZId,
+  data: z.record(z.string(), z.unknown()).meta({ description: "The event type's payload, as webhooks carry it" }),
+});
+export type TStoredEvent = z.infer<typeof ZStoredEvent>;
+
+export const ZListEventsQuery = z
+  .strictObject({
+    storeId: ZId,
+    type: ZStoredEventType.optional(),
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+    limit: queryInt(z.number().int().min(1).max(100)).optional(),
+    cursor: z.string().min(1).max(200).optional(),
+  })
+  .refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), { message: '`from` is after `to`', path: ['from'] });
+export type TListEventsQuery = z.infer<typeof ZListEventsQuery>;
+
+export const ZEventList = z.object({ events: z.array(ZStoredEvent), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ZEventIdInput = z.strictObject({ storeId: ZId, eventId: z.string().min(1).max(40).regex(/^evt_[a-z0-9]+$/, 'not an event id') });

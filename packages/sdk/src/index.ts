@@ -26,6 +26,14 @@ export type {
   LicenseListParams,
   LicenseRef,
   StoreLicense,
+  Coupon,
+  CouponList,
+  CouponCreateParams,
+  CouponUpdateParams,
+  CouponRef,
+  EventList,
+  EventListParams,
+  StoredEvent,
 } from './merchant.js';
 export { createThemeClient } from './theme.js';
 export type {

@@ -1,7 +1,7 @@
 /**
  * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, refund,
- * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses and
- * coupons.
+ * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses,
+ * coupons and the store's events (what a reconciliation of missed webhooks walks).
  *
  * ```ts
  * const svc = createMerchantClient({ baseUrl: 'https://svc.example', apiKey: process.env.SVC_API_KEY! });
@@ -34,6 +34,9 @@ export type LicenseListParams = In<'licenses.list'>;
 export type LicenseList = Out<'licenses.list'>;
 export type StoreLicense = Out<'licenses.get'>;
 
+export type EventListParams = In<'events.list'>;
+export type EventList = Out<'events.list'>;
+export type StoredEvent = Out<'events.get'>;
 export type Coupon = Out<'coupons.get'>;
 export type CouponList = Out<'coupons.list'>;
 export type CouponCreateParams = In<'coupons.create'>;
@@ -145,5 +148,18 @@ export function createMerchantClient(options: MerchantClientOptions) {
     delete: (params: CouponRef, opts?: RequestOptions): Promise<void> => transport.call('coupons.delete', params, once, opts),
   };
 
-  return { orders, webhooks, licenses, coupons };
+  const events = {
+    /** One page of the store's events, newest first (scope event:read); filters `type`, `from`, `to`. Kept 30 days. */
+    list: (params: EventListParams, opts?: RequestOptions): Promise<EventList> => transport.call('events.list', params, read, opts),
+    /** One event, exactly as its webhook deliveries carry it (`{ id, event, createdAt, storeId, data }`). */
+    get: (params: { storeId: string; eventId: string }, opts?: RequestOptions): Promise<StoredEvent> => transport.call('events.get', params, read, opts),
+    /** Every event matching the filters, across all pages, newest first: what a reconciliation walks. */
+    iterate: (params: Omit<EventListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<StoredEvent, void, undefined> =>
+      walkPages(
+        (cursor) => events.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
+        (page) => page.events,
+      ),
+  };
+
+  return { orders, webhooks, licenses, coupons, events };
 }

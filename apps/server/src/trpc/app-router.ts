@@ -5,6 +5,7 @@ import { catalogRouter } from '../modules/catalog/catalog.router.js';
 import { checkoutRouter } from '../modules/checkout/checkout.router.js';
 import { couponsRouter } from '../modules/coupons/coupons.router.js';
 import { customerDashboardRouter, customersRouter } from '../modules/customers/customers.router.js';
+import { eventsRouter } from '../modules/events/events.router.js';
 import { feedbackRouter } from '../modules/feedback/feedback.router.js';
 import { fulfilmentRouter, restockRouter } from '../modules/fulfilment/fulfilment.router.js';
 import { identityRouter } from '../modules/identity/identity.router.js';
@@ -30,6 +31,7 @@ export const appRouter = router({
   catalog: mergeRouters(catalogRouter, restockRouter),
   checkout: checkoutRouter,
   coupons: couponsRouter,
+  events: eventsRouter,
   blacklist: blacklistRouter,
   feedback: feedbackRouter,
   tracking: trackingRouter,

@@ -28,6 +28,7 @@ export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
   'license:write': 'editOrders',
   'coupon:read': 'manageProducts',
   'coupon:write': 'manageProducts',
+  'event:read': 'manageSettings',
 };
 
 /** What the guards need to know of the route being called. */

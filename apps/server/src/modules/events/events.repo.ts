@@ -1,4 +1,6 @@
 /** The events module's raw SQL. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 
 /**
  * The INSERT of one event row, for a statement that writes it beside other rows (the checkout's
@@ -9,4 +11,56 @@ export function eventRowInsert(row: { id: string; storeId: string; type: string;
     sql: `insert into event (id, store_id, type, payload, created_at, dispatched_at) values (?, ?, ?, ?::jsonb, ?, ?)`,
     params: [row.id, row.storeId, row.type, JSON.stringify(row.payload), row.at, row.dispatchedAt],
   };
+}
+
+/** An event row as the events API reads it (`us`: its time in microseconds, for the keyset). */
+export interface EventRow {
+  id: string;
+  store_id: string;
+  type: string;
+  payload: Record<string, unknown>;
+  /** As the driver gives it (the ORM's connection reads timestamps as text). */
+  created_at: Date | string;
+  us: string;
+}
+
+export interface EventPageFilter {
+  storeId: string;
+  type?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/**
+ * A page of a store's events, newest first. Raw: the row-value keyset on (created_at, id) at
+ * microsecond precision (the ORM cannot say it), on event_store_created_index.
+ */
+export async function selectEventPage(em: EntityManager, filter: EventPageFilter, before: KeysetPosition | undefined, limit: number): Promise<EventRow[]> {
+  const where = ['store_id = ?'];
+  const params: unknown[] = [filter.storeId];
+  if (filter.type) {
+    where.push('type = ?');
+    params.push(filter.type);
+  }
+  if (filter.from) {
+    where.push('created_at >= ?');
+    params.push(filter.from);
+  }
+  if (filter.to) {
+    where.push('created_at <= ?');
+    params.push(filter.to);
+  }
+  if (before) {
+    const position = beforePosition(before, 'created_at', 'id');
+    where.push(position.sql);
+    params.push(...position.params);
+  }
+  params.push(limit);
+  return em.execute(
+    `select id, store_id, type, payload, created_at, (extract(epoch from created_at) * 1000000)::bigint::text as us
+       from event
+      where ${where.join(' and ')}
+      order by created_at desc, id desc limit ?`,
+    params,
+  );
 }
