@@ -480,3 +480,29 @@ describe('merchant client: coupons and refunds', () => {
     expect((await merchant.orders.get({ storeId: store.id, orderId: order.orderId })).status).toBe('refunded');
   });
 });
+
+describe('merchant client: products and key stock', () => {
+  it('creates, lists, walks, reads, updates and archives products; imports keys and lists them masked', async () => {
+    const created = await merchant.products.create({ storeId: store.id, name: 'SDK product', price: 6, deliveryMethods: ['licenseKeys'], status: 'draft' });
+    expect(created).toMatchObject({ name: 'SDK product', price: 6, status: 'draft', stock: 0 });
+    const page = await merchant.products.list({ storeId: store.id, status: 'draft', limit: 1 });
+    expect(page.products[0]!.id).toBe(created.id);
+    const walked = [];
+    for await (const product of merchant.products.iterate({ storeId: store.id, status: 'draft' })) walked.push(product.id);
+    expect(walked).toContain(created.id);
+    expect(await merchant.products.update({ storeId: store.id, productId: created.id, status: 'active' })).toMatchObject({ status: 'active' });
+
+    const values = Array.from({ length: 150 }, (_, i) => `SDK-STOCK-${created.id}-${i}`);
+    expect(await merchant.licenseKeys.add({ storeId: store.id, productId: created.id, keys: [...values, values[0]!] })).toEqual({ added: 150, duplicates: 1 });
+    expect((await merchant.products.get({ storeId: store.id, productId: created.id })).stock).toBe(150);
+    const first = await merchant.licenseKeys.list({ storeId: store.id, productId: created.id, limit: 10 });
+    expect(first.counts).toEqual({ available: 150, assigned: 0, disabled: 0 });
+    expect(JSON.stringify(first)).not.toContain('SDK-STOCK');
+    const all = [];
+    for await (const key of merchant.licenseKeys.iterate({ storeId: store.id, productId: created.id })) all.push(key.id);
+    expect(new Set(all).size).toBe(150);
+
+    await merchant.products.archive({ storeId: store.id, productId: created.id });
+    expect(await merchant.products.get({ storeId: store.id, productId: created.id }).catch((e: unknown) => e)).toBeInstanceOf(SvcNotFoundError);
+  });
+});

@@ -135,6 +135,52 @@ export const ZImportKeysInput = z.strictObject({
 });
 export const ZImportKeysResult = z.object({ added: ZCount, duplicates: ZCount });
 
+// ---------------------------------------------------------------------------------------------
+// The merchant API's products and key stock (/merchant/v1, scopes product:read / product:write)
+
+export const ZListProductsQuery = z.strictObject({
+  storeId: ZId,
+  status: ZProductStatus.optional(),
+  limit: queryInt(z.number().int().min(1).max(100)).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+});
+export type TListProductsQuery = z.infer<typeof ZListProductsQuery>;
+export const ZProductPage = z.object({ products: z.array(ZProduct), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+
+/** A merchant's key import: 1..10,000 keys of 1..500 characters per call. */
+export const ZMerchantImportKeysInput = z.strictObject({
+  storeId: ZId,
+  productId: ZId,
+  keys: z.array(z.string().min(1).max(500)).min(1).max(10_000),
+});
+
+/** A key as the merchant API lists it: `disabled` is a key taken back (refund) or whose license the seller disabled. */
+export const ZMerchantKeyStatus = z.enum(['available', 'assigned', 'disabled']);
+export const ZMerchantKeyListQuery = z.strictObject({
+  storeId: ZId,
+  productId: ZId,
+  status: ZMerchantKeyStatus.optional(),
+  limit: queryInt(z.number().int().min(1).max(100)).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+});
+export type TMerchantKeyListQuery = z.infer<typeof ZMerchantKeyListQuery>;
+export const ZMerchantKey = z.object({
+  id: z.string(),
+  /** The last four characters only: never the key. */
+  masked: z.string(),
+  status: ZMerchantKeyStatus,
+  /** The order it was sold with (`ORD-<n>`), or null. */
+  orderId: z.string().nullable(),
+  assignedAt: ZTimestamp.nullable(),
+  createdAt: ZTimestamp,
+});
+export const ZMerchantKeyList = z.object({
+  licenseKeys: z.array(ZMerchantKey),
+  counts: z.object({ available: ZCount, assigned: ZCount, disabled: ZCount }),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
+
 export const ZLicenseKeyStatus = z.enum(['available', 'assigned', 'revoked']);
 export const ZMaskedLicenseKey = z.object({
   id: z.string(),

@@ -34,6 +34,15 @@ export type {
   EventList,
   EventListParams,
   StoredEvent,
+  ProductPage,
+  ProductListParams,
+  ProductCreateParams,
+  ProductUpdateParams,
+  ProductRef,
+  LicenseKeyImportParams,
+  LicenseKeyImportResult,
+  LicenseKeyListParams,
+  LicenseKeyList,
 } from './merchant.js';
 export { createThemeClient } from './theme.js';
 export type {

@@ -1,7 +1,8 @@
 /**
  * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, refund,
  * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses,
- * coupons and the store's events (what a reconciliation of missed webhooks walks).
+ * coupons, products and their key stock, and the store's events (what a reconciliation of
+ * missed webhooks walks).
  *
  * ```ts
  * const svc = createMerchantClient({ baseUrl: 'https://svc.example', apiKey: process.env.SVC_API_KEY! });
@@ -33,6 +34,22 @@ export type WebhookReplayParams = In<'webhooks.replay'>;
 export type LicenseListParams = In<'licenses.list'>;
 export type LicenseList = Out<'licenses.list'>;
 export type StoreLicense = Out<'licenses.get'>;
+
+export type Product = Out<'catalog.get'>;
+export type ProductPage = Out<'catalog.list'>;
+export type ProductListParams = In<'catalog.list'>;
+export type ProductCreateParams = In<'catalog.create'>;
+export type ProductUpdateParams = In<'catalog.update'>;
+export type LicenseKeyImportParams = In<'catalog.importKeys'>;
+export type LicenseKeyImportResult = Out<'catalog.importKeys'>;
+export type LicenseKeyListParams = In<'catalog.keys'>;
+export type LicenseKeyList = Out<'catalog.keys'>;
+
+/** Identifies one product of a store. */
+export interface ProductRef {
+  storeId: string;
+  productId: string;
+}
 
 export type EventListParams = In<'events.list'>;
 export type EventList = Out<'events.list'>;
@@ -161,5 +178,40 @@ export function createMerchantClient(options: MerchantClientOptions) {
       ),
   };
 
-  return { orders, webhooks, licenses, coupons, events };
+  const products = {
+    /** One page of the store's products, newest first, with their stock (scope product:read); filter `status`. */
+    list: (params: ProductListParams, opts?: RequestOptions): Promise<ProductPage> => transport.call('catalog.list', params, read, opts),
+    /** One product; `stock` is its available key count (null when it is not delivered by keys). */
+    get: (params: ProductRef, opts?: RequestOptions): Promise<Product> => transport.call('catalog.get', params, read, opts),
+    /** Creates a product (scope product:write). */
+    create: (params: ProductCreateParams, opts?: RequestOptions): Promise<Product> => transport.call('catalog.create', params, once, opts),
+    update: (params: ProductUpdateParams, opts?: RequestOptions): Promise<Product> => transport.call('catalog.update', params, update, opts),
+    /** Archives the product: it leaves the storefront; orders keep naming it. */
+    archive: (params: ProductRef, opts?: RequestOptions): Promise<void> => transport.call('catalog.delete', params, once, opts),
+    /** Every product matching the filter, across all pages. */
+    iterate: (params: Omit<ProductListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<Product, void, undefined> =>
+      walkPages(
+        (cursor) => products.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
+        (page) => page.products,
+      ),
+  };
+
+  const licenseKeys = {
+    /**
+     * Adds 1 to 10,000 keys to a product's stock (scope product:write); duplicates, within the call
+     * or against stock, are dropped and counted. Orders waiting for keys are filled at once. Not
+     * retried (a repeat would only count duplicates, but says nothing of the first call).
+     */
+    add: (params: LicenseKeyImportParams, opts?: RequestOptions): Promise<LicenseKeyImportResult> => transport.call('catalog.importKeys', params, once, opts),
+    /** One page of a product's keys, masked (never the key), with the stock counts. */
+    list: (params: LicenseKeyListParams, opts?: RequestOptions): Promise<LicenseKeyList> => transport.call('catalog.keys', params, read, opts),
+    /** Every key matching the filter, across all pages. */
+    iterate: (params: Omit<LicenseKeyListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<LicenseKeyList['licenseKeys'][number], void, undefined> =>
+      walkPages(
+        (cursor) => licenseKeys.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
+        (page) => page.licenseKeys,
+      ),
+  };
+
+  return { orders, webhooks, licenses, coupons, events, products, licenseKeys };
 }

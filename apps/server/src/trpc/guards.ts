@@ -26,6 +26,8 @@ export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
   'webhook:delete': 'manageSettings',
   'license:read': 'viewOrders',
   'license:write': 'editOrders',
+  'product:read': 'manageProducts',
+  'product:write': 'manageProducts',
   'coupon:read': 'manageProducts',
   'coupon:write': 'manageProducts',
   'event:read': 'manageSettings',

@@ -5,7 +5,11 @@ import {
   ZKeyIdInput,
   ZKeyList,
   ZListKeysQuery,
+  ZListProductsQuery,
+  ZMerchantKeyList,
+  ZMerchantKeyListQuery,
   ZProduct,
+  ZProductPage,
   ZProductIdInput,
   ZProductList,
   ZPublicProductList,
@@ -15,7 +19,7 @@ import {
   ZUpdateProductInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { publicProcedure, router, storeProcedure } from '../../trpc/procedures.js';
+import { merchantProcedure, publicProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
 import {
   createProduct,
   deleteKey,
@@ -23,6 +27,8 @@ import {
   findSellingStore,
   getProduct,
   listKeys,
+  listMerchantKeys,
+  listProductPage,
   listProducts,
   publicProducts,
   storefront,
@@ -34,52 +40,90 @@ export const PRODUCT_TAGS = ['dashboard: products'];
 const dashboard = PRODUCT_TAGS;
 const publicTags = ['public'];
 export const PRODUCTS_BASE = '/dashboard/stores/{storeId}/products';
+export const MERCHANT_PRODUCTS_BASE = '/merchant/v1/stores/{storeId}/products';
+export const MERCHANT_PRODUCT_TAGS = ['merchant: products'];
 const base = PRODUCTS_BASE;
 
-export const catalogRouter = router({
-  create: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'POST', path: base, tags: dashboard, summary: 'Create a product' }, successStatus: 201, errors: [] })
-    .input(ZCreateProductInput)
-    .output(ZProduct)
-    .mutation(({ ctx, input }) => createProduct(ctx, input)),
+/** One surface's builders and where its product routes live. */
+interface ProductSurface {
+  read: GuardedBuilder;
+  write: GuardedBuilder;
+  base: `/${string}`;
+  tags: string[];
+}
 
-  list: storeProcedure()
+/** create, get, update and delete (archive), the same on both surfaces. */
+function productRoutes({ read, write, base, tags }: ProductSurface) {
+  const one = `${base}/{productId}` as const;
+  return {
+    create: write
+      .meta({ openapi: { method: 'POST', path: base, tags, summary: 'Create a product' }, successStatus: 201, errors: [] })
+      .input(ZCreateProductInput)
+      .output(ZProduct)
+      .mutation(({ ctx, input }) => createProduct(ctx, input)),
+    get: read
+      .meta({ openapi: { method: 'GET', path: one, tags, summary: 'One product, with its stock (available keys, or null)' }, errors: ['not_found'] })
+      .input(ZProductIdInput)
+      .output(ZProduct)
+      .query(({ ctx, input }) => getProduct(ctx, input)),
+    update: write
+      .meta({ openapi: { method: 'PATCH', path: one, tags, summary: 'Change a product' }, errors: ['not_found'] })
+      .input(ZUpdateProductInput)
+      .output(ZProduct)
+      .mutation(({ ctx, input }) => updateProduct(ctx, input)),
+    delete: write
+      .meta({ openapi: { method: 'DELETE', path: one, tags, summary: 'Archive a product (orders keep naming it)' }, successStatus: 204, errors: ['not_found'] })
+      .input(ZProductIdInput)
+      .output(z.void())
+      .mutation(({ ctx, input }) => deleteProduct(ctx, input)),
+  };
+}
+
+const manage = storeProcedure('manageProducts');
+const member = storeProcedure();
+const dashboardProducts = productRoutes({ read: member, write: manage, base, tags: dashboard });
+const merchantRead = merchantProcedure('product:read');
+const merchantProducts = productRoutes({ read: merchantRead, write: merchantProcedure('product:write'), base: MERCHANT_PRODUCTS_BASE, tags: MERCHANT_PRODUCT_TAGS });
+
+export const catalogRouter = router({
+  ...merchantProducts,
+  list: merchantRead
+    .meta({ openapi: { method: 'GET', path: MERCHANT_PRODUCTS_BASE, tags: MERCHANT_PRODUCT_TAGS, summary: "The store's products, newest first, with their stock (filter `status`)" }, errors: [] })
+    .input(ZListProductsQuery)
+    .output(ZProductPage)
+    .query(({ ctx, input }) => listProductPage(ctx, input)),
+  keys: merchantRead
+    .meta({
+      openapi: { method: 'GET', path: `${MERCHANT_PRODUCTS_BASE}/{productId}/license-keys`, tags: MERCHANT_PRODUCT_TAGS, summary: "A product's license keys, masked, with the stock counts (never the key)" },
+      errors: ['not_found'],
+    })
+    .input(ZMerchantKeyListQuery)
+    .output(ZMerchantKeyList)
+    .query(({ ctx, input }) => listMerchantKeys(ctx, input)),
+
+  dashboardCreate: dashboardProducts.create,
+  dashboardGet: dashboardProducts.get,
+  dashboardUpdate: dashboardProducts.update,
+  dashboardDelete: dashboardProducts.delete,
+  dashboardList: member
     .meta({ openapi: { method: 'GET', path: base, tags: dashboard, summary: "The store's products with their stock" }, errors: [] })
     .input(ZStoreIdInput)
     .output(ZProductList)
     .query(async ({ ctx, input }) => ({ products: await listProducts(ctx, input) })),
 
-  get: storeProcedure()
-    .meta({ openapi: { method: 'GET', path: `${base}/{productId}`, tags: dashboard, summary: 'One product' }, errors: ['not_found'] })
-    .input(ZProductIdInput)
-    .output(ZProduct)
-    .query(({ ctx, input }) => getProduct(ctx, input)),
-
-  update: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'PATCH', path: `${base}/{productId}`, tags: dashboard, summary: 'Change a product' }, errors: ['not_found'] })
-    .input(ZUpdateProductInput)
-    .output(ZProduct)
-    .mutation(({ ctx, input }) => updateProduct(ctx, input)),
-
-  delete: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'DELETE', path: `${base}/{productId}`, tags: dashboard, summary: 'Delete a product (orders keep naming it)' }, successStatus: 204, errors: ['not_found'] })
-    .input(ZProductIdInput)
-    .output(z.void())
-    .mutation(({ ctx, input }) => deleteProduct(ctx, input)),
-
-  keys: storeProcedure('manageProducts')
+  dashboardKeys: manage
     .meta({ openapi: { method: 'GET', path: `${base}/{productId}/license-keys`, tags: dashboard, summary: 'License keys, masked' }, errors: ['not_found'] })
     .input(ZListKeysQuery)
     .output(ZKeyList)
     .query(({ ctx, input }) => listKeys(ctx, input)),
 
-  deleteKey: storeProcedure('manageProducts')
+  deleteKey: manage
     .meta({ openapi: { method: 'DELETE', path: `${base}/{productId}/license-keys/{keyId}`, tags: dashboard, summary: 'Delete an unsold key' }, successStatus: 204, errors: ['not_found', 'conflict'] })
     .input(ZKeyIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => deleteKey(ctx, input)),
 
-  files: storeProcedure()
+  files: member
     .meta({ openapi: { method: 'GET', path: `${base}/{productId}/files`, tags: dashboard, summary: "A product's downloadable files" }, errors: ['not_found'] })
     .input(ZProductIdInput)
     .output(ZFileList)

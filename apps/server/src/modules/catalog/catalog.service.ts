@@ -3,10 +3,10 @@
  * own transaction), license-key import and listing, and the public catalog.
  */
 import { raw } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TCreateProductInput, TProduct, TPublicProduct, TUpdateProductInput } from '@svc/schemas';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { TCreateProductInput, TListProductsQuery, TMerchantKeyListQuery, TProduct, TPublicProduct, TUpdateProductInput } from '@svc/schemas';
 import type { Config } from '../../config.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { decodeCursor, encodeCursor, keysetPage } from '../../lib/cursor.js';
 import { deriveKey, hmacHex, seal, unseal } from '../../lib/crypto.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -16,7 +16,7 @@ import { recordEvent } from '../events/outbox.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { selectStoreRef } from '../stores/stores.repo.js';
 import { toPublicStore } from '../stores/stores.service.js';
-import { LicenseKeySchema, ProductSchema, type Product } from './catalog.entities.js';
+import { LicenseKeySchema, ProductSchema, type LicenseKey, type Product } from './catalog.entities.js';
 import { insertKeys } from './catalog.repo.js';
 
 export function keyCipher(config: Config) {
@@ -239,12 +239,77 @@ export async function listKeys(
       const value = decryptLicenseKey(ctx.deps.config, key.valueEnc);
       return {
         id: key.id,
-        masked: `${'•'.repeat(Math.max(4, Math.min(value.length - 4, 16)))}${value.slice(-4)}`,
+        masked: maskKey(value),
         status: key.status,
         createdAt: key.createdAt.toISOString(),
         assignedAt: key.assignedAt?.toISOString() ?? null,
       };
     }),
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(ctx.deps.config.encryptionKey, { us: '0', id: last.id }) : null,
+  };
+}
+
+/** A key's last four characters behind dots: every list of keys shows them so, never the key. */
+export function maskKey(value: string): string {
+  return `${'•'.repeat(Math.max(4, Math.min(value.length - 4, 16)))}${value.slice(-4)}`;
+}
+
+/** A page of the store's products, newest first (the merchant API), with their stock; `status` filters. */
+export async function listProductPage(ctx: ServiceContext, input: TListProductsQuery) {
+  const store = await storeOf(ctx.em, input.storeId);
+  const limit = input.limit ?? 50;
+  const before = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor) : undefined;
+  // Created from the clock's Dates, so a product's time is whole milliseconds: the cursor's
+  // microseconds divide exactly.
+  const at = before ? new Date(Number(BigInt(before.us) / 1000n)) : undefined;
+  const products = await ctx.em.find(
+    ProductSchema,
+    {
+      store: store.id,
+      deletedAt: null,
+      ...(input.status ? { status: input.status } : {}),
+      ...(before && at ? { $or: [{ createdAt: { $lt: at } }, { createdAt: at, id: { $lt: before.id } }] } : {}),
+    },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 },
+  );
+  const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, products, limit, (p) => String(p.createdAt.getTime() * 1000));
+  const stock = await stockOf(ctx.em, page);
+  return { products: page.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null)), hasMore, nextCursor };
+}
+
+/** The merchant's view of a key's status: a key taken back or whose license was disabled is `disabled`. */
+const MERCHANT_KEY_STATUS: Record<'available' | 'assigned' | 'disabled', FilterQuery<LicenseKey>> = {
+  available: { status: 'available' },
+  assigned: { status: 'assigned', disabledAt: null },
+  disabled: { $or: [{ status: 'revoked' }, { disabledAt: { $ne: null } }] },
+};
+
+/** A product's keys, masked, with the stock counts (the merchant API); keyset by id. */
+export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyListQuery) {
+  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  const limit = input.limit ?? 50;
+  const after = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor).id : undefined;
+  const keys = await ctx.em.find(
+    LicenseKeySchema,
+    { $and: [{ product: product.id }, input.status ? MERCHANT_KEY_STATUS[input.status] : {}, after ? { id: { $gt: after } } : {}] },
+    { orderBy: { id: 'asc' }, limit: limit + 1, populate: ['order'], fields: ['id', 'valueEnc', 'status', 'disabledAt', 'assignedAt', 'createdAt', 'order.number'] },
+  );
+  const hasMore = keys.length > limit;
+  const page = keys.slice(0, limit);
+  const last = page[page.length - 1];
+  const count = (status: keyof typeof MERCHANT_KEY_STATUS) => ctx.em.count(LicenseKeySchema, { $and: [{ product: product.id }, MERCHANT_KEY_STATUS[status]] });
+  const [available, assigned, disabled] = await Promise.all([count('available'), count('assigned'), count('disabled')]);
+  return {
+    licenseKeys: page.map((key) => ({
+      id: key.id,
+      masked: maskKey(decryptLicenseKey(ctx.deps.config, key.valueEnc)),
+      status: key.status === 'revoked' || key.disabledAt ? ('disabled' as const) : key.status,
+      orderId: key.order ? `ORD-${key.order.getEntity().number}` : null,
+      assignedAt: key.assignedAt?.toISOString() ?? null,
+      createdAt: key.createdAt.toISOString(),
+    })),
+    counts: { available, assigned, disabled },
     hasMore,
     nextCursor: hasMore && last ? encodeCursor(ctx.deps.config.encryptionKey, { us: '0', id: last.id }) : null,
   };

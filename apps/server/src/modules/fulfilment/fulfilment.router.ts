@@ -1,7 +1,7 @@
-import { ZBuyerOrderAccess, ZDeliveryPayload, ZImportKeysInput, ZImportKeysResult, ZOrderKeys, ZTryAssignResult } from '@svc/schemas';
+import { ZBuyerOrderAccess, ZDeliveryPayload, ZImportKeysInput, ZImportKeysResult, ZMerchantImportKeysInput, ZOrderKeys, ZTryAssignResult } from '@svc/schemas';
 import type { TErrorCode } from '@svc/schemas';
-import { buyerProcedure, router, storeProcedure } from '../../trpc/procedures.js';
-import { PRODUCT_TAGS, PRODUCTS_BASE } from '../catalog/catalog.router.js';
+import { buyerProcedure, merchantProcedure, router, storeProcedure } from '../../trpc/procedures.js';
+import { MERCHANT_PRODUCT_TAGS, MERCHANT_PRODUCTS_BASE, PRODUCT_TAGS, PRODUCTS_BASE } from '../catalog/catalog.router.js';
 import { buyerOrderAccess, deliveryPayload, orderKeys, tryAssignForBuyer } from './delivery.service.js';
 import { restock } from './fulfilment.service.js';
 
@@ -38,7 +38,15 @@ export const fulfilmentRouter = router({
  * router merges it into the `catalog` namespace beside the product's other routes.
  */
 export const restockRouter = router({
-  importKeys: storeProcedure('manageProducts')
+  importKeys: merchantProcedure('product:write')
+    .meta({
+      openapi: { method: 'POST', path: `${MERCHANT_PRODUCTS_BASE}/{productId}/license-keys`, tags: MERCHANT_PRODUCT_TAGS, summary: 'Add 1 to 10,000 license keys to stock (duplicates dropped); orders waiting for keys are filled' },
+      errors: ['not_found', 'conflict'],
+    })
+    .input(ZMerchantImportKeysInput)
+    .output(ZImportKeysResult)
+    .mutation(({ ctx, input }) => restock(ctx, input)),
+  dashboardImportKeys: storeProcedure('manageProducts')
     .meta({ openapi: { method: 'POST', path: `${PRODUCTS_BASE}/{productId}/license-keys`, tags: PRODUCT_TAGS, summary: 'Add license keys to stock (duplicates dropped)' }, errors: ['not_found'] })
     .input(ZImportKeysInput)
     .output(ZImportKeysResult)

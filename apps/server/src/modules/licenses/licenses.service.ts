@@ -26,7 +26,7 @@ import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { LicenseKeySchema } from '../catalog/catalog.entities.js';
-import { decryptLicenseKey, licenseKeyHash } from '../catalog/catalog.service.js';
+import { decryptLicenseKey, licenseKeyHash, maskKey } from '../catalog/catalog.service.js';
 import { recordEvent } from '../events/outbox.js';
 import { LicenseInstanceSchema } from './licenses.entities.js';
 import { lookupLicense, lockLicenseOfStore, selectLicensePage, selectMerchantLicenses, type LicenseRow } from './licenses.repo.js';
@@ -157,11 +157,6 @@ async function merchantLicenses(ctx: ServiceContext, em: EntityManager, ids: str
     };
     return [{ view, storeId: row.store_id }];
   });
-}
-
-/** A key's last four characters behind dots (as the seller's key list shows them). */
-export function maskKey(value: string): string {
-  return `${'•'.repeat(Math.max(4, Math.min(value.length - 4, 16)))}${value.slice(-4)}`;
 }
 
 async function recordLicenseEvent(ctx: ServiceContext, em: EntityManager, type: 'license.activated' | 'license.deactivated' | 'license.disabled' | 'license.enabled', licenseId: string, now: Date): Promise<void> {
