@@ -27,6 +27,14 @@ export const mergeRouters = t.mergeRouters;
  */
 export type GuardedBuilder<Extra extends object = object> = TRPCProcedureBuilder<Context, SvcMeta, Extra, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, false>;
 
+/** One surface of a resource built once for merchants and the dashboard: its builders, where its routes live, their tags. */
+export interface ResourceSurface {
+  read: GuardedBuilder;
+  write: GuardedBuilder;
+  base: `/${string}`;
+  tags: string[];
+}
+
 const normaliseErrors = t.middleware(async ({ ctx, path, next }) => {
   const result = await next();
   if (!result.ok && !(result.error instanceof AppError)) {

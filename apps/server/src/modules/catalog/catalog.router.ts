@@ -19,7 +19,7 @@ import {
   ZUpdateProductInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { merchantProcedure, publicProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
+import { merchantProcedure, publicProcedure, router, storeProcedure, type ResourceSurface } from '../../trpc/procedures.js';
 import {
   createProduct,
   deleteKey,
@@ -44,16 +44,8 @@ export const MERCHANT_PRODUCTS_BASE = '/merchant/v1/stores/{storeId}/products';
 export const MERCHANT_PRODUCT_TAGS = ['merchant: products'];
 const base = PRODUCTS_BASE;
 
-/** One surface's builders and where its product routes live. */
-interface ProductSurface {
-  read: GuardedBuilder;
-  write: GuardedBuilder;
-  base: `/${string}`;
-  tags: string[];
-}
-
 /** create, get, update and delete (archive), the same on both surfaces. */
-function productRoutes({ read, write, base, tags }: ProductSurface) {
+function productRoutes({ read, write, base, tags }: ResourceSurface) {
   const one = `${base}/{productId}` as const;
   return {
     create: write

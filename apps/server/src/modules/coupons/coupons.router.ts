@@ -13,19 +13,11 @@ import {
   ZValidateCouponInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { merchantProcedure, publicProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
+import { merchantProcedure, publicProcedure, router, storeProcedure, type ResourceSurface } from '../../trpc/procedures.js';
 import { createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon, validateCoupon } from './coupons.service.js';
 
-/** One surface's builders and where its coupon routes live. */
-interface CouponSurface {
-  read: GuardedBuilder;
-  write: GuardedBuilder;
-  base: `/${string}`;
-  tags: string[];
-}
-
 /** The coupon resource, built once for merchants (/merchant/v1, coupon scopes) and the dashboard. */
-function couponRoutes({ read, write, base, tags }: CouponSurface) {
+function couponRoutes({ read, write, base, tags }: ResourceSurface) {
   const one = `${base}/{couponId}` as const;
   return {
     create: write
