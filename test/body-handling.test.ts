@@ -47,6 +47,32 @@ describe('JSON bodies', () => {
     expect(await response.json()).toEqual({ error: 'The request body is too large.', code: 'payload_too_large' });
   });
 
+  it('reads a refused body to its end, so a client still sending it gets the 413 and keeps its connection', async () => {
+    const { Agent, request } = await import('node:http');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (body: string) =>
+      new Promise<{ status: number; text: string; socket: unknown }>((resolve, reject) => {
+        const req = request(`${app.url}/api/probe/toggle`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text, socket: req.socket }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      // 4 MiB against a 4 KiB limit: the answer comes long before the upload ends.
+      const refused = await send(JSON.stringify({ flag: true, pad: 'x'.repeat(4 * 1024 * 1024) }));
+      expect(refused.status).toBe(413);
+      expect(JSON.parse(refused.text)).toEqual({ error: 'The request body is too large.', code: 'payload_too_large' });
+      const next = await send(JSON.stringify({ flag: true }));
+      expect(next.status).toBe(200);
+      expect(next.socket).toBe(refused.socket);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('takes a POST with no body, with or without a JSON content type', async () => {
     const bare = await fetch(`${app.url}/api/probe/touch`, { method: 'POST' });
     expect(bare.status).toBe(200);

@@ -31,7 +31,7 @@ export interface BuildAppOptions {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The path and query the client sent (adapters rewrite `url`). */
+    /** The path and query the client sent. */
     clientUrl: string;
     /** `clientUrl` without the query. */
     publicPath: string;
@@ -59,16 +59,15 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     // One log line per request (written on response, below) instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     // /trpc batches name every procedure of the batch in one path segment.
-    routerOptions: { maxParamLength: 2048 },
+    // A trailing slash names the same route, as in the route table's own lookup.
+    routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: true },
     // Requests Node's parser refuses (headers over 16 KB, not HTTP) answered in our error body.
     clientErrorHandler,
     // So are those the router refuses (a path that is not percent-encoded UTF-8, a parameter too long).
     frameworkErrors: routerErrorHandler,
   });
 
-  // The path as the client sent it: the REST adapter later rewrites request.url (and the raw
-  // request's, which fastify's originalUrl reads) to the part below /api; logs, metrics and the
-  // route lookups need the full path.
+  // The path as the client sent it, and without its query: logs, metrics and the route lookups read these.
   app.decorateRequest('clientUrl', '');
   app.decorateRequest('publicPath', '');
   app.addHook('onRequest', (request, reply, done) => {
@@ -101,6 +100,6 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(docsPlugin, { document });
   await registerPlainRoutes(app, deps, plainRoutes);
   await app.register(trpcPlugin, { deps, router });
-  await app.register(restPlugin, { deps, router, table });
+  await app.register(restPlugin, { deps, table });
   return app;
 }

@@ -5,10 +5,13 @@ import type { TErrorBody } from '@svc/schemas';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, invalidField, toPublicError, type PublicError } from '../lib/errors.js';
 
+/** Our error body with the error's status; a route documented with a bare body (`{ error }`) gets that. */
 export function sendError(reply: FastifyReply, pub: PublicError): FastifyReply {
+  const type = reply.code(pub.status).type('application/json; charset=utf-8');
+  if (pub.bare) return type.send({ error: pub.message });
   const body: TErrorBody = { error: pub.message, code: pub.code };
   if (pub.issues) body.issues = pub.issues;
-  return reply.code(pub.status).type('application/json; charset=utf-8').send(body);
+  return type.send(body);
 }
 
 function fromFastifyError(error: FastifyError): PublicError {
@@ -25,10 +28,27 @@ function fromFastifyError(error: FastifyError): PublicError {
   }
 }
 
+/** The most of a refused body that is still read (and dropped) after its 413. */
+const DRAIN_REFUSED_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A body over the limit is refused before it is read, and fastify closes the connection after the
+ * answer. Closed while the client is still sending, the socket is reset, and the reset often
+ * reaches the client before the answer does: it sees "connection reset", not our 413. A body of
+ * a declared length up to DRAIN_REFUSED_BODY_BYTES is read to its end and dropped instead (Node
+ * does that for a kept-alive connection), so the client finishes sending and reads the 413.
+ */
+function drainRefusedBody(request: FastifyRequest, reply: FastifyReply): void {
+  if (reply.getHeader('connection') !== 'close') return;
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared <= DRAIN_REFUSED_BODY_BYTES) reply.removeHeader('connection');
+}
+
 export function installErrorReplies(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const pub = fromFastifyError(error);
     if (pub.internal) request.log.error({ err: error }, 'request failed');
+    if (pub.status === 413) drainRefusedBody(request, reply);
     return sendError(reply, pub);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -1,97 +1,153 @@
 /**
- * REST: trpc-to-openapi serves the router's procedures at their documented paths under
- * /api. Bodies are our JSON bodies; error bodies are reshaped here, in one place, from
- * the tRPC error shape into `{ error, code, issues? }`.
+ * REST: every procedure of the route table served at its documented path under /api, as one
+ * Fastify route each. The handler reads the input (a GET's or DELETE's query, any other
+ * method's JSON body, plus the path's parameters), calls the procedure with the request's
+ * context (the same middleware chain /trpc runs: errors, rate limit, readable input,
+ * idempotency, the builder's guard, the input and output schemas) and answers with the
+ * route's success status, or with our error body. trpc-to-openapi builds the OpenAPI document
+ * from the same procedures (openapi/document.ts); its runtime adapter is not used: it made a
+ * URL, an AbortController with an undici Request and a tRPC caller for every request, and
+ * found the route by trying each path's regular expression in turn.
  */
-import type { AnyRouter } from '@trpc/server';
-import type { FastifyInstance } from 'fastify';
-import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
-import type { TErrorBody } from '@svc/schemas';
+import type { AnyProcedure } from '@trpc/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { AppError, invalidField } from '../lib/errors.js';
-import { contextFactory } from '../trpc/context.js';
-import { logAdapterError } from '../trpc/adapter-options.js';
-import type { SvcErrorData } from '../trpc/init.js';
-import { API_BASE_PATH, type RouteTable } from '../trpc/route-table.js';
+import { AppError, invalidField, toPublicError } from '../lib/errors.js';
+import { createContext } from '../trpc/context.js';
+import type { RouteEntry, RouteTable } from '../trpc/route-table.js';
+import { sendError } from './error-reply.js';
 import { useJsonBodies } from './json-body.js';
 
-interface ErrorShapeBody {
-  message?: unknown;
-  data?: Partial<SvcErrorData>;
-}
+/** A REST route reads its input from the query on these methods, from the JSON body on the others. */
+const QUERY_INPUT = new Set(['GET', 'DELETE']);
 
-/** Turns the adapter's error body into ours; leaves anything else untouched. */
-export function reshapeRestError(payload: string): string {
-  let parsed: ErrorShapeBody;
-  try {
-    parsed = JSON.parse(payload) as ErrorShapeBody;
-  } catch {
-    return payload;
+type ZodDefLike = { _zod?: { def?: { type?: string; innerType?: unknown; shape?: Record<string, unknown> } }; shape?: Record<string, unknown> };
+
+/** The schema under optional/nullable/default wrappers. */
+function unwrap(schema: unknown): ZodDefLike | undefined {
+  let current = schema as ZodDefLike | undefined;
+  for (let depth = 0; depth < 8; depth++) {
+    const def = current?._zod?.def;
+    if (!def?.innerType || !['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional'].includes(def.type ?? '')) break;
+    current = def.innerType as ZodDefLike;
   }
-  const data = parsed?.data;
-  if (!data || typeof data.code !== 'string') return payload;
-  if (data.bare) return JSON.stringify({ error: String(parsed.message) });
-  const body: TErrorBody = { error: String(parsed.message), code: data.code };
-  if (data.issues) body.issues = data.issues;
-  return JSON.stringify(body);
+  return current;
 }
 
-export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; router: AnyRouter; table: RouteTable }): Promise<void> {
-  const { table } = opts;
-  useJsonBodies(app, opts.deps.config.bodyLimitBytes);
-  const createContext = contextFactory(opts.deps);
+/** How a procedure's REST input is read: whether it has one, and which of its query fields are arrays. */
+function inputShape(procedure: AnyProcedure): { takesInput: boolean; arrayFields: string[] } {
+  const inputs = (procedure._def as unknown as { inputs: unknown[] }).inputs;
+  if (inputs.length === 0) return { takesInput: true, arrayFields: [] };
+  const schema = unwrap(inputs[0]);
+  const type = schema?._zod?.def?.type;
+  // A void input stays undefined (the procedure takes none).
+  if (type === 'void' || type === 'undefined') return { takesInput: false, arrayFields: [] };
+  const shape = type === 'object' ? (schema?.shape ?? schema?._zod?.def?.shape ?? {}) : {};
+  const arrayFields = Object.entries(shape)
+    .filter(([, field]) => unwrap(field)?._zod?.def?.type === 'array')
+    .map(([name]) => name);
+  return { takesInput: true, arrayFields };
+}
 
-  // A POST without a body (rotate, test, retry) needs no Content-Type: the adapter would
-  // otherwise refuse it with 415 before looking at the (absent) body.
-  const typeAdded = new WeakSet<object>();
-  app.addHook('onRequest', async (request) => {
-    const bodyless = !request.headers['transfer-encoding'] && (request.headers['content-length'] ?? '0') === '0';
-    if (bodyless && !request.headers['content-type'] && request.method !== 'GET') {
-      request.headers['content-type'] = 'application/json';
-      typeAdded.add(request);
-    }
-  });
+/**
+ * A query as the procedure reads it: a key given once is a string, a key repeated is a list, an
+ * empty value is no value; a list field given once is a list of one.
+ */
+function queryInput(query: Record<string, string | string[] | undefined>, arrayFields: string[]): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const key in query) {
+    const value = query[key];
+    if (!value) continue;
+    input[key] = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  }
+  for (const key of arrayFields) {
+    if (input[key] !== undefined && !Array.isArray(input[key])) input[key] = [input[key]];
+  }
+  return input;
+}
 
-  // Every REST input is an object, and the adapter spreads the body into it: a JSON body that
-  // is not an object (an array, a string, a number, a boolean, null) would be dropped, or split
-  // into characters, and the route would run on its path parameters alone (a PATCH with `[]`
-  // answered 200, a refund with `true` refunded). Refuse it.
-  app.addHook('preValidation', async (request) => {
-    const body = request.body;
-    if (body === undefined) {
-      // An empty body the client sent as JSON is not `{}`: on a route that reads a body it is refused.
-      if (request.emptyJsonBody && !typeAdded.has(request) && table.match(request.method, request.publicPath)?.jsonBody) {
-        throw invalidField('', 'The body is empty: send a JSON object.');
+/**
+ * A JSON body as the procedure reads it. Every REST input is an object: a body that is not one
+ * (an array, a string, a number, a boolean, null) is refused, as is an empty body the client sent
+ * as JSON on a route that reads one. A path parameter is never a body field: `{ "storeId":
+ * <another store> }` in the body of /stores/{storeId}/... is named like any unknown field.
+ */
+function bodyInput(request: FastifyRequest, entry: RouteEntry, typeAdded: boolean): Record<string, unknown> {
+  const body = request.body;
+  if (body === undefined) {
+    if (request.emptyJsonBody && !typeAdded && entry.jsonBody) throw invalidField('', 'The body is empty: send a JSON object.');
+    return {};
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
+    throw invalidField('', 'The body must be a JSON object.');
+  }
+  const clashes = entry.params.filter((name) => Object.hasOwn(body, name));
+  if (clashes.length > 0) {
+    throw new AppError('validation_failed', undefined, { issues: clashes.map((name) => ({ path: name, message: 'Unknown field.' })) });
+  }
+  return body as Record<string, unknown>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The REST adapter supplied the Content-Type of a bodyless unsafe request. */
+    restTypeAdded?: boolean;
+  }
+}
+
+function restHandler(deps: AppDeps, entry: RouteEntry) {
+  const procedure = entry.procedure!;
+  const { takesInput, arrayFields } = inputShape(procedure);
+  const fromQuery = QUERY_INPUT.has(entry.method);
+  const status = entry.policy.successStatus ?? 200;
+  const type = entry.type!;
+  const path = entry.name;
+
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    let input: Record<string, unknown> | undefined;
+    try {
+      if (!fromQuery) {
+        const contentType = request.headers['content-type'];
+        if (!contentType?.startsWith('application/json')) throw new AppError('unsupported_media_type');
       }
-      return;
+      // A DELETE reads its input from the query, but a body it carries is checked all the same.
+      const body = request.method === 'GET' ? undefined : bodyInput(request, entry, request.restTypeAdded === true);
+      if (takesInput) {
+        const given = fromQuery ? queryInput(request.query as Record<string, string | string[] | undefined>, arrayFields) : body!;
+        input = Object.assign(given, request.params as Record<string, string>);
+      }
+      const ctx = createContext(deps, request);
+      const data: unknown = await procedure({ ctx, path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+      reply.code(status).type('application/json');
+      return data === undefined ? reply.send() : reply.send(JSON.stringify(data));
+    } catch (error) {
+      const pub = toPublicError(error);
+      // Failures inside the procedure were logged by its request step (requestSteps), once.
+      if (pub.internal && !(error instanceof AppError)) request.log.error({ err: error, path }, 'request failed');
+      return sendError(reply, pub);
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
-      throw invalidField('', 'The body must be a JSON object.');
+  };
+}
+
+/** `/api/stores/{storeId}` as Fastify writes it: `/api/stores/:storeId`. */
+const fastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; table: RouteTable }): Promise<void> {
+  useJsonBodies(app, opts.deps.config.bodyLimitBytes);
+  app.decorateRequest('restTypeAdded', false);
+
+  // A POST without a body (rotate, test, retry) needs no Content-Type: it would otherwise be
+  // refused with 415 before anyone looked at the (absent) body.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const headers = request.headers;
+    if (request.method !== 'GET' && !headers['content-type'] && !headers['transfer-encoding'] && (headers['content-length'] ?? '0') === '0') {
+      headers['content-type'] = 'application/json';
+      request.restTypeAdded = true;
     }
-    // The adapter also lets the path's parameters overwrite body fields of the same name, so
-    // `{ "storeId": <another store> }` in the body of /stores/{storeId}/... would be dropped
-    // silently. A path parameter is never a body field: name it like any unknown field.
-    const clashes = table.match(request.method, request.publicPath)?.params.filter((name) => Object.hasOwn(body, name)) ?? [];
-    if (clashes.length > 0) {
-      throw new AppError('validation_failed', undefined, { issues: clashes.map((name) => ({ path: name, message: 'Unknown field.' })) });
-    }
+    done();
   });
 
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (reply.statusCode >= 400 && typeof payload === 'string') return reshapeRestError(payload);
-    return payload;
-  });
-
-  await app.register(fastifyTRPCOpenApiPlugin, {
-    basePath: API_BASE_PATH,
-    router: opts.router,
-    maxBodySize: opts.deps.config.bodyLimitBytes,
-    createContext: ({ req, res }: { req: unknown; res: unknown }) => createContext({ req, res } as Parameters<typeof createContext>[0]),
-    onError: logAdapterError,
-    responseMeta: ({ paths, errors }: { paths?: string[]; errors: unknown[] }) => {
-      if (errors.length > 0) return {};
-      const status = paths?.length === 1 ? table.procedure(paths[0]!)?.policy.successStatus : undefined;
-      return status ? { status } : {};
-    },
-  } as never);
+  for (const entry of opts.table.procedures) {
+    app.route({ method: entry.method, url: fastifyPath(entry.path), handler: restHandler(opts.deps, entry) });
+  }
 }
