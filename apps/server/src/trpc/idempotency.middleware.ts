@@ -19,7 +19,7 @@ import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
 import { decide, idempotentResponseKey, releaseClaim, storeResponse, type Claim } from '../modules/idempotency/idempotency.service.js';
 import type { Context } from './context.js';
-import { t } from './init.js';
+import type { SvcMeta } from './init.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -98,13 +98,23 @@ export function isReplayable(resolver: unknown): boolean {
   return typeof resolver === 'function' && (resolver as unknown as Record<symbol, unknown>)[REPLAYABLE] === true;
 }
 
-export const applyIdempotency = t.middleware(async ({ ctx, meta, path, getRawInput, next }) => {
+/**
+ * The step itself, run by the procedures' request step (procedures.ts) with the call's raw
+ * input and its `next`: without a declared store field or without the header it just runs
+ * `next()`; a replay runs it with `idempotentReplay` in the context.
+ */
+export async function applyIdempotency<Result extends { ok: boolean; data?: unknown }>(
+  ctx: Context,
+  meta: SvcMeta | undefined,
+  path: string,
+  input: unknown,
+  next: (opts?: { ctx: { idempotentReplay: IdempotentReplay } }) => Promise<Result>,
+): Promise<Result> {
   const storeField = meta?.idempotency?.storeField;
   if (!storeField) return next();
   const key = idempotencyKeyOf(ctx);
   if (key === undefined) return next();
 
-  const input = await getRawInput();
   const claim: Claim = {
     path,
     scope: scopeOf(input, storeField),
@@ -119,7 +129,7 @@ export const applyIdempotency = t.middleware(async ({ ctx, meta, path, getRawInp
     return next({ ctx: { idempotentReplay } });
   }
 
-  let result: Awaited<ReturnType<typeof next>> | undefined;
+  let result: Result | undefined;
   try {
     result = await next();
   } finally {
@@ -136,4 +146,4 @@ export const applyIdempotency = t.middleware(async ({ ctx, meta, path, getRawInp
     }
   }
   return result;
-});
+}

@@ -3,11 +3,10 @@
  * route policy, in meta) and applies the matching guard, which reads its parameters from that
  * same meta. Every procedure then adds its route (`openapi`), its error codes and, where it has
  * them, its rate limit, idempotency and success status. Every builder starts from
- * `baseProcedure`: errors normalised, the route's call recorded in the context, the rate limit,
- * and the Idempotency-Key step.
+ * `baseProcedure`: the rate limit, readable input and the Idempotency-Key step, errors normalised.
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
-import type { TRPCProcedureBuilder, TRPCUnsetMarker } from '@trpc/server';
+import { TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
 import { AppError, toPublicError } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
@@ -35,26 +34,35 @@ export interface ResourceSurface {
   tags: string[];
 }
 
-const normaliseErrors = t.middleware(async ({ ctx, path, next }) => {
-  const result = await next();
-  if (!result.ok && !(result.error instanceof AppError)) {
-    const pub = toPublicError(result.error);
-    // The original is logged here, once; the client only ever sees `pub`.
-    if (pub.internal) ctx.log.error({ err: result.error.cause ?? result.error, path }, 'procedure failed');
-    throw new AppError(pub.code, pub.message, { issues: pub.issues, cause: result.error });
+/** An error as the client may see it, the original logged once when nothing of it is shown. */
+function normalised(error: unknown, ctx: Context, path: string): AppError {
+  if (error instanceof AppError) return error;
+  const pub = toPublicError(error);
+  // tRPC wraps what a later step threw; the original is what is logged.
+  if (pub.internal) ctx.log.error({ err: error instanceof TRPCError ? (error.cause ?? error) : error, path }, 'procedure failed');
+  return new AppError(pub.code, pub.message, { issues: pub.issues, cause: error });
+}
+
+/**
+ * The steps every call runs before its guard, in this order: the route's rate limit (a replay or
+ * a 409 still counts against the client's budget), every string of the input storable text and
+ * every number finite (lib/input-limits.ts), the Idempotency-Key step (unreadable input claims no
+ * key); and whatever fails, in them or after them, leaves as an AppError. One middleware, not
+ * four: tRPC copies the call's options and context at every layer, which was most of its time on
+ * a REST call (bench/README.md, License API).
+ */
+const requestSteps = t.middleware(async ({ ctx, meta, path, getRawInput, next }) => {
+  let result: Awaited<ReturnType<typeof next>>;
+  try {
+    if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
+    const input = await getRawInput();
+    assertReadable(input);
+    result = await applyIdempotency(ctx, meta, path, input, next);
+  } catch (error) {
+    throw normalised(error, ctx, path);
   }
+  if (!result.ok && !(result.error instanceof AppError)) throw normalised(result.error, ctx, path);
   return result;
-});
-
-const applyRateLimit = t.middleware(async ({ ctx, meta, next }) => {
-  if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
-  return next();
-});
-
-/** Every string of the input storable text, every number finite (lib/input-limits.ts), on both transports. */
-const refuseUnreadableInput = t.middleware(async ({ getRawInput, next }) => {
-  assertReadable(await getRawInput());
-  return next();
 });
 
 /** What the guards need of the route being called: whether the call is unsafe, and its CSRF policy. */
@@ -62,9 +70,7 @@ function callOf(meta: SvcMeta | undefined, type: string): RouteCall {
   return { unsafe: type === 'mutation', csrf: meta?.csrf ?? 'required' };
 }
 
-// Rate limit first: a replay or a 409 still counts against the client's budget. Unreadable input
-// claims no Idempotency-Key.
-export const baseProcedure = t.procedure.use(normaliseErrors).use(applyRateLimit).use(refuseUnreadableInput).use(applyIdempotency);
+export const baseProcedure = t.procedure.use(requestSteps);
 
 type Declared = Pick<RoutePolicy, 'auth' | 'csrf' | 'cors'>;
 const declare = (policy: Declared): SvcMeta => policy;
