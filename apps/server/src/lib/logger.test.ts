@@ -52,6 +52,31 @@ describe('log format', () => {
     expect(line.req.headers.authorization).toBe('[redacted]');
   });
 
+  it('censors the secret fields of whatever a line logs, errors included, and keeps the rest', () => {
+    const { log, lines } = capture('json');
+    const err = Object.assign(new Error('boom'), { token: 'TOKEN-SECRET' });
+    log.error({ input: { password: 'PW-SECRET', email: 'a@b.c' }, err, account: { apiKey: 'sk_SECRET', key: 'KEY-SECRET' }, count: 3 }, 'failed');
+    const line = JSON.parse(lines[0]!);
+    expect(line.input).toEqual({ password: '[redacted]', email: 'a@b.c' });
+    expect(line.account).toEqual({ apiKey: '[redacted]', key: '[redacted]' });
+    expect(line.err).toMatchObject({ message: 'boom', token: '[redacted]' });
+    expect(line.err.stack).toContain('boom');
+    expect(line.count).toBe(3);
+    expect(lines[0]).not.toMatch(/SECRET/);
+  });
+
+  it('censors every credential header of a request and of a response', () => {
+    const { log, lines } = capture('json');
+    const headers = { authorization: 'Bearer A-SECRET', cookie: 'svc_session=C-SECRET', 'x-csrf-token': 'X-SECRET', 'idempotency-key': 'I-SECRET', 'user-agent': 'ua' };
+    log.info({ req: { method: 'GET', url: '/x', headers }, res: { statusCode: 200, headers: { 'set-cookie': 'S-SECRET' } } }, 'request completed');
+    const line = JSON.parse(lines[0]!);
+    expect(line.req.headers).toEqual({ authorization: '[redacted]', cookie: '[redacted]', 'x-csrf-token': '[redacted]', 'idempotency-key': '[redacted]', 'user-agent': 'ua' });
+    expect(line.res.headers['set-cookie']).toBe('[redacted]');
+    expect(lines[0]).not.toMatch(/SECRET/);
+    // The request's own headers are left as they were.
+    expect(headers.authorization).toBe('Bearer A-SECRET');
+  });
+
   it('writes a request as one readable line on a terminal', () => {
     const { log, lines } = capture('pretty');
     log.info(requestLine, 'request completed');

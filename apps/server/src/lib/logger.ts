@@ -1,5 +1,5 @@
 /**
- * pino for the HTTP server, the worker and the CLI: one redaction list, one request-line
+ * pino for the HTTP server, the worker and the CLI: one censoring of secrets, one request-line
  * shape, and one rule for the format. A person at a terminal reads pretty lines
  * (pino-pretty); anything else (a pipe, a file, a log shipper) and production always get
  * one JSON object per line.
@@ -12,20 +12,54 @@ export type Logger = FastifyBaseLogger;
 
 export type LogFormat = 'json' | 'pretty';
 
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-csrf-token"]',
-  'req.headers["idempotency-key"]',
-  'res.headers["set-cookie"]',
-  '*.password',
-  '*.secret',
-  '*.key',
-  '*.token',
-  '*.apiKey',
-  '*.csrfToken',
-  '*.checkoutToken',
-];
+const CENSOR = '[redacted]';
+
+/** Headers that carry a credential: their values never reach a log line. */
+const SECRET_HEADERS = ['authorization', 'cookie', 'x-csrf-token', 'idempotency-key', 'set-cookie'];
+
+/** Fields that carry a secret, one level down in whatever a line logs (`input.password`, `err.token`). */
+const SECRET_FIELDS = ['password', 'secret', 'key', 'token', 'apiKey', 'csrfToken', 'checkoutToken'];
+
+/** The headers with every credential's value replaced; the same object when there is none. */
+function censorHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!headers) return headers;
+  let censored: Record<string, unknown> | undefined;
+  for (const name of SECRET_HEADERS) {
+    if (headers[name] === undefined) continue;
+    censored ??= { ...headers };
+    censored[name] = CENSOR;
+  }
+  return censored ?? headers;
+}
+
+/** A value with its secret fields replaced (an error keeps its type, message and stack); the same value when it has none. */
+function censorFields(value: object): object {
+  let censored: Record<string, unknown> | undefined;
+  for (const field of SECRET_FIELDS) {
+    if (!(field in value) || (value as Record<string, unknown>)[field] === undefined) continue;
+    censored ??= value instanceof Error ? { type: value.name, message: value.message, stack: value.stack, ...(value as object) } : { ...value };
+    censored[field] = CENSOR;
+  }
+  return censored ?? value;
+}
+
+/**
+ * Every line's object, before its serializers: the secret fields of each value it holds replaced
+ * (what pino's `*.password` redaction did, without its per-line copy of the paths; a tenth of
+ * the License API's request time went to it).
+ */
+export function censorLine(object: Record<string, unknown>): Record<string, unknown> {
+  let censored: Record<string, unknown> | undefined;
+  for (const name in object) {
+    const value = object[name];
+    if (value === null || typeof value !== 'object') continue;
+    const clean = censorFields(value);
+    if (clean === value) continue;
+    censored ??= { ...object };
+    censored[name] = clean;
+  }
+  return censored ?? object;
+}
 
 /**
  * Query parameters whose value is a credential or personal (checkout tokens, signed links,
@@ -46,20 +80,21 @@ interface LoggedRequest {
   headers?: Record<string, unknown>;
 }
 
-/** Requests are logged with the path the client sent and their headers (after redaction), so a failed call can be traced. */
+/** Requests are logged with the path the client sent and their headers (credentials censored), so a failed call can be traced. */
 const serializers = {
   req: (req: LoggedRequest) => ({
     method: req.method,
     url: redactUrl(req.clientUrl || req.url),
     remoteAddress: req.ip,
-    headers: req.headers,
+    headers: censorHeaders(req.headers),
   }),
+  res: (res: { headers?: Record<string, unknown> } & Record<string, unknown>) => (res.headers ? { ...res, headers: censorHeaders(res.headers) } : res),
 };
 
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    formatters: { log: censorLine },
     serializers,
   };
 }
