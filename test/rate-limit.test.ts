@@ -39,7 +39,7 @@ afterAll(() => sharedRedis?.close());
 /** A Redis-backed limiter whose keys no other test run shares. */
 function redisLimiter(prefix = `svc:test:${randomBytes(6).toString('hex')}:`): RateLimitStore {
   return new FallbackRateLimitStore(
-    new RedisRateLimitStore(sharedRedis.withCommandOptions({ timeout: 250 }), prefix),
+    new RedisRateLimitStore(sharedRedis.withCommandOptions({ timeout: 0 }), prefix, 250),
     new MemoryRateLimitStore(),
     log,
   );
@@ -140,7 +140,7 @@ describe('Redis shared and then stopped', () => {
     const client = await connected(redis.url);
     cleanups.push(() => client.close().catch(() => undefined));
     const limiter = new FallbackRateLimitStore(
-      new RedisRateLimitStore(client.withCommandOptions({ timeout: 250 })),
+      new RedisRateLimitStore(client.withCommandOptions({ timeout: 0 }), undefined, 250),
       new MemoryRateLimitStore(),
       log,
     );
@@ -156,5 +156,32 @@ describe('Redis shared and then stopped', () => {
     expect(statuses.slice(0, PROBE_LIMIT.max)).toEqual(Array(PROBE_LIMIT.max).fill(200));
     expect(statuses.slice(PROBE_LIMIT.max)).toEqual([429, 429, 429]);
     expect(limiter.usingFallback).toBe(true);
+  });
+
+  it('answers from memory within its deadline when Redis stops answering, and from Redis again when it answers', async () => {
+    const redis = await startRedisServer();
+    cleanups.push(() => redis.stop());
+    const client = await connected(redis.url);
+    cleanups.push(() => client.close().catch(() => undefined));
+    const limiter = new FallbackRateLimitStore(new RedisRateLimitStore(client.withCommandOptions({ timeout: 0 }), undefined, 250), new MemoryRateLimitStore(), log);
+    const { app } = await start(limiter);
+    expect((await hit(app)).status).toBe(200);
+    expect(limiter.usingFallback).toBe(false);
+
+    redis.pause();
+    cleanups.push(async () => redis.resume());
+    const started = performance.now();
+    const stalled = await hit(app);
+    const waited = performance.now() - started;
+    expect(stalled.status).toBe(200);
+    expect(limiter.usingFallback).toBe(true);
+    // The 250 ms deadline, not the stalled server, decides how long the request waits.
+    expect(waited).toBeGreaterThanOrEqual(240);
+    expect(waited).toBeLessThan(2_000);
+
+    redis.resume();
+    const deadline = Date.now() + 10_000;
+    while (limiter.usingFallback && Date.now() < deadline) await hit(app);
+    expect(limiter.usingFallback).toBe(false);
   });
 });

@@ -14,7 +14,7 @@ async function freePort(): Promise<number> {
 }
 
 /** `port`: listen there (to start a stopped one again where its clients look for it); default a free one. */
-export async function startRedisServer(opts: { port?: number } = {}): Promise<{ url: string; port: number; stop: () => Promise<void> }> {
+export async function startRedisServer(opts: { port?: number } = {}): Promise<{ url: string; port: number; stop: () => Promise<void>; pause: () => void; resume: () => void }> {
   const port = opts.port ?? (await freePort());
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -31,6 +31,9 @@ export async function startRedisServer(opts: { port?: number } = {}): Promise<{ 
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    /** The server stops answering (SIGSTOP): connections stay open, commands are sent and wait. */
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     async stop() {
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;

@@ -93,7 +93,8 @@ async function assemble(config: Config, log: Logger, opts: RuntimeOptions, close
     redis = connectRedis(config.redisUrl, log);
     const client = redis;
     closers.unshift(() => client.shutdown());
-    primary = new RedisRateLimitStore(redis.withCommandOptions({ timeout: REDIS_COMMAND_TIMEOUT_MS }), `${config.redisKeyPrefix}rl:`);
+    // Its own deadline per hit instead of node-redis's (an AbortSignal.timeout per command, 5 s by default).
+    primary = new RedisRateLimitStore(redis.withCommandOptions({ timeout: 0 }), `${config.redisKeyPrefix}rl:`, REDIS_COMMAND_TIMEOUT_MS);
   } else {
     log.warn('no REDIS_URL: rate limits are kept in this process only (one instance)');
   }

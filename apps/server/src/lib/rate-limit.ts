@@ -111,6 +111,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   constructor(
     private readonly redis: RedisScriptRunner,
     private readonly prefix = 'svc:rl:',
+    /** A hit that Redis has not answered in this many ms fails (the fallback store then decides); 0: wait. */
+    private readonly timeoutMs = 0,
   ) {}
 
   async hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
@@ -120,14 +122,29 @@ export class RedisRateLimitStore implements RateLimitStore {
     };
     let reply: unknown;
     try {
-      reply = await this.redis.evalSha(SLIDING_LOG_SHA, options);
+      reply = await this.withinDeadline(this.redis.evalSha(SLIDING_LOG_SHA, options));
     } catch (error) {
       // First use on this Redis (or after a restart/flush): load the script by sending it.
       if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
-      reply = await this.redis.eval(SLIDING_LOG_LUA, options);
+      reply = await this.withinDeadline(this.redis.eval(SLIDING_LOG_LUA, options));
     }
     const [allowed, count, oldest] = reply as [number, number, number];
     return decide(rule, allowed === 1, Number(count), Number(oldest), nowMs);
+  }
+
+  /**
+   * The command's answer, or a failure after `timeoutMs`. A timer cleared on the answer, rather
+   * than node-redis's per-command timeout: that one is an AbortSignal.timeout() per command, never
+   * cleared, each firing later with a DOMException (3 % of a License API validation's CPU).
+   * The offline queue is off (runtime.ts), so a command that times out was sent or failed already.
+   */
+  private withinDeadline<T>(command: Promise<T>): Promise<T> {
+    if (this.timeoutMs <= 0) return command;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    return Promise.race([command, deadline]).finally(() => clearTimeout(timer));
   }
 }
 
