@@ -18,26 +18,19 @@ import {
   ZValidateLicenseResult,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { merchantProcedure, publicProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
+import { merchantProcedure, publicProcedure, router, storeProcedure, type ResourceSurface } from '../../trpc/procedures.js';
 import { activateLicense, deactivateLicense, disableLicense, enableLicense, getLicense, listLicenses, removeLicenseInstance, validateLicense } from './licenses.service.js';
 
 const MINUTE = 60_000;
 const software = ['licenses'];
 
-interface LicenseSurface {
-  read: GuardedBuilder;
-  write: GuardedBuilder;
-  base: `/${string}`;
-  tags: string[];
-}
-
 const LICENSE_SURFACES = {
   merchant: { read: merchantProcedure('license:read'), write: merchantProcedure('license:write'), base: '/merchant/v1/stores/{storeId}/licenses', tags: ['merchant: licenses'] },
   dashboard: { read: storeProcedure('viewOrders'), write: storeProcedure('editOrders'), base: '/dashboard/stores/{storeId}/licenses', tags: ['dashboard'] },
-} satisfies Record<string, LicenseSurface>;
+} satisfies Record<string, ResourceSurface>;
 
 /** The seller's license resources, the same on both surfaces. */
-function licenseResources({ read, write, base, tags }: LicenseSurface) {
+function licenseResources({ read, write, base, tags }: ResourceSurface) {
   return {
     list: read
       .meta({ openapi: { method: 'GET', path: base, tags, summary: 'List licenses (sold license keys), newest first' }, errors: [] })

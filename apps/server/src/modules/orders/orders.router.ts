@@ -5,15 +5,12 @@
  * by the app router (those actions sit above fulfilment and payments, which this module is below).
  */
 import { ZGetOrderInput, ZListOrdersQuery, ZOrderDetail, ZOrderList } from '@svc/schemas';
-import { merchantProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
+import { merchantProcedure, router, storeProcedure, type GuardedBuilder, type ResourceSurface } from '../../trpc/procedures.js';
 import { getOrder, listOrders } from './orders.service.js';
 
-/** One surface's builders and where its routes live. */
-export interface OrderSurface {
-  read: GuardedBuilder;
+/** One surface's builders and where its routes live; its writes are edits (order:update, editOrders). */
+export interface OrderSurface extends Pick<ResourceSurface, 'read' | 'base' | 'tags'> {
   edit: GuardedBuilder;
-  base: `/${string}`;
-  tags: string[];
 }
 
 export const ORDER_SURFACES = {

@@ -19,7 +19,7 @@ import {
   ZWebhookWithSecret,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { merchantProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
+import { merchantProcedure, router, storeProcedure, type GuardedBuilder, type ResourceSurface } from '../../trpc/procedures.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -33,12 +33,9 @@ import {
   updateWebhook,
 } from './webhooks.service.js';
 
-interface WebhookSurface {
-  read: GuardedBuilder;
-  write: GuardedBuilder;
+/** Deleting a webhook has its own scope (webhook:delete). */
+interface WebhookSurface extends ResourceSurface {
   remove: GuardedBuilder;
-  base: `/${string}`;
-  tags: string[];
 }
 
 function webhookRoutes({ read, write, remove, base, tags }: WebhookSurface) {
