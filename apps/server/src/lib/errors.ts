@@ -64,8 +64,8 @@ export class AppError extends TRPCError {
       message: message ?? GENERIC_MESSAGE[code] ?? code,
       cause: opts.cause,
     });
-    // The name stays 'TRPCError': trpc-to-openapi recognises tRPC errors by name and
-    // would otherwise wrap ours as a 500.
+    // The name stays 'TRPCError': tRPC adapters recognise tRPC errors by name and would
+    // otherwise wrap ours as a 500.
     this.appCode = code;
     this.issues = opts.issues;
     this.bare = opts.bare ?? false;

@@ -21,7 +21,7 @@ import type { CorsPolicy, RoutePolicy } from './policy.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-/** Where REST serves the procedures (trpc-to-openapi's basePath). */
+/** Where REST serves the procedures (http/rest.ts). */
 export const API_BASE_PATH = '/api';
 
 /** A route served by Fastify itself (raw bytes, multipart, binary, pages, ops, docs), declared by plainRoute(). */

@@ -1,10 +1,11 @@
 /**
- * Keeps JSON inputs strictly typed. trpc-to-openapi switches on coercion for number,
- * boolean, bigint and date fields the first time a REST request reaches a procedure by
- * writing `_def.coerce = true` into the shared zod schema, after which `"false"` parses
- * as `true` on both transports. We pin each such flag to its declared value, so the
- * write is ignored; query inputs that must accept strings say so in their schema
- * (see `queryInt` in @svc/schemas).
+ * Keeps JSON inputs strictly typed. trpc-to-openapi's REST adapter switched on coercion for
+ * number, boolean, bigint and date fields the first time a REST request reached a procedure, by
+ * writing `_def.coerce = true` into the shared zod schema, after which `"false"` parsed as `true`
+ * on both transports. REST is our own adapter now (http/rest.ts), which coerces nothing; each such
+ * flag stays pinned to its declared value all the same, so no library that does the same write can
+ * turn it on. Query inputs that must accept strings say so in their schema (see `queryInt` in
+ * @svc/schemas).
  */
 import type { RouteTable } from './route-table.js';
 
