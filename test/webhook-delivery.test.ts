@@ -7,7 +7,6 @@
  * The endpoints are written into the server's database directly (sealed with the server's
  * APP_ENCRYPTION_KEY), as the webhook API would store them.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +20,7 @@ import { createProduct } from './support/catalog.js';
 import { freshDatabase } from './support/databases.js';
 import { TEST_REDIS_URL } from './support/env.js';
 import { clientIp, createStoreFor, registerSeller } from './support/seller.js';
-import { REPO_ROOT, SERVER_ENTRY, spawnServer, type RunningServer } from './support/server.js';
+import { spawnServer, spawnWorker, type RunningServer } from './support/server.js';
 import { reservePort, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const encryptionKey = randomBytes(32);
@@ -150,28 +149,21 @@ describe('svc worker', () => {
       [eventId, storeId, JSON.stringify({ order: { id: 'ord_worker' } })],
     );
     const before = receiver!.received.length;
-    const child = spawn(process.execPath, [SERVER_ENTRY, 'worker'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const worker = spawnWorker(env);
+    let exitCode: number | null;
     try {
       const hits = await receiver!.waitFor(before + 2, { timeoutMs: 20_000 });
       const fresh = hits.slice(before);
       expect(fresh.map((hit) => hit.path).sort()).toEqual(['/a', '/b']);
       expect(fresh.every((hit) => hit.eventId === eventId && hit.serviceSignatureValid)).toBe(true);
       // The log line travels through the stdout pipe and may arrive after the deliveries (seen in full runs).
-      await expect.poll(() => output, { timeout: 5_000 }).toContain('svc worker delivering webhooks');
-      expect(output).not.toContain('svc listening');
+      await expect.poll(() => worker.output(), { timeout: 5_000 }).toContain('svc worker delivering webhooks');
+      expect(worker.output()).not.toContain('svc listening');
     } finally {
-      child.kill('SIGTERM');
+      exitCode = await worker.stop();
     }
-    expect(await exited).toBe(0);
-    expect(output).toContain('"msg":"stopped"');
+    expect(exitCode).toBe(0);
+    expect(worker.output()).toContain('"msg":"stopped"');
     expect(await attempts(eventId)).toEqual([['/a', 1, 'success'], ['/b', 1, 'success']]);
   });
 });

@@ -83,6 +83,33 @@ export async function spawnServer(env: Record<string, string | undefined>, cwd =
   };
 }
 
+export interface RunningWorker {
+  process: ChildProcess;
+  output: () => string;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `svc worker` with `env` (webhook deliveries and jobs, no HTTP). */
+export function spawnWorker(env: Record<string, string | undefined>): RunningWorker {
+  const merged: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env };
+  const childEnv = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const child = spawn(process.execPath, [SERVER_ENTRY, 'worker'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    process: child,
+    output: () => text,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
 /** The usual black-box setup: a fresh database, our Redis, a temp data dir. */
 export async function startServer(env: Record<string, string | undefined> = {}) {
   const db = await freshDatabase();
