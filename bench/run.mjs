@@ -13,6 +13,7 @@ import { heading } from './lib/format.mjs';
 import { describeBuild, describeMachine } from './lib/machine.mjs';
 import cart from './cart.mjs';
 import checkout from './checkout.mjs';
+import cluster from './cluster.mjs';
 import licenses from './licenses.mjs';
 import ordersPaging from './orders-paging.mjs';
 import ormExceptions from './orm-exceptions.mjs';
@@ -22,7 +23,7 @@ import soak from './soak.mjs';
 import webhooks from './webhooks.mjs';
 
 // `optIn` benchmarks (the 10-minute soak) run only when named: node bench/run.mjs soak.
-const BENCHMARKS = [ordersPaging, cart, checkout, settlement, webhooks, licenses, rateLimiter, ormExceptions, soak];
+const BENCHMARKS = [ordersPaging, cart, checkout, settlement, webhooks, licenses, cluster, rateLimiter, ormExceptions, soak];
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h') || args.includes('--list')) {

@@ -40,7 +40,7 @@ function check(condition, message) {
  * Pending orders straight into the database, one line each (quantity 1) of `productId`: the
  * SQL of the key race test in test/payments-fulfilment.test.ts, at price_minor 999 USD.
  */
-async function insertPendingOrders(client, storeId, productId, tag, count) {
+export async function insertPendingOrders(client, storeId, productId, tag, count) {
   const ids = [];
   const values = [];
   const params = [];
@@ -62,7 +62,7 @@ async function insertPendingOrders(client, storeId, productId, tag, count) {
 }
 
 /** A payment.succeeded notification for `orderId`, signed like test/support/payments.ts. */
-function signed(secret, orderId, timestamp) {
+export function signed(secret, orderId, timestamp) {
   const body = JSON.stringify({ id: `tevt_${randomBytes(8).toString('hex')}`, type: 'payment.succeeded', orderId, amount: AMOUNT, currency: 'USD' });
   const v1 = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   return { body, signature: `t=${timestamp},v1=${v1}` };
@@ -72,7 +72,7 @@ function signed(secret, orderId, timestamp) {
  * POSTs one notification through `agent` (requests beyond its socket cap wait in the agent
  * and go out as sockets free). Resolves { status, outcome, issuedToAnswerMs, socketToAnswerMs }.
  */
-function post(url, agent, notification, t0) {
+export function post(url, agent, notification, t0) {
   return new Promise((resolve) => {
     let onSocket;
     const req = http.request(
@@ -116,7 +116,7 @@ function serverTimes(logs, fromLine) {
     .sort((a, b) => a - b);
 }
 
-async function sqlChecks(client, productId, ids) {
+export async function sqlChecks(client, productId, ids) {
   const { rows } = await client.query(
     `select (select count(*)::int from license_key where product_id = $1 and status = 'assigned') as assigned,
             (select count(distinct id)::int from license_key where product_id = $1 and status = 'assigned') as distinct_keys,

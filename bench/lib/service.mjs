@@ -72,8 +72,7 @@ const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/)
  * dispatchers of colleagues' servers on the shared Redis nor is woken by their tests. Every
  * key under the prefix is deleted at cleanup.
  */
-export async function startService({ databaseUrl, encryptionKey, env = {}, dataDir = tempDir('svc-bench-data-'), nodeArgs = SERVER_NODE_ARGS }) {
-  const logFile = path.join(dataDir, 'server.log');
+export async function startService({ databaseUrl, encryptionKey, env = {}, dataDir = tempDir('svc-bench-data-'), nodeArgs = SERVER_NODE_ARGS, logFile = path.join(dataDir, 'server.log') }) {
   const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? `svc:bench:${randomBytes(4).toString('hex')}:`;
   onCleanup(`delete Redis keys ${redisKeyPrefix}*`, () => deleteRedisKeysMatching(`${redisKeyPrefix}*`));
   const service = await spawnNode({
