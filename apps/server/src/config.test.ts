@@ -24,6 +24,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ APP_ENCRYPTION_KEY: key }).smtpUrl).toBeUndefined();
   });
 
+  it('reads DATABASE_REPLICA_URLS as a list of PostgreSQL URLs, and refuses anything else', () => {
+    expect(loadConfig({}).databaseReplicaUrls).toEqual([]);
+    expect(loadConfig({ DATABASE_REPLICA_URLS: ' postgres://r1:5432/svc , postgresql://r2/svc,' }).databaseReplicaUrls).toEqual(['postgres://r1:5432/svc', 'postgresql://r2/svc']);
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://r1/svc,mysql://r2/svc' })).toThrow(/DATABASE_REPLICA_URLS/);
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'not a url' })).toThrow(/DATABASE_REPLICA_URLS/);
+  });
+
   it('does not generate a secret in production', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
     const config = loadConfig({

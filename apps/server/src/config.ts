@@ -19,6 +19,12 @@ const ZEnv = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  /** Read replicas of DATABASE_URL, comma-separated: the listings read from them (db/replicas.ts). */
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(',').map((url) => url.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^postgres(ql)?$/ }))),
   REDIS_URL: z.string().min(1).optional(),
   REDIS_KEY_PREFIX: z.string().max(50).default('svc:'),
   APP_ENCRYPTION_KEY: ZBase64Key.optional(),
@@ -58,6 +64,8 @@ export interface Config {
   host: string;
   publicUrl: string;
   databaseUrl: string | undefined;
+  /** Streaming replicas of the database; empty: every read goes to the primary. */
+  databaseReplicaUrls: string[];
   redisUrl: string | undefined;
   /** Namespaces every Redis key, so several deployments (or test servers) can share one Redis. */
   redisKeyPrefix: string;
@@ -155,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     databaseUrl: e.DATABASE_URL,
+    databaseReplicaUrls: e.DATABASE_REPLICA_URLS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     encryptionKey: e.APP_ENCRYPTION_KEY ? Buffer.from(e.APP_ENCRYPTION_KEY, 'base64') : loadOrCreateKey(dataDir),

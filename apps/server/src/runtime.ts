@@ -83,7 +83,7 @@ async function assemble(config: Config, log: Logger, opts: RuntimeOptions, close
     closers.unshift(() => embedded.stop());
     databaseUrl = embedded.url;
   }
-  const orm = await openOrm(databaseUrl);
+  const orm = await openOrm(databaseUrl, { replicaUrls: config.databaseReplicaUrls });
   closers.unshift(() => orm.close());
   if (opts.migrate !== false) await migrate(orm, log);
 

@@ -15,9 +15,13 @@ export async function pingDatabase(em: EntityManager): Promise<void> {
   await em.getConnection().execute('select 1');
 }
 
-export function ormOptions(clientUrl: string, opts: { poolMax?: number } = {}): Options {
+export function ormOptions(clientUrl: string, opts: { poolMax?: number; replicaUrls?: string[] } = {}): Options {
   return defineConfig({
     clientUrl,
+    // Read replicas serve the listings that ask for one (db/replicas.ts); nothing else reads from
+    // them by default, so every read-after-write path stays on the primary.
+    replicas: (opts.replicaUrls ?? []).map((url, i) => ({ name: `replica-${i + 1}`, clientUrl: url })),
+    preferReadReplicas: false,
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
@@ -37,7 +41,7 @@ export function ormOptions(clientUrl: string, opts: { poolMax?: number } = {}): 
   });
 }
 
-export async function openOrm(clientUrl: string, opts: { poolMax?: number } = {}): Promise<Orm> {
+export async function openOrm(clientUrl: string, opts: { poolMax?: number; replicaUrls?: string[] } = {}): Promise<Orm> {
   const orm = await MikroORM.init(ormOptions(clientUrl, opts));
   // Before any EntityManager is forked for work: every fork must carry the outbox's wake-up.
   wakeHubFor(orm);

@@ -18,6 +18,7 @@ import { selectStoreRef } from '../stores/stores.repo.js';
 import { toPublicStore } from '../stores/stores.service.js';
 import { LicenseKeySchema, ProductSchema, type LicenseKey, type Product } from './catalog.entities.js';
 import { insertKeys } from './catalog.repo.js';
+import { ON_REPLICA } from '../../db/replicas.js';
 
 export function keyCipher(config: Config) {
   return { enc: deriveKey(config.encryptionKey, 'license-key-enc'), hash: deriveKey(config.encryptionKey, 'license-key-hash') };
@@ -271,7 +272,8 @@ export async function listProductPage(ctx: ServiceContext, input: TListProductsQ
       ...(input.status ? { status: input.status } : {}),
       ...(before && at ? { $or: [{ createdAt: { $lt: at } }, { createdAt: at, id: { $lt: before.id } }] } : {}),
     },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 },
+    // A listing: on a read replica when there is one.
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1, ...ON_REPLICA },
   );
   const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, products, limit, (p) => String(p.createdAt.getTime() * 1000));
   const stock = await stockOf(ctx.em, page);
@@ -353,7 +355,8 @@ export async function findSellingStoreRef(em: EntityManager, ref: string): Promi
 }
 
 export async function publicProducts(ctx: ServiceContext, store: Store): Promise<TPublicProduct[]> {
-  const products = await ctx.em.find(ProductSchema, { store: store.id, status: 'active', deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  // The public catalog is a listing: on a read replica when there is one.
+  const products = await ctx.em.find(ProductSchema, { store: store.id, status: 'active', deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' }, ...ON_REPLICA });
   const stock = await stockOf(ctx.em, products);
   return products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null)));
 }

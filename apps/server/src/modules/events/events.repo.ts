@@ -1,5 +1,6 @@
 /** The events module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { readOnReplica } from '../../db/replicas.js';
 import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 
 /**
@@ -56,7 +57,9 @@ export async function selectEventPage(em: EntityManager, filter: EventPageFilter
     params.push(...position.params);
   }
   params.push(limit);
-  return em.execute(
+  // A listing: on a read replica when there is one (db/replicas.ts).
+  return readOnReplica(
+    em,
     `select id, store_id, type, payload, created_at, (extract(epoch from created_at) * 1000000)::bigint::text as us
        from event
       where ${where.join(' and ')}

@@ -5,6 +5,7 @@
  */
 import type { AbstractSqlConnection, EntityManager } from '@mikro-orm/postgresql';
 import type { TLicenseStatus } from '@svc/schemas';
+import { readOnReplica } from '../../db/replicas.js';
 import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 
 /** A license's own columns (`k` the key, `p` its product), as every statement here selects them. */
@@ -110,7 +111,9 @@ export async function selectLicensePage(em: EntityManager, filter: LicensePageFi
     params.push(...position.params);
   }
   params.push(limit);
-  return em.execute(
+  // A listing: on a read replica when there is one (db/replicas.ts).
+  return readOnReplica(
+    em,
     `select k.id, (extract(epoch from k.assigned_at) * 1000000)::bigint::text as us
        from license_key k join product p on p.id = k.product_id
       where ${where.join(' and ')}

@@ -3,6 +3,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TOrderStatus } from '@svc/schemas';
+import { readOnReplica } from '../../db/replicas.js';
 import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 
 /** The columns a list needs, straight from SQL (no entity hydration on the hot path). */
@@ -69,7 +70,8 @@ export async function selectOrderPage(em: EntityManager, filter: OrderPageFilter
     params.push(...position.params);
   }
   params.push(limit);
-  return em.execute(`select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`, params);
+  // A listing: on a read replica when there is one (db/replicas.ts).
+  return readOnReplica(em, `select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`, params);
 }
 
 export interface LineRow {
