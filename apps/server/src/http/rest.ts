@@ -104,7 +104,6 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
   const path = entry.name;
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    let input: Record<string, unknown> | undefined;
     try {
       if (!fromQuery) {
         const contentType = request.headers['content-type'];
@@ -112,6 +111,7 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
       }
       // A DELETE reads its input from the query, but a body it carries is checked all the same.
       const body = request.method === 'GET' ? undefined : bodyInput(request, entry, request.restTypeAdded === true);
+      let input: Record<string, unknown> | undefined;
       if (takesInput) {
         const given = fromQuery ? queryInput(request.query as Record<string, string | string[] | undefined>, arrayFields) : body!;
         input = Object.assign(given, request.params as Record<string, string>);
