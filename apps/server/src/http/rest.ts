@@ -9,7 +9,6 @@
  * URL, an AbortController with an undici Request and a tRPC caller for every request, and
  * found the route by trying each path's regular expression in turn.
  */
-import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { AppError, invalidField, toPublicError } from '../lib/errors.js';
@@ -21,47 +20,16 @@ import { useJsonBodies } from './json-body.js';
 /** A REST route reads its input from the query on these methods, from the JSON body on the others. */
 const QUERY_INPUT = new Set(['GET', 'DELETE']);
 
-type ZodDefLike = { _zod?: { def?: { type?: string; innerType?: unknown; shape?: Record<string, unknown> } }; shape?: Record<string, unknown> };
-
-/** The schema under optional/nullable/default wrappers. */
-function unwrap(schema: unknown): ZodDefLike | undefined {
-  let current = schema as ZodDefLike | undefined;
-  for (let depth = 0; depth < 8; depth++) {
-    const def = current?._zod?.def;
-    if (!def?.innerType || !['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional'].includes(def.type ?? '')) break;
-    current = def.innerType as ZodDefLike;
-  }
-  return current;
-}
-
-/** How a procedure's REST input is read: whether it has one, and which of its query fields are arrays. */
-function inputShape(procedure: AnyProcedure): { takesInput: boolean; arrayFields: string[] } {
-  const inputs = (procedure._def as unknown as { inputs: unknown[] }).inputs;
-  if (inputs.length === 0) return { takesInput: true, arrayFields: [] };
-  const schema = unwrap(inputs[0]);
-  const type = schema?._zod?.def?.type;
-  // A void input stays undefined (the procedure takes none).
-  if (type === 'void' || type === 'undefined') return { takesInput: false, arrayFields: [] };
-  const shape = type === 'object' ? (schema?.shape ?? schema?._zod?.def?.shape ?? {}) : {};
-  const arrayFields = Object.entries(shape)
-    .filter(([, field]) => unwrap(field)?._zod?.def?.type === 'array')
-    .map(([name]) => name);
-  return { takesInput: true, arrayFields };
-}
-
 /**
- * A query as the procedure reads it: a key given once is a string, a key repeated is a list, an
- * empty value is no value; a list field given once is a list of one.
+ * A query as the procedure reads it: a key given once is a string, a key repeated is a list (its
+ * schema decides whether a list is allowed), an empty value is no value.
  */
-function queryInput(query: Record<string, string | string[] | undefined>, arrayFields: string[]): Record<string, unknown> {
+function queryInput(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const key in query) {
     const value = query[key];
     if (!value) continue;
     input[key] = Array.isArray(value) && value.length === 1 ? value[0] : value;
-  }
-  for (const key of arrayFields) {
-    if (input[key] !== undefined && !Array.isArray(input[key])) input[key] = [input[key]];
   }
   return input;
 }
@@ -97,7 +65,6 @@ declare module 'fastify' {
 
 function restHandler(deps: AppDeps, entry: RouteEntry) {
   const procedure = entry.procedure!;
-  const { takesInput, arrayFields } = inputShape(procedure);
   const fromQuery = QUERY_INPUT.has(entry.method);
   const status = entry.policy.successStatus ?? 200;
   const type = entry.type!;
@@ -111,11 +78,8 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
       }
       // A DELETE reads its input from the query, but a body it carries is checked all the same.
       const body = request.method === 'GET' ? undefined : bodyInput(request, entry, request.restTypeAdded === true);
-      let input: Record<string, unknown> | undefined;
-      if (takesInput) {
-        const given = fromQuery ? queryInput(request.query as Record<string, string | string[] | undefined>, arrayFields) : body!;
-        input = Object.assign(given, request.params as Record<string, string>);
-      }
+      const given = fromQuery ? queryInput(request.query as Record<string, string | string[] | undefined>) : body!;
+      const input = Object.assign(given, request.params as Record<string, string>);
       const ctx = createContext(deps, request);
       const data: unknown = await procedure({ ctx, path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
       reply.code(status).type('application/json');
