@@ -30,7 +30,6 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -666,33 +665,7 @@ function check(variant: Variant, status: number, contentType: string, text: stri
   return problems;
 }
 
-/**
- * A body over the limit is answered 413 before it is read, and the connection closed (fastify:
- * the client may still be sending). fetch then often reports the reset of its unfinished upload
- * instead of the answer; node:http hands over the answer as soon as it arrives, as curl shows it.
- */
-function sendOversized(variant: Variant): Promise<Outcome> {
-  return new Promise((resolve) => {
-    let answered = false;
-    const headers = { ...variant.headers, 'content-length': String(Buffer.byteLength(variant.body as string)) };
-    const req = httpRequest(`${server.url}${variant.url}`, { method: variant.method, headers, timeout: 30_000 }, (res) => {
-      answered = true;
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      const done = () => resolve({ variant, status: res.statusCode ?? 0, text, problems: check(variant, res.statusCode ?? 0, String(res.headers['content-type'] ?? ''), text) });
-      res.on('end', done);
-      res.on('aborted', done);
-    });
-    req.on('error', (error) => {
-      if (!answered) resolve({ variant, status: 0, text: '', problems: [`no answer: ${error.message}`] });
-    });
-    req.end(variant.body as string);
-  });
-}
-
 async function send(variant: Variant, attempt = 1): Promise<Outcome> {
-  if (variant.status === 413 && typeof variant.body === 'string' && variant.body.length > BODY_LIMIT) return sendOversized(variant);
   let response: Response;
   try {
     response = await fetch(`${server.url}${variant.url}`, { method: variant.method, headers: variant.headers, body: variant.body as RequestInit['body'], signal: AbortSignal.timeout(30_000) });
