@@ -7,9 +7,9 @@
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import { freePort } from './ports.js';
 
 export interface PrivatePostgres {
   /** `postgresql://postgres:<pw>@127.0.0.1:<port>/svc` */
@@ -22,17 +22,6 @@ export interface PrivatePostgres {
   running(): boolean;
   /** Stops it (if running) and deletes its files. */
   destroy(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 interface EmbeddedInstance {

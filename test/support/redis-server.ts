@@ -1,17 +1,6 @@
 /** A throw-away redis-server on a free port, for tests that stop Redis on purpose. */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+import { freePort } from './ports.js';
 
 /** `port`: listen there (to start a stopped one again where its clients look for it); default a free one. */
 export async function startRedisServer(opts: { port?: number } = {}): Promise<{ url: string; port: number; stop: () => Promise<void>; pause: () => void; resume: () => void }> {

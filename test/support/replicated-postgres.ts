@@ -7,10 +7,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './ports.js';
 
 export interface ReplicatedPostgres {
   /** `postgresql://postgres@127.0.0.1:<port>/svc` of the primary and of the replica. */
@@ -32,17 +32,6 @@ export function postgresBinaries(): string | undefined {
     if (['initdb', 'postgres', 'pg_basebackup'].every((tool) => existsSync(path.join(bin, tool)))) return bin;
   }
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user. */

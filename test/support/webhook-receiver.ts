@@ -12,6 +12,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from './ports.js';
 
 export interface ReceivedWebhook {
   path: string;
@@ -181,10 +182,4 @@ export async function startWebhookReceiver(
 }
 
 /** A loopback port that was free a moment ago (for a receiver that starts later). */
-export async function reservePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export const reservePort = freePort;
