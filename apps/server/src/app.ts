@@ -31,9 +31,7 @@ export interface BuildAppOptions {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The path and query the client sent. */
-    clientUrl: string;
-    /** `clientUrl` without the query. */
+    /** The path the client sent, without the query. */
     publicPath: string;
   }
 }
@@ -67,12 +65,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     frameworkErrors: routerErrorHandler,
   });
 
-  // The path as the client sent it, and without its query: logs, metrics and the route lookups read these.
-  app.decorateRequest('clientUrl', '');
+  // The path without its query: CORS looks the route up by it.
   app.decorateRequest('publicPath', '');
   app.addHook('onRequest', (request, reply, done) => {
     const url = request.url;
-    request.clientUrl = url;
     const query = url.indexOf('?');
     request.publicPath = query < 0 ? url : url.slice(0, query);
     reply.header('X-Request-Id', request.id);

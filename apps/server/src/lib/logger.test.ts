@@ -39,7 +39,7 @@ describe('log format', () => {
   }
 
   const requestLine = {
-    req: { method: 'GET', clientUrl: '/api/orders/abc/delivery?token=SECRET', url: '/orders/abc/delivery?token=SECRET', headers: { authorization: 'Bearer sk_x' } },
+    req: { method: 'GET', url: '/api/orders/abc/delivery?token=SECRET', headers: { authorization: 'Bearer sk_x' } },
     res: { statusCode: 200 },
     responseTime: 3.14159,
   };

@@ -48,7 +48,7 @@ function censorFields(value: object): object {
  * (what pino's `*.password` redaction did, without its per-line copy of the paths; a tenth of
  * the License API's request time went to it).
  */
-export function censorLine(object: Record<string, unknown>): Record<string, unknown> {
+function censorLine(object: Record<string, unknown>): Record<string, unknown> {
   let censored: Record<string, unknown> | undefined;
   for (const name in object) {
     const value = object[name];
@@ -74,8 +74,6 @@ export function redactUrl(url: string | undefined): string | undefined {
 interface LoggedRequest {
   method?: string;
   url?: string;
-  /** The path and query the client sent, before an adapter rewrote `url` (app.ts). */
-  clientUrl?: string;
   ip?: string;
   headers?: Record<string, unknown>;
 }
@@ -84,7 +82,7 @@ interface LoggedRequest {
 const serializers = {
   req: (req: LoggedRequest) => ({
     method: req.method,
-    url: redactUrl(req.clientUrl || req.url),
+    url: redactUrl(req.url),
     remoteAddress: req.ip,
     headers: censorHeaders(req.headers),
   }),
