@@ -2,7 +2,7 @@
  * REST: every procedure of the route table served at its documented path under /api, as one
  * Fastify route each. The handler reads the input (a GET's or DELETE's query, any other
  * method's JSON body, plus the path's parameters), calls the procedure with the request's
- * context (the same middleware chain /trpc runs: errors, rate limit, readable input,
+ * context through invokeProcedure (the same middleware chain /trpc runs: errors, rate limit, readable input,
  * idempotency, the builder's guard, the input and output schemas) and answers with the
  * route's success status, or with our error body. trpc-to-openapi builds the OpenAPI document
  * from the same procedures (openapi/document.ts); its runtime adapter is not used: it made a
@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { AppError, invalidField, toPublicError } from '../lib/errors.js';
 import { createContext } from '../trpc/context.js';
+import { invokeProcedure } from '../trpc/invoke.js';
 import type { RouteEntry, RouteTable } from '../trpc/route-table.js';
 import { sendError } from './error-reply.js';
 import { useJsonBodies } from './json-body.js';
@@ -81,7 +82,7 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
       const given = fromQuery ? queryInput(request.query as Record<string, string | string[] | undefined>) : body!;
       const input = Object.assign(given, request.params as Record<string, string>);
       const ctx = createContext(deps, request);
-      const data: unknown = await procedure({ ctx, path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+      const data = await invokeProcedure(procedure, { ctx, path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
       reply.code(status).type('application/json');
       return data === undefined ? reply.send() : reply.send(JSON.stringify(data));
     } catch (error) {
