@@ -3,6 +3,7 @@
  * express, or that a hot path needs in one round trip. Everything else goes through the ORM.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { selectRows } from '../../db/prepared.js';
 import type { Product } from './catalog.entities.js';
 
 export interface NewKey {
@@ -74,12 +75,13 @@ export interface CartProductRow {
  * statement with a correlated count, instead of a product query and a stock query.
  */
 export async function selectCartProducts(em: EntityManager, storeId: string, ids: string[]): Promise<CartProductRow[]> {
-  return em.execute<CartProductRow[]>(
+  return selectRows<CartProductRow>(
+    em,
     `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
        p.deleted_at is not null as deleted,
        case when 'licenseKeys' = any(p.delivery_methods)
          then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
-     from product p where p.store_id = ? and p.id in (?)`,
+     from product p where p.store_id = ? and p.id = any(?)`,
     [storeId, ids],
   );
 }

@@ -3,8 +3,9 @@
  * settings are its product's. Raw SQL where the hot path needs one round trip or the ORM cannot
  * say it (interval arithmetic on a joined column, row-value keysets, FOR UPDATE OF).
  */
-import type { AbstractSqlConnection, EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TLicenseStatus } from '@svc/schemas';
+import { selectRows } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
 import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 
@@ -52,12 +53,10 @@ export async function lookupLicense(
       where k.product_id = ? and k.value_hash = ? and k.order_id is not null and k.assigned_at is not null`;
   const params = [instanceId, productId, valueHash];
   if (lock) return (await em.execute<LicenseRow[]>(`${sql} for update of k`, params))[0];
-  // Validation, outside a transaction: a named prepared statement through the ORM's own pool, so
-  // PostgreSQL parses and plans it once per connection (em.execute inlines the values, a new
-  // statement text per key: planning it was most of the database's time per validation).
-  const knex = (em.getConnection() as AbstractSqlConnection).getKnex();
-  const result = (await knex.raw(sql, params).options({ name: 'license-lookup' })) as { rows: LicenseRow[] };
-  return result.rows[0];
+  // Validation, outside a transaction: a named prepared statement (db/prepared.ts), parsed and
+  // planned once per connection (em.execute inlined the values, a new statement text per key:
+  // planning it was most of the database's time per validation).
+  return (await selectRows<LicenseRow>(em, sql, params))[0];
 }
 
 /** The license's row again under its row lock (the merchant's disable, enable and instance removal). */
@@ -133,10 +132,11 @@ export interface MerchantLicenseRow extends Omit<LicenseRow, 'instance_id' | 'in
 /** The merchant view's rows for `ids` (any order). Raw: key, product and order in one round trip. */
 export async function selectMerchantLicenses(em: EntityManager, ids: string[]): Promise<MerchantLicenseRow[]> {
   if (ids.length === 0) return [];
-  return em.execute(
+  return selectRows(
+    em,
     `select ${LICENSE_COLUMNS}, k.value_enc, p.store_id, o.number::text as order_number, o.customer_email
        from license_key k join product p on p.id = k.product_id join "order" o on o.id = k.order_id
-      where k.id in (${ids.map(() => '?').join(', ')})`,
-    ids,
+      where k.id = any(?)`,
+    [ids],
   );
 }

@@ -112,7 +112,8 @@ export async function activateLicense(ctx: ServiceContext, input: TActivateLicen
 
 /** Whether the license is active (and, when an instance is named, whether it is one of its instances). */
 export async function validateLicense(ctx: ServiceContext, input: TValidateLicenseInput): Promise<TValidateLicenseResult> {
-  const row = await lookupLicense(ctx.em, input.productId, hashOf(ctx, input.key), input.instanceId ?? null, false);
+  // One prepared read and no entity: the root EntityManager's pool, without forking a unit of work.
+  const row = await lookupLicense(ctx.deps.orm.em, input.productId, hashOf(ctx, input.key), input.instanceId ?? null, false);
   if (!row) throw notFound();
   const now = ctx.clock.now();
   const license = toLicense(row, now);
