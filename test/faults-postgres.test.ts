@@ -275,6 +275,7 @@ describe('PostgreSQL restarted under load', () => {
     expect(log.filter((d) => d.status === 'pending' || d.status === 'queued')).toEqual([]);
 
     // Errors in the server's log (level >= 50) all belong to an outage; those of requests all say the database was unreachable.
+    await server!.logsSettled();
     const errors = server!.logs.filter((line) => line.level >= 50);
     const outside = errors.filter((line) => outages.every((o) => Number(line.time) < o.stopAt - 200 || Number(line.time) > o.recoveredAt + 2_000));
     expect(outside.map((line) => `${line.msg} ${JSON.stringify(line.err ?? '')}`)).toEqual([]);

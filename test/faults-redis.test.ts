@@ -176,6 +176,7 @@ describe('Redis stopped under load', () => {
     await waitFor('every order.created at the receiver', () =>
       placedIds.every((id) => receiver!.received.some((hit) => (hit.body?.data.order as { id?: string } | undefined)?.id === id)), 10_000, 200);
     // Errors logged (level >= 50) are the limiter's one report of the failure, not requests failing.
+    await server!.logsSettled();
     const errors = server!.logs.filter((line) => line.level >= 50);
     expect(errors.filter((line) => line.reqId !== undefined && line.msg !== 'rate limiter: Redis failed; limiting in process until it answers').map((line) => line.msg)).toEqual([]);
     expect(recoveredAt - startAt, 'reconnected by itself within').toBeLessThan(15_000);

@@ -45,11 +45,13 @@ describe('logs', () => {
     while (!find() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const line = find();
     expect((line?.req as { url: string }).url).toBe(`/api/merchant/v1/stores/${store.id}/orders?limit=5&api_key=[redacted]`);
+    await server.logsSettled();
     expect(server.output()).not.toContain('sk_leaked');
     expect(server.output()).not.toContain(key);
   });
 
-  it('start without deprecation warnings', () => {
+  it('start without deprecation warnings', async () => {
+    await server.logsSettled();
     expect(server.output()).not.toMatch(/DeprecationWarning|FSTDEP/);
   });
 });

@@ -123,7 +123,7 @@ describe('operations', () => {
     await fetch(`${server.url}/api/store/${uniqueSubdomain()}`, {
       headers: { authorization: 'Bearer sk_supersecretvalue', cookie: 'svc_session=topsecretcookie' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await server.logsSettled();
     const output = server.output();
     expect(output).toContain('[redacted]');
     expect(output).not.toContain('sk_supersecretvalue');

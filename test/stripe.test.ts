@@ -226,6 +226,7 @@ describe('starting a Stripe payment', () => {
       logged = server.logs.find((line) => line.msg === 'stripe checkout session failed');
     }
     expect(logged, 'the failure reaches the server log').toMatchObject({ orderId, err: { statusCode: 500 } });
+    await server.logsSettled();
     expect(server.output()).not.toContain(SECRET_KEY);
     expect((await merchantOrder(orderId)).status).toBe('pending');
     expect((await start(orderId, token)).status).toBe(200);

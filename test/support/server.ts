@@ -27,6 +27,12 @@ export interface RunningServer {
   process: ChildProcess;
   logs: LogLine[];
   output: () => string;
+  /**
+   * Resolves once every line the server logged before the call is in `logs` and `output()`: the
+   * server writes its log in blocks (up to 100 ms late), so a test that asserts what is *not* in
+   * the log first waits for the line of a request of its own, which comes after all of them.
+   */
+  logsSettled(): Promise<void>;
   /** SIGTERM and wait for exit. */
   stop(): Promise<number | null>;
 }
@@ -75,6 +81,15 @@ export async function spawnServer(env: Record<string, string | undefined>, cwd =
     process: child,
     logs,
     output: () => text,
+    async logsSettled() {
+      const marker = `logs-settled-${randomBytes(8).toString('hex')}`;
+      await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { 'x-request-id': marker } });
+      const deadline = Date.now() + 5_000;
+      while (!logs.some((line) => line.reqId === marker)) {
+        if (Date.now() > deadline) throw new Error('the server did not log the marker request within 5 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
-import { FallbackRateLimitStore, MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
+import { Deadlines, FallbackRateLimitStore, MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
 
 const rule = { name: 'unit', max: 3, windowMs: 10_000 };
 
@@ -45,5 +45,21 @@ describe('FallbackRateLimitStore', () => {
     expect(decisions).toEqual([true, true, true, false]);
     expect(store.usingFallback).toBe(true);
     expect(messages).toHaveLength(1);
+  });
+});
+
+describe('Deadlines', () => {
+  it('passes an answer through, and fails a command that outlives its deadline, one timer for all', async () => {
+    const deadlines = new Deadlines(40);
+    expect(await deadlines.watch(Promise.resolve('answer'))).toBe('answer');
+    await expect(deadlines.watch(Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    const started = Date.now();
+    const never = new Promise<never>(() => undefined);
+    const late = new Promise((resolve) => setTimeout(() => resolve('late'), 300));
+    const results = await Promise.allSettled([deadlines.watch(never), deadlines.watch(late), deadlines.watch(Promise.resolve('quick'))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toContain('did not answer within 40 ms');
+    // Failed at the deadline plus at most a quarter of it (and a busy machine's slack), not at 300 ms.
+    expect(Date.now() - started).toBeLessThan(250);
   });
 });

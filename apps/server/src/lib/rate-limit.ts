@@ -91,10 +91,9 @@ if oldest[2] then oldestScore = tonumber(oldest[2]) end
 return {allowed, count, oldestScore}
 `;
 
-/** The part of a node-redis client the limiter uses. */
+/** The part of a node-redis client the limiter uses: a command as its words (no per-command option parsing). */
 export interface RedisScriptRunner {
-  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  sendCommand(args: string[]): Promise<unknown>;
 }
 
 const SLIDING_LOG_SHA = createHash('sha1').update(SLIDING_LOG_LUA).digest('hex');
@@ -108,43 +107,93 @@ const MEMBER_TAG = randomBytes(6).toString('base64url');
 let memberSeq = 0;
 
 export class RedisRateLimitStore implements RateLimitStore {
+  private readonly deadlines: Deadlines | undefined;
+
   constructor(
     private readonly redis: RedisScriptRunner,
     private readonly prefix = 'svc:rl:',
     /** A hit that Redis has not answered in this many ms fails (the fallback store then decides); 0: wait. */
-    private readonly timeoutMs = 0,
-  ) {}
+    timeoutMs = 0,
+  ) {
+    this.deadlines = timeoutMs > 0 ? new Deadlines(timeoutMs) : undefined;
+  }
 
   async hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
-    const options = {
-      keys: [`${this.prefix}${rule.name}:${key}`],
-      arguments: [String(nowMs), String(rule.windowMs), String(rule.max), `${nowMs}:${MEMBER_TAG}${(++memberSeq).toString(36)}`],
-    };
+    const args = [`${this.prefix}${rule.name}:${key}`, String(nowMs), String(rule.windowMs), String(rule.max), `${nowMs}:${MEMBER_TAG}${(++memberSeq).toString(36)}`];
     let reply: unknown;
     try {
-      reply = await this.withinDeadline(this.redis.evalSha(SLIDING_LOG_SHA, options));
+      reply = await this.withinDeadline(this.redis.sendCommand(['EVALSHA', SLIDING_LOG_SHA, '1', ...args]));
     } catch (error) {
       // First use on this Redis (or after a restart/flush): load the script by sending it.
       if (!String((error as Error).message).includes('NOSCRIPT')) throw error;
-      reply = await this.withinDeadline(this.redis.eval(SLIDING_LOG_LUA, options));
+      reply = await this.withinDeadline(this.redis.sendCommand(['EVAL', SLIDING_LOG_LUA, '1', ...args]));
     }
     const [allowed, count, oldest] = reply as [number, number, number];
     return decide(rule, allowed === 1, Number(count), Number(oldest), nowMs);
   }
 
   /**
-   * The command's answer, or a failure after `timeoutMs`. A timer cleared on the answer, rather
-   * than node-redis's per-command timeout: that one is an AbortSignal.timeout() per command, never
+   * The command's answer, or a failure after the deadline. Our own deadline rather than
+   * node-redis's per-command timeout: that one is an AbortSignal.timeout() per command, never
    * cleared, each firing later with a DOMException (3 % of a License API validation's CPU).
    * The offline queue is off (runtime.ts), so a command that times out was sent or failed already.
    */
   private withinDeadline<T>(command: Promise<T>): Promise<T> {
-    if (this.timeoutMs <= 0) return command;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    return this.deadlines ? this.deadlines.watch(command) : command;
+  }
+}
+
+/**
+ * Deadlines for commands that all get the same time, so they expire in the order they were sent:
+ * a queue and one timer while anything waits, instead of a timer set and cleared per command.
+ * A command fails at most a quarter of the timeout after its deadline.
+ */
+export class Deadlines {
+  private readonly queue: Array<{ at: number; settled: boolean; fail: (error: Error) => void }> = [];
+  private head = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  watch<T>(command: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry = { at: Date.now() + this.timeoutMs, settled: false, fail: reject };
+      this.queue.push(entry);
+      command.then(
+        (value) => {
+          entry.settled = true;
+          resolve(value);
+        },
+        (error: unknown) => {
+          entry.settled = true;
+          reject(error as Error);
+        },
+      );
+      this.timer ??= setInterval(() => this.sweep(), Math.max(1, Math.floor(this.timeoutMs / 4))).unref();
     });
-    return Promise.race([command, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    const queue = this.queue;
+    while (this.head < queue.length) {
+      const entry = queue[this.head]!;
+      if (!entry.settled) {
+        if (entry.at > now) break;
+        entry.settled = true;
+        entry.fail(new Error(`Redis did not answer within ${this.timeoutMs} ms`));
+      }
+      this.head++;
+    }
+    if (this.head === queue.length) {
+      queue.length = 0;
+      this.head = 0;
+      clearInterval(this.timer);
+      this.timer = undefined;
+    } else if (this.head > 1024) {
+      queue.splice(0, this.head);
+      this.head = 0;
+    }
   }
 }
 
