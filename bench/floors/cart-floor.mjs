@@ -36,14 +36,14 @@ const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.
 
 const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: Number(process.env.FLOOR_POOL_MAX ?? 10) });
 
-const STORE = `select "s0".* from "store" as "s0" where ("s0"."id" = $1 or "s0"."subdomain" = $2) limit 1`;
-// cart.service.ts cartProducts: the products with their key stock in one statement (the id list is appended).
-const PRODUCTS = `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
+// Named prepared statements, as the service's hot reads are (db/prepared.ts): parsed and planned once per connection.
+const STORE = { name: 'cart-store', text: `select "s0".* from "store" as "s0" where ("s0"."id" = $1 or "s0"."subdomain" = $2) limit 1` };
+// cart.service.ts cartProducts: the products with their key stock in one statement.
+const PRODUCTS_TEXT = `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
        p.deleted_at is not null as deleted,
        case when 'licenseKeys' = any(p.delivery_methods)
          then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
-     from product p where p.store_id = $1 and p.id in`;
-const placeholders = (from, count) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
+     from product p where p.store_id = $1 and p.id = any($2)`;
 
 function fail(reply, status, code, message) {
   return reply.code(status).send({ code, message });
@@ -76,7 +76,7 @@ app.get('/api/v1/cart', async (request, reply) => {
   }
   if (!validCart(raw)) return fail(reply, 400, 'validation_failed', 'cart');
 
-  const store = (await pool.query(STORE, [storeId, storeId.toLowerCase()])).rows[0];
+  const store = (await pool.query({ ...STORE, values: [storeId, storeId.toLowerCase()] })).rows[0];
   if (!store) return fail(reply, 404, 'not_found', 'Store not found.');
   if (store.banned) return fail(reply, 403, 'store_banned', 'This store is not available.');
 
@@ -84,7 +84,7 @@ app.get('/api/v1/cart', async (request, reply) => {
   const merged = new Map();
   for (const line of raw) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
   const ids = [...merged.keys()];
-  const rows = ids.length === 0 ? [] : (await pool.query(`${PRODUCTS} (${placeholders(2, ids.length)})`, [store.id, ...ids])).rows;
+  const rows = ids.length === 0 ? [] : (await pool.query({ name: 'cart-products', text: PRODUCTS_TEXT, values: [store.id, ids] })).rows;
   const byId = new Map(rows.map((p) => [p.id, p]));
   const stock = new Map(rows.filter((p) => p.available !== null).map((p) => [p.id, Number(p.available)]));
   const lines = [];

@@ -6,7 +6,8 @@
  *
  *   POST /api/v1/checkout  { shopId, cart: [{ productId, quantity }], email }  ->  200 { url, orderId }
  *
- * Per request, like the service, one statement after the other:
+ * Every statement is a named prepared one (parsed and planned once per connection, as the
+ * service's hot reads are). Per request, like the service, one statement after the other:
  *   1. the store, by id or subdomain (autocommit)
  *   2. the store's blacklist for the buyer's IP, country and e-mail (autocommit)
  *   3. the cart's products of that store (autocommit), and their key stock when a product
@@ -77,19 +78,19 @@ app.post('/api/v1/checkout', async (request, reply) => {
     email = input.email.trim().toLowerCase();
   }
 
-  const store = (await pool.query(STORE, [input.shopId, input.shopId.toLowerCase()])).rows[0];
+  const store = (await pool.query({ name: 'store', text: STORE, values: [input.shopId, input.shopId.toLowerCase()] })).rows[0];
   if (!store) return fail(reply, 404, 'not_found', 'Store not found.');
   if (store.banned) return fail(reply, 403, 'store_banned', 'This store is not available.');
   const ip = request.ip;
   const country = countryOfIp(ip);
-  const blocked = await pool.query(BLACKLIST, [store.id, ip, country.toUpperCase(), email ?? null]);
+  const blocked = await pool.query({ name: 'blacklist', text: BLACKLIST, values: [store.id, ip, country.toUpperCase(), email ?? null] });
   if (blocked.rows.length > 0) return fail(reply, 403, 'blacklisted', 'This store does not accept orders from you.');
   if (merged.size === 0) return fail(reply, 400, 'cart_empty', 'The cart is empty.');
 
-  const products = (await pool.query(PRODUCTS, [[...merged.keys()], store.id])).rows;
+  const products = (await pool.query({ name: 'products', text: PRODUCTS, values: [[...merged.keys()], store.id] })).rows;
   const keyed = products.filter((p) => p.delivery_methods.includes('licenseKeys')).map((p) => p.id);
   const stock = new Map(keyed.map((id) => [id, 0]));
-  if (keyed.length > 0) for (const row of (await pool.query(STOCK, [keyed])).rows) stock.set(row.product_id, Number(row.n));
+  if (keyed.length > 0) for (const row of (await pool.query({ name: 'stock', text: STOCK, values: [keyed] })).rows) stock.set(row.product_id, Number(row.n));
   const lines = [];
   for (const [productId, quantity] of merged) {
     const product = products.find((p) => p.id === productId);
@@ -111,10 +112,10 @@ app.post('/api/v1/checkout', async (request, reply) => {
   const client = await pool.connect();
   try {
     await client.query('begin');
-    const { number } = (await client.query(`select nextval('order_number_seq') as number`)).rows[0];
-    await client.query(INSERT_ORDER, [orderId, number, store.id, productName, subtotalMinor, subtotalMinor, store.currency, email ?? '', country, ip, userAgent, tokenHash, now]);
+    const { number } = (await client.query({ name: 'next-number', text: `select nextval('order_number_seq') as number` })).rows[0];
+    await client.query({ name: 'insert-order', text: INSERT_ORDER, values: [orderId, number, store.id, productName, subtotalMinor, subtotalMinor, store.currency, email ?? '', country, ip, userAgent, tokenHash, now] });
     for (const [position, line] of lines.entries()) {
-      await client.query(INSERT_LINE, [createId(), orderId, line.product.id, line.product.name, line.quantity, line.unitPriceMinor, position]);
+      await client.query({ name: 'insert-line', text: INSERT_LINE, values: [createId(), orderId, line.product.id, line.product.name, line.quantity, line.unitPriceMinor, position] });
     }
     // The order detail, as toOrderDetail (orders.service.ts) writes it into the outbox.
     const at = now.toISOString();
@@ -136,7 +137,7 @@ app.post('/api/v1/checkout', async (request, reply) => {
       note: '',
       customFieldResponses: [],
     };
-    await client.query(INSERT_EVENT, [`evt_${createId()}`, store.id, JSON.stringify({ order: detail }), now]);
+    await client.query({ name: 'insert-event', text: INSERT_EVENT, values: [`evt_${createId()}`, store.id, JSON.stringify({ order: detail }), now] });
     await client.query('commit');
   } catch (error) {
     await client.query('rollback').catch(() => undefined);

@@ -2,7 +2,8 @@
  * Floor for the merchant orders list: the least a server can do to answer the same page.
  * A bare Fastify route (no logging, auth, rate limit, tRPC or validation layers) runs the
  * service's own page SQL (orders.service.ts pageOrders, unfiltered) through a `pg` Pool of
- * the same size as the service's (10) and answers the same JSON shape.
+ * the same size as the service's (10), as named prepared statements (parsed and planned once per
+ * connection, as the service's hot reads are), and answers the same JSON shape.
  *
  *   GET /stores/:storeId/orders?limit=100[&us=<microseconds>&id=<order id>]
  *
@@ -57,8 +58,8 @@ app.get('/stores/:storeId/orders', async (request, reply) => {
   const { us, id } = request.query;
   const { rows } =
     us !== undefined && id !== undefined
-      ? await pool.query(AFTER, [storeId, us, id, limit + 1])
-      : await pool.query(FIRST_PAGE, [storeId, limit + 1]);
+      ? await pool.query({ name: 'orders-after', text: AFTER, values: [storeId, us, id, limit + 1] })
+      : await pool.query({ name: 'orders-first', text: FIRST_PAGE, values: [storeId, limit + 1] });
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
