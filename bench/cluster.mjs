@@ -27,7 +27,7 @@ import { fixed, heading, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { LOAD_DEFAULTS, percentile, prewarm } from './lib/load.mjs';
 import { memoryOf, spawnLogged } from './lib/proc.mjs';
-import { createProduct, importDist, importKeys, ownRedisPrefix, provisionMerchant, REDIS_URL, REPO_ROOT, SERVER_ENTRY, startService, tempDir } from './lib/service.mjs';
+import { createProduct, importDist, importKeys, ownRedisPrefix, provisionMerchant, REDIS_URL, REPO_ROOT, SERVER_ENTRY, serviceNodeArgs, startService, tempDir } from './lib/service.mjs';
 import { insertPendingOrders, post, signed, sqlChecks } from './settlement.mjs';
 
 const CONNECTIONS = Number(process.env.BENCH_CLUSTER_CONNECTIONS ?? 32);
@@ -101,11 +101,13 @@ export default {
     const apis = [];
     apis.push(await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir, env }));
     apis.push(await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir, env, logFile: path.join(workDir, 'server-2.log') }));
+    const workerArgs = await serviceNodeArgs();
     const workers = [1, 2].map((n) =>
       spawnLogged({
         label: `svc worker ${n}`,
         script: SERVER_ENTRY,
         args: ['worker'],
+        nodeArgs: workerArgs,
         cwd: REPO_ROOT,
         logFile: path.join(workDir, `worker-${n}.log`),
         env: { NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: db.url, REDIS_URL, APP_ENCRYPTION_KEY: encryptionKey.toString('base64'), DATA_DIR: workDir, ...env },

@@ -45,7 +45,7 @@ import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
 import { fixed, heading, ratioLine, seconds, table } from './lib/format.mjs';
 import { percentile } from './lib/load.mjs';
 import { memoryOf, spawnLogged, trackPeakRss } from './lib/proc.mjs';
-import { importDist, REDIS_URL, REPO_ROOT, SERVER_ENTRY, tempDir } from './lib/service.mjs';
+import { importDist, REDIS_URL, REPO_ROOT, SERVER_ENTRY, serviceNodeArgs, tempDir } from './lib/service.mjs';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const LAG_EVENTS = Number(process.env.BENCH_WEBHOOK_LAG_EVENTS ?? 4_000);
@@ -57,8 +57,8 @@ const LOW_RATE_EVENTS = Number(process.env.BENCH_WEBHOOK_LOW_EVENTS ?? 100);
 const THROUGHPUT_TIMEOUT_S = Number(process.env.BENCH_WEBHOOK_TIMEOUT_S ?? 180);
 const FLOOR_SMALL = process.env.BENCH_WEBHOOK_FLOOR_SMALL !== '0';
 const THROUGHPUT_POLL_MS = Number(process.env.BENCH_WEBHOOK_POLL_MS ?? 200);
-/** Node flags for the worker processes, e.g. BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
-const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+/** Node flags for the worker processes: svc's own (lib/service.mjs), then BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof". */
+const workerNodeArgs = () => serviceNodeArgs(process.env.BENCH_WORKER_NODE_ARGS);
 /** An inter-arrival gap at least this long counts as a pause of the sender. */
 const PAUSE_MS = 50;
 const FLOOR_CONCURRENCY = 32;
@@ -579,6 +579,7 @@ export default {
         `${EVENTS.toLocaleString('en-US')} events in one insert (${fixed(events.bytes, 0)} B payload each) in ${seconds(Date.now() - seedStarted)}`,
     );
 
+    const workerArgs = await workerNodeArgs();
     const watch = await watchDatabase(db.name);
     const pgClient = new pg.Client({ connectionString: db.url });
     await pgClient.connect();
@@ -589,7 +590,7 @@ export default {
     const worker = await deliveryRun({
       name: 'svc worker',
       receiver: hooks,
-      start: () => spawnChild({ label: 'svc worker', script: SERVER_ENTRY, args: ['worker'], nodeArgs: WORKER_NODE_ARGS, env: env(THROUGHPUT_POLL_MS), logFile: path.join(workDir, 'worker.log') }),
+      start: () => spawnChild({ label: 'svc worker', script: SERVER_ENTRY, args: ['worker'], nodeArgs: workerArgs, env: env(THROUGHPUT_POLL_MS), logFile: path.join(workDir, 'worker.log') }),
       watch,
       countSql: `select count(*) filter (where status = 'success')::int as ok, count(*) filter (where status = 'failed')::int as failed from webhook_delivery`,
       countParams: [],
@@ -656,7 +657,7 @@ export default {
     const lagRuns = [];
     let lagInfo;
     if (LAG_EVENTS > 0) {
-      const lagWorker = spawnChild({ label: 'svc worker (lag)', script: SERVER_ENTRY, args: ['worker'], nodeArgs: WORKER_NODE_ARGS, env: env(undefined), logFile: path.join(workDir, 'worker-lag.log') });
+      const lagWorker = spawnChild({ label: 'svc worker (lag)', script: SERVER_ENTRY, args: ['worker'], nodeArgs: workerArgs, env: env(undefined), logFile: path.join(workDir, 'worker-lag.log') });
       // Ready when its dispatcher has subscribed to the wake-up channel.
       const subscribedBy = performance.now() + 60_000;
       for (;;) {

@@ -60,8 +60,14 @@ export function ownRedisPrefix() {
   return prefix;
 }
 
-/** Node flags for the service process, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
-const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+/**
+ * The flags every svc process runs with (`npm start` passes them; apps/server/src/node-flags.ts),
+ * then any of BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (a later flag wins).
+ */
+export async function serviceNodeArgs(extra = process.env.BENCH_SERVER_NODE_ARGS) {
+  const { NODE_FLAGS } = await import(pathToFileURL(path.join(SERVER_DIST, 'node-flags.js')).href);
+  return [...NODE_FLAGS, ...(extra ?? '').split(/\s+/).filter(Boolean)];
+}
 
 /**
  * Starts `svc serve`; resolves once it logs `svc listening ...` with its port.
@@ -72,7 +78,8 @@ const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/)
  * dispatchers of colleagues' servers on the shared Redis nor is woken by their tests. Every
  * key under the prefix is deleted at cleanup.
  */
-export async function startService({ databaseUrl, encryptionKey, env = {}, dataDir = tempDir('svc-bench-data-'), nodeArgs = SERVER_NODE_ARGS, logFile = path.join(dataDir, 'server.log') }) {
+export async function startService({ databaseUrl, encryptionKey, env = {}, dataDir = tempDir('svc-bench-data-'), nodeArgs, logFile = path.join(dataDir, 'server.log') }) {
+  nodeArgs ??= await serviceNodeArgs();
   const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? `svc:bench:${randomBytes(4).toString('hex')}:`;
   onCleanup(`delete Redis keys ${redisKeyPrefix}*`, () => deleteRedisKeysMatching(`${redisKeyPrefix}*`));
   const service = await spawnNode({

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-old-space-size=512
 /**
  * The `svc` command: `svc serve` (HTTP API, webhook dispatcher, scheduled jobs), `svc worker`
  * (the webhook dispatcher alone; run as many as needed), `svc migrate` (apply migrations), and
