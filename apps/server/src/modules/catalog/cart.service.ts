@@ -128,6 +128,8 @@ export async function hydrateCart(ctx: ServiceContext, input: { storeId: string;
       issues: zodIssues(parsed.error).map((issue) => ({ path: issue.path ? `cart.${issue.path}` : 'cart', message: issue.message })),
     });
   }
-  const store = await findSellingStoreRef(ctx.em, input.storeId);
-  return cartResult(store, await normaliseCart(ctx.em, store, parsed.data));
+  // Two prepared reads and no entity: the root EntityManager's pool, without forking a unit of work.
+  const em = ctx.deps.orm.em;
+  const store = await findSellingStoreRef(em, input.storeId);
+  return cartResult(store, await normaliseCart(em, store, parsed.data));
 }
