@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../test/support/env.js';
 import { newId } from '../lib/ids.js';
 import { openOrm, type Orm } from './orm.js';
-import { numberPlaceholders, selectRows } from './prepared.js';
+import { numberPlaceholders, preparedRows } from './prepared.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -23,23 +23,23 @@ describe('numberPlaceholders', () => {
   });
 });
 
-describe('selectRows', () => {
+describe('preparedRows', () => {
   it('answers what em.execute answers, parameters included, timestamps as text alike', async () => {
     const em = orm.em.fork();
     const sql = `select ?::text as word, ?::int as n, now() - now() as zero, ?::timestamptz as at`;
     const params = ['hello', 42, new Date('2026-01-02T03:04:05.678Z')];
-    const prepared = await selectRows<Record<string, unknown>>(em, sql, params);
+    const prepared = await preparedRows<Record<string, unknown>>(em, sql, params);
     const executed = await em.execute<Array<Record<string, unknown>>>(sql, params);
     expect(prepared).toEqual(executed);
     expect(prepared[0]).toMatchObject({ word: 'hello', n: 42, at: '2026-01-02 03:04:05.678+00' });
     // A ? in a literal is the literal's (em.execute would put a value there).
-    expect(await selectRows(em, `select 'x?' as literal, ? as v`, ['y'])).toEqual([{ literal: 'x?', v: 'y' }]);
+    expect(await preparedRows(em, `select 'x?' as literal, ? as v`, ['y'])).toEqual([{ literal: 'x?', v: 'y' }]);
     // The same statement again, other values: one prepared statement, new answers.
-    expect(await selectRows(em, sql, ['again', 7, new Date(0)])).toMatchObject([{ word: 'again', n: 7 }]);
+    expect(await preparedRows(em, sql, ['again', 7, new Date(0)])).toMatchObject([{ word: 'again', n: 7 }]);
   });
 
   it('takes a list as one parameter (= any(?))', async () => {
-    const rows = await selectRows<{ v: string }>(orm.em.fork(), `select v from unnest(array['a', 'b', 'c']) as v where v = any(?) order by v`, [['c', 'a', 'z']]);
+    const rows = await preparedRows<{ v: string }>(orm.em.fork(), `select v from unnest(array['a', 'b', 'c']) as v where v = any(?) order by v`, [['c', 'a', 'z']]);
     expect(rows.map((row) => row.v)).toEqual(['a', 'c']);
   });
 
@@ -49,12 +49,12 @@ describe('selectRows', () => {
     await expect(
       orm.em.fork().transactional(async (tx) => {
         await tx.execute(`insert into outbound_email (id, "to", subject, text, created_at) values (?, 'a@example.test', 's', 't', now())`, [id]);
-        expect(await selectRows(tx, 'select id from outbound_email where id = ?', [id])).toEqual([{ id }]);
+        expect(await preparedRows(tx, 'select id from outbound_email where id = ?', [id])).toEqual([{ id }]);
         // Outside the transaction (another connection of the pool) the row is not there.
-        expect(await selectRows(orm.em.fork(), 'select id from outbound_email where id = ?', [id])).toEqual([]);
+        expect(await preparedRows(orm.em.fork(), 'select id from outbound_email where id = ?', [id])).toEqual([]);
         throw rollback;
       }),
     ).rejects.toBe(rollback);
-    expect(await selectRows(orm.em.fork(), 'select id from outbound_email where id = ?', [id])).toEqual([]);
+    expect(await preparedRows(orm.em.fork(), 'select id from outbound_email where id = ?', [id])).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * values into the SQL text (MikroORM's `formatQuery`), so PostgreSQL parses and plans every call
  * anew and each call builds and quotes a new string; here the text is fixed per statement, the
  * values travel as parameters, and each pooled connection parses and plans a statement once
- * (pg keeps it by name). The repositories' hot statements call `selectRows` with the same `?`
+ * (pg keeps it by name). The repositories' hot statements call `preparedRows` with the same `?`
  * placeholders they gave `em.execute`; a list value must be written `= any(?)`, not `in (?)`.
  *
  * The statement runs where `em.execute` would: inside the EntityManager's transaction when it is
@@ -56,8 +56,8 @@ function prepared(sql: string): Prepared {
   return statement;
 }
 
-/** The rows of a read (`?` placeholders), as a named prepared statement. */
-export async function selectRows<T>(em: EntityManager, sql: string, params: readonly unknown[], opts: { replica?: boolean } = {}): Promise<T[]> {
+/** The rows of a statement (`?` placeholders; a read, or a write with RETURNING), as a named prepared statement. */
+export async function preparedRows<T>(em: EntityManager, sql: string, params: readonly unknown[], opts: { replica?: boolean } = {}): Promise<T[]> {
   const { name, text } = prepared(sql);
   const knex: Knex = !opts.replica && em.isInTransaction() ? em.getTransactionContext<Knex.Transaction>()! : (em.getConnection(opts.replica ? 'read' : 'write') as AbstractSqlConnection).getKnex();
   // A transaction's client hands out the transaction's connection (and releases nothing).

@@ -7,12 +7,12 @@
  * Without replicas the same calls read the primary.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { selectRows } from './prepared.js';
+import { preparedRows } from './prepared.js';
 
 /** Find options that send an ORM listing to a replica. */
 export const ON_REPLICA = { connectionType: 'read' } as const;
 
 /** A listing's statement (a repository's raw SQL, `?` placeholders) on a replica, prepared (db/prepared.ts). */
 export function readOnReplica<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
-  return selectRows<T>(em, sql, params, { replica: true });
+  return preparedRows<T>(em, sql, params, { replica: true });
 }

@@ -1,6 +1,6 @@
 /** The api-keys module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { selectRows } from '../../db/prepared.js';
+import { preparedRows } from '../../db/prepared.js';
 
 export interface CredentialRow {
   id: string;
@@ -21,7 +21,7 @@ export interface CredentialRow {
  * one store), no hydration.
  */
 export async function selectCredential(em: EntityManager, keyHash: string, storeId: string): Promise<CredentialRow | undefined> {
-  const [row] = await selectRows<CredentialRow>(
+  const [row] = await preparedRows<CredentialRow>(
     em,
     `select k.id, k.user_id, k.key_hash, k.scopes, k.store_ids, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.permissions
      from api_key k left join store_member m on m.user_id = k.user_id and m.store_id = ?

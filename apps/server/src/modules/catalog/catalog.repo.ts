@@ -3,7 +3,7 @@
  * express, or that a hot path needs in one round trip. Everything else goes through the ORM.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { selectRows } from '../../db/prepared.js';
+import { preparedRows } from '../../db/prepared.js';
 import type { Product } from './catalog.entities.js';
 
 export interface NewKey {
@@ -75,7 +75,7 @@ export interface CartProductRow {
  * statement with a correlated count, instead of a product query and a stock query.
  */
 export async function selectCartProducts(em: EntityManager, storeId: string, ids: string[]): Promise<CartProductRow[]> {
-  return selectRows<CartProductRow>(
+  return preparedRows<CartProductRow>(
     em,
     `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
        p.deleted_at is not null as deleted,

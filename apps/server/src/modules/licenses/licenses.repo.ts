@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TLicenseStatus } from '@svc/schemas';
-import { selectRows } from '../../db/prepared.js';
+import { preparedRows } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
 import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 
@@ -56,7 +56,7 @@ export async function lookupLicense(
   // Validation, outside a transaction: a named prepared statement (db/prepared.ts), parsed and
   // planned once per connection (em.execute inlined the values, a new statement text per key:
   // planning it was most of the database's time per validation).
-  return (await selectRows<LicenseRow>(em, sql, params))[0];
+  return (await preparedRows<LicenseRow>(em, sql, params))[0];
 }
 
 /** The license's row again under its row lock (the merchant's disable, enable and instance removal). */
@@ -132,7 +132,7 @@ export interface MerchantLicenseRow extends Omit<LicenseRow, 'instance_id' | 'in
 /** The merchant view's rows for `ids` (any order). Raw: key, product and order in one round trip. */
 export async function selectMerchantLicenses(em: EntityManager, ids: string[]): Promise<MerchantLicenseRow[]> {
   if (ids.length === 0) return [];
-  return selectRows(
+  return preparedRows(
     em,
     `select ${LICENSE_COLUMNS}, k.value_enc, p.store_id, o.number::text as order_number, o.customer_email
        from license_key k join product p on p.id = k.product_id join "order" o on o.id = k.order_id

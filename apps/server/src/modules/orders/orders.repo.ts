@@ -3,7 +3,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TOrderStatus } from '@svc/schemas';
-import { selectRows } from '../../db/prepared.js';
+import { preparedRows } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
 import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 
@@ -86,7 +86,7 @@ export interface LineRow {
 export async function linesOf(em: EntityManager, orderIds: string[]): Promise<Map<string, LineRow[]>> {
   const byOrder = new Map<string, LineRow[]>();
   if (orderIds.length === 0) return byOrder;
-  const rows = await selectRows<LineRow>(
+  const rows = await preparedRows<LineRow>(
     em,
     `select order_id, product_name, quantity, unit_price_minor from order_line where order_id = any(?) order by position, id`,
     [orderIds],

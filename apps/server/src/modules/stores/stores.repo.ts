@@ -1,13 +1,13 @@
 /** The stores module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { selectRows } from '../../db/prepared.js';
+import { preparedRows } from '../../db/prepared.js';
 
 /**
  * Whether a store that is not banned lists this origin. Hot path (every cross-origin request):
  * array containment (`@>`) on the GIN index, one row at most, no hydration.
  */
 export async function anyStoreAllows(em: EntityManager, origin: string): Promise<boolean> {
-  const rows = await selectRows(em, 'select 1 from store where allowed_origins @> array[?]::text[] and not banned limit 1', [origin]);
+  const rows = await preparedRows(em, 'select 1 from store where allowed_origins @> array[?]::text[] and not banned limit 1', [origin]);
   return rows.length > 0;
 }
 
@@ -16,7 +16,7 @@ export async function anyStoreAllows(em: EntityManager, origin: string): Promise
  * creation) need of it. Hot path: the ORM would hydrate the whole store and its settings.
  */
 export async function selectStoreRef(em: EntityManager, ref: string): Promise<{ id: string; currency: string; banned: boolean } | undefined> {
-  const [store] = await selectRows<{ id: string; currency: string; banned: boolean }>(
+  const [store] = await preparedRows<{ id: string; currency: string; banned: boolean }>(
     em,
         'select id, currency, banned from store where id = ? or subdomain = ? order by (id = ?) desc limit 1',
     [ref, ref.toLowerCase(), ref],

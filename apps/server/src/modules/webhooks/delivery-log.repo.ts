@@ -8,6 +8,7 @@
  * with a line above each such statement saying which.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRows } from '../../db/prepared.js';
 import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { EventSchema } from '../events/events.entities.js';
@@ -158,23 +159,10 @@ export interface ClaimRequest {
 export async function claimDue(em: EntityManager, request: ClaimRequest): Promise<ClaimedAttempt[]> {
   // Candidates past an endpoint's free slots are ranked out, so more than the room is read.
   const scan = Math.min(Math.max(request.room * 2, 32), 512);
-  // Raw: FOR UPDATE SKIP LOCKED, per-endpoint slots by a window function, and the claim plus what sending needs in one round trip.
-  const rows = await em.execute<
-    Array<{
-      id: string;
-      webhook_id: string;
-      store_id: string;
-      event_id: string;
-      event: string;
-      attempt: number;
-      url: string;
-      secret_enc: string;
-      enabled: boolean;
-      events: string[];
-      payload: Record<string, unknown> | null;
-      event_created_at: string | null;
-    }>
-  >(
+  // Raw: FOR UPDATE SKIP LOCKED, per-endpoint slots by a window function, and the claim plus what
+  // sending needs in one round trip. Prepared: one text, planned once per connection.
+  const rows = await preparedRows<ClaimedRow>(
+    em,
     `with candidates as (
        select id, webhook_id, event_id, due_at from webhook_delivery
        where status = 'queued' and due_at <= ?
@@ -190,8 +178,7 @@ export async function claimDue(em: EntityManager, request: ClaimRequest): Promis
      update webhook_delivery d set status = 'pending', locked_until = ?, updated_at = ?
      from chosen c join webhook w on w.id = c.webhook_id left join event e on e.id = c.event_id
      where d.id = c.id
-     returning d.id, d.webhook_id, d.store_id, d.event_id, d.event, d.attempt, w.url, w.secret_enc, w.enabled, w.events,
-       e.payload, e.created_at as event_created_at`,
+     returning ${CLAIMED_COLUMNS}`,
     [
       request.now,
       JSON.stringify(request.saturated),
@@ -204,7 +191,56 @@ export async function claimDue(em: EntityManager, request: ClaimRequest): Promis
       request.now,
     ],
   );
-  return rows.map((row) => ({
+  return rows.map((row) => claimedAttempt(row, request.lease));
+}
+
+/**
+ * Takes up to `limit` due `queued` attempts of one endpoint, oldest first, and makes them
+ * `pending` under the lease: the refill of an endpoint whose slots freed up. It locks exactly the
+ * rows it takes (a LIMIT under FOR UPDATE SKIP LOCKED, on the endpoint's due index), where the
+ * scan of claimDue locks every candidate it ranks; another dispatcher refilling the same endpoint
+ * at once takes the next rows.
+ */
+export async function claimForEndpoint(em: EntityManager, request: { webhookId: string; now: Date; lease: Date; limit: number }): Promise<ClaimedAttempt[]> {
+  // Raw: FOR UPDATE SKIP LOCKED, and the claim plus what sending needs in one round trip. Prepared.
+  const rows = await preparedRows<ClaimedRow>(
+    em,
+    `with chosen as (
+       select id, webhook_id, event_id from webhook_delivery
+       where webhook_id = ? and status = 'queued' and due_at <= ?
+       order by due_at, id limit ?
+       for update skip locked
+     )
+     update webhook_delivery d set status = 'pending', locked_until = ?, updated_at = ?
+     from chosen c join webhook w on w.id = c.webhook_id left join event e on e.id = c.event_id
+     where d.id = c.id
+     returning ${CLAIMED_COLUMNS}`,
+    [request.webhookId, request.now, request.limit, request.lease, request.now],
+  );
+  return rows.map((row) => claimedAttempt(row, request.lease));
+}
+
+/** What a claim returns of each attempt: the attempt, its endpoint now, and its event's payload. */
+const CLAIMED_COLUMNS = `d.id, d.webhook_id, d.store_id, d.event_id, d.event, d.attempt, w.url, w.secret_enc, w.enabled, w.events,
+       e.payload, e.created_at as event_created_at`;
+
+interface ClaimedRow {
+  id: string;
+  webhook_id: string;
+  store_id: string;
+  event_id: string;
+  event: string;
+  attempt: number;
+  url: string;
+  secret_enc: string;
+  enabled: boolean;
+  events: string[];
+  payload: Record<string, unknown> | null;
+  event_created_at: string | null;
+}
+
+function claimedAttempt(row: ClaimedRow, lease: Date): ClaimedAttempt {
+  return {
     id: row.id,
     webhookId: row.webhook_id,
     storeId: row.store_id,
@@ -217,8 +253,8 @@ export async function claimDue(em: EntityManager, request: ClaimRequest): Promis
     events: row.events,
     payload: row.payload,
     eventCreatedAt: row.event_created_at === null ? null : toDate(row.event_created_at),
-    lease: request.lease,
-  }));
+    lease,
+  };
 }
 
 /** A claimed attempt not sent: `skipped` with the reason, if the claim still holds it. */
@@ -295,6 +331,60 @@ export async function recordSuccess(em: EntityManager, ref: AttemptRef, result: 
     [...write.params, now, new Date(now.getTime() - LAST_DELIVERED_RESOLUTION_MS)],
   );
   return (rows[0]?.recorded ?? 0) > 0;
+}
+
+/** A successful attempt of a claim, as recordSuccesses writes it. */
+export interface ClaimedSuccess {
+  id: string;
+  webhookId: string;
+  lease: Date;
+  result: SendResult;
+  /** When its answer came (the row's updated_at). */
+  at: Date;
+}
+
+/**
+ * Successful attempts of claims, any number, in one statement: each row written if its claim
+ * still holds it (its lease), and each endpoint's failure streak ended as recordSuccess does
+ * (the endpoint's row rewritten only when that changes something or last_delivered_at is a second
+ * old). Returns the ids written; an id missing lost its lease. The dispatcher writes the successes
+ * that come in while one such statement runs together in the next (one statement per delivery
+ * was most of PostgreSQL's time per delivery).
+ */
+export async function recordSuccesses(em: EntityManager, successes: ClaimedSuccess[], now: Date): Promise<Set<string>> {
+  if (successes.length === 0) return new Set();
+  // Raw: one UPDATE ... FROM unnest(...) for all of them, guarded row by row by its lease, and
+  // the endpoints' rows in the same round trip (a data-modifying CTE). Prepared: one text.
+  const rows = await preparedRows<{ id: string }>(
+    em,
+    `with v as (
+       select * from unnest(?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
+         as v(id, lease, response_code, preview, duration_ms, at)
+     ), d as (
+       update webhook_delivery d set status = 'success', response_code = v.response_code, response_body_preview = v.preview,
+         error_message = null, duration_ms = v.duration_ms, locked_until = null, updated_at = v.at
+       from v where d.id = v.id and d.status = 'pending' and d.locked_until = v.lease
+       returning d.id, d.webhook_id
+     ), w as (
+       update webhook w set failure_count = 0, first_failure_at = null, last_delivered_at = ?
+       from (select distinct webhook_id from d) e
+       where w.id = e.webhook_id
+         and (w.failure_count <> 0 or w.first_failure_at is not null or w.last_delivered_at is null or w.last_delivered_at < ?)
+       returning w.id
+     )
+     select id from d`,
+    [
+      successes.map((s) => s.id),
+      successes.map((s) => s.lease),
+      successes.map((s) => s.result.statusCode),
+      successes.map((s) => s.result.bodyPreview),
+      successes.map((s) => s.result.durationMs),
+      successes.map((s) => s.at),
+      now,
+      new Date(now.getTime() - LAST_DELIVERED_RESOLUTION_MS),
+    ],
+  );
+  return new Set(rows.map((row) => row.id));
 }
 
 /** The endpoint as a failure left it. */

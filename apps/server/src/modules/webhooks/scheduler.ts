@@ -12,7 +12,7 @@ import { WEBHOOK_TEST_EVENT } from '@svc/schemas';
 import type { AppDeps } from '../../deps.js';
 import { webhookAttempts, webhookLag } from '../../lib/metrics.js';
 import { wakeChannel, wakeHubFor } from '../events/wake.js';
-import { eventBody, recordAttempt, sendAttempt } from './attempt.js';
+import { SuccessWriter, eventBody, recordAttempt, sendAttempt } from './attempt.js';
 import * as deliveryLog from './delivery-log.repo.js';
 import type { ClaimedAttempt } from './delivery-log.repo.js';
 
@@ -95,6 +95,13 @@ export class Dispatcher {
   private readonly redis: RedisWakeClient | undefined;
 
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Successes sent whose outcome is being written (their slots are free already). */
+  private readonly recording = new Set<Promise<void>>();
+  private readonly successes: SuccessWriter;
+  /** Endpoints with a refill claim running. */
+  private readonly refilling = new Set<string>();
+  /** Endpoints whose last refill found nothing: not refilled again until new work may be due. */
+  private readonly drained = new Set<string>();
   /** In-flight attempts per endpoint. */
   private readonly busy = new Map<string, number>();
   /** Claimed attempts not started yet, per endpoint, in claim order. */
@@ -136,6 +143,7 @@ export class Dispatcher {
     this.leaseMarginMs = Math.max(0, Math.min(LEASE_MARGIN_MS, (this.leaseMs - this.timeoutMs) / 2));
     this.random = options.random ?? Math.random;
     this.redis = options.redis;
+    this.successes = new SuccessWriter(deps);
     const channel = wakeChannel(deps.config.redisKeyPrefix);
     // One message in flight at a time: commits that land meanwhile share the next one.
     let publishing = false;
@@ -187,6 +195,7 @@ export class Dispatcher {
     await this.claiming;
     await this.releaseWaiting();
     await Promise.allSettled([...this.inFlight.values()]);
+    await this.recorded();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     if (subscriber) await subscriber.close().catch(() => subscriber.destroy());
@@ -195,7 +204,13 @@ export class Dispatcher {
   /** Work is due now (an event committed, a retry was queued). */
   wake(): void {
     this.wakeWanted = true;
+    this.drained.clear();
     this.kick();
+  }
+
+  /** Resolves once every success sent so far has its outcome written (or failed to). */
+  private async recorded(): Promise<void> {
+    while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
   }
 
   /**
@@ -209,9 +224,11 @@ export class Dispatcher {
     for (;;) {
       const claimed = await this.fill();
       this.pump();
-      if (claimed === 0 && this.inFlight.size === 0 && this.waitingCount === 0) break;
+      if (claimed === 0 && this.inFlight.size === 0 && this.waitingCount === 0 && this.refilling.size === 0) break;
       if (this.inFlight.size > 0) await Promise.race(this.inFlight.values());
+      else if (this.refilling.size > 0) await new Promise((resolve) => setImmediate(resolve));
     }
+    await this.recorded();
     const after = this.counts;
     return {
       events: after.events - before.events,
@@ -251,6 +268,8 @@ export class Dispatcher {
       try {
         if (fanOutDue) {
           this.wakeWanted = false;
+          // A poll pass: retries may have come due since an endpoint's last refill found nothing.
+          this.drained.clear();
           lastFanOut = performance.now();
           await this.fanOutAll();
           // Abandoned attempts are at least a lease old: looking once per poll interval is enough.
@@ -281,11 +300,16 @@ export class Dispatcher {
     }
   }
 
-  /** Turns undispatched events into queued attempts, a batch per transaction, until none is left. */
+  /**
+   * Turns undispatched events into queued attempts, a batch per transaction, until none is left.
+   * With more than a batch waiting (a backlog, a dispatcher starting), sending starts after the
+   * first batch instead of after the last: the attempts of each batch are due at once.
+   */
   private async fanOutAll(): Promise<void> {
     for (;;) {
       const events = await this.fanOutBatch();
       if (events < this.batchSize) return;
+      if (this.running) this.fill().catch((error: unknown) => this.deps.log.error({ err: error }, 'webhook dispatcher claim failed'));
     }
   }
 
@@ -330,6 +354,8 @@ export class Dispatcher {
     const settled = () => {
       if (this.claiming !== claiming) return;
       this.claiming = undefined;
+      // Rows this claim had locked and ranked out are due again: a refill that skipped them may look again.
+      this.drained.clear();
       if (this.claimAgain) {
         this.claimAgain = false;
         this.moreMayBeDue = true;
@@ -453,15 +479,51 @@ export class Dispatcher {
         if (left > 0) this.busy.set(claimed.webhookId, left);
         else this.busy.delete(claimed.webhookId);
         this.inFlight.delete(claimed.id);
-        // A freed slot: the next waiting attempt starts at once. Claim again when what is held
-        // ran low and the last claim found work, or when this endpoint had all it may hold (its
-        // backlog was left out of the last claim); the loop only, runOnce claims by itself.
+        // A freed slot: the next waiting attempt starts at once, and the endpoint's own backlog
+        // refills what it holds (refill). Claim across endpoints again when what is held ran low
+        // and the last claim found work; the loop only, runOnce claims by itself.
         this.pump();
+        this.refill(claimed.webhookId);
         const low = this.inFlight.size + this.waitingCount <= this.maxHeld - this.minClaim;
-        const wasFull = this.held(claimed.webhookId) + 1 >= this.holdLimit(claimed.webhookId);
-        if (this.running && ((this.moreMayBeDue && low) || wasFull)) this.kick();
+        if (this.running && this.moreMayBeDue && low) this.kick();
       });
     this.inFlight.set(claimed.id, work);
+  }
+
+  /**
+   * Refills what this dispatcher holds of one endpoint from that endpoint's backlog, once it has
+   * room for a batch (half of what it may hold ahead, or one for an endpoint that may hold no more
+   * than its slots): one claim that locks exactly the rows it takes (claimForEndpoint). The claim across
+   * endpoints (fill) leaves an endpoint holding all it may out of its scan, so without this a
+   * busy endpoint's backlog waited for that claim, and each of those claims locked every
+   * candidate it ranked: most of PostgreSQL's time per delivery.
+   */
+  private refill(webhookId: string): void {
+    if (this.stopping || this.refilling.has(webhookId) || this.drained.has(webhookId)) return;
+    const limit = this.holdLimit(webhookId);
+    // Half of what it holds ahead (16 of 32 at the defaults), so a claim is a batch while the
+    // other half keeps its slots busy; an endpoint that may hold no more than its slots, at once.
+    const batch = Math.max(1, Math.floor((limit - this.perEndpoint) / 2));
+    const room = Math.min(limit - this.held(webhookId), this.maxHeld - (this.inFlight.size + this.waitingCount));
+    if (room < batch) return;
+    this.refilling.add(webhookId);
+    const now = this.deps.clock.now();
+    deliveryLog
+      .claimForEndpoint(this.deps.orm.em, { webhookId, now, lease: new Date(now.getTime() + this.leaseMs), limit: room })
+      .then(
+        (claimed) => {
+          this.counts.claimed += claimed.length;
+          // Nothing due of it now, or what is due was locked by a claim across endpoints running
+          // at the same moment (fill clears this when it ends).
+          if (claimed.length === 0) this.drained.add(webhookId);
+          for (const attempt of claimed) this.hold(attempt);
+        },
+        (error: unknown) => this.deps.log.error({ err: error, webhookId }, 'webhook attempts of an endpoint not claimed'),
+      )
+      .finally(() => {
+        this.refilling.delete(webhookId);
+        this.pump();
+      });
   }
 
   private async deliver(claimed: ClaimedAttempt): Promise<void> {
@@ -485,6 +547,22 @@ export class Dispatcher {
     const body = eventBody({ id: claimed.eventId, type: claimed.event, createdAt, storeId: claimed.storeId, payload: claimed.payload! });
     const result = await sendAttempt(this.deps, this.timeoutMs, { ...claimed, body });
     this.recordSpeed(claimed.webhookId, result.durationMs);
+    if (result.ok) {
+      // The slot frees now: the outcome is written with the other successes of the moment.
+      // runOnce and stop() wait for it; lost, the attempt is reaped past its lease and sent again.
+      const recording = this.successes
+        .record({ id: claimed.id, webhookId: claimed.webhookId, lease: claimed.lease, result, at: this.deps.clock.now() })
+        .then(
+          (recorded) => {
+            if (!recorded) this.deps.log.warn({ deliveryId: claimed.id }, 'webhook attempt outcome not recorded: its lease was taken over or the endpoint is gone');
+          },
+          (error: unknown) => this.deps.log.error({ err: error, deliveryId: claimed.id }, 'webhook attempt could not be recorded'),
+        )
+        .finally(() => this.recording.delete(recording));
+      this.recording.add(recording);
+      this.counts.succeeded++;
+      return;
+    }
     // The test event is sent only by the test ping and a manual retry: never retried by itself.
     const { recorded, disabledReason } = await recordAttempt(this.deps, { ...claimed, startedAt }, result, {
       retry: claimed.event !== WEBHOOK_TEST_EVENT,
