@@ -10,7 +10,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildApp } from './app.js';
 import { CLI_COMMANDS, UsageError, parseNoArguments } from './cli.js';
 import { startJobs } from './jobs.js';
 import { AppError } from './lib/errors.js';
@@ -71,6 +70,8 @@ function operatorConfig(): Config {
 async function serve(log: Logger): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, log);
+  // Loaded here: the worker and the operator commands need none of the HTTP application.
+  const { buildApp } = await import('./app.js');
   const app = await buildApp(runtime.deps);
   const stopJobs = startJobs(runtime.deps);
   let stopDispatcher: (() => Promise<void>) | undefined;
