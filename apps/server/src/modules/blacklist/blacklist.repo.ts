@@ -1,14 +1,19 @@
 /** The blacklist module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRows } from '../../db/prepared.js';
 
 /**
  * Which of the candidate (kind, value) pairs the store blocks. Hot path (every order and every
  * checkout start asks): the query builder cost more than the query.
  */
 export async function matchingKinds<K extends string>(em: EntityManager, storeId: string, candidates: Array<{ kind: K; value: string }>): Promise<K[]> {
-  const rows = await em.execute<Array<{ kind: K }>>(
-    `select distinct kind from blacklist_entry where store_id = ? and (${candidates.map(() => '(kind = ? and value = ?)').join(' or ')})`,
-    [storeId, ...candidates.flatMap((c) => [c.kind, c.value])],
+  // The candidates as two arrays (unnest): one statement text whatever their number, prepared once per connection.
+  const rows = await preparedRows<{ kind: K }>(
+    em,
+    `select distinct b.kind from blacklist_entry b
+     join unnest(?::text[], ?::text[]) as c(kind, value) on b.kind = c.kind and b.value = c.value
+     where b.store_id = ?`,
+    [candidates.map((c) => c.kind), candidates.map((c) => c.value), storeId],
   );
   return rows.map((row) => row.kind);
 }

@@ -1,14 +1,15 @@
 /** The checkout module's raw SQL: writing a new order. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TOrderStatus } from '@svc/schemas';
+import { preparedRows } from '../../db/prepared.js';
 
 /**
  * The next public order number. From the sequence directly: the ORM learns an autoincrement
  * only by flushing, and the order.created event written with the order already carries it.
  */
 export async function nextOrderNumber(em: EntityManager): Promise<number> {
-  const [{ number }] = await em.execute<[{ number: string }]>(`select nextval('order_number_seq') as number`);
-  return Number(number);
+  const [row] = await preparedRows<{ number: string }>(em, `select nextval('order_number_seq') as number`, []);
+  return Number(row!.number);
 }
 
 export interface NewOrder {
@@ -39,17 +40,11 @@ export interface NewOrder {
  * (events/outbox.ts `eventInsert`); the caller arranges the wake-up.
  */
 export async function insertOrder(em: EntityManager, order: NewOrder, event: { sql: string; params: unknown[] }): Promise<void> {
-  const params: unknown[] = [
-    order.id, order.number, order.store.id, order.status, order.productName, order.priceMinor, order.subtotalMinor, order.discountMinor, order.couponId,
-    order.currency, order.customerEmail, order.country, order.buyerIp, order.userAgent,
-    JSON.stringify(order.customFieldResponses), order.checkoutTokenHash, order.createdAt, order.createdAt,
-  ];
-  const lineTuples = order.lines.map((line, position) => {
-    params.push(line.id, order.id, line.productId, line.productName, line.quantity, line.unitPriceMinor, position);
-    return '(?, ?, ?, ?, ?, ?, ?)';
-  });
-  params.push(...event.params);
-  await em.execute(
+  const lines = order.lines;
+  // The lines as one array per column (unnest): one statement text whatever their number, so it
+  // is prepared once per connection (db/prepared.ts) instead of formatted and planned per order.
+  await preparedRows(
+    em,
     `with new_order as (
        insert into "order" (id, number, store_id, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
          paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
@@ -57,9 +52,22 @@ export async function insertOrder(em: EntityManager, order: NewOrder, event: { s
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
      ), new_lines as (
        insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position)
-       values ${lineTuples.join(', ')}
+       select line.id, ?, line.product_id, line.product_name, line.quantity, line.unit_price_minor, line.position - 1
+       from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[]) with ordinality
+         as line(id, product_id, product_name, quantity, unit_price_minor, position)
      )
      ${event.sql}`,
-    params,
+    [
+      order.id, order.number, order.store.id, order.status, order.productName, order.priceMinor, order.subtotalMinor, order.discountMinor, order.couponId,
+      order.currency, order.customerEmail, order.country, order.buyerIp, order.userAgent,
+      JSON.stringify(order.customFieldResponses), order.checkoutTokenHash, order.createdAt, order.createdAt,
+      order.id,
+      lines.map((line) => line.id),
+      lines.map((line) => line.productId),
+      lines.map((line) => line.productName),
+      lines.map((line) => line.quantity),
+      lines.map((line) => line.unitPriceMinor),
+      ...event.params,
+    ],
   );
 }

@@ -11,7 +11,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedRows } from '../../db/prepared.js';
 import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
-import { EventSchema } from '../events/events.entities.js';
 import type { SendResult } from './sender.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';
 
@@ -46,12 +45,26 @@ export async function insertQueuedAttempts(em: EntityManager, attempts: QueuedAt
   const ids: string[] = [];
   for (let start = 0; start < attempts.length; start += INSERT_CHUNK) {
     const chunk = attempts.slice(start, start + INSERT_CHUNK);
-    // Raw: ON CONFLICT DO NOTHING, and one round trip for the whole chunk.
-    const inserted = await em.execute<Array<{ id: string }>>(
+    // Raw: ON CONFLICT DO NOTHING, and one round trip for the whole chunk, its columns as arrays
+    // (unnest) so that one prepared statement serves every chunk size.
+    const inserted = await preparedRows<{ id: string }>(
+      em,
       `insert into webhook_delivery (id, webhook_id, store_id, event_id, event, attempt, status, due_at, created_at, updated_at)
-       values ${chunk.map(() => `(?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`).join(', ')}
+       select a.id, a.webhook_id, a.store_id, a.event_id, a.event, a.attempt, 'queued', a.due_at, ?, ?
+       from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::timestamptz[])
+         as a(id, webhook_id, store_id, event_id, event, attempt, due_at)
        on conflict (webhook_id, event_id, attempt) do nothing returning id`,
-      chunk.flatMap((a) => [newId(), a.webhookId, a.storeId, a.eventId, a.event, a.attempt, a.dueAt, now, now]),
+      [
+        now,
+        now,
+        chunk.map(() => newId()),
+        chunk.map((a) => a.webhookId),
+        chunk.map((a) => a.storeId),
+        chunk.map((a) => a.eventId),
+        chunk.map((a) => a.event),
+        chunk.map((a) => a.attempt),
+        chunk.map((a) => a.dueAt),
+      ],
     );
     ids.push(...inserted.map((row) => row.id));
   }
@@ -65,16 +78,18 @@ export async function insertQueuedAttempts(em: EntityManager, attempts: QueuedAt
  */
 export async function fanOutBatch(em: EntityManager, batchSize: number, now: Date): Promise<{ events: number; queued: number }> {
   return em.transactional(async (tx) => {
-    // Raw: FOR UPDATE SKIP LOCKED, so dispatchers fanning out at once take disjoint batches.
-    const events = await tx.execute<Array<{ id: string; store_id: string; type: string }>>(
+    // Raw: FOR UPDATE SKIP LOCKED, so dispatchers fanning out at once take disjoint batches. Prepared.
+    const events = await preparedRows<{ id: string; store_id: string; type: string }>(
+      tx,
       `select id, store_id, type from event where dispatched_at is null order by created_at limit ? for update skip locked`,
       [batchSize],
     );
     if (events.length === 0) return { events: 0, queued: 0 };
     const storeIds = [...new Set(events.map((e) => e.store_id))];
-    // Raw: hot path (every event passes here), plain rows with nothing for the transaction to track.
-    const hooks = await tx.execute<Array<{ id: string; store_id: string; events: string[] }>>(
-      `select id, store_id, events from webhook where enabled and store_id in (?)`,
+    // Raw: hot path (every event passes here), plain rows with nothing for the transaction to track. Prepared.
+    const hooks = await preparedRows<{ id: string; store_id: string; events: string[] }>(
+      tx,
+      `select id, store_id, events from webhook where enabled and store_id = any(?)`,
       [storeIds],
     );
     const attempts: QueuedAttempt[] = [];
@@ -86,7 +101,8 @@ export async function fanOutBatch(em: EntityManager, batchSize: number, now: Dat
       }
     }
     await insertQueuedAttempts(tx, attempts, now);
-    await tx.nativeUpdate(EventSchema, { id: { $in: events.map((e) => e.id) } }, { dispatchedAt: now });
+    // Raw: the batch's ids as one array parameter, one prepared statement for every batch size.
+    await preparedRows(tx, `update event set dispatched_at = ? where id = any(?)`, [now, events.map((e) => e.id)]);
     return { events: events.length, queued: attempts.length };
   });
 }
