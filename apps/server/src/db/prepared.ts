@@ -1,15 +1,17 @@
 /**
- * Hot-path reads as named prepared statements on the ORM's own pool. `em.execute` formats the
- * values into the SQL text (MikroORM's `formatQuery`), so PostgreSQL parses and plans every call
- * anew and each call builds and quotes a new string; here the text is fixed per statement, the
- * values travel as parameters, and each pooled connection parses and plans a statement once
- * (pg keeps it by name). The repositories' hot statements call `preparedRows` with the same `?`
- * placeholders they gave `em.execute`; a list value must be written `= any(?)`, not `in (?)`.
+ * Hot-path statements (reads, and writes with RETURNING) as named prepared statements on the
+ * ORM's own pool. `em.execute` formats the values into the SQL text (MikroORM's `formatQuery`),
+ * so PostgreSQL parses and plans every call anew and each call builds and quotes a new string;
+ * here the text is fixed per statement, the values travel as parameters, and each pooled
+ * connection parses and plans a statement once (pg keeps it by name). The repositories' hot
+ * statements call `preparedRows` with the same `?` placeholders they gave `em.execute`; a list
+ * value is one array parameter (`= any(?)`, `unnest(?::text[])`), never `in (?)`.
  *
  * The statement runs where `em.execute` would: inside the EntityManager's transaction when it is
- * in one (on that transaction's connection), else on a pooled connection of the primary, or of a
- * read replica for `{ replica: true }` (db/replicas.ts). Rows arrive as from `em.execute`: the
- * same connections, so the same type parsers (timestamps as text).
+ * in one (on that transaction's connection; like em.execute, the root EntityManager used inside a
+ * `transactional` callback is in that transaction, by MikroORM's context), else on a pooled
+ * connection of the primary, or of a read replica for `{ replica: true }` (db/replicas.ts). Rows
+ * arrive as from `em.execute`: the same connections, so the same type parsers (timestamps as text).
  */
 import type { AbstractSqlConnection, EntityManager, Knex } from '@mikro-orm/postgresql';
 import type pg from 'pg';
