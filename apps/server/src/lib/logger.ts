@@ -139,7 +139,7 @@ function prettyStream(destination: DestinationStream | undefined): DestinationSt
 /** Log lines are written in blocks of this size (a busy server)... */
 const LOG_BLOCK_BYTES = 8192;
 /** ...or after this long (a quiet one). */
-export const LOG_FLUSH_MS = 100;
+const LOG_FLUSH_MS = 100;
 
 export function createLogger(level: string, opts: { format?: LogFormat; destination?: DestinationStream } = {}): Logger {
   const format = opts.format ?? logFormat();

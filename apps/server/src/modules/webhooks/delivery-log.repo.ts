@@ -327,24 +327,33 @@ function outcomeWrite(ref: AttemptRef, result: SendResult, now: Date): { sql: st
 }
 
 /**
- * A successful attempt and the end of its endpoint's failure streak. The endpoint's row is
- * rewritten only when that changes something or its last_delivered_at is a second old: a busy
- * endpoint's row is not rewritten for every delivery (it was the hottest row of a run).
- * False when nothing was written: the lease was lost.
+ * The end of the failure streak of the endpoints of `d`, the attempts a success statement wrote
+ * (its CTE named `d`, returning `webhook_id`): an endpoint's row is rewritten only when that
+ * changes something or its last_delivered_at is a second old, so a busy endpoint's row is not
+ * rewritten for every delivery (it was the hottest row of a run). Its parameters: endStreakParams.
+ */
+const END_FAILURE_STREAK = `w as (
+       update webhook w set failure_count = 0, first_failure_at = null, last_delivered_at = ?
+       from (select distinct webhook_id from d) e
+       where w.id = e.webhook_id
+         and (w.failure_count <> 0 or w.first_failure_at is not null or w.last_delivered_at is null or w.last_delivered_at < ?)
+       returning w.id
+     )`;
+const endStreakParams = (now: Date) => [now, new Date(now.getTime() - LAST_DELIVERED_RESOLUTION_MS)];
+
+/**
+ * A successful attempt and the end of its endpoint's failure streak (END_FAILURE_STREAK): the
+ * test ping's new row, or a claimed attempt outside the dispatcher's batches. False when nothing
+ * was written: the lease was lost.
  */
 export async function recordSuccess(em: EntityManager, ref: AttemptRef, result: SendResult, now: Date): Promise<boolean> {
   const write = outcomeWrite(ref, result, now);
   // Raw: hot path, the attempt and the endpoint's row in one round trip (a data-modifying CTE).
   const rows = await em.execute<Array<{ recorded: number }>>(
     `with d as (${write.sql}),
-     w as (
-       update webhook w set failure_count = 0, first_failure_at = null, last_delivered_at = ? from d
-       where w.id = d.webhook_id
-         and (w.failure_count <> 0 or w.first_failure_at is not null or w.last_delivered_at is null or w.last_delivered_at < ?)
-       returning w.id
-     )
+     ${END_FAILURE_STREAK}
      select (select count(*) from d)::int as recorded`,
-    [...write.params, now, new Date(now.getTime() - LAST_DELIVERED_RESOLUTION_MS)],
+    [...write.params, ...endStreakParams(now)],
   );
   return (rows[0]?.recorded ?? 0) > 0;
 }
@@ -361,9 +370,8 @@ export interface ClaimedSuccess {
 
 /**
  * Successful attempts of claims, any number, in one statement: each row written if its claim
- * still holds it (its lease), and each endpoint's failure streak ended as recordSuccess does
- * (the endpoint's row rewritten only when that changes something or last_delivered_at is a second
- * old). Returns the ids written; an id missing lost its lease. The dispatcher writes the successes
+ * still holds it (its lease), and each endpoint's failure streak ended (END_FAILURE_STREAK).
+ * Returns the ids written; an id missing lost its lease. The dispatcher writes the successes
  * that come in while one such statement runs together in the next (one statement per delivery
  * was most of PostgreSQL's time per delivery).
  */
@@ -381,13 +389,7 @@ export async function recordSuccesses(em: EntityManager, successes: ClaimedSucce
          error_message = null, duration_ms = v.duration_ms, locked_until = null, updated_at = v.at
        from v where d.id = v.id and d.status = 'pending' and d.locked_until = v.lease
        returning d.id, d.webhook_id
-     ), w as (
-       update webhook w set failure_count = 0, first_failure_at = null, last_delivered_at = ?
-       from (select distinct webhook_id from d) e
-       where w.id = e.webhook_id
-         and (w.failure_count <> 0 or w.first_failure_at is not null or w.last_delivered_at is null or w.last_delivered_at < ?)
-       returning w.id
-     )
+     ), ${END_FAILURE_STREAK}
      select id from d`,
     [
       successes.map((s) => s.id),
@@ -396,8 +398,7 @@ export async function recordSuccesses(em: EntityManager, successes: ClaimedSucce
       successes.map((s) => s.result.bodyPreview),
       successes.map((s) => s.result.durationMs),
       successes.map((s) => s.at),
-      now,
-      new Date(now.getTime() - LAST_DELIVERED_RESOLUTION_MS),
+      ...endStreakParams(now),
     ],
   );
   return new Set(rows.map((row) => row.id));

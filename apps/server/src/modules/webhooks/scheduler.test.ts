@@ -803,6 +803,38 @@ describe('claiming ahead', () => {
   }, 30_000);
 });
 
+describe('a database that goes away', () => {
+  it('logs a failed pass as an error while running, and as a warning when it fails because the process is stopping', async () => {
+    const clock = freshClock();
+    const gone = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
+    await gone.close();
+    const logged = (deps: AppDeps) => {
+      const lines: Array<{ level: string; msg: string }> = [];
+      deps.log.error = ((_obj: unknown, msg: string) => lines.push({ level: 'error', msg })) as unknown as typeof deps.log.error;
+      deps.log.warn = ((_obj: unknown, msg: string) => lines.push({ level: 'warn', msg })) as unknown as typeof deps.log.warn;
+      return lines;
+    };
+
+    const running = depsFor(clock, {}, gone);
+    running.log = running.log.child({});
+    const whileRunning = logged(running);
+    const first = new Dispatcher(running, { pollMs: 60_000 });
+    first.start();
+    await vi.waitFor(() => expect(whileRunning).toContainEqual({ level: 'error', msg: 'webhook dispatcher pass failed' }), { timeout: 5_000, interval: 20 });
+    await first.stop();
+
+    // Stopped while its first pass is on its way to the database (a Ctrl-C that reached an embedded PostgreSQL too).
+    const stopping = depsFor(clock, {}, gone);
+    stopping.log = stopping.log.child({});
+    const whileStopping = logged(stopping);
+    const second = new Dispatcher(stopping, { pollMs: 60_000 });
+    second.start();
+    await second.stop();
+    expect(whileStopping).toContainEqual({ level: 'warn', msg: 'webhook dispatcher pass failed while stopping' });
+    expect(whileStopping.filter((line) => line.level === 'error')).toEqual([]);
+  });
+});
+
 describe('wake-ups from nested transactions', () => {
   it('wakes the dispatcher when an event flushed in a nested transaction commits with the outer one, not before and not on rollback', async () => {
     const clock = freshClock();

@@ -98,8 +98,8 @@ export class Dispatcher {
   /** Successes sent whose outcome is being written (their slots are free already). */
   private readonly recording = new Set<Promise<void>>();
   private readonly successes: SuccessWriter;
-  /** Endpoints with a refill claim running. */
-  private readonly refilling = new Set<string>();
+  /** Endpoints with a refill claim running, and that claim. */
+  private readonly refilling = new Map<string, Promise<void>>();
   /** Endpoints whose last refill found nothing: not refilled again until new work may be due. */
   private readonly drained = new Set<string>();
   /** In-flight attempts per endpoint. */
@@ -208,6 +208,16 @@ export class Dispatcher {
     this.kick();
   }
 
+  /**
+   * A pass, claim or refill that failed. While the process stops it is expected, not an error: a
+   * Ctrl-C reaches an embedded PostgreSQL at the same moment, which ends the statement in flight;
+   * nothing is lost (a claim is leased, an event stays undispatched).
+   */
+  private passFailed(error: unknown, message: string, fields: Record<string, unknown> = {}): void {
+    if (this.stopping) this.deps.log.warn({ err: error, ...fields }, `${message} while stopping`);
+    else this.deps.log.error({ err: error, ...fields }, message);
+  }
+
   /** Resolves once every success sent so far has its outcome written (or failed to). */
   private async recorded(): Promise<void> {
     while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
@@ -226,7 +236,7 @@ export class Dispatcher {
       this.pump();
       if (claimed === 0 && this.inFlight.size === 0 && this.waitingCount === 0 && this.refilling.size === 0) break;
       if (this.inFlight.size > 0) await Promise.race(this.inFlight.values());
-      else if (this.refilling.size > 0) await new Promise((resolve) => setImmediate(resolve));
+      else if (this.refilling.size > 0) await Promise.race(this.refilling.values());
     }
     await this.recorded();
     const after = this.counts;
@@ -284,7 +294,7 @@ export class Dispatcher {
         failures = 0;
       } catch (error) {
         failures++;
-        this.deps.log.error({ err: error }, 'webhook dispatcher pass failed');
+        this.passFailed(error, 'webhook dispatcher pass failed');
       }
       if (!this.running) break;
       if (this.kicked && failures === 0) continue;
@@ -309,7 +319,7 @@ export class Dispatcher {
     for (;;) {
       const events = await this.fanOutBatch();
       if (events < this.batchSize) return;
-      if (this.running) this.fill().catch((error: unknown) => this.deps.log.error({ err: error }, 'webhook dispatcher claim failed'));
+      if (this.running) this.fill().catch((error: unknown) => this.passFailed(error, 'webhook dispatcher claim failed'));
     }
   }
 
@@ -506,9 +516,8 @@ export class Dispatcher {
     const batch = Math.max(1, Math.floor((limit - this.perEndpoint) / 2));
     const room = Math.min(limit - this.held(webhookId), this.maxHeld - (this.inFlight.size + this.waitingCount));
     if (room < batch) return;
-    this.refilling.add(webhookId);
     const now = this.deps.clock.now();
-    deliveryLog
+    const refill = deliveryLog
       .claimForEndpoint(this.deps.orm.em, { webhookId, now, lease: new Date(now.getTime() + this.leaseMs), limit: room })
       .then(
         (claimed) => {
@@ -518,12 +527,13 @@ export class Dispatcher {
           if (claimed.length === 0) this.drained.add(webhookId);
           for (const attempt of claimed) this.hold(attempt);
         },
-        (error: unknown) => this.deps.log.error({ err: error, webhookId }, 'webhook attempts of an endpoint not claimed'),
+        (error: unknown) => this.passFailed(error, 'webhook attempts of an endpoint not claimed', { webhookId }),
       )
       .finally(() => {
         this.refilling.delete(webhookId);
         this.pump();
       });
+    this.refilling.set(webhookId, refill);
   }
 
   private async deliver(claimed: ClaimedAttempt): Promise<void> {
