@@ -217,3 +217,38 @@ describe('statuses', () => {
     expect(response.status).toBe(400);
   });
 });
+
+describe('security headers', () => {
+  /** helmet's defaults as svc configures them (http/security-headers.ts), on answers of every kind. */
+  const EXPECTED = {
+    'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'referrer-policy': 'no-referrer',
+    'strict-transport-security': 'max-age=31536000; includeSubDomains',
+    'x-content-type-options': 'nosniff',
+  };
+
+  it('are on a JSON answer, a refusal, an unknown path and a tRPC call, once each', async () => {
+    const answers = [
+      await post('/api/probe/toggle', '{"flag":true}'),
+      await post('/api/probe/toggle', '{"flag": tru'),
+      await fetch(`${app.url}/api/nothing/here`),
+      await fetch(`${app.url}/trpc/probe.page?input=${encodeURIComponent("{}")}`),
+    ];
+    expect(answers.map((response) => response.status)).toEqual([200, 400, 404, 200]);
+    for (const response of answers) {
+      for (const [name, value] of Object.entries(EXPECTED)) expect(response.headers.get(name), `${response.url} ${name}`).toBe(value);
+      expect(response.headers.has('x-frame-options'), response.url).toBe(false);
+    }
+  });
+
+  it('give way to a route that states its own policy (the API reference)', async () => {
+    const docs = await fetch(`${app.url}/docs/`);
+    expect(docs.status).toBe(200);
+    const csp = docs.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("default-src 'none'");
+    expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});

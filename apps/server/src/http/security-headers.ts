@@ -33,11 +33,18 @@ export function securityHeaders(): Array<[string, string]> {
   return headers;
 }
 
+/**
+ * Set on the reply, not on the raw response: Node then writes every header of the answer from
+ * the one object Fastify hands to writeHead, each checked once as it is written. A header set
+ * with `res.setHeader` sends Node down its merging path instead, where every header Fastify
+ * holds is set again one by one (a lowercased key and an entry each) before the same checks.
+ * A route that states its own policy (a page's Content-Security-Policy) replaces the default by
+ * setting it on the reply after this hook.
+ */
 export function installSecurityHeaders(app: FastifyInstance): void {
   const headers = securityHeaders();
   app.addHook('onRequest', (_request, reply, done) => {
-    const res = reply.raw;
-    for (const [name, value] of headers) res.setHeader(name, value);
+    for (const [name, value] of headers) reply.header(name, value);
     done();
   });
 }
