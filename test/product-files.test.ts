@@ -1,5 +1,8 @@
 /** Black-box: uploading, listing and deleting a product's downloadable files. */
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, type Dirent } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from './support/catalog.js';
 import { createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
@@ -11,8 +14,18 @@ let seller: Seller;
 let store: { id: string };
 let product: { id: string };
 
+const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-files-'));
+
+/** Every file under the server's data directory, by path: what its storage holds. */
+function storedFiles(): string[] {
+  return (readdirSync(dataDir, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+}
+
 beforeAll(async () => {
-  server = await startServer({ FILE_MAX_BYTES: String(MAX) });
+  server = await startServer({ FILE_MAX_BYTES: String(MAX), DATA_DIR: dataDir });
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller);
   product = await createProduct(seller, store.id, { name: 'E-book', deliveryMethods: ['downloadFiles'] });
@@ -56,6 +69,29 @@ describe('product files', () => {
     expect((await response.json()).code).toBe('payload_too_large');
     const list = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)).json();
     expect(list.files.every((f: { size: number }) => f.size <= MAX)).toBe(true);
+  });
+
+  it('refuses a body with a second part after the file with 400, and keeps nothing of either', async () => {
+    const listed = async () => (await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)).json()).files.length as number;
+    const before = { rows: await listed(), stored: storedFiles() };
+    const bodies = [
+      [['file', 'first.pdf'], ['file', 'second.pdf']],
+      [['file', 'first.pdf'], ['note', null]],
+    ] as const;
+    for (const parts of bodies) {
+      const form = new FormData();
+      for (const [name, filename] of parts) {
+        if (filename) form.append(name, new Blob([randomBytes(20_000)], { type: 'application/pdf' }), filename);
+        else form.append(name, 'hello');
+      }
+      const response = await fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${product.id}/files`, {
+        method: 'POST', headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken }, body: form,
+      });
+      expect(response.status, JSON.stringify(parts)).toBe(400);
+      expect(await response.json()).toEqual({ error: expect.any(String), code: 'validation_failed', issues: [{ path: 'file', message: 'Send one part, named file, holding the file.' }] });
+    }
+    expect(await listed()).toBe(before.rows);
+    expect(storedFiles()).toEqual(before.stored);
   });
 
   it('takes exactly the limit', async () => {

@@ -5,6 +5,9 @@
  * proof for the dashboard (viewOrders). Not procedures (tRPC and the REST adapter speak JSON);
  * the same guards decide, through plainRoute().
  */
+import { PassThrough, finished, type Readable } from 'node:stream';
+import type { MultipartFile } from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ZBuyerToken, ZCount, ZStoredFile } from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
@@ -13,6 +16,8 @@ import { uploadProductFile } from '../modules/catalog/files.service.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { paymentProofOf, uploadPaymentProof } from '../modules/payments/proofs.service.js';
 import { plainRoute } from './plain-route.js';
+
+const ONE_PART = 'Send one part, named file, holding the file.';
 
 const MULTIPART_FILE = { 'multipart/form-data': { schema: z.object({ file: z.string().meta({ format: 'binary' }) }) } };
 
@@ -26,12 +31,43 @@ function multipartError(error: unknown): unknown {
   const e = error as { code?: unknown; statusCode?: unknown; message?: unknown };
   if (typeof e.code === 'string' && e.code.startsWith('FST_') && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new AppError('payload_too_large');
-    return invalidField('file', 'Send one part, named file, holding the file.');
+    return invalidField('file', ONE_PART);
   }
   if (typeof e.message === 'string' && /^(Multipart: |Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)/.test(e.message)) {
     return invalidField('file', 'The multipart body is not valid.');
   }
   return error;
+}
+
+/**
+ * The body's one file part, with its content as a stream that ends only when the whole body has
+ * been read and held nothing more. A second part, or a limit busboy raises after the file, fails
+ * the stream instead: the service storing it then fails before it writes a row, and its storage
+ * keeps nothing (`FileStorage.write` removes what it had written of a stream that fails).
+ * `request.file()` handed over the first file and never looked further, so a body with two file
+ * parts stored the first and answered 201.
+ */
+async function soleFile(request: FastifyRequest): Promise<{ part: MultipartFile; content: Readable }> {
+  const parts = request.parts();
+  const first = await parts.next();
+  if (first.done || first.value.type !== 'file') throw invalidField('file', 'Attach one file.');
+  const part = first.value;
+  const content = new PassThrough();
+  // A failure can come before the service has taken the stream (it looks the order or product up
+  // first): it stays on the stream (`errored`) for the pipeline that reads it, instead of being an
+  // 'error' event nobody listens to.
+  content.on('error', () => undefined);
+  // finished(), not 'end' and 'error' listeners: busboy may have failed the part (a body cut
+  // short) before this handler got it, and a listener added now would wait forever.
+  finished(part.file, (error) => {
+    if (error) return void content.destroy(error);
+    parts.next().then(
+      (next) => (next.done ? content.end() : content.destroy(invalidField('file', ONE_PART))),
+      (failure: Error) => content.destroy(failure),
+    );
+  });
+  part.file.pipe(content, { end: false });
+  return { part, content };
 }
 
 export const productFileUploadRoute = plainRoute({
@@ -58,15 +94,14 @@ export const productFileUploadRoute = plainRoute({
   mapError: multipartError,
   async handler(ctx, request, reply) {
     if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the file as multipart/form-data.');
-    const part = await request.file();
-    if (!part) throw invalidField('file', 'Attach one file.');
+    const { part, content } = await soleFile(request);
     assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
     const view = await uploadProductFile(ctx, {
       storeId: ctx.params.storeId!,
       productId: ctx.params.productId!,
       name: part.filename,
       contentType: part.mimetype,
-      stream: part.file,
+      stream: content,
     });
     return reply.code(201).send(view);
   },
@@ -99,10 +134,9 @@ export const paymentProofUploadRoute = plainRoute({
     const orderId = ctx.params.orderId!;
     const token = ctx.query.token ?? checkoutTokenFor(ctx.caller.credentials.checkout, orderId);
     if (!token) throw new AppError('unauthorized', 'Open the order with its checkout link first.');
-    const part = await request.file();
-    if (!part) throw invalidField('file', 'Attach one file.');
+    const { part, content } = await soleFile(request);
     assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
-    const result = await uploadPaymentProof(ctx, { orderId, token, name: part.filename, contentType: part.mimetype, stream: part.file });
+    const result = await uploadPaymentProof(ctx, { orderId, token, name: part.filename, contentType: part.mimetype, stream: content });
     return reply.code(201).send(result);
   },
 });
