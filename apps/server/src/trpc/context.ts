@@ -12,6 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { newResponseSink, type ResponseSink } from '../lib/cookies.js';
 import type { Logger } from '../lib/logger.js';
 import { viaTrustedProxy } from '../lib/trust-proxy.js';
+import type { IdempotentCall } from '../modules/idempotency/idempotency.service.js';
 import type { RouteCall } from './guards.js';
 import { CHECKOUT_COOKIE, parseCheckoutCookie, type CheckoutCookie } from '../modules/orders/checkout-cookie.js';
 import { CUSTOMER_COOKIE } from '../modules/customers/customer-cookie.js';
@@ -49,6 +50,12 @@ export interface ServiceContext {
   deps: AppDeps;
   em: EntityManager;
   clock: Clock;
+  /**
+   * The request's Idempotency-Key on a route that declares one (the idempotency step sets it):
+   * the service doing the work records its result in the work's transaction, or gives a recorded
+   * one back (modules/idempotency).
+   */
+  idempotency?: IdempotentCall;
 }
 
 export interface Context extends ServiceContext {

@@ -10,14 +10,17 @@
  *   CLAIM_TIMEOUT_MS (a crashed process) may be taken over.
  * The body is compared by SHA-256 of its canonical JSON (sorted keys), so whitespace and
  * key order do not make another body. The claims themselves are the idempotency module's
- * (modules/idempotency/), kept 24 h (pruneIdempotencyKeys), their answers sealed.
- * Without the header nothing changes. A replay runs the procedure's resolver only as far as
- * `replayable()`, which answers the stored data instead (the route table refuses an idempotent
- * procedure whose resolver is not wrapped).
+ * (modules/idempotency/), kept 24 h (pruneIdempotencyKeys), their results sealed.
+ * Without the header nothing changes. The claim reaches the service in the context
+ * (`ctx.idempotency`): the service that does the work records its result in the work's own
+ * transaction, so the work and its result commit together, and on a replay it gives the recorded
+ * result back without doing anything; the resolver then answers from it as the first time.
+ * `replayable()` marks such a resolver (the route table refuses an idempotent procedure without
+ * it) and checks that a run recorded its result.
  */
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
-import { decide, idempotentResponseKey, releaseClaim, storeResponse, type Claim } from '../modules/idempotency/idempotency.service.js';
+import { decide, idempotentResponseKey, releaseClaim, type Claim, type IdempotentCall } from '../modules/idempotency/idempotency.service.js';
 import type { Context } from './context.js';
 import type { SvcMeta } from './init.js';
 
@@ -64,8 +67,8 @@ function scopeOf(input: unknown, storeField: string): string {
   return typeof store === 'string' ? store : '';
 }
 
-/** The claim's outcome: run the procedure, replay the stored answer, or 409 while the first still runs. */
-async function claimOrAnswer(ctx: Context, claim: Claim): Promise<{ run: true } | { run: false; response: string }> {
+/** The claim's outcome: run the procedure, replay what is stored, or 409 while the first still runs. */
+async function claimOrAnswer(ctx: Context, claim: Claim): Promise<Exclude<Awaited<ReturnType<typeof decide>>, { inUse: true }>> {
   const decision = await decide(ctx.em, ctx.clock, claim, idempotentResponseKey(ctx.deps.config.encryptionKey));
   if ('inUse' in decision) {
     ctx.answer.headers['Retry-After'] = '1';
@@ -74,22 +77,22 @@ async function claimOrAnswer(ctx: Context, claim: Claim): Promise<{ run: true } 
   return decision;
 }
 
-/** Set in the context when the stored answer is to be given instead of running the procedure. */
-export interface IdempotentReplay {
-  data: unknown;
-}
-
 const REPLAYABLE = Symbol('svc.replayable');
 
 /**
- * Wraps an idempotent procedure's resolver: on a replay it answers the stored data and runs
- * nothing. (A tRPC middleware cannot answer by itself without tRPC's internal result marker.)
+ * Marks an idempotent procedure's resolver, whose service honours `ctx.idempotency`: an answer
+ * stored by an earlier version is given back without calling it, and a run that did not record
+ * its result is a failure of ours (its work would not be protected from a retry), not an answer.
+ * (A tRPC middleware cannot answer by itself without tRPC's internal result marker.)
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the resolver's own (annotated) options type is kept
 export function replayable<Resolver extends (opts: any) => Promise<unknown>>(resolve: Resolver): Resolver {
-  const wrapped = async (opts: { ctx: object }) => {
-    const replay = (opts.ctx as { idempotentReplay?: IdempotentReplay }).idempotentReplay;
-    return replay ? replay.data : resolve(opts);
+  const wrapped = async (opts: { ctx: object; path?: string }) => {
+    const call = (opts.ctx as { idempotency?: IdempotentCall }).idempotency;
+    if (call?.mode === 'answer') return call.data;
+    const data = await resolve(opts);
+    if (call?.mode === 'run' && !call.recorded) throw new Error(`${opts.path ?? 'procedure'}: the service did not record its result in its transaction`);
+    return data;
   };
   return Object.assign(wrapped, { [REPLAYABLE]: true }) as unknown as Resolver;
 }
@@ -101,14 +104,14 @@ export function isReplayable(resolver: unknown): boolean {
 /**
  * The step itself, run by the procedures' request step (procedures.ts) with the call's raw
  * input and its `next`: without a declared store field or without the header it just runs
- * `next()`; a replay runs it with `idempotentReplay` in the context.
+ * `next()`; otherwise it runs it with the claim, or with what to replay, as `ctx.idempotency`.
  */
 export async function applyIdempotency<Result extends { ok: boolean; data?: unknown }>(
   ctx: Context,
   meta: SvcMeta | undefined,
   path: string,
   input: unknown,
-  next: (opts?: { ctx: { idempotentReplay: IdempotentReplay } }) => Promise<Result>,
+  next: (opts?: { ctx: { idempotency: IdempotentCall } }) => Promise<Result>,
 ): Promise<Result> {
   const storeField = meta?.idempotency?.storeField;
   if (!storeField) return next();
@@ -125,20 +128,18 @@ export async function applyIdempotency<Result extends { ok: boolean; data?: unkn
   const decision = await claimOrAnswer(ctx, claim);
   if (!decision.run) {
     ctx.answer.headers[REPLAYED_HEADER] = 'true';
-    const idempotentReplay: IdempotentReplay = { data: JSON.parse(decision.response) as unknown };
-    return next({ ctx: { idempotentReplay } });
+    const stored = JSON.parse(decision.response) as unknown;
+    return next({ ctx: { idempotency: decision.kind === 'result' ? { mode: 'replay', result: stored } : { mode: 'answer', data: stored } } });
   }
 
+  const call: IdempotentCall = { mode: 'run', claim, status: meta.successStatus ?? 200, recorded: false };
   let result: Result | undefined;
   try {
-    result = await next();
+    result = await next({ ctx: { idempotency: call } });
   } finally {
-    if (result?.ok) {
-      await storeResponse(ctx.em, ctx.clock, claim, meta.successStatus ?? 200, result.data, idempotentResponseKey(ctx.deps.config.encryptionKey)).catch((error: unknown) =>
-        // The answer is given anyway; the claim stays until it counts as abandoned.
-        ctx.log.error({ err: error, path: claim.path }, 'idempotency: storing the response failed'),
-      );
-    } else {
+    // A run that recorded its result committed it with its work; any other gives the key back
+    // (a claim holding a result is not released: its retry replays it).
+    if (!result?.ok || !call.recorded) {
       await releaseClaim(ctx.em, claim).catch((error: unknown) =>
         // The claim stays until it counts as abandoned; a repeat meanwhile is 409.
         ctx.log.error({ err: error, path: claim.path }, 'idempotency: releasing the key failed'),

@@ -29,6 +29,7 @@ import { EventSchema } from '../events/events.entities.js';
 import { cancelOrder } from '../order-actions/order-actions.service.js';
 import { orderForToken } from '../orders/orders.service.js';
 import { OrderLineSchema, OrderSchema } from '../orders/orders.entities.js';
+import { decide, IDEMPOTENCY_CLAIM_TIMEOUT_MS, idempotentResponseKey, type Claim, type IdempotentCall } from '../idempotency/idempotency.service.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { checkoutSession, createOrder, expirePendingOrders, startCheckout, type BuyerContext, type CreateOrderRequest } from './checkout.service.js';
 
@@ -322,6 +323,51 @@ describe('createOrder: the order, its lines and order.created in one write', () 
     expect(await ordersOf(s.id)).toHaveLength(0);
     expect(await orm.em.fork().count(EventSchema, { store: s.id, type: 'order.created' })).toBe(0);
     expect((await couponRow(s.id, 'TEN')).uses).toBe(0);
+  });
+});
+
+describe('createOrder with an Idempotency-Key: the order and its result commit together', () => {
+  const claimFor = (s: Shop, token: string): Claim => ({ path: 'checkout.create', scope: s.id, keyHash: sha256Hex(`key-${s.id}`), bodyHash: sha256Hex('{}'), token });
+  /** One application (one encryption key) for every request of a test, each with its own EntityManager. */
+  const apps = new Map<string, ReturnType<typeof ctxOf>>();
+  const appOf = (s: Shop) => apps.get(s.id) ?? apps.set(s.id, ctxOf(s)).get(s.id)!;
+  const requestCtx = (s: Shop, idempotency: IdempotentCall) => ({ ...appOf(s), em: orm.em.fork(), idempotency });
+  const responseKey = (s: Shop) => idempotentResponseKey(appOf(s).deps.config.encryptionKey);
+
+  it('a process that dies after the order commits leaves its result: the retry past the claim timeout gets that order, and no second one', async () => {
+    const s = await shop();
+    const p = await product(s, { price: 3 });
+    const request = { store: s.id, email: 'once@example.test', cart: [line(p.id)] };
+    const first = claimFor(s, 'first');
+    expect(await decide(orm.em.fork(), s.clock, first, responseKey(s))).toEqual({ run: true });
+    const call = { mode: 'run' as const, claim: first, status: 201, recorded: false };
+    const created = await createOrder(requestCtx(s, call), request, buyer);
+    expect(call.recorded).toBe(true);
+    // The process dies here: nothing after the service runs. The retry comes after the claim timeout.
+    s.clock.advance(IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1_000);
+    const retry = await decide(orm.em.fork(), s.clock, claimFor(s, 'retry'), responseKey(s));
+    expect(retry).toEqual({ run: false, response: JSON.stringify(created), kind: 'result' });
+    if (retry.run || !('kind' in retry)) throw new Error('unreachable');
+    const replayed = await createOrder(requestCtx(s, { mode: 'replay', result: JSON.parse(retry.response) }), request, buyer);
+    expect(replayed).toEqual(created);
+    expect((await ordersOf(s.id)).map((o) => o.id)).toEqual([created.order.id]);
+  });
+
+  it('a run whose claim a retry took over writes no order (the retry\'s is the one)', async () => {
+    const s = await shop();
+    const p = await product(s, { price: 3 });
+    await createCoupon(ctxOf(s), { storeId: s.id, code: 'FIVE', discountType: 'percent', discountValue: 5 });
+    const request = { store: s.id, email: 'slow@example.test', cart: [line(p.id)], coupon: 'FIVE' };
+    const slow = claimFor(s, 'slow');
+    expect(await decide(orm.em.fork(), s.clock, slow, responseKey(s))).toEqual({ run: true });
+    s.clock.advance(IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1_000);
+    const retry = claimFor(s, 'retry');
+    expect(await decide(orm.em.fork(), s.clock, retry, responseKey(s))).toEqual({ run: true });
+    const retried = await createOrder(requestCtx(s, { mode: 'run', claim: retry, status: 201, recorded: false }), request, buyer);
+    await expect(createOrder(requestCtx(s, { mode: 'run', claim: slow, status: 201, recorded: false }), request, buyer)).rejects.toMatchObject({ appCode: 'idempotency_key_in_use' });
+    expect((await ordersOf(s.id)).map((o) => o.id)).toEqual([retried.order.id]);
+    expect(await orm.em.fork().count(EventSchema, { store: s.id, type: 'order.created' })).toBe(1);
+    expect((await couponRow(s.id, 'FIVE')).uses).toBe(1);
   });
 });
 

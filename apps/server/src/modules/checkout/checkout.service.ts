@@ -20,6 +20,7 @@ import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../
 import { CouponSchema } from '../coupons/coupons.entities.js';
 import { claimCouponUse, releaseCoupons, requireCoupon } from '../coupons/coupons.service.js';
 import { afterEventWrite, eventInsert } from '../events/outbox.js';
+import { recordIdempotentResult } from '../idempotency/idempotency.service.js';
 import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
 import { expireStale, INITIAL_STATUS } from '../orders/order-lifecycle.js';
 import { lockOrder, orderForToken, publicOrderNumber, toOrderDetail, type OrderDetailFields } from '../orders/orders.service.js';
@@ -166,6 +167,8 @@ export function toCheckoutOrder(order: CheckoutOrderFields, lines: Array<{ produ
 }
 
 export async function createOrder(ctx: ServiceContext, request: CreateOrderRequest, buyer: BuyerContext): Promise<CreatedOrder> {
+  // A retry with the Idempotency-Key of an order already created: that order, and nothing done.
+  if (ctx.idempotency?.mode === 'replay') return ctx.idempotency.result as CreatedOrder;
   const store = await findSellingStoreRef(ctx.em, request.store);
   const email = request.email ?? undefined;
   if ((await blacklistMatches(ctx.em, store.id, { email, ip: buyer.ip, country: buyer.country })).length > 0) {
@@ -203,6 +206,8 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
     completedAt: null,
     updatedAt: now,
   };
+  const lineViews = lines.map((line) => ({ productId: line.product.id, productName: line.product.name, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));
+  const created = (): CreatedOrder => ({ order: toCheckoutOrder(order, lineViews, ctx.deps.config.checkoutLifetimeMs), checkoutToken });
   const insert = async (em: EntityManager) => {
     order.number = await nextOrderNumber(em);
     const event = eventInsert({ storeId: store.id, type: 'order.created', payload: { order: toOrderDetail(order) }, at: now });
@@ -219,23 +224,19 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
       event,
     );
     afterEventWrite(em);
+    // With an Idempotency-Key: the answer's makings commit with the order, or neither does.
+    await recordIdempotentResult(em, ctx, created());
   };
-  if (coupon) {
+  if (coupon || ctx.idempotency) {
     await ctx.em.transactional(async (em) => {
-      await claimCouponUse(em, coupon.coupon.id);
+      if (coupon) await claimCouponUse(em, coupon.coupon.id);
       await insert(em);
     });
   } else {
     await insert(ctx.em);
   }
   ordersCreated.inc();
-
-  const view = toCheckoutOrder(
-    order,
-    lines.map((line) => ({ productId: line.product.id, productName: line.product.name, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor })),
-    ctx.deps.config.checkoutLifetimeMs,
-  );
-  return { order: view, checkoutToken };
+  return created();
 }
 
 export function checkoutUrl(publicUrl: string, orderId: string, token: string): string {

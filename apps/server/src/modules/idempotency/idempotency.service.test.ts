@@ -1,7 +1,9 @@
 /**
- * Idempotency-Key claims against the real database: the stored answer of a successful run is
- * sealed (the checkout token it carries is not in the table in clear) and replays exactly; a
- * repeat with another body is refused; rows stored in clear before sealing still replay.
+ * Idempotency-Key claims against the real database: the result of a run is recorded in the run's
+ * own transaction, sealed (the checkout token it carries is not in the table in clear), and
+ * replays exactly; a result whose transaction rolls back leaves the claim to be released or taken
+ * over; a run whose claim was taken over cannot record (its transaction rolls back); a repeat with
+ * another body is refused; answers stored by earlier versions (sealed:v1, in clear) still replay.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,10 +12,12 @@ import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { IdempotencyKeySchema } from './idempotency.entities.js';
-import { decide, idempotentResponseKey, storeResponse, type Claim } from './idempotency.service.js';
+import { seal } from '../../lib/crypto.js';
+import { decide, IDEMPOTENCY_CLAIM_TIMEOUT_MS, idempotentResponseKey, recordIdempotentResult, type Claim, type IdempotentCall } from './idempotency.service.js';
 
 let orm: Orm;
-const responseKey = idempotentResponseKey(randomBytes(32));
+const encryptionKey = randomBytes(32);
+const responseKey = idempotentResponseKey(encryptionKey);
 const clock = new ManualClock(new Date('2026-11-24T10:00:00Z'));
 
 beforeAll(async () => {
@@ -29,33 +33,78 @@ const claimOf = (body: string): Claim => ({
   token: randomBytes(16).toString('hex'),
 });
 
-describe('idempotent replies', () => {
-  it('stores the answer sealed: the checkout token is not in the row, and a repeat replays it exactly', async () => {
+/** What a service sees of its request's claim, and what it records it with. */
+const runOf = (claim: Claim): IdempotentCall & { mode: 'run' } => ({ mode: 'run', claim, status: 201, recorded: false });
+const serviceCtx = (call: IdempotentCall) => ({ idempotency: call, clock, deps: { config: { encryptionKey } } });
+const rowOf = (claim: Claim) => orm.em.fork().findOne(IdempotencyKeySchema, { path: claim.path, scope: claim.scope, keyHash: claim.keyHash });
+
+describe('idempotent results', () => {
+  it('records the result sealed in the work\'s transaction: the checkout token is not in the row, and a repeat replays it exactly', async () => {
     const claim = claimOf('{"cart":1}');
     expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
     const checkoutToken = randomBytes(32).toString('base64url');
-    const answer = { order: { id: 'o1', status: 'pending' }, checkoutToken, checkoutUrl: `https://shop.example/checkout/o1?token=${checkoutToken}` };
-    await storeResponse(orm.em.fork(), clock, claim, 201, answer, responseKey);
+    const result = { order: { id: 'o1', status: 'pending' }, checkoutToken };
+    const call = runOf(claim);
+    await orm.em.fork().transactional((em) => recordIdempotentResult(em, serviceCtx(call), result));
+    expect(call.recorded).toBe(true);
 
-    const row = await orm.em.fork().findOneOrFail(IdempotencyKeySchema, { path: claim.path, scope: claim.scope, keyHash: claim.keyHash });
+    const row = (await rowOf(claim))!;
     expect(row.status).toBe(201);
     expect(row.response).not.toContain(checkoutToken);
     expect(row.response).not.toContain('o1');
-    expect(row.response).toMatch(/^sealed:v1:/);
+    expect(row.response).toMatch(/^sealed:v2:/);
 
     const repeat = await decide(orm.em.fork(), clock, { ...claim, token: 'another-request' }, responseKey);
-    expect(repeat).toEqual({ run: false, response: JSON.stringify(answer) });
+    expect(repeat).toEqual({ run: false, response: JSON.stringify(result), kind: 'result' });
     // Another body with the same key is refused, whatever is stored.
     await expect(decide(orm.em.fork(), clock, { ...claim, bodyHash: sha256Hex('{"cart":2}'), token: 'x' }, responseKey)).rejects.toMatchObject({ appCode: 'idempotency_key_reused' });
     // Under another app key the sealed answer does not open.
     await expect(decide(orm.em.fork(), clock, { ...claim, token: 'y' }, idempotentResponseKey(randomBytes(32)))).rejects.toThrow();
   });
 
-  it('replays an answer stored in clear before answers were sealed', async () => {
-    const claim = claimOf('{"cart":3}');
+  it('records nothing when the work\'s transaction rolls back: the abandoned claim is taken over and runs again', async () => {
+    const claim = claimOf('{"cart":4}');
     expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
+    await expect(
+      orm.em.fork().transactional(async (em) => {
+        await recordIdempotentResult(em, serviceCtx(runOf(claim)), { order: { id: 'o4' } });
+        throw new Error('the work failed after recording');
+      }),
+    ).rejects.toThrow('the work failed after recording');
+    expect((await rowOf(claim))!.response).toBeNull();
+    // Before the claim timeout a repeat waits (409); after it, the repeat takes the claim over.
+    expect(await decide(orm.em.fork(), clock, { ...claim, token: 'early' }, responseKey)).toEqual({ run: false, inUse: true });
+    const later = new ManualClock(new Date(clock.now().getTime() + IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1));
+    expect(await decide(orm.em.fork(), later, { ...claim, token: 'retry' }, responseKey)).toEqual({ run: true });
+  });
+
+  it('refuses to record for a run whose claim a retry took over, so its transaction rolls back', async () => {
+    const claim = claimOf('{"cart":5}');
+    expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
+    const later = new ManualClock(new Date(clock.now().getTime() + IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1));
+    const retry = { ...claim, token: 'retry' };
+    expect(await decide(orm.em.fork(), later, retry, responseKey)).toEqual({ run: true });
+    // The slow first run reaches its commit only now.
+    const slow = runOf(claim);
+    await expect(orm.em.fork().transactional((em) => recordIdempotentResult(em, serviceCtx(slow), { order: { id: 'first' } }))).rejects.toMatchObject({ appCode: 'idempotency_key_in_use' });
+    expect(slow.recorded).toBe(false);
+    await orm.em.fork().transactional((em) => recordIdempotentResult(em, serviceCtx(runOf(retry)), { order: { id: 'retried' } }));
+    expect(await decide(orm.em.fork(), later, { ...claim, token: 'third' }, responseKey)).toEqual({ run: false, response: JSON.stringify({ order: { id: 'retried' } }), kind: 'result' });
+  });
+
+  it('records nothing without an Idempotency-Key, and nothing on a replay', async () => {
+    const em = orm.em.fork();
+    await recordIdempotentResult(em, { clock, deps: { config: { encryptionKey } } }, { order: { id: 'x' } });
+    await recordIdempotentResult(em, serviceCtx({ mode: 'replay', result: { order: { id: 'x' } } }), { order: { id: 'x' } });
+  });
+
+  it('replays answers stored by earlier versions: sealed:v1, and in clear before answers were sealed', async () => {
     const legacy = JSON.stringify({ order: { id: 'o2' } });
-    await orm.em.fork().nativeUpdate(IdempotencyKeySchema, { path: claim.path, scope: claim.scope, keyHash: claim.keyHash }, { status: 201, response: legacy, completedAt: clock.now() });
-    expect(await decide(orm.em.fork(), clock, { ...claim, token: 'again' }, responseKey)).toEqual({ run: false, response: legacy });
+    for (const stored of [`sealed:v1:${seal(responseKey, legacy)}`, legacy]) {
+      const claim = claimOf('{"cart":3}');
+      expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
+      await orm.em.fork().nativeUpdate(IdempotencyKeySchema, { path: claim.path, scope: claim.scope, keyHash: claim.keyHash }, { status: 201, response: stored, completedAt: clock.now() });
+      expect(await decide(orm.em.fork(), clock, { ...claim, token: 'again' }, responseKey)).toEqual({ run: false, response: legacy, kind: 'answer' });
+    }
   });
 });

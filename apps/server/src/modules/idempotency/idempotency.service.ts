@@ -1,8 +1,14 @@
 /**
  * Idempotency-Key claims, without the transport (trpc/idempotency.middleware.ts reads the header
  * and answers): a request claims (procedure, store as given, key) before its procedure runs; the
- * same key and body again gets the stored answer; the same key with another body is refused; a
- * claim left without an answer for CLAIM_TIMEOUT_MS (a crashed process) may be taken over.
+ * same key and body again gets the stored result; the same key with another body is refused; a
+ * claim left without a result for CLAIM_TIMEOUT_MS (a crashed process) may be taken over.
+ *
+ * The result is written by the service that does the work, in the transaction that does it
+ * (recordIdempotentResult): the order and the claim's result commit together or not at all. A
+ * claim without a result therefore never stands for committed work, so taking it over cannot do
+ * the work twice; and a run whose claim was taken over (it outlived CLAIM_TIMEOUT_MS) finds the
+ * claim no longer its own, and its transaction rolls back.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../lib/errors.js';
@@ -25,7 +31,25 @@ export interface Claim {
   token: string;
 }
 
-export type Decision = { run: true } | { run: false; response: string } | { run: false; inUse: true };
+/**
+ * What is stored: `result`, what the service returned (sealed:v2, written in its transaction);
+ * `answer`, what the procedure answered (sealed:v1 or in clear, written after the answer by
+ * earlier versions; gone within the 24 h retention).
+ */
+export type StoredKind = 'result' | 'answer';
+
+export type Decision = { run: true } | { run: false; response: string; kind: StoredKind } | { run: false; inUse: true };
+
+/**
+ * The request's Idempotency-Key as the service doing the work sees it (the idempotency step puts
+ * it in the context): `run`, do the work and record its result with recordIdempotentResult in the
+ * same transaction; `replay`, the work was done: give this result back and do nothing; `answer`,
+ * an answer stored by an earlier version, given back without calling the service.
+ */
+export type IdempotentCall =
+  | { mode: 'run'; claim: Claim; status: number; recorded: boolean }
+  | { mode: 'replay'; result: unknown }
+  | { mode: 'answer'; data: unknown };
 
 const keyOf = (claim: Claim) => ({ path: claim.path, scope: claim.scope, keyHash: claim.keyHash });
 
@@ -51,32 +75,54 @@ export async function decide(em: EntityManager, clock: Clock, claim: Claim, resp
     if (existing.bodyHash !== claim.bodyHash) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with another request body.');
     }
-    if (existing.response != null) return { run: false, response: openResponse(responseKey, existing.response) };
+    if (existing.response != null) return { run: false, ...openResponse(responseKey, existing.response) };
     break;
   }
   return { run: false, inUse: true };
 }
 
 /**
- * The stored answer is sealed (AES-256-GCM under the app key's `idempotent-response` key): it holds
- * what the order-creating routes answer, the checkout token and the URL carrying it among them,
- * which the order itself stores only as a hash. Rows written in clear before replies were sealed
- * (no prefix) still replay; they are gone within the 24 h retention.
+ * What is stored is sealed (AES-256-GCM under the app key's `idempotent-response` key): it holds
+ * the order's checkout token, which the order itself stores only as a hash. `sealed:v2:` is a
+ * service's result; `sealed:v1:` (and rows in clear, from before sealing) an answer stored by an
+ * earlier version after it was given; both replay, and are gone within the 24 h retention.
  */
-const SEALED_PREFIX = 'sealed:v1:';
+const RESULT_PREFIX = 'sealed:v2:';
+const ANSWER_PREFIX = 'sealed:v1:';
 
 export function idempotentResponseKey(encryptionKey: Buffer): Buffer {
   return deriveKey(encryptionKey, 'idempotent-response');
 }
 
-function openResponse(responseKey: Buffer, stored: string): string {
-  return stored.startsWith(SEALED_PREFIX) ? unseal(responseKey, stored.slice(SEALED_PREFIX.length)) : stored;
+function openResponse(responseKey: Buffer, stored: string): { response: string; kind: StoredKind } {
+  if (stored.startsWith(RESULT_PREFIX)) return { response: unseal(responseKey, stored.slice(RESULT_PREFIX.length)), kind: 'result' };
+  if (stored.startsWith(ANSWER_PREFIX)) return { response: unseal(responseKey, stored.slice(ANSWER_PREFIX.length)), kind: 'answer' };
+  return { response: stored, kind: 'answer' };
 }
 
-/** Stores the answer of the claim's successful run, sealed. */
-export async function storeResponse(em: EntityManager, clock: Clock, claim: Claim, status: number, data: unknown, responseKey: Buffer): Promise<void> {
-  const response = `${SEALED_PREFIX}${seal(responseKey, JSON.stringify(data ?? null))}`;
-  await em.nativeUpdate(IdempotencyKeySchema, { ...keyOf(claim), claim: claim.token }, { status, response, completedAt: clock.now() });
+/**
+ * Records the result of the work the request's claim stands for, in the transaction `em` does the
+ * work in, sealed; nothing without an Idempotency-Key. The claim must still be this request's and
+ * without a result: when a retry took it over (this run outlived the claim timeout), this throws
+ * 409 idempotency_key_in_use and the transaction, with the work, rolls back.
+ */
+export async function recordIdempotentResult(
+  em: EntityManager,
+  ctx: { idempotency?: IdempotentCall; clock: Clock; deps: { config: { encryptionKey: Buffer } } },
+  result: unknown,
+): Promise<void> {
+  const call = ctx.idempotency;
+  if (call?.mode !== 'run') return;
+  const response = `${RESULT_PREFIX}${seal(idempotentResponseKey(ctx.deps.config.encryptionKey), JSON.stringify(result ?? null))}`;
+  const recorded = await em.nativeUpdate(
+    IdempotencyKeySchema,
+    { ...keyOf(call.claim), claim: call.claim.token, response: null },
+    { status: call.status, response, completedAt: ctx.clock.now() },
+  );
+  if (recorded === 0) {
+    throw new AppError('idempotency_key_in_use', 'A retry with this Idempotency-Key took the request over; its answer is the one that counts.');
+  }
+  call.recorded = true;
 }
 
 /** Gives the key back after a failed run, so a retry runs again. */
