@@ -3,6 +3,7 @@
  * notifications of the test gateway; the merchant API and the buyer routes are read back.
  */
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
@@ -396,5 +397,34 @@ describe('manual payment proof', () => {
     const approved = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${o.orderId}/mark-paid`);
     expect((await approved.json()).status).toBe('completed');
     expect((await upload(o.token, Buffer.from('late'))).status).toBe(400); // no longer pending
+  });
+
+  it('answers the next request on the connection after refusing a proof before reading it', async () => {
+    // Manual payment not chosen: refused (409) before the file is read. The 5 MB body must still
+    // be read and dropped, or the kept-alive connection waits for it and the next request sent
+    // on it is never answered.
+    const product = await createProduct(seller, store.id, { name: 'Transfer', price: 5, deliveryMethods: ['deliveryInstructions'], deliveryInstructions: 'Thanks!' });
+    const o = await checkout(product.id);
+    const boundary = 'svc-boundary';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="receipt.png"\r\nContent-Type: image/png\r\n\r\n`),
+      randomBytes(5_000_000),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const { hostname, port } = new URL(server.url);
+    const socket = net.connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.write(
+      `POST /api/orders/${o.orderId}/payment-proof?token=${o.token} HTTP/1.1\r\nHost: ${hostname}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    socket.write(body);
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+    const statuses = () => [...received.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((match) => Number(match[1]));
+    const deadline = Date.now() + 10_000;
+    while (statuses().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.destroy();
+    expect(statuses()).toEqual([409, 200]);
   });
 });

@@ -47,7 +47,7 @@ function multipartError(error: unknown): unknown {
  * `request.file()` handed over the first file and never looked further, so a body with two file
  * parts stored the first and answered 201.
  */
-async function soleFile(request: FastifyRequest): Promise<{ part: MultipartFile; content: Readable }> {
+async function soleFile(request: FastifyRequest): Promise<{ part: MultipartFile; content: PassThrough }> {
   const parts = request.parts();
   const first = await parts.next();
   if (first.done || first.value.type !== 'file') throw invalidField('file', 'Attach one file.');
@@ -68,6 +68,26 @@ async function soleFile(request: FastifyRequest): Promise<{ part: MultipartFile;
   });
   part.file.pipe(content, { end: false });
   return { part, content };
+}
+
+/**
+ * Runs `store` with the body's one file; when it fails before reading the file to its end (an
+ * order no longer pending, a product of another store), the rest of the body is read and dropped
+ * as the refusal goes out. Once the body is piped to the multipart parser Node no longer
+ * drains it after the answer, so a kept-alive connection would wait for a body nobody reads: the
+ * client's next request on it was never answered (seen with a 3 MB upload refused with 404). The
+ * parser drops what is past the file size limit as it reads, so this costs what an accepted
+ * upload of the same body would.
+ */
+async function withSoleFile<T>(request: FastifyRequest, store: (part: MultipartFile, content: Readable) => Promise<T>): Promise<T> {
+  const { part, content } = await soleFile(request);
+  try {
+    return await store(part, content);
+  } catch (error) {
+    content.resume();
+    part.file.resume();
+    throw error;
+  }
 }
 
 export const productFileUploadRoute = plainRoute({
@@ -94,14 +114,15 @@ export const productFileUploadRoute = plainRoute({
   mapError: multipartError,
   async handler(ctx, request, reply) {
     if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the file as multipart/form-data.');
-    const { part, content } = await soleFile(request);
-    assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
-    const view = await uploadProductFile(ctx, {
-      storeId: ctx.params.storeId!,
-      productId: ctx.params.productId!,
-      name: part.filename,
-      contentType: part.mimetype,
-      stream: content,
+    const view = await withSoleFile(request, (part, content) => {
+      assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
+      return uploadProductFile(ctx, {
+        storeId: ctx.params.storeId!,
+        productId: ctx.params.productId!,
+        name: part.filename,
+        contentType: part.mimetype,
+        stream: content,
+      });
     });
     return reply.code(201).send(view);
   },
@@ -134,9 +155,10 @@ export const paymentProofUploadRoute = plainRoute({
     const orderId = ctx.params.orderId!;
     const token = ctx.query.token ?? checkoutTokenFor(ctx.caller.credentials.checkout, orderId);
     if (!token) throw new AppError('unauthorized', 'Open the order with its checkout link first.');
-    const { part, content } = await soleFile(request);
-    assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
-    const result = await uploadPaymentProof(ctx, { orderId, token, name: part.filename, contentType: part.mimetype, stream: content });
+    const result = await withSoleFile(request, (part, content) => {
+      assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
+      return uploadPaymentProof(ctx, { orderId, token, name: part.filename, contentType: part.mimetype, stream: content });
+    });
     return reply.code(201).send(result);
   },
 });
