@@ -20,7 +20,7 @@
  */
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
-import { decide, idempotentResponseKey, releaseClaim, type Claim, type IdempotentCall } from '../modules/idempotency/idempotency.service.js';
+import { decide, idempotentResponseKey, releaseClaim, type Claim, type Decision, type IdempotentCall } from '../modules/idempotency/idempotency.service.js';
 import type { Context } from './context.js';
 import type { SvcMeta } from './init.js';
 
@@ -68,7 +68,7 @@ function scopeOf(input: unknown, storeField: string): string {
 }
 
 /** The claim's outcome: run the procedure, replay what is stored, or 409 while the first still runs. */
-async function claimOrAnswer(ctx: Context, claim: Claim): Promise<Exclude<Awaited<ReturnType<typeof decide>>, { inUse: true }>> {
+async function claimOrAnswer(ctx: Context, claim: Claim): Promise<Exclude<Decision, { inUse: true }>> {
   const decision = await decide(ctx.em, ctx.clock, claim, idempotentResponseKey(ctx.deps.config.encryptionKey));
   if ('inUse' in decision) {
     ctx.answer.headers['Retry-After'] = '1';
@@ -137,9 +137,9 @@ export async function applyIdempotency<Result extends { ok: boolean; data?: unkn
   try {
     result = await next({ ctx: { idempotency: call } });
   } finally {
-    // A run that recorded its result committed it with its work; any other gives the key back
-    // (a claim holding a result is not released: its retry replays it).
-    if (!result?.ok || !call.recorded) {
+    // A failed run gives the key back (a successful one recorded its result with its work, or
+    // replayable() failed it); a claim already holding a result is not released: its retry replays it.
+    if (!result?.ok) {
       await releaseClaim(ctx.em, claim).catch((error: unknown) =>
         // The claim stays until it counts as abandoned; a repeat meanwhile is 409.
         ctx.log.error({ err: error, path: claim.path }, 'idempotency: releasing the key failed'),
