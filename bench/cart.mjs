@@ -21,7 +21,15 @@ import { fixed, ratioLine, seconds } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { LOAD_DEFAULTS, measure, prewarm, printLoadResults } from './lib/load.mjs';
 import { memoryOf, spawnNode } from './lib/proc.mjs';
-import { createProduct, importKeys, problemsAfterStart, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
+import {
+  createProduct,
+  importKeys,
+  problemsAfterStart,
+  provisionMerchant,
+  REPO_ROOT,
+  startService,
+  tempDir,
+} from './lib/service.mjs';
 
 /** Keys in stock of the well-stocked key product (its stock count scans these). */
 const STOCKED_KEYS = 200;
@@ -56,8 +64,22 @@ function expectedCart(storeId, ids, unknownId) {
     currency: 'USD',
     lines: [
       { productId: ids.ebook, name: PRODUCTS.ebook.name, quantity: 5, unitPrice: 4.99, lineTotal: 24.95, stock: null },
-      { productId: ids.scarce, name: PRODUCTS.scarce.name, quantity: 3, unitPrice: 12.5, lineTotal: 37.5, stock: LOW_STOCK_KEYS },
-      { productId: ids.stocked, name: PRODUCTS.stocked.name, quantity: 2, unitPrice: 19, lineTotal: 38, stock: STOCKED_KEYS },
+      {
+        productId: ids.scarce,
+        name: PRODUCTS.scarce.name,
+        quantity: 3,
+        unitPrice: 12.5,
+        lineTotal: 37.5,
+        stock: LOW_STOCK_KEYS,
+      },
+      {
+        productId: ids.stocked,
+        name: PRODUCTS.stocked.name,
+        quantity: 2,
+        unitPrice: 19,
+        lineTotal: 38,
+        stock: STOCKED_KEYS,
+      },
     ],
     removed: [{ productId: unknownId, reason: 'unknown_product' }],
     adjusted: [
@@ -75,7 +97,8 @@ export default {
   /** Seconds this benchmark may take at most (run.mjs sums these into the run's time budget). */
   budgetS: 300,
   title: 'Theme cart (GET /api/v1/cart), five-line cart, service vs floor',
-  measures: 'GET /api/v1/cart?storeId=&cart=<5 lines: duplicate, unknown product, stock- and min/max-limited> against a bare Fastify + pg floor running the same SQL',
+  measures:
+    'GET /api/v1/cart?storeId=&cart=<5 lines: duplicate, unknown product, stock- and min/max-limited> against a bare Fastify + pg floor running the same SQL',
 
   async run() {
     const started = Date.now();
@@ -87,17 +110,33 @@ export default {
     // 1. The service; a seller, a store, three products, their keys.
     const service = await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir });
     console.log(`service pid ${service.pid} on ${service.url} (started in ${seconds(Date.now() - started)})`);
-    const merchant = await provisionMerchant(service.url, { stores: 1, scopes: ['order:read'], redisKeyPrefix: service.redisKeyPrefix });
+    const merchant = await provisionMerchant(service.url, {
+      stores: 1,
+      scopes: ['order:read'],
+      redisKeyPrefix: service.redisKeyPrefix,
+    });
     const [storeId] = merchant.storeIds;
     const ids = {};
-    for (const [key, product] of Object.entries(PRODUCTS)) ids[key] = (await createProduct(service.url, merchant, storeId, product)).id;
-    const keysOf = (tag, n) => Array.from({ length: n }, (_, i) => `CART-${tag}-${String(i).padStart(4, '0')}-${randomBytes(6).toString('hex')}`);
+    for (const [key, product] of Object.entries(PRODUCTS))
+      ids[key] = (await createProduct(service.url, merchant, storeId, product)).id;
+    const keysOf = (tag, n) =>
+      Array.from(
+        { length: n },
+        (_, i) => `CART-${tag}-${String(i).padStart(4, '0')}-${randomBytes(6).toString('hex')}`,
+      );
     const scarce = await importKeys(service.url, merchant, storeId, ids.scarce, keysOf('S', LOW_STOCK_KEYS));
     const stocked = await importKeys(service.url, merchant, storeId, ids.stocked, keysOf('M', STOCKED_KEYS));
-    check(scarce.added === LOW_STOCK_KEYS && stocked.added === STOCKED_KEYS, `keys imported (got ${JSON.stringify([scarce, stocked])})`);
+    check(
+      scarce.added === LOW_STOCK_KEYS && stocked.added === STOCKED_KEYS,
+      `keys imported (got ${JSON.stringify([scarce, stocked])})`,
+    );
     // An id shaped like the service's (cuid2, 24 chars) that names no product.
     const unknownId = `z${randomBytes(16).toString('hex').slice(0, 23)}`;
-    console.log(`seller ${merchant.email}, store ${storeId}, products ${Object.entries(ids).map(([key, id]) => `${key} ${id}`).join(', ')}; keys ${LOW_STOCK_KEYS} (scarce) and ${STOCKED_KEYS} (stocked)`);
+    console.log(
+      `seller ${merchant.email}, store ${storeId}, products ${Object.entries(ids)
+        .map(([key, id]) => `${key} ${id}`)
+        .join(', ')}; keys ${LOW_STOCK_KEYS} (scarce) and ${STOCKED_KEYS} (stocked)`,
+    );
 
     const query = new URLSearchParams({ storeId, cart: JSON.stringify(cartLines(ids, unknownId)) }).toString();
     const cartPath = `/api/v1/cart?${query}`;
@@ -108,7 +147,9 @@ export default {
       console.log('expected: ', JSON.stringify(expected));
       check(false, 'the service prices the cart as expected (merged, unknown dropped, held to max, stock and min)');
     }
-    console.log(`checked: the service merges the duplicate, drops the unknown product, holds quantities to max / stock / min and prices the rest (subtotal ${expected.subtotal}, ${expected.itemCount} items; query string ${query.length} chars)`);
+    console.log(
+      `checked: the service merges the duplicate, drops the unknown product, holds quantities to max / stock / min and prices the rest (subtotal ${expected.subtotal}, ${expected.itemCount} items; query string ${query.length} chars)`,
+    );
 
     // 2. The floor, in its own process like the service, on the same (read-only) database.
     const floor = await spawnNode({
@@ -118,7 +159,8 @@ export default {
       cwd: REPO_ROOT,
       logFile: path.join(workDir, 'floor.log'),
       env: { PORT: '0', FLOOR_DATABASE_URL: db.url, NODE_ENV: 'production' },
-      isReady: (line) => typeof line.msg === 'string' && line.msg.startsWith('floor listening') && typeof line.port === 'number',
+      isReady: (line) =>
+        typeof line.msg === 'string' && line.msg.startsWith('floor listening') && typeof line.port === 'number',
     });
     const floorAnswer = await expectStatus(request(`${floor.url}${cartPath}`), 200, 'floor GET /api/v1/cart');
     if (!isDeepStrictEqual(floorAnswer.json, served.json)) {
@@ -137,7 +179,11 @@ export default {
       { id: 'service', name: 'service cart', url: `${service.url}${cartPath}`, pid: service.pid },
       { id: 'floor', name: 'floor cart', url: `${floor.url}${cartPath}`, pid: floor.pid },
     ];
-    const cases = process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',').map((id) => allCases.find((spec) => spec.id === id.trim()) ?? check(false, `unknown case ${id}`)) : allCases;
+    const cases = process.env.BENCH_CASES
+      ? process.env.BENCH_CASES.split(',').map(
+          (id) => allCases.find((spec) => spec.id === id.trim()) ?? check(false, `unknown case ${id}`),
+        )
+      : allCases;
     const watch = await watchDatabase(db.name);
     const results = [];
     const warmups = {};
@@ -145,7 +191,9 @@ export default {
       process.stdout.write(`  pre-warming the ${spec.id} ... `);
       const warm = await prewarm({ urls: [spec.url], pid: spec.pid });
       warmups[spec.id] = warm;
-      console.log(`${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`);
+      console.log(
+        `${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`,
+      );
       check(warm.failures === 0, `pre-warm of the ${spec.id} saw ${warm.failures} non-2xx answers or errors`);
       process.stdout.write(`  ${spec.name} ... `);
       const result = await measure({ ...spec, backendPids: watch.backendPids, transactions: watch.transactions });
@@ -154,12 +202,19 @@ export default {
         `${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50, 1)} ms, p99 ${fixed(result.p99, 1)} ms, non-2xx ${result.non2xx}; ` +
           `cores busy: server ${fixed(result.cpu.server, 2)}, pg ${fixed(result.cpu.postgres, 2)}, load ${fixed(result.cpu.load, 2)}, other ${fixed(result.cpu.other, 2)}`,
       );
-      check(result.warmupFailuresAll === 0, `the ${spec.id}'s warm-up runs saw ${result.warmupFailuresAll} non-2xx answers or errors`);
+      check(
+        result.warmupFailuresAll === 0,
+        `the ${spec.id}'s warm-up runs saw ${result.warmupFailuresAll} non-2xx answers or errors`,
+      );
     }
     await watch.close();
 
     // The answer after the load must still be the same (nothing the load did changed it).
-    const after = await expectStatus(request(`${service.url}${cartPath}`), 200, 'service GET /api/v1/cart after the load');
+    const after = await expectStatus(
+      request(`${service.url}${cartPath}`),
+      200,
+      'service GET /api/v1/cart after the load',
+    );
     check(isDeepStrictEqual(after.json, expected), 'the service still answers the same cart after the load');
 
     const serviceLogs = service.logs();
@@ -181,13 +236,23 @@ export default {
       console.log(ratioLine('service/floor server CPU per request', ratios.cpu));
       console.log(ratioLine('service/floor latency p50', ratios.p50));
     }
-    console.log(`bytes per response (incl. headers): ${results.map((result) => `${result.name} ${fixed(result.bytesPerResponse, 0)} B`).join(', ')}`);
-    console.log(`process peak RSS over the whole run (VmHWM): service ${fixed(serviceHwm, 0)} MiB, floor ${fixed(floorHwm, 0)} MiB`);
-    console.log(`service log lines at warn or above after start-up: ${serviceProblems.length}${serviceProblems.length ? ` (first: ${JSON.stringify(serviceProblems[0]).slice(0, 300)})` : ''}`);
+    console.log(
+      `bytes per response (incl. headers): ${results.map((result) => `${result.name} ${fixed(result.bytesPerResponse, 0)} B`).join(', ')}`,
+    );
+    console.log(
+      `process peak RSS over the whole run (VmHWM): service ${fixed(serviceHwm, 0)} MiB, floor ${fixed(floorHwm, 0)} MiB`,
+    );
+    console.log(
+      `service log lines at warn or above after start-up: ${serviceProblems.length}${serviceProblems.length ? ` (first: ${JSON.stringify(serviceProblems[0]).slice(0, 300)})` : ''}`,
+    );
     const failed = results.filter((result) => result.non2xx > 0 || result.errors > 0 || result.timeouts > 0);
-    for (const result of failed) console.log(`!! ${result.name}: non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, timeouts ${result.timeouts}`);
+    for (const result of failed)
+      console.log(
+        `!! ${result.name}: non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, timeouts ${result.timeouts}`,
+      );
     console.log(`\ncart took ${seconds(Date.now() - started)}`);
-    if (failed.length > 0) throw new Error(`${failed.length} case(s) saw non-2xx answers or errors; the figures above do not count`);
+    if (failed.length > 0)
+      throw new Error(`${failed.length} case(s) saw non-2xx answers or errors; the figures above do not count`);
     return { results, ratios, warmups };
   },
 };

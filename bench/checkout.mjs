@@ -25,7 +25,14 @@ import { fixed, heading, ratioLine, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { addTallies, LOAD_DEFAULTS, measure, prewarm, printLoadResults, tallyOf } from './lib/load.mjs';
 import { memoryOf, spawnNode } from './lib/proc.mjs';
-import { createProduct, problemsAfterStart, provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
+import {
+  createProduct,
+  problemsAfterStart,
+  provisionMerchant,
+  REPO_ROOT,
+  startService,
+  tempDir,
+} from './lib/service.mjs';
 import { orderShape } from './lib/order-shape.mjs';
 
 const CONNECTIONS = Number(process.env.BENCH_CHECKOUT_CONNECTIONS ?? 32);
@@ -67,8 +74,21 @@ async function countOrders(client, storeId) {
 /** A request-counted autocannon run: it ends when every one of `amount` requests is answered, so nothing is abandoned. */
 function fireAmount({ url, headers, body, amount, connections }) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, method: 'POST', headers, body, amount, connections, pipelining: 1, timeout: 10, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false }, (error, result) =>
-      error ? reject(error) : resolve(result),
+    autocannon(
+      {
+        url,
+        method: 'POST',
+        headers,
+        body,
+        amount,
+        connections,
+        pipelining: 1,
+        timeout: 10,
+        renderProgressBar: false,
+        renderResultsTable: false,
+        renderLatencyTable: false,
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
     );
   });
 }
@@ -92,15 +112,28 @@ export default {
     // 1. The service, a seller with a store and a manual-delivery product.
     const service = await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir, env: { PUBLIC_URL } });
     console.log(`service pid ${service.pid} on ${service.url} (started in ${seconds(Date.now() - started)})`);
-    const merchant = await provisionMerchant(service.url, { stores: 1, scopes: ['order:read'], redisKeyPrefix: service.redisKeyPrefix });
+    const merchant = await provisionMerchant(service.url, {
+      stores: 1,
+      scopes: ['order:read'],
+      redisKeyPrefix: service.redisKeyPrefix,
+    });
     const [serviceStore] = merchant.storeIds;
     const serviceProduct = await createProduct(service.url, merchant, serviceStore, product);
     console.log(`seller ${merchant.email}, store ${serviceStore}, product ${serviceProduct.id}`);
 
     // 2. The floor's database: migrated and provisioned the same way by a second service
     //    process, stopped before any load; then the floor, in its own process like the service.
-    const setup = await startService({ databaseUrl: floorDb.url, encryptionKey, dataDir: tempDir('svc-bench-checkout-setup-'), env: { PUBLIC_URL } });
-    const floorMerchant = await provisionMerchant(setup.url, { stores: 1, scopes: ['order:read'], redisKeyPrefix: setup.redisKeyPrefix });
+    const setup = await startService({
+      databaseUrl: floorDb.url,
+      encryptionKey,
+      dataDir: tempDir('svc-bench-checkout-setup-'),
+      env: { PUBLIC_URL },
+    });
+    const floorMerchant = await provisionMerchant(setup.url, {
+      stores: 1,
+      scopes: ['order:read'],
+      redisKeyPrefix: setup.redisKeyPrefix,
+    });
     const [floorStore] = floorMerchant.storeIds;
     const floorProduct = await createProduct(setup.url, floorMerchant, floorStore, product);
     await setup.stop();
@@ -112,35 +145,68 @@ export default {
       cwd: REPO_ROOT,
       logFile: path.join(workDir, 'floor.log'),
       env: { PORT: '0', FLOOR_DATABASE_URL: floorDb.url, FLOOR_PUBLIC_URL: PUBLIC_URL, NODE_ENV: 'production' },
-      isReady: (line) => typeof line.msg === 'string' && line.msg.startsWith('floor listening') && typeof line.port === 'number',
+      isReady: (line) =>
+        typeof line.msg === 'string' && line.msg.startsWith('floor listening') && typeof line.port === 'number',
     });
-    console.log(`floor pid ${floor.pid} on ${floor.url}: store ${floorStore}, product ${floorProduct.id} (made through the API of a set-up service process, since stopped)`);
+    console.log(
+      `floor pid ${floor.pid} on ${floor.url}: store ${floorStore}, product ${floorProduct.id} (made through the API of a set-up service process, since stopped)`,
+    );
 
     const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
     const servers = {
-      service: { url: `${service.url}/api/v1/checkout`, body: checkoutBody(serviceStore, serviceProduct.id), pid: service.pid, db, storeId: serviceStore, tally: addTallies() },
-      floor: { url: `${floor.url}/api/v1/checkout`, body: checkoutBody(floorStore, floorProduct.id), pid: floor.pid, db: floorDb, storeId: floorStore, tally: addTallies() },
+      service: {
+        url: `${service.url}/api/v1/checkout`,
+        body: checkoutBody(serviceStore, serviceProduct.id),
+        pid: service.pid,
+        db,
+        storeId: serviceStore,
+        tally: addTallies(),
+      },
+      floor: {
+        url: `${floor.url}/api/v1/checkout`,
+        body: checkoutBody(floorStore, floorProduct.id),
+        pid: floor.pid,
+        db: floorDb,
+        storeId: floorStore,
+        tally: addTallies(),
+      },
     };
 
     // 3. One checkout on each: 200 { url, orderId }, a 32-byte token whose SHA-256 is stored, and the same rows.
     const shapes = {};
     for (const [label, server] of Object.entries(servers)) {
-      const response = await expectStatus(request(server.url, { method: 'POST', headers: { 'user-agent': USER_AGENT }, body: JSON.parse(server.body) }), 200, `${label} checkout`);
+      const response = await expectStatus(
+        request(server.url, { method: 'POST', headers: { 'user-agent': USER_AGENT }, body: JSON.parse(server.body) }),
+        200,
+        `${label} checkout`,
+      );
       server.tally = addTallies(server.tally, { sent: 1, answered: 1, ok: 1 });
       const { url, orderId } = response.json ?? {};
-      check(isDeepStrictEqual(Object.keys(response.json).sort(), ['orderId', 'url']), `${label} answers exactly { url, orderId } (got ${response.text.slice(0, 200)})`);
+      check(
+        isDeepStrictEqual(Object.keys(response.json).sort(), ['orderId', 'url']),
+        `${label} answers exactly { url, orderId } (got ${response.text.slice(0, 200)})`,
+      );
       const match = /^(.+)\/checkout\/([^/?]+)\?token=([^&]+)$/.exec(url);
-      check(match && match[1] === PUBLIC_URL && match[2] === orderId, `${label} url is ${PUBLIC_URL}/checkout/<orderId>?token=... (got ${url})`);
+      check(
+        match && match[1] === PUBLIC_URL && match[2] === orderId,
+        `${label} url is ${PUBLIC_URL}/checkout/<orderId>?token=... (got ${url})`,
+      );
       const token = decodeURIComponent(match[3]);
       check(Buffer.from(token, 'base64url').length === 32, `${label} token is 32 random bytes, base64url`);
       const shape = await withClient(server.db.url, (client) => orderShape(client, orderId));
-      check(shape.tokenHash === createHash('sha256').update(token).digest('hex'), `${label} stores the SHA-256 of the token`);
+      check(
+        shape.tokenHash === createHash('sha256').update(token).digest('hex'),
+        `${label} stores the SHA-256 of the token`,
+      );
       shapes[label] = shape;
     }
     if (!isDeepStrictEqual(shapes.service.shape, shapes.floor.shape)) {
       console.log('service:', JSON.stringify(shapes.service.shape, null, 1));
       console.log('floor:  ', JSON.stringify(shapes.floor.shape, null, 1));
-      check(false, 'the floor writes the same order, line and event as the service (ids, number, times and token hash aside)');
+      check(
+        false,
+        'the floor writes the same order, line and event as the service (ids, number, times and token hash aside)',
+      );
     }
     console.log(
       `checked: both answer 200 { url, orderId } with a 32-byte token whose SHA-256 is stored, and write the same order, line and order.created event ` +
@@ -156,7 +222,11 @@ export default {
       { id: 'service', name: 'service checkout', server: 'service' },
       { id: 'floor', name: 'floor checkout', server: 'floor' },
     ];
-    const cases = process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',').map((id) => allCases.find((spec) => spec.id === id.trim()) ?? check(false, `unknown case ${id}`)) : allCases;
+    const cases = process.env.BENCH_CASES
+      ? process.env.BENCH_CASES.split(',').map(
+          (id) => allCases.find((spec) => spec.id === id.trim()) ?? check(false, `unknown case ${id}`),
+        )
+      : allCases;
     for (const server of Object.values(servers)) server.watch = await watchDatabase(server.db.name);
     const results = [];
     const warmups = {};
@@ -166,10 +236,21 @@ export default {
       // The service needs ~6,000 checkouts before its CPU per request settles (~30 s on a quiet
       // machine; a noisy 5 s slice can stop the pre-warm's "no longer falling" test early), so at
       // least PREWARM_MIN_S (the service) and PREWARM_MIN_REQUESTS (within BENCH_PREWARM_MAX).
-      const warm = await prewarm({ urls: [server.url], headers, method: 'POST', body: server.body, pid: server.pid, connections: CONNECTIONS, minS: spec.server === 'service' ? PREWARM_MIN_S : LOAD_DEFAULTS.prewarmMinS, minRequests: PREWARM_MIN_REQUESTS });
+      const warm = await prewarm({
+        urls: [server.url],
+        headers,
+        method: 'POST',
+        body: server.body,
+        pid: server.pid,
+        connections: CONNECTIONS,
+        minS: spec.server === 'service' ? PREWARM_MIN_S : LOAD_DEFAULTS.prewarmMinS,
+        minRequests: PREWARM_MIN_REQUESTS,
+      });
       server.tally = addTallies(server.tally, warm.tally);
       warmups[spec.server] = warm;
-      console.log(`${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`);
+      console.log(
+        `${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`,
+      );
       check(warm.failures === 0, `pre-warm of the ${spec.server} saw ${warm.failures} non-2xx answers or errors`);
       process.stdout.write(`  ${spec.name} ... `);
       const result = await measure({
@@ -189,7 +270,10 @@ export default {
         `${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50, 1)} ms, p99 ${fixed(result.p99, 1)} ms, non-2xx ${result.non2xx}; ` +
           `cores busy: server ${fixed(result.cpu.server, 2)}, pg ${fixed(result.cpu.postgres, 2)}, load ${fixed(result.cpu.load, 2)}, other ${fixed(result.cpu.other, 2)}`,
       );
-      check(result.warmupFailuresAll === 0, `the ${spec.server}'s warm-up runs saw ${result.warmupFailuresAll} non-2xx answers or errors`);
+      check(
+        result.warmupFailuresAll === 0,
+        `the ${spec.server}'s warm-up runs saw ${result.warmupFailuresAll} non-2xx answers or errors`,
+      );
     }
     for (const server of Object.values(servers)) await server.watch.close();
 
@@ -201,7 +285,16 @@ export default {
       await withClient(server.db.url, async (client) => {
         const before = await reconcile(client, server.storeId);
         const exactBefore = await countOrders(client, server.storeId);
-        const pass = VERIFY_REQUESTS > 0 ? await fireAmount({ url: server.url, headers, body: server.body, amount: VERIFY_REQUESTS, connections: CONNECTIONS }) : undefined;
+        const pass =
+          VERIFY_REQUESTS > 0
+            ? await fireAmount({
+                url: server.url,
+                headers,
+                body: server.body,
+                amount: VERIFY_REQUESTS,
+                connections: CONNECTIONS,
+              })
+            : undefined;
         await new Promise((resolve) => setTimeout(resolve, 200));
         const exactAfter = await countOrders(client, server.storeId);
         const after = await reconcile(client, server.storeId);
@@ -233,7 +326,15 @@ export default {
     const floorHwm = memoryOf(floor.pid).hwmMiB;
     const tableSizes = {};
     for (const [label, server] of Object.entries(servers)) {
-      tableSizes[label] = await withClient(server.db.url, async (client) => (await client.query(`select count(*)::int as n, pg_size_pretty(pg_total_relation_size('"order"')) as size from "order"`)).rows[0]);
+      tableSizes[label] = await withClient(
+        server.db.url,
+        async (client) =>
+          (
+            await client.query(
+              `select count(*)::int as n, pg_size_pretty(pg_total_relation_size('"order"')) as size from "order"`,
+            )
+          ).rows[0],
+      );
     }
 
     await floor.stop();
@@ -252,9 +353,17 @@ export default {
       console.log(ratioLine('service/floor server CPU per request', ratios.cpu));
       console.log(ratioLine('service/floor latency p50', ratios.p50));
     }
-    console.log(`process peak RSS over the whole run (VmHWM): service ${fixed(serviceHwm, 0)} MiB, floor ${fixed(floorHwm, 0)} MiB`);
-    console.log(`"order" table at the end: ${Object.entries(tableSizes).map(([label, size]) => `${label} ${size.n.toLocaleString('en-US')} orders, ${size.size} with indexes`).join('; ')}`);
-    console.log(`service log lines at warn or above after start-up: ${serviceProblems.length}${serviceProblems.length ? ` (first: ${JSON.stringify(serviceProblems[0]).slice(0, 300)})` : ''}`);
+    console.log(
+      `process peak RSS over the whole run (VmHWM): service ${fixed(serviceHwm, 0)} MiB, floor ${fixed(floorHwm, 0)} MiB`,
+    );
+    console.log(
+      `"order" table at the end: ${Object.entries(tableSizes)
+        .map(([label, size]) => `${label} ${size.n.toLocaleString('en-US')} orders, ${size.size} with indexes`)
+        .join('; ')}`,
+    );
+    console.log(
+      `service log lines at warn or above after start-up: ${serviceProblems.length}${serviceProblems.length ? ` (first: ${JSON.stringify(serviceProblems[0]).slice(0, 300)})` : ''}`,
+    );
 
     console.log(heading('orders against answers (SQL, after the load)'));
     console.log(
@@ -279,15 +388,29 @@ export default {
 
     const problems = [];
     for (const result of results) {
-      if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) problems.push(`${result.name}: non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, timeouts ${result.timeouts}`);
+      if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0)
+        problems.push(
+          `${result.name}: non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, timeouts ${result.timeouts}`,
+        );
     }
     for (const entry of Object.values(ledger)) {
       if (entry.nonOk > 0) problems.push(`${entry.label}: ${entry.nonOk} non-2xx answers over the run`);
       if (entry.extra < 0) problems.push(`${entry.label}: ${-entry.extra} 2xx answers without an order`);
-      if (entry.extra > entry.abandoned) problems.push(`${entry.label}: ${entry.extra - entry.abandoned} more orders than 2xx answers plus abandoned requests`);
-      if (entry.badLines > 0 || entry.badEvents > 0 || entry.orphanEvents > 0) problems.push(`${entry.label}: half-written orders (${entry.badLines} without exactly one line, ${entry.badEvents} without exactly one event, ${entry.orphanEvents} events without order)`);
-      if (VERIFY_REQUESTS > 0 && (entry.passNon2xx > 0 || entry.pass2xx !== VERIFY_REQUESTS || entry.passOrders !== entry.pass2xx)) {
-        problems.push(`${entry.label}: closing pass answered ${entry.pass2xx} 2xx of ${VERIFY_REQUESTS} (${entry.passNon2xx} failures) and wrote ${entry.passOrders} orders`);
+      if (entry.extra > entry.abandoned)
+        problems.push(
+          `${entry.label}: ${entry.extra - entry.abandoned} more orders than 2xx answers plus abandoned requests`,
+        );
+      if (entry.badLines > 0 || entry.badEvents > 0 || entry.orphanEvents > 0)
+        problems.push(
+          `${entry.label}: half-written orders (${entry.badLines} without exactly one line, ${entry.badEvents} without exactly one event, ${entry.orphanEvents} events without order)`,
+        );
+      if (
+        VERIFY_REQUESTS > 0 &&
+        (entry.passNon2xx > 0 || entry.pass2xx !== VERIFY_REQUESTS || entry.passOrders !== entry.pass2xx)
+      ) {
+        problems.push(
+          `${entry.label}: closing pass answered ${entry.pass2xx} 2xx of ${VERIFY_REQUESTS} (${entry.passNon2xx} failures) and wrote ${entry.passOrders} orders`,
+        );
       }
     }
     for (const problem of problems) console.log(`!! ${problem}`);
@@ -295,7 +418,9 @@ export default {
       const exact = Object.values(ledger).every((entry) => entry.extra === entry.abandoned);
       console.log(
         'checked: no non-2xx, every order has exactly one line and one order.created event, the closing pass wrote exactly one order per 2xx answer' +
-          (exact ? ', and over the whole run orders = 2xx answers + abandoned requests exactly (every abandoned request had reached its server and committed)' : ''),
+          (exact
+            ? ', and over the whole run orders = 2xx answers + abandoned requests exactly (every abandoned request had reached its server and committed)'
+            : ''),
       );
     }
     console.log(`\ncheckout took ${seconds(Date.now() - started)}`);

@@ -27,7 +27,19 @@ import { fixed, heading, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { LOAD_DEFAULTS, percentile, prewarm } from './lib/load.mjs';
 import { memoryOf, spawnLogged } from './lib/proc.mjs';
-import { createProduct, importDist, importKeys, ownRedisPrefix, provisionMerchant, REDIS_URL, REPO_ROOT, SERVER_ENTRY, serviceNodeArgs, startService, tempDir } from './lib/service.mjs';
+import {
+  createProduct,
+  importDist,
+  importKeys,
+  ownRedisPrefix,
+  provisionMerchant,
+  REDIS_URL,
+  REPO_ROOT,
+  SERVER_ENTRY,
+  serviceNodeArgs,
+  startService,
+  tempDir,
+} from './lib/service.mjs';
 import { insertPendingOrders, post, signed, sqlChecks } from './settlement.mjs';
 
 const CONNECTIONS = Number(process.env.BENCH_CLUSTER_CONNECTIONS ?? 32);
@@ -54,7 +66,12 @@ async function startReceiver() {
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, seen, total: () => total, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    seen,
+    total: () => total,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /** Load on every target at once (its own autocannon each, `connections` each) for `durationS`. */
@@ -64,7 +81,19 @@ async function loadAll(targets, { connections, durationS, body }) {
     (target) =>
       new Promise((resolve, reject) => {
         const instance = autocannon(
-          { url: target.url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections, pipelining: 1, timeout: 10, duration: durationS, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false },
+          {
+            url: target.url,
+            method: 'POST',
+            body,
+            headers: { 'content-type': 'application/json' },
+            connections,
+            pipelining: 1,
+            timeout: 10,
+            duration: durationS,
+            renderProgressBar: false,
+            renderResultsTable: false,
+            renderLatencyTable: false,
+          },
           (error, result) => (error ? reject(error) : resolve(result)),
         );
         instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
@@ -95,12 +124,25 @@ export default {
     const encryptionKey = randomBytes(32);
     const gatewaySecret = randomBytes(24).toString('hex');
     const redisKeyPrefix = ownRedisPrefix();
-    const env = { REDIS_KEY_PREFIX: redisKeyPrefix, TRUST_PROXY: '127.0.0.1', TEST_GATEWAY_SECRET: gatewaySecret, WEBHOOK_POLL_MS: '200' };
+    const env = {
+      REDIS_KEY_PREFIX: redisKeyPrefix,
+      TRUST_PROXY: '127.0.0.1',
+      TEST_GATEWAY_SECRET: gatewaySecret,
+      WEBHOOK_POLL_MS: '200',
+    };
     console.log(`database ${db.name}, Redis prefix ${redisKeyPrefix}`);
     // The first applies the migrations; the second starts on the migrated database.
     const apis = [];
     apis.push(await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir, env }));
-    apis.push(await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir, env, logFile: path.join(workDir, 'server-2.log') }));
+    apis.push(
+      await startService({
+        databaseUrl: db.url,
+        encryptionKey,
+        dataDir: workDir,
+        env,
+        logFile: path.join(workDir, 'server-2.log'),
+      }),
+    );
     const workerArgs = await serviceNodeArgs();
     const workers = [1, 2].map((n) =>
       spawnLogged({
@@ -110,10 +152,20 @@ export default {
         nodeArgs: workerArgs,
         cwd: REPO_ROOT,
         logFile: path.join(workDir, `worker-${n}.log`),
-        env: { NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: db.url, REDIS_URL, APP_ENCRYPTION_KEY: encryptionKey.toString('base64'), DATA_DIR: workDir, ...env },
+        env: {
+          NODE_ENV: 'test',
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: db.url,
+          REDIS_URL,
+          APP_ENCRYPTION_KEY: encryptionKey.toString('base64'),
+          DATA_DIR: workDir,
+          ...env,
+        },
       }),
     );
-    console.log(`APIs pid ${apis.map((a) => a.pid).join(', ')}; workers pid ${workers.map((w) => w.pid).join(', ')} (all up in ${seconds(Date.now() - started)})`);
+    console.log(
+      `APIs pid ${apis.map((a) => a.pid).join(', ')}; workers pid ${workers.map((w) => w.pid).join(', ')} (all up in ${seconds(Date.now() - started)})`,
+    );
 
     const receiver = await startReceiver();
     const merchant = await provisionMerchant(apis[0].url, { stores: 1, scopes: ['order:read'], redisKeyPrefix });
@@ -126,19 +178,43 @@ export default {
         await client.query(
           `insert into webhook (id, store_id, name, url, secret_enc, secret_prefix, events, enabled, failure_count, created_at, updated_at)
            values ($1, $2, $3, $4, $5, $6, '{order.created}', true, 0, now(), now())`,
-          [newId(), storeId, `bench ${endpoint}`, `${receiver.url}${endpoint}`, seal(deriveKey(encryptionKey, 'webhook-secret'), secret), secret.slice(0, 12)],
+          [
+            newId(),
+            storeId,
+            `bench ${endpoint}`,
+            `${receiver.url}${endpoint}`,
+            seal(deriveKey(encryptionKey, 'webhook-secret'), secret),
+            secret.slice(0, 12),
+          ],
         );
       }
     });
-    const product = await createProduct(apis[0].url, merchant, storeId, { name: 'Cluster guide', price: 4, deliveryMethods: ['manualDelivery'] });
-    const body = JSON.stringify({ shopId: storeId, cart: [{ productId: product.id, quantity: 1 }], email: 'buyer@bench.test' });
+    const product = await createProduct(apis[0].url, merchant, storeId, {
+      name: 'Cluster guide',
+      price: 4,
+      deliveryMethods: ['manualDelivery'],
+    });
+    const body = JSON.stringify({
+      shopId: storeId,
+      cart: [{ productId: product.id, quantity: 1 }],
+      email: 'buyer@bench.test',
+    });
 
     // 1. Throughput: one API, then both.
     const watch = await watchDatabase(db.name);
     for (const api of apis) {
       process.stdout.write(`  pre-warming API pid ${api.pid} ... `);
-      const warm = await prewarm({ urls: [`${api.url}/api/v1/checkout`], pid: api.pid, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS });
-      console.log(`${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`);
+      const warm = await prewarm({
+        urls: [`${api.url}/api/v1/checkout`],
+        pid: api.pid,
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+        connections: CONNECTIONS,
+      });
+      console.log(
+        `${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`,
+      );
       check(warm.failures === 0, `pre-warm saw ${warm.failures} failures`);
     }
     const cases = [
@@ -148,10 +224,22 @@ export default {
     const rows = [];
     for (const spec of cases) {
       await waitForQuiet({ thresholdCores: LOAD_DEFAULTS.otherCoresLimit });
-      await loadAll(spec.targets.map((api) => ({ url: `${api.url}/api/v1/checkout` })), { connections: spec.connections, durationS: LOAD_DEFAULTS.warmupS, body });
-      const accounts = await Promise.all(apis.map((api, i) => startCpuAccount({ serverPid: api.pid, backendPids: i === 0 ? watch.backendPids : async () => [] })));
-      const workerAccounts = await Promise.all(workers.map((worker) => startCpuAccount({ serverPid: worker.pid, backendPids: async () => [] })));
-      const result = await loadAll(spec.targets.map((api) => ({ url: `${api.url}/api/v1/checkout` })), { connections: spec.connections, durationS: LOAD_DEFAULTS.durationS, body });
+      await loadAll(
+        spec.targets.map((api) => ({ url: `${api.url}/api/v1/checkout` })),
+        { connections: spec.connections, durationS: LOAD_DEFAULTS.warmupS, body },
+      );
+      const accounts = await Promise.all(
+        apis.map((api, i) =>
+          startCpuAccount({ serverPid: api.pid, backendPids: i === 0 ? watch.backendPids : async () => [] }),
+        ),
+      );
+      const workerAccounts = await Promise.all(
+        workers.map((worker) => startCpuAccount({ serverPid: worker.pid, backendPids: async () => [] })),
+      );
+      const result = await loadAll(
+        spec.targets.map((api) => ({ url: `${api.url}/api/v1/checkout` })),
+        { connections: spec.connections, durationS: LOAD_DEFAULTS.durationS, body },
+      );
       const cpu = await Promise.all(accounts.map((account) => account.stop()));
       const workerCpu = await Promise.all(workerAccounts.map((account) => account.stop()));
       rows.push({
@@ -161,55 +249,124 @@ export default {
         pgCores: cpu[0].postgres,
         workerCores: workerCpu.reduce((sum, c) => sum + c.server, 0),
         loadCores: cpu[0].load,
-        otherCores: Math.max(0, cpu[0].total - cpu.reduce((sum, c) => sum + c.server, 0) - cpu[0].postgres - cpu[0].load - workerCpu.reduce((sum, c) => sum + c.server, 0)),
+        otherCores: Math.max(
+          0,
+          cpu[0].total -
+            cpu.reduce((sum, c) => sum + c.server, 0) -
+            cpu[0].postgres -
+            cpu[0].load -
+            workerCpu.reduce((sum, c) => sum + c.server, 0),
+        ),
         total: cpu[0].total,
       });
-      console.log(`  ${spec.name}: ${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50, 1)} ms, p99 ${fixed(result.p99, 1)} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+      console.log(
+        `  ${spec.name}: ${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50, 1)} ms, p99 ${fixed(result.p99, 1)} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+      );
     }
     await watch.close();
 
     // 2. A route budget and an Idempotency-Key across the two.
     const address = `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     const activate = (api) =>
-      request(`${api.url}/api/v1/licenses/activate`, { method: 'POST', headers: { 'x-forwarded-for': address }, body: { productId: 'nosuchproduct000000000000', key: 'NOPE', instanceName: 'x' } });
+      request(`${api.url}/api/v1/licenses/activate`, {
+        method: 'POST',
+        headers: { 'x-forwarded-for': address },
+        body: { productId: 'nosuchproduct000000000000', key: 'NOPE', instanceName: 'x' },
+      });
     const spent = [];
     for (let i = 0; i < 60; i++) spent.push((await activate(apis[i % 2])).status);
     const refused = [(await activate(apis[0])).status, (await activate(apis[1])).status];
-    check(spent.every((s) => s === 404) && refused.every((s) => s === 429), `60 activations taking turns answered ${[...new Set(spent)]}, the 61st and 62nd ${refused}`);
+    check(
+      spent.every((s) => s === 404) && refused.every((s) => s === 429),
+      `60 activations taking turns answered ${[...new Set(spent)]}, the 61st and 62nd ${refused}`,
+    );
     const idempotencyKey = `cluster-${randomBytes(8).toString('hex')}`;
-    const first = await expectStatus(request(`${apis[0].url}/api/v1/checkout`, { method: 'POST', headers: { 'idempotency-key': idempotencyKey }, body: JSON.parse(body) }), 200, 'checkout with a key');
-    const replay = await expectStatus(request(`${apis[1].url}/api/v1/checkout`, { method: 'POST', headers: { 'idempotency-key': idempotencyKey }, body: JSON.parse(body) }), 200, 'the same on the other API');
-    check(replay.headers['idempotent-replayed'] === 'true' && replay.text === first.text, 'the other API replays the first answer');
-    console.log('checked: a route budget of 60 taken in turns by both APIs, then refused by each; an Idempotency-Key replayed by the other API');
+    const first = await expectStatus(
+      request(`${apis[0].url}/api/v1/checkout`, {
+        method: 'POST',
+        headers: { 'idempotency-key': idempotencyKey },
+        body: JSON.parse(body),
+      }),
+      200,
+      'checkout with a key',
+    );
+    const replay = await expectStatus(
+      request(`${apis[1].url}/api/v1/checkout`, {
+        method: 'POST',
+        headers: { 'idempotency-key': idempotencyKey },
+        body: JSON.parse(body),
+      }),
+      200,
+      'the same on the other API',
+    );
+    check(
+      replay.headers['idempotent-replayed'] === 'true' && replay.text === first.text,
+      'the other API replays the first answer',
+    );
+    console.log(
+      'checked: a route budget of 60 taken in turns by both APIs, then refused by each; an Idempotency-Key replayed by the other API',
+    );
 
     // 3. Settlements through both APIs at once.
-    const race = await createProduct(apis[0].url, merchant, storeId, { name: 'Cluster race', price: 9.99, deliveryMethods: ['licenseKeys'] });
+    const race = await createProduct(apis[0].url, merchant, storeId, {
+      name: 'Cluster race',
+      price: 9.99,
+      deliveryMethods: ['licenseKeys'],
+    });
     for (let i = 0; i < KEYS; i += 10_000) {
       const count = Math.min(10_000, KEYS - i);
-      const imported = await importKeys(apis[0].url, merchant, storeId, race.id, Array.from({ length: count }, (_, n) => `CLUSTER-${i + n}-${randomBytes(6).toString('hex')}`));
+      const imported = await importKeys(
+        apis[0].url,
+        merchant,
+        storeId,
+        race.id,
+        Array.from({ length: count }, (_, n) => `CLUSTER-${i + n}-${randomBytes(6).toString('hex')}`),
+      );
       check(imported.added === count, `keys imported (${JSON.stringify(imported)})`);
     }
     const ids = await withClient(db.url, (client) => insertPendingOrders(client, storeId, race.id, 'cl', ORDERS));
     const timestamp = Math.floor(Date.now() / 1000);
     const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
     const t0 = performance.now();
-    const answers = await Promise.all(ids.map((orderId, i) => post(`${apis[i % 2].url}/api/payments/test/webhook`, agent, signed(gatewaySecret, orderId, timestamp), t0)));
+    const answers = await Promise.all(
+      ids.map((orderId, i) =>
+        post(`${apis[i % 2].url}/api/payments/test/webhook`, agent, signed(gatewaySecret, orderId, timestamp), t0),
+      ),
+    );
     const settleMs = performance.now() - t0;
     agent.destroy();
     const outcomes = answers.reduce((acc, a) => ({ ...acc, [a.outcome]: (acc[a.outcome] ?? 0) + 1 }), {});
     const sql = await withClient(db.url, (client) => sqlChecks(client, race.id, ids));
     check(outcomes.settled === ORDERS, `every settlement answered settled (got ${JSON.stringify(outcomes)})`);
-    check(sql.assigned === KEYS && sql.distinct_keys === KEYS && sql.doubled === 0 && sql.completed === KEYS && sql.processing === ORDERS - KEYS, `no key twice (got ${JSON.stringify(sql)})`);
-    console.log(`checked: ${ORDERS} settlements through both APIs in ${seconds(settleMs)}: ${KEYS} keys to ${KEYS} different orders, none twice; ${ORDERS - KEYS} orders wait for stock`);
+    check(
+      sql.assigned === KEYS &&
+        sql.distinct_keys === KEYS &&
+        sql.doubled === 0 &&
+        sql.completed === KEYS &&
+        sql.processing === ORDERS - KEYS,
+      `no key twice (got ${JSON.stringify(sql)})`,
+    );
+    console.log(
+      `checked: ${ORDERS} settlements through both APIs in ${seconds(settleMs)}: ${KEYS} keys to ${KEYS} different orders, none twice; ${ORDERS - KEYS} orders wait for stock`,
+    );
 
     // 4. Every delivery once: wait until all are sent, stop every process, count.
-    const { rows: [events] } = await withClient(db.url, (client) => client.query(`select count(*)::int as n from event where store_id = $1 and type = 'order.created'`, [storeId]));
+    const {
+      rows: [events],
+    } = await withClient(db.url, (client) =>
+      client.query(`select count(*)::int as n from event where store_id = $1 and type = 'order.created'`, [storeId]),
+    );
     const expected = 2 * events.n;
     const drainStarted = performance.now();
     let sent = 0;
     while (performance.now() - drainStarted < 180_000) {
-      const { rows: [done] } = await withClient(db.url, (client) =>
-        client.query(`select count(*)::int as n from webhook_delivery d join event e on e.id = d.event_id where e.store_id = $1 and d.status = 'success'`, [storeId]),
+      const {
+        rows: [done],
+      } = await withClient(db.url, (client) =>
+        client.query(
+          `select count(*)::int as n from webhook_delivery d join event e on e.id = d.event_id where e.store_id = $1 and d.status = 'success'`,
+          [storeId],
+        ),
       );
       sent = done.n;
       if (sent >= expected) break;
@@ -220,14 +377,21 @@ export default {
     const peak = [...apis, ...workers].map((child) => fixed(memoryOf(child.pid).hwmMiB, 0));
     await Promise.all([...apis.map((api) => api.stop()), ...workers.map((worker) => worker.stop())]);
     const { rows: attempts } = await withClient(db.url, (client) =>
-      client.query(`select d.id from webhook_delivery d join event e on e.id = d.event_id where e.store_id = $1`, [storeId]),
+      client.query(`select d.id from webhook_delivery d join event e on e.id = d.event_id where e.store_id = $1`, [
+        storeId,
+      ]),
     );
     const twice = [...receiver.seen.values()].filter((count) => count > 1).length;
     const missing = attempts.filter((row) => !receiver.seen.has(row.id)).length;
     await receiver.close();
     await db.drop();
-    check(twice === 0 && missing === 0 && receiver.total() === attempts.length, `every delivery attempt received once (attempts ${attempts.length}, received ${receiver.total()}, twice ${twice}, missing ${missing})`);
-    console.log(`checked: ${events.n.toLocaleString('en-US')} order.created events, ${attempts.length.toLocaleString('en-US')} delivery attempts to 2 endpoints from 4 dispatchers, each received exactly once (the last sent ${fixed(drainS, 1)} s after the settlements)`);
+    check(
+      twice === 0 && missing === 0 && receiver.total() === attempts.length,
+      `every delivery attempt received once (attempts ${attempts.length}, received ${receiver.total()}, twice ${twice}, missing ${missing})`,
+    );
+    console.log(
+      `checked: ${events.n.toLocaleString('en-US')} order.created events, ${attempts.length.toLocaleString('en-US')} delivery attempts to 2 endpoints from 4 dispatchers, each received exactly once (the last sent ${fixed(drainS, 1)} s after the settlements)`,
+    );
 
     console.log(heading('cluster results'));
     console.log(
@@ -245,7 +409,9 @@ export default {
       ]),
     );
     const ratio = rows[1].rps / rows[0].rps;
-    console.log(`two/one API processes throughput: ${fixed(ratio, 2)} (the machine has 2 cores, shared by both APIs, PostgreSQL, the workers and the load generator: above 1 only as far as one API process left a core idle)`);
+    console.log(
+      `two/one API processes throughput: ${fixed(ratio, 2)} (the machine has 2 cores, shared by both APIs, PostgreSQL, the workers and the load generator: above 1 only as far as one API process left a core idle)`,
+    );
     console.log(`peak RSS (VmHWM) MiB: APIs ${peak.slice(0, 2).join(', ')}, workers ${peak.slice(2).join(', ')}`);
     console.log(`\ncluster took ${seconds(Date.now() - started)}`);
     const failed = rows.filter((row) => row.non2xx > 0 || row.errors > 0);

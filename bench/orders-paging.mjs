@@ -80,7 +80,8 @@ cross join lateral (
 
 async function seed(url, mainStore, otherStore) {
   // Every sixth order goes to the other store, so the main store must have five times as many.
-  if (ORDERS !== 5 * OTHER_ORDERS) throw new Error(`BENCH_ORDERS (${ORDERS}) must be 5 x BENCH_OTHER_ORDERS (${OTHER_ORDERS})`);
+  if (ORDERS !== 5 * OTHER_ORDERS)
+    throw new Error(`BENCH_ORDERS (${ORDERS}) must be 5 x BENCH_OTHER_ORDERS (${OTHER_ORDERS})`);
   const total = ORDERS + OTHER_ORDERS;
   // Newest order about an hour ago; whole seconds so the base itself is exact.
   const base = new Date((Math.floor(Date.now() / 1000) - 3600 - Math.ceil(total * 1.000123)) * 1000).toISOString();
@@ -92,7 +93,8 @@ async function seed(url, mainStore, otherStore) {
       for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
         await client.query(SEED_SQL, [mainStore, otherStore, base, chunk[0], chunk[1]]);
         done += chunk[1] - chunk[0] + 1;
-        if (process.stdout.isTTY) process.stdout.write(`\r  seeded ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} orders`);
+        if (process.stdout.isTTY)
+          process.stdout.write(`\r  seeded ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} orders`);
       }
     });
   await Promise.all(Array.from({ length: SEED_CONNECTIONS }, worker));
@@ -125,7 +127,10 @@ export default {
   measures: `GET /api/merchant/v1/stores/{storeId}/orders?limit=${LIMIT} (Bearer key, keyset cursor) on the first page and after row ${DEEP_OFFSET.toLocaleString('en-US')}, against a bare Fastify + pg floor running the same SQL`,
 
   async run() {
-    check(DEEP_OFFSET + LIMIT <= ORDERS, `BENCH_DEEP_PAGE ${DEEP_PAGE} x ${LIMIT} + ${LIMIT} rows must fit in BENCH_ORDERS ${ORDERS}`);
+    check(
+      DEEP_OFFSET + LIMIT <= ORDERS,
+      `BENCH_DEEP_PAGE ${DEEP_PAGE} x ${LIMIT} + ${LIMIT} rows must fit in BENCH_ORDERS ${ORDERS}`,
+    );
     const started = Date.now();
     const workDir = tempDir('svc-bench-orders-');
     const db = await freshDatabase();
@@ -135,9 +140,15 @@ export default {
     // 1. The service, migrating its fresh database; a seller with two stores and a key.
     const service = await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir });
     console.log(`service pid ${service.pid} on ${service.url} (started in ${seconds(Date.now() - started)})`);
-    const merchant = await provisionMerchant(service.url, { stores: 2, scopes: ['order:read'], redisKeyPrefix: service.redisKeyPrefix });
+    const merchant = await provisionMerchant(service.url, {
+      stores: 2,
+      scopes: ['order:read'],
+      redisKeyPrefix: service.redisKeyPrefix,
+    });
     const [storeId, otherStoreId] = merchant.storeIds;
-    console.log(`seller ${merchant.email}, store ${storeId} (benchmarked), store ${otherStoreId} (other), key ${merchant.apiKeyId}`);
+    console.log(
+      `seller ${merchant.email}, store ${storeId} (benchmarked), store ${otherStoreId} (other), key ${merchant.apiKeyId}`,
+    );
 
     // 2. Orders, straight into the table.
     const seedStarted = Date.now();
@@ -145,11 +156,18 @@ export default {
     const seedMs = Date.now() - seedStarted;
     const counts = await withClient(db.url, async (client) => {
       const { rows } = await client.query(`select store_id, count(*)::int as n from "order" group by store_id`);
-      const size = await client.query(`select pg_size_pretty(pg_table_size('"order"')) as heap, pg_size_pretty(pg_indexes_size('"order"')) as indexes`);
+      const size = await client.query(
+        `select pg_size_pretty(pg_table_size('"order"')) as heap, pg_size_pretty(pg_indexes_size('"order"')) as indexes`,
+      );
       return { byStore: Object.fromEntries(rows.map((row) => [row.store_id, row.n])), ...size.rows[0] };
     });
-    console.log(`seeded ${total.toLocaleString('en-US')} orders in ${seconds(seedMs)} (incl. vacuum analyze): ${counts.byStore[storeId]} + ${counts.byStore[otherStoreId]}; table ${counts.heap}, indexes ${counts.indexes}`);
-    check(counts.byStore[storeId] === ORDERS && counts.byStore[otherStoreId] === OTHER_ORDERS, 'order counts per store');
+    console.log(
+      `seeded ${total.toLocaleString('en-US')} orders in ${seconds(seedMs)} (incl. vacuum analyze): ${counts.byStore[storeId]} + ${counts.byStore[otherStoreId]}; table ${counts.heap}, indexes ${counts.indexes}`,
+    );
+    check(
+      counts.byStore[storeId] === ORDERS && counts.byStore[otherStoreId] === OTHER_ORDERS,
+      'order counts per store',
+    );
 
     // 3. The deep cursor, computed rather than walked to, and what each page must start with.
     const { encodeCursor } = await importDist('lib/cursor.js');
@@ -162,12 +180,29 @@ export default {
           )
         ).rows[0];
       const ids = async (offset) =>
-        (await client.query(`select id from "order" where store_id = $1 order by created_at desc, id desc offset $2 limit $3`, [storeId, offset, LIMIT])).rows.map((row) => row.id);
-      const collisions = (await client.query(`select count(*)::int as n from (select created_at from "order" where store_id = $1 group by created_at having count(*) > 1) t`, [storeId])).rows[0].n;
-      return { cursorRow: await at(DEEP_OFFSET - 1), firstIds: await ids(0), deepIds: await ids(DEEP_OFFSET), collisions };
+        (
+          await client.query(
+            `select id from "order" where store_id = $1 order by created_at desc, id desc offset $2 limit $3`,
+            [storeId, offset, LIMIT],
+          )
+        ).rows.map((row) => row.id);
+      const collisions = (
+        await client.query(
+          `select count(*)::int as n from (select created_at from "order" where store_id = $1 group by created_at having count(*) > 1) t`,
+          [storeId],
+        )
+      ).rows[0].n;
+      return {
+        cursorRow: await at(DEEP_OFFSET - 1),
+        firstIds: await ids(0),
+        deepIds: await ids(DEEP_OFFSET),
+        collisions,
+      };
     });
     const deepCursor = encodeCursor(encryptionKey, { us: positions.cursorRow.us, id: positions.cursorRow.id });
-    console.log(`deep cursor: after row ${DEEP_OFFSET.toLocaleString('en-US')} (id ${positions.cursorRow.id}, us ${positions.cursorRow.us}); ${positions.collisions.toLocaleString('en-US')} created_at values shared by 2+ orders of the store`);
+    console.log(
+      `deep cursor: after row ${DEEP_OFFSET.toLocaleString('en-US')} (id ${positions.cursorRow.id}, us ${positions.cursorRow.us}); ${positions.collisions.toLocaleString('en-US')} created_at values shared by 2+ orders of the store`,
+    );
 
     const auth = { authorization: `Bearer ${merchant.apiKey}` };
     const firstPath = ordersPath(storeId, { limit: LIMIT });
@@ -177,16 +212,34 @@ export default {
       ['first', firstPath, positions.firstIds],
       ['deep', deepPath, positions.deepIds],
     ]) {
-      const response = await expectStatus(request(`${service.url}${pathname}`, { headers: auth }), 200, `service ${label} page`);
+      const response = await expectStatus(
+        request(`${service.url}${pathname}`, { headers: auth }),
+        200,
+        `service ${label} page`,
+      );
       const body = response.json;
       check(body.orders.length === LIMIT, `service ${label} page has ${LIMIT} orders (got ${body.orders.length})`);
-      check(body.orders[0].id === expectedIds[0], `service ${label} page starts with ${expectedIds[0]} (got ${body.orders[0].id})`);
-      check(isDeepStrictEqual(body.orders.map((order) => order.id), expectedIds), `service ${label} page holds the ${LIMIT} expected orders in order`);
+      check(
+        body.orders[0].id === expectedIds[0],
+        `service ${label} page starts with ${expectedIds[0]} (got ${body.orders[0].id})`,
+      );
+      check(
+        isDeepStrictEqual(
+          body.orders.map((order) => order.id),
+          expectedIds,
+        ),
+        `service ${label} page holds the ${LIMIT} expected orders in order`,
+      );
       check(body.hasMore === true && typeof body.nextCursor === 'string', `service ${label} page says there is more`);
-      check(body.orders.every((order) => order.storeId === storeId), `service ${label} page holds only the store's orders`);
+      check(
+        body.orders.every((order) => order.storeId === storeId),
+        `service ${label} page holds only the store's orders`,
+      );
       servicePages[label] = body;
     }
-    console.log(`checked: service first page starts with ${positions.firstIds[0]}, deep page with ${positions.deepIds[0]} (row ${(DEEP_OFFSET + 1).toLocaleString('en-US')}); 200, ${LIMIT} orders each`);
+    console.log(
+      `checked: service first page starts with ${positions.firstIds[0]}, deep page with ${positions.deepIds[0]} (row ${(DEEP_OFFSET + 1).toLocaleString('en-US')}); 200, ${LIMIT} orders each`,
+    );
 
     // 4. The floor, in its own process like the service, answering the same pages.
     const floor = await spawnNode({
@@ -194,8 +247,14 @@ export default {
       script: path.join(REPO_ROOT, 'bench/floors/orders-floor.mjs'),
       cwd: REPO_ROOT,
       logFile: path.join(workDir, 'floor.log'),
-      env: { PORT: '0', FLOOR_DATABASE_URL: db.url, FLOOR_CURSOR_KEY: encryptionKey.toString('base64'), NODE_ENV: 'production' },
-      isReady: (line) => typeof line.msg === 'string' && line.msg.startsWith('floor listening') && typeof line.port === 'number',
+      env: {
+        PORT: '0',
+        FLOOR_DATABASE_URL: db.url,
+        FLOOR_CURSOR_KEY: encryptionKey.toString('base64'),
+        NODE_ENV: 'production',
+      },
+      isReady: (line) =>
+        typeof line.msg === 'string' && line.msg.startsWith('floor listening') && typeof line.port === 'number',
     });
     const floorFirstPath = `/stores/${storeId}/orders?limit=${LIMIT}`;
     const floorDeepPath = `/stores/${storeId}/orders?${new URLSearchParams({ limit: LIMIT, us: positions.cursorRow.us, id: positions.cursorRow.id })}`;
@@ -204,7 +263,10 @@ export default {
       ['deep', floorDeepPath],
     ]) {
       const response = await expectStatus(request(`${floor.url}${pathname}`), 200, `floor ${label} page`);
-      check(isDeepStrictEqual(response.json, servicePages[label]), `floor ${label} page equals the service's (orders, limit, hasMore, nextCursor)`);
+      check(
+        isDeepStrictEqual(response.json, servicePages[label]),
+        `floor ${label} page equals the service's (orders, limit, hasMore, nextCursor)`,
+      );
     }
     console.log(`checked: floor pid ${floor.pid} answers both pages exactly as the service does`);
 
@@ -214,13 +276,35 @@ export default {
         `(${LOAD_DEFAULTS.prewarmMinS}-${LOAD_DEFAULTS.prewarmMaxS} s), then per case ${LOAD_DEFAULTS.warmupS} s warm-up + ${LOAD_DEFAULTS.durationS} s measured`,
     );
     const allCases = [
-      { id: 'service-first', name: 'service first page', url: `${service.url}${firstPath}`, headers: auth, pid: service.pid },
-      { id: 'service-deep', name: 'service deep page', url: `${service.url}${deepPath}`, headers: auth, pid: service.pid },
-      { id: 'floor-first', name: 'floor first page', url: `${floor.url}${floorFirstPath}`, headers: {}, pid: floor.pid },
+      {
+        id: 'service-first',
+        name: 'service first page',
+        url: `${service.url}${firstPath}`,
+        headers: auth,
+        pid: service.pid,
+      },
+      {
+        id: 'service-deep',
+        name: 'service deep page',
+        url: `${service.url}${deepPath}`,
+        headers: auth,
+        pid: service.pid,
+      },
+      {
+        id: 'floor-first',
+        name: 'floor first page',
+        url: `${floor.url}${floorFirstPath}`,
+        headers: {},
+        pid: floor.pid,
+      },
       { id: 'floor-deep', name: 'floor deep page', url: `${floor.url}${floorDeepPath}`, headers: {}, pid: floor.pid },
     ];
     // BENCH_CASES=service-deep,service-first,... picks and orders the cases.
-    const cases = process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',').map((id) => allCases.find((spec) => spec.id === id.trim()) ?? check(false, `unknown case ${id}`)) : allCases;
+    const cases = process.env.BENCH_CASES
+      ? process.env.BENCH_CASES.split(',').map(
+          (id) => allCases.find((spec) => spec.id === id.trim()) ?? check(false, `unknown case ${id}`),
+        )
+      : allCases;
     const watch = await watchDatabase(db.name);
     const results = [];
     const warmed = new Set();
@@ -236,7 +320,9 @@ export default {
         process.stdout.write(`  pre-warming the ${label} on ${own.length} URLs ... `);
         const warm = await prewarm({ urls: own.map((other) => other.url), headers: spec.headers, pid: spec.pid });
         warmups[label] = warm;
-        console.log(`${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`);
+        console.log(
+          `${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`,
+        );
         check(warm.failures === 0, `pre-warm of the ${label} saw ${warm.failures} non-2xx answers or errors`);
       }
       process.stdout.write(`  ${spec.name} ... `);
@@ -257,7 +343,10 @@ export default {
 
     // 6. The plans, warm, with the service's SQL and parameters.
     const plans = await withClient(db.url, async (client) => {
-      const explain = async (sql, params) => (await client.query(`explain (analyze, buffers) ${sql}`, params)).rows.map((row) => row['QUERY PLAN']).join('\n');
+      const explain = async (sql, params) =>
+        (await client.query(`explain (analyze, buffers) ${sql}`, params)).rows
+          .map((row) => row['QUERY PLAN'])
+          .join('\n');
       return {
         first: await explain(FIRST_PAGE_SQL, [storeId, LIMIT + 1]),
         deep: await explain(AFTER_SQL, [storeId, positions.cursorRow.us, positions.cursorRow.id, LIMIT + 1]),
@@ -276,29 +365,78 @@ export default {
       ratios[key] = value(byId[a], byId[b]);
       console.log(ratioLine(label, ratios[key], target));
     };
-    ratio('serviceDeepFirstP50', 'service deep/first latency p50', 'service-deep', 'service-first', (a, b) => a.p50 / b.p50, { op: '<=', value: 1.2 });
-    ratio('serviceDeepFirstP99', 'service deep/first latency p99', 'service-deep', 'service-first', (a, b) => a.p99 / b.p99);
+    ratio(
+      'serviceDeepFirstP50',
+      'service deep/first latency p50',
+      'service-deep',
+      'service-first',
+      (a, b) => a.p50 / b.p50,
+      { op: '<=', value: 1.2 },
+    );
+    ratio(
+      'serviceDeepFirstP99',
+      'service deep/first latency p99',
+      'service-deep',
+      'service-first',
+      (a, b) => a.p99 / b.p99,
+    );
     ratio('floorDeepFirstP50', 'floor   deep/first latency p50', 'floor-deep', 'floor-first', (a, b) => a.p50 / b.p50);
-    ratio('serviceFloorFirstRps', 'service/floor throughput, first page', 'service-first', 'floor-first', (a, b) => a.rps / b.rps, { op: '>=', value: 0.8, note: 'issue 19' });
-    ratio('serviceFloorDeepRps', 'service/floor throughput, deep page', 'service-deep', 'floor-deep', (a, b) => a.rps / b.rps, { op: '>=', value: 0.8, note: 'issue 19' });
-    ratio('serviceFloorFirstCpu', 'service/floor server CPU per request, first page', 'service-first', 'floor-first', (a, b) => a.serverCpuMsPerRequest / b.serverCpuMsPerRequest);
-    ratio('serviceFloorDeepCpu', 'service/floor server CPU per request, deep page', 'service-deep', 'floor-deep', (a, b) => a.serverCpuMsPerRequest / b.serverCpuMsPerRequest);
+    ratio(
+      'serviceFloorFirstRps',
+      'service/floor throughput, first page',
+      'service-first',
+      'floor-first',
+      (a, b) => a.rps / b.rps,
+      { op: '>=', value: 0.8, note: 'issue 19' },
+    );
+    ratio(
+      'serviceFloorDeepRps',
+      'service/floor throughput, deep page',
+      'service-deep',
+      'floor-deep',
+      (a, b) => a.rps / b.rps,
+      { op: '>=', value: 0.8, note: 'issue 19' },
+    );
+    ratio(
+      'serviceFloorFirstCpu',
+      'service/floor server CPU per request, first page',
+      'service-first',
+      'floor-first',
+      (a, b) => a.serverCpuMsPerRequest / b.serverCpuMsPerRequest,
+    );
+    ratio(
+      'serviceFloorDeepCpu',
+      'service/floor server CPU per request, deep page',
+      'service-deep',
+      'floor-deep',
+      (a, b) => a.serverCpuMsPerRequest / b.serverCpuMsPerRequest,
+    );
     const sizes = results.map((result) => `${result.name} ${fixed(result.bytesPerResponse, 0)} B`).join(', ');
     console.log(`bytes per response (incl. headers): ${sizes}`);
-    console.log(`process peak RSS over the whole run (VmHWM): service ${fixed(serviceHwm, 0)} MiB, floor ${fixed(floorHwm, 0)} MiB`);
-    console.log(`service log lines at warn or above after start-up: ${serviceProblems.length}${serviceProblems.length ? ` (first: ${JSON.stringify(serviceProblems[0]).slice(0, 300)})` : ''}`);
+    console.log(
+      `process peak RSS over the whole run (VmHWM): service ${fixed(serviceHwm, 0)} MiB, floor ${fixed(floorHwm, 0)} MiB`,
+    );
+    console.log(
+      `service log lines at warn or above after start-up: ${serviceProblems.length}${serviceProblems.length ? ` (first: ${JSON.stringify(serviceProblems[0]).slice(0, 300)})` : ''}`,
+    );
     const failed = results.filter((result) => result.non2xx > 0 || result.errors > 0 || result.timeouts > 0);
     if (failed.length > 0) {
-      for (const result of failed) console.log(`!! ${result.name}: non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, timeouts ${result.timeouts}`);
+      for (const result of failed)
+        console.log(
+          `!! ${result.name}: non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, timeouts ${result.timeouts}`,
+        );
     }
 
     console.log(heading('EXPLAIN (ANALYZE, BUFFERS): first page'));
     console.log(plans.first);
-    console.log(heading(`EXPLAIN (ANALYZE, BUFFERS): page ${DEEP_PAGE} (after row ${DEEP_OFFSET.toLocaleString('en-US')})`));
+    console.log(
+      heading(`EXPLAIN (ANALYZE, BUFFERS): page ${DEEP_PAGE} (after row ${DEEP_OFFSET.toLocaleString('en-US')})`),
+    );
     console.log(plans.deep);
     console.log(`\norders-paging took ${seconds(Date.now() - started)} (seeding ${seconds(seedMs)})`);
 
-    if (failed.length > 0) throw new Error(`${failed.length} case(s) saw non-2xx answers or errors; the figures above do not count`);
+    if (failed.length > 0)
+      throw new Error(`${failed.length} case(s) saw non-2xx answers or errors; the figures above do not count`);
     return { results, ratios, seedMs, plans, warmups };
   },
 };

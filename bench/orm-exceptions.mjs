@@ -46,18 +46,31 @@ async function seed(url) {
     origin: 'https://theme.bench.test',
   };
   await withClient(url, async (client) => {
-    await client.query(`insert into "user" (id, email, password_hash, created_at, updated_at) values ($1, 'orm@bench.test', 'x', now(), now())`, [ids.user]);
+    await client.query(
+      `insert into "user" (id, email, password_hash, created_at, updated_at) values ($1, 'orm@bench.test', 'x', now(), now())`,
+      [ids.user],
+    );
     await client.query(
       `insert into store (id, name, subdomain, currency, allowed_origins, created_at, updated_at) values ($1, 'ORM bench', 'ormbench', 'USD', array[$2], now(), now())`,
       [ids.store, ids.origin],
     );
-    await client.query(`insert into store_member (id, store_id, user_id, role, created_at) values ($1, $2, $3, 'owner', now())`, [`m${ids.store}`, ids.store, ids.user]);
+    await client.query(
+      `insert into store_member (id, store_id, user_id, role, created_at) values ($1, $2, $3, 'owner', now())`,
+      [`m${ids.store}`, ids.store, ids.user],
+    );
     await client.query(
       `insert into api_key (id, user_id, name, prefix, key_hash, scopes, store_ids, created_at) values ($1, $2, 'bench', 'sk_live_x', $3, '{order:read}', array[$4], now())`,
       [`a${ids.store}`, ids.user, ids.keyHash, ids.store],
     );
-    for (const [i, [kind, value]] of [['ip', '198.51.100.1'], ['country', 'KP'], ['email', 'bad@bench.test']].entries()) {
-      await client.query(`insert into blacklist_entry (id, store_id, kind, value, created_at) values ($1, $2, $3, $4, now())`, [`b${i}${ids.store}`, ids.store, kind, value]);
+    for (const [i, [kind, value]] of [
+      ['ip', '198.51.100.1'],
+      ['country', 'KP'],
+      ['email', 'bad@bench.test'],
+    ].entries()) {
+      await client.query(
+        `insert into blacklist_entry (id, store_id, kind, value, created_at) values ($1, $2, $3, $4, now())`,
+        [`b${i}${ids.store}`, ids.store, kind, value],
+      );
     }
     await client.query(
       `insert into product (id, store_id, name, price_minor, status, delivery_methods, created_at, updated_at) values
@@ -91,7 +104,8 @@ export default {
   name: 'orm-exceptions',
   budgetS: 300,
   title: 'Hot-path raw SQL against the ORM doing the same job, per call',
-  measures: 'each hot-path statement of the repositories against its ORM equivalent: wall and CPU microseconds per call, one at a time',
+  measures:
+    'each hot-path statement of the repositories against its ORM equivalent: wall and CPU microseconds per call, one at a time',
 
   async run() {
     const db = await freshDatabase();
@@ -124,26 +138,44 @@ export default {
         { kind: 'email', value: 'good@bench.test' },
       ];
       const newOrder = (at) => ({
-        id: newId(), number: 0, store: { id: ids.store }, status: 'pending', productName: 'Manual +1 more', priceMinor: 4498, subtotalMinor: 4498, discountMinor: 0,
-        couponId: null, currency: 'USD', customerEmail: 'buyer@bench.test', country: 'DE', buyerIp: '203.0.113.9', userAgent: 'bench', customFieldResponses: [],
-        checkoutTokenHash: randomBytes(32).toString('hex'), createdAt: at,
+        id: newId(),
+        number: 0,
+        store: { id: ids.store },
+        status: 'pending',
+        productName: 'Manual +1 more',
+        priceMinor: 4498,
+        subtotalMinor: 4498,
+        discountMinor: 0,
+        couponId: null,
+        currency: 'USD',
+        customerEmail: 'buyer@bench.test',
+        country: 'DE',
+        buyerIp: '203.0.113.9',
+        userAgent: 'bench',
+        customFieldResponses: [],
+        checkoutTokenHash: randomBytes(32).toString('hex'),
+        createdAt: at,
         lines: [
           { id: newId(), productId: ids.manual, productName: 'Manual', quantity: 2, unitPriceMinor: 999 },
           { id: newId(), productId: ids.keyed, productName: 'Keyed', quantity: 1, unitPriceMinor: 2500 },
         ],
       });
-      const detail = (order) => ({ order: { id: order.id, orderId: `ORD-${order.number}`, storeId: ids.store, status: 'pending' } });
+      const detail = (order) => ({
+        order: { id: order.id, orderId: `ORD-${order.number}`, storeId: ids.store, status: 'pending' },
+      });
 
       const pairs = [
         {
           name: 'orders list, first page of 50 (orders.repo selectOrderPage)',
           raw: () => selectOrderPage(em(), { storeId: ids.store }, undefined, 51),
-          orm: () => em().find(OrderSchema, { store: ids.store }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 51 }),
+          orm: () =>
+            em().find(OrderSchema, { store: ids.store }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 51 }),
         },
         {
           name: "lines of a page's 50 orders (orders.repo linesOf)",
           raw: () => linesOf(em(), pageIds),
-          orm: () => em().find(OrderLineSchema, { order: { $in: pageIds } }, { orderBy: { position: 'asc', id: 'asc' } }),
+          orm: () =>
+            em().find(OrderLineSchema, { order: { $in: pageIds } }, { orderBy: { position: 'asc', id: 'asc' } }),
         },
         {
           name: 'cart products with key stock (catalog.repo selectCartProducts)',
@@ -171,7 +203,12 @@ export default {
         {
           name: 'blacklist check (blacklist.repo matchingKinds)',
           raw: () => matchingKinds(em(), ids.store, buyer),
-          orm: () => em().find(BlacklistEntrySchema, { store: ids.store, $or: buyer.map((c) => ({ kind: c.kind, value: c.value })) }, { fields: ['kind'] }),
+          orm: () =>
+            em().find(
+              BlacklistEntrySchema,
+              { store: ids.store, $or: buyer.map((c) => ({ kind: c.kind, value: c.value })) },
+              { fields: ['kind'] },
+            ),
         },
         {
           name: 'store origin check (stores.repo anyStoreAllows)',
@@ -184,7 +221,17 @@ export default {
             const e = em();
             const order = newOrder(new Date());
             order.number = await nextOrderNumber(e);
-            await insertOrder(e, order, eventInsert({ storeId: ids.store, type: 'order.created', payload: detail(order), at: order.createdAt, dispatched: true }));
+            await insertOrder(
+              e,
+              order,
+              eventInsert({
+                storeId: ids.store,
+                type: 'order.created',
+                payload: detail(order),
+                at: order.createdAt,
+                dispatched: true,
+              }),
+            );
           },
           orm: async () => {
             const order = newOrder(new Date());
@@ -192,11 +239,27 @@ export default {
               order.number = await nextOrderNumber(tx);
               const { lines, couponId, customFieldResponses, ...fields } = order;
               const entity = tx.create(OrderSchema, {
-                ...fields, store: ids.store, couponId, customFieldResponses, paidMinor: 0, paymentMethod: '', note: '', keyCount: 0, updatedAt: order.createdAt, version: 1,
+                ...fields,
+                store: ids.store,
+                couponId,
+                customFieldResponses,
+                paidMinor: 0,
+                paymentMethod: '',
+                note: '',
+                keyCount: 0,
+                updatedAt: order.createdAt,
+                version: 1,
               });
-              for (const [position, line] of lines.entries()) tx.create(OrderLineSchema, { ...line, order: entity, position });
+              for (const [position, line] of lines.entries())
+                tx.create(OrderLineSchema, { ...line, order: entity, position });
               await tx.flush();
-              await recordEvent(tx, { storeId: ids.store, type: 'order.created', payload: detail(order), at: order.createdAt, dispatched: true });
+              await recordEvent(tx, {
+                storeId: ids.store,
+                type: 'order.created',
+                payload: detail(order),
+                at: order.createdAt,
+                dispatched: true,
+              });
             });
           },
         },
@@ -220,8 +283,15 @@ export default {
           'ORM/raw CPU': fixed(viaOrm.cpuUs / raw.cpuUs, 2),
         });
       }
-      console.log(`${CALLS} calls per side (the better of two runs, after ${WARMUP} unmeasured), ${ORDERS} orders in the store; CPU is this process's (the Node side of each call)`);
-      console.log(table(rows, Object.keys(rows[0]).map((key, i) => ({ key, label: key, align: i === 0 ? 'left' : 'right' }))));
+      console.log(
+        `${CALLS} calls per side (the better of two runs, after ${WARMUP} unmeasured), ${ORDERS} orders in the store; CPU is this process's (the Node side of each call)`,
+      );
+      console.log(
+        table(
+          rows,
+          Object.keys(rows[0]).map((key, i) => ({ key, label: key, align: i === 0 ? 'left' : 'right' })),
+        ),
+      );
     } finally {
       await orm.close();
       await db.drop();

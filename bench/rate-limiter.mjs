@@ -59,7 +59,15 @@ import { expectStatus, request } from './lib/http.mjs';
 import { LOAD_DEFAULTS, measure, percentile, prewarm } from './lib/load.mjs';
 import { onCleanup } from './lib/cleanup.mjs';
 import { memoryOf } from './lib/proc.mjs';
-import { createProduct, importDist, ownRedisPrefix, provisionMerchant, REDIS_URL, startService, tempDir } from './lib/service.mjs';
+import {
+  createProduct,
+  importDist,
+  ownRedisPrefix,
+  provisionMerchant,
+  REDIS_URL,
+  startService,
+  tempDir,
+} from './lib/service.mjs';
 
 const MICRO_S = Number(process.env.BENCH_LIMITER_MICRO_S ?? 3);
 const MICRO_WARMUP_S = 0.5;
@@ -67,7 +75,10 @@ const PAIRED_ROUNDS = Number(process.env.BENCH_LIMITER_PAIRED_ROUNDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_LIMITER_ROUNDS ?? 2);
 /** A third service C, identical to A (Redis limiter), paired with A as a null control: how far two identical processes differ. */
 const CONTROL = process.env.BENCH_LIMITER_CONTROL !== '0';
-const CONNECTION_COUNTS = (process.env.BENCH_LIMITER_CONNECTIONS ?? '16').split(',').map(Number).filter((n) => n > 0);
+const CONNECTION_COUNTS = (process.env.BENCH_LIMITER_CONNECTIONS ?? '16')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const MICRO_CONCURRENCY = [1, 16];
 /** As runtime.ts: REDIS_COMMAND_TIMEOUT_MS. */
 const REDIS_COMMAND_TIMEOUT_MS = 250;
@@ -126,9 +137,15 @@ async function timeOps(op, { seconds: durationS, concurrency }) {
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   times.sort((a, b) => a - b);
-  return { times, ops: times.length, opsPerS: times.length / elapsed, cpuMsPerOp: (cpu.user + cpu.system) / 1000 / Math.max(1, times.length), failures, firstFailure };
+  return {
+    times,
+    ops: times.length,
+    opsPerS: times.length / elapsed,
+    cpuMsPerOp: (cpu.user + cpu.system) / 1000 / Math.max(1, times.length),
+    failures,
+    firstFailure,
+  };
 }
-
 
 /** One GET over `agent`; resolves { status, ms }. */
 function timedGet(url, headers, agent) {
@@ -150,7 +167,10 @@ function timedGet(url, headers, agent) {
  * the non-200 count, and a CPU account for each server (cores; `other` excludes both).
  */
 async function pairedSequential({ urlA, urlB, headers, pidA, pidB, backendPids, seconds: durationS }) {
-  const agents = [new http.Agent({ keepAlive: true, maxSockets: 1 }), new http.Agent({ keepAlive: true, maxSockets: 1 })];
+  const agents = [
+    new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    new http.Agent({ keepAlive: true, maxSockets: 1 }),
+  ];
   const urls = [urlA, urlB];
   const times = [[], []];
   let bad = 0;
@@ -191,7 +211,8 @@ export default {
   /** Seconds this benchmark may take at most (run.mjs sums these into the run's time budget). */
   budgetS: 900,
   title: 'Rate limiter: added latency (micro: one hit against Redis; end to end: Redis limiter vs in-process)',
-  measures: 'RedisRateLimitStore.hit() vs PING / EVALSHA floors on the same client; a rate-limited merchant route served with REDIS_URL vs without (in-process limiter): added p50 (target < 1 ms)',
+  measures:
+    'RedisRateLimitStore.hit() vs PING / EVALSHA floors on the same client; a rate-limited merchant route served with REDIS_URL vs without (in-process limiter): added p50 (target < 1 ms)',
 
   async run() {
     const started = Date.now();
@@ -201,17 +222,28 @@ export default {
     const { connectRedis } = await importDist('runtime.js');
     const { FallbackRateLimitStore, MemoryRateLimitStore, RedisRateLimitStore } = await importDist('lib/rate-limit.js');
     const warnings = [];
-    const log = { warn: (...args) => warnings.push(args), info: () => undefined, error: (...args) => warnings.push(args), debug: () => undefined };
+    const log = {
+      warn: (...args) => warnings.push(args),
+      info: () => undefined,
+      error: (...args) => warnings.push(args),
+      debug: () => undefined,
+    };
     const prefix = ownRedisPrefix();
     const client = connectRedis(REDIS_URL, log);
-    const closeClient = onCleanup('close the micro-benchmark Redis client', () => (client.isOpen ? client.shutdown() : undefined));
+    const closeClient = onCleanup('close the micro-benchmark Redis client', () =>
+      client.isOpen ? client.shutdown() : undefined,
+    );
     for (let waited = 0; !client.isReady; waited += 20) {
       check(waited < 5_000, `Redis at ${REDIS_URL} not ready within 5 s`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     // Redis's pid (when it runs on this machine) for the CPU account: its cores are not "other".
     const redisPid = Number(/^process_id:(\d+)/m.exec(await client.info('server'))?.[1] ?? 0);
-    const primary = new RedisRateLimitStore(client.withCommandOptions({ timeout: 0 }), `${prefix}rl:`, REDIS_COMMAND_TIMEOUT_MS);
+    const primary = new RedisRateLimitStore(
+      client.withCommandOptions({ timeout: 0 }),
+      `${prefix}rl:`,
+      REDIS_COMMAND_TIMEOUT_MS,
+    );
     const limiter = new FallbackRateLimitStore(primary, new MemoryRateLimitStore(), log);
     const memory = new MemoryRateLimitStore();
     const TRIVIAL = 'return {1, 1, 0}';
@@ -219,21 +251,47 @@ export default {
     const allowed = { name: 'bench.allowed', max: 1_000_000_000, windowMs: MINUTE };
     const overBudget = { name: 'bench.over', max: 300, windowMs: MINUTE };
     const perClient = { name: 'bench.clients', max: 1_000_000_000, windowMs: MINUTE };
-    const trivialArgs = (n) => ({ keys: [`${prefix}floor:${n % ONE_KEY_MANY}`], arguments: [String(Date.now()), String(MINUTE), '1000000000', `${Date.now()}:${randomBytes(6).toString('base64url')}`] });
+    const trivialArgs = (n) => ({
+      keys: [`${prefix}floor:${n % ONE_KEY_MANY}`],
+      arguments: [
+        String(Date.now()),
+        String(MINUTE),
+        '1000000000',
+        `${Date.now()}:${randomBytes(6).toString('base64url')}`,
+      ],
+    });
     const microCases = [
       { id: 'ping', name: 'floor: PING', op: () => client.ping() },
       { id: 'evalsha', name: 'floor: EVALSHA return {1,1,0}', op: (n) => client.evalSha(trivialSha, trivialArgs(n)) },
-      { id: 'hit-allowed', name: 'hit(), 1 key, allowed', op: () => limiter.hit('one', allowed, Date.now()), redis: true },
-      { id: 'hit-over', name: 'hit(), 1 key, over budget (429 path)', op: () => limiter.hit('one', overBudget, Date.now()), redis: true },
-      { id: 'hit-many', name: `hit(), ${ONE_KEY_MANY.toLocaleString('en-US')} keys in turn`, op: (n) => limiter.hit(`client-${n % ONE_KEY_MANY}`, perClient, Date.now()), redis: true },
+      {
+        id: 'hit-allowed',
+        name: 'hit(), 1 key, allowed',
+        op: () => limiter.hit('one', allowed, Date.now()),
+        redis: true,
+      },
+      {
+        id: 'hit-over',
+        name: 'hit(), 1 key, over budget (429 path)',
+        op: () => limiter.hit('one', overBudget, Date.now()),
+        redis: true,
+      },
+      {
+        id: 'hit-many',
+        name: `hit(), ${ONE_KEY_MANY.toLocaleString('en-US')} keys in turn`,
+        op: (n) => limiter.hit(`client-${n % ONE_KEY_MANY}`, perClient, Date.now()),
+        redis: true,
+      },
       { id: 'memory', name: 'in-process MemoryRateLimitStore.hit()', op: () => memory.hit('one', allowed, Date.now()) },
     ];
-    console.log(`micro: ${MICRO_WARMUP_S} s unmeasured + ${MICRO_S} s measured per case, sequential and ${MICRO_CONCURRENCY[1]} in flight; Redis ${REDIS_URL}, keys under ${prefix}`);
+    console.log(
+      `micro: ${MICRO_WARMUP_S} s unmeasured + ${MICRO_S} s measured per case, sequential and ${MICRO_CONCURRENCY[1]} in flight; Redis ${REDIS_URL}, keys under ${prefix}`,
+    );
     const micro = [];
     for (const concurrency of MICRO_CONCURRENCY) {
       for (const spec of microCases) {
         // The over-budget case starts over its budget: fill the window first.
-        if (spec.id === 'hit-over') for (let i = 0; i < overBudget.max; i++) await limiter.hit('one', overBudget, Date.now());
+        if (spec.id === 'hit-over')
+          for (let i = 0; i < overBudget.max; i++) await limiter.hit('one', overBudget, Date.now());
         await waitForQuiet({ thresholdCores: LOAD_DEFAULTS.otherCoresLimit });
         await timeOps(spec.op, { seconds: MICRO_WARMUP_S, concurrency });
         const busy0 = await startCpuAccount({ serverPid: redisPid, backendPids: async () => [] });
@@ -243,8 +301,14 @@ export default {
         const redisCpu = (await redisCpuSeconds(client)) - redisCpu0;
         const redisCommandCount = (await redisCommands(client)) - redisCommands0;
         const cpu = await busy0.stop();
-        check(result.failures === 0, `${spec.name}: ${result.failures} operations failed (first: ${result.firstFailure?.message})`);
-        check(!limiter.usingFallback, `${spec.name}: the limiter fell back to memory (Redis failed or timed out): ${JSON.stringify(warnings.slice(-1))}`);
+        check(
+          result.failures === 0,
+          `${spec.name}: ${result.failures} operations failed (first: ${result.firstFailure?.message})`,
+        );
+        check(
+          !limiter.usingFallback,
+          `${spec.name}: the limiter fell back to memory (Redis failed or timed out): ${JSON.stringify(warnings.slice(-1))}`,
+        );
         micro.push({
           id: spec.id,
           name: spec.name,
@@ -264,12 +328,17 @@ export default {
           other: cpu.other,
         });
         const row = micro[micro.length - 1];
-        console.log(`  ${spec.name}, ${concurrency} in flight: ${fixed(row.opsPerS, 0)}/s, p50 ${fixed(row.p50 * 1000, 0)} us, p99 ${fixed(row.p99 * 1000, 0)} us; other cores ${fixed(cpu.other, 2)}`);
+        console.log(
+          `  ${spec.name}, ${concurrency} in flight: ${fixed(row.opsPerS, 0)}/s, p50 ${fixed(row.p50 * 1000, 0)} us, p99 ${fixed(row.p99 * 1000, 0)} us; other cores ${fixed(cpu.other, 2)}`,
+        );
       }
     }
     // The over-budget window held 300 and said no after that; the allowed one said yes throughout.
     const overDecision = await limiter.hit('one', overBudget, Date.now());
-    check(!overDecision.allowed && overDecision.remaining === 0, `the over-budget key is denied (got ${JSON.stringify(overDecision)})`);
+    check(
+      !overDecision.allowed && overDecision.remaining === 0,
+      `the over-budget key is denied (got ${JSON.stringify(overDecision)})`,
+    );
     const allowedDecision = await limiter.hit('one', allowed, Date.now());
     check(allowedDecision.allowed, 'the allowed key is still allowed');
     await closeClient();
@@ -281,26 +350,62 @@ export default {
     const encryptionKey = randomBytes(32);
     console.log(`\nend to end: database ${db.name}`);
     const serviceA = await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir });
-    const serviceB = await startService({ databaseUrl: db.url, encryptionKey, dataDir: tempDir('svc-bench-limiter-b-'), env: { REDIS_URL: undefined } });
-    const serviceC = CONTROL ? await startService({ databaseUrl: db.url, encryptionKey, dataDir: tempDir('svc-bench-limiter-c-') }) : undefined;
-    const noRedisWarning = serviceB.logs().some((line) => typeof line.msg === 'string' && line.msg.startsWith('no REDIS_URL'));
+    const serviceB = await startService({
+      databaseUrl: db.url,
+      encryptionKey,
+      dataDir: tempDir('svc-bench-limiter-b-'),
+      env: { REDIS_URL: undefined },
+    });
+    const serviceC = CONTROL
+      ? await startService({ databaseUrl: db.url, encryptionKey, dataDir: tempDir('svc-bench-limiter-c-') })
+      : undefined;
+    const noRedisWarning = serviceB
+      .logs()
+      .some((line) => typeof line.msg === 'string' && line.msg.startsWith('no REDIS_URL'));
     check(noRedisWarning, 'service B says it limits in process (no REDIS_URL)');
-    console.log(`service A (Redis limiter) pid ${serviceA.pid} on ${serviceA.url}; service B (in-process limiter, no REDIS_URL) pid ${serviceB.pid} on ${serviceB.url}`);
-    const merchant = await provisionMerchant(serviceA.url, { stores: 1, scopes: ['order:read'], redisKeyPrefix: serviceA.redisKeyPrefix });
+    console.log(
+      `service A (Redis limiter) pid ${serviceA.pid} on ${serviceA.url}; service B (in-process limiter, no REDIS_URL) pid ${serviceB.pid} on ${serviceB.url}`,
+    );
+    const merchant = await provisionMerchant(serviceA.url, {
+      stores: 1,
+      scopes: ['order:read'],
+      redisKeyPrefix: serviceA.redisKeyPrefix,
+    });
     const [storeId] = merchant.storeIds;
-    const product = await createProduct(serviceA.url, merchant, storeId, { name: 'Bench limiter product', price: 9.99, deliveryMethods: ['manualDelivery'] });
+    const product = await createProduct(serviceA.url, merchant, storeId, {
+      name: 'Bench limiter product',
+      price: 9.99,
+      deliveryMethods: ['manualDelivery'],
+    });
     const placed = await expectStatus(
-      request(`${serviceA.url}/api/v1/checkout`, { method: 'POST', body: { shopId: storeId, cart: [{ productId: product.id, quantity: 1 }], email: 'buyer@example.test' }, localAddress: merchant.sourceAddress }),
+      request(`${serviceA.url}/api/v1/checkout`, {
+        method: 'POST',
+        body: { shopId: storeId, cart: [{ productId: product.id, quantity: 1 }], email: 'buyer@example.test' },
+        localAddress: merchant.sourceAddress,
+      }),
       200,
       'POST /api/v1/checkout',
     );
     const orderPath = `/api/merchant/v1/stores/${storeId}/orders/${placed.json.orderId}`;
     const auth = { authorization: `Bearer ${merchant.apiKey}` };
-    const answerA = await expectStatus(request(`${serviceA.url}${orderPath}`, { headers: auth }), 200, 'service A GET merchant order');
-    const answerB = await expectStatus(request(`${serviceB.url}${orderPath}`, { headers: auth }), 200, 'service B GET merchant order');
+    const answerA = await expectStatus(
+      request(`${serviceA.url}${orderPath}`, { headers: auth }),
+      200,
+      'service A GET merchant order',
+    );
+    const answerB = await expectStatus(
+      request(`${serviceB.url}${orderPath}`, { headers: auth }),
+      200,
+      'service B GET merchant order',
+    );
     check(isDeepStrictEqual(answerA.json, answerB.json), 'A and B answer the same order');
-    check(answerA.headers['x-ratelimit-limit'] === '1000000000' && answerB.headers['x-ratelimit-limit'] === '1000000000', 'both run the limiter on the route (X-RateLimit-Limit 1000000000)');
-    console.log(`checked: both answer GET ${orderPath.replace(storeId, '{storeId}').replace(placed.json.orderId, '{orderId}')} identically, each with X-RateLimit-* headers (A from Redis, B from memory)`);
+    check(
+      answerA.headers['x-ratelimit-limit'] === '1000000000' && answerB.headers['x-ratelimit-limit'] === '1000000000',
+      'both run the limiter on the route (X-RateLimit-Limit 1000000000)',
+    );
+    console.log(
+      `checked: both answer GET ${orderPath.replace(storeId, '{storeId}').replace(placed.json.orderId, '{orderId}')} identically, each with X-RateLimit-* headers (A from Redis, B from memory)`,
+    );
 
     const watch = await watchDatabase(db.name);
     for (const [label, service] of [
@@ -310,7 +415,9 @@ export default {
     ]) {
       process.stdout.write(`  pre-warming service ${label} ... `);
       const warm = await prewarm({ urls: [`${service.url}${orderPath}`], headers: auth, pid: service.pid });
-      console.log(`${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`);
+      console.log(
+        `${warm.requests.toLocaleString('en-US')} requests in ${warm.seconds} s; server CPU ms/request per 5 s: ${warm.curve.map((v) => fixed(v, 2)).join(' > ')}`,
+      );
       check(warm.failures === 0, `pre-warm of service ${label} saw ${warm.failures} non-2xx answers or errors`);
     }
     // Paired, one request at a time: A against B, and (control) A against C, round by round.
@@ -318,7 +425,14 @@ export default {
       let best;
       for (let attempt = 1; attempt <= 1 + LOAD_DEFAULTS.retries; attempt++) {
         await waitForQuiet({ thresholdCores: LOAD_DEFAULTS.otherCoresLimit });
-        const spec = { urlA: `${first.url}${orderPath}`, urlB: `${second.url}${orderPath}`, headers: auth, pidA: first.pid, pidB: second.pid, backendPids: watch.backendPids };
+        const spec = {
+          urlA: `${first.url}${orderPath}`,
+          urlB: `${second.url}${orderPath}`,
+          headers: auth,
+          pidA: first.pid,
+          pidB: second.pid,
+          backendPids: watch.backendPids,
+        };
         if (LOAD_DEFAULTS.warmupS > 0) await pairedSequential({ ...spec, seconds: LOAD_DEFAULTS.warmupS });
         const run = await pairedSequential({ ...spec, seconds: LOAD_DEFAULTS.durationS });
         const row = {
@@ -373,11 +487,21 @@ export default {
           const service = label === 'A' ? serviceA : serviceB;
           const name = `${label} ${label === 'A' ? 'Redis' : 'memory'} c${connections} r${round}`;
           process.stdout.write(`  ${name} ... `);
-          const result = await measure({ name, url: `${service.url}${orderPath}`, headers: auth, pid: service.pid, connections, backendPids: watch.backendPids, transactions: watch.transactions });
+          const result = await measure({
+            name,
+            url: `${service.url}${orderPath}`,
+            headers: auth,
+            pid: service.pid,
+            connections,
+            backendPids: watch.backendPids,
+            transactions: watch.transactions,
+          });
           result.label = label;
           result.round = round;
           e2e.push(result);
-          console.log(`${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50, 2)} ms, p99 ${fixed(result.p99, 2)} ms, non-2xx ${result.non2xx}, server CPU ${fixed(result.serverCpuMsPerRequest, 3)} ms/req; other cores ${fixed(result.cpu.other, 2)}`);
+          console.log(
+            `${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50, 2)} ms, p99 ${fixed(result.p99, 2)} ms, non-2xx ${result.non2xx}, server CPU ${fixed(result.serverCpuMsPerRequest, 3)} ms/req; other cores ${fixed(result.cpu.other, 2)}`,
+          );
           check(result.warmupFailuresAll === 0, `${name}: warm-up runs saw non-2xx answers or errors`);
         }
       }
@@ -428,25 +552,41 @@ export default {
       );
     }
 
-    console.log(heading('rate-limiter: end to end, paired, one request at a time (A = Redis limiter, B = in-process, C = like A)'));
     console.log(
-      table([...paired, ...control], [
-        { key: 'pair', label: 'pair', align: 'left' },
-        { key: 'round', label: 'round', align: 'left', format: (v, row) => `${v}${row.attempt > 1 ? ` (attempt ${row.attempt})` : ''}${row.contaminated ? ' *' : ''}` },
-        { key: 'requestsA', label: 'requests 1st/2nd', format: (v, row) => `${v}/${row.requestsB}` },
-        { key: 'p50A', label: 'p50 1st ms', format: (v) => fixed(v, 3) },
-        { key: 'p50B', label: 'p50 2nd ms', format: (v) => fixed(v, 3) },
-        { key: 'addedP50', label: 'p50 1st-2nd ms', format: (v) => fixed(v, 3) },
-        { key: 'pairMedian', label: 'median 1st-2nd of neighbours ms', format: (v) => fixed(v, 3) },
-        { key: 'p90A', label: 'p90 1st/2nd ms', format: (v, row) => `${fixed(v, 2)}/${fixed(row.p90B, 2)}` },
-        { key: 'p99A', label: 'p99 1st/2nd ms', format: (v, row) => `${fixed(v, 2)}/${fixed(row.p99B, 2)}` },
-        { key: 'cpuA', label: 'CPU 1st ms/req', format: (v) => fixed(v, 3) },
-        { key: 'cpuB', label: 'CPU 2nd ms/req', format: (v) => fixed(v, 3) },
-        { key: 'addedCpu', label: 'CPU 1st-2nd ms/req', format: (v) => fixed(v, 3) },
-        { key: 'other', label: 'other cores', format: (v) => fixed(v, 2) },
-      ]),
+      heading(
+        'rate-limiter: end to end, paired, one request at a time (A = Redis limiter, B = in-process, C = like A)',
+      ),
     );
-    if (paired.some((row) => row.contaminated)) console.log(`* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during every attempt of this round (both services alike)`);
+    console.log(
+      table(
+        [...paired, ...control],
+        [
+          { key: 'pair', label: 'pair', align: 'left' },
+          {
+            key: 'round',
+            label: 'round',
+            align: 'left',
+            format: (v, row) =>
+              `${v}${row.attempt > 1 ? ` (attempt ${row.attempt})` : ''}${row.contaminated ? ' *' : ''}`,
+          },
+          { key: 'requestsA', label: 'requests 1st/2nd', format: (v, row) => `${v}/${row.requestsB}` },
+          { key: 'p50A', label: 'p50 1st ms', format: (v) => fixed(v, 3) },
+          { key: 'p50B', label: 'p50 2nd ms', format: (v) => fixed(v, 3) },
+          { key: 'addedP50', label: 'p50 1st-2nd ms', format: (v) => fixed(v, 3) },
+          { key: 'pairMedian', label: 'median 1st-2nd of neighbours ms', format: (v) => fixed(v, 3) },
+          { key: 'p90A', label: 'p90 1st/2nd ms', format: (v, row) => `${fixed(v, 2)}/${fixed(row.p90B, 2)}` },
+          { key: 'p99A', label: 'p99 1st/2nd ms', format: (v, row) => `${fixed(v, 2)}/${fixed(row.p99B, 2)}` },
+          { key: 'cpuA', label: 'CPU 1st ms/req', format: (v) => fixed(v, 3) },
+          { key: 'cpuB', label: 'CPU 2nd ms/req', format: (v) => fixed(v, 3) },
+          { key: 'addedCpu', label: 'CPU 1st-2nd ms/req', format: (v) => fixed(v, 3) },
+          { key: 'other', label: 'other cores', format: (v) => fixed(v, 2) },
+        ],
+      ),
+    );
+    if (paired.some((row) => row.contaminated))
+      console.log(
+        `* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during every attempt of this round (both services alike)`,
+      );
     const pairedAddedP50 = median(paired.map((row) => row.addedP50));
     const pairedAddedCpu = median(paired.map((row) => row.addedCpu));
     const pairedNeighbours = median(paired.map((row) => row.pairMedian));
@@ -467,7 +607,10 @@ export default {
     if (e2e.length > 0) {
       console.log(heading('rate-limiter: end to end under load (autocannon; A = Redis limiter, B = in-process)'));
       console.log(table(e2e, LOAD_COLUMNS));
-      if (e2e.some((result) => result.contaminated)) console.log(`* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during this case in each of its attempts`);
+      if (e2e.some((result) => result.contaminated))
+        console.log(
+          `* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during this case in each of its attempts`,
+        );
       for (const connections of CONNECTION_COUNTS) {
         const of = (label) => e2e.filter((result) => result.label === label && result.connections === connections);
         const a = of('A');
@@ -493,7 +636,12 @@ export default {
           { key: 'p50A', label: 'p50 A ms', format: (v) => fixed(v, 2) },
           { key: 'p50B', label: 'p50 B ms', format: (v) => fixed(v, 2) },
           { key: 'addedP50', label: 'added p50 ms', format: (v) => fixed(v, 2) },
-          { key: 'addedP50Each', label: 'per round', align: 'left', format: (v) => v.map((x) => fixed(x, 2)).join(' / ') },
+          {
+            key: 'addedP50Each',
+            label: 'per round',
+            align: 'left',
+            format: (v) => v.map((x) => fixed(x, 2)).join(' / '),
+          },
           { key: 'rpsRatio', label: 'A/B req/s', format: (v) => fixed(v, 2) },
           { key: 'cpuA', label: 'CPU A ms/req', format: (v) => fixed(v, 3) },
           { key: 'cpuB', label: 'CPU B ms/req', format: (v) => fixed(v, 3) },
@@ -505,17 +653,38 @@ export default {
     }
     console.log('');
     const sequentialHit = microOf('hit-allowed', 1);
-    console.log(ratioLine('limiter: one hit, p50 ms (micro, sequential)', sequentialHit.p50, { op: '<=', value: 1, note: 'issue 9: < 1 ms' }));
-    console.log(ratioLine('limiter: added p50 ms end to end (paired, one request at a time)', pairedAddedP50, { op: '<=', value: 1, note: 'issue 9: < 1 ms' }));
-    for (const row of summary) console.log(ratioLine(`limiter: added p50 ms at ${row.connections} connections (queueing included)`, row.addedP50));
+    console.log(
+      ratioLine('limiter: one hit, p50 ms (micro, sequential)', sequentialHit.p50, {
+        op: '<=',
+        value: 1,
+        note: 'issue 9: < 1 ms',
+      }),
+    );
+    console.log(
+      ratioLine('limiter: added p50 ms end to end (paired, one request at a time)', pairedAddedP50, {
+        op: '<=',
+        value: 1,
+        note: 'issue 9: < 1 ms',
+      }),
+    );
+    for (const row of summary)
+      console.log(
+        ratioLine(`limiter: added p50 ms at ${row.connections} connections (queueing included)`, row.addedP50),
+      );
     if (control.length) console.log(ratioLine('control: A - C p50 ms (two identical services)', controlP50));
     console.log(`process peak RSS (VmHWM): service A ${fixed(hwmA, 0)} MiB, service B ${fixed(hwmB, 0)} MiB`);
-    console.log(`service log lines at warn or above after start-up: A ${problemsA.length}, B ${problemsB.length}${problemsA.length + problemsB.length ? ` (first: ${JSON.stringify((problemsA[0] ?? problemsB[0])).slice(0, 300)})` : ''}`);
+    console.log(
+      `service log lines at warn or above after start-up: A ${problemsA.length}, B ${problemsB.length}${problemsA.length + problemsB.length ? ` (first: ${JSON.stringify(problemsA[0] ?? problemsB[0]).slice(0, 300)})` : ''}`,
+    );
     console.log(`\nrate-limiter took ${seconds(Date.now() - started)}`);
 
     const failed = e2e.filter((result) => result.non2xx > 0 || result.errors > 0 || result.timeouts > 0);
-    for (const result of failed) console.log(`!! ${result.name}: non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, timeouts ${result.timeouts}`);
-    if (failed.length > 0) throw new Error(`${failed.length} case(s) saw non-2xx answers or errors; the figures above do not count`);
+    for (const result of failed)
+      console.log(
+        `!! ${result.name}: non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, timeouts ${result.timeouts}`,
+      );
+    if (failed.length > 0)
+      throw new Error(`${failed.length} case(s) saw non-2xx answers or errors; the figures above do not count`);
     return { micro, paired, control, e2e, summary };
   },
 };

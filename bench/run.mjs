@@ -23,20 +23,37 @@ import soak from './soak.mjs';
 import webhooks from './webhooks.mjs';
 
 // `optIn` benchmarks (the 10-minute soak) run only when named: node bench/run.mjs soak.
-const BENCHMARKS = [ordersPaging, cart, checkout, settlement, webhooks, licenses, cluster, rateLimiter, ormExceptions, soak];
+const BENCHMARKS = [
+  ordersPaging,
+  cart,
+  checkout,
+  settlement,
+  webhooks,
+  licenses,
+  cluster,
+  rateLimiter,
+  ormExceptions,
+  soak,
+];
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h') || args.includes('--list')) {
   console.log('usage: node bench/run.mjs [name...]   (npm run bench -- [name...])\n\nbenchmarks:');
-  for (const bench of BENCHMARKS) console.log(`  ${bench.name.padEnd(16)} ${bench.optIn ? '(opt-in, only when named) ' : ''}${bench.measures}`);
+  for (const bench of BENCHMARKS)
+    console.log(`  ${bench.name.padEnd(16)} ${bench.optIn ? '(opt-in, only when named) ' : ''}${bench.measures}`);
   process.exit(0);
 }
 const unknown = args.filter((name) => !BENCHMARKS.some((bench) => bench.name === name));
 if (unknown.length > 0) {
-  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.map((bench) => bench.name).join(', ')}`);
+  console.error(
+    `unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.map((bench) => bench.name).join(', ')}`,
+  );
   process.exit(2);
 }
-const selected = args.length > 0 ? BENCHMARKS.filter((bench) => args.includes(bench.name)) : BENCHMARKS.filter((bench) => !bench.optIn);
+const selected =
+  args.length > 0
+    ? BENCHMARKS.filter((bench) => args.includes(bench.name))
+    : BENCHMARKS.filter((bench) => !bench.optIn);
 
 try {
   assertBuilt();
@@ -70,5 +87,8 @@ for (const bench of selected) {
 }
 clearDeadline();
 const after = describeBuild(REPO_ROOT, SERVER_DIST);
-if (after.distBuiltAt !== build.distBuiltAt) console.log(`\nnote: apps/server/dist was rebuilt during the run (newest .js now ${after.distBuiltAt}); a server started after that ran the new build`);
+if (after.distBuiltAt !== build.distBuiltAt)
+  console.log(
+    `\nnote: apps/server/dist was rebuilt during the run (newest .js now ${after.distBuiltAt}); a server started after that ran the new build`,
+  );
 process.exit(failures > 0 ? 1 : 0);

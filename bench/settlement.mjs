@@ -23,7 +23,14 @@ import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
 import { fixed, heading, seconds, table } from './lib/format.mjs';
 import { LOAD_DEFAULTS, percentile } from './lib/load.mjs';
 import { memoryOf, trackPeakRss } from './lib/proc.mjs';
-import { createProduct, importKeys, problemsAfterStart, provisionMerchant, startService, tempDir } from './lib/service.mjs';
+import {
+  createProduct,
+  importKeys,
+  problemsAfterStart,
+  provisionMerchant,
+  startService,
+  tempDir,
+} from './lib/service.mjs';
 
 const ROUNDS = Number(process.env.BENCH_SETTLEMENT_ROUNDS ?? 2);
 const ORDERS = Number(process.env.BENCH_SETTLEMENT_ORDERS ?? 1000);
@@ -63,7 +70,13 @@ export async function insertPendingOrders(client, storeId, productId, tag, count
 
 /** A payment.succeeded notification for `orderId`, signed like test/support/payments.ts. */
 export function signed(secret, orderId, timestamp) {
-  const body = JSON.stringify({ id: `tevt_${randomBytes(8).toString('hex')}`, type: 'payment.succeeded', orderId, amount: AMOUNT, currency: 'USD' });
+  const body = JSON.stringify({
+    id: `tevt_${randomBytes(8).toString('hex')}`,
+    type: 'payment.succeeded',
+    orderId,
+    amount: AMOUNT,
+    currency: 'USD',
+  });
   const v1 = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   return { body, signature: `t=${timestamp},v1=${v1}` };
 }
@@ -80,7 +93,11 @@ export function post(url, agent, notification, t0) {
       {
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(notification.body), 'x-test-signature': notification.signature },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(notification.body),
+          'x-test-signature': notification.signature,
+        },
       },
       (res) => {
         const chunks = [];
@@ -93,16 +110,38 @@ export function post(url, agent, notification, t0) {
           } catch {
             outcome = `(not JSON, ${res.statusCode})`;
           }
-          resolve({ status: res.statusCode, outcome, issuedToAnswerMs: done - t0, socketToAnswerMs: done - onSocket, done });
+          resolve({
+            status: res.statusCode,
+            outcome,
+            issuedToAnswerMs: done - t0,
+            socketToAnswerMs: done - onSocket,
+            done,
+          });
         });
-        res.on('error', (error) => resolve({ status: 0, outcome: `(error: ${error.message})`, issuedToAnswerMs: performance.now() - t0, socketToAnswerMs: NaN, done: performance.now() }));
+        res.on('error', (error) =>
+          resolve({
+            status: 0,
+            outcome: `(error: ${error.message})`,
+            issuedToAnswerMs: performance.now() - t0,
+            socketToAnswerMs: NaN,
+            done: performance.now(),
+          }),
+        );
       },
     );
     req.on('socket', () => {
       onSocket = performance.now();
     });
     req.setTimeout(120_000, () => req.destroy(new Error('no answer in 120 s')));
-    req.on('error', (error) => resolve({ status: 0, outcome: `(error: ${error.message})`, issuedToAnswerMs: performance.now() - t0, socketToAnswerMs: NaN, done: performance.now() }));
+    req.on('error', (error) =>
+      resolve({
+        status: 0,
+        outcome: `(error: ${error.message})`,
+        issuedToAnswerMs: performance.now() - t0,
+        socketToAnswerMs: NaN,
+        done: performance.now(),
+      }),
+    );
     req.end(notification.body);
   });
 }
@@ -111,7 +150,12 @@ export function post(url, agent, notification, t0) {
 function serverTimes(logs, fromLine) {
   return logs
     .slice(fromLine)
-    .filter((line) => line.msg === 'request completed' && line.req?.url === '/api/payments/test/webhook' && typeof line.responseTime === 'number')
+    .filter(
+      (line) =>
+        line.msg === 'request completed' &&
+        line.req?.url === '/api/payments/test/webhook' &&
+        typeof line.responseTime === 'number',
+    )
     .map((line) => line.responseTime)
     .sort((a, b) => a - b);
 }
@@ -152,9 +196,18 @@ export default {
     const gatewaySecret = randomBytes(24).toString('hex');
     console.log(`database ${db.name}`);
 
-    const service = await startService({ databaseUrl: db.url, encryptionKey, dataDir: workDir, env: { TEST_GATEWAY_SECRET: gatewaySecret } });
+    const service = await startService({
+      databaseUrl: db.url,
+      encryptionKey,
+      dataDir: workDir,
+      env: { TEST_GATEWAY_SECRET: gatewaySecret },
+    });
     console.log(`service pid ${service.pid} on ${service.url} (started in ${seconds(Date.now() - started)})`);
-    const merchant = await provisionMerchant(service.url, { stores: 1, scopes: ['order:read'], redisKeyPrefix: service.redisKeyPrefix });
+    const merchant = await provisionMerchant(service.url, {
+      stores: 1,
+      scopes: ['order:read'],
+      redisKeyPrefix: service.redisKeyPrefix,
+    });
     const [storeId] = merchant.storeIds;
     console.log(`seller ${merchant.email}, store ${storeId}`);
     const webhook = `${service.url}/api/payments/test/webhook`;
@@ -180,15 +233,29 @@ export default {
     async function settleRound(round, attempt) {
       // Set-up: a key product, its keys through the API, pending orders with SQL.
       const label = attempt === 1 ? `${round}` : `${round} (attempt ${attempt})`;
-      const product = await createProduct(service.url, merchant, storeId, { name: `Settlement round ${label}`, price: AMOUNT, deliveryMethods: ['licenseKeys'] });
-      const keys = Array.from({ length: KEYS }, (_, i) => `BENCH-${round}-${attempt}-${String(i).padStart(5, '0')}-${randomBytes(6).toString('hex')}`);
+      const product = await createProduct(service.url, merchant, storeId, {
+        name: `Settlement round ${label}`,
+        price: AMOUNT,
+        deliveryMethods: ['licenseKeys'],
+      });
+      const keys = Array.from(
+        { length: KEYS },
+        (_, i) => `BENCH-${round}-${attempt}-${String(i).padStart(5, '0')}-${randomBytes(6).toString('hex')}`,
+      );
       const imported = await importKeys(service.url, merchant, storeId, product.id, keys);
-      check(imported.added === KEYS && imported.duplicates === 0, `round ${label}: imported ${KEYS} keys (got ${JSON.stringify(imported)})`);
-      const ids = await withClient(db.url, (client) => insertPendingOrders(client, storeId, product.id, `${String(round).padStart(2, '0')}${attempt}`, ORDERS));
+      check(
+        imported.added === KEYS && imported.duplicates === 0,
+        `round ${label}: imported ${KEYS} keys (got ${JSON.stringify(imported)})`,
+      );
+      const ids = await withClient(db.url, (client) =>
+        insertPendingOrders(client, storeId, product.id, `${String(round).padStart(2, '0')}${attempt}`, ORDERS),
+      );
       const timestamp = Math.floor(Date.now() / 1000);
       const notifications = ids.map((orderId) => signed(gatewaySecret, orderId, timestamp));
       const logLine = service.logs().length;
-      process.stdout.write(`  round ${label}: product ${product.id}, ${imported.added} keys, ${ids.length} pending orders; settling all at once ... `);
+      process.stdout.write(
+        `  round ${label}: product ${product.id}, ${imported.added} keys, ${ids.length} pending orders; settling all at once ... `,
+      );
 
       // All requests issued at once; the agent holds those beyond SOCKETS until a socket frees.
       const quiet = await waitForQuiet({ thresholdCores: LOAD_DEFAULTS.otherCoresLimit });
@@ -211,7 +278,10 @@ export default {
         outcomes[kind] = (outcomes[kind] ?? 0) + 1;
       }
       const issued = answers.map((answer) => answer.issuedToAnswerMs).sort((a, b) => a - b);
-      const onSocket = answers.map((answer) => answer.socketToAnswerMs).filter(Number.isFinite).sort((a, b) => a - b);
+      const onSocket = answers
+        .map((answer) => answer.socketToAnswerMs)
+        .filter(Number.isFinite)
+        .sort((a, b) => a - b);
       const server = serverTimes(service.logs(), logLine);
       const sql = await withClient(db.url, (client) => sqlChecks(client, product.id, ids));
       const result = {
@@ -252,24 +322,65 @@ export default {
     await db.drop();
 
     // Figures.
-    const expected = { assigned: KEYS, distinct_keys: KEYS, distinct_values: KEYS, available: 0, completed: KEYS, processing: ORDERS - KEYS, completed_one_key: KEYS, processing_no_key: ORDERS - KEYS, doubled: 0, keys_on_uncompleted: 0, payments: ORDERS, notifications_settled: ORDERS, paid_events: ORDERS, completed_events: KEYS };
+    const expected = {
+      assigned: KEYS,
+      distinct_keys: KEYS,
+      distinct_values: KEYS,
+      available: 0,
+      completed: KEYS,
+      processing: ORDERS - KEYS,
+      completed_one_key: KEYS,
+      processing_no_key: ORDERS - KEYS,
+      doubled: 0,
+      keys_on_uncompleted: 0,
+      payments: ORDERS,
+      notifications_settled: ORDERS,
+      paid_events: ORDERS,
+      completed_events: KEYS,
+    };
     console.log(heading('settlement results'));
     console.log(
       table(rounds, [
-        { key: 'label', label: 'round', align: 'left', format: (v, row) => `${v}${row.cpu.other > LOAD_DEFAULTS.otherCoresLimit ? ' *' : ''}${row.kept && rounds.some((other) => other.round === row.round && other !== row) ? ' (kept)' : ''}` },
+        {
+          key: 'label',
+          label: 'round',
+          align: 'left',
+          format: (v, row) =>
+            `${v}${row.cpu.other > LOAD_DEFAULTS.otherCoresLimit ? ' *' : ''}${row.kept && rounds.some((other) => other.round === row.round && other !== row) ? ' (kept)' : ''}`,
+        },
         { key: 'requests', label: 'settlements', format: String },
         { key: 'wallMs', label: 'wall s', format: (v) => fixed(v / 1000, 2) },
         { key: 'rps', label: 'req/s', format: (v) => fixed(v, 0) },
         { key: 'p50', label: 'p50 ms', format: (v) => fixed(v, 0) },
         { key: 'p99', label: 'p99 ms', format: (v) => fixed(v, 0) },
-        { key: 'socketP50', label: 'on-socket p50/p99 ms', format: (v, row) => `${fixed(v, 0)}/${fixed(row.socketP99, 0)}` },
-        { key: 'serverP50', label: 'server p50/p99 ms', format: (v, row) => `${fixed(v, 0)}/${fixed(row.serverP99, 0)}` },
-        { key: 'outcomes', label: 'outcomes', align: 'left', format: (v) => Object.entries(v).map(([kind, n]) => `${kind} ${n}`).join(', ') },
+        {
+          key: 'socketP50',
+          label: 'on-socket p50/p99 ms',
+          format: (v, row) => `${fixed(v, 0)}/${fixed(row.socketP99, 0)}`,
+        },
+        {
+          key: 'serverP50',
+          label: 'server p50/p99 ms',
+          format: (v, row) => `${fixed(v, 0)}/${fixed(row.serverP99, 0)}`,
+        },
+        {
+          key: 'outcomes',
+          label: 'outcomes',
+          align: 'left',
+          format: (v) =>
+            Object.entries(v)
+              .map(([kind, n]) => `${kind} ${n}`)
+              .join(', '),
+        },
         { key: 'peakRssMiB', label: 'peak RSS MiB', format: (v) => fixed(v, 0) },
         { key: 'serverCpuMsPer', label: 'server CPU ms/settlement', format: (v) => fixed(v, 2) },
         { key: 'postgresCpuMsPer', label: 'pg CPU ms/settlement', format: (v) => fixed(v, 2) },
         { key: 'transactionsPer', label: 'pg xacts/settlement', format: (v) => fixed(v, 2) },
-        { key: 'cpu', label: 'cores: server/pg/load/other', format: (v) => [v.server, v.postgres, v.load, v.other].map((x) => fixed(x, 2)).join('/') },
+        {
+          key: 'cpu',
+          label: 'cores: server/pg/load/other',
+          format: (v) => [v.server, v.postgres, v.load, v.other].map((x) => fixed(x, 2)).join('/'),
+        },
       ]),
     );
     console.log(
@@ -277,29 +388,46 @@ export default {
         `server: Fastify's responseTime from the service's log (includes waiting for one of the 10 database connections)`,
     );
     if (rounds.some((row) => row.cpu.other > LOAD_DEFAULTS.otherCoresLimit)) {
-      console.log(`* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during this round; its wall time understates this machine (such a round is run again, up to ${LOAD_DEFAULTS.retries} time(s), and the cleanest attempt kept)`);
+      console.log(
+        `* other processes kept more than ${LOAD_DEFAULTS.otherCoresLimit} cores busy during this round; its wall time understates this machine (such a round is run again, up to ${LOAD_DEFAULTS.retries} time(s), and the cleanest attempt kept)`,
+      );
     }
 
     console.log(heading('SQL checks per round'));
-    const checkRows = Object.entries(expected).map(([key, want]) => ({ key, want, ...Object.fromEntries(rounds.map((row, i) => [`r${i}`, row.sql[key]])) }));
+    const checkRows = Object.entries(expected).map(([key, want]) => ({
+      key,
+      want,
+      ...Object.fromEntries(rounds.map((row, i) => [`r${i}`, row.sql[key]])),
+    }));
     console.log(
       table(checkRows, [
         { key: 'key', label: 'check', align: 'left' },
         { key: 'want', label: 'expected', format: String },
-        ...rounds.map((row, i) => ({ key: `r${i}`, label: `round ${row.label}`, format: (v, r) => `${v}${v === r.want ? '' : ' !!'}` })),
+        ...rounds.map((row, i) => ({
+          key: `r${i}`,
+          label: `round ${row.label}`,
+          format: (v, r) => `${v}${v === r.want ? '' : ' !!'}`,
+        })),
       ]),
     );
     console.log(`process peak RSS over the whole run (VmHWM): service ${fixed(serviceHwm, 0)} MiB`);
-    console.log(`service log lines at warn or above after start-up: ${serviceProblems.length}${serviceProblems.length ? ` (first: ${JSON.stringify(serviceProblems[0]).slice(0, 300)})` : ''}`);
+    console.log(
+      `service log lines at warn or above after start-up: ${serviceProblems.length}${serviceProblems.length ? ` (first: ${JSON.stringify(serviceProblems[0]).slice(0, 300)})` : ''}`,
+    );
 
     const problems = [];
     for (const row of rounds) {
       const notSettled = Object.entries(row.outcomes).filter(([kind]) => kind !== 'settled');
-      if (notSettled.length > 0) problems.push(`round ${row.label}: not every answer was 200 settled: ${JSON.stringify(row.outcomes)}`);
-      for (const [key, want] of Object.entries(expected)) if (row.sql[key] !== want) problems.push(`round ${row.label}: ${key} is ${row.sql[key]}, expected ${want}`);
+      if (notSettled.length > 0)
+        problems.push(`round ${row.label}: not every answer was 200 settled: ${JSON.stringify(row.outcomes)}`);
+      for (const [key, want] of Object.entries(expected))
+        if (row.sql[key] !== want) problems.push(`round ${row.label}: ${key} is ${row.sql[key]}, expected ${want}`);
     }
     for (const problem of problems) console.log(`!! ${problem}`);
-    if (problems.length === 0) console.log(`checked: every round${rounds.length > ROUNDS ? ' and attempt' : ''}, all ${ORDERS} answered 200 settled; ${KEYS} keys assigned to ${KEYS} different orders, none twice; ${KEYS} orders completed, ${ORDERS - KEYS} processing`);
+    if (problems.length === 0)
+      console.log(
+        `checked: every round${rounds.length > ROUNDS ? ' and attempt' : ''}, all ${ORDERS} answered 200 settled; ${KEYS} keys assigned to ${KEYS} different orders, none twice; ${KEYS} orders completed, ${ORDERS - KEYS} processing`,
+      );
     console.log(`\nsettlement took ${seconds(Date.now() - started)}`);
     if (problems.length > 0) throw new Error(`${problems.length} check(s) failed`);
     return { rounds };

@@ -183,7 +183,14 @@ async function startReceiver(secret) {
       } catch {
         body = undefined;
       }
-      if (!body || body.id !== eventId || body.event !== req.headers['x-service-event'] || req.method !== 'POST' || req.url !== '/hook') p.badBodies++;
+      if (
+        !body ||
+        body.id !== eventId ||
+        body.event !== req.headers['x-service-event'] ||
+        req.method !== 'POST' ||
+        req.url !== '/hook'
+      )
+        p.badBodies++;
       if (p.arrivals.has(eventId)) {
         p.repeatedEvents++;
         return;
@@ -198,7 +205,9 @@ async function startReceiver(secret) {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
-  const close = onCleanup('close webhook receiver', () => new Promise((resolve) => server.close(() => resolve())).then(() => server.closeAllConnections?.()));
+  const close = onCleanup('close webhook receiver', () =>
+    new Promise((resolve) => server.close(() => resolve())).then(() => server.closeAllConnections?.()),
+  );
   return {
     url: `http://127.0.0.1:${server.address().port}/hook`,
     begin(name) {
@@ -215,7 +224,13 @@ async function startReceiver(secret) {
 // ---------------------------------------------------------------------------------------------
 // Data
 
-const PRODUCTS = ['Lifetime License - Pro Edition', 'Game Key (Steam, Global)', 'Premium Theme Pack', 'Discord Bot Subscription (1 month)', 'E-book: Practical PostgreSQL'];
+const PRODUCTS = [
+  'Lifetime License - Pro Edition',
+  'Game Key (Steam, Global)',
+  'Premium Theme Pack',
+  'Discord Bot Subscription (1 month)',
+  'E-book: Practical PostgreSQL',
+];
 const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'NL', 'CA', 'BR', 'PL'];
 
 /** An `order.created` payload as checkout writes it ({ order: toOrderDetail(order) }), about 1 KB. */
@@ -238,13 +253,25 @@ function orderPayload(storeId, n, at, extra = {}) {
       createdAt: iso,
       completedAt: null,
       updatedAt: iso,
-      note: n % 3 === 0 ? 'Please send the key to my second address as well; I bought this as a gift for a friend who will redeem it on another account.' : '',
+      note:
+        n % 3 === 0
+          ? 'Please send the key to my second address as well; I bought this as a gift for a friend who will redeem it on another account.'
+          : '',
       customFieldResponses: [
         { name: 'Discord username', value: `buyer_${n % 5000}#${String(1000 + (n % 9000)).padStart(4, '0')}` },
         { name: 'Minecraft username', value: `Player${n % 5000}` },
-        { name: 'How did you hear about us?', value: 'A friend recommended the store on a community server; the reviews looked trustworthy.' },
-        { name: 'Company / VAT number (optional)', value: n % 4 === 0 ? `DE${String(100_000_000 + n).slice(0, 9)}` : '' },
-        { name: 'Anything else?', value: 'Thanks! Looking forward to the delivery, please keep the invoice in English.' },
+        {
+          name: 'How did you hear about us?',
+          value: 'A friend recommended the store on a community server; the reviews looked trustworthy.',
+        },
+        {
+          name: 'Company / VAT number (optional)',
+          value: n % 4 === 0 ? `DE${String(100_000_000 + n).slice(0, 9)}` : '',
+        },
+        {
+          name: 'Anything else?',
+          value: 'Thanks! Looking forward to the delivery, please keep the invoice in English.',
+        },
       ],
     },
     ...extra,
@@ -259,13 +286,28 @@ async function seedEndpoint(url, encryptionKey, receiverUrl, secret) {
   const ids = { userId: newId(), storeId: newId(), webhookId: newId() };
   await withClient(url, async (client) => {
     await client.query('begin');
-    await client.query(`insert into "user" (id, email, password_hash, created_at, updated_at) values ($1, $2, null, now(), now())`, [ids.userId, `bench-${tag}@example.test`]);
-    await client.query(`insert into store (id, name, subdomain, currency, created_at, updated_at) values ($1, 'Bench store', $2, 'USD', now(), now())`, [ids.storeId, `bench-${tag}`]);
-    await client.query(`insert into store_member (id, store_id, user_id, role, created_at) values ($1, $2, $3, 'owner', now())`, [newId(), ids.storeId, ids.userId]);
+    await client.query(
+      `insert into "user" (id, email, password_hash, created_at, updated_at) values ($1, $2, null, now(), now())`,
+      [ids.userId, `bench-${tag}@example.test`],
+    );
+    await client.query(
+      `insert into store (id, name, subdomain, currency, created_at, updated_at) values ($1, 'Bench store', $2, 'USD', now(), now())`,
+      [ids.storeId, `bench-${tag}`],
+    );
+    await client.query(
+      `insert into store_member (id, store_id, user_id, role, created_at) values ($1, $2, $3, 'owner', now())`,
+      [newId(), ids.storeId, ids.userId],
+    );
     await client.query(
       `insert into webhook (id, store_id, name, url, secret_enc, secret_prefix, events, enabled, created_at, updated_at)
        values ($1, $2, 'Bench receiver', $3, $4, $5, '{order.created}', true, now(), now())`,
-      [ids.webhookId, ids.storeId, receiverUrl, seal(deriveKey(encryptionKey, 'webhook-secret'), secret), secret.slice(0, 12)],
+      [
+        ids.webhookId,
+        ids.storeId,
+        receiverUrl,
+        seal(deriveKey(encryptionKey, 'webhook-secret'), secret),
+        secret.slice(0, 12),
+      ],
     );
     await client.query('commit');
   });
@@ -303,8 +345,12 @@ async function pollUntilDone(client, sql, params, target, child, timeoutMs) {
     polls++;
     const { ok, failed } = rows[0];
     if (ok >= target) return { doneAt: performance.now(), polls, ok, failed, complete: true };
-    if (!child.alive()) throw new Error(`${child.label} exited (${await child.exited}) after ${ok} of ${target} deliveries; log ${child.logFile}:\n${child.log().slice(-3000)}`);
-    if (performance.now() - started > timeoutMs) return { doneAt: performance.now(), polls, ok, failed, complete: false };
+    if (!child.alive())
+      throw new Error(
+        `${child.label} exited (${await child.exited}) after ${ok} of ${target} deliveries; log ${child.logFile}:\n${child.log().slice(-3000)}`,
+      );
+    if (performance.now() - started > timeoutMs)
+      return { doneAt: performance.now(), polls, ok, failed, complete: false };
     await sleep(100);
   }
 }
@@ -360,7 +406,8 @@ async function deliveryRun({ name, receiver, start, watch, countSql, countParams
   // flushes them. So: stop the sender, wait for its connections to close, then count.
   await child.stop();
   const closedBy = performance.now() + 10_000;
-  while ((await watch.backendPids()).some((pid) => pid !== pgClient.processID) && performance.now() < closedBy) await sleep(50);
+  while ((await watch.backendPids()).some((pid) => pid !== pgClient.processID) && performance.now() < closedBy)
+    await sleep(50);
   await sleep(100);
   const tx1 = await watch.transactions();
   const elapsedS = (polled.doneAt - t0) / 1000;
@@ -368,7 +415,8 @@ async function deliveryRun({ name, receiver, start, watch, countSql, countParams
   const steadyS = phase.lastAt !== undefined ? (phase.lastAt - phase.firstAt) / 1000 : NaN;
   // Deliveries per second in consecutive 5 s windows from the first arrival: does the rate hold?
   const perWindow = [];
-  for (const at of phase.arrivals.values()) perWindow[Math.floor((at - phase.firstAt) / 5000)] = (perWindow[Math.floor((at - phase.firstAt) / 5000)] ?? 0) + 1;
+  for (const at of phase.arrivals.values())
+    perWindow[Math.floor((at - phase.firstAt) / 5000)] = (perWindow[Math.floor((at - phase.firstAt) / 5000)] ?? 0) + 1;
   const windowRates = Array.from(perWindow, (n) => (n ?? 0) / 5);
   return {
     name,
@@ -396,12 +444,21 @@ async function deliveryRun({ name, receiver, start, watch, countSql, countParams
 
 function checkReceived(run, expectedEvents, label) {
   const p = run.phase;
-  check(p.badSignatures === 0, `${label}: ${p.badSignatures} requests with a bad X-Service-Signature (first: ${p.firstBadSignature})`);
+  check(
+    p.badSignatures === 0,
+    `${label}: ${p.badSignatures} requests with a bad X-Service-Signature (first: ${p.firstBadSignature})`,
+  );
   check(p.badBodies === 0, `${label}: ${p.badBodies} requests whose body does not match their headers`);
   check(p.duplicateDeliveries === 0, `${label}: ${p.duplicateDeliveries} duplicate x-service-delivery-id`);
   check(p.repeatedEvents === 0, `${label}: ${p.repeatedEvents} events delivered more than once`);
-  check(p.requests === expectedEvents.length, `${label}: the receiver got ${p.requests} requests, expected exactly ${expectedEvents.length}`);
-  check(expectedEvents.every((id) => p.arrivals.has(id)), `${label}: every event arrived`);
+  check(
+    p.requests === expectedEvents.length,
+    `${label}: the receiver got ${p.requests} requests, expected exactly ${expectedEvents.length}`,
+  );
+  check(
+    expectedEvents.every((id) => p.arrivals.has(id)),
+    `${label}: every event arrived`,
+  );
 }
 
 /**
@@ -420,12 +477,10 @@ async function paced({ pool, redis, channel, storeId, newId, count, rate, publis
     const sentAtMs = wall();
     const at = new Date(Math.floor(sentAtMs));
     // One autocommit INSERT: its own transaction, committed when it answers.
-    await pool.query(`insert into event (id, store_id, type, payload, created_at) values ($1, $2, 'order.created', $3::jsonb, $4)`, [
-      id,
-      storeId,
-      JSON.stringify(orderPayload(storeId, i, at, { sentAtMs, bench: label })),
-      at,
-    ]);
+    await pool.query(
+      `insert into event (id, store_id, type, payload, created_at) values ($1, $2, 'order.created', $3::jsonb, $4)`,
+      [id, storeId, JSON.stringify(orderPayload(storeId, i, at, { sentAtMs, bench: label })), at],
+    );
     committed.set(id, wall());
     if (publish) await redis.publish(channel, '1');
   };
@@ -466,10 +521,19 @@ async function lagRun({ receiver, name, pool, redis, channel, storeId, newId, co
     fromInsert.push(arrived - phase.sentAt.get(id));
   }
   // In commit order: the first and the last fifth, to see whether a backlog builds up.
-  const byCommit = [...sent.committed].sort((a, b) => a[1] - b[1]).map(([id, at]) => phase.arrivals.get(id) - at).filter(Number.isFinite);
+  const byCommit = [...sent.committed]
+    .sort((a, b) => a[1] - b[1])
+    .map(([id, at]) => phase.arrivals.get(id) - at)
+    .filter(Number.isFinite);
   const fifth = Math.max(1, Math.floor(byCommit.length / 5));
-  const firstFifthP50 = percentile(byCommit.slice(0, fifth).sort((a, b) => a - b), 50);
-  const lastFifthP50 = percentile(byCommit.slice(-fifth).sort((a, b) => a - b), 50);
+  const firstFifthP50 = percentile(
+    byCommit.slice(0, fifth).sort((a, b) => a - b),
+    50,
+  );
+  const lastFifthP50 = percentile(
+    byCommit.slice(-fifth).sort((a, b) => a - b),
+    50,
+  );
   // p50 per 2 s of commits: how the lag moves through the run.
   const firstCommit = Math.min(...sent.committed.values());
   const buckets = [];
@@ -478,7 +542,12 @@ async function lagRun({ receiver, name, pool, redis, channel, storeId, newId, co
     if (arrived === undefined) continue;
     (buckets[Math.floor((at - firstCommit) / 2000)] ??= []).push(arrived - at);
   }
-  const series = buckets.map((values) => percentile((values ?? []).sort((a, b) => a - b), 50));
+  const series = buckets.map((values) =>
+    percentile(
+      (values ?? []).sort((a, b) => a - b),
+      50,
+    ),
+  );
   lags.sort((a, b) => a - b);
   fromInsert.sort((a, b) => a - b);
   return {
@@ -515,15 +584,28 @@ const THROUGHPUT_COLUMNS = [
   { key: 'firstArrivalS', label: '1st arrival s', format: (v) => fixed(v, 2) },
   { key: 'steadyRate', label: '1st-last /s', format: (v) => fixed(v, 0) },
   { key: 'received', label: 'received', format: (_, row) => String(row.phase.requests) },
-  { key: 'dups', label: 'dup ids', format: (_, row) => String(row.phase.duplicateDeliveries + row.phase.repeatedEvents) },
+  {
+    key: 'dups',
+    label: 'dup ids',
+    format: (_, row) => String(row.phase.duplicateDeliveries + row.phase.repeatedEvents),
+  },
   { key: 'bad', label: 'bad sig', format: (_, row) => String(row.phase.badSignatures) },
-  { key: 'pauses', label: `pauses >=${PAUSE_MS}ms`, format: (_, row) => `${row.phase.pauses} (${fixed(row.phase.pausedMs / 1000, 1)} s)` },
+  {
+    key: 'pauses',
+    label: `pauses >=${PAUSE_MS}ms`,
+    format: (_, row) => `${row.phase.pauses} (${fixed(row.phase.pausedMs / 1000, 1)} s)`,
+  },
   { key: 'peakRssMiB', label: 'peak RSS MiB', format: (v) => fixed(v, 0) },
   { key: 'cpuMsPerDelivery', label: 'CPU ms/dlv', format: (v) => fixed(v, 3) },
   { key: 'deliveryCpuMsPerDelivery', label: 'excl. start-up', format: (v) => fixed(v, 3) },
   { key: 'pgCpuMsPerDelivery', label: 'pg CPU ms/dlv', format: (v) => fixed(v, 3) },
   { key: 'stmtsPerDelivery', label: 'pg xacts/dlv', format: (v) => fixed(v, 2) },
-  { key: 'cpu', label: 'cores: sender/pg/bench/other', align: 'left', format: (v) => [v.server, v.postgres, v.load, v.other].map((x) => fixed(x, 2)).join('/') },
+  {
+    key: 'cpu',
+    label: 'cores: sender/pg/bench/other',
+    align: 'left',
+    format: (v) => [v.server, v.postgres, v.load, v.other].map((x) => fixed(x, 2)).join('/'),
+  },
 ];
 
 const LAG_COLUMNS = [
@@ -535,10 +617,19 @@ const LAG_COLUMNS = [
   { key: 'p99', label: 'p99 ms', format: (v) => fixed(v, 1) },
   { key: 'max', label: 'max ms', format: (v) => fixed(v, 1) },
   { key: 'drainedS', label: 'drain s', format: (v) => fixed(v, 1) },
-  { key: 'firstFifthP50', label: 'p50 1st/last fifth', format: (v, row) => `${fixed(v, 0)}/${fixed(row.lastFifthP50, 0)}` },
+  {
+    key: 'firstFifthP50',
+    label: 'p50 1st/last fifth',
+    format: (v, row) => `${fixed(v, 0)}/${fixed(row.lastFifthP50, 0)}`,
+  },
   { key: 'workerCpuMsPerDelivery', label: 'worker CPU ms/event', format: (v) => fixed(v, 2) },
   { key: 'pgCpuMsPerEvent', label: 'pg CPU ms/event', format: (v) => fixed(v, 2) },
-  { key: 'cpu', label: 'cores: worker/pg/bench/other', align: 'left', format: (v) => [v.server, v.postgres, v.load, v.other].map((x) => fixed(x, 2)).join('/') },
+  {
+    key: 'cpu',
+    label: 'cores: worker/pg/bench/other',
+    align: 'left',
+    format: (v) => [v.server, v.postgres, v.load, v.other].map((x) => fixed(x, 2)).join('/'),
+  },
 ];
 
 export default {
@@ -563,7 +654,13 @@ export default {
     // migrations do not use Redis, and with it this build's `svc migrate` never exits (the
     // Redis client it connects in the background keeps the process alive).
     const { REDIS_URL: _unused, ...migrateEnv } = env();
-    const migrating = spawnChild({ label: 'svc migrate', script: SERVER_ENTRY, args: ['migrate'], env: { ...migrateEnv, LOG_LEVEL: 'info' }, logFile: path.join(workDir, 'migrate.log') });
+    const migrating = spawnChild({
+      label: 'svc migrate',
+      script: SERVER_ENTRY,
+      args: ['migrate'],
+      env: { ...migrateEnv, LOG_LEVEL: 'info' },
+      logFile: path.join(workDir, 'migrate.log'),
+    });
     const migrated = await Promise.race([migrating.exited, sleep(120_000).then(() => 'timeout')]);
     check(migrated === 0, `svc migrate exited ${migrated}; log:\n${migrating.log().slice(-3000)}`);
     await migrating.stop();
@@ -586,17 +683,29 @@ export default {
     const closePgClient = onCleanup('close bench pg client', () => pgClient.end());
 
     // 2. Throughput: one worker, every event already queued in the outbox.
-    process.stdout.write(`  worker (WEBHOOK_POLL_MS=${THROUGHPUT_POLL_MS}), ${EVENTS.toLocaleString('en-US')} events ... `);
+    process.stdout.write(
+      `  worker (WEBHOOK_POLL_MS=${THROUGHPUT_POLL_MS}), ${EVENTS.toLocaleString('en-US')} events ... `,
+    );
     const worker = await deliveryRun({
       name: 'svc worker',
       receiver: hooks,
-      start: () => spawnChild({ label: 'svc worker', script: SERVER_ENTRY, args: ['worker'], nodeArgs: workerArgs, env: env(THROUGHPUT_POLL_MS), logFile: path.join(workDir, 'worker.log') }),
+      start: () =>
+        spawnChild({
+          label: 'svc worker',
+          script: SERVER_ENTRY,
+          args: ['worker'],
+          nodeArgs: workerArgs,
+          env: env(THROUGHPUT_POLL_MS),
+          logFile: path.join(workDir, 'worker.log'),
+        }),
       watch,
       countSql: `select count(*) filter (where status = 'success')::int as ok, count(*) filter (where status = 'failed')::int as failed from webhook_delivery`,
       countParams: [],
       pgClient,
     });
-    console.log(`${fixed(worker.rate, 0)} deliveries/s (${fixed(worker.elapsedS, 2)} s from spawn${worker.complete ? '' : `, INCOMPLETE: ${worker.delivered} after ${THROUGHPUT_TIMEOUT_S} s`})`);
+    console.log(
+      `${fixed(worker.rate, 0)} deliveries/s (${fixed(worker.elapsedS, 2)} s from spawn${worker.complete ? '' : `, INCOMPLETE: ${worker.delivered} after ${THROUGHPUT_TIMEOUT_S} s`})`,
+    );
     const workerDb = (
       await pgClient.query(
         `select (select count(*)::int from event where dispatched_at is null) as undispatched,
@@ -646,31 +755,55 @@ export default {
       console.log(`${fixed(run.rate, 0)} deliveries/s (${fixed(run.elapsedS, 2)} s from spawn)`);
       if (run.complete) checkReceived(run, events.ids, label);
       // The same bytes as the worker sent, event by event.
-      run.sameBodies = events.ids.filter((id) => worker.phase.bodyHashes.get(id) === run.phase.bodyHashes.get(id)).length;
+      run.sameBodies = events.ids.filter(
+        (id) => worker.phase.bodyHashes.get(id) === run.phase.bodyHashes.get(id),
+      ).length;
       run.done = done;
       return run;
     };
     const floor = await floorRun(FLOOR_CONCURRENCY, `floor, ${FLOOR_CONCURRENCY} at once`);
-    const floorSmall = FLOOR_SMALL ? await floorRun(DISPATCHER_PER_ENDPOINT, `floor, ${DISPATCHER_PER_ENDPOINT} at once`) : undefined;
+    const floorSmall = FLOOR_SMALL
+      ? await floorRun(DISPATCHER_PER_ENDPOINT, `floor, ${DISPATCHER_PER_ENDPOINT} at once`)
+      : undefined;
 
     // 4. Lag: a fresh worker with the default poll (1000 ms); wake-ups through Redis pub/sub.
     const lagRuns = [];
     let lagInfo;
     if (LAG_EVENTS > 0) {
-      const lagWorker = spawnChild({ label: 'svc worker (lag)', script: SERVER_ENTRY, args: ['worker'], nodeArgs: workerArgs, env: env(undefined), logFile: path.join(workDir, 'worker-lag.log') });
+      const lagWorker = spawnChild({
+        label: 'svc worker (lag)',
+        script: SERVER_ENTRY,
+        args: ['worker'],
+        nodeArgs: workerArgs,
+        env: env(undefined),
+        logFile: path.join(workDir, 'worker-lag.log'),
+      });
       // Ready when its dispatcher has subscribed to the wake-up channel.
       const subscribedBy = performance.now() + 60_000;
       for (;;) {
         const [, subscribers] = await redis.sendCommand(['PUBSUB', 'NUMSUB', channel]);
         if (Number(subscribers) >= 1) break;
-        if (!lagWorker.alive()) throw new Error(`the lag worker exited (${await lagWorker.exited}); log:\n${lagWorker.log().slice(-3000)}`);
-        check(performance.now() < subscribedBy, `the lag worker did not subscribe to its wake-up channel within 60 s; log:\n${lagWorker.log().slice(-3000)}`);
+        if (!lagWorker.alive())
+          throw new Error(`the lag worker exited (${await lagWorker.exited}); log:\n${lagWorker.log().slice(-3000)}`);
+        check(
+          performance.now() < subscribedBy,
+          `the lag worker did not subscribe to its wake-up channel within 60 s; log:\n${lagWorker.log().slice(-3000)}`,
+        );
         await sleep(50);
       }
       const lagPeak = trackPeakRss(lagWorker.pid);
       const insertPool = new pg.Pool({ connectionString: db.url, max: 4 });
       const closeInsertPool = onCleanup('close bench insert pool', () => insertPool.end());
-      const lagArgs = { receiver: hooks, watch, pool: insertPool, redis, channel, storeId: endpoint.storeId, newId: endpoint.newId, worker: lagWorker };
+      const lagArgs = {
+        receiver: hooks,
+        watch,
+        pool: insertPool,
+        redis,
+        channel,
+        storeId: endpoint.storeId,
+        newId: endpoint.newId,
+        worker: lagWorker,
+      };
       const lagCase = async (label, options) => {
         process.stdout.write(`  lag: ${label} ... `);
         const run = await lagRun({ ...lagArgs, ...options });
@@ -678,24 +811,46 @@ export default {
         lagRuns.push(run);
       };
       await lagRun({ ...lagArgs, name: 'warm-up', count: LAG_WARMUP_EVENTS, rate: LAG_RATE, publish: true });
-      await lagCase(`${LAG_EVENTS.toLocaleString('en-US')} events at ${LAG_RATE}/s with PUBLISH (after ${LAG_WARMUP_EVENTS} unmeasured)`, {
-        name: `${LAG_RATE}/s, PUBLISH after each commit`,
-        count: LAG_EVENTS,
-        rate: LAG_RATE,
-        publish: true,
-      });
+      await lagCase(
+        `${LAG_EVENTS.toLocaleString('en-US')} events at ${LAG_RATE}/s with PUBLISH (after ${LAG_WARMUP_EVENTS} unmeasured)`,
+        {
+          name: `${LAG_RATE}/s, PUBLISH after each commit`,
+          count: LAG_EVENTS,
+          rate: LAG_RATE,
+          publish: true,
+        },
+      );
       if (POLL_ONLY_EVENTS > 0) {
-        await lagCase(`${POLL_ONLY_EVENTS.toLocaleString('en-US')} events at ${LAG_RATE}/s without PUBLISH`, { name: `${LAG_RATE}/s, no PUBLISH (poll only)`, count: POLL_ONLY_EVENTS, rate: LAG_RATE, publish: false });
+        await lagCase(`${POLL_ONLY_EVENTS.toLocaleString('en-US')} events at ${LAG_RATE}/s without PUBLISH`, {
+          name: `${LAG_RATE}/s, no PUBLISH (poll only)`,
+          count: POLL_ONLY_EVENTS,
+          rate: LAG_RATE,
+          publish: false,
+        });
       }
       if (LOW_RATE_EVENTS > 0) {
-        await lagCase(`${LOW_RATE_EVENTS} events at ${LOW_RATE}/s with PUBLISH`, { name: `${LOW_RATE}/s, PUBLISH after each commit`, count: LOW_RATE_EVENTS, rate: LOW_RATE, publish: true });
-        await lagCase(`${LOW_RATE_EVENTS} events at ${LOW_RATE}/s without PUBLISH`, { name: `${LOW_RATE}/s, no PUBLISH (poll only)`, count: LOW_RATE_EVENTS, rate: LOW_RATE, publish: false });
+        await lagCase(`${LOW_RATE_EVENTS} events at ${LOW_RATE}/s with PUBLISH`, {
+          name: `${LOW_RATE}/s, PUBLISH after each commit`,
+          count: LOW_RATE_EVENTS,
+          rate: LOW_RATE,
+          publish: true,
+        });
+        await lagCase(`${LOW_RATE_EVENTS} events at ${LOW_RATE}/s without PUBLISH`, {
+          name: `${LOW_RATE}/s, no PUBLISH (poll only)`,
+          count: LOW_RATE_EVENTS,
+          rate: LOW_RATE,
+          publish: false,
+        });
       }
       const peakMiB = lagPeak.done();
       const problems = lagWorker.lines().filter((line) => line.level >= 40);
       await lagWorker.stop();
       await closeInsertPool();
-      const byStatus = (await pgClient.query(`select json_object_agg(status, n) as by_status from (select status, count(*)::int as n from webhook_delivery group by status) s`)).rows[0].by_status;
+      const byStatus = (
+        await pgClient.query(
+          `select json_object_agg(status, n) as by_status from (select status, count(*)::int as n from webhook_delivery group by status) s`,
+        )
+      ).rows[0].by_status;
       lagInfo = { peakMiB, problems, byStatus };
     }
 
@@ -721,16 +876,31 @@ export default {
       workerFloorCpu: worker.deliveryCpuMsPerDelivery / floor.deliveryCpuMsPerDelivery,
       ...(floorSmall ? { workerFloorSmall: worker.rate / floorSmall.rate } : {}),
     };
-    console.log(ratioLine(`worker/floor throughput (floor ${FLOOR_CONCURRENCY} at once)`, ratios.workerFloor, { op: '>=', value: 0.5 }));
+    console.log(
+      ratioLine(`worker/floor throughput (floor ${FLOOR_CONCURRENCY} at once)`, ratios.workerFloor, {
+        op: '>=',
+        value: 0.5,
+      }),
+    );
     console.log(ratioLine('worker/floor throughput, first to last delivery', ratios.workerFloorSteady));
-    if (floorSmall) console.log(ratioLine(`worker/floor throughput (floor ${DISPATCHER_PER_ENDPOINT} at once, the dispatcher's per-endpoint limit)`, ratios.workerFloorSmall));
+    if (floorSmall)
+      console.log(
+        ratioLine(
+          `worker/floor throughput (floor ${DISPATCHER_PER_ENDPOINT} at once, the dispatcher's per-endpoint limit)`,
+          ratios.workerFloorSmall,
+        ),
+      );
     console.log(ratioLine('worker/floor CPU per delivery (from the first delivery on)', ratios.workerFloorCpu));
     console.log(
       `worker: start-up to first delivery ${fixed(worker.firstArrivalS, 2)} s (${fixed(worker.startupCpuS, 2)} CPU s); whole-process peak RSS (VmHWM) ${fixed(worker.hwmMiB, 0)} MiB; ` +
         `database after the run: ${JSON.stringify(workerDb.by_status)}, ${workerDb.deliveries} delivery rows for ${workerDb.events} events, ${workerDb.undispatched} events undispatched, endpoint failure_count ${workerDb.failure_count}`,
     );
-    console.log(`worker deliveries/s per 5 s from its first delivery: ${worker.windowRates.map((v) => fixed(v, 0)).join(' ')} (the last window is partial)`);
-    console.log(`worker log lines at warn or above: ${workerProblems.length}${workerProblems.length ? ` (first: ${JSON.stringify(workerProblems[0]).slice(0, 300)})` : ''}`);
+    console.log(
+      `worker deliveries/s per 5 s from its first delivery: ${worker.windowRates.map((v) => fixed(v, 0)).join(' ')} (the last window is partial)`,
+    );
+    console.log(
+      `worker log lines at warn or above: ${workerProblems.length}${workerProblems.length ? ` (first: ${JSON.stringify(workerProblems[0]).slice(0, 300)})` : ''}`,
+    );
     for (const run of [floor, floorSmall].filter(Boolean)) {
       console.log(
         `${run.name}: VmHWM ${fixed(run.hwmMiB, 0)} MiB; bodies byte-identical to the worker's: ${run.sameBodies}/${EVENTS}; ` +
@@ -738,7 +908,10 @@ export default {
       );
     }
     const contaminated = throughput.filter((run) => run.cpu.other > 0.25);
-    if (contaminated.length > 0) console.log(`note: other processes used more than 0.25 cores during: ${contaminated.map((run) => `${run.name} (${fixed(run.cpu.other, 2)})`).join(', ')}`);
+    if (contaminated.length > 0)
+      console.log(
+        `note: other processes used more than 0.25 cores during: ${contaminated.map((run) => `${run.name} (${fixed(run.cpu.other, 2)})`).join(', ')}`,
+      );
 
     if (lagInfo) {
       console.log(heading('webhooks results: commit-to-delivery lag'));
@@ -749,7 +922,8 @@ export default {
           `p50 1st/last fifth: the p50 of the first and of the last fifth of the events (in commit order): a backlog shows as a rising figure. ` +
           `drain s: how long the last events took to arrive after the last insert.`,
       );
-      for (const run of lagRuns.filter((r) => r.series.length > 2)) console.log(`p50 ms per 2 s of commits, ${run.name}: ${run.series.map((v) => fixed(v, 0)).join(' ')}`);
+      for (const run of lagRuns.filter((r) => r.series.length > 2))
+        console.log(`p50 ms per 2 s of commits, ${run.name}: ${run.series.map((v) => fixed(v, 0)).join(' ')}`);
       console.log(
         `lag worker: default WEBHOOK_POLL_MS (1000), ${LAG_WARMUP_EVENTS} unmeasured warm-up events at ${LAG_RATE}/s first; peak RSS ${fixed(lagInfo.peakMiB, 0)} MiB; ` +
           `deliveries by status afterwards ${JSON.stringify(lagInfo.byStatus)}; log lines at warn or above: ${lagInfo.problems.length}`,
@@ -762,7 +936,10 @@ export default {
     check(floor.complete && (!floorSmall || floorSmall.complete), 'the floor delivered every event');
     for (const run of lagRuns) {
       check(run.received === run.count, `${run.name}: ${run.received} of ${run.count} events arrived`);
-      check(run.phase.badSignatures === 0 && run.phase.duplicateDeliveries === 0 && run.phase.repeatedEvents === 0, `${run.name}: bad signatures or duplicates`);
+      check(
+        run.phase.badSignatures === 0 && run.phase.duplicateDeliveries === 0 && run.phase.repeatedEvents === 0,
+        `${run.name}: bad signatures or duplicates`,
+      );
     }
     return { throughput, lag: lagRuns, ratios };
   },

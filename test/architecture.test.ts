@@ -87,11 +87,14 @@ describe('the code', () => {
       if (allowed.has(relative)) continue;
       const text = readFileSync(file, 'utf8');
       // An assignment to an order's status, or SQL that sets the order table's status column.
-      if (/\border\.status\s*=(?!=)/.test(text) || /update\s+"order"\s+set[^;`]*\bstatus\s*=/i.test(text)) offenders.push(relative);
+      if (/\border\.status\s*=(?!=)/.test(text) || /update\s+"order"\s+set[^;`]*\bstatus\s*=/i.test(text))
+        offenders.push(relative);
     }
     expect(offenders).toEqual([]);
     // And the lifecycle does write it.
-    expect(readFileSync(path.join(SRC, 'modules/orders/order-lifecycle.ts'), 'utf8')).toMatch(/order\.status = rule\.to/);
+    expect(readFileSync(path.join(SRC, 'modules/orders/order-lifecycle.ts'), 'utf8')).toMatch(
+      /order\.status = rule\.to/,
+    );
   });
 
   it('runs raw SQL only in repositories, each statement with its reason above it', () => {
@@ -104,7 +107,11 @@ describe('the code', () => {
       const text = readFileSync(file, 'utf8');
       const statements = [...text.matchAll(raw)];
       if (statements.length === 0) continue;
-      const isRepo = relative.endsWith('.repo.ts') || relative === 'db/orm.ts' || relative === 'db/create-migration.ts' || relative.startsWith('db/migrations/');
+      const isRepo =
+        relative.endsWith('.repo.ts') ||
+        relative === 'db/orm.ts' ||
+        relative === 'db/create-migration.ts' ||
+        relative.startsWith('db/migrations/');
       if (!isRepo) {
         outside.push(relative);
         continue;
@@ -125,13 +132,16 @@ describe('the code', () => {
   });
 
   it('keeps the transport out of the modules: no request, reply, raw header or tRPC internal in sight', () => {
-    const transport = /\bctx\.req\b|\bctx\.res\b|\bctx\.req\w|\bctx\.res\w|\breply\b|\brequest\.headers\b|from 'fastify'/;
+    const transport =
+      /\bctx\.req\b|\bctx\.res\b|\bctx\.req\w|\bctx\.res\w|\breply\b|\brequest\.headers\b|from 'fastify'/;
     const offenders = sources(MODULES)
       .filter((file) => transport.test(readFileSync(file, 'utf8')))
       .map((file) => path.relative(SRC, file));
     expect(offenders).toEqual([]);
     const internals = [...sources(SRC), ...sources(fileURLToPath(new URL('../packages/', import.meta.url)))]
-      .filter((file) => !file.includes(`${path.sep}node_modules${path.sep}`) && !file.includes(`${path.sep}dist${path.sep}`))
+      .filter(
+        (file) => !file.includes(`${path.sep}node_modules${path.sep}`) && !file.includes(`${path.sep}dist${path.sep}`),
+      )
       .filter((file) => readFileSync(file, 'utf8').includes('unstable-core-do-not-import'))
       .map((file) => path.relative(SRC, file));
     expect(internals).toEqual([]);

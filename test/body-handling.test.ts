@@ -38,7 +38,10 @@ describe('JSON bodies', () => {
   it('answers a body that is not application/json with 415', async () => {
     const response = await post('/api/probe/toggle', 'flag=true', 'application/x-www-form-urlencoded');
     expect(response.status).toBe(415);
-    expect(await response.json()).toEqual({ error: 'Send the body as application/json.', code: 'unsupported_media_type' });
+    expect(await response.json()).toEqual({
+      error: 'Send the body as application/json.',
+      code: 'unsupported_media_type',
+    });
   });
 
   it('answers a body over the limit with 413', async () => {
@@ -52,11 +55,19 @@ describe('JSON bodies', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const send = (body: string) =>
       new Promise<{ status: number; text: string; socket: unknown }>((resolve, reject) => {
-        const req = request(`${app.url}/api/probe/toggle`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text, socket: req.socket }));
-        });
+        const req = request(
+          `${app.url}/api/probe/toggle`,
+          {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text, socket: req.socket }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -77,7 +88,10 @@ describe('JSON bodies', () => {
     const bare = await fetch(`${app.url}/api/probe/touch`, { method: 'POST' });
     expect(bare.status).toBe(200);
     expect(await bare.json()).toEqual({ ok: true });
-    const typed = await fetch(`${app.url}/api/probe/touch`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const typed = await fetch(`${app.url}/api/probe/touch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(typed.status).toBe(200);
   });
 
@@ -99,11 +113,17 @@ describe('input limits, on both transports', () => {
     // 1,500 levels: this app's body limit is 4 KB.
     const rest = await post('/api/probe/toggle', deep(1_500));
     expect(rest.status).toBe(400);
-    expect(await rest.json()).toEqual({ error: 'The request is not valid.', code: 'validation_failed', issues: [{ path: '', message: 'The JSON is nested deeper than 32 levels.' }] });
+    expect(await rest.json()).toEqual({
+      error: 'The request is not valid.',
+      code: 'validation_failed',
+      issues: [{ path: '', message: 'The JSON is nested deeper than 32 levels.' }],
+    });
     const trpc = await post('/trpc/probe.toggle', deep(1_500));
     expect(trpc.status).toBe(400);
     expect((await trpc.json()).error.data).toMatchObject({ code: 'validation_failed', httpStatus: 400 });
-    const query = await fetch(`${app.url}/trpc/probe.page?input=${encodeURIComponent('['.repeat(2_000) + ']'.repeat(2_000))}`);
+    const query = await fetch(
+      `${app.url}/trpc/probe.page?input=${encodeURIComponent('['.repeat(2_000) + ']'.repeat(2_000))}`,
+    );
     expect(query.status).toBe(400);
     expect((await query.json()).error.data.code).toBe('validation_failed');
     // Within the limit the body reaches the procedure (which names the unknown field).
@@ -121,18 +141,34 @@ describe('input limits, on both transports', () => {
       const rest = await post('/api/probe/toggle', body);
       expect(rest.status, body).toBe(400);
       const path = body.includes('name') ? 'name' : 'count';
-      expect(await rest.json(), body).toEqual({ error: 'The request is not valid.', code: 'validation_failed', issues: [{ path, message }] });
+      expect(await rest.json(), body).toEqual({
+        error: 'The request is not valid.',
+        code: 'validation_failed',
+        issues: [{ path, message }],
+      });
       const trpc = await post('/trpc/probe.toggle', body);
       expect(trpc.status, body).toBe(400);
-      expect((await trpc.json()).error.data, body).toMatchObject({ code: 'validation_failed', issues: [{ path, message }] });
+      expect((await trpc.json()).error.data, body).toMatchObject({
+        code: 'validation_failed',
+        issues: [{ path, message }],
+      });
     }
   });
 
   it('refuses an empty body sent as JSON where the route reads a body, and a URL that is not percent-encoded UTF-8', async () => {
     const empty = await post('/api/probe/toggle', '');
     expect(empty.status).toBe(400);
-    expect(await empty.json()).toEqual({ error: 'The request is not valid.', code: 'validation_failed', issues: [{ path: '', message: 'The body is empty: send a JSON object.' }] });
-    for (const path of ['/api/probe/items/%ff', '/api/probe/page?x=%ff', '/api/probe/page?x=%00', '/api/probe/items/%ED%A0%80']) {
+    expect(await empty.json()).toEqual({
+      error: 'The request is not valid.',
+      code: 'validation_failed',
+      issues: [{ path: '', message: 'The body is empty: send a JSON object.' }],
+    });
+    for (const path of [
+      '/api/probe/items/%ff',
+      '/api/probe/page?x=%ff',
+      '/api/probe/page?x=%00',
+      '/api/probe/items/%ED%A0%80',
+    ]) {
       const response = await fetch(`${app.url}${path}`, { method: path.includes('items') ? 'DELETE' : 'GET' });
       expect(response.status, path).toBe(400);
       expect((await response.json()).code, path).toBe('validation_failed');
@@ -213,7 +249,9 @@ describe('statuses', () => {
   it('refuses a tRPC batch larger than the configured maximum', async () => {
     const calls = Array.from({ length: 21 }, () => 'probe.page');
     const input = Object.fromEntries(calls.map((_, i) => [String(i), {}]));
-    const response = await fetch(`${app.url}/trpc/${calls.join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`);
+    const response = await fetch(
+      `${app.url}/trpc/${calls.join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`,
+    );
     expect(response.status).toBe(400);
   });
 });
@@ -234,11 +272,12 @@ describe('security headers', () => {
       await post('/api/probe/toggle', '{"flag":true}'),
       await post('/api/probe/toggle', '{"flag": tru'),
       await fetch(`${app.url}/api/nothing/here`),
-      await fetch(`${app.url}/trpc/probe.page?input=${encodeURIComponent("{}")}`),
+      await fetch(`${app.url}/trpc/probe.page?input=${encodeURIComponent('{}')}`),
     ];
     expect(answers.map((response) => response.status)).toEqual([200, 400, 404, 200]);
     for (const response of answers) {
-      for (const [name, value] of Object.entries(EXPECTED)) expect(response.headers.get(name), `${response.url} ${name}`).toBe(value);
+      for (const [name, value] of Object.entries(EXPECTED))
+        expect(response.headers.get(name), `${response.url} ${name}`).toBe(value);
       expect(response.headers.has('x-frame-options'), response.url).toBe(false);
     }
   });

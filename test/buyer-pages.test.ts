@@ -12,8 +12,10 @@ import { createStoreFor, dashboard, registerSeller, type Seller } from './suppor
 import { startServer } from './support/server.js';
 import { startPageServer } from './browser/support.js';
 
-const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-const EMBED_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors *";
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const EMBED_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors *";
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let bare: Awaited<ReturnType<typeof startServer>>;
@@ -22,23 +24,54 @@ let store: { id: string; subdomain: string };
 let keyed: { id: string };
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   // One server with the test gateway (as the browser tests run), one without it.
   [server, bare] = await Promise.all([startPageServer(), startServer()]);
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller, 'Page Shop');
-  expect((await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, { settings: { paymentMethods: ['manual', 'stripe', 'test'] } })).status).toBe(200);
-  keyed = await createProduct(seller, store.id, { name: 'Key', price: 4, deliveryMethods: ['licenseKeys'], customFields: [{ name: 'Nickname', required: true }, { name: 'Newsletter', type: 'checkbox' }] });
-  await importKeys(seller, store.id, keyed.id, Array.from({ length: 10 }, (_, i) => `PAGE-${i}-${randomBytes(3).toString('hex')}`));
+  expect(
+    (
+      await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, {
+        settings: { paymentMethods: ['manual', 'stripe', 'test'] },
+      })
+    ).status,
+  ).toBe(200);
+  keyed = await createProduct(seller, store.id, {
+    name: 'Key',
+    price: 4,
+    deliveryMethods: ['licenseKeys'],
+    customFields: [
+      { name: 'Nickname', required: true },
+      { name: 'Newsletter', type: 'checkbox' },
+    ],
+  });
+  await importKeys(
+    seller,
+    store.id,
+    keyed.id,
+    Array.from({ length: 10 }, (_, i) => `PAGE-${i}-${randomBytes(3).toString('hex')}`),
+  );
 });
 afterAll(async () => {
   await Promise.all([server?.stop(), bare?.stop()]);
 });
 
-async function pendingOrder(customFields?: Record<string, string | boolean>, email = `b-${randomBytes(4).toString('hex')}@example.test`) {
-  const response = await post('/api/v1/checkout', { shopId: store.id, cart: [{ productId: keyed.id, quantity: 1 }], email, ...(customFields ? { customFields } : {}) });
+async function pendingOrder(
+  customFields?: Record<string, string | boolean>,
+  email = `b-${randomBytes(4).toString('hex')}@example.test`,
+) {
+  const response = await post('/api/v1/checkout', {
+    shopId: store.id,
+    cart: [{ productId: keyed.id, quantity: 1 }],
+    email,
+    ...(customFields ? { customFields } : {}),
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   const { url, orderId } = await response.json();
   return { orderId: orderId as string, token: new URL(url).searchParams.get('token')!, url: url as string, email };
@@ -66,7 +99,8 @@ describe('page headers', () => {
       const html = await response.text();
       expect(html, path).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/i);
       expect(html, path).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
-      for (const [, reference] of html.matchAll(/\s(?:src|href|action)="([^"]*)"/g)) expect(reference, path).toMatch(/^\/[^/]/);
+      for (const [, reference] of html.matchAll(/\s(?:src|href|action)="([^"]*)"/g))
+        expect(reference, path).toMatch(/^\/[^/]/);
       expect(html, path).toMatch(/<html lang="en">/);
       expect(html, path).toMatch(/<meta name="viewport" content="width=device-width, initial-scale=1">/);
     }
@@ -140,11 +174,24 @@ describe('checkout session for the checkout page', () => {
     const { orderId, token } = await pendingOrder();
     const refused = await post('/api/checkout/start', { orderId, token, paymentMethod: 'manual' });
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ code: 'validation_failed', issues: [{ path: 'customFields.Nickname', message: 'Required.' }] });
-    const started = await post('/api/checkout/start', { orderId, token, paymentMethod: 'manual', customFields: { Nickname: 'trinity' } });
+    expect(await refused.json()).toMatchObject({
+      code: 'validation_failed',
+      issues: [{ path: 'customFields.Nickname', message: 'Required.' }],
+    });
+    const started = await post('/api/checkout/start', {
+      orderId,
+      token,
+      paymentMethod: 'manual',
+      customFields: { Nickname: 'trinity' },
+    });
     expect(started.status).toBe(200);
     // Partial answers at creation are still checked in full.
-    const partial = await post('/api/v1/checkout', { shopId: store.id, cart: [{ productId: keyed.id, quantity: 1 }], email: 'p@example.test', customFields: { Newsletter: true } });
+    const partial = await post('/api/v1/checkout', {
+      shopId: store.id,
+      cart: [{ productId: keyed.id, quantity: 1 }],
+      email: 'p@example.test',
+      customFields: { Newsletter: true },
+    });
     expect(partial.status).toBe(400);
   });
 });
@@ -160,7 +207,12 @@ describe('test gateway pay page', () => {
     expect((await fetch(`${server.url}/pay/test/${orderId}`)).status).toBe(401);
     const wrong = token.replace(/.$/, token.endsWith('A') ? 'B' : 'A');
     expect((await fetch(`${server.url}/pay/test/${orderId}?token=${wrong}`)).status).toBe(403);
-    const forged = await fetch(`${server.url}/pay/test/${orderId}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${wrong}`, redirect: 'manual' });
+    const forged = await fetch(`${server.url}/pay/test/${orderId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${wrong}`,
+      redirect: 'manual',
+    });
     expect(forged.status).toBe(403);
     expect((await fetch(`${server.url}/api/orders/${orderId}/delivery?token=${token}`)).status).toBe(409);
 
@@ -170,20 +222,32 @@ describe('test gateway pay page', () => {
     expect(html).toContain('Pay 4.00 USD');
     expect(html).toContain(`<form method="post" action="/pay/test/${orderId}">`);
 
-    const paid = await fetch(`${server.url}/pay/test/${orderId}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${encodeURIComponent(token)}`, redirect: 'manual' });
+    const paid = await fetch(`${server.url}/pay/test/${orderId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${encodeURIComponent(token)}`,
+      redirect: 'manual',
+    });
     expect(paid.status).toBe(303);
     expect(paid.headers.get('location')).toBe(`/orders/${orderId}?token=${encodeURIComponent(token)}`);
     const delivery = await (await fetch(`${server.url}/api/orders/${orderId}/delivery?token=${token}`)).json();
     expect(delivery.status).toBe('completed');
     expect(delivery.licenseKeys).toHaveLength(1);
     // Paying again changes nothing (the page says the order is not waiting).
-    expect(await (await fetch(`${server.url}/pay/test/${orderId}?token=${token}`)).text()).toContain('not waiting for a test payment');
+    expect(await (await fetch(`${server.url}/pay/test/${orderId}?token=${token}`)).text()).toContain(
+      'not waiting for a test payment',
+    );
   });
 
   it('does not settle an order whose buyer chose another method', async () => {
     const { orderId, token } = await pendingOrder({ Nickname: 'm' });
     expect((await post('/api/checkout/start', { orderId, token, paymentMethod: 'manual' })).status).toBe(200);
-    const response = await fetch(`${server.url}/pay/test/${orderId}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${encodeURIComponent(token)}`, redirect: 'manual' });
+    const response = await fetch(`${server.url}/pay/test/${orderId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${encodeURIComponent(token)}`,
+      redirect: 'manual',
+    });
     expect(response.status).toBe(303);
     expect((await fetch(`${server.url}/api/orders/${orderId}/delivery?token=${token}`)).status).toBe(409);
   });
@@ -197,32 +261,51 @@ describe('test gateway pay page', () => {
 describe('order pages with a customer session', () => {
   async function customerCookie(storeId: string, email: string, baseUrl = server.url): Promise<string> {
     const ip = `198.51.100.${Math.floor(Math.random() * 200) + 1}`;
-    const start = await fetch(`${baseUrl}/api/customer/auth/start`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify({ storeId, email }) });
+    const start = await fetch(`${baseUrl}/api/customer/auth/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+      body: JSON.stringify({ storeId, email }),
+    });
     expect(start.status).toBe(204);
     const { emails } = await (await fetch(`${baseUrl}/dev/mailbox.json`)).json();
     const code = /\b(\d{6})\b/.exec(emails.find((m: { to: string }) => m.to === email).text)![1];
-    const verify = await fetch(`${baseUrl}/api/customer/auth/verify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify({ storeId, email, code }) });
+    const verify = await fetch(`${baseUrl}/api/customer/auth/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+      body: JSON.stringify({ storeId, email, code }),
+    });
     expect(verify.status).toBe(200);
-    return verify.headers.getSetCookie().find((c) => c.startsWith('svc_customer='))!.split(';')[0]!;
+    return verify.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('svc_customer='))!
+      .split(';')[0]!;
   }
 
   it('opens the delivery and keys of the signed-in buyer’s own orders in that store only', async () => {
     const mine = await pendingOrder({ Nickname: 'c1' });
     const theirs = await pendingOrder({ Nickname: 'c2' });
-    for (const order of [mine, theirs]) expect((await (await pay(server.url, { orderId: order.orderId, amount: 4 })).json()).outcome).toBe('settled');
+    for (const order of [mine, theirs])
+      expect((await (await pay(server.url, { orderId: order.orderId, amount: 4 })).json()).outcome).toBe('settled');
     const cookie = await customerCookie(store.id, mine.email);
 
     const delivery = await fetch(`${server.url}/api/orders/${mine.orderId}/delivery`, { headers: { cookie } });
     expect(delivery.status).toBe(200);
     expect((await delivery.json()).licenseKeys).toHaveLength(1);
     expect((await fetch(`${server.url}/api/orders/${mine.orderId}/keys`, { headers: { cookie } })).status).toBe(200);
-    expect((await fetch(`${server.url}/api/orders/${theirs.orderId}/delivery`, { headers: { cookie } })).status).toBe(403);
+    expect((await fetch(`${server.url}/api/orders/${theirs.orderId}/delivery`, { headers: { cookie } })).status).toBe(
+      403,
+    );
 
     // The same address signed in to another store opens nothing here.
     const other = await createStoreFor(seller, 'Other Shop');
     const elsewhere = await customerCookie(other.id, mine.email);
-    expect((await fetch(`${server.url}/api/orders/${mine.orderId}/delivery`, { headers: { cookie: elsewhere } })).status).toBe(403);
+    expect(
+      (await fetch(`${server.url}/api/orders/${mine.orderId}/delivery`, { headers: { cookie: elsewhere } })).status,
+    ).toBe(403);
     // A stale cookie counts as no credential.
-    expect((await fetch(`${server.url}/api/orders/${mine.orderId}/delivery`, { headers: { cookie: 'svc_customer=stale' } })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/api/orders/${mine.orderId}/delivery`, { headers: { cookie: 'svc_customer=stale' } }))
+        .status,
+    ).toBe(401);
   });
 });

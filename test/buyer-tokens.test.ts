@@ -20,7 +20,8 @@ const json = { 'content-type': 'application/json' };
 
 async function placeOrder(storeId: string, productId: string): Promise<{ id: string; token: string }> {
   const response = await fetch(`${server.url}/api/orders/create`, {
-    method: 'POST', headers: { ...json, 'x-forwarded-for': clientIp() },
+    method: 'POST',
+    headers: { ...json, 'x-forwarded-for': clientIp() },
     body: JSON.stringify({ storeId, cart: [{ productId, quantity: 1 }], email: uniqueEmail('buyer') }),
   });
   expect(response.status).toBe(201);
@@ -38,7 +39,8 @@ beforeAll(async () => {
   expect((await pay(server.url, { orderId: paid.id, amount: 5 })).status).toBe(200);
   pending = await placeOrder(store.id, product.id);
   const ticket = await fetch(`${server.url}/api/tickets`, {
-    method: 'POST', headers: { ...json, 'x-forwarded-for': clientIp() },
+    method: 'POST',
+    headers: { ...json, 'x-forwarded-for': clientIp() },
     body: JSON.stringify({ orderId: paid.id, token: paid.token, subject: 'Hello', message: 'A question' }),
   });
   expect(ticket.status).toBe(201);
@@ -77,11 +79,14 @@ describe('a checkout token that does not open the order', () => {
     for (const [shape, token] of wrongTokens(paid.token)) {
       for (const [label, method, path, body] of requests(token)) {
         const response = await fetch(`${server.url}${path}`, {
-          method, headers: { ...(body === undefined ? {} : json), 'x-forwarded-for': clientIp() }, body: body === undefined ? undefined : JSON.stringify(body),
+          method,
+          headers: { ...(body === undefined ? {} : json), 'x-forwarded-for': clientIp() },
+          body: body === undefined ? undefined : JSON.stringify(body),
         });
         const text = await response.text();
         const parsed = JSON.parse(text) as { error?: unknown; code?: unknown };
-        if (response.status !== 403 || typeof parsed.error !== 'string' || parsed.code !== 'store_forbidden') problems.push(`${label} [${shape}] -> ${response.status} ${text.slice(0, 160)}`);
+        if (response.status !== 403 || typeof parsed.error !== 'string' || parsed.code !== 'store_forbidden')
+          problems.push(`${label} [${shape}] -> ${response.status} ${text.slice(0, 160)}`);
         if (text.includes(token) && token.length > 3) problems.push(`${label} [${shape}] echoes the token`);
       }
     }
@@ -95,7 +100,11 @@ describe('a checkout token that does not open the order', () => {
     const none = await fetch(`${server.url}/api/orders/${paid.id}/keys`);
     expect(none.status).toBe(401);
     expect((await none.json()).code).toBe('unauthorized');
-    const enter = await fetch(`${server.url}/api/checkout/enter`, { method: 'POST', headers: json, body: JSON.stringify({ orderId: pending.id, token: pending.token }) });
+    const enter = await fetch(`${server.url}/api/checkout/enter`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ orderId: pending.id, token: pending.token }),
+    });
     expect(enter.status).toBe(200);
   });
 });

@@ -29,20 +29,43 @@ afterAll(async () => {
 });
 
 /** A store with the cart's two products on the service at `server`; returns the checkout body. */
-async function provision(server: Server): Promise<{ shopId: string; cart: Array<{ productId: string; quantity: number }>; email: string }> {
+async function provision(
+  server: Server,
+): Promise<{ shopId: string; cart: Array<{ productId: string; quantity: number }>; email: string }> {
   const seller = await registerSeller(server.url);
   const store = await createStoreFor(seller, 'Floor comparison');
-  const manual = await createProduct(seller, store.id, { name: 'Hand delivered', price: 9.99, deliveryMethods: ['manualDelivery'] });
-  const keyed = await createProduct(seller, store.id, { name: 'Game key', price: 25, deliveryMethods: ['licenseKeys'] });
+  const manual = await createProduct(seller, store.id, {
+    name: 'Hand delivered',
+    price: 9.99,
+    deliveryMethods: ['manualDelivery'],
+  });
+  const keyed = await createProduct(seller, store.id, {
+    name: 'Game key',
+    price: 25,
+    deliveryMethods: ['licenseKeys'],
+  });
   await importKeys(seller, store.id, keyed.id, ['KEY-1', 'KEY-2']);
-  return { shopId: store.id, cart: [{ productId: manual.id, quantity: 2 }, { productId: keyed.id, quantity: 1 }], email: 'buyer@example.test' };
+  return {
+    shopId: store.id,
+    cart: [
+      { productId: manual.id, quantity: 2 },
+      { productId: keyed.id, quantity: 1 },
+    ],
+    email: 'buyer@example.test',
+  };
 }
 
 /** Starts the floor on `databaseUrl` and resolves with its address once it listens. */
 function startFloor(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bench/floors/checkout-floor.mjs')], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', FLOOR_DATABASE_URL: databaseUrl, FLOOR_PUBLIC_URL: PUBLIC_URL, NODE_ENV: 'production' },
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      FLOOR_DATABASE_URL: databaseUrl,
+      FLOOR_PUBLIC_URL: PUBLIC_URL,
+      NODE_ENV: 'production',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -58,7 +81,11 @@ function startFloor(databaseUrl: string): Promise<{ url: string; process: ChildP
 }
 
 async function checkout(url: string, body: unknown): Promise<{ orderId: string; token: string }> {
-  const response = await fetch(`${url}/api/v1/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/api/v1/checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(200);
   const answer = (await response.json()) as { url: string; orderId: string };
   expect(Object.keys(answer).sort()).toEqual(['orderId', 'url']);
@@ -105,7 +132,10 @@ describe('the checkout floor', () => {
     const serviceShape = await shapeOf(service.db.url, mine.orderId);
     const floorShape = await shapeOf(floorDb.url, theirs.orderId);
     // Each stores the SHA-256 of a 32-byte token, never the token.
-    for (const [shape, { token }] of [[serviceShape, mine], [floorShape, theirs]] as const) {
+    for (const [shape, { token }] of [
+      [serviceShape, mine],
+      [floorShape, theirs],
+    ] as const) {
       expect(Buffer.from(token, 'base64url')).toHaveLength(32);
       expect(shape.tokenHash).toBe(createHash('sha256').update(token).digest('hex'));
     }

@@ -34,7 +34,11 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function svcIn(cwd: string, environment: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function svcIn(
+  cwd: string,
+  environment: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [SERVER_ENTRY, ...args], { env: environment, cwd });
     return { code: 0, stdout, stderr };
@@ -47,59 +51,105 @@ async function svcIn(cwd: string, environment: Record<string, string>, ...args: 
 const svc = (...args: string[]) => svcIn(process.cwd(), env, ...args);
 
 describe('svc operator commands', () => {
-  it('creates a user, a store and a key that the merchant API accepts; bans and unbans the store', { timeout: 60_000 }, async () => {
-    const subdomain = `cli-${randomBytes(4).toString('hex')}`;
-    expect((await svc('create-user', '--email', 'Ops@Example.test', '--password', 'long enough pw')).stdout).toMatch(/created user \w+ <ops@example\.test>/);
-    const store = await svc('create-store', '--owner', 'ops@example.test', '--name', 'CLI Shop', '--subdomain', subdomain);
-    const storeId = /created store (\w+)/.exec(store.stdout)?.[1];
-    expect(storeId).toBeDefined();
-    const created = await svc('create-api-key', '--owner', 'ops@example.test', '--name', 'ci', '--scopes', 'order:read', '--stores', subdomain);
-    const key = /^(sk_[0-9A-Za-z]{40})$/m.exec(created.stdout)?.[1];
-    expect(key).toBeDefined();
+  it(
+    'creates a user, a store and a key that the merchant API accepts; bans and unbans the store',
+    { timeout: 60_000 },
+    async () => {
+      const subdomain = `cli-${randomBytes(4).toString('hex')}`;
+      expect((await svc('create-user', '--email', 'Ops@Example.test', '--password', 'long enough pw')).stdout).toMatch(
+        /created user \w+ <ops@example\.test>/,
+      );
+      const store = await svc(
+        'create-store',
+        '--owner',
+        'ops@example.test',
+        '--name',
+        'CLI Shop',
+        '--subdomain',
+        subdomain,
+      );
+      const storeId = /created store (\w+)/.exec(store.stdout)?.[1];
+      expect(storeId).toBeDefined();
+      const created = await svc(
+        'create-api-key',
+        '--owner',
+        'ops@example.test',
+        '--name',
+        'ci',
+        '--scopes',
+        'order:read',
+        '--stores',
+        subdomain,
+      );
+      const key = /^(sk_[0-9A-Za-z]{40})$/m.exec(created.stdout)?.[1];
+      expect(key).toBeDefined();
 
-    server = await spawnServer(env);
-    const orders = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders`, { headers: { authorization: `Bearer ${key}` } });
-    expect(orders.status).toBe(200);
+      server = await spawnServer(env);
+      const orders = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(orders.status).toBe(200);
 
-    expect((await svc('ban-store', subdomain)).stdout).toContain(`banned ${subdomain}`);
-    expect((await fetch(`${server.url}/api/store/${subdomain}`)).status).toBe(403);
-    expect((await svc('unban-store', subdomain)).stdout).toContain(`unbanned ${subdomain}`);
-    expect((await fetch(`${server.url}/api/store/${subdomain}`)).status).toBe(200);
-  });
+      expect((await svc('ban-store', subdomain)).stdout).toContain(`banned ${subdomain}`);
+      expect((await fetch(`${server.url}/api/store/${subdomain}`)).status).toBe(403);
+      expect((await svc('unban-store', subdomain)).stdout).toContain(`unbanned ${subdomain}`);
+      expect((await fetch(`${server.url}/api/store/${subdomain}`)).status).toBe(200);
+    },
+  );
 
-  it('seeds a demo store with every delivery kind, keys, a coupon, orders in every status and a working key; a second run changes nothing', { timeout: 60_000 }, async () => {
-    const seeded = await svc('seed-demo');
-    expect(seeded.code).toBe(0);
-    const key = /(sk_[0-9A-Za-z]{40})/.exec(seeded.stdout)?.[1];
-    const storeId = /\(([a-z0-9]{20,})\), subdomain demo/.exec(seeded.stdout)?.[1];
-    expect(key && storeId).toBeTruthy();
-    server ??= await spawnServer(env);
-    const front = await (await fetch(`${server.url}/api/stores/by-subdomain/demo/storefront`)).json();
-    const kinds = new Set(front.products.flatMap((p: { deliveryMethods: string[] }) => p.deliveryMethods));
-    expect(kinds).toEqual(new Set(['licenseKeys', 'downloadFiles', 'manualDelivery', 'deliveryInstructions']));
-    expect(front.products.find((p: { stock: number | null }) => p.stock !== null).stock).toBe(20);
-    const orders = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders?limit=100`, { headers: { authorization: `Bearer ${key}` } });
-    expect(orders.status).toBe(200);
-    // The printed curl shows real data: a few dozen orders in every status an order rests in, some with keys.
-    const list = (await orders.json()) as { orders: Array<{ status: string; keyCount: number; createdAt: string }> };
-    expect(list.orders.length).toBeGreaterThanOrEqual(30);
-    expect(new Set(list.orders.map((order) => order.status))).toEqual(new Set(['pending', 'processing', 'completed', 'refunded', 'cancelled', 'expired']));
-    expect(list.orders.filter((order) => order.status === 'completed' && order.keyCount > 0).length).toBeGreaterThanOrEqual(5);
-    expect(Date.now() - Date.parse(list.orders.at(-1)!.createdAt)).toBeGreaterThan(20 * 24 * 3_600_000);
-    const webhooks = await (await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/webhooks`, { headers: { authorization: `Bearer ${key}` } })).json();
-    expect(webhooks.webhooks).toEqual([expect.objectContaining({ enabled: false })]);
-    expect(seeded.stdout).toContain(`curl -H "Authorization: Bearer ${key}" `);
+  it(
+    'seeds a demo store with every delivery kind, keys, a coupon, orders in every status and a working key; a second run changes nothing',
+    { timeout: 60_000 },
+    async () => {
+      const seeded = await svc('seed-demo');
+      expect(seeded.code).toBe(0);
+      const key = /(sk_[0-9A-Za-z]{40})/.exec(seeded.stdout)?.[1];
+      const storeId = /\(([a-z0-9]{20,})\), subdomain demo/.exec(seeded.stdout)?.[1];
+      expect(key && storeId).toBeTruthy();
+      server ??= await spawnServer(env);
+      const front = await (await fetch(`${server.url}/api/stores/by-subdomain/demo/storefront`)).json();
+      const kinds = new Set(front.products.flatMap((p: { deliveryMethods: string[] }) => p.deliveryMethods));
+      expect(kinds).toEqual(new Set(['licenseKeys', 'downloadFiles', 'manualDelivery', 'deliveryInstructions']));
+      expect(front.products.find((p: { stock: number | null }) => p.stock !== null).stock).toBe(20);
+      const orders = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders?limit=100`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(orders.status).toBe(200);
+      // The printed curl shows real data: a few dozen orders in every status an order rests in, some with keys.
+      const list = (await orders.json()) as { orders: Array<{ status: string; keyCount: number; createdAt: string }> };
+      expect(list.orders.length).toBeGreaterThanOrEqual(30);
+      expect(new Set(list.orders.map((order) => order.status))).toEqual(
+        new Set(['pending', 'processing', 'completed', 'refunded', 'cancelled', 'expired']),
+      );
+      expect(
+        list.orders.filter((order) => order.status === 'completed' && order.keyCount > 0).length,
+      ).toBeGreaterThanOrEqual(5);
+      expect(Date.now() - Date.parse(list.orders.at(-1)!.createdAt)).toBeGreaterThan(20 * 24 * 3_600_000);
+      const webhooks = await (
+        await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/webhooks`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).json();
+      expect(webhooks.webhooks).toEqual([expect.objectContaining({ enabled: false })]);
+      expect(seeded.stdout).toContain(`curl -H "Authorization: Bearer ${key}" `);
 
-    const again = await svc('seed-demo');
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('already exists');
-    expect(again.stdout).toMatch(/create-api-key --owner demo@svc\.test .*--stores demo/);
-  });
+      const again = await svc('seed-demo');
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('already exists');
+      expect(again.stdout).toMatch(/create-api-key --owner demo@svc\.test .*--stores demo/);
+    },
+  );
 
   it('checks the arguments before starting anything: exit 2 with the usage line, and no database started', async () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'svc-cli-bare-'));
     const bare = { PATH: process.env.PATH ?? '', NODE_ENV: 'test' };
-    for (const args of [['create-user'], ['create-user', '--email', 'a@b.test', '--nope', 'x'], ['ban-store'], ['seed-demo', 'extra'], ['create-api-key', '--owner', 'a@b.test']]) {
+    for (const args of [
+      ['create-user'],
+      ['create-user', '--email', 'a@b.test', '--nope', 'x'],
+      ['ban-store'],
+      ['seed-demo', 'extra'],
+      ['create-api-key', '--owner', 'a@b.test'],
+    ]) {
       const result = await svcIn(cwd, bare, ...args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`^svc ${args[0]}: .+\nusage: svc ${args[0]}`));
@@ -117,13 +167,33 @@ describe('svc operator commands', () => {
 
   it('says in one sentence why a command failed', async () => {
     const closed = await reservePort();
-    const result = await svcIn(tmpdir(), { ...env, DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/svc` }, 'create-user', '--email', 'x@example.test', '--password', 'long enough pw');
+    const result = await svcIn(
+      tmpdir(),
+      { ...env, DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/svc` },
+      'create-user',
+      '--email',
+      'x@example.test',
+      '--password',
+      'long enough pw',
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe(`svc create-user: nothing answers at 127.0.0.1:${closed} (connection refused): start PostgreSQL, or check DATABASE_URL`);
+    expect(result.stderr.trim()).toBe(
+      `svc create-user: nothing answers at 127.0.0.1:${closed} (connection refused): start PostgreSQL, or check DATABASE_URL`,
+    );
   });
 
   it('exits 2 with the reason and the usage on bad arguments', async () => {
-    const bad = await svc('create-api-key', '--owner', 'ops@example.test', '--name', 'x', '--scopes', 'orders:everything', '--stores', 'nope');
+    const bad = await svc(
+      'create-api-key',
+      '--owner',
+      'ops@example.test',
+      '--name',
+      'x',
+      '--scopes',
+      'orders:everything',
+      '--stores',
+      'nope',
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/usage: svc create-api-key/);
     const unknown = await svc('ban-store', 'no-such-store');

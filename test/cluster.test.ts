@@ -67,13 +67,22 @@ beforeAll(async () => {
     await sql.query(
       `insert into webhook (id, store_id, name, url, secret_enc, secret_prefix, events, enabled, failure_count, created_at, updated_at)
        values ($1, $2, $3, $4, $5, $6, $7, true, 0, now(), now())`,
-      [newId(), storeId, `receiver ${endpoint}`, `${receiver.url}${endpoint}`, seal(deriveKey(encryptionKey, 'webhook-secret'), secret), secret.slice(0, 12), ['order.created']],
+      [
+        newId(),
+        storeId,
+        `receiver ${endpoint}`,
+        `${receiver.url}${endpoint}`,
+        seal(deriveKey(encryptionKey, 'webhook-secret'), secret),
+        secret.slice(0, 12),
+        ['order.created'],
+      ],
     );
   }
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of [...apis, ...workers]) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+  for (const child of [...apis, ...workers])
+    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
   await receiver?.close();
   await sql?.end();
   await db?.drop();
@@ -92,14 +101,18 @@ describe('two API processes and two workers on one database and one Redis', () =
     const { key } = await createKeyFor(seller, { scopes: ['order:read'], storeIds: [storeId] });
     const remaining: string[] = [];
     for (let i = 0; i < MERCHANT_LIMIT; i++) {
-      const response = await fetch(`${api(i)}/api/merchant/v1/stores/${storeId}/orders`, { headers: { authorization: `Bearer ${key}` } });
+      const response = await fetch(`${api(i)}/api/merchant/v1/stores/${storeId}/orders`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(response.status, `request ${i + 1}`).toBe(200);
       remaining.push(response.headers.get('x-ratelimit-remaining')!);
     }
     // One window: the budget counts down across both processes.
     expect(remaining).toEqual(Array.from({ length: MERCHANT_LIMIT }, (_, i) => String(MERCHANT_LIMIT - 1 - i)));
     for (const server of apis) {
-      const refused = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders`, { headers: { authorization: `Bearer ${key}` } });
+      const refused = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(refused.status).toBe(429);
       expect((await refused.json()).code).toBe('rate_limited');
     }
@@ -119,7 +132,11 @@ describe('two API processes and two workers on one database and one Redis', () =
   });
 
   it('replays an Idempotency-Key on the other process and creates one order', async () => {
-    const product = await createProduct(seller, storeId, { name: 'Guide', price: 4, deliveryMethods: ['manualDelivery'] });
+    const product = await createProduct(seller, storeId, {
+      name: 'Guide',
+      price: 4,
+      deliveryMethods: ['manualDelivery'],
+    });
     const body = { shopId: storeId, cart: [{ productId: product.id, quantity: 1 }], email: 'twice@example.test' };
     const key = `cluster-${randomBytes(8).toString('hex')}`;
     const first = await checkout(api(0), body, { 'idempotency-key': key });
@@ -129,14 +146,25 @@ describe('two API processes and two workers on one database and one Redis', () =
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(await second.text()).toBe(firstBody);
-    const orders = await sql.query(`select o.id from "order" o join order_line l on l.order_id = o.id where l.product_id = $1`, [product.id]);
+    const orders = await sql.query(
+      `select o.id from "order" o join order_line l on l.order_id = o.id where l.product_id = $1`,
+      [product.id],
+    );
     expect(orders.rows.map((row) => row.id)).toEqual([JSON.parse(firstBody).orderId]);
   });
 
   it('sells no key twice: 100 orders paid at once through both processes against 50 keys', async () => {
     const product = await createProduct(seller, storeId, { name: 'Race', price: 1, deliveryMethods: ['licenseKeys'] });
-    await importKeys(seller, storeId, product.id, Array.from({ length: 50 }, (_, i) => `CL-${i}-${randomBytes(4).toString('hex')}`));
-    const ids = Array.from({ length: 100 }, (_, i) => `clu${String(i).padStart(4, '0')}${randomBytes(6).toString('hex')}`);
+    await importKeys(
+      seller,
+      storeId,
+      product.id,
+      Array.from({ length: 50 }, (_, i) => `CL-${i}-${randomBytes(4).toString('hex')}`),
+    );
+    const ids = Array.from(
+      { length: 100 },
+      (_, i) => `clu${String(i).padStart(4, '0')}${randomBytes(6).toString('hex')}`,
+    );
     // Pending orders straight into the database (checkout is not what is raced here).
     const values = ids.map((_, i) => `($${i + 3})`).join(', ');
     await sql.query(
@@ -150,7 +178,9 @@ describe('two API processes and two workers on one database and one Redis', () =
       ids.map(async (orderId, i) => {
         const response = await pay(api(i), { orderId, amount: 1 });
         const text = await response.text();
-        return response.status === 200 ? (JSON.parse(text) as { outcome: string }).outcome : `${response.status} ${text}`;
+        return response.status === 200
+          ? (JSON.parse(text) as { outcome: string }).outcome
+          : `${response.status} ${text}`;
       }),
     );
     expect(outcomes.filter((outcome) => outcome !== 'settled')).toEqual([]);
@@ -163,14 +193,29 @@ describe('two API processes and two workers on one database and one Redis', () =
               (select count(*)::int from (select order_id from license_key where product_id = $1 and order_id is not null group by order_id having count(*) > 1) d) as doubled`,
       [product.id, ids],
     );
-    expect(rows[0]).toEqual({ assigned: 50, orders_with_keys: 50, completed: 50, processing: 50, payments: 100, doubled: 0 });
+    expect(rows[0]).toEqual({
+      assigned: 50,
+      orders_with_keys: 50,
+      completed: 50,
+      processing: 50,
+      payments: 100,
+      doubled: 0,
+    });
   });
 
   it('delivers every order.created to each endpoint once per attempt, with four dispatchers', async () => {
-    const product = await createProduct(seller, storeId, { name: 'Notes', price: 2, deliveryMethods: ['manualDelivery'] });
+    const product = await createProduct(seller, storeId, {
+      name: 'Notes',
+      price: 2,
+      deliveryMethods: ['manualDelivery'],
+    });
     const placed = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        const response = await checkout(api(i), { shopId: storeId, cart: [{ productId: product.id, quantity: 1 }], email: `buyer${i}@example.test` });
+        const response = await checkout(api(i), {
+          shopId: storeId,
+          cart: [{ productId: product.id, quantity: 1 }],
+          email: `buyer${i}@example.test`,
+        });
         expect(response.status).toBe(200);
         return (await response.json()).orderId as string;
       }),
@@ -183,7 +228,12 @@ describe('two API processes and two workers on one database and one Redis', () =
     const perOrder = events.filter((event) => placed.includes(event.order_id)).map((event) => event.order_id);
     expect(perOrder.sort()).toEqual([...placed].sort());
     const settledDeliveries = async () =>
-      (await sql.query(`select count(*)::int as n from webhook_delivery d join event e on e.id = d.event_id where e.store_id = $1 and d.status = 'success'`, [storeId])).rows[0].n;
+      (
+        await sql.query(
+          `select count(*)::int as n from webhook_delivery d join event e on e.id = d.event_id where e.store_id = $1 and d.status = 'success'`,
+          [storeId],
+        )
+      ).rows[0].n;
     await expect.poll(settledDeliveries, { timeout: 30_000, interval: 100 }).toBe(2 * events.length);
 
     // Stopped, every process has finished what it was sending: what the receiver has is all there is.
@@ -200,7 +250,9 @@ describe('two API processes and two workers on one database and one Redis', () =
     expect(attempts).toHaveLength(2 * events.length);
     expect(attempts.every((row) => row.attempt === 1)).toBe(true);
     expect(receiver.received.map((hit) => hit.deliveryId).sort()).toEqual(attempts.map((row) => row.id).sort());
-    const ordersSent = new Set(receiver.received.map((hit) => (hit.body?.data.order as { id: string } | undefined)?.id));
+    const ordersSent = new Set(
+      receiver.received.map((hit) => (hit.body?.data.order as { id: string } | undefined)?.id),
+    );
     for (const orderId of placed) expect(ordersSent.has(orderId), orderId).toBe(true);
   });
 });

@@ -6,7 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addStaff, clientIp, createStoreFor, dashboard, registerSeller, uniqueEmail, type Seller } from './support/seller.js';
+import {
+  addStaff,
+  clientIp,
+  createStoreFor,
+  dashboard,
+  registerSeller,
+  uniqueEmail,
+  type Seller,
+} from './support/seller.js';
 import { startServer } from './support/server.js';
 
 const RATE_LIMITED = { error: 'Too many requests. Please try again later.', code: 'rate_limited' };
@@ -67,13 +75,26 @@ async function sellerWithStore(): Promise<{ seller: Seller; store: { id: string;
   return { seller, store };
 }
 
-async function createProduct(seller: Seller, storeId: string, price: number, name = `Product ${randomBytes(3).toString('hex')}`): Promise<string> {
-  const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products`, { name, price, deliveryMethods: ['manualDelivery'] });
+async function createProduct(
+  seller: Seller,
+  storeId: string,
+  price: number,
+  name = `Product ${randomBytes(3).toString('hex')}`,
+): Promise<string> {
+  const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products`, {
+    name,
+    price,
+    deliveryMethods: ['manualDelivery'],
+  });
   expect(response.status).toBe(201);
   return (await response.json()).id;
 }
 
-async function createCoupon(seller: Seller, storeId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function createCoupon(
+  seller: Seller,
+  storeId: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/coupons`, body);
   expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
   return response.json();
@@ -138,8 +159,21 @@ describe('coupons in the dashboard', () => {
     });
     const base = `/api/dashboard/stores/${store.id}/coupons`;
 
-    const minimal = await createCoupon(seller, store.id, { code: uniqueCode('PCT'), discountType: 'percent', discountValue: 15 });
-    expect(minimal).toMatchObject({ discountType: 'percent', discountValue: 15, productIds: [], maxUses: null, minAmount: null, expiresAt: null, active: true, uses: 0 });
+    const minimal = await createCoupon(seller, store.id, {
+      code: uniqueCode('PCT'),
+      discountType: 'percent',
+      discountValue: 15,
+    });
+    expect(minimal).toMatchObject({
+      discountType: 'percent',
+      discountValue: 15,
+      productIds: [],
+      maxUses: null,
+      minAmount: null,
+      expiresAt: null,
+      active: true,
+      uses: 0,
+    });
 
     const list = await dashboard(seller, 'GET', base);
     expect(list.status).toBe(200);
@@ -149,14 +183,37 @@ describe('coupons in the dashboard', () => {
     expect(one.status).toBe(200);
     expect(await one.json()).toEqual(created);
 
-    const patched = await dashboard(seller, 'PATCH', `${base}/${created.id}`, { active: false, maxUses: null, expiresAt: null, discountValue: 2.5 });
+    const patched = await dashboard(seller, 'PATCH', `${base}/${created.id}`, {
+      active: false,
+      maxUses: null,
+      expiresAt: null,
+      discountValue: 2.5,
+    });
     expect(patched.status).toBe(200);
     const after = await patched.json();
-    expect(after).toEqual({ ...created, active: false, maxUses: null, expiresAt: null, discountValue: 2.5, updatedAt: expect.stringMatching(ISO) });
+    expect(after).toEqual({
+      ...created,
+      active: false,
+      maxUses: null,
+      expiresAt: null,
+      discountValue: 2.5,
+      updatedAt: expect.stringMatching(ISO),
+    });
 
-    const toPercent = await dashboard(seller, 'PATCH', `${base}/${created.id}`, { discountType: 'percent', discountValue: 20, productIds: [], minAmount: null });
+    const toPercent = await dashboard(seller, 'PATCH', `${base}/${created.id}`, {
+      discountType: 'percent',
+      discountValue: 20,
+      productIds: [],
+      minAmount: null,
+    });
     expect(toPercent.status).toBe(200);
-    expect(await toPercent.json()).toMatchObject({ discountType: 'percent', discountValue: 20, productIds: [], minAmount: null, code });
+    expect(await toPercent.json()).toMatchObject({
+      discountType: 'percent',
+      discountValue: 20,
+      productIds: [],
+      minAmount: null,
+      code,
+    });
 
     const removed = await dashboard(seller, 'DELETE', `${base}/${created.id}`);
     expect(removed.status).toBe(204);
@@ -175,11 +232,19 @@ describe('coupons in the dashboard', () => {
     await createCoupon(seller, store.id, { code, discountType: 'percent', discountValue: 10 });
     const base = `/api/dashboard/stores/${store.id}/coupons`;
 
-    const duplicate = await dashboard(seller, 'POST', base, { code: code.toLowerCase(), discountType: 'fixed', discountValue: 1 });
+    const duplicate = await dashboard(seller, 'POST', base, {
+      code: code.toLowerCase(),
+      discountType: 'fixed',
+      discountValue: 1,
+    });
     expect(duplicate.status).toBe(409);
     expect(await duplicate.json()).toEqual(CODE_TAKEN);
 
-    const other = await createCoupon(seller, store.id, { code: uniqueCode('Winter'), discountType: 'percent', discountValue: 10 });
+    const other = await createCoupon(seller, store.id, {
+      code: uniqueCode('Winter'),
+      discountType: 'percent',
+      discountValue: 10,
+    });
     const rename = await dashboard(seller, 'PATCH', `${base}/${other.id}`, { code: code.toUpperCase() });
     expect(rename.status).toBe(409);
     expect(await rename.json()).toEqual(CODE_TAKEN);
@@ -215,14 +280,22 @@ describe('coupons in the dashboard', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       const error = await response.json();
       expect(error.code).toBe('validation_failed');
-      expect(error.issues.map((issue: { path: string }) => issue.path), JSON.stringify(body)).toContain(path);
+      expect(
+        error.issues.map((issue: { path: string }) => issue.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
 
     // A product of another store is unknown here.
     const { seller: otherSeller, store: otherStore } = await sellerWithStore();
     const foreign = await createProduct(otherSeller, otherStore.id, 3);
     const mine = await createProduct(seller, store.id, 3);
-    const unknown = await dashboard(seller, 'POST', base, { code: uniqueCode(), discountType: 'fixed', discountValue: 1, productIds: [mine, foreign] });
+    const unknown = await dashboard(seller, 'POST', base, {
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 1,
+      productIds: [mine, foreign],
+    });
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toEqual({
       error: 'The request is not valid.',
@@ -231,7 +304,11 @@ describe('coupons in the dashboard', () => {
     });
 
     // Changing the type needs the value that goes with it.
-    const coupon = await createCoupon(seller, store.id, { code: uniqueCode(), discountType: 'fixed', discountValue: 500 });
+    const coupon = await createCoupon(seller, store.id, {
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 500,
+    });
     const retype = await dashboard(seller, 'PATCH', `${base}/${coupon.id}`, { discountType: 'percent' });
     expect(retype.status).toBe(400);
     expect(await retype.json()).toEqual({
@@ -241,19 +318,38 @@ describe('coupons in the dashboard', () => {
     });
     const tooMuch = await dashboard(seller, 'PATCH', `${base}/${coupon.id}`, { discountValue: 101 });
     expect(tooMuch.status).toBe(200); // fixed: 101.00 off is fine
-    const pctCoupon = await createCoupon(seller, store.id, { code: uniqueCode(), discountType: 'percent', discountValue: 10 });
+    const pctCoupon = await createCoupon(seller, store.id, {
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+    });
     const pctTooMuch = await dashboard(seller, 'PATCH', `${base}/${pctCoupon.id}`, { discountValue: 101 });
     expect(pctTooMuch.status).toBe(400);
-    expect((await pctTooMuch.json()).issues).toEqual([{ path: 'discountValue', message: 'A percent discount is a whole number from 1 to 100.' }]);
+    expect((await pctTooMuch.json()).issues).toEqual([
+      { path: 'discountValue', message: 'A percent discount is a whole number from 1 to 100.' },
+    ]);
   });
 
   it("answers 404 for another store's coupon and keeps non-members and staff without manageProducts out", async () => {
     const { seller, store } = await sellerWithStore();
-    const coupon = await createCoupon(seller, store.id, { code: uniqueCode(), discountType: 'percent', discountValue: 10 });
+    const coupon = await createCoupon(seller, store.id, {
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+    });
     const { seller: other, store: otherStore } = await sellerWithStore();
 
-    for (const [method, body] of [['GET', undefined], ['PATCH', { active: false }], ['DELETE', undefined]] as const) {
-      const response = await dashboard(other, method, `/api/dashboard/stores/${otherStore.id}/coupons/${coupon.id}`, body);
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { active: false }],
+      ['DELETE', undefined],
+    ] as const) {
+      const response = await dashboard(
+        other,
+        method,
+        `/api/dashboard/stores/${otherStore.id}/coupons/${coupon.id}`,
+        body,
+      );
       expect(response.status, method).toBe(404);
       expect(await response.json()).toEqual(COUPON_NOT_FOUND);
     }
@@ -263,9 +359,16 @@ describe('coupons in the dashboard', () => {
 
     const staff = await registerSeller(server.url);
     await addStaff(seller, store.id, staff, ['viewOrders']);
-    const denied = await dashboard(staff, 'POST', `/api/dashboard/stores/${store.id}/coupons`, { code: uniqueCode(), discountType: 'percent', discountValue: 10 });
+    const denied = await dashboard(staff, 'POST', `/api/dashboard/stores/${store.id}/coupons`, {
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+    });
     expect(denied.status).toBe(403);
-    expect(await denied.json()).toEqual({ error: 'This needs the manageProducts permission.', code: 'permission_missing' });
+    expect(await denied.json()).toEqual({
+      error: 'This needs the manageProducts permission.',
+      code: 'permission_missing',
+    });
 
     const anonymous = await fetch(`${server.url}/api/dashboard/stores/${store.id}/coupons`);
     expect(anonymous.status).toBe(401);
@@ -288,10 +391,19 @@ describe('POST /api/coupons/validate', () => {
     const expected = { valid: true, code, discountType: 'percent', discountValue: 15, discount: 2.99 };
 
     expect(await validated({ storeId: store.id, code, cart: [{ productId, quantity: 2 }] })).toEqual(expected);
-    expect(await validated({ storeId: store.subdomain, code: code.toLowerCase(), cart: [{ productId, quantity: 2 }] })).toEqual(expected);
-    expect(await validated({ storeId: store.id, code: `  ${code.toUpperCase()} `, cart: [{ productId, quantity: 2 }] })).toEqual(expected);
+    expect(
+      await validated({ storeId: store.subdomain, code: code.toLowerCase(), cart: [{ productId, quantity: 2 }] }),
+    ).toEqual(expected);
+    expect(
+      await validated({ storeId: store.id, code: `  ${code.toUpperCase()} `, cart: [{ productId, quantity: 2 }] }),
+    ).toEqual(expected);
     // Without a cart: whether the code works, no amount.
-    expect(await validated({ storeId: store.id, code })).toEqual({ valid: true, code, discountType: 'percent', discountValue: 15 });
+    expect(await validated({ storeId: store.id, code })).toEqual({
+      valid: true,
+      code,
+      discountType: 'percent',
+      discountValue: 15,
+    });
   });
 
   it('prices a fixed coupon, never above the cart', async () => {
@@ -303,10 +415,18 @@ describe('POST /api/coupons/validate', () => {
     await createCoupon(seller, store.id, { code: big, discountType: 'fixed', discountValue: 25.5 });
 
     expect(await validated({ storeId: store.id, code: five, cart: [{ productId, quantity: 2 }] })).toEqual({
-      valid: true, code: five, discountType: 'fixed', discountValue: 5, discount: 5,
+      valid: true,
+      code: five,
+      discountType: 'fixed',
+      discountValue: 5,
+      discount: 5,
     });
     expect(await validated({ storeId: store.id, code: big, cart: [{ productId, quantity: 2 }] })).toEqual({
-      valid: true, code: big, discountType: 'fixed', discountValue: 25.5, discount: 19.98,
+      valid: true,
+      code: big,
+      discountType: 'fixed',
+      discountValue: 25.5,
+      discount: 19.98,
     });
   });
 
@@ -317,11 +437,28 @@ describe('POST /api/coupons/validate', () => {
     const code = uniqueCode('Only');
     await createCoupon(seller, store.id, { code, discountType: 'percent', discountValue: 50, productIds: [eligible] });
 
-    expect(await validated({ storeId: store.id, code, cart: [{ productId: eligible, quantity: 1 }, { productId: other, quantity: 1 }] })).toEqual({
-      valid: true, code, discountType: 'percent', discountValue: 50, discount: 5,
+    expect(
+      await validated({
+        storeId: store.id,
+        code,
+        cart: [
+          { productId: eligible, quantity: 1 },
+          { productId: other, quantity: 1 },
+        ],
+      }),
+    ).toEqual({
+      valid: true,
+      code,
+      discountType: 'percent',
+      discountValue: 50,
+      discount: 5,
     });
     expect(await validated({ storeId: store.id, code, cart: [{ productId: other, quantity: 3 }] })).toEqual({
-      valid: false, code, discountType: 'percent', discountValue: 50, reason: REFUSED.noEligible,
+      valid: false,
+      code,
+      discountType: 'percent',
+      discountValue: 50,
+      reason: REFUSED.noEligible,
     });
   });
 
@@ -330,35 +467,78 @@ describe('POST /api/coupons/validate', () => {
     const productId = await createProduct(seller, store.id, 9.99);
     const expired = uniqueCode('Old');
     const later = uniqueCode('New');
-    await createCoupon(seller, store.id, { code: expired, discountType: 'fixed', discountValue: 1, expiresAt: new Date(Date.now() - 60_000).toISOString() });
-    await createCoupon(seller, store.id, { code: later, discountType: 'fixed', discountValue: 1, expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    await createCoupon(seller, store.id, {
+      code: expired,
+      discountType: 'fixed',
+      discountValue: 1,
+      expiresAt: new Date(Date.now() - 60_000).toISOString(),
+    });
+    await createCoupon(seller, store.id, {
+      code: later,
+      discountType: 'fixed',
+      discountValue: 1,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     const cart = [{ productId, quantity: 1 }];
 
     expect(await validated({ storeId: store.id, code: expired, cart })).toEqual({
-      valid: false, code: expired, discountType: 'fixed', discountValue: 1, reason: REFUSED.expired,
+      valid: false,
+      code: expired,
+      discountType: 'fixed',
+      discountValue: 1,
+      reason: REFUSED.expired,
     });
     expect(await validated({ storeId: store.id, code: expired })).toEqual({
-      valid: false, code: expired, discountType: 'fixed', discountValue: 1, reason: REFUSED.expired,
+      valid: false,
+      code: expired,
+      discountType: 'fixed',
+      discountValue: 1,
+      reason: REFUSED.expired,
     });
-    expect(await validated({ storeId: store.id, code: later, cart })).toEqual({ valid: true, code: later, discountType: 'fixed', discountValue: 1, discount: 1 });
+    expect(await validated({ storeId: store.id, code: later, cart })).toEqual({
+      valid: true,
+      code: later,
+      discountType: 'fixed',
+      discountValue: 1,
+      discount: 1,
+    });
   });
 
   it('refuses a coupon whose uses are all taken, without saying how many there were', async () => {
     const { seller, store } = await sellerWithStore();
     const productId = await createProduct(seller, store.id, 9.99);
     const code = uniqueCode('Once');
-    const coupon = await createCoupon(seller, store.id, { code, discountType: 'percent', discountValue: 10, maxUses: 1 });
+    const coupon = await createCoupon(seller, store.id, {
+      code,
+      discountType: 'percent',
+      discountValue: 10,
+      maxUses: 1,
+    });
     const cart = [{ productId, quantity: 1 }];
-    expect(await validated({ storeId: store.id, code, cart })).toEqual({ valid: true, code, discountType: 'percent', discountValue: 10, discount: 0.99 });
+    expect(await validated({ storeId: store.id, code, cart })).toEqual({
+      valid: true,
+      code,
+      discountType: 'percent',
+      discountValue: 10,
+      discount: 0.99,
+    });
 
     // A real order takes the one use.
-    const order = await call('/api/orders/create', { body: { storeId: store.id, cart, email: uniqueEmail('buyer'), coupon: code.toLowerCase() } });
+    const order = await call('/api/orders/create', {
+      body: { storeId: store.id, cart, email: uniqueEmail('buyer'), coupon: code.toLowerCase() },
+    });
     expect(order.status).toBe(201);
     expect((await order.json()).order).toMatchObject({ subtotal: 9.99, discount: 0.99, price: 9, status: 'pending' });
 
     const response = await validate({ storeId: store.id, code, cart });
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ valid: false, code, discountType: 'percent', discountValue: 10, reason: REFUSED.usedUp });
+    expect(JSON.parse(text)).toEqual({
+      valid: false,
+      code,
+      discountType: 'percent',
+      discountValue: 10,
+      reason: REFUSED.usedUp,
+    });
     expect(text).not.toMatch(/uses|maxUses/i);
 
     const seen = await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/coupons/${coupon.id}`);
@@ -371,7 +551,9 @@ describe('POST /api/coupons/validate', () => {
     const code = uniqueCode('Twice');
     const coupon = await createCoupon(seller, store.id, { code, discountType: 'fixed', discountValue: 1 });
     for (let i = 0; i < 2; i++) {
-      const order = await call('/api/orders/create', { body: { storeId: store.id, cart: [{ productId, quantity: 1 }], email: uniqueEmail('buyer'), coupon: code } });
+      const order = await call('/api/orders/create', {
+        body: { storeId: store.id, cart: [{ productId, quantity: 1 }], email: uniqueEmail('buyer'), coupon: code },
+      });
       expect(order.status).toBe(201);
     }
     const path = `/api/dashboard/stores/${store.id}/coupons/${coupon.id}`;
@@ -385,7 +567,13 @@ describe('POST /api/coupons/validate', () => {
     const capped = await dashboard(seller, 'PATCH', path, { maxUses: 2 });
     expect(capped.status).toBe(200);
     expect(await capped.json()).toMatchObject({ uses: 2, maxUses: 2 });
-    expect(await validated({ storeId: store.id, code })).toEqual({ valid: false, code, discountType: 'fixed', discountValue: 1, reason: REFUSED.usedUp });
+    expect(await validated({ storeId: store.id, code })).toEqual({
+      valid: false,
+      code,
+      discountType: 'fixed',
+      discountValue: 1,
+      reason: REFUSED.usedUp,
+    });
   });
 
   it('refuses a cart below the minimum, and says the code exists when no cart is sent', async () => {
@@ -395,32 +583,59 @@ describe('POST /api/coupons/validate', () => {
     await createCoupon(seller, store.id, { code, discountType: 'fixed', discountValue: 3, minAmount: 20 });
 
     expect(await validated({ storeId: store.id, code, cart: [{ productId, quantity: 2 }] })).toEqual({
-      valid: false, code, discountType: 'fixed', discountValue: 3, reason: REFUSED.minimum,
+      valid: false,
+      code,
+      discountType: 'fixed',
+      discountValue: 3,
+      reason: REFUSED.minimum,
     });
     expect(await validated({ storeId: store.id, code, cart: [{ productId, quantity: 3 }] })).toEqual({
-      valid: true, code, discountType: 'fixed', discountValue: 3, discount: 3,
+      valid: true,
+      code,
+      discountType: 'fixed',
+      discountValue: 3,
+      discount: 3,
     });
-    expect(await validated({ storeId: store.id, code })).toEqual({ valid: true, code, discountType: 'fixed', discountValue: 3 });
+    expect(await validated({ storeId: store.id, code })).toEqual({
+      valid: true,
+      code,
+      discountType: 'fixed',
+      discountValue: 3,
+    });
   });
 
   it('answers an unknown or switched-off code alike with 200, and an unknown store with 404', async () => {
     const { seller, store } = await sellerWithStore();
     const off = uniqueCode('Off');
     const coupon = await createCoupon(seller, store.id, { code: off, discountType: 'percent', discountValue: 10 });
-    const disable = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}/coupons/${coupon.id}`, { active: false });
+    const disable = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}/coupons/${coupon.id}`, {
+      active: false,
+    });
     expect(disable.status).toBe(200);
 
     expect(await validated({ storeId: store.id, code: 'NO-SUCH-CODE' })).toEqual({
-      valid: false, code: 'NO-SUCH-CODE', discountType: null, discountValue: null, reason: REFUSED.unknown,
+      valid: false,
+      code: 'NO-SUCH-CODE',
+      discountType: null,
+      discountValue: null,
+      reason: REFUSED.unknown,
     });
     expect(await validated({ storeId: store.id, code: off.toLowerCase() })).toEqual({
-      valid: false, code: off.toLowerCase(), discountType: null, discountValue: null, reason: REFUSED.unknown,
+      valid: false,
+      code: off.toLowerCase(),
+      discountType: null,
+      discountValue: null,
+      reason: REFUSED.unknown,
     });
     // LIKE wildcards are not wildcards.
     expect(await validated({ storeId: store.id, code: '%' })).toMatchObject({ valid: false, discountType: null });
     // Another store's code does not exist here.
     const { store: otherStore } = await sellerWithStore();
-    expect(await validated({ storeId: otherStore.id, code: off })).toMatchObject({ valid: false, discountType: null, reason: REFUSED.unknown });
+    expect(await validated({ storeId: otherStore.id, code: off })).toMatchObject({
+      valid: false,
+      discountType: null,
+      reason: REFUSED.unknown,
+    });
 
     const missing = await validate({ storeId: 'no-such-store-here', code: off });
     expect(missing.status).toBe(404);
@@ -508,14 +723,25 @@ describe('blacklist in the dashboard', () => {
     for (const [body, path, message] of cases) {
       const response = await addEntry(seller, store.id, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(await response.json()).toEqual({ error: 'The request is not valid.', code: 'validation_failed', issues: [{ path, message }] });
+      expect(await response.json()).toEqual({
+        error: 'The request is not valid.',
+        code: 'validation_failed',
+        issues: [{ path, message }],
+      });
     }
-    for (const body of [{ kind: 'phone', value: '123' }, { kind: 'ip', value: '' }, { kind: 'ip', value: '1.2.3.4', note: 'x'.repeat(201) }, { kind: 'ip', value: '1.2.3.4', extra: 1 }]) {
+    for (const body of [
+      { kind: 'phone', value: '123' },
+      { kind: 'ip', value: '' },
+      { kind: 'ip', value: '1.2.3.4', note: 'x'.repeat(201) },
+      { kind: 'ip', value: '1.2.3.4', extra: 1 },
+    ]) {
       const response = await addEntry(seller, store.id, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((await response.json()).code).toBe('validation_failed');
     }
-    expect(await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/blacklist`)).json()).toEqual({ entries: [] });
+    expect(await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/blacklist`)).json()).toEqual({
+      entries: [],
+    });
   });
 
   it("answers 404 for another store's entry and keeps staff without manageSettings out", async () => {
@@ -528,12 +754,26 @@ describe('blacklist in the dashboard', () => {
 
     const staff = await registerSeller(server.url);
     await addStaff(seller, store.id, staff, ['manageProducts']);
-    for (const [method, path] of [['GET', ''], ['POST', ''], ['DELETE', `/${entry.id}`]] as const) {
-      const response = await dashboard(staff, method, `/api/dashboard/stores/${store.id}/blacklist${path}`, method === 'POST' ? { kind: 'ip', value: '1.2.3.4' } : undefined);
+    for (const [method, path] of [
+      ['GET', ''],
+      ['POST', ''],
+      ['DELETE', `/${entry.id}`],
+    ] as const) {
+      const response = await dashboard(
+        staff,
+        method,
+        `/api/dashboard/stores/${store.id}/blacklist${path}`,
+        method === 'POST' ? { kind: 'ip', value: '1.2.3.4' } : undefined,
+      );
       expect(response.status, method).toBe(403);
-      expect(await response.json()).toEqual({ error: 'This needs the manageSettings permission.', code: 'permission_missing' });
+      expect(await response.json()).toEqual({
+        error: 'This needs the manageSettings permission.',
+        code: 'permission_missing',
+      });
     }
-    expect(await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/blacklist`)).json()).toEqual({ entries: [entry] });
+    expect(await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/blacklist`)).json()).toEqual({
+      entries: [entry],
+    });
   });
 });
 
@@ -545,7 +785,10 @@ describe('POST /api/checkout/client-gate', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ allowed: true, reasons: [] });
     // Without an e-mail too, and by subdomain.
-    expect(await (await gate({ storeId: store.subdomain }, clientIp(), 'DE')).json()).toEqual({ allowed: true, reasons: [] });
+    expect(await (await gate({ storeId: store.subdomain }, clientIp(), 'DE')).json()).toEqual({
+      allowed: true,
+      reasons: [],
+    });
   });
 
   it('refuses a blacklisted e-mail in any case, and checkout refuses it too', async () => {
@@ -557,10 +800,16 @@ describe('POST /api/checkout/client-gate', () => {
     expect(await response.json()).toEqual({ allowed: false, reasons: ['email'] });
     // Another store does not share the list.
     const { store: otherStore } = await sellerWithStore();
-    expect(await (await gate({ storeId: otherStore.id, email }, clientIp(), 'DE')).json()).toEqual({ allowed: true, reasons: [] });
+    expect(await (await gate({ storeId: otherStore.id, email }, clientIp(), 'DE')).json()).toEqual({
+      allowed: true,
+      reasons: [],
+    });
 
     const productId = await createProduct(seller, store.id, 5);
-    const order = await call('/api/orders/create', { body: { storeId: store.id, cart: [{ productId, quantity: 1 }], email }, headers: { 'cf-ipcountry': 'DE' } });
+    const order = await call('/api/orders/create', {
+      body: { storeId: store.id, cart: [{ productId, quantity: 1 }], email },
+      headers: { 'cf-ipcountry': 'DE' },
+    });
     expect(order.status).toBe(403);
     expect(await order.json()).toEqual({ error: 'This store does not accept orders from you.', code: 'blacklisted' });
   });
@@ -576,7 +825,10 @@ describe('POST /api/checkout/client-gate', () => {
   it('refuses a blacklisted country', async () => {
     const { seller, store } = await sellerWithStore();
     await addEntry(seller, store.id, { kind: 'country', value: 'br' });
-    expect(await (await gate({ storeId: store.id }, clientIp(), 'BR')).json()).toEqual({ allowed: false, reasons: ['country'] });
+    expect(await (await gate({ storeId: store.id }, clientIp(), 'BR')).json()).toEqual({
+      allowed: false,
+      reasons: ['country'],
+    });
     expect(await (await gate({ storeId: store.id }, clientIp(), 'PT')).json()).toEqual({ allowed: true, reasons: [] });
   });
 
@@ -587,7 +839,10 @@ describe('POST /api/checkout/client-gate', () => {
     await addEntry(seller, store.id, { kind: 'country', value: 'FR' });
     await addEntry(seller, store.id, { kind: 'ip', value: ip });
     await addEntry(seller, store.id, { kind: 'email', value: email });
-    expect(await (await gate({ storeId: store.id, email }, ip, 'FR')).json()).toEqual({ allowed: false, reasons: ['email', 'ip', 'country'] });
+    expect(await (await gate({ storeId: store.id, email }, ip, 'FR')).json()).toEqual({
+      allowed: false,
+      reasons: ['email', 'ip', 'country'],
+    });
   });
 
   it('answers 404 for an unknown store and 400 for a malformed e-mail', async () => {
@@ -615,12 +870,25 @@ describe('POST /api/checkout/client-gate', () => {
 describe('coupons in the database', () => {
   it('keeps fixed discounts and minimums in minor units, percent as given', async () => {
     const { seller, store } = await sellerWithStore();
-    const fixed = await createCoupon(seller, store.id, { code: uniqueCode(), discountType: 'fixed', discountValue: 5, minAmount: 12.34, maxUses: 2 });
-    const percent = await createCoupon(seller, store.id, { code: uniqueCode(), discountType: 'percent', discountValue: 15 });
+    const fixed = await createCoupon(seller, store.id, {
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 5,
+      minAmount: 12.34,
+      maxUses: 2,
+    });
+    const percent = await createCoupon(seller, store.id, {
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 15,
+    });
     const client = new pg.Client({ connectionString: server.db.url });
     await client.connect();
     try {
-      const { rows } = await client.query('select id, discount_value, min_amount_minor, uses, max_uses from coupon where store_id = $1 order by created_at, id', [store.id]);
+      const { rows } = await client.query(
+        'select id, discount_value, min_amount_minor, uses, max_uses from coupon where store_id = $1 order by created_at, id',
+        [store.id],
+      );
       expect(rows).toEqual([
         { id: fixed.id, discount_value: '500', min_amount_minor: '1234', uses: 0, max_uses: 2 },
         { id: percent.id, discount_value: '15', min_amount_minor: null, uses: 0, max_uses: null },

@@ -49,29 +49,43 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 
 const call = (path: string, headers: Record<string, string> = {}) =>
-  fetch(`${app.url}${path}`, { method: 'POST', headers: { cookie: seller.cookie, 'content-type': 'application/json', ...headers }, body: '{}' });
+  fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { cookie: seller.cookie, 'content-type': 'application/json', ...headers },
+    body: '{}',
+  });
 
 /** The documented exemptions of DESIGN §5: auth bootstrap, payments, embed, checkout, /api/v1. */
 const DOCUMENTED_EXEMPT_PREFIXES = ['/api/auth/', '/api/payments/', '/api/embed/', '/api/checkout/', '/api/v1/'];
 
 describe('CSRF by route policy', () => {
-  it.each(['/api/payments/probe', '/api/embed/probe', '/api/checkout/probe', '/api/v1/probe', '/api/dashboard/exempt-probe'])(
-    '%s, declared exempt, takes a cookie session without a token',
+  it.each([
+    '/api/payments/probe',
+    '/api/embed/probe',
+    '/api/checkout/probe',
+    '/api/v1/probe',
+    '/api/dashboard/exempt-probe',
+  ])('%s, declared exempt, takes a cookie session without a token', async (path) => {
+    expect((await call(path)).status).toBe(200);
+  });
+
+  it.each(['/api/dashboard/probe', '/api/customer/probe', '/api/v1/guarded-probe'])(
+    '%s needs the token (wherever its path is)',
     async (path) => {
-      expect((await call(path)).status).toBe(200);
+      const without = await call(path);
+      expect(without.status).toBe(403);
+      expect((await without.json()).code).toBe('csrf_failed');
+      expect((await call(path, { 'x-csrf-token': seller.csrfToken })).status).toBe(200);
     },
   );
 
-  it.each(['/api/dashboard/probe', '/api/customer/probe', '/api/v1/guarded-probe'])('%s needs the token (wherever its path is)', async (path) => {
-    const without = await call(path);
-    expect(without.status).toBe(403);
-    expect((await without.json()).code).toBe('csrf_failed');
-    expect((await call(path, { 'x-csrf-token': seller.csrfToken })).status).toBe(200);
-  });
-
   it('is the same policy on /trpc as on REST', async () => {
     const trpc = (name: string, headers: Record<string, string> = {}) =>
-      fetch(`${app.url}/trpc/${name}`, { method: 'POST', headers: { cookie: seller.cookie, 'content-type': 'application/json', ...headers }, body: '{}' });
+      fetch(`${app.url}/trpc/${name}`, {
+        method: 'POST',
+        headers: { cookie: seller.cookie, 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
     const guarded = await trpc('guarded.v1');
     expect(guarded.status).toBe(403);
     expect((await guarded.json()).error.data.code).toBe('csrf_failed');
@@ -84,11 +98,22 @@ describe('CSRF by route policy', () => {
     const rest = await fetch(`${app.url}/api/auth/logout`, { method: 'POST', headers: { cookie: other.cookie } });
     expect(rest.status).toBe(403);
     expect((await rest.json()).code).toBe('csrf_failed');
-    const rpc = await fetch(`${app.url}/trpc/auth.logout`, { method: 'POST', headers: { cookie: other.cookie, 'content-type': 'application/json' }, body: '{}' });
+    const rpc = await fetch(`${app.url}/trpc/auth.logout`, {
+      method: 'POST',
+      headers: { cookie: other.cookie, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(rpc.status).toBe(403);
     // Still signed in after both refusals; the token signs out.
     expect((await fetch(`${app.url}/api/auth/session`, { headers: { cookie: other.cookie } })).status).toBe(200);
-    expect((await fetch(`${app.url}/api/auth/logout`, { method: 'POST', headers: { cookie: other.cookie, 'x-csrf-token': other.csrfToken } })).status).toBe(204);
+    expect(
+      (
+        await fetch(`${app.url}/api/auth/logout`, {
+          method: 'POST',
+          headers: { cookie: other.cookie, 'x-csrf-token': other.csrfToken },
+        })
+      ).status,
+    ).toBe(204);
     expect((await fetch(`${app.url}/api/auth/session`, { headers: { cookie: other.cookie } })).status).toBe(401);
   });
 });
@@ -98,7 +123,9 @@ describe("the product's route table", () => {
   const unsafe = (method: string) => method !== 'GET';
 
   it('reads no seller session on unsafe calls under the documented exempt prefixes, but for logout, which needs the token', () => {
-    const under = table.entries.filter((entry) => unsafe(entry.method) && DOCUMENTED_EXEMPT_PREFIXES.some((prefix) => entry.path.startsWith(prefix)));
+    const under = table.entries.filter(
+      (entry) => unsafe(entry.method) && DOCUMENTED_EXEMPT_PREFIXES.some((prefix) => entry.path.startsWith(prefix)),
+    );
     expect(under.length).toBeGreaterThan(10);
     for (const entry of under) {
       if (entry.path === '/api/auth/logout') expect(entry.policy.csrf, entry.name).toBe('required');
@@ -108,7 +135,10 @@ describe("the product's route table", () => {
 
   it('exempts no product route: every unsafe call a seller session can authenticate requires the token', () => {
     const sessionReaders = table.entries.filter(
-      (entry) => unsafe(entry.method) && (entry.policy.auth.kind === 'session' || (entry.policy.auth.kind === 'buyer' && entry.policy.auth.staffSession)),
+      (entry) =>
+        unsafe(entry.method) &&
+        (entry.policy.auth.kind === 'session' ||
+          (entry.policy.auth.kind === 'buyer' && entry.policy.auth.staffSession)),
     );
     expect(sessionReaders.length).toBeGreaterThan(30);
     for (const entry of sessionReaders) expect(entry.policy.csrf, entry.name).toBe('required');

@@ -36,7 +36,12 @@ beforeAll(async () => {
   smtp = await startSmtpListener();
   // Behind a trusted proxy each test is its own client (X-Forwarded-For), so the per-IP
   // limit on code requests only bites where a test means it to.
-  server = await startServer({ SMTP_URL: smtp.url, STOREFRONT_BASE_DOMAIN: BASE_DOMAIN, PUBLIC_URL, TRUST_PROXY: '127.0.0.1' });
+  server = await startServer({
+    SMTP_URL: smtp.url,
+    STOREFRONT_BASE_DOMAIN: BASE_DOMAIN,
+    PUBLIC_URL,
+    TRUST_PROXY: '127.0.0.1',
+  });
   orm = await openOrm(server.db.url, { poolMax: 2 });
 });
 
@@ -120,7 +125,10 @@ async function signIn(storeId: string, email: string, ip = clientIp()) {
   const response = await verifyCode(storeId, email, code, ip);
   expect(response.status).toBe(200);
   const body = await response.json();
-  return { cookie: customerCookieFrom(response), customer: body.customer as { id: string; storeId: string; email: string; createdAt: string } };
+  return {
+    cookie: customerCookieFrom(response),
+    customer: body.customer as { id: string; storeId: string; email: string; createdAt: string },
+  };
 }
 
 /** A code that is certainly not `code`. */
@@ -141,7 +149,7 @@ const CUSTOMER_GETS = [
 // ---------------------------------------------------------------------------------------------
 
 describe('sign-in with an e-mailed code, then the customer area', () => {
-  it('e-mails a code, exchanges it for a session and shows exactly this buyer\'s orders in this store', async () => {
+  it("e-mails a code, exchanges it for a session and shows exactly this buyer's orders in this store", async () => {
     const store = await newStore({ name: 'Pixel Goods' });
     const otherStore = await newStore();
     const email = buyerEmail();
@@ -159,11 +167,26 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
           { productName: 'Sticker', quantity: 3, unitPriceMinor: 150 },
         ],
       },
-      { customerEmail: email, status: 'paid', priceMinor: 1999, createdAt: at(24), lines: [{ productName: 'E-book', quantity: 1, unitPriceMinor: 1999 }] },
-      { customerEmail: email, status: 'pending', priceMinor: 500, currency: 'JPY', createdAt: at(48), lines: [{ productName: 'Game key', quantity: 1, unitPriceMinor: 500 }] },
+      {
+        customerEmail: email,
+        status: 'paid',
+        priceMinor: 1999,
+        createdAt: at(24),
+        lines: [{ productName: 'E-book', quantity: 1, unitPriceMinor: 1999 }],
+      },
+      {
+        customerEmail: email,
+        status: 'pending',
+        priceMinor: 500,
+        currency: 'JPY',
+        createdAt: at(48),
+        lines: [{ productName: 'Game key', quantity: 1, unitPriceMinor: 500 }],
+      },
     ]);
     // Another buyer in the same store (newest of all) and the same address in another store.
-    const [someoneElse] = await insertOrders(server.db.url, store.id, [{ customerEmail: buyerEmail('other'), createdAt: at(1) }]);
+    const [someoneElse] = await insertOrders(server.db.url, store.id, [
+      { customerEmail: buyerEmail('other'), createdAt: at(1) },
+    ]);
     const [elsewhere] = await insertOrders(server.db.url, otherStore.id, [{ customerEmail: email, createdAt: at(2) }]);
 
     const ip = clientIp();
@@ -181,7 +204,9 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
     const verified = await verifyCode(store.id, email, code, ip);
     expect(verified.status).toBe(200);
     const session = await verified.json();
-    expect(session).toEqual({ customer: { id: expect.any(String), storeId: store.id, email, createdAt: expect.any(String) } });
+    expect(session).toEqual({
+      customer: { id: expect.any(String), storeId: store.id, email, createdAt: expect.any(String) },
+    });
     expect(Object.keys(session.customer).sort()).toEqual(['createdAt', 'email', 'id', 'storeId']);
     expect(Number.isNaN(Date.parse(session.customer.createdAt))).toBe(false);
 
@@ -258,7 +283,9 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
     expect(first.orders.map((o: { id: string }) => o.id)).toEqual([ebook!.id, yen!.id]);
     expect(first.hasMore).toBe(true);
     expect(typeof first.nextCursor).toBe('string');
-    const second = await (await call(`/api/customer/orders?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, { cookie })).json();
+    const second = await (
+      await call(`/api/customer/orders?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, { cookie })
+    ).json();
     expect(second.orders.map((o: { id: string }) => o.id)).toEqual([twoLines!.id]);
     expect(second).toMatchObject({ hasMore: false, nextCursor: null });
 
@@ -269,7 +296,14 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
         expect(detail.status, `${prefix}/${ref}`).toBe(200);
         expect(byName(await detail.json())).toEqual(expected.twoLines);
       }
-      for (const ref of [someoneElse!.id, `ORD-${someoneElse!.number}`, elsewhere!.id, `ORD-${elsewhere!.number}`, 'ORD-999999999', newId()]) {
+      for (const ref of [
+        someoneElse!.id,
+        `ORD-${someoneElse!.number}`,
+        elsewhere!.id,
+        `ORD-${elsewhere!.number}`,
+        'ORD-999999999',
+        newId(),
+      ]) {
         const hidden = await call(`${prefix}/${ref}`, { cookie });
         expect(hidden.status, `${prefix}/${ref}`).toBe(404);
         expect(await hidden.json()).toEqual(ORDER_NOT_FOUND);
@@ -412,7 +446,9 @@ describe('codes', () => {
     const email = buyerEmail();
     const ip = clientIp();
     const code = await requestCode(store.id, email, ip);
-    const statuses = await Promise.all(Array.from({ length: 5 }, () => verifyCode(store.id, email, code, ip).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, () => verifyCode(store.id, email, code, ip).then((r) => r.status)),
+    );
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 400)).toHaveLength(4);
   });
@@ -464,7 +500,9 @@ describe('codes', () => {
     const email = buyerEmail();
     const ip = clientIp();
     const code = await requestCode(store.id, email, ip);
-    const guesses = await Promise.all(Array.from({ length: 8 }, () => verifyCode(store.id, email, otherCode(code), ip).then((r) => r.status)));
+    const guesses = await Promise.all(
+      Array.from({ length: 8 }, () => verifyCode(store.id, email, otherCode(code), ip).then((r) => r.status)),
+    );
     expect(new Set(guesses)).toEqual(new Set([400]));
     expect((await verifyCode(store.id, email, code, ip)).status).toBe(400);
   });
@@ -491,7 +529,10 @@ describe('codes', () => {
     const starts = await Promise.all(Array.from({ length: 5 }, () => startCode(store.id, email, ip)));
     expect(starts.map((r) => r.status)).toEqual([204, 204, 204, 204, 204]);
     await smtp.waitFor(() => smtp.mails.slice(seen).filter((mail) => mail.to.includes(email)).length === 5);
-    const codes = smtp.mails.slice(seen).filter((mail) => mail.to.includes(email)).map(codeIn);
+    const codes = smtp.mails
+      .slice(seen)
+      .filter((mail) => mail.to.includes(email))
+      .map(codeIn);
     const statuses: number[] = [];
     // Every code twice, so a code left open behind another one would show.
     for (const code of [...codes, ...codes]) statuses.push((await verifyCode(store.id, email, code, ip)).status);
@@ -573,7 +614,8 @@ describe('rate limits on code requests', () => {
     const store = await newStore();
     const otherStore = await newStore();
     const email = buyerEmail();
-    for (let i = 1; i <= 5; i++) expect((await startCode(store.id, email, clientIp())).status, `request ${i}`).toBe(204);
+    for (let i = 1; i <= 5; i++)
+      expect((await startCode(store.id, email, clientIp())).status, `request ${i}`).toBe(204);
     const limited = await startCode(store.id, email, clientIp());
     expect(limited.status).toBe(429);
     expect(await limited.json()).toEqual(RATE_LIMITED);
@@ -588,19 +630,22 @@ describe('rate limits on code requests (headers and verify)', () => {
     const store = await newStore();
     const ip = clientIp();
     const perClient: Array<string | null> = [];
-    for (let i = 0; i < 5; i++) perClient.push((await startCode(store.id, buyerEmail(), ip)).headers.get('x-ratelimit-remaining'));
+    for (let i = 0; i < 5; i++)
+      perClient.push((await startCode(store.id, buyerEmail(), ip)).headers.get('x-ratelimit-remaining'));
     expect(perClient).toEqual(['4', '3', '2', '1', '0']);
 
     const email = buyerEmail();
     const perAddress: Array<string | null> = [];
-    for (let i = 0; i < 5; i++) perAddress.push((await startCode(store.id, email, clientIp())).headers.get('x-ratelimit-remaining'));
+    for (let i = 0; i < 5; i++)
+      perAddress.push((await startCode(store.id, email, clientIp())).headers.get('x-ratelimit-remaining'));
     expect(perAddress).toEqual(['4', '3', '2', '1', '0']);
   });
 
   it('answer the 21st verify from one client within 15 minutes with 429', async () => {
     const store = await newStore();
     const ip = clientIp();
-    for (let i = 1; i <= 20; i++) expect((await verifyCode(store.id, buyerEmail(), '123456', ip)).status, `verify ${i}`).toBe(400);
+    for (let i = 1; i <= 20; i++)
+      expect((await verifyCode(store.id, buyerEmail(), '123456', ip)).status, `verify ${i}`).toBe(400);
     const limited = await verifyCode(store.id, buyerEmail(), '123456', ip);
     expect(limited.status).toBe(429);
     expect(await limited.json()).toEqual(RATE_LIMITED);
@@ -610,7 +655,11 @@ describe('rate limits on code requests (headers and verify)', () => {
 
 describe('customer sessions', () => {
   it('answer 401 without the svc_customer cookie', async () => {
-    for (const path of [...CUSTOMER_GETS, `/api/customer/orders/${newId()}`, `/api/v1/customer-dashboard/orders/ORD-1001`]) {
+    for (const path of [
+      ...CUSTOMER_GETS,
+      `/api/customer/orders/${newId()}`,
+      `/api/v1/customer-dashboard/orders/ORD-1001`,
+    ]) {
       const response = await call(path);
       expect(response.status, path).toBe(401);
       expect(await response.json()).toEqual(NO_SESSION);
@@ -618,7 +667,9 @@ describe('customer sessions', () => {
   });
 
   it('answer 401 for a cookie that is no session', async () => {
-    const response = await call('/api/customer/orders', { cookie: `svc_customer=${randomBytes(32).toString('base64url')}` });
+    const response = await call('/api/customer/orders', {
+      cookie: `svc_customer=${randomBytes(32).toString('base64url')}`,
+    });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual(EXPIRED_SESSION);
   });
@@ -712,7 +763,11 @@ describe('CORS for themes', () => {
     const email = buyerEmail();
     await insertOrders(server.db.url, store.id, [{ customerEmail: email }]);
 
-    for (const [path, method] of [['/api/customer/orders', 'GET'], ['/api/customer/auth/start', 'POST'], ['/api/v1/customer-dashboard/profile', 'GET']] as const) {
+    for (const [path, method] of [
+      ['/api/customer/orders', 'GET'],
+      ['/api/customer/auth/start', 'POST'],
+      ['/api/v1/customer-dashboard/profile', 'GET'],
+    ] as const) {
       const response = await preflight(path, origin, method);
       expect(response.status, path).toBe(204);
       expectAllowed(response, origin);
@@ -847,7 +902,11 @@ describe('without SMTP_URL', () => {
     expect(mailbox.status).toBe(200);
     const { emails } = await mailbox.json();
     const mail = emails.find((entry: { to: string }) => entry.to === email);
-    expect(mail).toMatchObject({ to: email, subject: 'Your sign-in code for Outbox Shop', createdAt: expect.any(String) });
+    expect(mail).toMatchObject({
+      to: email,
+      subject: 'Your sign-in code for Outbox Shop',
+      createdAt: expect.any(String),
+    });
     expect(mail.text).toMatch(/\b\d{6}\b/);
 
     const verified = await verifyCode(store.id, email, codeIn(mail), ip, plain.url);
@@ -882,10 +941,16 @@ describe('in production', () => {
     const attributes = set.split(';').map((part) => part.trim());
     expect(attributes).toEqual(expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=None', 'Path=/']));
 
-    const logout = await call('/api/customer/auth/logout', { method: 'POST', cookie: set.split(';')[0], base: prod.url });
+    const logout = await call('/api/customer/auth/logout', {
+      method: 'POST',
+      cookie: set.split(';')[0],
+      base: prod.url,
+    });
     expect(logout.status).toBe(204);
     const cleared = logout.headers.getSetCookie().find((value) => value.startsWith('svc_customer='))!;
-    expect(cleared.split(';').map((part) => part.trim())).toEqual(expect.arrayContaining(['svc_customer=', 'Max-Age=0', 'Secure', 'SameSite=None']));
+    expect(cleared.split(';').map((part) => part.trim())).toEqual(
+      expect.arrayContaining(['svc_customer=', 'Max-Age=0', 'Secure', 'SameSite=None']),
+    );
     // No development mailbox in production.
     expect((await fetch(`${prod.url}/dev/mailbox.json`)).status).toBe(404);
   });
@@ -898,7 +963,9 @@ describe('privacy', () => {
     const marker = randomBytes(4).toString('hex');
     const buyerIp = '192.0.2.177';
     const userAgent = `SecretBrowser/${marker} (privacy-check)`;
-    const [order] = await insertOrders(server.db.url, store.id, [{ customerEmail: email, buyerIp, userAgent, note: 'internal note' }]);
+    const [order] = await insertOrders(server.db.url, store.id, [
+      { customerEmail: email, buyerIp, userAgent, note: 'internal note' },
+    ]);
 
     const ip = clientIp();
     const code = await requestCode(store.id, email, ip);

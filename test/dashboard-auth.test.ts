@@ -1,7 +1,16 @@
 /** Black-box: seller accounts, sessions, CSRF, password reset, stores and staff permissions. */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addStaff, clientIp, createKeyFor, createStoreFor, dashboard, registerSeller, sessionCookieFrom, uniqueEmail } from './support/seller.js';
+import {
+  addStaff,
+  clientIp,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  registerSeller,
+  sessionCookieFrom,
+  uniqueEmail,
+} from './support/seller.js';
 import { startServer } from './support/server.js';
 import { startSmtpListener } from './support/smtp.js';
 
@@ -31,7 +40,10 @@ describe('register and login', () => {
     const response = await post('/api/auth/register', { email: email.toUpperCase(), password: 'long enough pw' });
     expect(response.status).toBe(201);
     const body = await response.json();
-    expect(body).toEqual({ user: { id: expect.any(String), email, createdAt: expect.any(String) }, csrfToken: expect.any(String) });
+    expect(body).toEqual({
+      user: { id: expect.any(String), email, createdAt: expect.any(String) },
+      csrfToken: expect.any(String),
+    });
     const cookie = response.headers.getSetCookie().find((c) => c.startsWith('svc_session='))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
@@ -68,9 +80,14 @@ describe('register and login', () => {
     expect(session.status).toBe(200);
     expect(await session.json()).toEqual({ user: expect.objectContaining({ email: seller.email }), csrfToken });
 
-    const logout = await fetch(`${server.url}/api/auth/logout`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrfToken } });
+    const logout = await fetch(`${server.url}/api/auth/logout`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrfToken },
+    });
     expect(logout.status).toBe(204);
-    expect(logout.headers.getSetCookie().some((c) => c.startsWith('svc_session=;') && c.includes('Max-Age=0'))).toBe(true);
+    expect(logout.headers.getSetCookie().some((c) => c.startsWith('svc_session=;') && c.includes('Max-Age=0'))).toBe(
+      true,
+    );
     expect((await fetch(`${server.url}/api/auth/session`, { headers: { cookie } })).status).toBe(401);
   });
 
@@ -78,7 +95,10 @@ describe('register and login', () => {
     const ip = clientIp();
     const statuses: number[] = [];
     for (let i = 0; i < 21; i++) {
-      statuses.push((await post('/api/auth/login', { email: uniqueEmail(), password: 'whatever pw' }, { 'x-forwarded-for': ip })).status);
+      statuses.push(
+        (await post('/api/auth/login', { email: uniqueEmail(), password: 'whatever pw' }, { 'x-forwarded-for': ip }))
+          .status,
+      );
     }
     expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
     expect(statuses[20]).toBe(429);
@@ -88,7 +108,15 @@ describe('register and login', () => {
     const ip = clientIp();
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      statuses.push((await post('/api/auth/register', { email: uniqueEmail(), password: 'long enough pw' }, { 'x-forwarded-for': ip })).status);
+      statuses.push(
+        (
+          await post(
+            '/api/auth/register',
+            { email: uniqueEmail(), password: 'long enough pw' },
+            { 'x-forwarded-for': ip },
+          )
+        ).status,
+      );
     }
     expect(statuses).toEqual([201, 201, 201, 429]);
   });
@@ -102,9 +130,17 @@ describe('CSRF', () => {
     const without = await fetch(`${server.url}/api/dashboard/stores`, { method: 'POST', headers, body });
     expect(without.status).toBe(403);
     expect((await without.json()).code).toBe('csrf_failed');
-    const wrong = await fetch(`${server.url}/api/dashboard/stores`, { method: 'POST', headers: { ...headers, 'x-csrf-token': 'nope' }, body });
+    const wrong = await fetch(`${server.url}/api/dashboard/stores`, {
+      method: 'POST',
+      headers: { ...headers, 'x-csrf-token': 'nope' },
+      body,
+    });
     expect(wrong.status).toBe(403);
-    const right = await fetch(`${server.url}/api/dashboard/stores`, { method: 'POST', headers: { ...headers, 'x-csrf-token': seller.csrfToken }, body });
+    const right = await fetch(`${server.url}/api/dashboard/stores`, {
+      method: 'POST',
+      headers: { ...headers, 'x-csrf-token': seller.csrfToken },
+      body,
+    });
     expect(right.status).toBe(201);
   });
 
@@ -121,21 +157,34 @@ describe('CSRF', () => {
 
   it('needs no token for safe methods; logout, an unsafe call on the session, needs it', async () => {
     const seller = await registerSeller(server.url);
-    expect((await fetch(`${server.url}/api/dashboard/stores`, { headers: { cookie: seller.cookie } })).status).toBe(200);
+    expect((await fetch(`${server.url}/api/dashboard/stores`, { headers: { cookie: seller.cookie } })).status).toBe(
+      200,
+    );
     const forged = await fetch(`${server.url}/api/auth/logout`, { method: 'POST', headers: { cookie: seller.cookie } });
     expect(forged.status).toBe(403);
     expect((await forged.json()).code).toBe('csrf_failed');
-    expect((await fetch(`${server.url}/api/auth/logout`, { method: 'POST', headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken } })).status).toBe(204);
+    expect(
+      (
+        await fetch(`${server.url}/api/auth/logout`, {
+          method: 'POST',
+          headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+        })
+      ).status,
+    ).toBe(204);
   });
 
   it('never treats a Bearer request as a cookie session', async () => {
     const seller = await registerSeller(server.url);
     const store = await createStoreFor(seller);
     const { key } = await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] });
-    const response = await fetch(`${server.url}/api/dashboard/stores`, { headers: { cookie: seller.cookie, authorization: `Bearer ${key}` } });
+    const response = await fetch(`${server.url}/api/dashboard/stores`, {
+      headers: { cookie: seller.cookie, authorization: `Bearer ${key}` },
+    });
     expect(response.status).toBe(401);
     // ...while the merchant route takes the key with no CSRF token at all.
-    const merchant = await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/orders`, { headers: { authorization: `Bearer ${key}` } });
+    const merchant = await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/orders`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(merchant.status).toBe(200);
   });
 });
@@ -189,7 +238,10 @@ describe('stores and staff', () => {
     const rename = await dashboard(staff, 'PATCH', `/api/dashboard/stores/${store.id}`, { name: 'Mine now' });
     expect(rename.status).toBe(403);
     expect((await rename.json()).code).toBe('permission_missing');
-    const members = await dashboard(staff, 'POST', `/api/dashboard/stores/${store.id}/members`, { email: uniqueEmail(), permissions: ['manageSettings'] });
+    const members = await dashboard(staff, 'POST', `/api/dashboard/stores/${store.id}/members`, {
+      email: uniqueEmail(),
+      permissions: ['manageSettings'],
+    });
     expect(members.status).toBe(403);
 
     const stranger = await registerSeller(server.url);
@@ -198,7 +250,9 @@ describe('stores and staff', () => {
     expect((await foreign.json()).code).toBe('store_forbidden');
 
     const listed = await (await dashboard(staff, 'GET', '/api/dashboard/stores')).json();
-    expect(listed.stores).toEqual([expect.objectContaining({ id: store.id, role: 'staff', permissions: ['viewOrders'] })]);
+    expect(listed.stores).toEqual([
+      expect.objectContaining({ id: store.id, role: 'staff', permissions: ['viewOrders'] }),
+    ]);
   });
 });
 
@@ -207,7 +261,10 @@ describe('secrets at rest', () => {
     const seller = await registerSeller(server.url);
     const store = await createStoreFor(seller);
     const { key } = await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] });
-    const dump = execFileSync('pg_dump', ['--data-only', server.db.url], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const dump = execFileSync('pg_dump', ['--data-only', server.db.url], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(dump).toContain(seller.email); // the dump is real...
     expect(dump).toContain(key.slice(0, 10)); // ...and holds the key's prefix,
     expect(dump).not.toContain(key); // but never the key,

@@ -7,7 +7,15 @@ import { API_KEY_SCOPES } from '@svc/schemas';
 import { createMerchantClient } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from './support/catalog.js';
-import { addStaff, createKeyFor, createStoreFor, dashboard, merchantGet, registerSeller, type Seller } from './support/seller.js';
+import {
+  addStaff,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  merchantGet,
+  registerSeller,
+  type Seller,
+} from './support/seller.js';
 import { startServer } from './support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -27,7 +35,10 @@ interface EventView {
   data: Record<string, unknown>;
 }
 
-async function listAll(key: string, query: string): Promise<{ events: EventView[]; hasMore: boolean; nextCursor: string | null }> {
+async function listAll(
+  key: string,
+  query: string,
+): Promise<{ events: EventView[]; hasMore: boolean; nextCursor: string | null }> {
   const response = await merchantGet(server.url, key, `/stores/${store.id}/events${query}`);
   expect(response.status, await response.clone().text()).toBe(200);
   return response.json();
@@ -40,7 +51,9 @@ beforeAll(async () => {
   store = await createStoreFor(owner);
   other = await createStoreFor(owner);
   keys.all = (await createKeyFor(owner, { scopes: [...API_KEY_SCOPES], storeIds: [store.id, other.id] })).key;
-  keys.noScope = (await createKeyFor(owner, { scopes: API_KEY_SCOPES.filter((s) => s !== 'event:read'), storeIds: [store.id] })).key;
+  keys.noScope = (
+    await createKeyFor(owner, { scopes: API_KEY_SCOPES.filter((s) => s !== 'event:read'), storeIds: [store.id] })
+  ).key;
   keys.otherOnly = (await createKeyFor(owner, { scopes: ['event:read'], storeIds: [other.id] })).key;
   const staff = await registerSeller(server.url);
   await addStaff(owner, store.id, staff, ['viewOrders', 'editOrders', 'manageProducts']);
@@ -58,9 +71,17 @@ afterAll(async () => {
 
 describe('GET /events/{eventId}', () => {
   it('answers byte for byte the body the webhook delivery carried', async () => {
-    const hook = await dashboard(owner, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, { name: 'events', url: `${receiver.url}/events`, events: ['product.created'] });
+    const hook = await dashboard(owner, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, {
+      name: 'events',
+      url: `${receiver.url}/events`,
+      events: ['product.created'],
+    });
     expect(hook.status).toBe(201);
-    await createProduct(owner, store.id, { name: 'Ünïcödé ✓ "quoted"', price: 12.5, deliveryMethods: ['manualDelivery'] });
+    await createProduct(owner, store.id, {
+      name: 'Ünïcödé ✓ "quoted"',
+      price: 12.5,
+      deliveryMethods: ['manualDelivery'],
+    });
     const [delivery] = await receiver.waitFor(1, { timeoutMs: 20_000, where: (hit) => hit.path === '/events' });
     const response = await merchantGet(server.url, keys.all, `/stores/${store.id}/events/${delivery!.eventId}`);
     expect(response.status).toBe(200);
@@ -72,7 +93,9 @@ describe('GET /events/{eventId}', () => {
     const foreign = await merchantGet(server.url, keys.all, `/stores/${store.id}/events/${otherEventId}`);
     expect(foreign.status).toBe(404);
     expect((await foreign.json()).code).toBe('not_found');
-    expect((await merchantGet(server.url, keys.all, `/stores/${store.id}/events/evt_unknown0000000000`)).status).toBe(404);
+    expect((await merchantGet(server.url, keys.all, `/stores/${store.id}/events/evt_unknown0000000000`)).status).toBe(
+      404,
+    );
     expect((await merchantGet(server.url, keys.all, `/stores/${store.id}/events/not-an-event`)).status).toBe(400);
   });
 });
@@ -80,12 +103,26 @@ describe('GET /events/{eventId}', () => {
 describe('GET /events', () => {
   it('lists newest first, filters by type and time, and pages with a cursor', async () => {
     await createProduct(owner, store.id, { name: 'Second', price: 2, deliveryMethods: ['manualDelivery'] });
-    const product = await createProduct(owner, store.id, { name: 'Third', price: 3, deliveryMethods: ['manualDelivery'] });
-    expect((await dashboard(owner, 'PATCH', `/api/dashboard/stores/${store.id}/products/${product.id}`, { name: 'Third, renamed' })).status).toBe(200);
+    const product = await createProduct(owner, store.id, {
+      name: 'Third',
+      price: 3,
+      deliveryMethods: ['manualDelivery'],
+    });
+    expect(
+      (
+        await dashboard(owner, 'PATCH', `/api/dashboard/stores/${store.id}/products/${product.id}`, {
+          name: 'Third, renamed',
+        })
+      ).status,
+    ).toBe(200);
 
     const { events } = await listAll(keys.all!, '');
     expect(events.length).toBeGreaterThanOrEqual(4);
-    expect(events[0]).toMatchObject({ event: 'product.updated', storeId: store.id, data: { product: { id: product.id, name: 'Third, renamed' } } });
+    expect(events[0]).toMatchObject({
+      event: 'product.updated',
+      storeId: store.id,
+      data: { product: { id: product.id, name: 'Third, renamed' } },
+    });
     const times = events.map((e) => Date.parse(e.createdAt));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     expect(events.every((e) => e.storeId === store.id)).toBe(true);
@@ -107,7 +144,11 @@ describe('GET /events', () => {
     const second = await listAll(keys.all!, `?limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`);
     expect(second.events.map((e) => e.id)).toEqual(events.slice(2, 4).map((e) => e.id));
 
-    const backwards = await merchantGet(server.url, keys.all, `/stores/${store.id}/events?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`);
+    const backwards = await merchantGet(
+      server.url,
+      keys.all,
+      `/stores/${store.id}/events?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`,
+    );
     expect(backwards.status).toBe(400);
   });
 
@@ -131,7 +172,8 @@ describe('the SDK', () => {
   it('walks 250 events of a store, each once, newest first, and reads one', async () => {
     const busy = await createStoreFor(owner);
     const key = (await createKeyFor(owner, { scopes: ['event:read'], storeIds: [busy.id] })).key;
-    for (let i = 0; i < 250; i++) await createProduct(owner, busy.id, { name: `Item ${i}`, price: 1, deliveryMethods: ['manualDelivery'] });
+    for (let i = 0; i < 250; i++)
+      await createProduct(owner, busy.id, { name: `Item ${i}`, price: 1, deliveryMethods: ['manualDelivery'] });
     const client = createMerchantClient({ baseUrl: server.url, apiKey: key });
     const seen: string[] = [];
     const names: string[] = [];

@@ -14,7 +14,11 @@ const NOT_COMPLETED = { error: 'Feedback opens once the order is completed.', co
 const ALREADY_RATED = { error: 'This order already has feedback.', code: 'conflict' };
 const WRONG_TOKEN = { error: 'This link does not open this order.', code: 'store_forbidden' };
 const ORDER_NOT_FOUND = { error: 'Order not found.', code: 'not_found' };
-const BAD_CURSOR = { error: 'The request is not valid.', code: 'validation_failed', issues: [{ path: 'cursor', message: 'Not a cursor this API issued.' }] };
+const BAD_CURSOR = {
+  error: 'The request is not valid.',
+  code: 'validation_failed',
+  issues: [{ path: 'cursor', message: 'Not a cursor this API issued.' }],
+};
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -59,7 +63,11 @@ async function sellerWithStore(): Promise<{ seller: Seller; store: { id: string;
 }
 
 async function createProduct(seller: Seller, storeId: string, name: string, price = 9.99): Promise<string> {
-  const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products`, { name, price, deliveryMethods: ['manualDelivery'] });
+  const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products`, {
+    name,
+    price,
+    deliveryMethods: ['manualDelivery'],
+  });
   expect(response.status).toBe(201);
   return (await response.json()).id;
 }
@@ -84,7 +92,10 @@ async function placeOrder(storeId: string, productId: string, quantity = 1): Pro
  * only way there is, straight in the database.
  */
 async function complete(orderId: string): Promise<void> {
-  const result = await db.query(`update "order" set status = 'completed', completed_at = now(), updated_at = now() where id = $1`, [orderId]);
+  const result = await db.query(
+    `update "order" set status = 'completed', completed_at = now(), updated_at = now() where id = $1`,
+    [orderId],
+  );
   expect(result.rowCount).toBe(1);
 }
 
@@ -95,7 +106,10 @@ async function completedOrder(storeId: string, productId: string): Promise<Place
 }
 
 function rate(order: PlacedOrder, rating: number, text: string, ip?: string): Promise<Response> {
-  return call('/api/feedback/create', { body: { orderId: order.id, token: order.token, rating, text }, ...(ip ? { ip } : {}) });
+  return call('/api/feedback/create', {
+    body: { orderId: order.id, token: order.token, rating, text },
+    ...(ip ? { ip } : {}),
+  });
 }
 
 async function rated(order: PlacedOrder, rating: number, text: string): Promise<Record<string, unknown>> {
@@ -105,7 +119,9 @@ async function rated(order: PlacedOrder, rating: number, text: string): Promise<
 }
 
 function listFeedback(query: Record<string, string | number>, ip?: string): Promise<Response> {
-  const search = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]));
+  const search = new URLSearchParams(
+    Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+  );
   return call(`/api/feedback?${search}`, ip ? { ip } : {});
 }
 
@@ -144,7 +160,9 @@ describe('POST /api/feedback/create', () => {
     expect(twice.status).toBe(409);
     expect(await twice.json()).toEqual(ALREADY_RATED);
 
-    const { rows } = await db.query('select store_id, order_id, rating, text from feedback where order_id = $1', [order.id]);
+    const { rows } = await db.query('select store_id, order_id, rating, text from feedback where order_id = $1', [
+      order.id,
+    ]);
     expect(rows).toEqual([{ store_id: store.id, order_id: order.id, rating: 5, text: 'Fast delivery, works great.' }]);
   });
 
@@ -199,7 +217,9 @@ describe('POST /api/feedback/create', () => {
       [{ rating: 5, text: 'ok', email: 'a@b.c' }, 'email'],
     ];
     for (const [fields, path] of cases) {
-      const response = await call('/api/feedback/create', { body: { orderId: order.id, token: order.token, ...fields } });
+      const response = await call('/api/feedback/create', {
+        body: { orderId: order.id, token: order.token, ...fields },
+      });
       expect(response.status, JSON.stringify(fields)).toBe(400);
       const body = await response.json();
       expect(body.code).toBe('validation_failed');
@@ -217,7 +237,8 @@ describe('POST /api/feedback/create', () => {
       const responses = await Promise.all([rate(order, 5, 'first'), rate(order, 1, 'second'), rate(order, 3, 'third')]);
       const statuses = responses.map((response) => response.status).sort();
       expect(statuses).toEqual([201, 409, 409]);
-      for (const response of responses.filter((r) => r.status === 409)) expect(await response.json()).toEqual(ALREADY_RATED);
+      for (const response of responses.filter((r) => r.status === 409))
+        expect(await response.json()).toEqual(ALREADY_RATED);
       const { rows } = await db.query('select count(*)::int as n from feedback where order_id = $1', [order.id]);
       expect(rows[0].n).toBe(1);
     }
@@ -249,7 +270,11 @@ describe('GET /api/feedback', () => {
     const c = await rated(third, 4, 'Fine');
     // Another store's feedback stays there.
     const { seller: otherSeller, store: otherStore } = await sellerWithStore();
-    await rated(await completedOrder(otherStore.id, await createProduct(otherSeller, otherStore.id, 'Elsewhere')), 1, 'Bad');
+    await rated(
+      await completedOrder(otherStore.id, await createProduct(otherSeller, otherStore.id, 'Elsewhere')),
+      1,
+      'Bad',
+    );
 
     const response = await listFeedback({ storeId: store.id });
     expect(response.status).toBe(200);
@@ -261,7 +286,11 @@ describe('GET /api/feedback', () => {
       averageRating: 4.33,
       count: 3,
     });
-    expect(JSON.parse(text).feedback.map((f: { productName: string }) => f.productName)).toEqual(['Game Key', 'Gift Card', 'Game Key']);
+    expect(JSON.parse(text).feedback.map((f: { productName: string }) => f.productName)).toEqual([
+      'Game Key',
+      'Gift Card',
+      'Game Key',
+    ]);
     for (const order of [first, second, third]) {
       expect(text).not.toContain(order.email);
       expect(text).not.toContain(order.id);
@@ -275,7 +304,8 @@ describe('GET /api/feedback', () => {
     const { seller, store } = await sellerWithStore();
     const productId = await createProduct(seller, store.id, 'Paged');
     const written: Array<Record<string, unknown>> = [];
-    for (let i = 1; i <= 5; i++) written.push(await rated(await completedOrder(store.id, productId), (i % 5) + 1, `Review ${i}`));
+    for (let i = 1; i <= 5; i++)
+      written.push(await rated(await completedOrder(store.id, productId), (i % 5) + 1, `Review ${i}`));
     const newestFirst = [...written].reverse();
 
     const page1 = await (await listFeedback({ storeId: store.id, limit: 2 })).json();
@@ -284,7 +314,13 @@ describe('GET /api/feedback', () => {
     const page2 = await (await listFeedback({ storeId: store.id, limit: 2, cursor: page1.nextCursor })).json();
     expect(page2).toMatchObject({ feedback: newestFirst.slice(2, 4), hasMore: true });
     const page3 = await (await listFeedback({ storeId: store.id, limit: 2, cursor: page2.nextCursor })).json();
-    expect(page3).toEqual({ feedback: newestFirst.slice(4), hasMore: false, nextCursor: null, averageRating: 3, count: 5 });
+    expect(page3).toEqual({
+      feedback: newestFirst.slice(4),
+      hasMore: false,
+      nextCursor: null,
+      averageRating: 3,
+      count: 5,
+    });
 
     const [body] = String(page1.nextCursor).split('.');
     const forged = await listFeedback({ storeId: store.id, cursor: `${body}.AAAAAAAAAAAAAAAAAAAAAA` });
@@ -302,7 +338,13 @@ describe('GET /api/feedback', () => {
     const { store } = await sellerWithStore();
     const empty = await listFeedback({ storeId: store.id });
     expect(empty.status).toBe(200);
-    expect(await empty.json()).toEqual({ feedback: [], hasMore: false, nextCursor: null, averageRating: null, count: 0 });
+    expect(await empty.json()).toEqual({
+      feedback: [],
+      hasMore: false,
+      nextCursor: null,
+      averageRating: null,
+      count: 0,
+    });
 
     const missing = await listFeedback({ storeId: 'no-such-store-here' });
     expect(missing.status).toBe(404);
@@ -336,15 +378,35 @@ describe('POST /api/track', () => {
     const page = await track({ storeId: store.subdomain, type: 'page_view' }, ip);
     expect(page.status).toBe(204);
 
-    const { rows } = await db.query('select * from track_event where store_id = $1 order by created_at, id', [store.id]);
+    const { rows } = await db.query('select * from track_event where store_id = $1 order by created_at, id', [
+      store.id,
+    ]);
     expect(rows).toEqual([
-      { id: expect.any(String), store_id: store.id, type: 'product_view', product_id: productId, path: '/p/viewed?ref=home', created_at: expect.anything() },
-      { id: expect.any(String), store_id: store.id, type: 'page_view', product_id: null, path: null, created_at: expect.anything() },
+      {
+        id: expect.any(String),
+        store_id: store.id,
+        type: 'product_view',
+        product_id: productId,
+        path: '/p/viewed?ref=home',
+        created_at: expect.anything(),
+      },
+      {
+        id: expect.any(String),
+        store_id: store.id,
+        type: 'page_view',
+        product_id: null,
+        path: null,
+        created_at: expect.anything(),
+      },
     ]);
     expect(JSON.stringify(rows)).not.toContain(ip);
 
-    for (const type of ['add_to_cart', 'checkout_start']) expect((await track({ storeId: store.id, type })).status).toBe(204);
-    const { rows: counts } = await db.query('select type, count(*)::int as n from track_event where store_id = $1 group by type order by type', [store.id]);
+    for (const type of ['add_to_cart', 'checkout_start'])
+      expect((await track({ storeId: store.id, type })).status).toBe(204);
+    const { rows: counts } = await db.query(
+      'select type, count(*)::int as n from track_event where store_id = $1 group by type order by type',
+      [store.id],
+    );
     expect(counts).toEqual([
       { type: 'add_to_cart', n: 1 },
       { type: 'checkout_start', n: 1 },

@@ -42,9 +42,18 @@ afterAll(() => {
 });
 
 /** Runs a command in the clone; resolves with its exit code and output (never rejects). */
-async function inClone(command: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+async function inClone(
+  command: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(command, args, { cwd: clone, env: bareEnv, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await exec(command, args, {
+      cwd: clone,
+      env: bareEnv,
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number | string; stdout: string; stderr: string };
@@ -63,56 +72,64 @@ async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeou
 }
 
 describe('a fresh clone', () => {
-  it('passes `npm ci --dry-run` (the lock file is complete, no engine warning on Node 20)', { timeout: 120_000 }, async () => {
-    const result = await inClone('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], 110_000);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).not.toMatch(/EBADENGINE|EUSAGE|not in sync/);
-  });
+  it(
+    'passes `npm ci --dry-run` (the lock file is complete, no engine warning on Node 20)',
+    { timeout: 120_000 },
+    async () => {
+      const result = await inClone('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], 110_000);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/EBADENGINE|EUSAGE|not in sync/);
+    },
+  );
 
-  it('runs the README command on an embedded PostgreSQL, takes seed-demo beside it, and stops without an error line', { timeout: 420_000 }, async () => {
-    const port = await reservePort();
-    let output = '';
-    server = spawn('sh', ['-c', 'npm ci --no-audit --no-fund && npm start'], {
-      cwd: clone,
-      env: { ...bareEnv, PORT: String(port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    // 'close': the shell and everything it started that holds the output (npm, the server) are gone.
-    const exited = new Promise<number | null>((resolve) => server!.once('close', (code) => resolve(code)));
-    const base = `http://127.0.0.1:${port}`;
+  it(
+    'runs the README command on an embedded PostgreSQL, takes seed-demo beside it, and stops without an error line',
+    { timeout: 420_000 },
+    async () => {
+      const port = await reservePort();
+      let output = '';
+      server = spawn('sh', ['-c', 'npm ci --no-audit --no-fund && npm start'], {
+        cwd: clone,
+        env: { ...bareEnv, PORT: String(port), HOST: '127.0.0.1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      // 'close': the shell and everything it started that holds the output (npm, the server) are gone.
+      const exited = new Promise<number | null>((resolve) => server!.once('close', (code) => resolve(code)));
+      const base = `http://127.0.0.1:${port}`;
 
-    const health = await Promise.race([
-      poll('GET /healthz', async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined), 400_000),
-      exited.then((code) => {
-        throw new Error(`npm ci && npm start exited (${code}):\n${output.slice(-4000)}`);
-      }),
-    ]);
-    expect(health).toBe(true);
+      const health = await Promise.race([
+        poll('GET /healthz', async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined), 400_000),
+        exited.then((code) => {
+          throw new Error(`npm ci && npm start exited (${code}):\n${output.slice(-4000)}`);
+        }),
+      ]);
+      expect(health).toBe(true);
 
-    const seeded = await inClone(process.execPath, ['apps/server/dist/main.js', 'seed-demo'], 60_000);
-    expect(seeded.code, seeded.stderr).toBe(0);
-    expect(seeded.stdout).toContain('subdomain demo');
-    // The links it prints point at the running server.
-    expect(seeded.stdout).toContain(`http://localhost:${port}/api/merchant/v1/stores/`);
-    const store = await fetch(`${base}/api/store/demo`);
-    expect(store.status).toBe(200);
-    expect(await store.json()).toMatchObject({ subdomain: 'demo', name: 'Demo Store' });
-    const home = await fetch(`${base}/`);
-    expect(home.status).toBe(200);
-    expect(await home.text()).toContain('href="/account/demo"');
+      const seeded = await inClone(process.execPath, ['apps/server/dist/main.js', 'seed-demo'], 60_000);
+      expect(seeded.code, seeded.stderr).toBe(0);
+      expect(seeded.stdout).toContain('subdomain demo');
+      // The links it prints point at the running server.
+      expect(seeded.stdout).toContain(`http://localhost:${port}/api/merchant/v1/stores/`);
+      const store = await fetch(`${base}/api/store/demo`);
+      expect(store.status).toBe(200);
+      expect(await store.json()).toMatchObject({ subdomain: 'demo', name: 'Demo Store' });
+      const home = await fetch(`${base}/`);
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('href="/account/demo"');
 
-    // A person pressing Ctrl-C: the signal reaches the whole foreground group.
-    process.kill(-server.pid!, 'SIGINT');
-    await exited;
-    const logs = output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as LogLine);
-    expect(logs.some((line) => line.msg === 'stopped')).toBe(true);
-    expect(logs.filter((line) => line.level >= 50)).toEqual([]);
-    expect(output).not.toMatch(/DeprecationWarning|EBADENGINE/);
-  });
+      // A person pressing Ctrl-C: the signal reaches the whole foreground group.
+      process.kill(-server.pid!, 'SIGINT');
+      await exited;
+      const logs = output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as LogLine);
+      expect(logs.some((line) => line.msg === 'stopped')).toBe(true);
+      expect(logs.filter((line) => line.level >= 50)).toEqual([]);
+      expect(output).not.toMatch(/DeprecationWarning|EBADENGINE/);
+    },
+  );
 });

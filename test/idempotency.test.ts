@@ -30,7 +30,11 @@ beforeAll(async () => {
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller);
   product = await createProduct(seller, store.id, { name: 'Coaching', price: 25, deliveryMethods: ['manualDelivery'] });
-  archived = await createProduct(seller, store.id, { name: 'Old', status: 'archived', deliveryMethods: ['manualDelivery'] });
+  archived = await createProduct(seller, store.id, {
+    name: 'Old',
+    status: 'archived',
+    deliveryMethods: ['manualDelivery'],
+  });
 });
 
 afterAll(async () => {
@@ -47,9 +51,24 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { path: '/api/v1/checkout', procedure: 'checkout.checkout', status: 200, body: (cart, email, storeId = store.id) => ({ shopId: storeId, cart, email }) },
-  { path: '/api/embed/checkout', procedure: 'checkout.embed', status: 200, body: (cart, email, storeId = store.id) => ({ shopId: storeId, cart, email }) },
-  { path: '/api/orders/create', procedure: 'checkout.create', status: 201, body: (cart, email, storeId = store.id) => ({ storeId, cart, email }) },
+  {
+    path: '/api/v1/checkout',
+    procedure: 'checkout.checkout',
+    status: 200,
+    body: (cart, email, storeId = store.id) => ({ shopId: storeId, cart, email }),
+  },
+  {
+    path: '/api/embed/checkout',
+    procedure: 'checkout.embed',
+    status: 200,
+    body: (cart, email, storeId = store.id) => ({ shopId: storeId, cart, email }),
+  },
+  {
+    path: '/api/orders/create',
+    procedure: 'checkout.create',
+    status: 201,
+    body: (cart, email, storeId = store.id) => ({ storeId, cart, email }),
+  },
 ];
 
 const newKey = () => `key-${randomBytes(8).toString('hex')}`;
@@ -59,7 +78,12 @@ const newEmail = () => `buyer-${randomBytes(5).toString('hex')}@example.test`;
 function postText(routePath: string, text: string, key?: string, headers: Record<string, string> = {}) {
   return fetch(`${server.url}${routePath}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp(), ...(key === undefined ? {} : { 'idempotency-key': key }), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      'x-forwarded-for': clientIp(),
+      ...(key === undefined ? {} : { 'idempotency-key': key }),
+      ...headers,
+    },
     body: text,
   });
 }
@@ -151,8 +175,16 @@ describe.each(ROUTES)('$path', (route) => {
   it('creates exactly one order for 20 concurrent requests with one key; the rest are replays or 409', async () => {
     const key = newKey();
     const email = newEmail();
-    const responses = await Promise.all(Array.from({ length: 20 }, () => post(route.path, route.body(cart(), email), key)));
-    const answers = await Promise.all(responses.map(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), body: await r.json() })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => post(route.path, route.body(cart(), email), key)),
+    );
+    const answers = await Promise.all(
+      responses.map(async (r) => ({
+        status: r.status,
+        replayed: r.headers.get('idempotent-replayed'),
+        body: await r.json(),
+      })),
+    );
     const ok = answers.filter((a) => a.status === route.status);
     const inUse = answers.filter((a) => a.status === 409);
     expect(ok.length + inUse.length, JSON.stringify(answers.map((a) => a.status))).toBe(20);
@@ -191,7 +223,11 @@ describe('scope', () => {
     const email = newEmail();
     const route = ROUTES[0]!;
     expect((await post(route.path, route.body([{ productId: product.id, quantity: 1 }], email), key)).status).toBe(200);
-    const second = await post(route.path, route.body([{ productId: otherProduct.id, quantity: 1 }], email, other.id), key);
+    const second = await post(
+      route.path,
+      route.body([{ productId: otherProduct.id, quantity: 1 }], email, other.id),
+      key,
+    );
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBeNull();
     expect(await ordersFor(email)).toBe(2);
@@ -232,7 +268,9 @@ describe('claims', () => {
     expect(response.headers.get('retry-after')).toBe('1');
     expect(await response.json()).toMatchObject({ code: 'idempotency_key_in_use' });
     // Another body under a key in use is a client error, not a wait.
-    expect((await post('/api/v1/checkout', { ...body, cart: [{ productId: product.id, quantity: 2 }] }, key)).status).toBe(422);
+    expect(
+      (await post('/api/v1/checkout', { ...body, cart: [{ productId: product.id, quantity: 2 }] }, key)).status,
+    ).toBe(422);
     expect(await ordersFor(email)).toBe(0);
   });
 
@@ -240,10 +278,18 @@ describe('claims', () => {
     const key = newKey();
     const email = newEmail();
     await claim(key, { other: 'body' }, 120);
-    const response = await post('/api/v1/checkout', { shopId: store.id, cart: [{ productId: product.id, quantity: 1 }], email }, key);
+    const response = await post(
+      '/api/v1/checkout',
+      { shopId: store.id, cart: [{ productId: product.id, quantity: 1 }], email },
+      key,
+    );
     expect(response.status).toBe(200);
     expect(await ordersFor(email)).toBe(1);
-    const replay = await post('/api/v1/checkout', { shopId: store.id, cart: [{ productId: product.id, quantity: 1 }], email }, key);
+    const replay = await post(
+      '/api/v1/checkout',
+      { shopId: store.id, cart: [{ productId: product.id, quantity: 1 }], email },
+      key,
+    );
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(await ordersFor(email)).toBe(1);
   });
@@ -251,9 +297,13 @@ describe('claims', () => {
   it('stores the key hashed, with the status of the answer', async () => {
     const key = newKey();
     await post('/api/orders/create', ROUTES[2]!.body([{ productId: product.id, quantity: 1 }], newEmail()), key);
-    const { rows } = await db.query('select path, scope, status from idempotency_key where key_hash = $1', [keyHash(key)]);
+    const { rows } = await db.query('select path, scope, status from idempotency_key where key_hash = $1', [
+      keyHash(key),
+    ]);
     expect(rows).toEqual([{ path: 'checkout.create', scope: store.id, status: 201 }]);
-    expect((await db.query('select count(*)::int as n from idempotency_key where key_hash = $1', [key])).rows[0].n).toBe(0);
+    expect(
+      (await db.query('select count(*)::int as n from idempotency_key where key_hash = $1', [key])).rows[0].n,
+    ).toBe(0);
   });
 
   it('forgets keys after 24 h (the pruning job)', async () => {
@@ -263,7 +313,9 @@ describe('claims', () => {
     const body = { shopId: store.id, cart: [{ productId: product.id, quantity: 1 }], email };
     expect((await post('/api/v1/checkout', body, oldKey)).status).toBe(200);
     expect((await post('/api/v1/checkout', body, freshKey)).status).toBe(200);
-    await db.query(`update idempotency_key set created_at = now() - interval '25 hours' where key_hash = $1`, [keyHash(oldKey)]);
+    await db.query(`update idempotency_key set created_at = now() - interval '25 hours' where key_hash = $1`, [
+      keyHash(oldKey),
+    ]);
 
     const orm = await openOrm(server.db.url, { poolMax: 1 });
     try {
@@ -271,7 +323,9 @@ describe('claims', () => {
     } finally {
       await orm.close();
     }
-    const remaining = await db.query('select key_hash from idempotency_key where key_hash = any($1)', [[keyHash(oldKey), keyHash(freshKey)]]);
+    const remaining = await db.query('select key_hash from idempotency_key where key_hash = any($1)', [
+      [keyHash(oldKey), keyHash(freshKey)],
+    ]);
     expect(remaining.rows.map((row) => row.key_hash)).toEqual([keyHash(freshKey)]);
     // The forgotten key runs again, even with another body.
     const again = await post('/api/v1/checkout', { ...body, cart: [{ productId: product.id, quantity: 3 }] }, oldKey);
@@ -285,13 +339,22 @@ describe('embed CORS and the document', () => {
   it('allows the header in the preflight and exposes Idempotent-Replayed', async () => {
     const preflight = await fetch(`${server.url}/api/embed/checkout`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://someones-blog.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, idempotency-key' },
+      headers: {
+        origin: 'https://someones-blog.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, idempotency-key',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key');
-    const response = await post('/api/embed/checkout', { shopId: store.id, cart: [{ productId: product.id, quantity: 1 }], email: newEmail() }, newKey(), {
-      origin: 'https://someones-blog.example',
-    });
+    const response = await post(
+      '/api/embed/checkout',
+      { shopId: store.id, cart: [{ productId: product.id, quantity: 1 }], email: newEmail() },
+      newKey(),
+      {
+        origin: 'https://someones-blog.example',
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-expose-headers')).toContain('Idempotent-Replayed');
   });
@@ -299,7 +362,10 @@ describe('embed CORS and the document', () => {
   it('documents Idempotency-Key, 409 and 422 on exactly the three routes', () => {
     const document = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.json'), 'utf8'));
     const documented: string[] = [];
-    for (const [routePath, item] of Object.entries(document.paths) as [string, Record<string, { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> }>][]) {
+    for (const [routePath, item] of Object.entries(document.paths) as [
+      string,
+      Record<string, { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> }>,
+    ][]) {
       for (const [method, operation] of Object.entries(item)) {
         if (!operation.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header')) continue;
         documented.push(`${method} ${routePath}`);
@@ -307,6 +373,8 @@ describe('embed CORS and the document', () => {
       }
     }
     expect(documented.sort()).toEqual(ROUTES.map((route) => `post ${route.path}`).sort());
-    expect(Object.keys(document.paths['/api/orders/create'].post.responses['201'].headers)).toContain('Idempotent-Replayed');
+    expect(Object.keys(document.paths['/api/orders/create'].post.responses['201'].headers)).toContain(
+      'Idempotent-Replayed',
+    );
   });
 });

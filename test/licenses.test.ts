@@ -26,7 +26,9 @@ beforeAll(async () => {
   server = await startServer({ TEST_GATEWAY_SECRET });
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller);
-  merchantKey = (await createKeyFor(seller, { scopes: ['license:read', 'license:write', 'order:read'], storeIds: [store.id] })).key;
+  merchantKey = (
+    await createKeyFor(seller, { scopes: ['license:read', 'license:write', 'order:read'], storeIds: [store.id] })
+  ).key;
 }, 120_000);
 afterAll(async () => {
   await server?.stop();
@@ -52,14 +54,23 @@ async function json(response: Response, status: number) {
 
 /** A key product with `settings`, and a key bought through checkout and the test gateway. */
 async function buyKey(base: string, owner: Seller, storeId: string, settings: Record<string, unknown> = {}) {
-  const product = await createProduct(owner, storeId, { name: 'Desktop app', price: 12, deliveryMethods: ['licenseKeys'], ...settings } as never);
+  const product = await createProduct(owner, storeId, {
+    name: 'Desktop app',
+    price: 12,
+    deliveryMethods: ['licenseKeys'],
+    ...settings,
+  } as never);
   const key = `APP-${randomBytes(10).toString('hex').toUpperCase()}`;
   boughtKeys.push(key);
   await importKeys(owner, storeId, product.id, [key]);
   const response = await fetch(`${base}/api/v1/checkout`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ shopId: storeId, cart: [{ productId: product.id, quantity: 1 }], email: 'buyer@example.test' }),
+    body: JSON.stringify({
+      shopId: storeId,
+      cart: [{ productId: product.id, quantity: 1 }],
+      email: 'buyer@example.test',
+    }),
   });
   expect(response.status).toBe(200);
   const { url, orderId } = await response.json();
@@ -74,35 +85,77 @@ describe('the License API', () => {
   it('activates two names under a limit of 2, refuses a third, frees a slot on deactivation, validates with and without an instance', async () => {
     const ip = address();
     const { productId, key } = await buyKey(server.url, seller, store.id, { licenseActivationLimit: 2 });
-    const first = await json(await licenses(server.url, 'activate', { productId, key, instanceName: 'laptop' }, ip), 200);
-    expect(first).toMatchObject({ activated: true, license: { productId, status: 'active', activationLimit: 2, activationUsage: 1, expiresAt: null }, instance: { name: 'laptop' } });
-    expect(Object.keys(first.license).sort()).toEqual(['activationLimit', 'activationUsage', 'createdAt', 'expiresAt', 'id', 'productId', 'status']);
-    const again = await json(await licenses(server.url, 'activate', { productId, key, instanceName: 'laptop' }, ip), 200);
+    const first = await json(
+      await licenses(server.url, 'activate', { productId, key, instanceName: 'laptop' }, ip),
+      200,
+    );
+    expect(first).toMatchObject({
+      activated: true,
+      license: { productId, status: 'active', activationLimit: 2, activationUsage: 1, expiresAt: null },
+      instance: { name: 'laptop' },
+    });
+    expect(Object.keys(first.license).sort()).toEqual([
+      'activationLimit',
+      'activationUsage',
+      'createdAt',
+      'expiresAt',
+      'id',
+      'productId',
+      'status',
+    ]);
+    const again = await json(
+      await licenses(server.url, 'activate', { productId, key, instanceName: 'laptop' }, ip),
+      200,
+    );
     expect(again.instance.id).toBe(first.instance.id);
     expect(again.license.activationUsage).toBe(1);
     await json(await licenses(server.url, 'activate', { productId, key, instanceName: 'desktop' }, ip), 200);
-    const refused = await json(await licenses(server.url, 'activate', { productId, key, instanceName: 'tablet' }, ip), 409);
+    const refused = await json(
+      await licenses(server.url, 'activate', { productId, key, instanceName: 'tablet' }, ip),
+      409,
+    );
     expect(refused.code).toBe('activation_limit_reached');
 
-    const off = await json(await licenses(server.url, 'deactivate', { productId, key, instanceId: first.instance.id }, ip), 200);
+    const off = await json(
+      await licenses(server.url, 'deactivate', { productId, key, instanceId: first.instance.id }, ip),
+      200,
+    );
     expect(off).toMatchObject({ deactivated: true, license: { activationUsage: 1 } });
-    const tablet = await json(await licenses(server.url, 'activate', { productId, key, instanceName: 'tablet' }, ip), 200);
+    const tablet = await json(
+      await licenses(server.url, 'activate', { productId, key, instanceName: 'tablet' }, ip),
+      200,
+    );
     expect(tablet.license.activationUsage).toBe(2);
 
-    expect(await json(await licenses(server.url, 'validate', { productId, key }, ip), 200)).toMatchObject({ valid: true, reason: null, instance: null });
-    expect(await json(await licenses(server.url, 'validate', { productId, key, instanceId: tablet.instance.id }, ip), 200)).toMatchObject({
+    expect(await json(await licenses(server.url, 'validate', { productId, key }, ip), 200)).toMatchObject({
+      valid: true,
+      reason: null,
+      instance: null,
+    });
+    expect(
+      await json(await licenses(server.url, 'validate', { productId, key, instanceId: tablet.instance.id }, ip), 200),
+    ).toMatchObject({
       valid: true,
       reason: null,
       instance: { id: tablet.instance.id, name: 'tablet' },
     });
-    expect(await json(await licenses(server.url, 'validate', { productId, key, instanceId: first.instance.id }, ip), 200)).toMatchObject({ valid: false, reason: 'instance_not_found' });
-    expect((await json(await licenses(server.url, 'deactivate', { productId, key, instanceId: first.instance.id }, ip), 404)).code).toBe('not_found');
+    expect(
+      await json(await licenses(server.url, 'validate', { productId, key, instanceId: first.instance.id }, ip), 200),
+    ).toMatchObject({ valid: false, reason: 'instance_not_found' });
+    expect(
+      (await json(await licenses(server.url, 'deactivate', { productId, key, instanceId: first.instance.id }, ip), 404))
+        .code,
+    ).toBe('not_found');
   });
 
   it('answers CORS for any origin, without credentials', async () => {
     const response = await fetch(`${server.url}/api/v1/licenses/validate`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://app.example.test',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
@@ -112,29 +165,55 @@ describe('the License API', () => {
   it('shows the seller a disabled license, and a refund disables it for good', async () => {
     const ip = address();
     const { productId, key, orderId } = await buyKey(server.url, seller, store.id);
-    const { license, instance } = await json(await licenses(server.url, 'activate', { productId, key, instanceName: 'pc' }, ip), 200);
+    const { license, instance } = await json(
+      await licenses(server.url, 'activate', { productId, key, instanceName: 'pc' }, ip),
+      200,
+    );
     const merchant = (method: string, path: string) =>
-      fetch(`${server.url}/api/merchant/v1/stores/${store.id}/licenses${path}`, { method, headers: { authorization: `Bearer ${merchantKey}` } });
+      fetch(`${server.url}/api/merchant/v1/stores/${store.id}/licenses${path}`, {
+        method,
+        headers: { authorization: `Bearer ${merchantKey}` },
+      });
     const read = await json(await merchant('GET', `/${license.id}`), 200);
-    expect(read).toMatchObject({ id: license.id, status: 'active', customerEmail: 'buyer@example.test', instances: [instance] });
+    expect(read).toMatchObject({
+      id: license.id,
+      status: 'active',
+      customerEmail: 'buyer@example.test',
+      instances: [instance],
+    });
     expect(read.orderId).toMatch(/^ORD-\d+$/);
     expect(read.masked.endsWith(key.slice(-4))).toBe(true);
 
     expect((await json(await merchant('POST', `/${license.id}/disable`), 200)).status).toBe('disabled');
-    expect(await json(await licenses(server.url, 'validate', { productId, key, instanceId: instance.id }, ip), 200)).toMatchObject({ valid: false, reason: 'disabled', license: { status: 'disabled' } });
+    expect(
+      await json(await licenses(server.url, 'validate', { productId, key, instanceId: instance.id }, ip), 200),
+    ).toMatchObject({ valid: false, reason: 'disabled', license: { status: 'disabled' } });
     expect((await json(await merchant('POST', `/${license.id}/enable`), 200)).status).toBe('active');
     expect((await json(await licenses(server.url, 'validate', { productId, key }, ip), 200)).valid).toBe(true);
 
-    expect((await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${orderId}/refund`)).status).toBe(200);
-    expect(await json(await licenses(server.url, 'validate', { productId, key }, ip), 200)).toMatchObject({ valid: false, reason: 'disabled' });
+    expect((await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${orderId}/refund`)).status).toBe(
+      200,
+    );
+    expect(await json(await licenses(server.url, 'validate', { productId, key }, ip), 200)).toMatchObject({
+      valid: false,
+      reason: 'disabled',
+    });
     expect((await json(await merchant('POST', `/${license.id}/enable`), 409)).code).toBe('conflict');
     expect((await merchant('DELETE', `/${license.id}/instances/${instance.id}`)).status).toBe(204);
-    expect(await json(await merchant('GET', `/${license.id}`), 200)).toMatchObject({ status: 'disabled', activationUsage: 0, instances: [] });
+    expect(await json(await merchant('GET', `/${license.id}`), 200)).toMatchObject({
+      status: 'disabled',
+      activationUsage: 0,
+      instances: [],
+    });
   });
 
   it('leaves exactly 5 instances when 50 distinct names activate at once against a limit of 5', async () => {
     const { productId, key } = await buyKey(server.url, seller, store.id, { licenseActivationLimit: 5 });
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => licenses(server.url, 'activate', { productId, key, instanceName: `seat-${i}` }, address())));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        licenses(server.url, 'activate', { productId, key, instanceName: `seat-${i}` }, address()),
+      ),
+    );
     const statuses = answers.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(5);
     expect(statuses.filter((status) => status === 409)).toHaveLength(45);
@@ -191,11 +270,19 @@ describe('the License API on the server’s clock', () => {
       const shop = await createStoreFor(owner);
       const { productId, key } = await buyKey(app.url, owner, shop.id, { licenseValidityDays: 30 });
       const ip = address();
-      const { instance, license } = await json(await licenses(app.url, 'activate', { productId, key, instanceName: 'pc' }, ip), 200);
+      const { instance, license } = await json(
+        await licenses(app.url, 'activate', { productId, key, instanceName: 'pc' }, ip),
+        200,
+      );
       expect(Date.parse(license.expiresAt) - Date.parse(license.createdAt)).toBe(30 * 86_400_000);
       clock.advance(30 * 86_400_000);
-      expect(await json(await licenses(app.url, 'validate', { productId, key, instanceId: instance.id }, ip), 200)).toMatchObject({ valid: false, reason: 'expired', license: { status: 'expired' } });
-      const refused = await json(await licenses(app.url, 'activate', { productId, key, instanceName: 'other' }, ip), 409);
+      expect(
+        await json(await licenses(app.url, 'validate', { productId, key, instanceId: instance.id }, ip), 200),
+      ).toMatchObject({ valid: false, reason: 'expired', license: { status: 'expired' } });
+      const refused = await json(
+        await licenses(app.url, 'activate', { productId, key, instanceName: 'other' }, ip),
+        409,
+      );
       expect(refused.code).toBe('license_inactive');
       expect(refused.error).toContain('expired');
     } finally {

@@ -4,7 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrders } from './support/orders.js';
-import { addStaff, createKeyFor, createStoreFor, dashboard, merchantGet, registerSeller, type Seller } from './support/seller.js';
+import {
+  addStaff,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  merchantGet,
+  registerSeller,
+  type Seller,
+} from './support/seller.js';
 import { startServer } from './support/server.js';
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -29,14 +37,22 @@ beforeAll(async () => {
   const revoked = await createKeyFor(owner, { scopes: ['order:read'], storeIds: [store.id] });
   keys.revoked = revoked.key;
   expect((await dashboard(owner, 'DELETE', `/api/dashboard/api-keys/${revoked.id}`)).status).toBe(204);
-  keys.expired = (await createKeyFor(owner, { scopes: ['order:read'], storeIds: [store.id], expiresAt: new Date(Date.now() + 1500).toISOString() })).key;
+  keys.expired = (
+    await createKeyFor(owner, {
+      scopes: ['order:read'],
+      storeIds: [store.id],
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    })
+  ).key;
 
   // A staff member whose viewOrders is taken away after the key was made.
   const staff = await registerSeller(server.url);
   const memberId = await addStaff(owner, store.id, staff, ['viewOrders']);
   keys.ceiling = (await createKeyFor(staff, { scopes: ['order:read'], storeIds: [store.id] })).key;
   expect((await merchantGet(server.url, keys.ceiling, `/stores/${store.id}/orders`)).status).toBe(200);
-  const lowered = await dashboard(owner, 'PATCH', `/api/dashboard/stores/${store.id}/members/${memberId}`, { permissions: ['editOrders'] });
+  const lowered = await dashboard(owner, 'PATCH', `/api/dashboard/stores/${store.id}/members/${memberId}`, {
+    permissions: ['editOrders'],
+  });
   expect(lowered.status).toBe(200);
 
   // Let the expiring key expire.
@@ -97,7 +113,9 @@ describe('changes take effect on the next request', () => {
     const memberId = await addStaff(owner, store.id, staff, ['viewOrders']);
     const staffKey = (await createKeyFor(staff, { scopes: ['order:read'], storeIds: [store.id] })).key;
     expect((await merchantGet(server.url, staffKey, `/stores/${store.id}/orders`)).status).toBe(200);
-    expect((await dashboard(owner, 'DELETE', `/api/dashboard/stores/${store.id}/members/${memberId}`)).status).toBe(204);
+    expect((await dashboard(owner, 'DELETE', `/api/dashboard/stores/${store.id}/members/${memberId}`)).status).toBe(
+      204,
+    );
     const after = await merchantGet(server.url, staffKey, `/stores/${store.id}/orders`);
     expect(after.status).toBe(403);
     expect((await after.json()).code).toBe('store_forbidden');
@@ -116,7 +134,11 @@ describe('changes take effect on the next request', () => {
 
   it('refuses a key for a store its creator is not a member of', async () => {
     const stranger = await registerSeller(server.url);
-    const response = await dashboard(stranger, 'POST', '/api/dashboard/api-keys', { name: 'x', scopes: ['order:read'], storeIds: [store.id] });
+    const response = await dashboard(stranger, 'POST', '/api/dashboard/api-keys', {
+      name: 'x',
+      scopes: ['order:read'],
+      storeIds: [store.id],
+    });
     expect(response.status).toBe(403);
     expect((await response.json()).code).toBe('store_forbidden');
   });

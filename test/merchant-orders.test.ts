@@ -89,14 +89,18 @@ describe('GET /orders paging', () => {
     const from = new Date(BASE + 100 * 60_000).toISOString();
     const to = new Date(BASE + 109 * 60_000).toISOString();
     const window = await (await list(`?from=${from}&to=${to}&limit=100`)).json();
-    const expected = seeded.filter((o) => o.createdAt.getTime() >= Date.parse(from) && o.createdAt.getTime() <= Date.parse(to));
+    const expected = seeded.filter(
+      (o) => o.createdAt.getTime() >= Date.parse(from) && o.createdAt.getTime() <= Date.parse(to),
+    );
     expect(window.orders.map((o: { id: string }) => o.id)).toEqual(newestFirst(expected));
     expect(expected.length).toBeGreaterThanOrEqual(10);
   });
 
   it('pages a filtered list with its own cursor', async () => {
     const first = await (await list('?status=completed&limit=30')).json();
-    const second = await (await list(`?status=completed&limit=30&cursor=${encodeURIComponent(first.nextCursor)}`)).json();
+    const second = await (
+      await list(`?status=completed&limit=30&cursor=${encodeURIComponent(first.nextCursor)}`)
+    ).json();
     expect(first.orders).toHaveLength(30);
     expect(second.orders).toHaveLength(20);
     expect(second.hasMore).toBe(false);
@@ -136,7 +140,9 @@ describe('GET /orders/{orderId}', () => {
   it('reads an order by cuid and by ORD-<n>, with every documented field', async () => {
     const order = seeded[4]!;
     const byId = await (await merchantGet(server.url, key, `/stores/${store.id}/orders/${order.id}`)).json();
-    const byNumber = await (await merchantGet(server.url, key, `/stores/${store.id}/orders/ORD-${order.number}`)).json();
+    const byNumber = await (
+      await merchantGet(server.url, key, `/stores/${store.id}/orders/ORD-${order.number}`)
+    ).json();
     expect(byNumber).toEqual(byId);
     expect(byId).toEqual({
       id: order.id,
@@ -192,7 +198,9 @@ describe('GET /orders/{orderId}', () => {
 
 describe('what never leaves', () => {
   it('no buyer IP, user-agent, checkout token or key string in list or detail', async () => {
-    const [order] = await insertOrders(server.db.url, store.id, [{ buyerIp: '203.0.113.250', userAgent: 'SecretAgent/9.9' }]);
+    const [order] = await insertOrders(server.db.url, store.id, [
+      { buyerIp: '203.0.113.250', userAgent: 'SecretAgent/9.9' },
+    ]);
     const texts = [
       await (await list('?limit=100')).text(),
       await (await merchantGet(server.url, key, `/stores/${store.id}/orders/${order!.id}`)).text(),

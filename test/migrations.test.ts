@@ -46,7 +46,10 @@ async function withOrm<T>(url: string, run: (orm: Orm) => Promise<T>): Promise<T
 /** Runs the first `count` legacy migrations, as a server of an earlier release did. */
 async function legacyMigrate(url: string, count: number): Promise<void> {
   const options = ormOptions(url, { poolMax: 1 });
-  const orm = await MikroORM.init({ ...options, migrations: { ...options.migrations, migrationsList: LEGACY_MIGRATIONS.slice(0, count) } });
+  const orm = await MikroORM.init({
+    ...options,
+    migrations: { ...options.migrations, migrationsList: LEGACY_MIGRATIONS.slice(0, count) },
+  });
   try {
     await orm.getMigrator().up();
   } finally {
@@ -57,7 +60,8 @@ async function legacyMigrate(url: string, count: number): Promise<void> {
 /** Everything about the schema PostgreSQL can tell: columns, constraints, indexes, sequences. */
 async function schemaOf(url: string) {
   return withClient(url, async (client) => {
-    const rows = async (sql: string) => (await client.query(sql)).rows.map((row) => Object.values(row).join(' | ')).sort();
+    const rows = async (sql: string) =>
+      (await client.query(sql)).rows.map((row) => Object.values(row).join(' | ')).sort();
     return {
       columns: await rows(`
         select c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, pg_get_expr(d.adbin, d.adrelid)
@@ -69,7 +73,9 @@ async function schemaOf(url: string) {
         from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = 'public'`),
       indexes: await rows(`select tablename, indexname, indexdef from pg_indexes where schemaname = 'public'`),
-      sequences: await rows(`select sequencename, data_type, start_value, increment_by, last_value from pg_sequences where schemaname = 'public'`),
+      sequences: await rows(
+        `select sequencename, data_type, start_value, increment_by, last_value from pg_sequences where schemaname = 'public'`,
+      ),
     };
   });
 }
@@ -78,7 +84,10 @@ async function schemaOf(url: string) {
  * Each table's row count and a digest of its rows (the migrations' bookkeeping aside); with
  * `columns`, of those columns only (a later migration may add columns to a table with rows).
  */
-async function contentsOf(url: string, columns?: Record<string, string[]>): Promise<{ summary: Record<string, string>; columns: Record<string, string[]> }> {
+async function contentsOf(
+  url: string,
+  columns?: Record<string, string[]>,
+): Promise<{ summary: Record<string, string>; columns: Record<string, string[]> }> {
   return withClient(url, async (client) => {
     const { rows: found } = await client.query<{ table: string; columns: string[] }>(
       `select table_name as table, array_agg(column_name::text order by column_name) as columns from information_schema.columns
@@ -100,7 +109,11 @@ async function contentsOf(url: string, columns?: Record<string, string[]>): Prom
 }
 
 async function appliedMigrations(url: string): Promise<string[]> {
-  return withClient(url, async (client) => (await client.query<{ name: string }>('select name from mikro_orm_migrations order by id')).rows.map((row) => row.name));
+  return withClient(url, async (client) =>
+    (await client.query<{ name: string }>('select name from mikro_orm_migrations order by id')).rows.map(
+      (row) => row.name,
+    ),
+  );
 }
 
 let baselineSchema: Awaited<ReturnType<typeof schemaOf>> | undefined;
@@ -130,7 +143,9 @@ describe('migrations', () => {
     expect(constraints).toContain('license_key | license_key_product_value_unique | UNIQUE (product_id, value_hash)');
     expect(constraints).toMatch(/license_key \| license_key_assignment_check \| CHECK/);
     expect(constraints).toContain('payment_notification | payment_notification_pkey | PRIMARY KEY (gateway, event_id)');
-    expect(constraints).toContain('webhook_delivery | webhook_delivery_attempt_unique | UNIQUE (webhook_id, event_id, attempt)');
+    expect(constraints).toContain(
+      'webhook_delivery | webhook_delivery_attempt_unique | UNIQUE (webhook_id, event_id, attempt)',
+    );
     expect(constraints).toContain('feedback | feedback_order_id_unique | UNIQUE (order_id)');
     const indexes = schema.indexes.join('\n');
     expect(indexes).toMatch(/payment_gateway_ref_unique \| CREATE UNIQUE INDEX .* WHERE \(provider_ref IS NOT NULL\)/);
@@ -171,15 +186,27 @@ describe('migrations', () => {
     const url = await database();
     await legacyMigrate(url, 2);
     await withClient(url, async (client) => {
-      await client.query(`insert into "user" (id, email, password_hash, created_at, updated_at) values ('u_legacy', 'legacy@example.com', 'x', now(), now())`);
-      await client.query(`insert into store (id, name, subdomain, currency, created_at, updated_at) values ('s_legacy', 'Legacy', 'legacy', 'USD', now(), now())`);
-      await client.query(`insert into store_member (id, store_id, user_id, role, created_at) values ('m_legacy', 's_legacy', 'u_legacy', 'owner', now())`);
-      await client.query(`insert into "order" (id, store_id, status, product_name, price_minor, currency, customer_email, created_at, updated_at) values ('o_legacy', 's_legacy', 'pending', 'Old', 500, 'USD', 'b@example.com', now(), now())`);
+      await client.query(
+        `insert into "user" (id, email, password_hash, created_at, updated_at) values ('u_legacy', 'legacy@example.com', 'x', now(), now())`,
+      );
+      await client.query(
+        `insert into store (id, name, subdomain, currency, created_at, updated_at) values ('s_legacy', 'Legacy', 'legacy', 'USD', now(), now())`,
+      );
+      await client.query(
+        `insert into store_member (id, store_id, user_id, role, created_at) values ('m_legacy', 's_legacy', 'u_legacy', 'owner', now())`,
+      );
+      await client.query(
+        `insert into "order" (id, store_id, status, product_name, price_minor, currency, customer_email, created_at, updated_at) values ('o_legacy', 's_legacy', 'pending', 'Old', 500, 'USD', 'b@example.com', now(), now())`,
+      );
     });
     const before = await contentsOf(url);
 
     const applied = await withOrm(url, (orm) => migrate(orm));
-    expect(applied).toEqual([...LEGACY_MIGRATIONS.slice(2).map((m) => m.name), `${MIGRATIONS[0]!.name} (adopted)`, ...MIGRATIONS.slice(1).map((m) => m.name)]);
+    expect(applied).toEqual([
+      ...LEGACY_MIGRATIONS.slice(2).map((m) => m.name),
+      `${MIGRATIONS[0]!.name} (adopted)`,
+      ...MIGRATIONS.slice(1).map((m) => m.name),
+    ]);
     expect((await contentsOf(url, before.columns)).summary).toEqual(before.summary);
     expect(withoutSequenceState(await schemaOf(url))).toEqual(withoutSequenceState(await freshSchema()));
     await withClient(url, async (client) => {
@@ -198,7 +225,9 @@ async function seedWithTodaysCode(url: string, seed: (orm: Orm) => Promise<void>
   const added: Array<[table: string, column: string]> = [];
   await withOrm(url, async (orm) => {
     await withClient(url, async (client) => {
-      const { rows } = await client.query<{ table_name: string; column_name: string }>(`select table_name, column_name from information_schema.columns where table_schema = 'public'`);
+      const { rows } = await client.query<{ table_name: string; column_name: string }>(
+        `select table_name, column_name from information_schema.columns where table_schema = 'public'`,
+      );
       const tables = new Set(rows.map((row) => row.table_name));
       const columns = new Set(rows.map((row) => `${row.table_name}.${row.column_name}`));
       for (const meta of Object.values(orm.getMetadata().getAll())) {
@@ -234,21 +263,66 @@ async function fillEmptyTables(url: string): Promise<void> {
     );
     const empty = async (table: string) => (await client.query(`select 1 from "${table}" limit 1`)).rowCount === 0;
     const rows: Record<string, [string, unknown[]]> = {
-      session: [`insert into session (id_hash, user_id, csrf_token, created_at, expires_at) values (repeat('a', 64), $1, 'c', now(), now())`, [owner]],
-      password_reset: [`insert into password_reset (token_hash, user_id, created_at, expires_at) values (repeat('b', 64), $1, now(), now())`, [owner]],
-      customer_code: [`insert into customer_code (id, store_id, email, code_hash, attempts, created_at, expires_at) values ('cc_x', $1, 'c@example.com', repeat('c', 64), 0, now(), now())`, [store]],
-      customer: [`insert into customer (id, store_id, email, created_at) values ('cu_x', $1, 'c@example.com', now())`, [store]],
-      customer_session: [`insert into customer_session (id_hash, customer_id, created_at, expires_at) select repeat('d', 64), id, now(), now() from customer limit 1`, []],
-      feedback: [`insert into feedback (id, store_id, order_id, rating, text, created_at) values ('fb_x', $1, $2, 5, 'good', now())`, [store, order]],
-      track_event: [`insert into track_event (id, store_id, type, product_id, created_at) values ('te_x', $1, 'view', $2, now())`, [store, product]],
-      payment_notification: [`insert into payment_notification (gateway, event_id, order_id, kind, outcome, received_at) values ('stripe', 'evt_x', $1, 'paid', 'settled', now())`, [order]],
-      ticket: [`insert into ticket (id, store_id, order_id, subject, status, created_at, updated_at) values ('t_x', $1, $2, 'help', 'open', now(), now())`, [store, order]],
-      ticket_message: [`insert into ticket_message (id, ticket_id, author, body, created_at) select 'tm_x', id, 'buyer', 'hi', now() from ticket limit 1`, []],
-      blacklist_entry: [`insert into blacklist_entry (id, store_id, kind, value, created_at) values ('bl_x', $1, 'email', 'x@example.com', now())`, [store]],
-      webhook_delivery: [`insert into webhook_delivery (id, webhook_id, store_id, event_id, event, attempt, status, due_at, created_at, updated_at) select 'wd_x', w.id, w.store_id, e.id, e.type, 1, 'success', now(), now(), now() from webhook w, (select id, type from event limit 1) e limit 1`, []],
-      idempotency_key: [`insert into idempotency_key (path, scope, key_hash, body_hash, claim, status, response, created_at, claimed_at, completed_at) values ('/api/x', $1, repeat('e', 64), repeat('f', 64), 'cl', 200, '{}', now(), now(), now())`, [store]],
-      file: [`insert into file (id, store_id, name, content_type, size, sha256, storage_key, created_at) values ('f_x', $1, 'a.txt', 'text/plain', 1, repeat('0', 64), 'k', now())`, [store]],
-      outbound_email: [`insert into outbound_email (id, "to", subject, text, created_at) values ('em_x', 'c@example.com', 's', 't', now())`, []],
+      session: [
+        `insert into session (id_hash, user_id, csrf_token, created_at, expires_at) values (repeat('a', 64), $1, 'c', now(), now())`,
+        [owner],
+      ],
+      password_reset: [
+        `insert into password_reset (token_hash, user_id, created_at, expires_at) values (repeat('b', 64), $1, now(), now())`,
+        [owner],
+      ],
+      customer_code: [
+        `insert into customer_code (id, store_id, email, code_hash, attempts, created_at, expires_at) values ('cc_x', $1, 'c@example.com', repeat('c', 64), 0, now(), now())`,
+        [store],
+      ],
+      customer: [
+        `insert into customer (id, store_id, email, created_at) values ('cu_x', $1, 'c@example.com', now())`,
+        [store],
+      ],
+      customer_session: [
+        `insert into customer_session (id_hash, customer_id, created_at, expires_at) select repeat('d', 64), id, now(), now() from customer limit 1`,
+        [],
+      ],
+      feedback: [
+        `insert into feedback (id, store_id, order_id, rating, text, created_at) values ('fb_x', $1, $2, 5, 'good', now())`,
+        [store, order],
+      ],
+      track_event: [
+        `insert into track_event (id, store_id, type, product_id, created_at) values ('te_x', $1, 'view', $2, now())`,
+        [store, product],
+      ],
+      payment_notification: [
+        `insert into payment_notification (gateway, event_id, order_id, kind, outcome, received_at) values ('stripe', 'evt_x', $1, 'paid', 'settled', now())`,
+        [order],
+      ],
+      ticket: [
+        `insert into ticket (id, store_id, order_id, subject, status, created_at, updated_at) values ('t_x', $1, $2, 'help', 'open', now(), now())`,
+        [store, order],
+      ],
+      ticket_message: [
+        `insert into ticket_message (id, ticket_id, author, body, created_at) select 'tm_x', id, 'buyer', 'hi', now() from ticket limit 1`,
+        [],
+      ],
+      blacklist_entry: [
+        `insert into blacklist_entry (id, store_id, kind, value, created_at) values ('bl_x', $1, 'email', 'x@example.com', now())`,
+        [store],
+      ],
+      webhook_delivery: [
+        `insert into webhook_delivery (id, webhook_id, store_id, event_id, event, attempt, status, due_at, created_at, updated_at) select 'wd_x', w.id, w.store_id, e.id, e.type, 1, 'success', now(), now(), now() from webhook w, (select id, type from event limit 1) e limit 1`,
+        [],
+      ],
+      idempotency_key: [
+        `insert into idempotency_key (path, scope, key_hash, body_hash, claim, status, response, created_at, claimed_at, completed_at) values ('/api/x', $1, repeat('e', 64), repeat('f', 64), 'cl', 200, '{}', now(), now(), now())`,
+        [store],
+      ],
+      file: [
+        `insert into file (id, store_id, name, content_type, size, sha256, storage_key, created_at) values ('f_x', $1, 'a.txt', 'text/plain', 1, repeat('0', 64), 'k', now())`,
+        [store],
+      ],
+      outbound_email: [
+        `insert into outbound_email (id, "to", subject, text, created_at) values ('em_x', 'c@example.com', 's', 't', now())`,
+        [],
+      ],
     };
     for (const [table, [sql, params]] of Object.entries(rows)) if (await empty(table)) await client.query(sql, params);
   });

@@ -23,7 +23,9 @@ describe('svc’s Node flags', () => {
   });
 
   it('are on every launch line of the deployment guide', () => {
-    const launches = read('docs/deploy.md').split('\n').filter((line) => /\bnode\b.*dist\/main\.js (serve|worker)/.test(line));
+    const launches = read('docs/deploy.md')
+      .split('\n')
+      .filter((line) => /\bnode\b.*dist\/main\.js (serve|worker)/.test(line));
     expect(launches.length).toBeGreaterThan(0);
     for (const line of launches) expect(line).toContain(`node ${flags} `);
   });

@@ -8,7 +8,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from './support/catalog.js';
-import { clientIp, createKeyFor, createStoreFor, dashboard, merchantGet, registerSeller, type Seller } from './support/seller.js';
+import {
+  clientIp,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  merchantGet,
+  registerSeller,
+  type Seller,
+} from './support/seller.js';
 import { startServer } from './support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -36,19 +44,30 @@ function sample(text: string, prefix: string): number | undefined {
 }
 
 describe('logs', () => {
-  it('log a REST request with the path the client sent, secrets in the query redacted', { timeout: 30_000 }, async () => {
-    const { key } = await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] });
-    const path = `/api/merchant/v1/stores/${store.id}/orders?limit=5&api_key=sk_leaked`;
-    expect((await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(400);
-    const deadline = Date.now() + 5_000;
-    const find = () => server.logs.find((line) => line.msg === 'request completed' && (line.req as { url?: string } | undefined)?.url?.startsWith(`/api/merchant/v1/stores/${store.id}/orders`));
-    while (!find() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const line = find();
-    expect((line?.req as { url: string }).url).toBe(`/api/merchant/v1/stores/${store.id}/orders?limit=5&api_key=[redacted]`);
-    await server.logsSettled();
-    expect(server.output()).not.toContain('sk_leaked');
-    expect(server.output()).not.toContain(key);
-  });
+  it(
+    'log a REST request with the path the client sent, secrets in the query redacted',
+    { timeout: 30_000 },
+    async () => {
+      const { key } = await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] });
+      const path = `/api/merchant/v1/stores/${store.id}/orders?limit=5&api_key=sk_leaked`;
+      expect((await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(400);
+      const deadline = Date.now() + 5_000;
+      const find = () =>
+        server.logs.find(
+          (line) =>
+            line.msg === 'request completed' &&
+            (line.req as { url?: string } | undefined)?.url?.startsWith(`/api/merchant/v1/stores/${store.id}/orders`),
+        );
+      while (!find() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const line = find();
+      expect((line?.req as { url: string }).url).toBe(
+        `/api/merchant/v1/stores/${store.id}/orders?limit=5&api_key=[redacted]`,
+      );
+      await server.logsSettled();
+      expect(server.output()).not.toContain('sk_leaked');
+      expect(server.output()).not.toContain(key);
+    },
+  );
 
   it('start without deprecation warnings', async () => {
     await server.logsSettled();
@@ -57,51 +76,64 @@ describe('logs', () => {
 });
 
 describe('/metrics', () => {
-  it('counts every route by template and status, and the orders, webhook attempts and webhook lag', { timeout: 60_000 }, async () => {
-    const hook = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, {
-      name: 'metrics receiver',
-      url: `${receiver.url}/hook`,
-      events: ['order.created'],
-    });
-    expect(hook.status).toBe(201);
-    const { key } = await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] });
-    const product = await createProduct(seller, store.id, { deliveryMethods: ['deliveryInstructions'], deliveryInstructions: 'Thanks.' });
+  it(
+    'counts every route by template and status, and the orders, webhook attempts and webhook lag',
+    { timeout: 60_000 },
+    async () => {
+      const hook = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, {
+        name: 'metrics receiver',
+        url: `${receiver.url}/hook`,
+        events: ['order.created'],
+      });
+      expect(hook.status).toBe(201);
+      const { key } = await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] });
+      const product = await createProduct(seller, store.id, {
+        deliveryMethods: ['deliveryInstructions'],
+        deliveryInstructions: 'Thanks.',
+      });
 
-    expect((await merchantGet(server.url, key, `/stores/${store.id}/orders`)).status).toBe(200);
-    const checkout = await fetch(`${server.url}/api/v1/checkout`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
-      body: JSON.stringify({ shopId: store.subdomain, cart: [{ productId: product.id, quantity: 1 }], email: 'buyer@example.test' }),
-    });
-    expect(checkout.status).toBe(200);
-    await receiver.waitFor(1);
+      expect((await merchantGet(server.url, key, `/stores/${store.id}/orders`)).status).toBe(200);
+      const checkout = await fetch(`${server.url}/api/v1/checkout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+        body: JSON.stringify({
+          shopId: store.subdomain,
+          cart: [{ productId: product.id, quantity: 1 }],
+          email: 'buyer@example.test',
+        }),
+      });
+      expect(checkout.status).toBe(200);
+      await receiver.waitFor(1);
 
-    // The attempt is recorded after the receiver answered: poll until the scrape shows it.
-    let text = '';
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      text = await (await fetch(`${server.url}/metrics`)).text();
-      if ((sample(text, 'svc_webhook_attempts_total{outcome="success"}') ?? 0) >= 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      // The attempt is recorded after the receiver answered: poll until the scrape shows it.
+      let text = '';
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        text = await (await fetch(`${server.url}/metrics`)).text();
+        if ((sample(text, 'svc_webhook_attempts_total{outcome="success"}') ?? 0) >= 1) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
 
-    const orders = '{method="GET",route="/api/merchant/v1/stores/{storeId}/orders",status="200"}';
-    expect(sample(text, `http_request_duration_seconds_count${orders}`)).toBe(1);
-    expect(text).toContain(`http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/api/merchant/v1/stores/{storeId}/orders",status="200"} 1`);
-    expect(sample(text, `http_requests_total${orders}`)).toBe(1);
-    expect(sample(text, 'http_requests_total{method="POST",route="/api/v1/checkout",status="200"}')).toBe(1);
-    // Routes outside the ops plugin and the adapter's catch-all are seen too; ids never become labels.
-    expect(text).toContain('route="/api/auth/register"');
-    expect(text).not.toContain(store.id);
-    expect(text).not.toContain('route="/api/*"');
+      const orders = '{method="GET",route="/api/merchant/v1/stores/{storeId}/orders",status="200"}';
+      expect(sample(text, `http_request_duration_seconds_count${orders}`)).toBe(1);
+      expect(text).toContain(
+        `http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/api/merchant/v1/stores/{storeId}/orders",status="200"} 1`,
+      );
+      expect(sample(text, `http_requests_total${orders}`)).toBe(1);
+      expect(sample(text, 'http_requests_total{method="POST",route="/api/v1/checkout",status="200"}')).toBe(1);
+      // Routes outside the ops plugin and the adapter's catch-all are seen too; ids never become labels.
+      expect(text).toContain('route="/api/auth/register"');
+      expect(text).not.toContain(store.id);
+      expect(text).not.toContain('route="/api/*"');
 
-    expect(sample(text, 'svc_orders_created_total')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'svc_webhook_attempts_total{outcome="success"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'svc_webhook_lag_seconds_count')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'svc_webhook_lag_seconds_sum')).toBeGreaterThan(0);
-    expect(sample(text, 'svc_webhook_due_attempts')).toBe(0);
-    expect(sample(text, 'svc_db_pool_connections_in_use')).toBeGreaterThanOrEqual(0);
-  });
+      expect(sample(text, 'svc_orders_created_total')).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'svc_webhook_attempts_total{outcome="success"}')).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'svc_webhook_lag_seconds_count')).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'svc_webhook_lag_seconds_sum')).toBeGreaterThan(0);
+      expect(sample(text, 'svc_webhook_due_attempts')).toBe(0);
+      expect(sample(text, 'svc_db_pool_connections_in_use')).toBeGreaterThanOrEqual(0);
+    },
+  );
 
   it('counts rate-limit rejections by route', { timeout: 30_000 }, async () => {
     const ip = clientIp();

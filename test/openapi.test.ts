@@ -62,7 +62,14 @@ describe('post-processing', () => {
   it('states 429 with Retry-After and the rate-limit headers where a route is limited', () => {
     const limited = document.paths['/api/probe/limited'].get.responses['429'];
     expect(Object.keys(limited.headers)).toEqual(
-      expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy']),
+      expect.arrayContaining([
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'RateLimit',
+        'RateLimit-Policy',
+      ]),
     );
     expect(document.paths['/api/probe/page'].get.responses['429']).toBeUndefined();
   });
@@ -79,34 +86,38 @@ describe('post-processing', () => {
 
 describe('/docs and /api/openapi.json', () => {
   // An in-process server (migrated database) plus the document built on first use: ~25 s on a busy 2-core machine.
-  it('serve the reference from this origin (Swagger UI under a strict policy) and the document itself', { timeout: 90_000 }, async () => {
-    const { startInProcess } = await import('./support/in-process.js');
-    const app = await startInProcess();
-    try {
-      const page = await fetch(`${app.url}/docs`);
-      expect(page.status).toBe(200);
-      expect(page.headers.get('content-type')).toContain('text/html');
-      const csp = page.headers.get('content-security-policy') ?? '';
-      expect(csp).toContain("default-src 'self'");
-      expect(csp).toContain("frame-ancestors 'none'");
-      const html = await page.text();
-      // Every script and stylesheet is served from here.
-      for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src).not.toMatch(/^https?:\/\//);
-      const bundle = /src="([^"]*swagger-ui-bundle\.js)"/.exec(html)?.[1];
-      expect(bundle).toBeDefined();
-      const script = await fetch(new URL(bundle!, `${app.url}/docs/`));
-      expect(script.status).toBe(200);
-      // Read to the end: an unread body keeps the connection, and app.close() waits for it.
-      expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(0);
+  it(
+    'serve the reference from this origin (Swagger UI under a strict policy) and the document itself',
+    { timeout: 90_000 },
+    async () => {
+      const { startInProcess } = await import('./support/in-process.js');
+      const app = await startInProcess();
+      try {
+        const page = await fetch(`${app.url}/docs`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-type')).toContain('text/html');
+        const csp = page.headers.get('content-security-policy') ?? '';
+        expect(csp).toContain("default-src 'self'");
+        expect(csp).toContain("frame-ancestors 'none'");
+        const html = await page.text();
+        // Every script and stylesheet is served from here.
+        for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src).not.toMatch(/^https?:\/\//);
+        const bundle = /src="([^"]*swagger-ui-bundle\.js)"/.exec(html)?.[1];
+        expect(bundle).toBeDefined();
+        const script = await fetch(new URL(bundle!, `${app.url}/docs/`));
+        expect(script.status).toBe(200);
+        // Read to the end: an unread body keeps the connection, and app.close() waits for it.
+        expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(0);
 
-      const served = await (await fetch(`${app.url}/docs/json`)).json();
-      const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
-      expect(served).toEqual(document);
-      expect(document).toEqual(JSON.parse(readFileSync(COMMITTED, 'utf8')));
-    } finally {
-      await app.close();
-    }
-  });
+        const served = await (await fetch(`${app.url}/docs/json`)).json();
+        const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
+        expect(served).toEqual(document);
+        expect(document).toEqual(JSON.parse(readFileSync(COMMITTED, 'utf8')));
+      } finally {
+        await app.close();
+      }
+    },
+  );
 });
 
 describe('the whole contract', () => {
@@ -116,7 +127,17 @@ describe('the whole contract', () => {
   );
 
   it('passes Redocly lint with the recommended ruleset (npm run openapi:lint)', () => {
-    const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--config', path.join(REPO_ROOT, 'redocly.yaml'), COMMITTED], { encoding: 'utf8', cwd: REPO_ROOT });
+    const run = spawnSync(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js'),
+        'lint',
+        '--config',
+        path.join(REPO_ROOT, 'redocly.yaml'),
+        COMMITTED,
+      ],
+      { encoding: 'utf8', cwd: REPO_ROOT },
+    );
     expect(run.stderr + run.stdout).toContain('Your API description is valid');
     expect(run.stderr + run.stdout).not.toMatch(/You have \d+ errors?/);
     expect(run.status).toBe(0);
@@ -126,7 +147,9 @@ describe('the whole contract', () => {
     for (const { template, method, operation } of operations) {
       expect(Array.isArray(operation.security), `${method} ${template}`).toBe(true);
       if (method !== 'GET' && JSON.stringify(operation.security) === '[{"sessionCookie":[]}]') {
-        expect(operation.parameters, `${method} ${template}`).toContainEqual(expect.objectContaining({ name: 'X-CSRF-Token', in: 'header', required: true }));
+        expect(operation.parameters, `${method} ${template}`).toContainEqual(
+          expect.objectContaining({ name: 'X-CSRF-Token', in: 'header', required: true }),
+        );
       }
     }
     expect(document.paths['/api/store/{subdomain}'].get.security).toEqual([]);
@@ -138,7 +161,12 @@ describe('the whole contract', () => {
       const ids = [...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).filter((name) => name !== 'storeId');
       if (ids.length > 0) expect(Object.keys(operation.responses), `${method} ${template}`).toContain('404');
     }
-    for (const path of ['/api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/rotate', '/api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/test', '/api/dashboard/stores/{storeId}/orders/{orderId}/refund', '/api/dashboard/stores/{storeId}/members']) {
+    for (const path of [
+      '/api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/rotate',
+      '/api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/test',
+      '/api/dashboard/stores/{storeId}/orders/{orderId}/refund',
+      '/api/dashboard/stores/{storeId}/members',
+    ]) {
       expect(document.paths[path].post.responses['404'], path).toBeDefined();
     }
   });
@@ -146,11 +174,21 @@ describe('the whole contract', () => {
   it('declares 429 on every merchant route, and the rate-limit headers on every status of a limited route', () => {
     for (const { template, method, operation } of operations) {
       const limited = template.startsWith('/api/merchant/') || operation.responses['429'] !== undefined;
-      if (template.startsWith('/api/merchant/')) expect(operation.responses['429'], `${method} ${template}`).toBeDefined();
+      if (template.startsWith('/api/merchant/'))
+        expect(operation.responses['429'], `${method} ${template}`).toBeDefined();
       if (!limited) continue;
       for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
-        expect(Object.keys(response.headers ?? {}), `${method} ${template} ${status}`).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy']));
-        if (status.startsWith('2') || status === '429') expect(response.headers['X-RateLimit-Remaining'].required).toBe(true);
+        expect(Object.keys(response.headers ?? {}), `${method} ${template} ${status}`).toEqual(
+          expect.arrayContaining([
+            'X-RateLimit-Limit',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+            'RateLimit',
+            'RateLimit-Policy',
+          ]),
+        );
+        if (status.startsWith('2') || status === '429')
+          expect(response.headers['X-RateLimit-Remaining'].required).toBe(true);
       }
       expect(operation.responses['429'].headers['Retry-After'].required).toBe(true);
     }
@@ -159,8 +197,12 @@ describe('the whole contract', () => {
   it('describes the payment notifications, the checkout cookie and bounded integers', () => {
     const notification = document.paths['/api/payments/{gateway}/webhook'].post;
     expect(notification.requestBody.content['application/json'].schema).toBeDefined();
-    expect(notification.parameters.map((parameter: any) => parameter.name)).toEqual(expect.arrayContaining(['Stripe-Signature', 'X-Test-Signature']));
-    expect(document.paths['/api/checkout/session'].get.parameters).toContainEqual(expect.objectContaining({ name: 'svc_checkout', in: 'cookie' }));
+    expect(notification.parameters.map((parameter: any) => parameter.name)).toEqual(
+      expect.arrayContaining(['Stripe-Signature', 'X-Test-Signature']),
+    );
+    expect(document.paths['/api/checkout/session'].get.parameters).toContainEqual(
+      expect.objectContaining({ name: 'svc_checkout', in: 'cookie' }),
+    );
     expect(document.paths['/api/checkout/enter'].post.responses['200'].headers['Set-Cookie']).toBeDefined();
     const text = JSON.stringify(document);
     expect(text).not.toContain('9007199254740991');
@@ -182,23 +224,50 @@ describe('the whole contract', () => {
 describe('the response-conformance check (test/support/conformance.ts)', () => {
   const url = (path: string) => new URL(`http://127.0.0.1:1${path}`);
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    });
   const store = { id: 'abc', name: 'Shop', subdomain: 'shop' };
 
   it('accepts a conforming answer, and an unknown route answered 404 in our body', async () => {
     const { checkResponse } = await import('./support/conformance.js');
-    await expect(checkResponse('GET', url('/api/nowhere'), json(404, { error: 'Not found.', code: 'not_found' }))).resolves.toBeUndefined();
-    await expect(checkResponse('GET', url('/api/store/shop'), json(404, { error: 'Not found.', code: 'not_found' }))).resolves.toBeUndefined();
-    await expect(checkResponse('OPTIONS', url('/api/store/shop'), new Response(null, { status: 204 }))).resolves.toBeUndefined();
+    await expect(
+      checkResponse('GET', url('/api/nowhere'), json(404, { error: 'Not found.', code: 'not_found' })),
+    ).resolves.toBeUndefined();
+    await expect(
+      checkResponse('GET', url('/api/store/shop'), json(404, { error: 'Not found.', code: 'not_found' })),
+    ).resolves.toBeUndefined();
+    await expect(
+      checkResponse('OPTIONS', url('/api/store/shop'), new Response(null, { status: 204 })),
+    ).resolves.toBeUndefined();
   });
 
   it('fails an undeclared status, a body that does not match, a missing required header and an undocumented path', async () => {
     const { checkResponse } = await import('./support/conformance.js');
-    await expect(checkResponse('GET', url('/api/store/shop'), json(418, { error: 'x', code: 'internal_error' }))).rejects.toThrow(/GET \/api\/store\/shop -> 418: status 418 is not declared/);
-    await expect(checkResponse('GET', url('/api/store/shop'), json(404, { error: 'Not found.' }))).rejects.toThrow(/body does not match.*code/);
-    await expect(checkResponse('GET', url('/api/store/shop'), json(200, { ...store, extra: -1, id: 5 }))).rejects.toThrow(/body does not match/);
-    await expect(checkResponse('GET', url('/api/merchant/v1/stores/abc/orders'), json(429, { error: 'Too many.', code: 'rate_limited' }))).rejects.toThrow(/required header/);
+    await expect(
+      checkResponse('GET', url('/api/store/shop'), json(418, { error: 'x', code: 'internal_error' })),
+    ).rejects.toThrow(/GET \/api\/store\/shop -> 418: status 418 is not declared/);
+    await expect(checkResponse('GET', url('/api/store/shop'), json(404, { error: 'Not found.' }))).rejects.toThrow(
+      /body does not match.*code/,
+    );
+    await expect(
+      checkResponse('GET', url('/api/store/shop'), json(200, { ...store, extra: -1, id: 5 })),
+    ).rejects.toThrow(/body does not match/);
+    await expect(
+      checkResponse(
+        'GET',
+        url('/api/merchant/v1/stores/abc/orders'),
+        json(429, { error: 'Too many.', code: 'rate_limited' }),
+      ),
+    ).rejects.toThrow(/required header/);
     await expect(checkResponse('GET', url('/api/nowhere'), json(200, {}))).rejects.toThrow(/not in the document/);
-    await expect(checkResponse('GET', url('/api/nowhere'), new Response('<html>', { status: 404, headers: { 'content-type': 'text/html' } }))).rejects.toThrow(/not our JSON error body/);
+    await expect(
+      checkResponse(
+        'GET',
+        url('/api/nowhere'),
+        new Response('<html>', { status: 404, headers: { 'content-type': 'text/html' } }),
+      ),
+    ).rejects.toThrow(/not our JSON error body/);
   });
 });

@@ -30,7 +30,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function checkout(productId: string, quantity = 1, email = `buyer-${randomBytes(4).toString('hex')}@example.test`) {
+async function checkout(
+  productId: string,
+  quantity = 1,
+  email = `buyer-${randomBytes(4).toString('hex')}@example.test`,
+) {
   const response = await fetch(`${server.url}/api/v1/checkout`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -44,7 +48,10 @@ async function checkout(productId: string, quantity = 1, email = `buyer-${random
 const merchant = (method: string, orderId: string, body?: string) =>
   fetch(`${server.url}/api/merchant/v1/stores/${store.id}/orders/${orderId}`, {
     method,
-    headers: { authorization: `Bearer ${merchantKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${merchantKey}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body,
   });
 
@@ -59,12 +66,20 @@ describe('settlement', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ outcome: 'settled' });
     const detail = await (await merchant('GET', orderId)).json();
-    expect(detail).toMatchObject({ status: 'completed', paid: 20, keyCount: 2, paymentMethod: 'test', completedAt: expect.any(String) });
+    expect(detail).toMatchObject({
+      status: 'completed',
+      paid: 20,
+      keyCount: 2,
+      paymentMethod: 'test',
+      completedAt: expect.any(String),
+    });
     const keys = await (await fetch(`${server.url}/api/orders/${orderId}/keys?token=${token}`)).json();
     const delivered = keys.keys.map((k: { key: string }) => k.key);
     expect(new Set(delivered).size).toBe(2);
     for (const key of delivered) expect(['K-1', 'K-2', 'K-3']).toContain(key);
-    const types = (await db.query(`select type from event where payload->'order'->>'id' = $1 order by created_at, type`, [orderId])).rows.map((r) => r.type);
+    const types = (
+      await db.query(`select type from event where payload->'order'->>'id' = $1 order by created_at, type`, [orderId])
+    ).rows.map((r) => r.type);
     expect(types).toEqual(expect.arrayContaining(['order.created', 'order.paid', 'order.completed']));
   });
 
@@ -73,16 +88,36 @@ describe('settlement', () => {
     await importKeys(seller, store.id, product.id, ['D-1', 'D-2']);
     const { orderId } = await checkout(product.id);
     const signed = signedNotification({ orderId, amount: 5 });
-    const outcomes = (await Promise.all([notify(server.url, signed), notify(server.url, signed)].map(async (r) => (await (await r).json()).outcome))).sort();
+    const outcomes = (
+      await Promise.all(
+        [notify(server.url, signed), notify(server.url, signed)].map(async (r) => (await (await r).json()).outcome),
+      )
+    ).sort();
     expect(outcomes).toEqual(['duplicate', 'settled']);
     expect((await orderRow(orderId)).key_count).toBe(1);
     expect((await db.query('select count(*)::int as n from payment where order_id = $1', [orderId])).rows[0].n).toBe(1);
   });
 
   it.each([
-    ['a bad signature', (orderId: string) => ({ ...signedNotification({ orderId, amount: 5 }, { secret: 'wrong' }) }), 400],
-    ['a replayed old timestamp', (orderId: string) => signedNotification({ orderId, amount: 5 }, { timestamp: Math.floor(Date.now() / 1000) - 3600 }), 400],
-    ['a body changed after signing', (orderId: string) => { const s = signedNotification({ orderId, amount: 5 }); return { ...s, body: s.body.replace('"amount":5', '"amount":50') }; }, 400],
+    [
+      'a bad signature',
+      (orderId: string) => ({ ...signedNotification({ orderId, amount: 5 }, { secret: 'wrong' }) }),
+      400,
+    ],
+    [
+      'a replayed old timestamp',
+      (orderId: string) =>
+        signedNotification({ orderId, amount: 5 }, { timestamp: Math.floor(Date.now() / 1000) - 3600 }),
+      400,
+    ],
+    [
+      'a body changed after signing',
+      (orderId: string) => {
+        const s = signedNotification({ orderId, amount: 5 });
+        return { ...s, body: s.body.replace('"amount":5', '"amount":50') };
+      },
+      400,
+    ],
     ['a lower amount', (orderId: string) => signedNotification({ orderId, amount: 4.99 }), 200],
     ['another currency', (orderId: string) => signedNotification({ orderId, amount: 5, currency: 'EUR' }), 200],
   ])('settles nothing and changes no order on %s', async (_name, make, status) => {
@@ -108,8 +143,17 @@ describe('settlement', () => {
 
   it('assigns no key twice: 200 orders paid at once against 150 keys, twenty times', { timeout: 240_000 }, async () => {
     for (let round = 0; round < 20; round++) {
-      const product = await createProduct(seller, store.id, { name: `Race ${round}`, price: 1, deliveryMethods: ['licenseKeys'] });
-      await importKeys(seller, store.id, product.id, Array.from({ length: 150 }, (_, i) => `R${round}-${i}-${randomBytes(3).toString('hex')}`));
+      const product = await createProduct(seller, store.id, {
+        name: `Race ${round}`,
+        price: 1,
+        deliveryMethods: ['licenseKeys'],
+      });
+      await importKeys(
+        seller,
+        store.id,
+        product.id,
+        Array.from({ length: 150 }, (_, i) => `R${round}-${i}-${randomBytes(3).toString('hex')}`),
+      );
       // Orders straight into the database (checkout is not what is measured here).
       const ids: string[] = [];
       const values: string[] = [];
@@ -128,7 +172,9 @@ describe('settlement', () => {
          select 'l' || substr(o.id, 2), o.id, $3, 'Race', 1, 100 from o`,
         params,
       );
-      const outcomes = await Promise.all(ids.map(async (orderId) => (await (await pay(server.url, { orderId, amount: 1 })).json()).outcome));
+      const outcomes = await Promise.all(
+        ids.map(async (orderId) => (await (await pay(server.url, { orderId, amount: 1 })).json()).outcome),
+      );
       expect(outcomes.every((o) => o === 'settled')).toBe(true);
       const { rows } = await db.query(
         `select (select count(*)::int from license_key where product_id = $1 and status = 'assigned') as assigned,
@@ -140,8 +186,18 @@ describe('settlement', () => {
       );
       expect(rows[0]).toEqual({ assigned: 150, distinct_keys: 150, completed: 150, processing: 50, doubled: 0 });
       // The restock serves the waiting orders itself.
-      await importKeys(seller, store.id, product.id, Array.from({ length: 50 }, (_, i) => `S${round}-${i}-${randomBytes(3).toString('hex')}`));
-      const done = (await db.query(`select count(*)::int as n from "order" where id = any($1) and status = 'completed' and key_count = 1`, [ids])).rows[0].n;
+      await importKeys(
+        seller,
+        store.id,
+        product.id,
+        Array.from({ length: 50 }, (_, i) => `S${round}-${i}-${randomBytes(3).toString('hex')}`),
+      );
+      const done = (
+        await db.query(
+          `select count(*)::int as n from "order" where id = any($1) and status = 'completed' and key_count = 1`,
+          [ids],
+        )
+      ).rows[0].n;
       expect(done).toBe(200);
     }
   });
@@ -153,11 +209,19 @@ describe('PATCH /api/merchant/v1/stores/{storeId}/orders/{orderId}', () => {
   let empty: string;
 
   beforeAll(async () => {
-    const manual = await createProduct(seller, store.id, { name: 'Service', price: 3, deliveryMethods: ['manualDelivery'] });
+    const manual = await createProduct(seller, store.id, {
+      name: 'Service',
+      price: 3,
+      deliveryMethods: ['manualDelivery'],
+    });
     pending = (await checkout(manual.id)).orderId;
     paid = (await checkout(manual.id)).orderId;
     await pay(server.url, { orderId: paid, amount: 3 });
-    const keyed = await createProduct(seller, store.id, { name: 'No stock', price: 2, deliveryMethods: ['licenseKeys'] });
+    const keyed = await createProduct(seller, store.id, {
+      name: 'No stock',
+      price: 2,
+      deliveryMethods: ['licenseKeys'],
+    });
     await importKeys(seller, store.id, keyed.id, ['ONLY-ONE']);
     empty = (await checkout(keyed.id)).orderId;
     await db.query(`delete from license_key where product_id = $1`, [keyed.id]); // sold out before payment
@@ -186,7 +250,11 @@ describe('PATCH /api/merchant/v1/stores/{storeId}/orders/{orderId}', () => {
   it('sets the note and answers the order detail', async () => {
     const response = await merchant('PATCH', paid, JSON.stringify({ note: 'Called the buyer.\nAll good.' }));
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ id: paid, note: 'Called the buyer.\nAll good.', status: 'processing' });
+    expect(await response.json()).toMatchObject({
+      id: paid,
+      note: 'Called the buyer.\nAll good.',
+      status: 'processing',
+    });
   });
 
   it('marks a paid order with deliverable content delivered: completed, idempotent', async () => {
@@ -260,7 +328,9 @@ describe('buyer delivery', () => {
     expect(download.status).toBe(200);
     expect(await download.text()).toBe('file body');
     expect(download.headers.get('content-disposition')).toContain('readme.txt');
-    const tampered = await fetch(`${server.url}${link.pathname}?expires=${link.searchParams.get('expires')}&sig=${'0'.repeat(64)}`);
+    const tampered = await fetch(
+      `${server.url}${link.pathname}?expires=${link.searchParams.get('expires')}&sig=${'0'.repeat(64)}`,
+    );
     expect(tampered.status).toBe(403);
     const stale = await fetch(`${server.url}${link.pathname}?expires=1&sig=${link.searchParams.get('sig')}`);
     expect(stale.status).toBe(403);
@@ -273,7 +343,10 @@ describe('buyer delivery', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ orderId: order.orderId, token: order.token }),
     });
-    const cookie = enter.headers.getSetCookie().find((c) => c.startsWith('svc_checkout='))!.split(';')[0]!;
+    const cookie = enter.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('svc_checkout='))!
+      .split(';')[0]!;
     expect((await delivery(order.orderId, '', { cookie })).status).toBe(200);
     expect((await delivery(order.orderId, `?email=${encodeURIComponent(order.email.toUpperCase())}`)).status).toBe(200);
     const staff = await registerSeller(server.url);
@@ -303,7 +376,9 @@ describe('buyer delivery', () => {
   });
 
   it('turns e-mail access off when the store says so', async () => {
-    const settings = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, { settings: { emailOrderAccess: false } });
+    const settings = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, {
+      settings: { emailOrderAccess: false },
+    });
     expect(settings.status).toBe(200);
     expect((await delivery(order.orderId, `?email=${encodeURIComponent(order.email)}`)).status).toBe(403);
     await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, { settings: { emailOrderAccess: true } });
@@ -313,29 +388,50 @@ describe('buyer delivery', () => {
     await importKeys(seller, store.id, product.id, ['REFUND-ME']);
     const refunded = await checkout(product.id);
     await pay(server.url, { orderId: refunded.orderId, amount: 7 });
-    const before = await (await fetch(`${server.url}/api/orders/${refunded.orderId}/keys?token=${refunded.token}`)).json();
+    const before = await (
+      await fetch(`${server.url}/api/orders/${refunded.orderId}/keys?token=${refunded.token}`)
+    ).json();
     expect(before.keys.map((k: { key: string }) => k.key)).toEqual(['REFUND-ME']);
-    const refund = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${refunded.orderId}/refund`);
+    const refund = await dashboard(
+      seller,
+      'POST',
+      `/api/dashboard/stores/${store.id}/orders/${refunded.orderId}/refund`,
+    );
     expect(refund.status).toBe(200);
     expect((await refund.json()).status).toBe('refunded');
-    const keys = await (await fetch(`${server.url}/api/orders/${refunded.orderId}/keys?token=${refunded.token}`)).json();
+    const keys = await (
+      await fetch(`${server.url}/api/orders/${refunded.orderId}/keys?token=${refunded.token}`)
+    ).json();
     expect(keys).toEqual({ orderId: refunded.orderId, status: 'refunded', keys: [] });
     const payload = await (await delivery(refunded.orderId, `?token=${refunded.token}`)).json();
     expect(JSON.stringify(payload)).not.toContain('REFUND-ME');
-    expect((await db.query(`select status from license_key where order_id = $1`, [refunded.orderId])).rows).toEqual([{ status: 'revoked' }]);
+    expect((await db.query(`select status from license_key where order_id = $1`, [refunded.orderId])).rows).toEqual([
+      { status: 'revoked' },
+    ]);
   });
 
   it('fills a processing order on try-assign-keys after a restock', async () => {
-    const scarce = await createProduct(seller, store.id, { name: 'Scarce', price: 1, deliveryMethods: ['licenseKeys'] });
+    const scarce = await createProduct(seller, store.id, {
+      name: 'Scarce',
+      price: 1,
+      deliveryMethods: ['licenseKeys'],
+    });
     await importKeys(seller, store.id, scarce.id, ['S-1']);
     const o = await checkout(scarce.id);
     await db.query(`update license_key set status = 'revoked' where product_id = $1`, [scarce.id]); // gone before payment
     await pay(server.url, { orderId: o.orderId, amount: 1 });
     const tryAssign = () =>
-      fetch(`${server.url}/api/orders/${o.orderId}/try-assign-keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: o.token }) });
+      fetch(`${server.url}/api/orders/${o.orderId}/try-assign-keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: o.token }),
+      });
     const waiting = await (await tryAssign()).json();
     expect(waiting).toEqual({ orderId: o.orderId, status: 'processing', keyCount: 0, missingKeys: 1 });
-    await db.query(`insert into license_key (id, product_id, value_enc, value_hash, status, created_at) select 'k' || substr(md5(random()::text), 1, 20), product_id, value_enc, md5(random()::text), 'available', now() from license_key where product_id = $1 limit 1`, [scarce.id]);
+    await db.query(
+      `insert into license_key (id, product_id, value_enc, value_hash, status, created_at) select 'k' || substr(md5(random()::text), 1, 20), product_id, value_enc, md5(random()::text), 'available', now() from license_key where product_id = $1 limit 1`,
+      [scarce.id],
+    );
     const filled = await (await tryAssign()).json();
     expect(filled).toEqual({ orderId: o.orderId, status: 'completed', keyCount: 1, missingKeys: 0 });
   });
@@ -343,16 +439,29 @@ describe('buyer delivery', () => {
 
 describe('dashboard order actions', () => {
   it('marks a manual payment paid, cancels only pending orders', async () => {
-    const manual = await createProduct(seller, store.id, { name: 'Manual pay', price: 4, deliveryMethods: ['deliveryInstructions'], deliveryInstructions: 'Hello.' });
+    const manual = await createProduct(seller, store.id, {
+      name: 'Manual pay',
+      price: 4,
+      deliveryMethods: ['deliveryInstructions'],
+      deliveryInstructions: 'Hello.',
+    });
     const o = await checkout(manual.id);
     const paid = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${o.orderId}/mark-paid`);
     expect(paid.status).toBe(200);
     expect(await paid.json()).toMatchObject({ status: 'completed', paid: 4 });
-    expect((await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${o.orderId}/cancel`)).status).toBe(400);
+    expect(
+      (await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${o.orderId}/cancel`)).status,
+    ).toBe(400);
     const other = await checkout(manual.id);
-    const cancelled = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${other.orderId}/cancel`);
+    const cancelled = await dashboard(
+      seller,
+      'POST',
+      `/api/dashboard/stores/${store.id}/orders/${other.orderId}/cancel`,
+    );
     expect((await cancelled.json()).status).toBe('cancelled');
-    expect((await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${other.orderId}/mark-paid`)).status).toBe(400);
+    expect(
+      (await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${other.orderId}/mark-paid`)).status,
+    ).toBe(400);
   });
 
   it('needs editOrders', async () => {
@@ -367,12 +476,20 @@ describe('dashboard order actions', () => {
 
 describe('manual payment proof', () => {
   it('lets the buyer upload a proof the seller downloads and approves; the merchant API never shows it', async () => {
-    const product = await createProduct(seller, store.id, { name: 'Transfer', price: 12, deliveryMethods: ['deliveryInstructions'], deliveryInstructions: 'Thanks!' });
+    const product = await createProduct(seller, store.id, {
+      name: 'Transfer',
+      price: 12,
+      deliveryMethods: ['deliveryInstructions'],
+      deliveryInstructions: 'Thanks!',
+    });
     const o = await checkout(product.id);
     const upload = (token: string | null, bytes: Buffer) => {
       const form = new FormData();
       form.append('file', new Blob([bytes], { type: 'image/png' }), 'receipt.png');
-      return fetch(`${server.url}/api/orders/${o.orderId}/payment-proof${token ? `?token=${token}` : ''}`, { method: 'POST', body: form });
+      return fetch(`${server.url}/api/orders/${o.orderId}/payment-proof${token ? `?token=${token}` : ''}`, {
+        method: 'POST',
+        body: form,
+      });
     };
     const early = await upload(o.token, Buffer.from('png'));
     expect(early.status).toBe(409); // manual payment not chosen yet
@@ -386,9 +503,14 @@ describe('manual payment proof', () => {
     expect((await upload('w'.repeat(43), Buffer.from('png'))).status).toBe(403);
     const ok = await upload(o.token, Buffer.from('receipt bytes'));
     expect(ok.status).toBe(201);
-    expect(await ok.json()).toEqual({ orderId: o.orderId, proof: { name: 'receipt.png', size: 13, contentType: 'image/png' } });
+    expect(await ok.json()).toEqual({
+      orderId: o.orderId,
+      proof: { name: 'receipt.png', size: 13, contentType: 'image/png' },
+    });
 
-    const proof = await fetch(`${server.url}/api/dashboard/stores/${store.id}/orders/${o.orderId}/payment-proof`, { headers: { cookie: seller.cookie } });
+    const proof = await fetch(`${server.url}/api/dashboard/stores/${store.id}/orders/${o.orderId}/payment-proof`, {
+      headers: { cookie: seller.cookie },
+    });
     expect(proof.status).toBe(200);
     expect(await proof.text()).toBe('receipt bytes');
     const detail = await (await merchant('GET', o.orderId)).text();
@@ -403,11 +525,18 @@ describe('manual payment proof', () => {
     // Manual payment not chosen: refused (409) before the file is read. The 5 MB body must still
     // be read and dropped, or the kept-alive connection waits for it and the next request sent
     // on it is never answered.
-    const product = await createProduct(seller, store.id, { name: 'Transfer', price: 5, deliveryMethods: ['deliveryInstructions'], deliveryInstructions: 'Thanks!' });
+    const product = await createProduct(seller, store.id, {
+      name: 'Transfer',
+      price: 5,
+      deliveryMethods: ['deliveryInstructions'],
+      deliveryInstructions: 'Thanks!',
+    });
     const o = await checkout(product.id);
     const boundary = 'svc-boundary';
     const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="receipt.png"\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="receipt.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
       randomBytes(5_000_000),
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);

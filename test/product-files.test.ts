@@ -38,7 +38,11 @@ function upload(who: Seller | null, bytes: Buffer, opts: { name?: string; csrf?:
   const headers: Record<string, string> = {};
   if (who) headers.cookie = who.cookie;
   if (who && opts.csrf !== false) headers['x-csrf-token'] = who.csrfToken;
-  return fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${opts.productId ?? product.id}/files`, { method: 'POST', headers, body: form });
+  return fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${opts.productId ?? product.id}/files`, {
+    method: 'POST',
+    headers,
+    body: form,
+  });
 }
 
 describe('product files', () => {
@@ -56,10 +60,17 @@ describe('product files', () => {
       sha256: createHash('sha256').update(bytes).digest('hex'),
       createdAt: expect.any(String),
     });
-    const list = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)).json();
+    const list = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)
+    ).json();
     expect(list.files.map((f: { id: string }) => f.id)).toContain(file.id);
-    expect((await dashboard(seller, 'DELETE', `/api/dashboard/stores/${store.id}/products/${product.id}/files/${file.id}`)).status).toBe(204);
-    const after = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)).json();
+    expect(
+      (await dashboard(seller, 'DELETE', `/api/dashboard/stores/${store.id}/products/${product.id}/files/${file.id}`))
+        .status,
+    ).toBe(204);
+    const after = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)
+    ).json();
     expect(after.files.map((f: { id: string }) => f.id)).not.toContain(file.id);
   });
 
@@ -67,16 +78,26 @@ describe('product files', () => {
     const response = await upload(seller, randomBytes(MAX + 1));
     expect(response.status).toBe(413);
     expect((await response.json()).code).toBe('payload_too_large');
-    const list = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)).json();
+    const list = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)
+    ).json();
     expect(list.files.every((f: { size: number }) => f.size <= MAX)).toBe(true);
   });
 
   it('refuses a body with a second part after the file with 400, and keeps nothing of either', async () => {
-    const listed = async () => (await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)).json()).files.length as number;
+    const listed = async () =>
+      (await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)).json())
+        .files.length as number;
     const before = { rows: await listed(), stored: storedFiles() };
     const bodies = [
-      [['file', 'first.pdf'], ['file', 'second.pdf']],
-      [['file', 'first.pdf'], ['note', null]],
+      [
+        ['file', 'first.pdf'],
+        ['file', 'second.pdf'],
+      ],
+      [
+        ['file', 'first.pdf'],
+        ['note', null],
+      ],
     ] as const;
     for (const parts of bodies) {
       const form = new FormData();
@@ -85,10 +106,16 @@ describe('product files', () => {
         else form.append(name, 'hello');
       }
       const response = await fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${product.id}/files`, {
-        method: 'POST', headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken }, body: form,
+        method: 'POST',
+        headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+        body: form,
       });
       expect(response.status, JSON.stringify(parts)).toBe(400);
-      expect(await response.json()).toEqual({ error: expect.any(String), code: 'validation_failed', issues: [{ path: 'file', message: 'Send one part, named file, holding the file.' }] });
+      expect(await response.json()).toEqual({
+        error: expect.any(String),
+        code: 'validation_failed',
+        issues: [{ path: 'file', message: 'Send one part, named file, holding the file.' }],
+      });
     }
     expect(await listed()).toBe(before.rows);
     expect(storedFiles()).toEqual(before.stored);
@@ -105,7 +132,10 @@ describe('product files', () => {
     expect(noCsrf.status).toBe(403);
     expect((await noCsrf.json()).code).toBe('csrf_failed');
     const staff = await registerSeller(server.url);
-    await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/members`, { email: staff.email, permissions: ['viewOrders'] });
+    await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/members`, {
+      email: staff.email,
+      permissions: ['viewOrders'],
+    });
     const denied = await upload(staff, bytes);
     expect(denied.status).toBe(403);
     expect((await denied.json()).code).toBe('permission_missing');

@@ -105,7 +105,8 @@ describe.each([
 
   it('limits per forwarded client behind a trusted proxy', async () => {
     const { app } = await start(makeLimiter(), new ManualClock(), { TRUST_PROXY: '127.0.0.1' });
-    for (let i = 0; i < PROBE_LIMIT.max; i++) expect((await hit(app, { 'x-forwarded-for': '203.0.113.1' })).status).toBe(200);
+    for (let i = 0; i < PROBE_LIMIT.max; i++)
+      expect((await hit(app, { 'x-forwarded-for': '203.0.113.1' })).status).toBe(200);
     expect((await hit(app, { 'x-forwarded-for': '203.0.113.1' })).status).toBe(429);
     expect((await hit(app, { 'x-forwarded-for': '203.0.113.2' })).status).toBe(200);
   });
@@ -114,7 +115,9 @@ describe.each([
     const { app } = await start(makeLimiter());
     const calls = Array.from({ length: PROBE_LIMIT.max + 2 }, () => 'probe.limited');
     const input = Object.fromEntries(calls.map((_, i) => [String(i), {}]));
-    const response = await fetch(`${app.url}/trpc/${calls.join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`);
+    const response = await fetch(
+      `${app.url}/trpc/${calls.join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`,
+    );
     const results = (await response.json()) as Array<{ result?: unknown; error?: { data: { code: string } } }>;
     expect(results.filter((r) => r.result)).toHaveLength(PROBE_LIMIT.max);
     expect(results.filter((r) => r.error?.data.code === 'rate_limited')).toHaveLength(2);
@@ -163,7 +166,11 @@ describe('Redis shared and then stopped', () => {
     cleanups.push(() => redis.stop());
     const client = await connected(redis.url);
     cleanups.push(() => client.close().catch(() => undefined));
-    const limiter = new FallbackRateLimitStore(new RedisRateLimitStore(client.withCommandOptions({ timeout: 0 }), undefined, 250), new MemoryRateLimitStore(), log);
+    const limiter = new FallbackRateLimitStore(
+      new RedisRateLimitStore(client.withCommandOptions({ timeout: 0 }), undefined, 250),
+      new MemoryRateLimitStore(),
+      log,
+    );
     const { app } = await start(limiter);
     expect((await hit(app)).status).toBe(200);
     expect(limiter.usingFallback).toBe(false);

@@ -26,7 +26,10 @@ let storeId: string;
 let key: string;
 
 beforeAll(async () => {
-  if (!bin) throw new Error('the PostgreSQL server binaries (initdb, postgres, pg_basebackup) are not installed under /usr/lib/postgresql');
+  if (!bin)
+    throw new Error(
+      'the PostgreSQL server binaries (initdb, postgres, pg_basebackup) are not installed under /usr/lib/postgresql',
+    );
   cluster = await startReplicatedPostgres(bin);
   server = await spawnServer({
     DATABASE_URL: cluster.primaryUrl,
@@ -40,7 +43,12 @@ beforeAll(async () => {
   });
   seller = await registerSeller(server.url);
   storeId = (await createStoreFor(seller)).id;
-  key = (await createKeyFor(seller, { scopes: ['order:read', 'product:read', 'event:read', 'license:read'], storeIds: [storeId] })).key;
+  key = (
+    await createKeyFor(seller, {
+      scopes: ['order:read', 'product:read', 'event:read', 'license:read'],
+      storeIds: [storeId],
+    })
+  ).key;
 }, 120_000);
 
 afterAll(async () => {
@@ -49,7 +57,9 @@ afterAll(async () => {
 });
 
 async function merchant<T>(pathname: string): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}${pathname}`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}${pathname}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   return { status: response.status, body: (await response.json()) as T };
 }
 
@@ -78,9 +88,12 @@ async function sellLicense(productId: string): Promise<{ orderId: string; licens
   }
 }
 
-const listedLicenses = async () => (await merchant<{ licenses: Array<{ id: string }> }>('/licenses')).body.licenses.map((l) => l.id).sort();
-const listedOrders = async () => (await merchant<{ orders: Array<{ id: string }> }>('/orders')).body.orders.map((o) => o.id).sort();
-const listedProducts = async () => (await merchant<{ products: Array<{ id: string }> }>('/products')).body.products.map((p) => p.id).sort();
+const listedLicenses = async () =>
+  (await merchant<{ licenses: Array<{ id: string }> }>('/licenses')).body.licenses.map((l) => l.id).sort();
+const listedOrders = async () =>
+  (await merchant<{ orders: Array<{ id: string }> }>('/orders')).body.orders.map((o) => o.id).sort();
+const listedProducts = async () =>
+  (await merchant<{ products: Array<{ id: string }> }>('/products')).body.products.map((p) => p.id).sort();
 /** The orders of the order.created events listed. */
 const listedEvents = async () =>
   (await merchant<{ events: Array<{ event: string; data: { order?: { id: string } } }> }>('/events')).body.events
@@ -90,9 +103,16 @@ const listedEvents = async () =>
 
 describe('listings on a read replica', () => {
   it('serves the listings from the replica and every read-after-write from the primary', async () => {
-    const product = await createProduct(seller, storeId, { name: 'Guide', price: 3, deliveryMethods: ['manualDelivery'] });
+    const product = await createProduct(seller, storeId, {
+      name: 'Guide',
+      price: 3,
+      deliveryMethods: ['manualDelivery'],
+    });
     const app = await createProduct(seller, storeId, { name: 'App', price: 7, deliveryMethods: ['licenseKeys'] });
-    await importKeys(seller, storeId, app.id, [`RA-${randomBytes(6).toString('hex')}`, `RB-${randomBytes(6).toString('hex')}`]);
+    await importKeys(seller, storeId, app.id, [
+      `RA-${randomBytes(6).toString('hex')}`,
+      `RB-${randomBytes(6).toString('hex')}`,
+    ]);
     const sold = await sellLicense(app.id);
     const earlier = [await checkout(product.id), await checkout(product.id), sold.orderId].sort();
     const products = [product.id, app.id].sort();
@@ -103,13 +123,22 @@ describe('listings on a read replica', () => {
     expect(await listedProducts()).toEqual(products);
 
     await cluster.onReplica('select pg_wal_replay_pause()');
-    await expect.poll(async () => (await cluster.onReplica('select pg_get_wal_replay_pause_state() as state')).rows[0].state, { timeout: 10_000, interval: 50 }).toBe('paused');
+    await expect
+      .poll(async () => (await cluster.onReplica('select pg_get_wal_replay_pause_state() as state')).rows[0].state, {
+        timeout: 10_000,
+        interval: 50,
+      })
+      .toBe('paused');
     let later: string;
     let added: { id: string };
     let another: { orderId: string; licenseId: string };
     try {
       later = await checkout(product.id);
-      added = await createProduct(seller, storeId, { name: 'Second guide', price: 5, deliveryMethods: ['manualDelivery'] });
+      added = await createProduct(seller, storeId, {
+        name: 'Second guide',
+        price: 5,
+        deliveryMethods: ['manualDelivery'],
+      });
       another = await sellLicense(app.id);
 
       // Read-after-write: the primary has them at once.
@@ -131,9 +160,15 @@ describe('listings on a read replica', () => {
     } finally {
       await cluster.onReplica('select pg_wal_replay_resume()');
     }
-    await expect.poll(listedOrders, { timeout: 15_000, interval: 50 }).toEqual([...earlier, later, another.orderId].sort());
-    await expect.poll(listedEvents, { timeout: 15_000, interval: 50 }).toEqual([...earlier, later, another.orderId].sort());
+    await expect
+      .poll(listedOrders, { timeout: 15_000, interval: 50 })
+      .toEqual([...earlier, later, another.orderId].sort());
+    await expect
+      .poll(listedEvents, { timeout: 15_000, interval: 50 })
+      .toEqual([...earlier, later, another.orderId].sort());
     await expect.poll(listedProducts, { timeout: 15_000, interval: 50 }).toEqual([...products, added.id].sort());
-    await expect.poll(listedLicenses, { timeout: 15_000, interval: 50 }).toEqual([sold.licenseId, another.licenseId].sort());
+    await expect
+      .poll(listedLicenses, { timeout: 15_000, interval: 50 })
+      .toEqual([sold.licenseId, another.licenseId].sort());
   });
 });

@@ -23,7 +23,9 @@ describe('the route table', () => {
     expect(table.procedures.map((entry) => entry.name).sort()).toEqual(procedures.sort());
     for (const entry of table.entries) {
       expect(policyGaps(entry.name, entry.policy, entry.method), entry.name).toEqual([]);
-      expect(['public', 'session', 'apiKey', 'customer', 'buyer', 'signature'], entry.name).toContain(entry.policy.auth.kind);
+      expect(['public', 'session', 'apiKey', 'customer', 'buyer', 'signature'], entry.name).toContain(
+        entry.policy.auth.kind,
+      );
       expect(['required', 'exempt', 'none'], entry.name).toContain(entry.policy.csrf);
       expect(['none', 'open', 'store-origins'], entry.name).toContain(entry.policy.cors);
       expect(Array.isArray(entry.policy.errors), entry.name).toBe(true);
@@ -46,7 +48,9 @@ describe('the route table', () => {
   });
 
   it('documents the plain API routes, the dashboard payment proof among them', () => {
-    const documented = table.entries.filter((entry) => entry.source === 'plain' && entry.documented).map((entry) => `${entry.method} ${entry.path}`);
+    const documented = table.entries
+      .filter((entry) => entry.source === 'plain' && entry.documented)
+      .map((entry) => `${entry.method} ${entry.path}`);
     expect(documented.sort()).toEqual(
       [
         'GET /api/dashboard/stores/{storeId}/orders/{orderId}/payment-proof',
@@ -61,7 +65,9 @@ describe('the route table', () => {
   it('answers which route a request reaches, and the CORS policy of a /trpc call', () => {
     expect(table.match('GET', '/api/merchant/v1/stores/s1/orders/o1')?.name).toBe('orders.get');
     expect(table.match('PATCH', '/api/dashboard/stores/s1/orders/o1')?.name).toBe('orders.dashboardUpdate');
-    expect(table.match('GET', '/api/dashboard/stores/s1/orders/o1/payment-proof')?.name).toBe('payments.dashboardProof');
+    expect(table.match('GET', '/api/dashboard/stores/s1/orders/o1/payment-proof')?.name).toBe(
+      'payments.dashboardProof',
+    );
     expect(table.match('GET', '/api/nowhere')).toBeUndefined();
     expect(table.trpcCors(['checkout.cart', 'catalog.storefront'])).toBe('open');
     expect(table.trpcCors(['customer.orders'])).toBe('store-origins');
@@ -70,21 +76,39 @@ describe('the route table', () => {
   });
 
   it('refuses a procedure that lacks an auth surface, a CSRF or CORS policy, or error codes', () => {
-    const bare = t.procedure.meta({ openapi: { method: 'GET', path: '/bare' } }).input(z.strictObject({})).output(z.object({})).query(() => ({}));
-    expect(() => routeTable(router({ bare }))).toThrow(/bare: no auth surface[\s\S]*bare: no CSRF policy[\s\S]*bare: no CORS policy[\s\S]*bare: no error codes/);
-    const noErrors = publicProcedure.meta({ openapi: { method: 'GET', path: '/no-errors' } }).input(z.strictObject({})).output(z.object({})).query(() => ({}));
+    const bare = t.procedure
+      .meta({ openapi: { method: 'GET', path: '/bare' } })
+      .input(z.strictObject({}))
+      .output(z.object({}))
+      .query(() => ({}));
+    expect(() => routeTable(router({ bare }))).toThrow(
+      /bare: no auth surface[\s\S]*bare: no CSRF policy[\s\S]*bare: no CORS policy[\s\S]*bare: no error codes/,
+    );
+    const noErrors = publicProcedure
+      .meta({ openapi: { method: 'GET', path: '/no-errors' } })
+      .input(z.strictObject({}))
+      .output(z.object({}))
+      .query(() => ({}));
     expect(() => routeTable(router({ noErrors }))).toThrow(/noErrors: no error codes/);
-    const noRoute = publicProcedure.meta({ errors: [] }).input(z.strictObject({})).output(z.object({})).query(() => ({}));
+    const noRoute = publicProcedure
+      .meta({ errors: [] })
+      .input(z.strictObject({}))
+      .output(z.object({}))
+      .query(() => ({}));
     expect(() => routeTable(router({ noRoute }))).toThrow(/noRoute: no REST route/);
   });
 
   it('refuses a CSRF policy that does not match what the route reads', () => {
     expect(policyGaps('x', { auth: { kind: 'session' }, csrf: 'none', cors: 'none', errors: [] }, 'POST')).toEqual([
-      "x: reads a seller session on an unsafe call but declares no CSRF check",
+      'x: reads a seller session on an unsafe call but declares no CSRF check',
     ]);
-    expect(policyGaps('y', { auth: { kind: 'apiKey', scope: 'order:read' }, csrf: 'required', cors: 'none', errors: [] }, 'GET')).toEqual([
-      "y: reads no seller session, so its CSRF policy is 'none'",
-    ]);
+    expect(
+      policyGaps(
+        'y',
+        { auth: { kind: 'apiKey', scope: 'order:read' }, csrf: 'required', cors: 'none', errors: [] },
+        'GET',
+      ),
+    ).toEqual(["y: reads no seller session, so its CSRF policy is 'none'"]);
   });
 
   it('refuses an idempotent procedure whose resolver cannot replay', () => {
@@ -93,6 +117,8 @@ describe('the route table', () => {
       .input(z.strictObject({ storeId: z.string() }))
       .output(z.object({}))
       .mutation(() => ({}));
-    expect(() => routeTable(router({ create }))).toThrow(/create: declares idempotency but its resolver is not replayable/);
+    expect(() => routeTable(router({ create }))).toThrow(
+      /create: declares idempotency but its resolver is not replayable/,
+    );
   });
 });

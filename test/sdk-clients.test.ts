@@ -49,7 +49,9 @@ beforeAll(async () => {
   await db.connect();
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller);
-  const settings = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, { settings: { paymentMethods: ['test', 'manual'] } });
+  const settings = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, {
+    settings: { paymentMethods: ['test', 'manual'] },
+  });
   expect(settings.status, await settings.clone().text()).toBe(200);
   const { key } = await createKeyFor(seller, { scopes: ALL_SCOPES, storeIds: [store.id] });
   merchant = createMerchantClient({ baseUrl: server.url, apiKey: key });
@@ -68,7 +70,10 @@ async function storeWithOrders(count: number) {
   const orders = await insertOrders(
     server.db.url,
     own.id,
-    Array.from({ length: count }, (_, i) => ({ status: i % 3 === 0 ? 'completed' : 'pending', createdAt: new Date(base + i * 1000) })),
+    Array.from({ length: count }, (_, i) => ({
+      status: i % 3 === 0 ? 'completed' : 'pending',
+      createdAt: new Date(base + i * 1000),
+    })),
   );
   return { store: own, client: createMerchantClient({ baseUrl: server.url, apiKey: key }), orders };
 }
@@ -134,14 +139,23 @@ describe('merchant client: typed errors', () => {
     expect(e401).toBeInstanceOf(SvcApiError);
     expect(e401).toBeInstanceOf(SvcError);
     expect(isSvcError(e401)).toBe(true);
-    expect(e401).toMatchObject({ status: 401, code: 'unauthorized', type: 'authentication', procedure: 'orders.list', requestId: expect.any(String) });
+    expect(e401).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+      type: 'authentication',
+      procedure: 'orders.list',
+      requestId: expect.any(String),
+    });
 
     const other = await createStoreFor(seller);
     const e403 = await merchant.orders.list({ storeId: other.id }).catch((e: unknown) => e);
     expect(e403).toBeInstanceOf(SvcPermissionError);
     expect(e403).toMatchObject({ status: 403, type: 'permission' });
 
-    const readOnly = createMerchantClient({ baseUrl: server.url, apiKey: (await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] })).key });
+    const readOnly = createMerchantClient({
+      baseUrl: server.url,
+      apiKey: (await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] })).key,
+    });
     const scope = await readOnly.webhooks.list({ storeId: store.id }).catch((e: unknown) => e);
     expect(scope).toBeInstanceOf(SvcPermissionError);
     expect(scope).toMatchObject({ status: 403, code: 'scope_missing' });
@@ -169,7 +183,11 @@ describe('merchant client: typed errors', () => {
     await expect(client.orders.list({ storeId: store.id })).rejects.toBeInstanceOf(SvcAuthenticationError);
     expect(calls).toHaveLength(1);
 
-    const closed = createMerchantClient({ baseUrl: 'http://127.0.0.1:9', apiKey: `sk_${'C'.repeat(40)}`, maxRetries: 1 });
+    const closed = createMerchantClient({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: `sk_${'C'.repeat(40)}`,
+      maxRetries: 1,
+    });
     const started = Date.now();
     const error = await closed.orders.list({ storeId: store.id }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SvcConnectionError);
@@ -196,7 +214,12 @@ describe('merchant client: webhooks', () => {
 
   it('every endpoint operation: create, list, get, update, test, deliveries, retry, replay, rotate, delete', async () => {
     const url = `${receiver.url}/sdk-${randomBytes(4).toString('hex')}`;
-    const created = await merchant.webhooks.create({ storeId: store.id, name: 'SDK hook', url, events: ['order.paid'] });
+    const created = await merchant.webhooks.create({
+      storeId: store.id,
+      name: 'SDK hook',
+      url,
+      events: ['order.paid'],
+    });
     expect(created.secret).toMatch(/^whsec_/);
     secrets.set(new URL(url).pathname, created.secret);
 
@@ -205,7 +228,12 @@ describe('merchant client: webhooks', () => {
     expect(fetched).toMatchObject({ id: created.id, url, enabled: true });
     expect(fetched).not.toHaveProperty('secret');
 
-    const updated = await merchant.webhooks.update({ storeId: store.id, webhookId: created.id, name: 'Renamed', events: ['order.paid', 'order.completed'] });
+    const updated = await merchant.webhooks.update({
+      storeId: store.id,
+      webhookId: created.id,
+      name: 'Renamed',
+      events: ['order.paid', 'order.completed'],
+    });
     expect(updated).toMatchObject({ name: 'Renamed', events: ['order.paid', 'order.completed'] });
 
     const { delivery } = await merchant.webhooks.test({ storeId: store.id, webhookId: created.id });
@@ -221,10 +249,15 @@ describe('merchant client: webhooks', () => {
     const log = await merchant.webhooks.deliveries({ storeId: store.id, webhookId: created.id });
     expect(log.deliveries.map((d) => d.id)).toContain(delivery.id);
     const walked = [];
-    for await (const d of merchant.webhooks.iterateDeliveries({ storeId: store.id, webhookId: created.id, limit: 1 })) walked.push(d.id);
+    for await (const d of merchant.webhooks.iterateDeliveries({ storeId: store.id, webhookId: created.id, limit: 1 }))
+      walked.push(d.id);
     expect(walked).toEqual(log.deliveries.map((d) => d.id));
 
-    const retried = await merchant.webhooks.retry({ storeId: store.id, webhookId: created.id, deliveryId: delivery.id });
+    const retried = await merchant.webhooks.retry({
+      storeId: store.id,
+      webhookId: created.id,
+      deliveryId: delivery.id,
+    });
     expect(retried).toBeDefined();
     await receiver.waitFor(2, { where: (h) => h.path === path });
 
@@ -241,14 +274,23 @@ describe('merchant client: webhooks', () => {
     expect(rotated.secret).not.toBe(created.secret);
 
     await expect(merchant.webhooks.delete({ storeId: store.id, webhookId: created.id })).resolves.toBeUndefined();
-    await expect(merchant.webhooks.get({ storeId: store.id, webhookId: created.id })).rejects.toBeInstanceOf(SvcNotFoundError);
+    await expect(merchant.webhooks.get({ storeId: store.id, webhookId: created.id })).rejects.toBeInstanceOf(
+      SvcNotFoundError,
+    );
   });
 });
 
 describe('theme client', () => {
   it('cart -> checkout -> payment -> delivery, for a key product', async () => {
-    const product = await createProduct(seller, store.id, { name: 'SDK Key', price: 12, deliveryMethods: ['licenseKeys'] });
-    await importKeys(seller, store.id, product.id, [`SDK-${randomBytes(4).toString('hex')}`, `SDK-${randomBytes(4).toString('hex')}`]);
+    const product = await createProduct(seller, store.id, {
+      name: 'SDK Key',
+      price: 12,
+      deliveryMethods: ['licenseKeys'],
+    });
+    await importKeys(seller, store.id, product.id, [
+      `SDK-${randomBytes(4).toString('hex')}`,
+      `SDK-${randomBytes(4).toString('hex')}`,
+    ]);
     const theme = createThemeClient({ baseUrl: server.url, storeId: store.id, subdomain: store.subdomain });
 
     const front = await theme.storefront();
@@ -260,7 +302,9 @@ describe('theme client', () => {
       { productId: 'gone', quantity: 1 },
       { productId: product.id, quantity: 1 },
     ]);
-    expect(cart.lines).toEqual([expect.objectContaining({ productId: product.id, quantity: 2, unitPrice: 12, lineTotal: 24 })]);
+    expect(cart.lines).toEqual([
+      expect.objectContaining({ productId: product.id, quantity: 2, unitPrice: 12, lineTotal: 24 }),
+    ]);
     expect(cart.removed).toEqual([{ productId: 'gone', reason: 'unknown_product' }]);
 
     const coupon = await theme.coupons.validate({ code: 'NOPE', cart: cart.lines });
@@ -291,9 +335,15 @@ describe('theme client', () => {
   it('embed checkout and orders/create answer through the same client', async () => {
     const product = await createProduct(seller, store.id, { name: 'SDK Manual', price: 3 });
     const theme = createThemeClient({ baseUrl: server.url, storeId: store.id });
-    const embed = await theme.embedCheckout({ cart: [{ productId: product.id, quantity: 1 }], email: 'embed@example.test' });
+    const embed = await theme.embedCheckout({
+      cart: [{ productId: product.id, quantity: 1 }],
+      email: 'embed@example.test',
+    });
     expect(embed.url).toContain(`/checkout/${embed.orderId}`);
-    const created = await theme.createOrder({ cart: [{ productId: product.id, quantity: 2 }], email: 'create@example.test' });
+    const created = await theme.createOrder({
+      cart: [{ productId: product.id, quantity: 2 }],
+      email: 'create@example.test',
+    });
     expect(created.order).toMatchObject({ status: 'pending', price: 6, email: 'create@example.test' });
     expect(created.checkoutToken).toEqual(expect.any(String));
     // A call needing the subdomain says so instead of sending a bad request.
@@ -338,18 +388,30 @@ describe('theme client', () => {
     expect(seen).toHaveLength(2);
     expect(seen[0]).toMatch(/^[0-9a-f-]{32,36}$/);
     expect(seen[1]).toBe(seen[0]);
-    const count = await db.query(`select count(*)::int as n from "order" where store_id = $1 and customer_email = 'retry@example.test'`, [store.id]);
+    const count = await db.query(
+      `select count(*)::int as n from "order" where store_id = $1 and customer_email = 'retry@example.test'`,
+      [store.id],
+    );
     expect(count.rows[0].n).toBe(1);
 
     // Each call has its own key; a caller's own key is sent as given.
-    const second = await theme.checkout({ cart: [{ productId: product.id, quantity: 1 }], email: 'retry@example.test' }, { idempotencyKey: 'my-key-1' });
+    const second = await theme.checkout(
+      { cart: [{ productId: product.id, quantity: 1 }], email: 'retry@example.test' },
+      { idempotencyKey: 'my-key-1' },
+    );
     expect(second.orderId).not.toBe(first.orderId);
     expect(seen.at(-1)).toBe('my-key-1');
-    const again = await theme.checkout({ cart: [{ productId: product.id, quantity: 1 }], email: 'retry@example.test' }, { idempotencyKey: 'my-key-1' });
+    const again = await theme.checkout(
+      { cart: [{ productId: product.id, quantity: 1 }], email: 'retry@example.test' },
+      { idempotencyKey: 'my-key-1' },
+    );
     expect(again.orderId).toBe(second.orderId);
 
     const reused = await theme
-      .checkout({ cart: [{ productId: product.id, quantity: 2 }], email: 'retry@example.test' }, { idempotencyKey: 'my-key-1' })
+      .checkout(
+        { cart: [{ productId: product.id, quantity: 2 }], email: 'retry@example.test' },
+        { idempotencyKey: 'my-key-1' },
+      )
       .catch((e: unknown) => e);
     expect(reused).toMatchObject({ status: 422, code: 'idempotency_key_reused', type: 'idempotency' });
   });
@@ -386,20 +448,33 @@ describe('CORS on /trpc, for the clients in a browser', () => {
   const preflight = (path: string, origin: string) =>
     fetch(`${server.url}/trpc/${path}`, {
       method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, idempotency-key' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, idempotency-key',
+      },
     });
 
   it('opens the public theme procedures to every origin, without credentials', async () => {
-    for (const path of ['checkout.checkout', 'checkout.cart', 'catalog.storefront', 'fulfilment.delivery', 'coupons.validate']) {
+    for (const path of [
+      'checkout.checkout',
+      'checkout.cart',
+      'catalog.storefront',
+      'fulfilment.delivery',
+      'coupons.validate',
+    ]) {
       const answer = await preflight(path, 'https://any-theme.example');
       expect(answer.status).toBe(204);
       expect(answer.headers.get('access-control-allow-origin')).toBe('*');
       expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
       expect(answer.headers.get('access-control-allow-headers')).toContain('idempotency-key');
     }
-    const real = await fetch(`${server.url}/trpc/catalog.storefront?input=${encodeURIComponent(JSON.stringify({ subdomain: store.subdomain }))}`, {
-      headers: { origin: 'https://any-theme.example' },
-    });
+    const real = await fetch(
+      `${server.url}/trpc/catalog.storefront?input=${encodeURIComponent(JSON.stringify({ subdomain: store.subdomain }))}`,
+      {
+        headers: { origin: 'https://any-theme.example' },
+      },
+    );
     expect(real.status).toBe(200);
     expect(real.headers.get('access-control-allow-origin')).toBe('*');
     expect(real.headers.get('access-control-expose-headers')).toContain('Retry-After');
@@ -426,11 +501,19 @@ describe('CORS on /trpc, for the clients in a browser', () => {
 
 describe('the license client and the merchant license resources', () => {
   it('activates, validates and deactivates with typed results and errors; the merchant lists, disables and enables', async () => {
-    const product = await createProduct(seller, store.id, { name: 'Licensed app', price: 5, deliveryMethods: ['licenseKeys'], licenseActivationLimit: 1 } as never);
+    const product = await createProduct(seller, store.id, {
+      name: 'Licensed app',
+      price: 5,
+      deliveryMethods: ['licenseKeys'],
+      licenseActivationLimit: 1,
+    } as never);
     const key = `SDK-${randomBytes(8).toString('hex')}`;
     await importKeys(seller, store.id, product.id, [key]);
     const theme = createThemeClient({ baseUrl: server.url, storeId: store.id });
-    const order = await theme.checkout({ cart: [{ productId: product.id, quantity: 1 }], email: 'licensee@example.test' });
+    const order = await theme.checkout({
+      cart: [{ productId: product.id, quantity: 1 }],
+      email: 'licensee@example.test',
+    });
     expect((await pay(server.url, { orderId: order.orderId, amount: 5 })).status).toBe(200);
 
     const licenses = createLicenseClient({ baseUrl: server.url, productId: product.id });
@@ -439,7 +522,11 @@ describe('the license client and the merchant license resources', () => {
     const full = await licenses.activate(key, 'laptop').catch((e: unknown) => e);
     expect(full).toBeInstanceOf(SvcConflictError);
     expect((full as SvcConflictError).code).toBe('activation_limit_reached');
-    expect(await licenses.validate(key, instance.id)).toMatchObject({ valid: true, reason: null, instance: { id: instance.id } });
+    expect(await licenses.validate(key, instance.id)).toMatchObject({
+      valid: true,
+      reason: null,
+      instance: { id: instance.id },
+    });
     const missing = await licenses.validate('NOT-THE-KEY').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(SvcNotFoundError);
 
@@ -462,47 +549,83 @@ describe('the license client and the merchant license resources', () => {
 describe('merchant client: coupons and refunds', () => {
   it('creates, lists, reads, updates and deletes coupons, and refunds a paid order', async () => {
     const code = `SDK${randomBytes(3).toString('hex').toUpperCase()}`;
-    const coupon = await merchant.coupons.create({ storeId: store.id, code, discountType: 'percent', discountValue: 15 });
+    const coupon = await merchant.coupons.create({
+      storeId: store.id,
+      code,
+      discountType: 'percent',
+      discountValue: 15,
+    });
     expect(coupon).toMatchObject({ code, discountType: 'percent', discountValue: 15, active: true });
-    const taken = await merchant.coupons.create({ storeId: store.id, code, discountType: 'percent', discountValue: 5 }).catch((e: unknown) => e);
+    const taken = await merchant.coupons
+      .create({ storeId: store.id, code, discountType: 'percent', discountValue: 5 })
+      .catch((e: unknown) => e);
     expect(taken).toBeInstanceOf(SvcConflictError);
     expect((await merchant.coupons.list({ storeId: store.id })).coupons.map((c) => c.id)).toContain(coupon.id);
     expect(await merchant.coupons.get({ storeId: store.id, couponId: coupon.id })).toEqual(coupon);
-    expect(await merchant.coupons.update({ storeId: store.id, couponId: coupon.id, active: false })).toMatchObject({ id: coupon.id, active: false });
+    expect(await merchant.coupons.update({ storeId: store.id, couponId: coupon.id, active: false })).toMatchObject({
+      id: coupon.id,
+      active: false,
+    });
     await merchant.coupons.delete({ storeId: store.id, couponId: coupon.id });
-    expect(await merchant.coupons.get({ storeId: store.id, couponId: coupon.id }).catch((e: unknown) => e)).toBeInstanceOf(SvcNotFoundError);
+    expect(
+      await merchant.coupons.get({ storeId: store.id, couponId: coupon.id }).catch((e: unknown) => e),
+    ).toBeInstanceOf(SvcNotFoundError);
 
-    const product = await createProduct(seller, store.id, { name: 'Refunded app', price: 3, deliveryMethods: ['licenseKeys'] });
+    const product = await createProduct(seller, store.id, {
+      name: 'Refunded app',
+      price: 3,
+      deliveryMethods: ['licenseKeys'],
+    });
     await importKeys(seller, store.id, product.id, [`REFUND-${randomBytes(6).toString('hex')}`]);
-    const order = await createThemeClient({ baseUrl: server.url, storeId: store.id }).checkout({ cart: [{ productId: product.id, quantity: 1 }], email: 'refund@example.test' });
+    const order = await createThemeClient({ baseUrl: server.url, storeId: store.id }).checkout({
+      cart: [{ productId: product.id, quantity: 1 }],
+      email: 'refund@example.test',
+    });
     expect((await pay(server.url, { orderId: order.orderId, amount: 3 })).status).toBe(200);
-    expect(await merchant.orders.refund({ storeId: store.id, orderId: order.orderId })).toMatchObject({ id: order.orderId, status: 'refunded' });
+    expect(await merchant.orders.refund({ storeId: store.id, orderId: order.orderId })).toMatchObject({
+      id: order.orderId,
+      status: 'refunded',
+    });
     expect((await merchant.orders.get({ storeId: store.id, orderId: order.orderId })).status).toBe('refunded');
   });
 });
 
 describe('merchant client: products and key stock', () => {
   it('creates, lists, walks, reads, updates and archives products; imports keys and lists them masked', async () => {
-    const created = await merchant.products.create({ storeId: store.id, name: 'SDK product', price: 6, deliveryMethods: ['licenseKeys'], status: 'draft' });
+    const created = await merchant.products.create({
+      storeId: store.id,
+      name: 'SDK product',
+      price: 6,
+      deliveryMethods: ['licenseKeys'],
+      status: 'draft',
+    });
     expect(created).toMatchObject({ name: 'SDK product', price: 6, status: 'draft', stock: 0 });
     const page = await merchant.products.list({ storeId: store.id, status: 'draft', limit: 1 });
     expect(page.products[0]!.id).toBe(created.id);
     const walked = [];
-    for await (const product of merchant.products.iterate({ storeId: store.id, status: 'draft' })) walked.push(product.id);
+    for await (const product of merchant.products.iterate({ storeId: store.id, status: 'draft' }))
+      walked.push(product.id);
     expect(walked).toContain(created.id);
-    expect(await merchant.products.update({ storeId: store.id, productId: created.id, status: 'active' })).toMatchObject({ status: 'active' });
+    expect(
+      await merchant.products.update({ storeId: store.id, productId: created.id, status: 'active' }),
+    ).toMatchObject({ status: 'active' });
 
     const values = Array.from({ length: 150 }, (_, i) => `SDK-STOCK-${created.id}-${i}`);
-    expect(await merchant.licenseKeys.add({ storeId: store.id, productId: created.id, keys: [...values, values[0]!] })).toEqual({ added: 150, duplicates: 1 });
+    expect(
+      await merchant.licenseKeys.add({ storeId: store.id, productId: created.id, keys: [...values, values[0]!] }),
+    ).toEqual({ added: 150, duplicates: 1 });
     expect((await merchant.products.get({ storeId: store.id, productId: created.id })).stock).toBe(150);
     const first = await merchant.licenseKeys.list({ storeId: store.id, productId: created.id, limit: 10 });
     expect(first.counts).toEqual({ available: 150, assigned: 0, disabled: 0 });
     expect(JSON.stringify(first)).not.toContain('SDK-STOCK');
     const all = [];
-    for await (const key of merchant.licenseKeys.iterate({ storeId: store.id, productId: created.id })) all.push(key.id);
+    for await (const key of merchant.licenseKeys.iterate({ storeId: store.id, productId: created.id }))
+      all.push(key.id);
     expect(new Set(all).size).toBe(150);
 
     await merchant.products.archive({ storeId: store.id, productId: created.id });
-    expect(await merchant.products.get({ storeId: store.id, productId: created.id }).catch((e: unknown) => e)).toBeInstanceOf(SvcNotFoundError);
+    expect(
+      await merchant.products.get({ storeId: store.id, productId: created.id }).catch((e: unknown) => e),
+    ).toBeInstanceOf(SvcNotFoundError);
   });
 });

@@ -19,7 +19,10 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let demo: { storeId: string; apiKey: string };
 
 beforeAll(async () => {
-  const shared = { APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-examples-')) };
+  const shared = {
+    APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-examples-')),
+  };
   server = await startServer({ ...shared, TEST_GATEWAY_SECRET, WEBHOOK_POLL_MS: '100' });
   const seeded = await run(process.execPath, [SERVER_ENTRY, 'seed-demo'], {
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: server.db.url, ...shared },
@@ -49,7 +52,10 @@ async function example(name: string, env: Record<string, string> = {}) {
 
 describe('packages/sdk/examples against a seeded service', () => {
   it('theme-checkout opens an order with the demo coupon; list-paid-orders lists it once paid', async () => {
-    const checkout = await example('theme-checkout.mjs', { SVC_SUBDOMAIN: 'demo', SVC_EMAIL: 'example-buyer@example.test' });
+    const checkout = await example('theme-checkout.mjs', {
+      SVC_SUBDOMAIN: 'demo',
+      SVC_EMAIL: 'example-buyer@example.test',
+    });
     expect(checkout.code, checkout.stderr).toBe(0);
     expect(checkout.stdout).toContain('Demo Store:');
     const match = /order (\S+): send the buyer to (\S+)/.exec(checkout.stdout);
@@ -62,7 +68,9 @@ describe('packages/sdk/examples against a seeded service', () => {
     expect(before.stdout).toMatch(/^0 paid orders since/m);
 
     const order = await (
-      await fetch(`${server.url}/api/merchant/v1/stores/${demo.storeId}/orders/${orderId}`, { headers: { authorization: `Bearer ${demo.apiKey}` } })
+      await fetch(`${server.url}/api/merchant/v1/stores/${demo.storeId}/orders/${orderId}`, {
+        headers: { authorization: `Bearer ${demo.apiKey}` },
+      })
     ).json();
     const front = await (await fetch(`${server.url}/api/stores/by-subdomain/demo/storefront`)).json();
     // DEMO10 took its 10 % (to the cent).
@@ -71,11 +79,16 @@ describe('packages/sdk/examples against a seeded service', () => {
     const after = await example('list-paid-orders.mjs', { SVC_API_KEY: demo.apiKey, SVC_STORE_ID: demo.storeId });
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toContain('example-buyer@example.test');
-    expect(after.stdout).toMatch(new RegExp(`^1 paid orders since .*, ${order.price.toFixed(2).replace('.', '\\.')} in all$`, 'm'));
+    expect(after.stdout).toMatch(
+      new RegExp(`^1 paid orders since .*, ${order.price.toFixed(2).replace('.', '\\.')} in all$`, 'm'),
+    );
   });
 
   it('list-paid-orders reports a wrong key as a typed error and exits 1', async () => {
-    const wrong = await example('list-paid-orders.mjs', { SVC_API_KEY: `sk_${'x'.repeat(40)}`, SVC_STORE_ID: demo.storeId });
+    const wrong = await example('list-paid-orders.mjs', {
+      SVC_API_KEY: `sk_${'x'.repeat(40)}`,
+      SVC_STORE_ID: demo.storeId,
+    });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('SvcAuthenticationError 401 unauthorized');
   });
@@ -84,25 +97,41 @@ describe('packages/sdk/examples against a seeded service', () => {
     const receiver = await example('webhook-receiver.mjs', { SVC_API_KEY: demo.apiKey, SVC_STORE_ID: demo.storeId });
     expect(receiver.code, receiver.stderr).toBe(0);
     expect(receiver.stdout).toMatch(/^verified webhook\.test \S+/m);
-    const left = await fetch(`${server.url}/api/merchant/v1/stores/${demo.storeId}/webhooks`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
+    const left = await fetch(`${server.url}/api/merchant/v1/stores/${demo.storeId}/webhooks`, {
+      headers: { authorization: `Bearer ${demo.apiKey}` },
+    });
     // The example's endpoint is gone; only the demo store's own (disabled) one is left.
-    expect((await left.json()).webhooks.map((hook: { name: string }) => hook.name)).toEqual(['Fulfilment bot (example)']);
+    expect((await left.json()).webhooks.map((hook: { name: string }) => hook.name)).toEqual([
+      'Fulfilment bot (example)',
+    ]);
   });
 
   it('license-check activates this machine once, validates at every start and deactivates on uninstall', async () => {
     const storefront = await (await fetch(`${server.url}/api/stores/by-subdomain/demo/storefront`)).json();
-    const game = (storefront.products as Array<{ id: string; price: number; deliveryMethods: string[] }>).find((p) => p.deliveryMethods.includes('licenseKeys'))!;
+    const game = (storefront.products as Array<{ id: string; price: number; deliveryMethods: string[] }>).find((p) =>
+      p.deliveryMethods.includes('licenseKeys'),
+    )!;
     const bought = await (
       await fetch(`${server.url}/api/v1/checkout`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ shopId: demo.storeId, cart: [{ productId: game.id, quantity: 1 }], email: 'licensee@example.test' }),
+        body: JSON.stringify({
+          shopId: demo.storeId,
+          cart: [{ productId: game.id, quantity: 1 }],
+          email: 'licensee@example.test',
+        }),
       })
     ).json();
     expect((await pay(server.url, { orderId: bought.orderId, amount: game.price })).status).toBe(200);
     const token = new URL(bought.url).searchParams.get('token')!;
-    const key = (await (await fetch(`${server.url}/api/orders/${bought.orderId}/keys?token=${token}`)).json()).keys[0].key as string;
-    const env = { SVC_PRODUCT_ID: game.id, LICENSE_KEY: key, STATE_FILE: path.join(mkdtempSync(path.join(tmpdir(), 'svc-license-')), 'state.json'), INSTANCE_NAME: 'build-agent' };
+    const key = (await (await fetch(`${server.url}/api/orders/${bought.orderId}/keys?token=${token}`)).json()).keys[0]
+      .key as string;
+    const env = {
+      SVC_PRODUCT_ID: game.id,
+      LICENSE_KEY: key,
+      STATE_FILE: path.join(mkdtempSync(path.join(tmpdir(), 'svc-license-')), 'state.json'),
+      INSTANCE_NAME: 'build-agent',
+    };
 
     const first = await example('license-check.mjs', env);
     expect(first.code, first.stderr).toBe(0);
@@ -112,7 +141,10 @@ describe('packages/sdk/examples against a seeded service', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).not.toContain('activated');
     expect(second.stdout).toContain('license valid');
-    const removed = await run(process.execPath, [path.join(EXAMPLES, 'license-check.mjs'), 'uninstall'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, SVC_BASE_URL: server.url, ...env } });
+    const removed = await run(process.execPath, [path.join(EXAMPLES, 'license-check.mjs'), 'uninstall'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, SVC_BASE_URL: server.url, ...env },
+    });
     expect(removed.stdout).toContain('deactivated build-agent: 0 of 2 activations in use');
     const wrong = await example('license-check.mjs', { ...env, LICENSE_KEY: 'NOT-A-KEY' });
     expect(wrong.code).toBe(1);

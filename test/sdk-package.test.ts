@@ -47,7 +47,10 @@ function run(command: string, args: string[], cwd: string): Promise<RunResult> {
 /** Fails with the child's output, so a broken step says why. */
 function ok(result: RunResult, what: string): RunResult {
   // The tail: tsc prints its diagnostics after any --traceResolution output.
-  if (result.code !== 0) throw new Error(`${what} exited with ${result.code}\n--- stdout\n${result.stdout.slice(-6000)}\n--- stderr\n${result.stderr.slice(-6000)}`);
+  if (result.code !== 0)
+    throw new Error(
+      `${what} exited with ${result.code}\n--- stdout\n${result.stdout.slice(-6000)}\n--- stderr\n${result.stderr.slice(-6000)}`,
+    );
   return result;
 }
 
@@ -333,24 +336,38 @@ const consumers = {
   bundler: '',
 };
 
-async function consumer(name: keyof typeof consumers, packageJson: Record<string, unknown>, files: Record<string, string>): Promise<void> {
+async function consumer(
+  name: keyof typeof consumers,
+  packageJson: Record<string, unknown>,
+  files: Record<string, string>,
+): Promise<void> {
   const dir = path.join(work, name);
   await mkdir(dir);
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `svc-sdk-consumer-${name}`, version: '0.0.0', private: true, ...packageJson }, null, 2));
+  await writeFile(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: `svc-sdk-consumer-${name}`, version: '0.0.0', private: true, ...packageJson }, null, 2),
+  );
   for (const [file, text] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), text);
   }
-  ok(await run('npm', ['install', '--no-audit', '--no-fund', '--offline', '--ignore-scripts', tarball], dir), `npm install (${name})`);
+  ok(
+    await run('npm', ['install', '--no-audit', '--no-fund', '--offline', '--ignore-scripts', tarball], dir),
+    `npm install (${name})`,
+  );
   consumers[name] = dir;
 }
 
 beforeAll(async () => {
   for (const file of ['index.js', 'index.cjs', 'index.d.ts', 'index.d.cts']) {
-    if (!existsSync(path.join(SDK_DIR, 'dist', file))) throw new Error(`packages/sdk/dist/${file} is missing: build first (npm run build).`);
+    if (!existsSync(path.join(SDK_DIR, 'dist', file)))
+      throw new Error(`packages/sdk/dist/${file} is missing: build first (npm run build).`);
   }
   work = await mkdtemp(path.join(tmpdir(), 'svc-sdk-package-'));
-  const pack = ok(await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], SDK_DIR), 'npm pack');
+  const pack = ok(
+    await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], SDK_DIR),
+    'npm pack',
+  );
   const results = JSON.parse(pack.stdout) as PackResult[];
   expect(results).toHaveLength(1);
   packed = results[0]!;
@@ -360,15 +377,25 @@ beforeAll(async () => {
   await Promise.all([
     consumer('esm', { type: 'module' }, { 'main.js': ESM_SCRIPT }),
     consumer('cjs', {}, { 'main.cjs': CJS_SCRIPT }),
-    consumer('node16', { type: 'module' }, {
-      'tsconfig.json': tsconfig({ module: 'node16', moduleResolution: 'node16', outDir: 'out', rootDir: 'src' }, ['src']),
-      'src/esm.ts': TS_SOURCE,
-      'src/cjs.cts': TS_SOURCE,
-    }),
-    consumer('bundler', { type: 'module' }, {
-      'tsconfig.json': tsconfig({ module: 'esnext', moduleResolution: 'bundler', noEmit: true }, ['src']),
-      'src/main.ts': TS_SOURCE,
-    }),
+    consumer(
+      'node16',
+      { type: 'module' },
+      {
+        'tsconfig.json': tsconfig({ module: 'node16', moduleResolution: 'node16', outDir: 'out', rootDir: 'src' }, [
+          'src',
+        ]),
+        'src/esm.ts': TS_SOURCE,
+        'src/cjs.cts': TS_SOURCE,
+      },
+    ),
+    consumer(
+      'bundler',
+      { type: 'module' },
+      {
+        'tsconfig.json': tsconfig({ module: 'esnext', moduleResolution: 'bundler', noEmit: true }, ['src']),
+        'src/main.ts': TS_SOURCE,
+      },
+    ),
   ]);
 });
 
@@ -429,16 +456,36 @@ function expectJsReport(report: JsReport, dir: string, entry: string): void {
   expect(report.resolved).toBe(path.join(dir, 'node_modules/@svc/sdk/dist', entry));
   expect(report.exportNames).toEqual(EXPORT_NAMES);
   expect(report.tolerance).toBe(300);
-  expect(report.headerNames).toEqual(['content-type', 'webhook-id', 'webhook-signature', 'webhook-timestamp', 'x-service-signature']);
+  expect(report.headerNames).toEqual([
+    'content-type',
+    'webhook-id',
+    'webhook-signature',
+    'webhook-timestamp',
+    'x-service-signature',
+  ]);
   expect(report.verified).toMatchObject({ ok: true, value: { scheme: 'service' } });
   expect(Math.abs(report.verified.value!.timestamp - Date.now() / 1000)).toBeLessThan(120);
   expect(report.standardOnly).toMatchObject({ ok: true, value: { scheme: 'standard' } });
   expect(report.fetchHeadersAndBytes).toMatchObject({ ok: true, value: { scheme: 'service' } });
   expect(report.event).toEqual({
     ok: true,
-    value: { id: 'evt_pkg_1', event: 'webhook.test', createdAt: '2026-11-21T12:00:00.000Z', storeId: 'store_pkg', data: { webhookId: 'wh_pkg', note: 'Ключ 🔑' } },
+    value: {
+      id: 'evt_pkg_1',
+      event: 'webhook.test',
+      createdAt: '2026-11-21T12:00:00.000Z',
+      storeId: 'store_pkg',
+      data: { webhookId: 'wh_pkg', note: 'Ключ 🔑' },
+    },
   });
-  const webhookFailure = { ok: false, name: 'WebhookVerificationError', code: 'signature_mismatch', isSvcError: true, svcError: true, apiError: false, webhookError: true };
+  const webhookFailure = {
+    ok: false,
+    name: 'WebhookVerificationError',
+    code: 'signature_mismatch',
+    isSvcError: true,
+    svcError: true,
+    apiError: false,
+    webhookError: true,
+  };
   expect(report.changedBody).toMatchObject(webhookFailure);
   expect(report.otherSecret).toMatchObject(webhookFailure);
   expect(report.connection).toEqual({
@@ -462,13 +509,29 @@ function expectJsReport(report: JsReport, dir: string, entry: string): void {
 describe('@svc/sdk from its packed tarball', () => {
   it('packs only the built bundles and a package.json without dependencies', async () => {
     const files = packed.files.map((file) => file.path).sort();
-    expect(files).toEqual(expect.arrayContaining(['dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'package.json']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/index.cjs',
+        'dist/index.d.cts',
+        'dist/index.d.ts',
+        'dist/index.js',
+        'package.json',
+      ]),
+    );
     for (const file of files) {
       expect(file).toMatch(/^(dist\/[^/]+\.(js|cjs|d\.ts|d\.cts)|package\.json|README\.md|LICENSE)$/);
       expect(file).not.toMatch(/(^|\/)(src|scripts|apps|server|generated|node_modules)\//);
     }
-    const manifest = JSON.parse(await readFile(path.join(consumers.esm, 'node_modules/@svc/sdk/package.json'), 'utf8')) as Record<string, unknown>;
-    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies']) {
+    const manifest = JSON.parse(
+      await readFile(path.join(consumers.esm, 'node_modules/@svc/sdk/package.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    for (const field of [
+      'dependencies',
+      'peerDependencies',
+      'optionalDependencies',
+      'bundleDependencies',
+      'bundledDependencies',
+    ]) {
       expect(manifest[field] ?? {}, field).toEqual({});
     }
     expect(manifest.exports).toEqual({
@@ -484,16 +547,26 @@ describe('@svc/sdk from its packed tarball', () => {
     for (const dir of Object.values(consumers)) {
       expect((await readdir(path.join(dir, 'node_modules'))).sort()).toEqual(['.package-lock.json', '@svc']);
       expect(await readdir(path.join(dir, 'node_modules/@svc'))).toEqual(['sdk']);
-      expect((await readdir(path.join(dir, 'node_modules/@svc/sdk'))).filter((name) => name !== 'README.md').sort()).toEqual(['dist', 'package.json']);
-      expect((await readdir(path.join(dir, 'node_modules/@svc/sdk/dist'))).sort()).toEqual(['index.cjs', 'index.d.cts', 'index.d.ts', 'index.js']);
-      const lock = JSON.parse(await readFile(path.join(dir, 'node_modules/.package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+      expect(
+        (await readdir(path.join(dir, 'node_modules/@svc/sdk'))).filter((name) => name !== 'README.md').sort(),
+      ).toEqual(['dist', 'package.json']);
+      expect((await readdir(path.join(dir, 'node_modules/@svc/sdk/dist'))).sort()).toEqual([
+        'index.cjs',
+        'index.d.cts',
+        'index.d.ts',
+        'index.js',
+      ]);
+      const lock = JSON.parse(await readFile(path.join(dir, 'node_modules/.package-lock.json'), 'utf8')) as {
+        packages: Record<string, unknown>;
+      };
       expect(Object.keys(lock.packages)).toEqual(['node_modules/@svc/sdk']);
     }
   });
 
   it('ships declarations and bundles that import (or augment) no other package, nor Node built-ins', async () => {
     const dist = path.join(consumers.esm, 'node_modules/@svc/sdk/dist');
-    const specifier = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+|\bdeclare\s+module\s+|\/\/\/\s*<reference\s+(?:types|path)\s*=\s*)(['"])([^'"]+)\1/gm;
+    const specifier =
+      /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+|\bdeclare\s+module\s+|\/\/\/\s*<reference\s+(?:types|path)\s*=\s*)(['"])([^'"]+)\1/gm;
     for (const file of ['index.d.ts', 'index.d.cts', 'index.js', 'index.cjs']) {
       const text = await readFile(path.join(dist, file), 'utf8');
       const named = [...text.matchAll(specifier)].map((match) => match[2]!);
@@ -501,7 +574,9 @@ describe('@svc/sdk from its packed tarball', () => {
         named.filter((name) => !name.startsWith('./') && !name.startsWith('../')),
         `${file} names another module`,
       ).toEqual([]);
-      expect(text, `${file} mentions @trpc or @svc/* by import`).not.toMatch(/['"](@trpc\/|@svc\/(server|schemas)|node:|zod)/);
+      expect(text, `${file} mentions @trpc or @svc/* by import`).not.toMatch(
+        /['"](@trpc\/|@svc\/(server|schemas)|node:|zod)/,
+      );
     }
     // The declarations make sense without @types/node: no NodeJS namespace, no Buffer type.
     const dts = await readFile(path.join(dist, 'index.d.ts'), 'utf8');
@@ -517,7 +592,13 @@ describe('@svc/sdk from its packed tarball', () => {
     const result = ok(await run(process.execPath, ['main.cjs', String(port)], consumers.cjs), 'CJS consumer');
     const report = JSON.parse(result.stdout) as JsReport;
     expectJsReport(report, consumers.cjs, 'index.cjs');
-    expect(report.crossCopy).toEqual({ ok: false, distinctCopies: true, isSvcError: true, instanceOfThisCopy: false, type: 'connection' });
+    expect(report.crossCopy).toEqual({
+      ok: false,
+      distinctCopies: true,
+      isSvcError: true,
+      instanceOfThisCopy: false,
+      type: 'connection',
+    });
   });
 
   /** What the TypeScript consumer prints. */
@@ -525,9 +606,39 @@ describe('@svc/sdk from its packed tarball', () => {
     scheme: 'service',
     timestamp: 1_790_000_000,
     described: 'order.paid ORD-7 0',
-    changedBody: { ok: false, name: 'WebhookVerificationError', code: 'signature_mismatch', type: null, isSvcError: true, svcError: true, apiError: false, connectionError: false, webhookError: true },
-    stale: { ok: false, name: 'WebhookVerificationError', code: 'timestamp_out_of_tolerance', type: null, isSvcError: true, svcError: true, apiError: false, connectionError: false, webhookError: true },
-    connection: { ok: false, name: 'SvcConnectionError', code: 'connection_failed', type: 'connection', isSvcError: true, svcError: true, apiError: true, connectionError: true, webhookError: false },
+    changedBody: {
+      ok: false,
+      name: 'WebhookVerificationError',
+      code: 'signature_mismatch',
+      type: null,
+      isSvcError: true,
+      svcError: true,
+      apiError: false,
+      connectionError: false,
+      webhookError: true,
+    },
+    stale: {
+      ok: false,
+      name: 'WebhookVerificationError',
+      code: 'timestamp_out_of_tolerance',
+      type: null,
+      isSvcError: true,
+      svcError: true,
+      apiError: false,
+      connectionError: false,
+      webhookError: true,
+    },
+    connection: {
+      ok: false,
+      name: 'SvcConnectionError',
+      code: 'connection_failed',
+      type: 'connection',
+      isSvcError: true,
+      svcError: true,
+      apiError: true,
+      connectionError: true,
+      webhookError: false,
+    },
     typeFacts: [true, true, true, true, true, true, true],
   };
 
@@ -535,12 +646,19 @@ describe('@svc/sdk from its packed tarball', () => {
     const dir = consumers.node16;
     // One compile, which also says where each import's declarations came from.
     const traced = ok(await run(process.execPath, [TSC, '-p', '.', '--traceResolution'], dir), 'tsc (node16)').stdout;
-    expect(traced).toMatch(/Module name '@svc\/sdk' was successfully resolved to '[^']*\/node_modules\/@svc\/sdk\/dist\/index\.d\.ts'/);
-    expect(traced).toMatch(/Module name '@svc\/sdk' was successfully resolved to '[^']*\/node_modules\/@svc\/sdk\/dist\/index\.d\.cts'/);
+    expect(traced).toMatch(
+      /Module name '@svc\/sdk' was successfully resolved to '[^']*\/node_modules\/@svc\/sdk\/dist\/index\.d\.ts'/,
+    );
+    expect(traced).toMatch(
+      /Module name '@svc\/sdk' was successfully resolved to '[^']*\/node_modules\/@svc\/sdk\/dist\/index\.d\.cts'/,
+    );
     // Each file compiled to its module system, so both halves of the exports map were used.
     expect(await readFile(path.join(dir, 'out/esm.js'), 'utf8')).toMatch(/from '@svc\/sdk'/);
     expect(await readFile(path.join(dir, 'out/cjs.cjs'), 'utf8')).toMatch(/require\("@svc\/sdk"\)/);
-    const [esm, cjs] = await Promise.all([run(process.execPath, ['out/esm.js', String(port)], dir), run(process.execPath, ['out/cjs.cjs', String(port)], dir)]);
+    const [esm, cjs] = await Promise.all([
+      run(process.execPath, ['out/esm.js', String(port)], dir),
+      run(process.execPath, ['out/cjs.cjs', String(port)], dir),
+    ]);
     expect(JSON.parse(ok(esm, 'node16 consumer, ESM').stdout)).toEqual(tsReport);
     expect(JSON.parse(ok(cjs, 'node16 consumer, CommonJS').stdout)).toEqual(tsReport);
   });
@@ -548,10 +666,19 @@ describe('@svc/sdk from its packed tarball', () => {
   it('type-checks with moduleResolution bundler and runs as an esbuild bundle', async () => {
     const dir = consumers.bundler;
     ok(await run(process.execPath, [TSC, '-p', '.'], dir), 'tsc (bundler)');
-    ok(await run(ESBUILD, ['src/main.ts', '--bundle', '--platform=node', '--format=esm', '--outfile=out/main.mjs', '--log-level=warning'], dir), 'esbuild');
+    ok(
+      await run(
+        ESBUILD,
+        ['src/main.ts', '--bundle', '--platform=node', '--format=esm', '--outfile=out/main.mjs', '--log-level=warning'],
+        dir,
+      ),
+      'esbuild',
+    );
     const bundle = await readFile(path.join(dir, 'out/main.mjs'), 'utf8');
     expect(bundle).not.toMatch(/from ['"]@svc\/sdk['"]/); // bundled in, from the package's ESM entry
     expect(bundle).toMatch(/node_modules\/@svc\/sdk\/dist\/index\.js/);
-    expect(JSON.parse(ok(await run(process.execPath, ['out/main.mjs', String(port)], dir), 'bundled consumer').stdout)).toEqual(tsReport);
+    expect(
+      JSON.parse(ok(await run(process.execPath, ['out/main.mjs', String(port)], dir), 'bundled consumer').stdout),
+    ).toEqual(tsReport);
   });
 });

@@ -26,7 +26,9 @@ interface Seen {
 }
 
 /** A merchant key of its own (its own rate-limit window) and a fetch that records every answer. */
-async function merchantWithLog(options: { maxRetries?: number; maxRetryAfterSeconds?: number; onAnswer?: (seen: Seen) => void } = {}) {
+async function merchantWithLog(
+  options: { maxRetries?: number; maxRetryAfterSeconds?: number; onAnswer?: (seen: Seen) => void } = {},
+) {
   const seller = await registerSeller(app.url);
   const store = await createStoreFor(seller);
   const { key } = await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] });
@@ -93,7 +95,7 @@ describe('rate limits seen through the SDK', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
-  it('retries a 5xx that is not the API\'s own answer with backoff, and gives up after maxRetries', async () => {
+  it("retries a 5xx that is not the API's own answer with backoff, and gives up after maxRetries", async () => {
     const seen: Seen[] = [];
     const failing = createMerchantClient({
       baseUrl: app.url,

@@ -15,7 +15,7 @@ interface Measured {
 
 describe('@svc/sdk bundle size', () => {
   it('theme client under 15 KB min+gzip; webhook verification alone smaller than any client', async () => {
-    const sizes = new Map((await measureBundles() as Measured[]).map((m) => [m.name, m]));
+    const sizes = new Map(((await measureBundles()) as Measured[]).map((m) => [m.name, m]));
     expect(sizes.get('theme')!.gzip).toBeLessThan(15 * 1024);
     expect(sizes.get('theme + customer')!.gzip).toBeLessThan(15 * 1024);
     // Tree-shaking works: one client costs less than the whole package, webhooks less than a client.

@@ -24,7 +24,9 @@ const secrets: Record<string, string> = {};
 async function latestMailTo(address: string): Promise<string> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const { emails } = (await (await fetch(`${server.url}/dev/mailbox.json`)).json()) as { emails: Array<{ to: string; text: string }> };
+    const { emails } = (await (await fetch(`${server.url}/dev/mailbox.json`)).json()) as {
+      emails: Array<{ to: string; text: string }>;
+    };
     const mail = emails.find((m) => m.to === address);
     if (mail) return mail.text;
     if (Date.now() > deadline) throw new Error(`no mail to ${address}`);
@@ -37,34 +39,62 @@ beforeAll(async () => {
   const seller = await registerSeller(server.url);
   const store = await createStoreFor(seller);
   secrets['API key'] = (await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] })).key;
-  const hook = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, { name: 'hook', url: 'http://127.0.0.1:9/hook', events: ['order.paid'] });
+  const hook = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, {
+    name: 'hook',
+    url: 'http://127.0.0.1:9/hook',
+    events: ['order.paid'],
+  });
   expect(hook.status).toBe(201);
   secrets['webhook secret'] = (await hook.json()).secret;
 
-  const product = await createProduct(seller, store.id, { name: 'Secret app', price: 7, deliveryMethods: ['licenseKeys'] });
-  const licenseKeys = [`LIC-${randomBytes(12).toString('hex').toUpperCase()}`, `LIC-${randomBytes(12).toString('hex').toUpperCase()}`];
+  const product = await createProduct(seller, store.id, {
+    name: 'Secret app',
+    price: 7,
+    deliveryMethods: ['licenseKeys'],
+  });
+  const licenseKeys = [
+    `LIC-${randomBytes(12).toString('hex').toUpperCase()}`,
+    `LIC-${randomBytes(12).toString('hex').toUpperCase()}`,
+  ];
   await importKeys(seller, store.id, product.id, licenseKeys);
   secrets['license key (unsold)'] = licenseKeys[1]!;
 
   const buyer = uniqueEmail('buyer');
   const created = await fetch(`${server.url}/api/orders/create`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': `order-${randomBytes(6).toString('hex')}`, 'x-forwarded-for': clientIp() },
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'idempotency-key': `order-${randomBytes(6).toString('hex')}`,
+      'x-forwarded-for': clientIp(),
+    },
     body: JSON.stringify({ storeId: store.id, cart: [{ productId: product.id, quantity: 1 }], email: buyer }),
   });
   expect(created.status).toBe(201);
   const order = await created.json();
   secrets['checkout token'] = order.checkoutToken;
   expect((await pay(server.url, { orderId: order.order.id, amount: 7 })).status).toBe(200);
-  const keys = await (await fetch(`${server.url}/api/orders/${order.order.id}/keys?token=${order.checkoutToken}`)).json();
+  const keys = await (
+    await fetch(`${server.url}/api/orders/${order.order.id}/keys?token=${order.checkoutToken}`)
+  ).json();
   secrets['license key (sold)'] = keys.keys[0].key;
   expect(licenseKeys).toContain(secrets['license key (sold)']);
 
-  expect((await fetch(`${server.url}/api/auth/forgot`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: seller.email }) })).status).toBe(204);
+  expect(
+    (
+      await fetch(`${server.url}/api/auth/forgot`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: seller.email }),
+      })
+    ).status,
+  ).toBe(204);
   const resetMail = await latestMailTo(seller.email);
   secrets['password-reset token'] = /token=([A-Za-z0-9_-]+)/.exec(resetMail)![1]!;
 
   const start = await fetch(`${server.url}/api/customer/auth/start`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() }, body: JSON.stringify({ storeId: store.id, email: buyer }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    body: JSON.stringify({ storeId: store.id, email: buyer }),
   });
   expect(start.status).toBe(204);
   secrets['customer sign-in code'] = /\b(\d{6})\b/.exec(await latestMailTo(buyer))![1]!;
@@ -75,7 +105,9 @@ describe('a dump of the database', () => {
   it('holds none of the secrets the API handed out in clear', async () => {
     expect(Object.keys(secrets)).toHaveLength(7);
     for (const [what, value] of Object.entries(secrets)) expect(value, what).toMatch(/.{6,}/);
-    const { stdout: dump } = await run('pg_dump', ['--data-only', '--no-owner', '--no-privileges', server.db.url], { maxBuffer: 256 * 1024 * 1024 });
+    const { stdout: dump } = await run('pg_dump', ['--data-only', '--no-owner', '--no-privileges', server.db.url], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
     // The dump is the store's: its rows are there (the test would pass on an empty dump otherwise).
     expect(dump).toContain('Secret app');
     expect(dump).toContain(secrets['webhook secret']!.slice(0, 12)); // the prefix a list shows, by design

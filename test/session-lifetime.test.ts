@@ -25,7 +25,9 @@ describe('seller session lifetime', () => {
     clock.advance(DAY);
     const later = await session(seller.cookie);
     expect(later.status).toBe(200);
-    expect(later.headers.getSetCookie().some((c) => c.startsWith('svc_session=') && c.includes('Max-Age=2592000'))).toBe(true);
+    expect(
+      later.headers.getSetCookie().some((c) => c.startsWith('svc_session=') && c.includes('Max-Age=2592000')),
+    ).toBe(true);
     // Kept alive by use every 20 days, it outlives the first 30.
     for (let i = 0; i < 3; i++) {
       clock.advance(20 * DAY);

@@ -13,7 +13,15 @@ import { newId } from '../apps/server/src/lib/ids.js';
 import { verifyStripeNotification } from '../apps/server/src/modules/payments/stripe-gateway.js';
 import { createProduct, importKeys } from './support/catalog.js';
 import { formObject, startFakeStripe, type FakeStripe } from './support/fake-stripe.js';
-import { clientIp, createKeyFor, createStoreFor, dashboard, merchantGet, registerSeller, type Seller } from './support/seller.js';
+import {
+  clientIp,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  merchantGet,
+  registerSeller,
+  type Seller,
+} from './support/seller.js';
 import { startServer } from './support/server.js';
 
 const PUBLIC_URL = 'https://shop-api.example.test';
@@ -30,14 +38,26 @@ let readKey: string;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  server = await startServer({ PUBLIC_URL, STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: fake.url });
+  server = await startServer({
+    PUBLIC_URL,
+    STRIPE_SECRET_KEY: SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: fake.url,
+  });
   db = new pg.Client({ connectionString: server.db.url });
   await db.connect();
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller, 'Pixel Shop');
   product = await createProduct(seller, store.id, { name: 'Game Key', price: 9.99, deliveryMethods: ['licenseKeys'] });
-  await importKeys(seller, store.id, product.id, Array.from({ length: 20 }, (_, i) => `KEY-${i}-${randomBytes(4).toString('hex')}`));
-  const settings = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, { settings: { paymentMethods: ['manual', 'stripe'] } });
+  await importKeys(
+    seller,
+    store.id,
+    product.id,
+    Array.from({ length: 20 }, (_, i) => `KEY-${i}-${randomBytes(4).toString('hex')}`),
+  );
+  const settings = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, {
+    settings: { paymentMethods: ['manual', 'stripe'] },
+  });
   expect(settings.status, await settings.clone().text()).toBe(200);
   readKey = (await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] })).key;
 });
@@ -56,8 +76,16 @@ function post(baseUrl: string, path: string, body: unknown) {
   });
 }
 
-async function newOrder(baseUrl = server.url, storeId = store.id, productId = product.id): Promise<{ orderId: string; token: string }> {
-  const response = await post(baseUrl, '/api/v1/checkout', { shopId: storeId, cart: [{ productId, quantity: 1 }], email: `buyer-${randomBytes(4).toString('hex')}@example.test` });
+async function newOrder(
+  baseUrl = server.url,
+  storeId = store.id,
+  productId = product.id,
+): Promise<{ orderId: string; token: string }> {
+  const response = await post(baseUrl, '/api/v1/checkout', {
+    shopId: storeId,
+    cart: [{ productId, quantity: 1 }],
+    email: `buyer-${randomBytes(4).toString('hex')}@example.test`,
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   const { url, orderId } = await response.json();
   return { orderId, token: new URL(url).searchParams.get('token')! };
@@ -134,7 +162,11 @@ function refundEvent(paymentIntent: string, orderId: string, refunded = true) {
 }
 
 const sign = (payload: string, opts: { secret?: string; timestamp?: number } = {}) =>
-  Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET, ...(opts.timestamp ? { timestamp: opts.timestamp } : {}) });
+  Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: opts.secret ?? WEBHOOK_SECRET,
+    ...(opts.timestamp ? { timestamp: opts.timestamp } : {}),
+  });
 
 /** POSTs `payload` (a string is sent byte for byte) signed with `signature` (default: a valid one). */
 function sendEvent(payload: unknown, signature?: string | null, baseUrl = server.url) {
@@ -165,7 +197,11 @@ describe('starting a Stripe payment', () => {
     const sent = fake.requests.slice(before);
     expect(sent).toHaveLength(1);
     const request = sent[0]!;
-    expect(request).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions', authorization: `Bearer ${SECRET_KEY}` });
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: '/v1/checkout/sessions',
+      authorization: `Bearer ${SECRET_KEY}`,
+    });
     const { rows } = await db.query('select number, customer_email from "order" where id = $1', [orderId]);
     expect(request.form).toMatchObject({
       mode: 'payment',
@@ -183,7 +219,12 @@ describe('starting a Stripe payment', () => {
     expect(request.idempotencyKey).toContain(orderId);
     expect(request.idempotencyKey).toContain('999');
     const session = fake.sessions.get(body.redirectUrl.split('/').pop())!;
-    expect(session).toMatchObject({ amount_total: 999, currency: 'usd', metadata: { orderId }, client_reference_id: orderId });
+    expect(session).toMatchObject({
+      amount_total: 999,
+      currency: 'usd',
+      metadata: { orderId },
+      client_reference_id: orderId,
+    });
 
     const again = await start(orderId, token);
     expect(again.status).toBe(200);
@@ -194,20 +235,33 @@ describe('starting a Stripe payment', () => {
     expect([...fake.sessions.values()].filter((s) => s.client_reference_id === orderId)).toHaveLength(1);
 
     // The order is waiting for Stripe, nothing more.
-    expect(await merchantOrder(orderId)).toMatchObject({ status: 'pending', paymentMethod: 'stripe', paid: 0, keyCount: 0 });
+    expect(await merchantOrder(orderId)).toMatchObject({
+      status: 'pending',
+      paymentMethod: 'stripe',
+      paid: 0,
+      keyCount: 0,
+    });
   });
 
   it('starts a new session when the buyer changes the e-mail (not an idempotency error)', async () => {
     const { orderId, token } = await newOrder();
     const first = await (await start(orderId, token)).json();
-    const response = await post(server.url, '/api/checkout/start', { orderId, token, paymentMethod: 'stripe', email: 'changed@example.test' });
+    const response = await post(server.url, '/api/checkout/start', {
+      orderId,
+      token,
+      paymentMethod: 'stripe',
+      email: 'changed@example.test',
+    });
     expect(response.status, await response.clone().text()).toBe(200);
     const second = await response.json();
     expect(second.redirectUrl).not.toBe(first.redirectUrl);
-    expect(fake.sessions.get(second.redirectUrl.split('/').pop())).toMatchObject({ customer_email: 'changed@example.test', amount_total: 999 });
+    expect(fake.sessions.get(second.redirectUrl.split('/').pop())).toMatchObject({
+      customer_email: 'changed@example.test',
+      amount_total: 999,
+    });
   });
 
-  it('answers 503 without Stripe\'s words when Stripe fails, and the order stays pending', async () => {
+  it("answers 503 without Stripe's words when Stripe fails, and the order stays pending", async () => {
     const { orderId, token } = await newOrder();
     fake.failWith = 500;
     try {
@@ -242,9 +296,20 @@ describe('POST /api/payments/stripe/webhook', () => {
     expect(await response.json()).toEqual({ outcome: 'settled' });
 
     const settled = await merchantOrder(orderId);
-    expect(settled).toMatchObject({ status: 'completed', keyCount: 1, paid: 9.99, price: 9.99, paymentMethod: 'stripe' });
-    const payments = await db.query('select gateway, provider_ref, amount_minor, currency, status from payment where order_id = $1', [orderId]);
-    expect(payments.rows).toEqual([{ gateway: 'stripe', provider_ref: session.payment_intent, amount_minor: '999', currency: 'USD', status: 'paid' }]);
+    expect(settled).toMatchObject({
+      status: 'completed',
+      keyCount: 1,
+      paid: 9.99,
+      price: 9.99,
+      paymentMethod: 'stripe',
+    });
+    const payments = await db.query(
+      'select gateway, provider_ref, amount_minor, currency, status from payment where order_id = $1',
+      [orderId],
+    );
+    expect(payments.rows).toEqual([
+      { gateway: 'stripe', provider_ref: session.payment_intent, amount_minor: '999', currency: 'USD', status: 'paid' },
+    ]);
 
     const repeat = await sendEvent(event);
     expect(repeat.status).toBe(200);
@@ -260,12 +325,16 @@ describe('POST /api/payments/stripe/webhook', () => {
     expect(await unpaid.json()).toEqual({ outcome: 'ignored' });
     expect((await merchantOrder(orderId)).status).toBe('pending');
 
-    const failed = await sendEvent(sessionEvent(session, orderId, { type: 'checkout.session.async_payment_failed', paymentStatus: 'unpaid' }));
+    const failed = await sendEvent(
+      sessionEvent(session, orderId, { type: 'checkout.session.async_payment_failed', paymentStatus: 'unpaid' }),
+    );
     expect(failed.status).toBe(200);
     expect(await failed.json()).toEqual({ outcome: 'recorded' });
     expect((await merchantOrder(orderId)).status).toBe('pending');
 
-    const succeeded = await sendEvent(sessionEvent(session, orderId, { type: 'checkout.session.async_payment_succeeded' }));
+    const succeeded = await sendEvent(
+      sessionEvent(session, orderId, { type: 'checkout.session.async_payment_succeeded' }),
+    );
     expect(await succeeded.json()).toEqual({ outcome: 'settled' });
     expect(await merchantOrder(orderId)).toMatchObject({ status: 'completed', keyCount: 1, paid: 9.99 });
   });
@@ -288,7 +357,9 @@ describe('POST /api/payments/stripe/webhook', () => {
       expect((await response.json()).code, what).toBe('signature_invalid');
     }
     expect(await merchantOrder(orderId)).toMatchObject({ status: 'pending', paid: 0, keyCount: 0 });
-    const { rows } = await db.query(`select count(*)::int as n from payment_notification where order_id = $1`, [orderId]);
+    const { rows } = await db.query(`select count(*)::int as n from payment_notification where order_id = $1`, [
+      orderId,
+    ]);
     expect(rows[0].n).toBe(0);
   });
 
@@ -340,14 +411,25 @@ describe('POST /api/payments/stripe/webhook', () => {
 
   it('answers 200 ignored for an event type it does not handle, touching no order', async () => {
     const { orderId, session } = await startedOrder();
-    const event = { id: eventId(), object: 'event', type: 'customer.created', created: Math.floor(Date.now() / 1000), livemode: false, data: { object: { id: 'cus_test_1', object: 'customer', metadata: { orderId } } } };
+    const event = {
+      id: eventId(),
+      object: 'event',
+      type: 'customer.created',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: { id: 'cus_test_1', object: 'customer', metadata: { orderId } } },
+    };
     const response = await sendEvent(event);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ outcome: 'ignored' });
-    const expired = await sendEvent(sessionEvent(session, orderId, { type: 'checkout.session.expired', paymentStatus: 'unpaid' }));
+    const expired = await sendEvent(
+      sessionEvent(session, orderId, { type: 'checkout.session.expired', paymentStatus: 'unpaid' }),
+    );
     expect(await expired.json()).toEqual({ outcome: 'ignored' });
     expect(await merchantOrder(orderId)).toMatchObject({ status: 'pending', paid: 0 });
-    const { rows } = await db.query(`select count(*)::int as n from payment_notification where order_id = $1`, [orderId]);
+    const { rows } = await db.query(`select count(*)::int as n from payment_notification where order_id = $1`, [
+      orderId,
+    ]);
     expect(rows[0].n).toBe(0);
   });
 });
@@ -360,7 +442,13 @@ describe('without STRIPE_SECRET_KEY / STRIPE_WEBHOOK_SECRET', () => {
       const otherStore = await createStoreFor(other);
       const otherProduct = await createProduct(other, otherStore.id, { price: 5, deliveryMethods: ['licenseKeys'] });
       await importKeys(other, otherStore.id, otherProduct.id, ['ONLY-KEY']);
-      expect((await dashboard(other, 'PATCH', `/api/dashboard/stores/${otherStore.id}`, { settings: { paymentMethods: ['stripe'] } })).status).toBe(200);
+      expect(
+        (
+          await dashboard(other, 'PATCH', `/api/dashboard/stores/${otherStore.id}`, {
+            settings: { paymentMethods: ['stripe'] },
+          })
+        ).status,
+      ).toBe(200);
       const before = fake.requests.length;
       const { orderId, token } = await newOrder(bare.url, otherStore.id, otherProduct.id);
       const response = await start(orderId, token, bare.url);
@@ -370,7 +458,11 @@ describe('without STRIPE_SECRET_KEY / STRIPE_WEBHOOK_SECRET', () => {
       expect(body.issues).toEqual([{ path: 'paymentMethod', message: 'Stripe is not configured.' }]);
       expect(fake.requests.length).toBe(before);
 
-      const hook = await sendEvent({ id: eventId(), object: 'event', type: 'customer.created', data: { object: {} } }, undefined, bare.url);
+      const hook = await sendEvent(
+        { id: eventId(), object: 'event', type: 'customer.created', data: { object: {} } },
+        undefined,
+        bare.url,
+      );
       expect(hook.status).toBe(404);
     } finally {
       await bare.stop();
@@ -379,7 +471,11 @@ describe('without STRIPE_SECRET_KEY / STRIPE_WEBHOOK_SECRET', () => {
 });
 
 describe('verifyStripeNotification (unit)', () => {
-  const config = loadConfig({ NODE_ENV: 'test', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, APP_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
   const session = { id: 'cs_test_unit', payment_intent: 'pi_test_unit' };
   const t = 1_800_000_000;
   const at = (seconds: number) => new Date(seconds * 1000);
@@ -397,15 +493,21 @@ describe('verifyStripeNotification (unit)', () => {
       providerRef: 'pi_test_unit',
     });
     const reserialised = Buffer.from(JSON.stringify(JSON.parse(spaced)));
-    expect(() => verifyStripeNotification(config, reserialised, header, at(t + 10))).toThrow(expect.objectContaining({ appCode: 'signature_invalid' }));
+    expect(() => verifyStripeNotification(config, reserialised, header, at(t + 10))).toThrow(
+      expect.objectContaining({ appCode: 'signature_invalid' }),
+    );
   });
 
   it('holds the 300 second tolerance against the clock it is given', () => {
     const body = JSON.stringify(sessionEvent(session, unitOrder[2]!));
     const header = sign(body, { timestamp: t });
     expect(verifyStripeNotification(config, Buffer.from(body), header, at(t + 300))?.kind).toBe('paid');
-    expect(() => verifyStripeNotification(config, Buffer.from(body), header, at(t + 301))).toThrow(expect.objectContaining({ appCode: 'signature_invalid' }));
-    expect(() => verifyStripeNotification(config, Buffer.from(body), header, at(t - 301))).toThrow(expect.objectContaining({ appCode: 'signature_invalid' }));
+    expect(() => verifyStripeNotification(config, Buffer.from(body), header, at(t + 301))).toThrow(
+      expect.objectContaining({ appCode: 'signature_invalid' }),
+    );
+    expect(() => verifyStripeNotification(config, Buffer.from(body), header, at(t - 301))).toThrow(
+      expect.objectContaining({ appCode: 'signature_invalid' }),
+    );
   });
 
   it('maps refunds, failures and everything else', () => {
@@ -413,18 +515,40 @@ describe('verifyStripeNotification (unit)', () => {
       const body = JSON.stringify(event);
       return verifyStripeNotification(config, Buffer.from(body), sign(body, { timestamp: t }), at(t));
     };
-    expect(verify(refundEvent('pi_test_unit', unitOrder[3]!))).toMatchObject({ kind: 'refunded', orderId: unitOrder[3]!, amountMinor: 999, currency: 'USD', providerRef: 'pi_test_unit' });
+    expect(verify(refundEvent('pi_test_unit', unitOrder[3]!))).toMatchObject({
+      kind: 'refunded',
+      orderId: unitOrder[3]!,
+      amountMinor: 999,
+      currency: 'USD',
+      providerRef: 'pi_test_unit',
+    });
     expect(verify(refundEvent('pi_test_unit', unitOrder[3]!, false))).toBeNull();
-    expect(verify(sessionEvent(session, unitOrder[4]!, { type: 'checkout.session.async_payment_failed', paymentStatus: 'unpaid' }))).toMatchObject({ kind: 'failed', orderId: unitOrder[4]! });
+    expect(
+      verify(
+        sessionEvent(session, unitOrder[4]!, {
+          type: 'checkout.session.async_payment_failed',
+          paymentStatus: 'unpaid',
+        }),
+      ),
+    ).toMatchObject({ kind: 'failed', orderId: unitOrder[4]! });
     expect(verify(sessionEvent(session, unitOrder[5]!, { paymentStatus: 'unpaid' }))).toBeNull();
     // Another integration's session on the same Stripe account names no order of ours.
     expect(verify(sessionEvent(session, 'WC-ORDER-1234'))).toBeNull();
     expect(verify(sessionEvent(session, 'x'.repeat(40)))).toBeNull();
-    expect(verify({ id: 'evt_x', object: 'event', type: 'payment_intent.succeeded', data: { object: { id: 'pi_1', object: 'payment_intent', metadata: { orderId: 'o' } } } })).toBeNull();
+    expect(
+      verify({
+        id: 'evt_x',
+        object: 'event',
+        type: 'payment_intent.succeeded',
+        data: { object: { id: 'pi_1', object: 'payment_intent', metadata: { orderId: 'o' } } },
+      }),
+    ).toBeNull();
   });
 
   it('is not there without STRIPE_WEBHOOK_SECRET', () => {
     const bare = { ...config, stripeWebhookSecret: undefined };
-    expect(() => verifyStripeNotification(bare, Buffer.from('{}'), sign('{}'), new Date())).toThrow(expect.objectContaining({ appCode: 'not_found' }));
+    expect(() => verifyStripeNotification(bare, Buffer.from('{}'), sign('{}'), new Date())).toThrow(
+      expect.objectContaining({ appCode: 'not_found' }),
+    );
   });
 });

@@ -23,7 +23,16 @@ import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
-import { addStaff, clientIp, createKeyFor, createStoreFor, dashboard, registerSeller, uniqueEmail, type Seller } from './support/seller.js';
+import {
+  addStaff,
+  clientIp,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  registerSeller,
+  uniqueEmail,
+  type Seller,
+} from './support/seller.js';
 import { REPO_ROOT, startServer } from './support/server.js';
 
 interface Operation {
@@ -35,7 +44,10 @@ interface Operation {
 }
 
 const DOCUMENT = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.json'), 'utf8')) as {
-  paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; requestBody?: { content: Record<string, unknown> } }>>;
+  paths: Record<
+    string,
+    Record<string, { security?: Array<Record<string, unknown>>; requestBody?: { content: Record<string, unknown> } }>
+  >;
 };
 const OPERATIONS: Operation[] = Object.entries(DOCUMENT.paths).flatMap(([route, item]) =>
   Object.entries(item)
@@ -101,7 +113,8 @@ const NOT_STORE_SCOPED: Record<string, string> = {
   'POST /api/checkout/client-gate': "public pre-checkout check of the caller's own e-mail/IP",
   'GET /api/feedback': "a store's public feedback (by design)",
   'POST /api/track': 'public storefront analytics (write-only, 204)',
-  'POST /api/payments/{gateway}/webhook': 'gateway notifications, authenticated by the signature (swept in sweep-bad-input)',
+  'POST /api/payments/{gateway}/webhook':
+    'gateway notifications, authenticated by the signature (swept in sweep-bad-input)',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -155,65 +168,188 @@ async function buildWorld(tag: string): Promise<World> {
   const merchant = await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id] });
   ids.apiKeyId = merchant.id;
   const productName = `Product ${tag} ${randomBytes(4).toString('hex')}`;
-  const product = await createProduct(seller, store.id, { name: productName, price: 10, deliveryMethods: ['licenseKeys', 'downloadFiles'], deliveryInstructions: `instructions-${tag}-${randomBytes(4).toString('hex')}` });
+  const product = await createProduct(seller, store.id, {
+    name: productName,
+    price: 10,
+    deliveryMethods: ['licenseKeys', 'downloadFiles'],
+    deliveryInstructions: `instructions-${tag}-${randomBytes(4).toString('hex')}`,
+  });
   ids.productId = product.id;
   const licenseKeys = Array.from({ length: 4 }, (_, i) => `LK-${tag}-${i}-${randomBytes(6).toString('hex')}`);
   await importKeys(seller, store.id, product.id, licenseKeys);
-  ids.licenseKeyId = (await ok(await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/license-keys`), 200, 'keys')).keys[0].id;
+  ids.licenseKeyId = (
+    await ok(
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/license-keys`),
+      200,
+      'keys',
+    )
+  ).keys[0].id;
   const fileName = `goods-${tag}-${randomBytes(4).toString('hex')}.txt`;
   const form = new FormData();
   form.append('file', new Blob([Buffer.from(`contents of ${tag}`)], { type: 'text/plain' }), fileName);
-  ids.fileId = (await ok(await fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${product.id}/files`, { method: 'POST', headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken }, body: form }), 201, 'file')).id;
+  ids.fileId = (
+    await ok(
+      await fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${product.id}/files`, {
+        method: 'POST',
+        headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+        body: form,
+      }),
+      201,
+      'file',
+    )
+  ).id;
   const couponCode = `C${tag.toUpperCase()}${randomBytes(4).toString('hex').toUpperCase()}`;
-  ids.couponId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/coupons`, { code: couponCode, discountType: 'percent', discountValue: 10 }), 201, 'coupon')).id;
+  ids.couponId = (
+    await ok(
+      await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/coupons`, {
+        code: couponCode,
+        discountType: 'percent',
+        discountValue: 10,
+      }),
+      201,
+      'coupon',
+    )
+  ).id;
   const blocked = uniqueEmail(`blocked-${tag}`);
-  ids.entryId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/blacklist`, { kind: 'email', value: blocked, note: `note-${tag}` }), 201, 'blacklist')).id;
+  ids.entryId = (
+    await ok(
+      await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/blacklist`, {
+        kind: 'email',
+        value: blocked,
+        note: `note-${tag}`,
+      }),
+      201,
+      'blacklist',
+    )
+  ).id;
   const hookName = `hook-${tag}-${randomBytes(4).toString('hex')}`;
-  const hook = await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, { name: hookName, url: `http://127.0.0.1:9/${tag}`, events: ['product.deleted'] }), 201, 'webhook');
+  const hook = await ok(
+    await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, {
+      name: hookName,
+      url: `http://127.0.0.1:9/${tag}`,
+      events: ['product.deleted'],
+    }),
+    201,
+    'webhook',
+  );
   ids.webhookId = hook.id;
-  ids.deliveryId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks/${hook.id}/test`), 200, 'ping')).delivery.id;
+  ids.deliveryId = (
+    await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks/${hook.id}/test`), 200, 'ping')
+  ).delivery.id;
   const placed = async () => {
-    const body = await ok(await post('/api/orders/create', { storeId: store.id, cart: [{ productId: product.id, quantity: 1 }], email: SHARED_BUYER }), 201, 'order');
+    const body = await ok(
+      await post('/api/orders/create', {
+        storeId: store.id,
+        cart: [{ productId: product.id, quantity: 1 }],
+        email: SHARED_BUYER,
+      }),
+      201,
+      'order',
+    );
     return { id: body.order.id as string, number: body.order.orderId as string, token: body.checkoutToken as string };
   };
   const paid = await placed();
   await ok(await pay(server.url, { orderId: paid.id, amount: 10 }), 200, 'payment');
   const pending = await placed();
-  await ok(await post('/api/checkout/start', { orderId: pending.id, token: pending.token, paymentMethod: 'manual' }), 200, 'checkout start');
+  await ok(
+    await post('/api/checkout/start', { orderId: pending.id, token: pending.token, paymentMethod: 'manual' }),
+    200,
+    'checkout start',
+  );
   // A proof of the manual payment, so the dashboard's proof download has something to guard.
   const proofText = `proof-${tag}-${randomBytes(4).toString('hex')}`;
   const proof = new FormData();
   proof.append('file', new Blob([proofText], { type: 'text/plain' }), `${proofText}.txt`);
-  await ok(await fetch(`${server.url}/api/orders/${pending.id}/payment-proof?token=${pending.token}`, { method: 'POST', body: proof }), 201, 'payment proof');
+  await ok(
+    await fetch(`${server.url}/api/orders/${pending.id}/payment-proof?token=${pending.token}`, {
+      method: 'POST',
+      body: proof,
+    }),
+    201,
+    'payment proof',
+  );
   ids.order = paid.id;
   ids.pendingOrder = pending.id;
   // The paid order's key is a license: one instance activated by the merchant's software.
-  const soldKey = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys')).keys[0].key as string;
-  const activated = await ok(await post('/api/v1/licenses/activate', { productId: product.id, key: soldKey, instanceName: `pc-${tag}` }), 200, 'activation');
+  const soldKey = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys'))
+    .keys[0].key as string;
+  const activated = await ok(
+    await post('/api/v1/licenses/activate', { productId: product.id, key: soldKey, instanceName: `pc-${tag}` }),
+    200,
+    'activation',
+  );
   ids.licenseId = activated.license.id;
   ids.instanceId = activated.instance.id;
   // The newest of the store's events (the events API's object).
-  ids.eventId = (await ok(await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/events?limit=1`, { headers: { authorization: `Bearer ${merchant.key}` } }), 200, 'events')).events[0].id;
+  ids.eventId = (
+    await ok(
+      await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/events?limit=1`, {
+        headers: { authorization: `Bearer ${merchant.key}` },
+      }),
+      200,
+      'events',
+    )
+  ).events[0].id;
   const subject = `ticket-${tag}-${randomBytes(4).toString('hex')}`;
-  ids.ticketId = (await ok(await post('/api/tickets', { orderId: paid.id, token: paid.token, subject, message: `message-${tag}` }), 201, 'ticket')).id;
+  ids.ticketId = (
+    await ok(
+      await post('/api/tickets', { orderId: paid.id, token: paid.token, subject, message: `message-${tag}` }),
+      201,
+      'ticket',
+    )
+  ).id;
   // The customer area: sign in with the code the dev mailbox holds.
   await ok(await post('/api/customer/auth/start', { storeId: store.id, email: SHARED_BUYER }), 204, 'customer code');
   const mailbox = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
-  const mail = (mailbox.emails as Array<{ to: string; subject: string; text: string }>).find((m) => m.to.includes(SHARED_BUYER) && m.subject.includes(storeName));
+  const mail = (mailbox.emails as Array<{ to: string; subject: string; text: string }>).find(
+    (m) => m.to.includes(SHARED_BUYER) && m.subject.includes(storeName),
+  );
   const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
   expect(code, 'a sign-in code').toBeDefined();
   const verified = await post('/api/customer/auth/verify', { storeId: store.id, email: SHARED_BUYER, code });
   await ok(verified.clone(), 200, 'customer verify');
-  const customerCookie = verified.headers.getSetCookie().find((c) => c.startsWith('svc_customer='))!.split(';')[0]!;
-  const delivery = await ok(await fetch(`${server.url}/api/orders/${paid.id}/delivery?token=${paid.token}`), 200, 'delivery');
+  const customerCookie = verified.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('svc_customer='))!
+    .split(';')[0]!;
+  const delivery = await ok(
+    await fetch(`${server.url}/api/orders/${paid.id}/delivery?token=${paid.token}`),
+    200,
+    'delivery',
+  );
   const fileLink = new URL(delivery.downloadFiles[0].url).pathname + new URL(delivery.downloadFiles[0].url).search;
   const keyPrefix = merchant.key.slice(0, 10);
   return {
-    seller, storeId: store.id, subdomain: store.subdomain, storeName, merchantKey: merchant.key, ids, paidToken: paid.token, pendingToken: pending.token,
-    buyerEmail: SHARED_BUYER, customerCookie, fileLink, soldKey,
+    seller,
+    storeId: store.id,
+    subdomain: store.subdomain,
+    storeName,
+    merchantKey: merchant.key,
+    ids,
+    paidToken: paid.token,
+    pendingToken: pending.token,
+    buyerEmail: SHARED_BUYER,
+    customerCookie,
+    fileLink,
+    soldKey,
     secrets: [
-      ...Object.values(ids), store.subdomain, storeName, seller.email, staff.email, productName, ...licenseKeys, fileName, couponCode, blocked, hookName,
-      subject, paid.token, pending.token, merchant.key, keyPrefix, proofText,
+      ...Object.values(ids),
+      store.subdomain,
+      storeName,
+      seller.email,
+      staff.email,
+      productName,
+      ...licenseKeys,
+      fileName,
+      couponCode,
+      blocked,
+      hookName,
+      subject,
+      paid.token,
+      pending.token,
+      merchant.key,
+      keyPrefix,
+      proofText,
     ],
   };
 }
@@ -260,30 +396,69 @@ interface Call {
 function validBody(key: string): Record<string, unknown> | undefined {
   const table: Record<string, Record<string, unknown>> = {
     'PATCH /api/dashboard/stores/{storeId}': { name: 'Taken over' },
-    'POST /api/dashboard/stores/{storeId}/members': { email: A.seller.email, permissions: ['viewOrders', 'editOrders', 'manageProducts', 'manageSettings'] },
-    'PATCH /api/dashboard/stores/{storeId}/members/{memberId}': { permissions: ['viewOrders', 'editOrders', 'manageProducts', 'manageSettings'] },
+    'POST /api/dashboard/stores/{storeId}/members': {
+      email: A.seller.email,
+      permissions: ['viewOrders', 'editOrders', 'manageProducts', 'manageSettings'],
+    },
+    'PATCH /api/dashboard/stores/{storeId}/members/{memberId}': {
+      permissions: ['viewOrders', 'editOrders', 'manageProducts', 'manageSettings'],
+    },
     'PATCH /api/merchant/v1/stores/{storeId}/orders/{orderId}': { note: 'changed by A' },
     'PATCH /api/dashboard/stores/{storeId}/orders/{orderId}': { note: 'changed by A' },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-delivered': { content: 'delivered by A' },
-    'POST /api/dashboard/stores/{storeId}/products': { name: 'Planted by A', price: 1, deliveryMethods: ['manualDelivery'] },
+    'POST /api/dashboard/stores/{storeId}/products': {
+      name: 'Planted by A',
+      price: 1,
+      deliveryMethods: ['manualDelivery'],
+    },
     'PATCH /api/dashboard/stores/{storeId}/products/{productId}': { name: 'Renamed by A', price: 0 },
     'POST /api/dashboard/stores/{storeId}/products/{productId}/license-keys': { keys: ['PLANTED-BY-A'] },
-    'POST /api/merchant/v1/stores/{storeId}/products': { name: 'Planted by A', price: 1, deliveryMethods: ['manualDelivery'] },
+    'POST /api/merchant/v1/stores/{storeId}/products': {
+      name: 'Planted by A',
+      price: 1,
+      deliveryMethods: ['manualDelivery'],
+    },
     'PATCH /api/merchant/v1/stores/{storeId}/products/{productId}': { name: 'Renamed by A', price: 0 },
     'POST /api/merchant/v1/stores/{storeId}/products/{productId}/license-keys': { keys: ['PLANTED-BY-A'] },
-    'POST /api/merchant/v1/stores/{storeId}/coupons': { code: 'PLANTEDBYA', discountType: 'percent', discountValue: 100 },
-    'PATCH /api/merchant/v1/stores/{storeId}/coupons/{couponId}': { discountValue: 100, discountType: 'percent', maxUses: null },
+    'POST /api/merchant/v1/stores/{storeId}/coupons': {
+      code: 'PLANTEDBYA',
+      discountType: 'percent',
+      discountValue: 100,
+    },
+    'PATCH /api/merchant/v1/stores/{storeId}/coupons/{couponId}': {
+      discountValue: 100,
+      discountType: 'percent',
+      maxUses: null,
+    },
     'POST /api/dashboard/stores/{storeId}/coupons': { code: 'PLANTEDBYA', discountType: 'percent', discountValue: 100 },
-    'PATCH /api/dashboard/stores/{storeId}/coupons/{couponId}': { discountValue: 100, discountType: 'percent', maxUses: null },
+    'PATCH /api/dashboard/stores/{storeId}/coupons/{couponId}': {
+      discountValue: 100,
+      discountType: 'percent',
+      maxUses: null,
+    },
     'POST /api/dashboard/stores/{storeId}/blacklist': { kind: 'email', value: 'planted@example.test' },
     'PATCH /api/dashboard/stores/{storeId}/tickets/{ticketId}': { status: 'closed' },
     'POST /api/dashboard/stores/{storeId}/tickets/{ticketId}/messages': { message: 'written by A' },
-    'POST /api/merchant/v1/stores/{storeId}/webhooks': { name: 'planted', url: 'http://127.0.0.1:9/planted', events: ['order.created'] },
+    'POST /api/merchant/v1/stores/{storeId}/webhooks': {
+      name: 'planted',
+      url: 'http://127.0.0.1:9/planted',
+      events: ['order.created'],
+    },
     'PATCH /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}': { url: 'http://127.0.0.1:9/stolen', enabled: true },
-    'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/replay': { from: '2020-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' },
-    'POST /api/dashboard/stores/{storeId}/webhooks': { name: 'planted', url: 'http://127.0.0.1:9/planted', events: ['order.created'] },
+    'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/replay': {
+      from: '2020-01-01T00:00:00Z',
+      to: '2100-01-01T00:00:00Z',
+    },
+    'POST /api/dashboard/stores/{storeId}/webhooks': {
+      name: 'planted',
+      url: 'http://127.0.0.1:9/planted',
+      events: ['order.created'],
+    },
     'PATCH /api/dashboard/stores/{storeId}/webhooks/{webhookId}': { url: 'http://127.0.0.1:9/stolen', enabled: true },
-    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/replay': { from: '2020-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' },
+    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/replay': {
+      from: '2020-01-01T00:00:00Z',
+      to: '2100-01-01T00:00:00Z',
+    },
   };
   return table[key];
 }
@@ -297,7 +472,9 @@ function idFor(op: Operation, name: string, w: World): string {
 }
 
 function fill(op: Operation, storeOf: World, objectsOf: World): string {
-  return op.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'storeId' ? storeOf.storeId : idFor(op, name, objectsOf)));
+  return op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    name === 'storeId' ? storeOf.storeId : idFor(op, name, objectsOf),
+  );
 }
 
 /** A calls a store-scoped operation: a session for dashboard routes, A's key for merchant ones. */
@@ -338,9 +515,23 @@ function storeScopedCalls(): { calls: Call[]; operations: Set<string> } {
 }
 
 function buyerCalls(): Call[] {
-  const h = (extra: Record<string, string> = {}) => ({ 'x-forwarded-for': clientIp(), accept: 'application/json', ...extra });
-  const json = (label: string, method: string, url: string, body: unknown, extra: Record<string, string> = {}): Call => ({
-    label, method, url, headers: h({ 'content-type': 'application/json', ...extra }), body: JSON.stringify(body),
+  const h = (extra: Record<string, string> = {}) => ({
+    'x-forwarded-for': clientIp(),
+    accept: 'application/json',
+    ...extra,
+  });
+  const json = (
+    label: string,
+    method: string,
+    url: string,
+    body: unknown,
+    extra: Record<string, string> = {},
+  ): Call => ({
+    label,
+    method,
+    url,
+    headers: h({ 'content-type': 'application/json', ...extra }),
+    body: JSON.stringify(body),
   });
   const proof = new FormData();
   proof.append('file', new Blob([Buffer.from('proof by A')], { type: 'text/plain' }), 'proof.txt');
@@ -349,40 +540,192 @@ function buyerCalls(): Call[] {
   const customer = { cookie: A.customerCookie };
   const session = { cookie: A.seller.cookie, 'x-csrf-token': A.seller.csrfToken };
   return [
-    { label: "DELETE /api/dashboard/api-keys/{keyId} B's key", method: 'DELETE', url: `/api/dashboard/api-keys/${B.ids.apiKeyId}`, headers: h(session) },
-    json("POST /api/dashboard/api-keys for B's store", 'POST', '/api/dashboard/api-keys', { name: 'steal', scopes: ['order:read'], storeIds: [B.storeId] }, session),
-    json("POST /api/dashboard/api-keys for A's and B's stores", 'POST', '/api/dashboard/api-keys', { name: 'steal', scopes: ['order:read'], storeIds: [A.storeId, B.storeId] }, session),
-    { label: "GET /api/orders/{orderId}/delivery A's token", method: 'GET', url: `/api/orders/${B.ids.order}/delivery?token=${A.paidToken}`, headers: h() },
+    {
+      label: "DELETE /api/dashboard/api-keys/{keyId} B's key",
+      method: 'DELETE',
+      url: `/api/dashboard/api-keys/${B.ids.apiKeyId}`,
+      headers: h(session),
+    },
+    json(
+      "POST /api/dashboard/api-keys for B's store",
+      'POST',
+      '/api/dashboard/api-keys',
+      { name: 'steal', scopes: ['order:read'], storeIds: [B.storeId] },
+      session,
+    ),
+    json(
+      "POST /api/dashboard/api-keys for A's and B's stores",
+      'POST',
+      '/api/dashboard/api-keys',
+      { name: 'steal', scopes: ['order:read'], storeIds: [A.storeId, B.storeId] },
+      session,
+    ),
+    {
+      label: "GET /api/orders/{orderId}/delivery A's token",
+      method: 'GET',
+      url: `/api/orders/${B.ids.order}/delivery?token=${A.paidToken}`,
+      headers: h(),
+    },
     // The buyer's e-mail opens that buyer's order by design (interface: "legacy match of the buyer
     // e-mail"); A's own address does not open B's order.
-    { label: "GET /api/orders/{orderId}/delivery A's e-mail", method: 'GET', url: `/api/orders/${B.ids.order}/delivery?email=${encodeURIComponent(A.seller.email)}`, headers: h() },
-    { label: "GET /api/orders/{orderId}/keys A's e-mail", method: 'GET', url: `/api/orders/${B.ids.order}/keys?email=${encodeURIComponent(A.seller.email)}`, headers: h() },
-    { label: "GET /api/orders/{orderId}/delivery A's seller session", method: 'GET', url: `/api/orders/${B.ids.order}/delivery`, headers: h({ cookie: A.seller.cookie }), allowed: [401, 403, 404] },
-    { label: "GET /api/orders/{orderId}/delivery A's checkout cookie", method: 'GET', url: `/api/orders/${B.ids.order}/delivery`, headers: h({ cookie: `svc_checkout=${B.ids.order}.${A.paidToken}` }) },
-    { label: "GET /api/orders/{orderId}/keys A's token", method: 'GET', url: `/api/orders/${B.ids.order}/keys?token=${A.paidToken}`, headers: h() },
-    { label: "GET /api/orders/{orderId}/keys A's checkout cookie", method: 'GET', url: `/api/orders/${B.ids.order}/keys`, headers: h({ cookie: `svc_checkout=${B.ids.order}.${A.paidToken}` }) },
-    json("POST /api/orders/{orderId}/try-assign-keys A's token", 'POST', `/api/orders/${B.ids.order}/try-assign-keys`, { token: A.paidToken }),
-    { label: "POST /api/orders/{orderId}/payment-proof A's token", method: 'POST', url: `/api/orders/${B.ids.pendingOrder}/payment-proof?token=${A.pendingToken}`, headers: h(), body: proof },
-    { label: "GET /api/orders/{orderId}/files/{fileId} B's file in A's signed link", method: 'GET', url: bFileInALink, headers: h() },
-    { label: "GET /api/orders/{orderId}/files/{fileId} A's signed link on B's order", method: 'GET', url: aLinkOnBOrder, headers: h() },
-    json("POST /api/checkout/enter A's token", 'POST', '/api/checkout/enter', { orderId: B.ids.pendingOrder, token: A.pendingToken }),
-    json("POST /api/checkout/start A's token", 'POST', '/api/checkout/start', { orderId: B.ids.pendingOrder, token: A.pendingToken, paymentMethod: 'manual' }),
-    json("POST /api/feedback/create A's token", 'POST', '/api/feedback/create', { orderId: B.ids.order, token: A.paidToken, rating: 1, text: 'planted by A' }),
-    json("POST /api/tickets A's token", 'POST', '/api/tickets', { orderId: B.ids.order, token: A.paidToken, subject: 'planted', message: 'planted by A' }),
-    json("POST /api/tickets A's customer session", 'POST', '/api/tickets', { orderId: B.ids.order, subject: 'planted', message: 'planted by A' }, customer),
-    { label: "GET /api/tickets/{ticketId} A's token", method: 'GET', url: `/api/tickets/${B.ids.ticketId}?token=${A.paidToken}`, headers: h() },
-    { label: "GET /api/tickets/{ticketId} A's customer session", method: 'GET', url: `/api/tickets/${B.ids.ticketId}`, headers: h(customer) },
-    json("POST /api/tickets/{ticketId}/messages A's token", 'POST', `/api/tickets/${B.ids.ticketId}/messages`, { token: A.paidToken, message: 'planted by A' }),
-    json("POST /api/tickets/{ticketId}/messages A's customer session", 'POST', `/api/tickets/${B.ids.ticketId}/messages`, { message: 'planted by A' }, customer),
-    { label: "GET /api/customer/orders/{orderId} A's customer session", method: 'GET', url: `/api/customer/orders/${B.ids.order}`, headers: h(customer) },
-    { label: "GET /api/v1/customer-dashboard/orders/{orderId} A's customer session", method: 'GET', url: `/api/v1/customer-dashboard/orders/${B.ids.order}`, headers: h(customer) },
-    json("POST /api/v1/checkout A's store with B's product", 'POST', '/api/v1/checkout', { shopId: A.storeId, cart: [{ productId: B.ids.productId, quantity: 1 }], email: SHARED_BUYER }, {}),
-    json("POST /api/embed/checkout A's store with B's product", 'POST', '/api/embed/checkout', { shopId: A.storeId, cart: [{ productId: B.ids.productId, quantity: 1 }], email: SHARED_BUYER }),
-    json("POST /api/orders/create A's store with B's product", 'POST', '/api/orders/create', { storeId: A.storeId, cart: [{ productId: B.ids.productId, quantity: 1 }], email: SHARED_BUYER }),
-    json("POST /api/v1/licenses/activate A's key on B's product", 'POST', '/api/v1/licenses/activate', { productId: B.ids.productId, key: A.soldKey, instanceName: 'planted by A' }),
-    json("POST /api/v1/licenses/validate A's key on B's product", 'POST', '/api/v1/licenses/validate', { productId: B.ids.productId, key: A.soldKey }),
-    json("POST /api/v1/licenses/deactivate A's key on B's product", 'POST', '/api/v1/licenses/deactivate', { productId: B.ids.productId, key: A.soldKey, instanceId: B.ids.instanceId }),
-    json("POST /api/v1/licenses/deactivate A's key with B's instance", 'POST', '/api/v1/licenses/deactivate', { productId: A.ids.productId, key: A.soldKey, instanceId: B.ids.instanceId }),
+    {
+      label: "GET /api/orders/{orderId}/delivery A's e-mail",
+      method: 'GET',
+      url: `/api/orders/${B.ids.order}/delivery?email=${encodeURIComponent(A.seller.email)}`,
+      headers: h(),
+    },
+    {
+      label: "GET /api/orders/{orderId}/keys A's e-mail",
+      method: 'GET',
+      url: `/api/orders/${B.ids.order}/keys?email=${encodeURIComponent(A.seller.email)}`,
+      headers: h(),
+    },
+    {
+      label: "GET /api/orders/{orderId}/delivery A's seller session",
+      method: 'GET',
+      url: `/api/orders/${B.ids.order}/delivery`,
+      headers: h({ cookie: A.seller.cookie }),
+      allowed: [401, 403, 404],
+    },
+    {
+      label: "GET /api/orders/{orderId}/delivery A's checkout cookie",
+      method: 'GET',
+      url: `/api/orders/${B.ids.order}/delivery`,
+      headers: h({ cookie: `svc_checkout=${B.ids.order}.${A.paidToken}` }),
+    },
+    {
+      label: "GET /api/orders/{orderId}/keys A's token",
+      method: 'GET',
+      url: `/api/orders/${B.ids.order}/keys?token=${A.paidToken}`,
+      headers: h(),
+    },
+    {
+      label: "GET /api/orders/{orderId}/keys A's checkout cookie",
+      method: 'GET',
+      url: `/api/orders/${B.ids.order}/keys`,
+      headers: h({ cookie: `svc_checkout=${B.ids.order}.${A.paidToken}` }),
+    },
+    json("POST /api/orders/{orderId}/try-assign-keys A's token", 'POST', `/api/orders/${B.ids.order}/try-assign-keys`, {
+      token: A.paidToken,
+    }),
+    {
+      label: "POST /api/orders/{orderId}/payment-proof A's token",
+      method: 'POST',
+      url: `/api/orders/${B.ids.pendingOrder}/payment-proof?token=${A.pendingToken}`,
+      headers: h(),
+      body: proof,
+    },
+    {
+      label: "GET /api/orders/{orderId}/files/{fileId} B's file in A's signed link",
+      method: 'GET',
+      url: bFileInALink,
+      headers: h(),
+    },
+    {
+      label: "GET /api/orders/{orderId}/files/{fileId} A's signed link on B's order",
+      method: 'GET',
+      url: aLinkOnBOrder,
+      headers: h(),
+    },
+    json("POST /api/checkout/enter A's token", 'POST', '/api/checkout/enter', {
+      orderId: B.ids.pendingOrder,
+      token: A.pendingToken,
+    }),
+    json("POST /api/checkout/start A's token", 'POST', '/api/checkout/start', {
+      orderId: B.ids.pendingOrder,
+      token: A.pendingToken,
+      paymentMethod: 'manual',
+    }),
+    json("POST /api/feedback/create A's token", 'POST', '/api/feedback/create', {
+      orderId: B.ids.order,
+      token: A.paidToken,
+      rating: 1,
+      text: 'planted by A',
+    }),
+    json("POST /api/tickets A's token", 'POST', '/api/tickets', {
+      orderId: B.ids.order,
+      token: A.paidToken,
+      subject: 'planted',
+      message: 'planted by A',
+    }),
+    json(
+      "POST /api/tickets A's customer session",
+      'POST',
+      '/api/tickets',
+      { orderId: B.ids.order, subject: 'planted', message: 'planted by A' },
+      customer,
+    ),
+    {
+      label: "GET /api/tickets/{ticketId} A's token",
+      method: 'GET',
+      url: `/api/tickets/${B.ids.ticketId}?token=${A.paidToken}`,
+      headers: h(),
+    },
+    {
+      label: "GET /api/tickets/{ticketId} A's customer session",
+      method: 'GET',
+      url: `/api/tickets/${B.ids.ticketId}`,
+      headers: h(customer),
+    },
+    json("POST /api/tickets/{ticketId}/messages A's token", 'POST', `/api/tickets/${B.ids.ticketId}/messages`, {
+      token: A.paidToken,
+      message: 'planted by A',
+    }),
+    json(
+      "POST /api/tickets/{ticketId}/messages A's customer session",
+      'POST',
+      `/api/tickets/${B.ids.ticketId}/messages`,
+      { message: 'planted by A' },
+      customer,
+    ),
+    {
+      label: "GET /api/customer/orders/{orderId} A's customer session",
+      method: 'GET',
+      url: `/api/customer/orders/${B.ids.order}`,
+      headers: h(customer),
+    },
+    {
+      label: "GET /api/v1/customer-dashboard/orders/{orderId} A's customer session",
+      method: 'GET',
+      url: `/api/v1/customer-dashboard/orders/${B.ids.order}`,
+      headers: h(customer),
+    },
+    json(
+      "POST /api/v1/checkout A's store with B's product",
+      'POST',
+      '/api/v1/checkout',
+      { shopId: A.storeId, cart: [{ productId: B.ids.productId, quantity: 1 }], email: SHARED_BUYER },
+      {},
+    ),
+    json("POST /api/embed/checkout A's store with B's product", 'POST', '/api/embed/checkout', {
+      shopId: A.storeId,
+      cart: [{ productId: B.ids.productId, quantity: 1 }],
+      email: SHARED_BUYER,
+    }),
+    json("POST /api/orders/create A's store with B's product", 'POST', '/api/orders/create', {
+      storeId: A.storeId,
+      cart: [{ productId: B.ids.productId, quantity: 1 }],
+      email: SHARED_BUYER,
+    }),
+    json("POST /api/v1/licenses/activate A's key on B's product", 'POST', '/api/v1/licenses/activate', {
+      productId: B.ids.productId,
+      key: A.soldKey,
+      instanceName: 'planted by A',
+    }),
+    json("POST /api/v1/licenses/validate A's key on B's product", 'POST', '/api/v1/licenses/validate', {
+      productId: B.ids.productId,
+      key: A.soldKey,
+    }),
+    json("POST /api/v1/licenses/deactivate A's key on B's product", 'POST', '/api/v1/licenses/deactivate', {
+      productId: B.ids.productId,
+      key: A.soldKey,
+      instanceId: B.ids.instanceId,
+    }),
+    json("POST /api/v1/licenses/deactivate A's key with B's instance", 'POST', '/api/v1/licenses/deactivate', {
+      productId: A.ids.productId,
+      key: A.soldKey,
+      instanceId: B.ids.instanceId,
+    }),
   ].map((call) => ({ allowed: [400, 403, 404], ...call }));
 }
 
@@ -392,14 +735,23 @@ function buyerCalls(): Call[] {
 const ERROR_CODE_SET = new Set<string>(ERROR_CODES);
 
 async function run(call: Call): Promise<string[]> {
-  const response = await fetch(`${server.url}${call.url}`, { method: call.method, headers: call.headers, body: call.body });
+  const response = await fetch(`${server.url}${call.url}`, {
+    method: call.method,
+    headers: call.headers,
+    body: call.body,
+  });
   const text = await response.text();
   const problems: string[] = [];
   const allowed = call.allowed ?? [403, 404];
   if (!allowed.includes(response.status)) problems.push(`status ${response.status} (want ${allowed.join('/')})`);
   try {
     const body = JSON.parse(text);
-    if (typeof body.error !== 'string' || !ERROR_CODE_SET.has(body.code) || Object.keys(body).some((k) => !['error', 'code', 'issues'].includes(k))) problems.push('not our error body');
+    if (
+      typeof body.error !== 'string' ||
+      !ERROR_CODE_SET.has(body.code) ||
+      Object.keys(body).some((k) => !['error', 'code', 'issues'].includes(k))
+    )
+      problems.push('not our error body');
   } catch {
     problems.push('body is not JSON');
   }
@@ -407,7 +759,9 @@ async function run(call: Call): Promise<string[]> {
   const sent = `${call.url} ${typeof call.body === 'string' ? call.body : ''}`;
   const leaked = B.secrets.filter((secret) => secret.length >= 6 && text.includes(secret) && !sent.includes(secret));
   if (leaked.length > 0) problems.push(`leaks B's ${leaked.join(', ')}`);
-  return problems.length > 0 ? [`${call.label} -> ${response.status}: ${problems.join('; ')} :: ${text.slice(0, 200)}`] : [];
+  return problems.length > 0
+    ? [`${call.label} -> ${response.status}: ${problems.join('; ')} :: ${text.slice(0, 200)}`]
+    : [];
 }
 
 async function runAll(calls: Call[], concurrency = 4): Promise<string[]> {
@@ -458,7 +812,9 @@ describe('authorisation sweep: seller A against seller B', () => {
     const { calls, operations } = storeScopedCalls();
     const started = Date.now();
     const failures = await runAll(calls);
-    console.info(`authz sweep: ${calls.length} calls over ${operations.size} store-scoped operations in ${Date.now() - started} ms`);
+    console.info(
+      `authz sweep: ${calls.length} calls over ${operations.size} store-scoped operations in ${Date.now() - started} ms`,
+    );
     expect(failures).toEqual([]);
   }, 120_000);
 
@@ -488,13 +844,18 @@ describe('authorisation sweep: seller A against seller B', () => {
       expect(response.status, `${url}: ${text}`).toBe(200);
       // The list is A's: it names A's store or order, and nothing of B's.
       expect(text.includes(A.storeId) || text.includes(A.ids.order!) || text.includes(SHARED_BUYER), url).toBe(true);
-      expect(B.secrets.filter((secret) => secret.length >= 6 && text.includes(secret)), url).toEqual([]);
+      expect(
+        B.secrets.filter((secret) => secret.length >= 6 && text.includes(secret)),
+        url,
+      ).toEqual([]);
     }
   });
 
   it("left every object of B's as it was, and B's key still works", async () => {
     expect(await snapshot(B)).toEqual(before);
-    const response = await fetch(`${server.url}/api/merchant/v1/stores/${B.storeId}/orders/${B.ids.order}`, { headers: { authorization: `Bearer ${B.merchantKey}` } });
+    const response = await fetch(`${server.url}/api/merchant/v1/stores/${B.storeId}/orders/${B.ids.order}`, {
+      headers: { authorization: `Bearer ${B.merchantKey}` },
+    });
     expect(response.status).toBe(200);
     expect((await response.json()).note).toBe('');
   });

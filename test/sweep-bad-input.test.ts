@@ -35,7 +35,16 @@ import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
-import { addStaff, clientIp, createKeyFor, createStoreFor, dashboard, registerSeller, uniqueEmail, type Seller } from './support/seller.js';
+import {
+  addStaff,
+  clientIp,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  registerSeller,
+  uniqueEmail,
+  type Seller,
+} from './support/seller.js';
 import { REPO_ROOT, startServer } from './support/server.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -80,7 +89,18 @@ interface Operation {
 }
 
 const DOCUMENT = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.json'), 'utf8')) as {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; security?: Array<Record<string, unknown>>; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses: Record<string, unknown> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        security?: Array<Record<string, unknown>>;
+        requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
 };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -100,7 +120,10 @@ const OPERATIONS: Operation[] = Object.entries(DOCUMENT.paths).flatMap(([route, 
 );
 
 /** Routes with body rules of their own; they get their own variants below (never skipped). */
-const MULTIPART_UPLOADS = ['POST /api/dashboard/stores/{storeId}/products/{productId}/files', 'POST /api/orders/{orderId}/payment-proof'];
+const MULTIPART_UPLOADS = [
+  'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
+  'POST /api/orders/{orderId}/payment-proof',
+];
 const GATEWAY_RECEIVER = 'POST /api/payments/{gateway}/webhook';
 const SIGNED_FILE_LINK = 'GET /api/orders/{orderId}/files/{fileId}';
 const OWN_RULES = [...MULTIPART_UPLOADS, GATEWAY_RECEIVER, SIGNED_FILE_LINK];
@@ -191,12 +214,26 @@ function baseBody(op: Operation): Record<string, unknown> {
     'POST /api/tickets/{ticketId}/messages': { token: orderToken, message: 'm' },
     'PATCH /api/dashboard/stores/{storeId}/tickets/{ticketId}': { status: 'open' },
     'POST /api/dashboard/stores/{storeId}/tickets/{ticketId}/messages': { message: 'm' },
-    'POST /api/merchant/v1/stores/{storeId}/webhooks': { name: 'w', url: 'http://127.0.0.1:9/h', events: ['order.created'] },
+    'POST /api/merchant/v1/stores/{storeId}/webhooks': {
+      name: 'w',
+      url: 'http://127.0.0.1:9/h',
+      events: ['order.created'],
+    },
     'PATCH /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}': { name: 'w' },
-    'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/replay': { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' },
-    'POST /api/dashboard/stores/{storeId}/webhooks': { name: 'w', url: 'http://127.0.0.1:9/h', events: ['order.created'] },
+    'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/replay': {
+      from: '2020-01-01T00:00:00Z',
+      to: '2020-01-02T00:00:00Z',
+    },
+    'POST /api/dashboard/stores/{storeId}/webhooks': {
+      name: 'w',
+      url: 'http://127.0.0.1:9/h',
+      events: ['order.created'],
+    },
     'PATCH /api/dashboard/stores/{storeId}/webhooks/{webhookId}': { name: 'w' },
-    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/replay': { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' },
+    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/replay': {
+      from: '2020-01-01T00:00:00Z',
+      to: '2020-01-02T00:00:00Z',
+    },
   };
   return structuredClone(table[op.key] ?? (generated(op.jsonBody ?? {}) as Record<string, unknown>));
 }
@@ -245,7 +282,14 @@ interface Variant {
 /** Stands in a body for a number literal JSON.stringify cannot write (`1e309`, `-0`). */
 const RAW_NUMBER = '__raw_number__';
 
-const TYPE_SAMPLES: Record<string, unknown> = { string: 'wrong', number: 12345.5, object: { nested: true }, array: ['x'], null: null, boolean: true };
+const TYPE_SAMPLES: Record<string, unknown> = {
+  string: 'wrong',
+  number: 12345.5,
+  object: { nested: true },
+  array: ['x'],
+  null: null,
+  boolean: true,
+};
 
 function acceptedTypes(schema: JsonSchema): Set<string> {
   const options = schema.anyOf ?? [schema];
@@ -259,7 +303,12 @@ function acceptedTypes(schema: JsonSchema): Set<string> {
   return types;
 }
 
-function setAt(target: Record<string, unknown>, pathParts: Array<string | number>, value: unknown, remove = false): void {
+function setAt(
+  target: Record<string, unknown>,
+  pathParts: Array<string | number>,
+  value: unknown,
+  remove = false,
+): void {
   let cursor: Record<string | number, unknown> = target;
   for (const part of pathParts.slice(0, -1)) cursor = cursor[part] as Record<string | number, unknown>;
   const last = pathParts[pathParts.length - 1]!;
@@ -268,7 +317,11 @@ function setAt(target: Record<string, unknown>, pathParts: Array<string | number
 }
 
 /** Each field of the schema (nested objects and the first element of arrays of objects), with the base's value. */
-function fieldsOf(schema: JsonSchema, base: unknown, prefix: Array<string | number> = []): Array<{ path: Array<string | number>; schema: JsonSchema; required: boolean }> {
+function fieldsOf(
+  schema: JsonSchema,
+  base: unknown,
+  prefix: Array<string | number> = [],
+): Array<{ path: Array<string | number>; schema: JsonSchema; required: boolean }> {
   const s = schema.anyOf?.find((option) => option.type === 'object' || option.type === 'array') ?? schema;
   const out: Array<{ path: Array<string | number>; schema: JsonSchema; required: boolean }> = [];
   if (s.type !== 'object' || !s.properties) return out;
@@ -276,7 +329,8 @@ function fieldsOf(schema: JsonSchema, base: unknown, prefix: Array<string | numb
     const here = [...prefix, name];
     out.push({ path: here, schema: child, required: (s.required ?? []).includes(name) });
     const value = (base as Record<string, unknown> | undefined)?.[name];
-    if (child.type === 'object' && child.properties && value && typeof value === 'object') out.push(...fieldsOf(child, value, here));
+    if (child.type === 'object' && child.properties && value && typeof value === 'object')
+      out.push(...fieldsOf(child, value, here));
     if (child.type === 'array' && child.items?.type === 'object' && Array.isArray(value) && value.length > 0) {
       out.push(...fieldsOf(child.items, value[0], [...here, 0]));
     }
@@ -300,7 +354,13 @@ function bodyVariants(op: Operation, url: string): Variant[] {
   const schema = op.jsonBody;
   const base = schema ? baseBody(op) : {};
   const json = (label: string, body: unknown, expect: Partial<Variant> = {}): Variant => ({
-    op, label, url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }), body: JSON.stringify(body), ...expect,
+    op,
+    label,
+    url,
+    method: op.method,
+    headers: headersFor(op, { 'content-type': 'application/json' }),
+    body: JSON.stringify(body),
+    ...expect,
   });
   const invalid = (field: string) => ({ status: 400, codes: ['validation_failed'], field });
 
@@ -338,7 +398,10 @@ function bodyVariants(op: Operation, url: string): Variant[] {
       }
       if (s.type === 'string') {
         // Text PostgreSQL cannot store: it once reached the database (a 500 with the SQL logged).
-        for (const [label, value] of [['a NUL character', 'a\u0000b'], ['a lone surrogate', 'a\uD800b']]) {
+        for (const [label, value] of [
+          ['a NUL character', 'a\u0000b'],
+          ['a lone surrogate', 'a\uD800b'],
+        ]) {
           const body = structuredClone(base);
           setAt(body, field.path, value);
           out.push(json(`${name}: ${label}`, body, invalid(name)));
@@ -349,7 +412,10 @@ function bodyVariants(op: Operation, url: string): Variant[] {
         for (const literal of ['1e309', '-0', '0.30000000000000004']) {
           const body = structuredClone(base);
           setAt(body, field.path, RAW_NUMBER);
-          out.push({ ...json(`${name}: ${literal}`, body, invalid(name)), body: JSON.stringify(body).replace(`"${RAW_NUMBER}"`, literal) });
+          out.push({
+            ...json(`${name}: ${literal}`, body, invalid(name)),
+            body: JSON.stringify(body).replace(`"${RAW_NUMBER}"`, literal),
+          });
         }
       }
       if (s.type === 'integer' || s.type === 'number') {
@@ -359,21 +425,34 @@ function bodyVariants(op: Operation, url: string): Variant[] {
           ...(s.type === 'integer' ? [['fraction', 1.5]] : []),
           ...(s.maximum !== undefined ? [['over maximum', s.maximum + 1]] : []),
         ] as Array<[string, number]>) {
-          if (s.minimum !== undefined && value >= s.minimum && (s.maximum === undefined || value <= s.maximum) && !(s.type === 'integer' && !Number.isInteger(value))) continue;
+          if (
+            s.minimum !== undefined &&
+            value >= s.minimum &&
+            (s.maximum === undefined || value <= s.maximum) &&
+            !(s.type === 'integer' && !Number.isInteger(value))
+          )
+            continue;
           const body = structuredClone(base);
           setAt(body, field.path, value);
           out.push(json(`${name}: ${label} number`, body, invalid(name)));
         }
       }
       if (s.type === 'array') {
-        const current = field.path.reduce<unknown>((value, part) => (value as Record<string | number, unknown> | undefined)?.[part], base);
+        const current = field.path.reduce<unknown>(
+          (value, part) => (value as Record<string | number, unknown> | undefined)?.[part],
+          base,
+        );
         const item = itemFor(s, current);
         const counts = new Set<number>();
         if (s.maxItems !== undefined) counts.add(s.maxItems + 1);
         if (s.maxItems === undefined || s.maxItems < 10_000) counts.add(10_000);
         for (const count of counts) {
           const body = structuredClone(base);
-          setAt(body, field.path, Array.from({ length: count }, () => item));
+          setAt(
+            body,
+            field.path,
+            Array.from({ length: count }, () => item),
+          );
           out.push(json(`${name}: ${count} items (max ${s.maxItems ?? 'none'})`, body, invalid(name)));
         }
         if ((s.minItems ?? 0) > 0) {
@@ -384,32 +463,104 @@ function bodyVariants(op: Operation, url: string): Variant[] {
       }
     }
     // An empty body sent as JSON is not `{}` (it once counted as one).
-    out.push({ op, label: 'empty body', url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }), body: '', status: 400, codes: ['validation_failed'] });
-    if ((schema.required ?? []).length > 0) out.push(json('empty object', {}, { status: 400, codes: ['validation_failed'] }));
+    out.push({
+      op,
+      label: 'empty body',
+      url,
+      method: op.method,
+      headers: headersFor(op, { 'content-type': 'application/json' }),
+      body: '',
+      status: 400,
+      codes: ['validation_failed'],
+    });
+    if ((schema.required ?? []).length > 0)
+      out.push(json('empty object', {}, { status: 400, codes: ['validation_failed'] }));
   }
   // Refused before parsing into objects (nesting 10,000 deep once overflowed the adapter's stack: a 500 everywhere).
   for (const [label, member] of [
     ['nested 10,000 deep', `"deep":${'['.repeat(10_000)}${']'.repeat(10_000)}`],
     ['an array of 100,000 elements', `"big":[${Array.from({ length: 100_000 }, () => '0').join(',')}]`],
   ]) {
-    out.push({ op, label: label!, url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }), body: withLeadingKey(base, member!), status: 400, codes: ['validation_failed'], transport: true });
+    out.push({
+      op,
+      label: label!,
+      url,
+      method: op.method,
+      headers: headersFor(op, { 'content-type': 'application/json' }),
+      body: withLeadingKey(base, member!),
+      status: 400,
+      codes: ['validation_failed'],
+      transport: true,
+    });
   }
   out.push(json('unknown field', { ...base, unexpectedField: 1 }, invalid('unexpectedField')));
-  for (const [label, raw] of [['array body', '[]'], ['number body', '42'], ['null body', 'null']]) {
+  for (const [label, raw] of [
+    ['array body', '[]'],
+    ['number body', '42'],
+    ['null body', 'null'],
+  ]) {
     // A body that is not an object: it cannot be any route's input (finding: it used to be dropped).
-    out.push({ op, label: label!, url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }), body: raw, status: 400, codes: ['validation_failed'], field: '', transport: true });
+    out.push({
+      op,
+      label: label!,
+      url,
+      method: op.method,
+      headers: headersFor(op, { 'content-type': 'application/json' }),
+      body: raw,
+      status: 400,
+      codes: ['validation_failed'],
+      field: '',
+      transport: true,
+    });
   }
   for (const [label, raw] of [
     ['invalid JSON', '{"a": tru'],
     ['JSON with __proto__', withLeadingKey(base, '"__proto__":{"admin":true}')],
   ]) {
-    out.push({ op, label: label!, url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }), body: raw, status: 400, codes: ['invalid_json'], transport: true });
+    out.push({
+      op,
+      label: label!,
+      url,
+      method: op.method,
+      headers: headersFor(op, { 'content-type': 'application/json' }),
+      body: raw,
+      status: 400,
+      codes: ['invalid_json'],
+      transport: true,
+    });
   }
-  out.push({ op, label: 'text/plain body', url, method: op.method, headers: headersFor(op, { 'content-type': 'text/plain' }), body: JSON.stringify(base), status: 415, codes: ['unsupported_media_type'], transport: true });
-  out.push({ op, label: 'form body', url, method: op.method, headers: headersFor(op, { 'content-type': 'application/x-www-form-urlencoded' }), body: 'a=b&c=d', status: 415, codes: ['unsupported_media_type'], transport: true });
   out.push({
-    op, label: 'body over the limit (2 MiB)', url, method: op.method, headers: headersFor(op, { 'content-type': 'application/json' }),
-    body: JSON.stringify({ ...base, pad: 'x'.repeat(2 * BODY_LIMIT) }), status: 413, codes: ['payload_too_large'], transport: true,
+    op,
+    label: 'text/plain body',
+    url,
+    method: op.method,
+    headers: headersFor(op, { 'content-type': 'text/plain' }),
+    body: JSON.stringify(base),
+    status: 415,
+    codes: ['unsupported_media_type'],
+    transport: true,
+  });
+  out.push({
+    op,
+    label: 'form body',
+    url,
+    method: op.method,
+    headers: headersFor(op, { 'content-type': 'application/x-www-form-urlencoded' }),
+    body: 'a=b&c=d',
+    status: 415,
+    codes: ['unsupported_media_type'],
+    transport: true,
+  });
+  out.push({
+    op,
+    label: 'body over the limit (2 MiB)',
+    url,
+    method: op.method,
+    headers: headersFor(op, { 'content-type': 'application/json' }),
+    body: JSON.stringify({ ...base, pad: 'x'.repeat(2 * BODY_LIMIT) }),
+    status: 413,
+    codes: ['payload_too_large'],
+    transport: true,
   });
   return out;
 }
@@ -425,10 +576,17 @@ function pathVariants(op: Operation): Variant[] {
   const body = op.jsonBody ? JSON.stringify(baseBody(op)) : undefined;
   for (const param of op.parameters.filter((p) => p.in === 'path')) {
     const bad: Array<[string, string]> = [...BAD_PATH_IDS];
-    bad.push(param.schema.maxLength !== undefined ? [`past maxLength ${param.schema.maxLength}`, 'a'.repeat(param.schema.maxLength + 1)] : ['300 characters', 'a'.repeat(300)]);
+    bad.push(
+      param.schema.maxLength !== undefined
+        ? [`past maxLength ${param.schema.maxLength}`, 'a'.repeat(param.schema.maxLength + 1)]
+        : ['300 characters', 'a'.repeat(300)],
+    );
     for (const [label, value] of bad) {
       out.push({
-        op, label: `path ${param.name}: ${label}`, url: fillPath(op, { [param.name]: value }), method: op.method,
+        op,
+        label: `path ${param.name}: ${label}`,
+        url: fillPath(op, { [param.name]: value }),
+        method: op.method,
         headers: headersFor(op, hasBody && body ? { 'content-type': 'application/json' } : {}),
         body: hasBody ? body : undefined,
       });
@@ -436,9 +594,14 @@ function pathVariants(op: Operation): Variant[] {
     // Not percent-encoded UTF-8 (the router's own FST_ERR_BAD_URL body once answered it) and an encoded NUL.
     for (const raw of ['%ff', '%00', '%ED%A0%80']) {
       out.push({
-        op, label: `path ${param.name}: ${raw}`, url: fillPath(op).replace(encodeURIComponent(pathValue(op, param.name)), raw), method: op.method,
+        op,
+        label: `path ${param.name}: ${raw}`,
+        url: fillPath(op).replace(encodeURIComponent(pathValue(op, param.name)), raw),
+        method: op.method,
         headers: headersFor(op, hasBody && body ? { 'content-type': 'application/json' } : {}),
-        body: hasBody ? body : undefined, status: 400, codes: ['validation_failed'],
+        body: hasBody ? body : undefined,
+        status: 400,
+        codes: ['validation_failed'],
       });
     }
   }
@@ -449,28 +612,54 @@ function queryVariants(op: Operation, url: string): Variant[] {
   const out: Variant[] = [];
   const query = op.parameters.filter((p) => p.in === 'query');
   const valid: Record<string, string> = {};
-  for (const p of query.filter((q) => q.required)) valid[p.name] = p.name === 'cart' ? JSON.stringify([{ productId: ids.productId, quantity: 1 }]) : p.name === 'storeId' ? ids.storeId! : 'x';
-  if (op.key.startsWith('GET /api/orders/{orderId}/') || op.key === 'GET /api/tickets/{ticketId}') valid.token = orderToken;
+  for (const p of query.filter((q) => q.required))
+    valid[p.name] =
+      p.name === 'cart'
+        ? JSON.stringify([{ productId: ids.productId, quantity: 1 }])
+        : p.name === 'storeId'
+          ? ids.storeId!
+          : 'x';
+  if (op.key.startsWith('GET /api/orders/{orderId}/') || op.key === 'GET /api/tickets/{ticketId}')
+    valid.token = orderToken;
   const withQuery = (params: Record<string, string | string[]>) => {
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) search.append(k, one);
     return `${url}?${search.toString()}`;
   };
   const send = (label: string, params: Record<string, string | string[]>, field?: string): Variant => ({
-    op, label, url: withQuery(params), method: op.method, headers: headersFor(op), status: 400, codes: ['validation_failed'], field,
+    op,
+    label,
+    url: withQuery(params),
+    method: op.method,
+    headers: headersFor(op),
+    status: 400,
+    codes: ['validation_failed'],
+    field,
   });
   for (const p of query) {
     const s = p.schema;
-    const values: Array<[string, string | string[]]> = [['repeated', ['1', '2']], ['5,000 characters', 'x'.repeat(5_000)]];
+    const values: Array<[string, string | string[]]> = [
+      ['repeated', ['1', '2']],
+      ['5,000 characters', 'x'.repeat(5_000)],
+    ];
     if (s.type === 'integer' || s.type === 'number') {
-      values.push(['not a number', 'abc'], ['negative', '-1'], ['zero', '0'], ['fraction', '1.5'], ['huge', '99999999999999999999'], ['exponent', '1e3'], ['hex', '0x10']);
+      values.push(
+        ['not a number', 'abc'],
+        ['negative', '-1'],
+        ['zero', '0'],
+        ['fraction', '1.5'],
+        ['huge', '99999999999999999999'],
+        ['exponent', '1e3'],
+        ['hex', '0x10'],
+      );
     }
     if (s.enum) values.push(['unknown enum value', 'not_a_status']);
     if (s.format === 'date-time') values.push(['not a timestamp', 'yesterday']);
     if (s.maxLength !== undefined) values.push([`past maxLength ${s.maxLength}`, 'x'.repeat(s.maxLength + 1)]);
     if ((s.minLength ?? 0) > 1) values.push([`shorter than ${s.minLength}`, 'x']);
     // An empty value (`?limit=`) counts as absent in the REST adapter; not swept.
-    for (const [label, value] of values) out.push(send(`query ${p.name}: ${label}`, { ...valid, [p.name]: value }, p.name));
+    for (const [label, value] of values)
+      out.push(send(`query ${p.name}: ${label}`, { ...valid, [p.name]: value }, p.name));
     if (p.required) {
       const without = { ...valid };
       delete without[p.name];
@@ -478,17 +667,35 @@ function queryVariants(op: Operation, url: string): Variant[] {
     }
   }
   if (op.key === 'GET /api/v1/cart') {
-    for (const [label, cart] of [['cart not JSON', '[{'], ['cart an object', '{"a":1}'], ['cart line with a string quantity', JSON.stringify([{ productId: ids.productId, quantity: '1' }])], ['cart of 10,000 lines', JSON.stringify(Array.from({ length: 10_000 }, () => ({ productId: 'p', quantity: 1 })))]]) {
-      out.push({ ...send(`query ${label}`, { ...valid, cart: cart! }), codes: ['validation_failed'], field: undefined });
+    for (const [label, cart] of [
+      ['cart not JSON', '[{'],
+      ['cart an object', '{"a":1}'],
+      ['cart line with a string quantity', JSON.stringify([{ productId: ids.productId, quantity: '1' }])],
+      ['cart of 10,000 lines', JSON.stringify(Array.from({ length: 10_000 }, () => ({ productId: 'p', quantity: 1 })))],
+    ]) {
+      out.push({
+        ...send(`query ${label}`, { ...valid, cart: cart! }),
+        codes: ['validation_failed'],
+        field: undefined,
+      });
     }
   }
-  if (op.method === 'GET') out.push(send('unknown query parameter', { ...valid, unexpectedParam: '1' }, 'unexpectedParam'));
+  if (op.method === 'GET')
+    out.push(send('unknown query parameter', { ...valid, unexpectedParam: '1' }, 'unexpectedParam'));
   for (const p of query) {
     for (const raw of ['%ff', '%00', '%ED%A0%80']) {
       const search = new URLSearchParams({ ...valid });
       search.delete(p.name);
       const rest = search.toString();
-      out.push({ op, label: `query ${p.name}: ${raw}`, url: `${url}?${rest ? `${rest}&` : ''}${p.name}=${raw}`, method: op.method, headers: headersFor(op), status: 400, codes: ['validation_failed'] });
+      out.push({
+        op,
+        label: `query ${p.name}: ${raw}`,
+        url: `${url}?${rest ? `${rest}&` : ''}${p.name}=${raw}`,
+        method: op.method,
+        headers: headersFor(op),
+        status: 400,
+        codes: ['validation_failed'],
+      });
     }
   }
   return out;
@@ -503,11 +710,23 @@ function headerVariants(op: Operation, url: string): Variant[] {
       // (where it is optional, a buyer's own token already opens the order and it is not read).
       const credential = p.name.toLowerCase() === 'x-csrf-token';
       if (credential && !p.required) return [];
-      return [['300 characters', 'k'.repeat(300)], ['empty', ''], ['non-ASCII (latin-1)', 'schl\u00fcssel']].map(([label, value]) => ({
-        op, label: `header ${p.name}: ${label}`, url, method: op.method,
-        headers: headersFor(op, { ...(body === undefined ? {} : { 'content-type': 'application/json' }), [p.name]: value! }),
+      return [
+        ['300 characters', 'k'.repeat(300)],
+        ['empty', ''],
+        ['non-ASCII (latin-1)', 'schl\u00fcssel'],
+      ].map(([label, value]) => ({
+        op,
+        label: `header ${p.name}: ${label}`,
+        url,
+        method: op.method,
+        headers: headersFor(op, {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          [p.name]: value!,
+        }),
         body: body === undefined ? undefined : JSON.stringify(body),
-        ...(credential ? { status: 403, codes: ['csrf_failed'] } : { status: 400, codes: ['validation_failed'], field: p.name }),
+        ...(credential
+          ? { status: 403, codes: ['csrf_failed'] }
+          : { status: 400, codes: ['validation_failed'], field: p.name }),
       }));
     });
 }
@@ -523,19 +742,95 @@ function multipartVariants(op: Operation, url: string): Variant[] {
     }
     return f;
   };
-  out.push({ op, label: 'JSON body', url, method: 'POST', headers: h({ 'content-type': 'application/json' }), body: '{"file":"x"}', status: 415, codes: ['unsupported_media_type'] });
-  out.push({ op, label: 'text/plain body', url, method: 'POST', headers: h({ 'content-type': 'text/plain' }), body: 'hello', status: 415, codes: ['unsupported_media_type'] });
-  out.push({ op, label: 'no body', url, method: 'POST', headers: h(), status: 415, codes: ['unsupported_media_type'] });
-  out.push({ op, label: 'broken multipart', url, method: 'POST', headers: h({ 'content-type': 'multipart/form-data; boundary=zzz' }), body: '--zzz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated' });
-  out.push({ op, label: 'multipart without a boundary', url, method: 'POST', headers: h({ 'content-type': 'multipart/form-data' }), body: 'whatever' });
-  out.push({ op, label: 'multipart with a field, no file', url, method: 'POST', headers: h(), body: form([['note', 'hello']]) });
-  out.push({ op, label: 'multipart with an empty body', url, method: 'POST', headers: h({ 'content-type': 'multipart/form-data; boundary=zzz' }), body: '--zzz--\r\n' });
-  const small = () => new Blob([Buffer.from('file contents')], { type: 'text/plain' });
-  out.push({ op, label: 'multipart with two file parts', url, method: 'POST', headers: h(), body: form([['file', small(), 'a.txt'], ['file', small(), 'b.txt']]), status: 400, codes: ['validation_failed'] });
-  out.push({ op, label: 'multipart with a file, then a field', url, method: 'POST', headers: h(), body: form([['file', small(), 'a.txt'], ['note', 'hello']]), status: 400, codes: ['validation_failed'] });
   out.push({
-    op, label: 'multipart file over FILE_MAX_BYTES', url, method: 'POST', headers: h(),
-    body: form([['file', new Blob([Buffer.alloc(2 * FILE_MAX, 1)], { type: 'application/pdf' }), 'big.pdf']]), status: 413, codes: ['payload_too_large'],
+    op,
+    label: 'JSON body',
+    url,
+    method: 'POST',
+    headers: h({ 'content-type': 'application/json' }),
+    body: '{"file":"x"}',
+    status: 415,
+    codes: ['unsupported_media_type'],
+  });
+  out.push({
+    op,
+    label: 'text/plain body',
+    url,
+    method: 'POST',
+    headers: h({ 'content-type': 'text/plain' }),
+    body: 'hello',
+    status: 415,
+    codes: ['unsupported_media_type'],
+  });
+  out.push({ op, label: 'no body', url, method: 'POST', headers: h(), status: 415, codes: ['unsupported_media_type'] });
+  out.push({
+    op,
+    label: 'broken multipart',
+    url,
+    method: 'POST',
+    headers: h({ 'content-type': 'multipart/form-data; boundary=zzz' }),
+    body: '--zzz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated',
+  });
+  out.push({
+    op,
+    label: 'multipart without a boundary',
+    url,
+    method: 'POST',
+    headers: h({ 'content-type': 'multipart/form-data' }),
+    body: 'whatever',
+  });
+  out.push({
+    op,
+    label: 'multipart with a field, no file',
+    url,
+    method: 'POST',
+    headers: h(),
+    body: form([['note', 'hello']]),
+  });
+  out.push({
+    op,
+    label: 'multipart with an empty body',
+    url,
+    method: 'POST',
+    headers: h({ 'content-type': 'multipart/form-data; boundary=zzz' }),
+    body: '--zzz--\r\n',
+  });
+  const small = () => new Blob([Buffer.from('file contents')], { type: 'text/plain' });
+  out.push({
+    op,
+    label: 'multipart with two file parts',
+    url,
+    method: 'POST',
+    headers: h(),
+    body: form([
+      ['file', small(), 'a.txt'],
+      ['file', small(), 'b.txt'],
+    ]),
+    status: 400,
+    codes: ['validation_failed'],
+  });
+  out.push({
+    op,
+    label: 'multipart with a file, then a field',
+    url,
+    method: 'POST',
+    headers: h(),
+    body: form([
+      ['file', small(), 'a.txt'],
+      ['note', 'hello'],
+    ]),
+    status: 400,
+    codes: ['validation_failed'],
+  });
+  out.push({
+    op,
+    label: 'multipart file over FILE_MAX_BYTES',
+    url,
+    method: 'POST',
+    headers: h(),
+    body: form([['file', new Blob([Buffer.alloc(2 * FILE_MAX, 1)], { type: 'application/pdf' }), 'big.pdf']]),
+    status: 413,
+    codes: ['payload_too_large'],
   });
   return out;
 }
@@ -546,35 +841,139 @@ function gatewayVariants(op: Operation): Variant[] {
     const t = Math.floor(Date.now() / 1000);
     return `t=${t},v1=${createHmac('sha256', TEST_GATEWAY_SECRET).update(`${t}.${body}`).digest('hex')}`;
   };
-  const v = (label: string, body: string | undefined, headers: Record<string, string>, expect: Partial<Variant> = {}, target = url): Variant => ({
-    op, label, url: target, method: 'POST', headers: { 'x-forwarded-for': clientIp(), ...headers }, body, ...expect,
+  const v = (
+    label: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    expect: Partial<Variant> = {},
+    target = url,
+  ): Variant => ({
+    op,
+    label,
+    url: target,
+    method: 'POST',
+    headers: { 'x-forwarded-for': clientIp(), ...headers },
+    body,
+    ...expect,
   });
   const signedBodies: Array<[string, string]> = [
     ['signed invalid JSON', '{"id": tru'],
     ['signed array', '[]'],
     ['signed empty object', '{}'],
-    ['signed amount as a string', JSON.stringify({ id: 'tevt_1', type: 'payment.succeeded', orderId: ids.order, amount: '10', currency: 'USD' })],
-    ['signed unknown type', JSON.stringify({ id: 'tevt_2', type: 'payment.exploded', orderId: ids.order, amount: 10, currency: 'USD' })],
-    ['signed 1 MB id', JSON.stringify({ id: 'x'.repeat(1_000_000), type: 'payment.succeeded', orderId: ids.order, amount: 10, currency: 'USD' })],
-    ['signed negative amount', JSON.stringify({ id: 'tevt_4', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: -5, currency: 'USD' })],
-    ['signed huge amount', JSON.stringify({ id: 'tevt_5', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: 1e300, currency: 'USD' })],
-    ['signed id with a NUL', JSON.stringify({ id: 'tevt\u00006', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: 10, currency: 'USD' })],
-    ['signed id with a lone surrogate', JSON.stringify({ id: 'tevt\uD8007', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: 10, currency: 'USD' })],
+    [
+      'signed amount as a string',
+      JSON.stringify({ id: 'tevt_1', type: 'payment.succeeded', orderId: ids.order, amount: '10', currency: 'USD' }),
+    ],
+    [
+      'signed unknown type',
+      JSON.stringify({ id: 'tevt_2', type: 'payment.exploded', orderId: ids.order, amount: 10, currency: 'USD' }),
+    ],
+    [
+      'signed 1 MB id',
+      JSON.stringify({
+        id: 'x'.repeat(1_000_000),
+        type: 'payment.succeeded',
+        orderId: ids.order,
+        amount: 10,
+        currency: 'USD',
+      }),
+    ],
+    [
+      'signed negative amount',
+      JSON.stringify({
+        id: 'tevt_4',
+        type: 'payment.succeeded',
+        orderId: ids.pendingOrder,
+        amount: -5,
+        currency: 'USD',
+      }),
+    ],
+    [
+      'signed huge amount',
+      JSON.stringify({
+        id: 'tevt_5',
+        type: 'payment.succeeded',
+        orderId: ids.pendingOrder,
+        amount: 1e300,
+        currency: 'USD',
+      }),
+    ],
+    [
+      'signed id with a NUL',
+      JSON.stringify({
+        id: 'tevt\u00006',
+        type: 'payment.succeeded',
+        orderId: ids.pendingOrder,
+        amount: 10,
+        currency: 'USD',
+      }),
+    ],
+    [
+      'signed id with a lone surrogate',
+      JSON.stringify({
+        id: 'tevt\uD8007',
+        type: 'payment.succeeded',
+        orderId: ids.pendingOrder,
+        amount: 10,
+        currency: 'USD',
+      }),
+    ],
     // Not 10.00: read exactly, it is a fraction of a cent short.
-    ['signed amount 9.999999999999999', JSON.stringify({ id: 'tevt_8', type: 'payment.succeeded', orderId: ids.pendingOrder, amount: 9.999999999999999, currency: 'USD' })],
-    ['signed amount 1e309', `{"id":"tevt_9","type":"payment.succeeded","orderId":"${ids.pendingOrder}","amount":1e309,"currency":"USD"}`],
+    [
+      'signed amount 9.999999999999999',
+      JSON.stringify({
+        id: 'tevt_8',
+        type: 'payment.succeeded',
+        orderId: ids.pendingOrder,
+        amount: 9.999999999999999,
+        currency: 'USD',
+      }),
+    ],
+    [
+      'signed amount 1e309',
+      `{"id":"tevt_9","type":"payment.succeeded","orderId":"${ids.pendingOrder}","amount":1e309,"currency":"USD"}`,
+    ],
     ['signed body nested 10,000 deep', `{"id":"tevt_10","deep":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
   ];
   return [
-    v('unknown gateway', '{}', { 'content-type': 'application/json' }, { status: 404, codes: ['not_found'] }, op.path.replace('{gateway}', 'nope')),
+    v(
+      'unknown gateway',
+      '{}',
+      { 'content-type': 'application/json' },
+      { status: 404, codes: ['not_found'] },
+      op.path.replace('{gateway}', 'nope'),
+    ),
     v('no signature', '{}', { 'content-type': 'application/json' }, { status: 400, codes: ['signature_invalid'] }),
-    v('wrong signature', '{}', { 'content-type': 'application/json', 'x-test-signature': 't=1,v1=00' }, { status: 400, codes: ['signature_invalid'] }),
-    v('garbage signature', '{}', { 'content-type': 'application/json', 'x-test-signature': 'x'.repeat(5000) }, { status: 400, codes: ['signature_invalid'] }),
+    v(
+      'wrong signature',
+      '{}',
+      { 'content-type': 'application/json', 'x-test-signature': 't=1,v1=00' },
+      { status: 400, codes: ['signature_invalid'] },
+    ),
+    v(
+      'garbage signature',
+      '{}',
+      { 'content-type': 'application/json', 'x-test-signature': 'x'.repeat(5000) },
+      { status: 400, codes: ['signature_invalid'] },
+    ),
     v('empty body', '', { 'x-test-signature': sign('') }),
     v('text body', 'hello', { 'content-type': 'text/plain', 'x-test-signature': sign('hello') }),
-    v('stripe without a signature', '{}', { 'content-type': 'application/json' }, {}, op.path.replace('{gateway}', 'stripe')),
-    v('body over the limit (2 MiB)', 'x'.repeat(2 * BODY_LIMIT), { 'content-type': 'application/json' }, { status: 413, codes: ['payload_too_large'] }),
-    ...signedBodies.map(([label, body]) => v(label, body, { 'content-type': 'application/json', 'x-test-signature': sign(body) })),
+    v(
+      'stripe without a signature',
+      '{}',
+      { 'content-type': 'application/json' },
+      {},
+      op.path.replace('{gateway}', 'stripe'),
+    ),
+    v(
+      'body over the limit (2 MiB)',
+      'x'.repeat(2 * BODY_LIMIT),
+      { 'content-type': 'application/json' },
+      { status: 413, codes: ['payload_too_large'] },
+    ),
+    ...signedBodies.map(([label, body]) =>
+      v(label, body, { 'content-type': 'application/json', 'x-test-signature': sign(body) }),
+    ),
   ];
 }
 
@@ -598,7 +997,9 @@ function fileLinkVariants(op: Operation): Variant[] {
 const MAX_REQUEST_LINE = 16 * 1024;
 
 function variantsFor(op: Operation): Variant[] {
-  return rawVariantsFor(op).map((v) => (v.url.length > MAX_REQUEST_LINE ? { ...v, status: 413, codes: ['payload_too_large'], field: undefined } : v));
+  return rawVariantsFor(op).map((v) =>
+    v.url.length > MAX_REQUEST_LINE ? { ...v, status: 413, codes: ['payload_too_large'], field: undefined } : v,
+  );
 }
 
 function rawVariantsFor(op: Operation): Variant[] {
@@ -638,7 +1039,8 @@ function check(variant: Variant, status: number, contentType: string, text: stri
   const problems: string[] = [];
   if (status < 400 || status > 499) problems.push(`status ${status}`);
   if (status === 429) problems.push('429 although every request came from a fresh address');
-  if (variant.status !== undefined && status !== variant.status) problems.push(`expected ${variant.status}, got ${status}`);
+  if (variant.status !== undefined && status !== variant.status)
+    problems.push(`expected ${variant.status}, got ${status}`);
   if (!/^application\/json\b/.test(contentType)) problems.push(`content-type ${contentType || '(none)'}`);
   let body: unknown;
   try {
@@ -654,12 +1056,26 @@ function check(variant: Variant, status: number, contentType: string, text: stri
     if (keys.some((k) => !['error', 'code', 'issues'].includes(k))) problems.push(`body keys ${keys.join(',')}`);
     if (typeof b.error !== 'string' || b.error.length === 0) problems.push('no error text');
     if (typeof b.code !== 'string' || !ERROR_CODE_SET.has(b.code)) problems.push(`code ${String(b.code)}`);
-    if (variant.codes && !variant.codes.includes(String(b.code))) problems.push(`expected code ${variant.codes.join('|')}, got ${String(b.code)}`);
+    if (variant.codes && !variant.codes.includes(String(b.code)))
+      problems.push(`expected code ${variant.codes.join('|')}, got ${String(b.code)}`);
     if (b.issues !== undefined) {
       const issues = b.issues as Array<Record<string, unknown>>;
-      if (!Array.isArray(issues) || issues.some((i) => typeof i !== 'object' || !i || Object.keys(i).sort().join() !== 'message,path' || typeof i.path !== 'string' || typeof i.message !== 'string')) {
+      if (
+        !Array.isArray(issues) ||
+        issues.some(
+          (i) =>
+            typeof i !== 'object' ||
+            !i ||
+            Object.keys(i).sort().join() !== 'message,path' ||
+            typeof i.path !== 'string' ||
+            typeof i.message !== 'string',
+        )
+      ) {
         problems.push('issues not [{ path, message }]');
-      } else if (variant.field !== undefined && !issues.some((i) => i.path === variant.field || String(i.path).startsWith(`${variant.field}.`))) {
+      } else if (
+        variant.field !== undefined &&
+        !issues.some((i) => i.path === variant.field || String(i.path).startsWith(`${variant.field}.`))
+      ) {
         problems.push(`issues do not name ${variant.field}: ${JSON.stringify(issues).slice(0, 200)}`);
       }
     } else if (variant.field !== undefined) problems.push(`no issues naming ${variant.field}`);
@@ -671,7 +1087,12 @@ function check(variant: Variant, status: number, contentType: string, text: stri
 async function send(variant: Variant, attempt = 1): Promise<Outcome> {
   let response: Response;
   try {
-    response = await fetch(`${server.url}${variant.url}`, { method: variant.method, headers: variant.headers, body: variant.body as RequestInit['body'], signal: AbortSignal.timeout(30_000) });
+    response = await fetch(`${server.url}${variant.url}`, {
+      method: variant.method,
+      headers: variant.headers,
+      body: variant.body as RequestInit['body'],
+      signal: AbortSignal.timeout(30_000),
+    });
   } catch (error) {
     // A kept-alive socket the server had just closed (after a 413 it closes the connection):
     // one retry on a fresh one. A server that died would fail again.
@@ -679,7 +1100,12 @@ async function send(variant: Variant, attempt = 1): Promise<Outcome> {
     return { variant, status: 0, text: '', problems: [`no answer: ${(error as Error).message}`] };
   }
   const text = await response.text();
-  return { variant, status: response.status, text, problems: check(variant, response.status, response.headers.get('content-type') ?? '', text) };
+  return {
+    variant,
+    status: response.status,
+    text,
+    problems: check(variant, response.status, response.headers.get('content-type') ?? '', text),
+  };
 }
 
 async function sweep(variants: Variant[], concurrency = 8): Promise<Outcome[]> {
@@ -699,7 +1125,10 @@ async function sweep(variants: Variant[], concurrency = 8): Promise<Outcome[]> {
 function report(outcomes: Outcome[]): string {
   return outcomes
     .filter((o) => o.problems.length > 0)
-    .map((o) => `${o.variant.op.key} [${o.variant.label}] -> ${o.status}: ${o.problems.join('; ')} :: ${o.text.slice(0, 200)}`)
+    .map(
+      (o) =>
+        `${o.variant.op.key} [${o.variant.label}] -> ${o.status}: ${o.problems.join('; ')} :: ${o.text.slice(0, 200)}`,
+    )
     .join('\n');
 }
 
@@ -714,7 +1143,9 @@ async function ok(response: Response, status: number, what: string) {
 
 async function customerSession(storeId: string, email: string): Promise<string> {
   const start = await fetch(`${server.url}/api/customer/auth/start`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() }, body: JSON.stringify({ storeId, email }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    body: JSON.stringify({ storeId, email }),
   });
   await ok(start, 204, 'customer code');
   const mailbox = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
@@ -722,15 +1153,21 @@ async function customerSession(storeId: string, email: string): Promise<string> 
   const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
   expect(code, 'a sign-in code in the mailbox').toBeDefined();
   const verify = await fetch(`${server.url}/api/customer/auth/verify`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() }, body: JSON.stringify({ storeId, email, code }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    body: JSON.stringify({ storeId, email, code }),
   });
   await ok(verify, 200, 'customer verify');
-  return verify.headers.getSetCookie().find((c) => c.startsWith('svc_customer='))!.split(';')[0]!;
+  return verify.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('svc_customer='))!
+    .split(';')[0]!;
 }
 
 async function placeOrder(email: string): Promise<{ id: string; token: string }> {
   const response = await fetch(`${server.url}/api/orders/create`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
     body: JSON.stringify({ storeId: ids.storeId, cart: [{ productId: ids.productId, quantity: 1 }], email }),
   });
   const body = await ok(response, 201, 'order');
@@ -738,7 +1175,11 @@ async function placeOrder(email: string): Promise<{ id: string; token: string }>
 }
 
 beforeAll(async () => {
-  server = await startServer({ TEST_GATEWAY_SECRET, FILE_MAX_BYTES: String(FILE_MAX), MERCHANT_RATE_LIMIT_PER_MINUTE: '1000000' });
+  server = await startServer({
+    TEST_GATEWAY_SECRET,
+    FILE_MAX_BYTES: String(FILE_MAX),
+    MERCHANT_RATE_LIMIT_PER_MINUTE: '1000000',
+  });
   seller = await registerSeller(server.url);
   spareSession = await registerSeller(server.url);
   const store = await createStoreFor(seller);
@@ -747,48 +1188,103 @@ beforeAll(async () => {
   ids.memberId = await addStaff(seller, store.id, await registerSeller(server.url), ['viewOrders']);
   merchantKey = (await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id] })).key;
   ids.spareApiKey = (await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] })).id;
-  const product = await createProduct(seller, store.id, { name: 'Sweep product', price: 10, deliveryMethods: ['licenseKeys', 'downloadFiles'] });
+  const product = await createProduct(seller, store.id, {
+    name: 'Sweep product',
+    price: 10,
+    deliveryMethods: ['licenseKeys', 'downloadFiles'],
+  });
   ids.productId = product.id;
   await importKeys(seller, store.id, product.id, ['SWEEP-KEY-1', 'SWEEP-KEY-2', 'SWEEP-KEY-3', 'SWEEP-KEY-4']);
-  const keys = await ok(await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/license-keys`), 200, 'keys');
+  const keys = await ok(
+    await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/license-keys`),
+    200,
+    'keys',
+  );
   ids.licenseKey = keys.keys[0].id;
   const form = new FormData();
   form.append('file', new Blob([Buffer.from('file contents')], { type: 'text/plain' }), 'goods.txt');
   const uploaded = await fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${product.id}/files`, {
-    method: 'POST', headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken }, body: form,
+    method: 'POST',
+    headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+    body: form,
   });
   ids.fileId = (await ok(uploaded, 201, 'file')).id;
-  ids.couponId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/coupons`, { code: 'SAVE10', discountType: 'percent', discountValue: 10 }), 201, 'coupon')).id;
-  ids.entryId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/blacklist`, { kind: 'email', value: 'blocked@example.test' }), 201, 'blacklist')).id;
-  const hook = await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, { name: 'hook', url: 'http://127.0.0.1:9/hook', events: ['product.deleted'] }), 201, 'webhook');
+  ids.couponId = (
+    await ok(
+      await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/coupons`, {
+        code: 'SAVE10',
+        discountType: 'percent',
+        discountValue: 10,
+      }),
+      201,
+      'coupon',
+    )
+  ).id;
+  ids.entryId = (
+    await ok(
+      await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/blacklist`, {
+        kind: 'email',
+        value: 'blocked@example.test',
+      }),
+      201,
+      'blacklist',
+    )
+  ).id;
+  const hook = await ok(
+    await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, {
+      name: 'hook',
+      url: 'http://127.0.0.1:9/hook',
+      events: ['product.deleted'],
+    }),
+    201,
+    'webhook',
+  );
   ids.webhookId = hook.id;
   ids.secretPrefix = hook.secretPrefix;
-  ids.deliveryId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks/${ids.webhookId}/test`), 200, 'ping')).delivery.id;
+  ids.deliveryId = (
+    await ok(
+      await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks/${ids.webhookId}/test`),
+      200,
+      'ping',
+    )
+  ).delivery.id;
   buyerEmail = uniqueEmail('buyer');
   const paid = await placeOrder(buyerEmail);
   ids.order = paid.id;
   orderToken = paid.token;
   await ok(await pay(server.url, { orderId: paid.id, amount: 10 }), 200, 'payment');
   // The paid order's key is a license with one instance (the license routes' ids).
-  const sold = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys')).keys[0].key as string;
+  const sold = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys'))
+    .keys[0].key as string;
   const activated = await fetch(`${server.url}/api/v1/licenses/activate`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
     body: JSON.stringify({ productId: ids.productId, key: sold, instanceName: 'sweep' }),
   });
   const license = await ok(activated, 200, 'activation');
   ids.licenseId = license.license.id;
   ids.instanceId = license.instance.id;
-  ids.eventId = (await ok(await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/events?limit=1`, { headers: { authorization: `Bearer ${merchantKey}` } }), 200, 'events')).events[0].id;
+  ids.eventId = (
+    await ok(
+      await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/events?limit=1`, {
+        headers: { authorization: `Bearer ${merchantKey}` },
+      }),
+      200,
+      'events',
+    )
+  ).events[0].id;
   const pending = await placeOrder(buyerEmail);
   ids.pendingOrder = pending.id;
   pendingToken = pending.token;
   const started = await fetch(`${server.url}/api/checkout/start`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
     body: JSON.stringify({ orderId: pending.id, token: pending.token, paymentMethod: 'manual' }),
   });
   await ok(started, 200, 'checkout start');
   const ticket = await fetch(`${server.url}/api/tickets`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
     body: JSON.stringify({ orderId: paid.id, token: orderToken, subject: 'Help', message: 'Where is it?' }),
   });
   ids.ticketId = (await ok(ticket, 201, 'ticket')).id;
@@ -818,10 +1314,14 @@ describe('bad-input sweep over every operation of openapi.json', () => {
     outcomes.push(...(await sweep(variants)));
     const perOperation = new Map<string, number>();
     for (const o of outcomes) perOperation.set(o.variant.op.key, (perOperation.get(o.variant.op.key) ?? 0) + 1);
-    console.info(`bad-input sweep: ${outcomes.length} requests over ${perOperation.size} operations in ${Date.now() - started} ms`);
+    console.info(
+      `bad-input sweep: ${outcomes.length} requests over ${perOperation.size} operations in ${Date.now() - started} ms`,
+    );
     // Every operation got bad input, and the JSON ones a real body sweep.
     for (const op of OPERATIONS) {
-      expect(perOperation.get(op.key) ?? 0, `${op.key} was swept`).toBeGreaterThanOrEqual(Object.keys(op.jsonBody?.properties ?? {}).length > 0 ? 15 : 1);
+      expect(perOperation.get(op.key) ?? 0, `${op.key} was swept`).toBeGreaterThanOrEqual(
+        Object.keys(op.jsonBody?.properties ?? {}).length > 0 ? 15 : 1,
+      );
     }
     expect(report(outcomes)).toBe('');
   }, 180_000);
@@ -845,18 +1345,28 @@ describe('bad-input sweep over every operation of openapi.json', () => {
     ]) {
       expect((await dashboard(seller, 'GET', path)).status, path).toBe(200);
     }
-    const product = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/products/${ids.productId}`)).json();
+    const product = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/products/${ids.productId}`)
+    ).json();
     expect(product).toMatchObject({ name: 'Sweep product', price: 10, status: 'active' });
     // Bodies that are not objects once ran the route on its path alone (a refund with `true`).
     const paid = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/orders/${ids.order}`)).json();
     expect(paid).toMatchObject({ status: 'completed', note: '' });
-    const pending = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/orders/${ids.pendingOrder}`)).json();
+    const pending = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/orders/${ids.pendingOrder}`)
+    ).json();
     expect(pending.status).toBe('pending');
-    const hook = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/webhooks/${ids.webhookId}`)).json();
+    const hook = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/webhooks/${ids.webhookId}`)
+    ).json();
     expect(hook).toMatchObject({ name: 'hook', secretPrefix: ids.secretPrefix, enabled: true });
-    const coupon = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/coupons/${ids.couponId}`)).json();
+    const coupon = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/coupons/${ids.couponId}`)
+    ).json();
     expect(coupon).toMatchObject({ code: 'SAVE10', active: true, discountValue: 10 });
-    const files = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/products/${ids.productId}/files`)).json();
+    const files = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/products/${ids.productId}/files`)
+    ).json();
     expect(files.files.map((f: { id: string }) => f.id)).toEqual([ids.fileId]);
     const blacklist = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/blacklist`)).json();
     expect(JSON.stringify(blacklist)).toContain(ids.entryId);

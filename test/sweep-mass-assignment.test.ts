@@ -21,7 +21,16 @@ import { API_KEY_SCOPES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
-import { addStaff, clientIp, createKeyFor, createStoreFor, dashboard, registerSeller, uniqueEmail, type Seller } from './support/seller.js';
+import {
+  addStaff,
+  clientIp,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  registerSeller,
+  uniqueEmail,
+  type Seller,
+} from './support/seller.js';
 import { REPO_ROOT, startServer } from './support/server.js';
 
 interface JsonSchema {
@@ -38,11 +47,21 @@ interface Operation {
 }
 
 const DOCUMENT = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.json'), 'utf8')) as {
-  paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { security?: Array<Record<string, unknown>>; requestBody?: { content: Record<string, { schema: JsonSchema }> } }
+    >
+  >;
 };
 
 /** Routes whose bodies are not JSON objects of a schema: swept for bad input in sweep-bad-input. */
-const NOT_JSON = ['POST /api/dashboard/stores/{storeId}/products/{productId}/files', 'POST /api/orders/{orderId}/payment-proof', 'POST /api/payments/{gateway}/webhook'];
+const NOT_JSON = [
+  'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
+  'POST /api/orders/{orderId}/payment-proof',
+  'POST /api/payments/{gateway}/webhook',
+];
 
 const WRITES: Operation[] = Object.entries(DOCUMENT.paths).flatMap(([route, item]) =>
   Object.entries(item)
@@ -113,19 +132,41 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
   const s = ids.storeId!;
   const cart = [{ productId: ids.productId!, quantity: 1 }];
   const table: Record<string, { body: Record<string, unknown>; control: boolean; status?: number }> = {
-    'POST /api/auth/register': { body: { email: uniqueEmail('ma'), password: 'a-long-password-1' }, control: true, status: 201 },
+    'POST /api/auth/register': {
+      body: { email: uniqueEmail('ma'), password: 'a-long-password-1' },
+      control: true,
+      status: 201,
+    },
     'POST /api/auth/login': { body: { email: seller.email, password: seller.password }, control: true },
     'POST /api/auth/logout': { body: {}, control: false },
     'POST /api/auth/forgot': { body: { email: seller.email }, control: true, status: 204 },
     'POST /api/auth/reset': { body: { token: 'x'.repeat(40), password: 'a-long-password-1' }, control: false },
-    'POST /api/dashboard/stores': { body: { name: 'Second', subdomain: `ma-${randomBytes(4).toString('hex')}` }, control: true, status: 201 },
+    'POST /api/dashboard/stores': {
+      body: { name: 'Second', subdomain: `ma-${randomBytes(4).toString('hex')}` },
+      control: true,
+      status: 201,
+    },
     'PATCH /api/dashboard/stores/{storeId}': { body: { name: 'Renamed' }, control: true },
-    'POST /api/dashboard/stores/{storeId}/members': { body: { email: spare.email, permissions: ['viewOrders'] }, control: true, status: 201 },
-    'PATCH /api/dashboard/stores/{storeId}/members/{memberId}': { body: { permissions: ['viewOrders'] }, control: true },
-    'POST /api/dashboard/api-keys': { body: { name: 'k', scopes: ['order:read'], storeIds: [s] }, control: true, status: 201 },
+    'POST /api/dashboard/stores/{storeId}/members': {
+      body: { email: spare.email, permissions: ['viewOrders'] },
+      control: true,
+      status: 201,
+    },
+    'PATCH /api/dashboard/stores/{storeId}/members/{memberId}': {
+      body: { permissions: ['viewOrders'] },
+      control: true,
+    },
+    'POST /api/dashboard/api-keys': {
+      body: { name: 'k', scopes: ['order:read'], storeIds: [s] },
+      control: true,
+      status: 201,
+    },
     'PATCH /api/merchant/v1/stores/{storeId}/orders/{orderId}': { body: { note: 'n' }, control: true },
     'PATCH /api/dashboard/stores/{storeId}/orders/{orderId}': { body: { note: 'n' }, control: true },
-    'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-delivered': { body: { content: 'here it is' }, control: true },
+    'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-delivered': {
+      body: { content: 'here it is' },
+      control: true,
+    },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-paid': { body: {}, control: false },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/refund': { body: {}, control: false },
     'POST /api/merchant/v1/stores/{storeId}/orders/{orderId}/refund': { body: {}, control: false },
@@ -133,46 +174,117 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'POST /api/customer/auth/start': { body: { storeId: s, email: buyer }, control: false },
     'POST /api/customer/auth/verify': { body: { storeId: s, email: buyer, code: '000000' }, control: false },
     'POST /api/customer/auth/logout': { body: {}, control: false },
-    'POST /api/dashboard/stores/{storeId}/products': { body: { name: 'P', price: 1, deliveryMethods: ['manualDelivery'] }, control: true, status: 201 },
+    'POST /api/dashboard/stores/{storeId}/products': {
+      body: { name: 'P', price: 1, deliveryMethods: ['manualDelivery'] },
+      control: true,
+      status: 201,
+    },
     'PATCH /api/dashboard/stores/{storeId}/products/{productId}': { body: { name: 'Renamed product' }, control: true },
-    'POST /api/dashboard/stores/{storeId}/products/{productId}/license-keys': { body: { keys: ['MA-KEY-CONTROL'] }, control: true },
+    'POST /api/dashboard/stores/{storeId}/products/{productId}/license-keys': {
+      body: { keys: ['MA-KEY-CONTROL'] },
+      control: true,
+    },
     'POST /api/v1/checkout': { body: { shopId: s, cart, email: buyer }, control: true },
     'POST /api/embed/checkout': { body: { shopId: s, cart, email: buyer }, control: true },
     'POST /api/orders/create': { body: { storeId: s, cart, email: buyer }, control: true, status: 201 },
     'POST /api/checkout/enter': { body: { orderId: ids.pendingOrder!, token: tokens.pending! }, control: true },
-    'POST /api/checkout/start': { body: { orderId: ids.pendingOrder!, token: tokens.pending!, paymentMethod: 'manual' }, control: true },
-    'POST /api/dashboard/stores/{storeId}/coupons': { body: { code: 'MACONTROL', discountType: 'percent', discountValue: 10 }, control: true, status: 201 },
+    'POST /api/checkout/start': {
+      body: { orderId: ids.pendingOrder!, token: tokens.pending!, paymentMethod: 'manual' },
+      control: true,
+    },
+    'POST /api/dashboard/stores/{storeId}/coupons': {
+      body: { code: 'MACONTROL', discountType: 'percent', discountValue: 10 },
+      control: true,
+      status: 201,
+    },
     'PATCH /api/dashboard/stores/{storeId}/coupons/{couponId}': { body: { discountValue: 15 }, control: true },
-    'POST /api/merchant/v1/stores/{storeId}/coupons': { body: { code: 'MAMERCHANT', discountType: 'percent', discountValue: 10 }, control: true, status: 201 },
-    'POST /api/merchant/v1/stores/{storeId}/products': { body: { name: 'P', price: 1, deliveryMethods: ['manualDelivery'] }, control: true, status: 201 },
+    'POST /api/merchant/v1/stores/{storeId}/coupons': {
+      body: { code: 'MAMERCHANT', discountType: 'percent', discountValue: 10 },
+      control: true,
+      status: 201,
+    },
+    'POST /api/merchant/v1/stores/{storeId}/products': {
+      body: { name: 'P', price: 1, deliveryMethods: ['manualDelivery'] },
+      control: true,
+      status: 201,
+    },
     'PATCH /api/merchant/v1/stores/{storeId}/products/{productId}': { body: { name: 'Renamed by key' }, control: true },
-    'POST /api/merchant/v1/stores/{storeId}/products/{productId}/license-keys': { body: { keys: ['MA-MERCHANT-KEY'] }, control: true },
+    'POST /api/merchant/v1/stores/{storeId}/products/{productId}/license-keys': {
+      body: { keys: ['MA-MERCHANT-KEY'] },
+      control: true,
+    },
     'PATCH /api/merchant/v1/stores/{storeId}/coupons/{couponId}': { body: { discountValue: 15 }, control: true },
     'POST /api/coupons/validate': { body: { storeId: s, code: 'SAVE10' }, control: true },
-    'POST /api/dashboard/stores/{storeId}/blacklist': { body: { kind: 'email', value: 'ma-control@example.test' }, control: true, status: 201 },
+    'POST /api/dashboard/stores/{storeId}/blacklist': {
+      body: { kind: 'email', value: 'ma-control@example.test' },
+      control: true,
+      status: 201,
+    },
     'POST /api/checkout/client-gate': { body: { storeId: s }, control: true },
-    'POST /api/feedback/create': { body: { orderId: ids.order!, token: tokens.order!, rating: 5, text: 'great' }, control: true, status: 201 },
+    'POST /api/feedback/create': {
+      body: { orderId: ids.order!, token: tokens.order!, rating: 5, text: 'great' },
+      control: true,
+      status: 201,
+    },
     'POST /api/track': { body: { storeId: s, type: 'page_view' }, control: true, status: 204 },
     'POST /api/orders/{orderId}/try-assign-keys': { body: { token: tokens.order! }, control: true },
-    'POST /api/tickets': { body: { orderId: ids.order!, token: tokens.order!, subject: 's', message: 'm' }, control: true, status: 201 },
-    'POST /api/tickets/{ticketId}/messages': { body: { token: tokens.order!, message: 'm' }, control: true, status: 201 },
+    'POST /api/tickets': {
+      body: { orderId: ids.order!, token: tokens.order!, subject: 's', message: 'm' },
+      control: true,
+      status: 201,
+    },
+    'POST /api/tickets/{ticketId}/messages': {
+      body: { token: tokens.order!, message: 'm' },
+      control: true,
+      status: 201,
+    },
     'PATCH /api/dashboard/stores/{storeId}/tickets/{ticketId}': { body: { status: 'open' }, control: true },
-    'POST /api/dashboard/stores/{storeId}/tickets/{ticketId}/messages': { body: { message: 'm' }, control: true, status: 201 },
-    'POST /api/merchant/v1/stores/{storeId}/webhooks': { body: { name: 'w', url: 'http://127.0.0.1:9/w', events: ['order.created'] }, control: true, status: 201 },
+    'POST /api/dashboard/stores/{storeId}/tickets/{ticketId}/messages': {
+      body: { message: 'm' },
+      control: true,
+      status: 201,
+    },
+    'POST /api/merchant/v1/stores/{storeId}/webhooks': {
+      body: { name: 'w', url: 'http://127.0.0.1:9/w', events: ['order.created'] },
+      control: true,
+      status: 201,
+    },
     'PATCH /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}': { body: { name: 'renamed' }, control: true },
     'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/rotate': { body: {}, control: true },
     'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/test': { body: {}, control: false },
-    'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry': { body: {}, control: false },
-    'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/replay': { body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' }, control: true },
-    'POST /api/dashboard/stores/{storeId}/webhooks': { body: { name: 'w', url: 'http://127.0.0.1:9/w', events: ['order.created'] }, control: true, status: 201 },
+    'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry': {
+      body: {},
+      control: false,
+    },
+    'POST /api/merchant/v1/stores/{storeId}/webhooks/{webhookId}/replay': {
+      body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' },
+      control: true,
+    },
+    'POST /api/dashboard/stores/{storeId}/webhooks': {
+      body: { name: 'w', url: 'http://127.0.0.1:9/w', events: ['order.created'] },
+      control: true,
+      status: 201,
+    },
     'PATCH /api/dashboard/stores/{storeId}/webhooks/{webhookId}': { body: { name: 'renamed' }, control: true },
     'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/rotate': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/test': { body: {}, control: false },
-    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry': { body: {}, control: false },
-    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/replay': { body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' }, control: true },
-    'POST /api/v1/licenses/activate': { body: { productId: ids.productId!, key: tokens.licenseKey!, instanceName: 'ma' }, control: true },
+    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry': {
+      body: {},
+      control: false,
+    },
+    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/replay': {
+      body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' },
+      control: true,
+    },
+    'POST /api/v1/licenses/activate': {
+      body: { productId: ids.productId!, key: tokens.licenseKey!, instanceName: 'ma' },
+      control: true,
+    },
     'POST /api/v1/licenses/validate': { body: { productId: ids.productId!, key: tokens.licenseKey! }, control: true },
-    'POST /api/v1/licenses/deactivate': { body: { productId: ids.productId!, key: tokens.licenseKey!, instanceId: ids.instanceId! }, control: false },
+    'POST /api/v1/licenses/deactivate': {
+      body: { productId: ids.productId!, key: tokens.licenseKey!, instanceId: ids.instanceId! },
+      control: false,
+    },
     'POST /api/merchant/v1/stores/{storeId}/licenses/{licenseId}/disable': { body: {}, control: true },
     'POST /api/merchant/v1/stores/{storeId}/licenses/{licenseId}/enable': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/disable': { body: {}, control: true },
@@ -199,7 +311,8 @@ function request(op: Operation, body: string): Promise<Response> {
     headers.cookie = who.cookie;
     headers['x-csrf-token'] = who.csrfToken;
   } else if (op.security === 'bearerAuth') headers.authorization = `Bearer ${merchantKey}`;
-  else if (op.security === 'customerCookie' || op.key === 'POST /api/customer/auth/logout') headers.cookie = logout ? spareCustomerCookie : customerCookie;
+  else if (op.security === 'customerCookie' || op.key === 'POST /api/customer/auth/logout')
+    headers.cookie = logout ? spareCustomerCookie : customerCookie;
   const url = op.path.replace(/\{(\w+)\}/g, (_, name: string) => pathValue(op, name));
   return fetch(`${server.url}${url}`, { method: op.method, headers, body });
 }
@@ -211,16 +324,25 @@ async function ok(response: Response, status: number, what: string) {
 }
 
 function post(pathname: string, body: unknown) {
-  return fetch(`${server.url}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() }, body: JSON.stringify(body) });
+  return fetch(`${server.url}${pathname}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    body: JSON.stringify(body),
+  });
 }
 
 async function customerSession(storeId: string, email: string): Promise<string> {
   await ok(await post('/api/customer/auth/start', { storeId, email }), 204, 'code');
   const mailbox = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
-  const code = /\b(\d{6})\b/.exec((mailbox.emails as Array<{ to: string; text: string }>).find((m) => m.to.includes(email))?.text ?? '')?.[1];
+  const code = /\b(\d{6})\b/.exec(
+    (mailbox.emails as Array<{ to: string; text: string }>).find((m) => m.to.includes(email))?.text ?? '',
+  )?.[1];
   const verified = await post('/api/customer/auth/verify', { storeId, email, code });
   await ok(verified.clone(), 200, 'verify');
-  return verified.headers.getSetCookie().find((c) => c.startsWith('svc_customer='))!.split(';')[0]!;
+  return verified.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('svc_customer='))!
+    .split(';')[0]!;
 }
 
 beforeAll(async () => {
@@ -232,15 +354,53 @@ beforeAll(async () => {
   otherStoreId = (await createStoreFor(await registerSeller(server.url), 'Other seller')).id;
   ids.memberId = await addStaff(seller, store.id, await registerSeller(server.url), ['viewOrders']);
   merchantKey = (await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id] })).key;
-  const product = await createProduct(seller, store.id, { name: 'MA product', price: 10, deliveryMethods: ['licenseKeys'] });
+  const product = await createProduct(seller, store.id, {
+    name: 'MA product',
+    price: 10,
+    deliveryMethods: ['licenseKeys'],
+  });
   ids.productId = product.id;
   await importKeys(seller, store.id, product.id, ['MA-1', 'MA-2', 'MA-3']);
-  ids.couponId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/coupons`, { code: 'SAVE10', discountType: 'percent', discountValue: 10 }), 201, 'coupon')).id;
-  ids.webhookId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, { name: 'hook', url: 'http://127.0.0.1:9/hook', events: ['order.created'] }), 201, 'webhook')).id;
-  ids.deliveryId = (await ok(await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks/${ids.webhookId}/test`), 200, 'ping')).delivery.id;
+  ids.couponId = (
+    await ok(
+      await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/coupons`, {
+        code: 'SAVE10',
+        discountType: 'percent',
+        discountValue: 10,
+      }),
+      201,
+      'coupon',
+    )
+  ).id;
+  ids.webhookId = (
+    await ok(
+      await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks`, {
+        name: 'hook',
+        url: 'http://127.0.0.1:9/hook',
+        events: ['order.created'],
+      }),
+      201,
+      'webhook',
+    )
+  ).id;
+  ids.deliveryId = (
+    await ok(
+      await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/webhooks/${ids.webhookId}/test`),
+      200,
+      'ping',
+    )
+  ).delivery.id;
   buyer = uniqueEmail('ma-buyer');
   const place = async () => {
-    const body = await ok(await post('/api/orders/create', { storeId: store.id, cart: [{ productId: product.id, quantity: 1 }], email: buyer }), 201, 'order');
+    const body = await ok(
+      await post('/api/orders/create', {
+        storeId: store.id,
+        cart: [{ productId: product.id, quantity: 1 }],
+        email: buyer,
+      }),
+      201,
+      'order',
+    );
     return { id: body.order.id as string, token: body.checkoutToken as string };
   };
   const paid = await place();
@@ -248,14 +408,26 @@ beforeAll(async () => {
   ids.order = paid.id;
   tokens.order = paid.token;
   // The paid order's key is a license with one instance (the license routes' ids and bodies).
-  tokens.licenseKey = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys')).keys[0].key;
-  const activated = await ok(await post('/api/v1/licenses/activate', { productId: product.id, key: tokens.licenseKey, instanceName: 'ma' }), 200, 'activation');
+  tokens.licenseKey = (
+    await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys')
+  ).keys[0].key;
+  const activated = await ok(
+    await post('/api/v1/licenses/activate', { productId: product.id, key: tokens.licenseKey, instanceName: 'ma' }),
+    200,
+    'activation',
+  );
   ids.licenseId = activated.license.id;
   ids.instanceId = activated.instance.id;
   const pending = await place();
   ids.pendingOrder = pending.id;
   tokens.pending = pending.token;
-  ids.ticketId = (await ok(await post('/api/tickets', { orderId: paid.id, token: paid.token, subject: 'Help', message: 'Hi' }), 201, 'ticket')).id;
+  ids.ticketId = (
+    await ok(
+      await post('/api/tickets', { orderId: paid.id, token: paid.token, subject: 'Help', message: 'Hi' }),
+      201,
+      'ticket',
+    )
+  ).id;
   customerCookie = await customerSession(store.id, buyer);
   spareCustomerCookie = await customerSession(store.id, uniqueEmail('spare'));
 }, 120_000);
@@ -280,7 +452,12 @@ describe('mass-assignment sweep over every create and update operation', () => {
       const accepted = new Set(Object.keys(op.schema?.properties ?? {}));
       const { body } = base(op.key);
       // Resource and dangerous fields, and the route's own path parameters (never a body field).
-      const extras = { ...dangerousFields(), ...Object.fromEntries(op.pathParams.map((name) => [name, name === 'storeId' ? otherStoreId : 'zzzzzzzzzzzzzzzzzzzzzzzz'])) };
+      const extras = {
+        ...dangerousFields(),
+        ...Object.fromEntries(
+          op.pathParams.map((name) => [name, name === 'storeId' ? otherStoreId : 'zzzzzzzzzzzzzzzzzzzzzzzz']),
+        ),
+      };
       for (const [field, value] of Object.entries(extras)) {
         if (accepted.has(field) || field in body) continue;
         jobs.push(async () => {
@@ -290,28 +467,43 @@ describe('mass-assignment sweep over every create and update operation', () => {
           let named = false;
           try {
             const parsed = JSON.parse(text);
-            named = parsed.code === 'validation_failed' && (parsed.issues ?? []).some((i: { path: string; message: string }) => i.path === field && i.message === 'Unknown field.');
+            named =
+              parsed.code === 'validation_failed' &&
+              (parsed.issues ?? []).some(
+                (i: { path: string; message: string }) => i.path === field && i.message === 'Unknown field.',
+              );
           } catch {
             named = false;
           }
-          if (response.status !== 400 || !named) findings.push({ op: op.key, field, status: response.status, text: text.slice(0, 200) });
+          if (response.status !== 400 || !named)
+            findings.push({ op: op.key, field, status: response.status, text: text.slice(0, 200) });
           else refused.push(`${op.key} ${field}`);
         });
       }
-      for (const [label, member] of [['__proto__', '"__proto__":{"isAdmin":true,"storeId":"x"}'], ['constructor', '"constructor":{"prototype":{"isAdmin":true}}']] as const) {
+      for (const [label, member] of [
+        ['__proto__', '"__proto__":{"isAdmin":true,"storeId":"x"}'],
+        ['constructor', '"constructor":{"prototype":{"isAdmin":true}}'],
+      ] as const) {
         jobs.push(async () => {
           sent++;
           const rest = JSON.stringify(body).slice(1);
           const response = await request(op, `{${member}${rest === '}' ? '' : ','}${rest}`);
           const text = await response.text();
-          if (response.status !== 400 || !/"code":"invalid_json"/.test(text)) findings.push({ op: op.key, field: label, status: response.status, text: text.slice(0, 200) });
+          if (response.status !== 400 || !/"code":"invalid_json"/.test(text))
+            findings.push({ op: op.key, field: label, status: response.status, text: text.slice(0, 200) });
         });
       }
     }
     let next = 0;
     const started = Date.now();
-    await Promise.all(Array.from({ length: 6 }, async () => { while (next < jobs.length) await jobs[next++]!(); }));
-    console.info(`mass-assignment sweep: ${sent} requests over ${WRITES.length} operations in ${Date.now() - started} ms`);
+    await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        while (next < jobs.length) await jobs[next++]!();
+      }),
+    );
+    console.info(
+      `mass-assignment sweep: ${sent} requests over ${WRITES.length} operations in ${Date.now() - started} ms`,
+    );
     expect(findings.map((f) => `${f.op} +${f.field} -> ${f.status}: ${f.text}`)).toEqual([]);
     expect(WRITES.length).toBeGreaterThan(45);
   }, 120_000);
@@ -323,21 +515,34 @@ describe('mass-assignment sweep over every create and update operation', () => {
       const { body, control, status } = base(op.key);
       if (!control) continue;
       const response = await request(op, JSON.stringify(body));
-      if (response.status !== (status ?? 200)) failures.push(`${op.key} -> ${response.status}: ${(await response.text()).slice(0, 200)}`);
+      if (response.status !== (status ?? 200))
+        failures.push(`${op.key} -> ${response.status}: ${(await response.text()).slice(0, 200)}`);
     }
     expect(failures).toEqual([]);
   });
 
   it('left the resources without any of the planted values', async () => {
     const s = ids.storeId!;
-    const product = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${s}/products/${ids.productId}`)).json();
-    expect(product).toMatchObject({ id: ids.productId, storeId: s, price: 10, status: 'active', stock: expect.any(Number) });
+    const product = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${s}/products/${ids.productId}`)
+    ).json();
+    expect(product).toMatchObject({
+      id: ids.productId,
+      storeId: s,
+      price: 10,
+      status: 'active',
+      stock: expect.any(Number),
+    });
     expect(product.stock).toBeLessThan(10);
     const coupon = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${s}/coupons/${ids.couponId}`)).json();
     expect(coupon).toMatchObject({ id: ids.couponId, storeId: s, uses: 0, active: true });
-    const order = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${s}/orders/${ids.pendingOrder}`)).json();
+    const order = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${s}/orders/${ids.pendingOrder}`)
+    ).json();
     expect(order).toMatchObject({ status: 'pending', paid: 0, price: 10, storeId: s });
-    const otherStoreProducts = await fetch(`${server.url}/api/dashboard/stores/${otherStoreId}/products`, { headers: { cookie: seller.cookie } });
+    const otherStoreProducts = await fetch(`${server.url}/api/dashboard/stores/${otherStoreId}/products`, {
+      headers: { cookie: seller.cookie },
+    });
     expect(otherStoreProducts.status).toBe(403);
     const members = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${s}/members`)).json();
     for (const member of members.members as Array<{ userId?: string; role: string; permissions: string[] }>) {

@@ -6,19 +6,34 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from './support/catalog.js';
-import { addStaff, clientIp, createStoreFor, dashboard, registerSeller, uniqueEmail, type Seller } from './support/seller.js';
+import {
+  addStaff,
+  clientIp,
+  createStoreFor,
+  dashboard,
+  registerSeller,
+  uniqueEmail,
+  type Seller,
+} from './support/seller.js';
 import { startServer } from './support/server.js';
 import { startSmtpListener, type ReceivedMail } from './support/smtp.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const NO_CREDENTIAL = { error: 'Open the order with its checkout link or sign in to the store first.', code: 'unauthorized' };
+const NO_CREDENTIAL = {
+  error: 'Open the order with its checkout link or sign in to the store first.',
+  code: 'unauthorized',
+};
 const WRONG_TOKEN = { error: 'This link does not open this order.', code: 'store_forbidden' };
 const ORDER_NOT_FOUND = { error: 'Order not found.', code: 'not_found' };
 const TICKET_NOT_FOUND = { error: 'Ticket not found.', code: 'not_found' };
 const NO_VIEW_ORDERS = { error: 'This needs the viewOrders permission.', code: 'permission_missing' };
 const NOT_A_MEMBER = { error: 'You are not a member of this store.', code: 'store_forbidden' };
 const RATE_LIMITED = { error: 'Too many requests. Please try again later.', code: 'rate_limited' };
-const BAD_CURSOR = { error: 'The request is not valid.', code: 'validation_failed', issues: [{ path: 'cursor', message: 'Not a cursor this API issued.' }] };
+const BAD_CURSOR = {
+  error: 'The request is not valid.',
+  code: 'validation_failed',
+  issues: [{ path: 'cursor', message: 'Not a cursor this API issued.' }],
+};
 
 let smtp: Awaited<ReturnType<typeof startSmtpListener>>;
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -85,7 +100,9 @@ interface PlacedOrder {
 
 /** A real pending order through the public route (limited per client: each order its own address). */
 async function placeOrder(storeId = store.id, product = productId, email = uniqueEmail('buyer')): Promise<PlacedOrder> {
-  const response = await call('/api/orders/create', { body: { storeId, cart: [{ productId: product, quantity: 1 }], email } });
+  const response = await call('/api/orders/create', {
+    body: { storeId, cart: [{ productId: product, quantity: 1 }], email },
+  });
   expect(response.status, await response.clone().text()).toBe(201);
   const body = await response.json();
   return { id: body.order.id, token: body.checkoutToken, email, number: body.order.orderId };
@@ -95,7 +112,11 @@ function openTicket(body: Record<string, unknown>, opts: Omit<CallOptions, 'body
   return call('/api/tickets', { ...opts, body });
 }
 
-async function openedTicket(order: PlacedOrder, subject = 'Where is my key?', message = 'I paid but got nothing.'): Promise<Ticket> {
+async function openedTicket(
+  order: PlacedOrder,
+  subject = 'Where is my key?',
+  message = 'I paid but got nothing.',
+): Promise<Ticket> {
   const response = await openTicket({ orderId: order.id, token: order.token, subject, message });
   expect(response.status, await response.clone().text()).toBe(201);
   return response.json();
@@ -170,11 +191,32 @@ describe('buyers open tickets', () => {
   it('opens a ticket with the checkout token and e-mails the staff who may view orders', async () => {
     const order = await placeOrder();
     const seen = smtp.mails.length;
-    const response = await openTicket({ orderId: order.id, token: order.token, subject: '  Where is my key?  ', message: 'I paid but got nothing.\n\tThanks' });
+    const response = await openTicket({
+      orderId: order.id,
+      token: order.token,
+      subject: '  Where is my key?  ',
+      message: 'I paid but got nothing.\n\tThanks',
+    });
     expect(response.status).toBe(201);
     const ticket = await response.json();
-    expect(Object.keys(ticket).sort()).toEqual(['createdAt', 'id', 'messages', 'orderId', 'orderNumber', 'status', 'storeId', 'subject', 'updatedAt']);
-    expect(ticket).toMatchObject({ storeId: store.id, orderId: order.id, orderNumber: order.number, subject: 'Where is my key?', status: 'open' });
+    expect(Object.keys(ticket).sort()).toEqual([
+      'createdAt',
+      'id',
+      'messages',
+      'orderId',
+      'orderNumber',
+      'status',
+      'storeId',
+      'subject',
+      'updatedAt',
+    ]);
+    expect(ticket).toMatchObject({
+      storeId: store.id,
+      orderId: order.id,
+      orderNumber: order.number,
+      subject: 'Where is my key?',
+      status: 'open',
+    });
     expect(order.number).toMatch(/^ORD-\d+$/);
     expect(ticket.createdAt).toMatch(ISO);
     expect(ticket.updatedAt).toBe(ticket.createdAt);
@@ -203,7 +245,10 @@ describe('buyers open tickets', () => {
   it('opens and reads a ticket with the svc_checkout cookie instead of the token', async () => {
     const order = await placeOrder();
     const cookie = await enterCheckout(order);
-    const created = await openTicket({ orderId: order.id, subject: 'Invoice', message: 'Please send an invoice.' }, { cookie });
+    const created = await openTicket(
+      { orderId: order.id, subject: 'Invoice', message: 'Please send an invoice.' },
+      { cookie },
+    );
     expect(created.status).toBe(201);
     const ticket: Ticket = await created.json();
     const read = await call(`/api/tickets/${ticket.id}`, { cookie });
@@ -219,7 +264,7 @@ describe('buyers open tickets', () => {
     expect(await elsewhere.json()).toEqual(NO_CREDENTIAL);
   });
 
-  it('opens and reads a ticket with a customer session on the buyer\'s own order, 404 on anyone else\'s', async () => {
+  it("opens and reads a ticket with a customer session on the buyer's own order, 404 on anyone else's", async () => {
     const email = uniqueEmail('customer');
     const order = await placeOrder(store.id, productId, email);
     const cookie = await signIn(store.id, email);
@@ -263,7 +308,12 @@ describe('buyers open tickets', () => {
     const wrong = await openTicket({ orderId: order.id, token: other.token, subject: 'Hi', message: 'Hello' });
     expect(wrong.status).toBe(403);
     expect(await wrong.json()).toEqual(WRONG_TOKEN);
-    const unknown = await openTicket({ orderId: 'zzzzzzzzzzzzzzzzzzzzzzzz', token: order.token, subject: 'Hi', message: 'Hello' });
+    const unknown = await openTicket({
+      orderId: 'zzzzzzzzzzzzzzzzzzzzzzzz',
+      token: order.token,
+      subject: 'Hi',
+      message: 'Hello',
+    });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual(ORDER_NOT_FOUND);
 
@@ -306,28 +356,42 @@ describe('buyers open tickets', () => {
       expect((await response.json()).code).toBe('validation_failed');
     }
     const ticket = await openedTicket(order, 'x'.repeat(200), 'Line one\r\nLine two\n\tindented');
-    const reply = await call(`/api/tickets/${ticket.id}/messages`, { body: { message: 'delete \u007f', token: order.token } });
+    const reply = await call(`/api/tickets/${ticket.id}/messages`, {
+      body: { message: 'delete \u007f', token: order.token },
+    });
     expect(reply.status).toBe(400);
-    const staffReply = await dashboard(viewer, 'POST', `${tickets(store.id, ticket.id)}/messages`, { message: 'form\u000cfeed' });
+    const staffReply = await dashboard(viewer, 'POST', `${tickets(store.id, ticket.id)}/messages`, {
+      message: 'form\u000cfeed',
+    });
     expect(staffReply.status).toBe(400);
     const read = await call(`/api/tickets/${ticket.id}?token=${order.token}`);
-    expect((await read.json()).messages.map((m: { body: string }) => m.body)).toEqual(['Line one\r\nLine two\n\tindented']);
+    expect((await read.json()).messages.map((m: { body: string }) => m.body)).toEqual([
+      'Line one\r\nLine two\n\tindented',
+    ]);
   });
 
   it('limits ticket creation to 5 a minute per client: the 6th is 429', async () => {
     const ip = clientIp();
     const order = await placeOrder();
     for (let i = 1; i <= 5; i++) {
-      const response = await openTicket({ orderId: order.id, token: order.token, subject: `Question ${i}`, message: 'Hello' }, { ip });
+      const response = await openTicket(
+        { orderId: order.id, token: order.token, subject: `Question ${i}`, message: 'Hello' },
+        { ip },
+      );
       expect(response.status).toBe(201);
       expect(response.headers.get('x-ratelimit-remaining')).toBe(String(5 - i));
     }
-    const sixth = await openTicket({ orderId: order.id, token: order.token, subject: 'Question 6', message: 'Hello' }, { ip });
+    const sixth = await openTicket(
+      { orderId: order.id, token: order.token, subject: 'Question 6', message: 'Hello' },
+      { ip },
+    );
     expect(sixth.status).toBe(429);
     expect(await sixth.json()).toEqual(RATE_LIMITED);
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another client is not affected.
-    expect((await openTicket({ orderId: order.id, token: order.token, subject: 'Question 7', message: 'Hello' })).status).toBe(201);
+    expect(
+      (await openTicket({ orderId: order.id, token: order.token, subject: 'Question 7', message: 'Hello' })).status,
+    ).toBe(201);
   });
 });
 
@@ -342,10 +406,17 @@ describe('staff answer tickets on the dashboard', () => {
     expect(await read.json()).toEqual(ticket);
 
     let seen = smtp.mails.length;
-    const answer = await dashboard(viewer, 'POST', `${tickets(store.id, ticket.id)}/messages`, { message: 'Try it without the dashes.' });
+    const answer = await dashboard(viewer, 'POST', `${tickets(store.id, ticket.id)}/messages`, {
+      message: 'Try it without the dashes.',
+    });
     expect(answer.status).toBe(201);
     const answered = await answer.json();
-    expect(answered).toEqual({ id: expect.any(String), author: 'staff', body: 'Try it without the dashes.', createdAt: expect.stringMatching(ISO) });
+    expect(answered).toEqual({
+      id: expect.any(String),
+      author: 'staff',
+      body: 'Try it without the dashes.',
+      createdAt: expect.stringMatching(ISO),
+    });
     let mails = mailsSince(seen);
     expect(recipients(mails)).toEqual([order.email]);
     expect(mails[0]!.subject).toContain('Key does not work');
@@ -363,11 +434,14 @@ describe('staff answer tickets on the dashboard', () => {
     ]);
     // Neither side's view names a staff member or the buyer's address.
     const raw = JSON.stringify(view);
-    for (const secret of [viewer.email, viewer.userId, owner.email, order.email, order.token]) expect(raw).not.toContain(secret);
+    for (const secret of [viewer.email, viewer.userId, owner.email, order.email, order.token])
+      expect(raw).not.toContain(secret);
 
     // The buyer answers: the ticket reopens and the staff are e-mailed.
     seen = smtp.mails.length;
-    const back = await call(`/api/tickets/${ticket.id}/messages`, { body: { message: 'Still invalid.', token: order.token } });
+    const back = await call(`/api/tickets/${ticket.id}/messages`, {
+      body: { message: 'Still invalid.', token: order.token },
+    });
     expect(back.status).toBe(201);
     expect(await back.json()).toMatchObject({ author: 'buyer', body: 'Still invalid.' });
     mails = mailsSince(seen);
@@ -396,7 +470,9 @@ describe('staff answer tickets on the dashboard', () => {
     const reopen = await dashboard(owner, 'PATCH', tickets(store.id, ticket.id), { status: 'open' });
     expect((await reopen.json()).status).toBe('open');
     await dashboard(owner, 'PATCH', tickets(store.id, ticket.id), { status: 'closed' });
-    const again = await call(`/api/tickets/${ticket.id}/messages`, { body: { message: 'One more thing.', token: order.token } });
+    const again = await call(`/api/tickets/${ticket.id}/messages`, {
+      body: { message: 'One more thing.', token: order.token },
+    });
     expect(again.status).toBe(201);
     expect((await (await call(`/api/tickets/${ticket.id}?token=${order.token}`)).json()).status).toBe('open');
   });
@@ -412,7 +488,9 @@ describe('staff answer tickets on the dashboard', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     // Answering the oldest makes it the newest activity.
-    const answer = await dashboard(seller, 'POST', `${tickets(shop.id, made[0]!.ticket.id)}/messages`, { message: 'Answered.' });
+    const answer = await dashboard(seller, 'POST', `${tickets(shop.id, made[0]!.ticket.id)}/messages`, {
+      message: 'Answered.',
+    });
     expect(answer.status).toBe(201);
 
     const all = await dashboard(seller, 'GET', tickets(shop.id));
@@ -420,7 +498,13 @@ describe('staff answer tickets on the dashboard', () => {
     const list = await all.json();
     expect(list.hasMore).toBe(false);
     expect(list.nextCursor).toBeNull();
-    expect(list.tickets.map((t: { subject: string }) => t.subject)).toEqual(['Ticket 0', 'Ticket 4', 'Ticket 3', 'Ticket 2', 'Ticket 1']);
+    expect(list.tickets.map((t: { subject: string }) => t.subject)).toEqual([
+      'Ticket 0',
+      'Ticket 4',
+      'Ticket 3',
+      'Ticket 2',
+      'Ticket 1',
+    ]);
     expect(list.tickets[0]).toEqual({
       id: made[0]!.ticket.id,
       storeId: shop.id,
@@ -435,7 +519,12 @@ describe('staff answer tickets on the dashboard', () => {
     expect(list.tickets[1].messageCount).toBe(1);
 
     const open = await (await dashboard(seller, 'GET', `${tickets(shop.id)}?status=open`)).json();
-    expect(open.tickets.map((t: { subject: string }) => t.subject)).toEqual(['Ticket 4', 'Ticket 3', 'Ticket 2', 'Ticket 1']);
+    expect(open.tickets.map((t: { subject: string }) => t.subject)).toEqual([
+      'Ticket 4',
+      'Ticket 3',
+      'Ticket 2',
+      'Ticket 1',
+    ]);
     const answeredOnly = await (await dashboard(seller, 'GET', `${tickets(shop.id)}?status=answered`)).json();
     expect(answeredOnly.tickets.map((t: { id: string }) => t.id)).toEqual([made[0]!.ticket.id]);
 
@@ -455,7 +544,11 @@ describe('staff answer tickets on the dashboard', () => {
     expect(seenIds).toEqual(list.tickets.map((t: { id: string }) => t.id));
 
     const first = await (await dashboard(seller, 'GET', `${tickets(shop.id)}?limit=2`)).json();
-    const forged = await dashboard(seller, 'GET', `${tickets(shop.id)}?limit=2&cursor=${encodeURIComponent(first.nextCursor.replace(/^./, 'x'))}`);
+    const forged = await dashboard(
+      seller,
+      'GET',
+      `${tickets(shop.id)}?limit=2&cursor=${encodeURIComponent(first.nextCursor.replace(/^./, 'x'))}`,
+    );
     expect(forged.status).toBe(400);
     expect(await forged.json()).toEqual(BAD_CURSOR);
     expect((await dashboard(seller, 'GET', `${tickets(shop.id)}?status=pending`)).status).toBe(400);
@@ -467,7 +560,7 @@ describe('staff answer tickets on the dashboard', () => {
     expect(mine.tickets.some((t: { id: string }) => made.some((m) => m.ticket.id === t.id))).toBe(false);
   });
 
-  it('needs viewOrders in this store: staff without it and other stores\' members are 403, other stores\' tickets 404', async () => {
+  it("needs viewOrders in this store: staff without it and other stores' members are 403, other stores' tickets 404", async () => {
     const order = await placeOrder();
     const ticket = await openedTicket(order);
     const path = tickets(store.id, ticket.id);

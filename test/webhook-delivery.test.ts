@@ -51,7 +51,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const server of servers) if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill('SIGKILL');
+  for (const server of servers)
+    if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill('SIGKILL');
   await receiver?.close();
   await sql?.end();
   await db?.drop();
@@ -69,7 +70,15 @@ async function insertWebhook(path: string): Promise<string> {
   await sql.query(
     `insert into webhook (id, store_id, name, url, secret_enc, secret_prefix, events, enabled, failure_count, created_at, updated_at)
      values ($1, $2, $3, $4, $5, $6, $7, true, 0, now(), now())`,
-    [id, storeId, `receiver ${path}`, `http://127.0.0.1:${receiverPort}${path}`, seal(deriveKey(encryptionKey, 'webhook-secret'), secret), secret.slice(0, 12), ['order.created']],
+    [
+      id,
+      storeId,
+      `receiver ${path}`,
+      `http://127.0.0.1:${receiverPort}${path}`,
+      seal(deriveKey(encryptionKey, 'webhook-secret'), secret),
+      secret.slice(0, 12),
+      ['order.created'],
+    ],
   );
   secrets.set(path, secret);
   webhookIds[path] = id;
@@ -90,7 +99,11 @@ describe('delivery across a crash', () => {
     const first = await start();
     const seller = await registerSeller(first.url);
     storeId = (await createStoreFor(seller)).id;
-    const product = await createProduct(seller, storeId, { name: 'E-book', price: 5, deliveryMethods: ['manualDelivery'] });
+    const product = await createProduct(seller, storeId, {
+      name: 'E-book',
+      price: 5,
+      deliveryMethods: ['manualDelivery'],
+    });
     await insertWebhook('/a');
     await insertWebhook('/b');
 
@@ -98,7 +111,11 @@ describe('delivery across a crash', () => {
     const checkout = await fetch(`${first.url}/api/v1/checkout`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
-      body: JSON.stringify({ shopId: storeId, cart: [{ productId: product.id, quantity: 1 }], email: 'buyer@example.test' }),
+      body: JSON.stringify({
+        shopId: storeId,
+        cart: [{ productId: product.id, quantity: 1 }],
+        email: 'buyer@example.test',
+      }),
     });
     expect(checkout.status).toBe(200);
     const { orderId } = await checkout.json();
@@ -111,7 +128,12 @@ describe('delivery across a crash', () => {
     expect(events[0]!.payload.order.id).toBe(orderId);
     await expect
       .poll(() => attempts(eventId), { timeout: 10_000, interval: 50 })
-      .toEqual([['/a', 1, 'failed'], ['/a', 2, 'queued'], ['/b', 1, 'failed'], ['/b', 2, 'queued']]);
+      .toEqual([
+        ['/a', 1, 'failed'],
+        ['/a', 2, 'queued'],
+        ['/b', 1, 'failed'],
+        ['/b', 2, 'queued'],
+      ]);
 
     first.process.kill('SIGKILL');
     await new Promise((resolve) => first.process.once('exit', resolve));
@@ -128,10 +150,23 @@ describe('delivery across a crash', () => {
       expect(hit.headers['x-service-event']).toBe('order.created');
       expect(hit.serviceSignatureValid).toBe(true);
       expect(hit.standardSignatureValid).toBe(true);
-      expect(hit.body).toMatchObject({ id: eventId, event: 'order.created', storeId, data: { order: { id: orderId } } });
+      expect(hit.body).toMatchObject({
+        id: eventId,
+        event: 'order.created',
+        storeId,
+        data: { order: { id: orderId } },
+      });
     }
-    expect(await attempts(eventId)).toEqual([['/a', 1, 'failed'], ['/a', 2, 'success'], ['/b', 1, 'failed'], ['/b', 2, 'success']]);
-    const { rows: hooks } = await sql.query('select failure_count, last_delivered_at from webhook where store_id = $1', [storeId]);
+    expect(await attempts(eventId)).toEqual([
+      ['/a', 1, 'failed'],
+      ['/a', 2, 'success'],
+      ['/b', 1, 'failed'],
+      ['/b', 2, 'success'],
+    ]);
+    const { rows: hooks } = await sql.query(
+      'select failure_count, last_delivered_at from webhook where store_id = $1',
+      [storeId],
+    );
     expect(hooks.every((hook) => hook.failure_count === 0 && hook.last_delivered_at !== null)).toBe(true);
 
     // Shutting down waits for the dispatcher and exits cleanly.
@@ -164,6 +199,9 @@ describe('svc worker', () => {
     }
     expect(exitCode).toBe(0);
     expect(worker.output()).toContain('"msg":"stopped"');
-    expect(await attempts(eventId)).toEqual([['/a', 1, 'success'], ['/b', 1, 'success']]);
+    expect(await attempts(eventId)).toEqual([
+      ['/a', 1, 'success'],
+      ['/b', 1, 'success'],
+    ]);
   });
 });

@@ -15,14 +15,19 @@ beforeAll(async () => {
   server = await startServer();
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller);
-  key = (await createKeyFor(seller, { scopes: ['webhook:read', 'webhook:write', 'webhook:delete'], storeIds: [store.id] })).key;
+  key = (
+    await createKeyFor(seller, { scopes: ['webhook:read', 'webhook:write', 'webhook:delete'], storeIds: [store.id] })
+  ).key;
 });
 afterAll(() => server?.stop());
 
 function api(method: string, path: string, body?: unknown, bearer = key, base = server.url, storeId = store.id) {
   return fetch(`${base}/api/merchant/v1/stores/${storeId}/webhooks${path}`, {
     method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
@@ -98,7 +103,8 @@ describe('webhook endpoints', () => {
   it('keeps at most 16 per store', async () => {
     const other = await createStoreFor(seller);
     const otherKey = (await createKeyFor(seller, { scopes: ['webhook:write'], storeIds: [other.id] })).key;
-    for (let i = 0; i < 16; i++) expect((await api('POST', '', valid, otherKey, server.url, other.id)).status).toBe(201);
+    for (let i = 0; i < 16; i++)
+      expect((await api('POST', '', valid, otherKey, server.url, other.id)).status).toBe(201);
     const over = await api('POST', '', valid, otherKey, server.url, other.id);
     expect(over.status).toBe(400);
     expect((await over.json()).code).toBe('webhook_limit_reached');
@@ -106,7 +112,8 @@ describe('webhook endpoints', () => {
 
   it("answers 404 for another store's webhook", async () => {
     const other = await createStoreFor(seller);
-    const otherKey = (await createKeyFor(seller, { scopes: ['webhook:read', 'webhook:write'], storeIds: [other.id] })).key;
+    const otherKey = (await createKeyFor(seller, { scopes: ['webhook:read', 'webhook:write'], storeIds: [other.id] }))
+      .key;
     const { id } = await (await api('POST', '', valid, otherKey, server.url, other.id)).json();
     expect((await api('GET', `/${id}`)).status).toBe(404);
     expect((await api('PATCH', `/${id}`, { name: 'x' })).status).toBe(404);
@@ -128,7 +135,8 @@ describe('scopes and ceilings', () => {
 
     const staff = await registerSeller(server.url);
     await addStaff(seller, store.id, staff, ['viewOrders', 'editOrders']);
-    const staffKey = (await createKeyFor(staff, { scopes: ['webhook:read', 'webhook:write'], storeIds: [store.id] })).key;
+    const staffKey = (await createKeyFor(staff, { scopes: ['webhook:read', 'webhook:write'], storeIds: [store.id] }))
+      .key;
     const ceiling = await api('GET', '', undefined, staffKey);
     expect(ceiling.status).toBe(403);
     expect((await ceiling.json()).code).toBe('permission_missing');
@@ -141,7 +149,11 @@ describe('receivers in production', () => {
   let prodStore: { id: string };
 
   beforeAll(async () => {
-    production = await startServer({ NODE_ENV: 'production', PUBLIC_URL: 'https://api.shop.example', SMTP_URL: 'smtp://127.0.0.1:9' });
+    production = await startServer({
+      NODE_ENV: 'production',
+      PUBLIC_URL: 'https://api.shop.example',
+      SMTP_URL: 'smtp://127.0.0.1:9',
+    });
     const owner = await registerSeller(production.url);
     prodStore = await createStoreFor(owner);
     prodKey = (await createKeyFor(owner, { scopes: ['webhook:write'], storeIds: [prodStore.id] })).key;
@@ -177,7 +189,14 @@ describe('receivers in production', () => {
   });
 
   it('accepts https to a public address', async () => {
-    const response = await api('POST', '', { ...valid, url: 'https://1.1.1.1/hooks' }, prodKey, production.url, prodStore.id);
+    const response = await api(
+      'POST',
+      '',
+      { ...valid, url: 'https://1.1.1.1/hooks' },
+      prodKey,
+      production.url,
+      prodStore.id,
+    );
     expect(response.status).toBe(201);
   });
 });
@@ -192,7 +211,9 @@ describe('test ping to a real receiver, and rotation', () => {
   function verifyService(secret: string, r: Received): boolean {
     const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(r.headers['x-service-signature']));
     if (!match) return false;
-    const expected = createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${match[1]}.`), r.body])).digest('hex');
+    const expected = createHmac('sha256', secret)
+      .update(Buffer.concat([Buffer.from(`${match[1]}.`), r.body]))
+      .digest('hex');
     return timingSafeEqual(Buffer.from(expected), Buffer.from(match[2]!));
   }
 
@@ -201,7 +222,9 @@ describe('test ping to a real receiver, and rotation', () => {
     const id = String(r.headers['webhook-id']);
     const timestamp = String(r.headers['webhook-timestamp']);
     const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-    const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${r.body.toString('utf8')}`).digest('base64');
+    const expected = createHmac('sha256', key)
+      .update(`${id}.${timestamp}.${r.body.toString('utf8')}`)
+      .digest('base64');
     return String(r.headers['webhook-signature'])
       .split(' ')
       .some((part) => part === `v1,${expected}`);
@@ -224,13 +247,25 @@ describe('test ping to a real receiver, and rotation', () => {
       const first = await api('POST', `/${id}/test`);
       expect(first.status).toBe(200);
       const { delivery } = await first.json();
-      expect(delivery).toMatchObject({ webhookId: id, event: 'webhook.test', attempt: 1, status: 'success', responseCode: 200, responseBodyPreview: 'ok thanks', eventId: expect.stringMatching(/^evt_/) });
+      expect(delivery).toMatchObject({
+        webhookId: id,
+        event: 'webhook.test',
+        attempt: 1,
+        status: 'success',
+        responseCode: 200,
+        responseBodyPreview: 'ok thanks',
+        eventId: expect.stringMatching(/^evt_/),
+      });
       expect(delivery.durationMs).toBeGreaterThanOrEqual(0);
       const ping = received.at(-1)!;
       expect(ping.headers['x-service-event']).toBe('webhook.test');
       expect(ping.headers['x-service-event-id']).toBe(delivery.eventId);
       expect(ping.headers['webhook-id']).toBe(delivery.eventId);
-      expect(JSON.parse(ping.body.toString())).toMatchObject({ id: delivery.eventId, event: 'webhook.test', storeId: store.id });
+      expect(JSON.parse(ping.body.toString())).toMatchObject({
+        id: delivery.eventId,
+        event: 'webhook.test',
+        storeId: store.id,
+      });
       expect(verifyService(secret, ping)).toBe(true);
       expect(verifyStandard(secret, ping)).toBe(true);
       expect(verifyService(secret, { ...ping, body: Buffer.concat([ping.body, Buffer.from(' ')]) })).toBe(false);

@@ -34,10 +34,16 @@ import pg from 'pg';
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/dist');
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
 
-const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: Number(process.env.FLOOR_POOL_MAX ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.FLOOR_DATABASE_URL,
+  max: Number(process.env.FLOOR_POOL_MAX ?? 10),
+});
 
 // Named prepared statements, as the service's hot reads are (db/prepared.ts): parsed and planned once per connection.
-const STORE = { name: 'cart-store', text: `select "s0".* from "store" as "s0" where ("s0"."id" = $1 or "s0"."subdomain" = $2) limit 1` };
+const STORE = {
+  name: 'cart-store',
+  text: `select "s0".* from "store" as "s0" where ("s0"."id" = $1 or "s0"."subdomain" = $2) limit 1`,
+};
 // cart.service.ts cartProducts: the products with their key stock in one statement.
 const PRODUCTS_TEXT = `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
        p.deleted_at is not null as deleted,
@@ -66,7 +72,8 @@ const app = Fastify({ logger: false });
 
 app.get('/api/v1/cart', async (request, reply) => {
   const { storeId, cart } = request.query;
-  if (typeof storeId !== 'string' || storeId.length < 1 || storeId.length > 63) return fail(reply, 400, 'validation_failed', 'storeId');
+  if (typeof storeId !== 'string' || storeId.length < 1 || storeId.length > 63)
+    return fail(reply, 400, 'validation_failed', 'storeId');
   if (typeof cart !== 'string' || cart.length > 20_000) return fail(reply, 400, 'validation_failed', 'cart');
   let raw;
   try {
@@ -84,7 +91,10 @@ app.get('/api/v1/cart', async (request, reply) => {
   const merged = new Map();
   for (const line of raw) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
   const ids = [...merged.keys()];
-  const rows = ids.length === 0 ? [] : (await pool.query({ name: 'cart-products', text: PRODUCTS_TEXT, values: [store.id, ids] })).rows;
+  const rows =
+    ids.length === 0
+      ? []
+      : (await pool.query({ name: 'cart-products', text: PRODUCTS_TEXT, values: [store.id, ids] })).rows;
   const byId = new Map(rows.map((p) => [p.id, p]));
   const stock = new Map(rows.filter((p) => p.available !== null).map((p) => [p.id, Number(p.available)]));
   const lines = [];

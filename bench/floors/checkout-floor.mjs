@@ -39,7 +39,10 @@ const { countryOfIp } = await import(pathToFileURL(path.join(dist, 'lib/geo.js')
 const { newId: createId } = await import(pathToFileURL(path.join(dist, 'lib/ids.js')).href);
 
 const publicUrl = (process.env.FLOOR_PUBLIC_URL ?? 'http://localhost').replace(/\/$/, '');
-const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: Number(process.env.FLOOR_POOL_MAX ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.FLOOR_DATABASE_URL,
+  max: Number(process.env.FLOOR_POOL_MAX ?? 10),
+});
 
 const STORE = `select * from "store" where id = $1 or subdomain = $2 limit 1`;
 const BLACKLIST = `select id, kind from blacklist_entry where store_id = $1
@@ -63,42 +66,70 @@ const app = Fastify({ logger: false });
 
 app.post('/api/v1/checkout', async (request, reply) => {
   const input = request.body;
-  if (!input || typeof input !== 'object' || typeof input.shopId !== 'string' || !input.shopId || input.shopId.length > 63) return fail(reply, 400, 'validation_failed', 'shopId');
+  if (
+    !input ||
+    typeof input !== 'object' ||
+    typeof input.shopId !== 'string' ||
+    !input.shopId ||
+    input.shopId.length > 63
+  )
+    return fail(reply, 400, 'validation_failed', 'shopId');
   if (!Array.isArray(input.cart) || input.cart.length > 100) return fail(reply, 400, 'validation_failed', 'cart');
   const merged = new Map();
   for (const line of input.cart) {
-    if (!line || typeof line.productId !== 'string' || !line.productId || line.productId.length > 64 || !Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > 10_000) {
+    if (
+      !line ||
+      typeof line.productId !== 'string' ||
+      !line.productId ||
+      line.productId.length > 64 ||
+      !Number.isInteger(line.quantity) ||
+      line.quantity < 1 ||
+      line.quantity > 10_000
+    ) {
       return fail(reply, 400, 'validation_failed', 'cart line');
     }
     merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
   }
   let email;
   if (input.email != null) {
-    if (typeof input.email !== 'string' || input.email.trim().length > 320 || !EMAIL.test(input.email.trim())) return fail(reply, 400, 'validation_failed', 'email');
+    if (typeof input.email !== 'string' || input.email.trim().length > 320 || !EMAIL.test(input.email.trim()))
+      return fail(reply, 400, 'validation_failed', 'email');
     email = input.email.trim().toLowerCase();
   }
 
-  const store = (await pool.query({ name: 'store', text: STORE, values: [input.shopId, input.shopId.toLowerCase()] })).rows[0];
+  const store = (await pool.query({ name: 'store', text: STORE, values: [input.shopId, input.shopId.toLowerCase()] }))
+    .rows[0];
   if (!store) return fail(reply, 404, 'not_found', 'Store not found.');
   if (store.banned) return fail(reply, 403, 'store_banned', 'This store is not available.');
   const ip = request.ip;
   const country = countryOfIp(ip);
-  const blocked = await pool.query({ name: 'blacklist', text: BLACKLIST, values: [store.id, ip, country.toUpperCase(), email ?? null] });
+  const blocked = await pool.query({
+    name: 'blacklist',
+    text: BLACKLIST,
+    values: [store.id, ip, country.toUpperCase(), email ?? null],
+  });
   if (blocked.rows.length > 0) return fail(reply, 403, 'blacklisted', 'This store does not accept orders from you.');
   if (merged.size === 0) return fail(reply, 400, 'cart_empty', 'The cart is empty.');
 
-  const products = (await pool.query({ name: 'products', text: PRODUCTS, values: [[...merged.keys()], store.id] })).rows;
+  const products = (await pool.query({ name: 'products', text: PRODUCTS, values: [[...merged.keys()], store.id] }))
+    .rows;
   const keyed = products.filter((p) => p.delivery_methods.includes('licenseKeys')).map((p) => p.id);
   const stock = new Map(keyed.map((id) => [id, 0]));
-  if (keyed.length > 0) for (const row of (await pool.query({ name: 'stock', text: STOCK, values: [keyed] })).rows) stock.set(row.product_id, Number(row.n));
+  if (keyed.length > 0)
+    for (const row of (await pool.query({ name: 'stock', text: STOCK, values: [keyed] })).rows)
+      stock.set(row.product_id, Number(row.n));
   const lines = [];
   for (const [productId, quantity] of merged) {
     const product = products.find((p) => p.id === productId);
-    if (!product || product.deleted_at || product.status !== 'active') return fail(reply, 400, 'product_unavailable', `Product ${productId} cannot be bought.`);
+    if (!product || product.deleted_at || product.status !== 'active')
+      return fail(reply, 400, 'product_unavailable', `Product ${productId} cannot be bought.`);
     const available = stock.get(productId) ?? null;
-    if (available !== null && quantity > available) return fail(reply, 400, 'out_of_stock', 'Not enough keys in stock for this cart.');
-    if (quantity < product.min_quantity || (product.max_quantity != null && quantity > product.max_quantity)) return fail(reply, 400, 'validation_failed', 'quantity');
-    if (product.custom_fields.some((field) => field.required)) return fail(reply, 400, 'validation_failed', 'customFields');
+    if (available !== null && quantity > available)
+      return fail(reply, 400, 'out_of_stock', 'Not enough keys in stock for this cart.');
+    if (quantity < product.min_quantity || (product.max_quantity != null && quantity > product.max_quantity))
+      return fail(reply, 400, 'validation_failed', 'quantity');
+    if (product.custom_fields.some((field) => field.required))
+      return fail(reply, 400, 'validation_failed', 'customFields');
     lines.push({ product, quantity, unitPriceMinor: Number(product.price_minor) });
   }
 
@@ -108,14 +139,39 @@ app.post('/api/v1/checkout', async (request, reply) => {
   const now = new Date();
   const orderId = createId();
   const productName = lines.length > 1 ? `${lines[0].product.name} +${lines.length - 1} more` : lines[0].product.name;
-  const userAgent = typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 512) : null;
+  const userAgent =
+    typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 512) : null;
   const client = await pool.connect();
   try {
     await client.query('begin');
-    const { number } = (await client.query({ name: 'next-number', text: `select nextval('order_number_seq') as number` })).rows[0];
-    await client.query({ name: 'insert-order', text: INSERT_ORDER, values: [orderId, number, store.id, productName, subtotalMinor, subtotalMinor, store.currency, email ?? '', country, ip, userAgent, tokenHash, now] });
+    const { number } = (
+      await client.query({ name: 'next-number', text: `select nextval('order_number_seq') as number` })
+    ).rows[0];
+    await client.query({
+      name: 'insert-order',
+      text: INSERT_ORDER,
+      values: [
+        orderId,
+        number,
+        store.id,
+        productName,
+        subtotalMinor,
+        subtotalMinor,
+        store.currency,
+        email ?? '',
+        country,
+        ip,
+        userAgent,
+        tokenHash,
+        now,
+      ],
+    });
     for (const [position, line] of lines.entries()) {
-      await client.query({ name: 'insert-line', text: INSERT_LINE, values: [createId(), orderId, line.product.id, line.product.name, line.quantity, line.unitPriceMinor, position] });
+      await client.query({
+        name: 'insert-line',
+        text: INSERT_LINE,
+        values: [createId(), orderId, line.product.id, line.product.name, line.quantity, line.unitPriceMinor, position],
+      });
     }
     // The order detail, as toOrderDetail (orders.service.ts) writes it into the outbox.
     const at = now.toISOString();
@@ -137,7 +193,11 @@ app.post('/api/v1/checkout', async (request, reply) => {
       note: '',
       customFieldResponses: [],
     };
-    await client.query({ name: 'insert-event', text: INSERT_EVENT, values: [`evt_${createId()}`, store.id, JSON.stringify({ order: detail }), now] });
+    await client.query({
+      name: 'insert-event',
+      text: INSERT_EVENT,
+      values: [`evt_${createId()}`, store.id, JSON.stringify({ order: detail }), now],
+    });
     await client.query('commit');
   } catch (error) {
     await client.query('rollback').catch(() => undefined);

@@ -12,7 +12,10 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 
-const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: Number(process.env.FLOOR_POOL_MAX ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.FLOOR_DATABASE_URL,
+  max: Number(process.env.FLOOR_POOL_MAX ?? 10),
+});
 const master = Buffer.from(process.env.FLOOR_ENCRYPTION_KEY ?? '', 'base64');
 const hashKey = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'svc:license-key-hash', 32));
 const DAY_MS = 86_400_000;
@@ -36,8 +39,11 @@ app.post('/api/v1/licenses/validate', async (request, reply) => {
   const body = request.body;
   const keys = body && typeof body === 'object' ? Object.keys(body) : [];
   const valid =
-    typeof body?.productId === 'string' && ID.test(body.productId) &&
-    typeof body.key === 'string' && body.key.length >= 1 && body.key.length <= 500 &&
+    typeof body?.productId === 'string' &&
+    ID.test(body.productId) &&
+    typeof body.key === 'string' &&
+    body.key.length >= 1 &&
+    body.key.length <= 500 &&
     (body.instanceId === undefined || (typeof body.instanceId === 'string' && ID.test(body.instanceId))) &&
     keys.every((k) => k === 'productId' || k === 'key' || k === 'instanceId');
   if (!valid) return reply.code(400).send({ error: 'The request is not valid.', code: 'validation_failed' });
@@ -47,9 +53,17 @@ app.post('/api/v1/licenses/validate', async (request, reply) => {
   if (!row) return reply.code(404).send({ error: 'No license with this key for this product.', code: 'not_found' });
   const now = Date.now();
   const expires = row.validity_days == null ? null : new Date(row.assigned_at.getTime() + row.validity_days * DAY_MS);
-  const status = row.key_status === 'revoked' || row.disabled_at ? 'disabled' : expires && expires.getTime() <= now ? 'expired' : 'active';
-  const instance = row.instance_id ? { id: row.instance_id, name: row.instance_name, createdAt: row.instance_created_at.toISOString() } : null;
-  const reason = status !== 'active' ? status : body.instanceId !== undefined && !instance ? 'instance_not_found' : null;
+  const status =
+    row.key_status === 'revoked' || row.disabled_at
+      ? 'disabled'
+      : expires && expires.getTime() <= now
+        ? 'expired'
+        : 'active';
+  const instance = row.instance_id
+    ? { id: row.instance_id, name: row.instance_name, createdAt: row.instance_created_at.toISOString() }
+    : null;
+  const reason =
+    status !== 'active' ? status : body.instanceId !== undefined && !instance ? 'instance_not_found' : null;
   return {
     valid: reason === null,
     reason,
@@ -68,4 +82,12 @@ app.post('/api/v1/licenses/validate', async (request, reply) => {
 
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 console.log(JSON.stringify({ level: 30, msg: `floor listening on ${address}`, port: app.server.address().port }));
-for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+for (const signal of ['SIGTERM', 'SIGINT'])
+  process.once(
+    signal,
+    () =>
+      void app
+        .close()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );

@@ -22,7 +22,10 @@ const { encodeCursor } = await import(pathToFileURL(path.join(dist, 'lib/cursor.
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
 
 const cursorKey = process.env.FLOOR_CURSOR_KEY ? Buffer.from(process.env.FLOOR_CURSOR_KEY, 'base64') : undefined;
-const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: Number(process.env.FLOOR_POOL_MAX ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.FLOOR_DATABASE_URL,
+  max: Number(process.env.FLOOR_POOL_MAX ?? 10),
+});
 
 // Verbatim from pageOrders: the columns and the keyset predicate.
 const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
@@ -64,7 +67,10 @@ app.get('/stores/:storeId/orders', async (request, reply) => {
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
   let nextCursor = null;
-  if (hasMore && last) nextCursor = cursorKey ? encodeCursor(cursorKey, { us: String(last.created_us), id: last.id }) : `${last.created_us}:${last.id}`;
+  if (hasMore && last)
+    nextCursor = cursorKey
+      ? encodeCursor(cursorKey, { us: String(last.created_us), id: last.id })
+      : `${last.created_us}:${last.id}`;
   reply.header('content-type', 'application/json; charset=utf-8');
   return JSON.stringify({ orders: page.map(rowToOrder), limit, hasMore, nextCursor });
 });

@@ -26,14 +26,27 @@ const secret = process.env.FLOOR_SECRET;
 const receiver = new URL(process.env.FLOOR_RECEIVER_URL);
 const concurrency = Number(process.env.FLOOR_CONCURRENCY ?? 32);
 const timeoutMs = Number(process.env.FLOOR_TIMEOUT_MS ?? 10_000);
-const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: Number(process.env.FLOOR_POOL_MAX ?? 10) });
-const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(64, concurrency), maxFreeSockets: Math.max(16, concurrency) });
+const pool = new pg.Pool({
+  connectionString: process.env.FLOOR_DATABASE_URL,
+  max: Number(process.env.FLOOR_POOL_MAX ?? 10),
+});
+const agent = new http.Agent({
+  keepAlive: true,
+  maxSockets: Math.max(64, concurrency),
+  maxFreeSockets: Math.max(16, concurrency),
+});
 const wall = () => performance.timeOrigin + performance.now();
 const say = (fields) => process.stdout.write(`${JSON.stringify({ time: Date.now(), ...fields })}\n`);
 
 /** The service's eventBody (modules/webhooks/attempt.ts), verbatim: these exact bytes are signed. */
 function eventBody(event) {
-  return JSON.stringify({ id: event.id, event: event.type, createdAt: event.createdAt.toISOString(), storeId: event.storeId, data: event.payload });
+  return JSON.stringify({
+    id: event.id,
+    event: event.type,
+    createdAt: event.createdAt.toISOString(),
+    storeId: event.storeId,
+    data: event.payload,
+  });
 }
 
 function post(body, headers) {
@@ -63,7 +76,15 @@ function post(body, headers) {
       },
     );
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
-    req.on('error', (error) => resolve({ ok: false, statusCode: null, preview: null, error: error.message, durationMs: Math.round(performance.now() - started) }));
+    req.on('error', (error) =>
+      resolve({
+        ok: false,
+        statusCode: null,
+        preview: null,
+        error: error.message,
+        durationMs: Math.round(performance.now() - started),
+      }),
+    );
     req.end(payload);
   });
 }
@@ -88,13 +109,33 @@ let firstSentAt;
 async function lane() {
   for (let i = next++; i < rows.length; i = next++) {
     const row = rows[i];
-    const body = eventBody({ id: row.id, type: row.type, createdAt: row.created_at, storeId: row.store_id, payload: row.payload });
-    const headers = signatureHeaders(secret, { eventId: row.id, event: row.type, deliveryId: row.delivery_id, timestamp: Math.floor(Date.now() / 1000), body });
+    const body = eventBody({
+      id: row.id,
+      type: row.type,
+      createdAt: row.created_at,
+      storeId: row.store_id,
+      payload: row.payload,
+    });
+    const headers = signatureHeaders(secret, {
+      eventId: row.id,
+      event: row.type,
+      deliveryId: row.delivery_id,
+      timestamp: Math.floor(Date.now() / 1000),
+      body,
+    });
     firstSentAt ??= wall();
     const result = await post(body, headers);
     await pool.query(
       `update floor_delivery set status = $1, response_code = $2, response_body_preview = $3, error_message = $4, duration_ms = $5, updated_at = $6 where id = $7`,
-      [result.ok ? 'success' : 'failed', result.statusCode, result.preview, result.error ?? null, result.durationMs, new Date(), row.delivery_id],
+      [
+        result.ok ? 'success' : 'failed',
+        result.statusCode,
+        result.preview,
+        result.error ?? null,
+        result.durationMs,
+        new Date(),
+        row.delivery_id,
+      ],
     );
     if (result.ok) succeeded++;
     else failed++;

@@ -23,7 +23,9 @@ async function admin(run) {
 export async function freshDatabase(prefix = 'svc_bench') {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   await admin((client) => client.query(`create database "${name}"`));
-  const drop = onCleanup(`drop database ${name}`, () => admin((client) => client.query(`drop database if exists "${name}" with (force)`)));
+  const drop = onCleanup(`drop database ${name}`, () =>
+    admin((client) => client.query(`drop database if exists "${name}" with (force)`)),
+  );
   return { name, url: databaseUrl(name), drop };
 }
 
@@ -63,10 +65,16 @@ export async function watchDatabase(name) {
   await client.connect();
   const close = onCleanup('close monitoring connection', () => client.end());
   return {
-    backendPids: async () => (await client.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name])).rows.map((row) => row.pid),
+    backendPids: async () =>
+      (
+        await client.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name])
+      ).rows.map((row) => row.pid),
     transactions: async () => {
       await client.query('select pg_stat_clear_snapshot()');
-      const { rows } = await client.query('select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = $1', [name]);
+      const { rows } = await client.query(
+        'select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = $1',
+        [name],
+      );
       return rows[0]?.n ?? NaN;
     },
     close,

@@ -6,10 +6,15 @@ export function fixed(value, digits = 1) {
 
 /** Rows of objects as an aligned text table, in `columns` order: [{ key, label, format?, align? }]. */
 export function table(rows, columns) {
-  const cells = rows.map((row) => columns.map((column) => (column.format ? column.format(row[column.key], row) : String(row[column.key]))));
+  const cells = rows.map((row) =>
+    columns.map((column) => (column.format ? column.format(row[column.key], row) : String(row[column.key]))),
+  );
   const widths = columns.map((column, i) => Math.max(column.label.length, ...cells.map((line) => line[i].length)));
   const pad = (text, i) => (columns[i].align === 'left' ? text.padEnd(widths[i]) : text.padStart(widths[i]));
-  const out = [columns.map((column, i) => pad(column.label, i)).join('  '), widths.map((width) => '-'.repeat(width)).join('  ')];
+  const out = [
+    columns.map((column, i) => pad(column.label, i)).join('  '),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+  ];
   for (const line of cells) out.push(line.map(pad).join('  '));
   return out.join('\n');
 }
@@ -26,7 +31,11 @@ export const LOAD_COLUMNS = [
   { key: 'serverCpuMsPerRequest', label: 'server CPU ms/req', format: (v) => fixed(v, 2) },
   { key: 'postgresCpuMsPerRequest', label: 'pg CPU ms/req', format: (v) => fixed(v, 2) },
   { key: 'transactionsPerRequest', label: 'pg stmts/req', format: (v) => fixed(v, 2) },
-  { key: 'cpu', label: 'cores: server/pg/load/other', format: (v) => [v.server, v.postgres, v.load, v.other].map((x) => fixed(x, 2)).join('/') },
+  {
+    key: 'cpu',
+    label: 'cores: server/pg/load/other',
+    format: (v) => [v.server, v.postgres, v.load, v.other].map((x) => fixed(x, 2)).join('/'),
+  },
 ];
 
 /** `label: 1.23 (target <= 1.2: met)` */

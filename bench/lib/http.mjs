@@ -17,7 +17,9 @@ export function request(url, { method = 'GET', headers = {}, body, localAddress 
         agent: false,
         headers: {
           accept: 'application/json',
-          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
           ...headers,
         },
       },
@@ -46,6 +48,7 @@ export function request(url, { method = 'GET', headers = {}, body, localAddress 
 /** Throws with the body when the status is not the expected one. */
 export async function expectStatus(responsePromise, status, what) {
   const response = await responsePromise;
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status}: ${response.text.slice(0, 500)}`);
+  if (response.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${response.status}: ${response.text.slice(0, 500)}`);
   return response;
 }

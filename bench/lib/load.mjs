@@ -45,7 +45,14 @@ export function tallyOf(result) {
 
 /** Sums tallies. */
 export function addTallies(...tallies) {
-  return tallies.reduce((sum, t) => ({ sent: sum.sent + (t?.sent ?? 0), answered: sum.answered + (t?.answered ?? 0), ok: sum.ok + (t?.ok ?? 0) }), { sent: 0, answered: 0, ok: 0 });
+  return tallies.reduce(
+    (sum, t) => ({
+      sent: sum.sent + (t?.sent ?? 0),
+      answered: sum.answered + (t?.answered ?? 0),
+      ok: sum.ok + (t?.ok ?? 0),
+    }),
+    { sent: 0, answered: 0, ok: 0 },
+  );
 }
 
 function fire(opts, onResponse) {
@@ -64,7 +71,19 @@ function fire(opts, onResponse) {
  * the CPU ms per request of each slice (the warm-up curve), the requests, the failures and
  * the tally (sent / answered / 2xx).
  */
-export async function prewarm({ urls, headers = {}, pid, method = 'GET', body, setupRequest, connections = LOAD_DEFAULTS.connections, minS = LOAD_DEFAULTS.prewarmMinS, minRequests = 0, maxS = LOAD_DEFAULTS.prewarmMaxS, sliceS = 5 }) {
+export async function prewarm({
+  urls,
+  headers = {},
+  pid,
+  method = 'GET',
+  body,
+  setupRequest,
+  connections = LOAD_DEFAULTS.connections,
+  minS = LOAD_DEFAULTS.prewarmMinS,
+  minRequests = 0,
+  maxS = LOAD_DEFAULTS.prewarmMaxS,
+  sliceS = 5,
+}) {
   const curve = [];
   let requests = 0;
   let failures = 0;
@@ -74,12 +93,28 @@ export async function prewarm({ urls, headers = {}, pid, method = 'GET', body, s
   const paths = urls.map((url) => {
     const parsed = new URL(url);
     if (parsed.origin !== origin) throw new Error(`prewarm: ${url} is not on ${origin}`);
-    return { method, path: `${parsed.pathname}${parsed.search}`, ...(body === undefined ? {} : { body }), ...(setupRequest ? { setupRequest } : {}) };
+    return {
+      method,
+      path: `${parsed.pathname}${parsed.search}`,
+      ...(body === undefined ? {} : { body }),
+      ...(setupRequest ? { setupRequest } : {}),
+    };
   });
   let elapsed = 0;
   while (elapsed < maxS) {
     const account = await startCpuAccount({ serverPid: pid, backendPids: async () => [] });
-    const result = await fire({ url: origin, headers, connections, pipelining: 1, timeout: 10, duration: sliceS, requests: paths, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
+    const result = await fire({
+      url: origin,
+      headers,
+      connections,
+      pipelining: 1,
+      timeout: 10,
+      duration: sliceS,
+      requests: paths,
+      renderProgressBar: false,
+      renderResultsTable: false,
+      renderLatencyTable: false,
+    });
     const cpu = await account.stop();
     elapsed += sliceS;
     requests += result.requests.total;
@@ -105,12 +140,38 @@ export function percentile(sorted, p) {
  * CPU account (lib/cpu.mjs; `backendPids` lists the PostgreSQL backends serving `pid`)
  * and, when `transactions` counts the database's transactions, statements per request.
  */
-async function measureOnce({ name, url, headers = {}, method = 'GET', body, setupRequest, pid, backendPids = async () => [], transactions, connections = LOAD_DEFAULTS.connections, durationS = LOAD_DEFAULTS.durationS, warmupS = LOAD_DEFAULTS.warmupS }) {
-  const base = { url, headers, method, ...(body === undefined ? {} : { body }), connections, pipelining: 1, timeout: 10, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false };
+async function measureOnce({
+  name,
+  url,
+  headers = {},
+  method = 'GET',
+  body,
+  setupRequest,
+  pid,
+  backendPids = async () => [],
+  transactions,
+  connections = LOAD_DEFAULTS.connections,
+  durationS = LOAD_DEFAULTS.durationS,
+  warmupS = LOAD_DEFAULTS.warmupS,
+}) {
+  const base = {
+    url,
+    headers,
+    method,
+    ...(body === undefined ? {} : { body }),
+    connections,
+    pipelining: 1,
+    timeout: 10,
+    renderProgressBar: false,
+    renderResultsTable: false,
+    renderLatencyTable: false,
+  };
   // A request rewritten before each send (say, a client address of its own per request).
   if (setupRequest) {
     const parsed = new URL(url);
-    base.requests = [{ method, path: `${parsed.pathname}${parsed.search}`, ...(body === undefined ? {} : { body }), setupRequest }];
+    base.requests = [
+      { method, path: `${parsed.pathname}${parsed.search}`, ...(body === undefined ? {} : { body }), setupRequest },
+    ];
   }
   let warmupTally = addTallies();
   let warmupFailures = 0;
@@ -127,7 +188,9 @@ async function measureOnce({ name, url, headers = {}, method = 'GET', body, setu
   let peakRssMiB;
   let cpu;
   try {
-    result = await fire({ ...base, duration: durationS }, (_client, _status, _bytes, responseTime) => times.push(responseTime));
+    result = await fire({ ...base, duration: durationS }, (_client, _status, _bytes, responseTime) =>
+      times.push(responseTime),
+    );
   } finally {
     cpu = await account.stop();
     peakRssMiB = rss.done();
@@ -174,7 +237,10 @@ async function measureOnce({ name, url, headers = {}, method = 'GET', body, setu
  * LOAD_DEFAULTS.retries times) and keeps the cleanest attempt. `contaminated` says when even
  * that one shared the machine.
  */
-export async function measure(spec, { retries = LOAD_DEFAULTS.retries, otherCoresLimit = LOAD_DEFAULTS.otherCoresLimit } = {}) {
+export async function measure(
+  spec,
+  { retries = LOAD_DEFAULTS.retries, otherCoresLimit = LOAD_DEFAULTS.otherCoresLimit } = {},
+) {
   let best;
   let attempts = 0;
   // Everything every attempt sent (warm-ups included), for benchmarks that count rows written.
@@ -189,7 +255,13 @@ export async function measure(spec, { retries = LOAD_DEFAULTS.retries, otherCore
     if (!best || result.cpu.other < best.cpu.other) best = result;
     if (result.cpu.other <= otherCoresLimit) break;
   }
-  return { ...best, attempts, contaminated: best.cpu.other > otherCoresLimit, tallyAll, warmupFailuresAll: warmupFailures };
+  return {
+    ...best,
+    attempts,
+    contaminated: best.cpu.other > otherCoresLimit,
+    tallyAll,
+    warmupFailuresAll: warmupFailures,
+  };
 }
 
 /**

@@ -12,7 +12,9 @@ function check(condition, message) {
 export async function orderShape(client, orderId) {
   const order = (await client.query(`select * from "order" where id = $1`, [orderId])).rows[0];
   const lines = (await client.query(`select * from order_line where order_id = $1 order by position`, [orderId])).rows;
-  const events = (await client.query(`select * from event where payload->'order'->>'id' = $1 order by created_at`, [orderId])).rows;
+  const events = (
+    await client.query(`select * from event where payload->'order'->>'id' = $1 order by created_at`, [orderId])
+  ).rows;
   check(order, `order ${orderId} exists`);
   const { id, number, store_id, checkout_token_hash, created_at, updated_at, ...rest } = order;
   check(created_at.getTime() === updated_at.getTime(), `order ${orderId}: created_at = updated_at`);
@@ -21,7 +23,11 @@ export async function orderShape(client, orderId) {
     number,
     shape: {
       order: rest,
-      lines: lines.map(({ id: lineId, order_id, product_id, ...line }) => ({ ...line, ownOrder: order_id === id, idLength: lineId.length })),
+      lines: lines.map(({ id: lineId, order_id, product_id, ...line }) => ({
+        ...line,
+        ownOrder: order_id === id,
+        idLength: lineId.length,
+      })),
       // dispatched_at is set later by the service's webhook dispatcher, not by checkout.
       events: events.map(({ id: eventId, store_id: eventStore, created_at: at, payload, dispatched_at, ...event }) => {
         const { id: pid, orderId: publicNumber, storeId, createdAt, updatedAt, ...detail } = payload.order;
@@ -30,7 +36,8 @@ export async function orderShape(client, orderId) {
           eventIdPrefix: eventId.slice(0, 4),
           sameStore: eventStore === store_id && storeId === store_id,
           sameOrder: pid === id && publicNumber === `ORD-${number}`,
-          sameTimes: at.getTime() === created_at.getTime() && createdAt === created_at.toISOString() && updatedAt === createdAt,
+          sameTimes:
+            at.getTime() === created_at.getTime() && createdAt === created_at.toISOString() && updatedAt === createdAt,
           detail,
         };
       }),

@@ -60,7 +60,17 @@ export function spawnLogged({ label, script, args = [], nodeArgs = [], env, cwd,
  * Spawns `node ...nodeArgs <script> ...args` with exactly `env` (plus PATH/HOME), logging to `logFile`,
  * and resolves once a JSON log line satisfies `isReady` (its `port` is returned).
  */
-export async function spawnNode({ label, script, args = [], nodeArgs = [], env, cwd, logFile, isReady, timeoutMs = 90_000 }) {
+export async function spawnNode({
+  label,
+  script,
+  args = [],
+  nodeArgs = [],
+  env,
+  cwd,
+  logFile,
+  isReady,
+  timeoutMs = 90_000,
+}) {
   const child = spawnLogged({ label, script, args, nodeArgs, env, cwd, logFile });
   const unregister = child.stop;
   const readLog = child.log;
@@ -69,7 +79,9 @@ export async function spawnNode({ label, script, args = [], nodeArgs = [], env, 
   while (port === undefined) {
     if (!child.alive()) {
       await unregister();
-      throw new Error(`${label} exited (${child.exitCode ?? child.signalCode}) before listening; log ${logFile}:\n${readLog().slice(-4000)}`);
+      throw new Error(
+        `${label} exited (${child.exitCode ?? child.signalCode}) before listening; log ${logFile}:\n${readLog().slice(-4000)}`,
+      );
     }
     if (Date.now() - started > timeoutMs) {
       await unregister();

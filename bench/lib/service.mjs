@@ -22,13 +22,18 @@ export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 /** Refuses to run against a missing build: the bench measures dist, it never builds. */
 /** The service's log lines at warn or above after it said it listens (start-up warnings are expected). */
 export function problemsAfterStart(serviceLogs) {
-  const listeningAt = serviceLogs.findIndex((line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'));
+  const listeningAt = serviceLogs.findIndex(
+    (line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening'),
+  );
   return serviceLogs.slice(listeningAt + 1).filter((line) => line.level >= 40);
 }
 
 export function assertBuilt() {
   for (const file of [SERVER_ENTRY, path.join(SERVER_DIST, 'lib/cursor.js')]) {
-    if (!existsSync(file)) throw new Error(`${path.relative(REPO_ROOT, file)} is missing: build the server first (npm run build); the bench does not build`);
+    if (!existsSync(file))
+      throw new Error(
+        `${path.relative(REPO_ROOT, file)} is missing: build the server first (npm run build); the bench does not build`,
+      );
   }
 }
 
@@ -78,7 +83,14 @@ export async function serviceNodeArgs(extra = process.env.BENCH_SERVER_NODE_ARGS
  * dispatchers of colleagues' servers on the shared Redis nor is woken by their tests. Every
  * key under the prefix is deleted at cleanup.
  */
-export async function startService({ databaseUrl, encryptionKey, env = {}, dataDir = tempDir('svc-bench-data-'), nodeArgs, logFile = path.join(dataDir, 'server.log') }) {
+export async function startService({
+  databaseUrl,
+  encryptionKey,
+  env = {},
+  dataDir = tempDir('svc-bench-data-'),
+  nodeArgs,
+  logFile = path.join(dataDir, 'server.log'),
+}) {
   nodeArgs ??= await serviceNodeArgs();
   const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? `svc:bench:${randomBytes(4).toString('hex')}:`;
   onCleanup(`delete Redis keys ${redisKeyPrefix}*`, () => deleteRedisKeysMatching(`${redisKeyPrefix}*`));
@@ -103,7 +115,8 @@ export async function startService({ databaseUrl, encryptionKey, env = {}, dataD
       REDIS_KEY_PREFIX: redisKeyPrefix,
       ...env,
     },
-    isReady: (line) => typeof line.msg === 'string' && line.msg.startsWith('svc listening') && typeof line.port === 'number',
+    isReady: (line) =>
+      typeof line.msg === 'string' && line.msg.startsWith('svc listening') && typeof line.port === 'number',
   });
   return { ...service, dataDir, redisKeyPrefix };
 }
@@ -112,7 +125,10 @@ export async function startService({ databaseUrl, encryptionKey, env = {}, dataD
  * Registers a seller, creates `stores` stores and one API key with `scopes` over all of
  * them, through the real routes. Returns what the load needs.
  */
-export async function provisionMerchant(baseUrl, { stores = 1, scopes = ['order:read'], sourceAddress = randomLoopback(), redisKeyPrefix = 'svc:' } = {}) {
+export async function provisionMerchant(
+  baseUrl,
+  { stores = 1, scopes = ['order:read'], sourceAddress = randomLoopback(), redisKeyPrefix = 'svc:' } = {},
+) {
   const tag = randomBytes(4).toString('hex');
   const email = `bench-${tag}@example.test`;
   const password = `pw-${randomBytes(12).toString('hex')}`;
@@ -139,22 +155,43 @@ export async function provisionMerchant(baseUrl, { stores = 1, scopes = ['order:
     storeIds.push(created.json.id);
   }
   const keyed = await expectStatus(
-    request(`${baseUrl}/api/dashboard/api-keys`, { method: 'POST', headers: session, body: { name: 'bench', scopes, storeIds }, localAddress: sourceAddress }),
+    request(`${baseUrl}/api/dashboard/api-keys`, {
+      method: 'POST',
+      headers: session,
+      body: { name: 'bench', scopes, storeIds },
+      localAddress: sourceAddress,
+    }),
     201,
     'POST /api/dashboard/api-keys',
   );
   // Our entries in the shared Redis: the register window of our source address and the
   // key's merchant window (up to a minute of hits). They expire anyway; drop them now.
   onCleanup('delete bench rate-limit windows in Redis', () =>
-    deleteRedisKeys([`${redisKeyPrefix}rl:auth.register:${sourceAddress}`, `${redisKeyPrefix}rl:merchant:key:${keyed.json.apiKey.id}`]),
+    deleteRedisKeys([
+      `${redisKeyPrefix}rl:auth.register:${sourceAddress}`,
+      `${redisKeyPrefix}rl:merchant:key:${keyed.json.apiKey.id}`,
+    ]),
   );
-  return { email, userId: registered.json.user.id, storeIds, apiKey: keyed.json.key, apiKeyId: keyed.json.apiKey.id, sourceAddress, session };
+  return {
+    email,
+    userId: registered.json.user.id,
+    storeIds,
+    apiKey: keyed.json.key,
+    apiKeyId: keyed.json.apiKey.id,
+    sourceAddress,
+    session,
+  };
 }
 
 /** `POST /api/dashboard/stores/{storeId}/products` as the seller (cookie + CSRF); resolves the created product. */
 export async function createProduct(baseUrl, merchant, storeId, product) {
   const created = await expectStatus(
-    request(`${baseUrl}/api/dashboard/stores/${storeId}/products`, { method: 'POST', headers: merchant.session, body: product, localAddress: merchant.sourceAddress }),
+    request(`${baseUrl}/api/dashboard/stores/${storeId}/products`, {
+      method: 'POST',
+      headers: merchant.session,
+      body: product,
+      localAddress: merchant.sourceAddress,
+    }),
     201,
     'POST /api/dashboard/stores/{storeId}/products',
   );
@@ -164,7 +201,12 @@ export async function createProduct(baseUrl, merchant, storeId, product) {
 /** `POST /api/dashboard/stores/{storeId}/products/{productId}/license-keys`; resolves { added, duplicates }. */
 export async function importKeys(baseUrl, merchant, storeId, productId, keys) {
   const imported = await expectStatus(
-    request(`${baseUrl}/api/dashboard/stores/${storeId}/products/${productId}/license-keys`, { method: 'POST', headers: merchant.session, body: { keys }, localAddress: merchant.sourceAddress }),
+    request(`${baseUrl}/api/dashboard/stores/${storeId}/products/${productId}/license-keys`, {
+      method: 'POST',
+      headers: merchant.session,
+      body: { keys },
+      localAddress: merchant.sourceAddress,
+    }),
     200,
     'POST /api/dashboard/stores/{storeId}/products/{productId}/license-keys',
   );

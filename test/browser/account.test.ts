@@ -7,7 +7,16 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pay } from '../support/payments.js';
-import { createShop, keyProduct, launchChromium, screenshots, startPageServer, unlabelledControls, pagePerTest, watchPage } from './support.js';
+import {
+  createShop,
+  keyProduct,
+  launchChromium,
+  screenshots,
+  startPageServer,
+  unlabelledControls,
+  pagePerTest,
+  watchPage,
+} from './support.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
 declare const document: any;
@@ -25,7 +34,10 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-pagePerTest(() => ({ browser, serviceUrl: server.url }), (opened) => ({ page, watch } = opened));
+pagePerTest(
+  () => ({ browser, serviceUrl: server.url }),
+  (opened) => ({ page, watch } = opened),
+);
 
 /** A paid order bought over HTTP, as any buyer would. */
 async function paidOrder(storeId: string, productId: string, email: string, ip: string) {
@@ -44,7 +56,9 @@ async function paidOrder(storeId: string, productId: string, email: string, ip: 
 async function codeFor(email: string): Promise<string> {
   for (let i = 0; i < 50; i++) {
     const { emails } = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
-    const mail = emails.find((m: { to: string; subject: string }) => m.to === email && m.subject.startsWith('Your sign-in code'));
+    const mail = emails.find(
+      (m: { to: string; subject: string }) => m.to === email && m.subject.startsWith('Your sign-in code'),
+    );
     const code = mail && /\b(\d{6})\b/.exec(mail.text)?.[1];
     if (code) return code;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -58,7 +72,12 @@ describe('customer area', () => {
     const product = await keyProduct(shop, ['OWL-1111-AAAA', 'OWL-2222-BBBB']);
     const email = `owl-${randomBytes(4).toString('hex')}@example.test`;
     const mine = await paidOrder(shop.store.id, product.id, email, '198.51.100.21');
-    const theirs = await paidOrder(shop.store.id, product.id, `other-${randomBytes(4).toString('hex')}@example.test`, '198.51.100.22');
+    const theirs = await paidOrder(
+      shop.store.id,
+      product.id,
+      `other-${randomBytes(4).toString('hex')}@example.test`,
+      '198.51.100.22',
+    );
 
     await page.goto(`${server.url}/account/${shop.store.subdomain}`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -111,11 +130,18 @@ describe('customer area', () => {
       const image = document.createElement('img');
       image.src = 'http://theme.test/pixel.png';
       document.body.append(image);
-      const fetched = await fetch('http://theme.test/data.json').then(() => 'fetched', () => 'refused');
+      const fetched = await fetch('http://theme.test/data.json').then(
+        () => 'fetched',
+        () => 'refused',
+      );
       await new Promise((resolve) => setTimeout(resolve, 200));
       return { directives: directives.sort(), injected: (window as any).injected === true, fetched };
     });
-    expect(refused).toEqual({ directives: ['connect-src', 'img-src', 'script-src-elem'], injected: false, fetched: 'refused' });
+    expect(refused).toEqual({
+      directives: ['connect-src', 'img-src', 'script-src-elem'],
+      injected: false,
+      fetched: 'refused',
+    });
     // These refusals were the point here; the check after each test looks for unexpected ones.
     expect(watch.violations.length).toBeGreaterThan(0);
     watch.violations.length = 0;
@@ -125,7 +151,12 @@ describe('customer area', () => {
   it('an order page opened with no credential says how to get in', async () => {
     const shop = await createShop(server.url);
     const product = await keyProduct(shop, ['LOCK-1']);
-    const order = await paidOrder(shop.store.id, product.id, `locked-${randomBytes(4).toString('hex')}@example.test`, '198.51.100.23');
+    const order = await paidOrder(
+      shop.store.id,
+      product.id,
+      `locked-${randomBytes(4).toString('hex')}@example.test`,
+      '198.51.100.23',
+    );
     await page.goto(`${server.url}/orders/${order.id}`);
     const alert = page.getByRole('alert');
     await alert.waitFor();

@@ -8,7 +8,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProduct, createShop, fileProduct, keyProduct, launchChromium, screenshots, startPageServer, startTheme, unlabelledControls, pagePerTest, watchPage } from './support.js';
+import {
+  createProduct,
+  createShop,
+  fileProduct,
+  keyProduct,
+  launchChromium,
+  screenshots,
+  startPageServer,
+  startTheme,
+  unlabelledControls,
+  pagePerTest,
+  watchPage,
+} from './support.js';
 import { dashboard } from '../support/seller.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
@@ -34,7 +46,10 @@ afterAll(async () => {
   await theme?.stop();
   await server?.stop();
 });
-pagePerTest(() => ({ browser, serviceUrl: server.url }), (opened) => ({ context, page, watch } = opened));
+pagePerTest(
+  () => ({ browser, serviceUrl: server.url }),
+  (opened) => ({ context, page, watch } = opened),
+);
 
 /** The main frame's navigations from now on (a reload would be one). */
 function countNavigations(target: Page): () => number {
@@ -78,7 +93,9 @@ describe('a key product, from the theme cart', () => {
     await page.getByText('Copied.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('STAR-7H2K-Q9XW-11');
     await screenshots(page, 'delivery-key');
-    expect(await page.getByRole('link', { name: 'All your orders at Pixel Forge' }).getAttribute('href')).toBe(`/account/${shop.store.subdomain}`);
+    expect(await page.getByRole('link', { name: 'All your orders at Pixel Forge' }).getAttribute('href')).toBe(
+      `/account/${shop.store.subdomain}`,
+    );
 
     // Coming back later with the same link shows the goods again, not the checkout.
     await page.goto(page.url().replace('/orders/', '/checkout/'));
@@ -117,7 +134,9 @@ describe('a file product, from an /embed.js button on a theme page', () => {
     expect(Buffer.from(await download.arrayBuffer())).toEqual(bytes);
     await screenshots(page, 'embed-overlay-delivery');
     // The customer area cannot be framed: from the overlay it opens as its own tab.
-    expect(await frame.getByRole('link', { name: 'All your orders at Pixel Forge' }).getAttribute('target')).toBe('_blank');
+    expect(await frame.getByRole('link', { name: 'All your orders at Pixel Forge' }).getAttribute('target')).toBe(
+      '_blank',
+    );
 
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
@@ -128,11 +147,19 @@ describe('a file product, from an /embed.js button on a theme page', () => {
 describe('a manual product, from a link of orders/create', () => {
   it('shows the instructions, takes the proof, and follows payment and delivery without a reload', async () => {
     const shop = await createShop(server.url);
-    const product = await createProduct(shop.seller, shop.store.id, { name: 'Logo design', price: 120, deliveryMethods: ['manualDelivery'] });
+    const product = await createProduct(shop.seller, shop.store.id, {
+      name: 'Logo design',
+      price: 120,
+      deliveryMethods: ['manualDelivery'],
+    });
     const created = await fetch(`${server.url}/api/orders/create`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
-      body: JSON.stringify({ storeId: shop.store.id, cart: [{ productId: product.id, quantity: 1 }], email: buyerEmail() }),
+      body: JSON.stringify({
+        storeId: shop.store.id,
+        cart: [{ productId: product.id, quantity: 1 }],
+        email: buyerEmail(),
+      }),
     });
     expect(created.status).toBe(201);
     const { order, checkoutToken } = await created.json();
@@ -143,7 +170,9 @@ describe('a manual product, from a link of orders/create', () => {
     await page.getByText('Transfer to IBAN DE00 1234 5678 9000.', { exact: false }).waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('instructions-heading');
     await screenshots(page, 'checkout-manual');
-    await page.getByLabel(/^Proof of payment/).setInputFiles({ name: 'transfer.png', mimeType: 'image/png', buffer: randomBytes(512) });
+    await page
+      .getByLabel(/^Proof of payment/)
+      .setInputFiles({ name: 'transfer.png', mimeType: 'image/png', buffer: randomBytes(512) });
     await page.getByRole('button', { name: 'Send proof' }).click();
 
     await page.waitForURL(new RegExp(`^${server.url}/orders/`));
@@ -153,12 +182,22 @@ describe('a manual product, from a link of orders/create', () => {
     await screenshots(page, 'delivery-waiting');
     const navigations = countNavigations(page);
 
-    const paid = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/orders/${order.id}/mark-paid`, {});
+    const paid = await dashboard(
+      shop.seller,
+      'POST',
+      `/api/dashboard/stores/${shop.store.id}/orders/${order.id}/mark-paid`,
+      {},
+    );
     expect(paid.status, await paid.clone().text()).toBe(200);
     await page.getByText('The seller delivers this by hand.', { exact: false }).waitFor({ timeout: 15_000 });
     await screenshots(page, 'delivery-manual-pending');
 
-    const delivered = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/orders/${order.id}/mark-delivered`, { content: 'Your logo files: see the shared folder LOGO-4471.' });
+    const delivered = await dashboard(
+      shop.seller,
+      'POST',
+      `/api/dashboard/stores/${shop.store.id}/orders/${order.id}/mark-delivered`,
+      { content: 'Your logo files: see the shared folder LOGO-4471.' },
+    );
     expect(delivered.status, await delivered.clone().text()).toBe(200);
     await page.getByText('Your logo files: see the shared folder LOGO-4471.').waitFor({ timeout: 15_000 });
     expect(navigations()).toBe(0);
@@ -169,11 +208,19 @@ describe('a manual product, from a link of orders/create', () => {
 describe('a manual payment’s proof sent later', () => {
   it('takes the proof on the order page while the payment is awaited', async () => {
     const shop = await createShop(server.url);
-    const product = await createProduct(shop.seller, shop.store.id, { name: 'Icon set', price: 30, deliveryMethods: ['manualDelivery'] });
+    const product = await createProduct(shop.seller, shop.store.id, {
+      name: 'Icon set',
+      price: 30,
+      deliveryMethods: ['manualDelivery'],
+    });
     const created = await fetch(`${server.url}/api/v1/checkout`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.8' },
-      body: JSON.stringify({ shopId: shop.store.id, cart: [{ productId: product.id, quantity: 1 }], email: buyerEmail() }),
+      body: JSON.stringify({
+        shopId: shop.store.id,
+        cart: [{ productId: product.id, quantity: 1 }],
+        email: buyerEmail(),
+      }),
     });
     const { url, orderId } = await created.json();
     const token = new URL(url).searchParams.get('token')!;
@@ -188,10 +235,16 @@ describe('a manual payment’s proof sent later', () => {
     await page.getByRole('heading', { name: 'Send your proof of payment' }).waitFor();
     await page.getByRole('button', { name: 'Send proof' }).click();
     await expect.poll(() => page.getByLabel(/^Proof of payment/).getAttribute('aria-invalid')).toBe('true');
-    await page.getByLabel(/^Proof of payment/).setInputFiles({ name: 'receipt.pdf', mimeType: 'application/pdf', buffer: randomBytes(256) });
+    await page
+      .getByLabel(/^Proof of payment/)
+      .setInputFiles({ name: 'receipt.pdf', mimeType: 'application/pdf', buffer: randomBytes(256) });
     await page.getByRole('button', { name: 'Send proof' }).click();
     await page.getByText('the seller has your proof of payment', { exact: false }).waitFor();
-    const proof = await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}/orders/${orderId}/payment-proof`);
+    const proof = await dashboard(
+      shop.seller,
+      'GET',
+      `/api/dashboard/stores/${shop.store.id}/orders/${orderId}/payment-proof`,
+    );
     expect(proof.status).toBe(200);
     expect((await proof.arrayBuffer()).byteLength).toBe(256);
   });
@@ -200,8 +253,14 @@ describe('a manual payment’s proof sent later', () => {
 describe('errors next to their field', () => {
   it('shows a missing required custom field and a wrong coupon where they belong, and moves the focus there', async () => {
     const shop = await createShop(server.url);
-    const product = await keyProduct(shop, ['ERR-KEY-1'], { customFields: [{ name: 'Steam username', type: 'text', required: true }] });
-    const created = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/coupons`, { code: 'SAVE5', discountType: 'fixed', discountValue: 5 });
+    const product = await keyProduct(shop, ['ERR-KEY-1'], {
+      customFields: [{ name: 'Steam username', type: 'text', required: true }],
+    });
+    const created = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/coupons`, {
+      code: 'SAVE5',
+      discountType: 'fixed',
+      discountValue: 5,
+    });
     expect(created.status, await created.clone().text()).toBe(201);
     await page.goto(`${theme.url}/cart?store=${shop.store.id}&product=${product.id}`);
     await page.getByRole('button', { name: 'Checkout' }).click();
@@ -247,7 +306,9 @@ describe('errors next to their field', () => {
     await page.getByRole('button', { name: 'Pay $19.99' }).click();
     await expect.poll(() => coupon.getAttribute('aria-invalid')).toBe('true');
     expect(await custom.getAttribute('aria-invalid')).toBeNull();
-    const couponError = await coupon.evaluate((input: any) => document.getElementById(input.getAttribute('aria-describedby')!.split(' ').pop()!)?.textContent);
+    const couponError = await coupon.evaluate(
+      (input: any) => document.getElementById(input.getAttribute('aria-describedby')!.split(' ').pop()!)?.textContent,
+    );
     expect(couponError).toBe('This coupon does not exist.');
     expect(await coupon.evaluate((input: any) => input === document.activeElement)).toBe(true);
     await screenshots(page, 'checkout-coupon-error');

@@ -21,7 +21,11 @@ let page: Page;
 beforeAll(async () => {
   fake = await startFakeStripe();
   [server, browser] = await Promise.all([
-    startPageServer({ STRIPE_SECRET_KEY: 'sk_test_browser', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: fake.url }),
+    startPageServer({
+      STRIPE_SECRET_KEY: 'sk_test_browser',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE: fake.url,
+    }),
     launchChromium(),
   ]);
 });
@@ -30,22 +34,41 @@ afterAll(async () => {
   await server?.stop();
   await fake?.close();
 });
-pagePerTest(() => ({ browser, serviceUrl: server.url }), (opened) => ({ page } = opened));
+pagePerTest(
+  () => ({ browser, serviceUrl: server.url }),
+  (opened) => ({ page } = opened),
+);
 
 describe('card payment (stripe)', () => {
   it('sends the buyer to Stripe; a cancel comes back to the checkout with the card still chosen; after paying, the order page waits for the webhook and shows the key', async () => {
     const shop = await createShop(server.url, 'Card Shop');
-    expect((await dashboard(shop.seller, 'PATCH', `/api/dashboard/stores/${shop.store.id}`, { settings: { paymentMethods: ['manual', 'stripe'] } })).status).toBe(200);
+    expect(
+      (
+        await dashboard(shop.seller, 'PATCH', `/api/dashboard/stores/${shop.store.id}`, {
+          settings: { paymentMethods: ['manual', 'stripe'] },
+        })
+      ).status,
+    ).toBe(200);
     const product = await keyProduct(shop, ['CARD-KEY-0001'], { price: 9.99 });
     const created = await fetch(`${server.url}/api/v1/checkout`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ shopId: shop.store.id, cart: [{ productId: product.id, quantity: 1 }], email: 'card@example.test' }),
+      body: JSON.stringify({
+        shopId: shop.store.id,
+        cart: [{ productId: product.id, quantity: 1 }],
+        email: 'card@example.test',
+      }),
     });
     const { url, orderId } = await created.json();
 
     // Stripe's page, as far as this test needs it.
-    await page.route('https://checkout.stripe.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Stripe</title><p>Stripe Checkout (stand-in)</p>' }));
+    await page.route('https://checkout.stripe.test/**', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<title>Stripe</title><p>Stripe Checkout (stand-in)</p>',
+      }),
+    );
     await page.goto(url);
     const card = page.getByLabel('Card', { exact: true });
     expect(await page.getByLabel('Manual payment').isChecked()).toBe(true);
@@ -77,12 +100,25 @@ describe('card payment (stripe)', () => {
       created: Math.floor(Date.now() / 1000),
       livemode: false,
       type: 'checkout.session.completed',
-      data: { object: { id: session.id, object: 'checkout.session', payment_status: 'paid', amount_total: 999, currency: 'usd', metadata: { orderId }, payment_intent: session.payment_intent } },
+      data: {
+        object: {
+          id: session.id,
+          object: 'checkout.session',
+          payment_status: 'paid',
+          amount_total: 999,
+          currency: 'usd',
+          metadata: { orderId },
+          payment_intent: session.payment_intent,
+        },
+      },
     };
     const body = JSON.stringify(event);
     const notified = await fetch(`${server.url}/api/payments/stripe/webhook`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: WEBHOOK_SECRET }) },
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: WEBHOOK_SECRET }),
+      },
       body,
     });
     expect(await notified.json()).toEqual({ outcome: 'settled' });

@@ -65,27 +65,44 @@ export async function createShop(baseUrl: string, name = 'Pixel Forge'): Promise
   const seller = await registerSeller(baseUrl);
   const store = await createStoreFor(seller, name);
   const response = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${store.id}`, {
-    settings: { paymentMethods: ['test', 'manual'], manualPaymentInstructions: 'Transfer to IBAN DE00 1234 5678 9000.' },
+    settings: {
+      paymentMethods: ['test', 'manual'],
+      manualPaymentInstructions: 'Transfer to IBAN DE00 1234 5678 9000.',
+    },
   });
   expect(response.status, await response.clone().text()).toBe(200);
   return { seller, store };
 }
 
 export async function keyProduct(shop: Shop, keys: string[], seed: ProductSeed = {}) {
-  const product = await createProduct(shop.seller, shop.store.id, { name: 'Starship Game (Steam key)', price: 19.99, deliveryMethods: ['licenseKeys'], ...seed });
+  const product = await createProduct(shop.seller, shop.store.id, {
+    name: 'Starship Game (Steam key)',
+    price: 19.99,
+    deliveryMethods: ['licenseKeys'],
+    ...seed,
+  });
   await importKeys(shop.seller, shop.store.id, product.id, keys);
   return product;
 }
 
 export async function fileProduct(shop: Shop, file: { name: string; bytes: Buffer }, seed: ProductSeed = {}) {
-  const product = await createProduct(shop.seller, shop.store.id, { name: 'Field Guide (PDF)', price: 7.5, deliveryMethods: ['downloadFiles', 'deliveryInstructions'], deliveryInstructions: 'Open the PDF with any reader.', ...seed });
+  const product = await createProduct(shop.seller, shop.store.id, {
+    name: 'Field Guide (PDF)',
+    price: 7.5,
+    deliveryMethods: ['downloadFiles', 'deliveryInstructions'],
+    deliveryInstructions: 'Open the PDF with any reader.',
+    ...seed,
+  });
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(file.bytes)], { type: 'application/pdf' }), file.name);
-  const response = await fetch(`${shop.seller.baseUrl}/api/dashboard/stores/${shop.store.id}/products/${product.id}/files`, {
-    method: 'POST',
-    headers: { cookie: shop.seller.cookie, 'x-csrf-token': shop.seller.csrfToken },
-    body: form,
-  });
+  const response = await fetch(
+    `${shop.seller.baseUrl}/api/dashboard/stores/${shop.store.id}/products/${product.id}/files`,
+    {
+      method: 'POST',
+      headers: { cookie: shop.seller.cookie, 'x-csrf-token': shop.seller.csrfToken },
+      body: form,
+    },
+  );
   expect(response.status, await response.clone().text()).toBe(201);
   return product;
 }
@@ -104,8 +121,15 @@ export async function startTheme(serviceUrl: string): Promise<{ url: string; sto
       if (request.method === 'GET' && url.pathname === '/cart') {
         const quantity = Number(url.searchParams.get('quantity') ?? '1');
         const cart = JSON.stringify([{ productId: product, quantity }]);
-        const priced = await (await fetch(`${serviceUrl}/api/v1/cart?storeId=${encodeURIComponent(store)}&cart=${encodeURIComponent(cart)}`)).json();
-        const rows = priced.lines.map((l: { name: string; quantity: number; lineTotal: number }) => `<li>${l.name} × ${l.quantity}: ${l.lineTotal.toFixed(2)} ${priced.currency}</li>`).join('');
+        const priced = await (
+          await fetch(`${serviceUrl}/api/v1/cart?storeId=${encodeURIComponent(store)}&cart=${encodeURIComponent(cart)}`)
+        ).json();
+        const rows = priced.lines
+          .map(
+            (l: { name: string; quantity: number; lineTotal: number }) =>
+              `<li>${l.name} × ${l.quantity}: ${l.lineTotal.toFixed(2)} ${priced.currency}</li>`,
+          )
+          .join('');
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         response.end(`<!doctype html><html lang="en"><title>Theme cart</title><h1>Your cart</h1><ul>${rows}</ul>
 <p>Subtotal: ${priced.subtotal.toFixed(2)} ${priced.currency}</p>
@@ -120,7 +144,10 @@ export async function startTheme(serviceUrl: string): Promise<{ url: string; sto
           body: JSON.stringify({ shopId: store, cart: [{ productId: product, quantity }], email: null }),
         });
         const body = await created.json();
-        response.writeHead(created.ok ? 303 : 500, created.ok ? { location: body.url } : { 'content-type': 'text/plain' });
+        response.writeHead(
+          created.ok ? 303 : 500,
+          created.ok ? { location: body.url } : { 'content-type': 'text/plain' },
+        );
         response.end(created.ok ? '' : JSON.stringify(body));
         return;
       }
@@ -205,7 +232,9 @@ export async function lowContrastText(page: Page): Promise<string[]> {
         };
         const out: string[] = [];
         for (const element of Array.from(document.querySelectorAll('body *') as ArrayLike<any>)) {
-          const ownText = Array.from(element.childNodes as ArrayLike<any>).some((node: any) => node.nodeType === 3 && node.textContent.trim() !== '');
+          const ownText = Array.from(element.childNodes as ArrayLike<any>).some(
+            (node: any) => node.nodeType === 3 && node.textContent.trim() !== '',
+          );
           if (!ownText || element.closest('[disabled]') || element.getClientRects().length === 0) continue;
           const style = getComputedStyle(element);
           if (style.visibility === 'hidden') continue;
@@ -214,7 +243,10 @@ export async function lowContrastText(page: Page): Promise<string[]> {
           const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
           const size = parseFloat(style.fontSize);
           const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-          if (ratio < (large ? 3 : 4.5)) out.push(`${element.tagName.toLowerCase()} "${element.textContent.trim().slice(0, 40)}" ${ratio.toFixed(2)}:1`);
+          if (ratio < (large ? 3 : 4.5))
+            out.push(
+              `${element.tagName.toLowerCase()} "${element.textContent.trim().slice(0, 40)}" ${ratio.toFixed(2)}:1`,
+            );
         }
         return out;
       })
@@ -234,7 +266,9 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: width === 360 ? 740 : 800 });
     // No horizontal scrolling at either width.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
     expect(await lowContrastText(page), `${name} at ${width} px`).toEqual([]);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
@@ -273,7 +307,10 @@ export interface PageOfTest {
  * test: a screenshot when it failed, no request of our pages to another origin and no CSP
  * report, then the context closed.
  */
-export function pagePerTest(environment: () => { browser: Browser; serviceUrl: string }, use: (opened: PageOfTest) => void): void {
+export function pagePerTest(
+  environment: () => { browser: Browser; serviceUrl: string },
+  use: (opened: PageOfTest) => void,
+): void {
   let current: PageOfTest | undefined;
   beforeEach(async () => {
     const { browser, serviceUrl } = environment();
@@ -289,7 +326,12 @@ export function pagePerTest(environment: () => { browser: Browser; serviceUrl: s
     const { context, page, watch } = current;
     current = undefined;
     if (test.task.result?.state === 'fail') {
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `failed-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+      await page
+        .screenshot({
+          path: path.join(SCREENSHOT_DIR, `failed-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
+          fullPage: true,
+        })
+        .catch(() => undefined);
     }
     try {
       expect(watch.foreign()).toEqual([]);

@@ -13,7 +13,11 @@ export interface ProductSeed {
   maxQuantity?: number | null;
 }
 
-export async function createProduct(seller: Seller, storeId: string, seed: ProductSeed = {}): Promise<{ id: string; [key: string]: unknown }> {
+export async function createProduct(
+  seller: Seller,
+  storeId: string,
+  seed: ProductSeed = {},
+): Promise<{ id: string; [key: string]: unknown }> {
   const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products`, {
     name: seed.name ?? 'Product',
     price: seed.price ?? 9.99,
@@ -24,8 +28,18 @@ export async function createProduct(seller: Seller, storeId: string, seed: Produ
   return response.json();
 }
 
-export async function importKeys(seller: Seller, storeId: string, productId: string, keys: string[]): Promise<{ added: number; duplicates: number }> {
-  const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products/${productId}/license-keys`, { keys });
+export async function importKeys(
+  seller: Seller,
+  storeId: string,
+  productId: string,
+  keys: string[],
+): Promise<{ added: number; duplicates: number }> {
+  const response = await dashboard(
+    seller,
+    'POST',
+    `/api/dashboard/stores/${storeId}/products/${productId}/license-keys`,
+    { keys },
+  );
   expect(response.status, await response.clone().text()).toBe(200);
   return response.json();
 }

@@ -43,17 +43,27 @@ interface Operation {
   operation: Json;
 }
 
-let loaded: { document: Json; operations: Operation[]; ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
+let loaded:
+  { document: Json; operations: Operation[]; ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
 
 function load() {
   if (loaded) return loaded;
   const document = JSON.parse(readFileSync(DOCUMENT_FILE, 'utf8')) as Json;
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries(document.paths ?? {}) as [string, Json][]) {
-    const source = template.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
+    const source = template
+      .split(/\{\w+\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+');
     for (const [method, operation] of Object.entries(item) as [string, Json][]) {
       if (typeof operation !== 'object' || !operation?.responses) continue;
-      operations.push({ method: method.toUpperCase(), template, pattern: new RegExp(`^${source}/?$`), literalLength: template.replace(/\{\w+\}/g, '').length, operation });
+      operations.push({
+        method: method.toUpperCase(),
+        template,
+        pattern: new RegExp(`^${source}/?$`),
+        literalLength: template.replace(/\{\w+\}/g, '').length,
+        operation,
+      });
     }
   }
   // A literal segment wins over a parameter (find-my-way's rule): the most literal template first.
@@ -71,7 +81,10 @@ function rebase(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(rebase);
   if (schema && typeof schema === 'object') {
     return Object.fromEntries(
-      Object.entries(schema).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `svc-openapi${value}` : rebase(value)]),
+      Object.entries(schema).map(([key, value]) => [
+        key,
+        key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `svc-openapi${value}` : rebase(value),
+      ]),
     );
   }
   return schema;
@@ -99,13 +112,20 @@ const isJson = (contentType: string | null) => !!contentType && /^application\/(
 function describeErrors(validate: ValidateFunction): string {
   return (validate.errors ?? [])
     .slice(0, 8)
-    .map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}${error.params && Object.keys(error.params).length ? ` ${JSON.stringify(error.params)}` : ''}`)
+    .map(
+      (error) =>
+        `${error.instancePath || '(body)'} ${error.message ?? ''}${error.params && Object.keys(error.params).length ? ` ${JSON.stringify(error.params)}` : ''}`,
+    )
     .join('; ');
 }
 
 /** Whether a request to `url` is one the check applies to. */
 export function isCheckedUrl(url: URL): boolean {
-  return (url.hostname === '127.0.0.1' || url.hostname === 'localhost') && startedServerPorts().has(Number(url.port)) && url.pathname.startsWith('/api/');
+  return (
+    (url.hostname === '127.0.0.1' || url.hostname === 'localhost') &&
+    startedServerPorts().has(Number(url.port)) &&
+    url.pathname.startsWith('/api/')
+  );
 }
 
 /** Checks one answer; throws NonConformingResponse saying what does not conform. */
@@ -129,8 +149,10 @@ export async function checkResponse(method: string, url: URL, response: Response
   const { operation: found, pathKnown } = findOperation(method, url.pathname);
   if (!found) {
     // An unknown route (or method): 404 in our error body is the documented answer.
-    if (response.status !== 404) fail(pathKnown ? `the document has no ${method} operation on this path` : 'the path is not in the document');
-    if (!isJson(contentType)) fail(`an unknown route answered 404 with ${contentType ?? 'no Content-Type'}, not our JSON error body`);
+    if (response.status !== 404)
+      fail(pathKnown ? `the document has no ${method} operation on this path` : 'the path is not in the document');
+    if (!isJson(contentType))
+      fail(`an unknown route answered 404 with ${contentType ?? 'no Content-Type'}, not our JSON error body`);
     const validate = validator('#/components/schemas/Error', { $ref: '#/components/schemas/Error' });
     if (!validate(parseJson())) fail(`the 404 body is not our error body: ${describeErrors(validate)}`);
     return;
@@ -138,7 +160,10 @@ export async function checkResponse(method: string, url: URL, response: Response
   const responses = found.operation.responses as Json;
   const statusKey = String(response.status);
   const declared = (responses[statusKey] ?? responses[`${statusKey[0]}XX`] ?? responses.default) as Json | undefined;
-  if (!declared) fail(`status ${response.status} is not declared for ${found.method} ${found.template} (declared: ${Object.keys(responses).join(', ')})`);
+  if (!declared)
+    fail(
+      `status ${response.status} is not declared for ${found.method} ${found.template} (declared: ${Object.keys(responses).join(', ')})`,
+    );
   const resolved = (declared!.$ref ? resolvePointer(document, declared!.$ref) : declared) as Json;
   for (const [name, header] of Object.entries((resolved.headers ?? {}) as Json)) {
     if ((header as Json).required && !response.headers.has(name)) fail(`the required header ${name} is missing`);
@@ -157,8 +182,16 @@ export async function checkResponse(method: string, url: URL, response: Response
     return;
   }
   const baseType = contentType?.split(';')[0]!.trim().toLowerCase();
-  const matches = Object.keys(content).some((type) => type === '*/*' || type.toLowerCase() === baseType || (type.endsWith('/*') && baseType?.startsWith(type.slice(0, -1))));
-  if (!matches) fail(`a ${contentType ?? 'untyped'} body where the document declares ${Object.keys(content).join(', ') || 'no body'}`);
+  const matches = Object.keys(content).some(
+    (type) =>
+      type === '*/*' ||
+      type.toLowerCase() === baseType ||
+      (type.endsWith('/*') && baseType?.startsWith(type.slice(0, -1))),
+  );
+  if (!matches)
+    fail(
+      `a ${contentType ?? 'untyped'} body where the document declares ${Object.keys(content).join(', ') || 'no body'}`,
+    );
 }
 
 function resolvePointer(document: Json, ref: string): unknown {
@@ -174,7 +207,10 @@ export function installConformanceCheck(): void {
   if (holder.__svcConformanceInstalled) return;
   holder.__svcConformanceInstalled = true;
   const original = globalThis.fetch.bind(globalThis);
-  globalThis.fetch = async function conformingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  globalThis.fetch = async function conformingFetch(
+    input: string | URL | Request,
+    init?: RequestInit,
+  ): Promise<Response> {
     const response = await original(input, init);
     let url: URL;
     try {

@@ -8,9 +8,24 @@ export function productPayload(storeId: string, product: Partial<TProduct> = {})
   const at = new Date().toISOString();
   return {
     product: {
-      id: 'p1', storeId, name: 'Product', description: '', price: 9.99, currency: 'USD', status: 'active', deliveryMethods: ['downloadFiles'],
-      deliveryInstructions: '', customFields: [], minQuantity: 1, maxQuantity: null, stock: null, licenseActivationLimit: null, licenseValidityDays: null,
-      createdAt: at, updatedAt: at, ...product,
+      id: 'p1',
+      storeId,
+      name: 'Product',
+      description: '',
+      price: 9.99,
+      currency: 'USD',
+      status: 'active',
+      deliveryMethods: ['downloadFiles'],
+      deliveryInstructions: '',
+      customFields: [],
+      minQuantity: 1,
+      maxQuantity: null,
+      stock: null,
+      licenseActivationLimit: null,
+      licenseValidityDays: null,
+      createdAt: at,
+      updatedAt: at,
+      ...product,
     },
   };
 }
@@ -19,8 +34,22 @@ export function orderPayload(storeId: string, order: Partial<TOrderDetail> = {})
   const at = new Date().toISOString();
   return {
     order: {
-      id: 'ord_1', orderId: 'ORD-1', storeId, status: 'pending', productName: 'Product', price: 9.99, paid: 0, paymentMethod: 'stripe',
-      customerEmail: 'buyer@example.com', country: 'US', keyCount: 0, createdAt: at, completedAt: null, updatedAt: at, note: '', customFieldResponses: [],
+      id: 'ord_1',
+      orderId: 'ORD-1',
+      storeId,
+      status: 'pending',
+      productName: 'Product',
+      price: 9.99,
+      paid: 0,
+      paymentMethod: 'stripe',
+      customerEmail: 'buyer@example.com',
+      country: 'US',
+      keyCount: 0,
+      createdAt: at,
+      completedAt: null,
+      updatedAt: at,
+      note: '',
+      customFieldResponses: [],
       ...order,
     },
   };

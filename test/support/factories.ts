@@ -8,7 +8,10 @@ export function uniqueSubdomain(prefix = 'shop'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
 
-export async function createStore(em: EntityManager, overrides: Partial<Pick<Store, 'name' | 'subdomain' | 'currency' | 'banned'>> = {}): Promise<Store> {
+export async function createStore(
+  em: EntityManager,
+  overrides: Partial<Pick<Store, 'name' | 'subdomain' | 'currency' | 'banned'>> = {},
+): Promise<Store> {
   const now = new Date();
   const store = em.create(StoreSchema, {
     id: newId(),

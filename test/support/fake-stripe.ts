@@ -46,8 +46,19 @@ export interface FakeStripe {
   close(): Promise<void>;
 }
 
-function stripeError(res: ServerResponse, status: number, type: string, message: string, extra: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}`, 'stripe-should-retry': 'false', ...extra });
+function stripeError(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  extra: Record<string, string> = {},
+) {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'request-id': `req_${randomBytes(6).toString('hex')}`,
+    'stripe-should-retry': 'false',
+    ...extra,
+  });
   res.end(JSON.stringify({ error: { type, message } }));
 }
 
@@ -73,12 +84,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const body = Buffer.concat(chunks).toString('utf8');
       const path = new URL(req.url ?? '/', 'http://fake').pathname;
       const form = Object.fromEntries(new URLSearchParams(body));
-      const idempotencyKey = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
+      const idempotencyKey =
+        typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
       const authorization = req.headers.authorization;
       requests.push({ method: req.method ?? '', path, form, headers: req.headers, idempotencyKey, authorization });
 
-      if (fake.failWith) return stripeError(res, fake.failWith, 'api_error', 'Something went wrong on the fake Stripe (secret detail).');
-      if (!authorization?.startsWith('Bearer sk_')) return stripeError(res, 401, 'invalid_request_error', 'Invalid API Key provided.');
+      if (fake.failWith)
+        return stripeError(res, fake.failWith, 'api_error', 'Something went wrong on the fake Stripe (secret detail).');
+      if (!authorization?.startsWith('Bearer sk_'))
+        return stripeError(res, 401, 'invalid_request_error', 'Invalid API Key provided.');
       if (req.method !== 'POST' || path !== '/v1/checkout/sessions') {
         return stripeError(res, 404, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${path}).`);
       }
@@ -87,14 +101,20 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (idempotencyKey) {
         const seen = idempotent.get(idempotencyKey);
         if (seen && seen.digest !== digest) {
-          return stripeError(res, 400, 'idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.');
+          return stripeError(
+            res,
+            400,
+            'idempotency_error',
+            'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+          );
         }
         if (seen) {
           res.writeHead(200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
           return res.end(JSON.stringify(seen.session));
         }
       }
-      const amount = Number(form['line_items[0][price_data][unit_amount]'] ?? 0) * Number(form['line_items[0][quantity]'] ?? 1);
+      const amount =
+        Number(form['line_items[0][price_data][unit_amount]'] ?? 0) * Number(form['line_items[0][quantity]'] ?? 1);
       const id = `cs_test_${randomBytes(12).toString('hex')}`;
       const session: FakeSession = {
         id,

@@ -14,7 +14,12 @@ import { REPO_ROOT, SERVER_ENTRY, type LogLine } from './server.js';
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it returns a value other than undefined/false; throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, intervalMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -24,7 +29,8 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await sleep(intervalMs);
   }
 }
@@ -48,19 +54,41 @@ export interface Shop {
 export async function seedShop(baseUrl: string, opts: { keys?: number } = {}): Promise<Shop> {
   const seller = await registerSeller(baseUrl);
   const store = await createStoreFor(seller);
-  const apiKey = (await createKeyFor(seller, { scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete'], storeIds: [store.id] })).key;
+  const apiKey = (
+    await createKeyFor(seller, {
+      scopes: ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete'],
+      storeIds: [store.id],
+    })
+  ).key;
   const keyed = await createProduct(seller, store.id, { name: 'Licence', price: 5, deliveryMethods: ['licenseKeys'] });
-  const instant = await createProduct(seller, store.id, { name: 'Guide', price: 3.5, deliveryMethods: ['deliveryInstructions'], deliveryInstructions: 'Read it.' });
+  const instant = await createProduct(seller, store.id, {
+    name: 'Guide',
+    price: 3.5,
+    deliveryMethods: ['deliveryInstructions'],
+    deliveryInstructions: 'Read it.',
+  });
   const count = opts.keys ?? 0;
   if (count > 0) {
     const keys = Array.from({ length: count }, (_, i) => `KEY-${i}-${randomBytes(6).toString('hex')}`);
     const { added } = await importKeys(seller, store.id, keyed.id, keys);
     if (added !== count) throw new Error(`imported ${added} of ${count} keys`);
   }
-  return { baseUrl, seller, storeId: store.id, subdomain: store.subdomain, apiKey, keyed: { id: keyed.id, priceMinor: 500 }, instant: { id: instant.id, priceMinor: 350 } };
+  return {
+    baseUrl,
+    seller,
+    storeId: store.id,
+    subdomain: store.subdomain,
+    apiKey,
+    keyed: { id: keyed.id, priceMinor: 500 },
+    instant: { id: instant.id, priceMinor: 350 },
+  };
 }
 
-export function checkout(shop: Shop, cart: Array<{ productId: string; quantity: number }>, signal?: AbortSignal): Promise<Response> {
+export function checkout(
+  shop: Shop,
+  cart: Array<{ productId: string; quantity: number }>,
+  signal?: AbortSignal,
+): Promise<Response> {
   return fetch(`${shop.baseUrl}/api/v1/checkout`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
@@ -69,16 +97,31 @@ export function checkout(shop: Shop, cart: Array<{ productId: string; quantity: 
   });
 }
 
-export function merchant(shop: Shop, method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+export function merchant(
+  shop: Shop,
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<Response> {
   return fetch(`${shop.baseUrl}/api/merchant/v1/stores/${shop.storeId}${path}`, {
     method,
-    headers: { authorization: `Bearer ${shop.apiKey}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${shop.apiKey}`,
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal,
   });
 }
 
-export async function createWebhook(shop: Shop, url: string, events: string[], name = 'receiver'): Promise<{ id: string; secret: string }> {
+export async function createWebhook(
+  shop: Shop,
+  url: string,
+  events: string[],
+  name = 'receiver',
+): Promise<{ id: string; secret: string }> {
   const response = await merchant(shop, 'POST', '/webhooks', { name, url, events });
   if (response.status !== 201) throw new Error(`webhook create: ${response.status} ${await response.text()}`);
   const body = await response.json();
@@ -104,7 +147,11 @@ export async function deliveryLog(shop: Shop, webhookId: string): Promise<Delive
   const out: Delivery[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const response = await merchant(shop, 'GET', `/webhooks/${webhookId}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const response = await merchant(
+      shop,
+      'GET',
+      `/webhooks/${webhookId}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (response.status !== 200) throw new Error(`deliveries: ${response.status} ${await response.text()}`);
     const page = await response.json();
     out.push(...page.deliveries);
@@ -128,9 +175,21 @@ export interface RunningWorker {
 
 /** Spawns `svc worker` and resolves once it says it is delivering. */
 export async function spawnWorker(env: Record<string, string | undefined>): Promise<RunningWorker> {
-  const merged: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env };
-  const childEnv = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const child = spawn(process.execPath, [SERVER_ENTRY, 'worker'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const merged: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    ...env,
+  };
+  const childEnv = Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  const child = spawn(process.execPath, [SERVER_ENTRY, 'worker'], {
+    cwd: REPO_ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: LogLine[] = [];
   let text = '';
   let buffer = '';
@@ -271,8 +330,23 @@ export interface Load {
 
 /** Re-signs a notification body (fresh timestamp) and sends it. */
 export async function resend(baseUrl: string, body: string): Promise<Response> {
-  const parsed = JSON.parse(body) as { id: string; type: 'payment.succeeded'; orderId: string; amount: number; currency: string };
-  return notify(baseUrl, signedNotification({ id: parsed.id, type: parsed.type, orderId: parsed.orderId, amount: parsed.amount, currency: parsed.currency }));
+  const parsed = JSON.parse(body) as {
+    id: string;
+    type: 'payment.succeeded';
+    orderId: string;
+    amount: number;
+    currency: string;
+  };
+  return notify(
+    baseUrl,
+    signedNotification({
+      id: parsed.id,
+      type: parsed.type,
+      orderId: parsed.orderId,
+      amount: parsed.amount,
+      currency: parsed.currency,
+    }),
+  );
 }
 
 /**
@@ -310,11 +384,18 @@ export function startLoad(shop: Shop, opts: { clients?: number; pauseMs?: number
 
   const carts = [
     [{ productId: shop.keyed.id, quantity: 1 }],
-    [{ productId: shop.keyed.id, quantity: 2 }, { productId: shop.instant.id, quantity: 1 }],
+    [
+      { productId: shop.keyed.id, quantity: 2 },
+      { productId: shop.instant.id, quantity: 1 },
+    ],
     [{ productId: shop.instant.id, quantity: 2 }],
   ];
   const priceOf = (cart: PlacedOrder['cart']) =>
-    cart.reduce((sum, line) => sum + line.quantity * (line.productId === shop.keyed.id ? shop.keyed.priceMinor : shop.instant.priceMinor), 0);
+    cart.reduce(
+      (sum, line) =>
+        sum + line.quantity * (line.productId === shop.keyed.id ? shop.keyed.priceMinor : shop.instant.priceMinor),
+      0,
+    );
 
   async function step(): Promise<void> {
     const roll = Math.random();
@@ -331,15 +412,31 @@ export function startLoad(shop: Shop, opts: { clients?: number; pauseMs?: number
       const order = unpaid.shift()!;
       const signed = signedNotification({ orderId: order.orderId, amount: order.amountMinor / 100 });
       const sample = await record('settle', (signal) =>
-        fetch(`${shop.baseUrl}/api/payments/test/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-test-signature': signed.signature }, body: signed.body, signal }),
+        fetch(`${shop.baseUrl}/api/payments/test/webhook`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-test-signature': signed.signature },
+          body: signed.body,
+          signal,
+        }),
       );
-      notifications.push({ orderId: order.orderId, amountMinor: order.amountMinor, body: signed.body, status: sample.status, outcome: (sample.body as { outcome?: string } | undefined)?.outcome });
+      notifications.push({
+        orderId: order.orderId,
+        amountMinor: order.amountMinor,
+        body: signed.body,
+        status: sample.status,
+        outcome: (sample.body as { outcome?: string } | undefined)?.outcome,
+      });
     } else if (roll < 0.75) {
       const known = orders[Math.floor(Math.random() * orders.length)];
-      if (known && Math.random() < 0.5) await record('merchant.order', (signal) => merchant(shop, 'GET', `/orders/${known.orderId}`, undefined, signal));
+      if (known && Math.random() < 0.5)
+        await record('merchant.order', (signal) =>
+          merchant(shop, 'GET', `/orders/${known.orderId}`, undefined, signal),
+        );
       else await record('merchant.orders', (signal) => merchant(shop, 'GET', '/orders?limit=20', undefined, signal));
     } else if (Math.random() < 0.5) {
-      await record('catalog.products', (signal) => fetch(`${shop.baseUrl}/api/stores/by-subdomain/${shop.subdomain}/products`, { signal }));
+      await record('catalog.products', (signal) =>
+        fetch(`${shop.baseUrl}/api/stores/by-subdomain/${shop.subdomain}/products`, { signal }),
+      );
     } else {
       await record('catalog.store', (signal) => fetch(`${shop.baseUrl}/api/store/${shop.subdomain}`, { signal }));
     }

@@ -109,7 +109,9 @@ export async function startInProcess(
     orm,
     clock,
     limiter: opts.limiter ?? new MemoryRateLimitStore(),
-    mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(orm, clock, config.encryptionKey),
+    mailer: config.smtpUrl
+      ? new SmtpMailer(config.smtpUrl, config.mailFrom)
+      : new OutboxMailer(orm, clock, config.encryptionKey),
     storage: new LocalFileStorage(config.fileStorageDir),
     log,
   };

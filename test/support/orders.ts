@@ -42,13 +42,27 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
       for (const seed of batch) {
         const id = newId();
         ids.push(id);
-        const lines = seed.lines ?? [{ productName: 'Test Product', quantity: 1, unitPriceMinor: seed.priceMinor ?? 1999 }];
+        const lines = seed.lines ?? [
+          { productName: 'Test Product', quantity: 1, unitPriceMinor: seed.priceMinor ?? 1999 },
+        ];
         const createdAt = seed.createdAt ?? new Date();
-        const productName = lines.length > 1 ? `${lines[0]!.productName} +${lines.length - 1} more` : lines[0]!.productName;
+        const productName =
+          lines.length > 1 ? `${lines[0]!.productName} +${lines.length - 1} more` : lines[0]!.productName;
         const row = [
-          id, storeId, seed.status ?? 'pending', productName, seed.priceMinor ?? 1999, seed.paidMinor ?? 0, seed.currency ?? 'USD',
-          seed.customerEmail ?? `buyer-${randomBytes(4).toString('hex')}@example.test`, seed.buyerIp ?? '198.51.100.7',
-          seed.userAgent ?? 'Mozilla/5.0 (TestAgent)', seed.note ?? '', JSON.stringify(seed.customFieldResponses ?? []), createdAt, createdAt,
+          id,
+          storeId,
+          seed.status ?? 'pending',
+          productName,
+          seed.priceMinor ?? 1999,
+          seed.paidMinor ?? 0,
+          seed.currency ?? 'USD',
+          seed.customerEmail ?? `buyer-${randomBytes(4).toString('hex')}@example.test`,
+          seed.buyerIp ?? '198.51.100.7',
+          seed.userAgent ?? 'Mozilla/5.0 (TestAgent)',
+          seed.note ?? '',
+          JSON.stringify(seed.customFieldResponses ?? []),
+          createdAt,
+          createdAt,
         ];
         rows.push(`(${row.map((_, i) => `$${values.length + i + 1}`).join(', ')})`);
         values.push(...row);
@@ -63,7 +77,10 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
          values ${rows.join(', ')} returning id, number, created_at`,
         values,
       );
-      await client.query(`insert into order_line (id, order_id, product_name, quantity, unit_price_minor, position) values ${lineRows.join(', ')}`, lineValues);
+      await client.query(
+        `insert into order_line (id, order_id, product_name, quantity, unit_price_minor, position) values ${lineRows.join(', ')}`,
+        lineValues,
+      );
       const byId = new Map(result.rows.map((row) => [row.id, row]));
       for (const id of ids) {
         const row = byId.get(id)!;

@@ -12,9 +12,17 @@ export interface TestNotification {
 }
 
 export function signedNotification(n: TestNotification, opts: { secret?: string; timestamp?: number } = {}) {
-  const body = JSON.stringify({ id: n.id ?? `tevt_${randomBytes(8).toString('hex')}`, type: n.type ?? 'payment.succeeded', orderId: n.orderId, amount: n.amount, currency: n.currency ?? 'USD' });
+  const body = JSON.stringify({
+    id: n.id ?? `tevt_${randomBytes(8).toString('hex')}`,
+    type: n.type ?? 'payment.succeeded',
+    orderId: n.orderId,
+    amount: n.amount,
+    currency: n.currency ?? 'USD',
+  });
   const t = opts.timestamp ?? Math.floor(Date.now() / 1000);
-  const v1 = createHmac('sha256', opts.secret ?? TEST_GATEWAY_SECRET).update(`${t}.${body}`).digest('hex');
+  const v1 = createHmac('sha256', opts.secret ?? TEST_GATEWAY_SECRET)
+    .update(`${t}.${body}`)
+    .digest('hex');
   return { body, signature: `t=${t},v1=${v1}` };
 }
 

@@ -51,7 +51,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     password,
     persistent: true,
     createPostgresUser: userInfo().uid === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=100', '-c', 'fsync=off'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=100',
+      '-c',
+      'fsync=off',
+    ],
     onLog: (message: string) => void log.push(message),
     onError: (error: unknown) => void log.push(String(error)),
   }) as unknown as EmbeddedInstance;

@@ -3,11 +3,17 @@ import { spawn } from 'node:child_process';
 import { freePort } from './ports.js';
 
 /** `port`: listen there (to start a stopped one again where its clients look for it); default a free one. */
-export async function startRedisServer(opts: { port?: number } = {}): Promise<{ url: string; port: number; stop: () => Promise<void>; pause: () => void; resume: () => void }> {
+export async function startRedisServer(
+  opts: { port?: number } = {},
+): Promise<{ url: string; port: number; stop: () => Promise<void>; pause: () => void; resume: () => void }> {
   const port = opts.port ?? (await freePort());
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {

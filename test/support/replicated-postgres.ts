@@ -66,7 +66,24 @@ async function waitUntilAccepting(url: string, child: ChildProcess, output: () =
 }
 
 function startServer(bin: string, dataDir: string, port: number) {
-  const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'wal_level=replica', '-c', 'max_wal_senders=4', '-c', 'hot_standby=on'];
+  const args = [
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+    '-c',
+    'fsync=off',
+    '-c',
+    'wal_level=replica',
+    '-c',
+    'max_wal_senders=4',
+    '-c',
+    'hot_standby=on',
+  ];
   const child = spawn(path.join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...runAs });
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -100,7 +117,21 @@ export async function startReplicatedPostgres(bin: string): Promise<ReplicatedPo
     await admin.query('create database svc');
     await admin.end();
     // A copy of the primary that follows it (-R writes standby.signal and primary_conninfo).
-    run(bin, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaDir, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
+    run(bin, 'pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      replicaDir,
+      '-R',
+      '-X',
+      'stream',
+      '--checkpoint=fast',
+      '--no-sync',
+    ]);
     const replica = startServer(bin, replicaDir, replicaPort);
     servers.push(replica);
     const replicaUrl = `postgresql://postgres@127.0.0.1:${replicaPort}/svc`;

@@ -39,7 +39,14 @@ export async function registerSeller(baseUrl: string, email = uniqueEmail()): Pr
   });
   expect(response.status).toBe(201);
   const body = await response.json();
-  return { baseUrl, email, password, userId: body.user.id, cookie: sessionCookieFrom(response), csrfToken: body.csrfToken };
+  return {
+    baseUrl,
+    email,
+    password,
+    userId: body.user.id,
+    cookie: sessionCookieFrom(response),
+    csrfToken: body.csrfToken,
+  };
 }
 
 /** A dashboard call with the session cookie and, for unsafe methods, the CSRF token. */
@@ -47,7 +54,11 @@ export function dashboard(seller: Seller, method: string, path: string, body?: u
   const headers: Record<string, string> = { cookie: seller.cookie };
   if (method !== 'GET') headers['x-csrf-token'] = seller.csrfToken;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(`${seller.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return fetch(`${seller.baseUrl}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }
 
 export async function createStoreFor(seller: Seller, name = 'Shop'): Promise<{ id: string; subdomain: string }> {
@@ -68,7 +79,10 @@ export async function createKeyFor(
 }
 
 export async function addStaff(owner: Seller, storeId: string, staff: Seller, permissions: string[]): Promise<string> {
-  const response = await dashboard(owner, 'POST', `/api/dashboard/stores/${storeId}/members`, { email: staff.email, permissions });
+  const response = await dashboard(owner, 'POST', `/api/dashboard/stores/${storeId}/members`, {
+    email: staff.email,
+    permissions,
+  });
   expect(response.status).toBe(201);
   return (await response.json()).id;
 }

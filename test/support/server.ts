@@ -39,8 +39,18 @@ export interface RunningServer {
 
 /** Spawns `svc serve` with `env` and resolves once it says where it listens. */
 export async function spawnServer(env: Record<string, string | undefined>, cwd = REPO_ROOT): Promise<RunningServer> {
-  const merged: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env };
-  const childEnv = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const merged: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    ...env,
+  };
+  const childEnv = Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   const child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
     cwd,
     env: childEnv,
@@ -61,7 +71,12 @@ export async function spawnServer(env: Record<string, string | undefined>, cwd =
         try {
           const parsed = JSON.parse(line) as LogLine;
           logs.push(parsed);
-          if (typeof parsed.msg === 'string' && parsed.msg.startsWith('svc listening') && typeof parsed.port === 'number') resolve(parsed.port);
+          if (
+            typeof parsed.msg === 'string' &&
+            parsed.msg.startsWith('svc listening') &&
+            typeof parsed.port === 'number'
+          )
+            resolve(parsed.port);
         } catch {
           // not a log line
         }
@@ -107,9 +122,21 @@ export interface RunningWorker {
 
 /** Spawns `svc worker` with `env` (webhook deliveries and jobs, no HTTP). */
 export function spawnWorker(env: Record<string, string | undefined>): RunningWorker {
-  const merged: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env };
-  const childEnv = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const child = spawn(process.execPath, [SERVER_ENTRY, 'worker'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const merged: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    ...env,
+  };
+  const childEnv = Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  const child = spawn(process.execPath, [SERVER_ENTRY, 'worker'], {
+    cwd: REPO_ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));

@@ -38,7 +38,10 @@ function decodeHeader(value: string): string {
   // Whitespace between two adjacent encoded words is not part of the text (RFC 2047 section 6.2).
   const joined = value.replace(/(\?=)[ \t]+(?==\?)/g, '$1');
   return joined.replace(ENCODED_WORD, (_, charset: string, encoding: string, data: string) =>
-    decodeBytes(encoding.toUpperCase() === 'B' ? Buffer.from(data, 'base64') : quotedPrintableBytes(data.replace(/_/g, ' ')), charset),
+    decodeBytes(
+      encoding.toUpperCase() === 'B' ? Buffer.from(data, 'base64') : quotedPrintableBytes(data.replace(/_/g, ' ')),
+      charset,
+    ),
   );
 }
 
@@ -59,7 +62,12 @@ function parse(raw: string, to: string[]): ReceivedMail {
   return { to, subject: decodeHeader(header('Subject')), text: text.trim() };
 }
 
-export async function startSmtpListener(): Promise<{ url: string; mails: ReceivedMail[]; waitFor: (match: (mail: ReceivedMail) => boolean, timeoutMs?: number) => Promise<ReceivedMail>; stop: () => Promise<void> }> {
+export async function startSmtpListener(): Promise<{
+  url: string;
+  mails: ReceivedMail[];
+  waitFor: (match: (mail: ReceivedMail) => boolean, timeoutMs?: number) => Promise<ReceivedMail>;
+  stop: () => Promise<void>;
+}> {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -69,7 +77,12 @@ export async function startSmtpListener(): Promise<{ url: string; mails: Receive
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        mails.push(parse(Buffer.concat(chunks).toString('utf8'), session.envelope.rcptTo.map((r) => r.address)));
+        mails.push(
+          parse(
+            Buffer.concat(chunks).toString('utf8'),
+            session.envelope.rcptTo.map((r) => r.address),
+          ),
+        );
         callback();
       });
     },

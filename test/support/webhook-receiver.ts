@@ -45,7 +45,10 @@ export interface WebhookReceiver {
   /** Big answers whose body was written out completely (false: the client hung up early). */
   bigBodyFinished: boolean[];
   /** Resolves once `count` requests (optionally matching) arrived; rejects after `timeoutMs`. */
-  waitFor(count: number, opts?: { timeoutMs?: number; where?: (hit: ReceivedWebhook) => boolean }): Promise<ReceivedWebhook[]>;
+  waitFor(
+    count: number,
+    opts?: { timeoutMs?: number; where?: (hit: ReceivedWebhook) => boolean },
+  ): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
 }
 
@@ -112,7 +115,8 @@ export async function startWebhookReceiver(
         body,
         eventId: first(req.headers['x-service-event-id']),
         deliveryId: first(req.headers['x-service-delivery-id']),
-        serviceSignatureValid: secret !== undefined && verifyServiceSignature(secret, first(req.headers['x-service-signature']), rawBody),
+        serviceSignatureValid:
+          secret !== undefined && verifyServiceSignature(secret, first(req.headers['x-service-signature']), rawBody),
         standardSignatureValid: secret !== undefined && verifyStandardSignature(secret, req.headers, rawBody),
         receivedAt: Date.now(),
       };
@@ -124,7 +128,11 @@ export async function startWebhookReceiver(
         if (answer.bodyBytes !== undefined) {
           const slot = bigBodyFinished.push(false) - 1;
           res.on('finish', () => (bigBodyFinished[slot] = true));
-          res.writeHead(answer.status, { 'content-type': 'text/plain', 'content-length': String(answer.bodyBytes), ...answer.headers });
+          res.writeHead(answer.status, {
+            'content-type': 'text/plain',
+            'content-length': String(answer.bodyBytes),
+            ...answer.headers,
+          });
           const chunk = Buffer.alloc(64 * 1024, 'x');
           let left = answer.bodyBytes;
           const pump = () => {

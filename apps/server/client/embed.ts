@@ -23,7 +23,8 @@
     quantity?: number;
   }
 
-  let current: { overlay: HTMLElement; returnFocus: HTMLElement | null; onKey: (event: KeyboardEvent) => void } | null = null;
+  let current: { overlay: HTMLElement; returnFocus: HTMLElement | null; onKey: (event: KeyboardEvent) => void } | null =
+    null;
 
   function close(): void {
     if (!current) return;
@@ -40,7 +41,11 @@
 
   function open(options: OpenOptions, returnFocus: HTMLElement | null = null): void {
     close();
-    const params = new URLSearchParams({ store: options.store, product: options.product, quantity: String(options.quantity ?? 1) });
+    const params = new URLSearchParams({
+      store: options.store,
+      product: options.product,
+      quantity: String(options.quantity ?? 1),
+    });
     const overlay = document.createElement('div');
     overlay.setAttribute('role', 'dialog');
     overlay.setAttribute('aria-modal', 'true');
@@ -72,7 +77,13 @@
       flexDirection: 'column',
     });
     const bar = document.createElement('div');
-    styleOf(bar, { display: 'flex', justifyContent: 'flex-end', padding: '4px', borderBottom: '1px solid #d1d5db', background: '#f9fafb' });
+    styleOf(bar, {
+      display: 'flex',
+      justifyContent: 'flex-end',
+      padding: '4px',
+      borderBottom: '1px solid #d1d5db',
+      background: '#f9fafb',
+    });
     const closeButton = document.createElement('button');
     closeButton.type = 'button';
     closeButton.textContent = 'Close';

@@ -57,12 +57,20 @@ function parseOptions<N extends string>(args: string[], names: readonly N[], req
   const missing = required.filter((name) => parsed.values[name] === undefined).map((name) => `--${name}`);
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(', ')}`);
   if (parsed.positionals.length !== positionals) {
-    throw new UsageError(positionals === 0 ? `unexpected argument ${parsed.positionals[0]}` : `expected ${positionals} argument${positionals > 1 ? 's' : ''}`);
+    throw new UsageError(
+      positionals === 0
+        ? `unexpected argument ${parsed.positionals[0]}`
+        : `expected ${positionals} argument${positionals > 1 ? 's' : ''}`,
+    );
   }
   return { values: parsed.values as Partial<Record<N, string>>, positionals: parsed.positionals };
 }
 
-const list = (value: string | undefined) => (value ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 
 function context(runtime: Runtime) {
   return { em: runtime.deps.orm.em.fork(), clock: runtime.deps.clock, deps: runtime.deps };
@@ -93,7 +101,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   }),
   'create-store': command({
     usage: 'svc create-store --owner <email> --name <name> --subdomain <subdomain> [--currency USD]',
-    summary: "create a store owned by a user",
+    summary: 'create a store owned by a user',
     parse(args) {
       const { values } = parseOptions(args, ['owner', 'name', 'subdomain', 'currency'], ['owner', 'name', 'subdomain']);
       return {
@@ -111,7 +119,11 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     usage: `svc create-api-key --owner <email> --name <name> --scopes <scope,...> --stores <id or subdomain,...> [--expires <ISO time>]\n  scopes: ${API_KEY_SCOPES.join(', ')}`,
     summary: 'create a merchant API key (printed once)',
     parse(args) {
-      const { values } = parseOptions(args, ['owner', 'name', 'scopes', 'stores', 'expires'], ['owner', 'name', 'scopes', 'stores']);
+      const { values } = parseOptions(
+        args,
+        ['owner', 'name', 'scopes', 'stores', 'expires'],
+        ['owner', 'name', 'scopes', 'stores'],
+      );
       const stores = list(values.stores);
       if (stores.length === 0) throw new UsageError('--stores names no store');
       return {
@@ -131,7 +143,12 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
         if (!store) throw new UsageError(`no store has the id or subdomain ${ref}`);
         storeIds.push(store.id);
       }
-      const { apiKey, key } = await createApiKey(context(runtime), owner, { name: input.name, scopes: input.scopes, storeIds, expiresAt: input.expiresAt });
+      const { apiKey, key } = await createApiKey(context(runtime), owner, {
+        name: input.name,
+        scopes: input.scopes,
+        storeIds,
+        expiresAt: input.expiresAt,
+      });
       return `created API key ${apiKey.id} (${apiKey.scopes.join(', ')}); it is shown only now:\n${key}`;
     },
   }),

@@ -11,13 +11,18 @@ describe('loadConfig', () => {
   it('refuses to start in production without its secrets, naming each', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL, APP_ENCRYPTION_KEY, PUBLIC_URL/);
-    expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', PUBLIC_URL: 'https://shop.example' })).toThrow(
-      /APP_ENCRYPTION_KEY/,
-    );
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', PUBLIC_URL: 'https://shop.example' }),
+    ).toThrow(/APP_ENCRYPTION_KEY/);
   });
 
   it('refuses to start in production without SMTP_URL (mail would wait in a table, secrets in clear)', () => {
-    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', PUBLIC_URL: 'https://shop.example', APP_ENCRYPTION_KEY: key };
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://x/y',
+      PUBLIC_URL: 'https://shop.example',
+      APP_ENCRYPTION_KEY: key,
+    };
     expect(() => loadConfig(production)).toThrow(/production needs SMTP_URL/);
     expect(loadConfig({ ...production, SMTP_URL: 'smtp://mail.example:587' }).smtpUrl).toBe('smtp://mail.example:587');
     // Outside production the dev mailbox keeps the mail.
@@ -26,8 +31,12 @@ describe('loadConfig', () => {
 
   it('reads DATABASE_REPLICA_URLS as a list of PostgreSQL URLs, and refuses anything else', () => {
     expect(loadConfig({}).databaseReplicaUrls).toEqual([]);
-    expect(loadConfig({ DATABASE_REPLICA_URLS: ' postgres://r1:5432/svc , postgresql://r2/svc,' }).databaseReplicaUrls).toEqual(['postgres://r1:5432/svc', 'postgresql://r2/svc']);
-    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://r1/svc,mysql://r2/svc' })).toThrow(/DATABASE_REPLICA_URLS/);
+    expect(
+      loadConfig({ DATABASE_REPLICA_URLS: ' postgres://r1:5432/svc , postgresql://r2/svc,' }).databaseReplicaUrls,
+    ).toEqual(['postgres://r1:5432/svc', 'postgresql://r2/svc']);
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://r1/svc,mysql://r2/svc' })).toThrow(
+      /DATABASE_REPLICA_URLS/,
+    );
     expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'not a url' })).toThrow(/DATABASE_REPLICA_URLS/);
   });
 
@@ -52,7 +61,9 @@ describe('loadConfig', () => {
     // A long timeout without a lease: the default grows with it, or an attempt in flight would be taken over.
     expect(loadConfig({ ...base, WEBHOOK_TIMEOUT_MS: '90000' }).webhookLeaseMs).toBe(120_000);
     expect(loadConfig({ ...base, WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '4000' }).webhookLeaseMs).toBe(4_000);
-    expect(() => loadConfig({ ...base, WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '5000' })).toThrow(/WEBHOOK_LEASE_MS \(5000\) must be longer than WEBHOOK_TIMEOUT_MS/);
+    expect(() => loadConfig({ ...base, WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '5000' })).toThrow(
+      /WEBHOOK_LEASE_MS \(5000\) must be longer than WEBHOOK_TIMEOUT_MS/,
+    );
   });
 
   it('rejects a key that is not 32 bytes', () => {
@@ -71,7 +82,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: tmpdir(), APP_ENCRYPTION_KEY: key }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true', APP_ENCRYPTION_KEY: key }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '2', APP_ENCRYPTION_KEY: key }).trustProxy).toBe(2);
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.0/8', APP_ENCRYPTION_KEY: key }).trustProxy).toEqual(['10.0.0.1', '10.0.0.0/8']);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.0/8', APP_ENCRYPTION_KEY: key }).trustProxy).toEqual([
+      '10.0.0.1',
+      '10.0.0.0/8',
+    ]);
   });
 
   it('defaults PUBLIC_URL to the local port', () => {

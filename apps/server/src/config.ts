@@ -23,7 +23,12 @@ const ZEnv = z.object({
   DATABASE_REPLICA_URLS: z
     .string()
     .optional()
-    .transform((v) => (v ?? '').split(',').map((url) => url.trim()).filter(Boolean))
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.url({ protocol: /^postgres(ql)?$/ }))),
   REDIS_URL: z.string().min(1).optional(),
   REDIS_KEY_PREFIX: z.string().max(50).default('svc:'),
@@ -41,10 +46,26 @@ const ZEnv = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   DATA_DIR: z.string().default('.data'),
   FILE_STORAGE_DIR: z.string().optional(),
-  FILE_MAX_BYTES: z.coerce.number().int().min(1).default(100 * 1024 * 1024),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
-  COUNTRY_HEADER: z.string().default('cf-ipcountry').transform((v) => v.toLowerCase()),
-  CHECKOUT_LIFETIME_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(60),
+  FILE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(100 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  COUNTRY_HEADER: z
+    .string()
+    .default('cf-ipcountry')
+    .transform((v) => v.toLowerCase()),
+  CHECKOUT_LIFETIME_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(60),
   MERCHANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   TRPC_MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(20),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
@@ -121,7 +142,10 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
   if (value === undefined || value === '' || value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
-  return value.split(',').map((part) => part.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 }
 
 function loadOrCreateKey(dataDir: string): Buffer {
@@ -149,11 +173,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Without SMTP the mail would wait in the outbound_email table, password-reset links and
     // sign-in codes in clear: production sends it or does not start.
     if (!e.SMTP_URL) {
-      throw new ConfigError('production needs SMTP_URL: without it password-reset links and sign-in codes would be kept in the database instead of sent');
+      throw new ConfigError(
+        'production needs SMTP_URL: without it password-reset links and sign-in codes would be kept in the database instead of sent',
+      );
     }
   }
   if (e.WEBHOOK_LEASE_MS !== undefined && e.WEBHOOK_LEASE_MS <= e.WEBHOOK_TIMEOUT_MS) {
-    throw new ConfigError(`WEBHOOK_LEASE_MS (${e.WEBHOOK_LEASE_MS}) must be longer than WEBHOOK_TIMEOUT_MS (${e.WEBHOOK_TIMEOUT_MS})`);
+    throw new ConfigError(
+      `WEBHOOK_LEASE_MS (${e.WEBHOOK_LEASE_MS}) must be longer than WEBHOOK_TIMEOUT_MS (${e.WEBHOOK_TIMEOUT_MS})`,
+    );
   }
   const dataDir = path.resolve(e.DATA_DIR);
   return {

@@ -17,7 +17,10 @@ export const JOBS: Job[] = [
   {
     name: 'expire-pending-orders',
     everyMs: 60_000,
-    run: (deps) => deps.orm.em.fork().transactional((em) => expirePendingOrders(em, deps.clock.now(), deps.config.checkoutLifetimeMs)),
+    run: (deps) =>
+      deps.orm.em
+        .fork()
+        .transactional((em) => expirePendingOrders(em, deps.clock.now(), deps.config.checkoutLifetimeMs)),
   },
   {
     // The delivery log is kept 30 days (DESIGN §5); attempts still queued or in flight stay.

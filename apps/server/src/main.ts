@@ -59,7 +59,10 @@ function operatorConfig(): Config {
   const config = loadConfig();
   if (process.env.PUBLIC_URL || !existsSync(serverFile(config))) return config;
   try {
-    const { pid, publicUrl } = JSON.parse(readFileSync(serverFile(config), 'utf8')) as { pid: number; publicUrl: string };
+    const { pid, publicUrl } = JSON.parse(readFileSync(serverFile(config), 'utf8')) as {
+      pid: number;
+      publicUrl: string;
+    };
     process.kill(pid, 0);
     return { ...config, publicUrl };
   } catch {
@@ -85,12 +88,17 @@ async function serve(log: Logger): Promise<void> {
     rmSync(serverFile(config), { force: true });
   });
   const address = await app.listen({ port: config.port, host: config.host });
-  const publicUrl = process.env.PUBLIC_URL ? config.publicUrl : `http://localhost:${(app.server.address() as { port: number }).port}`;
+  const publicUrl = process.env.PUBLIC_URL
+    ? config.publicUrl
+    : `http://localhost:${(app.server.address() as { port: number }).port}`;
   mkdirSync(config.dataDir, { recursive: true });
   writeFileSync(serverFile(config), JSON.stringify({ pid: process.pid, publicUrl }), { mode: 0o600 });
   if (!stopping) stopDispatcher = startDispatcher(runtime.deps, log);
   const port = app.server.address();
-  log.info({ url: address, port: typeof port === 'object' && port ? port.port : config.port, publicUrl: config.publicUrl }, `svc listening on ${address}`);
+  log.info(
+    { url: address, port: typeof port === 'object' && port ? port.port : config.port, publicUrl: config.publicUrl },
+    `svc listening on ${address}`,
+  );
 }
 
 /** `svc worker`: the webhook dispatcher alone, beside any number of API processes and workers. */
@@ -155,7 +163,9 @@ async function main(): Promise<void> {
     else input = operatorCommand!.parse(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`svc ${name}: ${error.message}\nusage: ${processCommand ? `svc ${name}` : operatorCommand!.usage}\n`);
+    process.stderr.write(
+      `svc ${name}: ${error.message}\nusage: ${processCommand ? `svc ${name}` : operatorCommand!.usage}\n`,
+    );
     process.exit(2);
   }
 

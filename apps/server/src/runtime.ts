@@ -41,11 +41,15 @@ export function connectRedis(url: string, log: Logger) {
     if (lastError) log.info('redis connected again');
     lastError = '';
   });
-  const connecting = client.connect().catch((error: Error) => log.warn({ err: error }, 'redis not reachable yet; limiting in process meanwhile'));
+  const connecting = client
+    .connect()
+    .catch((error: Error) => log.warn({ err: error }, 'redis not reachable yet; limiting in process meanwhile'));
   /** Closes the connection even when it is still being made (a late connect would keep the process alive). */
   const shutdown = async () => {
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
-    await Promise.race([client.close(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]).catch(() => undefined);
+    await Promise.race([client.close(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]).catch(
+      () => undefined,
+    );
     try {
       client.destroy();
     } catch {
@@ -65,7 +69,8 @@ export interface RuntimeOptions {
 export async function startRuntime(config: Config, log: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
   const closers: Array<() => Promise<unknown>> = [];
   const close = async () => {
-    for (const step of closers.splice(0)) await step().catch((error) => log.error({ err: error }, 'shutdown step failed'));
+    for (const step of closers.splice(0))
+      await step().catch((error) => log.error({ err: error }, 'shutdown step failed'));
   };
   try {
     return await assemble(config, log, opts, closers, close);
@@ -76,7 +81,13 @@ export async function startRuntime(config: Config, log: Logger, opts: RuntimeOpt
   }
 }
 
-async function assemble(config: Config, log: Logger, opts: RuntimeOptions, closers: Array<() => Promise<unknown>>, close: () => Promise<void>): Promise<Runtime> {
+async function assemble(
+  config: Config,
+  log: Logger,
+  opts: RuntimeOptions,
+  closers: Array<() => Promise<unknown>>,
+  close: () => Promise<void>,
+): Promise<Runtime> {
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
     const embedded = await startEmbeddedPostgres(config.dataDir, log, { attach: opts.attachEmbedded });
@@ -94,7 +105,11 @@ async function assemble(config: Config, log: Logger, opts: RuntimeOptions, close
     const client = redis;
     closers.unshift(() => client.shutdown());
     // Its own deadline per hit instead of node-redis's (an AbortSignal.timeout per command, 5 s by default).
-    primary = new RedisRateLimitStore(redis.withCommandOptions({ timeout: 0 }), `${config.redisKeyPrefix}rl:`, REDIS_COMMAND_TIMEOUT_MS);
+    primary = new RedisRateLimitStore(
+      redis.withCommandOptions({ timeout: 0 }),
+      `${config.redisKeyPrefix}rl:`,
+      REDIS_COMMAND_TIMEOUT_MS,
+    );
   } else {
     log.warn('no REDIS_URL: rate limits are kept in this process only (one instance)');
   }
@@ -105,7 +120,9 @@ async function assemble(config: Config, log: Logger, opts: RuntimeOptions, close
     closers.unshift(async () => smtp.close());
     mailer = smtp;
   } else {
-    log.warn('no SMTP_URL: e-mail is kept in the outbox table' + (config.isProduction ? '' : ' and shown at /dev/mailbox'));
+    log.warn(
+      'no SMTP_URL: e-mail is kept in the outbox table' + (config.isProduction ? '' : ' and shown at /dev/mailbox'),
+    );
     mailer = new OutboxMailer(orm, systemClock, config.encryptionKey);
   }
 

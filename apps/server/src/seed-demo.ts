@@ -20,7 +20,12 @@ import { restock } from './modules/fulfilment/fulfilment.service.js';
 import { uploadProductFile } from './modules/catalog/files.service.js';
 import { createOrder, expirePendingOrders, startCheckout } from './modules/checkout/checkout.service.js';
 import { CouponSchema } from './modules/coupons/coupons.entities.js';
-import { cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder } from './modules/order-actions/order-actions.service.js';
+import {
+  cancelStoreOrder,
+  markOrderDelivered,
+  markOrderPaid,
+  refundStoreOrder,
+} from './modules/order-actions/order-actions.service.js';
 import { createUser } from './modules/identity/identity.service.js';
 import { StoreSchema } from './modules/stores/stores.entities.js';
 import { createStore } from './modules/stores/stores.service.js';
@@ -77,7 +82,10 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
     licenseActivationLimit: 2,
     licenseValidityDays: 365,
   });
-  const keys = Array.from({ length: 40 }, () => `STAR-${randomBytes(6).toString('hex').toUpperCase().match(/.{4}/g)!.join('-')}`);
+  const keys = Array.from(
+    { length: 40 },
+    () => `STAR-${randomBytes(6).toString('hex').toUpperCase().match(/.{4}/g)!.join('-')}`,
+  );
   await restock(ctxAt(), { storeId: store.id, productId: game.id, keys });
 
   const ebook = await createProduct(ctxAt(), {
@@ -85,10 +93,17 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
     name: 'The Storefront Handbook (PDF)',
     price: 9,
     deliveryMethods: ['downloadFiles', 'deliveryInstructions'],
-    deliveryInstructions: 'Thanks for buying! The download link works for 24 hours; come back to this page for a new one.',
+    deliveryInstructions:
+      'Thanks for buying! The download link works for 24 hours; come back to this page for a new one.',
   });
   const text = 'The Storefront Handbook\n\nChapter 1: Sell digital goods.\n';
-  await uploadProductFile(ctxAt(), { storeId: store.id, productId: ebook.id, name: 'handbook.txt', contentType: 'text/plain', stream: Readable.from([Buffer.from(text)]) });
+  await uploadProductFile(ctxAt(), {
+    storeId: store.id,
+    productId: ebook.id,
+    name: 'handbook.txt',
+    contentType: 'text/plain',
+    stream: Readable.from([Buffer.from(text)]),
+  });
 
   const review = await createProduct(ctxAt(), {
     storeId: store.id,
@@ -109,15 +124,33 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
   });
 
   // Every method; the checkout page offers those this process can take (test outside production, stripe when configured).
-  await deps.orm.em.fork().nativeUpdate(StoreSchema, { id: store.id }, { settings: { paymentMethods: ['test', 'manual', 'stripe'] } });
+  await deps.orm.em
+    .fork()
+    .nativeUpdate(StoreSchema, { id: store.id }, { settings: { paymentMethods: ['test', 'manual', 'stripe'] } });
 
   await deps.orm.em.fork().insert(CouponSchema, {
-    id: newId(), store: store.id, code: 'DEMO10', discountType: 'percent', discountValue: 10, productIds: [], maxUses: null, uses: 0,
-    minAmountMinor: null, expiresAt: null, active: true, createdAt: now, updatedAt: now,
+    id: newId(),
+    store: store.id,
+    code: 'DEMO10',
+    discountType: 'percent',
+    discountValue: 10,
+    productIds: [],
+    maxUses: null,
+    uses: 0,
+    minAmountMinor: null,
+    expiresAt: null,
+    active: true,
+    createdAt: now,
+    updatedAt: now,
   });
 
   // A receiver that does not exist, switched off before any order: the log stays empty, the dashboard shows a disabled endpoint.
-  const hook = await createWebhook(ctxAt(), { storeId: store.id, name: 'Fulfilment bot (example)', url: 'https://hooks.example.invalid/svc', events: ['order.paid', 'order.completed', 'order.refunded'] });
+  const hook = await createWebhook(ctxAt(), {
+    storeId: store.id,
+    name: 'Fulfilment bot (example)',
+    url: 'https://hooks.example.invalid/svc',
+    events: ['order.paid', 'order.completed', 'order.refunded'],
+  });
   await updateWebhook(ctxAt(), { storeId: store.id, webhookId: hook.id, enabled: false });
 
   const plan = planOrders({ game: game.id, ebook: ebook.id, review: review.id, discord: discord.id });
@@ -125,18 +158,37 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
   for (const [index, planned] of plan.entries()) {
     const placedAt = now.getTime() - planned.ageMs;
     const at = (offsetMs: number): Clock => ({ now: () => new Date(Math.min(placedAt + offsetMs, now.getTime())) });
-    const buyer = { ip: `203.0.113.${10 + index}`, userAgent: 'Mozilla/5.0 (demo)', country: COUNTRIES[index % COUNTRIES.length]! };
+    const buyer = {
+      ip: `203.0.113.${10 + index}`,
+      userAgent: 'Mozilla/5.0 (demo)',
+      country: COUNTRIES[index % COUNTRIES.length]!,
+    };
     const { order, checkoutToken } = await createOrder(
       ctxAt(at(0)),
-      { store: store.id, cart: planned.cart, email: `buyer${index + 1}@example.com`, coupon: planned.coupon, customFields: planned.customFields },
+      {
+        store: store.id,
+        cart: planned.cart,
+        email: `buyer${index + 1}@example.com`,
+        coupon: planned.coupon,
+        customFields: planned.customFields,
+      },
       buyer,
     );
     const ref = { storeId: store.id, orderId: order.id };
     if (planned.fate !== 'expired') {
-      await startCheckout(ctxAt(at(60_000)), { orderId: order.id, token: checkoutToken, paymentMethod: 'manual' }, buyer);
+      await startCheckout(
+        ctxAt(at(60_000)),
+        { orderId: order.id, token: checkoutToken, paymentMethod: 'manual' },
+        buyer,
+      );
     }
-    if (['completed', 'delivered', 'processing', 'refunded'].includes(planned.fate)) await markOrderPaid(ctxAt(at(20 * 60_000)), ref);
-    if (planned.fate === 'delivered') await markOrderDelivered(ctxAt(at(DAY_MS / 2)), { ...ref, content: 'Your review is attached: https://files.example/review.pdf' });
+    if (['completed', 'delivered', 'processing', 'refunded'].includes(planned.fate))
+      await markOrderPaid(ctxAt(at(20 * 60_000)), ref);
+    if (planned.fate === 'delivered')
+      await markOrderDelivered(ctxAt(at(DAY_MS / 2)), {
+        ...ref,
+        content: 'Your review is attached: https://files.example/review.pdf',
+      });
     if (planned.fate === 'refunded') await refundStoreOrder(ctxAt(at(2 * DAY_MS)), ref);
     if (planned.fate === 'cancelled') await cancelStoreOrder(ctxAt(at(3 * 3_600_000)), ref);
     counts.set(planned.fate, (counts.get(planned.fate) ?? 0) + 1);
@@ -144,8 +196,14 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
   // The orders left unpaid past the checkout lifetime, as the scheduled job would have found them.
   await deps.orm.em.fork().transactional((em) => expirePendingOrders(em, now, deps.config.checkoutLifetimeMs));
 
-  const { key } = await createApiKey(ctxAt(), owner, { name: 'demo', scopes: [...API_KEY_SCOPES], storeIds: [store.id] });
-  const summary = [...counts].map(([fate, n]) => `${n} ${fate === 'delivered' ? 'completed (delivered by the seller)' : fate}`).join(', ');
+  const { key } = await createApiKey(ctxAt(), owner, {
+    name: 'demo',
+    scopes: [...API_KEY_SCOPES],
+    storeIds: [store.id],
+  });
+  const summary = [...counts]
+    .map(([fate, n]) => `${n} ${fate === 'delivered' ? 'completed (delivered by the seller)' : fate}`)
+    .join(', ');
 
   return [
     `demo store "${store.name}" (${store.id}), subdomain ${DEMO_SUBDOMAIN}`,
@@ -168,18 +226,43 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
 function planOrders(products: { game: string; ebook: string; review: string; discord: string }): PlannedOrder[] {
   const website = { Website: 'https://shop.example' };
   const older: Array<Omit<PlannedOrder, 'ageMs'>> = [];
-  for (let i = 0; i < 12; i++) older.push({ fate: 'completed', cart: [{ productId: products.game, quantity: 1 + (i % 2) }], coupon: i % 4 === 0 ? 'DEMO10' : undefined });
+  for (let i = 0; i < 12; i++)
+    older.push({
+      fate: 'completed',
+      cart: [{ productId: products.game, quantity: 1 + (i % 2) }],
+      coupon: i % 4 === 0 ? 'DEMO10' : undefined,
+    });
   for (let i = 0; i < 5; i++) older.push({ fate: 'completed', cart: [{ productId: products.ebook, quantity: 1 }] });
-  for (let i = 0; i < 3; i++) older.push({ fate: 'completed', cart: [{ productId: products.discord, quantity: 1 }, ...(i === 0 ? [{ productId: products.ebook, quantity: 1 }] : [])] });
-  for (let i = 0; i < 2; i++) older.push({ fate: 'delivered', cart: [{ productId: products.review, quantity: 1 }], customFields: website });
-  for (let i = 0; i < 3; i++) older.push({ fate: 'processing', cart: [{ productId: products.review, quantity: 1 }], customFields: website });
-  for (let i = 0; i < 3; i++) older.push({ fate: 'refunded', cart: [{ productId: i === 0 ? products.ebook : products.game, quantity: 1 }] });
+  for (let i = 0; i < 3; i++)
+    older.push({
+      fate: 'completed',
+      cart: [
+        { productId: products.discord, quantity: 1 },
+        ...(i === 0 ? [{ productId: products.ebook, quantity: 1 }] : []),
+      ],
+    });
+  for (let i = 0; i < 2; i++)
+    older.push({ fate: 'delivered', cart: [{ productId: products.review, quantity: 1 }], customFields: website });
+  for (let i = 0; i < 3; i++)
+    older.push({ fate: 'processing', cart: [{ productId: products.review, quantity: 1 }], customFields: website });
+  for (let i = 0; i < 3; i++)
+    older.push({ fate: 'refunded', cart: [{ productId: i === 0 ? products.ebook : products.game, quantity: 1 }] });
   for (let i = 0; i < 3; i++) older.push({ fate: 'cancelled', cart: [{ productId: products.discord, quantity: 1 }] });
   for (let i = 0; i < 3; i++) older.push({ fate: 'expired', cart: [{ productId: products.game, quantity: 1 }] });
   // Spread over 30 days, interleaved so every stretch of the list shows a mix.
-  const shuffled = older.map((order, i) => ({ order, sort: (i * 7919) % older.length })).sort((a, b) => a.sort - b.sort);
-  const planned: PlannedOrder[] = shuffled.map(({ order }, i) => ({ ...order, ageMs: Math.round((30 - (29 * i) / shuffled.length) * DAY_MS) }));
+  const shuffled = older
+    .map((order, i) => ({ order, sort: (i * 7919) % older.length }))
+    .sort((a, b) => a.sort - b.sort);
+  const planned: PlannedOrder[] = shuffled.map(({ order }, i) => ({
+    ...order,
+    ageMs: Math.round((30 - (29 * i) / shuffled.length) * DAY_MS),
+  }));
   // Placed in the last half hour: still within the checkout lifetime.
-  for (let i = 0; i < 3; i++) planned.push({ fate: 'pending', cart: [{ productId: [products.game, products.ebook, products.discord][i]!, quantity: 1 }], ageMs: (25 - 10 * i) * 60_000 });
+  for (let i = 0; i < 3; i++)
+    planned.push({
+      fate: 'pending',
+      cart: [{ productId: [products.game, products.ebook, products.discord][i]!, quantity: 1 }],
+      ageMs: (25 - 10 * i) * 60_000,
+    });
   return planned;
 }

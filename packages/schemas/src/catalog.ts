@@ -44,20 +44,37 @@ const productFields = {
   licenseValidityDays: z.number().int().min(1).max(36_500).nullable().optional(),
 };
 
-function productRules<T extends z.ZodType<{ deliveryMethods?: string[]; customFields?: TCustomField[] | undefined; minQuantity?: number | undefined; maxQuantity?: number | null | undefined }>>(schema: T) {
+function productRules<
+  T extends z.ZodType<{
+    deliveryMethods?: string[];
+    customFields?: TCustomField[] | undefined;
+    minQuantity?: number | undefined;
+    maxQuantity?: number | null | undefined;
+  }>,
+>(schema: T) {
   return schema
     .refine((p) => !p.deliveryMethods || new Set(p.deliveryMethods).size === p.deliveryMethods.length, {
       message: 'each delivery method once',
       path: ['deliveryMethods'],
     })
-    .refine((p) => !p.customFields || new Set(p.customFields.map((f) => f.name.toLowerCase())).size === p.customFields.length, {
-      message: 'custom field names must be unique',
-      path: ['customFields'],
-    })
-    .refine((p) => p.minQuantity === undefined || p.maxQuantity === undefined || p.maxQuantity === null || p.minQuantity <= p.maxQuantity, {
-      message: 'minQuantity is above maxQuantity',
-      path: ['minQuantity'],
-    });
+    .refine(
+      (p) => !p.customFields || new Set(p.customFields.map((f) => f.name.toLowerCase())).size === p.customFields.length,
+      {
+        message: 'custom field names must be unique',
+        path: ['customFields'],
+      },
+    )
+    .refine(
+      (p) =>
+        p.minQuantity === undefined ||
+        p.maxQuantity === undefined ||
+        p.maxQuantity === null ||
+        p.minQuantity <= p.maxQuantity,
+      {
+        message: 'minQuantity is above maxQuantity',
+        path: ['minQuantity'],
+      },
+    );
 }
 
 export const ZCreateProductInput = productRules(z.strictObject({ storeId: ZId, ...productFields }));
@@ -145,7 +162,11 @@ export const ZListProductsQuery = z.strictObject({
   cursor: z.string().min(1).max(200).optional(),
 });
 export type TListProductsQuery = z.infer<typeof ZListProductsQuery>;
-export const ZProductPage = z.object({ products: z.array(ZProduct), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ZProductPage = z.object({
+  products: z.array(ZProduct),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
 
 /** A merchant's key import: 1..10,000 keys of 1..500 characters per call. */
 export const ZMerchantImportKeysInput = z.strictObject({
@@ -197,7 +218,11 @@ export const ZListKeysQuery = z.strictObject({
   limit: queryInt(z.number().int().min(1).max(100)).optional(),
   cursor: z.string().min(1).max(200).optional(),
 });
-export const ZKeyList = z.object({ keys: z.array(ZMaskedLicenseKey), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ZKeyList = z.object({
+  keys: z.array(ZMaskedLicenseKey),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
 export const ZKeyIdInput = z.strictObject({ storeId: ZId, productId: ZId, keyId: ZId });
 
 export const ZStoredFile = z.object({

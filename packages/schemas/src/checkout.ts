@@ -35,7 +35,12 @@ export const ZCartResult = z.object({
   ),
   removed: z.array(z.object({ productId: z.string(), reason: z.enum(CART_REMOVAL_REASONS) })),
   adjusted: z.array(
-    z.object({ productId: z.string(), requested: ZCount, quantity: ZCount, reason: z.enum(['min_quantity', 'max_quantity', 'stock']) }),
+    z.object({
+      productId: z.string(),
+      requested: ZCount,
+      quantity: ZCount,
+      reason: z.enum(['min_quantity', 'max_quantity', 'stock']),
+    }),
   ),
   subtotal: z.number(),
   itemCount: ZCount,
@@ -68,7 +73,9 @@ export const ZCheckoutOrder = z.object({
   orderId: z.string(),
   storeId: z.string(),
   status: ZOrderStatus,
-  lines: z.array(z.object({ productId: z.string().nullable(), productName: z.string(), quantity: ZCount, unitPrice: z.number() })),
+  lines: z.array(
+    z.object({ productId: z.string().nullable(), productName: z.string(), quantity: ZCount, unitPrice: z.number() }),
+  ),
   subtotal: z.number(),
   discount: z.number(),
   price: z.number(),

@@ -12,7 +12,11 @@ export const ZEmail = z
 export const ZTimestamp = z.iso.datetime();
 
 /** A database id (cuid2). */
-export const ZId = z.string().min(1).max(32).regex(/^[a-z0-9]+$/, 'not an id');
+export const ZId = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z0-9]+$/, 'not an id');
 
 /** Plain text: no control characters other than newline and tab. */
 export const ZPlainText = (max: number) =>
@@ -20,7 +24,10 @@ export const ZPlainText = (max: number) =>
     .string()
     .max(max)
     // eslint-disable-next-line no-control-regex
-    .refine((value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value), 'control characters are not allowed');
+    .refine(
+      (value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value),
+      'control characters are not allowed',
+    );
 
 /**
  * The decimal places of a number as its shortest decimal text reads (`0.3` -> 1, `1.005` -> 3,
@@ -39,7 +46,10 @@ export function decimalPlaces(value: number): number {
  * not open the order is 403 whatever its shape, as a wrong one of the right length is (DESIGN:
  * given but not matching: 403; none given: 401).
  */
-export const ZBuyerToken = z.string().max(4096).meta({ description: 'The checkout token from orders/create (`checkoutToken`)' });
+export const ZBuyerToken = z
+  .string()
+  .max(4096)
+  .meta({ description: 'The checkout token from orders/create (`checkoutToken`)' });
 
 /** A count, size or quantity in a response: a non-negative PostgreSQL integer (never JavaScript's unsafe range). */
 export const ZCount = z.number().int().min(0).max(2_147_483_647);

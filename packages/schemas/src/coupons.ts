@@ -22,7 +22,10 @@ const ZExpiresAt = z.iso.datetime({ offset: true });
 
 /** Percent discounts are whole numbers 1..100; fixed ones amounts with at most two decimals. */
 function discountIssue(type: TDiscountType, value: number): string | undefined {
-  if (type === 'percent') return Number.isInteger(value) && value >= 1 && value <= 100 ? undefined : 'a percent discount is a whole number from 1 to 100';
+  if (type === 'percent')
+    return Number.isInteger(value) && value >= 1 && value <= 100
+      ? undefined
+      : 'a percent discount is a whole number from 1 to 100';
   return ZAmount.safeParse(value).success ? undefined : 'at most two decimals';
 }
 

@@ -73,8 +73,22 @@ export const ZListEventsQuery = z
     limit: queryInt(z.number().int().min(1).max(100)).optional(),
     cursor: z.string().min(1).max(200).optional(),
   })
-  .refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), { message: '`from` is after `to`', path: ['from'] });
+  .refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), {
+    message: '`from` is after `to`',
+    path: ['from'],
+  });
 export type TListEventsQuery = z.infer<typeof ZListEventsQuery>;
 
-export const ZEventList = z.object({ events: z.array(ZStoredEvent), hasMore: z.boolean(), nextCursor: z.string().nullable() });
-export const ZEventIdInput = z.strictObject({ storeId: ZId, eventId: z.string().min(1).max(40).regex(/^evt_[a-z0-9]+$/, 'not an event id') });
+export const ZEventList = z.object({
+  events: z.array(ZStoredEvent),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
+export const ZEventIdInput = z.strictObject({
+  storeId: ZId,
+  eventId: z
+    .string()
+    .min(1)
+    .max(40)
+    .regex(/^evt_[a-z0-9]+$/, 'not an event id'),
+});

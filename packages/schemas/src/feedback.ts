@@ -43,6 +43,9 @@ export const ZCreateFeedbackInput = z.strictObject({
     .min(1)
     .max(2000)
     // eslint-disable-next-line no-control-regex
-    .refine((value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value), 'control characters are not allowed'),
+    .refine(
+      (value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value),
+      'control characters are not allowed',
+    ),
 });
 export type TCreateFeedbackInput = z.infer<typeof ZCreateFeedbackInput>;

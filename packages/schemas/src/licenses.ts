@@ -18,8 +18,16 @@ export const ZLicenseInvalidReason = z.enum(LICENSE_INVALID_REASONS);
 const ZLicenseKeyValue = z.string().min(1).max(500);
 const ZInstanceName = z.string().trim().min(1).max(200);
 
-export const ZActivateLicenseInput = z.strictObject({ productId: ZId, key: ZLicenseKeyValue, instanceName: ZInstanceName });
-export const ZValidateLicenseInput = z.strictObject({ productId: ZId, key: ZLicenseKeyValue, instanceId: ZId.optional() });
+export const ZActivateLicenseInput = z.strictObject({
+  productId: ZId,
+  key: ZLicenseKeyValue,
+  instanceName: ZInstanceName,
+});
+export const ZValidateLicenseInput = z.strictObject({
+  productId: ZId,
+  key: ZLicenseKeyValue,
+  instanceId: ZId.optional(),
+});
 export const ZDeactivateLicenseInput = z.strictObject({ productId: ZId, key: ZLicenseKeyValue, instanceId: ZId });
 export type TActivateLicenseInput = z.infer<typeof ZActivateLicenseInput>;
 export type TValidateLicenseInput = z.infer<typeof ZValidateLicenseInput>;
@@ -42,7 +50,11 @@ export type TLicense = z.infer<typeof ZLicense>;
 export const ZLicenseInstance = z.object({ id: z.string(), name: z.string(), createdAt: ZTimestamp });
 export type TLicenseInstance = z.infer<typeof ZLicenseInstance>;
 
-export const ZActivateLicenseResult = z.object({ activated: z.literal(true), license: ZLicense, instance: ZLicenseInstance });
+export const ZActivateLicenseResult = z.object({
+  activated: z.literal(true),
+  license: ZLicense,
+  instance: ZLicenseInstance,
+});
 export const ZValidateLicenseResult = z.object({
   valid: z.boolean(),
   reason: ZLicenseInvalidReason.nullable(),
@@ -73,6 +85,10 @@ export const ZListLicensesQuery = z.strictObject({
   cursor: z.string().min(1).max(200).optional(),
 });
 export type TListLicensesQuery = z.infer<typeof ZListLicensesQuery>;
-export const ZLicenseList = z.object({ licenses: z.array(ZMerchantLicense), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ZLicenseList = z.object({
+  licenses: z.array(ZMerchantLicense),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
 export const ZLicenseIdInput = z.strictObject({ storeId: ZId, licenseId: ZId });
 export const ZLicenseInstanceIdInput = z.strictObject({ storeId: ZId, licenseId: ZId, instanceId: ZId });

@@ -3,7 +3,15 @@ import { z } from 'zod';
 import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 
-export const ORDER_STATUSES = ['pending', 'paid', 'processing', 'completed', 'refunded', 'cancelled', 'expired'] as const;
+export const ORDER_STATUSES = [
+  'pending',
+  'paid',
+  'processing',
+  'completed',
+  'refunded',
+  'cancelled',
+  'expired',
+] as const;
 export const ZOrderStatus = z.enum(ORDER_STATUSES);
 export type TOrderStatus = z.infer<typeof ZOrderStatus>;
 
@@ -85,7 +93,11 @@ export const ZBuyerOrderAccess = z.strictObject({
   email: z.string().max(320).optional(),
 });
 
-export const ZLicenseKeyDelivery = z.object({ productId: z.string().nullable(), productName: z.string(), key: z.string() });
+export const ZLicenseKeyDelivery = z.object({
+  productId: z.string().nullable(),
+  productName: z.string(),
+  key: z.string(),
+});
 
 export const ZDeliveryPayload = z.object({
   orderId: z.string(),
@@ -117,4 +129,8 @@ export const ZUpdateOrderBody = z.strictObject({
 });
 
 export const ZOrderActionInput = z.strictObject({ storeId: ZId, orderId: ZOrderRef });
-export const ZMarkDeliveredInput = z.strictObject({ storeId: ZId, orderId: ZOrderRef, content: z.string().max(20_000).optional() });
+export const ZMarkDeliveredInput = z.strictObject({
+  storeId: ZId,
+  orderId: ZOrderRef,
+  content: z.string().max(20_000).optional(),
+});

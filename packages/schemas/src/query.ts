@@ -9,5 +9,8 @@ import { z } from 'zod';
  * taking a number: that is what a typed client sends (the string form is the query string's).
  */
 export function queryInt(schema: z.ZodNumber = z.number().int()) {
-  return z.preprocess<unknown, z.ZodNumber, number>((value) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value), schema);
+  return z.preprocess<unknown, z.ZodNumber, number>(
+    (value) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value),
+    schema,
+  );
 }

@@ -7,7 +7,10 @@ export const ZSubdomain = z
   .string()
   .min(3)
   .max(63)
-  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and hyphens only, not starting or ending with a hyphen');
+  .regex(
+    /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/,
+    'lowercase letters, digits and hyphens only, not starting or ending with a hyphen',
+  );
 
 export const ZCurrency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in capitals');
 

@@ -64,7 +64,11 @@ export const ZBuyerTicketInput = z.strictObject({ ticketId: ZId, token: ZBuyerTo
 export type TBuyerTicketInput = z.infer<typeof ZBuyerTicketInput>;
 
 /** `POST /api/tickets/{ticketId}/messages`. */
-export const ZBuyerTicketReplyInput = z.strictObject({ ticketId: ZId, token: ZBuyerToken.optional(), message: ZTicketMessageText });
+export const ZBuyerTicketReplyInput = z.strictObject({
+  ticketId: ZId,
+  token: ZBuyerToken.optional(),
+  message: ZTicketMessageText,
+});
 export type TBuyerTicketReplyInput = z.infer<typeof ZBuyerTicketReplyInput>;
 
 /** `GET /api/dashboard/stores/{storeId}/tickets`: newest activity first. */

@@ -93,10 +93,23 @@ export const ZDeliveriesQuery = z.strictObject({
   status: ZDeliveryStatus.optional(),
   event: z.string().min(1).max(50).optional(),
 });
-export const ZDeliveryList = z.object({ deliveries: z.array(ZWebhookDelivery), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ZDeliveryList = z.object({
+  deliveries: z.array(ZWebhookDelivery),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
 export const ZDeliveryResult = z.object({ delivery: ZWebhookDelivery });
 export const ZRetryDeliveryInput = z.strictObject({ storeId: ZId, webhookId: ZId, deliveryId: ZId });
 export const ZReplayInput = z
-  .strictObject({ storeId: ZId, webhookId: ZId, from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }), status: z.enum(['failed']).optional() })
-  .refine((input) => Date.parse(input.from) <= Date.parse(input.to), { message: '`from` is after `to`', path: ['from'] });
+  .strictObject({
+    storeId: ZId,
+    webhookId: ZId,
+    from: z.iso.datetime({ offset: true }),
+    to: z.iso.datetime({ offset: true }),
+    status: z.enum(['failed']).optional(),
+  })
+  .refine((input) => Date.parse(input.from) <= Date.parse(input.to), {
+    message: '`from` is after `to`',
+    path: ['from'],
+  });
 export const ZReplayResult = z.object({ queued: ZCount });

@@ -7,7 +7,10 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createLicenseClient, isSvcError } from '@svc/sdk';
 
-const licenses = createLicenseClient({ baseUrl: process.env.SVC_BASE_URL ?? 'http://localhost:3000', productId: process.env.SVC_PRODUCT_ID });
+const licenses = createLicenseClient({
+  baseUrl: process.env.SVC_BASE_URL ?? 'http://localhost:3000',
+  productId: process.env.SVC_PRODUCT_ID,
+});
 const key = process.env.LICENSE_KEY ?? '';
 const stateFile = process.env.STATE_FILE ?? '.license-instance.json';
 const saved = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')) : null;
@@ -17,7 +20,9 @@ try {
     if (saved) {
       const { license } = await licenses.deactivate(key, saved.instanceId);
       rmSync(stateFile);
-      console.log(`deactivated ${saved.instanceName}: ${license.activationUsage} of ${license.activationLimit ?? 'unlimited'} activations in use`);
+      console.log(
+        `deactivated ${saved.instanceName}: ${license.activationUsage} of ${license.activationLimit ?? 'unlimited'} activations in use`,
+      );
     } else {
       console.log('not activated on this machine');
     }
@@ -28,7 +33,9 @@ try {
       const { instance, license } = await licenses.activate(key, instanceName);
       instanceId = instance.id;
       writeFileSync(stateFile, JSON.stringify({ instanceId, instanceName }));
-      console.log(`activated ${instanceName}: ${license.activationUsage} of ${license.activationLimit ?? 'unlimited'} activations in use`);
+      console.log(
+        `activated ${instanceName}: ${license.activationUsage} of ${license.activationLimit ?? 'unlimited'} activations in use`,
+      );
     }
     const { valid, reason, license } = await licenses.validate(key, instanceId);
     if (valid) {

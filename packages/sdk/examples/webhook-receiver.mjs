@@ -5,7 +5,10 @@
 import { createServer } from 'node:http';
 import { constructEvent, createMerchantClient, WebhookVerificationError } from '@svc/sdk';
 
-const svc = createMerchantClient({ baseUrl: process.env.SVC_BASE_URL ?? 'http://localhost:3000', apiKey: process.env.SVC_API_KEY });
+const svc = createMerchantClient({
+  baseUrl: process.env.SVC_BASE_URL ?? 'http://localhost:3000',
+  apiKey: process.env.SVC_API_KEY,
+});
 const storeId = process.env.SVC_STORE_ID;
 let secret = '';
 let done;

@@ -26,17 +26,36 @@ const { appRouter } = await import(pathToFileURL(join(repoRoot, 'apps/server/dis
 const { routeTable } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/trpc/route-table.js')).href);
 const SDK_SURFACES = new Set(['apiKey', 'buyer', 'customer']);
 const procedures = routeTable(appRouter)
-  .procedures.filter(({ policy }) => SDK_SURFACES.has(policy.auth.kind) || (policy.auth.kind === 'public' && policy.auth.audience === 'storefront'))
+  .procedures.filter(
+    ({ policy }) =>
+      SDK_SURFACES.has(policy.auth.kind) || (policy.auth.kind === 'public' && policy.auth.audience === 'storefront'),
+  )
   .map(({ name, type, policy }) => ({ path: name, type, idempotent: policy.idempotency !== undefined }))
   .sort((a, b) => a.path.localeCompare(b.path));
 
 const configPath = join(repoRoot, 'apps/server/tsconfig.json');
-const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, dirname(configPath));
+const parsed = ts.parseJsonConfigFileContent(
+  ts.readConfigFile(configPath, ts.sys.readFile).config,
+  ts.sys,
+  dirname(configPath),
+);
 // The whole server program, so its module augmentations (app.ts) apply; rootDir does not.
-const program = ts.createProgram([entry, ...parsed.fileNames], { ...parsed.options, rootDir: undefined, noEmit: true, declaration: false, sourceMap: false });
+const program = ts.createProgram([entry, ...parsed.fileNames], {
+  ...parsed.options,
+  rootDir: undefined,
+  noEmit: true,
+  declaration: false,
+  sourceMap: false,
+});
 const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
 if (diagnostics.length > 0) {
-  process.stderr.write(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => repoRoot, getNewLine: () => '\n' }));
+  process.stderr.write(
+    ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => repoRoot,
+      getNewLine: () => '\n',
+    }),
+  );
   process.exit(1);
 }
 const checker = program.getTypeChecker();
@@ -44,7 +63,8 @@ const source = program.getSourceFile(entry);
 const declared = new Map();
 for (const statement of source.statements) {
   if (ts.isVariableStatement(statement)) {
-    for (const decl of statement.declarationList.declarations) declared.set(decl.name.getText(source), checker.getTypeAtLocation(decl));
+    for (const decl of statement.declarationList.declarations)
+      declared.set(decl.name.getText(source), checker.getTypeAtLocation(decl));
   }
 }
 
@@ -83,7 +103,8 @@ function print(type, indent, seen, optional = false) {
     const parts = members.map((t) => print(t, indent, seen));
     // `boolean` arrives as `true | false`.
     const unique = [...new Set(parts)];
-    if (unique.includes('true') && unique.includes('false')) unique.splice(unique.indexOf('true'), 1, 'boolean'), unique.splice(unique.indexOf('false'), 1);
+    if (unique.includes('true') && unique.includes('false'))
+      (unique.splice(unique.indexOf('true'), 1, 'boolean'), unique.splice(unique.indexOf('false'), 1));
     return unique.map((p) => (p.includes('=>') ? `(${p})` : p)).join(' | ');
   }
   if (seen.includes(type)) return 'unknown';
@@ -94,11 +115,21 @@ function print(type, indent, seen, optional = false) {
     return /^[\w"]+$/.test(inner) ? `${inner}[]` : `Array<${inner}>`;
   }
   if (checker.isTupleType(type)) {
-    return `[${checker.getTypeArguments(type).map((t) => print(t, indent, next)).join(', ')}]`;
+    return `[${checker
+      .getTypeArguments(type)
+      .map((t) => print(t, indent, next))
+      .join(', ')}]`;
   }
-  if (type.isIntersection() && type.types.some((t) => t.flags & (F.String | F.Number | F.Boolean | F.StringLiteral | F.NumberLiteral))) {
+  if (
+    type.isIntersection() &&
+    type.types.some((t) => t.flags & (F.String | F.Number | F.Boolean | F.StringLiteral | F.NumberLiteral))
+  ) {
     // Branded primitives: the primitive is what travels.
-    return print(type.types.find((t) => t.flags & (F.String | F.Number | F.Boolean | F.StringLiteral | F.NumberLiteral)), indent, next);
+    return print(
+      type.types.find((t) => t.flags & (F.String | F.Number | F.Boolean | F.StringLiteral | F.NumberLiteral)),
+      indent,
+      next,
+    );
   }
   if (type.flags & F.Object || type.isIntersection()) {
     const symbol = type.getSymbol();
@@ -112,7 +143,9 @@ function print(type, indent, seen, optional = false) {
       const name = property.getName();
       const optional = (property.flags & ts.SymbolFlags.Optional) !== 0;
       const key = identifier.test(name) ? name : JSON.stringify(name);
-      lines.push(`${pad}${key}${optional ? '?' : ''}: ${print(checker.getTypeOfSymbol(property), indent + 1, next, optional)};`);
+      lines.push(
+        `${pad}${key}${optional ? '?' : ''}: ${print(checker.getTypeOfSymbol(property), indent + 1, next, optional)};`,
+      );
     }
     if (checker.getSignaturesOfType(type, ts.SignatureKind.Call).length > 0) return 'unknown';
     if (lines.length === 0) return type.flags & F.Object ? 'Record<string, never>' : 'unknown';
@@ -149,7 +182,9 @@ export const IDEMPOTENT_PROCEDURES = ${JSON.stringify(procedures.filter((p) => p
 
 if (process.argv.includes('--check')) {
   let current = '';
-  try { current = readFileSync(outFile, 'utf8'); } catch {}
+  try {
+    current = readFileSync(outFile, 'utf8');
+  } catch {}
   if (current !== text) {
     process.stderr.write(`${outFile} is stale: run the SDK build\n`);
     process.exit(1);

@@ -15,9 +15,11 @@ const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.
 const ENTRIES = {
   theme: 'import { createThemeClient } from "@svc/sdk"; globalThis.sdk = { createThemeClient };',
   customer: 'import { createCustomerClient } from "@svc/sdk"; globalThis.sdk = { createCustomerClient };',
-  'theme + customer': 'import { createThemeClient, createCustomerClient } from "@svc/sdk"; globalThis.sdk = { createThemeClient, createCustomerClient };',
+  'theme + customer':
+    'import { createThemeClient, createCustomerClient } from "@svc/sdk"; globalThis.sdk = { createThemeClient, createCustomerClient };',
   licenses: 'import { createLicenseClient } from "@svc/sdk"; globalThis.sdk = { createLicenseClient };',
-  webhooks: 'import { constructEvent, verifySignature } from "@svc/sdk"; globalThis.sdk = { constructEvent, verifySignature };',
+  webhooks:
+    'import { constructEvent, verifySignature } from "@svc/sdk"; globalThis.sdk = { constructEvent, verifySignature };',
   everything: 'import * as sdk from "@svc/sdk"; globalThis.sdk = sdk;',
 };
 

@@ -12,7 +12,13 @@
  * ```
  */
 import { walkPages } from './paging.js';
-import { createTransport, type ClientOptions, type ProcedureInput as In, type ProcedureOutput as Out, type RequestOptions } from './transport.js';
+import {
+  createTransport,
+  type ClientOptions,
+  type ProcedureInput as In,
+  type ProcedureOutput as Out,
+  type RequestOptions,
+} from './transport.js';
 
 export interface CustomerClientOptions extends ClientOptions {
   /** The store the buyer signs in to. */
@@ -36,11 +42,16 @@ export function createCustomerClient(options: CustomerClientOptions) {
 
   const orders = {
     /** One page of the buyer's orders in this store, newest first. */
-    list: (params: In<'customer.orders'> = {}, opts?: RequestOptions): Promise<CustomerOrderList> => transport.call('customer.orders', params, read, opts),
+    list: (params: In<'customer.orders'> = {}, opts?: RequestOptions): Promise<CustomerOrderList> =>
+      transport.call('customer.orders', params, read, opts),
     /** One of the buyer's orders. */
-    get: (params: { orderId: string }, opts?: RequestOptions): Promise<CustomerOrder> => transport.call('customer.order', params, read, opts),
+    get: (params: { orderId: string }, opts?: RequestOptions): Promise<CustomerOrder> =>
+      transport.call('customer.order', params, read, opts),
     /** Every order of the buyer, across all pages. */
-    iterate: (params: { limit?: number } = {}, opts?: RequestOptions): AsyncGenerator<CustomerOrderSummary, void, undefined> =>
+    iterate: (
+      params: { limit?: number } = {},
+      opts?: RequestOptions,
+    ): AsyncGenerator<CustomerOrderSummary, void, undefined> =>
       walkPages(
         (cursor) => orders.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
         (page) => page.orders,
@@ -51,7 +62,8 @@ export function createCustomerClient(options: CustomerClientOptions) {
     storeId,
     auth: {
       /** E-mails a 6-digit sign-in code (answers the same whether or not the address has orders). */
-      requestCode: (params: { email: string }, opts?: RequestOptions): Promise<void> => transport.call('customer.start', { storeId, ...params }, once, opts),
+      requestCode: (params: { email: string }, opts?: RequestOptions): Promise<void> =>
+        transport.call('customer.start', { storeId, ...params }, once, opts),
       /** Exchanges the code for the session. */
       verify: (params: { email: string; code: string }, opts?: RequestOptions): Promise<Customer> =>
         transport.call('customer.verify', { storeId, ...params }, once, opts).then((answer) => answer.customer),
@@ -62,7 +74,8 @@ export function createCustomerClient(options: CustomerClientOptions) {
       },
     },
     /** The signed-in buyer. */
-    profile: (opts?: RequestOptions): Promise<Out<'customerDashboard.profile'>> => transport.call('customerDashboard.profile', undefined, read, opts),
+    profile: (opts?: RequestOptions): Promise<Out<'customerDashboard.profile'>> =>
+      transport.call('customerDashboard.profile', undefined, read, opts),
     orders,
   };
 }

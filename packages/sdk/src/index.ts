@@ -67,9 +67,30 @@ export type {
 } from './theme.js';
 export { createCustomerClient } from './customer.js';
 export { createLicenseClient } from './licenses.js';
-export type { LicenseClient, LicenseClientOptions, LicenseActivation, LicenseValidation, LicenseDeactivation } from './licenses.js';
-export type { CustomerClient, CustomerClientOptions, Customer, CustomerOrder, CustomerOrderList, CustomerOrderSummary } from './customer.js';
-export type { ClientOptions, RequestOptions, CreateRequestOptions, FetchLike, ProcedurePath, ProcedureInput, ProcedureOutput } from './transport.js';
+export type {
+  LicenseClient,
+  LicenseClientOptions,
+  LicenseActivation,
+  LicenseValidation,
+  LicenseDeactivation,
+} from './licenses.js';
+export type {
+  CustomerClient,
+  CustomerClientOptions,
+  Customer,
+  CustomerOrder,
+  CustomerOrderList,
+  CustomerOrderSummary,
+} from './customer.js';
+export type {
+  ClientOptions,
+  RequestOptions,
+  CreateRequestOptions,
+  FetchLike,
+  ProcedurePath,
+  ProcedureInput,
+  ProcedureOutput,
+} from './transport.js';
 export type { ApiProcedures } from './generated/api.js';
 export {
   SvcApiError,
@@ -87,7 +108,19 @@ export {
 } from './api-errors.js';
 export { ERROR_CODES, type TErrorCode, type TErrorBody } from './error-codes.js';
 export { SvcError, isSvcError, type SvcErrorOptions } from './errors.js';
-export type { Order, OrderDetail, OrderStatus, Product, ProductStatus, DeliveryMethod, CustomFieldType, License, LicenseInstance, LicenseStatus, MerchantLicense } from './models.js';
+export type {
+  Order,
+  OrderDetail,
+  OrderStatus,
+  Product,
+  ProductStatus,
+  DeliveryMethod,
+  CustomFieldType,
+  License,
+  LicenseInstance,
+  LicenseStatus,
+  MerchantLicense,
+} from './models.js';
 export {
   verifySignature,
   constructEvent,

@@ -25,7 +25,8 @@ export type LicenseDeactivation = Out<'licenses.deactivate'>;
 export type LicenseClient = ReturnType<typeof createLicenseClient>;
 
 export function createLicenseClient(options: LicenseClientOptions) {
-  if (typeof options.productId !== 'string' || options.productId.length === 0) throw new TypeError('Pass the productId of the product whose keys this software accepts.');
+  if (typeof options.productId !== 'string' || options.productId.length === 0)
+    throw new TypeError('Pass the productId of the product whose keys this software accepts.');
   const transport = createTransport(options);
   // Activation is idempotent per instance name and validation reads: both are safe to retry.
   const safe = { type: 'mutation', retry: 'safe' } as const;
@@ -46,7 +47,12 @@ export function createLicenseClient(options: LicenseClientOptions) {
      * one of its activations): `{ valid, reason: null | 'expired' | 'disabled' | 'instance_not_found' }`.
      */
     validate: (key: string, instanceId?: string, opts?: RequestOptions): Promise<LicenseValidation> =>
-      transport.call('licenses.validate', instanceId === undefined ? { productId, key } : { productId, key, instanceId }, safe, opts),
+      transport.call(
+        'licenses.validate',
+        instanceId === undefined ? { productId, key } : { productId, key, instanceId },
+        safe,
+        opts,
+      ),
     /** Frees this installation's activation (404 when the instance is not one of the license's). */
     deactivate: (key: string, instanceId: string, opts?: RequestOptions): Promise<LicenseDeactivation> =>
       transport.call('licenses.deactivate', { productId, key, instanceId }, once, opts),

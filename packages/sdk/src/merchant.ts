@@ -10,7 +10,13 @@
  * ```
  */
 import { walkPages } from './paging.js';
-import { createTransport, type ClientOptions, type ProcedureInput as In, type ProcedureOutput as Out, type RequestOptions } from './transport.js';
+import {
+  createTransport,
+  type ClientOptions,
+  type ProcedureInput as In,
+  type ProcedureOutput as Out,
+  type RequestOptions,
+} from './transport.js';
 
 export interface MerchantClientOptions extends ClientOptions {
   /** A merchant API key (`sk_...`), created in the dashboard; never ship it to a browser. */
@@ -92,15 +98,22 @@ export function createMerchantClient(options: MerchantClientOptions) {
 
   const orders = {
     /** One page of the store's orders, newest first (`GET /merchant/v1/stores/{storeId}/orders`). */
-    list: (params: OrderListParams, opts?: RequestOptions): Promise<OrderList> => transport.call('orders.list', params, read, opts),
+    list: (params: OrderListParams, opts?: RequestOptions): Promise<OrderList> =>
+      transport.call('orders.list', params, read, opts),
     /** One order with its note and custom-field answers. */
-    get: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> => transport.call('orders.get', params, read, opts),
+    get: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> =>
+      transport.call('orders.get', params, read, opts),
     /** Set the note or mark the manual delivery done. */
-    update: (params: OrderUpdateParams, opts?: RequestOptions): Promise<OrderDetails> => transport.call('orders.update', params, update, opts),
+    update: (params: OrderUpdateParams, opts?: RequestOptions): Promise<OrderDetails> =>
+      transport.call('orders.update', params, update, opts),
     /** Refunds a paid order (scope order:refund): its keys and licenses are disabled, `order.refunded` is sent. Repeating it answers the refunded order. */
-    refund: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> => transport.call('orders.refund', params, update, opts),
+    refund: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> =>
+      transport.call('orders.refund', params, update, opts),
     /** Every order matching the filters, across all pages (`limit` is the page size, default 100). */
-    iterate: (params: Omit<OrderListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<OrderSummary, void, undefined> =>
+    iterate: (
+      params: Omit<OrderListParams, 'cursor'>,
+      opts?: RequestOptions,
+    ): AsyncGenerator<OrderSummary, void, undefined> =>
       walkPages(
         (cursor) => orders.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
         (page) => page.orders,
@@ -108,21 +121,31 @@ export function createMerchantClient(options: MerchantClientOptions) {
   };
 
   const webhooks = {
-    list: (params: { storeId: string }, opts?: RequestOptions): Promise<Out<'webhooks.list'>> => transport.call('webhooks.list', params, read, opts),
-    get: (params: WebhookRef, opts?: RequestOptions): Promise<Webhook> => transport.call('webhooks.get', params, read, opts),
+    list: (params: { storeId: string }, opts?: RequestOptions): Promise<Out<'webhooks.list'>> =>
+      transport.call('webhooks.list', params, read, opts),
+    get: (params: WebhookRef, opts?: RequestOptions): Promise<Webhook> =>
+      transport.call('webhooks.get', params, read, opts),
     /** Creates an endpoint; the answer holds its signing `secret`, shown this once. */
-    create: (params: WebhookCreateParams, opts?: RequestOptions): Promise<WebhookWithSecret> => transport.call('webhooks.create', params, once, opts),
-    update: (params: WebhookUpdateParams, opts?: RequestOptions): Promise<Webhook> => transport.call('webhooks.update', params, update, opts),
-    delete: (params: WebhookRef, opts?: RequestOptions): Promise<void> => transport.call('webhooks.delete', params, once, opts),
+    create: (params: WebhookCreateParams, opts?: RequestOptions): Promise<WebhookWithSecret> =>
+      transport.call('webhooks.create', params, once, opts),
+    update: (params: WebhookUpdateParams, opts?: RequestOptions): Promise<Webhook> =>
+      transport.call('webhooks.update', params, update, opts),
+    delete: (params: WebhookRef, opts?: RequestOptions): Promise<void> =>
+      transport.call('webhooks.delete', params, once, opts),
     /** A new signing secret (returned once); signatures made with the old one stop verifying at once. */
-    rotate: (params: WebhookRef, opts?: RequestOptions): Promise<WebhookWithSecret> => transport.call('webhooks.rotate', params, once, opts),
+    rotate: (params: WebhookRef, opts?: RequestOptions): Promise<WebhookWithSecret> =>
+      transport.call('webhooks.rotate', params, once, opts),
     /** Sends a `webhook.test` event now and answers its delivery. */
-    test: (params: WebhookRef, opts?: RequestOptions): Promise<Out<'webhooks.test'>> => transport.call('webhooks.test', params, once, opts),
+    test: (params: WebhookRef, opts?: RequestOptions): Promise<Out<'webhooks.test'>> =>
+      transport.call('webhooks.test', params, once, opts),
     /** One page of the endpoint's delivery log, newest first. */
     deliveries: (params: WebhookDeliveryListParams, opts?: RequestOptions): Promise<WebhookDeliveryList> =>
       transport.call('webhooks.deliveries', params, read, opts),
     /** Every delivery matching the filters, across all pages. */
-    iterateDeliveries: (params: Omit<WebhookDeliveryListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<WebhookDelivery, void, undefined> =>
+    iterateDeliveries: (
+      params: Omit<WebhookDeliveryListParams, 'cursor'>,
+      opts?: RequestOptions,
+    ): AsyncGenerator<WebhookDelivery, void, undefined> =>
       walkPages(
         (cursor) => webhooks.deliveries({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
         (page) => page.deliveries,
@@ -131,24 +154,32 @@ export function createMerchantClient(options: MerchantClientOptions) {
     retry: (params: WebhookRef & { deliveryId: string }, opts?: RequestOptions): Promise<Out<'webhooks.retry'>> =>
       transport.call('webhooks.retry', params, once, opts),
     /** Sends again every event of a time range (optionally only those that failed). */
-    replay: (params: WebhookReplayParams, opts?: RequestOptions): Promise<Out<'webhooks.replay'>> => transport.call('webhooks.replay', params, once, opts),
+    replay: (params: WebhookReplayParams, opts?: RequestOptions): Promise<Out<'webhooks.replay'>> =>
+      transport.call('webhooks.replay', params, once, opts),
   };
 
   const licenses = {
     /** One page of the store's licenses (sold license keys), newest first; filters `productId`, `status`. */
-    list: (params: LicenseListParams, opts?: RequestOptions): Promise<LicenseList> => transport.call('licenses.list', params, read, opts),
+    list: (params: LicenseListParams, opts?: RequestOptions): Promise<LicenseList> =>
+      transport.call('licenses.list', params, read, opts),
     /** One license with its active instances (never the key: `masked` shows its last four characters). */
-    get: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> => transport.call('licenses.get', params, read, opts),
+    get: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> =>
+      transport.call('licenses.get', params, read, opts),
     /** Every license matching the filters, across all pages. */
-    iterate: (params: Omit<LicenseListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<StoreLicense, void, undefined> =>
+    iterate: (
+      params: Omit<LicenseListParams, 'cursor'>,
+      opts?: RequestOptions,
+    ): AsyncGenerator<StoreLicense, void, undefined> =>
       walkPages(
         (cursor) => licenses.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
         (page) => page.licenses,
       ),
     /** Disables the license: validation answers `disabled` until it is enabled again. */
-    disable: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> => transport.call('licenses.disable', params, update, opts),
+    disable: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> =>
+      transport.call('licenses.disable', params, update, opts),
     /** Enables a license the seller disabled (a refunded order's license stays disabled: 409). */
-    enable: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> => transport.call('licenses.enable', params, update, opts),
+    enable: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> =>
+      transport.call('licenses.enable', params, update, opts),
     /** Removes one instance; the software on it no longer validates with it. */
     removeInstance: (params: LicenseRef & { instanceId: string }, opts?: RequestOptions): Promise<void> =>
       transport.call('licenses.removeInstance', params, once, opts),
@@ -156,22 +187,32 @@ export function createMerchantClient(options: MerchantClientOptions) {
 
   const coupons = {
     /** The store's coupons (scope coupon:read). */
-    list: (params: { storeId: string }, opts?: RequestOptions): Promise<CouponList> => transport.call('coupons.list', params, read, opts),
-    get: (params: CouponRef, opts?: RequestOptions): Promise<Coupon> => transport.call('coupons.get', params, read, opts),
+    list: (params: { storeId: string }, opts?: RequestOptions): Promise<CouponList> =>
+      transport.call('coupons.list', params, read, opts),
+    get: (params: CouponRef, opts?: RequestOptions): Promise<Coupon> =>
+      transport.call('coupons.get', params, read, opts),
     /** Creates a coupon (scope coupon:write); a code the store already has is 409. */
-    create: (params: CouponCreateParams, opts?: RequestOptions): Promise<Coupon> => transport.call('coupons.create', params, once, opts),
-    update: (params: CouponUpdateParams, opts?: RequestOptions): Promise<Coupon> => transport.call('coupons.update', params, update, opts),
+    create: (params: CouponCreateParams, opts?: RequestOptions): Promise<Coupon> =>
+      transport.call('coupons.create', params, once, opts),
+    update: (params: CouponUpdateParams, opts?: RequestOptions): Promise<Coupon> =>
+      transport.call('coupons.update', params, update, opts),
     /** Deletes a coupon; orders that used it keep their discount. */
-    delete: (params: CouponRef, opts?: RequestOptions): Promise<void> => transport.call('coupons.delete', params, once, opts),
+    delete: (params: CouponRef, opts?: RequestOptions): Promise<void> =>
+      transport.call('coupons.delete', params, once, opts),
   };
 
   const events = {
     /** One page of the store's events, newest first (scope event:read); filters `type`, `from`, `to`. Kept 30 days. */
-    list: (params: EventListParams, opts?: RequestOptions): Promise<EventList> => transport.call('events.list', params, read, opts),
+    list: (params: EventListParams, opts?: RequestOptions): Promise<EventList> =>
+      transport.call('events.list', params, read, opts),
     /** One event, exactly as its webhook deliveries carry it (`{ id, event, createdAt, storeId, data }`). */
-    get: (params: { storeId: string; eventId: string }, opts?: RequestOptions): Promise<StoredEvent> => transport.call('events.get', params, read, opts),
+    get: (params: { storeId: string; eventId: string }, opts?: RequestOptions): Promise<StoredEvent> =>
+      transport.call('events.get', params, read, opts),
     /** Every event matching the filters, across all pages, newest first: what a reconciliation walks. */
-    iterate: (params: Omit<EventListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<StoredEvent, void, undefined> =>
+    iterate: (
+      params: Omit<EventListParams, 'cursor'>,
+      opts?: RequestOptions,
+    ): AsyncGenerator<StoredEvent, void, undefined> =>
       walkPages(
         (cursor) => events.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
         (page) => page.events,
@@ -180,16 +221,24 @@ export function createMerchantClient(options: MerchantClientOptions) {
 
   const products = {
     /** One page of the store's products, newest first, with their stock (scope product:read); filter `status`. */
-    list: (params: ProductListParams, opts?: RequestOptions): Promise<ProductPage> => transport.call('catalog.list', params, read, opts),
+    list: (params: ProductListParams, opts?: RequestOptions): Promise<ProductPage> =>
+      transport.call('catalog.list', params, read, opts),
     /** One product; `stock` is its available key count (null when it is not delivered by keys). */
-    get: (params: ProductRef, opts?: RequestOptions): Promise<Product> => transport.call('catalog.get', params, read, opts),
+    get: (params: ProductRef, opts?: RequestOptions): Promise<Product> =>
+      transport.call('catalog.get', params, read, opts),
     /** Creates a product (scope product:write). */
-    create: (params: ProductCreateParams, opts?: RequestOptions): Promise<Product> => transport.call('catalog.create', params, once, opts),
-    update: (params: ProductUpdateParams, opts?: RequestOptions): Promise<Product> => transport.call('catalog.update', params, update, opts),
+    create: (params: ProductCreateParams, opts?: RequestOptions): Promise<Product> =>
+      transport.call('catalog.create', params, once, opts),
+    update: (params: ProductUpdateParams, opts?: RequestOptions): Promise<Product> =>
+      transport.call('catalog.update', params, update, opts),
     /** Archives the product: it leaves the storefront; orders keep naming it. */
-    archive: (params: ProductRef, opts?: RequestOptions): Promise<void> => transport.call('catalog.delete', params, once, opts),
+    archive: (params: ProductRef, opts?: RequestOptions): Promise<void> =>
+      transport.call('catalog.delete', params, once, opts),
     /** Every product matching the filter, across all pages. */
-    iterate: (params: Omit<ProductListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<Product, void, undefined> =>
+    iterate: (
+      params: Omit<ProductListParams, 'cursor'>,
+      opts?: RequestOptions,
+    ): AsyncGenerator<Product, void, undefined> =>
       walkPages(
         (cursor) => products.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
         (page) => page.products,
@@ -202,11 +251,16 @@ export function createMerchantClient(options: MerchantClientOptions) {
      * or against stock, are dropped and counted. Orders waiting for keys are filled at once. Not
      * retried (a repeat would only count duplicates, but says nothing of the first call).
      */
-    add: (params: LicenseKeyImportParams, opts?: RequestOptions): Promise<LicenseKeyImportResult> => transport.call('catalog.importKeys', params, once, opts),
+    add: (params: LicenseKeyImportParams, opts?: RequestOptions): Promise<LicenseKeyImportResult> =>
+      transport.call('catalog.importKeys', params, once, opts),
     /** One page of a product's keys, masked (never the key), with the stock counts. */
-    list: (params: LicenseKeyListParams, opts?: RequestOptions): Promise<LicenseKeyList> => transport.call('catalog.keys', params, read, opts),
+    list: (params: LicenseKeyListParams, opts?: RequestOptions): Promise<LicenseKeyList> =>
+      transport.call('catalog.keys', params, read, opts),
     /** Every key matching the filter, across all pages. */
-    iterate: (params: Omit<LicenseKeyListParams, 'cursor'>, opts?: RequestOptions): AsyncGenerator<LicenseKeyList['licenseKeys'][number], void, undefined> =>
+    iterate: (
+      params: Omit<LicenseKeyListParams, 'cursor'>,
+      opts?: RequestOptions,
+    ): AsyncGenerator<LicenseKeyList['licenseKeys'][number], void, undefined> =>
       walkPages(
         (cursor) => licenseKeys.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
         (page) => page.licenseKeys,

@@ -10,7 +10,14 @@
  * location.href = url;
  * ```
  */
-import { createTransport, type ClientOptions, type CreateRequestOptions, type ProcedureInput as In, type ProcedureOutput as Out, type RequestOptions } from './transport.js';
+import {
+  createTransport,
+  type ClientOptions,
+  type CreateRequestOptions,
+  type ProcedureInput as In,
+  type ProcedureOutput as Out,
+  type RequestOptions,
+} from './transport.js';
 
 /**
  * The store the theme sells for: its id, its subdomain, or both. The storefront and the
@@ -54,7 +61,8 @@ export function createThemeClient(options: ThemeClientOptions) {
   const createOrder = { type: 'mutation', retry: 'safe', idempotent: true } as const;
 
   const subdomain = (): string => {
-    if (!options.subdomain) throw new TypeError('This call needs the store subdomain: pass `subdomain` to createThemeClient.');
+    if (!options.subdomain)
+      throw new TypeError('This call needs the store subdomain: pass `subdomain` to createThemeClient.');
     return options.subdomain;
   };
   let knownStoreId: Promise<string> | undefined = options.storeId ? Promise.resolve(options.storeId) : undefined;
@@ -74,7 +82,8 @@ export function createThemeClient(options: ThemeClientOptions) {
     /** The store's id (looked up by subdomain the first time when only that was given). */
     storeId: (opts?: RequestOptions): Promise<string> => storeId(opts),
     /** The store (name, currency) and its active products. */
-    storefront: async (opts?: RequestOptions): Promise<Storefront> => transport.call('catalog.storefront', { subdomain: subdomain() }, read, opts),
+    storefront: async (opts?: RequestOptions): Promise<Storefront> =>
+      transport.call('catalog.storefront', { subdomain: subdomain() }, read, opts),
     /** The store's active products. */
     products: async (opts?: RequestOptions): Promise<StorefrontProduct[]> =>
       (await transport.call('catalog.products', { subdomain: subdomain() }, read, opts)).products,
@@ -84,45 +93,80 @@ export function createThemeClient(options: ThemeClientOptions) {
        * products dropped (`removed`), quantities clamped (`adjusted`), prices and subtotal.
        */
       get: async (cart: readonly CartLine[], opts?: RequestOptions): Promise<Cart> =>
-        transport.call('checkout.cart', { storeId: await storeId(opts), cart: JSON.stringify(lines(cart)) }, read, opts),
+        transport.call(
+          'checkout.cart',
+          { storeId: await storeId(opts), cart: JSON.stringify(lines(cart)) },
+          read,
+          opts,
+        ),
     },
     /**
      * Opens a pending order for the cart and answers the hosted checkout `url` to send the buyer
      * to. Sent with an Idempotency-Key, so a retried call never makes a second order.
      */
     checkout: async (params: CheckoutParams, opts?: CreateRequestOptions): Promise<CheckoutResult> =>
-      transport.call('checkout.checkout', { ...params, shopId: await storeId(opts), cart: lines(params.cart) }, createOrder, opts),
+      transport.call(
+        'checkout.checkout',
+        { ...params, shopId: await storeId(opts), cart: lines(params.cart) },
+        createOrder,
+        opts,
+      ),
     /** As `checkout`, for the embeddable checkout (CORS open to every origin). */
     embedCheckout: async (params: CheckoutParams, opts?: CreateRequestOptions): Promise<CheckoutResult> =>
-      transport.call('checkout.embed', { ...params, shopId: await storeId(opts), cart: lines(params.cart) }, createOrder, opts),
+      transport.call(
+        'checkout.embed',
+        { ...params, shopId: await storeId(opts), cart: lines(params.cart) },
+        createOrder,
+        opts,
+      ),
     /** Creates a pending order and answers it with its `checkoutToken`, for themes running their own checkout. */
     createOrder: async (params: CreateOrderParams, opts?: CreateRequestOptions): Promise<CreatedOrder> =>
-      transport.call('checkout.create', { ...params, storeId: await storeId(opts), cart: lines(params.cart) }, createOrder, opts),
+      transport.call(
+        'checkout.create',
+        { ...params, storeId: await storeId(opts), cart: lines(params.cart) },
+        createOrder,
+        opts,
+      ),
     /** Starts payment of a pending order with the chosen method: a `redirectUrl` or `instructions`. */
-    startPayment: (params: StartPaymentParams, opts?: RequestOptions): Promise<PaymentStart> => transport.call('checkout.start', params, once, opts),
+    startPayment: (params: StartPaymentParams, opts?: RequestOptions): Promise<PaymentStart> =>
+      transport.call('checkout.start', params, once, opts),
     coupons: {
       /** Whether a code works here, and the discount it gives on `cart` when one is passed. */
-      validate: async (params: { code: string; cart?: readonly CartLine[] }, opts?: RequestOptions): Promise<CouponCheck> =>
-        transport.call('coupons.validate', { storeId: await storeId(opts), code: params.code, ...(params.cart ? { cart: lines(params.cart) } : {}) }, safeWrite, opts),
+      validate: async (
+        params: { code: string; cart?: readonly CartLine[] },
+        opts?: RequestOptions,
+      ): Promise<CouponCheck> =>
+        transport.call(
+          'coupons.validate',
+          { storeId: await storeId(opts), code: params.code, ...(params.cart ? { cart: lines(params.cart) } : {}) },
+          safeWrite,
+          opts,
+        ),
     },
     /** Whether the store takes orders from this buyer (e-mail, and the caller's IP and country). */
     clientGate: async (params: { email?: string } = {}, opts?: RequestOptions): Promise<ClientGate> =>
       transport.call('blacklist.clientGate', { storeId: await storeId(opts), ...params }, safeWrite, opts),
     orders: {
       /** What a paid order delivers: keys, file links, instructions, manual-delivery state. */
-      delivery: (access: OrderAccess, opts?: RequestOptions): Promise<Delivery> => transport.call('fulfilment.delivery', access, read, opts),
+      delivery: (access: OrderAccess, opts?: RequestOptions): Promise<Delivery> =>
+        transport.call('fulfilment.delivery', access, read, opts),
       /** The license keys of a paid order. */
-      keys: (access: OrderAccess, opts?: RequestOptions): Promise<DeliveredKeys> => transport.call('fulfilment.keys', access, read, opts),
+      keys: (access: OrderAccess, opts?: RequestOptions): Promise<DeliveredKeys> =>
+        transport.call('fulfilment.keys', access, read, opts),
       /** Tries again to assign keys a restock may have made available. */
       tryAssignKeys: (access: OrderAccess, opts?: RequestOptions): Promise<Out<'fulfilment.tryAssignKeys'>> =>
         transport.call('fulfilment.tryAssignKeys', access, safeWrite, opts),
     },
     feedback: {
       /** One page of the store's published feedback. */
-      list: async (params: { limit?: number; cursor?: string } = {}, opts?: RequestOptions): Promise<Out<'feedback.list'>> =>
+      list: async (
+        params: { limit?: number; cursor?: string } = {},
+        opts?: RequestOptions,
+      ): Promise<Out<'feedback.list'>> =>
         transport.call('feedback.list', { storeId: await storeId(opts), ...params }, read, opts),
       /** The buyer's rating of a completed order. */
-      create: (params: In<'feedback.create'>, opts?: RequestOptions): Promise<Out<'feedback.create'>> => transport.call('feedback.create', params, once, opts),
+      create: (params: In<'feedback.create'>, opts?: RequestOptions): Promise<Out<'feedback.create'>> =>
+        transport.call('feedback.create', params, once, opts),
     },
     /** Records a storefront event (page view, product view, add to cart, checkout start). */
     track: async (event: TrackEvent, opts?: RequestOptions): Promise<void> =>

@@ -74,7 +74,12 @@ export interface TransportSettings extends ClientOptions {
 }
 
 export interface Transport {
-  call<P extends ProcedurePath>(path: P, input: ProcedureInput<P>, spec: CallSpec<P>, options?: CreateRequestOptions): Promise<ProcedureOutput<P>>;
+  call<P extends ProcedurePath>(
+    path: P,
+    input: ProcedureInput<P>,
+    spec: CallSpec<P>,
+    options?: CreateRequestOptions,
+  ): Promise<ProcedureOutput<P>>;
   /** Forget the cookies the jar holds (sign-out). */
   clearCookies(): void;
 }
@@ -104,10 +109,18 @@ function trimBaseUrl(baseUrl: string): string {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new SvcApiError({ code: 'invalid_base_url', message: `baseUrl must be an absolute http(s) URL; got ${JSON.stringify(baseUrl)}.`, procedure: '' });
+    throw new SvcApiError({
+      code: 'invalid_base_url',
+      message: `baseUrl must be an absolute http(s) URL; got ${JSON.stringify(baseUrl)}.`,
+      procedure: '',
+    });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new SvcApiError({ code: 'invalid_base_url', message: `baseUrl must be http or https; got ${url.protocol}`, procedure: '' });
+    throw new SvcApiError({
+      code: 'invalid_base_url',
+      message: `baseUrl must be http or https; got ${url.protocol}`,
+      procedure: '',
+    });
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -189,7 +202,11 @@ export function createTransport(settings: TransportSettings): Transport {
   const baseUrl = trimBaseUrl(settings.baseUrl);
   const platformFetch = settings.fetch ?? (globalThis.fetch as FetchLike | undefined);
   if (typeof platformFetch !== 'function') {
-    throw new SvcApiError({ code: 'fetch_unavailable', message: 'No global fetch here: pass `fetch` in the client options.', procedure: '' });
+    throw new SvcApiError({
+      code: 'fetch_unavailable',
+      message: 'No global fetch here: pass `fetch` in the client options.',
+      procedure: '',
+    });
   }
   const jar = settings.cookieJar ? new CookieJar() : undefined;
 
@@ -224,7 +241,14 @@ export function createTransport(settings: TransportSettings): Transport {
     ],
   });
 
-  async function attempt(path: string, type: 'query' | 'mutation', input: unknown, context: OpContext, timeoutMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+  async function attempt(
+    path: string,
+    type: 'query' | 'mutation',
+    input: unknown,
+    context: OpContext,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
     const controller = new AbortController();
     let timedOut = false;
     const onAbort = () => controller.abort(signal?.reason);
@@ -332,9 +356,24 @@ function toApiError(error: unknown, procedure: string, state: AttemptState): Svc
     }
   }
   if (state.signal?.aborted) return abortedError(procedure, state.signal.reason);
-  if (state.timedOut) return apiErrorFor({ code: 'timeout', message: `No answer from ${procedure} within ${state.timeoutMs} ms.`, procedure });
+  if (state.timedOut)
+    return apiErrorFor({
+      code: 'timeout',
+      message: `No answer from ${procedure} within ${state.timeoutMs} ms.`,
+      procedure,
+    });
   // No answer: keep the network error (DNS, refused connection, reset) as the cause.
   const network = error instanceof TRPCClientError && error.cause !== undefined ? error.cause : error;
-  const detail = network instanceof Error ? (network.cause instanceof Error ? `${network.message} (${network.cause.message})` : network.message) : String(network);
-  return apiErrorFor({ code: 'connection_failed', message: `Could not reach the service for ${procedure}: ${detail}`, procedure, cause: network });
+  const detail =
+    network instanceof Error
+      ? network.cause instanceof Error
+        ? `${network.message} (${network.cause.message})`
+        : network.message
+      : String(network);
+  return apiErrorFor({
+    code: 'connection_failed',
+    message: `Could not reach the service for ${procedure}: ${detail}`,
+    procedure,
+    cause: network,
+  });
 }

@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import { build } from 'tsup';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { newWebhookSecret, serviceSignature, signatureHeaders, standardSignature } from '../../../apps/server/src/modules/webhooks/signing.js';
+import {
+  newWebhookSecret,
+  serviceSignature,
+  signatureHeaders,
+  standardSignature,
+} from '../../../apps/server/src/modules/webhooks/signing.js';
 import type { TMerchantLicense, TOrderDetail, TProduct } from '../../schemas/src/index.js';
 import { ERROR_CODES as SCHEMA_ERROR_CODES } from '../../schemas/src/errors.js';
 import {
@@ -61,7 +66,12 @@ function body(event = 'order.paid', data: unknown = { order }, id = 'evt_abc123'
 }
 
 /** The headers the server sends, from the server's own signer. */
-function serverHeaders(secret: string, payload: string, timestamp = NOW_S, eventId = 'evt_abc123'): Record<string, string> {
+function serverHeaders(
+  secret: string,
+  payload: string,
+  timestamp = NOW_S,
+  eventId = 'evt_abc123',
+): Record<string, string> {
   return signatureHeaders(secret, { eventId, event: 'order.paid', deliveryId: 'del1', timestamp, body: payload });
 }
 
@@ -92,7 +102,10 @@ async function failure(promise: Promise<unknown>): Promise<WebhookVerificationEr
   return error as WebhookVerificationError;
 }
 
-async function expectCode(promise: Promise<unknown>, code: WebhookVerificationErrorCode): Promise<WebhookVerificationError> {
+async function expectCode(
+  promise: Promise<unknown>,
+  code: WebhookVerificationErrorCode,
+): Promise<WebhookVerificationError> {
   const error = await failure(promise);
   expect(error.code, error.message).toBe(code);
   return error;
@@ -103,13 +116,19 @@ describe('verifySignature with the server signatures', () => {
   const payload = body();
 
   it.each(SCHEMES)('%s alone verifies', async (_name, pick, scheme) => {
-    await expect(verifySignature(payload, pick(serverHeaders(secret, payload)), secret, AT_NOW)).resolves.toEqual({ scheme, timestamp: NOW_S });
+    await expect(verifySignature(payload, pick(serverHeaders(secret, payload)), secret, AT_NOW)).resolves.toEqual({
+      scheme,
+      timestamp: NOW_S,
+    });
   });
 
   it("takes the X-Service-Signature header's value in place of the headers (Stripe's shape)", async () => {
     const headers = serverHeaders(secret, payload);
     const signature = String(headers['x-service-signature']);
-    await expect(verifySignature(payload, signature, secret, AT_NOW)).resolves.toEqual({ scheme: 'service', timestamp: NOW_S });
+    await expect(verifySignature(payload, signature, secret, AT_NOW)).resolves.toEqual({
+      scheme: 'service',
+      timestamp: NOW_S,
+    });
     const event = await constructEvent(payload, signature, secret, AT_NOW);
     expect(event.id).toBe(JSON.parse(payload).id);
     await expectCode(verifySignature(body('order.refunded'), signature, secret, AT_NOW), 'signature_mismatch');
@@ -118,7 +137,10 @@ describe('verifySignature with the server signatures', () => {
 
   it('with both sets of headers, checks ours and does not fall back when ours is wrong', async () => {
     const headers = serverHeaders(secret, payload);
-    await expect(verifySignature(payload, headers, secret, AT_NOW)).resolves.toEqual({ scheme: 'service', timestamp: NOW_S });
+    await expect(verifySignature(payload, headers, secret, AT_NOW)).resolves.toEqual({
+      scheme: 'service',
+      timestamp: NOW_S,
+    });
     const forged = { ...headers, 'x-service-signature': `t=${NOW_S},v1=${'0'.repeat(64)}` };
     await expectCode(verifySignature(payload, forged, secret, AT_NOW), 'signature_mismatch');
   });
@@ -128,68 +150,118 @@ describe('verifySignature with the server signatures', () => {
     await expectCode(verifySignature(body('order.refunded'), headers, secret, AT_NOW), 'signature_mismatch');
     await expectCode(verifySignature(`${payload} `, headers, secret, AT_NOW), 'signature_mismatch');
     // Re-serialised JSON (key order, spacing) is another body too.
-    await expectCode(verifySignature(JSON.stringify(JSON.parse(payload), null, 1), headers, secret, AT_NOW), 'signature_mismatch');
+    await expectCode(
+      verifySignature(JSON.stringify(JSON.parse(payload), null, 1), headers, secret, AT_NOW),
+      'signature_mismatch',
+    );
   });
 
   it('a changed timestamp fails (X-Service-Signature t=)', async () => {
     const headers = onlyService(serverHeaders(secret, payload));
-    const shifted = { ...headers, 'x-service-signature': headers['x-service-signature']!.replace(`t=${NOW_S}`, `t=${NOW_S + 1}`) };
+    const shifted = {
+      ...headers,
+      'x-service-signature': headers['x-service-signature']!.replace(`t=${NOW_S}`, `t=${NOW_S + 1}`),
+    };
     await expectCode(verifySignature(payload, shifted, secret, AT_NOW), 'signature_mismatch');
   });
 
   it('a changed timestamp fails (webhook-timestamp) and so does a changed webhook-id', async () => {
     const headers = onlyStandard(serverHeaders(secret, payload));
-    await expectCode(verifySignature(payload, { ...headers, 'webhook-timestamp': String(NOW_S + 1) }, secret, AT_NOW), 'signature_mismatch');
-    await expectCode(verifySignature(payload, { ...headers, 'webhook-id': 'evt_other' }, secret, AT_NOW), 'signature_mismatch');
+    await expectCode(
+      verifySignature(payload, { ...headers, 'webhook-timestamp': String(NOW_S + 1) }, secret, AT_NOW),
+      'signature_mismatch',
+    );
+    await expectCode(
+      verifySignature(payload, { ...headers, 'webhook-id': 'evt_other' }, secret, AT_NOW),
+      'signature_mismatch',
+    );
   });
 
   it.each(SCHEMES)('%s: a stale timestamp fails beyond the tolerance, passes within it', async (_name, pick) => {
     const stale = pick(serverHeaders(secret, payload, NOW_S - 301));
     const error = await expectCode(verifySignature(payload, stale, secret, AT_NOW), 'timestamp_out_of_tolerance');
     expect(error.message).toMatch(/301 s old/);
-    await expect(verifySignature(payload, pick(serverHeaders(secret, payload, NOW_S - 300)), secret, AT_NOW)).resolves.toBeTruthy();
+    await expect(
+      verifySignature(payload, pick(serverHeaders(secret, payload, NOW_S - 300)), secret, AT_NOW),
+    ).resolves.toBeTruthy();
     await expect(verifySignature(payload, stale, secret, { ...AT_NOW, toleranceSeconds: 600 })).resolves.toBeTruthy();
-    await expectCode(verifySignature(payload, pick(serverHeaders(secret, payload, NOW_S - 61)), secret, { ...AT_NOW, toleranceSeconds: 60 }), 'timestamp_out_of_tolerance');
+    await expectCode(
+      verifySignature(payload, pick(serverHeaders(secret, payload, NOW_S - 61)), secret, {
+        ...AT_NOW,
+        toleranceSeconds: 60,
+      }),
+      'timestamp_out_of_tolerance',
+    );
   });
 
   it.each(SCHEMES)('%s: a future timestamp fails beyond the tolerance', async (_name, pick) => {
     const future = pick(serverHeaders(secret, payload, NOW_S + 301));
     const error = await expectCode(verifySignature(payload, future, secret, AT_NOW), 'timestamp_out_of_tolerance');
     expect(error.message).toMatch(/future/);
-    await expect(verifySignature(payload, pick(serverHeaders(secret, payload, NOW_S + 300)), secret, AT_NOW)).resolves.toBeTruthy();
+    await expect(
+      verifySignature(payload, pick(serverHeaders(secret, payload, NOW_S + 300)), secret, AT_NOW),
+    ).resolves.toBeTruthy();
   });
 
   it('uses the real clock when no `now` is given', async () => {
     const nowS = Math.floor(Date.now() / 1000);
-    await expect(verifySignature(payload, serverHeaders(secret, payload, nowS), secret)).resolves.toEqual({ scheme: 'service', timestamp: nowS });
-    await expectCode(verifySignature(payload, serverHeaders(secret, payload, nowS - 3600), secret), 'timestamp_out_of_tolerance');
+    await expect(verifySignature(payload, serverHeaders(secret, payload, nowS), secret)).resolves.toEqual({
+      scheme: 'service',
+      timestamp: nowS,
+    });
+    await expectCode(
+      verifySignature(payload, serverHeaders(secret, payload, nowS - 3600), secret),
+      'timestamp_out_of_tolerance',
+    );
   });
 
   it.each(SCHEMES)('%s: a rotated secret fails', async (_name, pick) => {
     const rotated = newWebhookSecret();
-    await expectCode(verifySignature(payload, pick(serverHeaders(secret, payload)), rotated, AT_NOW), 'signature_mismatch');
+    await expectCode(
+      verifySignature(payload, pick(serverHeaders(secret, payload)), rotated, AT_NOW),
+      'signature_mismatch',
+    );
   });
 
-  it.each(SCHEMES)('%s: the body as Buffer (pooled, with an offset), Uint8Array and ArrayBuffer verifies, non-ASCII included', async (_name, pick) => {
-    const headers = pick(serverHeaders(secret, payload));
-    const buffer = Buffer.from(payload);
-    expect(payload).toMatch(/[^\x00-\x7f]/);
-    const uint8 = new Uint8Array(buffer);
-    const arrayBuffer = uint8.buffer.slice(uint8.byteOffset, uint8.byteOffset + uint8.byteLength);
-    for (const raw of [buffer, uint8, arrayBuffer]) await expect(verifySignature(raw, headers, secret, AT_NOW)).resolves.toBeTruthy();
-    const padded = new Uint8Array(buffer.length + 8);
-    padded.set(buffer, 4);
-    await expect(verifySignature(padded.subarray(4, 4 + buffer.length), headers, secret, AT_NOW)).resolves.toBeTruthy();
-  });
+  it.each(SCHEMES)(
+    '%s: the body as Buffer (pooled, with an offset), Uint8Array and ArrayBuffer verifies, non-ASCII included',
+    async (_name, pick) => {
+      const headers = pick(serverHeaders(secret, payload));
+      const buffer = Buffer.from(payload);
+      expect(payload).toMatch(/[^\x00-\x7f]/);
+      const uint8 = new Uint8Array(buffer);
+      const arrayBuffer = uint8.buffer.slice(uint8.byteOffset, uint8.byteOffset + uint8.byteLength);
+      for (const raw of [buffer, uint8, arrayBuffer])
+        await expect(verifySignature(raw, headers, secret, AT_NOW)).resolves.toBeTruthy();
+      const padded = new Uint8Array(buffer.length + 8);
+      padded.set(buffer, 4);
+      await expect(
+        verifySignature(padded.subarray(4, 4 + buffer.length), headers, secret, AT_NOW),
+      ).resolves.toBeTruthy();
+    },
+  );
 
   it('several signatures in a header: any match passes', async () => {
     const headers = serverHeaders(secret, payload);
     const other = newWebhookSecret();
-    const service = { 'x-service-signature': `${serviceSignature(other, NOW_S, payload)},v1=${headers['x-service-signature']!.split('v1=')[1]}` };
+    const service = {
+      'x-service-signature': `${serviceSignature(other, NOW_S, payload)},v1=${headers['x-service-signature']!.split('v1=')[1]}`,
+    };
     await expect(verifySignature(payload, service, secret, AT_NOW)).resolves.toMatchObject({ scheme: 'service' });
-    const standard = { ...onlyStandard(headers), 'webhook-signature': `${standardSignature(other, 'evt_abc123', NOW_S, payload)} v1a,aGVsbG8= ${headers['webhook-signature']}` };
+    const standard = {
+      ...onlyStandard(headers),
+      'webhook-signature': `${standardSignature(other, 'evt_abc123', NOW_S, payload)} v1a,aGVsbG8= ${headers['webhook-signature']}`,
+    };
     await expect(verifySignature(payload, standard, secret, AT_NOW)).resolves.toMatchObject({ scheme: 'standard' });
-    await expectCode(verifySignature(payload, { ...standard, 'webhook-signature': standardSignature(other, 'evt_abc123', NOW_S, payload) }, secret, AT_NOW), 'signature_mismatch');
+    await expectCode(
+      verifySignature(
+        payload,
+        { ...standard, 'webhook-signature': standardSignature(other, 'evt_abc123', NOW_S, payload) },
+        secret,
+        AT_NOW,
+      ),
+      'signature_mismatch',
+    );
   });
 });
 
@@ -199,10 +271,14 @@ describe('verifySignature refuses bad inputs', () => {
   const headers = serverHeaders(secret, payload);
 
   it('a parsed object (or anything not raw) -> payload_not_raw, saying to pass the raw bytes', async () => {
-    const error = await expectCode(verifySignature(JSON.parse(payload) as never, headers, secret, AT_NOW), 'payload_not_raw');
+    const error = await expectCode(
+      verifySignature(JSON.parse(payload) as never, headers, secret, AT_NOW),
+      'payload_not_raw',
+    );
     expect(error.message).toMatch(/raw/);
     expect(error.message).toMatch(/got an object/);
-    for (const parsed of [null, undefined, 42, [1, 2]]) await expectCode(verifySignature(parsed as never, headers, secret, AT_NOW), 'payload_not_raw');
+    for (const parsed of [null, undefined, 42, [1, 2]])
+      await expectCode(verifySignature(parsed as never, headers, secret, AT_NOW), 'payload_not_raw');
     await expectCode(constructEvent(JSON.parse(payload) as never, headers, secret, AT_NOW), 'payload_not_raw');
   });
 
@@ -241,7 +317,10 @@ describe('verifySignature refuses bad inputs', () => {
   });
 
   it('no signature header, or an incomplete Standard Webhooks set -> missing_header', async () => {
-    await expectCode(verifySignature(payload, { 'content-type': 'application/json' }, secret, AT_NOW), 'missing_header');
+    await expectCode(
+      verifySignature(payload, { 'content-type': 'application/json' }, secret, AT_NOW),
+      'missing_header',
+    );
     await expectCode(verifySignature(payload, new Headers(), secret, AT_NOW), 'missing_header');
     const { 'webhook-timestamp': _t, ...noTimestamp } = onlyStandard(headers);
     const error = await expectCode(verifySignature(payload, noTimestamp, secret, AT_NOW), 'missing_header');
@@ -250,14 +329,31 @@ describe('verifySignature refuses bad inputs', () => {
 
   it('unparseable signature headers -> malformed_header', async () => {
     const v1 = headers['x-service-signature']!.split(',')[1]!;
-    for (const value of ['', 'garbage', v1, `t=${NOW_S}`, `t=abc,${v1}`, `t=${NOW_S},v1=zz`, `t=${NOW_S},t=${NOW_S},${v1}`]) {
+    for (const value of [
+      '',
+      'garbage',
+      v1,
+      `t=${NOW_S}`,
+      `t=abc,${v1}`,
+      `t=${NOW_S},v1=zz`,
+      `t=${NOW_S},t=${NOW_S},${v1}`,
+    ]) {
       await expectCode(verifySignature(payload, { 'x-service-signature': value }, secret, AT_NOW), 'malformed_header');
     }
     const standard = onlyStandard(headers);
-    for (const patch of [{ 'webhook-signature': 'v1,not base64!' }, { 'webhook-signature': 'nocomma' }, { 'webhook-signature': 'v1a,aGVsbG8=' }, { 'webhook-timestamp': '1.5' }, { 'webhook-id': '' }]) {
+    for (const patch of [
+      { 'webhook-signature': 'v1,not base64!' },
+      { 'webhook-signature': 'nocomma' },
+      { 'webhook-signature': 'v1a,aGVsbG8=' },
+      { 'webhook-timestamp': '1.5' },
+      { 'webhook-id': '' },
+    ]) {
       await expectCode(verifySignature(payload, { ...standard, ...patch }, secret, AT_NOW), 'malformed_header');
     }
-    await expectCode(verifySignature(payload, { 'X-Service-Signature': 'a', 'x-service-signature': 'b' }, secret, AT_NOW), 'malformed_header');
+    await expectCode(
+      verifySignature(payload, { 'X-Service-Signature': 'a', 'x-service-signature': 'b' }, secret, AT_NOW),
+      'malformed_header',
+    );
   });
 });
 
@@ -265,8 +361,15 @@ describe('headers: Headers instances and plain objects, any case', () => {
   const secret = newWebhookSecret();
   const payload = body();
   const headers = serverHeaders(secret, payload);
-  const upper = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toUpperCase(), v]));
-  const title = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()), v]));
+  const upper = (h: Record<string, string>) =>
+    Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toUpperCase(), v]));
+  const title = (h: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(h).map(([k, v]) => [
+        k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()),
+        v,
+      ]),
+    );
 
   it.each(SCHEMES)('%s', async (_name, pick, scheme) => {
     const picked = pick(headers);
@@ -279,7 +382,8 @@ describe('headers: Headers instances and plain objects, any case', () => {
       // Node's IncomingHttpHeaders may hold arrays
       Object.fromEntries(Object.entries(picked).map(([k, v]) => [k, [v]])),
     ];
-    for (const variant of variants) await expect(verifySignature(payload, variant, secret, AT_NOW)).resolves.toMatchObject({ scheme });
+    for (const variant of variants)
+      await expect(verifySignature(payload, variant, secret, AT_NOW)).resolves.toMatchObject({ scheme });
   });
 });
 
@@ -288,7 +392,12 @@ describe('constructEvent', () => {
 
   it('verifies, then returns the typed event, discriminated on `event`', async () => {
     const payload = body();
-    const event = await constructEvent(Buffer.from(payload), new Headers(serverHeaders(secret, payload)), secret, AT_NOW);
+    const event = await constructEvent(
+      Buffer.from(payload),
+      new Headers(serverHeaders(secret, payload)),
+      secret,
+      AT_NOW,
+    );
     expectTypeOf(event).toEqualTypeOf<WebhookEvent>();
     expect(event).toEqual(JSON.parse(payload));
     expect(event.event).toBe('order.paid');
@@ -300,7 +409,12 @@ describe('constructEvent', () => {
 
   it('product and test events narrow too', async () => {
     const payload = body('webhook.test', { webhookId: 'wh1' }, 'evt_test1');
-    const event = await constructEvent(payload, onlyStandard(serverHeaders(secret, payload, NOW_S, 'evt_test1')), secret, AT_NOW);
+    const event = await constructEvent(
+      payload,
+      onlyStandard(serverHeaders(secret, payload, NOW_S, 'evt_test1')),
+      secret,
+      AT_NOW,
+    );
     switch (event.event) {
       case 'webhook.test':
         expectTypeOf(event.data).toEqualTypeOf<{ webhookId: string }>();
@@ -325,7 +439,10 @@ describe('constructEvent', () => {
 
   it('does not parse a body whose signature fails', async () => {
     const payload = body();
-    await expectCode(constructEvent(body('order.refunded'), serverHeaders(secret, payload), secret, AT_NOW), 'signature_mismatch');
+    await expectCode(
+      constructEvent(body('order.refunded'), serverHeaders(secret, payload), secret, AT_NOW),
+      'signature_mismatch',
+    );
   });
 
   it('the SDK models are the server schemas, field for field (type-level)', () => {
@@ -341,12 +458,20 @@ describe('generateTestHeader', () => {
 
   it.each(SCHEMES)('its headers verify with %s', async (_name, pick, scheme) => {
     const headers = await generateTestHeader({ payload, secret, timestamp: NOW_S });
-    await expect(verifySignature(payload, pick(headers), secret, AT_NOW)).resolves.toEqual({ scheme, timestamp: NOW_S });
+    await expect(verifySignature(payload, pick(headers), secret, AT_NOW)).resolves.toEqual({
+      scheme,
+      timestamp: NOW_S,
+    });
     await expectCode(verifySignature(payload, pick(headers), newWebhookSecret(), AT_NOW), 'signature_mismatch');
   });
 
   it('matches the server scheme computed independently with node:crypto', async () => {
-    const headers = await generateTestHeader({ payload: Buffer.from(payload), secret, timestamp: NOW_S, eventId: 'evt_given' });
+    const headers = await generateTestHeader({
+      payload: Buffer.from(payload),
+      secret,
+      timestamp: NOW_S,
+      eventId: 'evt_given',
+    });
     const hex = createHmac('sha256', secret).update(`${NOW_S}.${payload}`).digest('hex');
     const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
     const b64 = createHmac('sha256', key).update(`evt_given.${NOW_S}.${payload}`).digest('base64');
@@ -359,7 +484,8 @@ describe('generateTestHeader', () => {
     });
     // ...and equals what the server itself sends.
     const server = serverHeaders(secret, payload, NOW_S, 'evt_given');
-    for (const name of ['x-service-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']) expect(headers[name]).toBe(server[name]);
+    for (const name of ['x-service-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'])
+      expect(headers[name]).toBe(server[name]);
   });
 
   it("defaults: now, and the payload's id (else a random evt_test_ id)", async () => {
@@ -370,7 +496,9 @@ describe('generateTestHeader', () => {
     await expect(constructEvent(payload, headers, secret)).resolves.toMatchObject({ id: 'evt_abc123' });
     const plain = await generateTestHeader({ payload: 'not json', secret });
     expect(plain['webhook-id']).toMatch(/^evt_test_[0-9a-f]{24}$/);
-    await expect(verifySignature('not json', onlyStandard(plain), secret)).resolves.toMatchObject({ scheme: 'standard' });
+    await expect(verifySignature('not json', onlyStandard(plain), secret)).resolves.toMatchObject({
+      scheme: 'standard',
+    });
   });
 
   it('refuses what verifySignature refuses', async () => {
@@ -388,7 +516,13 @@ describe('errors', () => {
     expect(isSvcError(new Error('x'))).toBe(false);
     expect(isSvcError({ code: 'x', message: 'y' })).toBe(false);
     const api = new SvcError('Slow down', { code: 'rate_limited', status: 429, retryAfter: 30 });
-    expect({ name: api.name, code: api.code, status: api.status, retryAfter: api.retryAfter, message: api.message }).toEqual({
+    expect({
+      name: api.name,
+      code: api.code,
+      status: api.status,
+      retryAfter: api.retryAfter,
+      message: api.message,
+    }).toEqual({
       name: 'SvcError',
       code: 'rate_limited',
       status: 429,
@@ -433,17 +567,24 @@ describe('the published package', () => {
       }
       expect(esm).not.toMatch(/^\s*import\b/m);
       // Every byte of the bundle comes from the SDK's own sources or the tRPC client it bundles.
-      const meta = JSON.parse(await readFile(join(outDir, 'metafile-esm.json'), 'utf8')) as { inputs: Record<string, unknown> };
+      const meta = JSON.parse(await readFile(join(outDir, 'metafile-esm.json'), 'utf8')) as {
+        inputs: Record<string, unknown>;
+      };
       const inputs = Object.keys(meta.inputs).map((input) => relative(SDK_DIR, join(process.cwd(), input)));
       expect(inputs.length).toBeGreaterThan(0);
-      for (const input of inputs) expect(input).toMatch(/^(src\/(generated\/)?[a-z-]+\.ts|\.\.\/\.\.\/node_modules\/@trpc\/(client|server)\/dist\/[\w./-]+\.mjs)$/);
+      for (const input of inputs)
+        expect(input).toMatch(
+          /^(src\/(generated\/)?[a-z-]+\.ts|\.\.\/\.\.\/node_modules\/@trpc\/(client|server)\/dist\/[\w./-]+\.mjs)$/,
+        );
       expect(inputs.some((input) => input.includes('@trpc/client'))).toBe(true);
 
       // The built ESM works on its own, with WebCrypto only.
       const sdk = (await import(join(outDir, 'index.js'))) as typeof import('./index.js');
       const secret = newWebhookSecret();
       const payload = body();
-      await expect(sdk.constructEvent(payload, serverHeaders(secret, payload), secret, AT_NOW)).resolves.toMatchObject({ event: 'order.paid' });
+      await expect(sdk.constructEvent(payload, serverHeaders(secret, payload), secret, AT_NOW)).resolves.toMatchObject({
+        event: 'order.paid',
+      });
 
       // ...and in a realm with nothing but web globals (as in a browser or an edge runtime): no
       // Buffer, process or require. The body comes from this realm, an ArrayBuffer included.
@@ -452,10 +593,16 @@ describe('the published package', () => {
       runInNewContext(cjs, web);
       const edge = module.exports;
       const arrayBuffer = new TextEncoder().encode(payload).buffer;
-      await expect(edge.verifySignature(arrayBuffer, new Headers(serverHeaders(secret, payload)), secret, AT_NOW)).resolves.toEqual({ scheme: 'service', timestamp: NOW_S });
+      await expect(
+        edge.verifySignature(arrayBuffer, new Headers(serverHeaders(secret, payload)), secret, AT_NOW),
+      ).resolves.toEqual({ scheme: 'service', timestamp: NOW_S });
       const test = await edge.generateTestHeader({ payload, secret, timestamp: NOW_S });
-      await expect(verifySignature(payload, onlyStandard(test), secret, AT_NOW)).resolves.toMatchObject({ scheme: 'standard' });
-      await expect(edge.verifySignature(payload, serverHeaders(secret, payload), newWebhookSecret(), AT_NOW)).rejects.toMatchObject({ code: 'signature_mismatch' });
+      await expect(verifySignature(payload, onlyStandard(test), secret, AT_NOW)).resolves.toMatchObject({
+        scheme: 'standard',
+      });
+      await expect(
+        edge.verifySignature(payload, serverHeaders(secret, payload), newWebhookSecret(), AT_NOW),
+      ).rejects.toMatchObject({ code: 'signature_mismatch' });
     } finally {
       await rm(outDir, { recursive: true, force: true });
     }

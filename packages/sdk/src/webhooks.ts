@@ -57,7 +57,9 @@ export type WebhookEvent<E extends WebhookEventName = WebhookEventName> = {
 
 export type OrderEvent = WebhookEvent<'order.created' | 'order.paid' | 'order.completed' | 'order.refunded'>;
 export type ProductEvent = WebhookEvent<'product.created' | 'product.updated' | 'product.deleted'>;
-export type LicenseEvent = WebhookEvent<'license.activated' | 'license.deactivated' | 'license.disabled' | 'license.enabled'>;
+export type LicenseEvent = WebhookEvent<
+  'license.activated' | 'license.deactivated' | 'license.disabled' | 'license.enabled'
+>;
 export type WebhookTestEvent = WebhookEvent<'webhook.test'>;
 
 // ---------------------------------------------------------------------------------------------
@@ -155,7 +157,12 @@ export interface VerifiedWebhook {
  * @param headers the request headers, any case; or the `X-Service-Signature` header's value.
  * @param secret  the endpoint's signing secret, `whsec_...`.
  */
-export async function verifySignature(rawBody: RawBody, headers: WebhookSignatureInput, secret: string, options: VerifyOptions = {}): Promise<VerifiedWebhook> {
+export async function verifySignature(
+  rawBody: RawBody,
+  headers: WebhookSignatureInput,
+  secret: string,
+  options: VerifyOptions = {},
+): Promise<VerifiedWebhook> {
   const tolerance = checkTolerance(options.toleranceSeconds);
   const nowSeconds = currentSeconds(options.now);
   checkSecret(secret);
@@ -177,10 +184,15 @@ export async function verifySignature(rawBody: RawBody, headers: WebhookSignatur
       );
     }
     if (id === undefined || timestamp === undefined || signature === undefined) {
-      const missing = [id === undefined && STANDARD_ID_HEADER, timestamp === undefined && STANDARD_TIMESTAMP_HEADER, signature === undefined && STANDARD_SIGNATURE_HEADER].filter(
-        (name): name is string => typeof name === 'string',
+      const missing = [
+        id === undefined && STANDARD_ID_HEADER,
+        timestamp === undefined && STANDARD_TIMESTAMP_HEADER,
+        signature === undefined && STANDARD_SIGNATURE_HEADER,
+      ].filter((name): name is string => typeof name === 'string');
+      throw new WebhookVerificationError(
+        'missing_header',
+        `The Standard Webhooks header${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing.`,
       );
-      throw new WebhookVerificationError('missing_header', `The Standard Webhooks header${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing.`);
     }
     verified = await verifyStandard(body, id, timestamp, signature, secret);
   }
@@ -211,7 +223,12 @@ export async function verifySignature(rawBody: RawBody, headers: WebhookSignatur
  * An event added to the service after this version of the SDK arrives with an `event` the
  * union does not list: keep a `default` branch.
  */
-export async function constructEvent(rawBody: RawBody, headers: WebhookSignatureInput, secret: string, options: VerifyOptions = {}): Promise<WebhookEvent> {
+export async function constructEvent(
+  rawBody: RawBody,
+  headers: WebhookSignatureInput,
+  secret: string,
+  options: VerifyOptions = {},
+): Promise<WebhookEvent> {
   await verifySignature(rawBody, headers, secret, options);
   const text = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBytes(rawBody));
   return JSON.parse(text) as WebhookEvent;
@@ -219,7 +236,8 @@ export async function constructEvent(rawBody: RawBody, headers: WebhookSignature
 
 /** The second argument must be headers or a signature header's value; say what to pass when it is not. */
 function checkHeadersArgument(headers: unknown): void {
-  if (typeof headers === 'string' || (typeof headers === 'object' && headers !== null && !Array.isArray(headers))) return;
+  if (typeof headers === 'string' || (typeof headers === 'object' && headers !== null && !Array.isArray(headers)))
+    return;
   const got = headers === null ? 'null' : Array.isArray(headers) ? 'an array' : typeof headers;
   throw new WebhookVerificationError(
     'headers_invalid',
@@ -261,10 +279,13 @@ export async function generateTestHeader(input: TestHeaderInput): Promise<Webhoo
   const body = rawBytes(input.payload);
   const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
-    throw new TypeError(`generateTestHeader: timestamp must be a non-negative integer of unix seconds, got ${String(timestamp)}.`);
+    throw new TypeError(
+      `generateTestHeader: timestamp must be a non-negative integer of unix seconds, got ${String(timestamp)}.`,
+    );
   }
   const eventId = input.eventId ?? payloadEventId(body) ?? `evt_test_${randomHex(12)}`;
-  if (typeof eventId !== 'string' || eventId === '') throw new TypeError('generateTestHeader: eventId must be a non-empty string.');
+  if (typeof eventId !== 'string' || eventId === '')
+    throw new TypeError('generateTestHeader: eventId must be a non-empty string.');
   const t = String(timestamp);
   const [service, standard] = await Promise.all([
     hmacSha256(utf8(secret), concat(utf8(`${t}.`), body)),
@@ -314,7 +335,13 @@ async function verifyService(body: Bytes, header: string, secret: string): Promi
   return { scheme: 'service', timestamp: Number(t) };
 }
 
-async function verifyStandard(body: Bytes, id: string, timestamp: string, header: string, secret: string): Promise<VerifiedWebhook> {
+async function verifyStandard(
+  body: Bytes,
+  id: string,
+  timestamp: string,
+  header: string,
+  secret: string,
+): Promise<VerifiedWebhook> {
   if (id === '') throw malformed(STANDARD_ID_HEADER, 'it is empty');
   if (!TIMESTAMP.test(timestamp)) throw malformed(STANDARD_TIMESTAMP_HEADER, 'it is not unix seconds');
   const candidates: Bytes[] = [];
@@ -356,14 +383,18 @@ function checkTolerance(value: number | undefined): number {
 
 function currentSeconds(now: Date | undefined): number {
   // Not `instanceof Date`: a Date from another realm (an iframe, a vm context) is one too.
-  const ms = now === undefined ? Date.now() : Object.prototype.toString.call(now) === '[object Date]' ? now.getTime() : NaN;
+  const ms =
+    now === undefined ? Date.now() : Object.prototype.toString.call(now) === '[object Date]' ? now.getTime() : NaN;
   if (!Number.isFinite(ms)) throw new TypeError('options.now must be a valid Date.');
   return Math.floor(ms / 1000);
 }
 
 function checkSecret(secret: unknown): asserts secret is string {
   if (typeof secret !== 'string') {
-    throw new WebhookVerificationError('secret_malformed', `The webhook secret must be a string (whsec_...), got ${secret === null ? 'null' : typeof secret}: is the environment variable set?`);
+    throw new WebhookVerificationError(
+      'secret_malformed',
+      `The webhook secret must be a string (whsec_...), got ${secret === null ? 'null' : typeof secret}: is the environment variable set?`,
+    );
   }
   if (secret !== secret.trim()) {
     throw new WebhookVerificationError(
@@ -383,7 +414,10 @@ function checkSecret(secret: unknown): asserts secret is string {
 function standardKey(secret: string): Bytes {
   const key = fromBase64(secret.slice(WEBHOOK_SECRET_PREFIX.length));
   if (key === null || key.length === 0) {
-    throw new WebhookVerificationError('secret_malformed', `The webhook secret is malformed: what follows "${WEBHOOK_SECRET_PREFIX}" is not base64.`);
+    throw new WebhookVerificationError(
+      'secret_malformed',
+      `The webhook secret is malformed: what follows "${WEBHOOK_SECRET_PREFIX}" is not base64.`,
+    );
   }
   return key;
 }
@@ -391,9 +425,19 @@ function standardKey(secret: string): Bytes {
 /** The body as bytes, copied; anything but raw data is refused. */
 function rawBytes(body: unknown): Bytes {
   if (typeof body === 'string') return utf8(body);
-  if (body instanceof ArrayBuffer || Object.prototype.toString.call(body) === '[object ArrayBuffer]') return new Uint8Array((body as ArrayBuffer).slice(0));
+  if (body instanceof ArrayBuffer || Object.prototype.toString.call(body) === '[object ArrayBuffer]')
+    return new Uint8Array((body as ArrayBuffer).slice(0));
   if (ArrayBuffer.isView(body)) return new Uint8Array(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
-  const got = body === null ? 'null' : body === undefined ? 'undefined' : Array.isArray(body) ? 'an array' : typeof body === 'object' ? 'an object' : typeof body;
+  const got =
+    body === null
+      ? 'null'
+      : body === undefined
+        ? 'undefined'
+        : Array.isArray(body)
+          ? 'an array'
+          : typeof body === 'object'
+            ? 'an object'
+            : typeof body;
   throw new WebhookVerificationError(
     'payload_not_raw',
     `The webhook payload must be the raw request body (a string, Buffer, Uint8Array or ArrayBuffer), got ${got}. ` +
@@ -424,7 +468,12 @@ function readHeader(headers: WebhookHeaders, name: string): string | undefined {
 function payloadEventId(body: Bytes): string | undefined {
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(body));
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { id?: unknown }).id === 'string' && (parsed as { id: string }).id !== '') {
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      typeof (parsed as { id?: unknown }).id === 'string' &&
+      (parsed as { id: string }).id !== ''
+    ) {
       return (parsed as { id: string }).id;
     }
   } catch {
@@ -448,7 +497,13 @@ type Bytes = Uint8Array<ArrayBuffer>;
 
 interface WebCryptoLike {
   subtle: {
-    importKey(format: 'raw', keyData: Bytes, algorithm: { name: 'HMAC'; hash: 'SHA-256' }, extractable: false, usages: ['sign']): Promise<unknown>;
+    importKey(
+      format: 'raw',
+      keyData: Bytes,
+      algorithm: { name: 'HMAC'; hash: 'SHA-256' },
+      extractable: false,
+      usages: ['sign'],
+    ): Promise<unknown>;
     sign(algorithm: 'HMAC', key: unknown, data: Bytes): Promise<ArrayBuffer>;
   };
   getRandomValues(array: Bytes): Bytes;
@@ -457,7 +512,9 @@ interface WebCryptoLike {
 function webCrypto(): WebCryptoLike {
   const found = (globalThis as { crypto?: Partial<WebCryptoLike> }).crypto;
   if (found?.subtle === undefined || found.getRandomValues === undefined) {
-    throw new Error('@svc/sdk webhooks need WebCrypto (globalThis.crypto.subtle): Node 20 or later, Deno, Bun, a browser (in a secure context) or an edge runtime.');
+    throw new Error(
+      '@svc/sdk webhooks need WebCrypto (globalThis.crypto.subtle): Node 20 or later, Deno, Bun, a browser (in a secure context) or an edge runtime.',
+    );
   }
   return found as WebCryptoLike;
 }

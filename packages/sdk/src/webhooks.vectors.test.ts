@@ -5,8 +5,18 @@
  * signer, so the two sides cannot drift apart unnoticed.
  */
 import { describe, expect, it } from 'vitest';
-import { loadWebhookSignatureVectors, type WebhookSignatureVector } from '../../../test/fixtures/webhook-signature-vectors.js';
-import { constructEvent, SvcError, verifySignature, WebhookVerificationError, type VerifyOptions, type WebhookVerificationErrorCode } from './index.js';
+import {
+  loadWebhookSignatureVectors,
+  type WebhookSignatureVector,
+} from '../../../test/fixtures/webhook-signature-vectors.js';
+import {
+  constructEvent,
+  SvcError,
+  verifySignature,
+  WebhookVerificationError,
+  type VerifyOptions,
+  type WebhookVerificationErrorCode,
+} from './index.js';
 
 /** Every code, so a new one fails to compile here until the vectors consider it. */
 const CODES: Record<WebhookVerificationErrorCode, true> = {
@@ -26,7 +36,10 @@ const VECTORS = loadWebhookSignatureVectors();
 const rows = (cases: WebhookSignatureVector[]) => cases.map((c) => [c.name, c.expect, c] as const);
 
 function options(c: WebhookSignatureVector): VerifyOptions {
-  return { now: new Date(c.now * 1000), ...(c.toleranceSeconds === undefined ? {} : { toleranceSeconds: c.toleranceSeconds }) };
+  return {
+    now: new Date(c.now * 1000),
+    ...(c.toleranceSeconds === undefined ? {} : { toleranceSeconds: c.toleranceSeconds }),
+  };
 }
 
 async function verdict(promise: Promise<unknown>): Promise<string> {
@@ -44,9 +57,13 @@ describe('webhook verification against the shared vectors', () => {
   it('each case expects "valid" or a known code, and every code a vector can express is exercised', () => {
     for (const c of VECTORS) expect(['valid', ...Object.keys(CODES)], c.name).toContain(c.expect);
     const seen = new Set(VECTORS.map((c) => c.expect));
-    const expressible = Object.keys(CODES).filter((code) => !NOT_EXPRESSIBLE.includes(code as WebhookVerificationErrorCode));
+    const expressible = Object.keys(CODES).filter(
+      (code) => !NOT_EXPRESSIBLE.includes(code as WebhookVerificationErrorCode),
+    );
     expect([...seen].sort()).toEqual(['valid', ...expressible].sort());
-    expect(new Set(VECTORS.filter((c) => c.expect === 'valid').map((c) => c.scheme))).toEqual(new Set(['service', 'standard']));
+    expect(new Set(VECTORS.filter((c) => c.expect === 'valid').map((c) => c.scheme))).toEqual(
+      new Set(['service', 'standard']),
+    );
   });
 
   it.each(rows(VECTORS))('%s → %s (string body, plain headers object)', async (_name, expected, c) => {

@@ -3,7 +3,19 @@
  * (POST /api/customer/auth/start, then /verify, which sets svc_customer), then the buyer's
  * orders in this store, each opening its order page.
  */
-import { api, date, field, FormErrors, formAlert, h, main, money, replaceContent, setStatus, showProblem } from './common.js';
+import {
+  api,
+  date,
+  field,
+  FormErrors,
+  formAlert,
+  h,
+  main,
+  money,
+  replaceContent,
+  setStatus,
+  showProblem,
+} from './common.js';
 
 interface BuyerOrder {
   id: string;
@@ -37,10 +49,21 @@ async function load(): Promise<void> {
 function signIn(email = ''): void {
   const alert = formAlert();
   const errors = new FormErrors(alert);
-  const emailField = field('E-mail', { name: 'email', type: 'email', autocomplete: 'email', required: true, value: email || undefined }, 'The address you ordered with. We send a sign-in code there.');
+  const emailField = field(
+    'E-mail',
+    { name: 'email', type: 'email', autocomplete: 'email', required: true, value: email || undefined },
+    'The address you ordered with. We send a sign-in code there.',
+  );
   errors.register('email', emailField);
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send me a code');
-  const form = h('form', { novalidate: true, class: 'card', 'aria-labelledby': 'signin-heading' }, h('h2', { id: 'signin-heading' }, 'Sign in'), alert, emailField.wrapper, send);
+  const form = h(
+    'form',
+    { novalidate: true, class: 'card', 'aria-labelledby': 'signin-heading' },
+    h('h2', { id: 'signin-heading' }, 'Sign in'),
+    alert,
+    emailField.wrapper,
+    send,
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     send.disabled = true;
@@ -57,12 +80,32 @@ function signIn(email = ''): void {
 function enterCode(email: string): void {
   const alert = formAlert();
   const errors = new FormErrors(alert);
-  const code = field('Code', { name: 'code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: '6', required: true }, `The 6-digit code we sent to ${email}. It works for 10 minutes.`);
+  const code = field(
+    'Code',
+    {
+      name: 'code',
+      type: 'text',
+      inputmode: 'numeric',
+      autocomplete: 'one-time-code',
+      pattern: '[0-9]{6}',
+      maxlength: '6',
+      required: true,
+    },
+    `The 6-digit code we sent to ${email}. It works for 10 minutes.`,
+  );
   errors.register('code', code);
   const verify = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const again = h('button', { type: 'button', class: 'link' }, 'Use another address');
   again.addEventListener('click', () => signIn(email));
-  const form = h('form', { novalidate: true, class: 'card', 'aria-labelledby': 'code-heading' }, h('h2', { id: 'code-heading' }, 'Enter your code'), alert, code.wrapper, verify, again);
+  const form = h(
+    'form',
+    { novalidate: true, class: 'card', 'aria-labelledby': 'code-heading' },
+    h('h2', { id: 'code-heading' }, 'Enter your code'),
+    alert,
+    code.wrapper,
+    verify,
+    again,
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     verify.disabled = true;
@@ -102,7 +145,11 @@ async function showOrders(email: string): Promise<void> {
               h(
                 'li',
                 { class: 'card order' },
-                h('a', { href: `/orders/${encodeURIComponent(order.id)}`, class: 'order-link' }, `${order.orderId}: ${order.productName}`),
+                h(
+                  'a',
+                  { href: `/orders/${encodeURIComponent(order.id)}`, class: 'order-link' },
+                  `${order.orderId}: ${order.productName}`,
+                ),
                 h('span', { class: `badge status-${order.status}` }, STATUS_LABELS[order.status] ?? order.status),
                 h('span', { class: 'hint' }, `${date(order.createdAt)} · ${money(order.price, order.currency)}`),
               ),

@@ -5,7 +5,23 @@
  * instructions and takes a proof upload. An order that is no longer pending goes to its
  * order page.
  */
-import { api, checkoutToken, field, FormErrors, formAlert, h, isEmbedded, main, money, orderPagePath, proofForm, replaceContent, setStatus, showProblem, type Field } from './common.js';
+import {
+  api,
+  checkoutToken,
+  field,
+  FormErrors,
+  formAlert,
+  h,
+  isEmbedded,
+  main,
+  money,
+  orderPagePath,
+  proofForm,
+  replaceContent,
+  setStatus,
+  showProblem,
+  type Field,
+} from './common.js';
 
 interface CheckoutSession {
   order: {
@@ -57,11 +73,13 @@ async function load(): Promise<void> {
     : await api<CheckoutSession>('GET', '/api/checkout/session');
   if (!answer.ok) {
     if (answer.status === 404) return showProblem('There is no such order.');
-    if (answer.status === 401 || answer.status === 403) return showProblem('This link does not open the order. Use the link from your checkout or e-mail.');
+    if (answer.status === 401 || answer.status === 403)
+      return showProblem('This link does not open the order. Use the link from your checkout or e-mail.');
     return showProblem(answer.error?.error ?? 'The order could not be loaded.');
   }
   const session = answer.body;
-  if (session.order.id !== orderId) return showProblem('This link does not open the order. Use the link from your checkout or e-mail.');
+  if (session.order.id !== orderId)
+    return showProblem('This link does not open the order. Use the link from your checkout or e-mail.');
   if (session.order.status !== 'pending') {
     location.replace(orderPagePath('orders', orderId, token));
     return;
@@ -70,10 +88,20 @@ async function load(): Promise<void> {
   render(session, params.get('stripe') === 'cancelled');
 }
 
-function summary(session: CheckoutSession, price = session.order.price, discount = session.order.discount): HTMLElement {
+function summary(
+  session: CheckoutSession,
+  price = session.order.price,
+  discount = session.order.discount,
+): HTMLElement {
   const { order } = session;
   const rows = order.lines.map((line) =>
-    h('tr', {}, h('th', { scope: 'row' }, line.productName), h('td', {}, String(line.quantity)), h('td', { class: 'amount' }, money(line.unitPrice * line.quantity, order.currency))),
+    h(
+      'tr',
+      {},
+      h('th', { scope: 'row' }, line.productName),
+      h('td', {}, String(line.quantity)),
+      h('td', { class: 'amount' }, money(line.unitPrice * line.quantity, order.currency)),
+    ),
   );
   return h(
     'section',
@@ -83,7 +111,17 @@ function summary(session: CheckoutSession, price = session.order.price, discount
       'table',
       { class: 'lines' },
       h('caption', { class: 'visually-hidden' }, 'Items in this order'),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Item'), h('th', { scope: 'col' }, 'Qty'), h('th', { scope: 'col', class: 'amount' }, 'Price'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Item'),
+          h('th', { scope: 'col' }, 'Qty'),
+          h('th', { scope: 'col', class: 'amount' }, 'Price'),
+        ),
+      ),
       h('tbody', {}, ...rows),
     ),
     h(
@@ -101,7 +139,11 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
   const alert = formAlert();
   const errors = new FormErrors(alert);
 
-  const email = field('E-mail', { name: 'email', type: 'email', autocomplete: 'email', required: true, value: order.email || undefined }, 'Your receipt and the link to your order go here.');
+  const email = field(
+    'E-mail',
+    { name: 'email', type: 'email', autocomplete: 'email', required: true, value: order.email || undefined },
+    'Your receipt and the link to your order go here.',
+  );
   errors.register('email', email);
 
   const customInputs: Array<{ name: string; type: string; field: Field }> = [];
@@ -119,7 +161,14 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     customInputs.push({ name: custom.name, type: custom.type, field: input });
   }
 
-  const coupon = order.discount > 0 ? null : field('Coupon code', { name: 'coupon', type: 'text', autocomplete: 'off', autocapitalize: 'characters', spellcheck: 'false' }, 'Optional.');
+  const coupon =
+    order.discount > 0
+      ? null
+      : field(
+          'Coupon code',
+          { name: 'coupon', type: 'text', autocomplete: 'off', autocapitalize: 'characters', spellcheck: 'false' },
+          'Optional.',
+        );
   const submit = h('button', { type: 'submit', class: 'primary' }, `Pay ${money(order.price, order.currency)}`);
   if (coupon) {
     errors.register('coupon', coupon);
@@ -139,12 +188,23 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
       reset();
       errors.clear();
       if (!code) return;
-      const cart = order.lines.filter((line) => line.productId).map((line) => ({ productId: line.productId!, quantity: line.quantity }));
-      const answer = await api<{ valid: boolean; discount?: number; reason?: string }>('POST', '/api/coupons/validate', { storeId: session.store.id, code, cart });
+      const cart = order.lines
+        .filter((line) => line.productId)
+        .map((line) => ({ productId: line.productId!, quantity: line.quantity }));
+      const answer = await api<{ valid: boolean; discount?: number; reason?: string }>(
+        'POST',
+        '/api/coupons/validate',
+        { storeId: session.store.id, code, cart },
+      );
       if (!answer.ok) return errors.show(answer, { rate_limited: 'coupon', coupon_invalid: 'coupon' });
       if (!answer.body.valid) {
         const reason = answer.body.reason ?? 'This coupon does not apply.';
-        return errors.show({ ok: false, status: 400, body: undefined, error: { error: reason, issues: [{ path: 'coupon', message: reason }] } });
+        return errors.show({
+          ok: false,
+          status: 400,
+          body: undefined,
+          error: { error: reason, issues: [{ path: 'coupon', message: reason }] },
+        });
       }
       const discount = answer.body.discount ?? 0;
       const total = Math.max(0, Math.round((order.subtotal - discount) * 100) / 100);
@@ -154,7 +214,9 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
   }
 
   // The method chosen before (back from a cancelled card payment), else the store's first.
-  const preselected = session.paymentMethods.includes(order.paymentMethod) ? order.paymentMethod : session.paymentMethods[0];
+  const preselected = session.paymentMethods.includes(order.paymentMethod)
+    ? order.paymentMethod
+    : session.paymentMethods[0];
   const methodError = h('p', { id: 'method-error', class: 'field-error' });
   const methods = h(
     'fieldset',
@@ -166,7 +228,14 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
       return h(
         'div',
         { class: 'method' },
-        h('input', { type: 'radio', name: 'paymentMethod', id, value: method, checked: method === preselected, 'aria-describedby': `${id}-hint` }),
+        h('input', {
+          type: 'radio',
+          name: 'paymentMethod',
+          id,
+          value: method,
+          checked: method === preselected,
+          'aria-describedby': `${id}-hint`,
+        }),
         h('label', { for: id }, info.label),
         h('p', { id: `${id}-hint`, class: 'hint' }, info.hint),
       );
@@ -190,12 +259,18 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!token) {
-      errors.show({ ok: false, status: 400, body: undefined, error: { error: 'Open the checkout with the link from your cart or e-mail.' } });
+      errors.show({
+        ok: false,
+        status: 400,
+        body: undefined,
+        error: { error: 'Open the checkout with the link from your cart or e-mail.' },
+      });
       return;
     }
     const chosen = form.querySelector<HTMLInputElement>('input[name="paymentMethod"]:checked');
     const customFields: Record<string, string | boolean> = {};
-    for (const input of customInputs) customFields[input.name] = input.type === 'checkbox' ? input.field.input.checked : input.field.input.value;
+    for (const input of customInputs)
+      customFields[input.name] = input.type === 'checkbox' ? input.field.input.checked : input.field.input.value;
     const body: Record<string, unknown> = { orderId, token, paymentMethod: chosen?.value ?? '' };
     if (email.input.value.trim()) body.email = email.input.value.trim();
     if (customInputs.length > 0) body.customFields = customFields;
@@ -234,7 +309,11 @@ function next(session: CheckoutSession, started: StartResult): void {
     if (isEmbedded()) {
       // A payment provider's page refuses to be framed: it opens as its own tab.
       const opened = window.open(target.toString(), '_blank', 'noopener');
-      setStatus(opened === null ? 'Continue to the payment page:' : 'The payment page opened in a new tab. This window shows your order once it is paid.');
+      setStatus(
+        opened === null
+          ? 'Continue to the payment page:'
+          : 'The payment page opened in a new tab. This window shows your order once it is paid.',
+      );
       replaceContent(
         h('p', {}, h('a', { href: target.toString(), target: '_blank', rel: 'noopener' }, 'Open the payment page')),
         h('p', {}, h('a', { href: orderPagePath('orders', orderId, token) }, 'Go to your order')),

@@ -7,7 +7,11 @@ type Child = Node | string | null | undefined | false;
 type Props = Record<string, string | boolean | undefined>;
 
 /** An element with attributes (`true` sets a bare attribute, false/undefined leaves it out) and children. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === false) continue;
@@ -40,11 +44,19 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
       method,
       credentials: 'same-origin',
       // FormData sets its own multipart content type.
-      headers: body === undefined || body instanceof FormData ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      headers:
+        body === undefined || body instanceof FormData
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json' },
       body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
     });
   } catch {
-    return { ok: false, status: 0, body: undefined as T, error: { error: 'The connection failed. Check your network and try again.' } };
+    return {
+      ok: false,
+      status: 0,
+      body: undefined as T,
+      error: { error: 'The connection failed. Check your network and try again.' },
+    };
   }
   const text = await response.text();
   let parsed: unknown;
@@ -54,7 +66,9 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
     parsed = undefined;
   }
   if (response.ok) return { ok: true, status: response.status, body: parsed as T };
-  const error = (parsed && typeof parsed === 'object' ? parsed : { error: `The request failed (${response.status}).` }) as ApiAnswer<T>['error'];
+  const error = (
+    parsed && typeof parsed === 'object' ? parsed : { error: `The request failed (${response.status}).` }
+  ) as ApiAnswer<T>['error'];
   return { ok: false, status: response.status, body: undefined as T, error };
 }
 
@@ -72,7 +86,10 @@ export function money(amount: number, currency: string): string {
 }
 
 export function date(iso: string): string {
-  return new Date(iso).toLocaleString(document.documentElement.lang || 'en', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(iso).toLocaleString(document.documentElement.lang || 'en', {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  });
 }
 
 export function main(): HTMLElement {
@@ -131,10 +148,29 @@ export function field(label: string, attrs: Props & { name: string }, hint?: str
   const input = h('input', { id, ...attrs, 'aria-describedby': [hintId, errorId].filter(Boolean).join(' ') });
   const error = h('p', { id: errorId, class: 'field-error' });
   const checkbox = attrs.type === 'checkbox';
-  const labelElement = h('label', { for: id }, label, attrs.required ? h('span', { class: 'required' }, ' (required)') : null);
+  const labelElement = h(
+    'label',
+    { for: id },
+    label,
+    attrs.required ? h('span', { class: 'required' }, ' (required)') : null,
+  );
   const wrapper = checkbox
-    ? h('div', { class: 'field checkbox' }, input, labelElement, hintId ? h('p', { id: hintId, class: 'hint' }, hint!) : null, error)
-    : h('div', { class: 'field' }, labelElement, hintId ? h('p', { id: hintId, class: 'hint' }, hint!) : null, input, error);
+    ? h(
+        'div',
+        { class: 'field checkbox' },
+        input,
+        labelElement,
+        hintId ? h('p', { id: hintId, class: 'hint' }, hint!) : null,
+        error,
+      )
+    : h(
+        'div',
+        { class: 'field' },
+        labelElement,
+        hintId ? h('p', { id: hintId, class: 'hint' }, hint!) : null,
+        input,
+        error,
+      );
   return { wrapper, input, error };
 }
 
@@ -172,8 +208,10 @@ export class FormErrors {
       else loose.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
     }
     const codePath = answer.error?.code ? codeToPath[answer.error.code] : undefined;
-    if (issues.length === 0 && codePath && this.fields.has(codePath)) placed.push({ path: codePath, message: answer.error!.error });
-    else if (issues.length === 0 || loose.length > 0) loose.unshift(issues.length === 0 ? (answer.error?.error ?? 'Something went wrong.') : 'Please check the form.');
+    if (issues.length === 0 && codePath && this.fields.has(codePath))
+      placed.push({ path: codePath, message: answer.error!.error });
+    else if (issues.length === 0 || loose.length > 0)
+      loose.unshift(issues.length === 0 ? (answer.error?.error ?? 'Something went wrong.') : 'Please check the form.');
     for (const issue of placed) {
       const target = this.fields.get(issue.path)!;
       target.input.setAttribute('aria-invalid', 'true');
@@ -238,21 +276,40 @@ if (document.body.classList.contains('embed') && window.parent !== window) {
 export function proofForm(orderId: string, token: string | undefined, onSent: () => void): HTMLFormElement {
   const alert = formAlert();
   const errors = new FormErrors(alert);
-  const proof = field('Proof of payment', { name: 'file', type: 'file', accept: 'image/*,application/pdf', required: true }, 'A screenshot or PDF of the transfer, up to 10 MB.');
+  const proof = field(
+    'Proof of payment',
+    { name: 'file', type: 'file', accept: 'image/*,application/pdf', required: true },
+    'A screenshot or PDF of the transfer, up to 10 MB.',
+  );
   errors.register('file', proof);
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send proof');
-  const form = h('form', { novalidate: true, class: 'card', 'aria-labelledby': 'proof-heading' }, h('h2', { id: 'proof-heading' }, 'Send your proof of payment'), alert, proof.wrapper, send);
+  const form = h(
+    'form',
+    { novalidate: true, class: 'card', 'aria-labelledby': 'proof-heading' },
+    h('h2', { id: 'proof-heading' }, 'Send your proof of payment'),
+    alert,
+    proof.wrapper,
+    send,
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const file = proof.input.files?.[0];
     if (!file) {
-      errors.show({ ok: false, status: 400, body: undefined, error: { error: 'Choose a file.', issues: [{ path: 'file', message: 'Choose a file.' }] } });
+      errors.show({
+        ok: false,
+        status: 400,
+        body: undefined,
+        error: { error: 'Choose a file.', issues: [{ path: 'file', message: 'Choose a file.' }] },
+      });
       return;
     }
     const data = new FormData();
     data.append('file', file, file.name);
     send.disabled = true;
-    const answer = await upload(`/api/orders/${encodeURIComponent(orderId)}/payment-proof${token ? `?token=${encodeURIComponent(token)}` : ''}`, data);
+    const answer = await upload(
+      `/api/orders/${encodeURIComponent(orderId)}/payment-proof${token ? `?token=${encodeURIComponent(token)}` : ''}`,
+      data,
+    );
     send.disabled = false;
     if (!answer.ok) {
       errors.show(answer, { payload_too_large: 'file' });

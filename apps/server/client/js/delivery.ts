@@ -5,7 +5,20 @@
  * a manual delivery. Opened with the token link, the svc_checkout cookie, or a customer
  * session (from the customer area).
  */
-import { api, checkoutToken, date, h, isEmbedded, main, money, orderPagePath, proofForm, replaceContent, setStatus, showProblem } from './common.js';
+import {
+  api,
+  checkoutToken,
+  date,
+  h,
+  isEmbedded,
+  main,
+  money,
+  orderPagePath,
+  proofForm,
+  replaceContent,
+  setStatus,
+  showProblem,
+} from './common.js';
 
 interface Delivery {
   orderId: string;
@@ -49,13 +62,29 @@ function schedule(ms: number): void {
 /** The order's number, lines and total, from whichever credential this page has. */
 async function loadSummary(): Promise<void> {
   if (token) {
-    const answer = await api<{ order: Summary; store: { name: string; subdomain: string } }>('POST', '/api/checkout/enter', { orderId, token });
-    if (answer.ok) summary = { ...answer.body.order, storeName: answer.body.store.name, storeSubdomain: answer.body.store.subdomain };
+    const answer = await api<{ order: Summary; store: { name: string; subdomain: string } }>(
+      'POST',
+      '/api/checkout/enter',
+      { orderId, token },
+    );
+    if (answer.ok)
+      summary = {
+        ...answer.body.order,
+        storeName: answer.body.store.name,
+        storeSubdomain: answer.body.store.subdomain,
+      };
     return;
   }
-  const session = await api<{ order: Summary & { id: string }; store: { name: string; subdomain: string } }>('GET', '/api/checkout/session');
+  const session = await api<{ order: Summary & { id: string }; store: { name: string; subdomain: string } }>(
+    'GET',
+    '/api/checkout/session',
+  );
   if (session.ok && session.body.order.id === orderId) {
-    summary = { ...session.body.order, storeName: session.body.store.name, storeSubdomain: session.body.store.subdomain };
+    summary = {
+      ...session.body.order,
+      storeName: session.body.store.name,
+      storeSubdomain: session.body.store.subdomain,
+    };
     return;
   }
   const customer = await api<Summary>('GET', `/api/customer/orders/${encodeURIComponent(orderId)}`);
@@ -70,13 +99,23 @@ function accountLink(): HTMLElement | null {
   return h(
     'p',
     { class: 'more' },
-    h('a', { href: `/account/${encodeURIComponent(summary.storeSubdomain)}`, target: framed ? '_blank' : undefined, rel: framed ? 'noopener' : undefined }, `All your orders at ${summary.storeName ?? 'this store'}`),
+    h(
+      'a',
+      {
+        href: `/account/${encodeURIComponent(summary.storeSubdomain)}`,
+        target: framed ? '_blank' : undefined,
+        rel: framed ? 'noopener' : undefined,
+      },
+      `All your orders at ${summary.storeName ?? 'this store'}`,
+    ),
   );
 }
 
 function heading(): HTMLElement | null {
   if (!summary) return null;
-  const items = summary.lines.map((line) => `${line.productName}${line.quantity > 1 ? ` × ${line.quantity}` : ''}`).join(', ');
+  const items = summary.lines
+    .map((line) => `${line.productName}${line.quantity > 1 ? ` × ${line.quantity}` : ''}`)
+    .join(', ');
   return h(
     'dl',
     { class: 'summary card' },
@@ -133,16 +172,32 @@ function render(delivery: Delivery): void {
         { class: 'card', 'aria-labelledby': 'keys-heading' },
         h('h2', { id: 'keys-heading' }, keys.length === 1 ? 'Your license key' : 'Your license keys'),
         keys.length === 0
-          ? h('p', {}, delivery.status === 'refunded' ? 'No keys: the order was refunded.' : 'Your keys are on their way; this page shows them as soon as they are assigned.')
+          ? h(
+              'p',
+              {},
+              delivery.status === 'refunded'
+                ? 'No keys: the order was refunded.'
+                : 'Your keys are on their way; this page shows them as soon as they are assigned.',
+            )
           : h(
               'ul',
               { class: 'keys' },
               ...keys.map((key, index) => {
                 const code = h('code', { id: `key-${index}`, class: 'key' }, key.key);
                 const result = h('span', { class: 'copy-result', role: 'status' });
-                const button = h('button', { type: 'button', class: 'secondary', 'aria-describedby': `key-label-${index}` }, 'Copy');
+                const button = h(
+                  'button',
+                  { type: 'button', class: 'secondary', 'aria-describedby': `key-label-${index}` },
+                  'Copy',
+                );
                 button.addEventListener('click', () => void copy(key.key, code, result));
-                return h('li', {}, h('span', { class: 'key-label', id: `key-label-${index}` }, key.productName), h('div', { class: 'key-row' }, code, button), result);
+                return h(
+                  'li',
+                  {},
+                  h('span', { class: 'key-label', id: `key-label-${index}` }, key.productName),
+                  h('div', { class: 'key-row' }, code, button),
+                  result,
+                );
               }),
             ),
       ),
@@ -157,8 +212,21 @@ function render(delivery: Delivery): void {
         h('h2', { id: 'files-heading' }, 'Downloads'),
         files.length === 0
           ? h('p', {}, 'No files yet.')
-          : h('ul', { class: 'files' }, ...files.map((file) => h('li', {}, h('a', { href: file.url, download: file.name }, file.name), h('span', { class: 'hint' }, ` ${sizeText(file.size)}`)))),
-        files.length > 0 ? h('p', { class: 'hint' }, 'Download links work for an hour; reopen this page for fresh ones.') : null,
+          : h(
+              'ul',
+              { class: 'files' },
+              ...files.map((file) =>
+                h(
+                  'li',
+                  {},
+                  h('a', { href: file.url, download: file.name }, file.name),
+                  h('span', { class: 'hint' }, ` ${sizeText(file.size)}`),
+                ),
+              ),
+            ),
+        files.length > 0
+          ? h('p', { class: 'hint' }, 'Download links work for an hour; reopen this page for fresh ones.')
+          : null,
       ),
     );
   }
@@ -170,7 +238,12 @@ function render(delivery: Delivery): void {
         { class: 'card', 'aria-labelledby': 'manual-heading' },
         h('h2', { id: 'manual-heading' }, 'Delivery by the seller'),
         manual.status === 'delivered'
-          ? h('div', {}, h('p', { class: 'delivered' }, 'Delivered.'), manual.content ? h('p', { class: 'instructions' }, manual.content) : null)
+          ? h(
+              'div',
+              {},
+              h('p', { class: 'delivered' }, 'Delivered.'),
+              manual.content ? h('p', { class: 'instructions' }, manual.content) : null,
+            )
           : h('p', { class: 'pending' }, 'The seller delivers this by hand. This page updates by itself when they do.'),
       ),
     );
@@ -192,7 +265,11 @@ function render(delivery: Delivery): void {
         'section',
         { class: 'card', 'aria-labelledby': 'answers-heading' },
         h('h2', { id: 'answers-heading' }, 'Your answers'),
-        h('dl', { class: 'summary' }, ...delivery.customFields.map((answer) => h('div', {}, h('dt', {}, answer.name), h('dd', {}, answer.value)))),
+        h(
+          'dl',
+          { class: 'summary' },
+          ...delivery.customFields.map((answer) => h('div', {}, h('dt', {}, answer.name), h('dd', {}, answer.value))),
+        ),
       ),
     );
   }
@@ -215,20 +292,28 @@ async function poll(): Promise<void> {
       lastRendered = fingerprint;
       render(delivery);
     }
-    const owed = delivery.status === 'paid' || delivery.status === 'processing' || delivery.manualDelivery?.status === 'pending';
+    const owed =
+      delivery.status === 'paid' || delivery.status === 'processing' || delivery.manualDelivery?.status === 'pending';
     if (owed && delivery.status !== 'refunded') schedule(5000);
     return;
   }
   if (answer.status === 409) {
     if (!summary || polls % 10 === 0) await loadSummary();
     if (summary && (summary.status === 'expired' || summary.status === 'cancelled')) {
-      return showProblem(summary.status === 'expired' ? 'This order expired before it was paid.' : 'This order was cancelled.', heading());
+      return showProblem(
+        summary.status === 'expired' ? 'This order expired before it was paid.' : 'This order was cancelled.',
+        heading(),
+      );
     }
     if (lastRendered !== 'waiting') {
       lastRendered = 'waiting';
       setStatus('Waiting for your payment. This page updates by itself once it arrives.', true);
       // A manual payment's proof can be sent (again) from here, with the order's token.
-      const sent = h('p', { class: 'notice' }, 'Thank you: the seller has your proof of payment and confirms the payment soon.');
+      const sent = h(
+        'p',
+        { class: 'notice' },
+        'Thank you: the seller has your proof of payment and confirms the payment soon.',
+      );
       const proof = proofSent
         ? sent
         : summary?.status === 'pending' && summary.paymentMethod === 'manual' && token
@@ -240,14 +325,18 @@ async function poll(): Promise<void> {
       replaceContent(
         heading(),
         proof,
-        summary?.status === 'pending' ? h('p', {}, h('a', { href: orderPagePath('checkout', orderId, token) }, 'Back to the checkout')) : null,
+        summary?.status === 'pending'
+          ? h('p', {}, h('a', { href: orderPagePath('checkout', orderId, token) }, 'Back to the checkout'))
+          : null,
       );
     }
     schedule(Date.now() - startedAt < 10 * 60_000 ? 2000 : 15_000);
     return;
   }
   if (answer.status === 401 || answer.status === 403) {
-    return showProblem('This page opens with the link from your checkout, or after you sign in to your account at the store.');
+    return showProblem(
+      'This page opens with the link from your checkout, or after you sign in to your account at the store.',
+    );
   }
   if (answer.status === 404) return showProblem('There is no such order.');
   // A network hiccup or a busy server: keep trying, more slowly.

@@ -13,7 +13,11 @@ async function start(): Promise<void> {
   if (!store || !product || !Number.isInteger(quantity) || quantity < 1) {
     return showProblem('This buy button is missing its store or product.');
   }
-  const answer = await api<{ url: string; orderId: string }>('POST', '/api/embed/checkout', { shopId: store, cart: [{ productId: product, quantity }], email: null });
+  const answer = await api<{ url: string; orderId: string }>('POST', '/api/embed/checkout', {
+    shopId: store,
+    cart: [{ productId: product, quantity }],
+    email: null,
+  });
   if (!answer.ok) {
     const retry = h('button', { type: 'button', class: 'secondary' }, 'Try again');
     retry.addEventListener('click', () => location.reload());

@@ -43,7 +43,11 @@ ${names.map((name) => `  { name: '${name}', class: ${name} },`).join('\n')}
 }
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({ args: process.argv.slice(2), options: { initial: { type: 'boolean' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    options: { initial: { type: 'boolean' } },
+    allowPositionals: true,
+  });
   const name = positionals[0];
   if (!name || !/^[a-z][a-z0-9_]*$/.test(name)) {
     console.error('usage: npm run migration:create -- <name in snake_case> [--initial]');
@@ -56,7 +60,10 @@ async function main(): Promise<number> {
   await admin.query(`create database ${scratch}`);
   try {
     const options = ormOptions(`${server}/${scratch}`, { poolMax: 2 });
-    const orm = await MikroORM.init({ ...options, migrations: { ...options.migrations, path: MIGRATIONS_DIR, pathTs: MIGRATIONS_DIR } });
+    const orm = await MikroORM.init({
+      ...options,
+      migrations: { ...options.migrations, path: MIGRATIONS_DIR, pathTs: MIGRATIONS_DIR },
+    });
     try {
       if (!values.initial) await migrate(orm);
       const migrator = orm.getMigrator() as Migrator;
@@ -66,7 +73,9 @@ async function main(): Promise<number> {
         return 0;
       }
       writeMigrationIndex();
-      console.log(`wrote apps/server/src/db/migrations/${result.fileName} (${result.diff.up.length} statements) and listed it in migrations/index.ts`);
+      console.log(
+        `wrote apps/server/src/db/migrations/${result.fileName} (${result.diff.up.length} statements) and listed it in migrations/index.ts`,
+      );
       return 0;
     } finally {
       await orm.close();
@@ -77,4 +86,5 @@ async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) process.exitCode = await main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]))
+  process.exitCode = await main();

@@ -35,7 +35,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -127,7 +129,10 @@ export function findRunningEmbedded(dataDir: string): RunningEmbedded | undefine
       `a PostgreSQL (pid ${postmasterPid}) runs on ${path.join(dataDir, 'pg')} but ${path.join(dataDir, 'pg.json')} is missing; stop it or set DATABASE_URL`,
     );
   }
-  const ownerPid = state.ownerPid !== undefined && state.ownerPid !== process.pid && isAlive(state.ownerPid) ? state.ownerPid : undefined;
+  const ownerPid =
+    state.ownerPid !== undefined && state.ownerPid !== process.pid && isAlive(state.ownerPid)
+      ? state.ownerPid
+      : undefined;
   return { postmasterPid, port, ownerPid, url: databaseUrl(state.password, port) };
 }
 
@@ -153,7 +158,11 @@ const SHUTDOWN_NOISE = /terminating connection due to administrator command|Conn
  *   saying which process holds it;
  * - left running by an svc process that died: adopted (this process stops it at the end).
  */
-export async function startEmbeddedPostgres(dataDir: string, log: Logger, opts: { attach?: boolean } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: Logger,
+  opts: { attach?: boolean } = {},
+): Promise<EmbeddedDatabase> {
   await mkdir(dataDir, { recursive: true });
   const running = findRunningEmbedded(dataDir);
   if (running?.ownerPid !== undefined) {
@@ -186,7 +195,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, opts: 
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user.
     createPostgresUser: userInfo().uid === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: (message) => log.debug({ embeddedPostgres: message.trim() }),
     onError: (error) => {
       const text = error instanceof Error ? error.message : String(error);
@@ -196,7 +205,10 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, opts: 
   });
   if (running) {
     // Left behind by a process that died: it is ours now (stopped with a signal, as the package would).
-    log.warn({ port, postmasterPid: running.postmasterPid }, 'adopting the embedded PostgreSQL a stopped svc left running');
+    log.warn(
+      { port, postmasterPid: running.postmasterPid },
+      'adopting the embedded PostgreSQL a stopped svc left running',
+    );
   } else {
     if (!initialised) {
       log.info({ databaseDir }, 'initialising embedded PostgreSQL (first run)');
@@ -225,5 +237,6 @@ async function stopAdopted(pid: number): Promise<void> {
   } catch {
     return;
   }
-  for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100)
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }

@@ -41,7 +41,10 @@ export function ormOptions(clientUrl: string, opts: { poolMax?: number; replicaU
   });
 }
 
-export async function openOrm(clientUrl: string, opts: { poolMax?: number; replicaUrls?: string[] } = {}): Promise<Orm> {
+export async function openOrm(
+  clientUrl: string,
+  opts: { poolMax?: number; replicaUrls?: string[] } = {},
+): Promise<Orm> {
   const orm = await MikroORM.init(ormOptions(clientUrl, opts));
   // Before any EntityManager is forked for work: every fork must carry the outbox's wake-up.
   wakeHubFor(orm);
@@ -76,14 +79,21 @@ export async function migrate(orm: Orm, log?: Logger): Promise<string[]> {
 
 /** For a database on the legacy migrations: runs the ones it lacks and records the baseline. */
 async function adoptLegacy(client: pg.Client, clientUrl: string): Promise<string[]> {
-  const exists = await client.query<{ table: string | null }>('select to_regclass($1)::text as table', [MIGRATIONS_TABLE]);
+  const exists = await client.query<{ table: string | null }>('select to_regclass($1)::text as table', [
+    MIGRATIONS_TABLE,
+  ]);
   if (!exists.rows[0]!.table) return [];
-  const done = new Set((await client.query<{ name: string }>(`select name from ${MIGRATIONS_TABLE}`)).rows.map((row) => row.name));
+  const done = new Set(
+    (await client.query<{ name: string }>(`select name from ${MIGRATIONS_TABLE}`)).rows.map((row) => row.name),
+  );
   const legacy = LEGACY_MIGRATIONS.map((m) => m.name);
   const baseline = MIGRATIONS[0]!.name;
   if (done.has(baseline) || !legacy.some((name) => done.has(name))) return [];
   const options = ormOptions(clientUrl, { poolMax: 1 });
-  const legacyOrm = await MikroORM.init({ ...options, migrations: { ...options.migrations, migrationsList: LEGACY_MIGRATIONS } });
+  const legacyOrm = await MikroORM.init({
+    ...options,
+    migrations: { ...options.migrations, migrationsList: LEGACY_MIGRATIONS },
+  });
   let names: string[];
   try {
     names = (await legacyOrm.getMigrator().up()).map((m) => m.name);

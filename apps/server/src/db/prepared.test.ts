@@ -19,7 +19,9 @@ afterAll(() => orm?.close());
 
 describe('numberPlaceholders', () => {
   it('numbers ? outside quoted literals and identifiers', () => {
-    expect(numberPlaceholders(`select '?' as "a?", ? as b, ?::bigint where x = any(?)`)).toBe(`select '?' as "a?", $1 as b, $2::bigint where x = any($3)`);
+    expect(numberPlaceholders(`select '?' as "a?", ? as b, ?::bigint where x = any(?)`)).toBe(
+      `select '?' as "a?", $1 as b, $2::bigint where x = any($3)`,
+    );
   });
 });
 
@@ -39,7 +41,11 @@ describe('preparedRows', () => {
   });
 
   it('takes a list as one parameter (= any(?))', async () => {
-    const rows = await preparedRows<{ v: string }>(orm.em.fork(), `select v from unnest(array['a', 'b', 'c']) as v where v = any(?) order by v`, [['c', 'a', 'z']]);
+    const rows = await preparedRows<{ v: string }>(
+      orm.em.fork(),
+      `select v from unnest(array['a', 'b', 'c']) as v where v = any(?) order by v`,
+      [['c', 'a', 'z']],
+    );
     expect(rows.map((row) => row.v)).toEqual(['a', 'c']);
   });
 
@@ -48,7 +54,10 @@ describe('preparedRows', () => {
     const rollback = new Error('roll back');
     await expect(
       orm.em.fork().transactional(async (tx) => {
-        await tx.execute(`insert into outbound_email (id, "to", subject, text, created_at) values (?, 'a@example.test', 's', 't', now())`, [id]);
+        await tx.execute(
+          `insert into outbound_email (id, "to", subject, text, created_at) values (?, 'a@example.test', 's', 't', now())`,
+          [id],
+        );
         expect(await preparedRows(tx, 'select id from outbound_email where id = ?', [id])).toEqual([{ id }]);
         // Outside the transaction (another connection of the pool) the row is not there.
         expect(await preparedRows(orm.em.fork(), 'select id from outbound_email where id = ?', [id])).toEqual([]);

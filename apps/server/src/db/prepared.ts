@@ -51,7 +51,8 @@ export function numberPlaceholders(sql: string): string {
 function prepared(sql: string): Prepared {
   let statement = statements.get(sql);
   if (!statement) {
-    if (statements.size >= MAX_STATEMENTS) throw new Error(`more than ${MAX_STATEMENTS} distinct prepared statements: a caller builds values into its SQL`);
+    if (statements.size >= MAX_STATEMENTS)
+      throw new Error(`more than ${MAX_STATEMENTS} distinct prepared statements: a caller builds values into its SQL`);
     statement = { name: `svc_${statements.size + 1}`, text: numberPlaceholders(sql) };
     statements.set(sql, statement);
   }
@@ -59,11 +60,22 @@ function prepared(sql: string): Prepared {
 }
 
 /** The rows of a statement (`?` placeholders; a read, or a write with RETURNING), as a named prepared statement. */
-export async function preparedRows<T>(em: EntityManager, sql: string, params: readonly unknown[], opts: { replica?: boolean } = {}): Promise<T[]> {
+export async function preparedRows<T>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+  opts: { replica?: boolean } = {},
+): Promise<T[]> {
   const { name, text } = prepared(sql);
-  const knex: Knex = !opts.replica && em.isInTransaction() ? em.getTransactionContext<Knex.Transaction>()! : (em.getConnection(opts.replica ? 'read' : 'write') as AbstractSqlConnection).getKnex();
+  const knex: Knex =
+    !opts.replica && em.isInTransaction()
+      ? em.getTransactionContext<Knex.Transaction>()!
+      : (em.getConnection(opts.replica ? 'read' : 'write') as AbstractSqlConnection).getKnex();
   // A transaction's client hands out the transaction's connection (and releases nothing).
-  const client = knex.client as { acquireConnection(): Promise<pg.PoolClient>; releaseConnection(connection: pg.PoolClient): Promise<void> };
+  const client = knex.client as {
+    acquireConnection(): Promise<pg.PoolClient>;
+    releaseConnection(connection: pg.PoolClient): Promise<void>;
+  };
   const connection = await client.acquireConnection();
   try {
     const result = await connection.query({ name, text, values: params as unknown[] });

@@ -15,9 +15,23 @@ import { isAnyStoreOrigin, ownOrigin } from '../modules/stores/origins.js';
 import type { CorsPolicy } from '../trpc/policy.js';
 import type { RouteTable } from '../trpc/route-table.js';
 
-const EXPOSED = ['Retry-After', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'];
+const EXPOSED = [
+  'Retry-After',
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Idempotent-Replayed',
+];
 const ALLOWED_HEADERS = ['content-type', 'idempotency-key', 'x-request-id', 'trpc-accept'];
-const COMMON: FastifyCorsOptions = { methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ALLOWED_HEADERS, exposedHeaders: EXPOSED, maxAge: 600 };
+const COMMON: FastifyCorsOptions = {
+  methods: ['GET', 'POST', 'OPTIONS'],
+  allowedHeaders: ALLOWED_HEADERS,
+  exposedHeaders: EXPOSED,
+  maxAge: 600,
+};
 const DISABLED: FastifyCorsOptions = { origin: false };
 
 /** The policy of the route a request (or, for a preflight, the request it announces) reaches. */
@@ -33,7 +47,8 @@ function policyOf(table: RouteTable, request: FastifyRequest): CorsPolicy {
     return table.trpcCors(names);
   }
   const announced = request.headers['access-control-request-method'];
-  const method = request.method === 'OPTIONS' && typeof announced === 'string' ? announced.toUpperCase() : request.method;
+  const method =
+    request.method === 'OPTIONS' && typeof announced === 'string' ? announced.toUpperCase() : request.method;
   return table.match(method, path)?.policy.cors ?? 'none';
 }
 

@@ -26,15 +26,18 @@ const DOCS_CSP = {
 function lazyDocument(build: () => object): object {
   let built: object | undefined;
   const target = () => (built ??= build());
-  return new Proxy({}, {
-    get: (_target, key) => Reflect.get(target(), key),
-    has: (_target, key) => Reflect.has(target(), key),
-    ownKeys: () => Reflect.ownKeys(target()),
-    getOwnPropertyDescriptor: (_target, key) => {
-      const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
-      return descriptor && { ...descriptor, configurable: true };
+  return new Proxy(
+    {},
+    {
+      get: (_target, key) => Reflect.get(target(), key),
+      has: (_target, key) => Reflect.has(target(), key),
+      ownKeys: () => Reflect.ownKeys(target()),
+      getOwnPropertyDescriptor: (_target, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
+        return descriptor && { ...descriptor, configurable: true };
+      },
     },
-  });
+  );
 }
 
 export function openApiJsonRoute(document: () => object) {

@@ -17,7 +17,18 @@ export const fileDownloadRoute = plainRoute({
     summary: 'Download a file of a paid order through the signed, expiring link from /delivery',
     tags: ['buyer'],
     requestParams: { path: z.object({ orderId: z.string(), fileId: z.string() }) },
-    responses: { 200: { description: 'The file', content: { '*/*': { schema: z.string().meta({ format: 'binary', description: 'The file, in the media type it was stored with' }) } } } },
+    responses: {
+      200: {
+        description: 'The file',
+        content: {
+          '*/*': {
+            schema: z
+              .string()
+              .meta({ format: 'binary', description: 'The file, in the media type it was stored with' }),
+          },
+        },
+      },
+    },
   },
   async handler(ctx, _request, reply) {
     const file = await fileForLink(ctx, {
@@ -29,7 +40,10 @@ export const fileDownloadRoute = plainRoute({
     return reply
       .header('Content-Type', file.contentType)
       .header('Content-Length', String(file.size))
-      .header('Content-Disposition', `attachment; filename="${file.name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+      .header(
+        'Content-Disposition',
+        `attachment; filename="${file.name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      )
       .header('Cache-Control', 'private, no-store')
       .send(ctx.deps.storage.read(file.storageKey));
   },

@@ -54,7 +54,8 @@ export function installErrorReplies(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     // A preflight the route's CORS policy refuses (http/cors.ts): answered, without CORS headers,
     // so the browser refuses the call itself; a 404 would read as "no such route".
-    if (request.method === 'OPTIONS' && request.headers.origin && request.headers['access-control-request-method']) return reply.code(204).send();
+    if (request.method === 'OPTIONS' && request.headers.origin && request.headers['access-control-request-method'])
+      return reply.code(204).send();
     return sendError(reply, toPublicError(new AppError('not_found')));
   });
 }
@@ -74,14 +75,19 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
     body = '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}';
   } else if (error.code === 'HPE_HEADER_OVERFLOW') {
     status = 413;
-    body = JSON.stringify({ error: 'The request line and headers are too large.', code: 'payload_too_large' } satisfies TErrorBody);
+    body = JSON.stringify({
+      error: 'The request line and headers are too large.',
+      code: 'payload_too_large',
+    } satisfies TErrorBody);
   } else {
     status = 400;
     body = JSON.stringify({ error: 'The request is not valid HTTP.', code: 'validation_failed' } satisfies TErrorBody);
   }
   this.log.trace({ err: error }, 'client error');
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }
@@ -92,7 +98,10 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
  * Fastify's default answers those in its own body (code FST_ERR_BAD_URL); ours is a 400.
  */
 export function routerErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long.' : 'The URL is not valid percent-encoded UTF-8.';
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path segment is too long.'
+      : 'The URL is not valid percent-encoded UTF-8.';
   request.log.trace({ err: error }, 'router refused the URL');
   return sendError(reply, toPublicError(invalidField('', message)));
 }

@@ -20,7 +20,11 @@ export const homeRoute = plainRoute({
   openapi: false,
   async handler(ctx, _request, reply) {
     const { deps } = ctx;
-    const demo = await ctx.em.findOne(StoreSchema, { subdomain: DEMO_SUBDOMAIN }, { fields: ['id', 'name', 'subdomain'] });
+    const demo = await ctx.em.findOne(
+      StoreSchema,
+      { subdomain: DEMO_SUBDOMAIN },
+      { fields: ['id', 'name', 'subdomain'] },
+    );
     const demoSection = demo
       ? `<h2>Demo store: ${escapeHtml(demo.name)}</h2>
 <ul>

@@ -18,7 +18,13 @@ export const MAILBOX_ROUTES = [
     openapi: false,
     enabled,
     handler: async (ctx) => ({
-      emails: (await latest(ctx)).map((mail) => ({ id: mail.id, to: mail.to, subject: mail.subject, text: mail.text, createdAt: mail.createdAt.toISOString() })),
+      emails: (await latest(ctx)).map((mail) => ({
+        id: mail.id,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        createdAt: mail.createdAt.toISOString(),
+      })),
     }),
   }),
   plainRoute({
@@ -31,11 +37,16 @@ export const MAILBOX_ROUTES = [
     enabled,
     async handler(ctx, _request, reply) {
       const items = (await latest(ctx))
-        .map((mail) => `<article><h2>${escapeHtml(mail.subject)}</h2><p>To ${escapeHtml(mail.to)} at ${mail.createdAt.toISOString()}</p><pre>${escapeHtml(mail.text)}</pre></article>`)
+        .map(
+          (mail) =>
+            `<article><h2>${escapeHtml(mail.subject)}</h2><p>To ${escapeHtml(mail.to)} at ${mail.createdAt.toISOString()}</p><pre>${escapeHtml(mail.text)}</pre></article>`,
+        )
         .join('<hr>');
       return reply
         .type('text/html; charset=utf-8')
-        .send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Mailbox</title><h1>Mailbox (development)</h1>${items || '<p>No e-mail yet.</p>'}</html>`);
+        .send(
+          `<!doctype html><html lang="en"><meta charset="utf-8"><title>Mailbox</title><h1>Mailbox (development)</h1>${items || '<p>No e-mail yet.</p>'}</html>`,
+        );
     },
   }),
 ];

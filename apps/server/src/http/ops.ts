@@ -40,7 +40,12 @@ async function readGauges(deps: AppDeps): Promise<void> {
 }
 
 /** For the operator's probes and scrapers on the same network; nothing of a store's data. */
-const OPS_POLICY: RoutePolicy = { auth: { kind: 'public', audience: 'seller' }, csrf: 'none', cors: 'none', errors: [] };
+const OPS_POLICY: RoutePolicy = {
+  auth: { kind: 'public', audience: 'seller' },
+  csrf: 'none',
+  cors: 'none',
+  errors: [],
+};
 
 export const OPS_ROUTES = [
   plainRoute({

@@ -69,13 +69,15 @@ ${shell.body}
 }
 
 export function sendPage(reply: FastifyReply, shell: PageShell, status = 200): FastifyReply {
-  return reply
-    .code(status)
-    .header('Content-Security-Policy', shell.embed ? EMBED_PAGE_CSP : PAGE_CSP)
-    // The addresses carry checkout tokens: nothing keeps a copy.
-    .header('Cache-Control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .send(renderPage(shell));
+  return (
+    reply
+      .code(status)
+      .header('Content-Security-Policy', shell.embed ? EMBED_PAGE_CSP : PAGE_CSP)
+      // The addresses carry checkout tokens: nothing keeps a copy.
+      .header('Cache-Control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(renderPage(shell))
+  );
 }
 
 const loading = (what: string) => `<p class="status" role="status">${escapeHtml(what)}</p>
@@ -104,14 +106,34 @@ const modules = new Map(CLIENT_MODULES.map((name) => [name, loadAsset(`dist/publ
 const embedScript = loadAsset('dist/public/embed.js');
 
 /** A page's policy: anyone, no cookie read by the route itself (the page's script speaks to the API). */
-const PAGE_POLICY: RoutePolicy = { auth: { kind: 'public', audience: 'storefront' }, csrf: 'none', cors: 'none', errors: ['not_found'] };
+const PAGE_POLICY: RoutePolicy = {
+  auth: { kind: 'public', audience: 'storefront' },
+  csrf: 'none',
+  cors: 'none',
+  errors: ['not_found'],
+};
 
 /** A page that failed answers as a page. */
-const pageError = (embed: (request: FastifyRequest) => boolean) => (reply: FastifyReply, error: PublicError, request: FastifyRequest) =>
-  sendPage(reply, { title: error.status === 404 ? 'Not found' : 'Error', body: `<h1>${error.status === 404 ? 'Not found' : 'Something went wrong'}</h1>\n<p>${escapeHtml(error.message)}</p>`, embed: embed(request) }, error.status);
+const pageError =
+  (embed: (request: FastifyRequest) => boolean) => (reply: FastifyReply, error: PublicError, request: FastifyRequest) =>
+    sendPage(
+      reply,
+      {
+        title: error.status === 404 ? 'Not found' : 'Error',
+        body: `<h1>${error.status === 404 ? 'Not found' : 'Something went wrong'}</h1>\n<p>${escapeHtml(error.message)}</p>`,
+        embed: embed(request),
+      },
+      error.status,
+    );
 
 const page = (route: Omit<PlainRoute, 'body' | 'policy' | 'openapi'>) =>
-  plainRoute({ body: 'none', policy: PAGE_POLICY, openapi: false, renderError: pageError((request) => isEmbed(request.query)), ...route });
+  plainRoute({
+    body: 'none',
+    policy: PAGE_POLICY,
+    openapi: false,
+    renderError: pageError((request) => isEmbed(request.query)),
+    ...route,
+  });
 
 export const PAGE_ROUTES: PlainRoute[] = [
   page({
@@ -188,7 +210,9 @@ export const PAGE_ROUTES: PlainRoute[] = [
     path: '/account/{subdomain}',
     async handler(ctx, _request, reply) {
       const subdomain = ctx.params.subdomain!.toLowerCase();
-      const store = /^[a-z0-9-]{1,63}$/.test(subdomain) ? await ctx.em.findOne(StoreSchema, { subdomain, banned: false }) : null;
+      const store = /^[a-z0-9-]{1,63}$/.test(subdomain)
+        ? await ctx.em.findOne(StoreSchema, { subdomain, banned: false })
+        : null;
       if (!store) return notFound(reply, 'There is no such store.');
       return sendPage(reply, {
         title: `Your orders at ${store.name}`,

@@ -13,16 +13,26 @@ import { TEST_SIGNATURE_HEADER, verifyTestNotification } from '../modules/paymen
 import { plainRoute } from './plain-route.js';
 
 /** A verified notification, or null for a genuine event that concerns no payment of ours (answered 200 `ignored`). */
-type Verifier = (deps: AppDeps, raw: Buffer, headers: Record<string, string | string[] | undefined>) => PaymentNotification | null | Promise<PaymentNotification | null>;
+type Verifier = (
+  deps: AppDeps,
+  raw: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+) => PaymentNotification | null | Promise<PaymentNotification | null>;
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 export const VERIFIERS: Record<string, Verifier> = {
   test: (deps, raw, headers) => {
     if (deps.config.isProduction) throw new AppError('not_found', 'Not found.');
-    return verifyTestNotification(deps.config.testGatewaySecret, raw, header(headers[TEST_SIGNATURE_HEADER]), deps.clock.now());
+    return verifyTestNotification(
+      deps.config.testGatewaySecret,
+      raw,
+      header(headers[TEST_SIGNATURE_HEADER]),
+      deps.clock.now(),
+    );
   },
-  stripe: (deps, raw, headers) => verifyStripeNotification(deps.config, raw, header(headers[STRIPE_SIGNATURE_HEADER]), deps.clock.now()),
+  stripe: (deps, raw, headers) =>
+    verifyStripeNotification(deps.config, raw, header(headers[STRIPE_SIGNATURE_HEADER]), deps.clock.now()),
 };
 
 export const paymentNotificationRoute = plainRoute({
@@ -31,37 +41,72 @@ export const paymentNotificationRoute = plainRoute({
   path: '/api/payments/{gateway}/webhook',
   body: 'raw',
   query: z.strictObject({}),
-  policy: { auth: { kind: 'signature' }, csrf: 'none', cors: 'none', errors: ['not_found', 'validation_failed', 'payload_too_large'] },
+  policy: {
+    auth: { kind: 'signature' },
+    csrf: 'none',
+    cors: 'none',
+    errors: ['not_found', 'validation_failed', 'payload_too_large'],
+  },
   openapi: {
     operationId: 'payments-notification',
-    summary: 'Inbound payment notification (stripe: Stripe-Signature; test: X-Test-Signature t=<unix>,v1=<hex>); verified on the raw bytes',
+    summary:
+      'Inbound payment notification (stripe: Stripe-Signature; test: X-Test-Signature t=<unix>,v1=<hex>); verified on the raw bytes',
     tags: ['payments'],
     requestParams: {
       path: z.object({ gateway: z.enum(['stripe', 'test']) }),
       header: z.object({
-        'Stripe-Signature': z.string().max(4096).optional().meta({ description: 'gateway `stripe`: `t=<unix>,v1=<hex>` (Stripe webhook signature); required for that gateway' }),
-        'X-Test-Signature': z.string().max(4096).optional().meta({ description: 'gateway `test`: `t=<unix>,v1=<hex>` HMAC-SHA256 of `<t>.<raw body>`; required for that gateway' }),
+        'Stripe-Signature': z
+          .string()
+          .max(4096)
+          .optional()
+          .meta({
+            description: 'gateway `stripe`: `t=<unix>,v1=<hex>` (Stripe webhook signature); required for that gateway',
+          }),
+        'X-Test-Signature': z
+          .string()
+          .max(4096)
+          .optional()
+          .meta({
+            description:
+              'gateway `test`: `t=<unix>,v1=<hex>` HMAC-SHA256 of `<t>.<raw body>`; required for that gateway',
+          }),
       }),
     },
     requestBody: {
       required: true,
-      description: 'The gateway\'s event, verified on its raw bytes before it is parsed.',
+      description: "The gateway's event, verified on its raw bytes before it is parsed.",
       content: {
         'application/json': {
           schema: z.union([
-            z.object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).meta({ title: 'StripeEvent', description: 'A Stripe event (checkout.session.completed, charge.refunded, ...)' }),
-            z.object({
-              id: z.string().min(1).max(200),
-              type: z.enum(['payment.succeeded', 'payment.refunded', 'payment.failed']),
-              orderId: z.string().min(1).max(32),
-              amount: z.number().min(0),
-              currency: z.string().regex(/^[A-Z]{3}$/),
-            }).meta({ title: 'TestGatewayNotification', description: 'The test gateway\'s notification (not in production)' }),
+            z
+              .object({
+                id: z.string(),
+                type: z.string(),
+                data: z.object({ object: z.record(z.string(), z.unknown()) }),
+              })
+              .meta({
+                title: 'StripeEvent',
+                description: 'A Stripe event (checkout.session.completed, charge.refunded, ...)',
+              }),
+            z
+              .object({
+                id: z.string().min(1).max(200),
+                type: z.enum(['payment.succeeded', 'payment.refunded', 'payment.failed']),
+                orderId: z.string().min(1).max(32),
+                amount: z.number().min(0),
+                currency: z.string().regex(/^[A-Z]{3}$/),
+              })
+              .meta({
+                title: 'TestGatewayNotification',
+                description: "The test gateway's notification (not in production)",
+              }),
           ]),
         },
       },
     },
-    responses: { 200: { description: 'Handled', content: { 'application/json': { schema: z.object({ outcome: z.string() }) } } } },
+    responses: {
+      200: { description: 'Handled', content: { 'application/json': { schema: z.object({ outcome: z.string() }) } } },
+    },
   },
   async handler(ctx, request, reply) {
     const gateway = ctx.params.gateway!;
@@ -76,7 +121,10 @@ export const paymentNotificationRoute = plainRoute({
     // What is stored of it must be storable text (a NUL in an event id once reached PostgreSQL).
     assertReadable(notification);
     const outcome = await handleNotification(ctx.em, gateway, notification, ctx.clock.now());
-    request.log.info({ gateway, eventId: notification.eventId, orderId: notification.orderId, outcome }, 'payment notification');
+    request.log.info(
+      { gateway, eventId: notification.eventId, orderId: notification.orderId, outcome },
+      'payment notification',
+    );
     return reply.code(200).send({ outcome });
   },
 });

@@ -57,7 +57,14 @@ async function guard(route: PlainRoute, ctx: PlainContext): Promise<void> {
     case 'session': {
       const { user } = await authenticateSession(ctx, ctx.call);
       ctx.user = user;
-      if (auth.store) ctx.member = await requireMember(ctx, user.id, storeIdOf(ctx.params), auth.store.permission, auth.store.ownerOnly);
+      if (auth.store)
+        ctx.member = await requireMember(
+          ctx,
+          user.id,
+          storeIdOf(ctx.params),
+          auth.store.permission,
+          auth.store.ownerOnly,
+        );
       return;
     }
     case 'apiKey':
@@ -79,20 +86,32 @@ function bodyScope(kind: BodyKind, deps: AppDeps) {
     if (kind === 'raw') {
       // The signature covers exactly these bytes: nothing is parsed before it is verified.
       scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
+      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) =>
+        done(null, body),
+      );
     } else if (kind === 'multipart') {
       // One file per request; the storage adapter enforces the byte limit while streaming.
-      await scope.register(multipart, { limits: { files: 1, fields: 0, parts: 1, fileSize: deps.config.fileMaxBytes + 1 } });
-    } else if (kind === 'form') {
-      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      await scope.register(multipart, {
+        limits: { files: 1, fields: 0, parts: 1, fileSize: deps.config.fileMaxBytes + 1 },
       });
+    } else if (kind === 'form') {
+      scope.addContentTypeParser(
+        'application/x-www-form-urlencoded',
+        { parseAs: 'string', bodyLimit: 4096 },
+        (_request, body, done) => {
+          done(null, Object.fromEntries(new URLSearchParams(body as string)));
+        },
+      );
     }
   };
 }
 
 /** Registers the enabled routes, each body kind in a scope of its own (parsers are per scope). */
-export async function registerPlainRoutes(app: FastifyInstance, deps: AppDeps, routes: readonly PlainRoute[]): Promise<void> {
+export async function registerPlainRoutes(
+  app: FastifyInstance,
+  deps: AppDeps,
+  routes: readonly PlainRoute[],
+): Promise<void> {
   const enabled = routes.filter((route) => route.enabled?.(deps.config) ?? true);
   for (const kind of ['none', 'raw', 'multipart', 'form'] as const) {
     const ofKind = enabled.filter((route) => route.body === kind);
@@ -117,7 +136,8 @@ export async function registerPlainRoutes(app: FastifyInstance, deps: AppDeps, r
               await guard(route, ctx);
               if (route.query) {
                 const parsed = route.query.safeParse(request.query ?? {});
-                if (!parsed.success) throw new AppError('validation_failed', undefined, { issues: zodIssues(parsed.error) });
+                if (!parsed.success)
+                  throw new AppError('validation_failed', undefined, { issues: zodIssues(parsed.error) });
                 ctx.query = parsed.data as Record<string, string | undefined>;
               }
               return await route.handler(ctx, request, reply);

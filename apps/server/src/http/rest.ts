@@ -44,7 +44,8 @@ function queryInput(query: Record<string, string | string[] | undefined>): Recor
 function bodyInput(request: FastifyRequest, entry: RouteEntry, typeAdded: boolean): Record<string, unknown> {
   const body = request.body;
   if (body === undefined) {
-    if (request.emptyJsonBody && !typeAdded && entry.jsonBody) throw invalidField('', 'The body is empty: send a JSON object.');
+    if (request.emptyJsonBody && !typeAdded && entry.jsonBody)
+      throw invalidField('', 'The body is empty: send a JSON object.');
     return {};
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
@@ -52,7 +53,9 @@ function bodyInput(request: FastifyRequest, entry: RouteEntry, typeAdded: boolea
   }
   const clashes = entry.params.filter((name) => Object.hasOwn(body, name));
   if (clashes.length > 0) {
-    throw new AppError('validation_failed', undefined, { issues: clashes.map((name) => ({ path: name, message: 'Unknown field.' })) });
+    throw new AppError('validation_failed', undefined, {
+      issues: clashes.map((name) => ({ path: name, message: 'Unknown field.' })),
+    });
   }
   return body as Record<string, unknown>;
 }
@@ -82,7 +85,14 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
       const given = fromQuery ? queryInput(request.query as Record<string, string | string[] | undefined>) : body!;
       const input = Object.assign(given, request.params as Record<string, string>);
       const ctx = createContext(deps, request);
-      const data = await invokeProcedure(procedure, { ctx, path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+      const data = await invokeProcedure(procedure, {
+        ctx,
+        path,
+        type,
+        getRawInput: async () => input,
+        signal: undefined,
+        batchIndex: 0,
+      });
       reply.code(status).type('application/json');
       return data === undefined ? reply.send() : reply.send(JSON.stringify(data));
     } catch (error) {
@@ -105,7 +115,12 @@ export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; ta
   // refused with 415 before anyone looked at the (absent) body.
   app.addHook('onRequest', (request, _reply, done) => {
     const headers = request.headers;
-    if (request.method !== 'GET' && !headers['content-type'] && !headers['transfer-encoding'] && (headers['content-length'] ?? '0') === '0') {
+    if (
+      request.method !== 'GET' &&
+      !headers['content-type'] &&
+      !headers['transfer-encoding'] &&
+      (headers['content-length'] ?? '0') === '0'
+    ) {
       headers['content-type'] = 'application/json';
       request.restTypeAdded = true;
     }

@@ -17,7 +17,10 @@ import helmet from 'helmet';
 /** The headers helmet sets on an answer, in its order. */
 export function securityHeaders(): Array<[string, string]> {
   const apply = helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] },
+    },
     referrerPolicy: { policy: 'no-referrer' },
     xFrameOptions: false,
   });

@@ -22,7 +22,12 @@ import { sendPage } from './pages.js';
 import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
 
 const enabled = (config: Config) => !config.isProduction && !!config.testGatewaySecret;
-const POLICY: RoutePolicy = { auth: { kind: 'buyer', staffSession: false }, csrf: 'none', cors: 'none', errors: ['not_found'] };
+const POLICY: RoutePolicy = {
+  auth: { kind: 'buyer', staffSession: false },
+  csrf: 'none',
+  cors: 'none',
+  errors: ['not_found'],
+};
 
 /** The checkout token: the form's field, the query, or the svc_checkout cookie naming this order. */
 function tokenOf(ctx: PlainContext, body: Record<string, string> | undefined): string | undefined {
@@ -40,7 +45,15 @@ async function open(ctx: PlainContext, body: Record<string, string> | undefined)
 }
 
 const payError = (reply: FastifyReply, error: PublicError, request: FastifyRequest) =>
-  sendPage(reply, { title: 'Test payment', body: `<h1>Test payment</h1>\n<p role="alert">${escapeHtml(error.message)}</p>`, embed: isEmbedQuery(request) }, error.status);
+  sendPage(
+    reply,
+    {
+      title: 'Test payment',
+      body: `<h1>Test payment</h1>\n<p role="alert">${escapeHtml(error.message)}</p>`,
+      embed: isEmbedQuery(request),
+    },
+    error.status,
+  );
 
 const isEmbedQuery = (request: FastifyRequest) => (request.query as { embed?: string }).embed === '1';
 
@@ -96,7 +109,14 @@ ${
         const outcome = await handleNotification(
           ctx.em,
           'test',
-          { eventId, kind: 'paid', orderId: order.id, amountMinor: order.priceMinor, currency: order.currency, providerRef: `test:${eventId}` },
+          {
+            eventId,
+            kind: 'paid',
+            orderId: order.id,
+            amountMinor: order.priceMinor,
+            currency: order.currency,
+            providerRef: `test:${eventId}`,
+          },
           ctx.clock.now(),
         );
         request.log.info({ gateway: 'test', eventId, orderId: order.id, outcome }, 'test pay page');

@@ -17,10 +17,15 @@ export async function trpcPlugin(app: FastifyInstance, opts: { deps: AppDeps; ro
   // The refusal is in tRPC's error shape, as the adapter's own invalid-JSON answer is.
   app.addHook('preHandler', async (request, reply) => {
     const input = (request.query as Record<string, unknown> | undefined)?.input;
-    const problem = (typeof request.body === 'string' ? jsonShapeProblem(request.body) : undefined) ?? (typeof input === 'string' ? jsonShapeProblem(input) : undefined);
+    const problem =
+      (typeof request.body === 'string' ? jsonShapeProblem(request.body) : undefined) ??
+      (typeof input === 'string' ? jsonShapeProblem(input) : undefined);
     if (!problem) return;
     const data: SvcErrorData = { code: 'validation_failed', httpStatus: 400, issues: [{ path: '', message: problem }] };
-    return reply.code(400).type('application/json').send({ error: { message: 'The request is not valid.', code: BAD_REQUEST_JSON_RPC, data } });
+    return reply
+      .code(400)
+      .type('application/json')
+      .send({ error: { message: 'The request is not valid.', code: BAD_REQUEST_JSON_RPC, data } });
   });
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',

@@ -29,11 +29,22 @@ const MULTIPART_FILE = { 'multipart/form-data': { schema: z.object({ file: z.str
 function multipartError(error: unknown): unknown {
   if (error instanceof AppError || !error || typeof error !== 'object') return error;
   const e = error as { code?: unknown; statusCode?: unknown; message?: unknown };
-  if (typeof e.code === 'string' && e.code.startsWith('FST_') && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+  if (
+    typeof e.code === 'string' &&
+    e.code.startsWith('FST_') &&
+    typeof e.statusCode === 'number' &&
+    e.statusCode >= 400 &&
+    e.statusCode < 500
+  ) {
     if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new AppError('payload_too_large');
     return invalidField('file', ONE_PART);
   }
-  if (typeof e.message === 'string' && /^(Multipart: |Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)/.test(e.message)) {
+  if (
+    typeof e.message === 'string' &&
+    /^(Multipart: |Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)/.test(
+      e.message,
+    )
+  ) {
     return invalidField('file', 'The multipart body is not valid.');
   }
   return error;
@@ -79,7 +90,10 @@ async function soleFile(request: FastifyRequest): Promise<{ part: MultipartFile;
  * parser drops what is past the file size limit as it reads, so this costs what an accepted
  * upload of the same body would.
  */
-async function withSoleFile<T>(request: FastifyRequest, store: (part: MultipartFile, content: Readable) => Promise<T>): Promise<T> {
+async function withSoleFile<T>(
+  request: FastifyRequest,
+  store: (part: MultipartFile, content: Readable) => Promise<T>,
+): Promise<T> {
   const { part, content } = await soleFile(request);
   try {
     return await store(part, content);
@@ -143,11 +157,24 @@ export const paymentProofUploadRoute = plainRoute({
   },
   openapi: {
     operationId: 'payments-uploadProof',
-    summary: 'Upload proof of a manual payment (multipart/form-data, one part named "file"); the checkout token in ?token= or the svc_checkout cookie',
+    summary:
+      'Upload proof of a manual payment (multipart/form-data, one part named "file"); the checkout token in ?token= or the svc_checkout cookie',
     tags: ['buyer'],
     requestParams: { path: z.object({ orderId: z.string() }) },
     requestBody: { required: true, content: MULTIPART_FILE },
-    responses: { 201: { description: 'Stored; the seller reviews it and marks the order paid', content: { 'application/json': { schema: z.object({ orderId: z.string(), proof: z.object({ name: z.string(), size: ZCount, contentType: z.string() }) }) } } } },
+    responses: {
+      201: {
+        description: 'Stored; the seller reviews it and marks the order paid',
+        content: {
+          'application/json': {
+            schema: z.object({
+              orderId: z.string(),
+              proof: z.object({ name: z.string(), size: ZCount, contentType: z.string() }),
+            }),
+          },
+        },
+      },
+    },
   },
   mapError: multipartError,
   async handler(ctx, request, reply) {
@@ -157,7 +184,13 @@ export const paymentProofUploadRoute = plainRoute({
     if (!token) throw new AppError('unauthorized', 'Open the order with its checkout link first.');
     const result = await withSoleFile(request, (part, content) => {
       assertReadable({ file: { name: part.filename, contentType: part.mimetype } });
-      return uploadPaymentProof(ctx, { orderId, token, name: part.filename, contentType: part.mimetype, stream: content });
+      return uploadPaymentProof(ctx, {
+        orderId,
+        token,
+        name: part.filename,
+        contentType: part.mimetype,
+        stream: content,
+      });
     });
     return reply.code(201).send(result);
   },
@@ -169,13 +202,29 @@ export const paymentProofDownloadRoute = plainRoute({
   path: '/api/dashboard/stores/{storeId}/orders/{orderId}/payment-proof',
   body: 'none',
   query: z.strictObject({}),
-  policy: { auth: { kind: 'session', store: { permission: 'viewOrders' } }, csrf: 'required', cors: 'none', errors: ['not_found'] },
+  policy: {
+    auth: { kind: 'session', store: { permission: 'viewOrders' } },
+    csrf: 'required',
+    cors: 'none',
+    errors: ['not_found'],
+  },
   openapi: {
     operationId: 'payments-dashboardProof',
     summary: "Download an order's proof of manual payment",
     tags: ['dashboard'],
     requestParams: { path: z.object({ storeId: z.string(), orderId: z.string() }) },
-    responses: { 200: { description: 'The file the buyer sent', content: { '*/*': { schema: z.string().meta({ format: 'binary', description: 'The file, in the media type it was stored with' }) } } } },
+    responses: {
+      200: {
+        description: 'The file the buyer sent',
+        content: {
+          '*/*': {
+            schema: z
+              .string()
+              .meta({ format: 'binary', description: 'The file, in the media type it was stored with' }),
+          },
+        },
+      },
+    },
   },
   async handler(ctx, _request, reply) {
     const file = await paymentProofOf(ctx, ctx.params.storeId!, ctx.params.orderId!);

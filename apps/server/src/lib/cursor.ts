@@ -23,8 +23,7 @@ export function encodeCursor(master: Buffer, position: KeysetPosition): string {
 }
 
 export function decodeCursor(master: Buffer, cursor: string): KeysetPosition {
-  const invalid = () =>
-    invalidField('cursor', 'Not a cursor this API issued.');
+  const invalid = () => invalidField('cursor', 'Not a cursor this API issued.');
   const [body, signature, extra] = cursor.split('.');
   if (!body || !signature || extra !== undefined) throw invalid();
   if (!safeEqual(signature, hmacHex(cursorKey(master), body).slice(0, SIGNATURE_LENGTH))) throw invalid();
@@ -38,7 +37,11 @@ export function decodeCursor(master: Buffer, cursor: string): KeysetPosition {
 }
 
 /** `(<time>, <id>) < <the cursor's position>`, exact to the microsecond, with its parameters. */
-export function beforePosition(position: KeysetPosition, timeColumn: string, idColumn: string): { sql: string; params: string[] } {
+export function beforePosition(
+  position: KeysetPosition,
+  timeColumn: string,
+  idColumn: string,
+): { sql: string; params: string[] } {
   return {
     sql: `(${timeColumn}, ${idColumn}) < (timestamptz 'epoch' + (?::bigint) * interval '1 microsecond', ?)`,
     params: [position.us, position.id],
@@ -49,9 +52,18 @@ export function beforePosition(position: KeysetPosition, timeColumn: string, idC
  * A page from `limit + 1` rows read newest first: the page, whether more follow, and the
  * signed cursor to them (from the last row's microsecond timestamp and id).
  */
-export function keysetPage<R extends { id: string }>(master: Buffer, rows: R[], limit: number, usOf: (row: R) => string | number) {
+export function keysetPage<R extends { id: string }>(
+  master: Buffer,
+  rows: R[],
+  limit: number,
+  usOf: (row: R) => string | number,
+) {
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  return { page, hasMore, nextCursor: hasMore && last ? encodeCursor(master, { us: String(usOf(last)), id: last.id }) : null };
+  return {
+    page,
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(master, { us: String(usOf(last)), id: last.id }) : null,
+  };
 }

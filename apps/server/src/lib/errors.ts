@@ -116,7 +116,21 @@ function isDatabaseUnavailable(error: unknown): boolean {
     const e = current as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
     if (e.name === 'ConnectionException' || e.name === 'KnexTimeoutError') return true;
     if (typeof e.code === 'string') {
-      if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(e.code)) return true;
+      if (
+        [
+          'ECONNREFUSED',
+          'ECONNRESET',
+          'ETIMEDOUT',
+          'EPIPE',
+          '57P01',
+          '57P02',
+          '57P03',
+          '08006',
+          '08001',
+          '08003',
+        ].includes(e.code)
+      )
+        return true;
     } else if (typeof e.message === 'string' && CONNECTION_LOST.test(e.message)) {
       return true;
     }
@@ -131,7 +145,14 @@ function isDatabaseUnavailable(error: unknown): boolean {
  */
 export function toPublicError(error: unknown): PublicError {
   if (error instanceof AppError) {
-    return { code: error.appCode, status: error.status, message: error.message, issues: error.issues, bare: error.bare, internal: false };
+    return {
+      code: error.appCode,
+      status: error.status,
+      message: error.message,
+      issues: error.issues,
+      bare: error.bare,
+      internal: false,
+    };
   }
   if (error instanceof TRPCError) {
     if (error.cause instanceof AppError) return toPublicError(error.cause);
@@ -164,7 +185,12 @@ export function toPublicError(error: unknown): PublicError {
   }
   const e = error as { name?: unknown } | null;
   if (e && (e.name === 'UniqueConstraintViolationException' || e.name === 'OptimisticLockError')) {
-    return { code: 'conflict', status: 409, message: 'The change conflicts with the current state; retry.', internal: true };
+    return {
+      code: 'conflict',
+      status: 409,
+      message: 'The change conflicts with the current state; retry.',
+      internal: true,
+    };
   }
   return { code: 'internal_error', status: 500, message: GENERIC_MESSAGE.internal_error!, internal: true };
 }

@@ -30,7 +30,8 @@ function chain(error: unknown): ErrorLike[] {
   return found;
 }
 
-const where = (e: ErrorLike) => (typeof e.address === 'string' ? ` at ${e.address}${typeof e.port === 'number' ? `:${e.port}` : ''}` : '');
+const where = (e: ErrorLike) =>
+  typeof e.address === 'string' ? ` at ${e.address}${typeof e.port === 'number' ? `:${e.port}` : ''}` : '';
 
 const firstLine = (text: string) => text.split('\n')[0]!.trim();
 
@@ -62,7 +63,8 @@ function describeKnown(error: unknown): string | undefined {
         return `permission denied${where(e)}: ${typeof e.message === 'string' ? firstLine(e.message) : 'check the data directory and the port'}`;
       default:
     }
-    if (e.name === 'KnexTimeoutError') return 'no database connection could be had in time: check that PostgreSQL answers at DATABASE_URL';
+    if (e.name === 'KnexTimeoutError')
+      return 'no database connection could be had in time: check that PostgreSQL answers at DATABASE_URL';
   }
   return undefined;
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from './errors.js';
-import { assertReadableUrl, jsonShapeProblem, MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH, unreadableField } from './input-limits.js';
+import {
+  assertReadableUrl,
+  jsonShapeProblem,
+  MAX_JSON_ARRAY_ITEMS,
+  MAX_JSON_DEPTH,
+  unreadableField,
+} from './input-limits.js';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const array = (items: number) => `[${Array.from({ length: items }, () => '0').join(',')}]`;
@@ -29,8 +35,14 @@ describe('jsonShapeProblem (before parsing)', () => {
 
 describe('unreadableField (after parsing)', () => {
   it('names the first field holding a NUL, a lone surrogate, a non-finite number or -0', () => {
-    expect(unreadableField({ name: 'ok', cart: [{ productId: 'a\u0000b' }] })).toEqual({ path: 'cart.0.productId', message: 'Must not contain a NUL character.' });
-    expect(unreadableField({ name: 'x\uD800y' })).toEqual({ path: 'name', message: 'Must not contain a lone UTF-16 surrogate.' });
+    expect(unreadableField({ name: 'ok', cart: [{ productId: 'a\u0000b' }] })).toEqual({
+      path: 'cart.0.productId',
+      message: 'Must not contain a NUL character.',
+    });
+    expect(unreadableField({ name: 'x\uD800y' })).toEqual({
+      path: 'name',
+      message: 'Must not contain a lone UTF-16 surrogate.',
+    });
     expect(unreadableField({ name: 'x\uDC00' })?.path).toBe('name');
     expect(unreadableField({ price: Number.POSITIVE_INFINITY })?.message).toBe('Must be a finite number.');
     expect(unreadableField({ price: -0 })).toEqual({ path: 'price', message: 'Must not be -0.' });
@@ -39,7 +51,9 @@ describe('unreadableField (after parsing)', () => {
   });
 
   it('takes every other value: pairs of surrogates (emoji), unicode, zero, null, nested objects', () => {
-    expect(unreadableField({ name: 'Ünïcödé ✓ 😀', price: 0, n: null, list: [1, 'two', { three: true }] })).toBeUndefined();
+    expect(
+      unreadableField({ name: 'Ünïcödé ✓ 😀', price: 0, n: null, list: [1, 'two', { three: true }] }),
+    ).toBeUndefined();
     expect(unreadableField(undefined)).toBeUndefined();
   });
 });

@@ -121,7 +121,11 @@ export function unreadableField(value: unknown, path = ''): { path: string; mess
       if (Buffer.isBuffer(value) || value instanceof Date) return undefined;
       for (const key of Object.keys(value)) {
         const keyMessage = stringProblem(key);
-        if (keyMessage) return { path: join(path, key.replace(/[\0\uD800-\uDFFF]/g, '\uFFFD')), message: `Field name: ${keyMessage}` };
+        if (keyMessage)
+          return {
+            path: join(path, key.replace(/[\0\uD800-\uDFFF]/g, '\uFFFD')),
+            message: `Field name: ${keyMessage}`,
+          };
         const found = unreadableField((value as Record<string, unknown>)[key], join(path, key));
         if (found) return found;
       }

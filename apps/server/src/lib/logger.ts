@@ -37,7 +37,10 @@ function censorFields(value: object): object {
   let censored: Record<string, unknown> | undefined;
   for (const field of SECRET_FIELDS) {
     if (!(field in value) || (value as Record<string, unknown>)[field] === undefined) continue;
-    censored ??= value instanceof Error ? { type: value.name, message: value.message, stack: value.stack, ...(value as object) } : { ...value };
+    censored ??=
+      value instanceof Error
+        ? { type: value.name, message: value.message, stack: value.stack, ...(value as object) }
+        : { ...value };
     censored[field] = CENSOR;
   }
   return censored ?? value;
@@ -86,7 +89,8 @@ const serializers = {
     remoteAddress: req.ip,
     headers: censorHeaders(req.headers),
   }),
-  res: (res: { headers?: Record<string, unknown> } & Record<string, unknown>) => (res.headers ? { ...res, headers: censorHeaders(res.headers) } : res),
+  res: (res: { headers?: Record<string, unknown> } & Record<string, unknown>) =>
+    res.headers ? { ...res, headers: censorHeaders(res.headers) } : res,
 };
 
 export function loggerOptions(level: string): LoggerOptions {
@@ -141,12 +145,18 @@ const LOG_BLOCK_BYTES = 8192;
 /** ...or after this long (a quiet one). */
 const LOG_FLUSH_MS = 100;
 
-export function createLogger(level: string, opts: { format?: LogFormat; destination?: DestinationStream } = {}): Logger {
+export function createLogger(
+  level: string,
+  opts: { format?: LogFormat; destination?: DestinationStream } = {},
+): Logger {
   const format = opts.format ?? logFormat();
   const stream = format === 'pretty' ? prettyStream(opts.destination) : opts.destination;
   // JSON to stdout, written asynchronously in blocks: lines wait for 8 KiB of others, or for at most
   // LOG_FLUSH_MS, and go out in one write (one system call per request line was a tenth of a busy
   // server's CPU; one write per few lines still cost a License API validation 4 %). pino flushes
   // what is pending when the process exits.
-  return pino(loggerOptions(level), stream ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BLOCK_BYTES, periodicFlush: LOG_FLUSH_MS })) as unknown as Logger;
+  return pino(
+    loggerOptions(level),
+    stream ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BLOCK_BYTES, periodicFlush: LOG_FLUSH_MS }),
+  ) as unknown as Logger;
 }

@@ -24,7 +24,10 @@ export interface Mailer {
 export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
 
-  constructor(url: string, private readonly from: string) {
+  constructor(
+    url: string,
+    private readonly from: string,
+  ) {
     this.transport = nodemailer.createTransport(url);
   }
 
@@ -44,7 +47,8 @@ export class SmtpMailer implements Mailer {
 const mailKey = (encryptionKey: Buffer) => deriveKey(encryptionKey, 'outbox-mail');
 /** Kept before texts were sealed (no prefix): shown as they are. */
 const SEALED_PREFIX = 'sealed:v1:';
-const openText = (encryptionKey: Buffer, text: string) => (text.startsWith(SEALED_PREFIX) ? unseal(mailKey(encryptionKey), text.slice(SEALED_PREFIX.length)) : text);
+const openText = (encryptionKey: Buffer, text: string) =>
+  text.startsWith(SEALED_PREFIX) ? unseal(mailKey(encryptionKey), text.slice(SEALED_PREFIX.length)) : text;
 
 export class OutboxMailer implements Mailer {
   constructor(
@@ -54,12 +58,24 @@ export class OutboxMailer implements Mailer {
   ) {}
 
   async send(mail: OutgoingMail): Promise<void> {
-    await this.orm.em.fork().insert(OutboundEmailSchema, { id: newId(), ...mail, text: `${SEALED_PREFIX}${seal(mailKey(this.encryptionKey), mail.text)}`, createdAt: this.clock.now() });
+    await this.orm.em
+      .fork()
+      .insert(OutboundEmailSchema, {
+        id: newId(),
+        ...mail,
+        text: `${SEALED_PREFIX}${seal(mailKey(this.encryptionKey), mail.text)}`,
+        createdAt: this.clock.now(),
+      });
   }
 }
 
 /** Kept mail matching `where`, newest first, its text opened (the mailbox, tests). */
-export async function keptMail(em: EntityManager, encryptionKey: Buffer, where: FilterQuery<OutboundEmail> = {}, limit = 50): Promise<OutboundEmail[]> {
+export async function keptMail(
+  em: EntityManager,
+  encryptionKey: Buffer,
+  where: FilterQuery<OutboundEmail> = {},
+  limit = 50,
+): Promise<OutboundEmail[]> {
   const rows = await em.find(OutboundEmailSchema, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit });
   return rows.map((row) => ({ ...row, text: openText(encryptionKey, row.text) }));
 }

@@ -28,7 +28,8 @@ describe('money', () => {
     // Every amount of two decimals up to 100,000.00 (and the top of the range) is taken, to the cent.
     for (let minor = 0; minor <= 10_000_000; minor += 7) {
       const amount = Number(`${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`);
-      if (amountToMinor(amount, 'USD') !== minor) expect.fail(`${amount} -> ${amountToMinor(amount, 'USD')}, not ${minor}`);
+      if (amountToMinor(amount, 'USD') !== minor)
+        expect.fail(`${amount} -> ${amountToMinor(amount, 'USD')}, not ${minor}`);
     }
     expect(amountToMinor(999_999.99, 'USD')).toBe(99_999_999);
     expect(amountToMinor(1_000_000, 'USD')).toBe(100_000_000);

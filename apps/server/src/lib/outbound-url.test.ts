@@ -56,8 +56,13 @@ describe('the outbound address rule', () => {
     expect(ipv6Bits('::1')).toBe(1n);
   });
 
-  it.each(REFUSED.filter(([address]) => !address.includes('%')))('refuses to send to https://[%s]/ in production', async (address) => {
-    const host = address.includes(':') ? `[${address}]` : address;
-    await expect(resolveReceiver(new URL(`https://${host}/hook`), true)).rejects.toMatchObject({ appCode: 'url_not_allowed' });
-  });
+  it.each(REFUSED.filter(([address]) => !address.includes('%')))(
+    'refuses to send to https://[%s]/ in production',
+    async (address) => {
+      const host = address.includes(':') ? `[${address}]` : address;
+      await expect(resolveReceiver(new URL(`https://${host}/hook`), true)).rejects.toMatchObject({
+        appCode: 'url_not_allowed',
+      });
+    },
+  );
 });

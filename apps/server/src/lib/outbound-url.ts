@@ -10,10 +10,24 @@ import { AppError } from './errors.js';
 
 const BLOCKED_V4 = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4], ['255.255.255.255', 32],
-] as const) BLOCKED_V4.addSubnet(network, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+  ['255.255.255.255', 32],
+] as const)
+  BLOCKED_V4.addSubnet(network, prefix, 'ipv4');
 
 /**
  * Ranges inside global unicast (2000::/3) that are not the public internet: IETF protocol
@@ -21,7 +35,12 @@ for (const [network, prefix] of [
  * (2001:db8::/32, 3fff::/20). 6to4 (2002::/16) is checked by the IPv4 address it embeds.
  */
 const BLOCKED_GLOBAL_V6 = new BlockList();
-for (const [network, prefix] of [['2001::', 23], ['2001:db8::', 32], ['3fff::', 20]] as const) BLOCKED_GLOBAL_V6.addSubnet(network, prefix, 'ipv6');
+for (const [network, prefix] of [
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+] as const)
+  BLOCKED_GLOBAL_V6.addSubnet(network, prefix, 'ipv6');
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -44,7 +63,8 @@ export function ipv6Bits(raw: string): bigint {
   const [head, rest] = hex.split('::') as [string, string | undefined];
   const left = head ? head.split(':') : [];
   const right = rest ? rest.split(':') : [];
-  const groups = rest === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    rest === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.reduce((bits, group) => (bits << 16n) | BigInt(parseInt(group || '0', 16)), 0n);
 }
 
@@ -110,7 +130,10 @@ export async function resolveReceiver(url: URL, production: boolean): Promise<Re
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host)
     ? [{ address: host, family: isIP(host) as 4 | 6 }]
-    : ((await lookup(host, { all: true, verbatim: true }).catch(() => [])) as Array<{ address: string; family: number }>);
+    : ((await lookup(host, { all: true, verbatim: true }).catch(() => [])) as Array<{
+        address: string;
+        family: number;
+      }>);
   if (addresses.length === 0) throw refuse('The host does not resolve.');
   if (production) {
     const blocked = addresses.find((a) => !isPublicAddress(a.address));

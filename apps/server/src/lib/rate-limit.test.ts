@@ -56,7 +56,11 @@ describe('Deadlines', () => {
     const started = Date.now();
     const never = new Promise<never>(() => undefined);
     const late = new Promise((resolve) => setTimeout(() => resolve('late'), 300));
-    const results = await Promise.allSettled([deadlines.watch(never), deadlines.watch(late), deadlines.watch(Promise.resolve('quick'))]);
+    const results = await Promise.allSettled([
+      deadlines.watch(never),
+      deadlines.watch(late),
+      deadlines.watch(Promise.resolve('quick')),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
     expect(String((results[0] as PromiseRejectedResult).reason)).toContain('did not answer within 40 ms');
     // Failed at the deadline plus at most a quarter of it (and a busy machine's slack), not at 300 ms.

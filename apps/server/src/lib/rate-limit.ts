@@ -28,7 +28,13 @@ export interface RateLimitStore {
   hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision>;
 }
 
-function decide(rule: RateLimitRule, allowed: boolean, count: number, oldestMs: number, nowMs: number): RateLimitDecision {
+function decide(
+  rule: RateLimitRule,
+  allowed: boolean,
+  count: number,
+  oldestMs: number,
+  nowMs: number,
+): RateLimitDecision {
   return {
     allowed,
     limit: rule.max,
@@ -119,7 +125,13 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
-    const args = [`${this.prefix}${rule.name}:${key}`, String(nowMs), String(rule.windowMs), String(rule.max), `${nowMs}:${MEMBER_TAG}${(++memberSeq).toString(36)}`];
+    const args = [
+      `${this.prefix}${rule.name}:${key}`,
+      String(nowMs),
+      String(rule.windowMs),
+      String(rule.max),
+      `${nowMs}:${MEMBER_TAG}${(++memberSeq).toString(36)}`,
+    ];
     let reply: unknown;
     try {
       reply = await this.withinDeadline(this.redis.sendCommand(['EVALSHA', SLIDING_LOG_SHA, '1', ...args]));

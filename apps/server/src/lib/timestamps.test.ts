@@ -3,7 +3,13 @@ import { iso } from './timestamps.js';
 
 describe('iso', () => {
   it('rewrites PostgreSQL UTC text exactly as Date#toISOString would', () => {
-    for (const text of ['2026-11-21 18:31:45.665+00', '2026-11-21 18:31:45+00', '2026-11-21 18:31:45.6+00', '2026-11-21 18:31:45.123456+00', '1999-12-31 23:59:59.999+00:00']) {
+    for (const text of [
+      '2026-11-21 18:31:45.665+00',
+      '2026-11-21 18:31:45+00',
+      '2026-11-21 18:31:45.6+00',
+      '2026-11-21 18:31:45.123456+00',
+      '1999-12-31 23:59:59.999+00:00',
+    ]) {
       expect(iso(text)).toBe(new Date(text.replace(' ', 'T').replace(/\+00(:00)?$/, 'Z')).toISOString());
     }
     expect(iso('2026-11-21 18:31:45.123456+00')).toBe('2026-11-21T18:31:45.123Z');

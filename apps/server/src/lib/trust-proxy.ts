@@ -19,7 +19,11 @@ export function trustFunction(trust: TrustProxy): TrustFunction {
   // A peer that is one of the listed addresses, as the socket and the proxies write it, is trusted
   // without parsing it again (proxy-addr parses every address it is asked about, twice a request:
   // the client address and the log line); anything else is for proxy-addr to decide.
-  const listed = new Set(trust.filter((entry) => isIP(entry) !== 0).flatMap((entry) => (isIP(entry) === 6 ? [entry] : [entry, `::ffff:${entry}`])));
+  const listed = new Set(
+    trust
+      .filter((entry) => isIP(entry) !== 0)
+      .flatMap((entry) => (isIP(entry) === 6 ? [entry] : [entry, `::ffff:${entry}`])),
+  );
   return (address, hop) => listed.has(address) || compiled(address, hop);
 }
 

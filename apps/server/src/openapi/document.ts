@@ -8,7 +8,14 @@
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { ERROR_STATUS, EVENT_PAYLOADS, eventEnvelope, ZErrorBody, type TErrorCode, type TEventType } from '@svc/schemas';
+import {
+  ERROR_STATUS,
+  EVENT_PAYLOADS,
+  eventEnvelope,
+  ZErrorBody,
+  type TErrorCode,
+  type TEventType,
+} from '@svc/schemas';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { PLAIN_ROUTES } from '../http/plain-routes.js';
 import type { AuthSurface } from '../trpc/policy.js';
@@ -39,19 +46,25 @@ const RATE_LIMIT_HEADERS: Json = {
   'Retry-After': { description: 'Seconds until a request will be counted again', schema: { type: 'integer' } },
   'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Seconds until the oldest counted request leaves the window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the oldest counted request leaves the window',
+    schema: { type: 'integer' },
+  },
   RateLimit: { description: 'IETF RateLimit field', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'IETF RateLimit-Policy field', schema: { type: 'string' } },
 };
 
 /** The rate-limit headers every answer of a limited route carries once its budget was counted (Retry-After only on 429). */
-const BUDGET_HEADERS: Json = Object.fromEntries(Object.entries(RATE_LIMIT_HEADERS).filter(([name]) => name !== 'Retry-After'));
+const BUDGET_HEADERS: Json = Object.fromEntries(
+  Object.entries(RATE_LIMIT_HEADERS).filter(([name]) => name !== 'Retry-After'),
+);
 
 const CSRF_PARAMETER: Json = {
   name: 'X-CSRF-Token',
   in: 'header',
   required: true,
-  description: 'The seller session\'s CSRF token (from POST /api/auth/login or GET /api/auth/session); without it the call answers 403 `csrf_failed`.',
+  description:
+    "The seller session's CSRF token (from POST /api/auth/login or GET /api/auth/session); without it the call answers 403 `csrf_failed`.",
   schema: { type: 'string', minLength: 1, maxLength: 256 },
 };
 
@@ -65,13 +78,15 @@ const CHECKOUT_COOKIE_PARAMETER: Json = {
   name: 'svc_checkout',
   in: 'cookie',
   required: false,
-  description: 'The checkout cookie set by POST /api/checkout/enter: opens the order it was set for, in place of its checkout token.',
+  description:
+    'The checkout cookie set by POST /api/checkout/enter: opens the order it was set for, in place of its checkout token.',
   schema: { type: 'string', maxLength: 512 },
 };
 
 const CHECKOUT_SET_COOKIE: Json = {
   'Set-Cookie': {
-    description: '`svc_checkout=<value>; Path=/; HttpOnly; SameSite=Lax` (Secure in production): lets the buyer come back to the order',
+    description:
+      '`svc_checkout=<value>; Path=/; HttpOnly; SameSite=Lax` (Secure in production): lets the buyer come back to the order',
     schema: { type: 'string' },
   },
 };
@@ -87,7 +102,10 @@ const IDEMPOTENCY_KEY_PARAMETER: Json = {
 };
 
 const REPLAYED_HEADERS: Json = {
-  'Idempotent-Replayed': { description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 const COOKIE_SCHEMES: Json = {
@@ -97,7 +115,12 @@ const COOKIE_SCHEMES: Json = {
     name: 'svc_session',
     description: 'Seller session from POST /api/auth/login. Unsafe methods also need the X-CSRF-Token header.',
   },
-  customerCookie: { type: 'apiKey', in: 'cookie', name: 'svc_customer', description: 'Customer session from POST /api/customer/auth/verify.' },
+  customerCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'svc_customer',
+    description: 'Customer session from POST /api/customer/auth/verify.',
+  },
 };
 
 /** The security requirement of an auth surface; none for public, buyer (its credentials vary) and signed routes. */
@@ -128,7 +151,9 @@ function plainPaths(routes: readonly PlainRouteDeclaration[]): ZodOpenApiPathsOb
   for (const route of routes) {
     if (route.openapi === false) continue;
     const path = route.path.slice(API_BASE_PATH.length);
-    const requestParams = route.query ? { ...route.openapi.requestParams, query: route.query } : route.openapi.requestParams;
+    const requestParams = route.query
+      ? { ...route.openapi.requestParams, query: route.query }
+      : route.openapi.requestParams;
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: { responses: {}, ...route.openapi, requestParams } };
   }
   return paths;
@@ -145,15 +170,27 @@ function describe(operation: Json, entry: RouteEntry): void {
   }
   const limited = policy.rateLimit !== undefined || policy.auth.kind === 'apiKey';
   const byStatus = new Map<number, TErrorCode[]>();
-  for (const code of entry.errorCodes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of entry.errorCodes)
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   for (const [status, codes] of byStatus) {
-    responses[String(status)] = errorResponse(status, codes, status === 429 && limited ? RATE_LIMIT_HEADERS : status === 409 && policy.idempotency ? { 'Retry-After': RATE_LIMIT_HEADERS['Retry-After'] } : undefined);
+    responses[String(status)] = errorResponse(
+      status,
+      codes,
+      status === 429 && limited
+        ? RATE_LIMIT_HEADERS
+        : status === 409 && policy.idempotency
+          ? { 'Retry-After': RATE_LIMIT_HEADERS['Retry-After'] }
+          : undefined,
+    );
   }
   if (policy.rateLimit) {
     const { max, windowMs } = policy.rateLimit;
     responses['429'].description += ` (${max} per ${windowMs / 1000} s per client)`;
     // The embed's documented legacy shape: `{ "error": "Too many requests. Please try again later." }`, no code.
-    if (policy.rateLimit.bareBody) responses['429'].content = { 'application/json': { schema: { $ref: '#/components/schemas/BareRateLimitError' } } };
+    if (policy.rateLimit.bareBody)
+      responses['429'].content = {
+        'application/json': { schema: { $ref: '#/components/schemas/BareRateLimitError' } },
+      };
   }
   if (limited) {
     // The budget headers go with every answer once the limit counted the request: required on
@@ -161,25 +198,35 @@ function describe(operation: Json, entry: RouteEntry): void {
     for (const [status, response] of Object.entries(responses) as [string, Json][]) {
       if (status === '429') continue;
       const required = status.startsWith('2');
-      const headers = Object.fromEntries(Object.entries(BUDGET_HEADERS).map(([name, header]) => [name, { ...header, required }]));
+      const headers = Object.fromEntries(
+        Object.entries(BUDGET_HEADERS).map(([name, header]) => [name, { ...header, required }]),
+      );
       responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...headers } };
     }
-    responses['429'].headers = Object.fromEntries(Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [name, { ...header, required: true }]));
+    responses['429'].headers = Object.fromEntries(
+      Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [name, { ...header, required: true }]),
+    );
   }
   const unsafe = entry.method !== 'GET';
   if (unsafe && policy.csrf === 'required') {
-    operation.parameters = [...(operation.parameters ?? []), policy.auth.kind === 'session' ? CSRF_PARAMETER : STAFF_CSRF_PARAMETER];
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      policy.auth.kind === 'session' ? CSRF_PARAMETER : STAFF_CSRF_PARAMETER,
+    ];
   }
-  if (policy.auth.kind === 'buyer' || entry.name === 'checkout.session') operation.parameters = [...(operation.parameters ?? []), CHECKOUT_COOKIE_PARAMETER];
+  if (policy.auth.kind === 'buyer' || entry.name === 'checkout.session')
+    operation.parameters = [...(operation.parameters ?? []), CHECKOUT_COOKIE_PARAMETER];
   if (entry.name === 'checkout.enter') {
     for (const [status, response] of Object.entries(responses) as [string, Json][]) {
-      if (status.startsWith('2')) responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...CHECKOUT_SET_COOKIE } };
+      if (status.startsWith('2'))
+        responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...CHECKOUT_SET_COOKIE } };
     }
   }
   if (policy.idempotency) {
     operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER];
     for (const [status, response] of Object.entries(responses) as [string, Json][]) {
-      if (status.startsWith('2')) responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...REPLAYED_HEADERS } };
+      if (status.startsWith('2'))
+        responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...REPLAYED_HEADERS } };
     }
   }
   // Public, buyer and signed routes need no scheme: say so (`[]`) rather than inherit one.
@@ -188,13 +235,49 @@ function describe(operation: Json, entry: RouteEntry): void {
 }
 
 const SIGNATURE_PARAMETERS: Json[] = [
-  { name: 'X-Service-Signature', in: 'header', required: true, description: '`t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<raw body>` under the endpoint\'s secret', schema: { type: 'string' } },
+  {
+    name: 'X-Service-Signature',
+    in: 'header',
+    required: true,
+    description: "`t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<raw body>` under the endpoint's secret",
+    schema: { type: 'string' },
+  },
   { name: 'X-Service-Event', in: 'header', required: true, description: 'The event type', schema: { type: 'string' } },
-  { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'The event id (the body\'s `id`), the same on every attempt', schema: { type: 'string' } },
-  { name: 'X-Service-Delivery-Id', in: 'header', required: true, description: 'This attempt\'s id', schema: { type: 'string' } },
-  { name: 'webhook-id', in: 'header', required: true, description: 'Standard Webhooks: the event id', schema: { type: 'string' } },
-  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Standard Webhooks: unix seconds of the signature', schema: { type: 'string' } },
-  { name: 'webhook-signature', in: 'header', required: true, description: 'Standard Webhooks: `v1,<base64>` HMAC-SHA256 of `<id>.<timestamp>.<body>`', schema: { type: 'string' } },
+  {
+    name: 'X-Service-Event-Id',
+    in: 'header',
+    required: true,
+    description: "The event id (the body's `id`), the same on every attempt",
+    schema: { type: 'string' },
+  },
+  {
+    name: 'X-Service-Delivery-Id',
+    in: 'header',
+    required: true,
+    description: "This attempt's id",
+    schema: { type: 'string' },
+  },
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'Standard Webhooks: the event id',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Standard Webhooks: unix seconds of the signature',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description: 'Standard Webhooks: `v1,<base64>` HMAC-SHA256 of `<id>.<timestamp>.<body>`',
+    schema: { type: 'string' },
+  },
 ];
 
 /**
@@ -204,13 +287,20 @@ const SIGNATURE_PARAMETERS: Json[] = [
 function webhooksSection(): Json {
   const section: Json = {};
   for (const type of Object.keys(EVENT_PAYLOADS).sort() as TEventType[]) {
-    const schema = z.toJSONSchema(eventEnvelope(type), { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Json;
+    const schema = z.toJSONSchema(eventEnvelope(type), {
+      target: 'draft-2020-12',
+      io: 'output',
+      unrepresentable: 'any',
+    }) as Json;
     delete schema.$schema;
     section[type] = {
       post: {
         operationId: `event-${type.replace('.', '-')}`,
         summary: `The ${type} event`,
-        description: type === 'webhook.test' ? 'Sent only by the test operation.' : `Sent to every enabled endpoint of the store that subscribes to ${type}.`,
+        description:
+          type === 'webhook.test'
+            ? 'Sent only by the test operation.'
+            : `Sent to every enabled endpoint of the store that subscribes to ${type}.`,
         security: [],
         parameters: SIGNATURE_PARAMETERS,
         requestBody: { required: true, content: { 'application/json': { schema } } },
@@ -221,7 +311,11 @@ function webhooksSection(): Json {
   return section;
 }
 
-export function buildOpenApiDocument(router: AnyRouter, plainRoutes: readonly PlainRouteDeclaration[] = PLAIN_ROUTES, version = '1.0.0'): Json {
+export function buildOpenApiDocument(
+  router: AnyRouter,
+  plainRoutes: readonly PlainRouteDeclaration[] = PLAIN_ROUTES,
+  version = '1.0.0',
+): Json {
   const table = routeTable(router, plainRoutes);
   const document = generateOpenApiDocument(router, {
     title: 'svc API',
@@ -252,7 +346,10 @@ export function buildOpenApiDocument(router: AnyRouter, plainRoutes: readonly Pl
       tags: ['docs'],
       security: [],
       responses: {
-        '200': { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } } },
+        '200': {
+          description: 'The OpenAPI 3.1 document',
+          content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
+        },
         '400': errorResponse(400, ['validation_failed']),
         '413': errorResponse(413, ['payload_too_large']),
         '500': errorResponse(500, ['internal_error']),

@@ -4,7 +4,15 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.js';
 
 /** Errors raised by tRPC outside any procedure middleware (those log themselves). */
-export function logAdapterError({ error, req, path }: { error: TRPCError; req: unknown; path?: string | undefined }): void {
+export function logAdapterError({
+  error,
+  req,
+  path,
+}: {
+  error: TRPCError;
+  req: unknown;
+  path?: string | undefined;
+}): void {
   if (error instanceof AppError || error.code !== 'INTERNAL_SERVER_ERROR') return;
   (req as FastifyRequest).log.error({ err: error.cause ?? error, path }, 'request failed in tRPC');
 }

@@ -48,10 +48,14 @@ export function storeIdOf(input: unknown): string {
 }
 
 /** The signed-in seller of a request; an unsafe call also needs the CSRF token when the route requires it. */
-export async function authenticateSession(ctx: Pick<Context, 'em' | 'clock' | 'deps' | 'caller' | 'answer'>, call: RouteCall) {
+export async function authenticateSession(
+  ctx: Pick<Context, 'em' | 'clock' | 'deps' | 'caller' | 'answer'>,
+  call: RouteCall,
+) {
   const { credentials } = ctx.caller;
   // A Bearer request is never a cookie session, whatever cookies it carries.
-  if (credentials.authorization) throw new AppError('unauthorized', 'Dashboard routes take the session cookie, not a Bearer key.');
+  if (credentials.authorization)
+    throw new AppError('unauthorized', 'Dashboard routes take the session cookie, not a Bearer key.');
   const token = credentials.sessionToken;
   if (!token) throw new AppError('unauthorized', 'Sign in first.');
   const resolved = await resolveSession(ctx.em, ctx.clock, token);
@@ -67,10 +71,17 @@ export async function authenticateSession(ctx: Pick<Context, 'em' | 'clock' | 'd
 }
 
 /** The user's membership of the store, holding `permission` when given; 403 otherwise. */
-export async function requireMember(ctx: Pick<Context, 'em'>, userId: string, storeId: string, permission?: TStorePermission, ownerOnly = false) {
+export async function requireMember(
+  ctx: Pick<Context, 'em'>,
+  userId: string,
+  storeId: string,
+  permission?: TStorePermission,
+  ownerOnly = false,
+) {
   const member = await findMembership(ctx.em, storeId, userId);
   if (!member) throw new AppError('store_forbidden', 'You are not a member of this store.');
-  if (ownerOnly && member.role !== 'owner') throw new AppError('permission_missing', 'Only the store owner manages members.');
+  if (ownerOnly && member.role !== 'owner')
+    throw new AppError('permission_missing', 'Only the store owner manages members.');
   if (permission && !hasPermission(member, permission)) {
     throw new AppError('permission_missing', `This needs the ${permission} permission.`);
   }
@@ -82,17 +93,27 @@ export async function requireMember(ctx: Pick<Context, 'em'>, userId: string, st
  * current permissions, inside the per-key budget. A request without a key is 401 whatever else
  * is wrong with it; then a missing storeId is 400.
  */
-export async function authorizeMerchant(ctx: Context, scope: TApiKeyScope, input: unknown): Promise<{ credential: MerchantCredential; storeId: string }> {
+export async function authorizeMerchant(
+  ctx: Context,
+  scope: TApiKeyScope,
+  input: unknown,
+): Promise<{ credential: MerchantCredential; storeId: string }> {
   const named = (input as { storeId?: unknown } | undefined)?.storeId;
   const credential = await authenticateApiKey(ctx, typeof named === 'string' ? named : '');
   const storeId = storeIdOf(input);
-  await enforceRateLimit(ctx, { name: 'merchant', max: ctx.deps.config.merchantRateLimitPerMinute, windowMs: 60_000 }, `key:${credential.keyId}`);
+  await enforceRateLimit(
+    ctx,
+    { name: 'merchant', max: ctx.deps.config.merchantRateLimitPerMinute, windowMs: 60_000 },
+    `key:${credential.keyId}`,
+  );
   if (!credential.scopes.includes(scope)) throw new AppError('scope_missing', `This key lacks the ${scope} scope.`);
   // A store that does not exist is answered like one the key may not reach.
-  if (!credential.storeIds.includes(storeId)) throw new AppError('store_forbidden', 'This key may not reach this store.');
+  if (!credential.storeIds.includes(storeId))
+    throw new AppError('store_forbidden', 'This key may not reach this store.');
   const member = credential.member;
   if (!member) throw new AppError('store_forbidden', 'The key owner is no longer a member of this store.');
   const ceiling = SCOPE_CEILING[scope];
-  if (!hasPermission(member, ceiling)) throw new AppError('permission_missing', `The key owner lacks the ${ceiling} permission in this store.`);
+  if (!hasPermission(member, ceiling))
+    throw new AppError('permission_missing', `The key owner lacks the ${ceiling} permission in this store.`);
   return { credential, storeId };
 }

@@ -20,7 +20,14 @@
  */
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
-import { decide, idempotentResponseKey, releaseClaim, type Claim, type Decision, type IdempotentCall } from '../modules/idempotency/idempotency.service.js';
+import {
+  decide,
+  idempotentResponseKey,
+  releaseClaim,
+  type Claim,
+  type Decision,
+  type IdempotentCall,
+} from '../modules/idempotency/idempotency.service.js';
 import type { Context } from './context.js';
 import type { SvcMeta } from './init.js';
 
@@ -72,7 +79,10 @@ async function claimOrAnswer(ctx: Context, claim: Claim): Promise<Exclude<Decisi
   const decision = await decide(ctx.em, ctx.clock, claim, idempotentResponseKey(ctx.deps.config.encryptionKey));
   if ('inUse' in decision) {
     ctx.answer.headers['Retry-After'] = '1';
-    throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+    throw new AppError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still being processed; retry shortly.',
+    );
   }
   return decision;
 }
@@ -91,7 +101,8 @@ export function replayable<Resolver extends (opts: any) => Promise<unknown>>(res
     const call = (opts.ctx as { idempotency?: IdempotentCall }).idempotency;
     if (call?.mode === 'answer') return call.data;
     const data = await resolve(opts);
-    if (call?.mode === 'run' && !call.recorded) throw new Error(`${opts.path ?? 'procedure'}: the service did not record its result in its transaction`);
+    if (call?.mode === 'run' && !call.recorded)
+      throw new Error(`${opts.path ?? 'procedure'}: the service did not record its result in its transaction`);
     return data;
   };
   return Object.assign(wrapped, { [REPLAYABLE]: true }) as unknown as Resolver;
@@ -129,7 +140,11 @@ export async function applyIdempotency<Result extends { ok: boolean; data?: unkn
   if (!decision.run) {
     ctx.answer.headers[REPLAYED_HEADER] = 'true';
     const stored = JSON.parse(decision.response) as unknown;
-    return next({ ctx: { idempotency: decision.kind === 'result' ? { mode: 'replay', result: stored } : { mode: 'answer', data: stored } } });
+    return next({
+      ctx: {
+        idempotency: decision.kind === 'result' ? { mode: 'replay', result: stored } : { mode: 'answer', data: stored },
+      },
+    });
   }
 
   const call: IdempotentCall = { mode: 'run', claim, status: meta.successStatus ?? 200, recorded: false };

@@ -24,7 +24,10 @@ const router = t.router({
   greet: traced
     .input(z.object({ name: z.string().min(1) }))
     .output(z.object({ text: z.string() }))
-    .query(({ ctx, input }) => ({ text: `${ctx.base} ${ctx.user} ${ctx.role} ${input.name}`, extra: 'dropped by the output schema' })),
+    .query(({ ctx, input }) => ({
+      text: `${ctx.base} ${ctx.user} ${ctx.role} ${input.name}`,
+      extra: 'dropped by the output schema',
+    })),
   fail: traced.mutation(() => {
     throw new Error('boom');
   }),
@@ -48,11 +51,22 @@ async function viaTrpc(procedure: AnyProcedure, opts: CallOptions): Promise<unkn
 describe('invokeProcedure', () => {
   it('answers as tRPC’s caller does, through every layer in order', async () => {
     seen.length = 0;
-    const ours = await invokeProcedure(router._def.procedures.greet as AnyProcedure, options('greet', 'query', { name: 'Ann' }));
-    const theirs = await viaTrpc(router._def.procedures.greet as AnyProcedure, options('greet', 'query', { name: 'Ann' }));
+    const ours = await invokeProcedure(
+      router._def.procedures.greet as AnyProcedure,
+      options('greet', 'query', { name: 'Ann' }),
+    );
+    const theirs = await viaTrpc(
+      router._def.procedures.greet as AnyProcedure,
+      options('greet', 'query', { name: 'Ann' }),
+    );
     expect(ours).toEqual({ text: 'b u1 u1:admin Ann' });
     expect(theirs).toEqual(ours);
-    expect(seen).toEqual(['outer b traced greet query', 'outer after true', 'outer b traced greet query', 'outer after true']);
+    expect(seen).toEqual([
+      'outer b traced greet query',
+      'outer after true',
+      'outer b traced greet query',
+      'outer after true',
+    ]);
   });
 
   it('throws the TRPCError tRPC throws: bad input, a throwing resolver, a bad output', async () => {

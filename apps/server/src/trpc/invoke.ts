@@ -30,7 +30,9 @@ interface NextOptions {
 }
 
 type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
-type Middleware = (opts: CallOptions & { meta: unknown; next: (opts?: NextOptions) => Promise<MiddlewareResult> }) => Promise<MiddlewareResult>;
+type Middleware = (
+  opts: CallOptions & { meta: unknown; next: (opts?: NextOptions) => Promise<MiddlewareResult> },
+) => Promise<MiddlewareResult>;
 
 interface ProcedureDef {
   middlewares: Middleware[];
@@ -64,7 +66,11 @@ async function callLayer(def: ProcedureDef, index: number, opts: CallOptions): P
 export async function invokeProcedure(procedure: AnyProcedure, opts: CallOptions): Promise<unknown> {
   const def = procedure._def as unknown as ProcedureDef;
   const result = await callLayer(def, 0, opts);
-  if (!result) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' });
+  if (!result)
+    throw new TRPCError({
+      code: 'INTERNAL_SERVER_ERROR',
+      message: 'No result from middlewares - did you forget to `return next()`?',
+    });
   if (!result.ok) throw result.error;
   return result.data;
 }

@@ -24,7 +24,16 @@ export const mergeRouters = t.mergeRouters;
  * A guarded builder whose context adds `Extra`: what the twin factories (merchant and dashboard
  * procedures of one resource, built once) take, so each twin keeps its exact input and output types.
  */
-export type GuardedBuilder<Extra extends object = object> = TRPCProcedureBuilder<Context, SvcMeta, Extra, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, false>;
+export type GuardedBuilder<Extra extends object = object> = TRPCProcedureBuilder<
+  Context,
+  SvcMeta,
+  Extra,
+  TRPCUnsetMarker,
+  TRPCUnsetMarker,
+  TRPCUnsetMarker,
+  TRPCUnsetMarker,
+  false
+>;
 
 /** One surface of a resource built once for merchants and the dashboard: its builders, where its routes live, their tags. */
 export interface ResourceSurface {
@@ -39,7 +48,8 @@ function normalised(error: unknown, ctx: Context, path: string): AppError {
   if (error instanceof AppError) return error;
   const pub = toPublicError(error);
   // tRPC wraps what a later step threw; the original is what is logged.
-  if (pub.internal) ctx.log.error({ err: error instanceof TRPCError ? (error.cause ?? error) : error, path }, 'procedure failed');
+  if (pub.internal)
+    ctx.log.error({ err: error instanceof TRPCError ? (error.cause ?? error) : error, path }, 'procedure failed');
   return new AppError(pub.code, pub.message, { issues: pub.issues, cause: error });
 }
 
@@ -82,10 +92,14 @@ function authOf<K extends AuthSurface['kind']>(meta: SvcMeta | undefined, kind: 
 }
 
 /** Storefronts and buyers, no credential: open to every origin (themes), no cookie read. */
-export const publicProcedure = baseProcedure.meta(declare({ auth: { kind: 'public', audience: 'storefront' }, csrf: 'none', cors: 'open' }));
+export const publicProcedure = baseProcedure.meta(
+  declare({ auth: { kind: 'public', audience: 'storefront' }, csrf: 'none', cors: 'open' }),
+);
 
 /** Sellers signing up, in and out of their password: no credential, same origin only. */
-export const sellerAuthProcedure = baseProcedure.meta(declare({ auth: { kind: 'public', audience: 'seller' }, csrf: 'none', cors: 'none' }));
+export const sellerAuthProcedure = baseProcedure.meta(
+  declare({ auth: { kind: 'public', audience: 'seller' }, csrf: 'none', cors: 'none' }),
+);
 
 /**
  * A buyer holding an order (token, e-mail, customer session or a staff session, as the service
@@ -100,7 +114,9 @@ export const buyerProcedure = baseProcedure
  * A buyer writing about an order (support tickets): its checkout token or a customer session of
  * its store, from the store's own origins with credentials. No seller session is read.
  */
-export const ticketBuyerProcedure = baseProcedure.meta(declare({ auth: { kind: 'buyer', staffSession: false }, csrf: 'none', cors: 'store-origins' }));
+export const ticketBuyerProcedure = baseProcedure.meta(
+  declare({ auth: { kind: 'buyer', staffSession: false }, csrf: 'none', cors: 'store-origins' }),
+);
 
 /** A signed-in seller or staff member. */
 export const sessionProcedure = baseProcedure
@@ -114,7 +130,13 @@ export const sessionProcedure = baseProcedure
 /** A member of the store named by `storeId` in the input, holding `permission` when given. */
 export function storeProcedure(permission?: TStorePermission, opts: { ownerOnly?: boolean } = {}) {
   return baseProcedure
-    .meta(declare({ auth: { kind: 'session', store: { permission, ownerOnly: opts.ownerOnly } }, csrf: 'required', cors: 'none' }))
+    .meta(
+      declare({
+        auth: { kind: 'session', store: { permission, ownerOnly: opts.ownerOnly } },
+        csrf: 'required',
+        cors: 'none',
+      }),
+    )
     .use(async ({ ctx, meta, type, getRawInput, next }) => {
       const { store } = authOf(meta, 'session');
       const { user, session, token } = await authenticateSession(ctx, callOf(meta, type));

@@ -29,7 +29,11 @@ export function promisedRemaining(response: ResponseSink): number {
   return value === undefined ? Number.POSITIVE_INFINITY : Number(value);
 }
 
-export async function enforceRateLimit(ctx: Pick<Context, 'deps' | 'clock' | 'caller' | 'answer'>, rule: RateLimitRule, key = ctx.caller.ip): Promise<void> {
+export async function enforceRateLimit(
+  ctx: Pick<Context, 'deps' | 'clock' | 'caller' | 'answer'>,
+  rule: RateLimitRule,
+  key = ctx.caller.ip,
+): Promise<void> {
   const decision = await ctx.deps.limiter.hit(key, rule, ctx.clock.now().getTime());
   setRateLimitHeaders(ctx.answer, rule, decision);
   if (!decision.allowed) {

@@ -34,7 +34,8 @@ export interface PlainRouteDeclaration {
   /** The query parameters it takes (a strict object: anything else is 400); documented with the operation. */
   query?: z.ZodObject | undefined;
   /** Its OpenAPI operation (API routes), or false (pages, ops, docs). */
-  openapi: Omit<ZodOpenApiOperationObject, 'responses'> & { responses?: ZodOpenApiOperationObject['responses'] } | false;
+  openapi:
+    (Omit<ZodOpenApiOperationObject, 'responses'> & { responses?: ZodOpenApiOperationObject['responses'] }) | false;
 }
 
 export interface RouteEntry {
@@ -112,19 +113,28 @@ function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasJsonB
 }
 
 /** What is missing or inconsistent in a route's declared policy; empty when it is whole. */
-export function policyGaps(name: string, policy: Partial<RoutePolicy> | undefined, method: string | undefined): string[] {
+export function policyGaps(
+  name: string,
+  policy: Partial<RoutePolicy> | undefined,
+  method: string | undefined,
+): string[] {
   const gaps: string[] = [];
   if (!policy?.auth) gaps.push(`${name}: no auth surface`);
   if (!policy?.csrf) gaps.push(`${name}: no CSRF policy`);
   if (!policy?.cors) gaps.push(`${name}: no CORS policy`);
-  if (!Array.isArray(policy?.errors)) gaps.push(`${name}: no error codes (declare [] when the route has none of its own)`);
-  else for (const code of policy.errors) if (!Object.hasOwn(ERROR_STATUS, code)) gaps.push(`${name}: unknown error code ${code}`);
+  if (!Array.isArray(policy?.errors))
+    gaps.push(`${name}: no error codes (declare [] when the route has none of its own)`);
+  else
+    for (const code of policy.errors)
+      if (!Object.hasOwn(ERROR_STATUS, code)) gaps.push(`${name}: unknown error code ${code}`);
   if (!method) gaps.push(`${name}: no REST route (openapi method and path)`);
   if (policy?.auth && policy.csrf) {
     // A seller session on an unsafe call is the one credential a cross-site form can carry.
     const readsSession = policy.auth.kind === 'session' || (policy.auth.kind === 'buyer' && policy.auth.staffSession);
-    if (readsSession && policy.csrf === 'none' && method && UNSAFE.has(method)) gaps.push(`${name}: reads a seller session on an unsafe call but declares no CSRF check`);
-    if (!readsSession && policy.csrf !== 'none') gaps.push(`${name}: reads no seller session, so its CSRF policy is 'none'`);
+    if (readsSession && policy.csrf === 'none' && method && UNSAFE.has(method))
+      gaps.push(`${name}: reads a seller session on an unsafe call but declares no CSRF check`);
+    if (!readsSession && policy.csrf !== 'none')
+      gaps.push(`${name}: reads no seller session, so its CSRF policy is 'none'`);
   }
   return gaps;
 }
@@ -158,16 +168,27 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
   const entries: RouteEntry[] = [];
   const procedures = router._def.procedures as Record<string, AnyProcedure>;
   for (const [name, procedure] of Object.entries(procedures)) {
-    const def = procedure._def as unknown as { type: 'query' | 'mutation'; meta?: SvcMeta; inputs: unknown[]; resolver?: unknown };
+    const def = procedure._def as unknown as {
+      type: 'query' | 'mutation';
+      meta?: SvcMeta;
+      inputs: unknown[];
+      resolver?: unknown;
+    };
     const meta = def.meta;
     const openapi = meta?.openapi;
     const method = openapi?.method as HttpMethod | undefined;
     gaps.push(...policyGaps(name, meta, method));
-    if (meta?.idempotency && !isReplayable(def.resolver)) gaps.push(`${name}: declares idempotency but its resolver is not replayable()`);
+    if (meta?.idempotency && !isReplayable(def.resolver))
+      gaps.push(`${name}: declares idempotency but its resolver is not replayable()`);
     if (!method || !openapi?.path || !meta?.auth) continue;
     const policy = complete(meta);
     const hasInput = def.inputs.length > 0;
-    const errorCodes = [...new Set([...impliedCodes(policy, { method, hasJsonBody: hasInput && WITH_BODY.has(method) }), ...(policy.errors ?? [])])];
+    const errorCodes = [
+      ...new Set([
+        ...impliedCodes(policy, { method, hasJsonBody: hasInput && WITH_BODY.has(method) }),
+        ...(policy.errors ?? []),
+      ]),
+    ];
     entries.push({
       name,
       source: 'procedure',
@@ -185,7 +206,9 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
   }
   for (const plain of plainRoutes) {
     gaps.push(...policyGaps(plain.name, plain.policy, plain.method));
-    const errorCodes = [...new Set([...impliedCodes(plain.policy, { method: plain.method, hasJsonBody: false }), ...plain.policy.errors])];
+    const errorCodes = [
+      ...new Set([...impliedCodes(plain.policy, { method: plain.method, hasJsonBody: false }), ...plain.policy.errors]),
+    ];
     entries.push({
       name: plain.name,
       source: 'plain',
@@ -204,7 +227,8 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
   if (gaps.length > 0) throw new Error(`the route table has gaps:\n  ${gaps.join('\n  ')}`);
 
   const lookup = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 2048 });
-  for (const entry of entries) lookup.on(entry.method, entry.path.replace(/\{(\w+)\}/g, ':$1'), () => undefined, { entry });
+  for (const entry of entries)
+    lookup.on(entry.method, entry.path.replace(/\{(\w+)\}/g, ':$1'), () => undefined, { entry });
   const byName = new Map(entries.map((entry) => [entry.name, entry]));
   const table: RouteTable = {
     entries,

@@ -8,157 +8,291 @@ import { Migration } from '@mikro-orm/migrations';
  * cannot declare where a sequence starts.
  */
 export class Migration20261122224025_baseline extends Migration {
-
   override async up(): Promise<void> {
-    this.addSql(`create table "idempotency_key" ("path" varchar(200) not null, "scope" text not null, "key_hash" char(64) not null, "body_hash" char(64) not null, "claim" varchar(64) not null, "status" int null, "response" text null, "created_at" timestamptz not null, "claimed_at" timestamptz not null, "completed_at" timestamptz null, constraint "idempotency_key_pkey" primary key ("path", "scope", "key_hash"));`);
+    this.addSql(
+      `create table "idempotency_key" ("path" varchar(200) not null, "scope" text not null, "key_hash" char(64) not null, "body_hash" char(64) not null, "claim" varchar(64) not null, "status" int null, "response" text null, "created_at" timestamptz not null, "claimed_at" timestamptz not null, "completed_at" timestamptz null, constraint "idempotency_key_pkey" primary key ("path", "scope", "key_hash"));`,
+    );
     this.addSql(`create index "idempotency_key_created_index" on "idempotency_key" ("created_at");`);
 
-    this.addSql(`create table "outbound_email" ("id" varchar(32) not null, "to" varchar(320) not null, "subject" varchar(300) not null, "text" text not null, "created_at" timestamptz not null, constraint "outbound_email_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "outbound_email" ("id" varchar(32) not null, "to" varchar(320) not null, "subject" varchar(300) not null, "text" text not null, "created_at" timestamptz not null, constraint "outbound_email_pkey" primary key ("id"));`,
+    );
 
-    this.addSql(`create table "payment_notification" ("gateway" varchar(20) not null, "event_id" varchar(200) not null, "order_id" varchar(32) null, "kind" varchar(20) not null, "outcome" varchar(40) not null, "received_at" timestamptz not null, constraint "payment_notification_pkey" primary key ("gateway", "event_id"));`);
+    this.addSql(
+      `create table "payment_notification" ("gateway" varchar(20) not null, "event_id" varchar(200) not null, "order_id" varchar(32) null, "kind" varchar(20) not null, "outcome" varchar(40) not null, "received_at" timestamptz not null, constraint "payment_notification_pkey" primary key ("gateway", "event_id"));`,
+    );
 
-    this.addSql(`create table "store" ("id" varchar(32) not null, "name" varchar(100) not null, "subdomain" varchar(63) not null, "currency" varchar(3) not null, "banned" boolean not null default false, "allowed_origins" text[] not null default '{}', "settings" jsonb not null default '{}', "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "store_pkey" primary key ("id"), constraint store_subdomain_lower check (subdomain = lower(subdomain)));`);
+    this.addSql(
+      `create table "store" ("id" varchar(32) not null, "name" varchar(100) not null, "subdomain" varchar(63) not null, "currency" varchar(3) not null, "banned" boolean not null default false, "allowed_origins" text[] not null default '{}', "settings" jsonb not null default '{}', "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "store_pkey" primary key ("id"), constraint store_subdomain_lower check (subdomain = lower(subdomain)));`,
+    );
     this.addSql(`alter table "store" add constraint "store_subdomain_unique" unique ("subdomain");`);
     this.addSql(`create index "store_allowed_origins_index" on "store" using gin ("allowed_origins");`);
 
-    this.addSql(`create table "product" ("id" varchar(32) not null, "store_id" varchar(32) not null, "name" varchar(200) not null, "description" text not null default '', "price_minor" bigint not null, "status" text check ("status" in ('active', 'draft', 'archived')) not null, "delivery_methods" text[] not null, "delivery_instructions" text not null default '', "custom_fields" jsonb not null default '[]', "min_quantity" int not null default 1, "max_quantity" int null, "deleted_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "version" int not null default 1, constraint "product_pkey" primary key ("id"), constraint product_price_minor_check check (price_minor >= 0), constraint product_min_quantity_check check (min_quantity >= 1), constraint product_check check (max_quantity is null or max_quantity >= min_quantity));`);
-    this.addSql(`create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null;`);
+    this.addSql(
+      `create table "product" ("id" varchar(32) not null, "store_id" varchar(32) not null, "name" varchar(200) not null, "description" text not null default '', "price_minor" bigint not null, "status" text check ("status" in ('active', 'draft', 'archived')) not null, "delivery_methods" text[] not null, "delivery_instructions" text not null default '', "custom_fields" jsonb not null default '[]', "min_quantity" int not null default 1, "max_quantity" int null, "deleted_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "version" int not null default 1, constraint "product_pkey" primary key ("id"), constraint product_price_minor_check check (price_minor >= 0), constraint product_min_quantity_check check (min_quantity >= 1), constraint product_check check (max_quantity is null or max_quantity >= min_quantity));`,
+    );
+    this.addSql(
+      `create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null;`,
+    );
 
-    this.addSql(`create table "order" ("id" varchar(32) not null, "number" bigserial, "store_id" varchar(32) not null, "status" text check ("status" in ('pending', 'paid', 'processing', 'completed', 'refunded', 'cancelled', 'expired')) not null, "product_name" varchar(300) not null, "price_minor" bigint not null, "subtotal_minor" bigint not null default 0, "discount_minor" bigint not null default 0, "coupon_id" varchar(32) null, "paid_minor" bigint not null default 0, "currency" varchar(3) not null, "payment_method" varchar(50) not null default '', "customer_email" varchar(320) not null, "country" varchar(2) not null default 'XX', "buyer_ip" varchar(45) null, "user_agent" varchar(512) null, "note" text not null default '', "custom_field_responses" jsonb not null default '[]', "checkout_token_hash" varchar(64) null, "key_count" int not null default 0, "payment_flag" varchar(40) null, "manual_delivery_content" text not null default '', "payment_proof_file_id" varchar(32) null, "refunded_at" timestamptz null, "paid_at" timestamptz null, "completed_at" timestamptz null, "delivered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "version" int not null default 1, constraint "order_pkey" primary key ("id"), constraint order_price_minor_check check (price_minor >= 0), constraint order_paid_minor_check check (paid_minor >= 0));`);
+    this.addSql(
+      `create table "order" ("id" varchar(32) not null, "number" bigserial, "store_id" varchar(32) not null, "status" text check ("status" in ('pending', 'paid', 'processing', 'completed', 'refunded', 'cancelled', 'expired')) not null, "product_name" varchar(300) not null, "price_minor" bigint not null, "subtotal_minor" bigint not null default 0, "discount_minor" bigint not null default 0, "coupon_id" varchar(32) null, "paid_minor" bigint not null default 0, "currency" varchar(3) not null, "payment_method" varchar(50) not null default '', "customer_email" varchar(320) not null, "country" varchar(2) not null default 'XX', "buyer_ip" varchar(45) null, "user_agent" varchar(512) null, "note" text not null default '', "custom_field_responses" jsonb not null default '[]', "checkout_token_hash" varchar(64) null, "key_count" int not null default 0, "payment_flag" varchar(40) null, "manual_delivery_content" text not null default '', "payment_proof_file_id" varchar(32) null, "refunded_at" timestamptz null, "paid_at" timestamptz null, "completed_at" timestamptz null, "delivered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "version" int not null default 1, constraint "order_pkey" primary key ("id"), constraint order_price_minor_check check (price_minor >= 0), constraint order_paid_minor_check check (paid_minor >= 0));`,
+    );
     this.addSql(`alter table "order" add constraint "order_number_unique" unique ("number");`);
     // Added by hand (the one line not generated): public order numbers start at ORD-1001, as they always have.
     this.addSql(`alter sequence "order_number_seq" start with 1001 restart with 1001;`);
     this.addSql(`create index "order_store_created_index" on "order" ("store_id", "created_at" desc, "id" desc);`);
-    this.addSql(`create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc);`);
-    this.addSql(`create index "order_store_email_created_index" on "order" ("store_id", "customer_email", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc);`,
+    );
+    this.addSql(
+      `create index "order_store_email_created_index" on "order" ("store_id", "customer_email", "created_at" desc, "id" desc);`,
+    );
     this.addSql(`create index "order_pending_created_index" on "order" ("created_at") where "status" = 'pending';`);
     this.addSql(`create index "order_processing_paid_index" on "order" ("paid_at") where "status" = 'processing';`);
 
-    this.addSql(`create table "payment" ("id" varchar(32) not null, "order_id" varchar(32) not null, "gateway" varchar(20) not null, "provider_ref" varchar(200) null, "amount_minor" bigint not null, "currency" varchar(3) not null, "status" text check ("status" in ('started', 'paid', 'refunded', 'failed', 'rejected')) not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "payment_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "payment" ("id" varchar(32) not null, "order_id" varchar(32) not null, "gateway" varchar(20) not null, "provider_ref" varchar(200) null, "amount_minor" bigint not null, "currency" varchar(3) not null, "status" text check ("status" in ('started', 'paid', 'refunded', 'failed', 'rejected')) not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "payment_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "payment_order_index" on "payment" ("order_id");`);
-    this.addSql(`create unique index "payment_gateway_ref_unique" on "payment" ("gateway", "provider_ref") where "provider_ref" is not null;`);
+    this.addSql(
+      `create unique index "payment_gateway_ref_unique" on "payment" ("gateway", "provider_ref") where "provider_ref" is not null;`,
+    );
 
-    this.addSql(`create table "order_line" ("id" varchar(32) not null, "order_id" varchar(32) not null, "product_id" varchar(32) null, "product_name" varchar(200) not null, "quantity" int not null, "unit_price_minor" bigint not null, "position" int not null default 0, constraint "order_line_pkey" primary key ("id"), constraint order_line_quantity_check check (quantity > 0), constraint order_line_unit_price_minor_check check (unit_price_minor >= 0));`);
+    this.addSql(
+      `create table "order_line" ("id" varchar(32) not null, "order_id" varchar(32) not null, "product_id" varchar(32) null, "product_name" varchar(200) not null, "quantity" int not null, "unit_price_minor" bigint not null, "position" int not null default 0, constraint "order_line_pkey" primary key ("id"), constraint order_line_quantity_check check (quantity > 0), constraint order_line_unit_price_minor_check check (unit_price_minor >= 0));`,
+    );
     this.addSql(`create index "order_line_order_id_index" on "order_line" ("order_id");`);
     this.addSql(`create index "order_line_product_index" on "order_line" ("product_id");`);
 
-    this.addSql(`create table "license_key" ("id" varchar(32) not null, "product_id" varchar(32) not null, "value_enc" text not null, "value_hash" varchar(64) not null, "status" text check ("status" in ('available', 'assigned', 'revoked')) not null default 'available', "order_id" varchar(32) null, "order_line_id" varchar(32) null, "assigned_at" timestamptz null, "created_at" timestamptz not null, constraint "license_key_pkey" primary key ("id"), constraint license_key_assignment_check check ((status = 'available') = (order_id is null) or status = 'revoked'));`);
-    this.addSql(`create index "license_key_available_index" on "license_key" ("product_id", "id") where "status" = 'available';`);
+    this.addSql(
+      `create table "license_key" ("id" varchar(32) not null, "product_id" varchar(32) not null, "value_enc" text not null, "value_hash" varchar(64) not null, "status" text check ("status" in ('available', 'assigned', 'revoked')) not null default 'available', "order_id" varchar(32) null, "order_line_id" varchar(32) null, "assigned_at" timestamptz null, "created_at" timestamptz not null, constraint "license_key_pkey" primary key ("id"), constraint license_key_assignment_check check ((status = 'available') = (order_id is null) or status = 'revoked'));`,
+    );
+    this.addSql(
+      `create index "license_key_available_index" on "license_key" ("product_id", "id") where "status" = 'available';`,
+    );
     this.addSql(`create index "license_key_order_index" on "license_key" ("order_id") where "order_id" is not null;`);
-    this.addSql(`create index "license_key_order_line_index" on "license_key" ("order_line_id") where "order_line_id" is not null;`);
-    this.addSql(`alter table "license_key" add constraint "license_key_product_value_unique" unique ("product_id", "value_hash");`);
+    this.addSql(
+      `create index "license_key_order_line_index" on "license_key" ("order_line_id") where "order_line_id" is not null;`,
+    );
+    this.addSql(
+      `alter table "license_key" add constraint "license_key_product_value_unique" unique ("product_id", "value_hash");`,
+    );
 
-    this.addSql(`create table "feedback" ("id" varchar(32) not null, "store_id" varchar(32) not null, "order_id" varchar(32) not null, "rating" smallint not null, "text" varchar(2000) not null, "created_at" timestamptz not null, constraint "feedback_pkey" primary key ("id"), constraint feedback_rating_check check (rating >= 1 and rating <= 5));`);
+    this.addSql(
+      `create table "feedback" ("id" varchar(32) not null, "store_id" varchar(32) not null, "order_id" varchar(32) not null, "rating" smallint not null, "text" varchar(2000) not null, "created_at" timestamptz not null, constraint "feedback_pkey" primary key ("id"), constraint feedback_rating_check check (rating >= 1 and rating <= 5));`,
+    );
     this.addSql(`alter table "feedback" add constraint "feedback_order_id_unique" unique ("order_id");`);
-    this.addSql(`create index "feedback_store_created_index" on "feedback" ("store_id", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create index "feedback_store_created_index" on "feedback" ("store_id", "created_at" desc, "id" desc);`,
+    );
 
-    this.addSql(`create table "event" ("id" varchar(40) not null, "store_id" varchar(32) not null, "type" varchar(50) not null, "payload" jsonb not null, "created_at" timestamptz not null, "dispatched_at" timestamptz null, constraint "event_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "event" ("id" varchar(40) not null, "store_id" varchar(32) not null, "type" varchar(50) not null, "payload" jsonb not null, "created_at" timestamptz not null, "dispatched_at" timestamptz null, constraint "event_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "event_store_created_index" on "event" ("store_id", "created_at");`);
     this.addSql(`create index "event_undispatched_index" on "event" ("created_at") where "dispatched_at" is null;`);
 
-    this.addSql(`create table "customer_code" ("id" varchar(32) not null, "store_id" varchar(32) not null, "email" varchar(320) not null, "code_hash" varchar(64) not null, "attempts" int not null default 0, "created_at" timestamptz not null, "expires_at" timestamptz not null, "used_at" timestamptz null, constraint "customer_code_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "customer_code" ("id" varchar(32) not null, "store_id" varchar(32) not null, "email" varchar(320) not null, "code_hash" varchar(64) not null, "attempts" int not null default 0, "created_at" timestamptz not null, "expires_at" timestamptz not null, "used_at" timestamptz null, constraint "customer_code_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "customer_code_store_id_email_index" on "customer_code" ("store_id", "email");`);
 
-    this.addSql(`create table "customer" ("id" varchar(32) not null, "store_id" varchar(32) not null, "email" varchar(320) not null, "created_at" timestamptz not null, "last_login_at" timestamptz null, constraint "customer_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "customer" ("id" varchar(32) not null, "store_id" varchar(32) not null, "email" varchar(320) not null, "created_at" timestamptz not null, "last_login_at" timestamptz null, constraint "customer_pkey" primary key ("id"));`,
+    );
     this.addSql(`alter table "customer" add constraint "customer_store_id_email_unique" unique ("store_id", "email");`);
 
-    this.addSql(`create table "customer_session" ("id_hash" varchar(64) not null, "customer_id" varchar(32) not null, "created_at" timestamptz not null, "expires_at" timestamptz not null, constraint "customer_session_pkey" primary key ("id_hash"));`);
+    this.addSql(
+      `create table "customer_session" ("id_hash" varchar(64) not null, "customer_id" varchar(32) not null, "created_at" timestamptz not null, "expires_at" timestamptz not null, constraint "customer_session_pkey" primary key ("id_hash"));`,
+    );
     this.addSql(`create index "customer_session_customer_id_index" on "customer_session" ("customer_id");`);
 
-    this.addSql(`create table "coupon" ("id" varchar(32) not null, "store_id" varchar(32) not null, "code" varchar(64) not null, "discount_type" text check ("discount_type" in ('percent', 'fixed')) not null, "discount_value" bigint not null, "product_ids" text[] not null default '{}', "max_uses" int null, "uses" int not null default 0, "min_amount_minor" bigint null, "expires_at" timestamptz null, "active" boolean not null default true, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "coupon_pkey" primary key ("id"), constraint coupon_discount_value_check check (discount_value > 0), constraint coupon_max_uses_check check (max_uses is null or max_uses > 0), constraint coupon_percent_check check (discount_type <> 'percent' or discount_value <= 100), constraint coupon_uses_check check (max_uses is null or uses <= max_uses));`);
+    this.addSql(
+      `create table "coupon" ("id" varchar(32) not null, "store_id" varchar(32) not null, "code" varchar(64) not null, "discount_type" text check ("discount_type" in ('percent', 'fixed')) not null, "discount_value" bigint not null, "product_ids" text[] not null default '{}', "max_uses" int null, "uses" int not null default 0, "min_amount_minor" bigint null, "expires_at" timestamptz null, "active" boolean not null default true, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "coupon_pkey" primary key ("id"), constraint coupon_discount_value_check check (discount_value > 0), constraint coupon_max_uses_check check (max_uses is null or max_uses > 0), constraint coupon_percent_check check (discount_type <> 'percent' or discount_value <= 100), constraint coupon_uses_check check (max_uses is null or uses <= max_uses));`,
+    );
     this.addSql(`create unique index "coupon_store_code_unique" on "coupon" ("store_id", lower("code"));`);
 
-    this.addSql(`create table "blacklist_entry" ("id" varchar(32) not null, "store_id" varchar(32) not null, "kind" text check ("kind" in ('email', 'ip', 'country')) not null, "value" varchar(320) not null, "note" varchar(200) not null default '', "created_at" timestamptz not null, constraint "blacklist_entry_pkey" primary key ("id"));`);
-    this.addSql(`alter table "blacklist_entry" add constraint "blacklist_entry_store_id_kind_value_unique" unique ("store_id", "kind", "value");`);
+    this.addSql(
+      `create table "blacklist_entry" ("id" varchar(32) not null, "store_id" varchar(32) not null, "kind" text check ("kind" in ('email', 'ip', 'country')) not null, "value" varchar(320) not null, "note" varchar(200) not null default '', "created_at" timestamptz not null, constraint "blacklist_entry_pkey" primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "blacklist_entry" add constraint "blacklist_entry_store_id_kind_value_unique" unique ("store_id", "kind", "value");`,
+    );
 
-    this.addSql(`create table "file" ("id" varchar(32) not null, "store_id" varchar(32) not null, "product_id" varchar(32) null, "name" varchar(255) not null, "content_type" varchar(100) not null, "size" bigint not null, "sha256" varchar(64) not null, "storage_key" varchar(200) not null, "created_at" timestamptz not null, constraint "file_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "file" ("id" varchar(32) not null, "store_id" varchar(32) not null, "product_id" varchar(32) null, "name" varchar(255) not null, "content_type" varchar(100) not null, "size" bigint not null, "sha256" varchar(64) not null, "storage_key" varchar(200) not null, "created_at" timestamptz not null, constraint "file_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "file_product_index" on "file" ("product_id");`);
 
-    this.addSql(`create table "ticket" ("id" varchar(32) not null, "store_id" varchar(32) not null, "order_id" varchar(32) not null, "subject" varchar(200) not null, "status" text check ("status" in ('open', 'answered', 'closed')) not null default 'open', "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "ticket_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "ticket" ("id" varchar(32) not null, "store_id" varchar(32) not null, "order_id" varchar(32) not null, "subject" varchar(200) not null, "status" text check ("status" in ('open', 'answered', 'closed')) not null default 'open', "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "ticket_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "ticket_store_updated_index" on "ticket" ("store_id", "updated_at" desc, "id" desc);`);
     this.addSql(`create index "ticket_order_index" on "ticket" ("order_id");`);
 
-    this.addSql(`create table "track_event" ("id" varchar(32) not null, "store_id" varchar(32) not null, "type" varchar(40) not null, "product_id" varchar(32) null, "path" varchar(500) null, "created_at" timestamptz not null, constraint "track_event_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "track_event" ("id" varchar(32) not null, "store_id" varchar(32) not null, "type" varchar(40) not null, "product_id" varchar(32) null, "path" varchar(500) null, "created_at" timestamptz not null, constraint "track_event_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "track_event_store_created_index" on "track_event" ("store_id", "created_at");`);
 
-    this.addSql(`create table "user" ("id" varchar(32) not null, "email" varchar(320) not null, "password_hash" text null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "user_pkey" primary key ("id"), constraint user_email_lower check (email = lower(email)));`);
+    this.addSql(
+      `create table "user" ("id" varchar(32) not null, "email" varchar(320) not null, "password_hash" text null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "user_pkey" primary key ("id"), constraint user_email_lower check (email = lower(email)));`,
+    );
     this.addSql(`alter table "user" add constraint "user_email_unique" unique ("email");`);
 
-    this.addSql(`create table "ticket_message" ("id" varchar(32) not null, "ticket_id" varchar(32) not null, "author" text check ("author" in ('buyer', 'staff')) not null, "staff_user_id" varchar(32) null, "body" text not null, "created_at" timestamptz not null, constraint "ticket_message_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "ticket_message" ("id" varchar(32) not null, "ticket_id" varchar(32) not null, "author" text check ("author" in ('buyer', 'staff')) not null, "staff_user_id" varchar(32) null, "body" text not null, "created_at" timestamptz not null, constraint "ticket_message_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "ticket_message_ticket_index" on "ticket_message" ("ticket_id", "created_at");`);
 
-    this.addSql(`create table "store_member" ("id" varchar(32) not null, "store_id" varchar(32) not null, "user_id" varchar(32) not null, "role" text check ("role" in ('owner', 'staff')) not null, "permissions" text[] not null default '{}', "created_at" timestamptz not null, constraint "store_member_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "store_member" ("id" varchar(32) not null, "store_id" varchar(32) not null, "user_id" varchar(32) not null, "role" text check ("role" in ('owner', 'staff')) not null, "permissions" text[] not null default '{}', "created_at" timestamptz not null, constraint "store_member_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "store_member_user_id_index" on "store_member" ("user_id");`);
-    this.addSql(`alter table "store_member" add constraint "store_member_store_id_user_id_unique" unique ("store_id", "user_id");`);
+    this.addSql(
+      `alter table "store_member" add constraint "store_member_store_id_user_id_unique" unique ("store_id", "user_id");`,
+    );
 
-    this.addSql(`create table "session" ("id_hash" varchar(64) not null, "user_id" varchar(32) not null, "csrf_token" varchar(64) not null, "created_at" timestamptz not null, "expires_at" timestamptz not null, constraint "session_pkey" primary key ("id_hash"));`);
+    this.addSql(
+      `create table "session" ("id_hash" varchar(64) not null, "user_id" varchar(32) not null, "csrf_token" varchar(64) not null, "created_at" timestamptz not null, "expires_at" timestamptz not null, constraint "session_pkey" primary key ("id_hash"));`,
+    );
     this.addSql(`create index "session_user_id_index" on "session" ("user_id");`);
 
-    this.addSql(`create table "password_reset" ("token_hash" varchar(64) not null, "user_id" varchar(32) not null, "created_at" timestamptz not null, "expires_at" timestamptz not null, "used_at" timestamptz null, constraint "password_reset_pkey" primary key ("token_hash"));`);
+    this.addSql(
+      `create table "password_reset" ("token_hash" varchar(64) not null, "user_id" varchar(32) not null, "created_at" timestamptz not null, "expires_at" timestamptz not null, "used_at" timestamptz null, constraint "password_reset_pkey" primary key ("token_hash"));`,
+    );
     this.addSql(`create index "password_reset_user_id_index" on "password_reset" ("user_id");`);
 
-    this.addSql(`create table "api_key" ("id" varchar(32) not null, "user_id" varchar(32) not null, "name" varchar(100) not null, "prefix" varchar(16) not null, "key_hash" varchar(64) not null, "scopes" text[] not null, "store_ids" text[] not null, "expires_at" timestamptz null, "revoked_at" timestamptz null, "last_used_at" timestamptz null, "created_at" timestamptz not null, constraint "api_key_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "api_key" ("id" varchar(32) not null, "user_id" varchar(32) not null, "name" varchar(100) not null, "prefix" varchar(16) not null, "key_hash" varchar(64) not null, "scopes" text[] not null, "store_ids" text[] not null, "expires_at" timestamptz null, "revoked_at" timestamptz null, "last_used_at" timestamptz null, "created_at" timestamptz not null, constraint "api_key_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "api_key_user_id_index" on "api_key" ("user_id");`);
     this.addSql(`alter table "api_key" add constraint "api_key_key_hash_unique" unique ("key_hash");`);
 
-    this.addSql(`create table "webhook" ("id" varchar(32) not null, "store_id" varchar(32) not null, "name" varchar(100) not null, "url" varchar(2048) not null, "secret_enc" text not null, "secret_prefix" varchar(16) not null, "events" text[] not null, "enabled" boolean not null default true, "failure_count" int not null default 0, "first_failure_at" timestamptz null, "disabled_at" timestamptz null, "last_delivered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "webhook_pkey" primary key ("id"));`);
+    this.addSql(
+      `create table "webhook" ("id" varchar(32) not null, "store_id" varchar(32) not null, "name" varchar(100) not null, "url" varchar(2048) not null, "secret_enc" text not null, "secret_prefix" varchar(16) not null, "events" text[] not null, "enabled" boolean not null default true, "failure_count" int not null default 0, "first_failure_at" timestamptz null, "disabled_at" timestamptz null, "last_delivered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "webhook_pkey" primary key ("id"));`,
+    );
     this.addSql(`create index "webhook_store_index" on "webhook" ("store_id", "created_at");`);
 
-    this.addSql(`create table "webhook_delivery" ("id" varchar(32) not null, "webhook_id" varchar(32) not null, "store_id" varchar(32) not null, "event_id" varchar(40) not null, "event" varchar(50) not null, "attempt" int not null, "status" text check ("status" in ('pending', 'success', 'failed', 'queued', 'skipped')) not null, "due_at" timestamptz not null, "locked_until" timestamptz null, "response_code" int null, "response_body_preview" varchar(1024) null, "error_message" varchar(500) null, "duration_ms" int null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "webhook_delivery_pkey" primary key ("id"));`);
-    this.addSql(`create index "webhook_delivery_due_index" on "webhook_delivery" ("due_at") where "status" in ('queued', 'pending');`);
-    this.addSql(`create index "webhook_delivery_log_index" on "webhook_delivery" ("webhook_id", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create table "webhook_delivery" ("id" varchar(32) not null, "webhook_id" varchar(32) not null, "store_id" varchar(32) not null, "event_id" varchar(40) not null, "event" varchar(50) not null, "attempt" int not null, "status" text check ("status" in ('pending', 'success', 'failed', 'queued', 'skipped')) not null, "due_at" timestamptz not null, "locked_until" timestamptz null, "response_code" int null, "response_body_preview" varchar(1024) null, "error_message" varchar(500) null, "duration_ms" int null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "webhook_delivery_pkey" primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "webhook_delivery_due_index" on "webhook_delivery" ("due_at") where "status" in ('queued', 'pending');`,
+    );
+    this.addSql(
+      `create index "webhook_delivery_log_index" on "webhook_delivery" ("webhook_id", "created_at" desc, "id" desc);`,
+    );
     this.addSql(`create index "webhook_delivery_created_index" on "webhook_delivery" ("created_at");`);
-    this.addSql(`alter table "webhook_delivery" add constraint "webhook_delivery_attempt_unique" unique ("webhook_id", "event_id", "attempt");`);
+    this.addSql(
+      `alter table "webhook_delivery" add constraint "webhook_delivery_attempt_unique" unique ("webhook_id", "event_id", "attempt");`,
+    );
 
-    this.addSql(`alter table "product" add constraint "product_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
+    this.addSql(
+      `alter table "product" add constraint "product_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "order" add constraint "order_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
+    this.addSql(
+      `alter table "order" add constraint "order_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "payment" add constraint "payment_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action;`);
+    this.addSql(
+      `alter table "payment" add constraint "payment_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "order_line" add constraint "order_line_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "order_line" add constraint "order_line_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action on delete cascade;`,
+    );
 
-    this.addSql(`alter table "license_key" add constraint "license_key_product_id_fkey" foreign key ("product_id") references "product" ("id") on update no action;`);
-    this.addSql(`alter table "license_key" add constraint "license_key_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action on delete no action;`);
+    this.addSql(
+      `alter table "license_key" add constraint "license_key_product_id_fkey" foreign key ("product_id") references "product" ("id") on update no action;`,
+    );
+    this.addSql(
+      `alter table "license_key" add constraint "license_key_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action on delete no action;`,
+    );
 
-    this.addSql(`alter table "feedback" add constraint "feedback_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
-    this.addSql(`alter table "feedback" add constraint "feedback_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action;`);
+    this.addSql(
+      `alter table "feedback" add constraint "feedback_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
+    this.addSql(
+      `alter table "feedback" add constraint "feedback_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "event" add constraint "event_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
+    this.addSql(
+      `alter table "event" add constraint "event_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "customer_code" add constraint "customer_code_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "customer_code" add constraint "customer_code_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action on delete cascade;`,
+    );
 
-    this.addSql(`alter table "customer" add constraint "customer_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "customer" add constraint "customer_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action on delete cascade;`,
+    );
 
-    this.addSql(`alter table "customer_session" add constraint "customer_session_customer_id_fkey" foreign key ("customer_id") references "customer" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "customer_session" add constraint "customer_session_customer_id_fkey" foreign key ("customer_id") references "customer" ("id") on update no action on delete cascade;`,
+    );
 
-    this.addSql(`alter table "coupon" add constraint "coupon_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
+    this.addSql(
+      `alter table "coupon" add constraint "coupon_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "blacklist_entry" add constraint "blacklist_entry_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
+    this.addSql(
+      `alter table "blacklist_entry" add constraint "blacklist_entry_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "file" add constraint "file_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
-    this.addSql(`alter table "file" add constraint "file_product_id_fkey" foreign key ("product_id") references "product" ("id") on update no action on delete no action;`);
+    this.addSql(
+      `alter table "file" add constraint "file_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
+    this.addSql(
+      `alter table "file" add constraint "file_product_id_fkey" foreign key ("product_id") references "product" ("id") on update no action on delete no action;`,
+    );
 
-    this.addSql(`alter table "ticket" add constraint "ticket_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
-    this.addSql(`alter table "ticket" add constraint "ticket_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action;`);
+    this.addSql(
+      `alter table "ticket" add constraint "ticket_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
+    this.addSql(
+      `alter table "ticket" add constraint "ticket_order_id_fkey" foreign key ("order_id") references "order" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "track_event" add constraint "track_event_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
+    this.addSql(
+      `alter table "track_event" add constraint "track_event_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "ticket_message" add constraint "ticket_message_ticket_id_fkey" foreign key ("ticket_id") references "ticket" ("id") on update no action on delete cascade;`);
-    this.addSql(`alter table "ticket_message" add constraint "ticket_message_staff_user_id_fkey" foreign key ("staff_user_id") references "user" ("id") on update no action on delete no action;`);
+    this.addSql(
+      `alter table "ticket_message" add constraint "ticket_message_ticket_id_fkey" foreign key ("ticket_id") references "ticket" ("id") on update no action on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "ticket_message" add constraint "ticket_message_staff_user_id_fkey" foreign key ("staff_user_id") references "user" ("id") on update no action on delete no action;`,
+    );
 
-    this.addSql(`alter table "store_member" add constraint "store_member_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action on delete cascade;`);
-    this.addSql(`alter table "store_member" add constraint "store_member_user_id_fkey" foreign key ("user_id") references "user" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "store_member" add constraint "store_member_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "store_member" add constraint "store_member_user_id_fkey" foreign key ("user_id") references "user" ("id") on update no action on delete cascade;`,
+    );
 
-    this.addSql(`alter table "session" add constraint "session_user_id_fkey" foreign key ("user_id") references "user" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "session" add constraint "session_user_id_fkey" foreign key ("user_id") references "user" ("id") on update no action on delete cascade;`,
+    );
 
-    this.addSql(`alter table "password_reset" add constraint "password_reset_user_id_fkey" foreign key ("user_id") references "user" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "password_reset" add constraint "password_reset_user_id_fkey" foreign key ("user_id") references "user" ("id") on update no action on delete cascade;`,
+    );
 
-    this.addSql(`alter table "api_key" add constraint "api_key_user_id_fkey" foreign key ("user_id") references "user" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "api_key" add constraint "api_key_user_id_fkey" foreign key ("user_id") references "user" ("id") on update no action on delete cascade;`,
+    );
 
-    this.addSql(`alter table "webhook" add constraint "webhook_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`);
+    this.addSql(
+      `alter table "webhook" add constraint "webhook_store_id_fkey" foreign key ("store_id") references "store" ("id") on update no action;`,
+    );
 
-    this.addSql(`alter table "webhook_delivery" add constraint "webhook_delivery_webhook_id_fkey" foreign key ("webhook_id") references "webhook" ("id") on update no action on delete cascade;`);
+    this.addSql(
+      `alter table "webhook_delivery" add constraint "webhook_delivery_webhook_id_fkey" foreign key ("webhook_id") references "webhook" ("id") on update no action on delete cascade;`,
+    );
   }
-
 }

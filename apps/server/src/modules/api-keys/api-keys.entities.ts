@@ -7,7 +7,13 @@ export const ApiKeySchema = defineEntity({
   tableName: 'api_key',
   properties: (p) => ({
     id: p.string().primary().length(32),
-    user: p.manyToOne(UserSchema).ref().foreignKeyName('api_key_user_id_fkey').updateRule('no action').deleteRule('cascade').index(),
+    user: p
+      .manyToOne(UserSchema)
+      .ref()
+      .foreignKeyName('api_key_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
     name: p.string().length(100),
     prefix: p.string().length(16),
     keyHash: p.string().length(64).unique(),

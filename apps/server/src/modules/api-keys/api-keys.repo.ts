@@ -20,7 +20,11 @@ export interface CredentialRow {
  * request): one statement, a join the entities have no relation for (key owner to membership of
  * one store), no hydration.
  */
-export async function selectCredential(em: EntityManager, keyHash: string, storeId: string): Promise<CredentialRow | undefined> {
+export async function selectCredential(
+  em: EntityManager,
+  keyHash: string,
+  storeId: string,
+): Promise<CredentialRow | undefined> {
   const [row] = await preparedRows<CredentialRow>(
     em,
     `select k.id, k.user_id, k.key_hash, k.scopes, k.store_ids, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.permissions

@@ -7,19 +7,40 @@ const tags = ['dashboard'];
 
 export const apiKeysRouter = router({
   create: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/dashboard/api-keys', tags, summary: 'Create a merchant API key (the key is shown once)' }, successStatus: 201, errors: ['store_forbidden'] })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/dashboard/api-keys',
+        tags,
+        summary: 'Create a merchant API key (the key is shown once)',
+      },
+      successStatus: 201,
+      errors: ['store_forbidden'],
+    })
     .input(ZCreateApiKeyInput)
     .output(ZCreatedApiKey)
     .mutation(({ ctx, input }) => createApiKey(ctx, ctx.user, input)),
 
   list: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/dashboard/api-keys', tags, summary: 'Your API keys (prefixes only)' }, errors: [] })
+    .meta({
+      openapi: { method: 'GET', path: '/dashboard/api-keys', tags, summary: 'Your API keys (prefixes only)' },
+      errors: [],
+    })
     .input(z.strictObject({}).optional())
     .output(ZApiKeyList)
     .query(async ({ ctx }) => ({ apiKeys: await listApiKeys(ctx, ctx.user) })),
 
   revoke: sessionProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/dashboard/api-keys/{keyId}', tags, summary: 'Revoke an API key; it stops working on the next request' }, successStatus: 204, errors: ['not_found'] })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/dashboard/api-keys/{keyId}',
+        tags,
+        summary: 'Revoke an API key; it stops working on the next request',
+      },
+      successStatus: 204,
+      errors: ['not_found'],
+    })
     .input(ZApiKeyIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => revokeApiKey(ctx, ctx.user, input.keyId)),

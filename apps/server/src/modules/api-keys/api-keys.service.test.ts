@@ -44,7 +44,10 @@ async function appError(promise: Promise<unknown>, code: string): Promise<AppErr
 }
 
 const newUser = (ctx: ServiceContext): Promise<User> =>
-  createUser(ctx, { email: `seller-${randomBytes(6).toString('hex')}@example.test`, password: 'correct horse battery staple' });
+  createUser(ctx, {
+    email: `seller-${randomBytes(6).toString('hex')}@example.test`,
+    password: 'correct horse battery staple',
+  });
 
 const newStoreOf = async (ctx: ServiceContext, owner: User): Promise<string> =>
   (await createStore(ctx, owner, { name: 'Shop', subdomain: uniqueSubdomain() })).id;
@@ -81,10 +84,12 @@ describe('createApiKey', () => {
       createdAt: new Date(START).toISOString(),
     });
 
-    const [row] = await orm.em.fork().execute<Array<{ row: string; key_hash: string }>>(
-      'select to_jsonb(k)::text as row, k.key_hash from api_key k where k.id = ?',
-      [apiKey.id],
-    );
+    const [row] = await orm.em
+      .fork()
+      .execute<Array<{ row: string; key_hash: string }>>(
+        'select to_jsonb(k)::text as row, k.key_hash from api_key k where k.id = ?',
+        [apiKey.id],
+      );
     expect(row!.key_hash).toBe(createHash('sha256').update(key).digest('hex'));
     // Neither the key nor its secret part (after the 10-character prefix) is stored anywhere in the row.
     expect(row!.row).not.toContain(key);
@@ -99,9 +104,18 @@ describe('createApiKey', () => {
     const mine = await newStoreOf(ctx, owner);
     const theirs = await newStoreOf(ctx, stranger);
 
-    await appError(createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [theirs] }), 'store_forbidden');
-    await appError(createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [mine, theirs] }), 'store_forbidden');
-    await appError(createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [mine, newId()] }), 'store_forbidden');
+    await appError(
+      createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [theirs] }),
+      'store_forbidden',
+    );
+    await appError(
+      createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [mine, theirs] }),
+      'store_forbidden',
+    );
+    await appError(
+      createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [mine, newId()] }),
+      'store_forbidden',
+    );
     expect(await listApiKeys(serviceContext(orm), owner)).toEqual([]);
   });
 
@@ -113,14 +127,24 @@ describe('createApiKey', () => {
     const storeId = await newStoreOf(ctx, owner);
     await addMember(ctx, storeId, { email: staff.email, permissions: ['viewOrders'] });
 
-    const { apiKey } = await createApiKey(ctx, staff, { name: 'k', scopes: ['order:read', 'order:read'], storeIds: [storeId, storeId] });
+    const { apiKey } = await createApiKey(ctx, staff, {
+      name: 'k',
+      scopes: ['order:read', 'order:read'],
+      storeIds: [storeId, storeId],
+    });
     expect(apiKey).toMatchObject({ scopes: ['order:read'], storeIds: [storeId] });
 
     for (const expiresAt of [new Date(START).toISOString(), new Date(START - 1).toISOString()]) {
-      await appError(createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [storeId], expiresAt }), 'validation_failed');
+      await appError(
+        createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [storeId], expiresAt }),
+        'validation_failed',
+      );
     }
     const later = new Date(START + 1).toISOString();
-    expect((await createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [storeId], expiresAt: later })).apiKey.expiresAt).toBe(later);
+    expect(
+      (await createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [storeId], expiresAt: later }))
+        .apiKey.expiresAt,
+    ).toBe(later);
   });
 });
 
@@ -170,7 +194,12 @@ describe('authenticateApiKey', () => {
     const ctx = serviceContext(orm, clock);
     const owner = await newUser(ctx);
     const storeId = await newStoreOf(ctx, owner);
-    const created = await createApiKey(ctx, owner, { name: 'k', scopes: ['order:read'], storeIds: [storeId], ...(expiresAt ? { expiresAt } : {}) });
+    const created = await createApiKey(ctx, owner, {
+      name: 'k',
+      scopes: ['order:read'],
+      storeIds: [storeId],
+      ...(expiresAt ? { expiresAt } : {}),
+    });
     return { ctx, owner, storeId, ...created };
   }
 
@@ -202,7 +231,9 @@ describe('authenticateApiKey', () => {
   it('reads the scheme name whatever its case, and any number of spaces after it (RFC 9110 §11)', async () => {
     const { key, storeId } = await ownerWithKey(new ManualClock(START));
     for (const authorization of [`bearer ${key}`, `BEARER ${key}`, `Bearer  ${key}`]) {
-      await expect(authenticateApiKey(presenting(serviceContext(orm), authorization), storeId)).resolves.toMatchObject({ storeIds: [storeId] });
+      await expect(authenticateApiKey(presenting(serviceContext(orm), authorization), storeId)).resolves.toMatchObject({
+        storeIds: [storeId],
+      });
     }
   });
 
@@ -210,8 +241,17 @@ describe('authenticateApiKey', () => {
     const { owner, storeId } = await ownerWithKey(new ManualClock(START));
     const malformed = `sk_${randomBytes(8).toString('hex')}`;
     await orm.em.fork().insert(ApiKeySchema, {
-      id: newId(), user: owner.id, name: 'odd', prefix: malformed.slice(0, 10), keyHash: createHash('sha256').update(malformed).digest('hex'),
-      scopes: ['order:read'], storeIds: [storeId], expiresAt: null, revokedAt: null, lastUsedAt: null, createdAt: new Date(START),
+      id: newId(),
+      user: owner.id,
+      name: 'odd',
+      prefix: malformed.slice(0, 10),
+      keyHash: createHash('sha256').update(malformed).digest('hex'),
+      scopes: ['order:read'],
+      storeIds: [storeId],
+      expiresAt: null,
+      revokedAt: null,
+      lastUsedAt: null,
+      createdAt: new Date(START),
     });
     const ctx = presenting(serviceContext(orm), `Bearer ${malformed}`);
     await appError(authenticateApiKey(ctx, storeId), 'unauthorized');
@@ -272,7 +312,11 @@ describe('authenticateApiKey', () => {
     const storeId = await newStoreOf(ctx, owner);
     const elsewhere = await newStoreOf(ctx, owner);
     await addMember(ctx, storeId, { email: staff.email, permissions: ['viewOrders', 'manageSettings'] });
-    const ownerKey = await createApiKey(ctx, owner, { name: 'o', scopes: ['order:read', 'webhook:read'], storeIds: [storeId] });
+    const ownerKey = await createApiKey(ctx, owner, {
+      name: 'o',
+      scopes: ['order:read', 'webhook:read'],
+      storeIds: [storeId],
+    });
     const staffKey = await createApiKey(ctx, staff, { name: 's', scopes: ['order:read'], storeIds: [storeId] });
 
     const asOwner = await authenticateApiKey(bearer(serviceContext(orm), ownerKey.key), storeId);
@@ -284,7 +328,11 @@ describe('authenticateApiKey', () => {
       member: { role: 'owner', permissions: [] },
     });
     const asStaff = await authenticateApiKey(bearer(serviceContext(orm), staffKey.key), storeId);
-    expect(asStaff).toMatchObject({ keyId: staffKey.apiKey.id, userId: staff.id, member: { role: 'staff', permissions: ['viewOrders', 'manageSettings'] } });
+    expect(asStaff).toMatchObject({
+      keyId: staffKey.apiKey.id,
+      userId: staff.id,
+      member: { role: 'staff', permissions: ['viewOrders', 'manageSettings'] },
+    });
     // The staff member is not in the owner's other store; the key itself is still valid there.
     expect((await authenticateApiKey(bearer(serviceContext(orm), staffKey.key), elsewhere)).member).toBeNull();
     expect((await authenticateApiKey(bearer(serviceContext(orm), ownerKey.key), '')).member).toBeNull();
@@ -293,17 +341,27 @@ describe('authenticateApiKey', () => {
 
 describe('authorizeMerchant (the merchant guard)', () => {
   /** An owner, a staff member with `staffPermissions`, their store, and a key for each. */
-  async function merchantSetup(opts: { env?: Record<string, string>; staffPermissions?: Array<'viewOrders' | 'editOrders' | 'manageProducts' | 'manageSettings'> } = {}) {
+  async function merchantSetup(
+    opts: {
+      env?: Record<string, string>;
+      staffPermissions?: Array<'viewOrders' | 'editOrders' | 'manageProducts' | 'manageSettings'>;
+    } = {},
+  ) {
     const clock = new ManualClock(START);
     const base = serviceContext(orm, clock, opts.env);
     const owner = await newUser(base);
     const staff = await newUser(base);
     const storeId = await newStoreOf(base, owner);
     const otherStoreId = await newStoreOf(base, owner);
-    const member = await addMember(base, storeId, { email: staff.email, permissions: opts.staffPermissions ?? ['viewOrders'] });
+    const member = await addMember(base, storeId, {
+      email: staff.email,
+      permissions: opts.staffPermissions ?? ['viewOrders'],
+    });
     const allScopes = ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete'] as const;
-    const ownerKey = (await createApiKey(base, owner, { name: 'owner', scopes: [...allScopes], storeIds: [storeId] })).key;
-    const staffKey = (await createApiKey(base, staff, { name: 'staff', scopes: [...allScopes], storeIds: [storeId] })).key;
+    const ownerKey = (await createApiKey(base, owner, { name: 'owner', scopes: [...allScopes], storeIds: [storeId] }))
+      .key;
+    const staffKey = (await createApiKey(base, staff, { name: 'staff', scopes: [...allScopes], storeIds: [storeId] }))
+      .key;
     return { clock, base, owner, staff, storeId, otherStoreId, memberId: member.id, ownerKey, staffKey };
   }
 
@@ -312,7 +370,9 @@ describe('authorizeMerchant (the merchant guard)', () => {
     const granted = await authorizeMerchant(bearer(base, ownerKey), 'webhook:write', { storeId, other: 'ignored' });
     expect(granted.storeId).toBe(storeId);
     expect(granted.credential.member?.role).toBe('owner');
-    expect((await authorizeMerchant(bearer(base, staffKey), 'order:read', { storeId })).credential.member?.role).toBe('staff');
+    expect((await authorizeMerchant(bearer(base, staffKey), 'order:read', { storeId })).credential.member?.role).toBe(
+      'staff',
+    );
   });
 
   it('answers an unauthenticated request unauthorized before looking at its storeId; then a missing storeId is validation_failed', async () => {
@@ -339,7 +399,10 @@ describe('authorizeMerchant (the merchant guard)', () => {
 
   it("refuses a store outside the key's list with store_forbidden, also one the owner has and one that does not exist", async () => {
     const { base, storeId, otherStoreId, ownerKey } = await merchantSetup();
-    await appError(authorizeMerchant(bearer(base, ownerKey), 'order:read', { storeId: otherStoreId }), 'store_forbidden');
+    await appError(
+      authorizeMerchant(bearer(base, ownerKey), 'order:read', { storeId: otherStoreId }),
+      'store_forbidden',
+    );
     await appError(authorizeMerchant(bearer(base, ownerKey), 'order:read', { storeId: newId() }), 'store_forbidden');
     await authorizeMerchant(bearer(base, ownerKey), 'order:read', { storeId });
   });
@@ -376,8 +439,14 @@ describe('authorizeMerchant (the merchant guard)', () => {
   });
 
   it('limits each key to MERCHANT_RATE_LIMIT_PER_MINUTE calls in a sliding minute, with the rate-limit headers', async () => {
-    const { clock, base, owner, storeId, ownerKey } = await merchantSetup({ env: { MERCHANT_RATE_LIMIT_PER_MINUTE: '3' } });
-    const { key: secondKey } = await createApiKey(base, owner, { name: 'second', scopes: ['order:read'], storeIds: [storeId] });
+    const { clock, base, owner, storeId, ownerKey } = await merchantSetup({
+      env: { MERCHANT_RATE_LIMIT_PER_MINUTE: '3' },
+    });
+    const { key: secondKey } = await createApiKey(base, owner, {
+      name: 'second',
+      scopes: ['order:read'],
+      storeIds: [storeId],
+    });
 
     for (const remaining of ['2', '1', '0']) {
       const ctx = bearer(base, ownerKey);

@@ -93,7 +93,6 @@ export interface MerchantCredential {
   member: { role: 'owner' | 'staff'; permissions: string[] } | null;
 }
 
-
 const time = (value: Date | string | null) => (value === null ? null : new Date(value).getTime());
 
 /**
@@ -101,7 +100,10 @@ const time = (value: Date | string | null) => (value === null ? null : new Date(
  * revoked one. One round trip reads the key and its owner's membership of `storeId`, so a
  * revoked key or a lowered permission counts from the next request.
  */
-export async function authenticateApiKey(ctx: ServiceContext & Pick<Context, 'caller' | 'answer'>, storeId: string): Promise<MerchantCredential> {
+export async function authenticateApiKey(
+  ctx: ServiceContext & Pick<Context, 'caller' | 'answer'>,
+  storeId: string,
+): Promise<MerchantCredential> {
   const header = ctx.caller.credentials.authorization;
   if (!header) {
     ctx.answer.headers['WWW-Authenticate'] = 'Bearer realm="svc"';

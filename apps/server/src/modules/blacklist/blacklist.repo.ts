@@ -6,7 +6,11 @@ import { preparedRows } from '../../db/prepared.js';
  * Which of the candidate (kind, value) pairs the store blocks. Hot path (every order and every
  * checkout start asks): the query builder cost more than the query.
  */
-export async function matchingKinds<K extends string>(em: EntityManager, storeId: string, candidates: Array<{ kind: K; value: string }>): Promise<K[]> {
+export async function matchingKinds<K extends string>(
+  em: EntityManager,
+  storeId: string,
+  candidates: Array<{ kind: K; value: string }>,
+): Promise<K[]> {
   // The candidates as two arrays (unnest): one statement text whatever their number, prepared once per connection.
   const rows = await preparedRows<{ kind: K }>(
     em,

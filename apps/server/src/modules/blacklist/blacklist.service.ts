@@ -18,7 +18,11 @@ export interface BuyerIdentity {
 export type BlacklistReason = 'email' | 'ip' | 'country';
 
 /** The kinds of the store's blacklist that match this buyer (empty: allowed). */
-export async function blacklistMatches(em: EntityManager, storeId: string, buyer: BuyerIdentity): Promise<BlacklistReason[]> {
+export async function blacklistMatches(
+  em: EntityManager,
+  storeId: string,
+  buyer: BuyerIdentity,
+): Promise<BlacklistReason[]> {
   const candidates = [
     { kind: 'ip' as const, value: buyer.ip },
     { kind: 'country' as const, value: buyer.country.toUpperCase() },
@@ -72,7 +76,10 @@ export function toBlacklistEntryView(entry: BlacklistEntry): TBlacklistEntry {
 
 const ALREADY_LISTED = 'This value is already on the blacklist.';
 
-export async function addBlacklistEntry(ctx: ServiceContext, input: TCreateBlacklistEntryInput): Promise<TBlacklistEntry> {
+export async function addBlacklistEntry(
+  ctx: ServiceContext,
+  input: TCreateBlacklistEntryInput,
+): Promise<TBlacklistEntry> {
   const value = normaliseBlacklistValue(input.kind, input.value);
   if (await ctx.em.count(BlacklistEntrySchema, { store: input.storeId, kind: input.kind, value })) {
     throw new AppError('conflict', ALREADY_LISTED);
@@ -98,19 +105,34 @@ export async function addBlacklistEntry(ctx: ServiceContext, input: TCreateBlack
 }
 
 export async function listBlacklist(ctx: ServiceContext, input: { storeId: string }): Promise<TBlacklistEntry[]> {
-  const entries = await ctx.em.find(BlacklistEntrySchema, { store: input.storeId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const entries = await ctx.em.find(
+    BlacklistEntrySchema,
+    { store: input.storeId },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return entries.map(toBlacklistEntryView);
 }
 
-export async function removeBlacklistEntry(ctx: ServiceContext, input: { storeId: string; entryId: string }): Promise<void> {
+export async function removeBlacklistEntry(
+  ctx: ServiceContext,
+  input: { storeId: string; entryId: string },
+): Promise<void> {
   const deleted = await ctx.em.nativeDelete(BlacklistEntrySchema, { id: input.entryId, store: input.storeId });
   if (deleted === 0) throw new AppError('not_found', 'Blacklist entry not found.');
 }
 
 /** Whether the store takes orders from this buyer: their e-mail (if given), IP and country. */
-export async function clientGate(ctx: ServiceContext, input: { storeId: string; email?: string | undefined }, client: { ip: string; country: string }): Promise<TClientGate> {
+export async function clientGate(
+  ctx: ServiceContext,
+  input: { storeId: string; email?: string | undefined },
+  client: { ip: string; country: string },
+): Promise<TClientGate> {
   const store = await findSellingStore(ctx.em, input.storeId);
-  const matched = await blacklistMatches(ctx.em, store.id, { email: input.email, ip: client.ip, country: client.country });
+  const matched = await blacklistMatches(ctx.em, store.id, {
+    email: input.email,
+    ip: client.ip,
+    country: client.country,
+  });
   const reasons = BLACKLIST_KINDS.filter((kind) => matched.includes(kind));
   return { allowed: reasons.length === 0, reasons };
 }

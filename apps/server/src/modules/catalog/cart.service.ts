@@ -14,7 +14,10 @@ import { selectCartProducts } from './catalog.repo.js';
 import { findSellingStoreRef, type SellingStoreRef } from './catalog.service.js';
 
 /** What a cart line needs of its product. */
-export type CartProduct = Pick<Product, 'id' | 'name' | 'status' | 'priceMinor' | 'minQuantity' | 'maxQuantity' | 'customFields' | 'deliveryMethods'> & {
+export type CartProduct = Pick<
+  Product,
+  'id' | 'name' | 'status' | 'priceMinor' | 'minQuantity' | 'maxQuantity' | 'customFields' | 'deliveryMethods'
+> & {
   deletedAt: Date | null;
 };
 
@@ -39,7 +42,11 @@ function merge(lines: TCartLine[]): Map<string, number> {
 }
 
 /** The store's products of the cart with their key stock, in one statement (cart and checkout are hot). */
-async function cartProducts(em: EntityManager, storeId: string, ids: string[]): Promise<{ products: Map<string, CartProduct>; stock: Map<string, number> }> {
+async function cartProducts(
+  em: EntityManager,
+  storeId: string,
+  ids: string[],
+): Promise<{ products: Map<string, CartProduct>; stock: Map<string, number> }> {
   const rows = await selectCartProducts(em, storeId, ids);
   const products = new Map<string, CartProduct>();
   const stock = new Map<string, number>();
@@ -60,7 +67,11 @@ async function cartProducts(em: EntityManager, storeId: string, ids: string[]): 
   return { products, stock };
 }
 
-export async function normaliseCart(em: EntityManager, store: Pick<SellingStoreRef, 'id'>, lines: TCartLine[]): Promise<NormalisedCart> {
+export async function normaliseCart(
+  em: EntityManager,
+  store: Pick<SellingStoreRef, 'id'>,
+  lines: TCartLine[],
+): Promise<NormalisedCart> {
   const merged = merge(lines);
   const { products: byId, stock } = await cartProducts(em, store.id, [...merged.keys()]);
   const out: NormalisedCart = { lines: [], removed: [], adjusted: [] };
@@ -125,7 +136,10 @@ export async function hydrateCart(ctx: ServiceContext, input: { storeId: string;
   const parsed = ZCart.safeParse(raw);
   if (!parsed.success) {
     throw new AppError('validation_failed', 'The request is not valid.', {
-      issues: zodIssues(parsed.error).map((issue) => ({ path: issue.path ? `cart.${issue.path}` : 'cart', message: issue.message })),
+      issues: zodIssues(parsed.error).map((issue) => ({
+        path: issue.path ? `cart.${issue.path}` : 'cart',
+        message: issue.message,
+      })),
     });
   }
   // Two prepared reads and no entity: the root EntityManager's pool, without forking a unit of work.

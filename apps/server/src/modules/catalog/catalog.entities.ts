@@ -11,11 +11,22 @@ export const ProductSchema = defineEntity({
     { name: 'product_price_minor_check', expression: 'price_minor >= 0' },
     { name: 'product_min_quantity_check', expression: 'min_quantity >= 1' },
     { name: 'product_check', expression: 'max_quantity is null or max_quantity >= min_quantity' },
-    { name: 'product_license_activation_limit_check', expression: 'license_activation_limit is null or license_activation_limit >= 1 and license_activation_limit <= 10000' },
-    { name: 'product_license_validity_days_check', expression: 'license_validity_days is null or license_validity_days >= 1 and license_validity_days <= 36500' },
+    {
+      name: 'product_license_activation_limit_check',
+      expression:
+        'license_activation_limit is null or license_activation_limit >= 1 and license_activation_limit <= 10000',
+    },
+    {
+      name: 'product_license_validity_days_check',
+      expression: 'license_validity_days is null or license_validity_days >= 1 and license_validity_days <= 36500',
+    },
   ],
   indexes: [
-    { name: 'product_store_status_index', expression: 'create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null' },
+    {
+      name: 'product_store_status_index',
+      expression:
+        'create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null',
+    },
   ],
   properties: (p) => ({
     id: p.string().primary().length(32),
@@ -54,12 +65,27 @@ export const LicenseKeySchema = defineEntity({
   // A key's value once per product: the same key is never stocked (and so never sold) twice.
   uniques: [{ name: 'license_key_product_value_unique', properties: ['product', 'valueHash'] }],
   // A key is available exactly when it holds no order, or revoked.
-  checks: [{ name: 'license_key_assignment_check', expression: `(status = 'available') = (order_id is null) or status = 'revoked'` }],
+  checks: [
+    {
+      name: 'license_key_assignment_check',
+      expression: `(status = 'available') = (order_id is null) or status = 'revoked'`,
+    },
+  ],
   indexes: [
     // Claims take the oldest available keys of a product: a small partial index.
-    { name: 'license_key_available_index', expression: `create index "license_key_available_index" on "license_key" ("product_id", "id") where "status" = 'available'` },
-    { name: 'license_key_order_index', expression: 'create index "license_key_order_index" on "license_key" ("order_id") where "order_id" is not null' },
-    { name: 'license_key_order_line_index', expression: 'create index "license_key_order_line_index" on "license_key" ("order_line_id") where "order_line_id" is not null' },
+    {
+      name: 'license_key_available_index',
+      expression: `create index "license_key_available_index" on "license_key" ("product_id", "id") where "status" = 'available'`,
+    },
+    {
+      name: 'license_key_order_index',
+      expression: 'create index "license_key_order_index" on "license_key" ("order_id") where "order_id" is not null',
+    },
+    {
+      name: 'license_key_order_line_index',
+      expression:
+        'create index "license_key_order_line_index" on "license_key" ("order_line_id") where "order_line_id" is not null',
+    },
   ],
   properties: (p) => ({
     id: p.string().primary().length(32),
@@ -67,7 +93,13 @@ export const LicenseKeySchema = defineEntity({
     valueEnc: p.text(),
     valueHash: p.string().length(64),
     status: p.enum([...LICENSE_KEY_STATUSES]).default('available'),
-    order: p.manyToOne(OrderSchema).ref().nullable().foreignKeyName('license_key_order_id_fkey').updateRule('no action').deleteRule('no action'),
+    order: p
+      .manyToOne(OrderSchema)
+      .ref()
+      .nullable()
+      .foreignKeyName('license_key_order_id_fkey')
+      .updateRule('no action')
+      .deleteRule('no action'),
     orderLineId: p.string().length(32).nullable(),
     assignedAt: p.datetime().nullable(),
     /** License API: set while the seller has disabled this sold key's license. */
@@ -84,7 +116,13 @@ export const StoredFileSchema = defineEntity({
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('file_store_id_fkey').updateRule('no action'),
-    product: p.manyToOne(ProductSchema).ref().nullable().foreignKeyName('file_product_id_fkey').updateRule('no action').deleteRule('no action'),
+    product: p
+      .manyToOne(ProductSchema)
+      .ref()
+      .nullable()
+      .foreignKeyName('file_product_id_fkey')
+      .updateRule('no action')
+      .deleteRule('no action'),
     name: p.string().length(255),
     contentType: p.string().length(100),
     size: p.bigint('number'),

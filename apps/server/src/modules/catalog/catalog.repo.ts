@@ -42,7 +42,10 @@ export async function insertKeys(em: EntityManager, keys: NewKey[]): Promise<num
  * how many. FOR UPDATE SKIP LOCKED: concurrent settlements each take keys no other transaction
  * holds, never waiting on one another and never taking the same key.
  */
-export async function claimKeys(em: EntityManager, claim: { productId: string; orderId: string; orderLineId: string; count: number; now: Date }): Promise<number> {
+export async function claimKeys(
+  em: EntityManager,
+  claim: { productId: string; orderId: string; orderLineId: string; count: number; now: Date },
+): Promise<number> {
   if (claim.count <= 0) return 0;
   const claimed: unknown[] = await em.execute(
     `with picked as (

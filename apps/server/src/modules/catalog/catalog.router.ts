@@ -19,7 +19,13 @@ import {
   ZUpdateProductInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { merchantProcedure, publicProcedure, router, storeProcedure, type ResourceSurface } from '../../trpc/procedures.js';
+import {
+  merchantProcedure,
+  publicProcedure,
+  router,
+  storeProcedure,
+  type ResourceSurface,
+} from '../../trpc/procedures.js';
 import {
   createProduct,
   deleteKey,
@@ -49,12 +55,19 @@ function productRoutes({ read, write, base, tags }: ResourceSurface) {
   const one = `${base}/{productId}` as const;
   return {
     create: write
-      .meta({ openapi: { method: 'POST', path: base, tags, summary: 'Create a product' }, successStatus: 201, errors: [] })
+      .meta({
+        openapi: { method: 'POST', path: base, tags, summary: 'Create a product' },
+        successStatus: 201,
+        errors: [],
+      })
       .input(ZCreateProductInput)
       .output(ZProduct)
       .mutation(({ ctx, input }) => createProduct(ctx, input)),
     get: read
-      .meta({ openapi: { method: 'GET', path: one, tags, summary: 'One product, with its stock (available keys, or null)' }, errors: ['not_found'] })
+      .meta({
+        openapi: { method: 'GET', path: one, tags, summary: 'One product, with its stock (available keys, or null)' },
+        errors: ['not_found'],
+      })
       .input(ZProductIdInput)
       .output(ZProduct)
       .query(({ ctx, input }) => getProduct(ctx, input)),
@@ -64,7 +77,11 @@ function productRoutes({ read, write, base, tags }: ResourceSurface) {
       .output(ZProduct)
       .mutation(({ ctx, input }) => updateProduct(ctx, input)),
     delete: write
-      .meta({ openapi: { method: 'DELETE', path: one, tags, summary: 'Archive a product (orders keep naming it)' }, successStatus: 204, errors: ['not_found'] })
+      .meta({
+        openapi: { method: 'DELETE', path: one, tags, summary: 'Archive a product (orders keep naming it)' },
+        successStatus: 204,
+        errors: ['not_found'],
+      })
       .input(ZProductIdInput)
       .output(z.void())
       .mutation(({ ctx, input }) => deleteProduct(ctx, input)),
@@ -75,18 +92,36 @@ const manage = storeProcedure('manageProducts');
 const member = storeProcedure();
 const dashboardProducts = productRoutes({ read: member, write: manage, base, tags: dashboard });
 const merchantRead = merchantProcedure('product:read');
-const merchantProducts = productRoutes({ read: merchantRead, write: merchantProcedure('product:write'), base: MERCHANT_PRODUCTS_BASE, tags: MERCHANT_PRODUCT_TAGS });
+const merchantProducts = productRoutes({
+  read: merchantRead,
+  write: merchantProcedure('product:write'),
+  base: MERCHANT_PRODUCTS_BASE,
+  tags: MERCHANT_PRODUCT_TAGS,
+});
 
 export const catalogRouter = router({
   ...merchantProducts,
   list: merchantRead
-    .meta({ openapi: { method: 'GET', path: MERCHANT_PRODUCTS_BASE, tags: MERCHANT_PRODUCT_TAGS, summary: "The store's products, newest first, with their stock (filter `status`)" }, errors: [] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: MERCHANT_PRODUCTS_BASE,
+        tags: MERCHANT_PRODUCT_TAGS,
+        summary: "The store's products, newest first, with their stock (filter `status`)",
+      },
+      errors: [],
+    })
     .input(ZListProductsQuery)
     .output(ZProductPage)
     .query(({ ctx, input }) => listProductPage(ctx, input)),
   keys: merchantRead
     .meta({
-      openapi: { method: 'GET', path: `${MERCHANT_PRODUCTS_BASE}/{productId}/license-keys`, tags: MERCHANT_PRODUCT_TAGS, summary: "A product's license keys, masked, with the stock counts (never the key)" },
+      openapi: {
+        method: 'GET',
+        path: `${MERCHANT_PRODUCTS_BASE}/{productId}/license-keys`,
+        tags: MERCHANT_PRODUCT_TAGS,
+        summary: "A product's license keys, masked, with the stock counts (never the key)",
+      },
       errors: ['not_found'],
     })
     .input(ZMerchantKeyListQuery)
@@ -98,44 +133,99 @@ export const catalogRouter = router({
   dashboardUpdate: dashboardProducts.update,
   dashboardDelete: dashboardProducts.delete,
   dashboardList: member
-    .meta({ openapi: { method: 'GET', path: base, tags: dashboard, summary: "The store's products with their stock" }, errors: [] })
+    .meta({
+      openapi: { method: 'GET', path: base, tags: dashboard, summary: "The store's products with their stock" },
+      errors: [],
+    })
     .input(ZStoreIdInput)
     .output(ZProductList)
     .query(async ({ ctx, input }) => ({ products: await listProducts(ctx, input) })),
 
   dashboardKeys: manage
-    .meta({ openapi: { method: 'GET', path: `${base}/{productId}/license-keys`, tags: dashboard, summary: 'License keys, masked' }, errors: ['not_found'] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${base}/{productId}/license-keys`,
+        tags: dashboard,
+        summary: 'License keys, masked',
+      },
+      errors: ['not_found'],
+    })
     .input(ZListKeysQuery)
     .output(ZKeyList)
     .query(({ ctx, input }) => listKeys(ctx, input)),
 
   deleteKey: manage
-    .meta({ openapi: { method: 'DELETE', path: `${base}/{productId}/license-keys/{keyId}`, tags: dashboard, summary: 'Delete an unsold key' }, successStatus: 204, errors: ['not_found', 'conflict'] })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: `${base}/{productId}/license-keys/{keyId}`,
+        tags: dashboard,
+        summary: 'Delete an unsold key',
+      },
+      successStatus: 204,
+      errors: ['not_found', 'conflict'],
+    })
     .input(ZKeyIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => deleteKey(ctx, input)),
 
   files: member
-    .meta({ openapi: { method: 'GET', path: `${base}/{productId}/files`, tags: dashboard, summary: "A product's downloadable files" }, errors: ['not_found'] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${base}/{productId}/files`,
+        tags: dashboard,
+        summary: "A product's downloadable files",
+      },
+      errors: ['not_found'],
+    })
     .input(ZProductIdInput)
     .output(ZFileList)
     .query(async ({ ctx, input }) => ({ files: await listProductFiles(ctx, input) })),
 
   deleteFile: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'DELETE', path: `${base}/{productId}/files/{fileId}`, tags: dashboard, summary: 'Delete a file' }, successStatus: 204, errors: ['not_found'] })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: `${base}/{productId}/files/{fileId}`,
+        tags: dashboard,
+        summary: 'Delete a file',
+      },
+      successStatus: 204,
+      errors: ['not_found'],
+    })
     .input(ZFileIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => deleteProductFile(ctx, input)),
 
   storefront: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/stores/by-subdomain/{subdomain}/storefront', tags: publicTags, summary: 'A store and its active products' }, errors: ['not_found', 'store_banned'] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/stores/by-subdomain/{subdomain}/storefront',
+        tags: publicTags,
+        summary: 'A store and its active products',
+      },
+      errors: ['not_found', 'store_banned'],
+    })
     .input(ZSubdomainInput)
     .output(ZStorefront)
     .query(({ ctx, input }) => storefront(ctx, input.subdomain)),
 
   products: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/stores/by-subdomain/{subdomain}/products', tags: publicTags, summary: "A store's active products" }, errors: ['not_found', 'store_banned'] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/stores/by-subdomain/{subdomain}/products',
+        tags: publicTags,
+        summary: "A store's active products",
+      },
+      errors: ['not_found', 'store_banned'],
+    })
     .input(ZSubdomainInput)
     .output(ZPublicProductList)
-    .query(async ({ ctx, input }) => ({ products: await publicProducts(ctx, await findSellingStore(ctx.em, input.subdomain, 'subdomain')) })),
+    .query(async ({ ctx, input }) => ({
+      products: await publicProducts(ctx, await findSellingStore(ctx.em, input.subdomain, 'subdomain')),
+    })),
 });

@@ -4,7 +4,14 @@
  */
 import { raw } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import type { TCreateProductInput, TListProductsQuery, TMerchantKeyListQuery, TProduct, TPublicProduct, TUpdateProductInput } from '@svc/schemas';
+import type {
+  TCreateProductInput,
+  TListProductsQuery,
+  TMerchantKeyListQuery,
+  TProduct,
+  TPublicProduct,
+  TUpdateProductInput,
+} from '@svc/schemas';
 import type { Config } from '../../config.js';
 import { decodeCursor, encodeCursor, keysetPage } from '../../lib/cursor.js';
 import { deriveKey, hmacHex, seal, unseal } from '../../lib/crypto.js';
@@ -21,7 +28,10 @@ import { insertKeys } from './catalog.repo.js';
 import { ON_REPLICA } from '../../db/replicas.js';
 
 export function keyCipher(config: Config) {
-  return { enc: deriveKey(config.encryptionKey, 'license-key-enc'), hash: deriveKey(config.encryptionKey, 'license-key-hash') };
+  return {
+    enc: deriveKey(config.encryptionKey, 'license-key-enc'),
+    hash: deriveKey(config.encryptionKey, 'license-key-hash'),
+  };
 }
 
 export function licenseKeyHash(config: Config, value: string): string {
@@ -38,7 +48,10 @@ export function isKeyed(product: Pick<Product, 'deliveryMethods'>): boolean {
 }
 
 /** Available keys per product, for the keyed ones among `products`. */
-export async function stockOf(em: EntityManager, products: Array<Pick<Product, 'id' | 'deliveryMethods'>>): Promise<Map<string, number>> {
+export async function stockOf(
+  em: EntityManager,
+  products: Array<Pick<Product, 'id' | 'deliveryMethods'>>,
+): Promise<Map<string, number>> {
   const keyed = products.filter(isKeyed).map((p) => p.id);
   const stock = new Map<string, number>(keyed.map((id) => [id, 0]));
   if (keyed.length === 0) return stock;
@@ -75,8 +88,32 @@ export function toProductView(product: Product, currency: string, stock: number 
 }
 
 export function toPublicProduct(view: TProduct): TPublicProduct {
-  const { id, storeId, name, description, price, currency, deliveryMethods, customFields, minQuantity, maxQuantity, stock } = view;
-  return { id, storeId, name, description, price, currency, deliveryMethods, customFields, minQuantity, maxQuantity, stock };
+  const {
+    id,
+    storeId,
+    name,
+    description,
+    price,
+    currency,
+    deliveryMethods,
+    customFields,
+    minQuantity,
+    maxQuantity,
+    stock,
+  } = view;
+  return {
+    id,
+    storeId,
+    name,
+    description,
+    price,
+    currency,
+    deliveryMethods,
+    customFields,
+    minQuantity,
+    maxQuantity,
+    stock,
+  };
 }
 
 async function storeOf(em: EntityManager, storeId: string): Promise<Store> {
@@ -167,18 +204,30 @@ export async function deleteProduct(ctx: ServiceContext, input: { storeId: strin
     product.deletedAt = now;
     product.status = 'archived';
     product.updatedAt = now;
-    await recordEvent(em, { storeId: store.id, type: 'product.deleted', payload: { product: toProductView(product, store.currency, null) }, at: now });
+    await recordEvent(em, {
+      storeId: store.id,
+      type: 'product.deleted',
+      payload: { product: toProductView(product, store.currency, null) },
+      at: now,
+    });
   });
 }
 
-export async function getProduct(ctx: ServiceContext, input: { storeId: string; productId: string }): Promise<TProduct> {
+export async function getProduct(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string },
+): Promise<TProduct> {
   const store = await storeOf(ctx.em, input.storeId);
   return viewOf(ctx.em, await findProduct(ctx.em, input.storeId, input.productId), store.currency);
 }
 
 export async function listProducts(ctx: ServiceContext, input: { storeId: string }): Promise<TProduct[]> {
   const store = await storeOf(ctx.em, input.storeId);
-  const products = await ctx.em.find(ProductSchema, { store: store.id, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const products = await ctx.em.find(
+    ProductSchema,
+    { store: store.id, deletedAt: null },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   const stock = await stockOf(ctx.em, products);
   return products.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null));
 }
@@ -189,7 +238,10 @@ export async function listProducts(ctx: ServiceContext, input: { storeId: string
  * (product, value hash) constraint decides, so two imports racing cannot both add one).
  * Serving the orders that waited for them is fulfilment's (fulfilment/restock.service.ts).
  */
-export async function importKeys(ctx: ServiceContext, input: { storeId: string; productId: string; keys: string[] }): Promise<{ added: number; duplicates: number }> {
+export async function importKeys(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string; keys: string[] },
+): Promise<{ added: number; duplicates: number }> {
   const product = await findProduct(ctx.em, input.storeId, input.productId);
   if (!isKeyed(product)) throw new AppError('conflict', 'This product is not delivered by license keys.');
   const cipher = keyCipher(ctx.deps.config);
@@ -199,7 +251,13 @@ export async function importKeys(ctx: ServiceContext, input: { storeId: string; 
   const now = ctx.clock.now();
   const added = await insertKeys(
     ctx.em,
-    [...unique.entries()].map(([valueHash, value]) => ({ id: newId(), productId: product.id, valueEnc: seal(cipher.enc, value), valueHash, createdAt: now })),
+    [...unique.entries()].map(([valueHash, value]) => ({
+      id: newId(),
+      productId: product.id,
+      valueEnc: seal(cipher.enc, value),
+      valueHash,
+      createdAt: now,
+    })),
   );
   return { added, duplicates: values.length - added };
 }
@@ -222,14 +280,24 @@ export async function revokeOrderKeys(em: EntityManager, orderId: string): Promi
 
 export async function listKeys(
   ctx: ServiceContext,
-  input: { storeId: string; productId: string; status?: 'available' | 'assigned' | 'revoked' | undefined; limit?: number | undefined; cursor?: string | undefined },
+  input: {
+    storeId: string;
+    productId: string;
+    status?: 'available' | 'assigned' | 'revoked' | undefined;
+    limit?: number | undefined;
+    cursor?: string | undefined;
+  },
 ) {
   const product = await findProduct(ctx.em, input.storeId, input.productId);
   const limit = input.limit ?? 50;
   const after = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor).id : undefined;
   const keys = await ctx.em.find(
     LicenseKeySchema,
-    { product: product.id, ...(input.status ? { status: input.status } : {}), ...(after ? { id: { $gt: after } } : {}) },
+    {
+      product: product.id,
+      ...(input.status ? { status: input.status } : {}),
+      ...(after ? { id: { $gt: after } } : {}),
+    },
     { orderBy: { id: 'asc' }, limit: limit + 1 },
   );
   const hasMore = keys.length > limit;
@@ -275,7 +343,9 @@ export async function listProductPage(ctx: ServiceContext, input: TListProductsQ
     // A listing: on a read replica when there is one.
     { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1, ...ON_REPLICA },
   );
-  const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, products, limit, (p) => String(p.createdAt.getTime() * 1000));
+  const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, products, limit, (p) =>
+    String(p.createdAt.getTime() * 1000),
+  );
   const stock = await stockOf(ctx.em, page);
   return { products: page.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null)), hasMore, nextCursor };
 }
@@ -294,13 +364,25 @@ export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyL
   const after = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor).id : undefined;
   const keys = await ctx.em.find(
     LicenseKeySchema,
-    { $and: [{ product: product.id }, input.status ? MERCHANT_KEY_STATUS[input.status] : {}, after ? { id: { $gt: after } } : {}] },
-    { orderBy: { id: 'asc' }, limit: limit + 1, populate: ['order'], fields: ['id', 'valueEnc', 'status', 'disabledAt', 'assignedAt', 'createdAt', 'order.number'] },
+    {
+      $and: [
+        { product: product.id },
+        input.status ? MERCHANT_KEY_STATUS[input.status] : {},
+        after ? { id: { $gt: after } } : {},
+      ],
+    },
+    {
+      orderBy: { id: 'asc' },
+      limit: limit + 1,
+      populate: ['order'],
+      fields: ['id', 'valueEnc', 'status', 'disabledAt', 'assignedAt', 'createdAt', 'order.number'],
+    },
   );
   const hasMore = keys.length > limit;
   const page = keys.slice(0, limit);
   const last = page[page.length - 1];
-  const count = (status: keyof typeof MERCHANT_KEY_STATUS) => ctx.em.count(LicenseKeySchema, { $and: [{ product: product.id }, MERCHANT_KEY_STATUS[status]] });
+  const count = (status: keyof typeof MERCHANT_KEY_STATUS) =>
+    ctx.em.count(LicenseKeySchema, { $and: [{ product: product.id }, MERCHANT_KEY_STATUS[status]] });
   const [available, assigned, disabled] = await Promise.all([count('available'), count('assigned'), count('disabled')]);
   return {
     licenseKeys: page.map((key) => ({
@@ -318,19 +400,35 @@ export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyL
 }
 
 /** Deletes an unsold key; a sold one stays with its order. */
-export async function deleteKey(ctx: ServiceContext, input: { storeId: string; productId: string; keyId: string }): Promise<void> {
+export async function deleteKey(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string; keyId: string },
+): Promise<void> {
   const product = await findProduct(ctx.em, input.storeId, input.productId);
-  const deleted = await ctx.em.nativeDelete(LicenseKeySchema, { id: input.keyId, product: product.id, status: 'available' });
+  const deleted = await ctx.em.nativeDelete(LicenseKeySchema, {
+    id: input.keyId,
+    product: product.id,
+    status: 'available',
+  });
   if (deleted === 0) {
     const exists = await ctx.em.count(LicenseKeySchema, { id: input.keyId, product: product.id });
-    throw exists ? new AppError('conflict', 'This key was sold; it stays with its order.') : new AppError('not_found', 'Key not found.');
+    throw exists
+      ? new AppError('conflict', 'This key was sold; it stays with its order.')
+      : new AppError('not_found', 'Key not found.');
   }
 }
 
 /** A store that may sell: exists and is not banned, by id or subdomain (`shopId`), or by subdomain only. */
-export async function findSellingStore(em: EntityManager, ref: string, by: 'id-or-subdomain' | 'subdomain' = 'id-or-subdomain'): Promise<Store> {
+export async function findSellingStore(
+  em: EntityManager,
+  ref: string,
+  by: 'id-or-subdomain' | 'subdomain' = 'id-or-subdomain',
+): Promise<Store> {
   const subdomain = ref.toLowerCase();
-  const store = await em.findOne(StoreSchema, by === 'subdomain' ? { subdomain } : { $or: [{ id: ref }, { subdomain }] });
+  const store = await em.findOne(
+    StoreSchema,
+    by === 'subdomain' ? { subdomain } : { $or: [{ id: ref }, { subdomain }] },
+  );
   if (!store) throw new AppError('not_found', 'Store not found.');
   if (store.banned) throw new AppError('store_banned', 'This store is not available.');
   return store;
@@ -356,7 +454,11 @@ export async function findSellingStoreRef(em: EntityManager, ref: string): Promi
 
 export async function publicProducts(ctx: ServiceContext, store: Store): Promise<TPublicProduct[]> {
   // The public catalog is a listing: on a read replica when there is one.
-  const products = await ctx.em.find(ProductSchema, { store: store.id, status: 'active', deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' }, ...ON_REPLICA });
+  const products = await ctx.em.find(
+    ProductSchema,
+    { store: store.id, status: 'active', deletedAt: null },
+    { orderBy: { createdAt: 'asc', id: 'asc' }, ...ON_REPLICA },
+  );
   const stock = await stockOf(ctx.em, products);
   return products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null)));
 }

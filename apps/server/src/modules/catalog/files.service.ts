@@ -32,7 +32,10 @@ export function toFileView(file: StoredFile): FileView {
 function cleanName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
+  const cleaned = base
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, 255);
   return cleaned || 'file';
 }
 
@@ -53,7 +56,8 @@ export async function uploadProductFile(
   try {
     stored = await ctx.deps.storage.write(storageKey, input.stream, ctx.deps.config.fileMaxBytes);
   } catch (error) {
-    if (error instanceof FileTooLargeError) throw new AppError('payload_too_large', `Files may be at most ${error.maxBytes} bytes.`);
+    if (error instanceof FileTooLargeError)
+      throw new AppError('payload_too_large', `Files may be at most ${error.maxBytes} bytes.`);
     throw error;
   }
   try {
@@ -77,14 +81,28 @@ export async function uploadProductFile(
   }
 }
 
-export async function listProductFiles(ctx: ServiceContext, input: { storeId: string; productId: string }): Promise<FileView[]> {
+export async function listProductFiles(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string },
+): Promise<FileView[]> {
   await findUploadTarget(ctx, input.storeId, input.productId);
-  const files = await ctx.em.find(StoredFileSchema, { product: input.productId, store: input.storeId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const files = await ctx.em.find(
+    StoredFileSchema,
+    { product: input.productId, store: input.storeId },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return files.map(toFileView);
 }
 
-export async function deleteProductFile(ctx: ServiceContext, input: { storeId: string; productId: string; fileId: string }): Promise<void> {
-  const file = await ctx.em.findOne(StoredFileSchema, { id: input.fileId, product: input.productId, store: input.storeId });
+export async function deleteProductFile(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string; fileId: string },
+): Promise<void> {
+  const file = await ctx.em.findOne(StoredFileSchema, {
+    id: input.fileId,
+    product: input.productId,
+    store: input.storeId,
+  });
   if (!file) throw new AppError('not_found', 'File not found.');
   await ctx.em.remove(file).flush();
   await ctx.deps.storage.remove(file.storageKey);

@@ -39,7 +39,11 @@ export interface NewOrder {
  * of the CPU of a checkout (docs/decisions.md, "Hot paths"). `event` is the outbox's own INSERT
  * (events/outbox.ts `eventInsert`); the caller arranges the wake-up.
  */
-export async function insertOrder(em: EntityManager, order: NewOrder, event: { sql: string; params: unknown[] }): Promise<void> {
+export async function insertOrder(
+  em: EntityManager,
+  order: NewOrder,
+  event: { sql: string; params: unknown[] },
+): Promise<void> {
   const lines = order.lines;
   // The lines as one array per column (unnest): one statement text whatever their number, so it
   // is prepared once per connection (db/prepared.ts) instead of formatted and planned per order.
@@ -58,9 +62,24 @@ export async function insertOrder(em: EntityManager, order: NewOrder, event: { s
      )
      ${event.sql}`,
     [
-      order.id, order.number, order.store.id, order.status, order.productName, order.priceMinor, order.subtotalMinor, order.discountMinor, order.couponId,
-      order.currency, order.customerEmail, order.country, order.buyerIp, order.userAgent,
-      JSON.stringify(order.customFieldResponses), order.checkoutTokenHash, order.createdAt, order.createdAt,
+      order.id,
+      order.number,
+      order.store.id,
+      order.status,
+      order.productName,
+      order.priceMinor,
+      order.subtotalMinor,
+      order.discountMinor,
+      order.couponId,
+      order.currency,
+      order.customerEmail,
+      order.country,
+      order.buyerIp,
+      order.userAgent,
+      JSON.stringify(order.customFieldResponses),
+      order.checkoutTokenHash,
+      order.createdAt,
+      order.createdAt,
       order.id,
       lines.map((line) => line.id),
       lines.map((line) => line.productId),

@@ -31,7 +31,15 @@ function buyerOf(ctx: Context): BuyerContext {
 }
 
 /** What creating an order can refuse (checkout, embed, orders/create). */
-const ORDER_ERRORS: TErrorCode[] = ['not_found', 'store_banned', 'cart_empty', 'out_of_stock', 'product_unavailable', 'coupon_invalid', 'blacklisted'];
+const ORDER_ERRORS: TErrorCode[] = [
+  'not_found',
+  'store_banned',
+  'cart_empty',
+  'out_of_stock',
+  'product_unavailable',
+  'coupon_invalid',
+  'blacklisted',
+];
 /** A checkout token that opens no order is 403; an unknown order 404. */
 const TOKEN_ERRORS: TErrorCode[] = ['not_found', 'store_forbidden'];
 
@@ -44,14 +52,22 @@ async function checkout(ctx: Context, input: CheckoutInput) {
 
 export const checkoutRouter = router({
   cart: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/cart', tags: theme, summary: 'Normalise and price a cart'}, errors: ['not_found', 'store_banned'] })
+    .meta({
+      openapi: { method: 'GET', path: '/v1/cart', tags: theme, summary: 'Normalise and price a cart' },
+      errors: ['not_found', 'store_banned'],
+    })
     .input(ZCartQuery)
     .output(ZCartResult)
     .query(({ ctx, input }) => hydrateCart(ctx, input)),
 
   checkout: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/v1/checkout', tags: theme, summary: 'Create a pending order from a cart; answers its checkout page' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/checkout',
+        tags: theme,
+        summary: 'Create a pending order from a cart; answers its checkout page',
+      },
       idempotency: { storeField: 'shopId' },
       errors: ORDER_ERRORS,
     })
@@ -61,7 +77,12 @@ export const checkoutRouter = router({
 
   embed: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/embed/checkout', tags: theme, summary: 'Checkout from an embed on any site (CORS open)' },
+      openapi: {
+        method: 'POST',
+        path: '/embed/checkout',
+        tags: theme,
+        summary: 'Checkout from an embed on any site (CORS open)',
+      },
       rateLimit: { name: 'embed.checkout', max: 30, windowMs: MINUTE, bareBody: true },
       idempotency: { storeField: 'shopId' },
       errors: ORDER_ERRORS,
@@ -72,7 +93,12 @@ export const checkoutRouter = router({
 
   create: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/orders/create', tags: buyerTags, summary: 'Create a pending order; answers it with its checkout token' },
+      openapi: {
+        method: 'POST',
+        path: '/orders/create',
+        tags: buyerTags,
+        summary: 'Create a pending order; answers it with its checkout token',
+      },
       successStatus: 201,
       rateLimit: { name: 'orders.create', max: 10, windowMs: MINUTE },
       idempotency: { storeField: 'storeId' },
@@ -80,10 +106,22 @@ export const checkoutRouter = router({
     })
     .input(ZCreateOrderInput)
     .output(ZCreateOrderResult)
-    .mutation(replayable(({ ctx, input }: { ctx: Context; input: z.infer<typeof ZCreateOrderInput> }) => createOrder(ctx, { ...input, store: input.storeId }, buyerOf(ctx)))),
+    .mutation(
+      replayable(({ ctx, input }: { ctx: Context; input: z.infer<typeof ZCreateOrderInput> }) =>
+        createOrder(ctx, { ...input, store: input.storeId }, buyerOf(ctx)),
+      ),
+    ),
 
   enter: publicProcedure
-    .meta({ openapi: { method: 'POST', path: '/checkout/enter', tags: buyerTags, summary: 'Open an order with its checkout token; sets the svc_checkout cookie' }, errors: TOKEN_ERRORS })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/checkout/enter',
+        tags: buyerTags,
+        summary: 'Open an order with its checkout token; sets the svc_checkout cookie',
+      },
+      errors: TOKEN_ERRORS,
+    })
     .input(ZCheckoutEnterInput)
     .output(ZCheckoutSession)
     .mutation(async ({ ctx, input }) => {
@@ -94,7 +132,12 @@ export const checkoutRouter = router({
 
   start: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/checkout/start', tags: buyerTags, summary: 'Choose how to pay a pending order; answers a redirect or instructions' },
+      openapi: {
+        method: 'POST',
+        path: '/checkout/start',
+        tags: buyerTags,
+        summary: 'Choose how to pay a pending order; answers a redirect or instructions',
+      },
       rateLimit: { name: 'checkout.start', max: 15, windowMs: MINUTE },
       errors: [...TOKEN_ERRORS, 'order_not_pending', 'blacklisted', 'coupon_invalid'],
     })
@@ -103,7 +146,15 @@ export const checkoutRouter = router({
     .mutation(({ ctx, input }) => startCheckout(ctx, input, buyerOf(ctx))),
 
   session: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/checkout/session', tags: buyerTags, summary: 'The order the svc_checkout cookie opens' }, errors: ['unauthorized', ...TOKEN_ERRORS] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/checkout/session',
+        tags: buyerTags,
+        summary: 'The order the svc_checkout cookie opens',
+      },
+      errors: ['unauthorized', ...TOKEN_ERRORS],
+    })
     .input(z.strictObject({}).optional())
     .output(ZCheckoutSession)
     .query(async ({ ctx }) => {

@@ -29,9 +29,22 @@ import { EventSchema } from '../events/events.entities.js';
 import { cancelOrder } from '../order-actions/order-actions.service.js';
 import { orderForToken } from '../orders/orders.service.js';
 import { OrderLineSchema, OrderSchema } from '../orders/orders.entities.js';
-import { decide, IDEMPOTENCY_CLAIM_TIMEOUT_MS, idempotentResponseKey, type Claim, type IdempotentCall } from '../idempotency/idempotency.service.js';
+import {
+  decide,
+  IDEMPOTENCY_CLAIM_TIMEOUT_MS,
+  idempotentResponseKey,
+  type Claim,
+  type IdempotentCall,
+} from '../idempotency/idempotency.service.js';
 import { StoreSchema } from '../stores/stores.entities.js';
-import { checkoutSession, createOrder, expirePendingOrders, startCheckout, type BuyerContext, type CreateOrderRequest } from './checkout.service.js';
+import {
+  checkoutSession,
+  createOrder,
+  expirePendingOrders,
+  startCheckout,
+  type BuyerContext,
+  type CreateOrderRequest,
+} from './checkout.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -46,18 +59,42 @@ describe('pending order expiry', () => {
     const clock = new ManualClock(Date.UTC(2026, 3, 1, 10, 0));
     const ctx = serviceContext(orm, clock);
     const store = await createStore(orm.em.fork());
-    const product = await createProduct(ctx, { storeId: store.id, name: 'P', price: 10, deliveryMethods: ['manualDelivery'] });
+    const product = await createProduct(ctx, {
+      storeId: store.id,
+      name: 'P',
+      price: 10,
+      deliveryMethods: ['manualDelivery'],
+    });
     const couponId = newId();
     await orm.em.fork().insert(CouponSchema, {
-      id: couponId, store: store.id, code: `SAVE${couponId.slice(0, 6)}`, discountType: 'percent', discountValue: 10, productIds: [], maxUses: 5, uses: 0,
-      minAmountMinor: null, expiresAt: null, active: true, createdAt: clock.now(), updatedAt: clock.now(),
+      id: couponId,
+      store: store.id,
+      code: `SAVE${couponId.slice(0, 6)}`,
+      discountType: 'percent',
+      discountValue: 10,
+      productIds: [],
+      maxUses: 5,
+      uses: 0,
+      minAmountMinor: null,
+      expiresAt: null,
+      active: true,
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
     });
     const code = `SAVE${couponId.slice(0, 6)}`.toLowerCase();
-    const first = await createOrder(serviceContext(orm, clock), { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email: 'a@example.test', coupon: code }, buyer);
+    const first = await createOrder(
+      serviceContext(orm, clock),
+      { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email: 'a@example.test', coupon: code },
+      buyer,
+    );
     expect(first.order.discount).toBe(1);
     expect(first.order.price).toBe(9);
     clock.advance(30 * 60_000);
-    const second = await createOrder(serviceContext(orm, clock), { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email: 'b@example.test' }, buyer);
+    const second = await createOrder(
+      serviceContext(orm, clock),
+      { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email: 'b@example.test' },
+      buyer,
+    );
     const lifetime = ctx.deps.config.checkoutLifetimeMs;
     expect(lifetime).toBe(60 * 60_000);
 
@@ -90,12 +127,21 @@ interface Shop {
   env: Record<string, string>;
 }
 
-async function shop(opts: { paymentMethods?: TPaymentMethod[]; manualPaymentInstructions?: string; env?: Record<string, string> } = {}): Promise<Shop> {
+async function shop(
+  opts: { paymentMethods?: TPaymentMethod[]; manualPaymentInstructions?: string; env?: Record<string, string> } = {},
+): Promise<Shop> {
   const store = await createStore(orm.em.fork(), { name: `Shop ${unique()}` });
   if (opts.paymentMethods || opts.manualPaymentInstructions) {
-    await orm.em.fork().nativeUpdate(StoreSchema, { id: store.id }, {
-      settings: { paymentMethods: opts.paymentMethods ?? ['manual'], manualPaymentInstructions: opts.manualPaymentInstructions ?? '' },
-    });
+    await orm.em.fork().nativeUpdate(
+      StoreSchema,
+      { id: store.id },
+      {
+        settings: {
+          paymentMethods: opts.paymentMethods ?? ['manual'],
+          manualPaymentInstructions: opts.manualPaymentInstructions ?? '',
+        },
+      },
+    );
   }
   return { id: store.id, subdomain: store.subdomain, clock: new ManualClock(T0), env: opts.env ?? {} };
 }
@@ -105,18 +151,29 @@ const ctxOf = (s: Shop) => serviceContext(orm, s.clock, s.env);
 
 /** An active product sold with delivery instructions (no stock counted), unless `fields` says otherwise. */
 const product = (s: Shop, fields: Partial<Omit<TCreateProductInput, 'storeId'>> = {}) =>
-  createProduct(ctxOf(s), { name: 'Ebook', price: 10, deliveryMethods: ['deliveryInstructions'], deliveryInstructions: 'Read it online.', ...fields, storeId: s.id });
+  createProduct(ctxOf(s), {
+    name: 'Ebook',
+    price: 10,
+    deliveryMethods: ['deliveryInstructions'],
+    deliveryInstructions: 'Read it online.',
+    ...fields,
+    storeId: s.id,
+  });
 
 const keys = (s: Shop, productId: string, count: number) =>
   importKeys(ctxOf(s), { storeId: s.id, productId, keys: Array.from({ length: count }, () => `KEY-${unique()}`) });
 
-const order = (s: Shop, request: Partial<CreateOrderRequest> & Pick<CreateOrderRequest, 'cart'>, who: BuyerContext = buyer) =>
-  createOrder(ctxOf(s), { store: s.id, email: email(), ...request }, who);
+const order = (
+  s: Shop,
+  request: Partial<CreateOrderRequest> & Pick<CreateOrderRequest, 'cart'>,
+  who: BuyerContext = buyer,
+) => createOrder(ctxOf(s), { store: s.id, email: email(), ...request }, who);
 
 const line = (productId: string, quantity = 1) => ({ productId, quantity });
 const ordersOf = (storeId: string) => orm.em.fork().find(OrderSchema, { store: storeId });
 const orderRow = (id: string) => orm.em.fork().findOneOrFail(OrderSchema, { id });
-const couponRow = (storeId: string, code: string) => orm.em.fork().findOneOrFail(CouponSchema, { store: storeId, code });
+const couponRow = (storeId: string, code: string) =>
+  orm.em.fork().findOneOrFail(CouponSchema, { store: storeId, code });
 
 describe('createOrder: what cannot be sold', () => {
   it('refuses an empty cart (cart_empty)', async () => {
@@ -125,7 +182,7 @@ describe('createOrder: what cannot be sold', () => {
     expect(await ordersOf(s.id)).toHaveLength(0);
   });
 
-  it('refuses an unknown, draft, deleted or other store\'s product (product_unavailable)', async () => {
+  it("refuses an unknown, draft, deleted or other store's product (product_unavailable)", async () => {
     const s = await shop();
     const elsewhere = await shop();
     const active = await product(s);
@@ -135,7 +192,9 @@ describe('createOrder: what cannot be sold', () => {
     const foreign = await product(elsewhere);
 
     for (const productId of [newId(), draft.id, deleted.id, foreign.id]) {
-      await expect(order(s, { cart: [line(active.id), line(productId)] })).rejects.toMatchObject({ appCode: 'product_unavailable' });
+      await expect(order(s, { cart: [line(active.id), line(productId)] })).rejects.toMatchObject({
+        appCode: 'product_unavailable',
+      });
     }
     expect(await ordersOf(s.id)).toHaveLength(0);
     await expect(order(s, { cart: [line(active.id)] })).resolves.toMatchObject({ order: { status: 'pending' } });
@@ -148,7 +207,9 @@ describe('createOrder: what cannot be sold', () => {
     await keys(s, keyed.id, 2);
 
     await expect(order(s, { cart: [line(keyed.id, 3)] })).rejects.toMatchObject({ appCode: 'out_of_stock' });
-    await expect(order(s, { cart: [line(keyed.id, 2), line(keyed.id, 1)] })).rejects.toMatchObject({ appCode: 'out_of_stock' });
+    await expect(order(s, { cart: [line(keyed.id, 2), line(keyed.id, 1)] })).rejects.toMatchObject({
+      appCode: 'out_of_stock',
+    });
     await expect(order(s, { cart: [line(soldOut.id)] })).rejects.toMatchObject({ appCode: 'out_of_stock' });
     expect(await ordersOf(s.id)).toHaveLength(0);
 
@@ -158,9 +219,15 @@ describe('createOrder: what cannot be sold', () => {
 
   it('refuses a banned store (store_banned) and an unknown one (not_found); finds a store by subdomain too', async () => {
     const banned = await createStore(orm.em.fork(), { banned: true });
-    await expect(createOrder(serviceContext(orm), { store: banned.id, cart: [line(newId())], email: email() }, buyer)).rejects.toMatchObject({ appCode: 'store_banned' });
-    await expect(createOrder(serviceContext(orm), { store: banned.subdomain, cart: [line(newId())], email: email() }, buyer)).rejects.toMatchObject({ appCode: 'store_banned' });
-    await expect(createOrder(serviceContext(orm), { store: newId(), cart: [line(newId())], email: email() }, buyer)).rejects.toMatchObject({ appCode: 'not_found' });
+    await expect(
+      createOrder(serviceContext(orm), { store: banned.id, cart: [line(newId())], email: email() }, buyer),
+    ).rejects.toMatchObject({ appCode: 'store_banned' });
+    await expect(
+      createOrder(serviceContext(orm), { store: banned.subdomain, cart: [line(newId())], email: email() }, buyer),
+    ).rejects.toMatchObject({ appCode: 'store_banned' });
+    await expect(
+      createOrder(serviceContext(orm), { store: newId(), cart: [line(newId())], email: email() }, buyer),
+    ).rejects.toMatchObject({ appCode: 'not_found' });
 
     const s = await shop();
     const p = await product(s);
@@ -176,17 +243,29 @@ describe('createOrder: what cannot be sold', () => {
     await addBlacklistEntry(ctx, { storeId: s.id, kind: 'ip', value: '198.51.100.66' });
     await addBlacklistEntry(ctx, { storeId: s.id, kind: 'country', value: 'ru' });
 
-    await expect(order(s, { cart: [line(p.id)], email: 'blocked@example.test' })).rejects.toMatchObject({ appCode: 'blacklisted' });
-    await expect(order(s, { cart: [line(p.id)], email: 'BLOCKED@example.TEST' })).rejects.toMatchObject({ appCode: 'blacklisted' });
-    await expect(order(s, { cart: [line(p.id)] }, { ...buyer, ip: '198.51.100.66' })).rejects.toMatchObject({ appCode: 'blacklisted' });
-    await expect(order(s, { cart: [line(p.id)] }, { ...buyer, country: 'RU' })).rejects.toMatchObject({ appCode: 'blacklisted' });
+    await expect(order(s, { cart: [line(p.id)], email: 'blocked@example.test' })).rejects.toMatchObject({
+      appCode: 'blacklisted',
+    });
+    await expect(order(s, { cart: [line(p.id)], email: 'BLOCKED@example.TEST' })).rejects.toMatchObject({
+      appCode: 'blacklisted',
+    });
+    await expect(order(s, { cart: [line(p.id)] }, { ...buyer, ip: '198.51.100.66' })).rejects.toMatchObject({
+      appCode: 'blacklisted',
+    });
+    await expect(order(s, { cart: [line(p.id)] }, { ...buyer, country: 'RU' })).rejects.toMatchObject({
+      appCode: 'blacklisted',
+    });
     expect(await ordersOf(s.id)).toHaveLength(0);
 
-    await expect(order(s, { cart: [line(p.id)] }, { ...buyer, ip: '198.51.100.67', country: 'FR' })).resolves.toBeDefined();
+    await expect(
+      order(s, { cart: [line(p.id)] }, { ...buyer, ip: '198.51.100.67', country: 'FR' }),
+    ).resolves.toBeDefined();
     // Another store's blacklist is not this one's.
     const other = await shop();
     const q = await product(other);
-    await expect(order(other, { cart: [line(q.id)], email: 'blocked@example.test' }, { ...buyer, country: 'RU' })).resolves.toBeDefined();
+    await expect(
+      order(other, { cart: [line(q.id)], email: 'blocked@example.test' }, { ...buyer, country: 'RU' }),
+    ).resolves.toBeDefined();
   });
 });
 
@@ -229,8 +308,12 @@ describe('createOrder: price, coupon and custom fields', () => {
     });
     const missing = { appCode: 'validation_failed', issues: [{ path: 'customFields.Username' }] };
     await expect(order(s, { cart: [line(p.id)], customFields: {} })).rejects.toMatchObject(missing);
-    await expect(order(s, { cart: [line(p.id)], customFields: { Username: '   ', Newsletter: true } })).rejects.toMatchObject(missing);
-    await expect(order(s, { cart: [line(p.id)], customFields: { Username: 'neo', Colour: 'red' } })).rejects.toMatchObject({
+    await expect(
+      order(s, { cart: [line(p.id)], customFields: { Username: '   ', Newsletter: true } }),
+    ).rejects.toMatchObject(missing);
+    await expect(
+      order(s, { cart: [line(p.id)], customFields: { Username: 'neo', Colour: 'red' } }),
+    ).rejects.toMatchObject({
       appCode: 'validation_failed',
       issues: [{ path: 'customFields.Colour' }],
     });
@@ -278,7 +361,11 @@ describe('createOrder: the order, its lines and order.created in one write', () 
     const b = await product(s, { name: 'Bonus track', price: 0.99 });
     const who = { ...buyer, ip: '203.0.113.44' };
 
-    const { order: created, checkoutToken } = await order(s, { cart: [line(b.id, 3), line(a.id)], email: 'fan@example.test' }, who);
+    const { order: created, checkoutToken } = await order(
+      s,
+      { cart: [line(b.id, 3), line(a.id)], email: 'fan@example.test' },
+      who,
+    );
 
     const row = await orderRow(created.id);
     expect(created.orderId).toBe(`ORD-${row.number}`);
@@ -299,7 +386,15 @@ describe('createOrder: the order, its lines and order.created in one write', () 
     expect(created.expiresAt).toBe(new Date(T0 + LIFETIME_MS).toISOString());
 
     const lines = await orm.em.fork().find(OrderLineSchema, { order: created.id }, { orderBy: { position: 'asc' } });
-    expect(lines.map(({ productId, productName, quantity, unitPriceMinor, position }) => ({ productId, productName, quantity, unitPriceMinor, position }))).toEqual([
+    expect(
+      lines.map(({ productId, productName, quantity, unitPriceMinor, position }) => ({
+        productId,
+        productName,
+        quantity,
+        unitPriceMinor,
+        position,
+      })),
+    ).toEqual([
       { productId: b.id, productName: 'Bonus track', quantity: 3, unitPriceMinor: 99, position: 0 },
       { productId: a.id, productName: 'Album', quantity: 1, unitPriceMinor: 499, position: 1 },
     ]);
@@ -307,7 +402,15 @@ describe('createOrder: the order, its lines and order.created in one write', () 
     const events = await orm.em.fork().find(EventSchema, { store: s.id, type: 'order.created' });
     expect(events).toHaveLength(1);
     expect(events[0]!.id).toMatch(/^evt_/);
-    expect(events[0]!.payload).toMatchObject({ order: { id: created.id, orderId: created.orderId, status: 'pending', price: 7.96, customerEmail: 'fan@example.test' } });
+    expect(events[0]!.payload).toMatchObject({
+      order: {
+        id: created.id,
+        orderId: created.orderId,
+        status: 'pending',
+        price: 7.96,
+        customerEmail: 'fan@example.test',
+      },
+    });
   });
 
   it('writes nothing, and gives the coupon use back, when the database refuses part of it', async () => {
@@ -327,7 +430,13 @@ describe('createOrder: the order, its lines and order.created in one write', () 
 });
 
 describe('createOrder with an Idempotency-Key: the order and its result commit together', () => {
-  const claimFor = (s: Shop, token: string): Claim => ({ path: 'checkout.create', scope: s.id, keyHash: sha256Hex(`key-${s.id}`), bodyHash: sha256Hex('{}'), token });
+  const claimFor = (s: Shop, token: string): Claim => ({
+    path: 'checkout.create',
+    scope: s.id,
+    keyHash: sha256Hex(`key-${s.id}`),
+    bodyHash: sha256Hex('{}'),
+    token,
+  });
   /** One application (one encryption key) for every request of a test, each with its own EntityManager. */
   const apps = new Map<string, ReturnType<typeof ctxOf>>();
   const appOf = (s: Shop) => apps.get(s.id) ?? apps.set(s.id, ctxOf(s)).get(s.id)!;
@@ -348,12 +457,16 @@ describe('createOrder with an Idempotency-Key: the order and its result commit t
     const retry = await decide(orm.em.fork(), s.clock, claimFor(s, 'retry'), responseKey(s));
     expect(retry).toEqual({ run: false, response: JSON.stringify(created), kind: 'result' });
     if (retry.run || !('kind' in retry)) throw new Error('unreachable');
-    const replayed = await createOrder(requestCtx(s, { mode: 'replay', result: JSON.parse(retry.response) }), request, buyer);
+    const replayed = await createOrder(
+      requestCtx(s, { mode: 'replay', result: JSON.parse(retry.response) }),
+      request,
+      buyer,
+    );
     expect(replayed).toEqual(created);
     expect((await ordersOf(s.id)).map((o) => o.id)).toEqual([created.order.id]);
   });
 
-  it('a run whose claim a retry took over writes no order (the retry\'s is the one)', async () => {
+  it("a run whose claim a retry took over writes no order (the retry's is the one)", async () => {
     const s = await shop();
     const p = await product(s, { price: 3 });
     await createCoupon(ctxOf(s), { storeId: s.id, code: 'FIVE', discountType: 'percent', discountValue: 5 });
@@ -363,8 +476,14 @@ describe('createOrder with an Idempotency-Key: the order and its result commit t
     s.clock.advance(IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1_000);
     const retry = claimFor(s, 'retry');
     expect(await decide(orm.em.fork(), s.clock, retry, responseKey(s))).toEqual({ run: true });
-    const retried = await createOrder(requestCtx(s, { mode: 'run', claim: retry, status: 201, recorded: false }), request, buyer);
-    await expect(createOrder(requestCtx(s, { mode: 'run', claim: slow, status: 201, recorded: false }), request, buyer)).rejects.toMatchObject({ appCode: 'idempotency_key_in_use' });
+    const retried = await createOrder(
+      requestCtx(s, { mode: 'run', claim: retry, status: 201, recorded: false }),
+      request,
+      buyer,
+    );
+    await expect(
+      createOrder(requestCtx(s, { mode: 'run', claim: slow, status: 201, recorded: false }), request, buyer),
+    ).rejects.toMatchObject({ appCode: 'idempotency_key_in_use' });
     expect((await ordersOf(s.id)).map((o) => o.id)).toEqual([retried.order.id]);
     expect(await orm.em.fork().count(EventSchema, { store: s.id, type: 'order.created' })).toBe(1);
     expect((await couponRow(s.id, 'FIVE')).uses).toBe(1);
@@ -379,15 +498,35 @@ describe('orderForToken', () => {
     const theirs = await order(s, { cart: [line(p.id)] });
 
     expect((await orderForToken(orm.em.fork(), mine.order.id, mine.checkoutToken)).id).toBe(mine.order.id);
-    await expect(orderForToken(orm.em.fork(), mine.order.id, theirs.checkoutToken)).rejects.toMatchObject({ appCode: 'store_forbidden' });
-    await expect(orderForToken(orm.em.fork(), mine.order.id, mine.checkoutToken.slice(1))).rejects.toMatchObject({ appCode: 'store_forbidden' });
-    await expect(orderForToken(orm.em.fork(), newId(), mine.checkoutToken)).rejects.toMatchObject({ appCode: 'not_found' });
+    await expect(orderForToken(orm.em.fork(), mine.order.id, theirs.checkoutToken)).rejects.toMatchObject({
+      appCode: 'store_forbidden',
+    });
+    await expect(orderForToken(orm.em.fork(), mine.order.id, mine.checkoutToken.slice(1))).rejects.toMatchObject({
+      appCode: 'store_forbidden',
+    });
+    await expect(orderForToken(orm.em.fork(), newId(), mine.checkoutToken)).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
   });
 });
 
 describe('startCheckout', () => {
-  const start = (s: Shop, created: { order: { id: string }; checkoutToken: string }, fields: { paymentMethod?: TPaymentMethod; email?: string; coupon?: string; customFields?: Record<string, string | number | boolean> } = {}, who: BuyerContext = buyer) =>
-    startCheckout(ctxOf(s), { orderId: created.order.id, token: created.checkoutToken, paymentMethod: 'manual', ...fields }, who);
+  const start = (
+    s: Shop,
+    created: { order: { id: string }; checkoutToken: string },
+    fields: {
+      paymentMethod?: TPaymentMethod;
+      email?: string;
+      coupon?: string;
+      customFields?: Record<string, string | number | boolean>;
+    } = {},
+    who: BuyerContext = buyer,
+  ) =>
+    startCheckout(
+      ctxOf(s),
+      { orderId: created.order.id, token: created.checkoutToken, paymentMethod: 'manual', ...fields },
+      who,
+    );
 
   it('starts a manual payment: the method is stored and the instructions name the amount and the order', async () => {
     const s = await shop({ manualPaymentInstructions: 'IBAN DE00 1234 5678' });
@@ -408,7 +547,10 @@ describe('startCheckout', () => {
     const p = await product(s);
     const created = await order(s, { cart: [line(p.id)] });
 
-    await expect(start(s, created, { paymentMethod: 'test' })).rejects.toMatchObject({ appCode: 'validation_failed', issues: [{ path: 'paymentMethod' }] });
+    await expect(start(s, created, { paymentMethod: 'test' })).rejects.toMatchObject({
+      appCode: 'validation_failed',
+      issues: [{ path: 'paymentMethod' }],
+    });
     expect((await orderRow(created.order.id)).paymentMethod).toBe('');
 
     await orm.em.fork().nativeUpdate(StoreSchema, { id: s.id }, { settings: { paymentMethods: ['manual', 'test'] } });
@@ -424,7 +566,10 @@ describe('startCheckout', () => {
     await createCoupon(ctxOf(s), { storeId: s.id, code: 'HALF', discountType: 'percent', discountValue: 50 });
     const created = await order(s, { cart: [line(p.id)] });
 
-    await expect(start(s, created, { paymentMethod: 'stripe', coupon: 'HALF' })).rejects.toMatchObject({ appCode: 'validation_failed', issues: [{ path: 'paymentMethod' }] });
+    await expect(start(s, created, { paymentMethod: 'stripe', coupon: 'HALF' })).rejects.toMatchObject({
+      appCode: 'validation_failed',
+      issues: [{ path: 'paymentMethod' }],
+    });
     expect(await orderRow(created.order.id)).toMatchObject({ paymentMethod: '', couponId: null, priceMinor: 1000 });
     expect((await couponRow(s.id, 'HALF')).uses).toBe(0);
     // The buyer picks another method and the coupon still applies.
@@ -458,7 +603,12 @@ describe('startCheckout', () => {
     expect(started.price).toBe(20);
     const half = await couponRow(s.id, 'HALF');
     expect(half.uses).toBe(1);
-    expect(await orderRow(created.order.id)).toMatchObject({ couponId: half.id, subtotalMinor: 4000, discountMinor: 2000, priceMinor: 2000 });
+    expect(await orderRow(created.order.id)).toMatchObject({
+      couponId: half.id,
+      subtotalMinor: 4000,
+      discountMinor: 2000,
+      priceMinor: 2000,
+    });
 
     // A retry naming the coupon already applied changes nothing.
     await expect(start(s, created, { coupon: 'HALF' })).resolves.toMatchObject({ price: 20 });
@@ -470,12 +620,15 @@ describe('startCheckout', () => {
     expect((await orderRow(withCoupon.order.id)).priceMinor).toBe(3500);
   });
 
-  it('requires an e-mail: the order\'s, or one given at start', async () => {
+  it("requires an e-mail: the order's, or one given at start", async () => {
     const s = await shop();
     const p = await product(s);
     const created = await order(s, { cart: [line(p.id)], email: null });
 
-    await expect(start(s, created)).rejects.toMatchObject({ appCode: 'validation_failed', issues: [{ path: 'email' }] });
+    await expect(start(s, created)).rejects.toMatchObject({
+      appCode: 'validation_failed',
+      issues: [{ path: 'email' }],
+    });
     await start(s, created, { email: 'late@example.test' });
     expect((await orderRow(created.order.id)).customerEmail).toBe('late@example.test');
   });
@@ -487,8 +640,12 @@ describe('startCheckout', () => {
     await addBlacklistEntry(ctxOf(s), { storeId: s.id, kind: 'email', value: 'blocked@example.test' });
     await addBlacklistEntry(ctxOf(s), { storeId: s.id, kind: 'ip', value: '198.51.100.99' });
 
-    await expect(start(s, created, { email: 'blocked@example.test' })).rejects.toMatchObject({ appCode: 'blacklisted' });
-    await expect(start(s, created, {}, { ...buyer, ip: '198.51.100.99' })).rejects.toMatchObject({ appCode: 'blacklisted' });
+    await expect(start(s, created, { email: 'blocked@example.test' })).rejects.toMatchObject({
+      appCode: 'blacklisted',
+    });
+    await expect(start(s, created, {}, { ...buyer, ip: '198.51.100.99' })).rejects.toMatchObject({
+      appCode: 'blacklisted',
+    });
     expect(await orderRow(created.order.id)).toMatchObject({ customerEmail: 'first@example.test', paymentMethod: '' });
 
     await addBlacklistEntry(ctxOf(s), { storeId: s.id, kind: 'email', value: 'first@example.test' });
@@ -500,8 +657,14 @@ describe('startCheckout', () => {
     const p = await product(s, { customFields: [{ name: 'Username', type: 'text', required: true }] });
     const created = await order(s, { cart: [line(p.id)] });
 
-    await expect(start(s, created)).rejects.toMatchObject({ appCode: 'validation_failed', issues: [{ path: 'customFields.Username' }] });
-    await expect(start(s, created, { customFields: {} })).rejects.toMatchObject({ appCode: 'validation_failed', issues: [{ path: 'customFields.Username' }] });
+    await expect(start(s, created)).rejects.toMatchObject({
+      appCode: 'validation_failed',
+      issues: [{ path: 'customFields.Username' }],
+    });
+    await expect(start(s, created, { customFields: {} })).rejects.toMatchObject({
+      appCode: 'validation_failed',
+      issues: [{ path: 'customFields.Username' }],
+    });
     await start(s, created, { customFields: { Username: 'trinity' } });
     expect((await orderRow(created.order.id)).customFieldResponses).toEqual([{ name: 'Username', value: 'trinity' }]);
   });
@@ -509,11 +672,29 @@ describe('startCheckout', () => {
 
 describe('checkoutSession', () => {
   it('summarises the order with its store, the methods payable here and the fields to ask', async () => {
-    const s = await shop({ paymentMethods: ['stripe', 'test', 'manual'], env: { TEST_GATEWAY_SECRET: 'checkout-test-secret' } });
-    const a = await product(s, { name: 'Plugin', price: 30, customFields: [{ name: 'Domain', type: 'text', required: false }] });
-    const b = await product(s, { name: 'Support', price: 10, customFields: [{ name: 'Domain', type: 'text', required: true }, { name: 'Agree', type: 'checkbox', required: true }] });
+    const s = await shop({
+      paymentMethods: ['stripe', 'test', 'manual'],
+      env: { TEST_GATEWAY_SECRET: 'checkout-test-secret' },
+    });
+    const a = await product(s, {
+      name: 'Plugin',
+      price: 30,
+      customFields: [{ name: 'Domain', type: 'text', required: false }],
+    });
+    const b = await product(s, {
+      name: 'Support',
+      price: 10,
+      customFields: [
+        { name: 'Domain', type: 'text', required: true },
+        { name: 'Agree', type: 'checkbox', required: true },
+      ],
+    });
     await createCoupon(ctxOf(s), { storeId: s.id, code: 'TENOFF', discountType: 'fixed', discountValue: 10 });
-    const created = await order(s, { cart: [line(a.id), line(b.id, 2)], coupon: 'TENOFF', customFields: { Domain: 'example.org', Agree: true } });
+    const created = await order(s, {
+      cart: [line(a.id), line(b.id, 2)],
+      coupon: 'TENOFF',
+      customFields: { Domain: 'example.org', Agree: true },
+    });
     const opened = await orderForToken(orm.em.fork(), created.order.id, created.checkoutToken);
 
     const session = await checkoutSession(ctxOf(s), opened);

@@ -5,7 +5,14 @@
  * checkout token stored hashed, and `order.created` written in the same transaction.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TCartLine, TCheckoutOrder, TCheckoutSession, TCheckoutStartResult, TCustomField, TPaymentMethod } from '@svc/schemas';
+import type {
+  TCartLine,
+  TCheckoutOrder,
+  TCheckoutSession,
+  TCheckoutStartResult,
+  TCustomField,
+  TPaymentMethod,
+} from '@svc/schemas';
 import type { ZCheckoutStartInput } from '@svc/schemas';
 import type { z } from 'zod';
 import { AppError, invalidField } from '../../lib/errors.js';
@@ -23,7 +30,13 @@ import { afterEventWrite, eventInsert } from '../events/outbox.js';
 import { recordIdempotentResult } from '../idempotency/idempotency.service.js';
 import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
 import { expireStale, INITIAL_STATUS } from '../orders/order-lifecycle.js';
-import { lockOrder, orderForToken, publicOrderNumber, toOrderDetail, type OrderDetailFields } from '../orders/orders.service.js';
+import {
+  lockOrder,
+  orderForToken,
+  publicOrderNumber,
+  toOrderDetail,
+  type OrderDetailFields,
+} from '../orders/orders.service.js';
 import { GATEWAYS } from '../payments/gateways.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
@@ -55,12 +68,18 @@ async function sellableLines(em: EntityManager, store: SellingStoreRef, cart: TC
   const normalised = await normaliseCart(em, store, cart);
   const refused = normalised.removed.find((r) => r.reason !== 'out_of_stock');
   if (refused) throw new AppError('product_unavailable', `Product ${refused.productId} cannot be bought.`);
-  const sold = [...normalised.removed.filter((r) => r.reason === 'out_of_stock'), ...normalised.adjusted.filter((a) => a.reason === 'stock')];
+  const sold = [
+    ...normalised.removed.filter((r) => r.reason === 'out_of_stock'),
+    ...normalised.adjusted.filter((a) => a.reason === 'stock'),
+  ];
   if (sold.length > 0) throw new AppError('out_of_stock', 'Not enough keys in stock for this cart.');
   const bounds = normalised.adjusted.find((a) => a.reason !== 'stock');
   if (bounds) {
     const index = cart.findIndex((line) => line.productId === bounds.productId);
-    throw invalidField(`cart.${index}.quantity`, bounds.reason === 'min_quantity' ? `At least ${bounds.quantity}.` : `At most ${bounds.quantity}.`);
+    throw invalidField(
+      `cart.${index}.quantity`,
+      bounds.reason === 'min_quantity' ? `At least ${bounds.quantity}.` : `At most ${bounds.quantity}.`,
+    );
   }
   if (normalised.lines.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
   return normalised.lines;
@@ -71,7 +90,8 @@ function requireAnswers(fields: TCustomField[], responses: Array<{ name: string;
   for (const field of fields) {
     if (!field.required) continue;
     const value = responses.find((response) => response.name === field.name)?.value ?? '';
-    if (value.trim() === '' || (field.type === 'checkbox' && value !== 'true')) throw invalidField(`customFields.${field.name}`, 'Required.');
+    if (value.trim() === '' || (field.type === 'checkbox' && value !== 'true'))
+      throw invalidField(`customFields.${field.name}`, 'Required.');
   }
 }
 
@@ -105,7 +125,8 @@ export function customFieldResponses(
   deferRequired = false,
 ): Array<{ name: string; value: string }> {
   for (const name of Object.keys(answers)) {
-    if (!fields.some((field) => field.name === name)) throw invalidField(`customFields.${name}`, 'Not a field of these products.');
+    if (!fields.some((field) => field.name === name))
+      throw invalidField(`customFields.${name}`, 'Not a field of these products.');
   }
   const responses: Array<{ name: string; value: string }> = [];
   for (const field of fields) {
@@ -123,13 +144,19 @@ export function customFieldResponses(
         value = String(answer);
         break;
       case 'number': {
-        const number = typeof answer === 'number' ? answer : typeof answer === 'string' && /^-?\d+(\.\d+)?$/.test(answer.trim()) ? Number(answer) : NaN;
+        const number =
+          typeof answer === 'number'
+            ? answer
+            : typeof answer === 'string' && /^-?\d+(\.\d+)?$/.test(answer.trim())
+              ? Number(answer)
+              : NaN;
         if (!Number.isFinite(number)) throw invalidField(`customFields.${field.name}`, 'Expected a number.');
         value = String(number);
         break;
       }
       case 'email':
-        if (typeof answer !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(answer.trim())) throw invalidField(`customFields.${field.name}`, 'Expected an e-mail address.');
+        if (typeof answer !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(answer.trim()))
+          throw invalidField(`customFields.${field.name}`, 'Expected an e-mail address.');
         value = answer.trim();
         break;
       default:
@@ -143,7 +170,11 @@ export function customFieldResponses(
 
 export type CheckoutOrderFields = OrderDetailFields & Pick<Order, 'subtotalMinor' | 'discountMinor'>;
 
-export function toCheckoutOrder(order: CheckoutOrderFields, lines: Array<{ productId: string | null; productName: string; quantity: number; unitPriceMinor: number }>, lifetimeMs: number): TCheckoutOrder {
+export function toCheckoutOrder(
+  order: CheckoutOrderFields,
+  lines: Array<{ productId: string | null; productName: string; quantity: number; unitPriceMinor: number }>,
+  lifetimeMs: number,
+): TCheckoutOrder {
   return {
     id: order.id,
     orderId: publicOrderNumber(order.number),
@@ -166,7 +197,11 @@ export function toCheckoutOrder(order: CheckoutOrderFields, lines: Array<{ produ
   };
 }
 
-export async function createOrder(ctx: ServiceContext, request: CreateOrderRequest, buyer: BuyerContext): Promise<CreatedOrder> {
+export async function createOrder(
+  ctx: ServiceContext,
+  request: CreateOrderRequest,
+  buyer: BuyerContext,
+): Promise<CreatedOrder> {
   // A retry with the Idempotency-Key of an order already created: that order, and nothing done.
   if (ctx.idempotency?.mode === 'replay') return ctx.idempotency.result as CreatedOrder;
   const store = await findSellingStoreRef(ctx.em, request.store);
@@ -176,9 +211,17 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
   }
   const lines = await sellableLines(ctx.em, store, request.cart);
   // Without any answers (a theme that leaves them to the checkout page), required ones wait for checkout/start.
-  const responses = customFieldResponses(fieldsOf(lines.map((line) => line.product)), request.customFields ?? {}, request.customFields === undefined);
+  const responses = customFieldResponses(
+    fieldsOf(lines.map((line) => line.product)),
+    request.customFields ?? {},
+    request.customFields === undefined,
+  );
   const now = ctx.clock.now();
-  const priced = lines.map((line) => ({ productId: line.product.id, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));
+  const priced = lines.map((line) => ({
+    productId: line.product.id,
+    quantity: line.quantity,
+    unitPriceMinor: line.unitPriceMinor,
+  }));
   const subtotalMinor = priced.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
   const coupon = request.coupon ? await requireCoupon(ctx.em, store, request.coupon, priced, now) : undefined;
   const discountMinor = coupon?.discountMinor ?? 0;
@@ -206,11 +249,24 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
     completedAt: null,
     updatedAt: now,
   };
-  const lineViews = lines.map((line) => ({ productId: line.product.id, productName: line.product.name, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));
-  const created = (): CreatedOrder => ({ order: toCheckoutOrder(order, lineViews, ctx.deps.config.checkoutLifetimeMs), checkoutToken });
+  const lineViews = lines.map((line) => ({
+    productId: line.product.id,
+    productName: line.product.name,
+    quantity: line.quantity,
+    unitPriceMinor: line.unitPriceMinor,
+  }));
+  const created = (): CreatedOrder => ({
+    order: toCheckoutOrder(order, lineViews, ctx.deps.config.checkoutLifetimeMs),
+    checkoutToken,
+  });
   const insert = async (em: EntityManager) => {
     order.number = await nextOrderNumber(em);
-    const event = eventInsert({ storeId: store.id, type: 'order.created', payload: { order: toOrderDetail(order) }, at: now });
+    const event = eventInsert({
+      storeId: store.id,
+      type: 'order.created',
+      payload: { order: toOrderDetail(order) },
+      at: now,
+    });
     await insertOrder(
       em,
       {
@@ -219,7 +275,13 @@ export async function createOrder(ctx: ServiceContext, request: CreateOrderReque
         buyerIp: buyer.ip,
         userAgent: buyer.userAgent?.slice(0, 512) ?? null,
         checkoutTokenHash: sha256Hex(checkoutToken),
-        lines: lines.map((line) => ({ id: newId(), productId: line.product.id, productName: line.product.name, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor })),
+        lines: lines.map((line) => ({
+          id: newId(),
+          productId: line.product.id,
+          productName: line.product.name,
+          quantity: line.quantity,
+          unitPriceMinor: line.unitPriceMinor,
+        })),
       },
       event,
     );
@@ -247,7 +309,12 @@ export async function checkoutSummary(ctx: ServiceContext, order: Order): Promis
   const lines = await ctx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
   return toCheckoutOrder(
     order,
-    lines.map((line) => ({ productId: line.productId ?? null, productName: line.productName, quantity: line.quantity, unitPriceMinor: line.unitPriceMinor })),
+    lines.map((line) => ({
+      productId: line.productId ?? null,
+      productName: line.productName,
+      quantity: line.quantity,
+      unitPriceMinor: line.unitPriceMinor,
+    })),
     ctx.deps.config.checkoutLifetimeMs,
   );
 }
@@ -255,7 +322,8 @@ export async function checkoutSummary(ctx: ServiceContext, order: Order): Promis
 /** Why a gateway cannot take payments in this process (`test` never in production, and only with its secret), or undefined. */
 function gatewayUnavailable(ctx: ServiceContext, method: TPaymentMethod): string | undefined {
   if (!GATEWAYS[method]) return 'This payment method is not available.';
-  if (method === 'test' && (ctx.deps.config.isProduction || !ctx.deps.config.testGatewaySecret)) return 'The test gateway is not available here.';
+  if (method === 'test' && (ctx.deps.config.isProduction || !ctx.deps.config.testGatewaySecret))
+    return 'The test gateway is not available here.';
   if (method === 'stripe' && !ctx.deps.config.stripeSecretKey) return 'Stripe is not configured.';
   return undefined;
 }
@@ -268,7 +336,10 @@ export function gatewayAvailable(ctx: ServiceContext, method: TPaymentMethod): b
 export async function checkoutSession(ctx: ServiceContext, order: Order): Promise<TCheckoutSession> {
   const summary = await checkoutSummary(ctx, order);
   const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
-  const products = await productsInOrder(ctx.em, summary.lines.map((line) => line.productId));
+  const products = await productsInOrder(
+    ctx.em,
+    summary.lines.map((line) => line.productId),
+  );
   return {
     order: summary,
     store: { id: store.id, name: store.name, subdomain: store.subdomain },
@@ -288,7 +359,11 @@ export async function expirePendingOrders(em: EntityManager, now: Date, lifetime
  * custom-field answers or a coupon) for a pending order opened with its token; the
  * gateway says where to go or what to do. The order row is locked while it changes.
  */
-export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof ZCheckoutStartInput>, buyer: BuyerContext): Promise<TCheckoutStartResult> {
+export async function startCheckout(
+  ctx: ServiceContext,
+  input: z.infer<typeof ZCheckoutStartInput>,
+  buyer: BuyerContext,
+): Promise<TCheckoutStartResult> {
   // Before anything is written: a method this process cannot take must leave the order as it was.
   const unavailable = gatewayUnavailable(ctx, input.paymentMethod);
   if (unavailable) throw invalidField('paymentMethod', unavailable);
@@ -305,18 +380,30 @@ export async function startCheckout(ctx: ServiceContext, input: z.infer<typeof Z
     }
     if (input.email) order.customerEmail = input.email;
     if (!order.customerEmail) throw invalidField('email', 'Required.');
-    if ((await blacklistMatches(em, store.id, { email: order.customerEmail, ip: buyer.ip, country: buyer.country })).length > 0) {
+    if (
+      (await blacklistMatches(em, store.id, { email: order.customerEmail, ip: buyer.ip, country: buyer.country }))
+        .length > 0
+    ) {
       throw new AppError('blacklisted', 'This store does not accept orders from you.');
     }
     const lines = await em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
-    const fields = fieldsOf(await productsInOrder(em, lines.map((line) => line.productId ?? null)));
+    const fields = fieldsOf(
+      await productsInOrder(
+        em,
+        lines.map((line) => line.productId ?? null),
+      ),
+    );
     if (input.customFields) order.customFieldResponses = customFieldResponses(fields, input.customFields);
     else requireAnswers(fields, order.customFieldResponses);
     // The coupon already applied, named again (a retry), changes nothing; another one is refused.
     const applied = input.coupon && order.couponId ? await em.findOne(CouponSchema, { id: order.couponId }) : null;
     if (input.coupon && !(applied && applied.code.toLowerCase() === input.coupon.toLowerCase())) {
       if (order.couponId) throw new AppError('conflict', 'A coupon is already applied to this order.');
-      const priced = lines.map((line) => ({ productId: line.productId ?? '', quantity: line.quantity, unitPriceMinor: line.unitPriceMinor }));
+      const priced = lines.map((line) => ({
+        productId: line.productId ?? '',
+        quantity: line.quantity,
+        unitPriceMinor: line.unitPriceMinor,
+      }));
       const coupon = await requireCoupon(em, store, input.coupon, priced, now);
       await claimCouponUse(em, coupon.coupon.id);
       order.couponId = coupon.coupon.id;

@@ -13,7 +13,12 @@ export const CouponSchema = defineEntity({
     { name: 'coupon_uses_check', expression: 'max_uses is null or uses <= max_uses' },
   ],
   // One code per store whatever its case.
-  indexes: [{ name: 'coupon_store_code_unique', expression: 'create unique index "coupon_store_code_unique" on "coupon" ("store_id", lower("code"))' }],
+  indexes: [
+    {
+      name: 'coupon_store_code_unique',
+      expression: 'create unique index "coupon_store_code_unique" on "coupon" ("store_id", lower("code"))',
+    },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('coupon_store_id_fkey').updateRule('no action'),

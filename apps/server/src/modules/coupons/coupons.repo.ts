@@ -7,9 +7,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * held across the checkout.
  */
 export async function incrementUses(em: EntityManager, couponId: string): Promise<boolean> {
-  const claimed = await em.execute<Array<{ id: string }>>('update coupon set uses = uses + 1 where id = ? and (max_uses is null or uses < max_uses) returning id', [
-    couponId,
-  ]);
+  const claimed = await em.execute<Array<{ id: string }>>(
+    'update coupon set uses = uses + 1 where id = ? and (max_uses is null or uses < max_uses) returning id',
+    [couponId],
+  );
   return claimed.length === 1;
 }
 

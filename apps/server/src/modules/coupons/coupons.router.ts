@@ -13,7 +13,13 @@ import {
   ZValidateCouponInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { merchantProcedure, publicProcedure, router, storeProcedure, type ResourceSurface } from '../../trpc/procedures.js';
+import {
+  merchantProcedure,
+  publicProcedure,
+  router,
+  storeProcedure,
+  type ResourceSurface,
+} from '../../trpc/procedures.js';
 import { createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon, validateCoupon } from './coupons.service.js';
 
 /** The coupon resource, built once for merchants (/merchant/v1, coupon scopes) and the dashboard. */
@@ -21,7 +27,11 @@ function couponRoutes({ read, write, base, tags }: ResourceSurface) {
   const one = `${base}/{couponId}` as const;
   return {
     create: write
-      .meta({ openapi: { method: 'POST', path: base, tags, summary: 'Create a coupon' }, successStatus: 201, errors: ['conflict'] })
+      .meta({
+        openapi: { method: 'POST', path: base, tags, summary: 'Create a coupon' },
+        successStatus: 201,
+        errors: ['conflict'],
+      })
       .input(ZCreateCouponInput)
       .output(ZCoupon)
       .mutation(({ ctx, input }) => createCoupon(ctx, input)),
@@ -36,21 +46,38 @@ function couponRoutes({ read, write, base, tags }: ResourceSurface) {
       .output(ZCoupon)
       .query(({ ctx, input }) => getCoupon(ctx, input)),
     update: write
-      .meta({ openapi: { method: 'PATCH', path: one, tags, summary: 'Change a coupon' }, errors: ['not_found', 'conflict'] })
+      .meta({
+        openapi: { method: 'PATCH', path: one, tags, summary: 'Change a coupon' },
+        errors: ['not_found', 'conflict'],
+      })
       .input(ZUpdateCouponInput)
       .output(ZCoupon)
       .mutation(({ ctx, input }) => updateCoupon(ctx, input)),
     delete: write
-      .meta({ openapi: { method: 'DELETE', path: one, tags, summary: 'Delete a coupon (orders keep their discount)' }, successStatus: 204, errors: ['not_found'] })
+      .meta({
+        openapi: { method: 'DELETE', path: one, tags, summary: 'Delete a coupon (orders keep their discount)' },
+        successStatus: 204,
+        errors: ['not_found'],
+      })
       .input(ZCouponIdInput)
       .output(z.void())
       .mutation(({ ctx, input }) => deleteCoupon(ctx, input)),
   };
 }
 
-const merchant = couponRoutes({ read: merchantProcedure('coupon:read'), write: merchantProcedure('coupon:write'), base: '/merchant/v1/stores/{storeId}/coupons', tags: ['merchant: coupons'] });
+const merchant = couponRoutes({
+  read: merchantProcedure('coupon:read'),
+  write: merchantProcedure('coupon:write'),
+  base: '/merchant/v1/stores/{storeId}/coupons',
+  tags: ['merchant: coupons'],
+});
 const products = storeProcedure('manageProducts');
-const dashboard = couponRoutes({ read: products, write: products, base: '/dashboard/stores/{storeId}/coupons', tags: ['dashboard: coupons'] });
+const dashboard = couponRoutes({
+  read: products,
+  write: products,
+  base: '/dashboard/stores/{storeId}/coupons',
+  tags: ['dashboard: coupons'],
+});
 
 export const couponsRouter = router({
   ...merchant,
@@ -62,7 +89,12 @@ export const couponsRouter = router({
 
   validate: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/coupons/validate', tags: ['buyer'], summary: 'Whether a code works in a store, and its discount on a cart' },
+      openapi: {
+        method: 'POST',
+        path: '/coupons/validate',
+        tags: ['buyer'],
+        summary: 'Whether a code works in a store, and its discount on a cart',
+      },
       rateLimit: { name: 'coupons.validate', max: 20, windowMs: 60_000 },
       errors: ['not_found', 'store_banned'],
     })

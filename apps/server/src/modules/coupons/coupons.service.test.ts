@@ -62,8 +62,23 @@ describe('coupon management stays inside one store', () => {
     const store = await createStore(orm.em.fork());
     const other = await createStore(orm.em.fork());
     const code = uniqueCode();
-    const created = await createCoupon(ctxOn(clock), { storeId: store.id, code, discountType: 'percent', discountValue: 15, maxUses: 10 });
-    expect(created).toMatchObject({ storeId: store.id, code, discountType: 'percent', discountValue: 15, maxUses: 10, uses: 0, active: true, minAmount: null });
+    const created = await createCoupon(ctxOn(clock), {
+      storeId: store.id,
+      code,
+      discountType: 'percent',
+      discountValue: 15,
+      maxUses: 10,
+    });
+    expect(created).toMatchObject({
+      storeId: store.id,
+      code,
+      discountType: 'percent',
+      discountValue: 15,
+      maxUses: 10,
+      uses: 0,
+      active: true,
+      minAmount: null,
+    });
     expect(created.createdAt).toBe(new Date(START).toISOString());
 
     expect(await getCoupon(ctxOn(), { storeId: store.id, couponId: created.id })).toEqual(created);
@@ -71,7 +86,12 @@ describe('coupon management stays inside one store', () => {
     expect(await listCoupons(ctxOn(), { storeId: other.id })).toEqual([]);
 
     clock.advance(5_000);
-    const changed = await updateCoupon(ctxOn(clock), { storeId: store.id, couponId: created.id, discountValue: 20, active: false });
+    const changed = await updateCoupon(ctxOn(clock), {
+      storeId: store.id,
+      couponId: created.id,
+      discountValue: 20,
+      active: false,
+    });
     expect(changed).toMatchObject({ discountValue: 20, active: false, code });
     expect(changed.updatedAt).toBe(new Date(START + 5_000).toISOString());
 
@@ -83,7 +103,12 @@ describe('coupon management stays inside one store', () => {
   it("answers not_found for another store's coupon on get, update and delete, and leaves it alone", async () => {
     const store = await createStore(orm.em.fork());
     const other = await createStore(orm.em.fork());
-    const coupon = await createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 5 });
+    const coupon = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 5,
+    });
     const foreign = { storeId: other.id, couponId: coupon.id };
 
     await appError(getCoupon(ctxOn(), foreign), 'not_found');
@@ -102,11 +127,22 @@ describe('coupon codes', () => {
     const code = uniqueCode('Spring');
     await createCoupon(ctxOn(), { storeId: store.id, code, discountType: 'percent', discountValue: 10 });
 
-    await appError(createCoupon(ctxOn(), { storeId: store.id, code: code.toUpperCase(), discountType: 'percent', discountValue: 5 }), 'conflict');
-    await appError(createCoupon(ctxOn(), { storeId: store.id, code: code.toLowerCase(), discountType: 'fixed', discountValue: 5 }), 'conflict');
+    await appError(
+      createCoupon(ctxOn(), { storeId: store.id, code: code.toUpperCase(), discountType: 'percent', discountValue: 5 }),
+      'conflict',
+    );
+    await appError(
+      createCoupon(ctxOn(), { storeId: store.id, code: code.toLowerCase(), discountType: 'fixed', discountValue: 5 }),
+      'conflict',
+    );
     expect(await listCoupons(ctxOn(), { storeId: store.id })).toHaveLength(1);
 
-    const elsewhere = await createCoupon(ctxOn(), { storeId: other.id, code: code.toLowerCase(), discountType: 'percent', discountValue: 10 });
+    const elsewhere = await createCoupon(ctxOn(), {
+      storeId: other.id,
+      code: code.toLowerCase(),
+      discountType: 'percent',
+      discountValue: 10,
+    });
     expect(elsewhere.storeId).toBe(other.id);
   });
 
@@ -114,28 +150,57 @@ describe('coupon codes', () => {
     const store = await createStore(orm.em.fork());
     const taken = uniqueCode();
     await createCoupon(ctxOn(), { storeId: store.id, code: taken, discountType: 'percent', discountValue: 10 });
-    const second = await createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10 });
+    const second = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+    });
 
-    await appError(updateCoupon(ctxOn(), { storeId: store.id, couponId: second.id, code: taken.toLowerCase() }), 'conflict');
+    await appError(
+      updateCoupon(ctxOn(), { storeId: store.id, couponId: second.id, code: taken.toLowerCase() }),
+      'conflict',
+    );
     expect((await getCoupon(ctxOn(), { storeId: store.id, couponId: second.id })).code).toBe(second.code);
 
-    const recased = await updateCoupon(ctxOn(), { storeId: store.id, couponId: second.id, code: second.code.toLowerCase() });
+    const recased = await updateCoupon(ctxOn(), {
+      storeId: store.id,
+      couponId: second.id,
+      code: second.code.toLowerCase(),
+    });
     expect(recased.code).toBe(second.code.toLowerCase());
   });
 
   it('treat _ and % in what is typed as characters, not pattern wildcards', async () => {
     const store = await createStore(orm.em.fork());
     const suffix = randomBytes(3).toString('hex').toUpperCase();
-    await createCoupon(ctxOn(), { storeId: store.id, code: `SAVEX${suffix}`, discountType: 'percent', discountValue: 10 });
+    await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: `SAVEX${suffix}`,
+      discountType: 'percent',
+      discountValue: 10,
+    });
 
     // The buyer's code is free text: a wildcard must not find (and so reveal) other codes.
     for (const code of [`SAVE_${suffix}`, '%', `SAVE%`, '_%']) {
-      expect(await validateCoupon(ctxOn(), { storeId: store.id, code })).toMatchObject({ valid: false, discountType: null });
+      expect(await validateCoupon(ctxOn(), { storeId: store.id, code })).toMatchObject({
+        valid: false,
+        discountType: null,
+      });
     }
-    const created = await createCoupon(ctxOn(), { storeId: store.id, code: `SAVE_${suffix}`, discountType: 'percent', discountValue: 20 });
+    const created = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: `SAVE_${suffix}`,
+      discountType: 'percent',
+      discountValue: 20,
+    });
     expect(created.code).toBe(`SAVE_${suffix}`);
-    expect((await validateCoupon(ctxOn(), { storeId: store.id, code: `save_${suffix.toLowerCase()}` })).discountValue).toBe(20);
-    expect((await validateCoupon(ctxOn(), { storeId: store.id, code: `savex${suffix.toLowerCase()}` })).discountValue).toBe(10);
+    expect(
+      (await validateCoupon(ctxOn(), { storeId: store.id, code: `save_${suffix.toLowerCase()}` })).discountValue,
+    ).toBe(20);
+    expect(
+      (await validateCoupon(ctxOn(), { storeId: store.id, code: `savex${suffix.toLowerCase()}` })).discountValue,
+    ).toBe(10);
   });
 });
 
@@ -158,7 +223,13 @@ describe('discount values', () => {
       expect(error.issues?.map((issue) => issue.path)).toEqual(['discountValue']);
     }
     const minimum = await appError(
-      createCoupon(ctxOn(), { storeId: usd.id, code: uniqueCode(), discountType: 'percent', discountValue: 10, minAmount: 1.001 }),
+      createCoupon(ctxOn(), {
+        storeId: usd.id,
+        code: uniqueCode(),
+        discountType: 'percent',
+        discountValue: 10,
+        minAmount: 1.001,
+      }),
       'validation_failed',
     );
     expect(minimum.issues?.map((issue) => issue.path)).toEqual(['minAmount']);
@@ -168,7 +239,12 @@ describe('discount values', () => {
 
   it('refuses bad values on update too, and a type change without a new value', async () => {
     const store = await createStore(orm.em.fork());
-    const coupon = await createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 5 });
+    const coupon = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 5,
+    });
     const ids = { storeId: store.id, couponId: coupon.id };
 
     // 500 minor units would mean 500 % once the type is percent.
@@ -186,8 +262,19 @@ describe('discount values', () => {
   it('stores fixed amounts in minor units of the store currency', async () => {
     const usd = await createStore(orm.em.fork());
     const jpy = await createStore(orm.em.fork(), { currency: 'JPY' });
-    const dollars = await createCoupon(ctxOn(), { storeId: usd.id, code: uniqueCode(), discountType: 'fixed', discountValue: 12.34, minAmount: 0.29 });
-    const yen = await createCoupon(ctxOn(), { storeId: jpy.id, code: uniqueCode(), discountType: 'fixed', discountValue: 500 });
+    const dollars = await createCoupon(ctxOn(), {
+      storeId: usd.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 12.34,
+      minAmount: 0.29,
+    });
+    const yen = await createCoupon(ctxOn(), {
+      storeId: jpy.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 500,
+    });
 
     expect(dollars).toMatchObject({ discountValue: 12.34, minAmount: 0.29 });
     expect(await storedCoupon(dollars.id)).toMatchObject({ discountValue: 1234, minAmountMinor: 29 });
@@ -205,18 +292,39 @@ describe('discount values', () => {
     await deleteProduct(ctxOn(), { storeId: store.id, productId: gone });
 
     const foreign = await appError(
-      createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10, productIds: [mine, theirs] }),
+      createCoupon(ctxOn(), {
+        storeId: store.id,
+        code: uniqueCode(),
+        discountType: 'percent',
+        discountValue: 10,
+        productIds: [mine, theirs],
+      }),
       'validation_failed',
     );
     expect(foreign.issues?.map((issue) => issue.path)).toEqual(['productIds.1']);
     await appError(
-      createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10, productIds: [gone] }),
+      createCoupon(ctxOn(), {
+        storeId: store.id,
+        code: uniqueCode(),
+        discountType: 'percent',
+        discountValue: 10,
+        productIds: [gone],
+      }),
       'validation_failed',
     );
 
-    const coupon = await createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10, productIds: [mine, mine] });
+    const coupon = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+      productIds: [mine, mine],
+    });
     expect(coupon.productIds).toEqual([mine]);
-    await appError(updateCoupon(ctxOn(), { storeId: store.id, couponId: coupon.id, productIds: [theirs] }), 'validation_failed');
+    await appError(
+      updateCoupon(ctxOn(), { storeId: store.id, couponId: coupon.id, productIds: [theirs] }),
+      'validation_failed',
+    );
   });
 });
 
@@ -226,9 +334,24 @@ describe('validateCoupon: the discount on a cart, in minor units', () => {
     const store = await createStore(orm.em.fork());
     const cheap = await productIn(ctx, store.id, 0.29);
     const usual = await productIn(ctx, store.id, 9.99);
-    const all = await createCoupon(ctx, { storeId: store.id, code: uniqueCode('ALL'), discountType: 'percent', discountValue: 100 });
-    const half = await createCoupon(ctx, { storeId: store.id, code: uniqueCode('HALF'), discountType: 'percent', discountValue: 50 });
-    const fifteen = await createCoupon(ctx, { storeId: store.id, code: uniqueCode('FIFTEEN'), discountType: 'percent', discountValue: 15 });
+    const all = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode('ALL'),
+      discountType: 'percent',
+      discountValue: 100,
+    });
+    const half = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode('HALF'),
+      discountType: 'percent',
+      discountValue: 50,
+    });
+    const fifteen = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode('FIFTEEN'),
+      discountType: 'percent',
+      discountValue: 15,
+    });
     const priced = async (code: string, cart: Array<{ productId: string; quantity: number }>) =>
       (await validateCoupon(ctxOn(), { storeId: store.id, code, cart })).discount;
 
@@ -244,12 +367,30 @@ describe('validateCoupon: the discount on a cart, in minor units', () => {
     const store = await createStore(orm.em.fork());
     const dime = await productIn(ctx, store.id, 0.1);
     const tenner = await productIn(ctx, store.id, 10);
-    const thirty = await createCoupon(ctx, { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 0.3 });
-    const fifty = await createCoupon(ctx, { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 50 });
+    const thirty = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 0.3,
+    });
+    const fifty = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 50,
+    });
 
-    const exact = await validateCoupon(ctxOn(), { storeId: store.id, code: thirty.code, cart: [{ productId: dime, quantity: 3 }] });
+    const exact = await validateCoupon(ctxOn(), {
+      storeId: store.id,
+      code: thirty.code,
+      cart: [{ productId: dime, quantity: 3 }],
+    });
     expect(exact).toEqual({ valid: true, code: thirty.code, discountType: 'fixed', discountValue: 0.3, discount: 0.3 });
-    const capped = await validateCoupon(ctxOn(), { storeId: store.id, code: fifty.code, cart: [{ productId: tenner, quantity: 1 }] });
+    const capped = await validateCoupon(ctxOn(), {
+      storeId: store.id,
+      code: fifty.code,
+      cart: [{ productId: tenner, quantity: 1 }],
+    });
     expect(capped).toEqual({ valid: true, code: fifty.code, discountType: 'fixed', discountValue: 50, discount: 10 });
   });
 
@@ -257,8 +398,18 @@ describe('validateCoupon: the discount on a cart, in minor units', () => {
     const ctx = ctxOn();
     const store = await createStore(orm.em.fork(), { currency: 'JPY' });
     const item = await productIn(ctx, store.id, 999);
-    const percent = await createCoupon(ctx, { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10 });
-    const fixed = await createCoupon(ctx, { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 500 });
+    const percent = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+    });
+    const fixed = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 500,
+    });
     const cart = [{ productId: item, quantity: 1 }];
     expect((await validateCoupon(ctxOn(), { storeId: store.id, code: percent.code, cart })).discount).toBe(99); // 99.9 -> 99
     expect((await validateCoupon(ctxOn(), { storeId: store.id, code: fixed.code, cart })).discount).toBe(500);
@@ -269,18 +420,48 @@ describe('validateCoupon: the discount on a cart, in minor units', () => {
     const store = await createStore(orm.em.fork());
     const named = await productIn(ctx, store.id, 5);
     const unnamed = await productIn(ctx, store.id, 20);
-    const percent = await createCoupon(ctx, { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10, productIds: [named] });
-    const fixed = await createCoupon(ctx, { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 8, productIds: [named] });
-    const both = [{ productId: named, quantity: 1 }, { productId: unnamed, quantity: 1 }];
+    const percent = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+      productIds: [named],
+    });
+    const fixed = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 8,
+      productIds: [named],
+    });
+    const both = [
+      { productId: named, quantity: 1 },
+      { productId: unnamed, quantity: 1 },
+    ];
 
     expect((await validateCoupon(ctxOn(), { storeId: store.id, code: percent.code, cart: both })).discount).toBe(0.5);
     // Capped at the named product's 5.00, not the cart's 25.00.
     expect((await validateCoupon(ctxOn(), { storeId: store.id, code: fixed.code, cart: both })).discount).toBe(5);
 
-    const none = await validateCoupon(ctxOn(), { storeId: store.id, code: percent.code, cart: [{ productId: unnamed, quantity: 2 }] });
-    expect(none).toEqual({ valid: false, code: percent.code, discountType: 'percent', discountValue: 10, reason: couponRefusalText('no_eligible_products') });
+    const none = await validateCoupon(ctxOn(), {
+      storeId: store.id,
+      code: percent.code,
+      cart: [{ productId: unnamed, quantity: 2 }],
+    });
+    expect(none).toEqual({
+      valid: false,
+      code: percent.code,
+      discountType: 'percent',
+      discountValue: 10,
+      reason: couponRefusalText('no_eligible_products'),
+    });
     // Without a cart there is nothing to be ineligible.
-    expect(await validateCoupon(ctxOn(), { storeId: store.id, code: percent.code })).toEqual({ valid: true, code: percent.code, discountType: 'percent', discountValue: 10 });
+    expect(await validateCoupon(ctxOn(), { storeId: store.id, code: percent.code })).toEqual({
+      valid: true,
+      code: percent.code,
+      discountType: 'percent',
+      discountValue: 10,
+    });
   });
 
   it('refuses a cart below the minimum, and accepts one exactly at it', async () => {
@@ -288,14 +469,36 @@ describe('validateCoupon: the discount on a cart, in minor units', () => {
     const store = await createStore(orm.em.fork());
     const small = await productIn(ctx, store.id, 9.99);
     const exact = await productIn(ctx, store.id, 10);
-    const coupon = await createCoupon(ctx, { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 1, minAmount: 10 });
+    const coupon = await createCoupon(ctx, {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 1,
+      minAmount: 10,
+    });
 
-    const below = await validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code, cart: [{ productId: small, quantity: 1 }] });
+    const below = await validateCoupon(ctxOn(), {
+      storeId: store.id,
+      code: coupon.code,
+      cart: [{ productId: small, quantity: 1 }],
+    });
     expect(below).toMatchObject({ valid: false, reason: couponRefusalText('minimum_not_met') });
     expect(below.discount).toBeUndefined();
-    const at = await validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code, cart: [{ productId: exact, quantity: 1 }] });
+    const at = await validateCoupon(ctxOn(), {
+      storeId: store.id,
+      code: coupon.code,
+      cart: [{ productId: exact, quantity: 1 }],
+    });
     expect(at).toMatchObject({ valid: true, discount: 1 });
-    expect((await validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code, cart: [{ productId: small, quantity: 2 }] })).valid).toBe(true);
+    expect(
+      (
+        await validateCoupon(ctxOn(), {
+          storeId: store.id,
+          code: coupon.code,
+          cart: [{ productId: small, quantity: 2 }],
+        })
+      ).valid,
+    ).toBe(true);
     expect((await validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code })).valid).toBe(true);
   });
 });
@@ -305,13 +508,25 @@ describe('validateCoupon: refusals', () => {
     const clock = clockAtStart();
     const store = await createStore(orm.em.fork());
     const expiresAt = new Date(START + 3600_000).toISOString();
-    const coupon = await createCoupon(ctxOn(clock), { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10, expiresAt });
+    const coupon = await createCoupon(ctxOn(clock), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+      expiresAt,
+    });
     const check = () => validateCoupon(ctxOn(clock), { storeId: store.id, code: coupon.code });
 
     clock.advance(3600_000 - 1);
     expect(await check()).toEqual({ valid: true, code: coupon.code, discountType: 'percent', discountValue: 10 });
     clock.advance(1);
-    expect(await check()).toEqual({ valid: false, code: coupon.code, discountType: 'percent', discountValue: 10, reason: couponRefusalText('expired') });
+    expect(await check()).toEqual({
+      valid: false,
+      code: coupon.code,
+      discountType: 'percent',
+      discountValue: 10,
+      reason: couponRefusalText('expired'),
+    });
 
     await updateCoupon(ctxOn(clock), { storeId: store.id, couponId: coupon.id, expiresAt: null });
     expect((await check()).valid).toBe(true);
@@ -319,12 +534,24 @@ describe('validateCoupon: refusals', () => {
 
   it('answers an inactive coupon exactly like a code the store does not have', async () => {
     const store = await createStore(orm.em.fork());
-    const coupon = await createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 3, active: false });
+    const coupon = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 3,
+      active: false,
+    });
     const missing = uniqueCode();
 
     const inactive = await validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code });
     const unknown = await validateCoupon(ctxOn(), { storeId: store.id, code: missing });
-    expect(unknown).toEqual({ valid: false, code: missing, discountType: null, discountValue: null, reason: couponRefusalText('unknown') });
+    expect(unknown).toEqual({
+      valid: false,
+      code: missing,
+      discountType: null,
+      discountValue: null,
+      reason: couponRefusalText('unknown'),
+    });
     expect({ ...inactive, code: missing }).toEqual(unknown);
 
     await updateCoupon(ctxOn(), { storeId: store.id, couponId: coupon.id, active: true });
@@ -333,7 +560,13 @@ describe('validateCoupon: refusals', () => {
 
   it('refuses a coupon whose uses are all taken, and never shows uses or limits', async () => {
     const store = await createStore(orm.em.fork());
-    const coupon = await createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10, maxUses: 2 });
+    const coupon = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+      maxUses: 2,
+    });
     const check = () => validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code });
 
     await claimCouponUse(orm.em.fork(), coupon.id);
@@ -341,7 +574,13 @@ describe('validateCoupon: refusals', () => {
     expect(open.valid).toBe(true);
     await claimCouponUse(orm.em.fork(), coupon.id);
     const usedUp = await check();
-    expect(usedUp).toEqual({ valid: false, code: coupon.code, discountType: 'percent', discountValue: 10, reason: couponRefusalText('used_up') });
+    expect(usedUp).toEqual({
+      valid: false,
+      code: coupon.code,
+      discountType: 'percent',
+      discountValue: 10,
+      reason: couponRefusalText('used_up'),
+    });
     for (const answer of [open, usedUp]) expect(Object.keys(answer)).not.toEqual(expect.arrayContaining(['uses']));
     for (const answer of [open, usedUp]) expect(Object.keys(answer)).not.toEqual(expect.arrayContaining(['maxUses']));
 
@@ -358,10 +597,18 @@ describe('validateCoupon: refusals', () => {
     const store = await createStore(orm.em.fork());
     const other = await createStore(orm.em.fork());
     const banned = await createStore(orm.em.fork(), { banned: true });
-    const coupon = await createCoupon(ctxOn(), { storeId: other.id, code: uniqueCode(), discountType: 'percent', discountValue: 10 });
+    const coupon = await createCoupon(ctxOn(), {
+      storeId: other.id,
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+    });
     await createCoupon(ctxOn(), { storeId: banned.id, code: coupon.code, discountType: 'percent', discountValue: 10 });
 
-    expect(await validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code })).toMatchObject({ valid: false, discountType: null });
+    expect(await validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code })).toMatchObject({
+      valid: false,
+      discountType: null,
+    });
     await appError(validateCoupon(ctxOn(), { storeId: newId(), code: coupon.code }), 'not_found');
     await appError(validateCoupon(ctxOn(), { storeId: banned.id, code: coupon.code }), 'store_banned');
   });
@@ -377,7 +624,13 @@ describe('claimCouponUse under concurrency', () => {
 
   it('lets exactly maxUses of many parallel claims through', async () => {
     const store = await createStore(orm.em.fork());
-    const coupon = await createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'percent', discountValue: 10, maxUses: 5 });
+    const coupon = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'percent',
+      discountValue: 10,
+      maxUses: 5,
+    });
 
     const results = await Promise.allSettled(
       Array.from({ length: 12 }, () => wide.em.fork().transactional((em) => claimCouponUse(em, coupon.id))),
@@ -396,20 +649,33 @@ describe('claimCouponUse under concurrency', () => {
 
     const results = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) =>
-        createCoupon(serviceContext(wide), { storeId: store.id, code: i % 2 ? code : code.toLowerCase(), discountType: 'percent', discountValue: 10 }),
+        createCoupon(serviceContext(wide), {
+          storeId: store.id,
+          code: i % 2 ? code : code.toLowerCase(),
+          discountType: 'percent',
+          discountValue: 10,
+        }),
       ),
     );
 
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
-    for (const result of results) if (result.status === 'rejected') expect(result.reason).toMatchObject({ appCode: 'conflict' });
+    for (const result of results)
+      if (result.status === 'rejected') expect(result.reason).toMatchObject({ appCode: 'conflict' });
     expect(await listCoupons(ctxOn(), { storeId: store.id })).toHaveLength(1);
   });
 
   it('counts every parallel claim of an unlimited coupon', async () => {
     const store = await createStore(orm.em.fork());
-    const coupon = await createCoupon(ctxOn(), { storeId: store.id, code: uniqueCode(), discountType: 'fixed', discountValue: 1 });
+    const coupon = await createCoupon(ctxOn(), {
+      storeId: store.id,
+      code: uniqueCode(),
+      discountType: 'fixed',
+      discountValue: 1,
+    });
 
-    await Promise.all(Array.from({ length: 12 }, () => wide.em.fork().transactional((em) => claimCouponUse(em, coupon.id))));
+    await Promise.all(
+      Array.from({ length: 12 }, () => wide.em.fork().transactional((em) => claimCouponUse(em, coupon.id))),
+    );
 
     expect((await storedCoupon(coupon.id)).uses).toBe(12);
   });

@@ -1,6 +1,12 @@
 /** Coupon rules: whether a code applies to a cart, and the discount it gives. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TCoupon, TCouponValidation, TCreateCouponInput, TUpdateCouponInput, TValidateCouponInput } from '@svc/schemas';
+import type {
+  TCoupon,
+  TCouponValidation,
+  TCreateCouponInput,
+  TUpdateCouponInput,
+  TValidateCouponInput,
+} from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
@@ -39,23 +45,37 @@ export function findCoupon(em: EntityManager, storeId: string, code: string): Pr
 }
 
 /** The discount a coupon gives a cart, or why it does not apply. Never more than the eligible amount. */
-export function evaluateCoupon(coupon: Coupon | null, lines: PricedLine[], now: Date): CouponOutcome | { refusal: CouponRefusal } {
+export function evaluateCoupon(
+  coupon: Coupon | null,
+  lines: PricedLine[],
+  now: Date,
+): CouponOutcome | { refusal: CouponRefusal } {
   if (!coupon) return { refusal: 'unknown' };
   if (!coupon.active) return { refusal: 'inactive' };
   if (coupon.expiresAt && coupon.expiresAt.getTime() <= now.getTime()) return { refusal: 'expired' };
-  if (coupon.maxUses !== null && coupon.maxUses !== undefined && coupon.uses >= coupon.maxUses) return { refusal: 'used_up' };
+  if (coupon.maxUses !== null && coupon.maxUses !== undefined && coupon.uses >= coupon.maxUses)
+    return { refusal: 'used_up' };
   const subtotal = lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
   if (coupon.minAmountMinor != null && subtotal < coupon.minAmountMinor) return { refusal: 'minimum_not_met' };
-  const eligible = coupon.productIds.length === 0 ? lines : lines.filter((line) => coupon.productIds.includes(line.productId));
+  const eligible =
+    coupon.productIds.length === 0 ? lines : lines.filter((line) => coupon.productIds.includes(line.productId));
   const eligibleMinor = eligible.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
   if (eligible.length === 0) return { refusal: 'no_eligible_products' };
   const discountMinor =
-    coupon.discountType === 'percent' ? Math.floor((eligibleMinor * coupon.discountValue) / 100) : Math.min(coupon.discountValue, eligibleMinor);
+    coupon.discountType === 'percent'
+      ? Math.floor((eligibleMinor * coupon.discountValue) / 100)
+      : Math.min(coupon.discountValue, eligibleMinor);
   return { coupon, discountMinor };
 }
 
 /** For checkout: the discount, or 400 coupon_invalid saying why. */
-export async function requireCoupon(em: EntityManager, store: Pick<Store, 'id'>, code: string, lines: PricedLine[], now: Date): Promise<CouponOutcome> {
+export async function requireCoupon(
+  em: EntityManager,
+  store: Pick<Store, 'id'>,
+  code: string,
+  lines: PricedLine[],
+  now: Date,
+): Promise<CouponOutcome> {
   const outcome = evaluateCoupon(await findCoupon(em, store.id, code), lines, now);
   if ('refusal' in outcome) throw new AppError('coupon_invalid', REFUSAL_TEXT[outcome.refusal]);
   return outcome;
@@ -78,7 +98,6 @@ export function couponRefusalText(refusal: CouponRefusal): string {
 // ---------------------------------------------------------------------------------------------
 // The seller's coupon management and the buyer's public check.
 
-
 /** MikroORM's error for a unique index the write broke (by name, as lib/errors.ts does). */
 function isUniqueViolation(error: unknown): boolean {
   return (error as { name?: unknown } | null)?.name === 'UniqueConstraintViolationException';
@@ -92,7 +111,8 @@ export function toCouponView(coupon: Coupon, currency: string): TCoupon {
     storeId: coupon.store.id,
     code: coupon.code,
     discountType: coupon.discountType,
-    discountValue: coupon.discountType === 'percent' ? coupon.discountValue : minorToAmount(coupon.discountValue, currency),
+    discountValue:
+      coupon.discountType === 'percent' ? coupon.discountValue : minorToAmount(coupon.discountValue, currency),
     productIds: coupon.productIds,
     maxUses: coupon.maxUses ?? null,
     uses: coupon.uses,
@@ -107,7 +127,8 @@ export function toCouponView(coupon: Coupon, currency: string): TCoupon {
 /** The discount value as stored: percent as given, fixed amounts in minor units. */
 function storedDiscountValue(type: 'percent' | 'fixed', value: number, currency: string): number {
   if (type === 'percent') {
-    if (!Number.isInteger(value) || value < 1 || value > 100) throw invalidField('discountValue', 'A percent discount is a whole number from 1 to 100.');
+    if (!Number.isInteger(value) || value < 1 || value > 100)
+      throw invalidField('discountValue', 'A percent discount is a whole number from 1 to 100.');
     return value;
   }
   const minor = inputAmountToMinor(value, currency, 'discountValue');
@@ -119,7 +140,11 @@ function storedDiscountValue(type: 'percent' | 'fixed', value: number, currency:
 async function storeProductIds(em: EntityManager, storeId: string, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  const found = await em.find(ProductSchema, { id: { $in: unique }, store: storeId, deletedAt: null }, { fields: ['id'] });
+  const found = await em.find(
+    ProductSchema,
+    { id: { $in: unique }, store: storeId, deletedAt: null },
+    { fields: ['id'] },
+  );
   const known = new Set(found.map((product) => product.id));
   const index = ids.findIndex((id) => !known.has(id));
   if (index >= 0) throw invalidField(`productIds.${index}`, 'Not a product of this store.');
@@ -141,7 +166,8 @@ async function flushCoupon(em: EntityManager): Promise<void> {
   } catch (error) {
     const name = (error as { name?: unknown } | null)?.name;
     if (isUniqueViolation(error)) throw new AppError('conflict', CODE_TAKEN, { cause: error });
-    if (name === 'CheckConstraintViolationException') throw new AppError('conflict', 'The coupon was used meanwhile; retry.', { cause: error });
+    if (name === 'CheckConstraintViolationException')
+      throw new AppError('conflict', 'The coupon was used meanwhile; retry.', { cause: error });
     throw error;
   }
 }
@@ -159,7 +185,8 @@ async function findStoreCoupon(em: EntityManager, storeId: string, couponId: str
 export async function createCoupon(ctx: ServiceContext, input: TCreateCouponInput): Promise<TCoupon> {
   const store = await storeOf(ctx.em, input.storeId);
   const discountValue = storedDiscountValue(input.discountType, input.discountValue, store.currency);
-  const minAmountMinor = input.minAmount === undefined ? null : inputAmountToMinor(input.minAmount, store.currency, 'minAmount');
+  const minAmountMinor =
+    input.minAmount === undefined ? null : inputAmountToMinor(input.minAmount, store.currency, 'minAmount');
   const productIds = await storeProductIds(ctx.em, store.id, input.productIds ?? []);
   await assertCodeFree(ctx.em, store.id, input.code);
   const now = ctx.clock.now();
@@ -196,7 +223,11 @@ export async function getCoupon(ctx: ServiceContext, input: { storeId: string; c
 export async function updateCoupon(ctx: ServiceContext, input: TUpdateCouponInput): Promise<TCoupon> {
   const store = await storeOf(ctx.em, input.storeId);
   const coupon = await findStoreCoupon(ctx.em, store.id, input.couponId);
-  if (input.discountType !== undefined && input.discountType !== coupon.discountType && input.discountValue === undefined) {
+  if (
+    input.discountType !== undefined &&
+    input.discountType !== coupon.discountType &&
+    input.discountValue === undefined
+  ) {
     // A stored value means something else under the other type (percent vs minor units).
     throw invalidField('discountValue', 'Required when discountType changes.');
   }
@@ -205,14 +236,17 @@ export async function updateCoupon(ctx: ServiceContext, input: TUpdateCouponInpu
     coupon.discountValue = storedDiscountValue(type, input.discountValue, store.currency);
     coupon.discountType = type;
   }
-  if (input.minAmount !== undefined) coupon.minAmountMinor = input.minAmount === null ? null : inputAmountToMinor(input.minAmount, store.currency, 'minAmount');
+  if (input.minAmount !== undefined)
+    coupon.minAmountMinor =
+      input.minAmount === null ? null : inputAmountToMinor(input.minAmount, store.currency, 'minAmount');
   if (input.productIds !== undefined) coupon.productIds = await storeProductIds(ctx.em, store.id, input.productIds);
   if (input.code !== undefined && input.code !== coupon.code) {
     await assertCodeFree(ctx.em, store.id, input.code, coupon.id);
     coupon.code = input.code;
   }
   if (input.maxUses !== undefined) {
-    if (input.maxUses !== null && input.maxUses < coupon.uses) throw invalidField('maxUses', `Below the ${coupon.uses} uses so far.`);
+    if (input.maxUses !== null && input.maxUses < coupon.uses)
+      throw invalidField('maxUses', `Below the ${coupon.uses} uses so far.`);
     coupon.maxUses = input.maxUses;
   }
   if (input.expiresAt !== undefined) coupon.expiresAt = input.expiresAt === null ? null : new Date(input.expiresAt);
@@ -249,7 +283,13 @@ export async function validateCoupon(ctx: ServiceContext, input: TValidateCoupon
     : [];
   const outcome = evaluateCoupon(coupon, lines, now);
   if (!coupon || ('refusal' in outcome && (outcome.refusal === 'unknown' || outcome.refusal === 'inactive'))) {
-    return { valid: false, code: input.code, discountType: null, discountValue: null, reason: couponRefusalText('unknown') };
+    return {
+      valid: false,
+      code: input.code,
+      discountType: null,
+      discountValue: null,
+      reason: couponRefusalText('unknown'),
+    };
   }
   const base = {
     code: coupon.code,
@@ -260,5 +300,7 @@ export async function validateCoupon(ctx: ServiceContext, input: TValidateCoupon
     if (!input.cart && CART_REFUSALS.has(outcome.refusal)) return { valid: true, ...base };
     return { valid: false, ...base, reason: couponRefusalText(outcome.refusal) };
   }
-  return input.cart ? { valid: true, ...base, discount: minorToAmount(outcome.discountMinor, store.currency) } : { valid: true, ...base };
+  return input.cart
+    ? { valid: true, ...base, discount: minorToAmount(outcome.discountMinor, store.currency) }
+    : { valid: true, ...base };
 }

@@ -8,7 +8,12 @@ export const CustomerSchema = defineEntity({
   uniques: [{ properties: ['store', 'email'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref().foreignKeyName('customer_store_id_fkey').updateRule('no action').deleteRule('cascade'),
+    store: p
+      .manyToOne(StoreSchema)
+      .ref()
+      .foreignKeyName('customer_store_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade'),
     email: p.string().length(320),
     createdAt: p.datetime(),
     lastLoginAt: p.datetime().nullable(),
@@ -23,7 +28,12 @@ export const CustomerCodeSchema = defineEntity({
   indexes: [{ properties: ['store', 'email'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref().foreignKeyName('customer_code_store_id_fkey').updateRule('no action').deleteRule('cascade'),
+    store: p
+      .manyToOne(StoreSchema)
+      .ref()
+      .foreignKeyName('customer_code_store_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade'),
     email: p.string().length(320),
     codeHash: p.string().length(64),
     attempts: p.integer().default(0),
@@ -39,7 +49,13 @@ export const CustomerSessionSchema = defineEntity({
   tableName: 'customer_session',
   properties: (p) => ({
     idHash: p.string().primary().length(64),
-    customer: p.manyToOne(CustomerSchema).ref().foreignKeyName('customer_session_customer_id_fkey').updateRule('no action').deleteRule('cascade').index(),
+    customer: p
+      .manyToOne(CustomerSchema)
+      .ref()
+      .foreignKeyName('customer_session_customer_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
     createdAt: p.datetime(),
     expiresAt: p.datetime(),
   }),

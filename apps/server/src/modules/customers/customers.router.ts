@@ -16,7 +16,14 @@ import {
 import { z } from 'zod';
 import { customerProcedure, publicProcedure, router } from '../../trpc/procedures.js';
 import { clearCustomerCookie, setCustomerCookie } from './customer-cookie.js';
-import { endCustomerSession, getCustomerOrder, listCustomerOrders, startCustomerLogin, toCustomerView, verifyCustomerLogin } from './customers.service.js';
+import {
+  endCustomerSession,
+  getCustomerOrder,
+  listCustomerOrders,
+  startCustomerLogin,
+  toCustomerView,
+  verifyCustomerLogin,
+} from './customers.service.js';
 
 const tags = ['customer'];
 const themeTags = ['customer dashboard (themes)'];
@@ -28,12 +35,28 @@ const customerSignIn = publicProcedure.meta({ cors: 'store-origins' });
 function customerOrderRoutes(base: '/customer' | '/v1/customer-dashboard', routeTags: string[]) {
   return {
     orders: customerProcedure
-      .meta({ openapi: { method: 'GET', path: `${base}/orders`, tags: routeTags, summary: "The buyer's orders in this store" }, errors: [] })
+      .meta({
+        openapi: {
+          method: 'GET',
+          path: `${base}/orders`,
+          tags: routeTags,
+          summary: "The buyer's orders in this store",
+        },
+        errors: [],
+      })
       .input(ZCustomerOrdersQuery)
       .output(ZCustomerOrderList)
       .query(({ ctx, input }) => listCustomerOrders(ctx, ctx.customer, input)),
     order: customerProcedure
-      .meta({ openapi: { method: 'GET', path: `${base}/orders/{orderId}`, tags: routeTags, summary: "One of the buyer's orders" }, errors: ['not_found'] })
+      .meta({
+        openapi: {
+          method: 'GET',
+          path: `${base}/orders/{orderId}`,
+          tags: routeTags,
+          summary: "One of the buyer's orders",
+        },
+        errors: ['not_found'],
+      })
       .input(ZCustomerOrderInput)
       .output(ZBuyerOrder)
       .query(({ ctx, input }) => getCustomerOrder(ctx, ctx.customer, input.orderId)),
@@ -43,7 +66,12 @@ function customerOrderRoutes(base: '/customer' | '/v1/customer-dashboard', route
 export const customersRouter = router({
   start: customerSignIn
     .meta({
-      openapi: { method: 'POST', path: '/customer/auth/start', tags, summary: 'E-mail a 6-digit sign-in code for a store' },
+      openapi: {
+        method: 'POST',
+        path: '/customer/auth/start',
+        tags,
+        summary: 'E-mail a 6-digit sign-in code for a store',
+      },
       successStatus: 204,
       rateLimit: { name: 'customer.code', max: 5, windowMs: 15 * 60_000 },
       errors: ['not_found'],
@@ -54,7 +82,12 @@ export const customersRouter = router({
 
   verify: customerSignIn
     .meta({
-      openapi: { method: 'POST', path: '/customer/auth/verify', tags, summary: 'Exchange the code for a svc_customer session' },
+      openapi: {
+        method: 'POST',
+        path: '/customer/auth/verify',
+        tags,
+        summary: 'Exchange the code for a svc_customer session',
+      },
       rateLimit: { name: 'customer.verify', max: 20, windowMs: 15 * 60_000 },
       errors: ['not_found', 'token_invalid'],
     })
@@ -67,7 +100,11 @@ export const customersRouter = router({
     }),
 
   logout: customerSignIn
-    .meta({ openapi: { method: 'POST', path: '/customer/auth/logout', tags, summary: 'Sign the customer out' }, successStatus: 204, errors: [] })
+    .meta({
+      openapi: { method: 'POST', path: '/customer/auth/logout', tags, summary: 'Sign the customer out' },
+      successStatus: 204,
+      errors: [],
+    })
     .input(z.strictObject({}).optional())
     .output(z.void())
     .mutation(async ({ ctx }) => {
@@ -83,7 +120,15 @@ export const customerDashboardRouter = router({
   ...customerOrderRoutes('/v1/customer-dashboard', themeTags),
 
   profile: customerProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/customer-dashboard/profile', tags: themeTags, summary: 'The signed-in buyer' }, errors: [] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/v1/customer-dashboard/profile',
+        tags: themeTags,
+        summary: 'The signed-in buyer',
+      },
+      errors: [],
+    })
     .input(z.strictObject({}).optional())
     .output(ZCustomer)
     .query(({ ctx }) => toCustomerView(ctx.customer)),

@@ -70,9 +70,11 @@ const buyerEmail = () => `buyer-${randomBytes(5).toString('hex')}@example.test`;
 const wrongCode = (code: string) => code.replace(/\d/g, (d) => String((Number(d) + 1) % 10));
 
 /** The mail kept for `address`, opened with the key of the context that sent it. */
-const mailsTo = (base: ServiceContext, address: string) => keptMail(orm.em.fork(), base.deps.config.encryptionKey, { to: address });
+const mailsTo = (base: ServiceContext, address: string) =>
+  keptMail(orm.em.fork(), base.deps.config.encryptionKey, { to: address });
 const mailCount = (address: string) => orm.em.fork().count(OutboundEmailSchema, { to: address });
-const codeRows = (storeId: string, email: string) => orm.em.fork().find(CustomerCodeSchema, { store: storeId, email }, { orderBy: { createdAt: 'asc' } });
+const codeRows = (storeId: string, email: string) =>
+  orm.em.fork().find(CustomerCodeSchema, { store: storeId, email }, { orderBy: { createdAt: 'asc' } });
 
 /** Asks for a code (as the route would, from a new client) and reads it from the one e-mail that request sent. */
 async function requestCode(base: ServiceContext, storeId: string, email: string): Promise<string> {
@@ -85,7 +87,8 @@ async function requestCode(base: ServiceContext, storeId: string, email: string)
   return code!;
 }
 
-const verify = (base: ServiceContext, storeId: string, email: string, code: string) => verifyCustomerLogin(service(base), { storeId, email, code });
+const verify = (base: ServiceContext, storeId: string, email: string, code: string) =>
+  verifyCustomerLogin(service(base), { storeId, email, code });
 
 async function signIn(base: ServiceContext, storeId: string, email = buyerEmail()) {
   const code = await requestCode(base, storeId, email);
@@ -116,8 +119,12 @@ describe('startCustomerLogin', () => {
     const { base } = setup();
     const banned = await createStore(orm.em.fork(), { banned: true });
     const email = buyerEmail();
-    await expect(startCustomerLogin(request(base), { storeId: newId(), email })).rejects.toMatchObject({ appCode: 'not_found' });
-    await expect(startCustomerLogin(request(base), { storeId: banned.id, email })).rejects.toMatchObject({ appCode: 'not_found' });
+    await expect(startCustomerLogin(request(base), { storeId: newId(), email })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+    await expect(startCustomerLogin(request(base), { storeId: banned.id, email })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
     expect(await mailCount(email)).toBe(0);
     expect(await codeRows(banned.id, email)).toEqual([]);
   });
@@ -154,7 +161,9 @@ describe('startCustomerLogin', () => {
       clock.advance(MINUTE);
     }
     const limited = request(base);
-    await expect(startCustomerLogin(limited, { storeId: store.id, email })).rejects.toMatchObject({ appCode: 'rate_limited' });
+    await expect(startCustomerLogin(limited, { storeId: store.id, email })).rejects.toMatchObject({
+      appCode: 'rate_limited',
+    });
     // The oldest request leaves the window 15 minutes after it was made: 10 minutes from now.
     expect(limited.answer.headers).toMatchObject({
       'X-RateLimit-Limit': '5',
@@ -171,7 +180,9 @@ describe('startCustomerLogin', () => {
     await startCustomerLogin(request(base), { storeId: other.id, email });
     // One millisecond before the first request leaves the window: still limited; then one more is allowed.
     clock.set(start + 15 * MINUTE - 1);
-    await expect(startCustomerLogin(request(base), { storeId: store.id, email })).rejects.toMatchObject({ appCode: 'rate_limited' });
+    await expect(startCustomerLogin(request(base), { storeId: store.id, email })).rejects.toMatchObject({
+      appCode: 'rate_limited',
+    });
     clock.set(start + 15 * MINUTE);
     await startCustomerLogin(request(base), { storeId: store.id, email });
     expect(await mailCount(email)).toBe(7);
@@ -206,7 +217,10 @@ describe('startCustomerLogin', () => {
     const ip = randomIp();
     for (const left of [4, 3, 2, 1, 0]) {
       const headers = await startAsRoute(ip, buyerEmail());
-      expect(headers).toMatchObject({ 'X-RateLimit-Remaining': String(left), 'RateLimit-Policy': '"customer.code";q=5;w=900' });
+      expect(headers).toMatchObject({
+        'X-RateLimit-Remaining': String(left),
+        'RateLimit-Policy': '"customer.code";q=5;w=900',
+      });
     }
   });
 });
@@ -232,12 +246,16 @@ describe('verifyCustomerLogin', () => {
 
     const lucky = buyerEmail();
     const luckyCode = await requestCode(base, store.id, lucky);
-    for (let n = 0; n < 4; n++) await expect(verify(base, store.id, lucky, wrongCode(luckyCode))).rejects.toMatchObject({ appCode: 'token_invalid' });
+    for (let n = 0; n < 4; n++)
+      await expect(verify(base, store.id, lucky, wrongCode(luckyCode))).rejects.toMatchObject({
+        appCode: 'token_invalid',
+      });
     await expect(verify(base, store.id, lucky, luckyCode)).resolves.toMatchObject({ customer: { email: lucky } });
 
     const email = buyerEmail();
     const code = await requestCode(base, store.id, email);
-    for (let n = 0; n < 5; n++) await expect(verify(base, store.id, email, wrongCode(code))).rejects.toMatchObject({ appCode: 'token_invalid' });
+    for (let n = 0; n < 5; n++)
+      await expect(verify(base, store.id, email, wrongCode(code))).rejects.toMatchObject({ appCode: 'token_invalid' });
     await expect(verify(base, store.id, email, code)).rejects.toMatchObject({ appCode: 'token_invalid' });
     expect(await orm.em.fork().count(CustomerSchema, { store: store.id, email })).toBe(0);
   });
@@ -247,7 +265,9 @@ describe('verifyCustomerLogin', () => {
     const store = await createStore(orm.em.fork());
     const email = buyerEmail();
     const code = await requestCode(base, store.id, email);
-    const guesses = await Promise.allSettled(Array.from({ length: 8 }, () => verify(base, store.id, email, wrongCode(code))));
+    const guesses = await Promise.allSettled(
+      Array.from({ length: 8 }, () => verify(base, store.id, email, wrongCode(code))),
+    );
     expect(guesses.every((g) => g.status === 'rejected')).toBe(true);
     await expect(verify(base, store.id, email, code)).rejects.toMatchObject({ appCode: 'token_invalid' });
   });
@@ -263,9 +283,12 @@ describe('verifyCustomerLogin', () => {
     const racing = buyerEmail();
     const racingCode = await requestCode(base, store.id, racing);
     // Within the 5 tries, so only single use can refuse any of them.
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => verify(base, store.id, racing, racingCode)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => verify(base, store.id, racing, racingCode)),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    for (const refused of results.filter((r) => r.status === 'rejected')) expect(refused).toMatchObject({ reason: { appCode: 'token_invalid' } });
+    for (const refused of results.filter((r) => r.status === 'rejected'))
+      expect(refused).toMatchObject({ reason: { appCode: 'token_invalid' } });
     const [customer] = await orm.em.fork().find(CustomerSchema, { store: store.id, email: racing });
     expect(await orm.em.fork().count(CustomerSessionSchema, { customer: customer!.id })).toBe(1);
   });
@@ -288,12 +311,18 @@ describe('verifyCustomerLogin', () => {
     const store = await createStore(orm.em.fork());
     const first = await signIn(base, store.id);
     expect(first.token.length).toBeGreaterThanOrEqual(43); // 32 random bytes
-    expect(first.customer).toMatchObject({ storeId: store.id, email: first.email, createdAt: clock.now().toISOString() });
+    expect(first.customer).toMatchObject({
+      storeId: store.id,
+      email: first.email,
+      createdAt: clock.now().toISOString(),
+    });
 
     const sessions = await orm.em.fork().find(CustomerSessionSchema, { customer: first.customer.id });
     expect(sessions.map((s) => s.idHash)).toEqual([sha256Hex(first.token)]);
     expect(sessions[0]!.expiresAt.getTime() - clock.now().getTime()).toBe(CUSTOMER_SESSION_TTL_MS);
-    const rows: unknown[] = await orm.em.fork().execute('select * from customer_session where customer_id = ?', [first.customer.id]);
+    const rows: unknown[] = await orm.em
+      .fork()
+      .execute('select * from customer_session where customer_id = ?', [first.customer.id]);
     expect(JSON.stringify(rows)).not.toContain(first.token);
 
     clock.advance(MINUTE);
@@ -319,7 +348,9 @@ describe('authenticateCustomer', () => {
   it('is unauthorized without a token and with a token it never issued', async () => {
     const { base } = setup();
     await expect(authenticate(base, undefined)).rejects.toMatchObject({ appCode: 'unauthorized' });
-    await expect(authenticate(base, randomBytes(32).toString('base64url'))).rejects.toMatchObject({ appCode: 'unauthorized' });
+    await expect(authenticate(base, randomBytes(32).toString('base64url'))).rejects.toMatchObject({
+      appCode: 'unauthorized',
+    });
   });
 
   it('accepts the session for 30 days, then it is unauthorized', async () => {
@@ -346,10 +377,17 @@ describe('authenticateCustomer', () => {
     const store = await createStore(orm.em.fork());
     const neighbour = await createStore(orm.em.fork());
     await orm.em.fork().nativeUpdate(StoreSchema, { id: store.id }, { allowedOrigins: ['https://theme.example.com'] });
-    await orm.em.fork().nativeUpdate(StoreSchema, { id: neighbour.id }, { allowedOrigins: ['https://neighbour.example.com'] });
+    await orm.em
+      .fork()
+      .nativeUpdate(StoreSchema, { id: neighbour.id }, { allowedOrigins: ['https://neighbour.example.com'] });
     const { token, customer } = await signIn(base, store.id);
 
-    for (const origin of [undefined, PUBLIC_URL, 'https://theme.example.com', `https://${store.subdomain}.${BASE_DOMAIN}`]) {
+    for (const origin of [
+      undefined,
+      PUBLIC_URL,
+      'https://theme.example.com',
+      `https://${store.subdomain}.${BASE_DOMAIN}`,
+    ]) {
       await expect(authenticate(base, token, origin), String(origin)).resolves.toMatchObject({ id: customer.id });
     }
     for (const origin of [
@@ -366,7 +404,9 @@ describe('authenticateCustomer', () => {
 
     // Without STOREFRONT_BASE_DOMAIN the store has no subdomain origin.
     const { base: bare } = setup({ STOREFRONT_BASE_DOMAIN: '' });
-    await expect(authenticate(bare, token, `https://${store.subdomain}.${BASE_DOMAIN}`)).rejects.toMatchObject({ appCode: 'store_forbidden' });
+    await expect(authenticate(bare, token, `https://${store.subdomain}.${BASE_DOMAIN}`)).rejects.toMatchObject({
+      appCode: 'store_forbidden',
+    });
     await expect(authenticate(bare, token, 'https://theme.example.com')).resolves.toMatchObject({ id: customer.id });
   });
 
@@ -396,10 +436,18 @@ describe("the buyer's orders", () => {
     const mine = await insertOrders(workerDatabaseUrl(), store.id, [
       { customerEmail: email, createdAt: at(1), status: 'completed' },
       { customerEmail: email, createdAt: at(2) },
-      { customerEmail: email, createdAt: at(3), lines: [{ productName: 'Icon Pack', quantity: 2, unitPriceMinor: 500 }] },
+      {
+        customerEmail: email,
+        createdAt: at(3),
+        lines: [{ productName: 'Icon Pack', quantity: 2, unitPriceMinor: 500 }],
+      },
     ]);
-    const [someoneElses] = await insertOrders(workerDatabaseUrl(), store.id, [{ customerEmail: buyerEmail(), createdAt: at(4) }]);
-    const [otherStore] = await insertOrders(workerDatabaseUrl(), elsewhere.id, [{ customerEmail: email, createdAt: at(5) }]);
+    const [someoneElses] = await insertOrders(workerDatabaseUrl(), store.id, [
+      { customerEmail: buyerEmail(), createdAt: at(4) },
+    ]);
+    const [otherStore] = await insertOrders(workerDatabaseUrl(), elsewhere.id, [
+      { customerEmail: email, createdAt: at(5) },
+    ]);
     return { base, store, customer, mine, someoneElses: someoneElses!, otherStore: otherStore! };
   }
 
@@ -409,7 +457,10 @@ describe("the buyer's orders", () => {
     expect(all.orders.map((o) => o.id)).toEqual(mine.map((o) => o.id).reverse());
     expect(all).toMatchObject({ hasMore: false, nextCursor: null });
     expect(all.orders.every((o) => o.storeId === store.id)).toBe(true);
-    expect(all.orders[0]).toMatchObject({ productName: 'Icon Pack', lines: [{ productName: 'Icon Pack', quantity: 2, unitPrice: 5 }] });
+    expect(all.orders[0]).toMatchObject({
+      productName: 'Icon Pack',
+      lines: [{ productName: 'Icon Pack', quantity: 2, unitPrice: 5 }],
+    });
 
     const first = await listCustomerOrders(service(base), customer, { limit: 2 });
     expect(first.orders.map((o) => o.id)).toEqual([mine[2]!.id, mine[1]!.id]);
@@ -421,11 +472,22 @@ describe("the buyer's orders", () => {
 
   it("shows one of this buyer's orders by id or number, and not_found for anyone else's or another store's", async () => {
     const { base, customer, mine, someoneElses, otherStore } = await buyerWithOrders();
-    await expect(getCustomerOrder(service(base), customer, mine[0]!.id)).resolves.toMatchObject({ id: mine[0]!.id, status: 'completed' });
-    await expect(getCustomerOrder(service(base), customer, `ORD-${mine[1]!.number}`)).resolves.toMatchObject({ id: mine[1]!.id });
-    await expect(getCustomerOrder(service(base), customer, someoneElses.id)).rejects.toMatchObject({ appCode: 'not_found' });
-    await expect(getCustomerOrder(service(base), customer, `ORD-${someoneElses.number}`)).rejects.toMatchObject({ appCode: 'not_found' });
-    await expect(getCustomerOrder(service(base), customer, otherStore.id)).rejects.toMatchObject({ appCode: 'not_found' });
+    await expect(getCustomerOrder(service(base), customer, mine[0]!.id)).resolves.toMatchObject({
+      id: mine[0]!.id,
+      status: 'completed',
+    });
+    await expect(getCustomerOrder(service(base), customer, `ORD-${mine[1]!.number}`)).resolves.toMatchObject({
+      id: mine[1]!.id,
+    });
+    await expect(getCustomerOrder(service(base), customer, someoneElses.id)).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+    await expect(getCustomerOrder(service(base), customer, `ORD-${someoneElses.number}`)).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+    await expect(getCustomerOrder(service(base), customer, otherStore.id)).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
     await expect(getCustomerOrder(service(base), customer, newId())).rejects.toMatchObject({ appCode: 'not_found' });
   });
 });

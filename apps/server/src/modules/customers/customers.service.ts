@@ -27,7 +27,12 @@ function codeHash(config: Config, storeId: string, email: string, code: string):
 }
 
 export function toCustomerView(customer: Customer): TCustomer {
-  return { id: customer.id, storeId: customer.store.id, email: customer.email, createdAt: customer.createdAt.toISOString() };
+  return {
+    id: customer.id,
+    storeId: customer.store.id,
+    email: customer.email,
+    createdAt: customer.createdAt.toISOString(),
+  };
 }
 
 async function findOpenStore(ctx: ServiceContext, storeId: string) {
@@ -43,12 +48,16 @@ async function findOpenStore(ctx: ServiceContext, storeId: string) {
  */
 async function enforceAddressLimit(ctx: Pick<Context, 'deps' | 'clock' | 'answer'>, key: string): Promise<void> {
   const decision = await ctx.deps.limiter.hit(key, CODE_REQUESTS_PER_EMAIL, ctx.clock.now().getTime());
-  if (!decision.allowed || decision.remaining < promisedRemaining(ctx.answer)) setRateLimitHeaders(ctx.answer, CODE_REQUESTS_PER_EMAIL, decision);
+  if (!decision.allowed || decision.remaining < promisedRemaining(ctx.answer))
+    setRateLimitHeaders(ctx.answer, CODE_REQUESTS_PER_EMAIL, decision);
   if (!decision.allowed) throw new AppError('rate_limited');
 }
 
 /** Sends a code. Answers the same whether or not the address has ever ordered. */
-export async function startCustomerLogin(ctx: ServiceContext & Pick<Context, 'answer'>, input: { storeId: string; email: string }): Promise<void> {
+export async function startCustomerLogin(
+  ctx: ServiceContext & Pick<Context, 'answer'>,
+  input: { storeId: string; email: string },
+): Promise<void> {
   const store = await findOpenStore(ctx, input.storeId);
   await enforceAddressLimit(ctx, `${store.id}:${input.email}`);
   const now = ctx.clock.now();
@@ -126,7 +135,11 @@ export async function endCustomerSession(ctx: ServiceContext, token: string | un
 export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, 'caller'>): Promise<Customer> {
   const token = ctx.caller.credentials.customerToken;
   if (!token) throw new AppError('unauthorized', 'Sign in with the code sent to your e-mail.');
-  const session = await ctx.em.findOne(CustomerSessionSchema, { idHash: sha256Hex(token) }, { populate: ['customer.store'] });
+  const session = await ctx.em.findOne(
+    CustomerSessionSchema,
+    { idHash: sha256Hex(token) },
+    { populate: ['customer.store'] },
+  );
   if (!session || session.expiresAt.getTime() <= ctx.clock.now().getTime()) {
     throw new AppError('unauthorized', 'The session has expired; sign in again.');
   }
@@ -141,8 +154,17 @@ export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, '
   return customer;
 }
 
-export function listCustomerOrders(ctx: ServiceContext, customer: Customer, input: { limit?: number | undefined; cursor?: string | undefined }) {
-  return listBuyerOrders(ctx, { storeId: customer.store.id, customerEmail: customer.email }, input.limit ?? 50, input.cursor);
+export function listCustomerOrders(
+  ctx: ServiceContext,
+  customer: Customer,
+  input: { limit?: number | undefined; cursor?: string | undefined },
+) {
+  return listBuyerOrders(
+    ctx,
+    { storeId: customer.store.id, customerEmail: customer.email },
+    input.limit ?? 50,
+    input.cursor,
+  );
 }
 
 export function getCustomerOrder(ctx: ServiceContext, customer: Customer, orderId: string): Promise<TBuyerOrder> {

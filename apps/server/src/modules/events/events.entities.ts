@@ -11,9 +11,16 @@ export const EventSchema = defineEntity({
   indexes: [
     { name: 'event_store_created_index', properties: ['store', 'createdAt'] },
     // Fan-out: events not yet turned into deliveries.
-    { name: 'event_undispatched_index', expression: 'create index "event_undispatched_index" on "event" ("created_at") where "dispatched_at" is null' },
+    {
+      name: 'event_undispatched_index',
+      expression: 'create index "event_undispatched_index" on "event" ("created_at") where "dispatched_at" is null',
+    },
     // Pruning (webhooks' prune-events job): dispatched events past the retention, oldest first.
-    { name: 'event_dispatched_created_index', expression: 'create index "event_dispatched_created_index" on "event" ("created_at") where "dispatched_at" is not null' },
+    {
+      name: 'event_dispatched_created_index',
+      expression:
+        'create index "event_dispatched_created_index" on "event" ("created_at") where "dispatched_at" is not null',
+    },
   ],
   properties: (p) => ({
     /** `evt_<cuid2>`, the same on every delivery attempt. */

@@ -7,7 +7,14 @@ import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
  * The INSERT of one event row, for a statement that writes it beside other rows (the checkout's
  * one-statement order insert). Only the outbox (outbox.ts `eventInsert`) builds it.
  */
-export function eventRowInsert(row: { id: string; storeId: string; type: string; payload: Record<string, unknown>; at: Date; dispatchedAt: Date | null }): { sql: string; params: unknown[] } {
+export function eventRowInsert(row: {
+  id: string;
+  storeId: string;
+  type: string;
+  payload: Record<string, unknown>;
+  at: Date;
+  dispatchedAt: Date | null;
+}): { sql: string; params: unknown[] } {
   return {
     sql: `insert into event (id, store_id, type, payload, created_at, dispatched_at) values (?, ?, ?, ?::jsonb, ?, ?)`,
     params: [row.id, row.storeId, row.type, JSON.stringify(row.payload), row.at, row.dispatchedAt],
@@ -36,7 +43,12 @@ export interface EventPageFilter {
  * A page of a store's events, newest first. Raw: the row-value keyset on (created_at, id) at
  * microsecond precision (the ORM cannot say it), on event_store_created_index.
  */
-export async function selectEventPage(em: EntityManager, filter: EventPageFilter, before: KeysetPosition | undefined, limit: number): Promise<EventRow[]> {
+export async function selectEventPage(
+  em: EntityManager,
+  filter: EventPageFilter,
+  before: KeysetPosition | undefined,
+  limit: number,
+): Promise<EventRow[]> {
   const where = ['store_id = ?'];
   const params: unknown[] = [filter.storeId];
   if (filter.type) {

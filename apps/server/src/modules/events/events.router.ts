@@ -9,12 +9,28 @@ const tags = ['merchant: events'];
 
 export const eventsRouter = router({
   list: read
-    .meta({ openapi: { method: 'GET', path: base, tags, summary: "The store's events, newest first (filters `type`, `from`, `to`); kept 30 days" }, errors: [] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: base,
+        tags,
+        summary: "The store's events, newest first (filters `type`, `from`, `to`); kept 30 days",
+      },
+      errors: [],
+    })
     .input(ZListEventsQuery)
     .output(ZEventList)
     .query(({ ctx, input }) => listEvents(ctx, input)),
   get: read
-    .meta({ openapi: { method: 'GET', path: `${base}/{eventId}`, tags, summary: 'One event, byte for byte the body its webhook deliveries carry' }, errors: ['not_found'] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${base}/{eventId}`,
+        tags,
+        summary: 'One event, byte for byte the body its webhook deliveries carry',
+      },
+      errors: ['not_found'],
+    })
     .input(ZEventIdInput)
     .output(ZStoredEvent)
     .query(({ ctx, input }) => getEvent(ctx, input)),

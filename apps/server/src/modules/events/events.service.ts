@@ -11,8 +11,20 @@ import { EventSchema } from './events.entities.js';
 import { selectEventPage } from './events.repo.js';
 
 /** The event as a delivery's body has it (webhooks/attempt.ts eventBody builds the same keys in the same order). */
-function toStoredEvent(row: { id: string; type: string; createdAt: Date; storeId: string; payload: Record<string, unknown> }): TStoredEvent {
-  return { id: row.id, event: row.type as TStoredEvent['event'], createdAt: row.createdAt.toISOString(), storeId: row.storeId, data: row.payload };
+function toStoredEvent(row: {
+  id: string;
+  type: string;
+  createdAt: Date;
+  storeId: string;
+  payload: Record<string, unknown>;
+}): TStoredEvent {
+  return {
+    id: row.id,
+    event: row.type as TStoredEvent['event'],
+    createdAt: row.createdAt.toISOString(),
+    storeId: row.storeId,
+    data: row.payload,
+  };
 }
 
 export async function listEvents(ctx: ServiceContext, input: TListEventsQuery) {
@@ -20,21 +32,43 @@ export async function listEvents(ctx: ServiceContext, input: TListEventsQuery) {
   const before = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor) : undefined;
   const rows = await selectEventPage(
     ctx.em,
-    { storeId: input.storeId, type: input.type, from: input.from ? new Date(input.from) : undefined, to: input.to ? new Date(input.to) : undefined },
+    {
+      storeId: input.storeId,
+      type: input.type,
+      from: input.from ? new Date(input.from) : undefined,
+      to: input.to ? new Date(input.to) : undefined,
+    },
     before,
     limit + 1,
   );
   const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, rows, limit, (row) => row.us);
   return {
-    events: page.map((row) => toStoredEvent({ id: row.id, type: row.type, createdAt: new Date(row.created_at), storeId: row.store_id, payload: typeof row.payload === 'string' ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload })),
+    events: page.map((row) =>
+      toStoredEvent({
+        id: row.id,
+        type: row.type,
+        createdAt: new Date(row.created_at),
+        storeId: row.store_id,
+        payload: typeof row.payload === 'string' ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload,
+      }),
+    ),
     hasMore,
     nextCursor,
   };
 }
 
 /** One event of the store; another store's (or a pruned one) is 404. */
-export async function getEvent(ctx: ServiceContext, input: { storeId: string; eventId: string }): Promise<TStoredEvent> {
+export async function getEvent(
+  ctx: ServiceContext,
+  input: { storeId: string; eventId: string },
+): Promise<TStoredEvent> {
   const event = await ctx.em.findOne(EventSchema, { id: input.eventId, store: input.storeId });
   if (!event) throw new AppError('not_found', 'No event with this id in this store.');
-  return toStoredEvent({ id: event.id, type: event.type, createdAt: event.createdAt, storeId: input.storeId, payload: event.payload });
+  return toStoredEvent({
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt,
+    storeId: input.storeId,
+    payload: event.payload,
+  });
 }

@@ -27,7 +27,12 @@ afterAll(async () => {
 });
 
 const exists = async (id: string) => (await orm.em.fork().count(EventSchema, { id })) === 1;
-const event = (storeId: string) => ({ storeId, type: 'product.created' as const, payload: productPayload(storeId) as Record<string, unknown>, at: new Date() });
+const event = (storeId: string) => ({
+  storeId,
+  type: 'product.created' as const,
+  payload: productPayload(storeId) as Record<string, unknown>,
+  at: new Date(),
+});
 
 describe('recordEvent', () => {
   it('outside a transaction: writes the event and wakes at once', async () => {
@@ -77,7 +82,12 @@ describe('recordEvent', () => {
   it('writes an already dispatched event (the test ping) without a wake-up', async () => {
     const store = await createStore(orm.em.fork());
     const before = wakes;
-    const id = await recordEvent(orm.em.fork(), { ...event(store.id), type: 'webhook.test', payload: { webhookId: 'wh1' }, dispatched: true });
+    const id = await recordEvent(orm.em.fork(), {
+      ...event(store.id),
+      type: 'webhook.test',
+      payload: { webhookId: 'wh1' },
+      dispatched: true,
+    });
     expect(wakes).toBe(before);
     expect((await orm.em.fork().findOneOrFail(EventSchema, { id })).dispatchedAt).not.toBeNull();
   });
@@ -106,7 +116,9 @@ describe('payload schemas (EVENT_PAYLOADS)', () => {
     const bad = { ...event(store.id), type: 'order.created' as const, payload: { order: { id: 'o' } } };
     await expect(recordEvent(orm.em.fork(), bad)).rejects.toThrow(/order\.created payload does not match/);
     expect(() => eventInsert(bad)).toThrow(/order\.created payload does not match/);
-    expect(() => eventInsert({ ...event(store.id), payload: productPayload(store.id, { minQuantity: -1 }) })).toThrow(/product\.minQuantity/);
+    expect(() => eventInsert({ ...event(store.id), payload: productPayload(store.id, { minQuantity: -1 }) })).toThrow(
+      /product\.minQuantity/,
+    );
     expect(await orm.em.fork().count(EventSchema, { store: store.id })).toBe(0);
   });
 });

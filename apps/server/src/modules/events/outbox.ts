@@ -35,7 +35,9 @@ export function assertEventPayload(type: OutboxEvent['type'], payload: Record<st
   if (!schema) throw new Error(`outbox: unknown event type ${type}`);
   const parsed = schema.safeParse(payload);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; ');
+    const issues = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`)
+      .join('; ');
     throw new Error(`outbox: the ${type} payload does not match its schema: ${issues}`);
   }
 }
@@ -44,7 +46,17 @@ export function assertEventPayload(type: OutboxEvent['type'], payload: Record<st
 export function eventInsert(event: OutboxEvent): { id: string; sql: string; params: unknown[] } {
   assertEventPayload(event.type, event.payload);
   const id = newEventId();
-  return { id, ...eventRowInsert({ id, storeId: event.storeId, type: event.type, payload: event.payload, at: event.at, dispatchedAt: event.dispatched ? event.at : null }) };
+  return {
+    id,
+    ...eventRowInsert({
+      id,
+      storeId: event.storeId,
+      type: event.type,
+      payload: event.payload,
+      at: event.at,
+      dispatchedAt: event.dispatched ? event.at : null,
+    }),
+  };
 }
 
 /** After a raw statement wrote events: the wake-up when its transaction commits (at once outside one). */
@@ -61,7 +73,14 @@ export function afterEventWrite(em: EntityManager): void {
 export async function recordEvent(em: EntityManager, event: OutboxEvent): Promise<string> {
   assertEventPayload(event.type, event.payload);
   const id = newEventId();
-  const row = { id, store: event.storeId, type: event.type, payload: event.payload, createdAt: event.at, dispatchedAt: event.dispatched ? event.at : null };
+  const row = {
+    id,
+    store: event.storeId,
+    type: event.type,
+    payload: event.payload,
+    createdAt: event.at,
+    dispatchedAt: event.dispatched ? event.at : null,
+  };
   if (em.isInTransaction()) em.create(EventSchema, row);
   else await em.insert(EventSchema, row);
   if (!event.dispatched) afterEventWrite(em);

@@ -51,10 +51,13 @@ export class WakeHub implements EventSubscriber {
  */
 function rootTransaction(transaction: unknown): object | undefined {
   // knex's transaction objects are functions.
-  const isTransaction = (value: unknown): value is object => !!value && (typeof value === 'object' || typeof value === 'function');
+  const isTransaction = (value: unknown): value is object =>
+    !!value && (typeof value === 'object' || typeof value === 'function');
   let current = transaction;
   for (let depth = 0; depth < 32 && isTransaction(current); depth++) {
-    const parentKey = Object.getOwnPropertySymbols(current).find((symbol) => symbol.description === 'parentTransaction');
+    const parentKey = Object.getOwnPropertySymbols(current).find(
+      (symbol) => symbol.description === 'parentTransaction',
+    );
     const parent = parentKey ? (current as Record<symbol, unknown>)[parentKey] : undefined;
     if (!isTransaction(parent)) return current;
     current = parent;

@@ -7,7 +7,13 @@ export const FeedbackSchema = defineEntity({
   name: 'Feedback',
   tableName: 'feedback',
   checks: [{ name: 'feedback_rating_check', expression: 'rating >= 1 and rating <= 5' }],
-  indexes: [{ name: 'feedback_store_created_index', expression: 'create index "feedback_store_created_index" on "feedback" ("store_id", "created_at" desc, "id" desc)' }],
+  indexes: [
+    {
+      name: 'feedback_store_created_index',
+      expression:
+        'create index "feedback_store_created_index" on "feedback" ("store_id", "created_at" desc, "id" desc)',
+    },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('feedback_store_id_fkey').updateRule('no action'),

@@ -17,7 +17,12 @@ export interface FeedbackRow {
  * row-value comparison `(created_at, id) < before` on the (store, created_at desc, id desc) index,
  * which the ORM cannot write, and the join straight into the view.
  */
-export async function selectFeedbackPage(em: EntityManager, storeId: string, before: KeysetPosition | undefined, limit: number): Promise<FeedbackRow[]> {
+export async function selectFeedbackPage(
+  em: EntityManager,
+  storeId: string,
+  before: KeysetPosition | undefined,
+  limit: number,
+): Promise<FeedbackRow[]> {
   const where = ['f.store_id = ?'];
   const params: unknown[] = [storeId];
   if (before) {

@@ -7,7 +7,12 @@ const MINUTE = 60_000;
 export const feedbackRouter = router({
   list: publicProcedure
     .meta({
-      openapi: { method: 'GET', path: '/feedback', tags: ['public'], summary: "A store's feedback, newest first, with its average rating" },
+      openapi: {
+        method: 'GET',
+        path: '/feedback',
+        tags: ['public'],
+        summary: "A store's feedback, newest first, with its average rating",
+      },
       rateLimit: { name: 'feedback.list', max: 60, windowMs: MINUTE },
       errors: ['not_found', 'store_banned'],
     })
@@ -17,7 +22,12 @@ export const feedbackRouter = router({
 
   create: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/feedback/create', tags: ['buyer'], summary: 'Rate a completed order (once), opened with its checkout token' },
+      openapi: {
+        method: 'POST',
+        path: '/feedback/create',
+        tags: ['buyer'],
+        summary: 'Rate a completed order (once), opened with its checkout token',
+      },
       successStatus: 201,
       rateLimit: { name: 'feedback.create', max: 5, windowMs: MINUTE },
       errors: ['not_found', 'store_forbidden', 'order_not_paid', 'conflict'],

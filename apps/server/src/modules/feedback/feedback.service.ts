@@ -18,7 +18,13 @@ export const DEFAULT_FEEDBACK_PAGE = 20;
 const ALREADY_RATED = 'This order already has feedback.';
 
 function rowToFeedback(row: FeedbackRow): TFeedback {
-  return { id: row.id, rating: Number(row.rating), text: row.text, createdAt: iso(row.created_at), productName: row.product_name };
+  return {
+    id: row.id,
+    rating: Number(row.rating),
+    text: row.text,
+    createdAt: iso(row.created_at),
+    productName: row.product_name,
+  };
 }
 
 /** One page, newest first: `(created_at, id) < cursor`, served by the (store, created_at desc, id desc) index. */

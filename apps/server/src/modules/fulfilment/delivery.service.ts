@@ -56,14 +56,20 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery): Promis
   if (!granted && query.email) {
     offered = true;
     const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
-    granted = storeSettings(store).emailOrderAccess && order.customerEmail !== '' && safeEqual(order.customerEmail, query.email.trim().toLowerCase());
+    granted =
+      storeSettings(store).emailOrderAccess &&
+      order.customerEmail !== '' &&
+      safeEqual(order.customerEmail, query.email.trim().toLowerCase());
   }
   if (!granted && credentials.customerToken) {
     // The customer area opens the orders of the signed-in buyer's e-mail in that store.
     const customer = await customerOrNull(ctx);
     if (customer) {
       offered = true;
-      granted = customer.store.id === order.store.id && order.customerEmail !== '' && safeEqual(order.customerEmail, customer.email);
+      granted =
+        customer.store.id === order.store.id &&
+        order.customerEmail !== '' &&
+        safeEqual(order.customerEmail, customer.email);
     }
   }
   if (!granted && credentials.sessionToken && !credentials.authorization) {
@@ -78,7 +84,8 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery): Promis
       granted = true;
     }
   }
-  if (!offered) throw new AppError('unauthorized', 'Open the order with its link, its e-mail address or a staff session.');
+  if (!offered)
+    throw new AppError('unauthorized', 'Open the order with its link, its e-mail address or a staff session.');
   if (!granted) throw new AppError('store_forbidden', 'These credentials do not open this order.');
   if (!PAID_STATUSES.includes(order.status) && order.status !== 'refunded') {
     throw new AppError('order_not_paid', 'This order has not been paid.');
@@ -95,17 +102,30 @@ export function signFileLink(ctx: ServiceContext, orderId: string, fileId: strin
 }
 
 async function deliveredKeys(ctx: ServiceContext, order: Order) {
-  const keys = await ctx.em.find(LicenseKeySchema, { order: order.id, status: 'assigned' }, { orderBy: { assignedAt: 'asc', id: 'asc' } });
+  const keys = await ctx.em.find(
+    LicenseKeySchema,
+    { order: order.id, status: 'assigned' },
+    { orderBy: { assignedAt: 'asc', id: 'asc' } },
+  );
   if (keys.length === 0) return [];
   const lines = await ctx.em.find(OrderLineSchema, { order: order.id });
   return keys.map((key) => {
     const line = lines.find((l) => l.id === key.orderLineId);
-    return { productId: line?.productId ?? null, productName: line?.productName ?? '', key: decryptLicenseKey(ctx.deps.config, key.valueEnc) };
+    return {
+      productId: line?.productId ?? null,
+      productName: line?.productName ?? '',
+      key: decryptLicenseKey(ctx.deps.config, key.valueEnc),
+    };
   });
 }
 
 export async function deliveryPayload(ctx: ServiceContext, order: Order): Promise<TDeliveryPayload> {
-  const payload: TDeliveryPayload = { orderId: order.id, status: order.status, methods: [], customFields: order.customFieldResponses };
+  const payload: TDeliveryPayload = {
+    orderId: order.id,
+    status: order.status,
+    methods: [],
+    customFields: order.customFieldResponses,
+  };
   if (order.status === 'refunded') return payload;
   const lines = await ctx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
   const productIds = lines.map((l) => l.productId).filter((id): id is string => !!id);
@@ -114,7 +134,11 @@ export async function deliveryPayload(ctx: ServiceContext, order: Order): Promis
   payload.methods = [...methods];
   if (methods.has('licenseKeys')) payload.licenseKeys = await deliveredKeys(ctx, order);
   if (methods.has('downloadFiles')) {
-    const files = await ctx.em.find(StoredFileSchema, { product: { $in: productIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    const files = await ctx.em.find(
+      StoredFileSchema,
+      { product: { $in: productIds } },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
     const expires = Math.floor(ctx.clock.now().getTime() / 1000) + FILE_LINK_TTL_SECONDS;
     payload.downloadFiles = files.map((file) => ({
       id: file.id,
@@ -137,19 +161,32 @@ export async function deliveryPayload(ctx: ServiceContext, order: Order): Promis
 }
 
 export async function orderKeys(ctx: ServiceContext, order: Order) {
-  return { orderId: order.id, status: order.status, keys: order.status === 'refunded' ? [] : await deliveredKeys(ctx, order) };
+  return {
+    orderId: order.id,
+    status: order.status,
+    keys: order.status === 'refunded' ? [] : await deliveredKeys(ctx, order),
+  };
 }
 
 export async function tryAssignForBuyer(ctx: ServiceContext, order: Order) {
   if (order.status === 'refunded') throw new AppError('order_not_paid', 'This order was refunded.');
   const updated = await tryAssignKeys(ctx.em.fork(), order.id, ctx.clock.now());
-  return { orderId: updated.id, status: updated.status, keyCount: updated.keyCount, missingKeys: await keysOwed(ctx.em.fork(), updated) };
+  return {
+    orderId: updated.id,
+    status: updated.status,
+    keyCount: updated.keyCount,
+    missingKeys: await keysOwed(ctx.em.fork(), updated),
+  };
 }
 
 /** A signed, unexpired link to one of the order's files, for an order that still delivers. */
-export async function fileForLink(ctx: ServiceContext, params: { orderId: string; fileId: string; expires: number; sig: string }) {
+export async function fileForLink(
+  ctx: ServiceContext,
+  params: { orderId: string; fileId: string; expires: number; sig: string },
+) {
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
-  if (!Number.isInteger(params.expires) || params.expires < now) throw new AppError('store_forbidden', 'This download link has expired; open the order again for a new one.');
+  if (!Number.isInteger(params.expires) || params.expires < now)
+    throw new AppError('store_forbidden', 'This download link has expired; open the order again for a new one.');
   if (!safeEqual(params.sig, signFileLink(ctx, params.orderId, params.fileId, params.expires))) {
     throw new AppError('store_forbidden', 'This download link is not valid.');
   }
@@ -157,6 +194,7 @@ export async function fileForLink(ctx: ServiceContext, params: { orderId: string
   if (!order || !PAID_STATUSES.includes(order.status)) throw new AppError('not_found', 'File not found.');
   const file = await ctx.em.findOne(StoredFileSchema, { id: params.fileId });
   const lines = await ctx.em.find(OrderLineSchema, { order: order.id });
-  if (!file || !file.product || !lines.some((l) => l.productId === file.product!.id)) throw new AppError('not_found', 'File not found.');
+  if (!file || !file.product || !lines.some((l) => l.productId === file.product!.id))
+    throw new AppError('not_found', 'File not found.');
   return file;
 }

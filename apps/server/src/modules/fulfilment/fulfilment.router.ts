@@ -1,7 +1,20 @@
-import { ZBuyerOrderAccess, ZDeliveryPayload, ZImportKeysInput, ZImportKeysResult, ZMerchantImportKeysInput, ZOrderKeys, ZTryAssignResult } from '@svc/schemas';
+import {
+  ZBuyerOrderAccess,
+  ZDeliveryPayload,
+  ZImportKeysInput,
+  ZImportKeysResult,
+  ZMerchantImportKeysInput,
+  ZOrderKeys,
+  ZTryAssignResult,
+} from '@svc/schemas';
 import type { TErrorCode } from '@svc/schemas';
 import { buyerProcedure, merchantProcedure, router, storeProcedure } from '../../trpc/procedures.js';
-import { MERCHANT_PRODUCT_TAGS, MERCHANT_PRODUCTS_BASE, PRODUCT_TAGS, PRODUCTS_BASE } from '../catalog/catalog.router.js';
+import {
+  MERCHANT_PRODUCT_TAGS,
+  MERCHANT_PRODUCTS_BASE,
+  PRODUCT_TAGS,
+  PRODUCTS_BASE,
+} from '../catalog/catalog.router.js';
 import { buyerOrderAccess, deliveryPayload, orderKeys, tryAssignForBuyer } from './delivery.service.js';
 import { restock } from './fulfilment.service.js';
 
@@ -11,20 +24,36 @@ const errors: TErrorCode[] = ['order_not_paid', 'permission_missing'];
 
 export const fulfilmentRouter = router({
   delivery: buyerProcedure
-    .meta({ openapi: { method: 'GET', path: '/orders/{orderId}/delivery', tags, summary: 'What the buyer receives: keys, file links, instructions, manual delivery' }, errors })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/orders/{orderId}/delivery',
+        tags,
+        summary: 'What the buyer receives: keys, file links, instructions, manual delivery',
+      },
+      errors,
+    })
     .input(ZBuyerOrderAccess)
     .output(ZDeliveryPayload)
     .query(async ({ ctx, input }) => deliveryPayload(ctx, await buyerOrderAccess(ctx, input))),
 
   keys: buyerProcedure
-    .meta({ openapi: { method: 'GET', path: '/orders/{orderId}/keys', tags, summary: 'The license keys of a paid order' }, errors })
+    .meta({
+      openapi: { method: 'GET', path: '/orders/{orderId}/keys', tags, summary: 'The license keys of a paid order' },
+      errors,
+    })
     .input(ZBuyerOrderAccess)
     .output(ZOrderKeys)
     .query(async ({ ctx, input }) => orderKeys(ctx, await buyerOrderAccess(ctx, input))),
 
   tryAssignKeys: buyerProcedure
     .meta({
-      openapi: { method: 'POST', path: '/orders/{orderId}/try-assign-keys', tags, summary: 'Assign keys an order still lacks, after a restock' },
+      openapi: {
+        method: 'POST',
+        path: '/orders/{orderId}/try-assign-keys',
+        tags,
+        summary: 'Assign keys an order still lacks, after a restock',
+      },
       errors,
       rateLimit: { name: 'orders.try-assign-keys', max: 30, windowMs: 60_000 },
     })
@@ -40,14 +69,27 @@ export const fulfilmentRouter = router({
 export const restockRouter = router({
   importKeys: merchantProcedure('product:write')
     .meta({
-      openapi: { method: 'POST', path: `${MERCHANT_PRODUCTS_BASE}/{productId}/license-keys`, tags: MERCHANT_PRODUCT_TAGS, summary: 'Add 1 to 10,000 license keys to stock (duplicates dropped); orders waiting for keys are filled' },
+      openapi: {
+        method: 'POST',
+        path: `${MERCHANT_PRODUCTS_BASE}/{productId}/license-keys`,
+        tags: MERCHANT_PRODUCT_TAGS,
+        summary: 'Add 1 to 10,000 license keys to stock (duplicates dropped); orders waiting for keys are filled',
+      },
       errors: ['not_found', 'conflict'],
     })
     .input(ZMerchantImportKeysInput)
     .output(ZImportKeysResult)
     .mutation(({ ctx, input }) => restock(ctx, input)),
   dashboardImportKeys: storeProcedure('manageProducts')
-    .meta({ openapi: { method: 'POST', path: `${PRODUCTS_BASE}/{productId}/license-keys`, tags: PRODUCT_TAGS, summary: 'Add license keys to stock (duplicates dropped)' }, errors: ['not_found'] })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${PRODUCTS_BASE}/{productId}/license-keys`,
+        tags: PRODUCT_TAGS,
+        summary: 'Add license keys to stock (duplicates dropped)',
+      },
+      errors: ['not_found'],
+    })
     .input(ZImportKeysInput)
     .output(ZImportKeysResult)
     .mutation(({ ctx, input }) => restock(ctx, input)),

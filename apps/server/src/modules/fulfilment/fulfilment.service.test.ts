@@ -31,7 +31,14 @@ import { PaymentSchema } from '../payments/payments.entities.js';
 import { handleNotification } from '../payments/notifications.js';
 import { StoreMemberSchema, StoreSchema } from '../stores/stores.entities.js';
 import { buyerOrderAccess, deliveryPayload, orderKeys } from './delivery.service.js';
-import { cancelOrder, cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder, updateOrder } from '../order-actions/order-actions.service.js';
+import {
+  cancelOrder,
+  cancelStoreOrder,
+  markOrderDelivered,
+  markOrderPaid,
+  refundStoreOrder,
+  updateOrder,
+} from '../order-actions/order-actions.service.js';
 import { refundOrder, settleOrder, type Settlement } from '../payments/settlement.js';
 import { fillWaitingOrders, restock as importAndServe, tryAssignKeys } from './fulfilment.service.js';
 
@@ -61,8 +68,18 @@ async function newShop(): Promise<Shop> {
   return { storeId: store.id, clock, ctx: () => ({ ...base, em: orm.em.fork() }) };
 }
 
-async function newProduct(shop: Shop, deliveryMethods: TDeliveryMethod[], extra: { deliveryInstructions?: string; price?: number } = {}) {
-  return createProduct(shop.ctx(), { storeId: shop.storeId, name: `Product ${randomBytes(3).toString('hex')}`, price: extra.price ?? 10, deliveryMethods, ...extra });
+async function newProduct(
+  shop: Shop,
+  deliveryMethods: TDeliveryMethod[],
+  extra: { deliveryInstructions?: string; price?: number } = {},
+) {
+  return createProduct(shop.ctx(), {
+    storeId: shop.storeId,
+    name: `Product ${randomBytes(3).toString('hex')}`,
+    price: extra.price ?? 10,
+    deliveryMethods,
+    ...extra,
+  });
 }
 
 async function restock(shop: Shop, productId: string, count: number): Promise<string[]> {
@@ -78,10 +95,19 @@ async function addKeysQuietly(shop: Shop, productId: string, count: number): Pro
   expect((await importKeys(shop.ctx(), { storeId: shop.storeId, productId, keys })).added).toBe(count);
 }
 
-async function placeOrder(shop: Shop, cart: Array<[productId: string, quantity: number]>, opts: { email?: string; coupon?: string } = {}) {
+async function placeOrder(
+  shop: Shop,
+  cart: Array<[productId: string, quantity: number]>,
+  opts: { email?: string; coupon?: string } = {},
+) {
   const created = await createOrder(
     shop.ctx(),
-    { store: shop.storeId, cart: cart.map(([productId, quantity]) => ({ productId, quantity })), email: opts.email ?? `buyer-${randomBytes(4).toString('hex')}@example.test`, coupon: opts.coupon },
+    {
+      store: shop.storeId,
+      cart: cart.map(([productId, quantity]) => ({ productId, quantity })),
+      email: opts.email ?? `buyer-${randomBytes(4).toString('hex')}@example.test`,
+      coupon: opts.coupon,
+    },
     buyerRequest,
   );
   return { id: created.order.id, token: created.checkoutToken, email: created.order.email };
@@ -97,7 +123,13 @@ async function pay(shop: Shop, orderId: string, override: Partial<Settlement> = 
   return settleOrder(
     orm.em.fork(),
     orderId,
-    { gateway: 'test', providerRef: `pi_${randomBytes(4).toString('hex')}`, amountMinor: order.priceMinor, currency: order.currency, ...override },
+    {
+      gateway: 'test',
+      providerRef: `pi_${randomBytes(4).toString('hex')}`,
+      amountMinor: order.priceMinor,
+      currency: order.currency,
+      ...override,
+    },
     shop.clock.now(),
   );
 }
@@ -111,7 +143,9 @@ async function keyRowsOfOrder(orderId: string) {
 }
 
 async function eventsOf(shop: Shop, type: string, orderId: string) {
-  const events = await orm.em.fork().find(EventSchema, { store: shop.storeId, type }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const events = await orm.em
+    .fork()
+    .find(EventSchema, { store: shop.storeId, type }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   return events.filter((event) => (event.payload as { order?: { id?: string } }).order?.id === orderId);
 }
 
@@ -132,13 +166,21 @@ describe('settleOrder', () => {
     expect(await pay(shop, order.id, { amountMinor: 2000, currency: 'USD' })).toBe('settled');
 
     const settled = await loadOrder(order.id);
-    expect(settled).toMatchObject({ status: 'completed', paidMinor: 2000, keyCount: 2, paymentFlag: null, paymentMethod: 'test' });
+    expect(settled).toMatchObject({
+      status: 'completed',
+      paidMinor: 2000,
+      keyCount: 2,
+      paymentFlag: null,
+      paymentMethod: 'test',
+    });
     expect(settled.paidAt).toEqual(shop.clock.now());
     expect(settled.completedAt).toEqual(shop.clock.now());
     const keys = await keyRowsOfProduct(product.id);
     expect(keys.filter((k) => k.status === 'assigned' && k.order?.id === order.id)).toHaveLength(2);
     expect(keys.filter((k) => k.status === 'available' && k.order === null)).toHaveLength(1);
-    expect(await paymentsOf(order.id)).toEqual([expect.objectContaining({ amountMinor: 2000, currency: 'USD', status: 'paid', gateway: 'test' })]);
+    expect(await paymentsOf(order.id)).toEqual([
+      expect.objectContaining({ amountMinor: 2000, currency: 'USD', status: 'paid', gateway: 'test' }),
+    ]);
   });
 
   it('writes order.paid and order.completed with the order as it was at each step', async () => {
@@ -159,7 +201,9 @@ describe('settleOrder', () => {
 
   it('completes an order of delivery instructions only', async () => {
     const shop = await newShop();
-    const product = await newProduct(shop, ['deliveryInstructions'], { deliveryInstructions: 'Log in with your e-mail.' });
+    const product = await newProduct(shop, ['deliveryInstructions'], {
+      deliveryInstructions: 'Log in with your e-mail.',
+    });
     const order = await placeOrder(shop, [[product.id, 1]]);
     expect(await pay(shop, order.id)).toBe('settled');
     expect(await loadOrder(order.id)).toMatchObject({ status: 'completed', keyCount: 0 });
@@ -170,7 +214,10 @@ describe('settleOrder', () => {
     const keyed = await newProduct(shop, ['licenseKeys']);
     const manual = await newProduct(shop, ['manualDelivery']);
     await restock(shop, keyed.id, 1);
-    const order = await placeOrder(shop, [[keyed.id, 1], [manual.id, 1]]);
+    const order = await placeOrder(shop, [
+      [keyed.id, 1],
+      [manual.id, 1],
+    ]);
 
     expect(await pay(shop, order.id)).toBe('settled');
     const processing = await loadOrder(order.id);
@@ -205,10 +252,21 @@ describe('settleOrder', () => {
     const order = await placeOrder(shop, [[product.id, 1]]);
 
     expect(await pay(shop, order.id, { amountMinor: 999 })).toBe('amount_mismatch');
-    expect(await loadOrder(order.id)).toMatchObject({ status: 'pending', paymentFlag: 'amount_mismatch', paidMinor: 0, paidAt: null, keyCount: 0 });
+    expect(await loadOrder(order.id)).toMatchObject({
+      status: 'pending',
+      paymentFlag: 'amount_mismatch',
+      paidMinor: 0,
+      paidAt: null,
+      keyCount: 0,
+    });
 
     expect(await pay(shop, order.id, { currency: 'EUR' })).toBe('currency_mismatch');
-    expect(await loadOrder(order.id)).toMatchObject({ status: 'pending', paymentFlag: 'currency_mismatch', paidMinor: 0, paidAt: null });
+    expect(await loadOrder(order.id)).toMatchObject({
+      status: 'pending',
+      paymentFlag: 'currency_mismatch',
+      paidMinor: 0,
+      paidAt: null,
+    });
 
     expect(await paymentsOf(order.id)).toHaveLength(0);
     expect(await eventsOf(shop, 'order.paid', order.id)).toHaveLength(0);
@@ -297,7 +355,14 @@ describe('settleOrder', () => {
     const rollback = new Error('roll back the surrounding transaction');
     await expect(
       orm.em.fork().transactional(async (tx) => {
-        expect(await settleOrder(tx, order.id, { gateway: 'test', providerRef: null, amountMinor: 1000, currency: 'USD' }, shop.clock.now())).toBe('settled');
+        expect(
+          await settleOrder(
+            tx,
+            order.id,
+            { gateway: 'test', providerRef: null, amountMinor: 1000, currency: 'USD' },
+            shop.clock.now(),
+          ),
+        ).toBe('settled');
         throw rollback;
       }),
     ).rejects.toBe(rollback);
@@ -316,7 +381,12 @@ describe('handleNotification', () => {
     await restock(shop, product.id, 1);
     const order = await placeOrder(shop, [[product.id, 1]]);
     const notify = (eventId: string, amountMinor: number) =>
-      handleNotification(orm.em.fork(), 'test', { eventId, kind: 'paid', orderId: order.id, amountMinor, currency: 'USD', providerRef: null }, shop.clock.now());
+      handleNotification(
+        orm.em.fork(),
+        'test',
+        { eventId, kind: 'paid', orderId: order.id, amountMinor, currency: 'USD', providerRef: null },
+        shop.clock.now(),
+      );
 
     const eventId = `tevt_${randomBytes(6).toString('hex')}`;
     expect(await notify(eventId, 500)).toBe('amount_mismatch');
@@ -342,7 +412,10 @@ describe('tryAssignKeys and fillWaitingOrders', () => {
     expect(await loadOrder(order.id)).toMatchObject({ status: 'processing', keyCount: 1 });
 
     // Without stock nothing changes.
-    expect(await tryAssignKeys(orm.em.fork(), order.id, shop.clock.now())).toMatchObject({ status: 'processing', keyCount: 1 });
+    expect(await tryAssignKeys(orm.em.fork(), order.id, shop.clock.now())).toMatchObject({
+      status: 'processing',
+      keyCount: 1,
+    });
 
     await addKeysQuietly(shop, product.id, 2);
     shop.clock.advance(10 * MINUTE);
@@ -367,7 +440,10 @@ describe('tryAssignKeys and fillWaitingOrders', () => {
     expect(await codeOf(tryAssignKeys(orm.em.fork(), pending.id, shop.clock.now()))).toBe('order_not_paid');
     expect(await keyRowsOfOrder(pending.id)).toHaveLength(0);
 
-    expect(await tryAssignKeys(orm.em.fork(), completed.id, shop.clock.now())).toMatchObject({ status: 'completed', keyCount: 1 });
+    expect(await tryAssignKeys(orm.em.fork(), completed.id, shop.clock.now())).toMatchObject({
+      status: 'completed',
+      keyCount: 1,
+    });
     expect(await keyRowsOfOrder(completed.id)).toHaveLength(1);
     expect((await keyRowsOfProduct(product.id)).filter((k) => k.status === 'available')).toHaveLength(2);
   });
@@ -451,7 +527,9 @@ describe('refundOrder', () => {
     await cancelOrder(orm.em.fork(), cancelled.id, shop.clock.now());
 
     expect(await codeOf(refundOrder(orm.em.fork(), pending.id, shop.clock.now()))).toBe('order_not_paid');
-    expect(await codeOf(refundStoreOrder(shop.ctx(), { storeId: shop.storeId, orderId: cancelled.id }))).toBe('order_not_paid');
+    expect(await codeOf(refundStoreOrder(shop.ctx(), { storeId: shop.storeId, orderId: cancelled.id }))).toBe(
+      'order_not_paid',
+    );
     expect((await loadOrder(pending.id)).status).toBe('pending');
     expect(await eventsOf(shop, 'order.refunded', pending.id)).toHaveLength(0);
   });
@@ -472,8 +550,19 @@ describe('cancelOrder', () => {
     const id = newId();
     const code = `SAVE${id.slice(0, 8)}`;
     await orm.em.fork().insert(CouponSchema, {
-      id, store: shop.storeId, code, discountType: 'percent', discountValue: 10, productIds: [], maxUses: 5, uses: 0,
-      minAmountMinor: null, expiresAt: null, active: true, createdAt: shop.clock.now(), updatedAt: shop.clock.now(),
+      id,
+      store: shop.storeId,
+      code,
+      discountType: 'percent',
+      discountValue: 10,
+      productIds: [],
+      maxUses: 5,
+      uses: 0,
+      minAmountMinor: null,
+      expiresAt: null,
+      active: true,
+      createdAt: shop.clock.now(),
+      updatedAt: shop.clock.now(),
     });
     return { id, code };
   }
@@ -517,9 +606,17 @@ describe('updateOrder, markOrderDelivered and markOrderPaid', () => {
     const order = await placeOrder(shop, [[product.id, 1]]);
     await pay(shop, order.id);
 
-    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: false }))).toBe('validation_failed');
-    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: false, note: 'x' }))).toBe('validation_failed');
-    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id }))).toBe('validation_failed');
+    expect(
+      await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: false })),
+    ).toBe('validation_failed');
+    expect(
+      await codeOf(
+        updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: false, note: 'x' }),
+      ),
+    ).toBe('validation_failed');
+    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id }))).toBe(
+      'validation_failed',
+    );
     expect(await loadOrder(order.id)).toMatchObject({ status: 'processing', deliveredAt: null, note: '' });
   });
 
@@ -527,8 +624,14 @@ describe('updateOrder, markOrderDelivered and markOrderPaid', () => {
     const shop = await newShop();
     const product = await newProduct(shop, ['manualDelivery']);
     const order = await placeOrder(shop, [[product.id, 1]]);
-    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: true, note: 'sent' }))).toBe('order_not_deliverable');
-    expect(await codeOf(markOrderDelivered(shop.ctx(), { storeId: shop.storeId, orderId: order.id }))).toBe('order_not_deliverable');
+    expect(
+      await codeOf(
+        updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: true, note: 'sent' }),
+      ),
+    ).toBe('order_not_deliverable');
+    expect(await codeOf(markOrderDelivered(shop.ctx(), { storeId: shop.storeId, orderId: order.id }))).toBe(
+      'order_not_deliverable',
+    );
     expect(await loadOrder(order.id)).toMatchObject({ status: 'pending', deliveredAt: null, note: '' });
   });
 
@@ -538,7 +641,9 @@ describe('updateOrder, markOrderDelivered and markOrderPaid', () => {
     const product = await newProduct(shop, ['downloadFiles']);
     const order = await placeOrder(shop, [[product.id, 1]]);
     await pay(shop, order.id);
-    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: true }))).toBe('nothing_to_deliver');
+    expect(
+      await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: true })),
+    ).toBe('nothing_to_deliver');
     expect((await loadOrder(order.id)).deliveredAt).toBeNull();
   });
 
@@ -569,7 +674,11 @@ describe('updateOrder, markOrderDelivered and markOrderPaid', () => {
     await pay(shop, order.id);
     shop.clock.advance(MINUTE);
 
-    await updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: `ORD-${(await loadOrder(order.id)).number}`, markDelivered: true });
+    await updateOrder(shop.ctx(), {
+      storeId: shop.storeId,
+      orderId: `ORD-${(await loadOrder(order.id)).number}`,
+      markDelivered: true,
+    });
     const delivered = await loadOrder(order.id);
     expect(delivered.deliveredAt).toEqual(shop.clock.now());
     expect(delivered.completedAt).not.toEqual(shop.clock.now());
@@ -582,10 +691,17 @@ describe('updateOrder, markOrderDelivered and markOrderPaid', () => {
     const order = await placeOrder(shop, [[product.id, 1]]);
     await pay(shop, order.id);
 
-    await markOrderDelivered(shop.ctx(), { storeId: shop.storeId, orderId: order.id, content: 'Your account: demo / hunter2' });
+    await markOrderDelivered(shop.ctx(), {
+      storeId: shop.storeId,
+      orderId: order.id,
+      content: 'Your account: demo / hunter2',
+    });
     const delivered = await loadOrder(order.id);
     expect(delivered).toMatchObject({ status: 'completed', manualDeliveryContent: 'Your account: demo / hunter2' });
-    expect((await deliveryPayload(shop.ctx(), delivered)).manualDelivery).toEqual({ status: 'delivered', content: 'Your account: demo / hunter2' });
+    expect((await deliveryPayload(shop.ctx(), delivered)).manualDelivery).toEqual({
+      status: 'delivered',
+      content: 'Your account: demo / hunter2',
+    });
   });
 
   it('sets the seller note, also on a pending order', async () => {
@@ -594,9 +710,17 @@ describe('updateOrder, markOrderDelivered and markOrderPaid', () => {
     const order = await placeOrder(shop, [[product.id, 1]]);
     shop.clock.advance(MINUTE);
 
-    const detail = await updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, note: 'Called the buyer.\nWaiting.' });
+    const detail = await updateOrder(shop.ctx(), {
+      storeId: shop.storeId,
+      orderId: order.id,
+      note: 'Called the buyer.\nWaiting.',
+    });
 
-    expect(detail).toMatchObject({ note: 'Called the buyer.\nWaiting.', status: 'pending', updatedAt: shop.clock.now().toISOString() });
+    expect(detail).toMatchObject({
+      note: 'Called the buyer.\nWaiting.',
+      status: 'pending',
+      updatedAt: shop.clock.now().toISOString(),
+    });
     expect(await loadOrder(order.id)).toMatchObject({ note: 'Called the buyer.\nWaiting.', status: 'pending' });
   });
 
@@ -606,8 +730,12 @@ describe('updateOrder, markOrderDelivered and markOrderPaid', () => {
     const product = await newProduct(elsewhere, ['manualDelivery']);
     const order = await placeOrder(elsewhere, [[product.id, 1]]);
     await pay(elsewhere, order.id);
-    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: true }))).toBe('not_found');
-    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, note: 'mine?' }))).toBe('not_found');
+    expect(
+      await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, markDelivered: true })),
+    ).toBe('not_found');
+    expect(await codeOf(updateOrder(shop.ctx(), { storeId: shop.storeId, orderId: order.id, note: 'mine?' }))).toBe(
+      'not_found',
+    );
     expect(await loadOrder(order.id)).toMatchObject({ status: 'processing', note: '' });
   });
 
@@ -637,8 +765,12 @@ describe('updateOrder, markOrderDelivered and markOrderPaid', () => {
     const detail = await markOrderPaid(shop.ctx(), { storeId: shop.storeId, orderId: order.id });
 
     expect(detail).toMatchObject({ status: 'completed', paid: 20, paymentMethod: 'manual' });
-    expect(await paymentsOf(order.id)).toEqual([expect.objectContaining({ gateway: 'manual', amountMinor: 2000, status: 'paid' })]);
-    expect(await codeOf(markOrderPaid(shop.ctx(), { storeId: shop.storeId, orderId: order.id }))).toBe('order_not_pending');
+    expect(await paymentsOf(order.id)).toEqual([
+      expect.objectContaining({ gateway: 'manual', amountMinor: 2000, status: 'paid' }),
+    ]);
+    expect(await codeOf(markOrderPaid(shop.ctx(), { storeId: shop.storeId, orderId: order.id }))).toBe(
+      'order_not_pending',
+    );
   });
 });
 
@@ -657,9 +789,21 @@ describe('buyerOrderAccess', () => {
 
   /** A seller account with a session, optionally a staff member of the shop's store. */
   async function staffSession(shop: Shop, permissions: string[] | null) {
-    const signedIn = await register(shop.ctx(), { email: `staff-${randomBytes(5).toString('hex')}@example.test`, password: `pw-${randomBytes(8).toString('hex')}` });
+    const signedIn = await register(shop.ctx(), {
+      email: `staff-${randomBytes(5).toString('hex')}@example.test`,
+      password: `pw-${randomBytes(8).toString('hex')}`,
+    });
     if (permissions) {
-      await orm.em.fork().insert(StoreMemberSchema, { id: newId(), store: shop.storeId, user: signedIn.user.id, role: 'staff', permissions, createdAt: shop.clock.now() });
+      await orm.em
+        .fork()
+        .insert(StoreMemberSchema, {
+          id: newId(),
+          store: shop.storeId,
+          user: signedIn.user.id,
+          role: 'staff',
+          permissions,
+          createdAt: shop.clock.now(),
+        });
     }
     return signedIn.session;
   }
@@ -681,30 +825,56 @@ describe('buyerOrderAccess', () => {
     const other = await paidKeyOrder(shop);
     expect(await codeOf(access(shop, { orderId: order.id, token: 'not-the-token' }))).toBe('store_forbidden');
     expect(await codeOf(access(shop, { orderId: order.id, token: other.token }))).toBe('store_forbidden');
-    expect(await codeOf(access(shop, { orderId: order.id }, { credentials: { checkout: { orderId: order.id, token: other.token } } }))).toBe('store_forbidden');
+    expect(
+      await codeOf(
+        access(shop, { orderId: order.id }, { credentials: { checkout: { orderId: order.id, token: other.token } } }),
+      ),
+    ).toBe('store_forbidden');
   });
 
   it('answers store_forbidden, not unauthorized, to a wrong token beside a session cookie that is gone', async () => {
     const shop = await newShop();
     const order = await paidKeyOrder(shop);
     // Given but not matching is 403 (DESIGN §5); the stale cookie is no credential at all.
-    expect(await codeOf(access(shop, { orderId: order.id, token: 'not-the-token' }, { credentials: { sessionToken: 'no-such-session' } }))).toBe('store_forbidden');
+    expect(
+      await codeOf(
+        access(
+          shop,
+          { orderId: order.id, token: 'not-the-token' },
+          { credentials: { sessionToken: 'no-such-session' } },
+        ),
+      ),
+    ).toBe('store_forbidden');
     // Alone, a session that is gone still asks to sign in.
-    expect(await codeOf(access(shop, { orderId: order.id }, { credentials: { sessionToken: 'no-such-session' } }))).toBe('unauthorized');
+    expect(
+      await codeOf(access(shop, { orderId: order.id }, { credentials: { sessionToken: 'no-such-session' } })),
+    ).toBe('unauthorized');
   });
 
   it('opens the order with the right token, given in the input or by the checkout cookie', async () => {
     const shop = await newShop();
     const order = await paidKeyOrder(shop);
     expect((await access(shop, { orderId: order.id, token: order.token })).id).toBe(order.id);
-    expect((await access(shop, { orderId: order.id }, { credentials: { checkout: { orderId: order.id, token: order.token } } })).id).toBe(order.id);
+    expect(
+      (
+        await access(
+          shop,
+          { orderId: order.id },
+          { credentials: { checkout: { orderId: order.id, token: order.token } } },
+        )
+      ).id,
+    ).toBe(order.id);
   });
 
   it('ignores a checkout cookie that names another order', async () => {
     const shop = await newShop();
     const order = await paidKeyOrder(shop);
     const other = await paidKeyOrder(shop);
-    expect(await codeOf(access(shop, { orderId: order.id }, { credentials: { checkout: { orderId: other.id, token: other.token } } }))).toBe('unauthorized');
+    expect(
+      await codeOf(
+        access(shop, { orderId: order.id }, { credentials: { checkout: { orderId: other.id, token: other.token } } }),
+      ),
+    ).toBe('unauthorized');
   });
 
   it('answers order_not_paid to the right token of an unpaid order', async () => {
@@ -718,7 +888,9 @@ describe('buyerOrderAccess', () => {
     const shop = await newShop();
     const order = await paidKeyOrder(shop);
     expect((await access(shop, { orderId: order.id, email: `  ${order.email.toUpperCase()} ` })).id).toBe(order.id);
-    expect(await codeOf(access(shop, { orderId: order.id, email: 'someone-else@example.test' }))).toBe('store_forbidden');
+    expect(await codeOf(access(shop, { orderId: order.id, email: 'someone-else@example.test' }))).toBe(
+      'store_forbidden',
+    );
 
     await orm.em.fork().nativeUpdate(StoreSchema, { id: shop.storeId }, { settings: { emailOrderAccess: false } });
     expect(await codeOf(access(shop, { orderId: order.id, email: order.email }))).toBe('store_forbidden');
@@ -731,9 +903,23 @@ describe('buyerOrderAccess', () => {
     const order = await paidKeyOrder(shop);
     const session = await staffSession(shop, ['viewOrders']);
     const unsafe = { unsafe: true, csrf: 'required' } as const;
-    expect(await codeOf(access(shop, { orderId: order.id }, { credentials: { sessionToken: session.token }, call: unsafe }))).toBe('csrf_failed');
-    expect(await codeOf(access(shop, { orderId: order.id }, { credentials: { sessionToken: session.token, csrfToken: 'wrong' }, call: unsafe }))).toBe('csrf_failed');
-    const opened = await access(shop, { orderId: order.id }, { credentials: { sessionToken: session.token, csrfToken: session.csrfToken }, call: unsafe });
+    expect(
+      await codeOf(access(shop, { orderId: order.id }, { credentials: { sessionToken: session.token }, call: unsafe })),
+    ).toBe('csrf_failed');
+    expect(
+      await codeOf(
+        access(
+          shop,
+          { orderId: order.id },
+          { credentials: { sessionToken: session.token, csrfToken: 'wrong' }, call: unsafe },
+        ),
+      ),
+    ).toBe('csrf_failed');
+    const opened = await access(
+      shop,
+      { orderId: order.id },
+      { credentials: { sessionToken: session.token, csrfToken: session.csrfToken }, call: unsafe },
+    );
     expect(opened.id).toBe(order.id);
   });
 
@@ -745,9 +931,17 @@ describe('buyerOrderAccess', () => {
     const editorOnly = await staffSession(shop, ['manageProducts']);
     const stranger = await staffSession(shop, null);
 
-    expect((await access(shop, { orderId: order.id }, { credentials: { sessionToken: viewer.token }, call: safe })).id).toBe(order.id);
-    expect(await codeOf(access(shop, { orderId: order.id }, { credentials: { sessionToken: editorOnly.token }, call: safe }))).toBe('permission_missing');
-    expect(await codeOf(access(shop, { orderId: order.id }, { credentials: { sessionToken: stranger.token }, call: safe }))).toBe('store_forbidden');
+    expect(
+      (await access(shop, { orderId: order.id }, { credentials: { sessionToken: viewer.token }, call: safe })).id,
+    ).toBe(order.id);
+    expect(
+      await codeOf(
+        access(shop, { orderId: order.id }, { credentials: { sessionToken: editorOnly.token }, call: safe }),
+      ),
+    ).toBe('permission_missing');
+    expect(
+      await codeOf(access(shop, { orderId: order.id }, { credentials: { sessionToken: stranger.token }, call: safe })),
+    ).toBe('store_forbidden');
   });
 
   it('delivers the assigned key to the buyer, and nothing once the order is refunded', async () => {

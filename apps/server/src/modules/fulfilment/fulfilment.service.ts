@@ -36,7 +36,8 @@ async function lineStates(em: EntityManager, order: Order): Promise<LineState[]>
 
 const needsKeys = (s: LineState) => !!s.product?.deliveryMethods.includes('licenseKeys');
 const needsSeller = (s: LineState) => !!s.product?.deliveryMethods.includes('manualDelivery');
-const keysMissing = (states: LineState[]) => states.filter(needsKeys).reduce((sum, s) => sum + Math.max(s.line.quantity - s.keysAssigned, 0), 0);
+const keysMissing = (states: LineState[]) =>
+  states.filter(needsKeys).reduce((sum, s) => sum + Math.max(s.line.quantity - s.keysAssigned, 0), 0);
 
 /**
  * Assigns every key still owed to the order (as far as stock goes), then `complete`s it when
@@ -47,7 +48,13 @@ export async function fulfil(em: EntityManager, order: Order, now: Date): Promis
   const states = await lineStates(em, order);
   let assigned = 0;
   for (const state of states.filter(needsKeys)) {
-    const got = await claimKeys(em, { productId: state.product!.id, orderId: order.id, orderLineId: state.line.id, count: state.line.quantity - state.keysAssigned, now });
+    const got = await claimKeys(em, {
+      productId: state.product!.id,
+      orderId: order.id,
+      orderLineId: state.line.id,
+      count: state.line.quantity - state.keysAssigned,
+      now,
+    });
     state.keysAssigned += got;
     assigned += got;
   }
@@ -97,7 +104,10 @@ export async function fillWaitingOrders(em: EntityManager, productId: string, no
 }
 
 /** Adds keys to stock (catalog) and serves the orders that waited for them, oldest payment first. */
-export async function restock(ctx: ServiceContext, input: { storeId: string; productId: string; keys: string[] }): Promise<{ added: number; duplicates: number }> {
+export async function restock(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string; keys: string[] },
+): Promise<{ added: number; duplicates: number }> {
   const result = await importKeys(ctx, input);
   if (result.added > 0) await fillWaitingOrders(ctx.em.fork(), input.productId, ctx.clock.now());
   return result;
@@ -111,7 +121,8 @@ async function hasDeliverableContent(em: EntityManager, order: Order): Promise<b
   if (order.keyCount > 0) return true;
   const products = (await lineStates(em, order)).map((s) => s.product).filter((p): p is Product => !!p);
   if (products.some((p) => p.deliveryMethods.includes('manualDelivery'))) return true;
-  if (products.some((p) => p.deliveryMethods.includes('deliveryInstructions') && p.deliveryInstructions.trim() !== '')) return true;
+  if (products.some((p) => p.deliveryMethods.includes('deliveryInstructions') && p.deliveryInstructions.trim() !== ''))
+    return true;
   const withFiles = products.filter((p) => p.deliveryMethods.includes('downloadFiles')).map((p) => p.id);
   return withFiles.length > 0 && (await em.count(StoredFileSchema, { product: { $in: withFiles } })) > 0;
 }
@@ -123,9 +134,13 @@ async function hasDeliverableContent(em: EntityManager, order: Order): Promise<b
  */
 export async function markDelivered(em: EntityManager, order: Order, now: Date, content?: string): Promise<void> {
   if (!PAID_STATUSES.includes(order.status)) {
-    throw new AppError('order_not_deliverable', `A ${order.status} order cannot be marked delivered; it must be paid first.`);
+    throw new AppError(
+      'order_not_deliverable',
+      `A ${order.status} order cannot be marked delivered; it must be paid first.`,
+    );
   }
-  if (!(await hasDeliverableContent(em, order))) throw new AppError('nothing_to_deliver', 'This order has nothing to deliver.');
+  if (!(await hasDeliverableContent(em, order)))
+    throw new AppError('nothing_to_deliver', 'This order has nothing to deliver.');
   if ((content !== undefined && content !== order.manualDeliveryContent) || order.deliveredAt === null) {
     if (content !== undefined) order.manualDeliveryContent = content;
     order.deliveredAt ??= now;

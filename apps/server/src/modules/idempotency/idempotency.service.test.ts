@@ -13,7 +13,14 @@ import { ManualClock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { IdempotencyKeySchema } from './idempotency.entities.js';
 import { seal } from '../../lib/crypto.js';
-import { decide, IDEMPOTENCY_CLAIM_TIMEOUT_MS, idempotentResponseKey, recordIdempotentResult, type Claim, type IdempotentCall } from './idempotency.service.js';
+import {
+  decide,
+  IDEMPOTENCY_CLAIM_TIMEOUT_MS,
+  idempotentResponseKey,
+  recordIdempotentResult,
+  type Claim,
+  type IdempotentCall,
+} from './idempotency.service.js';
 
 let orm: Orm;
 const encryptionKey = randomBytes(32);
@@ -34,12 +41,18 @@ const claimOf = (body: string): Claim => ({
 });
 
 /** What a service sees of its request's claim, and what it records it with. */
-const runOf = (claim: Claim): IdempotentCall & { mode: 'run' } => ({ mode: 'run', claim, status: 201, recorded: false });
+const runOf = (claim: Claim): IdempotentCall & { mode: 'run' } => ({
+  mode: 'run',
+  claim,
+  status: 201,
+  recorded: false,
+});
 const serviceCtx = (call: IdempotentCall) => ({ idempotency: call, clock, deps: { config: { encryptionKey } } });
-const rowOf = (claim: Claim) => orm.em.fork().findOne(IdempotencyKeySchema, { path: claim.path, scope: claim.scope, keyHash: claim.keyHash });
+const rowOf = (claim: Claim) =>
+  orm.em.fork().findOne(IdempotencyKeySchema, { path: claim.path, scope: claim.scope, keyHash: claim.keyHash });
 
 describe('idempotent results', () => {
-  it('records the result sealed in the work\'s transaction: the checkout token is not in the row, and a repeat replays it exactly', async () => {
+  it("records the result sealed in the work's transaction: the checkout token is not in the row, and a repeat replays it exactly", async () => {
     const claim = claimOf('{"cart":1}');
     expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
     const checkoutToken = randomBytes(32).toString('base64url');
@@ -58,12 +71,16 @@ describe('idempotent results', () => {
     const repeat = await decide(orm.em.fork(), clock, { ...claim, token: 'another-request' }, responseKey);
     expect(repeat).toEqual({ run: false, response: JSON.stringify(result), kind: 'result' });
     // Another body with the same key is refused, whatever is stored.
-    await expect(decide(orm.em.fork(), clock, { ...claim, bodyHash: sha256Hex('{"cart":2}'), token: 'x' }, responseKey)).rejects.toMatchObject({ appCode: 'idempotency_key_reused' });
+    await expect(
+      decide(orm.em.fork(), clock, { ...claim, bodyHash: sha256Hex('{"cart":2}'), token: 'x' }, responseKey),
+    ).rejects.toMatchObject({ appCode: 'idempotency_key_reused' });
     // Under another app key the sealed answer does not open.
-    await expect(decide(orm.em.fork(), clock, { ...claim, token: 'y' }, idempotentResponseKey(randomBytes(32)))).rejects.toThrow();
+    await expect(
+      decide(orm.em.fork(), clock, { ...claim, token: 'y' }, idempotentResponseKey(randomBytes(32))),
+    ).rejects.toThrow();
   });
 
-  it('records nothing when the work\'s transaction rolls back: the abandoned claim is taken over and runs again', async () => {
+  it("records nothing when the work's transaction rolls back: the abandoned claim is taken over and runs again", async () => {
     const claim = claimOf('{"cart":4}');
     expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
     await expect(
@@ -74,7 +91,10 @@ describe('idempotent results', () => {
     ).rejects.toThrow('the work failed after recording');
     expect((await rowOf(claim))!.response).toBeNull();
     // Before the claim timeout a repeat waits (409); after it, the repeat takes the claim over.
-    expect(await decide(orm.em.fork(), clock, { ...claim, token: 'early' }, responseKey)).toEqual({ run: false, inUse: true });
+    expect(await decide(orm.em.fork(), clock, { ...claim, token: 'early' }, responseKey)).toEqual({
+      run: false,
+      inUse: true,
+    });
     const later = new ManualClock(new Date(clock.now().getTime() + IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1));
     expect(await decide(orm.em.fork(), later, { ...claim, token: 'retry' }, responseKey)).toEqual({ run: true });
   });
@@ -87,16 +107,26 @@ describe('idempotent results', () => {
     expect(await decide(orm.em.fork(), later, retry, responseKey)).toEqual({ run: true });
     // The slow first run reaches its commit only now.
     const slow = runOf(claim);
-    await expect(orm.em.fork().transactional((em) => recordIdempotentResult(em, serviceCtx(slow), { order: { id: 'first' } }))).rejects.toMatchObject({ appCode: 'idempotency_key_in_use' });
+    await expect(
+      orm.em.fork().transactional((em) => recordIdempotentResult(em, serviceCtx(slow), { order: { id: 'first' } })),
+    ).rejects.toMatchObject({ appCode: 'idempotency_key_in_use' });
     expect(slow.recorded).toBe(false);
-    await orm.em.fork().transactional((em) => recordIdempotentResult(em, serviceCtx(runOf(retry)), { order: { id: 'retried' } }));
-    expect(await decide(orm.em.fork(), later, { ...claim, token: 'third' }, responseKey)).toEqual({ run: false, response: JSON.stringify({ order: { id: 'retried' } }), kind: 'result' });
+    await orm.em
+      .fork()
+      .transactional((em) => recordIdempotentResult(em, serviceCtx(runOf(retry)), { order: { id: 'retried' } }));
+    expect(await decide(orm.em.fork(), later, { ...claim, token: 'third' }, responseKey)).toEqual({
+      run: false,
+      response: JSON.stringify({ order: { id: 'retried' } }),
+      kind: 'result',
+    });
   });
 
   it('records nothing without an Idempotency-Key, and nothing on a replay', async () => {
     const em = orm.em.fork();
     await recordIdempotentResult(em, { clock, deps: { config: { encryptionKey } } }, { order: { id: 'x' } });
-    await recordIdempotentResult(em, serviceCtx({ mode: 'replay', result: { order: { id: 'x' } } }), { order: { id: 'x' } });
+    await recordIdempotentResult(em, serviceCtx({ mode: 'replay', result: { order: { id: 'x' } } }), {
+      order: { id: 'x' },
+    });
   });
 
   it('replays answers stored by earlier versions: sealed:v1, and in clear before answers were sealed', async () => {
@@ -104,8 +134,18 @@ describe('idempotent results', () => {
     for (const stored of [`sealed:v1:${seal(responseKey, legacy)}`, legacy]) {
       const claim = claimOf('{"cart":3}');
       expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
-      await orm.em.fork().nativeUpdate(IdempotencyKeySchema, { path: claim.path, scope: claim.scope, keyHash: claim.keyHash }, { status: 201, response: stored, completedAt: clock.now() });
-      expect(await decide(orm.em.fork(), clock, { ...claim, token: 'again' }, responseKey)).toEqual({ run: false, response: legacy, kind: 'answer' });
+      await orm.em
+        .fork()
+        .nativeUpdate(
+          IdempotencyKeySchema,
+          { path: claim.path, scope: claim.scope, keyHash: claim.keyHash },
+          { status: 201, response: stored, completedAt: clock.now() },
+        );
+      expect(await decide(orm.em.fork(), clock, { ...claim, token: 'again' }, responseKey)).toEqual({
+        run: false,
+        response: legacy,
+        kind: 'answer',
+      });
     }
   });
 });

@@ -58,7 +58,8 @@ export async function decide(em: EntityManager, clock: Clock, claim: Claim, resp
   // A row can vanish between the insert and the read (its attempt failed): then claim again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = clock.now();
-    if (await insertClaim(em, { ...keyOf(claim), bodyHash: claim.bodyHash, claim: claim.token, at: now })) return { run: true };
+    if (await insertClaim(em, { ...keyOf(claim), bodyHash: claim.bodyHash, claim: claim.token, at: now }))
+      return { run: true };
     const existing = await em.findOne(IdempotencyKeySchema, keyOf(claim), { refresh: true, disableIdentityMap: true });
     if (!existing) continue;
     const staleBefore = new Date(now.getTime() - IDEMPOTENCY_CLAIM_TIMEOUT_MS);
@@ -95,8 +96,10 @@ export function idempotentResponseKey(encryptionKey: Buffer): Buffer {
 }
 
 function openResponse(responseKey: Buffer, stored: string): { response: string; kind: StoredKind } {
-  if (stored.startsWith(RESULT_PREFIX)) return { response: unseal(responseKey, stored.slice(RESULT_PREFIX.length)), kind: 'result' };
-  if (stored.startsWith(ANSWER_PREFIX)) return { response: unseal(responseKey, stored.slice(ANSWER_PREFIX.length)), kind: 'answer' };
+  if (stored.startsWith(RESULT_PREFIX))
+    return { response: unseal(responseKey, stored.slice(RESULT_PREFIX.length)), kind: 'result' };
+  if (stored.startsWith(ANSWER_PREFIX))
+    return { response: unseal(responseKey, stored.slice(ANSWER_PREFIX.length)), kind: 'answer' };
   return { response: stored, kind: 'answer' };
 }
 
@@ -120,7 +123,10 @@ export async function recordIdempotentResult(
     { status: call.status, response, completedAt: ctx.clock.now() },
   );
   if (recorded === 0) {
-    throw new AppError('idempotency_key_in_use', 'A retry with this Idempotency-Key took the request over; its answer is the one that counts.');
+    throw new AppError(
+      'idempotency_key_in_use',
+      'A retry with this Idempotency-Key took the request over; its answer is the one that counts.',
+    );
   }
   call.recorded = true;
 }
@@ -131,7 +137,10 @@ export async function releaseClaim(em: EntityManager, claim: Claim): Promise<voi
 }
 
 /** Forgets keys older than the retention (24 h); the scheduled job. */
-export async function pruneIdempotencyKeys(deps: { orm: { em: EntityManager }; clock: Clock }, retentionMs = IDEMPOTENCY_RETENTION_MS): Promise<number> {
+export async function pruneIdempotencyKeys(
+  deps: { orm: { em: EntityManager }; clock: Clock },
+  retentionMs = IDEMPOTENCY_RETENTION_MS,
+): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - retentionMs);
   let total = 0;
   for (;;) {

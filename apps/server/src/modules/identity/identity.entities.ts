@@ -22,7 +22,13 @@ export const SessionSchema = defineEntity({
   tableName: 'session',
   properties: (p) => ({
     idHash: p.string().primary().length(64),
-    user: p.manyToOne(UserSchema).ref().foreignKeyName('session_user_id_fkey').updateRule('no action').deleteRule('cascade').index(),
+    user: p
+      .manyToOne(UserSchema)
+      .ref()
+      .foreignKeyName('session_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
     csrfToken: p.string().length(64),
     createdAt: p.datetime(),
     expiresAt: p.datetime(),
@@ -35,7 +41,13 @@ export const PasswordResetSchema = defineEntity({
   tableName: 'password_reset',
   properties: (p) => ({
     tokenHash: p.string().primary().length(64),
-    user: p.manyToOne(UserSchema).ref().foreignKeyName('password_reset_user_id_fkey').updateRule('no action').deleteRule('cascade').index(),
+    user: p
+      .manyToOne(UserSchema)
+      .ref()
+      .foreignKeyName('password_reset_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
     createdAt: p.datetime(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),

@@ -3,7 +3,15 @@ import { ZAuthResult, ZCredentials, ZForgotInput, ZLoginInput, ZResetInput } fro
 import { z } from 'zod';
 import type { Context } from '../../trpc/context.js';
 import { router, sellerAuthProcedure, sessionProcedure } from '../../trpc/procedures.js';
-import { login, logout, register, requestPasswordReset, resetPassword, toUserView, type SignedIn } from './identity.service.js';
+import {
+  login,
+  logout,
+  register,
+  requestPasswordReset,
+  resetPassword,
+  toUserView,
+  type SignedIn,
+} from './identity.service.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 
 const MINUTE = 60_000;
@@ -40,7 +48,11 @@ export const identityRouter = router({
   // The session's CSRF token is needed, as for every unsafe call a session authenticates: a
   // cross-site form must not sign the seller out.
   logout: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Sign out (needs X-CSRF-Token)' }, successStatus: 204, errors: [] })
+    .meta({
+      openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Sign out (needs X-CSRF-Token)' },
+      successStatus: 204,
+      errors: [],
+    })
     .input(z.strictObject({}).optional())
     .output(z.void())
     .mutation(async ({ ctx }) => {
@@ -49,14 +61,22 @@ export const identityRouter = router({
     }),
 
   session: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/auth/session', tags, summary: 'The signed-in user and the CSRF token' }, errors: [] })
+    .meta({
+      openapi: { method: 'GET', path: '/auth/session', tags, summary: 'The signed-in user and the CSRF token' },
+      errors: [],
+    })
     .input(z.strictObject({}).optional())
     .output(ZAuthResult)
     .query(({ ctx }) => ({ user: toUserView(ctx.user), csrfToken: ctx.session.csrfToken })),
 
   forgot: sellerAuthProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/forgot', tags, summary: 'E-mail a password reset link (answers the same for unknown e-mails)' },
+      openapi: {
+        method: 'POST',
+        path: '/auth/forgot',
+        tags,
+        summary: 'E-mail a password reset link (answers the same for unknown e-mails)',
+      },
       successStatus: 204,
       rateLimit: { name: 'auth.forgot', max: 3, windowMs: 60 * MINUTE },
       errors: [],
@@ -67,7 +87,12 @@ export const identityRouter = router({
 
   reset: sellerAuthProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/reset', tags, summary: 'Set a new password with a reset link; signs out every session' },
+      openapi: {
+        method: 'POST',
+        path: '/auth/reset',
+        tags,
+        summary: 'Set a new password with a reset link; signs out every session',
+      },
       successStatus: 204,
       rateLimit: { name: 'auth.reset', max: 20, windowMs: 15 * MINUTE },
       errors: ['token_invalid'],

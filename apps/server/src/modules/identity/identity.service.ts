@@ -78,11 +78,19 @@ export async function requestPasswordReset(ctx: ServiceContext, input: { email: 
 /** Sets the new password, burns the link, and signs every existing session out. */
 export async function resetPassword(ctx: ServiceContext, input: { token: string; password: string }): Promise<void> {
   const now = ctx.clock.now();
-  const reset = await ctx.em.findOne(PasswordResetSchema, { tokenHash: sha256Hex(input.token) }, { populate: ['user'] });
+  const reset = await ctx.em.findOne(
+    PasswordResetSchema,
+    { tokenHash: sha256Hex(input.token) },
+    { populate: ['user'] },
+  );
   if (!reset || reset.usedAt || reset.expiresAt.getTime() <= now.getTime()) {
     throw new AppError('token_invalid', 'This reset link is invalid or has expired.');
   }
-  const claimed = await ctx.em.nativeUpdate(PasswordResetSchema, { tokenHash: reset.tokenHash, usedAt: null }, { usedAt: now });
+  const claimed = await ctx.em.nativeUpdate(
+    PasswordResetSchema,
+    { tokenHash: reset.tokenHash, usedAt: null },
+    { usedAt: now },
+  );
   if (claimed !== 1) throw new AppError('token_invalid', 'This reset link is invalid or has expired.');
   const user = reset.user.getEntity();
   user.passwordHash = await hashPassword(input.password);

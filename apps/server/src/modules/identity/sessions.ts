@@ -62,4 +62,3 @@ export async function deleteSession(em: EntityManager, token: string): Promise<v
 export async function deleteSessionsOf(em: EntityManager, userId: string): Promise<void> {
   await em.nativeDelete(SessionSchema, { user: userId });
 }
-

@@ -9,7 +9,12 @@ export const LicenseInstanceSchema = defineEntity({
   uniques: [{ name: 'license_instance_key_name_unique', properties: ['licenseKey', 'name'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    licenseKey: p.manyToOne(LicenseKeySchema).ref().foreignKeyName('license_instance_license_key_id_fkey').updateRule('no action').deleteRule('cascade'),
+    licenseKey: p
+      .manyToOne(LicenseKeySchema)
+      .ref()
+      .foreignKeyName('license_instance_license_key_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade'),
     name: p.string().length(200),
     createdAt: p.datetime(),
   }),

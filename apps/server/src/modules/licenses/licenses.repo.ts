@@ -60,7 +60,11 @@ export async function lookupLicense(
 }
 
 /** The license's row again under its row lock (the merchant's disable, enable and instance removal). */
-export async function lockLicenseOfStore(em: EntityManager, storeId: string, licenseId: string): Promise<LicenseRow | undefined> {
+export async function lockLicenseOfStore(
+  em: EntityManager,
+  storeId: string,
+  licenseId: string,
+): Promise<LicenseRow | undefined> {
   // Raw: FOR UPDATE OF the key alone, joined to its product for the store check and the settings.
   const rows = await em.execute<LicenseRow[]>(
     `select ${LICENSE_COLUMNS},
@@ -93,7 +97,12 @@ export interface LicensePageFilter {
  * One keyset page of a store's licenses, newest assignment first: `(assigned_at, id) < before`.
  * Raw: a row-value keyset, and the status filter is interval arithmetic on the product's column.
  */
-export async function selectLicensePage(em: EntityManager, filter: LicensePageFilter, before: KeysetPosition | undefined, limit: number): Promise<Array<{ id: string; us: string }>> {
+export async function selectLicensePage(
+  em: EntityManager,
+  filter: LicensePageFilter,
+  before: KeysetPosition | undefined,
+  limit: number,
+): Promise<Array<{ id: string; us: string }>> {
   const where = ['p.store_id = ?', 'k.order_id is not null', 'k.assigned_at is not null'];
   const params: unknown[] = [filter.storeId];
   if (filter.productId) {

@@ -18,42 +18,98 @@ import {
   ZValidateLicenseResult,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { merchantProcedure, publicProcedure, router, storeProcedure, type ResourceSurface } from '../../trpc/procedures.js';
-import { activateLicense, deactivateLicense, disableLicense, enableLicense, getLicense, listLicenses, removeLicenseInstance, validateLicense } from './licenses.service.js';
+import {
+  merchantProcedure,
+  publicProcedure,
+  router,
+  storeProcedure,
+  type ResourceSurface,
+} from '../../trpc/procedures.js';
+import {
+  activateLicense,
+  deactivateLicense,
+  disableLicense,
+  enableLicense,
+  getLicense,
+  listLicenses,
+  removeLicenseInstance,
+  validateLicense,
+} from './licenses.service.js';
 
 const MINUTE = 60_000;
 const software = ['licenses'];
 
 const LICENSE_SURFACES = {
-  merchant: { read: merchantProcedure('license:read'), write: merchantProcedure('license:write'), base: '/merchant/v1/stores/{storeId}/licenses', tags: ['merchant: licenses'] },
-  dashboard: { read: storeProcedure('viewOrders'), write: storeProcedure('editOrders'), base: '/dashboard/stores/{storeId}/licenses', tags: ['dashboard'] },
+  merchant: {
+    read: merchantProcedure('license:read'),
+    write: merchantProcedure('license:write'),
+    base: '/merchant/v1/stores/{storeId}/licenses',
+    tags: ['merchant: licenses'],
+  },
+  dashboard: {
+    read: storeProcedure('viewOrders'),
+    write: storeProcedure('editOrders'),
+    base: '/dashboard/stores/{storeId}/licenses',
+    tags: ['dashboard'],
+  },
 } satisfies Record<string, ResourceSurface>;
 
 /** The seller's license resources, the same on both surfaces. */
 function licenseResources({ read, write, base, tags }: ResourceSurface) {
   return {
     list: read
-      .meta({ openapi: { method: 'GET', path: base, tags, summary: 'List licenses (sold license keys), newest first' }, errors: [] })
+      .meta({
+        openapi: { method: 'GET', path: base, tags, summary: 'List licenses (sold license keys), newest first' },
+        errors: [],
+      })
       .input(ZListLicensesQuery)
       .output(ZLicenseList)
       .query(({ ctx, input }) => listLicenses(ctx, input)),
     get: read
-      .meta({ openapi: { method: 'GET', path: `${base}/{licenseId}`, tags, summary: 'A license with its active instances' }, errors: ['not_found'] })
+      .meta({
+        openapi: { method: 'GET', path: `${base}/{licenseId}`, tags, summary: 'A license with its active instances' },
+        errors: ['not_found'],
+      })
       .input(ZLicenseIdInput)
       .output(ZMerchantLicense)
       .query(({ ctx, input }) => getLicense(ctx, input)),
     disable: write
-      .meta({ openapi: { method: 'POST', path: `${base}/{licenseId}/disable`, tags, summary: 'Disable a license (validate answers disabled)' }, errors: ['not_found'] })
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: `${base}/{licenseId}/disable`,
+          tags,
+          summary: 'Disable a license (validate answers disabled)',
+        },
+        errors: ['not_found'],
+      })
       .input(ZLicenseIdInput)
       .output(ZMerchantLicense)
       .mutation(({ ctx, input }) => disableLicense(ctx, input)),
     enable: write
-      .meta({ openapi: { method: 'POST', path: `${base}/{licenseId}/enable`, tags, summary: 'Enable a license the seller disabled' }, errors: ['not_found', 'conflict'] })
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: `${base}/{licenseId}/enable`,
+          tags,
+          summary: 'Enable a license the seller disabled',
+        },
+        errors: ['not_found', 'conflict'],
+      })
       .input(ZLicenseIdInput)
       .output(ZMerchantLicense)
       .mutation(({ ctx, input }) => enableLicense(ctx, input)),
     removeInstance: write
-      .meta({ openapi: { method: 'DELETE', path: `${base}/{licenseId}/instances/{instanceId}`, tags, summary: 'Remove an instance of a license' }, successStatus: 204, errors: ['not_found'] })
+      .meta({
+        openapi: {
+          method: 'DELETE',
+          path: `${base}/{licenseId}/instances/{instanceId}`,
+          tags,
+          summary: 'Remove an instance of a license',
+        },
+        successStatus: 204,
+        errors: ['not_found'],
+      })
       .input(ZLicenseInstanceIdInput)
       .output(z.void())
       .mutation(({ ctx, input }) => removeLicenseInstance(ctx, input)),
@@ -66,7 +122,12 @@ const dashboard = licenseResources(LICENSE_SURFACES.dashboard);
 export const licensesRouter = router({
   activate: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/v1/licenses/activate', tags: software, summary: 'Activate an instance of a license (idempotent per instance name)' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/licenses/activate',
+        tags: software,
+        summary: 'Activate an instance of a license (idempotent per instance name)',
+      },
       rateLimit: { name: 'licenses.activate', max: 60, windowMs: MINUTE },
       errors: ['not_found', 'activation_limit_reached', 'license_inactive'],
     })
@@ -75,7 +136,12 @@ export const licensesRouter = router({
     .mutation(({ ctx, input }) => activateLicense(ctx, input)),
   validate: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/v1/licenses/validate', tags: software, summary: 'Whether a license (and an instance of it) is valid now' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/licenses/validate',
+        tags: software,
+        summary: 'Whether a license (and an instance of it) is valid now',
+      },
       rateLimit: { name: 'licenses.validate', max: 600, windowMs: MINUTE },
       errors: ['not_found'],
     })
@@ -84,7 +150,12 @@ export const licensesRouter = router({
     .mutation(({ ctx, input }) => validateLicense(ctx, input)),
   deactivate: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/v1/licenses/deactivate', tags: software, summary: 'Deactivate an instance of a license' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/licenses/deactivate',
+        tags: software,
+        summary: 'Deactivate an instance of a license',
+      },
       rateLimit: { name: 'licenses.deactivate', max: 60, windowMs: MINUTE },
       errors: ['not_found'],
     })

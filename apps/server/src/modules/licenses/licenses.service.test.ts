@@ -20,7 +20,16 @@ import { EventSchema } from '../events/events.entities.js';
 import { restock } from '../fulfilment/fulfilment.service.js';
 import { OrderSchema } from '../orders/orders.entities.js';
 import { refundOrder, settleOrder } from '../payments/settlement.js';
-import { activateLicense, deactivateLicense, disableLicense, enableLicense, getLicense, listLicenses, removeLicenseInstance, validateLicense } from './licenses.service.js';
+import {
+  activateLicense,
+  deactivateLicense,
+  disableLicense,
+  enableLicense,
+  getLicense,
+  listLicenses,
+  removeLicenseInstance,
+  validateLicense,
+} from './licenses.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -41,24 +50,48 @@ interface Sold {
 }
 
 /** A store selling one key product with `settings`, and one paid order holding one key. */
-async function soldKey(settings: { licenseActivationLimit?: number | null; licenseValidityDays?: number | null } = {}): Promise<Sold> {
+async function soldKey(
+  settings: { licenseActivationLimit?: number | null; licenseValidityDays?: number | null } = {},
+): Promise<Sold> {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 9, 0));
   const base = serviceContext(orm, clock);
   const ctx = () => ({ ...base, em: orm.em.fork() });
   const store = await createStore(orm.em.fork());
-  const product = await createProduct(ctx(), { storeId: store.id, name: 'App', price: 10, deliveryMethods: ['licenseKeys'], ...settings });
+  const product = await createProduct(ctx(), {
+    storeId: store.id,
+    name: 'App',
+    price: 10,
+    deliveryMethods: ['licenseKeys'],
+    ...settings,
+  });
   const key = `LIC-${randomBytes(8).toString('hex')}`;
   await restock(ctx(), { storeId: store.id, productId: product.id, keys: [key] });
   const email = `buyer-${randomBytes(4).toString('hex')}@example.test`;
-  const created = await createOrder(ctx(), { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email }, { ip: '203.0.113.5', userAgent: 'test', country: 'DE' });
+  const created = await createOrder(
+    ctx(),
+    { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email },
+    { ip: '203.0.113.5', userAgent: 'test', country: 'DE' },
+  );
   const order = await orm.em.fork().findOneOrFail(OrderSchema, { id: created.order.id });
-  expect(await settleOrder(orm.em.fork(), order.id, { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency }, clock.now())).toBe('settled');
+  expect(
+    await settleOrder(
+      orm.em.fork(),
+      order.id,
+      { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
+      clock.now(),
+    ),
+  ).toBe('settled');
   return { storeId: store.id, productId: product.id, orderId: order.id, key, email, clock, ctx };
 }
 
 async function licenseEvents(storeId: string) {
-  const events = await orm.em.fork().find(EventSchema, { store: storeId, type: { $like: 'license.%' } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  return events.map((event) => ({ type: event.type, license: (event.payload as { license: Record<string, unknown> }).license }));
+  const events = await orm.em
+    .fork()
+    .find(EventSchema, { store: storeId, type: { $like: 'license.%' } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return events.map((event) => ({
+    type: event.type,
+    license: (event.payload as { license: Record<string, unknown> }).license,
+  }));
 }
 
 describe('activation', () => {
@@ -67,34 +100,69 @@ describe('activation', () => {
     const a = await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'laptop' });
     expect(a.license).toMatchObject({ status: 'active', activationLimit: 2, activationUsage: 1, expiresAt: null });
     sold.clock.advance(1000);
-    const again = await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'laptop' });
+    const again = await activateLicense(sold.ctx(), {
+      productId: sold.productId,
+      key: sold.key,
+      instanceName: 'laptop',
+    });
     expect(again.instance).toEqual(a.instance);
     expect(again.license.activationUsage).toBe(1);
     sold.clock.advance(1000);
-    const b = await activateLicense(sold.ctx(), { productId: sold.productId, key: `  ${sold.key}  `, instanceName: 'desktop' });
+    const b = await activateLicense(sold.ctx(), {
+      productId: sold.productId,
+      key: `  ${sold.key}  `,
+      instanceName: 'desktop',
+    });
     expect(b.license.activationUsage).toBe(2);
-    expect(await codeOf(activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'tablet' }))).toBe('activation_limit_reached');
+    expect(
+      await codeOf(activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'tablet' })),
+    ).toBe('activation_limit_reached');
 
     sold.clock.advance(1000);
-    const off = await deactivateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: a.instance.id });
+    const off = await deactivateLicense(sold.ctx(), {
+      productId: sold.productId,
+      key: sold.key,
+      instanceId: a.instance.id,
+    });
     expect(off).toEqual({ deactivated: true, license: expect.objectContaining({ activationUsage: 1 }) });
     sold.clock.advance(1000);
-    expect((await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'tablet' })).license.activationUsage).toBe(2);
-    expect(await codeOf(deactivateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: a.instance.id }))).toBe('not_found');
+    expect(
+      (await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'tablet' })).license
+        .activationUsage,
+    ).toBe(2);
+    expect(
+      await codeOf(
+        deactivateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: a.instance.id }),
+      ),
+    ).toBe('not_found');
 
     const events = await licenseEvents(sold.storeId);
-    expect(events.map((event) => event.type)).toEqual(['license.activated', 'license.activated', 'license.deactivated', 'license.activated']);
-    expect(events[0]!.license).toMatchObject({ customerEmail: sold.email, status: 'active', activationUsage: 1, instances: [{ id: a.instance.id, name: 'laptop' }] });
+    expect(events.map((event) => event.type)).toEqual([
+      'license.activated',
+      'license.activated',
+      'license.deactivated',
+      'license.activated',
+    ]);
+    expect(events[0]!.license).toMatchObject({
+      customerEmail: sold.email,
+      status: 'active',
+      activationUsage: 1,
+      instances: [{ id: a.instance.id, name: 'laptop' }],
+    });
     expect(JSON.stringify(events)).not.toContain(sold.key);
   });
 
   it('leaves exactly the limit when 30 distinct names activate at once', async () => {
     const sold = await soldKey({ licenseActivationLimit: 5 });
     const results = await Promise.allSettled(
-      Array.from({ length: 30 }, (_, i) => activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: `machine-${i}` })),
+      Array.from({ length: 30 }, (_, i) =>
+        activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: `machine-${i}` }),
+      ),
     );
     const ok = results.filter((result) => result.status === 'fulfilled');
-    const refused = results.filter((result) => result.status === 'rejected').map((result) => ((result as PromiseRejectedResult).reason as AppError).appCode);
+    const refused = results
+      .filter((result) => result.status === 'rejected')
+      .map((result) => ((result as PromiseRejectedResult).reason as AppError).appCode);
     expect(ok).toHaveLength(5);
     expect(new Set(refused)).toEqual(new Set(['activation_limit_reached']));
     const license = (await listLicenses(sold.ctx(), { storeId: sold.storeId })).licenses[0]!;
@@ -104,29 +172,55 @@ describe('activation', () => {
 
   it('activates without a limit when the product sets none', async () => {
     const sold = await soldKey();
-    for (let i = 0; i < 12; i++) await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: `m${i}` });
-    expect((await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).license).toMatchObject({ activationLimit: null, activationUsage: 12 });
+    for (let i = 0; i < 12; i++)
+      await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: `m${i}` });
+    expect((await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).license).toMatchObject({
+      activationLimit: null,
+      activationUsage: 12,
+    });
   });
 });
 
 describe('validation', () => {
   it('answers valid with and without an instance, instance_not_found for another, and expired once the validity ran out', async () => {
     const sold = await soldKey({ licenseValidityDays: 30 });
-    const { instance } = await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'laptop' });
+    const { instance } = await activateLicense(sold.ctx(), {
+      productId: sold.productId,
+      key: sold.key,
+      instanceName: 'laptop',
+    });
     const assignedAt = sold.clock.now().getTime();
-    expect(await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).toMatchObject({ valid: true, reason: null, instance: null });
-    const withInstance = await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: instance.id });
+    expect(await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).toMatchObject({
+      valid: true,
+      reason: null,
+      instance: null,
+    });
+    const withInstance = await validateLicense(sold.ctx(), {
+      productId: sold.productId,
+      key: sold.key,
+      instanceId: instance.id,
+    });
     expect(withInstance).toMatchObject({ valid: true, reason: null, instance });
     expect(withInstance.license.expiresAt).toBe(new Date(assignedAt + 30 * DAY).toISOString());
     const other = await soldKey();
-    const { instance: foreign } = await activateLicense(other.ctx(), { productId: other.productId, key: other.key, instanceName: 'x' });
-    expect(await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: foreign.id })).toMatchObject({ valid: false, reason: 'instance_not_found', instance: null });
+    const { instance: foreign } = await activateLicense(other.ctx(), {
+      productId: other.productId,
+      key: other.key,
+      instanceName: 'x',
+    });
+    expect(
+      await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: foreign.id }),
+    ).toMatchObject({ valid: false, reason: 'instance_not_found', instance: null });
 
     sold.clock.advance(30 * DAY - 1);
     expect((await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).valid).toBe(true);
     sold.clock.advance(1);
-    expect(await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: instance.id })).toMatchObject({ valid: false, reason: 'expired', license: { status: 'expired' } });
-    expect(await codeOf(activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'new' }))).toBe('license_inactive');
+    expect(
+      await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: instance.id }),
+    ).toMatchObject({ valid: false, reason: 'expired', license: { status: 'expired' } });
+    expect(
+      await codeOf(activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'new' })),
+    ).toBe('license_inactive');
 
     // The product's validity is read at each check: lengthening it revives the license.
     await updateProduct(sold.ctx(), { storeId: sold.storeId, productId: sold.productId, licenseValidityDays: 60 });
@@ -142,7 +236,10 @@ describe('validation', () => {
       { productId: sold.productId, key: other.key },
     ];
     for (const input of cases) {
-      const error = await validateLicense(sold.ctx(), input).then(() => undefined, (e: unknown) => e as AppError);
+      const error = await validateLicense(sold.ctx(), input).then(
+        () => undefined,
+        (e: unknown) => e as AppError,
+      );
       expect(error?.appCode).toBe('not_found');
       expect(error?.message).toBe('No license with this key for this product.');
     }
@@ -152,51 +249,93 @@ describe('validation', () => {
 describe('the seller', () => {
   it('disables and enables a license; a disabled license validates disabled and cannot activate', async () => {
     const sold = await soldKey({ licenseActivationLimit: 3 });
-    const { license, instance } = await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'laptop' });
+    const { license, instance } = await activateLicense(sold.ctx(), {
+      productId: sold.productId,
+      key: sold.key,
+      instanceName: 'laptop',
+    });
     sold.clock.advance(1000);
     const disabled = await disableLicense(sold.ctx(), { storeId: sold.storeId, licenseId: license.id });
     expect(disabled).toMatchObject({ status: 'disabled', customerEmail: sold.email, instances: [instance] });
     expect(disabled.masked.endsWith(sold.key.slice(-4))).toBe(true);
     expect(disabled.masked).not.toContain(sold.key.slice(0, 8));
-    expect(await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: instance.id })).toMatchObject({ valid: false, reason: 'disabled' });
-    expect(await codeOf(activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'other' }))).toBe('license_inactive');
+    expect(
+      await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceId: instance.id }),
+    ).toMatchObject({ valid: false, reason: 'disabled' });
+    expect(
+      await codeOf(activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'other' })),
+    ).toBe('license_inactive');
     // Not even the name it already holds: a disabled license activates nothing.
-    expect(await codeOf(activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'laptop' }))).toBe('license_inactive');
+    expect(
+      await codeOf(activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'laptop' })),
+    ).toBe('license_inactive');
     await disableLicense(sold.ctx(), { storeId: sold.storeId, licenseId: license.id });
     sold.clock.advance(1000);
     expect((await enableLicense(sold.ctx(), { storeId: sold.storeId, licenseId: license.id })).status).toBe('active');
     expect((await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).valid).toBe(true);
-    expect((await licenseEvents(sold.storeId)).map((event) => event.type)).toEqual(['license.activated', 'license.disabled', 'license.enabled']);
+    expect((await licenseEvents(sold.storeId)).map((event) => event.type)).toEqual([
+      'license.activated',
+      'license.disabled',
+      'license.enabled',
+    ]);
 
     await removeLicenseInstance(sold.ctx(), { storeId: sold.storeId, licenseId: license.id, instanceId: instance.id });
     expect((await getLicense(sold.ctx(), { storeId: sold.storeId, licenseId: license.id })).instances).toEqual([]);
-    expect(await codeOf(removeLicenseInstance(sold.ctx(), { storeId: sold.storeId, licenseId: license.id, instanceId: instance.id }))).toBe('not_found');
+    expect(
+      await codeOf(
+        removeLicenseInstance(sold.ctx(), { storeId: sold.storeId, licenseId: license.id, instanceId: instance.id }),
+      ),
+    ).toBe('not_found');
   });
 
   it('sees a refunded order’s license disabled, for good', async () => {
     const sold = await soldKey();
-    const { license } = await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'laptop' });
+    const { license } = await activateLicense(sold.ctx(), {
+      productId: sold.productId,
+      key: sold.key,
+      instanceName: 'laptop',
+    });
     await refundOrder(orm.em.fork(), sold.orderId, sold.clock.now());
-    expect(await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).toMatchObject({ valid: false, reason: 'disabled' });
+    expect(await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).toMatchObject({
+      valid: false,
+      reason: 'disabled',
+    });
     expect(await codeOf(enableLicense(sold.ctx(), { storeId: sold.storeId, licenseId: license.id }))).toBe('conflict');
-    expect((await listLicenses(sold.ctx(), { storeId: sold.storeId, status: 'disabled' })).licenses.map((l) => l.id)).toEqual([license.id]);
+    expect(
+      (await listLicenses(sold.ctx(), { storeId: sold.storeId, status: 'disabled' })).licenses.map((l) => l.id),
+    ).toEqual([license.id]);
     expect((await listLicenses(sold.ctx(), { storeId: sold.storeId, status: 'active' })).licenses).toEqual([]);
   });
 
   it('reaches only its own store’s licenses, and pages them newest first', async () => {
     const sold = await soldKey({ licenseValidityDays: 10 });
     const other = await soldKey();
-    const { license } = await activateLicense(sold.ctx(), { productId: sold.productId, key: sold.key, instanceName: 'laptop' });
+    const { license } = await activateLicense(sold.ctx(), {
+      productId: sold.productId,
+      key: sold.key,
+      instanceName: 'laptop',
+    });
     expect(await codeOf(getLicense(sold.ctx(), { storeId: other.storeId, licenseId: license.id }))).toBe('not_found');
-    expect(await codeOf(disableLicense(sold.ctx(), { storeId: other.storeId, licenseId: license.id }))).toBe('not_found');
+    expect(await codeOf(disableLicense(sold.ctx(), { storeId: other.storeId, licenseId: license.id }))).toBe(
+      'not_found',
+    );
     // Four more sold keys of the same product, a minute apart.
     for (let i = 0; i < 4; i++) {
       sold.clock.advance(60_000);
       const key = `LIC-${randomBytes(8).toString('hex')}`;
       await restock(sold.ctx(), { storeId: sold.storeId, productId: sold.productId, keys: [key] });
-      const created = await createOrder(sold.ctx(), { store: sold.storeId, cart: [{ productId: sold.productId, quantity: 1 }], email: 'b@example.test' }, { ip: '203.0.113.5', userAgent: 'test', country: 'DE' });
+      const created = await createOrder(
+        sold.ctx(),
+        { store: sold.storeId, cart: [{ productId: sold.productId, quantity: 1 }], email: 'b@example.test' },
+        { ip: '203.0.113.5', userAgent: 'test', country: 'DE' },
+      );
       const order = await orm.em.fork().findOneOrFail(OrderSchema, { id: created.order.id });
-      await settleOrder(orm.em.fork(), order.id, { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency }, sold.clock.now());
+      await settleOrder(
+        orm.em.fork(),
+        order.id,
+        { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
+        sold.clock.now(),
+      );
     }
     const first = await listLicenses(sold.ctx(), { storeId: sold.storeId, limit: 3 });
     expect(first.hasMore).toBe(true);

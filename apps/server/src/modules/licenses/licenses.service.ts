@@ -29,19 +29,31 @@ import { LicenseKeySchema } from '../catalog/catalog.entities.js';
 import { decryptLicenseKey, licenseKeyHash, maskKey } from '../catalog/catalog.service.js';
 import { recordEvent } from '../events/outbox.js';
 import { LicenseInstanceSchema } from './licenses.entities.js';
-import { lookupLicense, lockLicenseOfStore, selectLicensePage, selectMerchantLicenses, type LicenseRow } from './licenses.repo.js';
+import {
+  lookupLicense,
+  lockLicenseOfStore,
+  selectLicensePage,
+  selectMerchantLicenses,
+  type LicenseRow,
+} from './licenses.repo.js';
 
 const DAY_MS = 86_400_000;
 const NOT_FOUND = 'No license with this key for this product.';
 
-type LicenseCore = Pick<LicenseRow, 'id' | 'product_id' | 'key_status' | 'assigned_at' | 'disabled_at' | 'activation_limit' | 'validity_days' | 'usage'>;
+type LicenseCore = Pick<
+  LicenseRow,
+  'id' | 'product_id' | 'key_status' | 'assigned_at' | 'disabled_at' | 'activation_limit' | 'validity_days' | 'usage'
+>;
 
 export function expiresAt(row: Pick<LicenseRow, 'assigned_at' | 'validity_days'>): Date | null {
   return row.validity_days == null ? null : new Date(new Date(row.assigned_at).getTime() + row.validity_days * DAY_MS);
 }
 
 /** `disabled` (the seller disabled it, or its order was refunded), else `expired` once its validity ran out, else `active`. */
-export function licenseStatus(row: Pick<LicenseRow, 'key_status' | 'disabled_at' | 'assigned_at' | 'validity_days'>, now: Date): TLicenseStatus {
+export function licenseStatus(
+  row: Pick<LicenseRow, 'key_status' | 'disabled_at' | 'assigned_at' | 'validity_days'>,
+  now: Date,
+): TLicenseStatus {
   if (row.key_status === 'revoked' || row.disabled_at) return 'disabled';
   const expiry = expiresAt(row);
   return expiry && expiry.getTime() <= now.getTime() ? 'expired' : 'active';
@@ -82,7 +94,11 @@ function notFound(): AppError {
 }
 
 /** Activates `instanceName` (or finds it, activated before: no extra use). */
-export async function activateLicense(ctx: ServiceContext, input: TActivateLicenseInput, retried = false): Promise<TActivateLicenseResult> {
+export async function activateLicense(
+  ctx: ServiceContext,
+  input: TActivateLicenseInput,
+  retried = false,
+): Promise<TActivateLicenseResult> {
   const valueHash = hashOf(ctx, input.key);
   const now = ctx.clock.now();
   try {
@@ -91,13 +107,22 @@ export async function activateLicense(ctx: ServiceContext, input: TActivateLicen
       if (!row) throw notFound();
       row.usage = await usageUnderLock(em, row.id);
       const status = licenseStatus(row, now);
-      if (status !== 'active') throw new AppError('license_inactive', `This license is ${status}; it cannot be activated.`);
+      if (status !== 'active')
+        throw new AppError('license_inactive', `This license is ${status}; it cannot be activated.`);
       const existing = await em.findOne(LicenseInstanceSchema, { licenseKey: row.id, name: input.instanceName });
       if (existing) return { activated: true as const, license: toLicense(row, now), instance: toInstance(existing) };
       if (row.activation_limit !== null && row.usage >= row.activation_limit) {
-        throw new AppError('activation_limit_reached', `This license has reached its activation limit (${row.activation_limit}); deactivate an instance first.`);
+        throw new AppError(
+          'activation_limit_reached',
+          `This license has reached its activation limit (${row.activation_limit}); deactivate an instance first.`,
+        );
       }
-      const instance = em.create(LicenseInstanceSchema, { id: newId(), licenseKey: row.id, name: input.instanceName, createdAt: now });
+      const instance = em.create(LicenseInstanceSchema, {
+        id: newId(),
+        licenseKey: row.id,
+        name: input.instanceName,
+        createdAt: now,
+      });
       await em.flush();
       const updated = { ...row, usage: row.usage + 1 };
       await recordLicenseEvent(ctx, em, 'license.activated', row.id, now);
@@ -111,20 +136,40 @@ export async function activateLicense(ctx: ServiceContext, input: TActivateLicen
 }
 
 /** Whether the license is active (and, when an instance is named, whether it is one of its instances). */
-export async function validateLicense(ctx: ServiceContext, input: TValidateLicenseInput): Promise<TValidateLicenseResult> {
+export async function validateLicense(
+  ctx: ServiceContext,
+  input: TValidateLicenseInput,
+): Promise<TValidateLicenseResult> {
   // One prepared read and no entity: the root EntityManager's pool, without forking a unit of work.
-  const row = await lookupLicense(ctx.deps.orm.em, input.productId, hashOf(ctx, input.key), input.instanceId ?? null, false);
+  const row = await lookupLicense(
+    ctx.deps.orm.em,
+    input.productId,
+    hashOf(ctx, input.key),
+    input.instanceId ?? null,
+    false,
+  );
   if (!row) throw notFound();
   const now = ctx.clock.now();
   const license = toLicense(row, now);
-  const instance = row.instance_id ? toInstance({ id: row.instance_id, name: row.instance_name!, createdAt: new Date(row.instance_created_at!) }) : null;
+  const instance = row.instance_id
+    ? toInstance({ id: row.instance_id, name: row.instance_name!, createdAt: new Date(row.instance_created_at!) })
+    : null;
   const reason =
-    license.status === 'disabled' ? 'disabled' : license.status === 'expired' ? 'expired' : input.instanceId !== undefined && !instance ? 'instance_not_found' : null;
+    license.status === 'disabled'
+      ? 'disabled'
+      : license.status === 'expired'
+        ? 'expired'
+        : input.instanceId !== undefined && !instance
+          ? 'instance_not_found'
+          : null;
   return { valid: reason === null, reason, license, instance };
 }
 
 /** Frees one instance of the license; an instance that is not the license's is 404. */
-export async function deactivateLicense(ctx: ServiceContext, input: TDeactivateLicenseInput): Promise<TDeactivateLicenseResult> {
+export async function deactivateLicense(
+  ctx: ServiceContext,
+  input: TDeactivateLicenseInput,
+): Promise<TDeactivateLicenseResult> {
   const valueHash = hashOf(ctx, input.key);
   const now = ctx.clock.now();
   return ctx.em.transactional(async (em) => {
@@ -140,9 +185,20 @@ export async function deactivateLicense(ctx: ServiceContext, input: TDeactivateL
 }
 
 /** Merchant views of `ids`, in that order, each with its instances (and the store, for events). */
-async function merchantLicenses(ctx: ServiceContext, em: EntityManager, ids: string[]): Promise<Array<{ view: TMerchantLicense; storeId: string }>> {
+async function merchantLicenses(
+  ctx: ServiceContext,
+  em: EntityManager,
+  ids: string[],
+): Promise<Array<{ view: TMerchantLicense; storeId: string }>> {
   const rows = await selectMerchantLicenses(em, ids);
-  const instances = ids.length === 0 ? [] : await em.find(LicenseInstanceSchema, { licenseKey: { $in: ids } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const instances =
+    ids.length === 0
+      ? []
+      : await em.find(
+          LicenseInstanceSchema,
+          { licenseKey: { $in: ids } },
+          { orderBy: { createdAt: 'asc', id: 'asc' } },
+        );
   const now = ctx.clock.now();
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
@@ -160,7 +216,13 @@ async function merchantLicenses(ctx: ServiceContext, em: EntityManager, ids: str
   });
 }
 
-async function recordLicenseEvent(ctx: ServiceContext, em: EntityManager, type: 'license.activated' | 'license.deactivated' | 'license.disabled' | 'license.enabled', licenseId: string, now: Date): Promise<void> {
+async function recordLicenseEvent(
+  ctx: ServiceContext,
+  em: EntityManager,
+  type: 'license.activated' | 'license.deactivated' | 'license.disabled' | 'license.enabled',
+  licenseId: string,
+  now: Date,
+): Promise<void> {
   const [license] = await merchantLicenses(ctx, em, [licenseId]);
   await recordEvent(em, { storeId: license!.storeId, type, payload: { license: license!.view }, at: now });
 }
@@ -168,40 +230,67 @@ async function recordLicenseEvent(ctx: ServiceContext, em: EntityManager, type: 
 export async function listLicenses(ctx: ServiceContext, input: TListLicensesQuery) {
   const limit = input.limit ?? 50;
   const before = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor) : undefined;
-  const rows = await selectLicensePage(ctx.em, { storeId: input.storeId, productId: input.productId, status: input.status, now: ctx.clock.now() }, before, limit + 1);
+  const rows = await selectLicensePage(
+    ctx.em,
+    { storeId: input.storeId, productId: input.productId, status: input.status, now: ctx.clock.now() },
+    before,
+    limit + 1,
+  );
   const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, rows, limit, (row) => row.us);
-  const licenses = await merchantLicenses(ctx, ctx.em, page.map((row) => row.id));
+  const licenses = await merchantLicenses(
+    ctx,
+    ctx.em,
+    page.map((row) => row.id),
+  );
   return { licenses: licenses.map((license) => license.view), hasMore, nextCursor };
 }
 
-export async function getLicense(ctx: ServiceContext, input: { storeId: string; licenseId: string }): Promise<TMerchantLicense> {
+export async function getLicense(
+  ctx: ServiceContext,
+  input: { storeId: string; licenseId: string },
+): Promise<TMerchantLicense> {
   const row = await findLicenseOfStore(ctx.em, input.storeId, input.licenseId);
   const [license] = await merchantLicenses(ctx, ctx.em, [row.id]);
   return license!.view;
 }
 
 async function findLicenseOfStore(em: EntityManager, storeId: string, licenseId: string) {
-  const key = await em.findOne(LicenseKeySchema, { id: licenseId, product: { store: storeId }, order: { $ne: null } }, { fields: ['id'] });
+  const key = await em.findOne(
+    LicenseKeySchema,
+    { id: licenseId, product: { store: storeId }, order: { $ne: null } },
+    { fields: ['id'] },
+  );
   if (!key) throw new AppError('not_found', 'No license with this id in this store.');
   return key;
 }
 
 /** The seller disables a license (validate answers `disabled`); disabling twice changes nothing. */
-export async function disableLicense(ctx: ServiceContext, input: { storeId: string; licenseId: string }): Promise<TMerchantLicense> {
+export async function disableLicense(
+  ctx: ServiceContext,
+  input: { storeId: string; licenseId: string },
+): Promise<TMerchantLicense> {
   return setDisabled(ctx, input, true);
 }
 
 /** The seller enables a license it disabled; a refunded order's license stays disabled (409). */
-export async function enableLicense(ctx: ServiceContext, input: { storeId: string; licenseId: string }): Promise<TMerchantLicense> {
+export async function enableLicense(
+  ctx: ServiceContext,
+  input: { storeId: string; licenseId: string },
+): Promise<TMerchantLicense> {
   return setDisabled(ctx, input, false);
 }
 
-async function setDisabled(ctx: ServiceContext, input: { storeId: string; licenseId: string }, disable: boolean): Promise<TMerchantLicense> {
+async function setDisabled(
+  ctx: ServiceContext,
+  input: { storeId: string; licenseId: string },
+  disable: boolean,
+): Promise<TMerchantLicense> {
   const now = ctx.clock.now();
   return ctx.em.transactional(async (em) => {
     const row = await lockLicenseOfStore(em, input.storeId, input.licenseId);
     if (!row) throw new AppError('not_found', 'No license with this id in this store.');
-    if (!disable && row.key_status === 'revoked') throw new AppError('conflict', 'This license was disabled by a refund of its order; it cannot be enabled.');
+    if (!disable && row.key_status === 'revoked')
+      throw new AppError('conflict', 'This license was disabled by a refund of its order; it cannot be enabled.');
     if (Boolean(row.disabled_at) !== disable) {
       await em.nativeUpdate(LicenseKeySchema, { id: row.id }, { disabledAt: disable ? now : null });
       await recordLicenseEvent(ctx, em, disable ? 'license.disabled' : 'license.enabled', row.id, now);
@@ -212,7 +301,10 @@ async function setDisabled(ctx: ServiceContext, input: { storeId: string; licens
 }
 
 /** The seller removes an instance (the software on it no longer validates with it). */
-export async function removeLicenseInstance(ctx: ServiceContext, input: { storeId: string; licenseId: string; instanceId: string }): Promise<void> {
+export async function removeLicenseInstance(
+  ctx: ServiceContext,
+  input: { storeId: string; licenseId: string; instanceId: string },
+): Promise<void> {
   const now = ctx.clock.now();
   await ctx.em.transactional(async (em) => {
     const row = await lockLicenseOfStore(em, input.storeId, input.licenseId);

@@ -5,12 +5,23 @@
 import { ZMarkDeliveredInput, ZOrderActionInput, ZOrderDetail, ZUpdateOrderBody } from '@svc/schemas';
 import { merchantProcedure, router, type GuardedBuilder } from '../../trpc/procedures.js';
 import { ORDER_SURFACES, type OrderSurface } from '../orders/orders.router.js';
-import { cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder, updateOrder } from './order-actions.service.js';
+import {
+  cancelStoreOrder,
+  markOrderDelivered,
+  markOrderPaid,
+  refundStoreOrder,
+  updateOrder,
+} from './order-actions.service.js';
 
 function orderUpdate({ edit, base, tags }: OrderSurface) {
   return edit
     .meta({
-      openapi: { method: 'PATCH', path: `${base}/{orderId}`, tags, summary: 'Set the seller note or mark the order delivered' },
+      openapi: {
+        method: 'PATCH',
+        path: `${base}/{orderId}`,
+        tags,
+        summary: 'Set the seller note or mark the order delivered',
+      },
       errors: ['not_found', 'order_not_deliverable', 'nothing_to_deliver'],
     })
     .input(ZUpdateOrderBody)
@@ -21,7 +32,15 @@ function orderUpdate({ edit, base, tags }: OrderSurface) {
 /** A refund, the same on both surfaces; a merchant key needs its own scope (order:refund) for it. */
 function orderRefund(builder: GuardedBuilder, { base, tags }: OrderSurface) {
   return builder
-    .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/refund`, tags, summary: 'Refund: keys are revoked and leave the delivery' }, errors: ['not_found', 'order_not_paid'] })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${base}/{orderId}/refund`,
+        tags,
+        summary: 'Refund: keys are revoked and leave the delivery',
+      },
+      errors: ['not_found', 'order_not_paid'],
+    })
     .input(ZOrderActionInput)
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => refundStoreOrder(ctx, input));
@@ -35,7 +54,12 @@ export const orderActionsRouter = router({
 
   markDelivered: edit
     .meta({
-      openapi: { method: 'POST', path: `${base}/{orderId}/mark-delivered`, tags, summary: 'Mark delivered, optionally with the manually delivered content' },
+      openapi: {
+        method: 'POST',
+        path: `${base}/{orderId}/mark-delivered`,
+        tags,
+        summary: 'Mark delivered, optionally with the manually delivered content',
+      },
       errors: ['not_found', 'order_not_deliverable', 'nothing_to_deliver'],
     })
     .input(ZMarkDeliveredInput)
@@ -43,7 +67,15 @@ export const orderActionsRouter = router({
     .mutation(({ ctx, input }) => markOrderDelivered(ctx, input)),
 
   markPaid: edit
-    .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/mark-paid`, tags, summary: 'Settle a manual payment for the full price' }, errors: ['not_found', 'order_not_pending'] })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${base}/{orderId}/mark-paid`,
+        tags,
+        summary: 'Settle a manual payment for the full price',
+      },
+      errors: ['not_found', 'order_not_pending'],
+    })
     .input(ZOrderActionInput)
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => markOrderPaid(ctx, input)),
@@ -52,7 +84,15 @@ export const orderActionsRouter = router({
   dashboardRefund: orderRefund(edit, ORDER_SURFACES.dashboard),
 
   cancel: edit
-    .meta({ openapi: { method: 'POST', path: `${base}/{orderId}/cancel`, tags, summary: 'Cancel an order that was never paid' }, errors: ['not_found', 'order_not_pending'] })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${base}/{orderId}/cancel`,
+        tags,
+        summary: 'Cancel an order that was never paid',
+      },
+      errors: ['not_found', 'order_not_pending'],
+    })
     .input(ZOrderActionInput)
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => cancelStoreOrder(ctx, input)),

@@ -23,8 +23,10 @@ export async function updateOrder(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string; note?: string | undefined; markDelivered?: boolean | undefined },
 ): Promise<TOrderDetail> {
-  if (input.markDelivered === false) throw invalidField('markDelivered', 'Only true is meaningful; false changes nothing.');
-  if (input.note === undefined && input.markDelivered === undefined) throw invalidField('', 'Send note or markDelivered.');
+  if (input.markDelivered === false)
+    throw invalidField('markDelivered', 'Only true is meaningful; false changes nothing.');
+  if (input.note === undefined && input.markDelivered === undefined)
+    throw invalidField('', 'Send note or markDelivered.');
   const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
   return ctx.em.transactional(async (em) => {
     const order = await lockOrder(em, id);
@@ -38,7 +40,10 @@ export async function updateOrder(
   });
 }
 
-export async function markOrderDelivered(ctx: ServiceContext, input: { storeId: string; orderId: string; content?: string | undefined }): Promise<TOrderDetail> {
+export async function markOrderDelivered(
+  ctx: ServiceContext,
+  input: { storeId: string; orderId: string; content?: string | undefined },
+): Promise<TOrderDetail> {
   const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
   return ctx.em.transactional(async (em) => {
     const order = await lockOrder(em, id);
@@ -48,9 +53,13 @@ export async function markOrderDelivered(ctx: ServiceContext, input: { storeId: 
 }
 
 /** The seller confirms a manual payment: the order settles for its full price. */
-export async function markOrderPaid(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
+export async function markOrderPaid(
+  ctx: ServiceContext,
+  input: { storeId: string; orderId: string },
+): Promise<TOrderDetail> {
   const order = await findStoreOrder(ctx.em, input.storeId, input.orderId);
-  if (order.status !== 'pending') throw new AppError('order_not_pending', `This order is ${order.status}, not awaiting payment.`);
+  if (order.status !== 'pending')
+    throw new AppError('order_not_pending', `This order is ${order.status}, not awaiting payment.`);
   const outcome = await settleOrder(
     ctx.em.fork(),
     order.id,
@@ -61,12 +70,18 @@ export async function markOrderPaid(ctx: ServiceContext, input: { storeId: strin
   return toOrderDetail(await findStoreOrder(ctx.em.fork(), input.storeId, order.id));
 }
 
-export async function refundStoreOrder(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
+export async function refundStoreOrder(
+  ctx: ServiceContext,
+  input: { storeId: string; orderId: string },
+): Promise<TOrderDetail> {
   const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
   return toOrderDetail(await refundOrder(ctx.em.fork(), id, ctx.clock.now()));
 }
 
-export async function cancelStoreOrder(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
+export async function cancelStoreOrder(
+  ctx: ServiceContext,
+  input: { storeId: string; orderId: string },
+): Promise<TOrderDetail> {
   const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
   return toOrderDetail(await cancelOrder(ctx.em.fork(), id, ctx.clock.now()));
 }

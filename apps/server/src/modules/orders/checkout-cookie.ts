@@ -22,7 +22,11 @@ export function parseCheckoutCookie(value: string | undefined): CheckoutCookie |
 }
 
 export function setCheckoutCookie(sink: ResponseSink, config: Config, cookie: CheckoutCookie): void {
-  setCookie(sink, CHECKOUT_COOKIE, `${cookie.orderId}.${cookie.token}`, { maxAgeSeconds: LIFETIME_SECONDS, secure: config.isProduction, sameSite: 'Lax' });
+  setCookie(sink, CHECKOUT_COOKIE, `${cookie.orderId}.${cookie.token}`, {
+    maxAgeSeconds: LIFETIME_SECONDS,
+    secure: config.isProduction,
+    sameSite: 'Lax',
+  });
 }
 
 /** The cookie's token when it names this order. */

@@ -45,8 +45,20 @@ interface Rule {
 }
 
 const LIFECYCLE = {
-  pay: { from: ['pending'], to: 'paid', stamp: 'paidAt', event: 'order.paid', effects: [], refusal: { code: 'order_not_pending', message: 'This order is no longer awaiting payment.' } },
-  wait: { from: ['paid'], to: 'processing', effects: [], refusal: { code: 'conflict', message: 'Only a just-paid order waits for delivery.' } },
+  pay: {
+    from: ['pending'],
+    to: 'paid',
+    stamp: 'paidAt',
+    event: 'order.paid',
+    effects: [],
+    refusal: { code: 'order_not_pending', message: 'This order is no longer awaiting payment.' },
+  },
+  wait: {
+    from: ['paid'],
+    to: 'processing',
+    effects: [],
+    refusal: { code: 'conflict', message: 'Only a just-paid order waits for delivery.' },
+  },
   complete: {
     from: ['paid', 'processing'],
     to: 'completed',
@@ -63,8 +75,18 @@ const LIFECYCLE = {
     effects: ['revokeKeys', 'refundPayments'],
     refusal: { code: 'order_not_paid', message: 'Only a paid order can be refunded.' },
   },
-  cancel: { from: ['pending'], to: 'cancelled', effects: ['releaseCoupons'], refusal: { code: 'order_not_pending', message: 'Only a pending order can be cancelled.' } },
-  expire: { from: ['pending'], to: 'expired', effects: ['releaseCoupons'], refusal: { code: 'order_not_pending', message: 'Only a pending order can expire.' } },
+  cancel: {
+    from: ['pending'],
+    to: 'cancelled',
+    effects: ['releaseCoupons'],
+    refusal: { code: 'order_not_pending', message: 'Only a pending order can be cancelled.' },
+  },
+  expire: {
+    from: ['pending'],
+    to: 'expired',
+    effects: ['releaseCoupons'],
+    refusal: { code: 'order_not_pending', message: 'Only a pending order can expire.' },
+  },
 } as const satisfies Record<string, Rule>;
 
 export type OrderAction = keyof typeof LIFECYCLE;
@@ -80,33 +102,54 @@ export function can(status: TOrderStatus, action: OrderAction): boolean {
 }
 
 /** The handlers an action's effects need: none for most, so the argument is left out. */
-type EffectsFor<A extends OrderAction> = (typeof LIFECYCLE)[A]['effects'] extends readonly [] ? [] : [Pick<LifecycleEffects, (typeof LIFECYCLE)[A]['effects'][number]>];
+type EffectsFor<A extends OrderAction> = (typeof LIFECYCLE)[A]['effects'] extends readonly []
+  ? []
+  : [Pick<LifecycleEffects, (typeof LIFECYCLE)[A]['effects'][number]>];
 
 /**
  * Moves a locked order by `action`, in the caller's transaction; refuses (409 with the rule's
  * code) when the order's status is not one the action leaves from.
  */
-export async function transition<A extends OrderAction>(em: EntityManager, order: Order, action: A, now: Date, ...effects: EffectsFor<A>): Promise<void> {
+export async function transition<A extends OrderAction>(
+  em: EntityManager,
+  order: Order,
+  action: A,
+  now: Date,
+  ...effects: EffectsFor<A>
+): Promise<void> {
   const rule: Rule = LIFECYCLE[action];
-  if (!em.isInTransaction()) throw new Error(`order ${action}: the caller must hold the order's row lock in a transaction`);
+  if (!em.isInTransaction())
+    throw new Error(`order ${action}: the caller must hold the order's row lock in a transaction`);
   if (!rule.from.includes(order.status)) throw new AppError(rule.refusal.code, rule.refusal.message);
   const handlers = effects[0] as Partial<LifecycleEffects> | undefined;
   for (const effect of rule.effects) {
     if (effect === 'revokeKeys') order.keyCount -= await handlers!.revokeKeys!(em, order.id);
     if (effect === 'refundPayments') await handlers!.refundPayments!(em, order.id, now);
-    if (effect === 'releaseCoupons' && order.couponId) await handlers!.releaseCoupons!(em, new Map([[order.couponId, 1]]));
+    if (effect === 'releaseCoupons' && order.couponId)
+      await handlers!.releaseCoupons!(em, new Map([[order.couponId, 1]]));
   }
   order.status = rule.to;
   if (rule.stamp) order[rule.stamp] = now;
   order.updatedAt = now;
-  if (rule.event) await recordEvent(em, { storeId: order.store.id, type: rule.event, payload: { order: toOrderDetail(order) }, at: now });
+  if (rule.event)
+    await recordEvent(em, {
+      storeId: order.store.id,
+      type: rule.event,
+      payload: { order: toOrderDetail(order) },
+      at: now,
+    });
 }
 
 /**
  * `expire` for every pending order created at or before `createdBefore`, in one statement, with
  * the coupon uses they held given back in the same transaction. Returns how many expired.
  */
-export async function expireStale(em: EntityManager, createdBefore: Date, now: Date, effects: Pick<LifecycleEffects, 'releaseCoupons'>): Promise<number> {
+export async function expireStale(
+  em: EntityManager,
+  createdBefore: Date,
+  now: Date,
+  effects: Pick<LifecycleEffects, 'releaseCoupons'>,
+): Promise<number> {
   const rule = LIFECYCLE.expire;
   return em.transactional(async (tx) => {
     const expired = await expirePendingOrders(tx, { from: rule.from, to: rule.to, createdBefore, now });

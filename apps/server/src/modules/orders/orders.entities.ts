@@ -15,14 +15,31 @@ export const OrderSchema = defineEntity({
   ],
   indexes: [
     // Keyset paging of a store's orders, newest first, with and without a status filter.
-    { name: 'order_store_created_index', expression: 'create index "order_store_created_index" on "order" ("store_id", "created_at" desc, "id" desc)' },
-    { name: 'order_store_status_created_index', expression: 'create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc)' },
+    {
+      name: 'order_store_created_index',
+      expression: 'create index "order_store_created_index" on "order" ("store_id", "created_at" desc, "id" desc)',
+    },
+    {
+      name: 'order_store_status_created_index',
+      expression:
+        'create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc)',
+    },
     // A buyer's orders in a store (customer area).
-    { name: 'order_store_email_created_index', expression: 'create index "order_store_email_created_index" on "order" ("store_id", "customer_email", "created_at" desc, "id" desc)' },
+    {
+      name: 'order_store_email_created_index',
+      expression:
+        'create index "order_store_email_created_index" on "order" ("store_id", "customer_email", "created_at" desc, "id" desc)',
+    },
     // The expiry job finds stale pending orders without scanning paid ones.
-    { name: 'order_pending_created_index', expression: `create index "order_pending_created_index" on "order" ("created_at") where "status" = 'pending'` },
+    {
+      name: 'order_pending_created_index',
+      expression: `create index "order_pending_created_index" on "order" ("created_at") where "status" = 'pending'`,
+    },
     // try-assign and restocks look for orders still waiting for keys, oldest first.
-    { name: 'order_processing_paid_index', expression: `create index "order_processing_paid_index" on "order" ("paid_at") where "status" = 'processing'` },
+    {
+      name: 'order_processing_paid_index',
+      expression: `create index "order_processing_paid_index" on "order" ("paid_at") where "status" = 'processing'`,
+    },
   ],
   properties: (p) => ({
     id: p.string().primary().length(32),
@@ -75,7 +92,13 @@ export const OrderLineSchema = defineEntity({
   indexes: [{ name: 'order_line_product_index', properties: ['productId'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    order: p.manyToOne(OrderSchema).ref().foreignKeyName('order_line_order_id_fkey').updateRule('no action').deleteRule('cascade').index(),
+    order: p
+      .manyToOne(OrderSchema)
+      .ref()
+      .foreignKeyName('order_line_order_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
     productId: p.string().length(32).nullable(),
     productName: p.string().length(200),
     quantity: p.integer(),

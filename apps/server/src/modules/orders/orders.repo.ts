@@ -28,7 +28,6 @@ export interface OrderRow {
   created_us: string;
 }
 
-
 const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
   o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,
   (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
@@ -46,7 +45,12 @@ export interface OrderPageFilter {
  * (store, [status | customer_email,] created_at, id) indexes. Hot path (the orders list): a row
  * value comparison the ORM cannot write, and the columns straight into the view, no hydration.
  */
-export async function selectOrderPage(em: EntityManager, filter: OrderPageFilter, before: KeysetPosition | undefined, limit: number): Promise<OrderRow[]> {
+export async function selectOrderPage(
+  em: EntityManager,
+  filter: OrderPageFilter,
+  before: KeysetPosition | undefined,
+  limit: number,
+): Promise<OrderRow[]> {
   const where = ['o.store_id = ?'];
   const params: unknown[] = [filter.storeId];
   if (filter.customerEmail !== undefined) {
@@ -72,7 +76,11 @@ export async function selectOrderPage(em: EntityManager, filter: OrderPageFilter
   }
   params.push(limit);
   // A listing: on a read replica when there is one (db/replicas.ts).
-  return readOnReplica(em, `select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`, params);
+  return readOnReplica(
+    em,
+    `select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`,
+    params,
+  );
 }
 
 export interface LineRow {

@@ -5,7 +5,13 @@
  * by the app router (those actions sit above fulfilment and payments, which this module is below).
  */
 import { ZGetOrderInput, ZListOrdersQuery, ZOrderDetail, ZOrderList } from '@svc/schemas';
-import { merchantProcedure, router, storeProcedure, type GuardedBuilder, type ResourceSurface } from '../../trpc/procedures.js';
+import {
+  merchantProcedure,
+  router,
+  storeProcedure,
+  type GuardedBuilder,
+  type ResourceSurface,
+} from '../../trpc/procedures.js';
 import { getOrder, listOrders } from './orders.service.js';
 
 /** One surface's builders and where its routes live; its writes are edits (order:update, editOrders). */
@@ -14,20 +20,36 @@ export interface OrderSurface extends Pick<ResourceSurface, 'read' | 'base' | 't
 }
 
 export const ORDER_SURFACES = {
-  merchant: { read: merchantProcedure('order:read'), edit: merchantProcedure('order:update'), base: '/merchant/v1/stores/{storeId}/orders', tags: ['merchant: orders'] },
-  dashboard: { read: storeProcedure('viewOrders'), edit: storeProcedure('editOrders'), base: '/dashboard/stores/{storeId}/orders', tags: ['dashboard'] },
+  merchant: {
+    read: merchantProcedure('order:read'),
+    edit: merchantProcedure('order:update'),
+    base: '/merchant/v1/stores/{storeId}/orders',
+    tags: ['merchant: orders'],
+  },
+  dashboard: {
+    read: storeProcedure('viewOrders'),
+    edit: storeProcedure('editOrders'),
+    base: '/dashboard/stores/{storeId}/orders',
+    tags: ['dashboard'],
+  },
 } satisfies Record<string, OrderSurface>;
 
 /** list and get, the same on both surfaces. */
 function orderReads({ read, base, tags }: OrderSurface) {
   return {
     list: read
-      .meta({ openapi: { method: 'GET', path: base, tags, summary: 'List orders of the store, newest first' }, errors: [] })
+      .meta({
+        openapi: { method: 'GET', path: base, tags, summary: 'List orders of the store, newest first' },
+        errors: [],
+      })
       .input(ZListOrdersQuery)
       .output(ZOrderList)
       .query(({ ctx, input }) => listOrders(ctx, input)),
     get: read
-      .meta({ openapi: { method: 'GET', path: `${base}/{orderId}`, tags, summary: 'Order detail by id or ORD-<n>' }, errors: ['not_found'] })
+      .meta({
+        openapi: { method: 'GET', path: `${base}/{orderId}`, tags, summary: 'Order detail by id or ORD-<n>' },
+        errors: ['not_found'],
+      })
       .input(ZGetOrderInput)
       .output(ZOrderDetail)
       .query(({ ctx, input }) => getOrder(ctx, input)),

@@ -91,7 +91,10 @@ describe('listOrders', () => {
 
   it('says hasMore false with no cursor on a last page that is exactly full', async () => {
     const store = await newStore();
-    await seed(store.id, [1, 2, 3, 4].map((m) => ({ createdAt: minutes(m) })));
+    await seed(
+      store.id,
+      [1, 2, 3, 4].map((m) => ({ createdAt: minutes(m) })),
+    );
     const ctx = contextFor();
     const first = await listOrders(ctx(), { storeId: store.id, limit: 2 });
     expect(first.hasMore).toBe(true);
@@ -113,7 +116,10 @@ describe('listOrders', () => {
   it('filters by status', async () => {
     const store = await newStore();
     const statuses: TOrderStatus[] = ['pending', 'completed', 'refunded', 'completed', 'cancelled'];
-    const seeded = await seed(store.id, statuses.map((status, i) => ({ status, createdAt: minutes(i) })));
+    const seeded = await seed(
+      store.id,
+      statuses.map((status, i) => ({ status, createdAt: minutes(i) })),
+    );
     const list = await listOrders(contextFor()(), { storeId: store.id, status: 'completed' });
     expect(list.orders.map((o) => o.id)).toEqual([seeded[3]!.id, seeded[1]!.id]);
     expect(list.orders.every((o) => o.status === 'completed')).toBe(true);
@@ -121,9 +127,16 @@ describe('listOrders', () => {
 
   it('filters by from and to, both inclusive', async () => {
     const store = await newStore();
-    const seeded = await seed(store.id, [0, 10, 20, 30, 40].map((m) => ({ createdAt: minutes(m) })));
+    const seeded = await seed(
+      store.id,
+      [0, 10, 20, 30, 40].map((m) => ({ createdAt: minutes(m) })),
+    );
     const ctx = contextFor();
-    const between = await listOrders(ctx(), { storeId: store.id, from: minutes(10).toISOString(), to: minutes(30).toISOString() });
+    const between = await listOrders(ctx(), {
+      storeId: store.id,
+      from: minutes(10).toISOString(),
+      to: minutes(30).toISOString(),
+    });
     expect(between.orders.map((o) => o.id)).toEqual([seeded[3]!.id, seeded[2]!.id, seeded[1]!.id]);
     const fromOnly = await listOrders(ctx(), { storeId: store.id, from: minutes(30).toISOString() });
     expect(fromOnly.orders.map((o) => o.id)).toEqual([seeded[4]!.id, seeded[3]!.id]);
@@ -135,7 +148,10 @@ describe('listOrders', () => {
     const store = await newStore();
     const seeded = await seed(
       store.id,
-      (['paid', 'pending', 'paid', 'paid', 'pending', 'paid'] as TOrderStatus[]).map((status, i) => ({ status, createdAt: minutes(i) })),
+      (['paid', 'pending', 'paid', 'paid', 'pending', 'paid'] as TOrderStatus[]).map((status, i) => ({
+        status,
+        createdAt: minutes(i),
+      })),
     );
     const ctx = contextFor();
     const first = await listOrders(ctx(), { storeId: store.id, status: 'paid', limit: 3 });
@@ -146,7 +162,10 @@ describe('listOrders', () => {
 
   it('refuses a tampered, forged or foreign cursor with validation_failed', async () => {
     const store = await newStore();
-    await seed(store.id, [1, 2, 3].map((m) => ({ createdAt: minutes(m) })));
+    await seed(
+      store.id,
+      [1, 2, 3].map((m) => ({ createdAt: minutes(m) })),
+    );
     const ctx = contextFor();
     const { nextCursor } = await listOrders(ctx(), { storeId: store.id, limit: 1 });
     const [body, signature] = nextCursor!.split('.') as [string, string];
@@ -159,7 +178,9 @@ describe('listOrders', () => {
       expect(await codeOf(listOrders(ctx(), { storeId: store.id, cursor })), cursor).toBe('validation_failed');
     }
     // A cursor signed under another application key is just as foreign.
-    expect(await codeOf(listOrders(contextFor()(), { storeId: store.id, cursor: nextCursor! }))).toBe('validation_failed');
+    expect(await codeOf(listOrders(contextFor()(), { storeId: store.id, cursor: nextCursor! }))).toBe(
+      'validation_failed',
+    );
   });
 });
 
@@ -171,7 +192,13 @@ describe('findStoreOrder and getOrder', () => {
     const byId = await getOrder(ctx(), { storeId: store.id, orderId: order!.id });
     const byNumber = await getOrder(ctx(), { storeId: store.id, orderId: `ORD-${order!.number}` });
     expect(byId).toEqual(byNumber);
-    expect(byId).toMatchObject({ id: order!.id, orderId: `ORD-${order!.number}`, storeId: store.id, status: 'completed', note: 'seller note' });
+    expect(byId).toMatchObject({
+      id: order!.id,
+      orderId: `ORD-${order!.number}`,
+      storeId: store.id,
+      status: 'completed',
+      note: 'seller note',
+    });
     expect((await findStoreOrder(ctx().em, store.id, `ORD-${order!.number}`)).id).toBe(order!.id);
   });
 
@@ -201,8 +228,19 @@ describe('listBuyerOrders and getBuyerOrder', () => {
     const other = await newStore();
     const buyer = uniqueBuyer();
     const mine = await seed(store.id, [
-      { customerEmail: buyer, createdAt: minutes(1), lines: [{ productName: 'Alpha', quantity: 2, unitPriceMinor: 500 }] },
-      { customerEmail: buyer, createdAt: minutes(2), lines: [{ productName: 'Beta', quantity: 1, unitPriceMinor: 250 }, { productName: 'Gamma', quantity: 3, unitPriceMinor: 100 }] },
+      {
+        customerEmail: buyer,
+        createdAt: minutes(1),
+        lines: [{ productName: 'Alpha', quantity: 2, unitPriceMinor: 500 }],
+      },
+      {
+        customerEmail: buyer,
+        createdAt: minutes(2),
+        lines: [
+          { productName: 'Beta', quantity: 1, unitPriceMinor: 250 },
+          { productName: 'Gamma', quantity: 3, unitPriceMinor: 100 },
+        ],
+      },
     ]);
     await seed(store.id, [{ customerEmail: uniqueBuyer(), createdAt: minutes(3) }]);
     await seed(other.id, [{ customerEmail: buyer, createdAt: minutes(4) }]);
@@ -214,13 +252,20 @@ describe('listBuyerOrders and getBuyerOrder', () => {
       { productName: 'Beta', quantity: 1, unitPrice: 2.5 },
       { productName: 'Gamma', quantity: 3, unitPrice: 1 },
     ]);
-    expect(list.orders[1]).toMatchObject({ orderId: `ORD-${mine[0]!.number}`, storeId: store.id, lines: [{ productName: 'Alpha', quantity: 2, unitPrice: 5 }] });
+    expect(list.orders[1]).toMatchObject({
+      orderId: `ORD-${mine[0]!.number}`,
+      storeId: store.id,
+      lines: [{ productName: 'Alpha', quantity: 2, unitPrice: 5 }],
+    });
   });
 
   it("pages the buyer's orders with the keyset cursor", async () => {
     const store = await newStore();
     const buyer = uniqueBuyer();
-    const mine = await seed(store.id, [1, 2, 2, 3].map((m) => ({ customerEmail: buyer, createdAt: minutes(m) })));
+    const mine = await seed(
+      store.id,
+      [1, 2, 2, 3].map((m) => ({ customerEmail: buyer, createdAt: minutes(m) })),
+    );
     await seed(store.id, [{ customerEmail: uniqueBuyer(), createdAt: minutes(2) }]);
     const ctx = contextFor();
     const first = await listBuyerOrders(ctx(), { storeId: store.id, customerEmail: buyer }, 3, undefined);
@@ -236,7 +281,11 @@ describe('listBuyerOrders and getBuyerOrder', () => {
     const [mine] = await seed(store.id, [{ customerEmail: buyer }]);
     const [theirs] = await seed(store.id, [{ customerEmail: uniqueBuyer() }]);
     const ctx = contextFor();
-    expect((await getBuyerOrder(ctx(), { storeId: store.id, customerEmail: buyer }, `ORD-${mine!.number}`)).id).toBe(mine!.id);
-    expect(await codeOf(getBuyerOrder(ctx(), { storeId: store.id, customerEmail: buyer }, theirs!.id))).toBe('not_found');
+    expect((await getBuyerOrder(ctx(), { storeId: store.id, customerEmail: buyer }, `ORD-${mine!.number}`)).id).toBe(
+      mine!.id,
+    );
+    expect(await codeOf(getBuyerOrder(ctx(), { storeId: store.id, customerEmail: buyer }, theirs!.id))).toBe(
+      'not_found',
+    );
   });
 });

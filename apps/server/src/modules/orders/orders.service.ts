@@ -43,7 +43,22 @@ function rowToOrder(row: OrderRow): TOrder {
 /** What toOrderDetail reads: an Order entity, or the same fields of an order just inserted with SQL. */
 export type OrderDetailFields = Pick<
   Order,
-  'id' | 'number' | 'status' | 'productName' | 'priceMinor' | 'paidMinor' | 'currency' | 'paymentMethod' | 'customerEmail' | 'country' | 'keyCount' | 'createdAt' | 'completedAt' | 'updatedAt' | 'note' | 'customFieldResponses'
+  | 'id'
+  | 'number'
+  | 'status'
+  | 'productName'
+  | 'priceMinor'
+  | 'paidMinor'
+  | 'currency'
+  | 'paymentMethod'
+  | 'customerEmail'
+  | 'country'
+  | 'keyCount'
+  | 'createdAt'
+  | 'completedAt'
+  | 'updatedAt'
+  | 'note'
+  | 'customFieldResponses'
 > & { store: { id: string } };
 
 export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
@@ -74,7 +89,12 @@ interface OrderPage {
 }
 
 /** One keyset page, newest first: `(created_at, id) < cursor`, served by the (store, [status,] created_at, id) indexes. */
-async function pageOrders(ctx: ServiceContext, filter: OrderPageFilter, limit: number, cursor: string | undefined): Promise<OrderPage> {
+async function pageOrders(
+  ctx: ServiceContext,
+  filter: OrderPageFilter,
+  limit: number,
+  cursor: string | undefined,
+): Promise<OrderPage> {
   const key = ctx.deps.config.encryptionKey;
   const rows = await selectOrderPage(ctx.em, filter, cursor ? decodeCursor(key, cursor) : undefined, limit + 1);
   const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
@@ -107,12 +127,18 @@ export async function lockOrder(em: EntityManager, orderId: string): Promise<Ord
 /** An order of the store by cuid or `ORD-<n>`; 404 when it belongs to any other store. */
 export async function findStoreOrder(em: EntityManager, storeId: string, ref: string): Promise<Order> {
   const number = ORDER_NUMBER.exec(ref)?.[1];
-  const order = await em.findOne(OrderSchema, number ? { number: Number(number), store: storeId } : { id: ref, store: storeId });
+  const order = await em.findOne(
+    OrderSchema,
+    number ? { number: Number(number), store: storeId } : { id: ref, store: storeId },
+  );
   if (!order) throw new AppError('not_found', 'Order not found.');
   return order;
 }
 
-export async function getOrder(ctx: ServiceContext, input: { storeId: string; orderId: string }): Promise<TOrderDetail> {
+export async function getOrder(
+  ctx: ServiceContext,
+  input: { storeId: string; orderId: string },
+): Promise<TOrderDetail> {
   return toOrderDetail(await findStoreOrder(ctx.em, input.storeId, input.orderId));
 }
 
@@ -124,7 +150,10 @@ export async function listBuyerOrders(
   cursor: string | undefined,
 ): Promise<{ orders: TBuyerOrder[]; hasMore: boolean; nextCursor: string | null }> {
   const page = await pageOrders(ctx, filter, limit, cursor);
-  const lines = await linesOf(ctx.em, page.rows.map((row) => row.id));
+  const lines = await linesOf(
+    ctx.em,
+    page.rows.map((row) => row.id),
+  );
   return {
     orders: page.rows.map((row) =>
       toBuyerOrder(
@@ -180,7 +209,11 @@ function toBuyerOrder(order: BuyerOrderFields, lines: LineRow[]): TBuyerOrder {
 }
 
 /** One order of the buyer in the store, by cuid or `ORD-<n>`; 404 for anyone else's. */
-export async function getBuyerOrder(ctx: ServiceContext, filter: { storeId: string; customerEmail: string }, ref: string): Promise<TBuyerOrder> {
+export async function getBuyerOrder(
+  ctx: ServiceContext,
+  filter: { storeId: string; customerEmail: string },
+  ref: string,
+): Promise<TBuyerOrder> {
   const order = await findStoreOrder(ctx.em, filter.storeId, ref);
   if (order.customerEmail !== filter.customerEmail) throw new AppError('not_found', 'Order not found.');
   const lines = (await linesOf(ctx.em, [order.id])).get(order.id) ?? [];

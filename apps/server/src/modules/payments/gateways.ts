@@ -50,7 +50,9 @@ export const testGateway: Gateway = {
   method: 'test',
   async start(order, _store, { config }) {
     if (config.isProduction || !config.testGatewaySecret) {
-      throw new AppError('validation_failed', 'The request is not valid.', { issues: [{ path: 'paymentMethod', message: 'The test gateway is not available here.' }] });
+      throw new AppError('validation_failed', 'The request is not valid.', {
+        issues: [{ path: 'paymentMethod', message: 'The test gateway is not available here.' }],
+      });
     }
     return {
       // The local pay page (http/test-pay.ts) settles through the same notification path.

@@ -20,11 +20,25 @@ export interface PaymentNotification {
   providerRef: string | null;
 }
 
-export type NotificationOutcome = SettleOutcome | 'duplicate' | 'unknown_order' | 'refunded' | 'not_refundable' | 'recorded';
+export type NotificationOutcome =
+  SettleOutcome | 'duplicate' | 'unknown_order' | 'refunded' | 'not_refundable' | 'recorded';
 
-export async function handleNotification(em: EntityManager, gateway: string, notification: PaymentNotification, now: Date): Promise<NotificationOutcome> {
+export async function handleNotification(
+  em: EntityManager,
+  gateway: string,
+  notification: PaymentNotification,
+  now: Date,
+): Promise<NotificationOutcome> {
   return em.transactional(async (tx) => {
-    if (!(await claimNotification(tx, { gateway, eventId: notification.eventId, orderId: notification.orderId, kind: notification.kind, receivedAt: now }))) {
+    if (
+      !(await claimNotification(tx, {
+        gateway,
+        eventId: notification.eventId,
+        orderId: notification.orderId,
+        kind: notification.kind,
+        receivedAt: now,
+      }))
+    ) {
       return 'duplicate';
     }
     let outcome: NotificationOutcome;

@@ -8,7 +8,11 @@ export const PaymentSchema = defineEntity({
   indexes: [
     { name: 'payment_order_index', properties: ['order'] },
     // A provider's payment settles one order once.
-    { name: 'payment_gateway_ref_unique', expression: 'create unique index "payment_gateway_ref_unique" on "payment" ("gateway", "provider_ref") where "provider_ref" is not null' },
+    {
+      name: 'payment_gateway_ref_unique',
+      expression:
+        'create unique index "payment_gateway_ref_unique" on "payment" ("gateway", "provider_ref") where "provider_ref" is not null',
+    },
   ],
   properties: (p) => ({
     id: p.string().primary().length(32),

@@ -74,11 +74,16 @@ interface Sale {
  * A fresh store selling one product at `price`, and a pending order of one of it. With `keys`
  * the product is delivered by license keys (that many in stock); otherwise by instructions.
  */
-async function pendingOrder(opts: { price?: number; keys?: number; paymentMethods?: TPaymentMethod[]; env?: Record<string, string> } = {}): Promise<Sale> {
+async function pendingOrder(
+  opts: { price?: number; keys?: number; paymentMethods?: TPaymentMethod[]; env?: Record<string, string> } = {},
+): Promise<Sale> {
   const clock = new ManualClock(T0);
   const ctx = serviceContext(orm, clock, opts.env);
   const store = await createStore(orm.em.fork());
-  if (opts.paymentMethods) await orm.em.fork().nativeUpdate(StoreSchema, { id: store.id }, { settings: { paymentMethods: opts.paymentMethods } });
+  if (opts.paymentMethods)
+    await orm.em
+      .fork()
+      .nativeUpdate(StoreSchema, { id: store.id }, { settings: { paymentMethods: opts.paymentMethods } });
   const keyed = opts.keys !== undefined;
   const product = await createProduct(ctx, {
     storeId: store.id,
@@ -88,7 +93,11 @@ async function pendingOrder(opts: { price?: number; keys?: number; paymentMethod
     deliveryInstructions: keyed ? '' : 'Download it from the site.',
   });
   if (opts.keys) {
-    await importKeys(ctx, { storeId: store.id, productId: product.id, keys: Array.from({ length: opts.keys }, () => `KEY-${unique()}`) });
+    await importKeys(ctx, {
+      storeId: store.id,
+      productId: product.id,
+      keys: Array.from({ length: opts.keys }, () => `KEY-${unique()}`),
+    });
   }
   const { order, checkoutToken } = await createOrder(
     serviceContext(orm, clock, opts.env),
@@ -110,14 +119,24 @@ async function pendingOrder(opts: { price?: number; keys?: number; paymentMethod
 const orderOf = (id: string) => orm.em.fork().findOneOrFail(OrderSchema, { id });
 const paymentsOf = (orderId: string) => orm.em.fork().find(PaymentSchema, { order: orderId });
 /** The outbox of a store, as a sorted list of event types (events of one instant have no order). */
-const eventTypesOf = async (storeId: string) => (await orm.em.fork().find(EventSchema, { store: storeId })).map((event) => event.type).sort();
+const eventTypesOf = async (storeId: string) =>
+  (await orm.em.fork().find(EventSchema, { store: storeId })).map((event) => event.type).sort();
 
 function paid(sale: Sale, overrides: Partial<PaymentNotification> = {}): PaymentNotification {
-  return { eventId: `tevt_${unique()}`, kind: 'paid', orderId: sale.orderId, amountMinor: sale.priceMinor, currency: 'USD', providerRef: `test:${unique()}`, ...overrides };
+  return {
+    eventId: `tevt_${unique()}`,
+    kind: 'paid',
+    orderId: sale.orderId,
+    amountMinor: sale.priceMinor,
+    currency: 'USD',
+    providerRef: `test:${unique()}`,
+    ...overrides,
+  };
 }
 
 /** Handles a notification as the webhook route does: a fresh EntityManager per request. */
-const notify = (gateway: string, notification: PaymentNotification, at: Date) => handleNotification(orm.em.fork(), gateway, notification, at);
+const notify = (gateway: string, notification: PaymentNotification, at: Date) =>
+  handleNotification(orm.em.fork(), gateway, notification, at);
 
 describe('handleNotification: settling', () => {
   it('settles a pending order paid in full and fulfils it in the same step', async () => {
@@ -137,14 +156,27 @@ describe('handleNotification: settling', () => {
     expect(key?.order?.id).toBe(sale.orderId);
     const payments = await paymentsOf(sale.orderId);
     expect(payments).toHaveLength(1);
-    expect(payments[0]).toMatchObject({ gateway: 'test', providerRef: notification.providerRef, amountMinor: sale.priceMinor, currency: 'USD', status: 'paid' });
-    expect(await eventTypesOf(sale.storeId)).toEqual(['order.completed', 'order.created', 'order.paid', 'product.created']);
+    expect(payments[0]).toMatchObject({
+      gateway: 'test',
+      providerRef: notification.providerRef,
+      amountMinor: sale.priceMinor,
+      currency: 'USD',
+      status: 'paid',
+    });
+    expect(await eventTypesOf(sale.storeId)).toEqual([
+      'order.completed',
+      'order.created',
+      'order.paid',
+      'product.created',
+    ]);
   });
 
   it('never settles an amount below the price or another currency; the right payment later does', async () => {
     const sale = await pendingOrder({ price: 20 });
 
-    expect(await notify('test', paid(sale, { amountMinor: sale.priceMinor - 1 }), sale.clock.now())).toBe('amount_mismatch');
+    expect(await notify('test', paid(sale, { amountMinor: sale.priceMinor - 1 }), sale.clock.now())).toBe(
+      'amount_mismatch',
+    );
     let order = await orderOf(sale.orderId);
     expect(order).toMatchObject({ status: 'pending', paidMinor: 0, paidAt: null, paymentFlag: 'amount_mismatch' });
 
@@ -168,14 +200,23 @@ describe('handleNotification: settling', () => {
 
   it('answers unknown_order for an order that does not exist, and records the notification', async () => {
     const clock = new ManualClock(T0);
-    const notification: PaymentNotification = { eventId: `tevt_${unique()}`, kind: 'paid', orderId: `z${unique()}`, amountMinor: 100, currency: 'USD', providerRef: null };
+    const notification: PaymentNotification = {
+      eventId: `tevt_${unique()}`,
+      kind: 'paid',
+      orderId: `z${unique()}`,
+      amountMinor: 100,
+      currency: 'USD',
+      providerRef: null,
+    };
 
     expect(await notify('test', notification, clock.now())).toBe('unknown_order');
 
-    const rows = await orm.em.fork().execute<Array<{ outcome: string; order_id: string }>>(
-      'select outcome, order_id from payment_notification where gateway = ? and event_id = ?',
-      ['test', notification.eventId],
-    );
+    const rows = await orm.em
+      .fork()
+      .execute<Array<{ outcome: string; order_id: string }>>(
+        'select outcome, order_id from payment_notification where gateway = ? and event_id = ?',
+        ['test', notification.eventId],
+      );
     expect(rows).toEqual([{ outcome: 'unknown_order', order_id: notification.orderId }]);
     expect(await notify('test', notification, clock.now())).toBe('duplicate');
   });
@@ -222,7 +263,10 @@ describe('handleNotification: once per (gateway, event id)', () => {
   it('settles once when the same notification arrives twice at the same moment', async () => {
     const sale = await pendingOrder({ keys: 2 });
     const notification = paid(sale);
-    const outcomes = await Promise.all([notify('test', notification, sale.clock.now()), notify('test', notification, sale.clock.now())]);
+    const outcomes = await Promise.all([
+      notify('test', notification, sale.clock.now()),
+      notify('test', notification, sale.clock.now()),
+    ]);
     expect(outcomes.sort()).toEqual(['duplicate', 'settled']);
     expect(await paymentsOf(sale.orderId)).toHaveLength(1);
     expect((await orderOf(sale.orderId)).keyCount).toBe(1);
@@ -264,12 +308,27 @@ describe('test gateway verification', () => {
   const now = new Date(T0);
   const t = Math.floor(T0 / 1000);
   const body = (fields: Record<string, unknown> = {}) =>
-    JSON.stringify({ id: 'tevt_1', type: 'payment.succeeded', orderId: 'o1abc', amount: 19.99, currency: 'USD', ...fields });
-  const verify = (raw: string, header: string | undefined) => verifyTestNotification(TEST_SECRET, Buffer.from(raw), header, now);
+    JSON.stringify({
+      id: 'tevt_1',
+      type: 'payment.succeeded',
+      orderId: 'o1abc',
+      amount: 19.99,
+      currency: 'USD',
+      ...fields,
+    });
+  const verify = (raw: string, header: string | undefined) =>
+    verifyTestNotification(TEST_SECRET, Buffer.from(raw), header, now);
 
   it('turns a correctly signed body into a notification', () => {
     const raw = body();
-    expect(verify(raw, testSignature(raw, t))).toEqual({ eventId: 'tevt_1', kind: 'paid', orderId: 'o1abc', amountMinor: 1999, currency: 'USD', providerRef: 'test:tevt_1' });
+    expect(verify(raw, testSignature(raw, t))).toEqual({
+      eventId: 'tevt_1',
+      kind: 'paid',
+      orderId: 'o1abc',
+      amountMinor: 1999,
+      currency: 'USD',
+      providerRef: 'test:tevt_1',
+    });
     const refund = body({ type: 'payment.refunded' });
     expect(verify(refund, testSignature(refund, t)).kind).toBe('refunded');
     const failed = body({ type: 'payment.failed' });
@@ -290,7 +349,8 @@ describe('test gateway verification', () => {
   it('accepts a timestamp up to 300 s from now either way and refuses one further off', () => {
     const raw = body();
     for (const offset of [-300, 300]) expect(verify(raw, testSignature(raw, t + offset)).eventId).toBe('tevt_1');
-    for (const offset of [-301, 301]) expect(codeThrown(() => verify(raw, testSignature(raw, t + offset)))).toBe('signature_invalid');
+    for (const offset of [-301, 301])
+      expect(codeThrown(() => verify(raw, testSignature(raw, t + offset)))).toBe('signature_invalid');
   });
 
   it('refuses a correctly signed body that is not a valid notification', () => {
@@ -309,7 +369,9 @@ describe('test gateway verification', () => {
 
   it('is not_found when TEST_GATEWAY_SECRET is not configured', () => {
     const raw = body();
-    expect(codeThrown(() => verifyTestNotification(undefined, Buffer.from(raw), testSignature(raw, t), now))).toBe('not_found');
+    expect(codeThrown(() => verifyTestNotification(undefined, Buffer.from(raw), testSignature(raw, t), now))).toBe(
+      'not_found',
+    );
   });
 });
 
@@ -317,8 +379,10 @@ describe('stripe gateway verification', () => {
   const now = new Date(T0);
   const t = Math.floor(T0 / 1000);
   const config = () => serviceContext(orm, new ManualClock(T0), { STRIPE_WEBHOOK_SECRET: STRIPE_SECRET }).deps.config;
-  const sign = (payload: string, timestamp = t, secret = STRIPE_SECRET) => Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
-  const verify = (payload: string, header: string | undefined) => verifyStripeNotification(config(), Buffer.from(payload), header, now);
+  const sign = (payload: string, timestamp = t, secret = STRIPE_SECRET) =>
+    Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
+  const verify = (payload: string, header: string | undefined) =>
+    verifyStripeNotification(config(), Buffer.from(payload), header, now);
 
   const sessionEvent = (orderId: string, fields: Record<string, unknown> = {}, type = 'checkout.session.completed') =>
     JSON.stringify({
@@ -343,25 +407,55 @@ describe('stripe gateway verification', () => {
       id: `evt_${unique()}`,
       object: 'event',
       type: 'charge.refunded',
-      data: { object: { id: 'ch_test_1', object: 'charge', amount: 1999, amount_refunded: refunded ? 1999 : 500, refunded, currency: 'usd', payment_intent: 'pi_test_1', metadata: { orderId } } },
+      data: {
+        object: {
+          id: 'ch_test_1',
+          object: 'charge',
+          amount: 1999,
+          amount_refunded: refunded ? 1999 : 500,
+          refunded,
+          currency: 'usd',
+          payment_intent: 'pi_test_1',
+          metadata: { orderId },
+        },
+      },
     });
 
   it('turns a paid Checkout Session into a paid notification that settles the order', async () => {
     const sale = await pendingOrder();
     const payload = sessionEvent(sale.orderId);
     const notification = verify(payload, sign(payload));
-    expect(notification).toEqual({ eventId: JSON.parse(payload).id, kind: 'paid', orderId: sale.orderId, amountMinor: 1999, currency: 'USD', providerRef: 'pi_test_1' });
+    expect(notification).toEqual({
+      eventId: JSON.parse(payload).id,
+      kind: 'paid',
+      orderId: sale.orderId,
+      amountMinor: 1999,
+      currency: 'USD',
+      providerRef: 'pi_test_1',
+    });
 
     expect(await notify('stripe', notification!, sale.clock.now())).toBe('settled');
-    expect(await orderOf(sale.orderId)).toMatchObject({ status: 'completed', paymentMethod: 'stripe', paidMinor: 1999 });
+    expect(await orderOf(sale.orderId)).toMatchObject({
+      status: 'completed',
+      paymentMethod: 'stripe',
+      paidMinor: 1999,
+    });
   });
 
   it('maps async outcomes and full refunds, and ignores what is not a payment of ours', () => {
     const orderId = `o${unique()}`;
     const check = (payload: string) => verify(payload, sign(payload));
     expect(check(sessionEvent(orderId, {}, 'checkout.session.async_payment_succeeded'))?.kind).toBe('paid');
-    expect(check(sessionEvent(orderId, { payment_status: 'unpaid' }, 'checkout.session.async_payment_failed'))?.kind).toBe('failed');
-    expect(check(refundEvent(orderId, true))).toMatchObject({ kind: 'refunded', orderId, amountMinor: 1999, currency: 'USD', providerRef: 'pi_test_1' });
+    expect(
+      check(sessionEvent(orderId, { payment_status: 'unpaid' }, 'checkout.session.async_payment_failed'))?.kind,
+    ).toBe('failed');
+    expect(check(refundEvent(orderId, true))).toMatchObject({
+      kind: 'refunded',
+      orderId,
+      amountMinor: 1999,
+      currency: 'USD',
+      providerRef: 'pi_test_1',
+    });
 
     expect(check(refundEvent(orderId, false))).toBeNull(); // a partial refund
     expect(check(sessionEvent(orderId, { payment_status: 'unpaid' }))).toBeNull(); // an async payment still on its way
@@ -372,7 +466,9 @@ describe('stripe gateway verification', () => {
 
   it('refuses a wrong secret, a changed body, a missing header, and a stale or future timestamp', () => {
     const payload = sessionEvent(`o${unique()}`);
-    expect(codeThrown(() => verify(payload, sign(payload, t, `whsec_${randomBytes(24).toString('base64')}`)))).toBe('signature_invalid');
+    expect(codeThrown(() => verify(payload, sign(payload, t, `whsec_${randomBytes(24).toString('base64')}`)))).toBe(
+      'signature_invalid',
+    );
     expect(codeThrown(() => verify(payload.replace('1999', '1'), sign(payload)))).toBe('signature_invalid');
     expect(codeThrown(() => verify(payload, undefined))).toBe('signature_invalid');
     expect(codeThrown(() => verify(payload, 'garbage'))).toBe('signature_invalid');
@@ -388,7 +484,9 @@ describe('stripe gateway verification', () => {
     }
     const payload = sessionEvent(`o${unique()}`);
     const unconfigured = serviceContext(orm, new ManualClock(T0)).deps.config;
-    expect(codeThrown(() => verifyStripeNotification(unconfigured, Buffer.from(payload), sign(payload), now))).toBe('not_found');
+    expect(codeThrown(() => verifyStripeNotification(unconfigured, Buffer.from(payload), sign(payload), now))).toBe(
+      'not_found',
+    );
   });
 });
 
@@ -419,7 +517,10 @@ async function manualOrder(env?: Record<string, string>): Promise<Sale> {
   return sale;
 }
 
-const proof = (sale: Sale, overrides: Partial<{ token: string; orderId: string; name: string; stream: Readable }> = {}) => ({
+const proof = (
+  sale: Sale,
+  overrides: Partial<{ token: string; orderId: string; name: string; stream: Readable }> = {},
+) => ({
   orderId: sale.orderId,
   token: sale.token,
   name: 'receipt.pdf',
@@ -433,14 +534,25 @@ describe('payment proofs', () => {
     const sale = await manualOrder();
     const content = Buffer.from(`transfer ${unique()}`);
 
-    const result = await uploadPaymentProof(sale.ctx, proof(sale, { name: 'C:\\fakepath\\receipt.pdf', stream: Readable.from([content]) }));
+    const result = await uploadPaymentProof(
+      sale.ctx,
+      proof(sale, { name: 'C:\\fakepath\\receipt.pdf', stream: Readable.from([content]) }),
+    );
 
-    expect(result).toEqual({ orderId: sale.orderId, proof: { name: 'receipt.pdf', size: content.length, contentType: 'application/pdf' } });
+    expect(result).toEqual({
+      orderId: sale.orderId,
+      proof: { name: 'receipt.pdf', size: content.length, contentType: 'application/pdf' },
+    });
     const order = await orderOf(sale.orderId);
     expect(order.status).toBe('pending');
     const file = await paymentProofOf(sale.ctx, sale.storeId, sale.orderId);
     expect(file.id).toBe(order.paymentProofFileId);
-    expect(file).toMatchObject({ name: 'receipt.pdf', size: content.length, sha256: createHash('sha256').update(content).digest('hex'), product: null });
+    expect(file).toMatchObject({
+      name: 'receipt.pdf',
+      size: content.length,
+      sha256: createHash('sha256').update(content).digest('hex'),
+      product: null,
+    });
     expect(await readAll(sale.ctx.deps.storage.read(file.storageKey))).toEqual(content);
     expect((await paymentProofOf(sale.ctx, sale.storeId, sale.orderNumber)).id).toBe(file.id);
   });
@@ -484,21 +596,29 @@ describe('payment proofs', () => {
   it('needs the checkout token: a wrong one is store_forbidden, an unknown order not_found', async () => {
     const sale = await manualOrder();
     const other = await manualOrder();
-    await expect(uploadPaymentProof(sale.ctx, proof(sale, { token: other.token }))).rejects.toMatchObject({ appCode: 'store_forbidden' });
-    await expect(uploadPaymentProof(sale.ctx, proof(sale, { orderId: `z${unique()}` }))).rejects.toMatchObject({ appCode: 'not_found' });
+    await expect(uploadPaymentProof(sale.ctx, proof(sale, { token: other.token }))).rejects.toMatchObject({
+      appCode: 'store_forbidden',
+    });
+    await expect(uploadPaymentProof(sale.ctx, proof(sale, { orderId: `z${unique()}` }))).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
     expect((await orderOf(sale.orderId)).paymentProofFileId).toBeNull();
   });
 
   it('refuses a proof over 10 MiB (payload_too_large) and keeps nothing of it', async () => {
     const sale = await manualOrder();
-    await expect(uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(PROOF_MAX_BYTES + 1) }))).rejects.toMatchObject({ appCode: 'payload_too_large' });
+    await expect(
+      uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(PROOF_MAX_BYTES + 1) })),
+    ).rejects.toMatchObject({ appCode: 'payload_too_large' });
     expect((await orderOf(sale.orderId)).paymentProofFileId).toBeNull();
     expect(await readdir(path.join(sale.ctx.deps.config.fileStorageDir, sale.storeId, 'proofs'))).toEqual([]);
   });
 
   it('holds proofs to FILE_MAX_BYTES when that is lower', async () => {
     const sale = await manualOrder({ FILE_MAX_BYTES: '1024' });
-    await expect(uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(1025) }))).rejects.toMatchObject({ appCode: 'payload_too_large' });
+    await expect(uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(1025) }))).rejects.toMatchObject({
+      appCode: 'payload_too_large',
+    });
     const stored = await uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(1024) }));
     expect(stored.proof.size).toBe(1024);
   });

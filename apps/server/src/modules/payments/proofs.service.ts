@@ -20,16 +20,23 @@ export async function uploadPaymentProof(
   const opened = await orderForToken(ctx.em, input.orderId, input.token);
   // Past the checkout lifetime the order is as good as expired (the job may not have run yet).
   const awaiting = (order: { status: string; createdAt: Date }) =>
-    order.status === 'pending' && order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs > ctx.clock.now().getTime();
+    order.status === 'pending' &&
+    order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs > ctx.clock.now().getTime();
   if (!awaiting(opened)) throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
-  if (opened.paymentMethod !== 'manual') throw new AppError('conflict', 'Choose manual payment (POST /api/checkout/start) before sending a proof.');
+  if (opened.paymentMethod !== 'manual')
+    throw new AppError('conflict', 'Choose manual payment (POST /api/checkout/start) before sending a proof.');
   const id = newId();
   const storageKey = `${opened.store.id}/proofs/${id}`;
   let stored;
   try {
-    stored = await ctx.deps.storage.write(storageKey, input.stream, Math.min(PROOF_MAX_BYTES, ctx.deps.config.fileMaxBytes));
+    stored = await ctx.deps.storage.write(
+      storageKey,
+      input.stream,
+      Math.min(PROOF_MAX_BYTES, ctx.deps.config.fileMaxBytes),
+    );
   } catch (error) {
-    if (error instanceof FileTooLargeError) throw new AppError('payload_too_large', `A proof may be at most ${error.maxBytes} bytes.`);
+    if (error instanceof FileTooLargeError)
+      throw new AppError('payload_too_large', `A proof may be at most ${error.maxBytes} bytes.`);
     throw error;
   }
   try {
@@ -60,7 +67,9 @@ export async function uploadPaymentProof(
 /** The proof of an order of the store, for the dashboard. */
 export async function paymentProofOf(ctx: ServiceContext, storeId: string, orderId: string) {
   const order = await findStoreOrder(ctx.em, storeId, orderId);
-  const file = order.paymentProofFileId ? await ctx.em.findOne(StoredFileSchema, { id: order.paymentProofFileId, store: storeId }) : null;
+  const file = order.paymentProofFileId
+    ? await ctx.em.findOne(StoredFileSchema, { id: order.paymentProofFileId, store: storeId })
+    : null;
   if (!file) throw new AppError('not_found', 'This order has no payment proof.');
   return file;
 }

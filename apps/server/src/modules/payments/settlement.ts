@@ -26,14 +26,23 @@ export type SettleOutcome = 'settled' | 'already_settled' | 'not_pending' | 'amo
  * fulfils it in the same transaction. Anything less never settles; the order keeps a
  * flag the seller sees. Settling twice is a no-op.
  */
-export async function settleOrder(em: EntityManager, orderId: string, payment: Settlement, now: Date): Promise<SettleOutcome> {
+export async function settleOrder(
+  em: EntityManager,
+  orderId: string,
+  payment: Settlement,
+  now: Date,
+): Promise<SettleOutcome> {
   const outcome = await em.transactional(async (tx): Promise<SettleOutcome> => {
     const order = await lockOrder(tx, orderId);
     if (order.status !== 'pending') {
       return order.paidAt && PAID_STATUSES.includes(order.status) ? 'already_settled' : 'not_pending';
     }
     const mismatch: SettleOutcome | undefined =
-      payment.currency !== order.currency ? 'currency_mismatch' : payment.amountMinor < order.priceMinor ? 'amount_mismatch' : undefined;
+      payment.currency !== order.currency
+        ? 'currency_mismatch'
+        : payment.amountMinor < order.priceMinor
+          ? 'amount_mismatch'
+          : undefined;
     if (mismatch) {
       if (order.paymentFlag !== mismatch) {
         order.paymentFlag = mismatch;

@@ -26,23 +26,35 @@ const TOLERANCE_SECONDS = 300;
 const clients = new Map<string, Stripe>();
 
 /** `host`/`port`/`protocol` for the stripe package from STRIPE_API_BASE (only its origin is used). */
-export function stripeApiAddress(base: string | undefined): { host?: string; port?: number; protocol?: 'http' | 'https' } {
+export function stripeApiAddress(base: string | undefined): {
+  host?: string;
+  port?: number;
+  protocol?: 'http' | 'https';
+} {
   if (!base) return {};
   const url = new URL(base);
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
-  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443,
+    protocol,
+  };
 }
 
 function stripeClient(secretKey: string, apiBase: string | undefined): Stripe {
   const cacheKey = `${apiBase ?? ''} ${secretKey}`;
   let client = clients.get(cacheKey);
   if (!client) {
-    client = new Stripe(secretKey, { ...stripeApiAddress(apiBase), maxNetworkRetries: 1, timeout: 15_000, telemetry: false });
+    client = new Stripe(secretKey, {
+      ...stripeApiAddress(apiBase),
+      maxNetworkRetries: 1,
+      timeout: 15_000,
+      telemetry: false,
+    });
     clients.set(cacheKey, client);
   }
   return client;
 }
-
 
 /**
  * The same order, amount and request reuse the session Stripe already made (Stripe keeps a key
@@ -80,7 +92,10 @@ export const stripeGateway: Gateway = {
       // The session closes with the order (Stripe takes 30 minutes to 24 hours from now), so a
       // buyer cannot pay an order that has already expired.
       expires_at: Math.floor(
-        Math.min(Math.max(order.createdAt.getTime() + config.checkoutLifetimeMs, now.getTime() + 31 * 60_000), now.getTime() + 23 * 3600_000) / 1000,
+        Math.min(
+          Math.max(order.createdAt.getTime() + config.checkoutLifetimeMs, now.getTime() + 31 * 60_000),
+          now.getTime() + 23 * 3600_000,
+        ) / 1000,
       ),
       success_url: `${orderUrl}?stripe=success&session_id={CHECKOUT_SESSION_ID}`,
       cancel_url: `${orderUrl}?stripe=cancelled`,
@@ -91,8 +106,20 @@ export const stripeGateway: Gateway = {
         idempotencyKey: idempotencyKey(order.id, order.priceMinor, order.currency, params),
       });
     } catch (error) {
-      const e = error as { type?: unknown; code?: unknown; statusCode?: unknown; requestId?: unknown; message?: unknown };
-      log.error({ err: { type: e.type, code: e.code, statusCode: e.statusCode, requestId: e.requestId, message: e.message }, orderId: order.id }, 'stripe checkout session failed');
+      const e = error as {
+        type?: unknown;
+        code?: unknown;
+        statusCode?: unknown;
+        requestId?: unknown;
+        message?: unknown;
+      };
+      log.error(
+        {
+          err: { type: e.type, code: e.code, statusCode: e.statusCode, requestId: e.requestId, message: e.message },
+          orderId: order.id,
+        },
+        'stripe checkout session failed',
+      );
       throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
     }
     if (!session.url) {
@@ -111,27 +138,49 @@ const ourOrderId = (metadata: Record<string, string> | null | undefined): string
   return typeof orderId === 'string' && looksLikeId(orderId) ? orderId : null;
 };
 
-const idOf = (value: string | { id: string } | null | undefined): string | null => (typeof value === 'string' ? value : (value?.id ?? null));
+const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  typeof value === 'string' ? value : (value?.id ?? null);
 
 /**
  * A Stripe webhook event as a PaymentNotification, or null for an event that is not about
  * one of our orders' payments (the route answers 200 `ignored`). `raw` is the body exactly
  * as received: the signature covers those bytes, and nothing parses them before it verifies.
  */
-export function verifyStripeNotification(config: Config, raw: Buffer, header: string | undefined, now: Date): PaymentNotification | null {
+export function verifyStripeNotification(
+  config: Config,
+  raw: Buffer,
+  header: string | undefined,
+  now: Date,
+): PaymentNotification | null {
   if (!config.stripeWebhookSecret) throw new AppError('not_found', 'The Stripe gateway is not configured.');
   if (!header) throw refuse('no signature header');
   let event: Stripe.Event;
   try {
-    event = Stripe.webhooks.constructEvent(raw, header, config.stripeWebhookSecret, TOLERANCE_SECONDS, undefined, now.getTime());
+    event = Stripe.webhooks.constructEvent(
+      raw,
+      header,
+      config.stripeWebhookSecret,
+      TOLERANCE_SECONDS,
+      undefined,
+      now.getTime(),
+    );
   } catch (error) {
     if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw refuse('signature does not verify');
     throw new AppError('validation_failed', 'The notification body is not valid.');
   }
   // Stripe checks only the age; a timestamp from the future is refused as the test gateway does.
   const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(header)?.[1]);
-  if (!Number.isFinite(signedAt) || signedAt - now.getTime() / 1000 > TOLERANCE_SECONDS) throw refuse('timestamp outside the tolerance');
-  if (!event || typeof event.id !== 'string' || event.id.length === 0 || event.id.length > 200 || typeof event.type !== 'string' || typeof event.data?.object !== 'object' || event.data.object === null) {
+  if (!Number.isFinite(signedAt) || signedAt - now.getTime() / 1000 > TOLERANCE_SECONDS)
+    throw refuse('timestamp outside the tolerance');
+  if (
+    !event ||
+    typeof event.id !== 'string' ||
+    event.id.length === 0 ||
+    event.id.length > 200 ||
+    typeof event.type !== 'string' ||
+    typeof event.data?.object !== 'object' ||
+    event.data.object === null
+  ) {
     throw new AppError('validation_failed', 'The notification body is not valid.');
   }
 

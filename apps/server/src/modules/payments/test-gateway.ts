@@ -31,14 +31,21 @@ export function signTestNotification(secret: string, rawBody: string, timestamp:
 
 const refuse = (why: string) => new AppError('signature_invalid', `Notification refused: ${why}.`);
 
-export function verifyTestNotification(secret: string | undefined, raw: Buffer, header: string | undefined, now: Date): PaymentNotification {
+export function verifyTestNotification(
+  secret: string | undefined,
+  raw: Buffer,
+  header: string | undefined,
+  now: Date,
+): PaymentNotification {
   if (!secret) throw new AppError('not_found', 'The test gateway is not configured.');
   if (!header) throw refuse('no signature header');
   const parts = Object.fromEntries(header.split(',').map((part) => part.trim().split('=', 2) as [string, string]));
   const t = Number(parts.t);
   if (!Number.isInteger(t) || !parts.v1) throw refuse('malformed signature header');
   if (Math.abs(now.getTime() / 1000 - t) > TOLERANCE_SECONDS) throw refuse('timestamp outside the tolerance');
-  const expected = createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${t}.`), raw])).digest('hex');
+  const expected = createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${t}.`), raw]))
+    .digest('hex');
   if (!safeEqual(parts.v1, expected)) throw refuse('signature does not match');
   // Only now is the body parsed.
   let parsed;
@@ -53,6 +60,14 @@ export function verifyTestNotification(secret: string | undefined, raw: Buffer, 
   } catch {
     throw new AppError('validation_failed', 'The notification amount is not valid.');
   }
-  const kind = parsed.type === 'payment.succeeded' ? 'paid' : parsed.type === 'payment.refunded' ? 'refunded' : 'failed';
-  return { eventId: parsed.id, kind, orderId: parsed.orderId, amountMinor, currency: parsed.currency, providerRef: `test:${parsed.id}` };
+  const kind =
+    parsed.type === 'payment.succeeded' ? 'paid' : parsed.type === 'payment.refunded' ? 'refunded' : 'failed';
+  return {
+    eventId: parsed.id,
+    kind,
+    orderId: parsed.orderId,
+    amountMinor,
+    currency: parsed.currency,
+    providerRef: `test:${parsed.id}`,
+  };
 }

@@ -3,7 +3,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TStorePermission } from '@svc/schemas';
 import { StoreMemberSchema, type StoreMember } from './stores.entities.js';
 
-export function hasPermission(member: Pick<StoreMember, 'role' | 'permissions'>, permission: TStorePermission): boolean {
+export function hasPermission(
+  member: Pick<StoreMember, 'role' | 'permissions'>,
+  permission: TStorePermission,
+): boolean {
   return member.role === 'owner' || member.permissions.includes(permission);
 }
 

@@ -7,7 +7,12 @@ export const StoreSchema = defineEntity({
   tableName: 'store',
   checks: [{ name: 'store_subdomain_lower', expression: 'subdomain = lower(subdomain)' }],
   // Customer-route CORS looks stores up by an allowed origin.
-  indexes: [{ name: 'store_allowed_origins_index', expression: 'create index "store_allowed_origins_index" on "store" using gin ("allowed_origins")' }],
+  indexes: [
+    {
+      name: 'store_allowed_origins_index',
+      expression: 'create index "store_allowed_origins_index" on "store" using gin ("allowed_origins")',
+    },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
     name: p.string().length(100),
@@ -30,8 +35,19 @@ export const StoreMemberSchema = defineEntity({
   uniques: [{ properties: ['store', 'user'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    store: p.manyToOne(StoreSchema).ref().foreignKeyName('store_member_store_id_fkey').updateRule('no action').deleteRule('cascade'),
-    user: p.manyToOne(UserSchema).ref().foreignKeyName('store_member_user_id_fkey').updateRule('no action').deleteRule('cascade').index(),
+    store: p
+      .manyToOne(StoreSchema)
+      .ref()
+      .foreignKeyName('store_member_store_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade'),
+    user: p
+      .manyToOne(UserSchema)
+      .ref()
+      .foreignKeyName('store_member_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
     role: p.enum([...STORE_ROLES]),
     permissions: p.array().default([]),
     createdAt: p.datetime(),

@@ -7,7 +7,11 @@ import { preparedRows } from '../../db/prepared.js';
  * array containment (`@>`) on the GIN index, one row at most, no hydration.
  */
 export async function anyStoreAllows(em: EntityManager, origin: string): Promise<boolean> {
-  const rows = await preparedRows(em, 'select 1 from store where allowed_origins @> array[?]::text[] and not banned limit 1', [origin]);
+  const rows = await preparedRows(
+    em,
+    'select 1 from store where allowed_origins @> array[?]::text[] and not banned limit 1',
+    [origin],
+  );
   return rows.length > 0;
 }
 
@@ -15,10 +19,13 @@ export async function anyStoreAllows(em: EntityManager, origin: string): Promise
  * A store by id or subdomain, an id match first: what the buyer's hot paths (cart, order
  * creation) need of it. Hot path: the ORM would hydrate the whole store and its settings.
  */
-export async function selectStoreRef(em: EntityManager, ref: string): Promise<{ id: string; currency: string; banned: boolean } | undefined> {
+export async function selectStoreRef(
+  em: EntityManager,
+  ref: string,
+): Promise<{ id: string; currency: string; banned: boolean } | undefined> {
   const [store] = await preparedRows<{ id: string; currency: string; banned: boolean }>(
     em,
-        'select id, currency, banned from store where id = ? or subdomain = ? order by (id = ?) desc limit 1',
+    'select id, currency, banned from store where id = ? or subdomain = ? order by (id = ?) desc limit 1',
     [ref, ref.toLowerCase(), ref],
   );
   return store;

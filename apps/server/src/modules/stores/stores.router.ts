@@ -14,7 +14,17 @@ import {
 } from '@svc/schemas';
 import { z } from 'zod';
 import { publicProcedure, router, sessionProcedure, storeProcedure } from '../../trpc/procedures.js';
-import { addMember, createStore, getStore, listMembers, listStores, lookupStoreBySubdomain, removeMember, updateMember, updateStore } from './stores.service.js';
+import {
+  addMember,
+  createStore,
+  getStore,
+  listMembers,
+  listStores,
+  lookupStoreBySubdomain,
+  removeMember,
+  updateMember,
+  updateStore,
+} from './stores.service.js';
 
 const dashboard = ['dashboard'];
 
@@ -23,55 +33,115 @@ const ownerProcedure = storeProcedure(undefined, { ownerOnly: true });
 
 export const storesRouter = router({
   lookup: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/store/{subdomain}', tags: ['public'], summary: 'Look up a store by its subdomain' }, errors: ['not_found', 'store_banned'] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/store/{subdomain}',
+        tags: ['public'],
+        summary: 'Look up a store by its subdomain',
+      },
+      errors: ['not_found', 'store_banned'],
+    })
     .input(ZStoreLookupInput)
     .output(ZStorePublic)
     .query(({ ctx, input }) => lookupStoreBySubdomain(ctx, input)),
 
   create: sessionProcedure
-    .meta({ openapi: { method: 'POST', path: '/dashboard/stores', tags: dashboard, summary: 'Create a store you own' }, successStatus: 201, errors: ['conflict'] })
+    .meta({
+      openapi: { method: 'POST', path: '/dashboard/stores', tags: dashboard, summary: 'Create a store you own' },
+      successStatus: 201,
+      errors: ['conflict'],
+    })
     .input(ZCreateStoreInput)
     .output(ZStore)
     .mutation(({ ctx, input }) => createStore(ctx, ctx.user, input)),
 
   list: sessionProcedure
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores', tags: dashboard, summary: 'Stores you are a member of' }, errors: [] })
+    .meta({
+      openapi: { method: 'GET', path: '/dashboard/stores', tags: dashboard, summary: 'Stores you are a member of' },
+      errors: [],
+    })
     .input(z.strictObject({}).optional())
     .output(ZStoreList)
     .query(async ({ ctx }) => ({ stores: await listStores(ctx, ctx.user) })),
 
   get: storeProcedure()
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}', tags: dashboard, summary: 'One of your stores' }, errors: [] })
+    .meta({
+      openapi: { method: 'GET', path: '/dashboard/stores/{storeId}', tags: dashboard, summary: 'One of your stores' },
+      errors: [],
+    })
     .input(ZStoreIdInput)
     .output(ZStore)
     .query(({ ctx }) => getStore(ctx, ctx.member)),
 
   update: storeProcedure('manageSettings')
-    .meta({ openapi: { method: 'PATCH', path: '/dashboard/stores/{storeId}', tags: dashboard, summary: 'Rename a store, change its currency or allowed origins' }, errors: [] })
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/dashboard/stores/{storeId}',
+        tags: dashboard,
+        summary: 'Rename a store, change its currency or allowed origins',
+      },
+      errors: [],
+    })
     .input(ZUpdateStoreInput)
     .output(ZStore)
     .mutation(({ ctx, input }) => updateStore(ctx, ctx.member, input)),
 
   members: ownerProcedure
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/members', tags: dashboard, summary: 'The owner and staff of a store' }, errors: [] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/members',
+        tags: dashboard,
+        summary: 'The owner and staff of a store',
+      },
+      errors: [],
+    })
     .input(ZStoreIdInput)
     .output(ZMemberList)
     .query(async ({ ctx }) => ({ members: await listMembers(ctx, ctx.storeId) })),
 
   addMember: ownerProcedure
-    .meta({ openapi: { method: 'POST', path: '/dashboard/stores/{storeId}/members', tags: dashboard, summary: 'Add a registered user as staff' }, successStatus: 201, errors: ['not_found', 'conflict'] })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/dashboard/stores/{storeId}/members',
+        tags: dashboard,
+        summary: 'Add a registered user as staff',
+      },
+      successStatus: 201,
+      errors: ['not_found', 'conflict'],
+    })
     .input(ZAddMemberInput)
     .output(ZMember)
     .mutation(({ ctx, input }) => addMember(ctx, ctx.storeId, input)),
 
   updateMember: ownerProcedure
-    .meta({ openapi: { method: 'PATCH', path: '/dashboard/stores/{storeId}/members/{memberId}', tags: dashboard, summary: "Change a staff member's permissions" }, errors: ['not_found', 'conflict'] })
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/dashboard/stores/{storeId}/members/{memberId}',
+        tags: dashboard,
+        summary: "Change a staff member's permissions",
+      },
+      errors: ['not_found', 'conflict'],
+    })
     .input(ZUpdateMemberInput)
     .output(ZMember)
     .mutation(({ ctx, input }) => updateMember(ctx, ctx.storeId, input)),
 
   removeMember: ownerProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/dashboard/stores/{storeId}/members/{memberId}', tags: dashboard, summary: 'Remove a staff member' }, successStatus: 204, errors: ['not_found', 'conflict'] })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/dashboard/stores/{storeId}/members/{memberId}',
+        tags: dashboard,
+        summary: 'Remove a staff member',
+      },
+      successStatus: 204,
+      errors: ['not_found', 'conflict'],
+    })
     .input(ZMemberIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => removeMember(ctx, ctx.storeId, input.memberId)),

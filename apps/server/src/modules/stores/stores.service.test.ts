@@ -23,7 +23,9 @@ describe('lookupStoreBySubdomain', () => {
   });
 
   it('raises not_found and store_banned as AppErrors', async () => {
-    await expect(lookupStoreBySubdomain(ctx(), { subdomain: uniqueSubdomain() })).rejects.toMatchObject({ appCode: 'not_found' });
+    await expect(lookupStoreBySubdomain(ctx(), { subdomain: uniqueSubdomain() })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
     const banned = await createStore(orm.em.fork(), { banned: true });
     const error = await lookupStoreBySubdomain(ctx(), { subdomain: banned.subdomain }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);

@@ -1,6 +1,14 @@
 /** Store rules: public lookup, and management by sellers and their staff. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ZStoreSettings, type TMember, type TStore, type TStoreLookupInput, type TStorePermission, type TStorePublic, type TStoreSettings } from '@svc/schemas';
+import {
+  ZStoreSettings,
+  type TMember,
+  type TStore,
+  type TStoreLookupInput,
+  type TStorePermission,
+  type TStorePublic,
+  type TStoreSettings,
+} from '@svc/schemas';
 import type { z } from 'zod';
 import type { ZCreateStoreInput, ZUpdateStoreInput } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
@@ -12,9 +20,41 @@ import { StoreMemberSchema, StoreSchema, type Store, type StoreMember } from './
 
 /** Subdomains that name our own hosts or invite phishing. */
 export const RESERVED_SUBDOMAINS = new Set([
-  'www', 'api', 'app', 'admin', 'administrator', 'dashboard', 'auth', 'login', 'account', 'accounts', 'billing',
-  'checkout', 'pay', 'payment', 'payments', 'mail', 'email', 'smtp', 'static', 'assets', 'cdn', 'media', 'files',
-  'docs', 'help', 'support', 'status', 'blog', 'dev', 'staging', 'test', 'internal', 'svc', 'root', 'security',
+  'www',
+  'api',
+  'app',
+  'admin',
+  'administrator',
+  'dashboard',
+  'auth',
+  'login',
+  'account',
+  'accounts',
+  'billing',
+  'checkout',
+  'pay',
+  'payment',
+  'payments',
+  'mail',
+  'email',
+  'smtp',
+  'static',
+  'assets',
+  'cdn',
+  'media',
+  'files',
+  'docs',
+  'help',
+  'support',
+  'status',
+  'blog',
+  'dev',
+  'staging',
+  'test',
+  'internal',
+  'svc',
+  'root',
+  'security',
 ]);
 
 export function toPublicStore(store: Store): TStorePublic {
@@ -27,7 +67,11 @@ export function toPublicStore(store: Store): TStorePublic {
   };
 }
 
-const DEFAULT_SETTINGS: TStoreSettings = { paymentMethods: ['manual'], manualPaymentInstructions: '', emailOrderAccess: true };
+const DEFAULT_SETTINGS: TStoreSettings = {
+  paymentMethods: ['manual'],
+  manualPaymentInstructions: '',
+  emailOrderAccess: true,
+};
 
 /** The store's settings with defaults for what was never set. */
 export function storeSettings(store: Store): TStoreSettings {
@@ -70,7 +114,11 @@ export async function lookupStoreBySubdomain(ctx: ServiceContext, input: TStoreL
   return toPublicStore(store);
 }
 
-export async function createStore(ctx: ServiceContext, owner: User, input: z.infer<typeof ZCreateStoreInput>): Promise<TStore> {
+export async function createStore(
+  ctx: ServiceContext,
+  owner: User,
+  input: z.infer<typeof ZCreateStoreInput>,
+): Promise<TStore> {
   if (RESERVED_SUBDOMAINS.has(input.subdomain)) {
     throw invalidField('subdomain', 'This subdomain is reserved.');
   }
@@ -89,14 +137,25 @@ export async function createStore(ctx: ServiceContext, owner: User, input: z.inf
     createdAt: now,
     updatedAt: now,
   });
-  const member = ctx.em.create(StoreMemberSchema, { id: newId(), store, user: owner, role: 'owner', permissions: [], createdAt: now });
+  const member = ctx.em.create(StoreMemberSchema, {
+    id: newId(),
+    store,
+    user: owner,
+    role: 'owner',
+    permissions: [],
+    createdAt: now,
+  });
   // A racing create of the same subdomain loses at the unique constraint (-> 409 conflict).
   await ctx.em.flush();
   return toStoreView(store, member);
 }
 
 export async function listStores(ctx: ServiceContext, user: User): Promise<TStore[]> {
-  const members = await ctx.em.find(StoreMemberSchema, { user: user.id }, { populate: ['store'], orderBy: { createdAt: 'asc', id: 'asc' } });
+  const members = await ctx.em.find(
+    StoreMemberSchema,
+    { user: user.id },
+    { populate: ['store'], orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return members.map((member) => toStoreView(member.store.getEntity(), member));
 }
 
@@ -105,7 +164,11 @@ export async function getStore(ctx: ServiceContext, member: StoreMember): Promis
   return toStoreView(store, member);
 }
 
-export async function updateStore(ctx: ServiceContext, member: StoreMember, input: z.infer<typeof ZUpdateStoreInput>): Promise<TStore> {
+export async function updateStore(
+  ctx: ServiceContext,
+  member: StoreMember,
+  input: z.infer<typeof ZUpdateStoreInput>,
+): Promise<TStore> {
   const store = await ctx.em.findOneOrFail(StoreSchema, { id: member.store.id });
   if (input.name !== undefined) store.name = input.name;
   if (input.currency !== undefined) store.currency = input.currency;
@@ -121,11 +184,19 @@ export async function updateStore(ctx: ServiceContext, member: StoreMember, inpu
 }
 
 export async function listMembers(ctx: ServiceContext, storeId: string): Promise<TMember[]> {
-  const members = await ctx.em.find(StoreMemberSchema, { store: storeId }, { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' } });
+  const members = await ctx.em.find(
+    StoreMemberSchema,
+    { store: storeId },
+    { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return members.map((member) => toMemberView(member, member.user.getEntity().email));
 }
 
-export async function addMember(ctx: ServiceContext, storeId: string, input: { email: string; permissions: TStorePermission[] }): Promise<TMember> {
+export async function addMember(
+  ctx: ServiceContext,
+  storeId: string,
+  input: { email: string; permissions: TStorePermission[] },
+): Promise<TMember> {
   const user = await ctx.em.findOne(UserSchema, { email: input.email });
   if (!user) throw new AppError('not_found', 'No account uses this e-mail; ask them to register first.');
   if (await ctx.em.count(StoreMemberSchema, { store: storeId, user: user.id })) {
@@ -150,7 +221,11 @@ async function findStaff(em: EntityManager, storeId: string, memberId: string): 
   return member;
 }
 
-export async function updateMember(ctx: ServiceContext, storeId: string, input: { memberId: string; permissions: TStorePermission[] }): Promise<TMember> {
+export async function updateMember(
+  ctx: ServiceContext,
+  storeId: string,
+  input: { memberId: string; permissions: TStorePermission[] },
+): Promise<TMember> {
   const member = await findStaff(ctx.em, storeId, input.memberId);
   member.permissions = [...new Set(input.permissions)];
   await ctx.em.flush();

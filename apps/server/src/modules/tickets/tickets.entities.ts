@@ -9,7 +9,10 @@ export const TicketSchema = defineEntity({
   name: 'Ticket',
   tableName: 'ticket',
   indexes: [
-    { name: 'ticket_store_updated_index', expression: 'create index "ticket_store_updated_index" on "ticket" ("store_id", "updated_at" desc, "id" desc)' },
+    {
+      name: 'ticket_store_updated_index',
+      expression: 'create index "ticket_store_updated_index" on "ticket" ("store_id", "updated_at" desc, "id" desc)',
+    },
     { name: 'ticket_order_index', properties: ['order'] },
   ],
   properties: (p) => ({
@@ -32,10 +35,21 @@ export const TicketMessageSchema = defineEntity({
   indexes: [{ name: 'ticket_message_ticket_index', properties: ['ticket', 'createdAt'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    ticket: p.manyToOne(TicketSchema).ref().foreignKeyName('ticket_message_ticket_id_fkey').updateRule('no action').deleteRule('cascade'),
+    ticket: p
+      .manyToOne(TicketSchema)
+      .ref()
+      .foreignKeyName('ticket_message_ticket_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade'),
     author: p.enum([...TICKET_AUTHORS]),
     /** Which staff member answered; kept for the store, never shown. */
-    staffUser: p.manyToOne(UserSchema).ref().nullable().foreignKeyName('ticket_message_staff_user_id_fkey').updateRule('no action').deleteRule('no action'),
+    staffUser: p
+      .manyToOne(UserSchema)
+      .ref()
+      .nullable()
+      .foreignKeyName('ticket_message_staff_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('no action'),
     body: p.text(),
     createdAt: p.datetime(),
   }),

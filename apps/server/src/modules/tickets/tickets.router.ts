@@ -47,7 +47,12 @@ export const ticketsRouter = router({
 
   get: ticketBuyerProcedure
     .meta({
-      openapi: { method: 'GET', path: '/tickets/{ticketId}', tags: buyerTags, summary: 'A ticket and its messages, for the buyer' },
+      openapi: {
+        method: 'GET',
+        path: '/tickets/{ticketId}',
+        tags: buyerTags,
+        summary: 'A ticket and its messages, for the buyer',
+      },
       errors: buyerErrors,
     })
     .input(ZBuyerTicketInput)
@@ -56,7 +61,12 @@ export const ticketsRouter = router({
 
   addMessage: ticketBuyerProcedure
     .meta({
-      openapi: { method: 'POST', path: '/tickets/{ticketId}/messages', tags: buyerTags, summary: 'The buyer writes on a ticket; reopens it for staff' },
+      openapi: {
+        method: 'POST',
+        path: '/tickets/{ticketId}/messages',
+        tags: buyerTags,
+        summary: 'The buyer writes on a ticket; reopens it for staff',
+      },
       successStatus: 201,
       errors: buyerErrors,
       rateLimit: { name: 'tickets.message', max: 20, windowMs: MINUTE },
@@ -66,20 +76,41 @@ export const ticketsRouter = router({
     .mutation(({ ctx, input }) => addBuyerMessage(ctx, input)),
 
   dashboardList: storeProcedure('viewOrders')
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/tickets', tags: dashboard, summary: "The store's tickets, newest activity first" }, errors: [] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/tickets',
+        tags: dashboard,
+        summary: "The store's tickets, newest activity first",
+      },
+      errors: [],
+    })
     .input(ZListTicketsQuery)
     .output(ZTicketList)
     .query(({ ctx, input }) => listTickets(ctx, input)),
 
   dashboardGet: storeProcedure('viewOrders')
-    .meta({ openapi: { method: 'GET', path: '/dashboard/stores/{storeId}/tickets/{ticketId}', tags: dashboard, summary: 'A ticket and its messages' }, errors: ['not_found'] })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/tickets/{ticketId}',
+        tags: dashboard,
+        summary: 'A ticket and its messages',
+      },
+      errors: ['not_found'],
+    })
     .input(ZStoreTicketInput)
     .output(ZTicket)
     .query(({ ctx, input }) => getStoreTicket(ctx, ctx.storeId, input.ticketId)),
 
   dashboardAddMessage: storeProcedure('viewOrders')
     .meta({
-      openapi: { method: 'POST', path: '/dashboard/stores/{storeId}/tickets/{ticketId}/messages', tags: dashboard, summary: 'Answer a ticket; e-mails the buyer' },
+      openapi: {
+        method: 'POST',
+        path: '/dashboard/stores/{storeId}/tickets/{ticketId}/messages',
+        tags: dashboard,
+        summary: 'Answer a ticket; e-mails the buyer',
+      },
       successStatus: 201,
       errors: ['not_found'],
     })
@@ -88,7 +119,15 @@ export const ticketsRouter = router({
     .mutation(({ ctx, input }) => addStaffMessage(ctx, ctx.user.id, { ...input, storeId: ctx.storeId })),
 
   dashboardUpdate: storeProcedure('viewOrders')
-    .meta({ openapi: { method: 'PATCH', path: '/dashboard/stores/{storeId}/tickets/{ticketId}', tags: dashboard, summary: 'Reopen or close a ticket' }, errors: ['not_found'] })
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/dashboard/stores/{storeId}/tickets/{ticketId}',
+        tags: dashboard,
+        summary: 'Reopen or close a ticket',
+      },
+      errors: ['not_found'],
+    })
     .input(ZUpdateTicketInput)
     .output(ZTicket)
     .mutation(({ ctx, input }) => updateTicketStatus(ctx, { ...input, storeId: ctx.storeId })),

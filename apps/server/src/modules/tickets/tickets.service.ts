@@ -6,7 +6,15 @@
  * order's e-mail. No view or e-mail ever carries the checkout token, the buyer's IP or a
  * staff member's identity.
  */
-import type { TCreateTicketInput, TListTicketsQuery, TTicket, TTicketList, TTicketMessage, TTicketStatus, TTicketSummary } from '@svc/schemas';
+import type {
+  TCreateTicketInput,
+  TListTicketsQuery,
+  TTicket,
+  TTicketList,
+  TTicketMessage,
+  TTicketStatus,
+  TTicketSummary,
+} from '@svc/schemas';
 import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -48,7 +56,11 @@ function toTicketView(ticket: Ticket, order: Order, messages: TicketMessage[]): 
 }
 
 async function ticketView(ctx: ServiceContext, ticket: Ticket, order: Order): Promise<TTicket> {
-  const messages = await ctx.em.find(TicketMessageSchema, { ticket: ticket.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const messages = await ctx.em.find(
+    TicketMessageSchema,
+    { ticket: ticket.id },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return toTicketView(ticket, order, messages);
 }
 
@@ -75,13 +87,21 @@ export async function buyerTicketAccess(ctx: BuyerRequest, orderId: string, toke
   if (checkoutToken !== undefined) return orderForToken(ctx.em, orderId, checkoutToken);
   if (!ctx.caller.credentials.customerToken) throw new AppError('unauthorized', NO_CREDENTIAL);
   const customer = await authenticateCustomer(ctx);
-  const order = await ctx.em.findOne(OrderSchema, { id: orderId, store: customer.store.id, customerEmail: customer.email });
+  const order = await ctx.em.findOne(OrderSchema, {
+    id: orderId,
+    store: customer.store.id,
+    customerEmail: customer.email,
+  });
   if (!order) throw new AppError('not_found', 'Order not found.');
   return order;
 }
 
 /** A ticket the buyer may open: its order's credential, as for creating one. */
-async function buyerTicket(ctx: BuyerRequest, ticketId: string, token: string | undefined): Promise<{ ticket: Ticket; order: Order }> {
+async function buyerTicket(
+  ctx: BuyerRequest,
+  ticketId: string,
+  token: string | undefined,
+): Promise<{ ticket: Ticket; order: Order }> {
   // Without any credential the answer is 401 whether or not the ticket exists.
   if (!hasBuyerCredential(ctx, token)) throw new AppError('unauthorized', NO_CREDENTIAL);
   const ticket = await ctx.em.findOne(TicketSchema, { id: ticketId });
@@ -98,7 +118,11 @@ async function buyerTicket(ctx: BuyerRequest, ticketId: string, token: string | 
 // ---------------------------------------------------------------------------------------------
 // E-mail
 
-async function sendQuietly(ctx: ServiceContext, mail: { to: string; subject: string; text: string }, ticketId: string): Promise<void> {
+async function sendQuietly(
+  ctx: ServiceContext,
+  mail: { to: string; subject: string; text: string },
+  ticketId: string,
+): Promise<void> {
   try {
     await ctx.deps.mailer.send(mail);
   } catch (error) {
@@ -109,8 +133,16 @@ async function sendQuietly(ctx: ServiceContext, mail: { to: string; subject: str
 
 /** Addresses of the store's members who may view orders (the owner always). */
 async function staffAddresses(ctx: ServiceContext, storeId: string): Promise<string[]> {
-  const members = await ctx.em.find(StoreMemberSchema, { store: storeId }, { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' } });
-  return [...new Set(members.filter((member) => hasPermission(member, 'viewOrders')).map((member) => member.user.getEntity().email))];
+  const members = await ctx.em.find(
+    StoreMemberSchema,
+    { store: storeId },
+    { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
+  return [
+    ...new Set(
+      members.filter((member) => hasPermission(member, 'viewOrders')).map((member) => member.user.getEntity().email),
+    ),
+  ];
 }
 
 async function storeName(ctx: ServiceContext, storeId: string): Promise<string> {
@@ -118,12 +150,22 @@ async function storeName(ctx: ServiceContext, storeId: string): Promise<string> 
 }
 
 /** One e-mail per member, so no member learns another's address. */
-async function notifyStaff(ctx: ServiceContext, ticket: Ticket, order: Order, body: string, opened: boolean): Promise<void> {
+async function notifyStaff(
+  ctx: ServiceContext,
+  ticket: Ticket,
+  order: Order,
+  body: string,
+  opened: boolean,
+): Promise<void> {
   const reference = publicOrderNumber(order.number);
   const name = await storeName(ctx, ticket.store.id);
-  const subject = opened ? `[${name}] New ticket on ${reference}: ${ticket.subject}` : `[${name}] Buyer replied on ${reference}: ${ticket.subject}`;
+  const subject = opened
+    ? `[${name}] New ticket on ${reference}: ${ticket.subject}`
+    : `[${name}] Buyer replied on ${reference}: ${ticket.subject}`;
   const text = [
-    opened ? `The buyer of order ${reference} opened a ticket.` : `The buyer of order ${reference} replied to a ticket.`,
+    opened
+      ? `The buyer of order ${reference} opened a ticket.`
+      : `The buyer of order ${reference} replied to a ticket.`,
     `Subject: ${ticket.subject}`,
     '',
     body,
@@ -163,21 +205,39 @@ export async function createTicket(ctx: BuyerRequest, input: TCreateTicketInput)
     createdAt: now,
     updatedAt: now,
   });
-  const message = ctx.em.create(TicketMessageSchema, { id: newId(), ticket, author: 'buyer', staffUser: null, body: input.message, createdAt: now });
+  const message = ctx.em.create(TicketMessageSchema, {
+    id: newId(),
+    ticket,
+    author: 'buyer',
+    staffUser: null,
+    body: input.message,
+    createdAt: now,
+  });
   await ctx.em.flush();
   await notifyStaff(ctx, ticket, order, input.message, true);
   return toTicketView(ticket, order, [message]);
 }
 
-export async function getBuyerTicket(ctx: BuyerRequest, input: { ticketId: string; token?: string | undefined }): Promise<TTicket> {
+export async function getBuyerTicket(
+  ctx: BuyerRequest,
+  input: { ticketId: string; token?: string | undefined },
+): Promise<TTicket> {
   const { ticket, order } = await buyerTicket(ctx, input.ticketId, input.token);
   return ticketView(ctx, ticket, order);
 }
 
 /** A buyer message (re)opens the ticket for staff. */
-export async function addBuyerMessage(ctx: BuyerRequest, input: { ticketId: string; token?: string | undefined; message: string }): Promise<TTicketMessage> {
+export async function addBuyerMessage(
+  ctx: BuyerRequest,
+  input: { ticketId: string; token?: string | undefined; message: string },
+): Promise<TTicketMessage> {
   const { ticket, order } = await buyerTicket(ctx, input.ticketId, input.token);
-  const message = await addMessage(ctx, ticket, { author: 'buyer', staffUserId: null, body: input.message, status: 'open' });
+  const message = await addMessage(ctx, ticket, {
+    author: 'buyer',
+    staffUserId: null,
+    body: input.message,
+    status: 'open',
+  });
   await notifyStaff(ctx, ticket, order, input.message, false);
   return toMessageView(message);
 }
@@ -206,13 +266,15 @@ async function addMessage(
 // Dashboard
 
 /** A ticket of the store with its order; 404 for any other store's. */
-async function storeTicket(ctx: ServiceContext, storeId: string, ticketId: string): Promise<{ ticket: Ticket; order: Order }> {
+async function storeTicket(
+  ctx: ServiceContext,
+  storeId: string,
+  ticketId: string,
+): Promise<{ ticket: Ticket; order: Order }> {
   const ticket = await ctx.em.findOne(TicketSchema, { id: ticketId, store: storeId }, { populate: ['order'] });
   if (!ticket) throw new AppError('not_found', TICKET_NOT_FOUND);
   return { ticket, order: ticket.order.getEntity() };
 }
-
-
 
 function rowToSummary(row: TicketRow): TTicketSummary {
   return {
@@ -232,7 +294,12 @@ function rowToSummary(row: TicketRow): TTicketSummary {
 export async function listTickets(ctx: ServiceContext, input: TListTicketsQuery): Promise<TTicketList> {
   const key = ctx.deps.config.encryptionKey;
   const limit = input.limit ?? DEFAULT_TICKET_PAGE;
-  const rows = await selectTicketPage(ctx.em, { storeId: input.storeId, status: input.status }, input.cursor ? decodeCursor(key, input.cursor) : undefined, limit + 1);
+  const rows = await selectTicketPage(
+    ctx.em,
+    { storeId: input.storeId, status: input.status },
+    input.cursor ? decodeCursor(key, input.cursor) : undefined,
+    limit + 1,
+  );
   const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.updated_us);
   return { tickets: page.map(rowToSummary), hasMore, nextCursor };
 }
@@ -249,12 +316,20 @@ export async function addStaffMessage(
   input: { storeId: string; ticketId: string; message: string },
 ): Promise<TTicketMessage> {
   const { ticket, order } = await storeTicket(ctx, input.storeId, input.ticketId);
-  const message = await addMessage(ctx, ticket, { author: 'staff', staffUserId, body: input.message, status: 'answered' });
+  const message = await addMessage(ctx, ticket, {
+    author: 'staff',
+    staffUserId,
+    body: input.message,
+    status: 'answered',
+  });
   await notifyBuyer(ctx, ticket, order, input.message);
   return toMessageView(message);
 }
 
-export async function updateTicketStatus(ctx: ServiceContext, input: { storeId: string; ticketId: string; status: 'open' | 'closed' }): Promise<TTicket> {
+export async function updateTicketStatus(
+  ctx: ServiceContext,
+  input: { storeId: string; ticketId: string; status: 'open' | 'closed' },
+): Promise<TTicket> {
   const { ticket, order } = await storeTicket(ctx, input.storeId, input.ticketId);
   if (ticket.status !== input.status) {
     ticket.status = input.status;

@@ -6,7 +6,12 @@ import { track } from './tracking.service.js';
 export const trackingRouter = router({
   track: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/track', tags: ['theme'], summary: 'Record a storefront event (no IP address is kept)' },
+      openapi: {
+        method: 'POST',
+        path: '/track',
+        tags: ['theme'],
+        summary: 'Record a storefront event (no IP address is kept)',
+      },
       successStatus: 204,
       rateLimit: { name: 'track', max: 120, windowMs: 60_000 },
       errors: ['not_found', 'store_banned'],

@@ -9,15 +9,33 @@ import type { AppDeps } from '../../deps.js';
 import { unseal } from '../../lib/crypto.js';
 import { webhookAttempts } from '../../lib/metrics.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
-import { recordFailure, recordSuccess, recordSuccesses, type AttemptRef, type ClaimedSuccess } from './delivery-log.repo.js';
+import {
+  recordFailure,
+  recordSuccess,
+  recordSuccesses,
+  type AttemptRef,
+  type ClaimedSuccess,
+} from './delivery-log.repo.js';
 import { disableReason, nextAttemptDueAt } from './retry-policy.js';
 import { sendToReceiver, type SendResult } from './sender.js';
 import { signatureHeaders, webhookSecretKey } from './signing.js';
 import { WebhookSchema } from './webhooks.entities.js';
 
 /** The body receivers get: serialised once per attempt, and exactly these bytes are signed. */
-export function eventBody(event: { id: string; type: string; createdAt: Date; storeId: string; payload: Record<string, unknown> }): string {
-  return JSON.stringify({ id: event.id, event: event.type, createdAt: event.createdAt.toISOString(), storeId: event.storeId, data: event.payload });
+export function eventBody(event: {
+  id: string;
+  type: string;
+  createdAt: Date;
+  storeId: string;
+  payload: Record<string, unknown>;
+}): string {
+  return JSON.stringify({
+    id: event.id,
+    event: event.type,
+    createdAt: event.createdAt.toISOString(),
+    storeId: event.storeId,
+    data: event.payload,
+  });
 }
 
 /** Endpoint secrets opened so far, by their sealed form (a rotation seals a new one). */
@@ -50,7 +68,14 @@ export async function sendAttempt(
     secret = openSecret(deps, attempt.secretEnc);
   } catch {
     deps.log.error({ deliveryId: attempt.id }, 'webhook secret cannot be decrypted (APP_ENCRYPTION_KEY changed?)');
-    return { ok: false, statusCode: null, bodyPreview: null, errorMessage: 'The signing secret cannot be read; rotate it.', durationMs: 0, retryAfterMs: null };
+    return {
+      ok: false,
+      statusCode: null,
+      bodyPreview: null,
+      errorMessage: 'The signing secret cannot be read; rotate it.',
+      durationMs: 0,
+      retryAfterMs: null,
+    };
   }
   const now = deps.clock.now();
   const headers = signatureHeaders(secret, {
@@ -60,7 +85,10 @@ export async function sendAttempt(
     timestamp: Math.floor(now.getTime() / 1000),
     body: attempt.body,
   });
-  return sendToReceiver({ url: attempt.url, headers, body: attempt.body, production: deps.config.isProduction, timeoutMs }, now);
+  return sendToReceiver(
+    { url: attempt.url, headers, body: attempt.body, production: deps.config.isProduction, timeoutMs },
+    now,
+  );
 }
 
 export interface RecordOutcome {
@@ -76,7 +104,12 @@ export interface RecordOutcome {
  * policy says. The owners are e-mailed after the commit, once: only the transaction that flips
  * `enabled` sends.
  */
-export async function recordAttempt(deps: AppDeps, ref: AttemptRef, result: SendResult, opts: { retry: boolean; random: () => number }): Promise<RecordOutcome> {
+export async function recordAttempt(
+  deps: AppDeps,
+  ref: AttemptRef,
+  result: SendResult,
+  opts: { retry: boolean; random: () => number },
+): Promise<RecordOutcome> {
   const now = deps.clock.now();
   webhookAttempts.inc({ outcome: result.ok ? 'success' : 'failed' });
   if (result.ok) return { recorded: await recordSuccess(deps.orm.em.fork(), ref, result, now), disabledReason: null };
@@ -85,9 +118,16 @@ export async function recordAttempt(deps: AppDeps, ref: AttemptRef, result: Send
   const followUp = await recordFailure(deps.orm.em.fork(), ref, result, now, (streak) => {
     // A disabled endpoint (by its owner, or by a racing failure) is neither disabled again nor retried.
     if (!streak.enabled) return { disabledReason: null, nextDueAt: null };
-    const reason = disableReason({ statusCode: result.statusCode, failureCount: streak.failureCount, firstFailureAt: streak.firstFailureAt }, now, thresholds);
+    const reason = disableReason(
+      { statusCode: result.statusCode, failureCount: streak.failureCount, firstFailureAt: streak.firstFailureAt },
+      now,
+      thresholds,
+    );
     if (reason) return { disabledReason: reason, nextDueAt: null };
-    return { disabledReason: null, nextDueAt: opts.retry ? nextAttemptDueAt(now, ref.attempt, result.retryAfterMs, opts.random) : null };
+    return {
+      disabledReason: null,
+      nextDueAt: opts.retry ? nextAttemptDueAt(now, ref.attempt, result.retryAfterMs, opts.random) : null,
+    };
   });
   if (!followUp) return { recorded: false, disabledReason: null };
   if (followUp.disabledReason) await emailOwnersAboutDisabling(deps, ref.webhookId, followUp.disabledReason, now);
@@ -104,7 +144,11 @@ const SUCCESS_BATCH = 500;
  * or false when its claim's lease was lost.
  */
 export class SuccessWriter {
-  private queue: Array<{ success: ClaimedSuccess; resolve: (recorded: boolean) => void; reject: (error: unknown) => void }> = [];
+  private queue: Array<{
+    success: ClaimedSuccess;
+    resolve: (recorded: boolean) => void;
+    reject: (error: unknown) => void;
+  }> = [];
   private writing = false;
 
   constructor(private readonly deps: AppDeps) {}
@@ -122,7 +166,11 @@ export class SuccessWriter {
     const batch = this.queue.splice(0, SUCCESS_BATCH);
     this.writing = true;
     // No entity involved: the root EntityManager's pool, no unit of work forked per statement.
-    recordSuccesses(this.deps.orm.em, batch.map((entry) => entry.success), this.deps.clock.now())
+    recordSuccesses(
+      this.deps.orm.em,
+      batch.map((entry) => entry.success),
+      this.deps.clock.now(),
+    )
       .then(
         (written) => {
           for (const entry of batch) entry.resolve(written.has(entry.success.id));

@@ -62,7 +62,10 @@ async function endpointWith(storeId: string, queued: number, dueAt: Date): Promi
 }
 
 const statuses = async (webhookId: string) =>
-  (await orm.em.fork().find(WebhookDeliverySchema, { webhook: webhookId })).reduce<Record<string, number>>((all, d) => ({ ...all, [d.status]: (all[d.status] ?? 0) + 1 }), {});
+  (await orm.em.fork().find(WebhookDeliverySchema, { webhook: webhookId })).reduce<Record<string, number>>(
+    (all, d) => ({ ...all, [d.status]: (all[d.status] ?? 0) + 1 }),
+    {},
+  );
 
 describe('claimForEndpoint', () => {
   it('gives concurrent refills of one endpoint disjoint attempts, oldest first, due ones only, and no other endpoint’s', async () => {
@@ -72,17 +75,27 @@ describe('claimForEndpoint', () => {
     const other = await endpointWith(store.id, 5, new Date(now.getTime() - 60_000));
     const later = await endpointWith(store.id, 5, new Date(now.getTime() + 60_000));
     const lease = new Date(now.getTime() + 60_000);
-    const claims = await Promise.all([1, 2, 3].map(() => claimForEndpoint(orm.em, { webhookId: hook, now, lease, limit: 10 })));
+    const claims = await Promise.all(
+      [1, 2, 3].map(() => claimForEndpoint(orm.em, { webhookId: hook, now, lease, limit: 10 })),
+    );
     const ids = claims.flat().map((c) => c.id);
     expect(ids).toHaveLength(30);
     expect(new Set(ids).size).toBe(30);
     for (const claim of claims) {
-      expect(claim.every((c) => c.webhookId === hook && c.lease.getTime() === lease.getTime() && c.url === 'http://127.0.0.1:9/hook')).toBe(true);
+      expect(
+        claim.every(
+          (c) => c.webhookId === hook && c.lease.getTime() === lease.getTime() && c.url === 'http://127.0.0.1:9/hook',
+        ),
+      ).toBe(true);
     }
     expect(await statuses(hook)).toEqual({ pending: 30, queued: 10 });
     // The oldest were taken: the ten left are the newest.
-    const left = await orm.em.fork().find(WebhookDeliverySchema, { webhook: hook, status: 'queued' }, { orderBy: { dueAt: 'asc' } });
-    const taken = await orm.em.fork().find(WebhookDeliverySchema, { webhook: hook, status: 'pending' }, { orderBy: { dueAt: 'desc' } });
+    const left = await orm.em
+      .fork()
+      .find(WebhookDeliverySchema, { webhook: hook, status: 'queued' }, { orderBy: { dueAt: 'asc' } });
+    const taken = await orm.em
+      .fork()
+      .find(WebhookDeliverySchema, { webhook: hook, status: 'pending' }, { orderBy: { dueAt: 'desc' } });
     expect(left[0]!.dueAt.getTime()).toBeGreaterThan(taken[0]!.dueAt.getTime());
     expect(await statuses(other)).toEqual({ queued: 5 });
     expect(await claimForEndpoint(orm.em, { webhookId: later, now, lease, limit: 10 })).toEqual([]);
@@ -121,7 +134,14 @@ describe('recordSuccesses', () => {
     const hook = await endpointWith(store.id, 3, new Date(now.getTime() - 60_000));
     const lease = new Date(now.getTime() + 60_000);
     const claimed = await claimForEndpoint(orm.em, { webhookId: hook, now, lease, limit: 3 });
-    const result = (statusCode: number) => ({ ok: true, statusCode, bodyPreview: `ok ${statusCode}`, errorMessage: null, durationMs: 7, retryAfterMs: null });
+    const result = (statusCode: number) => ({
+      ok: true,
+      statusCode,
+      bodyPreview: `ok ${statusCode}`,
+      errorMessage: null,
+      durationMs: 7,
+      retryAfterMs: null,
+    });
     const written = await recordSuccesses(
       orm.em,
       [
@@ -140,7 +160,11 @@ describe('recordSuccesses', () => {
       ['pending', null, null, null, lease],
     ]);
     const endpoint = await orm.em.fork().findOneOrFail(WebhookSchema, { id: hook });
-    expect([endpoint.failureCount, endpoint.firstFailureAt, endpoint.lastDeliveredAt?.getTime()]).toEqual([0, null, now.getTime()]);
+    expect([endpoint.failureCount, endpoint.firstFailureAt, endpoint.lastDeliveredAt?.getTime()]).toEqual([
+      0,
+      null,
+      now.getTime(),
+    ]);
     expect(await recordSuccesses(orm.em, [], now)).toEqual(new Set());
   });
 });

@@ -15,7 +15,8 @@ import type { SendResult } from './sender.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';
 
 /** The log's word for an attempt whose dispatcher died holding it (see reapAbandoned). */
-export const ABANDONED_MESSAGE = 'Abandoned: the sending dispatcher stopped before recording an answer; sent again as the next attempt.';
+export const ABANDONED_MESSAGE =
+  'Abandoned: the sending dispatcher stopped before recording an answer; sent again as the next attempt.';
 /** Why the attempts of an endpoint that was disabled are skipped. */
 export const ENDPOINT_DISABLED = 'Endpoint disabled.';
 /** An endpoint's last_delivered_at is kept to this resolution (its row is not rewritten more often). */
@@ -76,7 +77,11 @@ export async function insertQueuedAttempts(em: EntityManager, attempts: QueuedAt
  * due now, per enabled endpoint of the event's store subscribed to its type, in the transaction
  * that marks the events dispatched, so a crash at any point loses nothing and repeats nothing.
  */
-export async function fanOutBatch(em: EntityManager, batchSize: number, now: Date): Promise<{ events: number; queued: number }> {
+export async function fanOutBatch(
+  em: EntityManager,
+  batchSize: number,
+  now: Date,
+): Promise<{ events: number; queued: number }> {
   return em.transactional(async (tx) => {
     // Raw: FOR UPDATE SKIP LOCKED, so dispatchers fanning out at once take disjoint batches. Prepared.
     const events = await preparedRows<{ id: string; store_id: string; type: string }>(
@@ -96,7 +101,14 @@ export async function fanOutBatch(em: EntityManager, batchSize: number, now: Dat
     for (const event of events) {
       for (const hook of hooks) {
         if (hook.store_id === event.store_id && hook.events.includes(event.type)) {
-          attempts.push({ webhookId: hook.id, storeId: event.store_id, eventId: event.id, event: event.type, attempt: 1, dueAt: now });
+          attempts.push({
+            webhookId: hook.id,
+            storeId: event.store_id,
+            eventId: event.id,
+            event: event.type,
+            attempt: 1,
+            dueAt: now,
+          });
         }
       }
     }
@@ -116,7 +128,9 @@ export async function fanOutBatch(em: EntityManager, batchSize: number, now: Dat
 export async function reapAbandoned(em: EntityManager, now: Date): Promise<number> {
   return em.transactional(async (tx) => {
     // Raw: FOR UPDATE SKIP LOCKED (two dispatchers reaping at once take different rows), and RETURNING what the next attempts need.
-    const abandoned = await tx.execute<Array<{ webhook_id: string; store_id: string; event_id: string; event: string; attempt: number }>>(
+    const abandoned = await tx.execute<
+      Array<{ webhook_id: string; store_id: string; event_id: string; event: string; attempt: number }>
+    >(
       `update webhook_delivery d set status = 'failed', error_message = ?, locked_until = null, updated_at = ?
        where d.id in (
          select id from webhook_delivery where status = 'pending' and locked_until < ? order by locked_until limit 500 for update skip locked
@@ -126,7 +140,14 @@ export async function reapAbandoned(em: EntityManager, now: Date): Promise<numbe
     );
     await insertQueuedAttempts(
       tx,
-      abandoned.map((row) => ({ webhookId: row.webhook_id, storeId: row.store_id, eventId: row.event_id, event: row.event, attempt: row.attempt + 1, dueAt: now })),
+      abandoned.map((row) => ({
+        webhookId: row.webhook_id,
+        storeId: row.store_id,
+        eventId: row.event_id,
+        event: row.event,
+        attempt: row.attempt + 1,
+        dueAt: now,
+      })),
       now,
     );
     return abandoned.length;
@@ -217,7 +238,10 @@ export async function claimDue(em: EntityManager, request: ClaimRequest): Promis
  * scan of claimDue locks every candidate it ranks; another dispatcher refilling the same endpoint
  * at once takes the next rows.
  */
-export async function claimForEndpoint(em: EntityManager, request: { webhookId: string; now: Date; lease: Date; limit: number }): Promise<ClaimedAttempt[]> {
+export async function claimForEndpoint(
+  em: EntityManager,
+  request: { webhookId: string; now: Date; lease: Date; limit: number },
+): Promise<ClaimedAttempt[]> {
   // Raw: FOR UPDATE SKIP LOCKED, and the claim plus what sending needs in one round trip. Prepared.
   const rows = await preparedRows<ClaimedRow>(
     em,
@@ -274,7 +298,12 @@ function claimedAttempt(row: ClaimedRow, lease: Date): ClaimedAttempt {
 }
 
 /** A claimed attempt not sent: `skipped` with the reason, if the claim still holds it. */
-export async function skipClaimed(em: EntityManager, attempt: { id: string; lease: Date }, reason: string, now: Date): Promise<void> {
+export async function skipClaimed(
+  em: EntityManager,
+  attempt: { id: string; lease: Date },
+  reason: string,
+  now: Date,
+): Promise<void> {
   await em.nativeUpdate(
     WebhookDeliverySchema,
     { id: attempt.id, status: 'pending', lockedUntil: attempt.lease },
@@ -283,7 +312,11 @@ export async function skipClaimed(em: EntityManager, attempt: { id: string; leas
 }
 
 /** Claimed attempts not sent: back to `queued` (where the claim still holds them), due as they were. */
-export async function giveBack(em: EntityManager, attempts: Array<{ id: string; lease: Date }>, now: Date): Promise<void> {
+export async function giveBack(
+  em: EntityManager,
+  attempts: Array<{ id: string; lease: Date }>,
+  now: Date,
+): Promise<void> {
   if (attempts.length === 0) return;
   // Raw: any number of attempts, each guarded by its own lease, in one statement (a VALUES join).
   await em.execute(
@@ -309,13 +342,30 @@ export interface AttemptRef {
 
 /** The statement that writes the outcome, returning the attempt's webhook_id when it was written. */
 function outcomeWrite(ref: AttemptRef, result: SendResult, now: Date): { sql: string; params: unknown[] } {
-  const outcome = [result.ok ? 'success' : 'failed', result.statusCode, result.bodyPreview, result.errorMessage, result.durationMs] as const;
+  const outcome = [
+    result.ok ? 'success' : 'failed',
+    result.statusCode,
+    result.bodyPreview,
+    result.errorMessage,
+    result.durationMs,
+  ] as const;
   if (ref.lease === null) {
     return {
       sql: `insert into webhook_delivery (id, webhook_id, store_id, event_id, event, attempt, due_at, created_at, updated_at,
               status, response_code, response_body_preview, error_message, duration_ms)
             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning webhook_id`,
-      params: [ref.id, ref.webhookId, ref.storeId, ref.eventId, ref.event, ref.attempt, ref.startedAt, ref.startedAt, now, ...outcome],
+      params: [
+        ref.id,
+        ref.webhookId,
+        ref.storeId,
+        ref.eventId,
+        ref.event,
+        ref.attempt,
+        ref.startedAt,
+        ref.startedAt,
+        now,
+        ...outcome,
+      ],
     };
   }
   return {
@@ -346,7 +396,12 @@ const endStreakParams = (now: Date) => [now, new Date(now.getTime() - LAST_DELIV
  * test ping's new row, or a claimed attempt outside the dispatcher's batches. False when nothing
  * was written: the lease was lost.
  */
-export async function recordSuccess(em: EntityManager, ref: AttemptRef, result: SendResult, now: Date): Promise<boolean> {
+export async function recordSuccess(
+  em: EntityManager,
+  ref: AttemptRef,
+  result: SendResult,
+  now: Date,
+): Promise<boolean> {
   const write = outcomeWrite(ref, result, now);
   // Raw: hot path, the attempt and the endpoint's row in one round trip (a data-modifying CTE).
   const rows = await em.execute<Array<{ recorded: number }>>(
@@ -443,14 +498,31 @@ export async function recordFailure(
       [now, ref.webhookId],
     );
     if (!hook) return null;
-    const next = followUp({ failureCount: hook.failure_count, firstFailureAt: toDate(hook.first_failure_at), enabled: hook.enabled });
+    const next = followUp({
+      failureCount: hook.failure_count,
+      firstFailureAt: toDate(hook.first_failure_at),
+      enabled: hook.enabled,
+    });
     if (next.disabledReason) {
       await tx.nativeUpdate(WebhookSchema, { id: ref.webhookId }, { enabled: false, disabledAt: now, updatedAt: now });
-      await tx.nativeUpdate(WebhookDeliverySchema, { webhook: ref.webhookId, status: 'queued' }, { status: 'skipped', errorMessage: ENDPOINT_DISABLED, updatedAt: now });
+      await tx.nativeUpdate(
+        WebhookDeliverySchema,
+        { webhook: ref.webhookId, status: 'queued' },
+        { status: 'skipped', errorMessage: ENDPOINT_DISABLED, updatedAt: now },
+      );
     } else if (next.nextDueAt) {
       await insertQueuedAttempts(
         tx,
-        [{ webhookId: ref.webhookId, storeId: ref.storeId, eventId: ref.eventId, event: ref.event, attempt: ref.attempt + 1, dueAt: next.nextDueAt }],
+        [
+          {
+            webhookId: ref.webhookId,
+            storeId: ref.storeId,
+            eventId: ref.eventId,
+            event: ref.event,
+            attempt: ref.attempt + 1,
+            dueAt: next.nextDueAt,
+          },
+        ],
         now,
       );
     }

@@ -100,8 +100,12 @@ describe('disabling a failing endpoint', () => {
   });
 
   it('disables only with both: 5 days without success and 20 failures in a row', () => {
-    expect(disableReason(streak(20, 5 * DAY), NOW, thresholds)).toBe('No successful delivery for 5 days and 20 failed attempts in a row.');
-    expect(disableReason(streak(57, 9 * DAY, null), NOW, thresholds)).toBe('No successful delivery for 5 days and 57 failed attempts in a row.');
+    expect(disableReason(streak(20, 5 * DAY), NOW, thresholds)).toBe(
+      'No successful delivery for 5 days and 20 failed attempts in a row.',
+    );
+    expect(disableReason(streak(57, 9 * DAY, null), NOW, thresholds)).toBe(
+      'No successful delivery for 5 days and 57 failed attempts in a row.',
+    );
   });
 
   it('keeps the endpoint one failure or one millisecond short of either threshold', () => {
@@ -113,12 +117,15 @@ describe('disabling a failing endpoint', () => {
   });
 
   it('does not treat other answers like 410', () => {
-    for (const statusCode of [400, 404, 429, 500, 503, null]) expect(disableReason(streak(1, 0, statusCode), NOW, thresholds)).toBeNull();
+    for (const statusCode of [400, 404, 429, 500, 503, null])
+      expect(disableReason(streak(1, 0, statusCode), NOW, thresholds)).toBeNull();
   });
 
   it('follows the configured thresholds', () => {
     const strict = { days: 2, failures: 3 };
-    expect(disableReason(streak(3, 2 * DAY), NOW, strict)).toBe('No successful delivery for 2 days and 3 failed attempts in a row.');
+    expect(disableReason(streak(3, 2 * DAY), NOW, strict)).toBe(
+      'No successful delivery for 2 days and 3 failed attempts in a row.',
+    );
     expect(disableReason(streak(2, 2 * DAY), NOW, strict)).toBeNull();
     expect(disableReason(streak(3, 2 * DAY - 1), NOW, strict)).toBeNull();
   });

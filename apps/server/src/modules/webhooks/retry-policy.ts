@@ -5,7 +5,15 @@
  */
 
 /** Delay before attempt n + 1 after attempt n failed (DESIGN §5): 8 attempts in all. */
-export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000] as const;
+export const RETRY_DELAYS_MS = [
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Jitter on every retry delay: +/- this fraction. */
 export const RETRY_JITTER = 0.1;
@@ -25,7 +33,12 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
  * Retry-After when that asks for longer (never shorter: a busy receiver does not speed retries
  * up), up to MAX_RETRY_AFTER_MS. Null after the last attempt.
  */
-export function nextAttemptDueAt(now: Date, attempt: number, retryAfterMs: number | null, random: () => number = Math.random): Date | null {
+export function nextAttemptDueAt(
+  now: Date,
+  attempt: number,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): Date | null {
   const delay = retryDelayMs(attempt, random);
   if (delay === null) return null;
   const retryAfter = retryAfterMs === null ? 0 : Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);

@@ -80,7 +80,13 @@ interface TestHook {
   url: string;
 }
 
-async function createWebhook(deps: AppDeps, storeId: string, url: string, events: string[], on: Orm = orm): Promise<TestHook> {
+async function createWebhook(
+  deps: AppDeps,
+  storeId: string,
+  url: string,
+  events: string[],
+  on: Orm = orm,
+): Promise<TestHook> {
   const secret = newWebhookSecret();
   const em = on.em.fork();
   const now = deps.clock.now();
@@ -105,8 +111,15 @@ async function createWebhook(deps: AppDeps, storeId: string, url: string, events
 }
 
 /** An event written the way the services write them: through the outbox's one writer. */
-async function emit(clock: ManualClock, storeId: string, type: EventType = 'order.created', payload?: Record<string, unknown>) {
-  const data = payload ?? (type.startsWith('product.') ? productPayload(storeId, { id: newId() }) : orderPayload(storeId, { id: newId() }));
+async function emit(
+  clock: ManualClock,
+  storeId: string,
+  type: EventType = 'order.created',
+  payload?: Record<string, unknown>,
+) {
+  const data =
+    payload ??
+    (type.startsWith('product.') ? productPayload(storeId, { id: newId() }) : orderPayload(storeId, { id: newId() }));
   return recordEvent(orm.em.fork(), { storeId, type, payload: data, at: clock.now() });
 }
 
@@ -139,7 +152,8 @@ describe('retry schedule', () => {
     let hook!: TestHook;
     const rx = await receiver({
       secretFor: () => hook.secret,
-      answer: (_hit, index) => (index < 7 ? { status: 500, body: 'down for maintenance' } : { status: 200, body: 'thanks' }),
+      answer: (_hit, index) =>
+        index < 7 ? { status: 500, body: 'down for maintenance' } : { status: 200, body: 'thanks' },
     });
     hook = await createWebhook(deps, store.id, `${rx.url}/hooks/orders`, ['order.created']);
     // Jitter from both ends of its range and between.
@@ -178,10 +192,31 @@ describe('retry schedule', () => {
 
     const log = await attemptsOf(hook.id);
     expect(log.map((d) => [d.attempt, d.status])).toEqual([
-      [1, 'failed'], [2, 'failed'], [3, 'failed'], [4, 'failed'], [5, 'failed'], [6, 'failed'], [7, 'failed'], [8, 'success'],
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'failed'],
+      [4, 'failed'],
+      [5, 'failed'],
+      [6, 'failed'],
+      [7, 'failed'],
+      [8, 'success'],
     ]);
-    expect(log.slice(0, 7).every((d) => d.responseCode === 500 && d.responseBodyPreview === 'down for maintenance' && d.errorMessage === 'The receiver answered 500.')).toBe(true);
-    expect(log[7]).toMatchObject({ responseCode: 200, responseBodyPreview: 'thanks', errorMessage: null, lockedUntil: null });
+    expect(
+      log
+        .slice(0, 7)
+        .every(
+          (d) =>
+            d.responseCode === 500 &&
+            d.responseBodyPreview === 'down for maintenance' &&
+            d.errorMessage === 'The receiver answered 500.',
+        ),
+    ).toBe(true);
+    expect(log[7]).toMatchObject({
+      responseCode: 200,
+      responseBodyPreview: 'thanks',
+      errorMessage: null,
+      lockedUntil: null,
+    });
     expect(log.every((d) => d.eventId === eventId && typeof d.durationMs === 'number')).toBe(true);
 
     const healed = await webhookRow(hook.id);
@@ -194,7 +229,13 @@ describe('retry schedule', () => {
     expect(new Set(rx.received.map((h) => h.eventId))).toEqual(new Set([eventId]));
     expect(new Set(rx.received.map((h) => h.headers['webhook-id']))).toEqual(new Set([eventId]));
     expect(rx.received.map((h) => h.deliveryId)).toEqual(log.map((d) => d.id));
-    expect(rx.received[0]!.body).toEqual({ id: eventId, event: 'order.created', createdAt: eventAt.toISOString(), storeId: store.id, data: payload });
+    expect(rx.received[0]!.body).toEqual({
+      id: eventId,
+      event: 'order.created',
+      createdAt: eventAt.toISOString(),
+      storeId: store.id,
+      data: payload,
+    });
     expect(new Set(rx.received.map((h) => h.rawBody)).size).toBe(1);
     expectSigned(rx.received);
   });
@@ -290,7 +331,10 @@ describe('disabling an endpoint', () => {
     const streakStart = disabled.firstFailureAt!.getTime();
     expect(disabled.disabledAt!.getTime() - streakStart).toBeGreaterThanOrEqual(5 * DAY);
     // It was the first failure past 5 days that disabled it.
-    const failures = (await attemptsOf(hook.id)).filter((d) => d.status === 'failed').map((d) => d.updatedAt.getTime()).sort((a, b) => a - b);
+    const failures = (await attemptsOf(hook.id))
+      .filter((d) => d.status === 'failed')
+      .map((d) => d.updatedAt.getTime())
+      .sort((a, b) => a - b);
     expect(failures.at(-1)).toBe(disabled.disabledAt!.getTime());
     expect(failures.at(-2)! - streakStart).toBeLessThan(5 * DAY);
 
@@ -340,9 +384,13 @@ describe('an attempt', () => {
       expect(hit.body?.data).toEqual(payload);
       // The verifiers are not vacuous: one byte more, or another secret, fails both.
       const secret = secrets.get(hit.path)!;
-      expect(verifyServiceSignature(secret, hit.headers['x-service-signature'] as string, `${hit.rawBody} `)).toBe(false);
+      expect(verifyServiceSignature(secret, hit.headers['x-service-signature'] as string, `${hit.rawBody} `)).toBe(
+        false,
+      );
       expect(verifyStandardSignature(newWebhookSecret(), hit.headers, hit.rawBody)).toBe(false);
-      expect(hit.headers['x-service-signature']).toMatch(new RegExp(`^t=${Math.floor(clock.now().getTime() / 1000)},v1=[0-9a-f]{64}$`));
+      expect(hit.headers['x-service-signature']).toMatch(
+        new RegExp(`^t=${Math.floor(clock.now().getTime() / 1000)},v1=[0-9a-f]{64}$`),
+      );
     }
 
     const [big] = await attemptsOf(hooks['/big']!.id);
@@ -379,15 +427,31 @@ describe('an attempt', () => {
     expect(counts.failed).toBeGreaterThanOrEqual(4);
 
     const first = async (hook: TestHook) => (await attemptsOf(hook.id))[0]!;
-    expect(await first(slow)).toMatchObject({ status: 'failed', responseCode: null, errorMessage: 'Timed out after 300 ms.' });
+    expect(await first(slow)).toMatchObject({
+      status: 'failed',
+      responseCode: null,
+      errorMessage: 'Timed out after 300 ms.',
+    });
     expect(await first(moved)).toMatchObject({ status: 'failed', responseCode: 302 });
-    expect((await first(moved)).errorMessage).toMatch(/^Redirect not followed \(302 to http:\/\/127\.0\.0\.1:\d+\/elsewhere\)\.$/);
+    expect((await first(moved)).errorMessage).toMatch(
+      /^Redirect not followed \(302 to http:\/\/127\.0\.0\.1:\d+\/elsewhere\)\.$/,
+    );
     expect(rx.received.map((h) => h.path).sort()).toEqual(['/moved', '/slow']);
-    expect(await first(refused)).toMatchObject({ status: 'failed', responseCode: null, errorMessage: 'Connection refused.' });
-    expect(await first(outside)).toMatchObject({ status: 'failed', errorMessage: 'URL not allowed: http is allowed only to loopback outside production.' });
+    expect(await first(refused)).toMatchObject({
+      status: 'failed',
+      responseCode: null,
+      errorMessage: 'Connection refused.',
+    });
+    expect(await first(outside)).toMatchObject({
+      status: 'failed',
+      errorMessage: 'URL not allowed: http is allowed only to loopback outside production.',
+    });
     // Each failure is retried on the schedule.
     for (const hook of [slow, moved, refused, outside]) {
-      expect((await attemptsOf(hook.id)).map((d) => [d.attempt, d.status])).toEqual([[1, 'failed'], [2, 'queued']]);
+      expect((await attemptsOf(hook.id)).map((d) => [d.attempt, d.status])).toEqual([
+        [1, 'failed'],
+        [2, 'queued'],
+      ]);
     }
   });
 
@@ -405,8 +469,17 @@ describe('an attempt', () => {
     const [event] = await em.find(EventSchema, { store: store.id });
     for (const hook of [disabled, unsubscribed, kept]) {
       em.create(WebhookDeliverySchema, {
-        id: newId(), webhook: hook.id, storeId: store.id, eventId: event!.id, event: 'order.created', attempt: 1, status: 'queued',
-        dueAt: clock.now(), lockedUntil: null, createdAt: clock.now(), updatedAt: clock.now(),
+        id: newId(),
+        webhook: hook.id,
+        storeId: store.id,
+        eventId: event!.id,
+        event: 'order.created',
+        attempt: 1,
+        status: 'queued',
+        dueAt: clock.now(),
+        lockedUntil: null,
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
       });
     }
     event!.dispatchedAt = clock.now();
@@ -417,8 +490,15 @@ describe('an attempt', () => {
     const counts = await new Dispatcher(deps).runOnce();
     expect(counts.skipped).toBeGreaterThanOrEqual(2);
     expect(rx.received.map((h) => h.path)).toEqual(['/kept']);
-    expect((await attemptsOf(disabled.id))[0]).toMatchObject({ status: 'skipped', errorMessage: 'Endpoint disabled.', lockedUntil: null });
-    expect((await attemptsOf(unsubscribed.id))[0]).toMatchObject({ status: 'skipped', errorMessage: 'The endpoint is no longer subscribed to this event.' });
+    expect((await attemptsOf(disabled.id))[0]).toMatchObject({
+      status: 'skipped',
+      errorMessage: 'Endpoint disabled.',
+      lockedUntil: null,
+    });
+    expect((await attemptsOf(unsubscribed.id))[0]).toMatchObject({
+      status: 'skipped',
+      errorMessage: 'The endpoint is no longer subscribed to this event.',
+    });
     expect((await attemptsOf(kept.id))[0]).toMatchObject({ status: 'success' });
   });
 });
@@ -441,7 +521,10 @@ describe('fan-out and claims', () => {
     const counts = await new Dispatcher(deps).runOnce();
     expect(counts.queued).toBeGreaterThanOrEqual(2);
     expect(rx.received.map((h) => h.path).sort()).toEqual(['/a', '/b']);
-    for (const hook of [subscribed, alsoSubscribed]) expect((await attemptsOf(hook.id)).map((d) => [d.eventId, d.attempt, d.status])).toEqual([[eventId, 1, 'success']]);
+    for (const hook of [subscribed, alsoSubscribed])
+      expect((await attemptsOf(hook.id)).map((d) => [d.eventId, d.attempt, d.status])).toEqual([
+        [eventId, 1, 'success'],
+      ]);
     for (const hook of [notSubscribed, disabled, otherStore]) expect(await attemptsOf(hook.id)).toEqual([]);
     expect((await orm.em.fork().findOneOrFail(EventSchema, { id: eventId })).dispatchedAt).toEqual(clock.now());
     // Fanned out once: a second pass queues nothing for it.
@@ -459,10 +542,22 @@ describe('fan-out and claims', () => {
     const abandoned = await emit(clock, store.id);
     const em = orm.em.fork();
     const now = clock.now().getTime();
-    for (const [eventId, lockedUntil] of [[held, now + 30_000], [abandoned, now - 1]] as const) {
+    for (const [eventId, lockedUntil] of [
+      [held, now + 30_000],
+      [abandoned, now - 1],
+    ] as const) {
       em.create(WebhookDeliverySchema, {
-        id: newId(), webhook: hook.id, storeId: store.id, eventId, event: 'order.created', attempt: 1, status: 'pending',
-        dueAt: new Date(now - 60_000), lockedUntil: new Date(lockedUntil), createdAt: clock.now(), updatedAt: clock.now(),
+        id: newId(),
+        webhook: hook.id,
+        storeId: store.id,
+        eventId,
+        event: 'order.created',
+        attempt: 1,
+        status: 'pending',
+        dueAt: new Date(now - 60_000),
+        lockedUntil: new Date(lockedUntil),
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
       });
     }
     await em.nativeUpdate(EventSchema, { id: { $in: [held, abandoned] } }, { dispatchedAt: clock.now() });
@@ -491,7 +586,10 @@ describe('fan-out and claims', () => {
     const clock = freshClock();
     const ormA = await openOrm(workerDatabaseUrl(), { poolMax: 10 });
     const ormB = await openOrm(workerDatabaseUrl(), { poolMax: 10 });
-    cleanups.push(() => ormA.close(), () => ormB.close());
+    cleanups.push(
+      () => ormA.close(),
+      () => ormB.close(),
+    );
     const depsA = depsFor(clock, {}, ormA);
     const depsB = { ...depsFor(clock, {}, ormB), config: depsA.config };
     const store = await createStore(orm.em.fork());
@@ -559,13 +657,28 @@ describe('test ping, retry and replay', () => {
     const store = await createStore(orm.em.fork());
     let hook!: TestHook;
     let status = 200;
-    const rx = await receiver({ secretFor: () => hook.secret, answer: () => ({ status, body: status === 200 ? 'pong' : 'nope' }) });
+    const rx = await receiver({
+      secretFor: () => hook.secret,
+      answer: () => ({ status, body: status === 200 ? 'pong' : 'nope' }),
+    });
     hook = await createWebhook(deps, store.id, `${rx.url}/ping`, ['order.created']);
 
     const ok = await sendTestPing(deps, hook.id);
-    expect(ok).toMatchObject({ event: 'webhook.test', attempt: 1, status: 'success', responseCode: 200, responseBodyPreview: 'pong' });
+    expect(ok).toMatchObject({
+      event: 'webhook.test',
+      attempt: 1,
+      status: 'success',
+      responseCode: 200,
+      responseBodyPreview: 'pong',
+    });
     expect(ok.eventId).toMatch(/^evt_/);
-    expect(rx.received[0]!.body).toEqual({ id: ok.eventId, event: 'webhook.test', createdAt: clock.now().toISOString(), storeId: store.id, data: { webhookId: hook.id } });
+    expect(rx.received[0]!.body).toEqual({
+      id: ok.eventId,
+      event: 'webhook.test',
+      createdAt: clock.now().toISOString(),
+      storeId: store.id,
+      data: { webhookId: hook.id },
+    });
     expect(rx.received[0]!.deliveryId).toBe(ok.id);
     expectSigned(rx.received);
 
@@ -618,7 +731,13 @@ describe('test ping, retry and replay', () => {
     await dispatcher.runOnce();
     expect((await webhookRow(hook.id)).enabled).toBe(false);
     await expect(retryDelivery(deps, firstOfCreated.id)).rejects.toMatchObject({ appCode: 'webhook_disabled' });
-    await orm.em.fork().nativeUpdate(WebhookSchema, { id: hook.id }, { enabled: true, disabledAt: null, failureCount: 0, firstFailureAt: null });
+    await orm.em
+      .fork()
+      .nativeUpdate(
+        WebhookSchema,
+        { id: hook.id },
+        { enabled: true, disabledAt: null, failureCount: 0, firstFailureAt: null },
+      );
     answer = 200;
     const to = clock.now();
     expect(await replayRange(deps, hook.id, { from, to, status: 'failed' })).toBe(1);
@@ -626,9 +745,19 @@ describe('test ping, retry and replay', () => {
     expect(await replayRange(deps, hook.id, { from, to })).toBe(2);
     const sent = rx.received.length;
     await dispatcher.runOnce();
-    expect(rx.received.slice(sent).map((h) => h.eventId).sort()).toEqual([created, paid, lost].sort());
+    expect(
+      rx.received
+        .slice(sent)
+        .map((h) => h.eventId)
+        .sort(),
+    ).toEqual([created, paid, lost].sort());
     const last = (eventId: string) =>
-      attemptsOf(hook.id).then((log) => log.filter((d) => d.eventId === eventId).map((d) => [d.attempt, d.status]).at(-1));
+      attemptsOf(hook.id).then((log) =>
+        log
+          .filter((d) => d.eventId === eventId)
+          .map((d) => [d.attempt, d.status])
+          .at(-1),
+      );
     expect(await last(lost)).toEqual([2, 'success']);
     expect(await last(created)).toEqual([4, 'success']);
     expect(await last(paid)).toEqual([3, 'success']);
@@ -650,7 +779,16 @@ describe('wake-ups', () => {
     cleanups.push(() => dispatcher.stop());
     await new Promise((resolve) => setTimeout(resolve, 300)); // its first pass is over; it sleeps for a minute
     const started = Date.now();
-    const eventId = await orm.em.fork().transactional(async (em) => recordEvent(em, { storeId: store.id, type: 'order.created', payload: orderPayload(store.id, { id: 'o' }), at: clock.now() }));
+    const eventId = await orm.em
+      .fork()
+      .transactional(async (em) =>
+        recordEvent(em, {
+          storeId: store.id,
+          type: 'order.created',
+          payload: orderPayload(store.id, { id: 'o' }),
+          at: clock.now(),
+        }),
+      );
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });
     expect(hit!.eventId).toBe(eventId);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -664,14 +802,22 @@ describe('wake-ups', () => {
     const ormA = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
     const ormB = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
     const ormC = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
-    cleanups.push(() => ormA.close(), () => ormB.close(), () => ormC.close());
+    cleanups.push(
+      () => ormA.close(),
+      () => ormB.close(),
+      () => ormC.close(),
+    );
     const depsA = { ...depsFor(clock, {}, ormA), config };
     const depsB = { ...depsFor(clock, {}, ormB), config };
     const redisA = createClient({ url: TEST_REDIS_URL });
     const redisB = createClient({ url: TEST_REDIS_URL });
     const listener = createClient({ url: TEST_REDIS_URL });
     await Promise.all([redisA.connect(), redisB.connect(), listener.connect()]);
-    cleanups.push(() => redisA.close(), () => redisB.close(), () => listener.close());
+    cleanups.push(
+      () => redisA.close(),
+      () => redisB.close(),
+      () => listener.close(),
+    );
     const messages: string[] = [];
     await listener.subscribe(`${prefix}events`, (message) => void messages.push(message));
 
@@ -685,14 +831,28 @@ describe('wake-ups', () => {
 
     await expect(
       ormA.em.fork().transactional(async (em) => {
-        await recordEvent(em, { storeId: store.id, type: 'order.created', payload: orderPayload(store.id, { id: 'rolled back' }), at: clock.now() });
+        await recordEvent(em, {
+          storeId: store.id,
+          type: 'order.created',
+          payload: orderPayload(store.id, { id: 'rolled back' }),
+          at: clock.now(),
+        });
         await em.flush();
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(messages).toEqual([]);
-    await ormA.em.fork().transactional(async (em) => recordEvent(em, { storeId: store.id, type: 'order.created', payload: orderPayload(store.id, { id: 'committed' }), at: clock.now() }));
+    await ormA.em
+      .fork()
+      .transactional(async (em) =>
+        recordEvent(em, {
+          storeId: store.id,
+          type: 'order.created',
+          payload: orderPayload(store.id, { id: 'committed' }),
+          at: clock.now(),
+        }),
+      );
     await rx.waitFor(1, { timeoutMs: 5_000 });
     await expect.poll(() => messages.length, { timeout: 3_000 }).toBeGreaterThan(0);
     await a.stop();
@@ -703,7 +863,12 @@ describe('wake-ups', () => {
     cleanups.push(() => b.stop());
     await new Promise((resolve) => setTimeout(resolve, 300));
     const em = ormC.em.fork();
-    const quiet = await recordEvent(em, { storeId: store.id, type: 'order.created', payload: orderPayload(store.id, { id: 'quiet' }), at: clock.now() });
+    const quiet = await recordEvent(em, {
+      storeId: store.id,
+      type: 'order.created',
+      payload: orderPayload(store.id, { id: 'quiet' }),
+      at: clock.now(),
+    });
     await em.flush();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(rx.received.map((h) => h.eventId)).not.toContain(quiet);
@@ -724,8 +889,17 @@ describe('pruning', () => {
     const row = (status: 'success' | 'queued' | 'failed', ageDays: number, attempt: number) => {
       const at = new Date(clock.now().getTime() - ageDays * DAY);
       return em.create(WebhookDeliverySchema, {
-        id: newId(), webhook: hook.id, storeId: store.id, eventId: `evt_${newId()}`, event: 'order.created', attempt, status,
-        dueAt: at, lockedUntil: null, createdAt: at, updatedAt: at,
+        id: newId(),
+        webhook: hook.id,
+        storeId: store.id,
+        eventId: `evt_${newId()}`,
+        event: 'order.created',
+        attempt,
+        status,
+        dueAt: at,
+        lockedUntil: null,
+        createdAt: at,
+        updatedAt: at,
       });
     };
     const old = row('success', 31, 1);
@@ -741,7 +915,14 @@ describe('pruning', () => {
 
 describe('claiming ahead', () => {
   const pendingOf = async (webhookId: string) =>
-    (await orm.em.fork().execute<[{ n: number }]>(`select count(*)::int as n from webhook_delivery where webhook_id = ? and status = 'pending'`, [webhookId]))[0].n;
+    (
+      await orm.em
+        .fork()
+        .execute<[{ n: number }]>(
+          `select count(*)::int as n from webhook_delivery where webhook_id = ? and status = 'pending'`,
+          [webhookId],
+        )
+    )[0].n;
 
   it('holds more than its slots only for an endpoint that answers fast, and never sends more at once than the slots', async () => {
     const clock = freshClock();
@@ -758,11 +939,15 @@ describe('claiming ahead', () => {
     cleanups.push(() => dispatcher.stop());
     await vi.waitFor(async () => expect(await pendingOf(fast.id)).toBeGreaterThan(2), { timeout: 5_000, interval: 20 });
     expect(await pendingOf(fast.id)).toBeLessThanOrEqual(2 * (1 + 4));
-    await vi.waitFor(async () => expect((await attemptsOf(fast.id)).filter((d) => d.status === 'success')).toHaveLength(24), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect((await attemptsOf(fast.id)).filter((d) => d.status === 'success')).toHaveLength(24),
+      { timeout: 20_000, interval: 50 },
+    );
     await dispatcher.stop();
     // Never more than the 2 slots at once: each slow request's first 250 ms overlap at most one other.
     const slow = rx.received.slice(4).map((h) => h.receivedAt);
-    for (const at of slow) expect(slow.filter((other) => other <= at && other + 250 > at).length).toBeLessThanOrEqual(2);
+    for (const at of slow)
+      expect(slow.filter((other) => other <= at && other + 250 > at).length).toBeLessThanOrEqual(2);
     expect(new Set(rx.received.map((h) => h.eventId)).size).toBe(24);
     expect(rx.received).toHaveLength(24);
   }, 30_000);
@@ -810,8 +995,10 @@ describe('a database that goes away', () => {
     await gone.close();
     const logged = (deps: AppDeps) => {
       const lines: Array<{ level: string; msg: string }> = [];
-      deps.log.error = ((_obj: unknown, msg: string) => lines.push({ level: 'error', msg })) as unknown as typeof deps.log.error;
-      deps.log.warn = ((_obj: unknown, msg: string) => lines.push({ level: 'warn', msg })) as unknown as typeof deps.log.warn;
+      deps.log.error = ((_obj: unknown, msg: string) =>
+        lines.push({ level: 'error', msg })) as unknown as typeof deps.log.error;
+      deps.log.warn = ((_obj: unknown, msg: string) =>
+        lines.push({ level: 'warn', msg })) as unknown as typeof deps.log.warn;
       return lines;
     };
 
@@ -820,7 +1007,10 @@ describe('a database that goes away', () => {
     const whileRunning = logged(running);
     const first = new Dispatcher(running, { pollMs: 60_000 });
     first.start();
-    await vi.waitFor(() => expect(whileRunning).toContainEqual({ level: 'error', msg: 'webhook dispatcher pass failed' }), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(
+      () => expect(whileRunning).toContainEqual({ level: 'error', msg: 'webhook dispatcher pass failed' }),
+      { timeout: 5_000, interval: 20 },
+    );
     await first.stop();
 
     // Stopped while its first pass is on its way to the database (a Ctrl-C that reached an embedded PostgreSQL too).
@@ -852,14 +1042,24 @@ describe('wake-ups from nested transactions', () => {
     await expect(
       orm.em.fork().transactional(async (outer) => {
         await outer.transactional(async (inner) => {
-          await recordEvent(inner, { storeId: store.id, type: 'order.paid', payload: orderPayload(store.id, { id: 'rolled back' }), at: clock.now() });
+          await recordEvent(inner, {
+            storeId: store.id,
+            type: 'order.paid',
+            payload: orderPayload(store.id, { id: 'rolled back' }),
+            at: clock.now(),
+          });
         });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await orm.em.fork().transactional(async (outer) => {
       await outer.transactional(async (inner) => {
-        await recordEvent(inner, { storeId: store.id, type: 'order.paid', payload: orderPayload(store.id, { id: 'nested' }), at: clock.now() });
+        await recordEvent(inner, {
+          storeId: store.id,
+          type: 'order.paid',
+          payload: orderPayload(store.id, { id: 'nested' }),
+          at: clock.now(),
+        });
       });
     });
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });

@@ -298,7 +298,10 @@ export class Dispatcher {
       }
       if (!this.running) break;
       if (this.kicked && failures === 0) continue;
-      const wait = failures > 0 ? Math.min(this.pollMs * 2 ** failures, 30_000) : Math.max(0, this.pollMs - (performance.now() - lastFanOut));
+      const wait =
+        failures > 0
+          ? Math.min(this.pollMs * 2 ** failures, 30_000)
+          : Math.max(0, this.pollMs - (performance.now() - lastFanOut));
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         this.signal = () => {
@@ -319,12 +322,17 @@ export class Dispatcher {
     for (;;) {
       const events = await this.fanOutBatch();
       if (events < this.batchSize) return;
-      if (this.running) this.fill().catch((error: unknown) => this.passFailed(error, 'webhook dispatcher claim failed'));
+      if (this.running)
+        this.fill().catch((error: unknown) => this.passFailed(error, 'webhook dispatcher claim failed'));
     }
   }
 
   private async fanOutBatch(): Promise<number> {
-    const { events, queued } = await deliveryLog.fanOutBatch(this.deps.orm.em.fork(), this.batchSize, this.deps.clock.now());
+    const { events, queued } = await deliveryLog.fanOutBatch(
+      this.deps.orm.em.fork(),
+      this.batchSize,
+      this.deps.clock.now(),
+    );
     this.counts.events += events;
     this.counts.queued += queued;
     return events;
@@ -333,7 +341,8 @@ export class Dispatcher {
   /** Attempts abandoned in flight past their lease are failed and queued again (see the repo's reapAbandoned). */
   private async reapAbandoned(): Promise<void> {
     const abandoned = await deliveryLog.reapAbandoned(this.deps.orm.em.fork(), this.deps.clock.now());
-    if (abandoned > 0) this.deps.log.warn({ attempts: abandoned }, 'webhook attempts abandoned past their lease; queued again');
+    if (abandoned > 0)
+      this.deps.log.warn({ attempts: abandoned }, 'webhook attempts abandoned past their lease; queued again');
   }
 
   /** Claims while there is room and work; one claim at a time. Returns how many it claimed. */
@@ -449,7 +458,12 @@ export class Dispatcher {
     this.waiting.delete(webhookId);
     this.waitingCount -= queue.length;
     for (const attempt of queue) {
-      await deliveryLog.skipClaimed(this.deps.orm.em.fork(), attempt, deliveryLog.ENDPOINT_DISABLED, this.deps.clock.now());
+      await deliveryLog.skipClaimed(
+        this.deps.orm.em.fork(),
+        attempt,
+        deliveryLog.ENDPOINT_DISABLED,
+        this.deps.clock.now(),
+      );
       this.counts.skipped++;
       webhookAttempts.inc({ outcome: 'skipped' });
     }
@@ -472,7 +486,9 @@ export class Dispatcher {
       // Endpoints holding all they may are left out of the scan, so a backlog at a slow endpoint
       // does not fill the window and hold up the others.
       saturated: [...endpoints].filter((id) => this.held(id) >= this.holdLimit(id)),
-      offsets: Object.fromEntries([...endpoints].map((id) => [id, this.held(id) + this.holdPerEndpoint - this.holdLimit(id)])),
+      offsets: Object.fromEntries(
+        [...endpoints].map((id) => [id, this.held(id) + this.holdPerEndpoint - this.holdLimit(id)]),
+      ),
       defaultOffset: this.holdPerEndpoint - this.perEndpoint,
       slotsPerEndpoint: this.holdPerEndpoint,
     });
@@ -483,7 +499,9 @@ export class Dispatcher {
   private launch(claimed: ClaimedAttempt): void {
     this.busy.set(claimed.webhookId, (this.busy.get(claimed.webhookId) ?? 0) + 1);
     const work = this.deliver(claimed)
-      .catch((error: unknown) => this.deps.log.error({ err: error, deliveryId: claimed.id }, 'webhook attempt could not be recorded'))
+      .catch((error: unknown) =>
+        this.deps.log.error({ err: error, deliveryId: claimed.id }, 'webhook attempt could not be recorded'),
+      )
       .finally(() => {
         const left = (this.busy.get(claimed.webhookId) ?? 1) - 1;
         if (left > 0) this.busy.set(claimed.webhookId, left);
@@ -518,7 +536,12 @@ export class Dispatcher {
     if (room < batch) return;
     const now = this.deps.clock.now();
     const refill = deliveryLog
-      .claimForEndpoint(this.deps.orm.em, { webhookId, now, lease: new Date(now.getTime() + this.leaseMs), limit: room })
+      .claimForEndpoint(this.deps.orm.em, {
+        webhookId,
+        now,
+        lease: new Date(now.getTime() + this.leaseMs),
+        limit: room,
+      })
       .then(
         (claimed) => {
           this.counts.claimed += claimed.length;
@@ -554,19 +577,36 @@ export class Dispatcher {
     const createdAt = claimed.eventCreatedAt!;
     // The lag a merchant sees: from the event's commit (its created_at, in the same transaction) to its first send.
     if (claimed.attempt === 1) webhookLag.observe(Math.max(0, startedAt.getTime() - createdAt.getTime()) / 1000);
-    const body = eventBody({ id: claimed.eventId, type: claimed.event, createdAt, storeId: claimed.storeId, payload: claimed.payload! });
+    const body = eventBody({
+      id: claimed.eventId,
+      type: claimed.event,
+      createdAt,
+      storeId: claimed.storeId,
+      payload: claimed.payload!,
+    });
     const result = await sendAttempt(this.deps, this.timeoutMs, { ...claimed, body });
     this.recordSpeed(claimed.webhookId, result.durationMs);
     if (result.ok) {
       // The slot frees now: the outcome is written with the other successes of the moment.
       // runOnce and stop() wait for it; lost, the attempt is reaped past its lease and sent again.
       const recording = this.successes
-        .record({ id: claimed.id, webhookId: claimed.webhookId, lease: claimed.lease, result, at: this.deps.clock.now() })
+        .record({
+          id: claimed.id,
+          webhookId: claimed.webhookId,
+          lease: claimed.lease,
+          result,
+          at: this.deps.clock.now(),
+        })
         .then(
           (recorded) => {
-            if (!recorded) this.deps.log.warn({ deliveryId: claimed.id }, 'webhook attempt outcome not recorded: its lease was taken over or the endpoint is gone');
+            if (!recorded)
+              this.deps.log.warn(
+                { deliveryId: claimed.id },
+                'webhook attempt outcome not recorded: its lease was taken over or the endpoint is gone',
+              );
           },
-          (error: unknown) => this.deps.log.error({ err: error, deliveryId: claimed.id }, 'webhook attempt could not be recorded'),
+          (error: unknown) =>
+            this.deps.log.error({ err: error, deliveryId: claimed.id }, 'webhook attempt could not be recorded'),
         )
         .finally(() => this.recording.delete(recording));
       this.recording.add(recording);
@@ -579,7 +619,11 @@ export class Dispatcher {
       random: this.random,
     });
     if (disabledReason) await this.dropWaiting(claimed.webhookId);
-    if (!recorded) this.deps.log.warn({ deliveryId: claimed.id }, 'webhook attempt outcome not recorded: its lease was taken over or the endpoint is gone');
+    if (!recorded)
+      this.deps.log.warn(
+        { deliveryId: claimed.id },
+        'webhook attempt outcome not recorded: its lease was taken over or the endpoint is gone',
+      );
     if (result.ok) this.counts.succeeded++;
     else this.counts.failed++;
   }

@@ -69,7 +69,10 @@ function describeError(error: unknown): string {
     case 'ERR_SSL_WRONG_VERSION_NUMBER':
       return 'TLS handshake failed.';
     default:
-      if (typeof e?.code === 'string' && e.code.startsWith('ERR_TLS') || /certificate|self[- ]signed/i.test(e?.message ?? '')) {
+      if (
+        (typeof e?.code === 'string' && e.code.startsWith('ERR_TLS')) ||
+        /certificate|self[- ]signed/i.test(e?.message ?? '')
+      ) {
         return clip(`TLS error: ${e.message}`, 500);
       }
       return clip(e?.message ? `Request failed: ${e.message}` : 'Request failed.', 500);
@@ -86,7 +89,11 @@ function previewText(chunks: Buffer[]): string {
 export async function sendToReceiver(outgoing: SendRequest, now: Date): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const failed = (errorMessage: string, statusCode: number | null = null, bodyPreview: string | null = null): SendResult => ({
+  const failed = (
+    errorMessage: string,
+    statusCode: number | null = null,
+    bodyPreview: string | null = null,
+  ): SendResult => ({
     ok: false,
     statusCode,
     bodyPreview,
@@ -142,7 +149,13 @@ export async function sendToReceiver(outgoing: SendRequest, now: Date): Promise<
         const bodyPreview = previewText(chunks);
         if (cutShort) {
           // An incomplete answer (RFC 9112 section 8) is no acknowledgement, whatever its status line said.
-          finish(failed(`The receiver closed the connection before its answer was complete (${statusCode}).`, statusCode, bodyPreview));
+          finish(
+            failed(
+              `The receiver closed the connection before its answer was complete (${statusCode}).`,
+              statusCode,
+              bodyPreview,
+            ),
+          );
           return;
         }
         if (statusCode >= 200 && statusCode < 300) {
@@ -160,7 +173,8 @@ export async function sendToReceiver(outgoing: SendRequest, now: Date): Promise<
           bodyPreview,
           errorMessage,
           durationMs: elapsed(),
-          retryAfterMs: statusCode === 429 || statusCode === 503 ? parseRetryAfter(res.headers['retry-after'], now) : null,
+          retryAfterMs:
+            statusCode === 429 || statusCode === 503 ? parseRetryAfter(res.headers['retry-after'], now) : null,
         });
       };
       concludeResponse = () => done();

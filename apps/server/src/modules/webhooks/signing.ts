@@ -31,7 +31,10 @@ export function standardSignature(secret: string, eventId: string, timestamp: nu
   return `v1,${createHmac('sha256', key).update(`${eventId}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-export function signatureHeaders(secret: string, input: { eventId: string; event: string; deliveryId: string; timestamp: number; body: string }): Record<string, string> {
+export function signatureHeaders(
+  secret: string,
+  input: { eventId: string; event: string; deliveryId: string; timestamp: number; body: string },
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'svc-webhooks/1',

@@ -5,7 +5,10 @@
  * verifies what the server sends.
  */
 import { describe, expect, it } from 'vitest';
-import { loadWebhookSignatureVectors, type WebhookSignatureVector } from '../../../../../test/fixtures/webhook-signature-vectors.js';
+import {
+  loadWebhookSignatureVectors,
+  type WebhookSignatureVector,
+} from '../../../../../test/fixtures/webhook-signature-vectors.js';
 import { newWebhookSecret, serviceSignature, signatureHeaders, standardSignature } from './signing.js';
 
 const VECTORS = loadWebhookSignatureVectors();
@@ -29,7 +32,8 @@ function serverHeaders(c: WebhookSignatureVector): Record<string, string> {
   const prefix = `t=${c.timestamp},`;
   return {
     ...headers,
-    'x-service-signature': prefix + c.signedWith.map((s) => serviceSignature(s, c.timestamp, c.body).slice(prefix.length)).join(','),
+    'x-service-signature':
+      prefix + c.signedWith.map((s) => serviceSignature(s, c.timestamp, c.body).slice(prefix.length)).join(','),
     'webhook-signature': c.signedWith.map((s) => standardSignature(s, c.eventId, c.timestamp, c.body)).join(' '),
   };
 }
@@ -62,35 +66,58 @@ describe('webhook signing against the shared vectors', () => {
     for (const c of VECTORS) for (const s of c.signedWith) expect(s, c.name).toMatch(SECRET_SHAPE);
   });
 
-  it.each(AS_SENT.map((c) => [c.name, c] as const))('%s: signatureHeaders() gives these headers, in this order, byte for byte', (_name, c) => {
-    expect(c.signedWith).toHaveLength(1);
-    expect(Object.entries(c.headers)).toEqual(Object.entries(signatureHeaders(c.signedWith[0]!, delivery(c))));
-  });
+  it.each(AS_SENT.map((c) => [c.name, c] as const))(
+    '%s: signatureHeaders() gives these headers, in this order, byte for byte',
+    (_name, c) => {
+      expect(c.signedWith).toHaveLength(1);
+      expect(Object.entries(c.headers)).toEqual(Object.entries(signatureHeaders(c.signedWith[0]!, delivery(c))));
+    },
+  );
 
-  it.each(VALID.map((c) => [c.name, c] as const))('%s: every signature header is the one the server makes', (_name, c) => {
-    const expected = serverHeaders(c);
-    const checked = c.scheme === 'service' ? ['x-service-signature'] : ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
-    for (const name of checked) expect(header(c, name), `${name} present`).toBeDefined();
-    for (const [name, value] of Object.entries(c.headers)) {
-      const lower = name.toLowerCase();
-      // Signatures of other versions (v1a, v2) may sit beside ours; the v1 ones must be the server's.
-      const ours = lower === 'webhook-signature' ? value.split(' ').filter((entry) => entry.startsWith('v1,')).join(' ') : value;
-      expect(ours, name).toBe(expected[lower]);
-    }
-    // serviceSignature() / standardSignature() of each signing secret is in the checked header.
-    const signatures = header(c, c.scheme === 'service' ? 'x-service-signature' : 'webhook-signature');
-    for (const s of c.signedWith) {
-      expect(signatures).toContain(c.scheme === 'service' ? serviceSignature(s, c.timestamp, c.body).split(',')[1] : standardSignature(s, c.eventId, c.timestamp, c.body));
-    }
-  });
+  it.each(VALID.map((c) => [c.name, c] as const))(
+    '%s: every signature header is the one the server makes',
+    (_name, c) => {
+      const expected = serverHeaders(c);
+      const checked =
+        c.scheme === 'service' ? ['x-service-signature'] : ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+      for (const name of checked) expect(header(c, name), `${name} present`).toBeDefined();
+      for (const [name, value] of Object.entries(c.headers)) {
+        const lower = name.toLowerCase();
+        // Signatures of other versions (v1a, v2) may sit beside ours; the v1 ones must be the server's.
+        const ours =
+          lower === 'webhook-signature'
+            ? value
+                .split(' ')
+                .filter((entry) => entry.startsWith('v1,'))
+                .join(' ')
+            : value;
+        expect(ours, name).toBe(expected[lower]);
+      }
+      // serviceSignature() / standardSignature() of each signing secret is in the checked header.
+      const signatures = header(c, c.scheme === 'service' ? 'x-service-signature' : 'webhook-signature');
+      for (const s of c.signedWith) {
+        expect(signatures).toContain(
+          c.scheme === 'service'
+            ? serviceSignature(s, c.timestamp, c.body).split(',')[1]
+            : standardSignature(s, c.eventId, c.timestamp, c.body),
+        );
+      }
+    },
+  );
 
-  it.each(VECTORS.filter((c) => ['valid', 'signature_mismatch', 'timestamp_out_of_tolerance'].includes(c.expect)).map((c) => [c.name, c.expect, c] as const))(
+  it.each(
+    VECTORS.filter((c) => ['valid', 'signature_mismatch', 'timestamp_out_of_tolerance'].includes(c.expect)).map(
+      (c) => [c.name, c.expect, c] as const,
+    ),
+  )(
     '%s: the server signature with the receiver secret is there exactly when the verdict is not a mismatch (%s)',
     (_name, verdict, c) => {
       expect(carriesServerSignature(c)).toBe(verdict !== 'signature_mismatch');
       if (verdict !== 'signature_mismatch') {
         const age = c.now - c.timestamp;
-        expect(Math.abs(age) > (c.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)).toBe(verdict === 'timestamp_out_of_tolerance');
+        expect(Math.abs(age) > (c.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)).toBe(
+          verdict === 'timestamp_out_of_tolerance',
+        );
       }
     },
   );

@@ -36,18 +36,30 @@ export const WebhookDeliverySchema = defineEntity({
   uniques: [{ name: 'webhook_delivery_attempt_unique', properties: ['webhook', 'eventId', 'attempt'] }],
   indexes: [
     // Claims: what is due (queued) or was abandoned in flight (pending past its lease).
-    { name: 'webhook_delivery_due_index', expression: `create index "webhook_delivery_due_index" on "webhook_delivery" ("due_at") where "status" in ('queued', 'pending')` },
+    {
+      name: 'webhook_delivery_due_index',
+      expression: `create index "webhook_delivery_due_index" on "webhook_delivery" ("due_at") where "status" in ('queued', 'pending')`,
+    },
     // An endpoint's own claims (a freed slot refilled from its backlog): its due attempts in order.
     {
       name: 'webhook_delivery_endpoint_due_index',
       expression: `create index "webhook_delivery_endpoint_due_index" on "webhook_delivery" ("webhook_id", "due_at", "id") where "status" = 'queued'`,
     },
-    { name: 'webhook_delivery_log_index', expression: 'create index "webhook_delivery_log_index" on "webhook_delivery" ("webhook_id", "created_at" desc, "id" desc)' },
+    {
+      name: 'webhook_delivery_log_index',
+      expression:
+        'create index "webhook_delivery_log_index" on "webhook_delivery" ("webhook_id", "created_at" desc, "id" desc)',
+    },
     { name: 'webhook_delivery_created_index', properties: ['createdAt'] },
   ],
   properties: (p) => ({
     id: p.string().primary().length(32),
-    webhook: p.manyToOne(WebhookSchema).ref().foreignKeyName('webhook_delivery_webhook_id_fkey').updateRule('no action').deleteRule('cascade'),
+    webhook: p
+      .manyToOne(WebhookSchema)
+      .ref()
+      .foreignKeyName('webhook_delivery_webhook_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade'),
     storeId: p.string().length(32),
     eventId: p.string().length(40),
     event: p.string().length(50),

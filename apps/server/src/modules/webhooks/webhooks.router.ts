@@ -19,7 +19,13 @@ import {
   ZWebhookWithSecret,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { merchantProcedure, router, storeProcedure, type GuardedBuilder, type ResourceSurface } from '../../trpc/procedures.js';
+import {
+  merchantProcedure,
+  router,
+  storeProcedure,
+  type GuardedBuilder,
+  type ResourceSurface,
+} from '../../trpc/procedures.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -61,43 +67,79 @@ function webhookRoutes({ read, write, remove, base, tags }: WebhookSurface) {
       .output(ZWebhook)
       .query(({ ctx, input }) => getWebhook(ctx, input)),
     update: write
-      .meta({ openapi: { method: 'PATCH', path: one, tags, summary: 'Change name, url, events or enabled' }, errors: ['not_found', 'url_not_allowed'] })
+      .meta({
+        openapi: { method: 'PATCH', path: one, tags, summary: 'Change name, url, events or enabled' },
+        errors: ['not_found', 'url_not_allowed'],
+      })
       .input(ZUpdateWebhookInput)
       .output(ZWebhook)
       .mutation(({ ctx, input }) => updateWebhook(ctx, input)),
     delete: remove
-      .meta({ openapi: { method: 'DELETE', path: one, tags, summary: 'Delete a webhook' }, successStatus: 204, errors: ['not_found'] })
+      .meta({
+        openapi: { method: 'DELETE', path: one, tags, summary: 'Delete a webhook' },
+        successStatus: 204,
+        errors: ['not_found'],
+      })
       .input(ZWebhookIdInput)
       .output(z.void())
       .mutation(({ ctx, input }) => deleteWebhook(ctx, input)),
     rotate: write
-      .meta({ openapi: { method: 'POST', path: `${one}/rotate`, tags, summary: 'A new signing secret (shown once); the old one stops verifying' }, errors: ['not_found'] })
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: `${one}/rotate`,
+          tags,
+          summary: 'A new signing secret (shown once); the old one stops verifying',
+        },
+        errors: ['not_found'],
+      })
       .input(ZWebhookIdInput)
       .output(ZWebhookWithSecret)
       .mutation(({ ctx, input }) => rotateWebhookSecret(ctx, input)),
     test: write
       .meta({
-        openapi: { method: 'POST', path: `${one}/test`, tags, summary: 'Send webhook.test now; answers the attempt (a disabled endpoint is 400)' },
+        openapi: {
+          method: 'POST',
+          path: `${one}/test`,
+          tags,
+          summary: 'Send webhook.test now; answers the attempt (a disabled endpoint is 400)',
+        },
         errors: ['not_found', 'webhook_disabled'],
       })
       .input(ZWebhookIdInput)
       .output(ZDeliveryResult)
       .mutation(({ ctx, input }) => testWebhook(ctx, input)),
     retry: write
-      .meta({ openapi: { method: 'POST', path: `${one}/deliveries/{deliveryId}/retry`, tags, summary: "Send that attempt's event again now" }, errors: ['not_found', 'webhook_disabled'] })
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: `${one}/deliveries/{deliveryId}/retry`,
+          tags,
+          summary: "Send that attempt's event again now",
+        },
+        errors: ['not_found', 'webhook_disabled'],
+      })
       .input(ZRetryDeliveryInput)
       .output(ZDeliveryResult)
       .mutation(({ ctx, input }) => retryWebhookDelivery(ctx, input)),
     replay: write
       .meta({
-        openapi: { method: 'POST', path: `${one}/replay`, tags, summary: 'Queue again every subscribed event of a time range (optionally only failed ones)' },
+        openapi: {
+          method: 'POST',
+          path: `${one}/replay`,
+          tags,
+          summary: 'Queue again every subscribed event of a time range (optionally only failed ones)',
+        },
         errors: ['not_found', 'webhook_disabled'],
       })
       .input(ZReplayInput)
       .output(ZReplayResult)
       .mutation(({ ctx, input }) => replayWebhook(ctx, input)),
     deliveries: read
-      .meta({ openapi: { method: 'GET', path: `${one}/deliveries`, tags, summary: 'The delivery log, newest first' }, errors: ['not_found'] })
+      .meta({
+        openapi: { method: 'GET', path: `${one}/deliveries`, tags, summary: 'The delivery log, newest first' },
+        errors: ['not_found'],
+      })
       .input(ZDeliveriesQuery)
       .output(ZDeliveryList)
       .query(({ ctx, input }) => listDeliveries(ctx, input)),
@@ -112,7 +154,13 @@ const merchant = webhookRoutes({
   tags: ['merchant: webhooks'],
 });
 const settings = storeProcedure('manageSettings');
-const dashboard = webhookRoutes({ read: settings, write: settings, remove: settings, base: '/dashboard/stores/{storeId}/webhooks', tags: ['dashboard: webhooks'] });
+const dashboard = webhookRoutes({
+  read: settings,
+  write: settings,
+  remove: settings,
+  base: '/dashboard/stores/{storeId}/webhooks',
+  tags: ['dashboard: webhooks'],
+});
 
 export const webhooksRouter = router({
   ...merchant,

@@ -79,15 +79,26 @@ function setup(env: Record<string, string> = {}) {
 /** A service call as a request makes it: the same deps, a fresh EntityManager. */
 const call = (base: ServiceContext): ServiceContext => ({ ...base, em: orm.em.fork() });
 
-const create = (base: ServiceContext, storeId: string, input: Partial<{ name: string; url: string; events: TWebhookEvent[] }> = {}) =>
-  createWebhook(call(base), { storeId, name: 'Orders', url: 'https://hooks.example.com/svc', events: ['order.created'], ...input });
+const create = (
+  base: ServiceContext,
+  storeId: string,
+  input: Partial<{ name: string; url: string; events: TWebhookEvent[] }> = {},
+) =>
+  createWebhook(call(base), {
+    storeId,
+    name: 'Orders',
+    url: 'https://hooks.example.com/svc',
+    events: ['order.created'],
+    ...input,
+  });
 
 const webhookRow = async (id: string) => {
   const [row] = await orm.em.fork().execute<Array<Record<string, unknown>>>('select * from webhook where id = ?', [id]);
   return row;
 };
 const countWebhooks = (storeId: string) => orm.em.fork().count(WebhookSchema, { store: storeId });
-const attemptsOf = (webhookId: string) => orm.em.fork().find(WebhookDeliverySchema, { webhook: webhookId }, { orderBy: { eventId: 'asc', attempt: 'asc' } });
+const attemptsOf = (webhookId: string) =>
+  orm.em.fork().find(WebhookDeliverySchema, { webhook: webhookId }, { orderBy: { eventId: 'asc', attempt: 'asc' } });
 
 async function receiver(answer?: (index: number) => ReceiverAnswer): Promise<WebhookReceiver> {
   const started = await startWebhookReceiver({ answer: answer && ((_hit, index) => answer(index)) });
@@ -96,9 +107,16 @@ async function receiver(answer?: (index: number) => ReceiverAnswer): Promise<Web
 }
 
 /** An event of the store, written as already dispatched (the fan-out is the dispatcher's, not under test here). */
-async function insertEvent(storeId: string, type: string, createdAt: Date, dispatchedAt: Date | null = createdAt): Promise<string> {
+async function insertEvent(
+  storeId: string,
+  type: string,
+  createdAt: Date,
+  dispatchedAt: Date | null = createdAt,
+): Promise<string> {
   const id = newEventId();
-  await orm.em.fork().insert(EventSchema, { id, store: storeId, type, payload: { order: { id: newId() } }, createdAt, dispatchedAt });
+  await orm.em
+    .fork()
+    .insert(EventSchema, { id, store: storeId, type, payload: { order: { id: newId() } }, createdAt, dispatchedAt });
   return id;
 }
 
@@ -106,7 +124,13 @@ async function insertEvent(storeId: string, type: string, createdAt: Date, dispa
 async function logAttempt(
   webhookId: string,
   storeId: string,
-  row: { status: 'success' | 'failed' | 'skipped' | 'queued' | 'pending'; createdAt: Date; event?: string; eventId?: string; attempt?: number },
+  row: {
+    status: 'success' | 'failed' | 'skipped' | 'queued' | 'pending';
+    createdAt: Date;
+    event?: string;
+    eventId?: string;
+    attempt?: number;
+  },
 ): Promise<string> {
   const id = newId();
   await orm.em.fork().insert(WebhookDeliverySchema, {
@@ -183,15 +207,26 @@ describe('createWebhook', () => {
       'hooks.example.com/svc',
       `https://hooks.example.com/${'a'.repeat(2048)}`,
     ];
-    for (const url of refused) await expect(create(base, store.id, { url }), url).rejects.toMatchObject({ appCode: 'url_not_allowed' });
+    for (const url of refused)
+      await expect(create(base, store.id, { url }), url).rejects.toMatchObject({ appCode: 'url_not_allowed' });
     expect(await countWebhooks(store.id)).toBe(allowed.length);
 
     // The same rules on update; a refused URL changes nothing.
     const hook = await create(base, store.id);
-    await expect(updateWebhook(call(base), { storeId: store.id, webhookId: hook.id, url: 'http://hooks.example.com/new', name: 'Renamed' })).rejects.toMatchObject({
+    await expect(
+      updateWebhook(call(base), {
+        storeId: store.id,
+        webhookId: hook.id,
+        url: 'http://hooks.example.com/new',
+        name: 'Renamed',
+      }),
+    ).rejects.toMatchObject({
       appCode: 'url_not_allowed',
     });
-    expect(await getWebhook(call(base), { storeId: store.id, webhookId: hook.id })).toMatchObject({ url: hook.url, name: hook.name });
+    expect(await getWebhook(call(base), { storeId: store.id, webhookId: hook.id })).toMatchObject({
+      url: hook.url,
+      name: hook.name,
+    });
   });
 
   it('in production takes only https to public addresses', async () => {
@@ -224,11 +259,14 @@ describe('createWebhook', () => {
       'https://[fe80::1]/hook',
       'https://[::ffff:127.0.0.1]/hook',
     ];
-    for (const url of refused) await expect(create(base, store.id, { url }), url).rejects.toMatchObject({ appCode: 'url_not_allowed' });
+    for (const url of refused)
+      await expect(create(base, store.id, { url }), url).rejects.toMatchObject({ appCode: 'url_not_allowed' });
     expect(await countWebhooks(store.id)).toBe(allowed.length);
 
     const [hook] = await listWebhooks(call(base), store.id);
-    await expect(updateWebhook(call(base), { storeId: store.id, webhookId: hook!.id, url: 'https://192.168.1.10/hook' })).rejects.toMatchObject({
+    await expect(
+      updateWebhook(call(base), { storeId: store.id, webhookId: hook!.id, url: 'https://192.168.1.10/hook' }),
+    ).rejects.toMatchObject({
       appCode: 'url_not_allowed',
     });
   });
@@ -237,7 +275,9 @@ describe('createWebhook', () => {
     const { base } = setup();
     const store = await createStore(orm.em.fork());
     const neighbour = await createStore(orm.em.fork());
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, n) => create(base, store.id, { name: `Hook ${n}` })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, n) => create(base, store.id, { name: `Hook ${n}` })),
+    );
     const created = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
     expect(created).toHaveLength(16);
@@ -262,14 +302,23 @@ describe('store isolation', () => {
     const rx = await receiver();
     const hook = await create(base, store.id, { url: `${rx.url}/isolated`, events: ['order.paid'] });
     const eventId = await insertEvent(store.id, 'order.paid', base.clock.now());
-    const deliveryId = await logAttempt(hook.id, store.id, { status: 'failed', createdAt: base.clock.now(), event: 'order.paid', eventId });
+    const deliveryId = await logAttempt(hook.id, store.id, {
+      status: 'failed',
+      createdAt: base.clock.now(),
+      event: 'order.paid',
+      eventId,
+    });
     const before = await webhookRow(hook.id);
     const ref = { storeId: intruder.id, webhookId: hook.id };
     const range = { from: new Date(0).toISOString(), to: new Date(epoch + DAY).toISOString() };
 
     const attempts: Array<[string, () => Promise<unknown>]> = [
       ['get', () => getWebhook(call(base), ref)],
-      ['update', () => updateWebhook(call(base), { ...ref, name: 'Taken over', url: 'https://evil.example/hook', enabled: false })],
+      [
+        'update',
+        () =>
+          updateWebhook(call(base), { ...ref, name: 'Taken over', url: 'https://evil.example/hook', enabled: false }),
+      ],
       ['delete', () => deleteWebhook(call(base), ref)],
       ['rotate', () => rotateWebhookSecret(call(base), ref)],
       ['test', () => testWebhook(call(base), ref)],
@@ -277,7 +326,8 @@ describe('store isolation', () => {
       ['retry', () => retryWebhookDelivery(call(base), { ...ref, deliveryId })],
       ['replay', () => replayWebhook(call(base), { ...ref, ...range })],
     ];
-    for (const [name, attempt] of attempts) await expect(attempt(), name).rejects.toMatchObject({ appCode: 'not_found' });
+    for (const [name, attempt] of attempts)
+      await expect(attempt(), name).rejects.toMatchObject({ appCode: 'not_found' });
 
     expect(await webhookRow(hook.id)).toEqual(before);
     expect(await listWebhooks(call(base), intruder.id)).toEqual([]);
@@ -294,7 +344,11 @@ describe('updateWebhook', () => {
     const ref = { storeId: store.id, webhookId: hook.id };
 
     clock.advance(MINUTE);
-    const renamed = await updateWebhook(call(base), { ...ref, name: 'Renamed', events: ['order.paid', 'product.updated'] });
+    const renamed = await updateWebhook(call(base), {
+      ...ref,
+      name: 'Renamed',
+      events: ['order.paid', 'product.updated'],
+    });
     expect(renamed).toMatchObject({
       name: 'Renamed',
       events: ['order.paid', 'product.updated'],
@@ -312,11 +366,22 @@ describe('updateWebhook', () => {
     expect(await updateWebhook(call(base), { ...ref, enabled: false })).toMatchObject({ enabled: false, disabledAt });
 
     // As the dispatcher leaves an endpoint it disabled after a failure streak.
-    await orm.em.fork().nativeUpdate(WebhookSchema, { id: hook.id }, { failureCount: 23, firstFailureAt: new Date(clock.now().getTime() - 6 * DAY) });
+    await orm.em
+      .fork()
+      .nativeUpdate(
+        WebhookSchema,
+        { id: hook.id },
+        { failureCount: 23, firstFailureAt: new Date(clock.now().getTime() - 6 * DAY) },
+      );
     clock.advance(MINUTE);
     const enabled = await updateWebhook(call(base), { ...ref, enabled: true });
     expect(enabled).toMatchObject({ enabled: true, failureCount: 0, disabledAt: null, name: 'Renamed' });
-    expect(await webhookRow(hook.id)).toMatchObject({ enabled: true, failure_count: 0, disabled_at: null, first_failure_at: null });
+    expect(await webhookRow(hook.id)).toMatchObject({
+      enabled: true,
+      failure_count: 0,
+      disabled_at: null,
+      first_failure_at: null,
+    });
   });
 });
 
@@ -371,14 +436,25 @@ describe('testWebhook', () => {
     expect(rx.received).toHaveLength(1);
     const [hit] = rx.received;
     expect(hit!.deliveryId).toBe(ok.id);
-    expect(hit!.body).toMatchObject({ id: ok.eventId, event: 'webhook.test', storeId: store.id, data: { webhookId: hook.id } });
+    expect(hit!.body).toMatchObject({
+      id: ok.eventId,
+      event: 'webhook.test',
+      storeId: store.id,
+      data: { webhookId: hook.id },
+    });
     expect(verifyServiceSignature(hook.secret, String(hit!.headers['x-service-signature']), hit!.rawBody)).toBe(true);
     expect(verifyStandardSignature(hook.secret, hit!.headers, hit!.rawBody)).toBe(true);
     expect((await attemptsOf(hook.id)).map((d) => [d.id, d.status])).toEqual([[ok.id, 'success']]);
 
     answer = { status: 500, body: 'down' };
     const { delivery: failed } = await testWebhook(call(base), ref);
-    expect(failed).toMatchObject({ event: 'webhook.test', attempt: 1, status: 'failed', responseCode: 500, responseBodyPreview: 'down' });
+    expect(failed).toMatchObject({
+      event: 'webhook.test',
+      attempt: 1,
+      status: 'failed',
+      responseCode: 500,
+      responseBodyPreview: 'down',
+    });
     expect(rx.received).toHaveLength(2);
     // One attempt per ping, nothing queued after it.
     expect((await attemptsOf(hook.id)).map((d) => d.status).sort()).toEqual(['failed', 'success']);
@@ -391,7 +467,9 @@ describe('testWebhook', () => {
     const rx = await receiver();
     const hook = await create(base, store.id, { url: `${rx.url}/off` });
     await updateWebhook(call(base), { storeId: store.id, webhookId: hook.id, enabled: false });
-    await expect(testWebhook(call(base), { storeId: store.id, webhookId: hook.id })).rejects.toMatchObject({ appCode: 'webhook_disabled' });
+    await expect(testWebhook(call(base), { storeId: store.id, webhookId: hook.id })).rejects.toMatchObject({
+      appCode: 'webhook_disabled',
+    });
     expect(rx.received).toEqual([]);
     expect(await attemptsOf(hook.id)).toEqual([]);
   });
@@ -404,8 +482,12 @@ describe('listDeliveries', () => {
     const hook = await create(base, store.id, { events: ['order.created', 'order.paid'] });
     const other = await create(base, store.id, { events: ['order.created'] });
     const ago = (seconds: number) => new Date(clock.now().getTime() - seconds * 1000);
-    const log = async (status: 'success' | 'failed' | 'skipped', event: string, secondsAgo: number) =>
-      ({ id: await logAttempt(hook.id, store.id, { status, event, createdAt: ago(secondsAgo) }), status, event, secondsAgo });
+    const log = async (status: 'success' | 'failed' | 'skipped', event: string, secondsAgo: number) => ({
+      id: await logAttempt(hook.id, store.id, { status, event, createdAt: ago(secondsAgo) }),
+      status,
+      event,
+      secondsAgo,
+    });
     const rows = [
       await log('success', 'order.created', 50),
       await log('failed', 'order.paid', 40),
@@ -447,7 +529,9 @@ describe('listDeliveries', () => {
     ]);
     // The page boundary falls between the two attempts of the same moment.
     expect((await allPages(base, { ...ref, limit: 3 })).flat()).toEqual(newestFirst.map((r) => r.id));
-    await expect(listDeliveries(call(base), { ...ref, cursor: 'eyJmb3JnZWQiOnRydWV9.0000000000000000000000' })).rejects.toMatchObject({
+    await expect(
+      listDeliveries(call(base), { ...ref, cursor: 'eyJmb3JnZWQiOnRydWV9.0000000000000000000000' }),
+    ).rejects.toMatchObject({
       appCode: 'validation_failed',
     });
   });
@@ -462,10 +546,19 @@ describe('listDeliveries', () => {
     expect(paid).toHaveLength(3);
     expect(failedCreated).toHaveLength(2);
 
-    expect((await listDeliveries(call(base), { ...ref, status: 'failed' })).deliveries.map((d) => d.id)).toEqual(ids(failed));
-    expect((await listDeliveries(call(base), { ...ref, event: 'order.paid' })).deliveries.map((d) => d.id)).toEqual(ids(paid));
-    expect(await allPages(base, { ...ref, status: 'failed', event: 'order.created', limit: 1 })).toEqual(ids(failedCreated).map((id) => [id]));
-    expect(await allPages(base, { ...ref, event: 'order.paid', limit: 2 })).toEqual([ids(paid).slice(0, 2), ids(paid).slice(2)]);
+    expect((await listDeliveries(call(base), { ...ref, status: 'failed' })).deliveries.map((d) => d.id)).toEqual(
+      ids(failed),
+    );
+    expect((await listDeliveries(call(base), { ...ref, event: 'order.paid' })).deliveries.map((d) => d.id)).toEqual(
+      ids(paid),
+    );
+    expect(await allPages(base, { ...ref, status: 'failed', event: 'order.created', limit: 1 })).toEqual(
+      ids(failedCreated).map((id) => [id]),
+    );
+    expect(await allPages(base, { ...ref, event: 'order.paid', limit: 2 })).toEqual([
+      ids(paid).slice(0, 2),
+      ids(paid).slice(2),
+    ]);
     expect((await listDeliveries(call(base), { ...ref, status: 'queued' })).deliveries).toEqual([]);
   });
 });
@@ -478,26 +571,61 @@ describe('retryWebhookDelivery', () => {
     const sibling = await create(base, store.id, { events: ['order.paid'] });
     const ref = { storeId: store.id, webhookId: hook.id };
     const eventId = await insertEvent(store.id, 'order.paid', clock.now());
-    const first = await logAttempt(hook.id, store.id, { status: 'failed', createdAt: clock.now(), event: 'order.paid', eventId, attempt: 1 });
-    await logAttempt(hook.id, store.id, { status: 'failed', createdAt: clock.now(), event: 'order.paid', eventId, attempt: 2 });
+    const first = await logAttempt(hook.id, store.id, {
+      status: 'failed',
+      createdAt: clock.now(),
+      event: 'order.paid',
+      eventId,
+      attempt: 1,
+    });
+    await logAttempt(hook.id, store.id, {
+      status: 'failed',
+      createdAt: clock.now(),
+      event: 'order.paid',
+      eventId,
+      attempt: 2,
+    });
 
     clock.advance(MINUTE);
     const { delivery } = await retryWebhookDelivery(call(base), { ...ref, deliveryId: first });
-    expect(delivery).toMatchObject({ webhookId: hook.id, eventId, event: 'order.paid', attempt: 3, status: 'queued', createdAt: clock.now().toISOString() });
+    expect(delivery).toMatchObject({
+      webhookId: hook.id,
+      eventId,
+      event: 'order.paid',
+      attempt: 3,
+      status: 'queued',
+      createdAt: clock.now().toISOString(),
+    });
     const queued = await orm.em.fork().findOneOrFail(WebhookDeliverySchema, { id: delivery.id });
     expect(queued.dueAt).toEqual(clock.now());
     // Retrying any attempt of the event again takes the number after the highest.
     const { delivery: again } = await retryWebhookDelivery(call(base), { ...ref, deliveryId: first });
     expect(again).toMatchObject({ eventId, attempt: 4, status: 'queued' });
-    expect((await attemptsOf(hook.id)).map((d) => [d.attempt, d.status])).toEqual([[1, 'failed'], [2, 'failed'], [3, 'queued'], [4, 'queued']]);
+    expect((await attemptsOf(hook.id)).map((d) => [d.attempt, d.status])).toEqual([
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'queued'],
+      [4, 'queued'],
+    ]);
 
     // A delivery of another webhook (even of the same store) or none at all: not_found.
-    const siblingAttempt = await logAttempt(sibling.id, store.id, { status: 'failed', createdAt: clock.now(), event: 'order.paid', eventId });
-    await expect(retryWebhookDelivery(call(base), { ...ref, deliveryId: siblingAttempt })).rejects.toMatchObject({ appCode: 'not_found' });
-    await expect(retryWebhookDelivery(call(base), { ...ref, deliveryId: newId() })).rejects.toMatchObject({ appCode: 'not_found' });
+    const siblingAttempt = await logAttempt(sibling.id, store.id, {
+      status: 'failed',
+      createdAt: clock.now(),
+      event: 'order.paid',
+      eventId,
+    });
+    await expect(retryWebhookDelivery(call(base), { ...ref, deliveryId: siblingAttempt })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+    await expect(retryWebhookDelivery(call(base), { ...ref, deliveryId: newId() })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
 
     await updateWebhook(call(base), { ...ref, enabled: false });
-    await expect(retryWebhookDelivery(call(base), { ...ref, deliveryId: first })).rejects.toMatchObject({ appCode: 'webhook_disabled' });
+    await expect(retryWebhookDelivery(call(base), { ...ref, deliveryId: first })).rejects.toMatchObject({
+      appCode: 'webhook_disabled',
+    });
     expect(await attemptsOf(hook.id)).toHaveLength(4);
   });
 });
@@ -507,7 +635,10 @@ describe('replayWebhook', () => {
     const { clock, base } = setup();
     const store = await createStore(orm.em.fork());
     const neighbour = await createStore(orm.em.fork());
-    const hook = await create(base, store.id, { url: 'http://127.0.0.1:9/never-sent', events: ['order.created', 'order.paid'] });
+    const hook = await create(base, store.id, {
+      url: 'http://127.0.0.1:9/never-sent',
+      events: ['order.created', 'order.paid'],
+    });
     const ref = { storeId: store.id, webhookId: hook.id };
     const t0 = clock.now().getTime() - DAY;
     const at = (minutes: number) => new Date(t0 + minutes * MINUTE);
@@ -533,7 +664,11 @@ describe('replayWebhook', () => {
     const elsewhere = await insertEvent(neighbour.id, 'order.created', at(30));
 
     const queuedNow = async () =>
-      Object.fromEntries((await attemptsOf(hook.id)).filter((d) => d.status === 'queued' && d.eventId !== alreadyQueued).map((d) => [d.eventId, [d.attempt, d.event]]));
+      Object.fromEntries(
+        (await attemptsOf(hook.id))
+          .filter((d) => d.status === 'queued' && d.eventId !== alreadyQueued)
+          .map((d) => [d.eventId, [d.attempt, d.event]]),
+      );
     const range = { from: from.toISOString(), to: to.toISOString() };
 
     expect(await replayWebhook(call(base), { ...ref, ...range, status: 'failed' })).toEqual({ queued: 1 });
@@ -546,15 +681,21 @@ describe('replayWebhook', () => {
       [failedThenDelivered]: [3, 'order.created'],
       [lastMoment]: [1, 'order.paid'],
     });
-    const untouched = (await attemptsOf(hook.id)).filter((d) => [before, unsubscribed, after, elsewhere].includes(d.eventId));
+    const untouched = (await attemptsOf(hook.id)).filter((d) =>
+      [before, unsubscribed, after, elsewhere].includes(d.eventId),
+    );
     expect(untouched).toEqual([]);
     expect((await attemptsOf(hook.id)).filter((d) => d.eventId === alreadyQueued)).toHaveLength(2);
-    for (const queued of (await attemptsOf(hook.id)).filter((d) => d.status === 'queued' && d.eventId !== alreadyQueued)) {
+    for (const queued of (await attemptsOf(hook.id)).filter(
+      (d) => d.status === 'queued' && d.eventId !== alreadyQueued,
+    )) {
       expect(queued.dueAt).toEqual(clock.now());
     }
 
     await updateWebhook(call(base), { ...ref, enabled: false });
-    await expect(replayWebhook(call(base), { ...ref, ...range })).rejects.toMatchObject({ appCode: 'webhook_disabled' });
+    await expect(replayWebhook(call(base), { ...ref, ...range })).rejects.toMatchObject({
+      appCode: 'webhook_disabled',
+    });
   });
 });
 

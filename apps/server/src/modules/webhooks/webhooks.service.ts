@@ -17,7 +17,14 @@ import type { ServiceContext } from '../../trpc/context.js';
 import { recordEvent } from '../events/outbox.js';
 import { notifyDispatchers } from '../events/wake.js';
 import { eventBody, recordAttempt, sendAttempt } from './attempt.js';
-import { deleteFinishedDeliveries, deleteFinishedEvents, eventsWithLastAttempt, insertQueuedAttempts, lockStoreWebhooks, selectDeliveryPage } from './delivery-log.repo.js';
+import {
+  deleteFinishedDeliveries,
+  deleteFinishedEvents,
+  eventsWithLastAttempt,
+  insertQueuedAttempts,
+  lockStoreWebhooks,
+  selectDeliveryPage,
+} from './delivery-log.repo.js';
 import { newWebhookSecret, webhookSecretKey } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema, type Webhook, type WebhookDelivery } from './webhooks.entities.js';
 
@@ -121,14 +128,24 @@ export async function listWebhooks(ctx: ServiceContext, storeId: string): Promis
   return webhooks.map(toWebhookView);
 }
 
-export async function getWebhook(ctx: ServiceContext, input: { storeId: string; webhookId: string }): Promise<TWebhook> {
+export async function getWebhook(
+  ctx: ServiceContext,
+  input: { storeId: string; webhookId: string },
+): Promise<TWebhook> {
   return toWebhookView(await findWebhook(ctx.em, input.storeId, input.webhookId));
 }
 
 /** Any subset of name, url, events, enabled. Re-enabling clears the failure count and disabledAt. */
 export async function updateWebhook(
   ctx: ServiceContext,
-  input: { storeId: string; webhookId: string; name?: string | undefined; url?: string | undefined; events?: TWebhookEvent[] | undefined; enabled?: boolean | undefined },
+  input: {
+    storeId: string;
+    webhookId: string;
+    name?: string | undefined;
+    url?: string | undefined;
+    events?: TWebhookEvent[] | undefined;
+    enabled?: boolean | undefined;
+  },
 ): Promise<TWebhook> {
   const url = input.url === undefined ? undefined : await checkedUrl(ctx.deps.config, input.url);
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
@@ -156,7 +173,10 @@ export async function deleteWebhook(ctx: ServiceContext, input: { storeId: strin
 }
 
 /** A new secret, shown once; signatures made with the old one stop verifying at once. */
-export async function rotateWebhookSecret(ctx: ServiceContext, input: { storeId: string; webhookId: string }): Promise<TWebhook & { secret: string }> {
+export async function rotateWebhookSecret(
+  ctx: ServiceContext,
+  input: { storeId: string; webhookId: string },
+): Promise<TWebhook & { secret: string }> {
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
   const secret = setSecret(ctx.deps.config, webhook);
   webhook.updatedAt = ctx.clock.now();
@@ -166,7 +186,14 @@ export async function rotateWebhookSecret(ctx: ServiceContext, input: { storeId:
 
 export async function listDeliveries(
   ctx: ServiceContext,
-  input: { storeId: string; webhookId: string; limit?: number | undefined; cursor?: string | undefined; status?: string | undefined; event?: string | undefined },
+  input: {
+    storeId: string;
+    webhookId: string;
+    limit?: number | undefined;
+    cursor?: string | undefined;
+    status?: string | undefined;
+    event?: string | undefined;
+  },
 ) {
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
   const limit = input.limit ?? 50;
@@ -184,14 +211,20 @@ export async function listDeliveries(
 }
 
 /** `POST .../test`: one `webhook.test` attempt, made now and answered; a disabled endpoint is 400. */
-export async function testWebhook(ctx: ServiceContext, input: { storeId: string; webhookId: string }): Promise<{ delivery: TWebhookDelivery }> {
+export async function testWebhook(
+  ctx: ServiceContext,
+  input: { storeId: string; webhookId: string },
+): Promise<{ delivery: TWebhookDelivery }> {
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   return { delivery: toDeliveryView(await sendTestPing(ctx.deps, webhook.id)) };
 }
 
 /** Sends the event of one logged attempt again, now, as a new attempt. */
-export async function retryWebhookDelivery(ctx: ServiceContext, input: { storeId: string; webhookId: string; deliveryId: string }): Promise<{ delivery: TWebhookDelivery }> {
+export async function retryWebhookDelivery(
+  ctx: ServiceContext,
+  input: { storeId: string; webhookId: string; deliveryId: string },
+): Promise<{ delivery: TWebhookDelivery }> {
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   const delivery = await ctx.em.findOne(WebhookDeliverySchema, { id: input.deliveryId, webhook: webhook.id });
@@ -206,7 +239,13 @@ export async function replayWebhook(
 ): Promise<{ queued: number }> {
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
-  return { queued: await replayRange(ctx.deps, webhook.id, { from: new Date(input.from), to: new Date(input.to), status: input.status }) };
+  return {
+    queued: await replayRange(ctx.deps, webhook.id, {
+      from: new Date(input.from),
+      to: new Date(input.to),
+      status: input.status,
+    }),
+  };
 }
 
 /** An endpoint events may be sent to now: unknown -> not_found, disabled -> webhook_disabled with `disabledMessage`. */
@@ -222,17 +261,34 @@ async function enabledWebhook(em: EntityManager, webhookId: string, disabledMess
  * the caller waits, as attempt 1 of its own. It is never retried, and counts for the failure
  * streak like any attempt. A disabled endpoint -> webhook_disabled.
  */
-export async function sendTestPing(deps: AppDeps, webhookId: string, opts: { timeoutMs?: number } = {}): Promise<WebhookDelivery> {
+export async function sendTestPing(
+  deps: AppDeps,
+  webhookId: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<WebhookDelivery> {
   const em = deps.orm.em.fork();
   const hook = await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before sending a test event.');
   const storeId = hook.store.id;
   const createdAt = deps.clock.now();
   const payload = { webhookId };
   // Kept as an outbox row (already dispatched: nobody subscribes to it) so a manual retry can resend it.
-  const eventId = await recordEvent(em, { storeId, type: WEBHOOK_TEST_EVENT, payload, at: createdAt, dispatched: true });
+  const eventId = await recordEvent(em, {
+    storeId,
+    type: WEBHOOK_TEST_EVENT,
+    payload,
+    at: createdAt,
+    dispatched: true,
+  });
   const id = newId();
   const body = eventBody({ id: eventId, type: WEBHOOK_TEST_EVENT, createdAt, storeId, payload });
-  const result = await sendAttempt(deps, opts.timeoutMs ?? deps.config.webhookTimeoutMs, { id, url: hook.url, secretEnc: hook.secretEnc, eventId, event: WEBHOOK_TEST_EVENT, body });
+  const result = await sendAttempt(deps, opts.timeoutMs ?? deps.config.webhookTimeoutMs, {
+    id,
+    url: hook.url,
+    secretEnc: hook.secretEnc,
+    eventId,
+    event: WEBHOOK_TEST_EVENT,
+    body,
+  });
   await recordAttempt(
     deps,
     { id, webhookId, storeId, eventId, event: WEBHOOK_TEST_EVENT, attempt: 1, lease: null, startedAt: createdAt },
@@ -254,11 +310,24 @@ export async function retryDelivery(deps: AppDeps, deliveryId: string): Promise<
   await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before sending events again.');
   // A racing retry or scheduled attempt may take the same number: read again and take the next.
   for (let round = 0; round < 5; round++) {
-    const last = await em.findOne(WebhookDeliverySchema, { webhook: webhookId, eventId: delivery.eventId }, { orderBy: { attempt: 'desc' }, fields: ['attempt'] });
+    const last = await em.findOne(
+      WebhookDeliverySchema,
+      { webhook: webhookId, eventId: delivery.eventId },
+      { orderBy: { attempt: 'desc' }, fields: ['attempt'] },
+    );
     const now = deps.clock.now();
     const [id] = await insertQueuedAttempts(
       em,
-      [{ webhookId, storeId: delivery.storeId, eventId: delivery.eventId, event: delivery.event, attempt: (last?.attempt ?? 0) + 1, dueAt: now }],
+      [
+        {
+          webhookId,
+          storeId: delivery.storeId,
+          eventId: delivery.eventId,
+          event: delivery.event,
+          attempt: (last?.attempt ?? 0) + 1,
+          dueAt: now,
+        },
+      ],
       now,
     );
     if (id) {
@@ -275,12 +344,20 @@ export async function retryDelivery(deps: AppDeps, deliveryId: string): Promise<
  * failed). Events with an attempt queued or in flight already are left as they are. Returns how
  * many attempts were queued.
  */
-export async function replayRange(deps: AppDeps, webhookId: string, range: { from: Date; to: Date; status?: 'failed' | undefined }): Promise<number> {
+export async function replayRange(
+  deps: AppDeps,
+  webhookId: string,
+  range: { from: Date; to: Date; status?: 'failed' | undefined },
+): Promise<number> {
   const em = deps.orm.em.fork();
   const hook = await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before replaying events.');
   if (hook.events.length === 0) return 0;
   const storeId = hook.store.id;
-  const events = await eventsWithLastAttempt(em, webhookId, storeId, { from: range.from, to: range.to, types: hook.events });
+  const events = await eventsWithLastAttempt(em, webhookId, storeId, {
+    from: range.from,
+    to: range.to,
+    types: hook.events,
+  });
   const wanted = events.filter((event) => {
     if (event.last_status === 'queued' || event.last_status === 'pending') return false;
     return range.status === 'failed' ? event.last_status === 'failed' : true;
@@ -288,7 +365,14 @@ export async function replayRange(deps: AppDeps, webhookId: string, range: { fro
   const now = deps.clock.now();
   const queued = await insertQueuedAttempts(
     em,
-    wanted.map((event) => ({ webhookId, storeId, eventId: event.id, event: event.type, attempt: (event.last_attempt ?? 0) + 1, dueAt: now })),
+    wanted.map((event) => ({
+      webhookId,
+      storeId,
+      eventId: event.id,
+      event: event.type,
+      attempt: (event.last_attempt ?? 0) + 1,
+      dueAt: now,
+    })),
     now,
   );
   if (queued.length > 0) notifyDispatchers(deps.orm);

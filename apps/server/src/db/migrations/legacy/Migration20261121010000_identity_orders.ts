@@ -69,9 +69,13 @@ export class Migration20261121010000_identity_orders extends Migration {
     this.addSql(`alter sequence "order_number_seq" owned by "order"."number";`);
     // Keyset paging of a store's orders, newest first, with and without a status filter.
     this.addSql(`create index "order_store_created_index" on "order" ("store_id", "created_at" desc, "id" desc);`);
-    this.addSql(`create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc);`,
+    );
     // A buyer's orders in a store (customer area).
-    this.addSql(`create index "order_store_email_created_index" on "order" ("store_id", "customer_email", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create index "order_store_email_created_index" on "order" ("store_id", "customer_email", "created_at" desc, "id" desc);`,
+    );
     this.addSql(`
       create table "order_line" (
         "id" varchar(32) primary key,
@@ -125,7 +129,17 @@ export class Migration20261121010000_identity_orders extends Migration {
   }
 
   override async down(): Promise<void> {
-    for (const table of ['outbound_email', 'customer_session', 'customer_code', 'customer', 'order_line', 'order', 'api_key', 'password_reset', 'session']) {
+    for (const table of [
+      'outbound_email',
+      'customer_session',
+      'customer_code',
+      'customer',
+      'order_line',
+      'order',
+      'api_key',
+      'password_reset',
+      'session',
+    ]) {
       this.addSql(`drop table if exists "${table}";`);
     }
     this.addSql(`drop index if exists "store_allowed_origins_index";`);

@@ -21,7 +21,9 @@ export class Migration20261121020000_catalog_checkout extends Migration {
         "updated_at" timestamptz not null,
         "version" integer not null default 1
       );`);
-    this.addSql(`create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null;`);
+    this.addSql(
+      `create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null;`,
+    );
 
     this.addSql(`
       create table "license_key" (
@@ -38,7 +40,9 @@ export class Migration20261121020000_catalog_checkout extends Migration {
         constraint "license_key_assignment_check" check (("status" = 'available') = ("order_id" is null) or "status" = 'revoked')
       );`);
     // Claims take the oldest available keys of a product: a small partial index.
-    this.addSql(`create index "license_key_available_index" on "license_key" ("product_id", "id") where "status" = 'available';`);
+    this.addSql(
+      `create index "license_key_available_index" on "license_key" ("product_id", "id") where "status" = 'available';`,
+    );
     this.addSql(`create index "license_key_order_index" on "license_key" ("order_id") where "order_id" is not null;`);
 
     this.addSql(`
@@ -106,7 +110,9 @@ export class Migration20261121020000_catalog_checkout extends Migration {
         "created_at" timestamptz not null,
         constraint "feedback_order_id_unique" unique ("order_id")
       );`);
-    this.addSql(`create index "feedback_store_created_index" on "feedback" ("store_id", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create index "feedback_store_created_index" on "feedback" ("store_id", "created_at" desc, "id" desc);`,
+    );
 
     this.addSql(`
       create table "track_event" (
@@ -119,7 +125,9 @@ export class Migration20261121020000_catalog_checkout extends Migration {
       );`);
     this.addSql(`create index "track_event_store_created_index" on "track_event" ("store_id", "created_at");`);
 
-    this.addSql(`alter table "order" add column "subtotal_minor" bigint not null default 0, add column "discount_minor" bigint not null default 0, add column "coupon_id" varchar(32) null;`);
+    this.addSql(
+      `alter table "order" add column "subtotal_minor" bigint not null default 0, add column "discount_minor" bigint not null default 0, add column "coupon_id" varchar(32) null;`,
+    );
     // Lines keep the order the buyer put them in.
     this.addSql(`alter table "order_line" add column "position" integer not null default 0;`);
     // The expiry job finds stale pending orders without scanning paid ones.
@@ -128,9 +136,20 @@ export class Migration20261121020000_catalog_checkout extends Migration {
 
   override async down(): Promise<void> {
     this.addSql(`drop index if exists "order_pending_created_index";`);
-    this.addSql(`alter table "order" drop column "subtotal_minor", drop column "discount_minor", drop column "coupon_id";`);
+    this.addSql(
+      `alter table "order" drop column "subtotal_minor", drop column "discount_minor", drop column "coupon_id";`,
+    );
     this.addSql(`alter table "order_line" drop column "position";`);
-    for (const table of ['track_event', 'feedback', 'blacklist_entry', 'coupon', 'event', 'file', 'license_key', 'product']) {
+    for (const table of [
+      'track_event',
+      'feedback',
+      'blacklist_entry',
+      'coupon',
+      'event',
+      'file',
+      'license_key',
+      'product',
+    ]) {
       this.addSql(`drop table if exists "${table}";`);
     }
   }

@@ -16,7 +16,9 @@ export class Migration20261121030000_payments_fulfilment extends Migration {
         "updated_at" timestamptz not null
       );`);
     this.addSql(`create index "payment_order_index" on "payment" ("order_id");`);
-    this.addSql(`create unique index "payment_gateway_ref_unique" on "payment" ("gateway", "provider_ref") where "provider_ref" is not null;`);
+    this.addSql(
+      `create unique index "payment_gateway_ref_unique" on "payment" ("gateway", "provider_ref") where "provider_ref" is not null;`,
+    );
     // Inbound notifications are idempotent on (gateway, provider event id).
     this.addSql(`
       create table "payment_notification" (
@@ -36,7 +38,9 @@ export class Migration20261121030000_payments_fulfilment extends Migration {
     // try-assign and restocks look for orders still waiting for keys, oldest first.
     this.addSql(`create index "order_processing_paid_index" on "order" ("paid_at") where "status" = 'processing';`);
     this.addSql(`create index "order_line_product_index" on "order_line" ("product_id");`);
-    this.addSql(`create index "license_key_order_line_index" on "license_key" ("order_line_id") where "order_line_id" is not null;`);
+    this.addSql(
+      `create index "license_key_order_line_index" on "license_key" ("order_line_id") where "order_line_id" is not null;`,
+    );
 
     this.addSql(`
       create table "ticket" (
@@ -68,7 +72,9 @@ export class Migration20261121030000_payments_fulfilment extends Migration {
     this.addSql(`drop index if exists "license_key_order_line_index";`);
     this.addSql(`drop index if exists "order_line_product_index";`);
     this.addSql(`drop index if exists "order_processing_paid_index";`);
-    this.addSql(`alter table "order" drop column "payment_flag", drop column "manual_delivery_content", drop column "payment_proof_file_id", drop column "refunded_at";`);
+    this.addSql(
+      `alter table "order" drop column "payment_flag", drop column "manual_delivery_content", drop column "payment_proof_file_id", drop column "refunded_at";`,
+    );
     this.addSql(`drop table if exists "payment_notification";`);
     this.addSql(`drop table if exists "payment";`);
   }

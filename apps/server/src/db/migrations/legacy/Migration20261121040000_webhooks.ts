@@ -41,8 +41,12 @@ export class Migration20261121040000_webhooks extends Migration {
         constraint "webhook_delivery_attempt_unique" unique ("webhook_id", "event_id", "attempt")
       );`);
     // Claims: what is due (queued) or was abandoned in flight (pending past its lease).
-    this.addSql(`create index "webhook_delivery_due_index" on "webhook_delivery" ("due_at") where "status" in ('queued', 'pending');`);
-    this.addSql(`create index "webhook_delivery_log_index" on "webhook_delivery" ("webhook_id", "created_at" desc, "id" desc);`);
+    this.addSql(
+      `create index "webhook_delivery_due_index" on "webhook_delivery" ("due_at") where "status" in ('queued', 'pending');`,
+    );
+    this.addSql(
+      `create index "webhook_delivery_log_index" on "webhook_delivery" ("webhook_id", "created_at" desc, "id" desc);`,
+    );
     this.addSql(`create index "webhook_delivery_created_index" on "webhook_delivery" ("created_at");`);
     // Fan-out: events not yet turned into deliveries.
     this.addSql(`alter table "event" add column "dispatched_at" timestamptz null;`);
