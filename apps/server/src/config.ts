@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { trustFunction, type TrustFunction } from './lib/trust-proxy.js';
+import { trustFunction, type TrustFunction, type TrustProxy } from './lib/trust-proxy.js';
 
 const ZBase64Key = z
   .string()
@@ -75,8 +75,6 @@ const ZEnv = z.object({
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().min(0).default(5),
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
 });
-
-export type TrustProxy = boolean | number | string[];
 
 export interface Config {
   env: 'development' | 'test' | 'production';

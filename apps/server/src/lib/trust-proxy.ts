@@ -6,7 +6,9 @@
 import { isIP } from 'node:net';
 import { compile } from '@fastify/proxy-addr';
 import type { FastifyRequest } from 'fastify';
-import type { TrustProxy } from '../config.js';
+
+/** TRUST_PROXY as configured: trust every peer or none, the n nearest hops, or the listed addresses/CIDRs. */
+export type TrustProxy = boolean | number | string[];
 
 export type TrustFunction = (address: string, hop: number) => boolean;
 
