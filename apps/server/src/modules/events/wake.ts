@@ -5,7 +5,9 @@
  * event it writes, whatever the transaction's shape.
  */
 import type { EntityManager, EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
-import type { Orm } from '../../db/orm.js';
+// MikroORM's type, not db/orm's alias of it: db/orm registers this hub as it opens the ORM, and
+// importing it back would close a circle.
+import type { MikroORM as Orm } from '@mikro-orm/postgresql';
 
 type Listener = () => void;
 
