@@ -1,34 +1,15 @@
 /**
- * Payment gateways behind one interface: start a payment for a pending order. Each
- * answers where the buyer goes next (a redirect) or what to do (instructions). Inbound
- * notifications and the other gateways join with the payments capability.
+ * The payment gateways by method, each behind one interface (gateway.ts): the manual and test
+ * gateways here, Stripe in its own file. Inbound notifications and the other gateways join with
+ * the payments capability.
  */
 import type { TPaymentMethod } from '@svc/schemas';
-import type { Config } from '../../config.js';
-import type { Logger } from '../../lib/logger.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
-import type { Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/orders.service.js';
-import type { Store } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
+import type { Gateway } from './gateway.js';
 import { stripeGateway } from './stripe-gateway.js';
-
-export interface PaymentStart {
-  redirectUrl?: string;
-  instructions?: string;
-}
-
-export interface GatewayContext {
-  config: Config;
-  log: Logger;
-  now: Date;
-}
-
-export interface Gateway {
-  method: TPaymentMethod;
-  start(order: Order, store: Store, ctx: GatewayContext): Promise<PaymentStart>;
-}
 
 /** The buyer pays as the seller instructs and the seller marks the order paid. */
 export const manualGateway: Gateway = {

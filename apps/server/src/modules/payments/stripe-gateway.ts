@@ -16,7 +16,7 @@ import type { Config } from '../../config.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { looksLikeId } from '../../lib/ids.js';
 import { publicOrderNumber } from '../orders/orders.service.js';
-import type { Gateway } from './gateways.js';
+import type { Gateway } from './gateway.js';
 import type { PaymentNotification } from './notifications.js';
 
 export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
