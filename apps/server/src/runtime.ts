@@ -10,9 +10,10 @@ import { migrate, openOrm } from './db/orm.js';
 import type { AppDeps } from './deps.js';
 import { systemClock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
-import { OutboxMailer, SmtpMailer, type Mailer } from './lib/mailer.js';
+import { SmtpMailer, type Mailer } from './lib/mailer.js';
 import { LocalFileStorage } from './lib/storage.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, RedisRateLimitStore } from './lib/rate-limit.js';
+import { OutboxMailer } from './modules/mail/outbox-mailer.js';
 
 export interface Runtime {
   deps: AppDeps;

@@ -18,7 +18,7 @@ import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import { keptMail } from '../../lib/mailer.js';
+import { keptMail } from '../mail/outbox-mailer.js';
 import type { RateLimitRule } from '../../lib/rate-limit.js';
 import type { ServiceContext } from '../../trpc/context.js';
 import { enforceRateLimit } from '../../trpc/rate-limit.middleware.js';

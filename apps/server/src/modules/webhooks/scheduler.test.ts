@@ -31,7 +31,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { deriveKey, seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { keptMail } from '../../lib/mailer.js';
+import { keptMail } from '../mail/outbox-mailer.js';
 import { UserSchema } from '../identity/identity.entities.js';
 import { OutboundEmailSchema } from '../mail/mail.entities.js';
 import { EventSchema } from '../events/events.entities.js';
@@ -779,16 +779,14 @@ describe('wake-ups', () => {
     cleanups.push(() => dispatcher.stop());
     await new Promise((resolve) => setTimeout(resolve, 300)); // its first pass is over; it sleeps for a minute
     const started = Date.now();
-    const eventId = await orm.em
-      .fork()
-      .transactional(async (em) =>
-        recordEvent(em, {
-          storeId: store.id,
-          type: 'order.created',
-          payload: orderPayload(store.id, { id: 'o' }),
-          at: clock.now(),
-        }),
-      );
+    const eventId = await orm.em.fork().transactional(async (em) =>
+      recordEvent(em, {
+        storeId: store.id,
+        type: 'order.created',
+        payload: orderPayload(store.id, { id: 'o' }),
+        at: clock.now(),
+      }),
+    );
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });
     expect(hit!.eventId).toBe(eventId);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -843,16 +841,14 @@ describe('wake-ups', () => {
     ).rejects.toThrow('roll back');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(messages).toEqual([]);
-    await ormA.em
-      .fork()
-      .transactional(async (em) =>
-        recordEvent(em, {
-          storeId: store.id,
-          type: 'order.created',
-          payload: orderPayload(store.id, { id: 'committed' }),
-          at: clock.now(),
-        }),
-      );
+    await ormA.em.fork().transactional(async (em) =>
+      recordEvent(em, {
+        storeId: store.id,
+        type: 'order.created',
+        payload: orderPayload(store.id, { id: 'committed' }),
+        at: clock.now(),
+      }),
+    );
     await rx.waitFor(1, { timeoutMs: 5_000 });
     await expect.poll(() => messages.length, { timeout: 3_000 }).toBeGreaterThan(0);
     await a.stop();
