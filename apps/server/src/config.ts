@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
+import { ExplainedFailure } from './lib/failures.js';
 import { trustFunction, type TrustFunction, type TrustProxy } from './lib/trust-proxy.js';
 
 const ZBase64Key = z
@@ -131,7 +132,7 @@ export interface Config {
   webhookDisableAfterFailures: number;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends ExplainedFailure {
   override name = 'ConfigError';
 }
 

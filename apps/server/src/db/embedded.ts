@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { ExplainedFailure } from '../lib/failures.js';
 import type { Logger } from '../lib/logger.js';
 
 const DATABASE = 'svc';
@@ -25,7 +26,7 @@ interface EmbeddedState {
 }
 
 /** Said when the embedded database cannot be used; the message is the whole story for a person. */
-export class EmbeddedDatabaseError extends Error {
+export class EmbeddedDatabaseError extends ExplainedFailure {
   override name = 'EmbeddedDatabaseError';
 }
 

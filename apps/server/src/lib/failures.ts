@@ -3,8 +3,13 @@
  * and, where we can tell, what to do about it. Used for start-up and operator-command failures;
  * request errors go through errors.ts.
  */
-import { ConfigError } from '../config.js';
-import { EmbeddedDatabaseError } from '../db/embedded.js';
+
+/**
+ * A failure whose message is the whole story for a person, said as it is (the configuration's
+ * ConfigError, the embedded database's EmbeddedDatabaseError). The kinds extend it where they are
+ * thrown, so this file needs to know none of them.
+ */
+export class ExplainedFailure extends Error {}
 
 interface ErrorLike {
   name?: unknown;
@@ -37,7 +42,7 @@ const firstLine = (text: string) => text.split('\n')[0]!.trim();
 
 /** True when the sentence is the whole story (no stack trace would help the operator). */
 export function isExplained(error: unknown): boolean {
-  return error instanceof ConfigError || error instanceof EmbeddedDatabaseError || describeKnown(error) !== undefined;
+  return error instanceof ExplainedFailure || describeKnown(error) !== undefined;
 }
 
 function describeKnown(error: unknown): string | undefined {
@@ -70,7 +75,7 @@ function describeKnown(error: unknown): string | undefined {
 }
 
 export function describeFailure(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseError) return error.message;
+  if (error instanceof ExplainedFailure) return error.message;
   const known = describeKnown(error);
   if (known) return known;
   const message = (error as ErrorLike | null)?.message;
