@@ -21,8 +21,7 @@ import { LocalFileStorage } from '../../apps/server/src/lib/storage.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../../apps/server/src/lib/rate-limit.js';
 import { newResponseSink } from '../../apps/server/src/lib/cookies.js';
 import { OutboxMailer } from '../../apps/server/src/modules/mail/outbox-mailer.js';
-import type { Context, Credentials, ServiceContext } from '../../apps/server/src/trpc/context.js';
-import type { RouteCall } from '../../apps/server/src/trpc/guards.js';
+import type { Context, Credentials, RouteCall, ServiceContext } from '../../apps/server/src/modules/request/context.js';
 import { workerDatabaseUrl } from './env.js';
 
 export interface InProcessApp {

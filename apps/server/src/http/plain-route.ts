@@ -15,9 +15,10 @@ import { AppError, toPublicError, zodIssues, type PublicError } from '../lib/err
 import { assertReadable } from '../lib/input-limits.js';
 import type { User } from '../modules/identity/identity.entities.js';
 import type { StoreMember } from '../modules/stores/stores.entities.js';
-import { createContext, type Context } from '../trpc/context.js';
-import { authenticateSession, authorizeMerchant, requireMember, storeIdOf } from '../trpc/guards.js';
-import { enforceRateLimit } from '../trpc/rate-limit.middleware.js';
+import { authenticateSession, authorizeMerchant, requireMember, storeIdOf } from '../modules/access/guards.js';
+import type { Context } from '../modules/request/context.js';
+import { enforceRateLimit } from '../modules/request/rate-limit.js';
+import { createContext } from '../trpc/context.js';
 import type { PlainRouteDeclaration } from '../trpc/route-table.js';
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
 import { sendError } from './error-reply.js';
@@ -50,7 +51,7 @@ export function plainRoute(route: PlainRoute): PlainRoute {
 
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
-/** The route's guard, as procedures apply it (guards.ts), on the route's path parameters. */
+/** The route's guard, as procedures apply it (modules/access/guards.ts), on the route's path parameters. */
 async function guard(route: PlainRoute, ctx: PlainContext): Promise<void> {
   const { auth } = route.policy;
   switch (auth.kind) {

@@ -1,70 +1,19 @@
 /**
- * The request context, resolved once per request into plain data: the credentials the request
- * presents, the client's address, user agent, origin and trusted-proxy country, plus the clock,
- * a forked EntityManager and a ResponseSink for the headers and cookies its answer should carry.
- * Services take `(ctx, input)` and never see the request or the reply; this file is the only
- * place that reads them (for procedures and plain routes alike).
+ * The request, read once into the context services take (modules/request/context.ts holds its
+ * shape): the credentials the request presents, the client's address, user agent, origin and
+ * trusted-proxy country, plus the clock, a forked EntityManager and a ResponseSink for the
+ * headers and cookies its answer should carry. This file is the only place that reads the
+ * request (for procedures and plain routes alike); services never see it or the reply.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import type { Clock } from '../lib/clock.js';
 import { newResponseSink, type ResponseSink } from '../lib/cookies.js';
-import type { Logger } from '../lib/logger.js';
 import { viaTrustedProxy } from '../lib/trust-proxy.js';
-import type { IdempotentCall } from '../modules/idempotency/idempotency.service.js';
-import type { RouteCall } from './guards.js';
-import { CHECKOUT_COOKIE, parseCheckoutCookie, type CheckoutCookie } from '../modules/orders/checkout-cookie.js';
+import { CHECKOUT_COOKIE, parseCheckoutCookie } from '../modules/orders/checkout-cookie.js';
 import { CUSTOMER_COOKIE } from '../modules/customers/customer-cookie.js';
 import { SESSION_COOKIE } from '../modules/identity/session-cookie.js';
-
-/** What the request presents; each read once, from its one header or cookie. */
-export interface Credentials {
-  /** The Authorization header as sent (merchant API keys). */
-  authorization: string | undefined;
-  /** svc_session: a seller's session token. */
-  sessionToken: string | undefined;
-  /** X-CSRF-Token. */
-  csrfToken: string | undefined;
-  /** svc_customer: a buyer's customer-area session token. */
-  customerToken: string | undefined;
-  /** svc_checkout: the order it opens and its token. */
-  checkout: CheckoutCookie | undefined;
-  /** Idempotency-Key as sent (checked by the idempotency step). */
-  idempotencyKey: string | string[] | undefined;
-}
-
-export interface CallerInfo {
-  id: string;
-  /** The client address as fastify resolves it: X-Forwarded-For counts only behind TRUST_PROXY. */
-  ip: string;
-  userAgent: string | undefined;
-  origin: string | undefined;
-  /** The trusted proxy's country header (COUNTRY_HEADER); undefined unless the request came through one. */
-  proxyCountry: string | undefined;
-  credentials: Credentials;
-}
-
-/** What every service gets: the database, the clock and the application's parts. */
-export interface ServiceContext {
-  deps: AppDeps;
-  em: EntityManager;
-  clock: Clock;
-  /**
-   * The request's Idempotency-Key on a route that declares one (the idempotency step sets it):
-   * the service doing the work records its result in the work's transaction, or gives a recorded
-   * one back (modules/idempotency).
-   */
-  idempotency?: IdempotentCall;
-}
-
-export interface Context extends ServiceContext {
-  log: Logger;
-  caller: CallerInfo;
-  answer: ResponseSink;
-  /** The route being called, as far as guards need it (set from the route's policy once it is known). */
-  call: RouteCall;
-}
+import type { CallerInfo, Context } from '../modules/request/context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -28,7 +28,7 @@ import {
   type Decision,
   type IdempotentCall,
 } from '../modules/idempotency/idempotency.service.js';
-import type { Context } from './context.js';
+import type { Context } from '../modules/request/context.js';
 import type { SvcMeta } from './init.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';

@@ -7,14 +7,15 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { TErrorCode, TErrorIssue } from '@svc/schemas';
 import { toPublicError } from '../lib/errors.js';
-import type { Context } from './context.js';
+import type { Context } from '../modules/request/context.js';
 import type { RoutePolicy } from './policy.js';
 
 /**
  * A procedure's meta: its documented route (trpc-to-openapi's `openapi`) and its whole policy.
- * The builders in procedures.ts and guards.ts fill the auth, CSRF and CORS parts; each
- * procedure adds its path, its error codes and, where it has them, its limit, idempotency and
- * success status. Every field is optional here only because tRPC merges meta in steps.
+ * The builders in procedures.ts fill the auth, CSRF and CORS parts (the guards they apply are
+ * modules/access/guards.ts); each procedure adds its path, its error codes and, where it has
+ * them, its limit, idempotency and success status. Every field is optional here only because
+ * tRPC merges meta in steps.
  */
 export type SvcMeta = OpenApiMeta<Partial<RoutePolicy>>;
 

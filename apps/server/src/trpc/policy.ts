@@ -6,6 +6,7 @@
  */
 import type { TApiKeyScope, TErrorCode, TStorePermission } from '@svc/schemas';
 import type { RateLimitRule } from '../lib/rate-limit.js';
+import type { CsrfPolicy } from '../modules/request/context.js';
 
 /** Who may call a route, and with which credential. */
 export type AuthSurface =
@@ -25,14 +26,6 @@ export type AuthSurface =
   | { kind: 'buyer'; staffSession: boolean }
   /** A payment gateway, authenticated by its signature over the raw body. */
   | { kind: 'signature' };
-
-/**
- * `required`: an unsafe call that a seller session (svc_session) authenticates must carry the
- * session's X-CSRF-Token. `exempt`: such a call is accepted without it (documented exemptions
- * only). `none`: the route reads no seller session for unsafe calls (public, Bearer, customer,
- * signed), so there is nothing for a forged cross-site request to ride on.
- */
-export type CsrfPolicy = 'required' | 'exempt' | 'none';
 
 /**
  * `open`: any origin, without credentials (public theme routes, the embed). `store-origins`:

@@ -9,13 +9,13 @@ import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
 import { TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
 import { AppError, toPublicError } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
+import { authenticateSession, authorizeMerchant, requireMember, storeIdOf } from '../modules/access/guards.js';
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
-import { authenticateSession, authorizeMerchant, requireMember, storeIdOf, type RouteCall } from './guards.js';
+import type { Context, RouteCall } from '../modules/request/context.js';
+import { enforceRateLimit } from '../modules/request/rate-limit.js';
 import { applyIdempotency } from './idempotency.middleware.js';
-import type { Context } from './context.js';
 import { t, type SvcMeta } from './init.js';
 import type { AuthSurface, RoutePolicy } from './policy.js';
-import { enforceRateLimit } from './rate-limit.middleware.js';
 
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;

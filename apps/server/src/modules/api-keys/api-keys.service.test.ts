@@ -2,7 +2,7 @@
  * Merchant API key rules against the real database, without HTTP: keys are made only for the
  * creator's stores, shown once and stored as a SHA-256; a request's Bearer key is refused (401
  * with WWW-Authenticate) when missing, malformed, unknown, expired or revoked; and the merchant
- * guard (trpc/guards.ts authorizeMerchant) checks storeId, scope, the key's store list, the
+ * guard (access/guards.ts authorizeMerchant) checks storeId, scope, the key's store list, the
  * owner's current membership and permission ceiling, and the per-key budget, in that order.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -14,8 +14,8 @@ import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { Context, ServiceContext } from '../../trpc/context.js';
-import { authorizeMerchant } from '../../trpc/guards.js';
+import type { Context, ServiceContext } from '../request/context.js';
+import { authorizeMerchant } from '../access/guards.js';
 import type { User } from '../identity/identity.entities.js';
 import { createUser } from '../identity/identity.service.js';
 import { addMember, createStore, removeMember, updateMember } from '../stores/stores.service.js';

@@ -1,7 +1,7 @@
 /**
  * Merchant API keys: `sk_` + 40 base62 characters, stored as SHA-256, shown once. A key
  * belongs to a user and lists the stores it may reach; what it may do there is capped
- * at request time by the owner's current membership (trpc/guards.ts).
+ * at request time by the owner's current membership (access/guards.ts).
  */
 import type { TApiKey } from '@svc/schemas';
 import { ZCreateApiKeyInput } from '@svc/schemas';
@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import type { Context, ServiceContext } from '../../trpc/context.js';
+import type { Context, ServiceContext } from '../request/context.js';
 import type { User } from '../identity/identity.entities.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
 import { selectCredential } from './api-keys.repo.js';

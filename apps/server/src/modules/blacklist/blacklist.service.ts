@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ZEmail, type TBlacklistEntry, type TClientGate, type TCreateBlacklistEntryInput } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { BLACKLIST_KINDS, BlacklistEntrySchema, type BlacklistEntry } from './blacklist.entities.js';
 import { matchingKinds } from './blacklist.repo.js';

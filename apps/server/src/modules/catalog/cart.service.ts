@@ -8,7 +8,7 @@ import type { TCartLine, TCartResult } from '@svc/schemas';
 import { ZCart } from '@svc/schemas';
 import { AppError, invalidField, zodIssues } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import type { Product } from './catalog.entities.js';
 import { selectCartProducts } from './catalog.repo.js';
 import { findSellingStoreRef, type SellingStoreRef } from './catalog.service.js';

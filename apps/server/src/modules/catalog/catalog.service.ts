@@ -18,7 +18,7 @@ import { deriveKey, hmacHex, seal, unseal } from '../../lib/crypto.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { recordEvent } from '../events/outbox.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { selectStoreRef } from '../stores/stores.repo.js';

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { FileTooLargeError } from '../../lib/storage.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { ProductSchema, StoredFileSchema, type StoredFile } from './catalog.entities.js';
 
 export interface FileView {

@@ -14,7 +14,7 @@ import type { TErrorCode } from '@svc/schemas';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { buyerCountry } from '../../lib/geo.js';
-import type { Context } from '../../trpc/context.js';
+import type { Context } from '../request/context.js';
 import { replayable } from '../../trpc/idempotency.middleware.js';
 import { publicProcedure, router } from '../../trpc/procedures.js';
 import { hydrateCart } from '../catalog/cart.service.js';

@@ -20,7 +20,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { ordersCreated } from '../../lib/metrics.js';
 import { newId } from '../../lib/ids.js';
 import { minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { blacklistMatches } from '../blacklist/blacklist.service.js';
 import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';

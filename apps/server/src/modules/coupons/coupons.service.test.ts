@@ -14,7 +14,7 @@ import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { createProduct, deleteProduct } from '../catalog/catalog.service.js';
 import { CouponSchema } from './coupons.entities.js';
 import {

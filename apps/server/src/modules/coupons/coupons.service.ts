@@ -10,7 +10,7 @@ import type {
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { ProductSchema } from '../catalog/catalog.entities.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { normaliseCart } from '../catalog/cart.service.js';

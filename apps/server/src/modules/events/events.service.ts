@@ -6,7 +6,7 @@
 import type { TListEventsQuery, TStoredEvent } from '@svc/schemas';
 import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { EventSchema } from './events.entities.js';
 import { selectEventPage } from './events.repo.js';
 

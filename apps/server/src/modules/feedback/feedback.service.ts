@@ -7,7 +7,7 @@ import type { TCreateFeedbackInput, TFeedback, TFeedbackList, TListFeedbackQuery
 import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { orderForToken } from '../orders/orders.service.js';
 import { FeedbackSchema } from './feedback.entities.js';

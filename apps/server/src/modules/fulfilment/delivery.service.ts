@@ -8,8 +8,8 @@
 import type { TDeliveryMethod, TDeliveryPayload } from '@svc/schemas';
 import { deriveKey, hmacHex, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
-import type { Context, ServiceContext } from '../../trpc/context.js';
-import { authenticateSession, requireMember } from '../../trpc/guards.js';
+import type { Context, ServiceContext } from '../request/context.js';
+import { authenticateSession, requireMember } from '../access/guards.js';
 import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/catalog.entities.js';
 import { decryptLicenseKey } from '../catalog/catalog.service.js';
 import { checkoutTokenFor } from '../orders/checkout-cookie.js';

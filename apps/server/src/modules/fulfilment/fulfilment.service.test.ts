@@ -19,7 +19,7 @@ import { codeOf, requestContext, serviceContext, type RequestOptions } from '../
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { LicenseKeySchema } from '../catalog/catalog.entities.js';
 import { createProduct, importKeys } from '../catalog/catalog.service.js';
 import { createOrder } from '../checkout/checkout.service.js';
@@ -794,16 +794,14 @@ describe('buyerOrderAccess', () => {
       password: `pw-${randomBytes(8).toString('hex')}`,
     });
     if (permissions) {
-      await orm.em
-        .fork()
-        .insert(StoreMemberSchema, {
-          id: newId(),
-          store: shop.storeId,
-          user: signedIn.user.id,
-          role: 'staff',
-          permissions,
-          createdAt: shop.clock.now(),
-        });
+      await orm.em.fork().insert(StoreMemberSchema, {
+        id: newId(),
+        store: shop.storeId,
+        user: signedIn.user.id,
+        role: 'staff',
+        permissions,
+        createdAt: shop.clock.now(),
+      });
     }
     return signedIn.session;
   }

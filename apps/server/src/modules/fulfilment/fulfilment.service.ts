@@ -8,7 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../lib/errors.js';
 import { keyShortages, keysAssigned } from '../../lib/metrics.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { ProductSchema, StoredFileSchema, type Product } from '../catalog/catalog.entities.js';
 import { claimKeys } from '../catalog/catalog.repo.js';
 import { assignedKeyCounts, importKeys, revokeOrderKeys } from '../catalog/catalog.service.js';

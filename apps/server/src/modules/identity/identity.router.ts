@@ -1,7 +1,7 @@
 /** Seller sign-up, sign-in and password reset (no credential, same origin only), and the session itself. */
 import { ZAuthResult, ZCredentials, ZForgotInput, ZLoginInput, ZResetInput } from '@svc/schemas';
 import { z } from 'zod';
-import type { Context } from '../../trpc/context.js';
+import type { Context } from '../request/context.js';
 import { router, sellerAuthProcedure, sessionProcedure } from '../../trpc/procedures.js';
 import {
   login,

@@ -6,7 +6,7 @@ import type { TUser } from '@svc/schemas';
 import { AppError } from '../../lib/errors.js';
 import { dummyPasswordHash, hashPassword, randomToken, sha256Hex, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { PasswordResetSchema, UserSchema, type User } from './identity.entities.js';
 import { createSession, deleteSession, deleteSessionsOf, type IssuedSession } from './sessions.js';
 

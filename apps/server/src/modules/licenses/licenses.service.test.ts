@@ -13,7 +13,7 @@ import { codeOf, serviceContext } from '../../../../../test/support/in-process.j
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { createProduct, updateProduct } from '../catalog/catalog.service.js';
 import { createOrder } from '../checkout/checkout.service.js';
 import { EventSchema } from '../events/events.entities.js';

@@ -24,7 +24,7 @@ import type {
 import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { LicenseKeySchema } from '../catalog/catalog.entities.js';
 import { decryptLicenseKey, licenseKeyHash, maskKey } from '../catalog/catalog.service.js';
 import { recordEvent } from '../events/outbox.js';

@@ -5,7 +5,7 @@
  */
 import type { TOrderDetail } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { releaseCoupons } from '../coupons/coupons.service.js';
 import { markDelivered } from '../fulfilment/fulfilment.service.js';

@@ -4,15 +4,10 @@
  */
 import type { Config } from '../../config.js';
 import { setCookie, type ResponseSink } from '../../lib/cookies.js';
+import type { CheckoutCookie } from '../request/context.js';
 
 export const CHECKOUT_COOKIE = 'svc_checkout';
 const LIFETIME_SECONDS = 30 * 24 * 3600;
-
-/** The order a checkout cookie opens and its token. */
-export interface CheckoutCookie {
-  orderId: string;
-  token: string;
-}
 
 export function parseCheckoutCookie(value: string | undefined): CheckoutCookie | undefined {
   if (!value) return undefined;

@@ -13,7 +13,7 @@ import { createStore } from '../../../../../test/support/factories.js';
 import { codeOf, serviceContext } from '../../../../../test/support/in-process.js';
 import { insertOrders, type OrderSeed, type SeededOrder } from '../../../../../test/support/orders.js';
 import { openOrm, type Orm } from '../../db/orm.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { findStoreOrder, getBuyerOrder, getOrder, listBuyerOrders, listOrders } from './orders.service.js';
 
 let orm: Orm;

@@ -9,7 +9,7 @@ import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { OrderSchema, type Order } from './orders.entities.js';
 import { linesOf, selectOrderPage, type LineRow, type OrderPageFilter, type OrderRow } from './orders.repo.js';
 import { iso } from '../../lib/timestamps.js';

@@ -21,7 +21,7 @@ import { serviceContext } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { LicenseKeySchema } from '../catalog/catalog.entities.js';
 import { createProduct, importKeys } from '../catalog/catalog.service.js';
 import { createOrder, startCheckout } from '../checkout/checkout.service.js';

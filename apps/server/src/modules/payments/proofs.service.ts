@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { FileTooLargeError } from '../../lib/storage.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { StoredFileSchema } from '../catalog/catalog.entities.js';
 import { findStoreOrder, lockOrder, orderForToken } from '../orders/orders.service.js';
 

@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import type { ZCreateStoreInput, ZUpdateStoreInput } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { UserSchema, type User } from '../identity/identity.entities.js';
 import { effectivePermissions } from './membership.js';
 import { StoreMemberSchema, StoreSchema, type Store, type StoreMember } from './stores.entities.js';

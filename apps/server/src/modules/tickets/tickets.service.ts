@@ -18,7 +18,7 @@ import type {
 import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { Context, ServiceContext } from '../../trpc/context.js';
+import type { Context, ServiceContext } from '../request/context.js';
 import { checkoutTokenFor } from '../orders/checkout-cookie.js';
 import { orderForToken } from '../orders/orders.service.js';
 import { authenticateCustomer } from '../customers/customers.service.js';

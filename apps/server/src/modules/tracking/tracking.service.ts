@@ -1,7 +1,7 @@
 /** Storefront events from themes: written as they come, without the client's address. */
 import type { TTrackInput } from '@svc/schemas';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
 import { TrackEventSchema } from './tracking.entities.js';
 

@@ -30,7 +30,7 @@ import { JOBS } from '../../jobs.js';
 import { ManualClock } from '../../lib/clock.js';
 import { unseal } from '../../lib/crypto.js';
 import { newEventId, newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { EventSchema } from '../events/events.entities.js';
 import { webhookSecretKey } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';

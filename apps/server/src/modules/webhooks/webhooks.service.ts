@@ -13,7 +13,7 @@ import { seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { parseReceiverUrl, resolveReceiver } from '../../lib/outbound-url.js';
-import type { ServiceContext } from '../../trpc/context.js';
+import type { ServiceContext } from '../request/context.js';
 import { recordEvent } from '../events/outbox.js';
 import { notifyDispatchers } from '../events/wake.js';
 import { eventBody, recordAttempt, sendAttempt } from './attempt.js';

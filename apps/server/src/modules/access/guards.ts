@@ -1,20 +1,20 @@
 /**
- * Authentication and authorisation, as functions of the request context and the route's
- * policy, so procedures on /trpc and REST and the plain routes enforce the same rules: seller
- * sessions (with CSRF as the route declares it), store membership and permissions, merchant
- * API keys (scope, store, permission ceiling, per-key limit). Customer sessions are the
- * customers module's (authenticateCustomer).
+ * Authentication and authorisation, as functions of the request context and the route's call
+ * (modules/request/context.ts), without the transport: procedures on /trpc and REST and the
+ * plain routes call the same ones, so they enforce the same rules: seller sessions (with CSRF as
+ * the route declares it), store membership and permissions, merchant API keys (scope, store,
+ * permission ceiling, per-key limit). Customer sessions are the customers module's
+ * (authenticateCustomer).
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
-import { safeEqual } from '../lib/crypto.js';
-import { AppError, invalidField } from '../lib/errors.js';
-import { authenticateApiKey, type MerchantCredential } from '../modules/api-keys/api-keys.service.js';
-import { setSessionCookie } from '../modules/identity/session-cookie.js';
-import { resolveSession } from '../modules/identity/sessions.js';
-import { findMembership, hasPermission } from '../modules/stores/membership.js';
-import type { Context } from './context.js';
-import type { CsrfPolicy } from './policy.js';
-import { enforceRateLimit } from './rate-limit.middleware.js';
+import { safeEqual } from '../../lib/crypto.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { authenticateApiKey, type MerchantCredential } from '../api-keys/api-keys.service.js';
+import { setSessionCookie } from '../identity/session-cookie.js';
+import { resolveSession } from '../identity/sessions.js';
+import type { Context, RouteCall } from '../request/context.js';
+import { enforceRateLimit } from '../request/rate-limit.js';
+import { findMembership, hasPermission } from '../stores/membership.js';
 
 /** The dashboard permission each merchant scope is capped by. */
 export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
@@ -32,13 +32,6 @@ export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
   'coupon:write': 'manageProducts',
   'event:read': 'manageSettings',
 };
-
-/** What the guards need to know of the route being called. */
-export interface RouteCall {
-  /** Unsafe: a mutation (tRPC) or a POST/PATCH/PUT/DELETE (plain routes). */
-  unsafe: boolean;
-  csrf: CsrfPolicy;
-}
 
 /** The store a route names in its input (path parameter or body field), or 400. */
 export function storeIdOf(input: unknown): string {

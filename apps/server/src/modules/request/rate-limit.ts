@@ -1,12 +1,13 @@
 /**
- * The one rate-limit step. A route's policy names its budget; the same step runs on /trpc and
- * REST (and for every call of a tRPC batch), and for plain routes. The decision's headers go
- * to the request's ResponseSink, so they are on the answer whatever its status.
+ * The one rate-limit step, without the transport. A route's policy names its budget; the same
+ * step runs on /trpc and REST (and for every call of a tRPC batch), for plain routes, and where
+ * a service spends a budget of its own. The decision's headers go to the request's
+ * ResponseSink, so they are on the answer whatever its status.
  */
-import type { ResponseSink } from '../lib/cookies.js';
-import { AppError } from '../lib/errors.js';
-import { rateLimited } from '../lib/metrics.js';
-import type { RateLimitDecision, RateLimitRule } from '../lib/rate-limit.js';
+import type { ResponseSink } from '../../lib/cookies.js';
+import { AppError } from '../../lib/errors.js';
+import { rateLimited } from '../../lib/metrics.js';
+import type { RateLimitDecision, RateLimitRule } from '../../lib/rate-limit.js';
 import type { Context } from './context.js';
 
 export function setRateLimitHeaders(response: ResponseSink, rule: RateLimitRule, decision: RateLimitDecision): void {
