@@ -121,7 +121,7 @@ export default {
       const { BlacklistEntrySchema } = await importDist('modules/blacklist/blacklist.entities.js');
       const { selectOrderPage, linesOf } = await importDist('modules/orders/orders.repo.js');
       const { selectCartProducts } = await importDist('modules/catalog/catalog.repo.js');
-      const { stockOf } = await importDist('modules/catalog/catalog.service.js');
+      const { stockOf } = await importDist('modules/catalog/key-store.js');
       const { selectStoreRef, anyStoreAllows } = await importDist('modules/stores/stores.repo.js');
       const { selectCredential } = await importDist('modules/api-keys/api-keys.repo.js');
       const { matchingKinds } = await importDist('modules/blacklist/blacklist.repo.js');

@@ -28,12 +28,9 @@ import {
 } from '../../trpc/procedures.js';
 import {
   createProduct,
-  deleteKey,
   deleteProduct,
   findSellingStore,
   getProduct,
-  listKeys,
-  listMerchantKeys,
   listProductPage,
   listProducts,
   publicProducts,
@@ -41,6 +38,7 @@ import {
   updateProduct,
 } from './catalog.service.js';
 import { deleteProductFile, listProductFiles } from './files.service.js';
+import { deleteKey, listKeys, listMerchantKeys } from './key-store.js';
 
 export const PRODUCT_TAGS = ['dashboard: products'];
 const dashboard = PRODUCT_TAGS;

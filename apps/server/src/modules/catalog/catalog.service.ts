@@ -1,20 +1,17 @@
 /**
- * Products and their stock: the seller's CRUD (each change recorded in the outbox in its
- * own transaction), license-key import and listing, and the public catalog.
+ * Products: the seller's CRUD (each change recorded in the outbox in its own transaction), the
+ * merchant API's product pages, the public catalog and the stores that may sell. A product's
+ * license-key stock is key-store.ts's.
  */
-import { raw } from '@mikro-orm/core';
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
   TCreateProductInput,
   TListProductsQuery,
-  TMerchantKeyListQuery,
   TProduct,
   TPublicProduct,
   TUpdateProductInput,
 } from '@svc/schemas';
-import type { Config } from '../../config.js';
-import { decodeCursor, encodeCursor, keysetPage } from '../../lib/cursor.js';
-import { deriveKey, hmacHex, seal, unseal } from '../../lib/crypto.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
@@ -23,47 +20,10 @@ import { recordEvent } from '../events/outbox.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { selectStoreRef } from '../stores/stores.repo.js';
 import { toPublicStore } from '../stores/stores.service.js';
-import { LicenseKeySchema, ProductSchema, type LicenseKey, type Product } from './catalog.entities.js';
-import { insertKeys } from './catalog.repo.js';
+import { ProductSchema, type Product } from './catalog.entities.js';
+import { isKeyed, stockOf } from './key-store.js';
+import { findProduct } from './products.js';
 import { ON_REPLICA } from '../../db/replicas.js';
-
-export function keyCipher(config: Config) {
-  return {
-    enc: deriveKey(config.encryptionKey, 'license-key-enc'),
-    hash: deriveKey(config.encryptionKey, 'license-key-hash'),
-  };
-}
-
-export function licenseKeyHash(config: Config, value: string): string {
-  return hmacHex(keyCipher(config).hash, value);
-}
-
-export function decryptLicenseKey(config: Config, sealed: string): string {
-  return unseal(keyCipher(config).enc, sealed);
-}
-
-/** Whether stock is counted: only products delivered by license keys run out. */
-export function isKeyed(product: Pick<Product, 'deliveryMethods'>): boolean {
-  return product.deliveryMethods.includes('licenseKeys');
-}
-
-/** Available keys per product, for the keyed ones among `products`. */
-export async function stockOf(
-  em: EntityManager,
-  products: Array<Pick<Product, 'id' | 'deliveryMethods'>>,
-): Promise<Map<string, number>> {
-  const keyed = products.filter(isKeyed).map((p) => p.id);
-  const stock = new Map<string, number>(keyed.map((id) => [id, 0]));
-  if (keyed.length === 0) return stock;
-  const rows = await em
-    .createQueryBuilder(LicenseKeySchema, 'k')
-    .select(['k.product', raw('count(*) as n')])
-    .where({ product: { $in: keyed }, status: 'available' })
-    .groupBy('k.product')
-    .execute<Array<{ product: string; n: string }>>('all');
-  for (const row of rows) stock.set(row.product, Number(row.n));
-  return stock;
-}
 
 export function toProductView(product: Product, currency: string, stock: number | null): TProduct {
   return {
@@ -118,12 +78,6 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
 
 async function storeOf(em: EntityManager, storeId: string): Promise<Store> {
   return em.findOneOrFail(StoreSchema, { id: storeId });
-}
-
-async function findProduct(em: EntityManager, storeId: string, productId: string): Promise<Product> {
-  const product = await em.findOne(ProductSchema, { id: productId, store: storeId, deletedAt: null });
-  if (!product) throw new AppError('not_found', 'Product not found.');
-  return product;
 }
 
 async function viewOf(em: EntityManager, product: Product, currency: string): Promise<TProduct> {
@@ -232,98 +186,6 @@ export async function listProducts(ctx: ServiceContext, input: { storeId: string
   return products.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null));
 }
 
-/**
- * Adds keys to a keyed product's stock. Values are trimmed; empty lines are ignored;
- * duplicates within the import and against stock are dropped (the unique
- * (product, value hash) constraint decides, so two imports racing cannot both add one).
- * Serving the orders that waited for them is fulfilment's (fulfilment/restock.service.ts).
- */
-export async function importKeys(
-  ctx: ServiceContext,
-  input: { storeId: string; productId: string; keys: string[] },
-): Promise<{ added: number; duplicates: number }> {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
-  if (!isKeyed(product)) throw new AppError('conflict', 'This product is not delivered by license keys.');
-  const cipher = keyCipher(ctx.deps.config);
-  const values = input.keys.map((key) => key.trim()).filter((key) => key.length > 0);
-  const unique = new Map<string, string>();
-  for (const value of values) unique.set(hmacHex(cipher.hash, value), value);
-  const now = ctx.clock.now();
-  const added = await insertKeys(
-    ctx.em,
-    [...unique.entries()].map(([valueHash, value]) => ({
-      id: newId(),
-      productId: product.id,
-      valueEnc: seal(cipher.enc, value),
-      valueHash,
-      createdAt: now,
-    })),
-  );
-  return { added, duplicates: values.length - added };
-}
-
-/** The keys each line of an order holds (line id -> count). */
-export async function assignedKeyCounts(em: EntityManager, orderId: string): Promise<Map<string, number>> {
-  const rows = await em
-    .createQueryBuilder(LicenseKeySchema, 'k')
-    .select(['k.orderLineId', raw('count(*) as n')])
-    .where({ order: orderId, status: 'assigned' })
-    .groupBy('k.orderLineId')
-    .execute<Array<{ orderLineId: string; n: string }>>('all');
-  return new Map(rows.map((row) => [row.orderLineId, Number(row.n)]));
-}
-
-/** A refund takes back the keys an order holds; returns how many. */
-export async function revokeOrderKeys(em: EntityManager, orderId: string): Promise<number> {
-  return em.nativeUpdate(LicenseKeySchema, { order: orderId, status: 'assigned' }, { status: 'revoked' });
-}
-
-export async function listKeys(
-  ctx: ServiceContext,
-  input: {
-    storeId: string;
-    productId: string;
-    status?: 'available' | 'assigned' | 'revoked' | undefined;
-    limit?: number | undefined;
-    cursor?: string | undefined;
-  },
-) {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
-  const limit = input.limit ?? 50;
-  const after = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor).id : undefined;
-  const keys = await ctx.em.find(
-    LicenseKeySchema,
-    {
-      product: product.id,
-      ...(input.status ? { status: input.status } : {}),
-      ...(after ? { id: { $gt: after } } : {}),
-    },
-    { orderBy: { id: 'asc' }, limit: limit + 1 },
-  );
-  const hasMore = keys.length > limit;
-  const page = keys.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    keys: page.map((key) => {
-      const value = decryptLicenseKey(ctx.deps.config, key.valueEnc);
-      return {
-        id: key.id,
-        masked: maskKey(value),
-        status: key.status,
-        createdAt: key.createdAt.toISOString(),
-        assignedAt: key.assignedAt?.toISOString() ?? null,
-      };
-    }),
-    hasMore,
-    nextCursor: hasMore && last ? encodeCursor(ctx.deps.config.encryptionKey, { us: '0', id: last.id }) : null,
-  };
-}
-
-/** A key's last four characters behind dots: every list of keys shows them so, never the key. */
-export function maskKey(value: string): string {
-  return `${'•'.repeat(Math.max(4, Math.min(value.length - 4, 16)))}${value.slice(-4)}`;
-}
-
 /** A page of the store's products, newest first (the merchant API), with their stock; `status` filters. */
 export async function listProductPage(ctx: ServiceContext, input: TListProductsQuery) {
   const store = await storeOf(ctx.em, input.storeId);
@@ -348,74 +210,6 @@ export async function listProductPage(ctx: ServiceContext, input: TListProductsQ
   );
   const stock = await stockOf(ctx.em, page);
   return { products: page.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null)), hasMore, nextCursor };
-}
-
-/** The merchant's view of a key's status: a key taken back or whose license was disabled is `disabled`. */
-const MERCHANT_KEY_STATUS: Record<'available' | 'assigned' | 'disabled', FilterQuery<LicenseKey>> = {
-  available: { status: 'available' },
-  assigned: { status: 'assigned', disabledAt: null },
-  disabled: { $or: [{ status: 'revoked' }, { disabledAt: { $ne: null } }] },
-};
-
-/** A product's keys, masked, with the stock counts (the merchant API); keyset by id. */
-export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyListQuery) {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
-  const limit = input.limit ?? 50;
-  const after = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor).id : undefined;
-  const keys = await ctx.em.find(
-    LicenseKeySchema,
-    {
-      $and: [
-        { product: product.id },
-        input.status ? MERCHANT_KEY_STATUS[input.status] : {},
-        after ? { id: { $gt: after } } : {},
-      ],
-    },
-    {
-      orderBy: { id: 'asc' },
-      limit: limit + 1,
-      populate: ['order'],
-      fields: ['id', 'valueEnc', 'status', 'disabledAt', 'assignedAt', 'createdAt', 'order.number'],
-    },
-  );
-  const hasMore = keys.length > limit;
-  const page = keys.slice(0, limit);
-  const last = page[page.length - 1];
-  const count = (status: keyof typeof MERCHANT_KEY_STATUS) =>
-    ctx.em.count(LicenseKeySchema, { $and: [{ product: product.id }, MERCHANT_KEY_STATUS[status]] });
-  const [available, assigned, disabled] = await Promise.all([count('available'), count('assigned'), count('disabled')]);
-  return {
-    licenseKeys: page.map((key) => ({
-      id: key.id,
-      masked: maskKey(decryptLicenseKey(ctx.deps.config, key.valueEnc)),
-      status: key.status === 'revoked' || key.disabledAt ? ('disabled' as const) : key.status,
-      orderId: key.order ? `ORD-${key.order.getEntity().number}` : null,
-      assignedAt: key.assignedAt?.toISOString() ?? null,
-      createdAt: key.createdAt.toISOString(),
-    })),
-    counts: { available, assigned, disabled },
-    hasMore,
-    nextCursor: hasMore && last ? encodeCursor(ctx.deps.config.encryptionKey, { us: '0', id: last.id }) : null,
-  };
-}
-
-/** Deletes an unsold key; a sold one stays with its order. */
-export async function deleteKey(
-  ctx: ServiceContext,
-  input: { storeId: string; productId: string; keyId: string },
-): Promise<void> {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
-  const deleted = await ctx.em.nativeDelete(LicenseKeySchema, {
-    id: input.keyId,
-    product: product.id,
-    status: 'available',
-  });
-  if (deleted === 0) {
-    const exists = await ctx.em.count(LicenseKeySchema, { id: input.keyId, product: product.id });
-    throw exists
-      ? new AppError('conflict', 'This key was sold; it stays with its order.')
-      : new AppError('not_found', 'Key not found.');
-  }
 }
 
 /** A store that may sell: exists and is not banned, by id or subdomain (`shopId`), or by subdomain only. */

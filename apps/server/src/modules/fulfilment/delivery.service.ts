@@ -11,7 +11,7 @@ import { AppError } from '../../lib/errors.js';
 import type { Context, ServiceContext } from '../request/context.js';
 import { authenticateSession, requireMember } from '../access/guards.js';
 import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/catalog.entities.js';
-import { decryptLicenseKey } from '../catalog/catalog.service.js';
+import { decryptLicenseKey } from '../catalog/license-key-crypto.js';
 import { checkoutTokenFor } from '../orders/checkout-cookie.js';
 import { authenticateCustomer } from '../customers/customers.service.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';

@@ -11,7 +11,7 @@ import { keyShortages, keysAssigned } from '../../lib/metrics.js';
 import type { ServiceContext } from '../request/context.js';
 import { ProductSchema, StoredFileSchema, type Product } from '../catalog/catalog.entities.js';
 import { claimKeys } from '../catalog/catalog.repo.js';
-import { assignedKeyCounts, importKeys, revokeOrderKeys } from '../catalog/catalog.service.js';
+import { assignedKeyCounts, importKeys, revokeOrderKeys } from '../catalog/key-store.js';
 import { PAID_STATUSES, transition } from '../orders/order-lifecycle.js';
 import { OrderLineSchema, type Order, type OrderLine } from '../orders/orders.entities.js';
 import { lockOrder } from '../orders/orders.service.js';

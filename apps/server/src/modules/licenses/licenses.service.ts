@@ -26,7 +26,7 @@ import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
 import { LicenseKeySchema } from '../catalog/catalog.entities.js';
-import { decryptLicenseKey, licenseKeyHash, maskKey } from '../catalog/catalog.service.js';
+import { decryptLicenseKey, licenseKeyHash, maskKey } from '../catalog/license-key-crypto.js';
 import { recordEvent } from '../events/outbox.js';
 import { LicenseInstanceSchema } from './licenses.entities.js';
 import {
