@@ -1,33 +1,61 @@
 /**
  * The shape DESIGN §8 asks of the code, read from the sources: no import cycle between module
- * folders, an order's status written only by the lifecycle, and raw SQL only in a module's
- * repository (`<domain>.repo.ts`), each statement with the line that says why.
+ * folders nor between files, modules that reach tRPC only through their routers, a lib/ beneath
+ * modules/ and db/, an order's status written only by the lifecycle, and raw SQL only in a
+ * module's repository (`<domain>.repo.ts`), each statement with the line that says why.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../apps/server/src/', import.meta.url));
 const MODULES = path.join(SRC, 'modules');
+const TRPC = path.join(SRC, 'trpc');
+const LIB = path.join(SRC, 'lib');
+const DB = path.join(SRC, 'db');
 
-/** Every source file under `dir` (tests are not part of the module graph: they may compose modules). */
-function sources(dir: string): string[] {
+/** Every TypeScript file under `dir`, tests included. */
+function allFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
+
+/** Every source file under `dir` (tests are not part of the import graph: they may compose modules). */
+function sources(dir: string): string[] {
+  return allFiles(dir).filter((file) => !file.endsWith('.test.ts'));
+}
+
+const isUnder = (file: string, dir: string) => !path.relative(dir, file).startsWith('..');
 
 const moduleOf = (file: string): string | undefined => {
   const relative = path.relative(MODULES, file);
   return relative.startsWith('..') ? undefined : relative.split(path.sep)[0];
 };
 
-/** The relative imports of a file (static, dynamic and type-only alike), resolved to paths. */
+/**
+ * The module specifiers a source names: imports with and without bindings, type-only ones (also
+ * `{ type X }`), re-exports, side-effect and dynamic imports, over as many lines as they take.
+ * TypeScript's own scanner reads them, so an import-shaped line in a comment or a string is none.
+ */
+function specifiersIn(text: string): string[] {
+  return ts.preProcessFile(text, true, true).importedFiles.map((file) => file.fileName);
+}
+
+/** The source file a relative specifier names (`./x.js` is `./x.ts` in the sources). */
+function resolveSpecifier(from: string, specifier: string): string {
+  const target = path.resolve(path.dirname(from), specifier);
+  const candidates = [target.replace(/\.js$/, '.ts'), target, `${target}.ts`, path.join(target, 'index.ts')];
+  return candidates.find((candidate) => existsSync(candidate)) ?? target;
+}
+
+/** The relative imports of a file, resolved to paths. */
 function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]!);
-  return specifiers.map((specifier) => path.resolve(path.dirname(file), specifier));
+  return specifiersIn(readFileSync(file, 'utf8'))
+    .filter((specifier) => specifier.startsWith('./') || specifier.startsWith('../'))
+    .map((specifier) => resolveSpecifier(file, specifier));
 }
 
 /** module -> the modules it imports, with one file that does (for the message). */
@@ -45,8 +73,17 @@ function moduleGraph(): Map<string, Map<string, string>> {
   return graph;
 }
 
+/** file -> the files it imports, over every source under src/ (relative to src/). */
+function fileGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of sources(SRC)) {
+    graph.set(path.relative(SRC, file), new Set(importsOf(file).map((target) => path.relative(SRC, target))));
+  }
+  return graph;
+}
+
 /** The cycles of a directed graph, each as the path that closes it. */
-function cycles(graph: Map<string, Map<string, string>>): string[][] {
+function cycles(graph: Map<string, { keys(): Iterable<string> }>): string[][] {
   const found: string[][] = [];
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
@@ -64,7 +101,100 @@ function cycles(graph: Map<string, Map<string, string>>): string[][] {
   return found;
 }
 
+describe('the import reader', () => {
+  it('finds every form an import takes, and none in comments or strings', () => {
+    const text = [
+      "import value from './default.js';",
+      "import * as all from './namespace.js';",
+      "import type { OnlyType } from './type-only.js';",
+      "import { type InlineType, runtime } from './inline-type.js';",
+      "export { reexported } from './reexport.js';",
+      "export * from './reexport-all.js';",
+      "export type { ReexportedType } from './reexport-type.js';",
+      'import {',
+      '  first,',
+      '  second,',
+      "} from './multi-line.js';",
+      "import './side-effect.js';",
+      'import "./double-quoted.js";',
+      "const lazy = await import('./dynamic.js');",
+      "const later = () => import(\n  './dynamic-multi-line.js'\n);",
+      "type Named = import('./type-query.js').Named;",
+      "// import commented from './comment.js';",
+      'const quoted = "import inString from \'./string.js\'";',
+    ].join('\n');
+    expect(specifiersIn(text)).toEqual([
+      './default.js',
+      './namespace.js',
+      './type-only.js',
+      './inline-type.js',
+      './reexport.js',
+      './reexport-all.js',
+      './reexport-type.js',
+      './multi-line.js',
+      './side-effect.js',
+      './double-quoted.js',
+      './dynamic.js',
+      './dynamic-multi-line.js',
+      './type-query.js',
+    ]);
+  });
+
+  it('resolves every relative import of the server to a file', () => {
+    const unresolved = sources(SRC).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => !existsSync(target))
+        .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+    );
+    expect(unresolved).toEqual([]);
+  });
+});
+
 describe('the code', () => {
+  it('has no import cycle between files, type-only imports included', () => {
+    // The search finds a circle, and says which files close it.
+    const circle = new Map([
+      ['a.ts', new Set(['b.ts'])],
+      ['b.ts', new Set(['c.ts'])],
+      ['c.ts', new Set(['a.ts'])],
+    ]);
+    expect(cycles(circle)).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+    const graph = fileGraph();
+    // The graph is real (a reader that found nothing would pass), and holds type-only imports.
+    expect(graph.get('app.ts')?.has('deps.ts')).toBe(true);
+    expect(graph.get('modules/checkout/checkout.service.ts')?.has('modules/orders/order-lifecycle.ts')).toBe(true);
+    expect(readFileSync(path.join(SRC, 'deps.ts'), 'utf8')).toMatch(/^import type \{ Orm \} from '\.\/db\/orm\.js';$/m);
+    expect(graph.get('deps.ts')?.has('db/orm.ts')).toBe(true);
+    expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it('reaches tRPC from a module only through its router', () => {
+    const files = allFiles(MODULES);
+    // Tests included: a service's tests build its context as a service sees it, not as tRPC does.
+    expect(files.some((file) => file.endsWith('.service.test.ts'))).toBe(true);
+    const offenders = files
+      .filter((file) => !file.endsWith('.router.ts'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => isUnder(target, TRPC))
+          .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+      );
+    expect(offenders).toEqual([]);
+    // The routers do import it (a reader that found nothing would pass).
+    expect(importsOf(path.join(MODULES, 'orders/orders.router.ts')).some((target) => isUnder(target, TRPC))).toBe(true);
+  });
+
+  it('keeps lib/ beneath the modules and the database: it imports neither', () => {
+    const offenders = allFiles(LIB).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => isUnder(target, MODULES) || isUnder(target, DB))
+        .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+    );
+    expect(offenders).toEqual([]);
+    // lib/ files do import one another (a reader that found nothing would pass).
+    expect(importsOf(path.join(LIB, 'cursor.ts'))).toContain(path.join(LIB, 'crypto.ts'));
+  });
+
   it('has no import cycle between module folders', () => {
     const graph = moduleGraph();
     // The graph is real: the modules import each other (a parser that found nothing would pass).
