@@ -44,7 +44,7 @@ export async function stockOf(
  * Adds keys to a keyed product's stock. Values are trimmed; empty lines are ignored;
  * duplicates within the import and against stock are dropped (the unique
  * (product, value hash) constraint decides, so two imports racing cannot both add one).
- * Serving the orders that waited for them is fulfilment's (fulfilment/restock.service.ts).
+ * Serving the orders that waited for them is fulfilment's (restock in fulfilment.service.ts).
  */
 export async function importKeys(
   ctx: ServiceContext,
