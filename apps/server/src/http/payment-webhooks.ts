@@ -55,21 +55,12 @@ export const paymentNotificationRoute = plainRoute({
     requestParams: {
       path: z.object({ gateway: z.enum(['stripe', 'test']) }),
       header: z.object({
-        'Stripe-Signature': z
-          .string()
-          .max(4096)
-          .optional()
-          .meta({
-            description: 'gateway `stripe`: `t=<unix>,v1=<hex>` (Stripe webhook signature); required for that gateway',
-          }),
-        'X-Test-Signature': z
-          .string()
-          .max(4096)
-          .optional()
-          .meta({
-            description:
-              'gateway `test`: `t=<unix>,v1=<hex>` HMAC-SHA256 of `<t>.<raw body>`; required for that gateway',
-          }),
+        'Stripe-Signature': z.string().max(4096).optional().meta({
+          description: 'gateway `stripe`: `t=<unix>,v1=<hex>` (Stripe webhook signature); required for that gateway',
+        }),
+        'X-Test-Signature': z.string().max(4096).optional().meta({
+          description: 'gateway `test`: `t=<unix>,v1=<hex>` HMAC-SHA256 of `<t>.<raw body>`; required for that gateway',
+        }),
       }),
     },
     requestBody: {
