@@ -276,4 +276,18 @@ describe('the code', () => {
       .map((file) => path.relative(SRC, file));
     expect(internals).toEqual([]);
   });
+
+  it("decodes a client's JSON inside a field only through readJsonField, which holds it to the input limits", () => {
+    // What a module may JSON.parse itself, and why that is not a client's field.
+    const parsesItsOwn: Record<string, string> = {
+      'modules/events/events.service.ts': 'event payloads as the outbox stored them',
+      'modules/payments/test-gateway.ts': 'a signed notification, walked by http/payment-webhooks.ts',
+    };
+    const schemas = fileURLToPath(new URL('../packages/schemas/src/', import.meta.url));
+    const parsing = [...sources(MODULES), ...sources(schemas)]
+      .filter((file) => /\bJSON\.parse\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => path.relative(SRC, file));
+    expect(parsing.filter((file) => !(file in parsesItsOwn))).toEqual([]);
+    expect(readFileSync(path.join(MODULES, 'catalog/cart.service.ts'), 'utf8')).toContain("readJsonField('cart'");
+  });
 });

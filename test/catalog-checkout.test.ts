@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
-import { clientIp, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
+import { clientIp, createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
 const PUBLIC_URL = 'https://shop-api.example.test';
@@ -467,6 +467,25 @@ describe('POST /api/orders/create', () => {
 });
 
 describe('license-key stock', () => {
+  it('masks every listed key by one rule: eight dots, and only past eight characters its last four (issue 26)', async () => {
+    const product = await createProduct(seller, store.id, { name: 'Masked', deliveryMethods: ['licenseKeys'] });
+    const long = `LONG-${randomBytes(16).toString('hex')}-WXYZ`;
+    await importKeys(seller, store.id, product.id, ['Q', 'QWERT', 'ABCDEFGH', 'ABCDEFGHI', long]);
+    const { key } = await createKeyFor(seller, { scopes: ['product:read'], storeIds: [store.id] });
+    const lists = [
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/license-keys?limit=10`),
+      await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/products/${product.id}/license-keys?limit=10`, {
+        headers: { authorization: `Bearer ${key}` },
+      }),
+    ];
+    for (const response of lists) {
+      expect(response.status, await response.clone().text()).toBe(200);
+      const body = (await response.json()) as Record<string, Array<{ masked: string }>>;
+      const masks = (body.keys ?? body.licenseKeys)!.map((k) => k.masked).sort();
+      expect(masks).toEqual(['••••••••', '••••••••', '••••••••', '••••••••FGHI', '••••••••WXYZ']);
+    }
+  });
+
   it('imports 10,000 keys with 1,000 duplicates as added 9000, duplicates 1000, and keeps none in clear', async () => {
     const product = await createProduct(seller, store.id, { name: 'Bulk', deliveryMethods: ['licenseKeys'] });
     const unique = Array.from(

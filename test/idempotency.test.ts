@@ -233,6 +233,41 @@ describe('scope', () => {
     expect(await ordersFor(email)).toBe(2);
   });
 
+  it.each(ROUTES)(
+    'scopes the key by the store the body resolves to: its id, then its subdomain, is one order ($path)',
+    async (route) => {
+      const key = newKey();
+      const email = newEmail();
+      const cart = [{ productId: product.id, quantity: 1 }];
+      const first = await post(route.path, route.body(cart, email, store.id), key);
+      expect(first.status, await first.clone().text()).toBe(route.status);
+      const firstBody = await first.text();
+      for (const ref of [store.subdomain, store.subdomain.toUpperCase()]) {
+        const again = await post(route.path, route.body(cart, email, ref), key);
+        expect(again.status, ref).toBe(route.status);
+        expect(again.headers.get('idempotent-replayed'), ref).toBe('true');
+        expect(await again.text()).toBe(firstBody);
+      }
+      expect(await ordersFor(email)).toBe(1);
+    },
+  );
+
+  it('scopes a key first used with the subdomain by the store too: then its id replays', async () => {
+    const route = ROUTES[0]!;
+    const key = newKey();
+    const email = newEmail();
+    const cart = [{ productId: product.id, quantity: 1 }];
+    const first = await post(route.path, route.body(cart, email, store.subdomain), key);
+    expect(first.status).toBe(200);
+    const again = await post(route.path, route.body(cart, email, store.id), key);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(await first.text());
+    expect(await ordersFor(email)).toBe(1);
+    // Another body under the same key is still another body, whichever way the store is named.
+    const other = await post(route.path, route.body([{ productId: product.id, quantity: 2 }], email, store.id), key);
+    expect(other.status).toBe(422);
+  });
+
   it('replays orders/create with 201 and the same checkout token', async () => {
     const key = newKey();
     const body = ROUTES[2]!.body([{ productId: product.id, quantity: 1 }], newEmail());

@@ -6,8 +6,11 @@
  * figures. Request log lines carry the path the client sent, with secrets redacted, and the
  * start is free of deprecation warnings.
  */
+import { randomBytes } from 'node:crypto';
+import { createThemeClient } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProduct } from './support/catalog.js';
+import { createProduct, importKeys } from './support/catalog.js';
+import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import {
   clientIp,
   createKeyFor,
@@ -26,7 +29,7 @@ let seller: Seller;
 let store: { id: string; subdomain: string };
 
 beforeAll(async () => {
-  server = await startServer({ WEBHOOK_POLL_MS: '200' });
+  server = await startServer({ WEBHOOK_POLL_MS: '200', TEST_GATEWAY_SECRET });
   receiver = await startWebhookReceiver();
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller);
@@ -66,6 +69,51 @@ describe('logs', () => {
       await server.logsSettled();
       expect(server.output()).not.toContain('sk_leaked');
       expect(server.output()).not.toContain(key);
+    },
+  );
+
+  it(
+    "log neither the checkout token nor the buyer's e-mail of a theme client's order calls (tRPC GET input)",
+    { timeout: 60_000 },
+    async () => {
+      // A store of its own: its orders reach no webhook of the /metrics test.
+      const shop = await createStoreFor(seller, 'Log shop');
+      const product = await createProduct(seller, shop.id, {
+        name: 'Log key',
+        price: 5,
+        deliveryMethods: ['licenseKeys'],
+      });
+      await importKeys(seller, shop.id, product.id, [`LOG-${randomBytes(6).toString('hex')}`]);
+      const theme = createThemeClient({ baseUrl: server.url, storeId: shop.id });
+      const mailbox = `log-buyer-${randomBytes(6).toString('hex')}`;
+      const email = `${mailbox}@example.test`;
+      const { url, orderId } = await theme.checkout({ cart: [{ productId: product.id, quantity: 1 }], email });
+      const token = new URL(url).searchParams.get('token')!;
+      expect(token.length).toBeGreaterThan(20);
+      expect((await pay(server.url, { orderId, amount: 5 })).status).toBe(200);
+
+      // The theme client's reads go over GET /trpc with the input in the query string.
+      for (const access of [
+        { orderId, token },
+        { orderId, email },
+      ]) {
+        expect((await theme.orders.keys(access)).keys).toHaveLength(1);
+        expect((await theme.orders.delivery(access)).status).toBe('completed');
+      }
+      // A batch of both, as a tRPC client with batching sends it.
+      const batch = encodeURIComponent(JSON.stringify({ '0': { orderId, token }, '1': { orderId, email } }));
+      const batched = await fetch(`${server.url}/trpc/fulfilment.keys,fulfilment.delivery?batch=1&input=${batch}`);
+      expect(batched.status).toBe(200);
+
+      await server.logsSettled();
+      const lines = server.logs.filter(
+        (line) =>
+          line.msg === 'request completed' && (line.req as { url?: string }).url?.startsWith('/trpc/fulfilment.'),
+      );
+      expect(lines).toHaveLength(5);
+      for (const line of lines) expect((line.req as { url: string }).url).toContain('[redacted]');
+      const output = server.output();
+      for (const secret of [token, email, encodeURIComponent(email), mailbox]) expect(output).not.toContain(secret);
     },
   );
 

@@ -12,6 +12,10 @@
  * unicode, too long), bad query parameters (wrong types, negative, huge, fractions, unknown
  * enum values, repeated, 5,000 characters, unknown names) and bad Idempotency-Key headers.
  * A URL over Node's 16 KB request-line limit is answered 413 `payload_too_large` in our body.
+ * Query parameters the document marks as JSON (`contentMediaType: application/json`, such as the
+ * cart) get what a JSON body gets inside the JSON they carry: each unstorable string in every
+ * string and key, each unreadable number literal in every number, nesting past the limit; over
+ * REST and over /trpc alike, never echoed back.
  * Every request comes from a fresh RFC 5737 address (X-Forwarded-For, trusted from 127.0.0.1)
  * and the merchant per-key budget is raised, so no answer is a 429.
  *
@@ -68,6 +72,10 @@ interface JsonSchema {
   pattern?: string;
   format?: string;
   default?: unknown;
+  /** `application/json` on a string that carries JSON (a query parameter such as the cart). */
+  contentMediaType?: string;
+  /** The shape of the JSON such a string carries. */
+  contentSchema?: JsonSchema;
 }
 
 interface Parameter {
@@ -78,6 +86,7 @@ interface Parameter {
 }
 
 interface Operation {
+  operationId: string | undefined;
   method: string;
   path: string;
   key: string;
@@ -94,6 +103,7 @@ const DOCUMENT = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.j
     Record<
       string,
       {
+        operationId?: string;
         parameters?: Parameter[];
         security?: Array<Record<string, unknown>>;
         requestBody?: { content: Record<string, { schema: JsonSchema }> };
@@ -108,6 +118,7 @@ const OPERATIONS: Operation[] = Object.entries(DOCUMENT.paths).flatMap(([route, 
   Object.entries(item)
     .filter(([method]) => METHODS.includes(method))
     .map(([method, op]) => ({
+      operationId: op.operationId,
       method: method.toUpperCase(),
       path: route,
       key: `${method.toUpperCase()} ${route}`,
@@ -117,6 +128,13 @@ const OPERATIONS: Operation[] = Object.entries(DOCUMENT.paths).flatMap(([route, 
       multipart: Boolean(op.requestBody?.content['multipart/form-data']),
       limited: Boolean(op.responses['429']),
     })),
+);
+
+/** The query parameters that carry JSON, as the document marks them, with their operation. */
+const JSON_QUERY_PARAMETERS = OPERATIONS.flatMap((op) =>
+  op.parameters
+    .filter((p) => p.in === 'query' && p.schema.contentMediaType === 'application/json')
+    .map((param) => ({ op, param })),
 );
 
 /** Routes with body rules of their own; they get their own variants below (never skipped). */
@@ -277,10 +295,25 @@ interface Variant {
   field?: string;
   /** Refused before any procedure runs (parser, content type, body shape): safe on DELETE too. */
   transport?: boolean;
+  /** A value the answer must not give back (in any string or field name of its body). */
+  echo?: string;
 }
 
 /** Stands in a body for a number literal JSON.stringify cannot write (`1e309`, `-0`). */
 const RAW_NUMBER = '__raw_number__';
+
+/**
+ * Text PostgreSQL cannot store: sent in every string the sweep reaches (JSON bodies and the JSON
+ * inside query parameters). It once reached the database: a 500 with the SQL logged.
+ */
+const UNSTORABLE_STRINGS: Array<[string, string]> = [
+  ['a NUL character', 'a\u0000b'],
+  ['a lone surrogate', 'a\uD800b'],
+  ['a lone low surrogate', 'a\uDC00b'],
+];
+
+/** Number literals that parse to what no field takes (Infinity, -0, a float off by an ulp). */
+const UNREADABLE_NUMBERS = ['1e309', '-0', '0.30000000000000004'];
 
 const TYPE_SAMPLES: Record<string, unknown> = {
   string: 'wrong',
@@ -398,10 +431,7 @@ function bodyVariants(op: Operation, url: string): Variant[] {
       }
       if (s.type === 'string') {
         // Text PostgreSQL cannot store: it once reached the database (a 500 with the SQL logged).
-        for (const [label, value] of [
-          ['a NUL character', 'a\u0000b'],
-          ['a lone surrogate', 'a\uD800b'],
-        ]) {
+        for (const [label, value] of UNSTORABLE_STRINGS) {
           const body = structuredClone(base);
           setAt(body, field.path, value);
           out.push(json(`${name}: ${label}`, body, invalid(name)));
@@ -409,7 +439,7 @@ function bodyVariants(op: Operation, url: string): Variant[] {
       }
       if (s.type === 'integer' || s.type === 'number') {
         // Numbers JSON.stringify cannot write: the literal goes into the text.
-        for (const literal of ['1e309', '-0', '0.30000000000000004']) {
+        for (const literal of UNREADABLE_NUMBERS) {
           const body = structuredClone(base);
           setAt(body, field.path, RAW_NUMBER);
           out.push({
@@ -608,19 +638,90 @@ function pathVariants(op: Operation): Variant[] {
   return out;
 }
 
+const isJson = (param: Parameter) => param.schema.contentMediaType === 'application/json';
+
+/** As generated(), with one item in every array and every property: a leaf wherever the schema has one. */
+function filled(schema: JsonSchema): unknown {
+  const s = schema.anyOf?.find((option) => option.type !== 'null') ?? schema;
+  if (s.type === 'array') return Array.from({ length: Math.max(s.minItems ?? 0, 1) }, () => filled(s.items ?? {}));
+  if (s.type === 'object')
+    return Object.fromEntries(Object.entries(s.properties ?? {}).map(([name, child]) => [name, filled(child)]));
+  return generated(s);
+}
+
+/** A valid value of a query parameter that carries JSON: the store's own cart, else one its content schema takes. */
+function jsonQueryBase(param: Parameter): unknown {
+  if (param.name === 'cart') return [{ productId: ids.productId!, quantity: 1 }];
+  return filled(param.schema.contentSchema ?? {});
+}
+
+/** A query string every variant starts from: the required parameters, valid. */
+function validQuery(op: Operation): Record<string, string> {
+  const valid: Record<string, string> = {};
+  for (const p of op.parameters.filter((q) => q.in === 'query' && q.required))
+    valid[p.name] = isJson(p) ? JSON.stringify(jsonQueryBase(p)) : p.name === 'storeId' ? ids.storeId! : 'x';
+  if (op.key.startsWith('GET /api/orders/{orderId}/') || op.key === 'GET /api/tickets/{ticketId}')
+    valid.token = orderToken;
+  return valid;
+}
+
+interface JsonCase {
+  label: string;
+  /** The parameter's value: JSON text. */
+  text: string;
+  /** Where the answer must say the fault is. */
+  field: string;
+  echo?: string;
+}
+
+/**
+ * The JSON a parameter carries with one thing wrong, in each place it can be: each unstorable
+ * string in every string and as a field name of every object, each unreadable number literal in
+ * every number, and nesting past the limit.
+ */
+function jsonQueryCases(param: Parameter): JsonCase[] {
+  const base = jsonQueryBase(param);
+  const out: JsonCase[] = [];
+  const at = (where: Array<string | number>, value: unknown): unknown => {
+    if (where.length === 0) return value;
+    const copy = structuredClone(base) as Record<string, unknown>;
+    setAt(copy, where, value);
+    return copy;
+  };
+  const visit = (value: unknown, where: Array<string | number>) => {
+    const name = [param.name, ...where].join('.');
+    if (typeof value === 'string') {
+      for (const [label, bad] of UNSTORABLE_STRINGS)
+        out.push({ label: `${name}: ${label}`, text: JSON.stringify(at(where, bad)), field: name, echo: bad });
+    } else if (typeof value === 'number') {
+      for (const literal of UNREADABLE_NUMBERS)
+        out.push({
+          label: `${name}: ${literal}`,
+          text: JSON.stringify(at(where, RAW_NUMBER)).replace(`"${RAW_NUMBER}"`, literal),
+          field: name,
+        });
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => visit(item, [...where, i]));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [label, bad] of UNSTORABLE_STRINGS)
+        out.push({
+          label: `${name}: ${label} in a field name`,
+          text: JSON.stringify(at(where, { [bad]: 1, ...value })),
+          field: name,
+          echo: bad,
+        });
+      for (const [key, child] of Object.entries(value)) visit(child, [...where, key]);
+    }
+  };
+  visit(base, []);
+  out.push({ label: `${param.name}: nested 40 deep`, text: `${'['.repeat(40)}${']'.repeat(40)}`, field: param.name });
+  return out;
+}
+
 function queryVariants(op: Operation, url: string): Variant[] {
   const out: Variant[] = [];
   const query = op.parameters.filter((p) => p.in === 'query');
-  const valid: Record<string, string> = {};
-  for (const p of query.filter((q) => q.required))
-    valid[p.name] =
-      p.name === 'cart'
-        ? JSON.stringify([{ productId: ids.productId, quantity: 1 }])
-        : p.name === 'storeId'
-          ? ids.storeId!
-          : 'x';
-  if (op.key.startsWith('GET /api/orders/{orderId}/') || op.key === 'GET /api/tickets/{ticketId}')
-    valid.token = orderToken;
+  const valid = validQuery(op);
   const withQuery = (params: Record<string, string | string[]>) => {
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) search.append(k, one);
@@ -679,6 +780,10 @@ function queryVariants(op: Operation, url: string): Variant[] {
         field: undefined,
       });
     }
+  }
+  for (const p of query.filter(isJson)) {
+    for (const c of jsonQueryCases(p))
+      out.push({ ...send(`query ${c.label}`, { ...valid, [p.name]: c.text }, c.field), echo: c.echo });
   }
   if (op.method === 'GET')
     out.push(send('unknown query parameter', { ...valid, unexpectedParam: '1' }, 'unexpectedParam'));
@@ -1080,8 +1185,19 @@ function check(variant: Variant, status: number, contentType: string, text: stri
       }
     } else if (variant.field !== undefined) problems.push(`no issues naming ${variant.field}`);
   }
+  if (variant.echo !== undefined && stringsOf(body).some((s) => s.includes(variant.echo!)))
+    problems.push('gives the bad input back');
   for (const pattern of LEAK) if (pattern.test(text)) problems.push(`leak ${pattern}`);
   return problems;
+}
+
+/** Every string of a JSON value, field names included. */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsOf);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, child]) => [key, ...stringsOf(child)]);
+  return [];
 }
 
 async function send(variant: Variant, attempt = 1): Promise<Outcome> {
@@ -1330,6 +1446,51 @@ describe('bad-input sweep over every operation of openapi.json', () => {
     expect(outcomes.length).toBeGreaterThan(0);
     await server.logsSettled();
     const errors = server.logs.filter((line) => line.level >= 50).slice(errorLinesBefore.count);
+    expect(errors.map((line) => `${line.msg} ${JSON.stringify(line).slice(0, 300)}`)).toEqual([]);
+  });
+
+  it('finds the query parameters that carry JSON in the document', () => {
+    expect(JSON_QUERY_PARAMETERS.map(({ op, param }) => `${op.key} ${param.name}`)).toContain('GET /api/v1/cart cart');
+  });
+
+  it('answers the same JSON over /trpc with 400 validation_failed naming the field, never echoed, no error logged', async () => {
+    const errorsBefore = server.logs.filter((line) => line.level >= 50).length;
+    const problems: string[] = [];
+    let sent = 0;
+    for (const { op, param } of JSON_QUERY_PARAMETERS) {
+      expect(op.method, `${op.key} is a query`).toBe('GET');
+      const procedure = op.operationId!.replaceAll('-', '.');
+      const base: Record<string, string> = { ...validQuery(op) };
+      for (const p of op.parameters.filter((q) => q.in === 'path')) base[p.name] = pathValue(op, p.name);
+      for (const c of jsonQueryCases(param)) {
+        const input = encodeURIComponent(JSON.stringify({ ...base, [param.name]: c.text }));
+        const response = await fetch(`${server.url}/trpc/${procedure}?input=${input}`, {
+          headers: headersFor(op),
+        });
+        const text = await response.text();
+        sent++;
+        const fail = (why: string) =>
+          problems.push(`${procedure} [${c.label}] -> ${response.status}: ${why} :: ${text.slice(0, 200)}`);
+        if (response.status !== 400) fail('not 400');
+        let body: { error?: { data?: { code?: string; issues?: Array<{ path: string }> } } };
+        try {
+          body = JSON.parse(text);
+        } catch {
+          fail('not JSON');
+          continue;
+        }
+        if (body.error?.data?.code !== 'validation_failed') fail('not validation_failed');
+        const issues = body.error?.data?.issues ?? [];
+        if (!issues.some((i) => i.path === c.field || i.path.startsWith(`${c.field}.`)))
+          fail(`does not name ${c.field}`);
+        if (c.echo !== undefined && stringsOf(body).some((s) => s.includes(c.echo!))) fail('gives the bad input back');
+        for (const pattern of LEAK) if (pattern.test(text)) fail(`leak ${pattern}`);
+      }
+    }
+    expect(sent).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    await server.logsSettled();
+    const errors = server.logs.filter((line) => line.level >= 50).slice(errorsBefore);
     expect(errors.map((line) => `${line.msg} ${JSON.stringify(line).slice(0, 300)}`)).toEqual([]);
   });
 

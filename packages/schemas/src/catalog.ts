@@ -187,7 +187,7 @@ export const ZMerchantKeyListQuery = z.strictObject({
 export type TMerchantKeyListQuery = z.infer<typeof ZMerchantKeyListQuery>;
 export const ZMerchantKey = z.object({
   id: z.string(),
-  /** The last four characters only: never the key. */
+  /** Eight dots, then the key's last four characters when it has more than eight: never the key, nor its length. */
   masked: z.string(),
   status: ZMerchantKeyStatus,
   /** The order it was sold with (`ORD-<n>`), or null. */
@@ -205,7 +205,7 @@ export const ZMerchantKeyList = z.object({
 export const ZLicenseKeyStatus = z.enum(['available', 'assigned', 'revoked']);
 export const ZMaskedLicenseKey = z.object({
   id: z.string(),
-  /** The last four characters only. */
+  /** Eight dots, then the key's last four characters when it has more than eight: never the key, nor its length. */
   masked: z.string(),
   status: ZLicenseKeyStatus,
   createdAt: ZTimestamp,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ZBuyerToken, ZCount, ZEmail, ZId, ZTimestamp } from './common.js';
 import { CUSTOM_FIELD_TYPES } from './catalog.js';
 import { ZOrderStatus } from './orders.js';
+import { jsonQuery } from './query.js';
 import { ZPaymentMethod } from './stores.js';
 
 /** A cart line: which product and how many. Prices never come from the client. */
@@ -15,8 +16,7 @@ export const ZCart = z.array(ZCartLine).max(100);
 
 export const ZCartQuery = z.strictObject({
   storeId: z.string().min(1).max(63),
-  /** The cart as JSON: `[{"productId":"...","quantity":1}]`. */
-  cart: z.string().max(20_000),
+  cart: jsonQuery(ZCart, 20_000, 'The cart as JSON: `[{"productId":"...","quantity":1}]`'),
 });
 
 export const CART_REMOVAL_REASONS = ['unknown_product', 'unavailable', 'out_of_stock'] as const;

@@ -71,7 +71,7 @@ export const ZMerchantLicense = ZLicense.extend({
   /** ORD-<n> */
   orderId: z.string(),
   customerEmail: z.string(),
-  /** The key's last four characters behind dots. */
+  /** Eight dots, then the key's last four characters when it has more than eight: never the key, nor its length. */
   masked: z.string(),
   instances: z.array(ZLicenseInstance),
 });

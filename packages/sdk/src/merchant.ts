@@ -162,7 +162,7 @@ export function createMerchantClient(options: MerchantClientOptions) {
     /** One page of the store's licenses (sold license keys), newest first; filters `productId`, `status`. */
     list: (params: LicenseListParams, opts?: RequestOptions): Promise<LicenseList> =>
       transport.call('licenses.list', params, read, opts),
-    /** One license with its active instances (never the key: `masked` shows its last four characters). */
+    /** One license with its active instances (never the key: `masked` shows at most its last four characters). */
     get: (params: LicenseRef, opts?: RequestOptions): Promise<StoreLicense> =>
       transport.call('licenses.get', params, read, opts),
     /** Every license matching the filters, across all pages. */

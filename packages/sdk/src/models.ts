@@ -93,7 +93,7 @@ export interface MerchantLicense extends License {
   /** The order's public number, `ORD-<n>`. */
   orderId: string;
   customerEmail: string;
-  /** The key's last four characters behind dots; never the key. */
+  /** Eight dots, then the key's last four characters when it has more than eight; never the key, nor its length. */
   masked: string;
   instances: LicenseInstance[];
 }

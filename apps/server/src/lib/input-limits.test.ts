@@ -5,6 +5,7 @@ import {
   jsonShapeProblem,
   MAX_JSON_ARRAY_ITEMS,
   MAX_JSON_DEPTH,
+  readJsonField,
   unreadableField,
 } from './input-limits.js';
 
@@ -75,5 +76,36 @@ describe('assertReadableUrl', () => {
   it('takes encoded UTF-8 and plain URLs', () => {
     expect(() => assertReadableUrl('/api/x?q=%C3%BC%F0%9F%98%80&r=a+b')).not.toThrow();
     expect(() => assertReadableUrl('/api/orders/abc?limit=10')).not.toThrow();
+  });
+});
+
+describe('readJsonField (JSON a field carries as text)', () => {
+  const refusal = (text: string) => {
+    try {
+      readJsonField('cart', text);
+    } catch (error) {
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).appCode).toBe('validation_failed');
+      return (error as AppError).issues;
+    }
+    throw new Error(`${text} was taken`);
+  };
+
+  it('decodes JSON and refuses, naming where, what a JSON body may not hold once decoded', () => {
+    expect(readJsonField('cart', '[{"productId":"p","quantity":1}]')).toEqual([{ productId: 'p', quantity: 1 }]);
+    expect(refusal('[{"productId":"a\\u0000b","quantity":1}]')).toEqual([
+      { path: 'cart.0.productId', message: 'Must not contain a NUL character.' },
+    ]);
+    expect(refusal('[{"productId":"a\\ud800b","quantity":1}]')).toEqual([
+      { path: 'cart.0.productId', message: 'Must not contain a lone UTF-16 surrogate.' },
+    ]);
+    expect(refusal('[{"productId":"p","quantity":1e309}]')).toEqual([
+      { path: 'cart.0.quantity', message: 'Must be a finite number.' },
+    ]);
+    expect(refusal('[{"a\\u0000":1}]')![0]!.path).toBe('cart.0.a\uFFFD');
+    expect(refusal('[{"productId":')).toEqual([{ path: 'cart', message: 'Not JSON.' }]);
+    expect(refusal(nested(MAX_JSON_DEPTH + 1))![0]!.path).toBe('cart');
+    // Deep enough to overflow a recursive walk, refused before it is parsed.
+    expect(refusal(nested(10_000))![0]!.path).toBe('cart');
   });
 });

@@ -6,7 +6,10 @@
  * - every string of a parsed input (values and keys) is text PostgreSQL can store: no NUL (text
  *   columns refuse it) and no lone UTF-16 surrogate (not encodable as UTF-8);
  * - every number is finite and not -0 (`1e309` parses to Infinity, `-0` reads as a sign error);
- * - a URL is valid percent-encoded UTF-8 without an encoded NUL.
+ * - a URL is valid percent-encoded UTF-8 without an encoded NUL;
+ * - JSON a field carries as text (the cart query parameter) is held to the same rules once decoded
+ *   (`readJsonField`): the walk of the input saw only a string, which JSON escapes (`\u0000`,
+ *   `\ud800`) keep storable until they are decoded.
  * Each refusal is 400 validation_failed naming the field where there is one.
  */
 import { invalidField } from './errors.js';
@@ -140,6 +143,26 @@ export function unreadableField(value: unknown, path = ''): { path: string; mess
 export function assertReadable(value: unknown): void {
   const found = unreadableField(value);
   if (found) throw invalidField(found.path, found.message);
+}
+
+/**
+ * The JSON text of a field (a query parameter such as `cart`) decoded as a JSON body is: its shape
+ * checked before it is parsed, then parsed, then every value and field name walked as above. Each
+ * refusal is 400 validation_failed naming where, below the field (`cart`, `cart.0.productId`).
+ * The schema the field names checks the rest.
+ */
+export function readJsonField(field: string, text: string): unknown {
+  const problem = jsonShapeProblem(text);
+  if (problem) throw invalidField(field, problem);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidField(field, 'Not JSON.');
+  }
+  const found = unreadableField(value, field);
+  if (found) throw invalidField(found.path, found.message);
+  return value;
 }
 
 /**

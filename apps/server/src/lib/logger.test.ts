@@ -24,6 +24,134 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('/x?monkey=1&status=paid')).toBe('/x?monkey=1&status=paid');
   });
+
+  // Each name is a query parameter whose value is a credential or personal data (issue 26).
+  it.each([
+    'pwd',
+    'passwd',
+    'password',
+    'new_password',
+    'auth',
+    'auth_code',
+    'session',
+    'session_id',
+    'sessionId',
+    'sid',
+    'license_key',
+    'licenseKey',
+    'LICENSE-KEY',
+    'private_key',
+    'privateKey',
+    'csrf',
+    'csrf_token',
+    'xsrf',
+    'otp',
+    'jwt',
+    'secret',
+    'client_secret',
+    'api_key',
+    'apiKey',
+    'apikey',
+    'access_token',
+    'refresh_token',
+    'id_token',
+    'token',
+    'checkoutToken',
+    'key',
+    'keys',
+    'sig',
+    'signature',
+    'code',
+    'email',
+    'customerEmail',
+    'buyer_email',
+    'e-mail',
+    'api%5Fkey',
+  ])('redacts the query parameter %s', (name) => {
+    expect(redactUrl(`/x?limit=5&${name}=S3CRET&b=2`)).toBe(`/x?limit=5&${name}=[redacted]&b=2`);
+  });
+
+  // Ordinary ids and settings stay readable: a log line must still say what was asked.
+  it.each([
+    'orderId',
+    'productId',
+    'storeId',
+    'keyId',
+    'key_id',
+    'webhookId',
+    'status',
+    'limit',
+    'cursor',
+    'expires',
+    'monkey',
+    'design',
+    'author',
+    'authorId',
+    'assignee',
+    'inside',
+    'country_code',
+    'couponCode',
+    'page',
+    'batch',
+  ])('keeps the query parameter %s', (name) => {
+    expect(redactUrl(`/x?${name}=visible&token=t`)).toBe(`/x?${name}=visible&token=[redacted]`);
+  });
+
+  const trpcInput = (input: unknown) => encodeURIComponent(JSON.stringify(input));
+  const decodedInput = (url: string) =>
+    JSON.parse(decodeURIComponent(new URL(url, 'http://x').search.match(/[?&]input=([^&]*)/)![1]!)) as unknown;
+
+  it('redacts the secret fields of a tRPC GET input by the same names', () => {
+    const url = redactUrl(`/trpc/fulfilment.keys?input=${trpcInput({ orderId: 'ord_1', token: 'TOKEN-SECRET' })}`)!;
+    expect(url).not.toContain('TOKEN-SECRET');
+    expect(url.startsWith('/trpc/fulfilment.keys?input=')).toBe(true);
+    expect(decodedInput(url)).toEqual({ orderId: 'ord_1', token: '[redacted]' });
+    // The marker reads as in every other redacted value.
+    expect(url).toContain('[redacted]');
+
+    const byEmail = redactUrl(
+      `/trpc/fulfilment.delivery?input=${trpcInput({ orderId: 'ord_1', email: 'buyer@example.test' })}`,
+    )!;
+    expect(byEmail).not.toContain('buyer');
+    expect(decodedInput(byEmail)).toEqual({ orderId: 'ord_1', email: '[redacted]' });
+  });
+
+  it('redacts every call of a batched tRPC GET, nested fields included, and keeps the other parameters', () => {
+    const input = {
+      '0': { orderId: 'ord_1', token: 'TOKEN-SECRET' },
+      '1': { orderId: 'ord_2', email: 'buyer@example.test' },
+      '2': { storeId: 'st_1', filter: { licenseKey: 'KEY-SECRET', status: 'active' }, list: [{ apiKey: 'sk_SECRET' }] },
+    };
+    const url = redactUrl(
+      `/trpc/fulfilment.keys,fulfilment.delivery,x.y?batch=1&input=${trpcInput(input)}&sig=SIG-SECRET`,
+    )!;
+    expect(url).not.toMatch(/SECRET|buyer/);
+    expect(url).toMatch(/^\/trpc\/fulfilment\.keys,fulfilment\.delivery,x\.y\?batch=1&input=.*&sig=\[redacted\]$/);
+    expect(decodedInput(url)).toEqual({
+      '0': { orderId: 'ord_1', token: '[redacted]' },
+      '1': { orderId: 'ord_2', email: '[redacted]' },
+      '2': {
+        storeId: 'st_1',
+        filter: { licenseKey: '[redacted]', status: 'active' },
+        list: [{ apiKey: '[redacted]' }],
+      },
+    });
+  });
+
+  it('keeps a tRPC input without secrets as the client sent it', () => {
+    const url = `/trpc/checkout.cart?input=${trpcInput({ storeId: 'st_1', cart: '[{"productId":"p","quantity":1}]' })}`;
+    expect(redactUrl(url)).toBe(url);
+    expect(redactUrl('/trpc/catalog.storefront?input={"subdomain":"acme"}')).toBe(
+      '/trpc/catalog.storefront?input={"subdomain":"acme"}',
+    );
+  });
+
+  it('redacts a tRPC input it cannot read as a whole', () => {
+    expect(redactUrl('/trpc/fulfilment.keys?input=%7B%22token%22%3A%22TOKEN-SECRET')).toBe(
+      '/trpc/fulfilment.keys?input=[redacted]',
+    );
+    expect(redactUrl('/trpc/fulfilment.keys?input=%E0%A4%A')).toBe('/trpc/fulfilment.keys?input=[redacted]');
+  });
 });
 
 describe('log format', () => {
@@ -106,6 +234,57 @@ describe('log format', () => {
     expect(lines[0]).not.toMatch(/SECRET/);
     // The request's own headers are left as they were.
     expect(headers.authorization).toBe('Bearer A-SECRET');
+  });
+
+  it.each([
+    'x-api-key',
+    'api-key',
+    'x-auth-token',
+    'proxy-authorization',
+    'x-license-key',
+    'x-session-id',
+    'x-jwt',
+    'x-otp',
+    'x-webhook-secret',
+    'stripe-signature',
+  ])('censors the %s header', (name) => {
+    const { log, lines } = capture('json');
+    log.info(
+      { req: { method: 'GET', url: '/x', headers: { [name]: 'H-SECRET', 'user-agent': 'ua', 'x-request-id': 'r1' } } },
+      'request completed',
+    );
+    const line = JSON.parse(lines[0]!);
+    expect(line.req.headers).toEqual({ [name]: '[redacted]', 'user-agent': 'ua', 'x-request-id': 'r1' });
+  });
+
+  it('redacts a Referer (and a Location) like the request URL', () => {
+    const { log, lines } = capture('json');
+    log.info(
+      {
+        req: {
+          method: 'GET',
+          url: '/x',
+          headers: {
+            referer: 'https://shop.example/checkout/ORD-1?token=R-SECRET&step=2',
+            origin: 'https://shop.example',
+          },
+        },
+        res: { statusCode: 302, headers: { location: '/checkout/ORD-1?token=L-SECRET' } },
+      },
+      'request completed',
+    );
+    const line = JSON.parse(lines[0]!);
+    expect(line.req.headers.referer).toBe('https://shop.example/checkout/ORD-1?token=[redacted]&step=2');
+    expect(line.req.headers.origin).toBe('https://shop.example');
+    expect(line.res.headers.location).toBe('/checkout/ORD-1?token=[redacted]');
+    expect(lines[0]).not.toMatch(/SECRET/);
+  });
+
+  it('redacts the tRPC input of a request line', () => {
+    const { log, lines } = capture('json');
+    const input = encodeURIComponent(JSON.stringify({ orderId: 'ord_1', token: 'TOKEN-SECRET' }));
+    log.info({ req: { method: 'GET', url: `/trpc/fulfilment.keys?input=${input}` } }, 'request completed');
+    expect(lines[0]).not.toContain('TOKEN-SECRET');
   });
 
   it('writes a request as one readable line on a terminal', () => {

@@ -14,23 +14,81 @@ export type LogFormat = 'json' | 'pretty';
 
 const CENSOR = '[redacted]';
 
-/** Headers that carry a credential: their values never reach a log line. */
-const SECRET_HEADERS = ['authorization', 'cookie', 'x-csrf-token', 'idempotency-key', 'set-cookie'];
+/**
+ * Whether a name (a query parameter, a field of a tRPC input, a header) says its value is a
+ * credential or personal data. Read as words (`licenseKey`, `license_key` and `X-License-Key` are
+ * `license key`): credential words anywhere (`token`, `secret`, `password`, `signature`...), short
+ * ones only as a word of their own (`sid`, `otp`, `auth`, `session`, `sig`, `email`: not `inside`,
+ * `author`, `design`), `key` as the last word (`api_key`, `private_key`, not `key_id`), and `code`
+ * alone (a sign-in code; not `country_code`). Ordinary ids (`orderId`, `keyId`) stay readable.
+ */
+const SECRET_NAME =
+  /token|secret|passw(?:or)?d|passphrase|api[_.-]?key|credential|cookie|csrf|xsrf|jwt|signature|authorization|(?:^|[_.-])(?:pwd|otp|auth|session|sid|sig|e[_.-]?mails?)(?:[_.-]|$)|(?:^|[_.-])keys?$|^code$/;
 
-/** Fields that carry a secret, one level down in whatever a line logs (`input.password`, `err.token`). */
-const SECRET_FIELDS = ['password', 'secret', 'key', 'token', 'apiKey', 'csrfToken', 'checkoutToken'];
+/** Names already judged: a request line tests the same few names again and again. */
+const secretNames = new Map<string, boolean>();
+const SECRET_NAMES_KEPT = 2048;
 
-/** The headers with every credential's value replaced; the same object when there is none. */
+export function isSecretName(name: string): boolean {
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    let words = name;
+    if (words.includes('%')) {
+      try {
+        words = decodeURIComponent(words);
+      } catch {
+        // not percent-encoded UTF-8: judged as written
+      }
+    }
+    secret = SECRET_NAME.test(words.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
+    // Bounded: names a client makes up must not grow it without end.
+    if (secretNames.size < SECRET_NAMES_KEPT) secretNames.set(name, secret);
+  }
+  return secret;
+}
+
+/** Headers whose value is a URL that may carry secrets in its query: redacted as the request line is. */
+const URL_HEADERS = ['referer', 'location', 'content-location'];
+
+/**
+ * The headers with every credential's value replaced (by the rule of `isSecretName`: `authorization`,
+ * `cookie`, `x-api-key`, `x-csrf-token`, `idempotency-key`...) and the query of a `Referer` redacted;
+ * the same object when there is nothing to hide.
+ */
 function censorHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!headers) return headers;
   let censored: Record<string, unknown> | undefined;
-  for (const name of SECRET_HEADERS) {
-    if (headers[name] === undefined) continue;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    let clean: unknown = value;
+    if (isSecretName(name)) clean = CENSOR;
+    else if (typeof value === 'string' && URL_HEADERS.includes(name)) clean = redactUrl(value);
+    if (clean === value) continue;
     censored ??= { ...headers };
-    censored[name] = CENSOR;
+    censored[name] = clean;
   }
   return censored ?? headers;
 }
+
+/** Fields that carry a secret, one level down in whatever a line logs (`input.password`, `err.token`). */
+const SECRET_FIELDS = [
+  'password',
+  'passwd',
+  'pwd',
+  'secret',
+  'key',
+  'token',
+  'apiKey',
+  'csrfToken',
+  'checkoutToken',
+  'accessToken',
+  'refreshToken',
+  'licenseKey',
+  'privateKey',
+  'otp',
+  'jwt',
+];
 
 /** A value with its secret fields replaced (an error keeps its type, message and stack); the same value when it has none. */
 function censorFields(value: object): object {
@@ -64,14 +122,88 @@ function censorLine(object: Record<string, unknown>): Record<string, unknown> {
   return censored ?? object;
 }
 
-/**
- * Query parameters whose value is a credential or personal (checkout tokens, signed links,
- * API keys passed where a header belongs, buyer e-mails, codes): the name says so.
- */
-const SECRET_QUERY = /([?&](?:[\w.-]*(?:token|secret|password|api_?key|sig)[\w.-]*|key|code|email)=)[^&#]*/gi;
+/** Below this depth a tRPC input is not looked into: it is redacted whole (the API nests far less). */
+const MAX_INPUT_DEPTH = 32;
 
+/** The JSON value with the value of every field named as a secret replaced; the same value when there is none. */
+function censorJson(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_INPUT_DEPTH) return CENSOR;
+  if (Array.isArray(value)) {
+    const items = value as unknown[];
+    let censored: unknown[] | undefined;
+    for (let i = 0; i < items.length; i++) {
+      const clean = censorJson(items[i], depth + 1);
+      if (clean === items[i]) continue;
+      censored ??= [...items];
+      censored[i] = clean;
+    }
+    return censored ?? items;
+  }
+  let censored: Record<string, unknown> | undefined;
+  for (const name of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[name];
+    const clean = field !== null && isSecretName(name) ? CENSOR : censorJson(field, depth + 1);
+    if (clean === field) continue;
+    censored ??= { ...value };
+    censored[name] = clean;
+  }
+  return censored ?? value;
+}
+
+const ENCODED_CENSOR = encodeURIComponent(CENSOR);
+
+/**
+ * A tRPC GET's `input` (percent-encoded JSON, one call's input or a batch's `{"0":...,"1":...}`)
+ * with its secret fields redacted by the rule of query parameters, encoded again; undefined when
+ * it holds none. An input that cannot be read is redacted whole: nothing in it can be vouched for.
+ */
+function redactedInput(value: string): string | undefined {
+  let input: unknown;
+  try {
+    input = JSON.parse(decodeURIComponent(value));
+  } catch {
+    return CENSOR;
+  }
+  const clean = censorJson(input, 0);
+  if (clean === input) return undefined;
+  // The marker as it reads elsewhere in the line: `"token":"[redacted]"`.
+  return encodeURIComponent(JSON.stringify(clean)).replaceAll(ENCODED_CENSOR, CENSOR);
+}
+
+/**
+ * The URL with the value of every query parameter named as a secret (checkout tokens, signed links,
+ * API keys passed where a header belongs, buyer e-mails, codes) redacted, and the secret fields of
+ * a tRPC `input`; the same string when there is none. Runs on every request line: one scan of the
+ * query, and JSON is parsed only for an `input` parameter.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
-  return url && url.includes('?') ? url.replace(SECRET_QUERY, '$1[redacted]') : url;
+  if (!url) return url;
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const hash = url.indexOf('#', query);
+  const end = hash < 0 ? url.length : hash;
+  let out = '';
+  let copied = 0;
+  for (let start = query + 1; start < end;) {
+    let next = url.indexOf('&', start);
+    if (next < 0 || next > end) next = end;
+    const equals = url.indexOf('=', start);
+    if (equals >= 0 && equals < next) {
+      const name = url.slice(start, equals);
+      const redacted = isSecretName(name)
+        ? CENSOR
+        : name === 'input'
+          ? redactedInput(url.slice(equals + 1, next))
+          : undefined;
+      if (redacted !== undefined) {
+        out += url.slice(copied, equals + 1) + redacted;
+        copied = next;
+      }
+    }
+    start = next + 1;
+  }
+  return copied === 0 ? url : out + url.slice(copied);
 }
 
 interface LoggedRequest {

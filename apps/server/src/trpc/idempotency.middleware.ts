@@ -1,6 +1,8 @@
 /**
  * The one Idempotency-Key step, for procedures whose policy declares `idempotency` (the
- * order-creating routes), scoped to the store the input names in the declared field. A request
+ * order-creating routes), scoped to the store the input names in the declared field, by its id:
+ * an id and a subdomain (in any case) name the same store, so they claim the same key (issue 26:
+ * the same key and body with the subdomain instead of the id made a second order). A request
  * with the header claims (procedure, store, key) before the procedure runs:
  * - the same key and body again replays the stored answer with `Idempotent-Replayed: true`
  *   and runs nothing (the REST status follows from the route's meta, as the first time);
@@ -8,8 +10,8 @@
  * - a repeat while the first is still running is 409 idempotency_key_in_use;
  * - a failed attempt (any error) releases the key, and a claim left without an answer for
  *   CLAIM_TIMEOUT_MS (a crashed process) may be taken over.
- * The body is compared by SHA-256 of its canonical JSON (sorted keys), so whitespace and
- * key order do not make another body. The claims themselves are the idempotency module's
+ * The body is compared by SHA-256 of its canonical JSON (sorted keys) with the store named by
+ * its id, so whitespace, key order and the way the store is named do not make another body. The claims themselves are the idempotency module's
  * (modules/idempotency/), kept 24 h (pruneIdempotencyKeys), their results sealed.
  * Without the header nothing changes. The claim reaches the service in the context
  * (`ctx.idempotency`): the service that does the work records its result in the work's own
@@ -29,6 +31,7 @@ import {
   type IdempotentCall,
 } from '../modules/idempotency/idempotency.service.js';
 import type { Context } from '../modules/request/context.js';
+import { selectStoreRef } from '../modules/stores/stores.repo.js';
 import type { SvcMeta } from './init.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -67,11 +70,17 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The store a request is for, as the client gave it in the route's declared field; '' when none. */
-function scopeOf(input: unknown, storeField: string): string {
-  if (!isPlainObject(input)) return '';
-  const store = input[storeField];
-  return typeof store === 'string' ? store : '';
+/**
+ * The store a request is for, by its id, and the input with the store named so: the route's
+ * declared field holds an id or a subdomain. A store that does not exist is scoped as written
+ * (the procedure answers 404, and a failed run releases its key); '' when the field holds none.
+ */
+async function scopeOf(ctx: Context, input: unknown, storeField: string): Promise<{ scope: string; scoped: unknown }> {
+  const named = isPlainObject(input) ? input[storeField] : undefined;
+  if (typeof named !== 'string' || named === '') return { scope: '', scoped: input };
+  const store = await selectStoreRef(ctx.em, named);
+  if (!store) return { scope: named, scoped: input };
+  return { scope: store.id, scoped: { ...(input as Record<string, unknown>), [storeField]: store.id } };
 }
 
 /** The claim's outcome: run the procedure, replay what is stored, or 409 while the first still runs. */
@@ -129,11 +138,12 @@ export async function applyIdempotency<Result extends { ok: boolean; data?: unkn
   const key = idempotencyKeyOf(ctx);
   if (key === undefined) return next();
 
+  const { scope, scoped } = await scopeOf(ctx, input, storeField);
   const claim: Claim = {
     path,
-    scope: scopeOf(input, storeField),
+    scope,
     keyHash: sha256Hex(key),
-    bodyHash: sha256Hex(canonicalJson(input)),
+    bodyHash: sha256Hex(canonicalJson(scoped)),
     token: randomToken(16),
   };
   const decision = await claimOrAnswer(ctx, claim);

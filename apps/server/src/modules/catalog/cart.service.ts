@@ -6,7 +6,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TCartLine, TCartResult } from '@svc/schemas';
 import { ZCart } from '@svc/schemas';
-import { AppError, invalidField, zodIssues } from '../../lib/errors.js';
+import { AppError, zodIssues } from '../../lib/errors.js';
+import { readJsonField } from '../../lib/input-limits.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../request/context.js';
 import type { Product } from './catalog.entities.js';
@@ -127,13 +128,7 @@ export function cartResult(store: SellingStoreRef, cart: NormalisedCart): TCartR
 
 /** `GET /api/v1/cart`: the cart arrives as JSON in the query string. */
 export async function hydrateCart(ctx: ServiceContext, input: { storeId: string; cart: string }): Promise<TCartResult> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(input.cart);
-  } catch {
-    throw invalidField('cart', 'Not JSON.');
-  }
-  const parsed = ZCart.safeParse(raw);
+  const parsed = ZCart.safeParse(readJsonField('cart', input.cart));
   if (!parsed.success) {
     throw new AppError('validation_failed', 'The request is not valid.', {
       issues: zodIssues(parsed.error).map((issue) => ({

@@ -27,7 +27,17 @@ export function decryptLicenseKey(config: Config, sealed: string): string {
   return unseal(keyCipher(config).enc, sealed);
 }
 
-/** A key's last four characters behind dots: every list of keys shows them so, never the key. */
+/** Always these eight dots, whatever the key's length: a mask must not tell the length. */
+const KEY_MASK = '••••••••';
+/** Keys this short show nothing: four characters of eight are half the key. */
+const KEY_MASK_SHORT = 8;
+
+/**
+ * A key as every list of keys and every license view shows it, never the key: eight dots, then its
+ * last four characters when it has more than eight (issue 26: `Q` showed `••••Q`, and the dots
+ * counted the length of longer keys). Characters are code points, so no pair is split.
+ */
 export function maskKey(value: string): string {
-  return `${'•'.repeat(Math.max(4, Math.min(value.length - 4, 16)))}${value.slice(-4)}`;
+  const characters = Array.from(value);
+  return characters.length <= KEY_MASK_SHORT ? KEY_MASK : `${KEY_MASK}${characters.slice(-4).join('')}`;
 }

@@ -1,6 +1,6 @@
 /**
  * Idempotency-Key claims, without the transport (trpc/idempotency.middleware.ts reads the header
- * and answers): a request claims (procedure, store as given, key) before its procedure runs; the
+ * and answers): a request claims (procedure, store id, key) before its procedure runs; the
  * same key and body again gets the stored result; the same key with another body is refused; a
  * claim left without a result for CLAIM_TIMEOUT_MS (a crashed process) may be taken over.
  *

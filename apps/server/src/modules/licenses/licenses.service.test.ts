@@ -52,6 +52,7 @@ interface Sold {
 /** A store selling one key product with `settings`, and one paid order holding one key. */
 async function soldKey(
   settings: { licenseActivationLimit?: number | null; licenseValidityDays?: number | null } = {},
+  key = `LIC-${randomBytes(8).toString('hex')}`,
 ): Promise<Sold> {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 9, 0));
   const base = serviceContext(orm, clock);
@@ -64,7 +65,6 @@ async function soldKey(
     deliveryMethods: ['licenseKeys'],
     ...settings,
   });
-  const key = `LIC-${randomBytes(8).toString('hex')}`;
   await restock(ctx(), { storeId: store.id, productId: product.id, keys: [key] });
   const email = `buyer-${randomBytes(4).toString('hex')}@example.test`;
   const created = await createOrder(
@@ -247,6 +247,21 @@ describe('validation', () => {
 });
 
 describe('the seller', () => {
+  it('sees a key masked by one rule: eight dots, and only past eight characters its last four (issue 26)', async () => {
+    for (const [key, masked] of [
+      ['Q', '••••••••'],
+      ['QWERT', '••••••••'],
+      ['ABCDEFGH', '••••••••'],
+      ['ABCDEFGHI', '••••••••FGHI'],
+      [`LONG-${randomBytes(16).toString('hex')}-WXYZ`, '••••••••WXYZ'],
+    ]) {
+      const sold = await soldKey({}, key);
+      const [listed] = (await listLicenses(sold.ctx(), { storeId: sold.storeId })).licenses;
+      expect(listed?.masked, key).toBe(masked);
+      expect((await getLicense(sold.ctx(), { storeId: sold.storeId, licenseId: listed!.id })).masked, key).toBe(masked);
+    }
+  });
+
   it('disables and enables a license; a disabled license validates disabled and cannot activate', async () => {
     const sold = await soldKey({ licenseActivationLimit: 3 });
     const { license, instance } = await activateLicense(sold.ctx(), {
