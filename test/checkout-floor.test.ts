@@ -70,12 +70,12 @@ function startFloor(databaseUrl: string): Promise<{ url: string; process: ChildP
   });
   return new Promise((resolve, reject) => {
     let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const port = /"msg":"floor listening[^"]*".*?"port":(\d+)/.exec(output)?.[1];
       if (port) resolve({ url: `http://127.0.0.1:${port}`, process: child });
     });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`the floor exited with ${code}: ${output}`)));
   });
 }

@@ -94,7 +94,7 @@ async function createCoupon(
   seller: Seller,
   storeId: string,
   body: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
+): Promise<Record<string, unknown> & { id: string; code: string }> {
   const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/coupons`, body);
   expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
   return response.json();

@@ -31,7 +31,7 @@ function embeddedUrl(server: RunningServer): string {
   const line = server.logs.find((entry) => entry.msg === 'embedded PostgreSQL is running');
   expect(line).toBeDefined();
   const { password } = JSON.parse(readFileSync(path.join(cwd, '.data', 'pg.json'), 'utf8')) as { password: string };
-  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${line!.port}/svc`;
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${String(line!.port)}/svc`;
 }
 
 describe('zero-configuration start', () => {

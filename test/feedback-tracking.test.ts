@@ -122,7 +122,7 @@ function listFeedback(query: Record<string, string | number>, ip?: string): Prom
   const search = new URLSearchParams(
     Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
   );
-  return call(`/api/feedback?${search}`, ip ? { ip } : {});
+  return call(`/api/feedback?${search.toString()}`, ip ? { ip } : {});
 }
 
 function track(body: Record<string, unknown>, ip?: string): Promise<Response> {

@@ -397,10 +397,9 @@ describe('embed CORS and the document', () => {
   it('documents Idempotency-Key, 409 and 422 on exactly the three routes', () => {
     const document = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.json'), 'utf8'));
     const documented: string[] = [];
-    for (const [routePath, item] of Object.entries(document.paths) as [
-      string,
-      Record<string, { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> }>,
-    ][]) {
+    for (const [routePath, item] of Object.entries<
+      Record<string, { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> }>
+    >(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!operation.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header')) continue;
         documented.push(`${method} ${routePath}`);

@@ -59,7 +59,7 @@ async function buyKey(base: string, owner: Seller, storeId: string, settings: Re
     price: 12,
     deliveryMethods: ['licenseKeys'],
     ...settings,
-  } as never);
+  });
   const key = `APP-${randomBytes(10).toString('hex').toUpperCase()}`;
   boughtKeys.push(key);
   await importKeys(owner, storeId, product.id, [key]);
@@ -78,7 +78,7 @@ async function buyKey(base: string, owner: Seller, storeId: string, settings: Re
   expect((await pay(base, { orderId, amount: 12 })).status).toBe(200);
   const delivered = await (await fetch(`${base}/api/orders/${orderId}/keys?token=${token}`)).json();
   expect(delivered.keys.map((k: { key: string }) => k.key)).toEqual([key]);
-  return { productId: product.id as string, key, orderId: orderId as string };
+  return { productId: product.id, key, orderId: orderId as string };
 }
 
 describe('the License API', () => {

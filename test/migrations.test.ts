@@ -4,7 +4,7 @@
  * the baseline replaced, wholly or partly, is brought to the very same schema with its rows intact.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { MikroORM, ReferenceKind } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { migrate, openOrm, ormOptions, type Orm } from '../apps/server/src/db/orm.js';
 import { MIGRATIONS } from '../apps/server/src/db/migrations/index.js';
@@ -166,7 +166,7 @@ describe('migrations', () => {
     await legacyMigrate(url, LEGACY_MIGRATIONS.length);
     await seedWithTodaysCode(url, async (orm) => {
       const ctx = serviceContext(orm);
-      await seedDemo({ deps: ctx.deps, close: async () => undefined });
+      await seedDemo({ deps: ctx.deps, close: () => Promise.resolve() });
     });
     await fillEmptyTables(url);
     const before = await contentsOf(url);
@@ -233,7 +233,13 @@ async function seedWithTodaysCode(url: string, seed: (orm: Orm) => Promise<void>
       for (const meta of Object.values(orm.getMetadata().getAll())) {
         if (!meta.tableName || !tables.has(meta.tableName)) continue;
         for (const prop of meta.props) {
-          if (prop.persist === false || prop.kind === '1:m' || prop.kind === 'm:n' || !prop.fieldNames) continue;
+          if (
+            prop.persist === false ||
+            prop.kind === ReferenceKind.ONE_TO_MANY ||
+            prop.kind === ReferenceKind.MANY_TO_MANY ||
+            !prop.fieldNames
+          )
+            continue;
           for (const [i, field] of prop.fieldNames.entries()) {
             if (columns.has(`${meta.tableName}.${field}`)) continue;
             await client.query(`alter table "${meta.tableName}" add column "${field}" ${prop.columnTypes[i]} null`);

@@ -49,7 +49,7 @@ describe('openapi:check', () => {
 });
 
 describe('post-processing', () => {
-  const document = buildOpenApiDocument(createProbeRouter());
+  const document: Record<string, any> = buildOpenApiDocument(createProbeRouter());
 
   it('states 201 for a create and 204 for a delete', () => {
     const create = document.paths['/api/probe/items'].post.responses;

@@ -1,6 +1,6 @@
 /** Black-box: uploading, listing and deleting a product's downloadable files. */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, type Dirent } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-files-'));
 
 /** Every file under the server's data directory, by path: what its storage holds. */
 function storedFiles(): string[] {
-  return (readdirSync(dataDir, { recursive: true, withFileTypes: true }) as Dirent[])
+  return readdirSync(dataDir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort();

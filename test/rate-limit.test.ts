@@ -176,7 +176,7 @@ describe('Redis shared and then stopped', () => {
     expect(limiter.usingFallback).toBe(false);
 
     redis.pause();
-    cleanups.push(async () => redis.resume());
+    cleanups.push(() => Promise.resolve().then(() => redis.resume()));
     const started = performance.now();
     const stalled = await hit(app);
     const waited = performance.now() - started;

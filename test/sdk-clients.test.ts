@@ -241,9 +241,9 @@ describe('merchant client: webhooks', () => {
     const path = new URL(url).pathname;
     const [hit] = await receiver.waitFor(1, { where: (h) => h.path === path });
     // The SDK verifies what the service signed.
-    const verified = await verifySignature(hit!.rawBody, hit!.headers as Record<string, string>, created.secret);
+    const verified = await verifySignature(hit!.rawBody, hit!.headers, created.secret);
     expect(verified.scheme).toMatch(/^(service|standard)$/);
-    const event = await constructEvent(hit!.rawBody, hit!.headers as Record<string, string>, created.secret);
+    const event = await constructEvent(hit!.rawBody, hit!.headers, created.secret);
     expect(event.event).toBe('webhook.test');
 
     const log = await merchant.webhooks.deliveries({ storeId: store.id, webhookId: created.id });

@@ -101,9 +101,11 @@ describe('rate limits seen through the SDK', () => {
       baseUrl: app.url,
       apiKey: `sk_${'Z'.repeat(40)}`,
       maxRetries: 2,
-      fetch: async () => {
+      fetch: () => {
         seen.push({ status: 503, retryAfter: null, at: Date.now() });
-        return new Response('<html>upstream down</html>', { status: 503, headers: { 'content-type': 'text/html' } });
+        return Promise.resolve(
+          new Response('<html>upstream down</html>', { status: 503, headers: { 'content-type': 'text/html' } }),
+        );
       },
     });
     const error = await failing.orders.list({ storeId: 'any' }).catch((e: unknown) => e);

@@ -1025,12 +1025,12 @@ function gatewayVariants(op: Operation): Variant[] {
     ],
     // Not 10.00: read exactly, it is a fraction of a cent short.
     [
-      'signed amount 9.999999999999999',
+      'signed amount 9.999999999999998',
       JSON.stringify({
         id: 'tevt_8',
         type: 'payment.succeeded',
         orderId: ids.pendingOrder,
-        amount: 9.999999999999999,
+        amount: 9.999999999999998,
         currency: 'USD',
       }),
     ],

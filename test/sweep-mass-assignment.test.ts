@@ -464,7 +464,7 @@ describe('mass-assignment sweep over every create and update operation', () => {
           sent++;
           const response = await request(op, JSON.stringify({ ...body, [field]: value }));
           const text = await response.text();
-          let named = false;
+          let named: boolean;
           try {
             const parsed = JSON.parse(text);
             named =

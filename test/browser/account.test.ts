@@ -135,7 +135,7 @@ describe('customer area', () => {
         () => 'refused',
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
-      return { directives: directives.sort(), injected: (window as any).injected === true, fetched };
+      return { directives: directives.sort(), injected: window.injected === true, fetched };
     });
     expect(refused).toEqual({
       directives: ['connect-src', 'img-src', 'script-src-elem'],

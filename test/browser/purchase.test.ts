@@ -307,7 +307,7 @@ describe('errors next to their field', () => {
     await expect.poll(() => coupon.getAttribute('aria-invalid')).toBe('true');
     expect(await custom.getAttribute('aria-invalid')).toBeNull();
     const couponError = await coupon.evaluate(
-      (input: any) => document.getElementById(input.getAttribute('aria-describedby')!.split(' ').pop()!)?.textContent,
+      (input: any) => document.getElementById(input.getAttribute('aria-describedby')!.split(' ').pop())?.textContent,
     );
     expect(couponError).toBe('This coupon does not exist.');
     expect(await coupon.evaluate((input: any) => input === document.activeElement)).toBe(true);

@@ -5,7 +5,7 @@
  * /embed.js buttons, as a storefront would. Screenshots go to test/.screenshots/ (ignored by git).
  */
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -113,7 +113,7 @@ export async function fileProduct(shop: Shop, file: { name: string; bytes: Buffe
  * a page with /embed.js buy buttons.
  */
 export async function startTheme(serviceUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const server: Server = createServer(async (request, response) => {
+  const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://theme.test');
     const store = url.searchParams.get('store') ?? '';
     const product = url.searchParams.get('product') ?? '';
@@ -162,7 +162,8 @@ export async function startTheme(serviceUrl: string): Promise<{ url: string; sto
     } catch (error) {
       response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
     }
-  });
+  };
+  const server: Server = createServer((request, response) => void answer(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
@@ -179,7 +180,7 @@ export function watchPage(page: Page, serviceOrigin: string) {
   const requests: Array<{ url: string; frame: string; navigation: boolean }> = [];
   const violations: string[] = [];
   page.on('request', (request) => {
-    let frameUrl = '';
+    let frameUrl: string;
     try {
       frameUrl = request.frame().url();
     } catch {

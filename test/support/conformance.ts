@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const DOCUMENT_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi/openapi.json');
 const PORTS_KEY = Symbol.for('svc.test.serverPorts');
@@ -50,7 +50,7 @@ function load() {
   if (loaded) return loaded;
   const document = JSON.parse(readFileSync(DOCUMENT_FILE, 'utf8')) as Json;
   const operations: Operation[] = [];
-  for (const [template, item] of Object.entries(document.paths ?? {}) as [string, Json][]) {
+  for (const [template, item] of Object.entries<Json>(document.paths ?? {})) {
     const source = template
       .split(/\{\w+\}/)
       .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
@@ -222,5 +222,5 @@ export function installConformanceCheck(): void {
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     await checkResponse(method, url, response);
     return response;
-  } as typeof fetch;
+  };
 }

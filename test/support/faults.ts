@@ -21,13 +21,13 @@ export async function waitFor<T>(
   intervalMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let last: unknown;
+  let last: Error | undefined;
   for (;;) {
     try {
       const value = await check();
       if (value !== undefined && value !== false) return value;
     } catch (error) {
-      last = error;
+      last = error instanceof Error ? error : new Error(String(error));
     }
     if (Date.now() > deadline)
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
@@ -195,7 +195,7 @@ export async function spawnWorker(env: Record<string, string | undefined>): Prom
   let buffer = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const ready = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       text += chunk.toString();
       buffer += chunk.toString();
       let newline: number;
@@ -211,7 +211,7 @@ export async function spawnWorker(env: Record<string, string | undefined>): Prom
         }
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
     void exited.then((code) => reject(new Error(`worker exited (${code}) before it started:\n${text}`)));
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);

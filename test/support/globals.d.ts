@@ -3,6 +3,6 @@
 export {};
 declare global {
   interface Response {
-    json(): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    json(): Promise<any>;
   }
 }

@@ -69,7 +69,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     try {
       await pg.start();
     } catch (error) {
-      throw new Error(`private PostgreSQL did not start: ${String(error)}\n${log.slice(-20).join('')}`);
+      throw new Error(`private PostgreSQL did not start: ${String(error)}\n${log.slice(-20).join('')}`, {
+        cause: error,
+      });
     }
     up = true;
   };

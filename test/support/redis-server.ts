@@ -16,7 +16,7 @@ export async function startRedisServer(
   );
   await new Promise<void>((resolve, reject) => {
     let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) resolve();
     });

@@ -57,7 +57,8 @@ async function waitUntilAccepting(url: string, child: ChildProcess, output: () =
       await client.query('select 1');
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`postgres did not answer in 30 s: ${String(error)}\n${output()}`);
+      if (Date.now() > deadline)
+        throw new Error(`postgres did not answer in 30 s: ${String(error)}\n${output()}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 100));
     } finally {
       await client.end().catch(() => undefined);
@@ -86,8 +87,8 @@ function startServer(bin: string, dataDir: string, port: number) {
   ];
   const child = spawn(path.join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...runAs });
   let text = '';
-  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return { child, output: () => text, exited };
 }

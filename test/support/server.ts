@@ -82,8 +82,8 @@ export async function spawnServer(env: Record<string, string | undefined>, cwd =
         }
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
     void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${text}`)));
   });
   const timeout = setTimeout(() => child.kill('SIGKILL'), 90_000);
@@ -138,8 +138,8 @@ export function spawnWorker(env: Record<string, string | undefined>): RunningWor
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
-  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     process: child,

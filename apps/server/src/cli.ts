@@ -82,7 +82,7 @@ async function userByEmail(runtime: Runtime, email: string) {
   return user;
 }
 
-const command = <Input>(definition: CliCommand<Input>): CliCommand => definition as CliCommand;
+const command = <Input>(definition: CliCommand<Input>): CliCommand => definition;
 
 export const CLI_COMMANDS: Record<string, CliCommand> = {
   'create-user': command({

@@ -118,7 +118,7 @@ async function assemble(
   let mailer: Mailer;
   if (config.smtpUrl) {
     const smtp = new SmtpMailer(config.smtpUrl, config.mailFrom);
-    closers.unshift(async () => smtp.close());
+    closers.unshift(() => Promise.resolve().then(() => smtp.close()));
     mailer = smtp;
   } else {
     log.warn(

@@ -42,8 +42,8 @@ export const ZCreateFeedbackInput = z.strictObject({
     .trim()
     .min(1)
     .max(2000)
-    // eslint-disable-next-line no-control-regex
     .refine(
+      // eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to refuse them
       (value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value),
       'control characters are not allowed',
     ),

@@ -177,16 +177,20 @@ class CookieJar {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+/** Waits `ms`; answers the signal's reason instead, at once, when the signal aborts first. */
+function sleep(
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<{ aborted: false } | { aborted: true; reason: unknown }> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve({ aborted: true, reason: signal.reason });
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
-      resolve();
+      resolve({ aborted: false });
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      resolve({ aborted: true, reason: signal?.reason });
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -200,7 +204,8 @@ interface ErrorShapeData {
 
 export function createTransport(settings: TransportSettings): Transport {
   const baseUrl = trimBaseUrl(settings.baseUrl);
-  const platformFetch = settings.fetch ?? (globalThis.fetch as FetchLike | undefined);
+  // Missing in old browsers and runtimes, whatever the declarations say.
+  const platformFetch: FetchLike | undefined = settings.fetch ?? globalThis.fetch;
   if (typeof platformFetch !== 'function') {
     throw new SvcApiError({
       code: 'fetch_unavailable',
@@ -216,7 +221,7 @@ export function createTransport(settings: TransportSettings): Transport {
     if (cookie) headers.set('cookie', cookie);
     const requestInit: RequestInit = { ...init, headers };
     if (settings.credentials) requestInit.credentials = settings.credentials;
-    const target = typeof url === 'string' ? url : url.toString();
+    const target = typeof url === 'string' ? url : 'href' in url ? url.href : url.url;
     const response = await platformFetch(target, requestInit);
     jar?.store(response);
     if (!(response.headers.get('content-type') ?? '').includes('application/json')) {
@@ -270,7 +275,7 @@ export function createTransport(settings: TransportSettings): Transport {
 
   return {
     async call(path, input, spec, options = {}) {
-      const type = spec.type as 'query' | 'mutation';
+      const type = spec.type;
       const maxRetries = options.maxRetries ?? settings.maxRetries ?? DEFAULT_MAX_RETRIES;
       const timeoutMs = options.timeoutMs ?? settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const maxRetryAfter = settings.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
@@ -285,11 +290,8 @@ export function createTransport(settings: TransportSettings): Transport {
           if (retry >= maxRetries || !isRetryable(apiError, spec.retry)) throw apiError;
           if (apiError.retryAfter !== undefined && apiError.retryAfter > maxRetryAfter) throw apiError;
           const waitMs = apiError.retryAfter !== undefined ? apiError.retryAfter * 1000 : backoffMs(retry + 1);
-          try {
-            await sleep(waitMs, options.signal);
-          } catch (reason) {
-            throw abortedError(path, reason);
-          }
+          const slept = await sleep(waitMs, options.signal);
+          if (slept.aborted) throw abortedError(path, slept.reason);
         }
       }
     },

@@ -75,14 +75,17 @@ function serverHeaders(
   return signatureHeaders(secret, { eventId, event: 'order.paid', deliveryId: 'del1', timestamp, body: payload });
 }
 
+/** The headers without the named ones. */
+function without(headers: Record<string, string>, ...names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
+}
+
 function onlyService(headers: Record<string, string>): Record<string, string> {
-  const { 'webhook-id': _id, 'webhook-timestamp': _t, 'webhook-signature': _s, ...rest } = headers;
-  return rest;
+  return without(headers, 'webhook-id', 'webhook-timestamp', 'webhook-signature');
 }
 
 function onlyStandard(headers: Record<string, string>): Record<string, string> {
-  const { 'x-service-signature': _s, ...rest } = headers;
-  return rest;
+  return without(headers, 'x-service-signature');
 }
 
 const SCHEMES = [
@@ -228,7 +231,7 @@ describe('verifySignature with the server signatures', () => {
     async (_name, pick) => {
       const headers = pick(serverHeaders(secret, payload));
       const buffer = Buffer.from(payload);
-      expect(payload).toMatch(/[^\x00-\x7f]/);
+      expect(payload).toMatch(/[^\p{ASCII}]/u);
       const uint8 = new Uint8Array(buffer);
       const arrayBuffer = uint8.buffer.slice(uint8.byteOffset, uint8.byteOffset + uint8.byteLength);
       for (const raw of [buffer, uint8, arrayBuffer])
@@ -322,7 +325,7 @@ describe('verifySignature refuses bad inputs', () => {
       'missing_header',
     );
     await expectCode(verifySignature(payload, new Headers(), secret, AT_NOW), 'missing_header');
-    const { 'webhook-timestamp': _t, ...noTimestamp } = onlyStandard(headers);
+    const noTimestamp = without(onlyStandard(headers), 'webhook-timestamp');
     const error = await expectCode(verifySignature(payload, noTimestamp, secret, AT_NOW), 'missing_header');
     expect(error.message).toContain('webhook-timestamp');
   });

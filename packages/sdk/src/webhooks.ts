@@ -174,9 +174,9 @@ export async function verifySignature(
   if (typeof headers === 'string' || serviceHeader !== undefined) {
     verified = await verifyService(body, serviceHeader!, secret);
   } else {
-    const id = readHeader(headers as WebhookHeaders, STANDARD_ID_HEADER);
-    const timestamp = readHeader(headers as WebhookHeaders, STANDARD_TIMESTAMP_HEADER);
-    const signature = readHeader(headers as WebhookHeaders, STANDARD_SIGNATURE_HEADER);
+    const id = readHeader(headers, STANDARD_ID_HEADER);
+    const timestamp = readHeader(headers, STANDARD_TIMESTAMP_HEADER);
+    const signature = readHeader(headers, STANDARD_SIGNATURE_HEADER);
     if (id === undefined && timestamp === undefined && signature === undefined) {
       throw new WebhookVerificationError(
         'missing_header',
@@ -458,7 +458,9 @@ function readHeader(headers: WebhookHeaders, name: string): string | undefined {
     if (key.toLowerCase() !== name || value === undefined || value === null) continue;
     if (typeof value === 'string') values.push(value);
     else if (Array.isArray(value)) values.push(...value.map(String));
-    else values.push(String(value));
+    else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+      values.push(String(value));
+    else throw malformed(name, 'it is not text');
   }
   if (values.length === 0) return undefined;
   if (new Set(values).size > 1) throw malformed(name, 'it appears more than once with different values');
@@ -542,7 +544,7 @@ function timingSafeEqual(a: Bytes, b: Bytes): boolean {
 const encoder = new TextEncoder();
 
 function utf8(text: string): Bytes {
-  return encoder.encode(text) as Bytes;
+  return encoder.encode(text);
 }
 
 function concat(head: Bytes, tail: Bytes): Bytes {

@@ -64,7 +64,7 @@ function signIn(email = ''): void {
     emailField.wrapper,
     send,
   );
-  form.addEventListener('submit', async (event) => {
+  const onSubmit = async (event: Event): Promise<void> => {
     event.preventDefault();
     send.disabled = true;
     const address = emailField.input.value.trim();
@@ -72,7 +72,8 @@ function signIn(email = ''): void {
     send.disabled = false;
     if (!answer.ok) return errors.show(answer);
     enterCode(address);
-  });
+  };
+  form.addEventListener('submit', (event) => void onSubmit(event));
   setStatus('');
   replaceContent(form);
 }
@@ -106,14 +107,15 @@ function enterCode(email: string): void {
     verify,
     again,
   );
-  form.addEventListener('submit', async (event) => {
+  const onSubmit = async (event: Event): Promise<void> => {
     event.preventDefault();
     verify.disabled = true;
     const answer = await api('POST', '/api/customer/auth/verify', { storeId, email, code: code.input.value.trim() });
     verify.disabled = false;
     if (!answer.ok) return errors.show(answer, { token_invalid: 'code', rate_limited: 'code' });
     await showOrders(email);
-  });
+  };
+  form.addEventListener('submit', (event) => void onSubmit(event));
   setStatus(`A code is on its way to ${email}.`);
   replaceContent(form);
   code.input.focus();
@@ -124,10 +126,11 @@ async function showOrders(email: string): Promise<void> {
   if (answer.status === 401) return signIn(email);
   if (!answer.ok) return showProblem(answer.error?.error ?? 'Your orders could not be loaded.');
   const signOut = h('button', { type: 'button', class: 'secondary' }, 'Sign out');
-  signOut.addEventListener('click', async () => {
+  const onSignOut = async (): Promise<void> => {
     await api('POST', '/api/customer/auth/logout');
     signIn(email);
-  });
+  };
+  signOut.addEventListener('click', () => void onSignOut());
   const orders = answer.body.orders;
   setStatus(orders.length === 1 ? '1 order.' : `${orders.length} orders.`);
   replaceContent(

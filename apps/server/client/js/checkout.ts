@@ -183,7 +183,7 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
       submit.textContent = `Pay ${money(order.price, order.currency)}`;
     };
     coupon.input.addEventListener('input', reset);
-    apply.addEventListener('click', async () => {
+    const onApply = async (): Promise<void> => {
       const code = coupon.input.value.trim();
       reset();
       errors.clear();
@@ -210,7 +210,8 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
       const total = Math.max(0, Math.round((order.subtotal - discount) * 100) / 100);
       result.textContent = `${code.toUpperCase()} takes ${money(discount, order.currency)} off: you pay ${money(total, order.currency)}.`;
       submit.textContent = `Pay ${money(total, order.currency)}`;
-    });
+    };
+    apply.addEventListener('click', () => void onApply());
   }
 
   // The method chosen before (back from a cancelled card payment), else the store's first.
@@ -256,7 +257,7 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     session.paymentMethods.length > 0 ? submit : null,
   );
 
-  form.addEventListener('submit', async (event) => {
+  const onSubmit = async (event: Event): Promise<void> => {
     event.preventDefault();
     if (!token) {
       errors.show({
@@ -289,7 +290,8 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
       return;
     }
     next(session, answer.body);
-  });
+  };
+  form.addEventListener('submit', (event) => void onSubmit(event));
 
   setStatus(stripeCancelled ? 'The card payment was cancelled. You can choose again.' : '');
   replaceContent(summary(session), form);

@@ -160,14 +160,14 @@ export function field(label: string, attrs: Props & { name: string }, hint?: str
         { class: 'field checkbox' },
         input,
         labelElement,
-        hintId ? h('p', { id: hintId, class: 'hint' }, hint!) : null,
+        hintId ? h('p', { id: hintId, class: 'hint' }, hint) : null,
         error,
       )
     : h(
         'div',
         { class: 'field' },
         labelElement,
-        hintId ? h('p', { id: hintId, class: 'hint' }, hint!) : null,
+        hintId ? h('p', { id: hintId, class: 'hint' }, hint) : null,
         input,
         error,
       );
@@ -291,7 +291,7 @@ export function proofForm(orderId: string, token: string | undefined, onSent: ()
     proof.wrapper,
     send,
   );
-  form.addEventListener('submit', async (event) => {
+  const onSubmit = async (event: Event): Promise<void> => {
     event.preventDefault();
     const file = proof.input.files?.[0];
     if (!file) {
@@ -316,6 +316,7 @@ export function proofForm(orderId: string, token: string | undefined, onSent: ()
       return;
     }
     onSent();
-  });
+  };
+  form.addEventListener('submit', (event) => void onSubmit(event));
   return form;
 }

@@ -147,7 +147,7 @@ async function copy(text: string, source: HTMLElement, result: HTMLElement): Pro
   range.selectNodeContents(source);
   selection?.removeAllRanges();
   selection?.addRange(range);
-  let copied = false;
+  let copied: boolean;
   try {
     copied = document.execCommand('copy');
   } catch {
@@ -287,7 +287,7 @@ async function poll(): Promise<void> {
     const delivery = answer.body;
     if (!summary || summary.status !== delivery.status) await loadSummary();
     // Re-render only on change, so focus and selection stay where the buyer left them.
-    const fingerprint = JSON.stringify(delivery, (key, value) => (key === 'url' ? undefined : value));
+    const fingerprint = JSON.stringify(delivery, (key, value: unknown) => (key === 'url' ? undefined : value));
     if (fingerprint !== lastRendered) {
       lastRendered = fingerprint;
       render(delivery);

@@ -12,13 +12,26 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Migrator } from '@mikro-orm/migrations';
+import { Migrator, TSMigrationGenerator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { migrate, ormOptions } from './orm.js';
 
 /** apps/server/src/db/migrations, from src/db or dist/db alike. */
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));
+
+/**
+ * MikroORM's TypeScript migration, with `up()` and `down()` as the plain methods they are (they
+ * only queue SQL with addSql; MikroORM's own template declares them async with nothing to await).
+ */
+class MigrationGenerator extends TSMigrationGenerator {
+  override generateMigrationFile(className: string, diff: { up: string[]; down: string[] }): string {
+    return super
+      .generateMigrationFile(className, diff)
+      .replace('override async up(): Promise<void> {', 'override up(): void {')
+      .replace('override async down(): Promise<void> {', 'override down(): void {');
+  }
+}
 
 /** Rewrites migrations/index.ts so it lists every migration file, in name (= time) order. */
 export function writeMigrationIndex(dir = MIGRATIONS_DIR): string[] {
@@ -62,11 +75,16 @@ async function main(): Promise<number> {
     const options = ormOptions(`${server}/${scratch}`, { poolMax: 2 });
     const orm = await MikroORM.init({
       ...options,
-      migrations: { ...options.migrations, path: MIGRATIONS_DIR, pathTs: MIGRATIONS_DIR },
+      migrations: {
+        ...options.migrations,
+        path: MIGRATIONS_DIR,
+        pathTs: MIGRATIONS_DIR,
+        generator: MigrationGenerator,
+      },
     });
     try {
       if (!values.initial) await migrate(orm);
-      const migrator = orm.getMigrator() as Migrator;
+      const migrator = orm.getMigrator<Migrator>();
       const result = await migrator.createMigration(MIGRATIONS_DIR, false, values.initial ?? false, name);
       if (!result.fileName) {
         console.log('the entities and the migrations agree: nothing to migrate');

@@ -174,7 +174,7 @@ export async function startEmbeddedPostgres(
       );
     }
     log.info({ port: running.port, ownerPid: running.ownerPid }, 'using the embedded PostgreSQL of the running svc');
-    return { url: running.url, stop: async () => undefined };
+    return { url: running.url, stop: () => Promise.resolve() };
   }
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();

@@ -13,7 +13,7 @@
  * connection of the primary, or of a read replica for `{ replica: true }` (db/replicas.ts). Rows
  * arrive as from `em.execute`: the same connections, so the same type parsers (timestamps as text).
  */
-import type { AbstractSqlConnection, EntityManager, Knex } from '@mikro-orm/postgresql';
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
 interface Prepared {
@@ -70,7 +70,7 @@ export async function preparedRows<T>(
   const knex: Knex =
     !opts.replica && em.isInTransaction()
       ? em.getTransactionContext<Knex.Transaction>()!
-      : (em.getConnection(opts.replica ? 'read' : 'write') as AbstractSqlConnection).getKnex();
+      : em.getConnection(opts.replica ? 'read' : 'write').getKnex();
   // A transaction's client hands out the transaction's connection (and releases nothing).
   const client = knex.client as {
     acquireConnection(): Promise<pg.PoolClient>;

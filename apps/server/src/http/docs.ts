@@ -29,7 +29,7 @@ function lazyDocument(build: () => object): object {
   return new Proxy(
     {},
     {
-      get: (_target, key) => Reflect.get(target(), key),
+      get: (_target, key): unknown => Reflect.get(target(), key),
       has: (_target, key) => Reflect.has(target(), key),
       ownKeys: () => Reflect.ownKeys(target()),
       getOwnPropertyDescriptor: (_target, key) => {

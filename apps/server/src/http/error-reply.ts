@@ -97,11 +97,11 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
  * that is not valid percent-encoded UTF-8 (`%ff`), a path parameter over the router's length limit.
  * Fastify's default answers those in its own body (code FST_ERR_BAD_URL); ours is a 400.
  */
-export function routerErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function routerErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? 'A path segment is too long.'
       : 'The URL is not valid percent-encoded UTF-8.';
   request.log.trace({ err: error }, 'router refused the URL');
-  return sendError(reply, toPublicError(invalidField('', message)));
+  sendError(reply, toPublicError(invalidField('', message)));
 }

@@ -55,7 +55,7 @@ export const OPS_ROUTES = [
     body: 'none',
     policy: OPS_POLICY,
     openapi: false,
-    handler: async () => ({ status: 'ok' }),
+    handler: () => Promise.resolve({ status: 'ok' }),
   }),
   plainRoute({
     name: 'ops.readyz',

@@ -89,7 +89,7 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
         ctx,
         path,
         type,
-        getRawInput: async () => input,
+        getRawInput: () => Promise.resolve(input),
         signal: undefined,
         batchIndex: 0,
       });
@@ -107,7 +107,25 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
 /** `/api/stores/{storeId}` as Fastify writes it: `/api/stores/:storeId`. */
 const fastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-export async function restPlugin(app: FastifyInstance, opts: { deps: AppDeps; table: RouteTable }): Promise<void> {
+/**
+ * The REST routes as a plugin (its own scope: the hook below sees only them). It registers at once,
+ * so it is a callback plugin; a throw fails the registration, as it did the async one's.
+ */
+export function restPlugin(app: FastifyInstance, opts: RestOptions, done: (error?: Error) => void): void {
+  try {
+    addRestRoutes(app, opts);
+  } catch (error) {
+    return done(error as Error);
+  }
+  done();
+}
+
+interface RestOptions {
+  deps: AppDeps;
+  table: RouteTable;
+}
+
+function addRestRoutes(app: FastifyInstance, opts: RestOptions): void {
   useJsonBodies(app, opts.deps.config.bodyLimitBytes);
   app.decorateRequest('restTypeAdded', false);
 

@@ -32,7 +32,7 @@ export function securityHeaders(): Array<[string, string]> {
   };
   let failure: unknown;
   apply({ headers: {} } as never, recorder as unknown as ServerResponse, (error?: unknown) => (failure = error));
-  if (failure) throw failure;
+  if (failure) throw failure instanceof Error ? failure : new Error('helmet refused its options', { cause: failure });
   return headers;
 }
 

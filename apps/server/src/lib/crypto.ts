@@ -67,7 +67,7 @@ const derived = new WeakMap<Buffer, Map<string, Buffer>>();
 /** A subkey of the application key for one purpose, so no two uses share a key (derived once per process). */
 export function deriveKey(master: Buffer, purpose: string): Buffer {
   let keys = derived.get(master);
-  if (!keys) derived.set(master, (keys = new Map()));
+  if (!keys) derived.set(master, (keys = new Map<string, Buffer>()));
   let key = keys.get(purpose);
   if (!key) keys.set(purpose, (key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `svc:${purpose}`, 32))));
   return key;

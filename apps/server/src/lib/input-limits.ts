@@ -40,7 +40,7 @@ export function jsonShapeProblem(text: Buffer | string): string | undefined {
   let inString = false;
   let escaped = false;
   for (let i = 0; i < length; i++) {
-    const c = isString ? (text as string).charCodeAt(i) : (text as Buffer)[i]!;
+    const c = isString ? text.charCodeAt(i) : text[i]!;
     if (inString) {
       if (escaped) escaped = false;
       else if (c === BACKSLASH) escaped = true;
@@ -78,7 +78,6 @@ export function assertJsonShape(text: Buffer | string): void {
   if (problem) throw invalidField('', problem);
 }
 
-// eslint-disable-next-line no-control-regex
 const SUSPECT = /[\0\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -252,7 +252,10 @@ interface PrettyLine {
 
 /** A request line reads `GET /api/store/demo 200 3.1 ms`; other lines keep their message. */
 function prettyMessage(line: PrettyLine, messageKey: string): string {
-  const message = String((line as Record<string, unknown>)[messageKey] ?? '');
+  // pino-pretty parsed the line from JSON; pino's messages are strings, anything else shows as JSON.
+  const value = (line as Record<string, unknown>)[messageKey];
+  const message =
+    typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
   if (line.req && line.res && typeof line.responseTime === 'number') {
     return `${line.req.method} ${line.req.url} ${line.res.statusCode} ${line.responseTime.toFixed(1)} ms`;
   }
@@ -290,5 +293,5 @@ export function createLogger(
   return pino(
     loggerOptions(level),
     stream ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BLOCK_BYTES, periodicFlush: LOG_FLUSH_MS }),
-  ) as unknown as Logger;
+  );
 }

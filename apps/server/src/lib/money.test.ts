@@ -17,7 +17,7 @@ describe('money', () => {
   });
 
   it('reads an amount exactly as its decimal text: no tolerance lets a finer amount round into a price', () => {
-    for (const finer of [0.30000000000000004, 9.999999999999999, 1.005, 0.1 + 0.2, 1e-7, 19.999]) {
+    for (const finer of [0.30000000000000004, 9.999999999999998, 1.005, 0.1 + 0.2, 1e-7, 19.999]) {
       expect(() => amountToMinor(finer, 'USD'), String(finer)).toThrow(RangeError);
     }
     expect(decimalPlaces(0.30000000000000004)).toBe(17);

@@ -48,7 +48,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private readonly logs = new Map<string, number[]>();
   private hitsSinceSweep = 0;
 
-  async hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
+  hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision> {
     const fullKey = `${rule.name}:${key}`;
     const windowStart = nowMs - rule.windowMs;
     let log = this.logs.get(fullKey);
@@ -62,7 +62,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const allowed = log.length < rule.max;
     if (allowed) log.push(nowMs);
     if (++this.hitsSinceSweep >= 10_000) this.sweep(nowMs);
-    return decide(rule, allowed, log.length, log[0] ?? nowMs, nowMs);
+    return Promise.resolve(decide(rule, allowed, log.length, log[0] ?? nowMs, nowMs));
   }
 
   /** Drops windows that hold nothing any more, so idle clients cost no memory. */
@@ -176,9 +176,9 @@ export class Deadlines {
           entry.settled = true;
           resolve(value);
         },
-        (error: unknown) => {
+        (error: Error) => {
           entry.settled = true;
-          reject(error as Error);
+          reject(error);
         },
       );
       this.timer ??= setInterval(() => this.sweep(), Math.max(1, Math.floor(this.timeoutMs / 4))).unref();

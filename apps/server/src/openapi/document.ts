@@ -16,12 +16,15 @@ import {
   type TErrorCode,
   type TEventType,
 } from '@svc/schemas';
-import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi';
 import { PLAIN_ROUTES } from '../http/plain-routes.js';
 import type { AuthSurface } from '../trpc/policy.js';
 import { API_BASE_PATH, routeTable, type PlainRouteDeclaration, type RouteEntry } from '../trpc/route-table.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Headers as this module writes them (never references). */
+type Headers = Record<string, oas31.HeaderObject>;
+/** Responses as this module writes them (never references). */
+type Responses = Record<string, oas31.ResponseObject>;
 
 export { API_BASE_PATH };
 
@@ -42,8 +45,13 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'The database is unavailable; retry shortly',
 };
 
-const RATE_LIMIT_HEADERS: Json = {
-  'Retry-After': { description: 'Seconds until a request will be counted again', schema: { type: 'integer' } },
+const RETRY_AFTER: oas31.HeaderObject = {
+  description: 'Seconds until a request will be counted again',
+  schema: { type: 'integer' },
+};
+
+const RATE_LIMIT_HEADERS: Headers = {
+  'Retry-After': RETRY_AFTER,
   'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': {
@@ -55,11 +63,11 @@ const RATE_LIMIT_HEADERS: Json = {
 };
 
 /** The rate-limit headers every answer of a limited route carries once its budget was counted (Retry-After only on 429). */
-const BUDGET_HEADERS: Json = Object.fromEntries(
+const BUDGET_HEADERS: Headers = Object.fromEntries(
   Object.entries(RATE_LIMIT_HEADERS).filter(([name]) => name !== 'Retry-After'),
 );
 
-const CSRF_PARAMETER: Json = {
+const CSRF_PARAMETER: oas31.ParameterObject = {
   name: 'X-CSRF-Token',
   in: 'header',
   required: true,
@@ -68,13 +76,13 @@ const CSRF_PARAMETER: Json = {
   schema: { type: 'string', minLength: 1, maxLength: 256 },
 };
 
-const STAFF_CSRF_PARAMETER: Json = {
+const STAFF_CSRF_PARAMETER: oas31.ParameterObject = {
   ...CSRF_PARAMETER,
   required: false,
   description: 'Needed (403 `csrf_failed` without it) only when a staff seller session opens the order.',
 };
 
-const CHECKOUT_COOKIE_PARAMETER: Json = {
+const CHECKOUT_COOKIE_PARAMETER: oas31.ParameterObject = {
   name: 'svc_checkout',
   in: 'cookie',
   required: false,
@@ -83,7 +91,7 @@ const CHECKOUT_COOKIE_PARAMETER: Json = {
   schema: { type: 'string', maxLength: 512 },
 };
 
-const CHECKOUT_SET_COOKIE: Json = {
+const CHECKOUT_SET_COOKIE: Headers = {
   'Set-Cookie': {
     description:
       '`svc_checkout=<value>; Path=/; HttpOnly; SameSite=Lax` (Secure in production): lets the buyer come back to the order',
@@ -91,7 +99,7 @@ const CHECKOUT_SET_COOKIE: Json = {
   },
 };
 
-const IDEMPOTENCY_KEY_PARAMETER: Json = {
+const IDEMPOTENCY_KEY_PARAMETER: oas31.ParameterObject = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
@@ -101,14 +109,14 @@ const IDEMPOTENCY_KEY_PARAMETER: Json = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 };
 
-const REPLAYED_HEADERS: Json = {
+const REPLAYED_HEADERS: Headers = {
   'Idempotent-Replayed': {
     description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
   },
 };
 
-const COOKIE_SCHEMES: Json = {
+const COOKIE_SCHEMES: Record<string, oas31.SecuritySchemeObject> = {
   sessionCookie: {
     type: 'apiKey',
     in: 'cookie',
@@ -124,7 +132,7 @@ const COOKIE_SCHEMES: Json = {
 };
 
 /** The security requirement of an auth surface; none for public, buyer (its credentials vary) and signed routes. */
-function securityOf(auth: AuthSurface): Json[] | undefined {
+function securityOf(auth: AuthSurface): oas31.SecurityRequirementObject[] | undefined {
   switch (auth.kind) {
     case 'apiKey':
       return [{ bearerAuth: [] }];
@@ -137,7 +145,7 @@ function securityOf(auth: AuthSurface): Json[] | undefined {
   }
 }
 
-function errorResponse(status: number, codes: TErrorCode[], headers?: Json): Json {
+function errorResponse(status: number, codes: TErrorCode[], headers?: Headers): oas31.ResponseObject {
   return {
     description: `${DESCRIPTIONS[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}`,
     ...(headers && { headers }),
@@ -160,10 +168,11 @@ function plainPaths(routes: readonly PlainRouteDeclaration[]): ZodOpenApiPathsOb
 }
 
 /** Rewrites an operation's responses from the route table. */
-function describe(operation: Json, entry: RouteEntry): void {
+function describe(operation: oas31.OperationObject, entry: RouteEntry): void {
   const { policy } = entry;
-  const responses: Json = {};
-  for (const [status, response] of Object.entries(operation.responses ?? {}) as [string, Json][]) {
+  const responses: Responses = {};
+  // The generator's responses are objects, never references.
+  for (const [status, response] of Object.entries<oas31.ResponseObject>(operation.responses ?? {})) {
     if (!status.startsWith('2')) continue;
     if (policy.successStatus === 204) responses['204'] = { description: 'No content' };
     else responses[String(policy.successStatus ?? status)] = response;
@@ -179,23 +188,24 @@ function describe(operation: Json, entry: RouteEntry): void {
       status === 429 && limited
         ? RATE_LIMIT_HEADERS
         : status === 409 && policy.idempotency
-          ? { 'Retry-After': RATE_LIMIT_HEADERS['Retry-After'] }
+          ? { 'Retry-After': RETRY_AFTER }
           : undefined,
     );
   }
   if (policy.rateLimit) {
     const { max, windowMs } = policy.rateLimit;
-    responses['429'].description += ` (${max} per ${windowMs / 1000} s per client)`;
+    const tooMany = responses['429']!;
+    tooMany.description += ` (${max} per ${windowMs / 1000} s per client)`;
     // The embed's documented legacy shape: `{ "error": "Too many requests. Please try again later." }`, no code.
     if (policy.rateLimit.bareBody)
-      responses['429'].content = {
+      tooMany.content = {
         'application/json': { schema: { $ref: '#/components/schemas/BareRateLimitError' } },
       };
   }
   if (limited) {
     // The budget headers go with every answer once the limit counted the request: required on
     // success and 429, possible (not required) on errors found before or after counting.
-    for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+    for (const [status, response] of Object.entries(responses)) {
       if (status === '429') continue;
       const required = status.startsWith('2');
       const headers = Object.fromEntries(
@@ -203,7 +213,7 @@ function describe(operation: Json, entry: RouteEntry): void {
       );
       responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...headers } };
     }
-    responses['429'].headers = Object.fromEntries(
+    responses['429']!.headers = Object.fromEntries(
       Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [name, { ...header, required: true }]),
     );
   }
@@ -217,14 +227,14 @@ function describe(operation: Json, entry: RouteEntry): void {
   if (policy.auth.kind === 'buyer' || entry.name === 'checkout.session')
     operation.parameters = [...(operation.parameters ?? []), CHECKOUT_COOKIE_PARAMETER];
   if (entry.name === 'checkout.enter') {
-    for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+    for (const [status, response] of Object.entries(responses)) {
       if (status.startsWith('2'))
         responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...CHECKOUT_SET_COOKIE } };
     }
   }
   if (policy.idempotency) {
     operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER];
-    for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+    for (const [status, response] of Object.entries(responses)) {
       if (status.startsWith('2'))
         responses[status] = { ...response, headers: { ...(response.headers ?? {}), ...REPLAYED_HEADERS } };
     }
@@ -234,7 +244,7 @@ function describe(operation: Json, entry: RouteEntry): void {
   operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-const SIGNATURE_PARAMETERS: Json[] = [
+const SIGNATURE_PARAMETERS: oas31.ParameterObject[] = [
   {
     name: 'X-Service-Signature',
     in: 'header',
@@ -284,14 +294,14 @@ const SIGNATURE_PARAMETERS: Json[] = [
  * OAS 3.1 `webhooks`: what a store's endpoint receives for each event type, the body built around
  * the payload schemas the outbox writer validates every event against (EVENT_PAYLOADS).
  */
-function webhooksSection(): Json {
-  const section: Json = {};
+function webhooksSection(): oas31.PathsObject {
+  const section: oas31.PathsObject = {};
   for (const type of Object.keys(EVENT_PAYLOADS).sort() as TEventType[]) {
     const schema = z.toJSONSchema(eventEnvelope(type), {
       target: 'draft-2020-12',
       io: 'output',
       unrepresentable: 'any',
-    }) as Json;
+    });
     delete schema.$schema;
     section[type] = {
       post: {
@@ -303,7 +313,7 @@ function webhooksSection(): Json {
             : `Sent to every enabled endpoint of the store that subscribes to ${type}.`,
         security: [],
         parameters: SIGNATURE_PARAMETERS,
-        requestBody: { required: true, content: { 'application/json': { schema } } },
+        requestBody: { required: true, content: { 'application/json': { schema: schema as oas31.SchemaObject } } },
         responses: { '200': { description: 'Any 2xx acknowledges the event; anything else is retried with backoff' } },
       },
     };
@@ -315,9 +325,9 @@ export function buildOpenApiDocument(
   router: AnyRouter,
   plainRoutes: readonly PlainRouteDeclaration[] = PLAIN_ROUTES,
   version = '1.0.0',
-): Json {
+): oas31.OpenAPIObject {
   const table = routeTable(router, plainRoutes);
-  const document = generateOpenApiDocument(router, {
+  const document: oas31.OpenAPIObject = generateOpenApiDocument(router, {
     title: 'svc API',
     description: 'Merchant, buyer, theme and public routes of svc. Error bodies are `{ error, code, issues? }`.',
     version,
@@ -326,13 +336,13 @@ export function buildOpenApiDocument(
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'Merchant API key (`sk_...`)' },
     },
     paths: plainPaths(plainRoutes),
-  }) as Json;
+  });
 
-  const paths: Json = {};
-  for (const [path, item] of Object.entries(document.paths ?? {}) as [string, Json][]) {
+  const paths: oas31.PathsObject = {};
+  for (const [path, item] of Object.entries<oas31.PathItemObject>(document.paths ?? {})) {
     const full = `${API_BASE_PATH}${path}`;
-    for (const [method, operation] of Object.entries(item) as [string, Json][]) {
-      if (typeof operation !== 'object' || !operation.responses) continue;
+    for (const [method, operation] of Object.entries(item)) {
+      if (!isOperation(operation)) continue;
       const entry = table.match(method.toUpperCase(), full);
       if (entry) describe(operation, entry);
     }
@@ -359,30 +369,37 @@ export function buildOpenApiDocument(
   document.paths = paths;
   document.webhooks = webhooksSection();
   document.servers = [{ url: '/' }];
+  const errorSchema = z.toJSONSchema(ZErrorBody, { target: 'draft-2020-12' });
+  delete errorSchema.$schema;
+  const schemas: Record<string, oas31.SchemaObject | oas31.ReferenceObject> = {
+    ...(document.components?.schemas ?? {}),
+    Error: errorSchema as oas31.SchemaObject,
+    BareRateLimitError: {
+      type: 'object',
+      description: 'The 429 body of routes that keep the legacy shape (the embed checkout): a message and no code',
+      properties: { error: { type: 'string', enum: ['Too many requests. Please try again later.'] } },
+      required: ['error'],
+      additionalProperties: false,
+    },
+  };
+  // The generator's own error components (`error.BAD_REQUEST`, ...) describe its body, not
+  // ours, and nothing refers to them any more; their text also depends on generation order.
+  for (const name of Object.keys(schemas)) {
+    if (name.startsWith('error.')) delete schemas[name];
+  }
   document.components = {
     ...document.components,
     securitySchemes: { ...(document.components?.securitySchemes ?? {}), ...COOKIE_SCHEMES },
-    schemas: {
-      ...(document.components?.schemas ?? {}),
-      Error: z.toJSONSchema(ZErrorBody, { target: 'draft-2020-12' }),
-      BareRateLimitError: {
-        type: 'object',
-        description: 'The 429 body of routes that keep the legacy shape (the embed checkout): a message and no code',
-        properties: { error: { type: 'string', enum: ['Too many requests. Please try again later.'] } },
-        required: ['error'],
-        additionalProperties: false,
-      },
-    },
+    schemas,
   };
-  delete document.components.schemas.Error.$schema;
-  // The generator's own error components (`error.BAD_REQUEST`, ...) describe its body, not
-  // ours, and nothing refers to them any more; their text also depends on generation order.
-  for (const name of Object.keys(document.components.schemas)) {
-    if (name.startsWith('error.')) delete document.components.schemas[name];
-  }
   return document;
 }
 
-export function serialiseDocument(document: Json): string {
+/** A member of a path item that is an operation (the others are its summary, servers and parameters). */
+function isOperation(value: unknown): value is oas31.OperationObject {
+  return typeof value === 'object' && value !== null && 'responses' in value && Boolean(value.responses);
+}
+
+export function serialiseDocument(document: oas31.OpenAPIObject): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }

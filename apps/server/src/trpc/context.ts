@@ -57,7 +57,7 @@ export function createContext(deps: AppDeps, req: FastifyRequest): Context {
     // 5 % of a License API validation, which reads through a prepared statement and needs none.
     // A middleware that extends the context copies it (and so forks); the copy keeps this fork.
     get em() {
-      return (em ??= deps.orm.em.fork() as EntityManager);
+      return (em ??= deps.orm.em.fork());
     },
     clock: deps.clock,
     log: req.log,

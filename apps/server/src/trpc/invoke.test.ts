@@ -38,7 +38,7 @@ const options = (path: string, type: 'query' | 'mutation', input: unknown): Call
   ctx: { base: 'b' },
   path,
   type,
-  getRawInput: async () => input,
+  getRawInput: () => Promise.resolve(input),
   signal: undefined,
   batchIndex: 0,
 });

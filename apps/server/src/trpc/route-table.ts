@@ -160,7 +160,7 @@ const tables = new WeakMap<AnyRouter, Map<readonly PlainRouteDeclaration[], Rout
 /** The table of a router and the plain routes beside it (built once per pair). Throws on a gap. */
 export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDeclaration[] = []): RouteTable {
   let byPlain = tables.get(router);
-  if (!byPlain) tables.set(router, (byPlain = new Map()));
+  if (!byPlain) tables.set(router, (byPlain = new Map<readonly PlainRouteDeclaration[], RouteTable>()));
   const cached = byPlain.get(plainRoutes);
   if (cached) return cached;
 
@@ -176,7 +176,7 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
     };
     const meta = def.meta;
     const openapi = meta?.openapi;
-    const method = openapi?.method as HttpMethod | undefined;
+    const method = openapi?.method;
     gaps.push(...policyGaps(name, meta, method));
     if (meta?.idempotency && !isReplayable(def.resolver))
       gaps.push(`${name}: declares idempotency but its resolver is not replayable()`);

@@ -8,7 +8,7 @@ import { Migration } from '@mikro-orm/migrations';
  * cannot declare where a sequence starts.
  */
 export class Migration20261122224025_baseline extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(
       `create table "idempotency_key" ("path" varchar(200) not null, "scope" text not null, "key_hash" char(64) not null, "body_hash" char(64) not null, "claim" varchar(64) not null, "status" int null, "response" text null, "created_at" timestamptz not null, "claimed_at" timestamptz not null, "completed_at" timestamptz null, constraint "idempotency_key_pkey" primary key ("path", "scope", "key_hash"));`,
     );

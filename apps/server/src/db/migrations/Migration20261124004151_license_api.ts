@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261124004151_license_api extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(
       `create table "license_instance" ("id" varchar(32) not null, "license_key_id" varchar(32) not null, "name" varchar(200) not null, "created_at" timestamptz not null, constraint "license_instance_pkey" primary key ("id"));`,
     );
@@ -26,7 +26,7 @@ export class Migration20261124004151_license_api extends Migration {
     this.addSql(`alter table "license_key" add column "disabled_at" timestamptz null;`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop table if exists "license_instance" cascade;`);
 
     this.addSql(`alter table "license_key" drop column "disabled_at";`);

@@ -31,8 +31,8 @@ export function toFileView(file: StoredFile): FileView {
 /** A name safe to show and to send back in Content-Disposition. */
 function cleanName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const cleaned = base
+    // eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to remove them
     .replace(/[\u0000-\u001f\u007f"]/g, '')
     .trim()
     .slice(0, 255);

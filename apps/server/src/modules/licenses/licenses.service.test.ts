@@ -162,7 +162,7 @@ describe('activation', () => {
     const ok = results.filter((result) => result.status === 'fulfilled');
     const refused = results
       .filter((result) => result.status === 'rejected')
-      .map((result) => ((result as PromiseRejectedResult).reason as AppError).appCode);
+      .map((result) => (result.reason as AppError).appCode);
     expect(ok).toHaveLength(5);
     expect(new Set(refused)).toEqual(new Set(['activation_limit_reached']));
     const license = (await listLicenses(sold.ctx(), { storeId: sold.storeId })).licenses[0]!;

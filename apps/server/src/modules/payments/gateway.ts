@@ -22,5 +22,6 @@ export interface GatewayContext {
 
 export interface Gateway {
   method: TPaymentMethod;
-  start(order: Order, store: Store, ctx: GatewayContext): Promise<PaymentStart>;
+  /** A gateway that calls a provider (Stripe) answers a promise; the local ones answer at once. */
+  start(order: Order, store: Store, ctx: GatewayContext): PaymentStart | Promise<PaymentStart>;
 }

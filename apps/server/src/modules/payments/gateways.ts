@@ -14,7 +14,7 @@ import { stripeGateway } from './stripe-gateway.js';
 /** The buyer pays as the seller instructs and the seller marks the order paid. */
 export const manualGateway: Gateway = {
   method: 'manual',
-  async start(order, store) {
+  start(order, store) {
     const amount = `${minorToAmount(order.priceMinor, order.currency)} ${order.currency}`;
     const custom = storeSettings(store).manualPaymentInstructions.trim();
     const reference = `Use ${publicOrderNumber(order.number)} as the payment reference.`;
@@ -29,7 +29,7 @@ export const manualGateway: Gateway = {
 /** Outside production: pay on the local pay page, or by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts). */
 export const testGateway: Gateway = {
   method: 'test',
-  async start(order, _store, { config }) {
+  start(order, _store, { config }) {
     if (config.isProduction || !config.testGatewaySecret) {
       throw new AppError('validation_failed', 'The request is not valid.', {
         issues: [{ path: 'paymentMethod', message: 'The test gateway is not available here.' }],

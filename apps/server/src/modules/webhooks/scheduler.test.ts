@@ -149,13 +149,12 @@ describe('retry schedule', () => {
     const clock = freshClock();
     const deps = depsFor(clock);
     const store = await createStore(orm.em.fork());
-    let hook!: TestHook;
     const rx = await receiver({
       secretFor: () => hook.secret,
       answer: (_hit, index) =>
         index < 7 ? { status: 500, body: 'down for maintenance' } : { status: 200, body: 'thanks' },
     });
-    hook = await createWebhook(deps, store.id, `${rx.url}/hooks/orders`, ['order.created']);
+    const hook = await createWebhook(deps, store.id, `${rx.url}/hooks/orders`, ['order.created']);
     // Jitter from both ends of its range and between.
     const jitter = [0, 0.9999, 0.5, 0.25, 0.75, 0.05, 0.95];
     let draw = 0;
@@ -270,9 +269,8 @@ describe('disabling an endpoint', () => {
     const deps = depsFor(clock);
     const store = await createStore(orm.em.fork());
     const owner = await addOwner(store.id);
-    let hook!: TestHook;
     const rx = await receiver({ secretFor: () => hook.secret, answer: () => ({ status: 410, body: 'gone' }) });
-    hook = await createWebhook(deps, store.id, `${rx.url}/gone`, ['order.created', 'order.paid']);
+    const hook = await createWebhook(deps, store.id, `${rx.url}/gone`, ['order.created', 'order.paid']);
     await emit(clock, store.id, 'order.created');
     await emit(clock, store.id, 'order.paid');
     // One at a time to this endpoint, so the second attempt is still queued when the first hears 410.
@@ -369,7 +367,7 @@ describe('an attempt', () => {
     const hooks: Record<string, TestHook> = {};
     for (const path of Object.keys(answers)) {
       hooks[path] = await createWebhook(deps, store.id, `${rx.url}${path}`, ['product.updated']);
-      secrets.set(path, hooks[path]!.secret);
+      secrets.set(path, hooks[path].secret);
     }
     const payload = productPayload(store.id, { name: 'Ünïcödé ✓' });
     const eventId = await emit(clock, store.id, 'product.updated', payload);
@@ -655,13 +653,12 @@ describe('test ping, retry and replay', () => {
     const clock = freshClock();
     const deps = depsFor(clock);
     const store = await createStore(orm.em.fork());
-    let hook!: TestHook;
     let status = 200;
     const rx = await receiver({
       secretFor: () => hook.secret,
       answer: () => ({ status, body: status === 200 ? 'pong' : 'nope' }),
     });
-    hook = await createWebhook(deps, store.id, `${rx.url}/ping`, ['order.created']);
+    const hook = await createWebhook(deps, store.id, `${rx.url}/ping`, ['order.created']);
 
     const ok = await sendTestPing(deps, hook.id);
     expect(ok).toMatchObject({

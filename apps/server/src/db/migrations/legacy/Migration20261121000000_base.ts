@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Base tables: users, stores, store members. */
 export class Migration20261121000000_base extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`
       create table "user" (
         "id" varchar(32) primary key,
@@ -40,7 +40,7 @@ export class Migration20261121000000_base extends Migration {
     this.addSql(`create index "store_member_user_id_index" on "store_member" ("user_id");`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop table if exists "store_member";`);
     this.addSql(`drop table if exists "store";`);
     this.addSql(`drop table if exists "user";`);

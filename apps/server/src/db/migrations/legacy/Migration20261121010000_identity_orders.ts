@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Sessions, password resets, API keys, orders and lines, customers, the e-mail outbox. */
 export class Migration20261121010000_identity_orders extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`
       create table "session" (
         "id_hash" varchar(64) primary key,
@@ -128,7 +128,7 @@ export class Migration20261121010000_identity_orders extends Migration {
       );`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     for (const table of [
       'outbound_email',
       'customer_session',

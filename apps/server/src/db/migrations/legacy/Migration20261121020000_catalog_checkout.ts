@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Products, license keys, files, the event outbox, coupons, blacklists, feedback, tracking; order discounts. */
 export class Migration20261121020000_catalog_checkout extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`
       create table "product" (
         "id" varchar(32) primary key,
@@ -134,7 +134,7 @@ export class Migration20261121020000_catalog_checkout extends Migration {
     this.addSql(`create index "order_pending_created_index" on "order" ("created_at") where "status" = 'pending';`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop index if exists "order_pending_created_index";`);
     this.addSql(
       `alter table "order" drop column "subtotal_minor", drop column "discount_minor", drop column "coupon_id";`,

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Payments and their inbound notifications, manual delivery and payment flags on orders, support tickets. */
 export class Migration20261121030000_payments_fulfilment extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`
       create table "payment" (
         "id" varchar(32) primary key,
@@ -66,7 +66,7 @@ export class Migration20261121030000_payments_fulfilment extends Migration {
     this.addSql(`create index "ticket_message_ticket_index" on "ticket_message" ("ticket_id", "created_at");`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop table if exists "ticket_message";`);
     this.addSql(`drop table if exists "ticket";`);
     this.addSql(`drop index if exists "license_key_order_line_index";`);

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Outgoing webhooks: endpoints, the delivery log (one row per attempt), and fan-out state on events. */
 export class Migration20261121040000_webhooks extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`
       create table "webhook" (
         "id" varchar(32) primary key,
@@ -53,7 +53,7 @@ export class Migration20261121040000_webhooks extends Migration {
     this.addSql(`create index "event_undispatched_index" on "event" ("created_at") where "dispatched_at" is null;`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop index if exists "event_undispatched_index";`);
     this.addSql(`alter table "event" drop column "dispatched_at";`);
     this.addSql(`drop table if exists "webhook_delivery";`);

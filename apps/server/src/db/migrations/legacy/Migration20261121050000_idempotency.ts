@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * once it succeeded. Kept 24 h (the prune-idempotency-keys job).
  */
 export class Migration20261121050000_idempotency extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`
       create table "idempotency_key" (
         "path" varchar(200) not null,
@@ -24,7 +24,7 @@ export class Migration20261121050000_idempotency extends Migration {
     this.addSql(`create index "idempotency_key_created_index" on "idempotency_key" ("created_at");`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop table if exists "idempotency_key";`);
   }
 }
