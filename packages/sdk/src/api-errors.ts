@@ -69,40 +69,40 @@ export class SvcApiError extends SvcError<TErrorCode | ConnectionErrorCode | (st
   }
 }
 
-export class SvcInvalidRequestError extends SvcApiError {
-  override name = 'SvcInvalidRequestError';
-  override readonly type = 'invalid_request';
-}
-export class SvcAuthenticationError extends SvcApiError {
-  override name = 'SvcAuthenticationError';
-  override readonly type = 'authentication';
-}
-export class SvcPermissionError extends SvcApiError {
-  override name = 'SvcPermissionError';
-  override readonly type = 'permission';
-}
-export class SvcNotFoundError extends SvcApiError {
-  override name = 'SvcNotFoundError';
-  override readonly type = 'not_found';
-}
-export class SvcConflictError extends SvcApiError {
-  override name = 'SvcConflictError';
-  override readonly type = 'conflict';
-}
-export class SvcIdempotencyError extends SvcApiError {
-  override name = 'SvcIdempotencyError';
-  override readonly type = 'idempotency';
-}
-export class SvcRateLimitError extends SvcApiError {
-  override name = 'SvcRateLimitError';
-  override readonly type = 'rate_limit';
-}
-export class SvcConnectionError extends SvcApiError {
-  override name = 'SvcConnectionError';
-  override readonly type = 'connection';
+/** A subclass of `SvcApiError` whose `type` is `T`: what the table below makes of each row. */
+export interface SvcApiErrorClass<T extends SvcErrorType> {
+  new (init: SvcApiErrorInit): SvcApiError & { readonly type: T };
+  readonly prototype: SvcApiError & { readonly type: T };
 }
 
-const BY_STATUS: Record<number, typeof SvcApiError> = {
+/** One subclass from its row: its class name (also `error.name`) and its `type`. */
+function apiErrorClass<T extends SvcErrorType>(name: string, type: T): SvcApiErrorClass<T> {
+  const Class = class extends SvcApiError {
+    override name = name;
+    override readonly type: T = type;
+  };
+  Object.defineProperty(Class, 'name', { value: name });
+  return Class;
+}
+
+export const SvcInvalidRequestError = apiErrorClass('SvcInvalidRequestError', 'invalid_request');
+export const SvcAuthenticationError = apiErrorClass('SvcAuthenticationError', 'authentication');
+export const SvcPermissionError = apiErrorClass('SvcPermissionError', 'permission');
+export const SvcNotFoundError = apiErrorClass('SvcNotFoundError', 'not_found');
+export const SvcConflictError = apiErrorClass('SvcConflictError', 'conflict');
+export const SvcIdempotencyError = apiErrorClass('SvcIdempotencyError', 'idempotency');
+export const SvcRateLimitError = apiErrorClass('SvcRateLimitError', 'rate_limit');
+export const SvcConnectionError = apiErrorClass('SvcConnectionError', 'connection');
+export type SvcInvalidRequestError = InstanceType<typeof SvcInvalidRequestError>;
+export type SvcAuthenticationError = InstanceType<typeof SvcAuthenticationError>;
+export type SvcPermissionError = InstanceType<typeof SvcPermissionError>;
+export type SvcNotFoundError = InstanceType<typeof SvcNotFoundError>;
+export type SvcConflictError = InstanceType<typeof SvcConflictError>;
+export type SvcIdempotencyError = InstanceType<typeof SvcIdempotencyError>;
+export type SvcRateLimitError = InstanceType<typeof SvcRateLimitError>;
+export type SvcConnectionError = InstanceType<typeof SvcConnectionError>;
+
+const BY_STATUS: Record<number, SvcApiErrorClass<SvcErrorType>> = {
   400: SvcInvalidRequestError,
   401: SvcAuthenticationError,
   403: SvcPermissionError,
