@@ -131,6 +131,18 @@ describe('two API processes and two workers on one database and one Redis', () =
     for (const server of apis) expect((await activate(server.url)).status).toBe(429);
   });
 
+  it('keeps an account to its sign-in budget exactly, whichever process answers and from whichever address', async () => {
+    const account = await registerSeller(api(1));
+    const login = (i: number, password: string) =>
+      fetch(`${api(i)}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+        body: JSON.stringify({ email: account.email, password }),
+      });
+    for (let i = 0; i < 10; i++) expect((await login(i, `guess ${i}`)).status, `guess ${i + 1}`).toBe(401);
+    for (let i = 0; i < apis.length; i++) expect((await login(i, account.password)).status).toBe(429);
+  });
+
   it('replays an Idempotency-Key on the other process and creates one order', async () => {
     const product = await createProduct(seller, storeId, {
       name: 'Guide',

@@ -104,6 +104,35 @@ describe('register and login', () => {
     expect(statuses[20]).toBe(429);
   });
 
+  it('limits sign-in attempts on one account to 10 per 15 minutes from any addresses; then even the right password waits', async () => {
+    const seller = await registerSeller(server.url);
+    const statuses: number[] = [];
+    // Each guess from an address of its own: the per-address budget never comes into it.
+    for (let i = 0; i < 12; i++) {
+      statuses.push((await post('/api/auth/login', { email: seller.email, password: `guess ${i}` })).status);
+    }
+    expect(statuses).toEqual([...Array<number>(10).fill(401), 429, 429]);
+    const right = await post('/api/auth/login', { email: seller.email.toUpperCase(), password: seller.password });
+    expect(right.status).toBe(429);
+    expect(await right.json()).toMatchObject({ code: 'rate_limited' });
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(right.headers.get('ratelimit-policy')).toContain('"auth.login.account";q=10;w=900');
+    expect(right.headers.get('set-cookie')).toBeNull();
+    // Another account is not held back by this one's window.
+    const other = await registerSeller(server.url);
+    expect((await post('/api/auth/login', { email: other.email, password: other.password })).status).toBe(200);
+  });
+
+  it('clears an account’s window when it signs in, so a seller who mistypes now and then is never held back', async () => {
+    const seller = await registerSeller(server.url);
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 9; i++) {
+        expect((await post('/api/auth/login', { email: seller.email, password: 'mistyped' })).status).toBe(401);
+      }
+      expect((await post('/api/auth/login', { email: seller.email, password: seller.password })).status).toBe(200);
+    }
+  });
+
   it('limits registrations to 3 per hour per client', async () => {
     const ip = clientIp();
     const statuses: number[] = [];

@@ -24,6 +24,17 @@ describe('MemoryRateLimitStore', () => {
     expect((await store.hit('a', { ...rule, name: 'other' }, 1)).allowed).toBe(true);
   });
 
+  it('clears one window and no other', async () => {
+    const store = new MemoryRateLimitStore();
+    for (let i = 0; i < 3; i++) {
+      await store.hit('a', rule, i);
+      await store.hit('b', rule, i);
+    }
+    await store.clear('a', rule);
+    expect((await store.hit('a', rule, 5)).remaining).toBe(2);
+    expect((await store.hit('b', rule, 5)).allowed).toBe(false);
+  });
+
   it('does not count refused requests', async () => {
     const store = new MemoryRateLimitStore();
     for (let i = 0; i < 10; i++) await store.hit('a', rule, i);
@@ -33,7 +44,10 @@ describe('MemoryRateLimitStore', () => {
 });
 
 describe('FallbackRateLimitStore', () => {
-  const failing: RateLimitStore = { hit: () => Promise.reject(new Error('ECONNREFUSED')) };
+  const failing: RateLimitStore = {
+    hit: () => Promise.reject(new Error('ECONNREFUSED')),
+    clear: () => Promise.reject(new Error('ECONNREFUSED')),
+  };
 
   it('answers from memory when the primary fails, and logs the switch once', async () => {
     const messages: string[] = [];
@@ -45,6 +59,14 @@ describe('FallbackRateLimitStore', () => {
     expect(decisions).toEqual([true, true, true, false]);
     expect(store.usingFallback).toBe(true);
     expect(messages).toHaveLength(1);
+  });
+
+  it('clears the window in memory even when the primary fails to', async () => {
+    const log = createLogger('silent');
+    const store = new FallbackRateLimitStore(failing, new MemoryRateLimitStore(), log);
+    for (let i = 0; i < 3; i++) await store.hit('a', rule, i);
+    await store.clear('a', rule);
+    expect((await store.hit('a', rule, 5)).allowed).toBe(true);
   });
 });
 

@@ -26,6 +26,8 @@ export interface RateLimitDecision {
 
 export interface RateLimitStore {
   hit(key: string, rule: RateLimitRule, nowMs: number): Promise<RateLimitDecision>;
+  /** Empties `key`'s window of `rule` (a sign-in that succeeded clears its account's failures). */
+  clear(key: string, rule: RateLimitRule): Promise<void>;
 }
 
 function decide(
@@ -63,6 +65,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (allowed) log.push(nowMs);
     if (++this.hitsSinceSweep >= 10_000) this.sweep(nowMs);
     return Promise.resolve(decide(rule, allowed, log.length, log[0] ?? nowMs, nowMs));
+  }
+
+  clear(key: string, rule: RateLimitRule): Promise<void> {
+    this.logs.delete(`${rule.name}:${key}`);
+    return Promise.resolve();
   }
 
   /** Drops windows that hold nothing any more, so idle clients cost no memory. */
@@ -142,6 +149,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
     const [allowed, count, oldest] = reply as [number, number, number];
     return decide(rule, allowed === 1, Number(count), Number(oldest), nowMs);
+  }
+
+  async clear(key: string, rule: RateLimitRule): Promise<void> {
+    await this.withinDeadline(this.redis.sendCommand(['DEL', `${this.prefix}${rule.name}:${key}`]));
   }
 
   /**
@@ -241,6 +252,17 @@ export class FallbackRateLimitStore implements RateLimitStore {
         this.log.error({ err: error }, 'rate limiter: Redis failed; limiting in process until it answers');
       }
       return this.fallback.hit(key, rule, nowMs);
+    }
+  }
+
+  /** Clears both windows: the one in memory may have counted while Redis was away. */
+  async clear(key: string, rule: RateLimitRule): Promise<void> {
+    await this.fallback.clear(key, rule);
+    if (!this.primary) return;
+    try {
+      await this.primary.clear(key, rule);
+    } catch (error) {
+      this.log.warn({ err: error }, 'rate limiter: Redis failed to clear a window');
     }
   }
 }

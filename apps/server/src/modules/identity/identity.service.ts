@@ -6,11 +6,22 @@ import type { TUser } from '@svc/schemas';
 import { AppError } from '../../lib/errors.js';
 import { dummyPasswordHash, hashPassword, randomToken, sha256Hex, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../request/context.js';
+import type { RateLimitRule } from '../../lib/rate-limit.js';
+import type { Context, ServiceContext } from '../request/context.js';
+import { enforceTighterLimit } from '../request/rate-limit.js';
 import { PasswordResetSchema, UserSchema, type User } from './identity.entities.js';
 import { createSession, deleteSession, deleteSessionsOf, type IssuedSession } from './sessions.js';
 
 const RESET_TTL_MS = 60 * 60_000;
+
+/**
+ * Sign-in attempts on one account, from whatever addresses they come (the route's own budget is
+ * per address): guesses spread over many addresses still stop here, and then even the right
+ * password waits for the window. A successful sign-in clears the account's window, so a seller
+ * who signs in often never meets it. Keyed by the address's hash: no e-mail in Redis.
+ */
+export const LOGIN_ATTEMPTS_PER_ACCOUNT: RateLimitRule = { name: 'auth.login.account', max: 10, windowMs: 15 * 60_000 };
+const accountKey = (email: string) => `account:${sha256Hex(email)}`;
 
 export function toUserView(user: User): TUser {
   return { id: user.id, email: user.email, createdAt: user.createdAt.toISOString() };
@@ -42,10 +53,15 @@ export async function register(ctx: ServiceContext, input: { email: string; pass
   return { user: toUserView(user), session: await createSession(ctx.em, ctx.clock, user) };
 }
 
-export async function login(ctx: ServiceContext, input: { email: string; password: string }): Promise<SignedIn> {
+export async function login(
+  ctx: ServiceContext & Pick<Context, 'answer'>,
+  input: { email: string; password: string },
+): Promise<SignedIn> {
+  await enforceTighterLimit(ctx, LOGIN_ATTEMPTS_PER_ACCOUNT, accountKey(input.email));
   const user = await ctx.em.findOne(UserSchema, { email: input.email });
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()));
   if (!user || !user.passwordHash || !ok) throw new AppError('unauthorized', 'Wrong e-mail or password.');
+  await ctx.deps.limiter.clear(accountKey(input.email), LOGIN_ATTEMPTS_PER_ACCOUNT);
   return { user: toUserView(user), session: await createSession(ctx.em, ctx.clock, user) };
 }
 

@@ -42,3 +42,22 @@ export async function enforceRateLimit(
     throw new AppError('rate_limited', undefined, { bare: rule.bareBody });
   }
 }
+
+/**
+ * A budget of the service's own beside the route's (per account, per e-mail address): refused
+ * as the route's is, and its headers replace the route's only where it is the tighter one, so
+ * the answer promises the least that is left.
+ */
+export async function enforceTighterLimit(
+  ctx: Pick<Context, 'deps' | 'clock' | 'answer'>,
+  rule: RateLimitRule,
+  key: string,
+): Promise<void> {
+  const decision = await ctx.deps.limiter.hit(key, rule, ctx.clock.now().getTime());
+  if (!decision.allowed || decision.remaining < promisedRemaining(ctx.answer))
+    setRateLimitHeaders(ctx.answer, rule, decision);
+  if (!decision.allowed) {
+    rateLimited.inc({ route: rule.name });
+    throw new AppError('rate_limited', undefined, { bare: rule.bareBody });
+  }
+}
