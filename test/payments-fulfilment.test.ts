@@ -474,6 +474,58 @@ describe('dashboard order actions', () => {
   });
 });
 
+describe('merchant mark-paid', () => {
+  const markPaid = (orderRef: string, key = merchantKey, storeId = store.id) =>
+    fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders/${orderRef}/mark-paid`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
+
+  it('settles a pending order for its full price and fulfils it, as the dashboard does, once', async () => {
+    const product = await createProduct(seller, store.id, {
+      name: 'Bank transfer guide',
+      price: 7.5,
+      deliveryMethods: ['deliveryInstructions'],
+      deliveryInstructions: 'Read me.',
+    });
+    const o = await checkout(product.id);
+    const number = (await (await merchant('GET', o.orderId)).json()).orderId as string;
+    const paid = await markPaid(number);
+    expect(paid.status).toBe(200);
+    expect(await paid.json()).toMatchObject({ id: o.orderId, status: 'completed', paid: 7.5 });
+    expect((await orderRow(o.orderId)).paid_at).not.toBeNull();
+    const again = await markPaid(o.orderId);
+    expect(again.status).toBe(400);
+    expect((await again.json()).code).toBe('order_not_pending');
+    const events = await db.query(
+      `select count(*)::int as n from event where type = 'order.paid' and payload::text like $1`,
+      [`%${o.orderId}%`],
+    );
+    expect(events.rows[0].n).toBe(1);
+  });
+
+  it('needs order:update, the editOrders ceiling, and an order of this store', async () => {
+    const product = await createProduct(seller, store.id, { name: 'Pay later', price: 2 });
+    const o = await checkout(product.id);
+    const readOnly = (await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] })).key;
+    const denied = await markPaid(o.orderId, readOnly);
+    expect(denied.status).toBe(403);
+    expect((await denied.json()).code).toBe('scope_missing');
+
+    const viewer = await registerSeller(server.url);
+    await addStaff(seller, store.id, viewer, ['viewOrders']);
+    const viewerKey = (await createKeyFor(viewer, { scopes: ['order:update'], storeIds: [store.id] })).key;
+    const capped = await markPaid(o.orderId, viewerKey);
+    expect(capped.status).toBe(403);
+    expect((await capped.json()).code).toBe('permission_missing');
+
+    const elsewhere = await createStoreFor(seller);
+    const otherKey = (await createKeyFor(seller, { scopes: ['order:update'], storeIds: [elsewhere.id] })).key;
+    expect((await markPaid(o.orderId, otherKey, elsewhere.id)).status).toBe(404);
+    expect((await orderRow(o.orderId)).status).toBe('pending');
+  });
+});
+
 describe('manual payment proof', () => {
   it('lets the buyer upload a proof the seller downloads and approves; the merchant API never shows it', async () => {
     const product = await createProduct(seller, store.id, {

@@ -587,6 +587,22 @@ describe('merchant client: coupons and refunds', () => {
       status: 'refunded',
     });
     expect((await merchant.orders.get({ storeId: store.id, orderId: order.orderId })).status).toBe('refunded');
+
+    await importKeys(seller, store.id, product.id, [`MARKED-${randomBytes(6).toString('hex')}`]);
+    const unpaid = await createThemeClient({ baseUrl: server.url, storeId: store.id }).checkout({
+      cart: [{ productId: product.id, quantity: 1 }],
+      email: 'transfer@example.test',
+    });
+    expect(await merchant.orders.markPaid({ storeId: store.id, orderId: unpaid.orderId })).toMatchObject({
+      id: unpaid.orderId,
+      status: 'completed',
+      paid: 3,
+    });
+    const twice = await merchant.orders
+      .markPaid({ storeId: store.id, orderId: unpaid.orderId })
+      .catch((e: unknown) => e);
+    expect(twice).toBeInstanceOf(SvcInvalidRequestError);
+    expect((twice as SvcInvalidRequestError).code).toBe('order_not_pending');
   });
 });
 

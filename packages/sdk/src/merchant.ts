@@ -1,5 +1,5 @@
 /**
- * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, refund,
+ * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, mark paid, refund,
  * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses,
  * coupons, products and their key stock, and the store's events (what a reconciliation of
  * missed webhooks walks).
@@ -106,6 +106,12 @@ export function createMerchantClient(options: MerchantClientOptions) {
     /** Set the note or mark the manual delivery done. */
     update: (params: OrderUpdateParams, opts?: RequestOptions): Promise<OrderDetails> =>
       transport.call('orders.update', params, update, opts),
+    /**
+     * Settles a manual payment for the order's full price (scope order:update): the order is paid and
+     * fulfilled as a payment would, `order.paid` is sent. Only a pending order: otherwise 400 `order_not_pending`.
+     */
+    markPaid: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> =>
+      transport.call('orders.markPaid', params, once, opts),
     /** Refunds a paid order (scope order:refund): its keys and licenses are disabled, `order.refunded` is sent. Repeating it answers the refunded order. */
     refund: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> =>
       transport.call('orders.refund', params, update, opts),

@@ -1,5 +1,5 @@
 /**
- * What sellers do to an order: update (note, mark delivered) and refund on both surfaces, and the
+ * What sellers do to an order: update (note, mark delivered), mark paid and refund on both surfaces, and the
  * dashboard's other actions. The app router merges these into the `orders` namespace.
  */
 import { ZMarkDeliveredInput, ZOrderActionInput, ZOrderDetail, ZUpdateOrderBody } from '@svc/schemas';
@@ -46,6 +46,23 @@ function orderRefund(builder: GuardedBuilder, { base, tags }: OrderSurface) {
     .mutation(({ ctx, input }) => refundStoreOrder(ctx, input));
 }
 
+/** Settling a manual payment, the same on both surfaces (order:update / editOrders). */
+function orderMarkPaid({ edit, base, tags }: OrderSurface) {
+  return edit
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${base}/{orderId}/mark-paid`,
+        tags,
+        summary: 'Settle a manual payment for the full price',
+      },
+      errors: ['not_found', 'order_not_pending'],
+    })
+    .input(ZOrderActionInput)
+    .output(ZOrderDetail)
+    .mutation(({ ctx, input }) => markOrderPaid(ctx, input));
+}
+
 const { edit, base, tags } = ORDER_SURFACES.dashboard;
 
 export const orderActionsRouter = router({
@@ -66,19 +83,8 @@ export const orderActionsRouter = router({
     .output(ZOrderDetail)
     .mutation(({ ctx, input }) => markOrderDelivered(ctx, input)),
 
-  markPaid: edit
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: `${base}/{orderId}/mark-paid`,
-        tags,
-        summary: 'Settle a manual payment for the full price',
-      },
-      errors: ['not_found', 'order_not_pending'],
-    })
-    .input(ZOrderActionInput)
-    .output(ZOrderDetail)
-    .mutation(({ ctx, input }) => markOrderPaid(ctx, input)),
+  markPaid: orderMarkPaid(ORDER_SURFACES.merchant),
+  dashboardMarkPaid: orderMarkPaid(ORDER_SURFACES.dashboard),
 
   refund: orderRefund(merchantProcedure('order:refund'), ORDER_SURFACES.merchant),
   dashboardRefund: orderRefund(edit, ORDER_SURFACES.dashboard),
