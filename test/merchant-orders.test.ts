@@ -161,6 +161,19 @@ describe('GET /orders/{orderId}', () => {
       updatedAt: order.createdAt.toISOString(),
       note: '',
       customFieldResponses: [],
+      // A line of a product since deleted (the seed names none): its name and price stay, nothing delivers.
+      lines: [
+        {
+          id: expect.any(String),
+          productId: null,
+          productName: 'Test Product',
+          quantity: 1,
+          unitPrice: 10.04,
+          deliveryMethods: [],
+          delivered: { licenseKeys: [], downloadFiles: [], deliveryInstructions: null, manualDelivery: null },
+        },
+      ],
+      orderUrl: expect.stringMatching(new RegExp(`/orders/${order.id}\\?token=[0-9a-f]{64}$`)),
     });
   });
 

@@ -474,6 +474,138 @@ describe('dashboard order actions', () => {
   });
 });
 
+describe('order lines and the buyer’s link on the seller’s order', () => {
+  const get = (orderId: string) => merchant('GET', orderId);
+
+  it('lists every line with what it delivered, keys masked, and a link that opens the order for the buyer', async () => {
+    const keysProduct = await createProduct(seller, store.id, {
+      name: 'Starfall — Steam key',
+      price: 12.5,
+      deliveryMethods: ['licenseKeys'],
+    });
+    const guide = await createProduct(seller, store.id, {
+      name: 'Strategy guide',
+      price: 3,
+      deliveryMethods: ['downloadFiles', 'deliveryInstructions', 'manualDelivery'],
+      deliveryInstructions: 'Open the PDF.',
+    });
+    const keys = [`STARFALL-${randomBytes(6).toString('hex')}-AAAA`, `STARFALL-${randomBytes(6).toString('hex')}-BBBB`];
+    await importKeys(seller, store.id, keysProduct.id, keys);
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('guide body')], { type: 'application/pdf' }), 'guide.pdf');
+    const upload = await fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${guide.id}/files`, {
+      method: 'POST',
+      headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+      body: form,
+    });
+    expect(upload.status).toBe(201);
+    const created = await fetch(`${server.url}/api/v1/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        shopId: store.id,
+        cart: [
+          { productId: keysProduct.id, quantity: 2 },
+          { productId: guide.id, quantity: 1 },
+        ],
+        email: 'lines@example.test',
+      }),
+    });
+    expect(created.status).toBe(200);
+    const { orderId } = await created.json();
+
+    const pending = await (await get(orderId)).json();
+    expect(pending.productName).toBe('Starfall — Steam key +1 more');
+    expect(pending.lines).toEqual([
+      {
+        id: expect.any(String),
+        productId: keysProduct.id,
+        productName: 'Starfall — Steam key',
+        quantity: 2,
+        unitPrice: 12.5,
+        deliveryMethods: ['licenseKeys'],
+        delivered: { licenseKeys: [], downloadFiles: [], deliveryInstructions: null, manualDelivery: null },
+      },
+      {
+        id: expect.any(String),
+        productId: guide.id,
+        productName: 'Strategy guide',
+        quantity: 1,
+        unitPrice: 3,
+        deliveryMethods: ['downloadFiles', 'deliveryInstructions', 'manualDelivery'],
+        delivered: { licenseKeys: [], downloadFiles: [], deliveryInstructions: null, manualDelivery: 'pending' },
+      },
+    ]);
+
+    expect((await pay(server.url, { orderId, amount: 28 })).status).toBe(200);
+    const response = await get(orderId);
+    const text = await response.clone().text();
+    for (const key of keys) expect(text).not.toContain(key);
+    const paid = await response.json();
+    expect(paid.status).toBe('processing'); // the guide is delivered by hand
+    const [keyLine, guideLine] = paid.lines;
+    expect(keyLine.delivered.licenseKeys).toHaveLength(2);
+    for (const key of keyLine.delivered.licenseKeys) {
+      expect(key).toEqual({
+        id: expect.any(String),
+        masked: expect.stringMatching(/^••••••••(AAAA|BBBB)$/),
+        status: 'assigned',
+      });
+    }
+    expect(keyLine.delivered.licenseKeys.map((k: { masked: string }) => k.masked.slice(-4)).sort()).toEqual([
+      'AAAA',
+      'BBBB',
+    ]);
+    expect(guideLine.delivered).toEqual({
+      licenseKeys: [],
+      downloadFiles: [{ id: expect.any(String), name: 'guide.pdf', size: 10 }],
+      deliveryInstructions: 'Open the PDF.',
+      manualDelivery: 'pending',
+    });
+    // The license behind a masked key is the one the licenses API names.
+    const licenseKey = (await createKeyFor(seller, { scopes: ['license:read'], storeIds: [store.id] })).key;
+    const license = await fetch(
+      `${server.url}/api/merchant/v1/stores/${store.id}/licenses/${keyLine.delivered.licenseKeys[0].id}`,
+      { headers: { authorization: `Bearer ${licenseKey}` } },
+    );
+    expect(license.status).toBe(200);
+    expect((await license.json()).masked).toBe(keyLine.delivered.licenseKeys[0].masked);
+
+    // The buyer's link: the order page, and its token opens the delivery without any other credential.
+    const link = new URL(paid.orderUrl);
+    expect(link.pathname).toBe(`/orders/${orderId}`); // on PUBLIC_URL (its default names port 0 here)
+    const token = link.searchParams.get('token')!;
+    const delivery = await fetch(`${server.url}/api/orders/${orderId}/delivery?token=${token}`);
+    expect(delivery.status).toBe(200);
+    expect((await delivery.json()).licenseKeys.map((k: { key: string }) => k.key).sort()).toEqual([...keys].sort());
+    expect((await fetch(`${server.url}/api/orders/${orderId}/keys?token=${token}`)).status).toBe(200);
+    const page = await fetch(paid.orderUrl.replace(link.origin, server.url));
+    expect(page.status).toBe(200);
+    // It opens this order only, and an edited token opens nothing.
+    const other = await checkout(guide.id);
+    await pay(server.url, { orderId: other.orderId, amount: 3 });
+    expect((await fetch(`${server.url}/api/orders/${other.orderId}/delivery?token=${token}`)).status).toBe(403);
+    const edited = `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`;
+    expect((await fetch(`${server.url}/api/orders/${orderId}/delivery?token=${edited}`)).status).toBe(403);
+    // The same link on every read: it is the order's, not the request's.
+    expect((await (await get(orderId)).json()).orderUrl).toBe(paid.orderUrl);
+
+    // A refund takes the files and instructions back and shows the keys revoked.
+    const refundKey = (await createKeyFor(seller, { scopes: ['order:refund'], storeIds: [store.id] })).key;
+    const refunded = await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/orders/${orderId}/refund`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${refundKey}` },
+    });
+    expect(refunded.status).toBe(200);
+    const after = await refunded.json();
+    expect(after.lines[0].delivered.licenseKeys.map((k: { status: string }) => k.status)).toEqual([
+      'revoked',
+      'revoked',
+    ]);
+    expect(after.lines[1].delivered).toMatchObject({ downloadFiles: [], deliveryInstructions: null });
+  });
+});
+
 describe('merchant mark-paid', () => {
   const markPaid = (orderRef: string, key = merchantKey, storeId = store.id) =>
     fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders/${orderRef}/mark-paid`, {

@@ -168,6 +168,7 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
       control: true,
     },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-paid': { body: {}, control: false },
+    'POST /api/merchant/v1/stores/{storeId}/orders/{orderId}/mark-paid': { body: {}, control: false },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/refund': { body: {}, control: false },
     'POST /api/merchant/v1/stores/{storeId}/orders/{orderId}/refund': { body: {}, control: false },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/cancel': { body: {}, control: false },

@@ -1,5 +1,6 @@
 /** Orders as merchants, staff and buyers see them. */
 import { z } from 'zod';
+import { ZDeliveryMethod } from './catalog.js';
 import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 
@@ -40,6 +41,41 @@ export const ZOrderDetail = ZOrder.extend({
   customFieldResponses: z.array(ZCustomFieldResponse),
 });
 export type TOrderDetail = z.infer<typeof ZOrderDetail>;
+
+/** A line of an order as the seller sees it: what was bought, and what it has delivered so far (keys masked). */
+export const ZOrderLine = z.object({
+  id: z.string(),
+  /** Null once the product is deleted; the line keeps its name and price. */
+  productId: z.string().nullable(),
+  productName: z.string(),
+  quantity: ZCount,
+  unitPrice: z.number(),
+  /** How the product delivers, as it is configured now (empty once the product is deleted). */
+  deliveryMethods: z.array(ZDeliveryMethod),
+  delivered: z.object({
+    /** The keys assigned to this line, masked; `id` is the license's id (`GET .../licenses/{licenseId}`). */
+    licenseKeys: z.array(z.object({ id: z.string(), masked: z.string(), status: z.enum(['assigned', 'revoked']) })),
+    /** The product's files the buyer can download (once paid, until refunded). */
+    downloadFiles: z.array(z.object({ id: z.string(), name: z.string(), size: ZCount })),
+    /** The product's instructions shown to the buyer (once paid, until refunded), or null. */
+    deliveryInstructions: z.string().nullable(),
+    /** For a product delivered by hand: whether the seller has delivered it; null for other products. */
+    manualDelivery: z.enum(['pending', 'delivered']).nullable(),
+  }),
+});
+export type TOrderLine = z.infer<typeof ZOrderLine>;
+
+/**
+ * The order as the merchant API and the dashboard answer it: the detail, its lines, and the buyer's
+ * own link to it (the order page, opened without signing in: put it in a receipt you send yourself).
+ */
+export const ZSellerOrderDetail = ZOrderDetail.extend({
+  lines: z.array(ZOrderLine),
+  orderUrl: z.string().meta({
+    description: "The buyer's order page, which the link opens on its own (no sign-in): for a receipt of your own",
+  }),
+});
+export type TSellerOrderDetail = z.infer<typeof ZSellerOrderDetail>;
 
 /** An order reference: the database id or the public `ORD-<n>`. */
 export const ZOrderRef = z.string().min(1).max(40);

@@ -12,6 +12,7 @@ export type {
   OrderListParams,
   OrderSummary,
   OrderDetails,
+  OrderLine,
   OrderUpdateParams,
   Webhook,
   WebhookWithSecret,

@@ -26,7 +26,9 @@ export interface MerchantClientOptions extends ClientOptions {
 export type OrderList = Out<'orders.list'>;
 export type OrderListParams = In<'orders.list'>;
 export type OrderSummary = OrderList['orders'][number];
+/** One order as the seller reads it: the detail, its `lines` (what each delivered, keys masked) and the buyer's `orderUrl`. */
 export type OrderDetails = Out<'orders.get'>;
+export type OrderLine = OrderDetails['lines'][number];
 export type OrderUpdateParams = In<'orders.update'>;
 export type Webhook = Out<'webhooks.get'>;
 export type WebhookWithSecret = Out<'webhooks.create'>;
@@ -100,7 +102,7 @@ export function createMerchantClient(options: MerchantClientOptions) {
     /** One page of the store's orders, newest first (`GET /merchant/v1/stores/{storeId}/orders`). */
     list: (params: OrderListParams, opts?: RequestOptions): Promise<OrderList> =>
       transport.call('orders.list', params, read, opts),
-    /** One order with its note and custom-field answers. */
+    /** One order with its note, custom-field answers, lines (what each delivered, keys masked) and the buyer's `orderUrl`. */
     get: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> =>
       transport.call('orders.get', params, read, opts),
     /** Set the note or mark the manual delivery done. */

@@ -1,6 +1,6 @@
 /**
  * What the buyer receives, and who may see it. Access, in order: the checkout token (query
- * or the svc_checkout cookie), the buyer's e-mail (a store setting can turn that off), a
+ * or the svc_checkout cookie) or the order's link token (`orderUrl`, orders/order-link.ts), the buyer's e-mail (a store setting can turn that off), a
  * customer session (svc_customer) of that e-mail in the order's store, a staff session with
  * viewOrders. None given: 401; given but wrong: 403; unknown order:
  * 404; not paid: 409. A refunded order shows nothing more.
@@ -13,6 +13,7 @@ import { authenticateSession, requireMember } from '../access/guards.js';
 import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/catalog.entities.js';
 import { decryptLicenseKey } from '../catalog/license-key-crypto.js';
 import { checkoutTokenFor } from '../orders/checkout-cookie.js';
+import { opensOrderLink } from '../orders/order-link.js';
 import { authenticateCustomer } from '../customers/customers.service.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
@@ -51,7 +52,9 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery): Promis
   let offered = false;
   if (token) {
     offered = true;
-    granted = !!order.checkoutTokenHash && safeEqual(order.checkoutTokenHash, sha256Hex(token));
+    granted =
+      (!!order.checkoutTokenHash && safeEqual(order.checkoutTokenHash, sha256Hex(token))) ||
+      opensOrderLink(ctx.deps.config, order.id, token);
   }
   if (!granted && query.email) {
     offered = true;

@@ -1,8 +1,14 @@
 /**
- * What sellers do to an order: update (note, mark delivered), mark paid and refund on both surfaces, and the
+ * The order as sellers read it (get, with its lines) and what they do to it: update (note, mark delivered), mark paid and refund on both surfaces, and the
  * dashboard's other actions. The app router merges these into the `orders` namespace.
  */
-import { ZMarkDeliveredInput, ZOrderActionInput, ZOrderDetail, ZUpdateOrderBody } from '@svc/schemas';
+import {
+  ZGetOrderInput,
+  ZMarkDeliveredInput,
+  ZOrderActionInput,
+  ZSellerOrderDetail,
+  ZUpdateOrderBody,
+} from '@svc/schemas';
 import { merchantProcedure, router, type GuardedBuilder } from '../../trpc/procedures.js';
 import { ORDER_SURFACES, type OrderSurface } from '../orders/orders.router.js';
 import {
@@ -12,6 +18,24 @@ import {
   refundStoreOrder,
   updateOrder,
 } from './order-actions.service.js';
+import { getSellerOrder } from './seller-order.js';
+
+/** GET one order by cuid or `ORD-<n>`, the same on both surfaces (it reads lines and keys, so it sits here, above the catalog). */
+function orderGet({ read, base, tags }: OrderSurface) {
+  return read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${base}/{orderId}`,
+        tags,
+        summary: 'Order detail by id or ORD-<n>, with its lines',
+      },
+      errors: ['not_found'],
+    })
+    .input(ZGetOrderInput)
+    .output(ZSellerOrderDetail)
+    .query(({ ctx, input }) => getSellerOrder(ctx, input));
+}
 
 function orderUpdate({ edit, base, tags }: OrderSurface) {
   return edit
@@ -25,7 +49,7 @@ function orderUpdate({ edit, base, tags }: OrderSurface) {
       errors: ['not_found', 'order_not_deliverable', 'nothing_to_deliver'],
     })
     .input(ZUpdateOrderBody)
-    .output(ZOrderDetail)
+    .output(ZSellerOrderDetail)
     .mutation(({ ctx, input }) => updateOrder(ctx, input));
 }
 
@@ -42,7 +66,7 @@ function orderRefund(builder: GuardedBuilder, { base, tags }: OrderSurface) {
       errors: ['not_found', 'order_not_paid'],
     })
     .input(ZOrderActionInput)
-    .output(ZOrderDetail)
+    .output(ZSellerOrderDetail)
     .mutation(({ ctx, input }) => refundStoreOrder(ctx, input));
 }
 
@@ -59,13 +83,16 @@ function orderMarkPaid({ edit, base, tags }: OrderSurface) {
       errors: ['not_found', 'order_not_pending'],
     })
     .input(ZOrderActionInput)
-    .output(ZOrderDetail)
+    .output(ZSellerOrderDetail)
     .mutation(({ ctx, input }) => markOrderPaid(ctx, input));
 }
 
 const { edit, base, tags } = ORDER_SURFACES.dashboard;
 
 export const orderActionsRouter = router({
+  get: orderGet(ORDER_SURFACES.merchant),
+  dashboardGet: orderGet(ORDER_SURFACES.dashboard),
+
   update: orderUpdate(ORDER_SURFACES.merchant),
   dashboardUpdate: orderUpdate(ORDER_SURFACES.dashboard),
 
@@ -80,7 +107,7 @@ export const orderActionsRouter = router({
       errors: ['not_found', 'order_not_deliverable', 'nothing_to_deliver'],
     })
     .input(ZMarkDeliveredInput)
-    .output(ZOrderDetail)
+    .output(ZSellerOrderDetail)
     .mutation(({ ctx, input }) => markOrderDelivered(ctx, input)),
 
   markPaid: orderMarkPaid(ORDER_SURFACES.merchant),
@@ -100,6 +127,6 @@ export const orderActionsRouter = router({
       errors: ['not_found', 'order_not_pending'],
     })
     .input(ZOrderActionInput)
-    .output(ZOrderDetail)
+    .output(ZSellerOrderDetail)
     .mutation(({ ctx, input }) => cancelStoreOrder(ctx, input)),
 });

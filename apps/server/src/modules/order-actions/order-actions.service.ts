@@ -1,9 +1,10 @@
 /**
  * What sellers do to an order, shared by the merchant API and the dashboard: the note,
- * mark delivered, settle a manual payment, refund, cancel. Each returns the order detail.
+ * mark delivered, settle a manual payment, refund, cancel. Each returns the order as sellers
+ * read it (seller-order.ts: the detail with its lines and the buyer's link).
  * (Above fulfilment, payments and coupons, which these actions combine.)
  */
-import type { TOrderDetail } from '@svc/schemas';
+import type { TSellerOrderDetail } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import type { ServiceContext } from '../request/context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -11,8 +12,9 @@ import { releaseCoupons } from '../coupons/coupons.service.js';
 import { markDelivered } from '../fulfilment/fulfilment.service.js';
 import { transition } from '../orders/order-lifecycle.js';
 import type { Order } from '../orders/orders.entities.js';
-import { findStoreOrder, lockOrder, toOrderDetail } from '../orders/orders.service.js';
+import { findStoreOrder, lockOrder } from '../orders/orders.service.js';
 import { refundOrder, settleOrder } from '../payments/settlement.js';
+import { sellerOrderDetail } from './seller-order.js';
 
 /**
  * PATCH an order: `note` sets the seller note; `markDelivered: true` marks it delivered
@@ -22,7 +24,7 @@ import { refundOrder, settleOrder } from '../payments/settlement.js';
 export async function updateOrder(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string; note?: string | undefined; markDelivered?: boolean | undefined },
-): Promise<TOrderDetail> {
+): Promise<TSellerOrderDetail> {
   if (input.markDelivered === false)
     throw invalidField('markDelivered', 'Only true is meaningful; false changes nothing.');
   if (input.note === undefined && input.markDelivered === undefined)
@@ -36,19 +38,21 @@ export async function updateOrder(
       order.note = input.note;
       order.updatedAt = now;
     }
-    return toOrderDetail(order);
+    await em.flush();
+    return sellerOrderDetail(ctx, order, em);
   });
 }
 
 export async function markOrderDelivered(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string; content?: string | undefined },
-): Promise<TOrderDetail> {
+): Promise<TSellerOrderDetail> {
   const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
   return ctx.em.transactional(async (em) => {
     const order = await lockOrder(em, id);
     await markDelivered(em, order, ctx.clock.now(), input.content);
-    return toOrderDetail(order);
+    await em.flush();
+    return sellerOrderDetail(ctx, order, em);
   });
 }
 
@@ -56,7 +60,7 @@ export async function markOrderDelivered(
 export async function markOrderPaid(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
-): Promise<TOrderDetail> {
+): Promise<TSellerOrderDetail> {
   const order = await findStoreOrder(ctx.em, input.storeId, input.orderId);
   if (order.status !== 'pending')
     throw new AppError('order_not_pending', `This order is ${order.status}, not awaiting payment.`);
@@ -67,23 +71,26 @@ export async function markOrderPaid(
     ctx.clock.now(),
   );
   if (outcome !== 'settled') throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
-  return toOrderDetail(await findStoreOrder(ctx.em.fork(), input.storeId, order.id));
+  const em = ctx.em.fork();
+  return sellerOrderDetail(ctx, await findStoreOrder(em, input.storeId, order.id), em);
 }
 
 export async function refundStoreOrder(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
-): Promise<TOrderDetail> {
+): Promise<TSellerOrderDetail> {
   const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
-  return toOrderDetail(await refundOrder(ctx.em.fork(), id, ctx.clock.now()));
+  const em = ctx.em.fork();
+  return sellerOrderDetail(ctx, await refundOrder(em, id, ctx.clock.now()), em);
 }
 
 export async function cancelStoreOrder(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
-): Promise<TOrderDetail> {
+): Promise<TSellerOrderDetail> {
   const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
-  return toOrderDetail(await cancelOrder(ctx.em.fork(), id, ctx.clock.now()));
+  const em = ctx.em.fork();
+  return sellerOrderDetail(ctx, await cancelOrder(em, id, ctx.clock.now()), em);
 }
 
 /** The seller cancels an order that was never paid; its coupon use is given back. */

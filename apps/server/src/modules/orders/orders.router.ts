@@ -4,7 +4,7 @@
  * for both surfaces. What sellers do to an order is in order-actions/, merged into this namespace
  * by the app router (those actions sit above fulfilment and payments, which this module is below).
  */
-import { ZGetOrderInput, ZListOrdersQuery, ZOrderDetail, ZOrderList } from '@svc/schemas';
+import { ZListOrdersQuery, ZOrderList } from '@svc/schemas';
 import {
   merchantProcedure,
   router,
@@ -12,7 +12,7 @@ import {
   type GuardedBuilder,
   type ResourceSurface,
 } from '../../trpc/procedures.js';
-import { getOrder, listOrders } from './orders.service.js';
+import { listOrders } from './orders.service.js';
 
 /** One surface's builders and where its routes live; its writes are edits (order:update, editOrders). */
 export interface OrderSurface extends Pick<ResourceSurface, 'read' | 'base' | 'tags'> {
@@ -34,7 +34,7 @@ export const ORDER_SURFACES = {
   },
 } satisfies Record<string, OrderSurface>;
 
-/** list and get, the same on both surfaces. */
+/** The list, the same on both surfaces (one order, with its lines, is order-actions' `get`). */
 function orderReads({ read, base, tags }: OrderSurface) {
   return {
     list: read
@@ -45,14 +45,6 @@ function orderReads({ read, base, tags }: OrderSurface) {
       .input(ZListOrdersQuery)
       .output(ZOrderList)
       .query(({ ctx, input }) => listOrders(ctx, input)),
-    get: read
-      .meta({
-        openapi: { method: 'GET', path: `${base}/{orderId}`, tags, summary: 'Order detail by id or ORD-<n>' },
-        errors: ['not_found'],
-      })
-      .input(ZGetOrderInput)
-      .output(ZOrderDetail)
-      .query(({ ctx, input }) => getOrder(ctx, input)),
   };
 }
 
@@ -62,5 +54,4 @@ const dashboard = orderReads(ORDER_SURFACES.dashboard);
 export const ordersRouter = router({
   ...merchant,
   dashboardList: dashboard.list,
-  dashboardGet: dashboard.get,
 });

@@ -14,7 +14,8 @@ import { codeOf, serviceContext } from '../../../../../test/support/in-process.j
 import { insertOrders, type OrderSeed, type SeededOrder } from '../../../../../test/support/orders.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import type { ServiceContext } from '../request/context.js';
-import { findStoreOrder, getBuyerOrder, getOrder, listBuyerOrders, listOrders } from './orders.service.js';
+import { getSellerOrder as getOrder } from '../order-actions/seller-order.js';
+import { findStoreOrder, getBuyerOrder, listBuyerOrders, listOrders } from './orders.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -184,7 +185,7 @@ describe('listOrders', () => {
   });
 });
 
-describe('findStoreOrder and getOrder', () => {
+describe('findStoreOrder and the seller’s getOrder', () => {
   it('finds an order by its cuid and by ORD-<n>', async () => {
     const store = await newStore();
     const [order] = await seed(store.id, [{ status: 'completed', note: 'seller note' }]);

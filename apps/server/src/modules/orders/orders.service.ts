@@ -135,13 +135,6 @@ export async function findStoreOrder(em: EntityManager, storeId: string, ref: st
   return order;
 }
 
-export async function getOrder(
-  ctx: ServiceContext,
-  input: { storeId: string; orderId: string },
-): Promise<TOrderDetail> {
-  return toOrderDetail(await findStoreOrder(ctx.em, input.storeId, input.orderId));
-}
-
 /** The buyer's view of a page of their orders in one store. */
 export async function listBuyerOrders(
   ctx: ServiceContext,
