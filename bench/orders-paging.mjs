@@ -170,7 +170,7 @@ export default {
     );
 
     // 3. The deep cursor, computed rather than walked to, and what each page must start with.
-    const { encodeCursor } = await importDist('lib/cursor.js');
+    const { cursorScope, encodeCursor } = await importDist('lib/cursor.js');
     const positions = await withClient(db.url, async (client) => {
       const at = async (offset) =>
         (
@@ -199,7 +199,10 @@ export default {
         collisions,
       };
     });
-    const deepCursor = encodeCursor(encryptionKey, { us: positions.cursorRow.us, id: positions.cursorRow.id });
+    const deepCursor = encodeCursor(encryptionKey, cursorScope('orders', { storeId }), {
+      us: positions.cursorRow.us,
+      id: positions.cursorRow.id,
+    });
     console.log(
       `deep cursor: after row ${DEEP_OFFSET.toLocaleString('en-US')} (id ${positions.cursorRow.id}, us ${positions.cursorRow.us}); ${positions.collisions.toLocaleString('en-US')} created_at values shared by 2+ orders of the store`,
     );

@@ -7,6 +7,7 @@ import { API_KEY_SCOPES } from '@svc/schemas';
 import { createMerchantClient } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from './support/catalog.js';
+import { insertOrders } from './support/orders.js';
 import {
   addStaff,
   createKeyFor,
@@ -150,6 +151,42 @@ describe('GET /events', () => {
       `/stores/${store.id}/events?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`,
     );
     expect(backwards.status).toBe(400);
+  });
+
+  it("refuses another store's events cursor, an orders cursor, and a cursor made with another filter", async () => {
+    for (const [storeId, name] of [
+      [other.id, 'Elsewhere too'],
+      [store.id, 'Paged one'],
+      [store.id, 'Paged two'],
+    ] as const)
+      await createProduct(owner, storeId, { name, price: 1, deliveryMethods: ['manualDelivery'] });
+    await insertOrders(server.db.url, store.id, [{}, {}]);
+    const cursorOf = async (path: string) => {
+      const response = await merchantGet(server.url, keys.all, path);
+      const body = await response.json();
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      expect(body.nextCursor).toEqual(expect.any(String));
+      return encodeURIComponent(body.nextCursor);
+    };
+    const otherEvents = await cursorOf(`/stores/${other.id}/events?limit=1`);
+    const orders = await cursorOf(`/stores/${store.id}/orders?limit=1`);
+    const created = await cursorOf(`/stores/${store.id}/events?limit=1&type=product.created`);
+    expect(await listAll(keys.all!, `?limit=1&type=product.created&cursor=${created}`)).toMatchObject({
+      events: [expect.objectContaining({ event: 'product.created' })],
+    });
+
+    for (const query of [
+      `?cursor=${otherEvents}`,
+      `?cursor=${orders}`,
+      `?cursor=${created}`,
+      `?type=product.updated&cursor=${created}`,
+    ]) {
+      const response = await merchantGet(server.url, keys.all, `/stores/${store.id}/events${query}`);
+      expect(response.status, query).toBe(400);
+      const body = await response.json();
+      expect(body.code).toBe('validation_failed');
+      expect(body.issues.map((issue: { path: string }) => issue.path)).toEqual(['cursor']);
+    }
   });
 
   it('refuses a key without event:read, for another store, past its ceiling (manageSettings), and no key', async () => {

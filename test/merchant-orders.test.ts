@@ -126,6 +126,25 @@ describe('GET /orders paging', () => {
     expect(body.issues.map((issue: { path: string }) => issue.path)).toContain(field);
   });
 
+  it("refuses a cursor made with another filter or for another store's orders", async () => {
+    const paid = await (await list('?status=paid&limit=10')).json();
+    const fromOther = await (await list('?limit=10', otherStore.id)).json();
+    for (const [query, storeId] of [
+      [`?status=pending&cursor=${encodeURIComponent(paid.nextCursor)}`, store.id],
+      [`?cursor=${encodeURIComponent(paid.nextCursor)}`, store.id],
+      [`?status=paid&cursor=${encodeURIComponent(paid.nextCursor)}`, otherStore.id],
+      [`?cursor=${encodeURIComponent(fromOther.nextCursor)}`, store.id],
+    ] as const) {
+      const response = await list(query, storeId);
+      expect(response.status, query).toBe(400);
+      const body = await response.json();
+      expect(body.code).toBe('validation_failed');
+      expect(body.issues.map((issue: { path: string }) => issue.path)).toEqual(['cursor']);
+    }
+    // With its own filter and store, it pages on.
+    expect((await list(`?status=paid&limit=10&cursor=${encodeURIComponent(paid.nextCursor)}`)).status).toBe(200);
+  });
+
   it('refuses a cursor whose position was edited, keeping its signature', async () => {
     const { nextCursor } = await (await list('?limit=10')).json();
     const [body, signature] = (nextCursor as string).split('.');

@@ -389,6 +389,26 @@ describe('products and key stock', () => {
     expect(body.licenseKeys).toHaveLength(100);
     expect(body.hasMore).toBe(true);
     expect(text).not.toContain('BULK-');
+    // The key list's cursor pages this product's keys with this filter, and no other list.
+    const cursor = encodeURIComponent(body.nextCursor);
+    const sibling = await (
+      await call(keys.all, 'POST', `/stores/${store}/products`, {
+        name: 'Sibling',
+        price: 1,
+        deliveryMethods: ['licenseKeys'],
+      })
+    ).json();
+    const keysOf = (productId: string, query: string) =>
+      call(keys.all, 'GET', `/stores/${store}/products/${productId}/license-keys?limit=100${query}&cursor=${cursor}`);
+    expect((await keysOf(product.id, '')).status).toBe(200);
+    for (const [productId, query] of [
+      [product.id, '&status=available'],
+      [sibling.id, ''],
+    ] as const) {
+      const refused = await keysOf(productId, query);
+      expect(refused.status, `${productId}${query}`).toBe(400);
+      expect((await refused.json()).issues.map((issue: { path: string }) => issue.path)).toEqual(['cursor']);
+    }
     const sold = await call(keys.all, 'GET', `/stores/${store}/products/${product.id}/license-keys?status=assigned`);
     const soldBody = await sold.json();
     expect(soldBody.licenseKeys).toHaveLength(2);
@@ -435,6 +455,14 @@ describe('products and key stock', () => {
     ).json();
     expect(second.products.map((p: { id: string }) => p.id)).toEqual([ids[0]]);
     expect(second.hasMore).toBe(false);
+    // The cursor pages the drafts only: without the filter it is refused, like a forged one.
+    const unfiltered = await call(
+      keys.all,
+      'GET',
+      `/stores/${store}/products?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`,
+    );
+    expect(unfiltered.status).toBe(400);
+    expect((await unfiltered.json()).issues.map((issue: { path: string }) => issue.path)).toEqual(['cursor']);
     expect((await call(keys.all, 'DELETE', `/stores/${store}/products/${ids[1]}`)).status).toBe(204);
     const drafts = await (await call(keys.all, 'GET', `/stores/${store}/products?status=draft`)).json();
     expect(drafts.products.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[0]]);

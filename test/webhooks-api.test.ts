@@ -119,6 +119,31 @@ describe('webhook endpoints', () => {
     expect((await api('PATCH', `/${id}`, { name: 'x' })).status).toBe(404);
     expect((await api('POST', `/${id}/rotate`)).status).toBe(404);
   });
+
+  it("pages a delivery log with its own cursor and refuses it on another webhook's log or filter", async () => {
+    const own = await createStoreFor(seller);
+    const ownKey = (await createKeyFor(seller, { scopes: ['webhook:read', 'webhook:write'], storeIds: [own.id] })).key;
+    const call = (method: string, path: string, body?: unknown) => api(method, path, body, ownKey, server.url, own.id);
+    const first = (await (await call('POST', '', valid)).json()).id as string;
+    const second = (await (await call('POST', '', valid)).json()).id as string;
+    // Each test ping is one logged attempt (failed: nothing listens on port 9).
+    for (const id of [first, first, second, second]) expect((await call('POST', `/${id}/test`)).status).toBe(200);
+
+    const page = await (await call('GET', `/${first}/deliveries?limit=1`)).json();
+    expect(page).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
+    const cursor = encodeURIComponent(page.nextCursor);
+    const next = await call('GET', `/${first}/deliveries?limit=1&cursor=${cursor}`);
+    expect(next.status).toBe(200);
+    expect((await next.json()).deliveries).toHaveLength(1);
+
+    for (const path of [`/${second}/deliveries?limit=1`, `/${first}/deliveries?limit=1&event=webhook.test`]) {
+      const refused = await call('GET', `${path}&cursor=${cursor}`);
+      expect(refused.status, path).toBe(400);
+      const body = await refused.json();
+      expect(body.code).toBe('validation_failed');
+      expect(body.issues.map((issue: { path: string }) => issue.path)).toEqual(['cursor']);
+    }
+  });
 });
 
 describe('scopes and ceilings', () => {

@@ -8,9 +8,9 @@
  *   GET /stores/:storeId/orders?limit=100[&us=<microseconds>&id=<order id>]
  *
  * The position is given in plain `us`/`id` query parameters instead of a signed cursor;
- * `nextCursor` is signed like the service's when FLOOR_CURSOR_KEY (base64) is set, so the
- * bodies can be compared byte for byte in meaning. Env: FLOOR_DATABASE_URL, PORT (0 = any),
- * FLOOR_POOL_MAX (10). Prints `{"msg":"floor listening","port":N}` and stops on SIGTERM.
+ * `nextCursor` is signed like the service's (sealed with the list and the store) when
+ * FLOOR_CURSOR_KEY (base64) is set, so the bodies can be compared byte for byte in meaning.
+ * Env: FLOOR_DATABASE_URL, PORT (0 = any), FLOOR_POOL_MAX (10). Prints `{"msg":"floor listening","port":N}` and stops on SIGTERM.
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,7 +18,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/dist');
-const { encodeCursor } = await import(pathToFileURL(path.join(dist, 'lib/cursor.js')).href);
+const { cursorScope, encodeCursor } = await import(pathToFileURL(path.join(dist, 'lib/cursor.js')).href);
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
 
 const cursorKey = process.env.FLOOR_CURSOR_KEY ? Buffer.from(process.env.FLOOR_CURSOR_KEY, 'base64') : undefined;
@@ -69,7 +69,7 @@ app.get('/stores/:storeId/orders', async (request, reply) => {
   let nextCursor = null;
   if (hasMore && last)
     nextCursor = cursorKey
-      ? encodeCursor(cursorKey, { us: String(last.created_us), id: last.id })
+      ? encodeCursor(cursorKey, cursorScope('orders', { storeId }), { us: String(last.created_us), id: last.id })
       : `${last.created_us}:${last.id}`;
   reply.header('content-type', 'application/json; charset=utf-8');
   return JSON.stringify({ orders: page.map(rowToOrder), limit, hasMore, nextCursor });

@@ -11,7 +11,7 @@ import type {
   TPublicProduct,
   TUpdateProductInput,
 } from '@svc/schemas';
-import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
@@ -190,7 +190,9 @@ export async function listProducts(ctx: ServiceContext, input: { storeId: string
 export async function listProductPage(ctx: ServiceContext, input: TListProductsQuery) {
   const store = await storeOf(ctx.em, input.storeId);
   const limit = input.limit ?? 50;
-  const before = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor) : undefined;
+  const key = ctx.deps.config.encryptionKey;
+  const scope = cursorScope('products', { storeId: store.id, status: input.status });
+  const before = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
   // Created from the clock's Dates, so a product's time is whole milliseconds: the cursor's
   // microseconds divide exactly.
   const at = before ? new Date(Number(BigInt(before.us) / 1000n)) : undefined;
@@ -205,7 +207,7 @@ export async function listProductPage(ctx: ServiceContext, input: TListProductsQ
     // A listing: on a read replica when there is one.
     { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1, ...ON_REPLICA },
   );
-  const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, products, limit, (p) =>
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, products, limit, (p) =>
     String(p.createdAt.getTime() * 1000),
   );
   const stock = await stockOf(ctx.em, page);

@@ -8,7 +8,7 @@
 import { raw } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { TMerchantKeyListQuery } from '@svc/schemas';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
@@ -82,7 +82,13 @@ export async function listKeys(
 ) {
   const product = await findProduct(ctx.em, input.storeId, input.productId);
   const limit = input.limit ?? 50;
-  const after = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor).id : undefined;
+  const cursorKey = ctx.deps.config.encryptionKey;
+  const scope = cursorScope('dashboard.license-keys', {
+    storeId: input.storeId,
+    productId: product.id,
+    status: input.status,
+  });
+  const after = input.cursor ? decodeCursor(cursorKey, scope, input.cursor).id : undefined;
   const keys = await ctx.em.find(
     LicenseKeySchema,
     {
@@ -92,9 +98,8 @@ export async function listKeys(
     },
     { orderBy: { id: 'asc' }, limit: limit + 1 },
   );
-  const hasMore = keys.length > limit;
-  const page = keys.slice(0, limit);
-  const last = page[page.length - 1];
+  // Keyset by id alone: the position's time is unused.
+  const { page, hasMore, nextCursor } = keysetPage(cursorKey, scope, keys, limit, () => 0);
   return {
     keys: page.map((key) => {
       const value = decryptLicenseKey(ctx.deps.config, key.valueEnc);
@@ -107,7 +112,7 @@ export async function listKeys(
       };
     }),
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor(ctx.deps.config.encryptionKey, { us: '0', id: last.id }) : null,
+    nextCursor,
   };
 }
 
@@ -122,7 +127,9 @@ const MERCHANT_KEY_STATUS: Record<'available' | 'assigned' | 'disabled', FilterQ
 export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyListQuery) {
   const product = await findProduct(ctx.em, input.storeId, input.productId);
   const limit = input.limit ?? 50;
-  const after = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor).id : undefined;
+  const cursorKey = ctx.deps.config.encryptionKey;
+  const scope = cursorScope('license-keys', { storeId: input.storeId, productId: product.id, status: input.status });
+  const after = input.cursor ? decodeCursor(cursorKey, scope, input.cursor).id : undefined;
   const keys = await ctx.em.find(
     LicenseKeySchema,
     {
@@ -139,9 +146,8 @@ export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyL
       fields: ['id', 'valueEnc', 'status', 'disabledAt', 'assignedAt', 'createdAt', 'order.number'],
     },
   );
-  const hasMore = keys.length > limit;
-  const page = keys.slice(0, limit);
-  const last = page[page.length - 1];
+  // Keyset by id alone: the position's time is unused.
+  const { page, hasMore, nextCursor } = keysetPage(cursorKey, scope, keys, limit, () => 0);
   const count = (status: keyof typeof MERCHANT_KEY_STATUS) =>
     ctx.em.count(LicenseKeySchema, { $and: [{ product: product.id }, MERCHANT_KEY_STATUS[status]] });
   const [available, assigned, disabled] = await Promise.all([count('available'), count('assigned'), count('disabled')]);
@@ -156,7 +162,7 @@ export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyL
     })),
     counts: { available, assigned, disabled },
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor(ctx.deps.config.encryptionKey, { us: '0', id: last.id }) : null,
+    nextCursor,
   };
 }
 

@@ -1,7 +1,8 @@
 /** The events module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readOnReplica } from '../../db/replicas.js';
-import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
+import type { KeysetPosition } from '../../lib/cursor.js';
+import { KeysetWhere } from '../../lib/keyset.js';
 
 /**
  * The INSERT of one event row, for a statement that writes it beside other rows (the checkout's
@@ -49,33 +50,18 @@ export async function selectEventPage(
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<EventRow[]> {
-  const where = ['store_id = ?'];
-  const params: unknown[] = [filter.storeId];
-  if (filter.type) {
-    where.push('type = ?');
-    params.push(filter.type);
-  }
-  if (filter.from) {
-    where.push('created_at >= ?');
-    params.push(filter.from);
-  }
-  if (filter.to) {
-    where.push('created_at <= ?');
-    params.push(filter.to);
-  }
-  if (before) {
-    const position = beforePosition(before, 'created_at', 'id');
-    where.push(position.sql);
-    params.push(...position.params);
-  }
-  params.push(limit);
+  const where = new KeysetWhere('store_id = ?', filter.storeId);
+  if (filter.type) where.and('type = ?', filter.type);
+  if (filter.from) where.and('created_at >= ?', filter.from);
+  if (filter.to) where.and('created_at <= ?', filter.to);
+  where.before(before, 'created_at', 'id');
   // A listing: on a read replica when there is one (db/replicas.ts).
   return readOnReplica(
     em,
     `select id, store_id, type, payload, created_at, (extract(epoch from created_at) * 1000000)::bigint::text as us
        from event
-      where ${where.join(' and ')}
+      where ${where.sql}
       order by created_at desc, id desc limit ?`,
-    params,
+    [...where.params, limit],
   );
 }

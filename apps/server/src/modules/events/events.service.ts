@@ -4,7 +4,7 @@
  * every delivery of the event has finished: webhooks' prune-events job).
  */
 import type { TListEventsQuery, TStoredEvent } from '@svc/schemas';
-import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import type { ServiceContext } from '../request/context.js';
 import { EventSchema } from './events.entities.js';
@@ -29,19 +29,17 @@ function toStoredEvent(row: {
 
 export async function listEvents(ctx: ServiceContext, input: TListEventsQuery) {
   const limit = input.limit ?? 50;
-  const before = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor) : undefined;
-  const rows = await selectEventPage(
-    ctx.em,
-    {
-      storeId: input.storeId,
-      type: input.type,
-      from: input.from ? new Date(input.from) : undefined,
-      to: input.to ? new Date(input.to) : undefined,
-    },
-    before,
-    limit + 1,
-  );
-  const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, rows, limit, (row) => row.us);
+  const key = ctx.deps.config.encryptionKey;
+  const filter = {
+    storeId: input.storeId,
+    type: input.type,
+    from: input.from ? new Date(input.from) : undefined,
+    to: input.to ? new Date(input.to) : undefined,
+  };
+  const scope = cursorScope('events', filter);
+  const before = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
+  const rows = await selectEventPage(ctx.em, filter, before, limit + 1);
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.us);
   return {
     events: page.map((row) =>
       toStoredEvent({

@@ -1,6 +1,7 @@
 /** The feedback module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
+import type { KeysetPosition } from '../../lib/cursor.js';
+import { KeysetWhere } from '../../lib/keyset.js';
 
 export interface FeedbackRow {
   id: string;
@@ -23,19 +24,12 @@ export async function selectFeedbackPage(
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<FeedbackRow[]> {
-  const where = ['f.store_id = ?'];
-  const params: unknown[] = [storeId];
-  if (before) {
-    const position = beforePosition(before, 'f.created_at', 'f.id');
-    where.push(position.sql);
-    params.push(...position.params);
-  }
-  params.push(limit);
+  const where = new KeysetWhere('f.store_id = ?', storeId).before(before, 'f.created_at', 'f.id');
   return em.execute(
     `select f.id, f.rating, f.text, f.created_at, o.product_name,
        (extract(epoch from f.created_at) * 1000000)::bigint as created_us
      from feedback f join "order" o on o.id = f.order_id
-     where ${where.join(' and ')} order by f.created_at desc, f.id desc limit ?`,
-    params,
+     where ${where.sql} order by f.created_at desc, f.id desc limit ?`,
+    [...where.params, limit],
   );
 }

@@ -4,7 +4,7 @@
  */
 import { raw } from '@mikro-orm/core';
 import type { TCreateFeedbackInput, TFeedback, TFeedbackList, TListFeedbackQuery } from '@svc/schemas';
-import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
@@ -30,9 +30,10 @@ function rowToFeedback(row: FeedbackRow): TFeedback {
 /** One page, newest first: `(created_at, id) < cursor`, served by the (store, created_at desc, id desc) index. */
 export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuery): Promise<TFeedbackList> {
   const key = ctx.deps.config.encryptionKey;
-  // The cursor is checked before anything is looked up: a forged one is 400 whatever the store.
-  const position = input.cursor ? decodeCursor(key, input.cursor) : undefined;
   const store = await findSellingStore(ctx.em, input.storeId);
+  // Sealed with the store's id, so a cursor pages the store by id or by subdomain alike.
+  const scope = cursorScope('feedback', { storeId: store.id });
+  const position = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
   const limit = input.limit ?? DEFAULT_FEEDBACK_PAGE;
   const rows = await selectFeedbackPage(ctx.em, store.id, position, limit + 1);
   const summary = await ctx.em
@@ -40,7 +41,7 @@ export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuer
     .select([raw('count(*) as count'), raw('avg(f.rating) as average')])
     .where({ store: store.id })
     .execute<{ count: string; average: string | null }>('get');
-  const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.created_us);
   return {
     feedback: page.map(rowToFeedback),
     hasMore,

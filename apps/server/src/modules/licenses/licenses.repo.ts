@@ -7,7 +7,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TLicenseStatus } from '@svc/schemas';
 import { preparedRows } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
-import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
+import type { KeysetPosition } from '../../lib/cursor.js';
+import { KeysetWhere } from '../../lib/keyset.js';
 
 /** A license's own columns (`k` the key, `p` its product), as every statement here selects them. */
 const LICENSE_COLUMNS = `k.id, k.product_id, k.status as key_status, k.assigned_at, k.disabled_at,
@@ -103,30 +104,21 @@ export async function selectLicensePage(
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<Array<{ id: string; us: string }>> {
-  const where = ['p.store_id = ?', 'k.order_id is not null', 'k.assigned_at is not null'];
-  const params: unknown[] = [filter.storeId];
-  if (filter.productId) {
-    where.push('k.product_id = ?');
-    params.push(filter.productId);
-  }
-  if (filter.status) {
-    where.push(statusCondition(filter.status));
-    if (filter.status !== 'disabled') params.push(filter.now);
-  }
-  if (before) {
-    const position = beforePosition(before, 'k.assigned_at', 'k.id');
-    where.push(position.sql);
-    params.push(...position.params);
-  }
-  params.push(limit);
+  const where = new KeysetWhere('p.store_id = ?', filter.storeId)
+    .and('k.order_id is not null')
+    .and('k.assigned_at is not null');
+  if (filter.productId) where.and('k.product_id = ?', filter.productId);
+  if (filter.status === 'disabled') where.and(statusCondition(filter.status));
+  else if (filter.status) where.and(statusCondition(filter.status), filter.now);
+  where.before(before, 'k.assigned_at', 'k.id');
   // A listing: on a read replica when there is one (db/replicas.ts).
   return readOnReplica(
     em,
     `select k.id, (extract(epoch from k.assigned_at) * 1000000)::bigint::text as us
        from license_key k join product p on p.id = k.product_id
-      where ${where.join(' and ')}
+      where ${where.sql}
       order by k.assigned_at desc, k.id desc limit ?`,
-    params,
+    [...where.params, limit],
   );
 }
 

@@ -355,6 +355,12 @@ describe('the seller', () => {
     const first = await listLicenses(sold.ctx(), { storeId: sold.storeId, limit: 3 });
     expect(first.hasMore).toBe(true);
     const second = await listLicenses(sold.ctx(), { storeId: sold.storeId, limit: 3, cursor: first.nextCursor! });
+    // The cursor is sealed with its filter: with a product or a status it is refused.
+    for (const filter of [{ productId: sold.productId }, { status: 'active' as const }]) {
+      expect(
+        await codeOf(listLicenses(sold.ctx(), { storeId: sold.storeId, ...filter, cursor: first.nextCursor! })),
+      ).toBe('validation_failed');
+    }
     const all = [...first.licenses, ...second.licenses];
     expect(all).toHaveLength(5);
     expect(all.at(-1)!.id).toBe(license.id);

@@ -21,7 +21,7 @@ import type {
   TValidateLicenseInput,
   TValidateLicenseResult,
 } from '@svc/schemas';
-import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
@@ -229,14 +229,16 @@ async function recordLicenseEvent(
 
 export async function listLicenses(ctx: ServiceContext, input: TListLicensesQuery) {
   const limit = input.limit ?? 50;
-  const before = input.cursor ? decodeCursor(ctx.deps.config.encryptionKey, input.cursor) : undefined;
+  const key = ctx.deps.config.encryptionKey;
+  const scope = cursorScope('licenses', { storeId: input.storeId, productId: input.productId, status: input.status });
+  const before = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
   const rows = await selectLicensePage(
     ctx.em,
     { storeId: input.storeId, productId: input.productId, status: input.status, now: ctx.clock.now() },
     before,
     limit + 1,
   );
-  const { page, hasMore, nextCursor } = keysetPage(ctx.deps.config.encryptionKey, rows, limit, (row) => row.us);
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.us);
   const licenses = await merchantLicenses(
     ctx,
     ctx.em,

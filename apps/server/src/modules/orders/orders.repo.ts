@@ -5,7 +5,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TOrderStatus } from '@svc/schemas';
 import { preparedRows } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
-import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
+import type { KeysetPosition } from '../../lib/cursor.js';
+import { KeysetWhere } from '../../lib/keyset.js';
 
 /** The columns a list needs, straight from SQL (no entity hydration on the hot path). */
 export interface OrderRow {
@@ -51,35 +52,17 @@ export async function selectOrderPage(
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<OrderRow[]> {
-  const where = ['o.store_id = ?'];
-  const params: unknown[] = [filter.storeId];
-  if (filter.customerEmail !== undefined) {
-    where.push('o.customer_email = ?');
-    params.push(filter.customerEmail);
-  }
-  if (filter.status) {
-    where.push('o.status = ?');
-    params.push(filter.status);
-  }
-  if (filter.from) {
-    where.push('o.created_at >= ?');
-    params.push(new Date(filter.from));
-  }
-  if (filter.to) {
-    where.push('o.created_at <= ?');
-    params.push(new Date(filter.to));
-  }
-  if (before) {
-    const position = beforePosition(before, 'o.created_at', 'o.id');
-    where.push(position.sql);
-    params.push(...position.params);
-  }
-  params.push(limit);
+  const where = new KeysetWhere('o.store_id = ?', filter.storeId);
+  if (filter.customerEmail !== undefined) where.and('o.customer_email = ?', filter.customerEmail);
+  if (filter.status) where.and('o.status = ?', filter.status);
+  if (filter.from) where.and('o.created_at >= ?', new Date(filter.from));
+  if (filter.to) where.and('o.created_at <= ?', new Date(filter.to));
+  where.before(before, 'o.created_at', 'o.id');
   // A listing: on a read replica when there is one (db/replicas.ts).
   return readOnReplica(
     em,
-    `select ${LIST_COLUMNS} from "order" o where ${where.join(' and ')} order by o.created_at desc, o.id desc limit ?`,
-    params,
+    `select ${LIST_COLUMNS} from "order" o where ${where.sql} order by o.created_at desc, o.id desc limit ?`,
+    [...where.params, limit],
   );
 }
 

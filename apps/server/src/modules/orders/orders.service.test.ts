@@ -183,6 +183,36 @@ describe('listOrders', () => {
       'validation_failed',
     );
   });
+
+  it("refuses a cursor made for another store, another filter or the buyer's list", async () => {
+    const [store, other] = [await newStore(), await newStore()];
+    const buyer = uniqueBuyer();
+    const seeds = [1, 2, 3].map((m) => ({ createdAt: minutes(m), status: 'paid' as const, customerEmail: buyer }));
+    await seed(store.id, seeds);
+    await seed(other.id, seeds);
+    const ctx = contextFor();
+    const { nextCursor } = await listOrders(ctx(), { storeId: store.id, status: 'paid', limit: 1 });
+    const cursor = nextCursor!;
+    // Its own list, store and filter page on, with a window written in another offset too.
+    expect((await listOrders(ctx(), { storeId: store.id, status: 'paid', limit: 1, cursor })).orders).toHaveLength(1);
+    const window = { from: '2026-05-01T12:00:00Z', to: '2026-05-01T14:05:00+02:00' };
+    const windowed = await listOrders(ctx(), { storeId: store.id, limit: 1, ...window });
+    const sameWindow = { from: '2026-05-01T13:00:00+01:00', to: '2026-05-01T12:05:00.000Z' };
+    const next = await listOrders(ctx(), { storeId: store.id, limit: 1, ...sameWindow, cursor: windowed.nextCursor! });
+    expect(next.orders).toHaveLength(1);
+
+    for (const query of [
+      { storeId: other.id, status: 'paid' as const },
+      { storeId: store.id, status: 'pending' as const },
+      { storeId: store.id },
+      { storeId: store.id, status: 'paid' as const, from: '2026-05-01T00:00:00Z' },
+    ]) {
+      expect(await codeOf(listOrders(ctx(), { ...query, cursor })), JSON.stringify(query)).toBe('validation_failed');
+    }
+    expect(await codeOf(listBuyerOrders(ctx(), { storeId: store.id, customerEmail: buyer }, 1, cursor))).toBe(
+      'validation_failed',
+    );
+  });
 });
 
 describe('findStoreOrder and the seller’s getOrder', () => {

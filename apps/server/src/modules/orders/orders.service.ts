@@ -5,7 +5,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TBuyerOrder, TListOrdersQuery, TOrder, TOrderDetail, TOrderList, TOrderStatus } from '@svc/schemas';
-import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
@@ -88,22 +88,34 @@ interface OrderPage {
   nextCursor: string | null;
 }
 
-/** One keyset page, newest first: `(created_at, id) < cursor`, served by the (store, [status,] created_at, id) indexes. */
+/**
+ * One keyset page, newest first: `(created_at, id) < cursor`, served by the (store, [status,]
+ * created_at, id) indexes. The cursor is sealed with the list and the whole filter (`from`/`to` as
+ * the instants the query reads), so it pages only the list it came from.
+ */
 async function pageOrders(
   ctx: ServiceContext,
+  list: 'orders' | 'customer.orders',
   filter: OrderPageFilter,
   limit: number,
   cursor: string | undefined,
 ): Promise<OrderPage> {
   const key = ctx.deps.config.encryptionKey;
-  const rows = await selectOrderPage(ctx.em, filter, cursor ? decodeCursor(key, cursor) : undefined, limit + 1);
-  const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
+  const scope = cursorScope(list, {
+    storeId: filter.storeId,
+    customerEmail: filter.customerEmail,
+    status: filter.status,
+    from: filter.from ? new Date(filter.from) : undefined,
+    to: filter.to ? new Date(filter.to) : undefined,
+  });
+  const rows = await selectOrderPage(ctx.em, filter, cursor ? decodeCursor(key, scope, cursor) : undefined, limit + 1);
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.created_us);
   return { rows: page, hasMore, nextCursor };
 }
 
 export async function listOrders(ctx: ServiceContext, input: TListOrdersQuery): Promise<TOrderList> {
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
-  const page = await pageOrders(ctx, input, limit, input.cursor);
+  const page = await pageOrders(ctx, 'orders', input, limit, input.cursor);
   return { orders: page.rows.map(rowToOrder), limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
 }
 
@@ -142,7 +154,7 @@ export async function listBuyerOrders(
   limit: number,
   cursor: string | undefined,
 ): Promise<{ orders: TBuyerOrder[]; hasMore: boolean; nextCursor: string | null }> {
-  const page = await pageOrders(ctx, filter, limit, cursor);
+  const page = await pageOrders(ctx, 'customer.orders', filter, limit, cursor);
   const lines = await linesOf(
     ctx.em,
     page.rows.map((row) => row.id),

@@ -1,7 +1,8 @@
 /** The tickets module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TTicketStatus } from '@svc/schemas';
-import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
+import type { KeysetPosition } from '../../lib/cursor.js';
+import { KeysetWhere } from '../../lib/keyset.js';
 
 export interface TicketRow {
   id: string;
@@ -28,24 +29,15 @@ export async function selectTicketPage(
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<TicketRow[]> {
-  const where = ['t.store_id = ?'];
-  const params: unknown[] = [filter.storeId];
-  if (filter.status) {
-    where.push('t.status = ?');
-    params.push(filter.status);
-  }
-  if (before) {
-    const position = beforePosition(before, 't.updated_at', 't.id');
-    where.push(position.sql);
-    params.push(...position.params);
-  }
-  params.push(limit);
+  const where = new KeysetWhere('t.store_id = ?', filter.storeId);
+  if (filter.status) where.and('t.status = ?', filter.status);
+  where.before(before, 't.updated_at', 't.id');
   return em.execute(
     `select t.id, t.store_id, t.order_id, o.number as order_number, t.subject, t.status, t.created_at, t.updated_at,
        (extract(epoch from t.updated_at) * 1000000)::bigint as updated_us,
        (select count(*) from ticket_message m where m.ticket_id = t.id) as message_count
      from ticket t join "order" o on o.id = t.order_id
-     where ${where.join(' and ')} order by t.updated_at desc, t.id desc limit ?`,
-    params,
+     where ${where.sql} order by t.updated_at desc, t.id desc limit ?`,
+    [...where.params, limit],
   );
 }

@@ -15,7 +15,7 @@ import type {
   TTicketStatus,
   TTicketSummary,
 } from '@svc/schemas';
-import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../request/context.js';
@@ -294,13 +294,15 @@ function rowToSummary(row: TicketRow): TTicketSummary {
 export async function listTickets(ctx: ServiceContext, input: TListTicketsQuery): Promise<TTicketList> {
   const key = ctx.deps.config.encryptionKey;
   const limit = input.limit ?? DEFAULT_TICKET_PAGE;
+  const filter = { storeId: input.storeId, status: input.status };
+  const scope = cursorScope('tickets', filter);
   const rows = await selectTicketPage(
     ctx.em,
-    { storeId: input.storeId, status: input.status },
-    input.cursor ? decodeCursor(key, input.cursor) : undefined,
+    filter,
+    input.cursor ? decodeCursor(key, scope, input.cursor) : undefined,
     limit + 1,
   );
-  const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.updated_us);
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.updated_us);
   return { tickets: page.map(rowToSummary), hasMore, nextCursor };
 }
 

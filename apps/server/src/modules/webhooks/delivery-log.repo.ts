@@ -9,7 +9,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedRows } from '../../db/prepared.js';
-import { beforePosition, type KeysetPosition } from '../../lib/cursor.js';
+import type { KeysetPosition } from '../../lib/cursor.js';
+import { KeysetWhere } from '../../lib/keyset.js';
 import { newId } from '../../lib/ids.js';
 import type { SendResult } from './sender.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';
@@ -599,26 +600,14 @@ export async function selectDeliveryPage(
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<Array<{ id: string; created_us: string }>> {
-  const where = ['d.webhook_id = ?'];
-  const params: unknown[] = [filter.webhookId];
-  if (filter.status) {
-    where.push('d.status = ?');
-    params.push(filter.status);
-  }
-  if (filter.event) {
-    where.push('d.event = ?');
-    params.push(filter.event);
-  }
-  if (before) {
-    const position = beforePosition(before, 'd.created_at', 'd.id');
-    where.push(position.sql);
-    params.push(...position.params);
-  }
-  params.push(limit);
+  const where = new KeysetWhere('d.webhook_id = ?', filter.webhookId);
+  if (filter.status) where.and('d.status = ?', filter.status);
+  if (filter.event) where.and('d.event = ?', filter.event);
+  where.before(before, 'd.created_at', 'd.id');
   return em.execute(
     `select d.id, (extract(epoch from d.created_at) * 1000000)::bigint as created_us from webhook_delivery d
-     where ${where.join(' and ')} order by d.created_at desc, d.id desc limit ?`,
-    params,
+     where ${where.sql} order by d.created_at desc, d.id desc limit ?`,
+    [...where.params, limit],
   );
 }
 

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { WEBHOOK_TEST_EVENT, type TWebhook, type TWebhookDelivery, type TWebhookEvent } from '@svc/schemas';
 import type { Config } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
-import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -198,13 +198,15 @@ export async function listDeliveries(
   const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
   const limit = input.limit ?? 50;
   const key = ctx.deps.config.encryptionKey;
+  const filter = { webhookId: webhook.id, status: input.status, event: input.event };
+  const scope = cursorScope('webhook.deliveries', { storeId: input.storeId, ...filter });
   const rows = await selectDeliveryPage(
     ctx.em,
-    { webhookId: webhook.id, status: input.status, event: input.event },
-    input.cursor ? decodeCursor(key, input.cursor) : undefined,
+    filter,
+    input.cursor ? decodeCursor(key, scope, input.cursor) : undefined,
     limit + 1,
   );
-  const { page, hasMore, nextCursor } = keysetPage(key, rows, limit, (row) => row.created_us);
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.created_us);
   const entities = page.length ? await ctx.em.find(WebhookDeliverySchema, { id: { $in: page.map((r) => r.id) } }) : [];
   const byId = new Map(entities.map((e) => [e.id, e]));
   return { deliveries: page.map((r) => toDeliveryView(byId.get(r.id)!)), hasMore, nextCursor };
