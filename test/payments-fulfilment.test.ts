@@ -3,12 +3,24 @@
  * notifications of the test gateway; the merchant API and the buyer routes are read back.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { notify, pay, signedNotification, TEST_GATEWAY_SECRET } from './support/payments.js';
-import { addStaff, createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
+import {
+  addStaff,
+  clientIp,
+  createKeyFor,
+  createStoreFor,
+  dashboard,
+  registerSeller,
+  type Seller,
+} from './support/seller.js';
 import { startServer } from './support/server.js';
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -16,9 +28,10 @@ let db: pg.Client;
 let seller: Seller;
 let store: { id: string };
 let merchantKey: string;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-payments-'));
 
 beforeAll(async () => {
-  server = await startServer({ TEST_GATEWAY_SECRET });
+  server = await startServer({ TEST_GATEWAY_SECRET, DATA_DIR: dataDir });
   db = new pg.Client({ connectionString: server.db.url });
   await db.connect();
   seller = await registerSeller(server.url);
@@ -34,11 +47,12 @@ async function checkout(
   productId: string,
   quantity = 1,
   email = `buyer-${randomBytes(4).toString('hex')}@example.test`,
+  shopId = store.id,
 ) {
   const response = await fetch(`${server.url}/api/v1/checkout`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ shopId: store.id, cart: [{ productId, quantity }], email }),
+    body: JSON.stringify({ shopId, cart: [{ productId, quantity }], email }),
   });
   expect(response.status, await response.clone().text()).toBe(200);
   const { url, orderId } = await response.json();
@@ -739,5 +753,84 @@ describe('manual payment proof', () => {
     while (statuses().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     socket.destroy();
     expect(statuses()).toEqual([409, 200]);
+  });
+});
+
+describe('payment proofs kept per order, and their upload limit', () => {
+  /** A pending order paid by manual transfer, alone in a store of its own: its store's proofs are its proofs. */
+  async function manualOrder() {
+    const own = await createStoreFor(seller);
+    const product = await createProduct(seller, own.id, {
+      name: 'Transfer',
+      price: 7,
+      deliveryMethods: ['deliveryInstructions'],
+      deliveryInstructions: 'Thanks!',
+    });
+    const o = await checkout(product.id, 1, undefined, own.id);
+    const start = await fetch(`${server.url}/api/checkout/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+      body: JSON.stringify({ orderId: o.orderId, token: o.token, paymentMethod: 'manual' }),
+    });
+    expect(start.status).toBe(200);
+    return { ...o, storeId: own.id };
+  }
+
+  const sendProof = (o: { orderId: string; token: string }, content: string, ip: string) => {
+    const form = new FormData();
+    form.append('file', new Blob([content], { type: 'text/plain' }), 'receipt.txt');
+    return fetch(`${server.url}/api/orders/${o.orderId}/payment-proof?token=${o.token}`, {
+      method: 'POST',
+      headers: { 'x-forwarded-for': ip },
+      body: form,
+    });
+  };
+
+  const sellerProof = async (o: { orderId: string; storeId: string }) => {
+    const response = await fetch(`${server.url}/api/dashboard/stores/${o.storeId}/orders/${o.orderId}/payment-proof`, {
+      headers: { cookie: seller.cookie },
+    });
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+
+  /** The contents of the files the server's storage holds for the store's proofs. */
+  const storedProofs = async (storeId: string) => {
+    const dir = path.join(dataDir, 'files', storeId, 'proofs');
+    const names = await readdir(dir);
+    return (await Promise.all(names.map((name) => readFile(path.join(dir, name), 'utf8')))).sort();
+  };
+
+  it('keeps the newest 5 of 7 proofs: their rows and files only, the seller shown the newest', async () => {
+    const o = await manualOrder();
+    const ip = clientIp();
+    const sent = Array.from({ length: 7 }, (_, i) => `proof ${i + 1} of ${o.orderId}`);
+    for (const content of sent) expect((await sendProof(o, content, ip)).status).toBe(201);
+
+    expect(await sellerProof(o)).toBe(sent[6]);
+    expect(await storedProofs(o.storeId)).toEqual(sent.slice(2).sort());
+    const rows = await db.query('select count(*)::int as n from file where store_id = $1', [o.storeId]);
+    expect(rows.rows[0].n).toBe(5);
+  });
+
+  it('answers the 11th proof from one client in 10 minutes with 429 and Retry-After, and stores nothing of it', async () => {
+    const o = await manualOrder();
+    const ip = clientIp();
+    for (let i = 1; i <= 10; i++) {
+      const response = await sendProof(o, `proof ${i}`, ip);
+      expect(response.status).toBe(201);
+      expect(response.headers.get('x-ratelimit-remaining')).toBe(String(10 - i));
+    }
+    const limited = await sendProof(o, 'proof 11', ip);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-policy')).toBe('"payments.uploadProof";q=10;w=600');
+    expect(await limited.json()).toEqual({ error: 'Too many requests. Please try again later.', code: 'rate_limited' });
+    expect(await sellerProof(o)).toBe('proof 10');
+    expect(await storedProofs(o.storeId)).not.toContain('proof 11');
+
+    // Per client: another address still sends its proof.
+    expect((await sendProof(o, 'proof from elsewhere', clientIp())).status).toBe(201);
+    expect(await sellerProof(o)).toBe('proof from elsewhere');
   });
 });

@@ -152,6 +152,8 @@ export const paymentProofUploadRoute = plainRoute({
     auth: { kind: 'buyer', staffSession: false },
     csrf: 'none',
     cors: 'none',
+    // A buyer sends one proof, a few when they got it wrong; each may be 10 MiB (decisions.md, #26).
+    rateLimit: { name: 'payments.uploadProof', max: 10, windowMs: 10 * 60_000 },
     successStatus: 201,
     errors: ['order_not_pending', 'conflict', 'payload_too_large', 'unsupported_media_type'],
   },

@@ -113,6 +113,9 @@ export const StoredFileSchema = defineEntity({
   name: 'StoredFile',
   tableName: 'file',
   indexes: [{ name: 'file_product_index', properties: ['product'] }],
+  // A payment proof's order and number go together; the newest proofs of an order are read by them.
+  uniques: [{ name: 'file_order_proof_unique', properties: ['order', 'proofNumber'] }],
+  checks: [{ name: 'file_proof_check', expression: '(order_id is null) = (proof_number is null)' }],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('file_store_id_fkey').updateRule('no action'),
@@ -128,6 +131,19 @@ export const StoredFileSchema = defineEntity({
     size: p.bigint('number'),
     sha256: p.string().length(64),
     storageKey: p.string().length(200),
+    /** The order a payment proof was sent for; null for a product's file. */
+    order: p
+      .manyToOne(OrderSchema)
+      .ref()
+      .nullable()
+      .foreignKeyName('file_order_id_fkey')
+      .updateRule('no action')
+      .deleteRule('no action'),
+    /**
+     * A payment proof's number within its order, from 1: the newest is the highest (ids are not
+     * monotonic and the clock may stand still). Null for a product's file.
+     */
+    proofNumber: p.integer().nullable(),
     createdAt: p.datetime(),
   }),
 });

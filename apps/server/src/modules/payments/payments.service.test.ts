@@ -5,7 +5,8 @@
  * - the `test` and `stripe` gateways verify the raw bytes before anything is parsed
  *   (test-gateway.ts, stripe-gateway.ts; signed here independently of the code under test);
  * - a proof of manual payment is taken only for a pending order paid by `manual`, opened with
- *   its checkout token, and within the size limit (proofs.service.ts).
+ *   its checkout token, and within the size limit; an order keeps its newest 5, rows and files,
+ *   even under concurrent uploads (proofs.service.ts).
  * Every test makes its own store, products and orders; time comes from a ManualClock.
  */
 import { createHmac, createHash, randomBytes } from 'node:crypto';
@@ -22,7 +23,7 @@ import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import type { ServiceContext } from '../request/context.js';
-import { LicenseKeySchema } from '../catalog/catalog.entities.js';
+import { LicenseKeySchema, StoredFileSchema } from '../catalog/catalog.entities.js';
 import { createProduct } from '../catalog/catalog.service.js';
 import { importKeys } from '../catalog/key-store.js';
 import { createOrder, startCheckout } from '../checkout/checkout.service.js';
@@ -31,7 +32,7 @@ import { OrderSchema } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { handleNotification, type PaymentNotification } from './notifications.js';
 import { PaymentSchema } from './payments.entities.js';
-import { PROOF_MAX_BYTES, paymentProofOf, uploadPaymentProof } from './proofs.service.js';
+import { PROOF_MAX_BYTES, PROOFS_KEPT, paymentProofOf, uploadPaymentProof } from './proofs.service.js';
 import { verifyStripeNotification } from './stripe-gateway.js';
 import { verifyTestNotification } from './test-gateway.js';
 
@@ -622,5 +623,78 @@ describe('payment proofs', () => {
     });
     const stored = await uploadPaymentProof(sale.ctx, proof(sale, { stream: bytes(1024) }));
     expect(stored.proof.size).toBe(1024);
+  });
+});
+
+describe('payment proofs kept per order', () => {
+  /** The order's proof rows, oldest first, with what storage holds of each. */
+  async function keptProofs(sale: Sale) {
+    const rows = await orm.em
+      .fork()
+      .find(StoredFileSchema, { order: sale.orderId }, { orderBy: { proofNumber: 'asc' } });
+    return Promise.all(
+      rows.map(async (row) => ({
+        number: row.proofNumber,
+        content: (await readAll(sale.ctx.deps.storage.read(row.storageKey))).toString(),
+      })),
+    );
+  }
+  /** The files in the store's proof directory (the store has this one order). */
+  const storedFiles = (sale: Sale) =>
+    readdir(path.join(sale.ctx.deps.config.fileStorageDir, sale.storeId, 'proofs')).then((names) => names.length);
+  const send = (sale: Sale, content: string, ctx = sale.ctx) =>
+    uploadPaymentProof(ctx, proof(sale, { stream: Readable.from([Buffer.from(content)]) }));
+
+  it('keeps the newest 5: storing a 6th and a 7th drops the oldest rows and their files', async () => {
+    expect(PROOFS_KEPT).toBe(5);
+    const sale = await manualOrder();
+    // The clock stands still: the newest is the last stored, not the latest timestamp.
+    for (let i = 1; i <= 7; i++) await send(sale, `proof ${i}`);
+
+    expect(await keptProofs(sale)).toEqual([3, 4, 5, 6, 7].map((number) => ({ number, content: `proof ${number}` })));
+    expect(await storedFiles(sale)).toBe(5);
+    const shown = await paymentProofOf(sale.ctx, sale.storeId, sale.orderId);
+    expect((await readAll(sale.ctx.deps.storage.read(shown.storageKey))).toString()).toBe('proof 7');
+  });
+
+  it('keeps the newest 5 of concurrent uploads to one order, each kept row with its file', async () => {
+    const sale = await manualOrder();
+    // Each upload its own EntityManager (as each request has), all on the one storage.
+    await Promise.all(
+      Array.from({ length: 9 }, (_, i) => send(sale, `proof ${i + 1}`, { ...sale.ctx, em: orm.em.fork() })),
+    );
+
+    const kept = await keptProofs(sale);
+    expect(kept.map((p) => p.number)).toEqual([5, 6, 7, 8, 9]);
+    expect(new Set(kept.map((p) => p.content)).size).toBe(5);
+    expect(await storedFiles(sale)).toBe(5);
+    const order = await orderOf(sale.orderId);
+    const newest = await orm.em.fork().findOneOrFail(StoredFileSchema, { order: sale.orderId, proofNumber: 9 });
+    expect(order.paymentProofFileId).toBe(newest.id);
+  });
+
+  it('drops nothing when the new proof is not stored: the order paid while its file was written', async () => {
+    const sale = await manualOrder();
+    for (let i = 1; i <= 5; i++) await send(sale, `proof ${i}`);
+    const storage = sale.ctx.deps.storage;
+    const settledMidway: ServiceContext = {
+      ...sale.ctx,
+      deps: {
+        ...sale.ctx.deps,
+        storage: {
+          read: (key) => storage.read(key),
+          remove: (key) => storage.remove(key),
+          async write(key, source, maxBytes) {
+            const written = await storage.write(key, source, maxBytes);
+            expect(await notify('test', paid(sale), sale.clock.now())).toBe('settled');
+            return written;
+          },
+        },
+      },
+    };
+
+    await expect(send(sale, 'proof 6', settledMidway)).rejects.toMatchObject({ appCode: 'order_not_pending' });
+    expect(await keptProofs(sale)).toEqual([1, 2, 3, 4, 5].map((number) => ({ number, content: `proof ${number}` })));
+    expect(await storedFiles(sale)).toBe(5);
   });
 });

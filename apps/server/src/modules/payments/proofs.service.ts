@@ -12,6 +12,8 @@ import { StoredFileSchema } from '../catalog/catalog.entities.js';
 import { findStoreOrder, lockOrder, orderForToken } from '../orders/orders.service.js';
 
 export const PROOF_MAX_BYTES = 10 * 1024 * 1024;
+/** Proofs kept per order: the newest; storing one more drops the oldest row and its file. */
+export const PROOFS_KEPT = 5;
 
 export async function uploadPaymentProof(
   ctx: ServiceContext,
@@ -39,14 +41,19 @@ export async function uploadPaymentProof(
       throw new AppError('payload_too_large', `A proof may be at most ${error.maxBytes} bytes.`);
     throw error;
   }
+  let kept;
   try {
-    return await ctx.em.transactional(async (em) => {
+    kept = await ctx.em.transactional(async (em) => {
+      // The order's row lock serialises the proofs of one order: numbers and pruning never race.
       const order = await lockOrder(em, opened.id);
       if (!awaiting(order)) throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
+      const earlier = await em.find(StoredFileSchema, { order: order.id }, { orderBy: { proofNumber: 'desc' } });
       const file = em.create(StoredFileSchema, {
         id,
         store: order.store.id,
         product: null,
+        order: order.id,
+        proofNumber: (earlier[0]?.proofNumber ?? 0) + 1,
         name: input.name.split(/[\\/]/).pop()?.slice(0, 255) || 'proof',
         contentType: input.contentType.slice(0, 100) || 'application/octet-stream',
         size: stored.size,
@@ -54,17 +61,31 @@ export async function uploadPaymentProof(
         storageKey,
         createdAt: ctx.clock.now(),
       });
+      const dropped = earlier.slice(PROOFS_KEPT - 1);
+      for (const old of dropped) em.remove(old);
       order.paymentProofFileId = file.id;
       order.updatedAt = ctx.clock.now();
-      return { orderId: order.id, proof: { name: file.name, size: file.size, contentType: file.contentType } };
+      return {
+        result: { orderId: order.id, proof: { name: file.name, size: file.size, contentType: file.contentType } },
+        dropped: dropped.map((old) => old.storageKey),
+      };
     });
   } catch (error) {
+    // Nothing committed: the new file goes, the older proofs keep their rows and files.
     await ctx.deps.storage.remove(storageKey);
     throw error;
   }
+  // Only now that no row names them. A crash before this line leaves these files orphaned
+  // (docs/decisions.md, #26 Payment proofs); a failure here is logged, the proof is stored.
+  for (const key of kept.dropped) {
+    await ctx.deps.storage
+      .remove(key)
+      .catch((error: unknown) => ctx.deps.log.warn({ err: error, storageKey: key }, 'pruned proof not removed'));
+  }
+  return kept.result;
 }
 
-/** The proof of an order of the store, for the dashboard. */
+/** The proof of an order of the store, for the dashboard: the newest the buyer sent. */
 export async function paymentProofOf(ctx: ServiceContext, storeId: string, orderId: string) {
   const order = await findStoreOrder(ctx.em, storeId, orderId);
   const file = order.paymentProofFileId
