@@ -5,12 +5,22 @@
  * the operator commands of cli.ts (create-user, create-store, create-api-key, ban-store,
  * unban-store, seed-demo).
  *
- * Arguments are checked before anything starts: a usage mistake exits 2 with the usage line.
+ * Arguments are checked before anything starts: a usage mistake exits 2 with the usage line;
+ * `svc COMMAND --help` (or `svc help COMMAND`) prints the command's options, read from its one
+ * declaration in cli.ts, and starts nothing.
  * Any other failure prints its cause in one sentence and exits 1.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI_COMMANDS, UsageError, parseNoArguments } from './cli.js';
+import {
+  ALL_COMMANDS,
+  CLI_COMMANDS,
+  UsageError,
+  asksForHelp,
+  helpText,
+  usageLine,
+  type ProcessCommandName,
+} from './cli.js';
 import { startJobs } from './jobs.js';
 import { AppError } from './lib/errors.js';
 import { describeFailure, isExplained } from './lib/failures.js';
@@ -118,19 +128,16 @@ async function migrateCommand(log: Logger): Promise<void> {
   await runtime.close();
 }
 
-const PROCESS_COMMANDS: Record<string, { summary: string; run: (log: Logger) => Promise<void> }> = {
-  serve: { summary: 'serve the HTTP API, deliver webhooks and run the scheduled jobs (the default)', run: serve },
-  worker: { summary: 'deliver webhooks only (run any number beside the API processes)', run: worker },
-  migrate: { summary: 'apply pending database migrations and exit', run: migrateCommand },
+const PROCESS_RUN: Record<ProcessCommandName, (log: Logger) => Promise<void>> = {
+  serve,
+  worker,
+  migrate: migrateCommand,
 };
 
 function usage(): string {
-  const rows = [
-    ...Object.entries(PROCESS_COMMANDS).map(([name, c]) => [name, c.summary]),
-    ...Object.entries(CLI_COMMANDS).map(([name, c]) => [name, c.summary]),
-  ];
-  const width = Math.max(...rows.map(([name]) => name!.length));
-  return `usage: svc <command> [options]\n\n${rows.map(([name, summary]) => `  ${name!.padEnd(width)}  ${summary}`).join('\n')}\n`;
+  const rows = Object.entries(ALL_COMMANDS).map(([name, c]) => [name, c.summary] as const);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return `usage: svc <command> [options]\n\n${rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`).join('\n')}\n\nsvc <command> --help shows a command's options and an example.\n`;
 }
 
 /** Prints the cause of a failure as a person reads it, and exits. */
@@ -144,28 +151,34 @@ function fail(name: string, error: unknown, log: Logger, longRunning: boolean): 
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
-  const [name = 'serve', ...args] = process.argv.slice(2);
-  if (name === 'help' || name === '--help' || name === '-h') {
+  let [name = 'serve', ...args] = process.argv.slice(2);
+  // `svc help <command>` is `svc <command> --help`.
+  if (name === 'help' && args[0] !== undefined) [name, args] = [args[0], ['--help']];
+  else if (name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(usage());
     return;
   }
-  const processCommand = PROCESS_COMMANDS[name];
-  const operatorCommand = CLI_COMMANDS[name];
-  if (!processCommand && !operatorCommand) {
+  const command = Object.hasOwn(ALL_COMMANDS, name) ? ALL_COMMANDS[name] : undefined;
+  if (!command) {
     process.stderr.write(`svc: unknown command "${name}"\n${usage()}`);
     process.exit(2);
   }
+  // Help first: it starts nothing, whatever else the line says.
+  if (asksForHelp(args)) {
+    process.stdout.write(helpText(name, command));
+    return;
+  }
+  const processCommand = Object.hasOwn(PROCESS_RUN, name) ? PROCESS_RUN[name as ProcessCommandName] : undefined;
+  const operatorCommand = CLI_COMMANDS[name];
+  const usageHint = `usage: ${usageLine(name, command)}\n(svc ${name} --help lists the options)\n`;
 
   // Arguments first: nothing starts for a command called wrongly.
   let input: unknown;
   try {
-    if (processCommand) parseNoArguments(args);
-    else input = operatorCommand!.parse(args);
+    input = command.parse(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(
-      `svc ${name}: ${error.message}\nusage: ${processCommand ? `svc ${name}` : operatorCommand!.usage}\n`,
-    );
+    process.stderr.write(`svc ${name}: ${error.message}\n${usageHint}`);
     process.exit(2);
   }
 
@@ -174,7 +187,7 @@ async function main(): Promise<void> {
   const log = createLogger(process.env.LOG_LEVEL ?? (longRunning || name === 'migrate' ? 'info' : 'error'));
   try {
     if (processCommand) {
-      await processCommand.run(log);
+      await processCommand(log);
       return;
     }
     const runtime = await startRuntime(operatorConfig(), log, { attachEmbedded: true });
@@ -183,7 +196,7 @@ async function main(): Promise<void> {
     } catch (error) {
       // The command was understood but cannot be done as asked (no such user, store exists...).
       if (!(error instanceof UsageError || error instanceof AppError)) throw error;
-      console.error(`svc ${name}: ${error.message}\nusage: ${operatorCommand!.usage}`);
+      process.stderr.write(`svc ${name}: ${error.message}\n${usageHint}`);
       process.exitCode = 2;
     } finally {
       await runtime.close();
