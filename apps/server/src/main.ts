@@ -11,7 +11,9 @@
  * Any other failure prints its cause in one sentence and exits 1.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import {
   ALL_COMMANDS,
   CLI_COMMANDS,
@@ -80,35 +82,56 @@ function operatorConfig(): Config {
   }
 }
 
+/**
+ * Fastify logs "Server listening at <address>" once per address (every interface for 0.0.0.0) and
+ * has no option to leave it out (fastify/help#641): its own logger, a child of ours, is silent
+ * for the listen call, and `svc serve` says where it listens in one line of its own.
+ */
+async function listenQuietly(app: FastifyInstance, options: { port: number; host: string }): Promise<string> {
+  const level = app.log.level;
+  app.log.level = 'silent';
+  try {
+    return await app.listen(options);
+  } finally {
+    app.log.level = level;
+  }
+}
+
 async function serve(log: Logger): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, log);
   // Loaded here: the worker and the operator commands need none of the HTTP application.
   const { buildApp } = await import('./app.js');
+  const { metricsApp } = await import('./http/ops.js');
   const app = await buildApp(runtime.deps);
+  const metrics = config.metricsPort === undefined ? undefined : await metricsApp(runtime.deps);
   const stopJobs = startJobs(runtime.deps);
   let stopDispatcher: (() => Promise<void>) | undefined;
   let stopping = false;
   onSignals(log, 'requests in flight', async () => {
     stopping = true;
     // Requests in flight and webhook attempts in flight finish (the latter within WEBHOOK_TIMEOUT_MS).
-    await Promise.all([app.close(), stopDispatcher?.()]);
+    await Promise.all([app.close(), metrics?.close(), stopDispatcher?.()]);
     await stopJobs();
     await runtime.close();
     rmSync(serverFile(config), { force: true });
   });
-  const address = await app.listen({ port: config.port, host: config.host });
-  const publicUrl = process.env.PUBLIC_URL
-    ? config.publicUrl
-    : `http://localhost:${(app.server.address() as { port: number }).port}`;
+  const address = await listenQuietly(app, { port: config.port, host: config.host });
+  const port = (app.server.address() as AddressInfo).port;
+  const publicUrl = process.env.PUBLIC_URL ? config.publicUrl : `http://localhost:${port}`;
+  // Loopback only: whatever reaches the API port never reaches this one.
+  const metricsUrl = metrics
+    ? `${await listenQuietly(metrics, { port: config.metricsPort!, host: '127.0.0.1' })}/metrics`
+    : undefined;
   mkdirSync(config.dataDir, { recursive: true });
   writeFileSync(serverFile(config), JSON.stringify({ pid: process.pid, publicUrl }), { mode: 0o600 });
   if (!stopping) stopDispatcher = startDispatcher(runtime.deps, log);
-  const port = app.server.address();
   log.info(
-    { url: address, port: typeof port === 'object' && port ? port.port : config.port, publicUrl: config.publicUrl },
-    `svc listening on ${address}`,
+    { url: address, port, publicUrl, docs: `${publicUrl}/docs`, ...(metricsUrl && { metricsUrl }) },
+    `svc listening on ${address}; API reference at ${publicUrl}/docs${metricsUrl ? `; metrics at ${metricsUrl}` : ''}`,
   );
+  if (config.isProduction && !metricsUrl && !config.metricsToken)
+    log.warn('/metrics is off: set METRICS_TOKEN (scrape the API port with it) or METRICS_PORT (scrape 127.0.0.1)');
 }
 
 /** `svc worker`: the webhook dispatcher alone, beside any number of API processes and workers. */
