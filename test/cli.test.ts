@@ -6,8 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_KEY_SCOPES } from '@svc/schemas';
+import { ALL_COMMANDS } from '../apps/server/src/cli.js';
 import { freshDatabase } from './support/databases.js';
 import { TEST_REDIS_URL } from './support/env.js';
+import { createStoreFor, dashboard, registerSeller } from './support/seller.js';
 import { SERVER_ENTRY, spawnServer, type RunningServer } from './support/server.js';
 import { reservePort } from './support/webhook-receiver.js';
 
@@ -199,5 +202,113 @@ describe('svc operator commands', () => {
     const unknown = await svc('ban-store', 'no-such-store');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('No store has the subdomain no-such-store');
+  });
+
+  it(
+    '--scopes all makes a key that holds every scope the server defines, and the merchant API accepts it for each',
+    { timeout: 60_000 },
+    async () => {
+      server ??= await spawnServer(env);
+      const seller = await registerSeller(server.url);
+      const store = await createStoreFor(seller, 'All scopes');
+      const created = await svc(
+        'create-api-key',
+        '--owner',
+        seller.email,
+        '--name',
+        'everything',
+        '--scopes',
+        'all',
+        '--stores',
+        store.subdomain,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      const key = /^(sk_[0-9A-Za-z]{40})$/m.exec(created.stdout)![1]!;
+
+      // The key's record, as the dashboard lists it.
+      const keys = (await (await dashboard(seller, 'GET', '/api/dashboard/api-keys')).json()) as {
+        apiKeys: Array<{ prefix: string; scopes: string[] }>;
+      };
+      const record = keys.apiKeys.find((apiKey) => key.startsWith(apiKey.prefix));
+      expect(record?.scopes.slice().sort()).toEqual([...API_KEY_SCOPES].sort());
+      // And it opens routes of different scopes.
+      for (const path of ['orders', 'products', 'webhooks', 'coupons', 'events', 'licenses']) {
+        const response = await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/${path}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        expect(response.status, path).toBe(200);
+      }
+
+      // `all` stands alone.
+      const mixed = await svc(
+        'create-api-key',
+        '--owner',
+        seller.email,
+        '--name',
+        'x',
+        '--scopes',
+        'all,order:read',
+        '--stores',
+        store.subdomain,
+      );
+      expect(mixed.code).toBe(2);
+      expect(mixed.stderr).toMatch(/--scopes all stands alone/);
+    },
+  );
+});
+
+describe('svc COMMAND --help', () => {
+  const cwd = mkdtempSync(path.join(tmpdir(), 'svc-cli-help-'));
+  // No DATABASE_URL: a command that started would initialise an embedded PostgreSQL in .data.
+  const bare = { PATH: process.env.PATH ?? '', NODE_ENV: 'test' };
+
+  it('svc --help lists exactly the commands there are', async () => {
+    const help = await svcIn(cwd, bare, '--help');
+    expect(help.code).toBe(0);
+    const listed = [...help.stdout.matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((match) => match[1]);
+    expect(listed).toEqual(Object.keys(ALL_COMMANDS));
+  });
+
+  // Table-driven over the declarations: a new command is in this table as soon as it exists.
+  it.each(
+    Object.entries(ALL_COMMANDS).flatMap(([name, command]) => [
+      [name, '--help', command] as const,
+      [name, '-h', command] as const,
+    ]),
+  )(
+    'svc %s %s prints its usage, a line per option and an example, exits 0 and starts nothing',
+    async (name, flag, command) => {
+      const result = await svcIn(cwd, bare, name, flag);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+      const lines = result.stdout.split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^usage: svc ${name}( |$)`));
+      for (const option of command.options) {
+        expect(lines[0]).toContain(`--${option.name} <${option.value}>`);
+        const line = lines.find((candidate) => candidate.startsWith(`  --${option.name} <`));
+        expect(line, option.name).toContain(option.description);
+      }
+      for (const argument of command.arguments)
+        expect(lines.some((line) => line.startsWith(`  <${argument.name}>`))).toBe(true);
+      expect(lines.some((line) => /^ {2}-h, --help +print this help and exit$/.test(line))).toBe(true);
+      const example = lines.indexOf('Example:');
+      expect(example).toBeGreaterThan(0);
+      expect(lines[example + 1]).toContain(`svc ${name}`);
+      // Nothing started: no embedded PostgreSQL in .data, no server, no log.
+      expect(existsSync(path.join(cwd, '.data'))).toBe(false);
+    },
+  );
+
+  it('help wins over a usage mistake on the same line, and `svc help COMMAND` says the same', async () => {
+    const withMistake = await svcIn(cwd, bare, 'create-user', '--nope', 'x', '--help');
+    expect(withMistake.code).toBe(0);
+    expect(withMistake.stdout).toMatch(/^usage: svc create-user --email <email>/);
+    const viaHelp = await svcIn(cwd, bare, 'help', 'create-user');
+    expect(viaHelp.stdout).toBe(withMistake.stdout);
+    // Production without any of its configuration: help reads none of it.
+    const production = await svcIn(cwd, { ...bare, NODE_ENV: 'production' }, 'serve', '--help');
+    expect(production.code, production.stderr).toBe(0);
+    expect(production.stdout).toMatch(/^usage: svc serve\n/);
+    expect(existsSync(path.join(cwd, '.data'))).toBe(false);
   });
 });

@@ -4,9 +4,12 @@
  * the Prometheus text holds the orders route's duration histogram under its documented template
  * (not the adapter's catch-all, not an id), the order count, and the webhook attempt and lag
  * figures. Request log lines carry the path the client sent, with secrets redacted, and the
- * start is free of deprecation warnings.
+ * start is free of deprecation warnings and says once where it listens. In production /metrics
+ * is not public: it takes METRICS_TOKEN as a Bearer token, or moves to 127.0.0.1:METRICS_PORT,
+ * or (with neither) answers 404.
  */
 import { randomBytes } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 import { createThemeClient } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
@@ -20,7 +23,8 @@ import {
   registerSeller,
   type Seller,
 } from './support/seller.js';
-import { startServer } from './support/server.js';
+import { startInProcess } from './support/in-process.js';
+import { startServer, type LogLine } from './support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -121,6 +125,15 @@ describe('logs', () => {
     await server.logsSettled();
     expect(server.output()).not.toMatch(/DeprecationWarning|FSTDEP/);
   });
+
+  it('say once where the API listens, with its /docs', async () => {
+    await server.logsSettled();
+    const listening = server.logs.filter((line) => /listen/i.test(line.msg));
+    expect(listening.map((line) => line.msg)).toEqual([
+      `svc listening on ${server.url}; API reference at http://localhost:${server.port}/docs`,
+    ]);
+    expect(server.output().match(/listening/gi)).toHaveLength(1);
+  });
 });
 
 describe('/metrics', () => {
@@ -198,5 +211,91 @@ describe('/metrics', () => {
     const text = await (await fetch(`${server.url}/metrics`)).text();
     expect(sample(text, 'svc_rate_limit_rejections_total{route="feedback.create"}')).toBe(1);
     expect(sample(text, 'http_requests_total{method="POST",route="/api/feedback/create",status="429"}')).toBe(1);
+  });
+});
+
+describe('/metrics in production', () => {
+  const TOKEN = `mt_${randomBytes(24).toString('base64url')}`;
+  const production = { NODE_ENV: 'production', PUBLIC_URL: 'https://api.shop.example', SMTP_URL: 'smtp://127.0.0.1:9' };
+  let withToken: Awaited<ReturnType<typeof startServer>>;
+  let withPort: Awaited<ReturnType<typeof startServer>>;
+  let withNeither: Awaited<ReturnType<typeof startServer>>;
+
+  beforeAll(async () => {
+    [withToken, withPort, withNeither] = await Promise.all([
+      startServer({ ...production, METRICS_TOKEN: TOKEN }),
+      startServer({ ...production, METRICS_PORT: '0' }),
+      startServer(production),
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([withToken?.stop(), withPort?.stop(), withNeither?.stop()]);
+  });
+
+  const listeningLine = (logs: LogLine[]) => logs.filter((line) => /listen/i.test(line.msg));
+
+  it('with METRICS_TOKEN: 401 with WWW-Authenticate and our body without it or with a wrong one, 200 Prometheus text with it', async () => {
+    const url = `${withToken.url}/metrics`;
+    for (const authorization of [
+      undefined,
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Basic ${TOKEN}`,
+      TOKEN,
+    ]) {
+      const response = await fetch(url, { headers: authorization ? { authorization } : {} });
+      expect(response.status, authorization).toBe(401);
+      expect(response.headers.get('www-authenticate'), authorization).toMatch(/^Bearer realm="svc"/);
+      expect(await response.json()).toEqual({ error: expect.any(String), code: 'unauthorized' });
+    }
+    const scraped = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(await scraped.text()).toMatch(/^# HELP http_requests_total /m);
+    // The token is a secret: the log never holds it.
+    await withToken.logsSettled();
+    expect(withToken.output()).not.toContain(TOKEN.slice(3));
+  });
+
+  it('with METRICS_PORT: served on that port of 127.0.0.1, and not on the API port', async () => {
+    expect((await fetch(`${withPort.url}/metrics`)).status).toBe(404);
+    const [line] = listeningLine(withPort.logs);
+    const metricsUrl = line?.metricsUrl as string;
+    expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const scraped = await fetch(metricsUrl);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/^# TYPE http_requests_total counter$/m);
+    // Nothing else there.
+    expect((await fetch(metricsUrl.replace(/\/metrics$/, '/healthz'))).status).toBe(404);
+    // Bound to loopback: another address of this machine does not answer on that port.
+    const port = new URL(metricsUrl).port;
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
+    if (external) await expect(fetch(`http://${external}:${port}/metrics`)).rejects.toThrow();
+    // Still one line saying where it listens.
+    expect(listeningLine(withPort.logs)).toHaveLength(1);
+  });
+
+  it('with neither: starts, and /metrics on the API port answers 404 in our body', async () => {
+    const response = await fetch(`${withNeither.url}/metrics`);
+    expect(response.status).toBe(404);
+    expect((await response.json()).code).toBe('not_found');
+    expect((await fetch(`${withNeither.url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('/metrics outside production with METRICS_TOKEN', () => {
+  it('takes the token too', async () => {
+    const token = randomBytes(24).toString('hex');
+    const app = await startInProcess({ env: { METRICS_TOKEN: token } });
+    try {
+      const without = await fetch(`${app.url}/metrics`);
+      expect(without.status).toBe(401);
+      expect(without.headers.get('www-authenticate')).toBe('Bearer realm="svc"');
+      expect((await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 });

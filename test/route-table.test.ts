@@ -23,7 +23,7 @@ describe('the route table', () => {
     expect(table.procedures.map((entry) => entry.name).sort()).toEqual(procedures.sort());
     for (const entry of table.entries) {
       expect(policyGaps(entry.name, entry.policy, entry.method), entry.name).toEqual([]);
-      expect(['public', 'session', 'apiKey', 'customer', 'buyer', 'signature'], entry.name).toContain(
+      expect(['public', 'session', 'apiKey', 'customer', 'buyer', 'signature', 'operator'], entry.name).toContain(
         entry.policy.auth.kind,
       );
       expect(['required', 'exempt', 'none'], entry.name).toContain(entry.policy.csrf);

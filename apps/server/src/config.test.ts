@@ -29,6 +29,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ APP_ENCRYPTION_KEY: key }).smtpUrl).toBeUndefined();
   });
 
+  it('reads METRICS_TOKEN (16 characters at least) and METRICS_PORT (not the API port); empty is unset', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'x'.repeat(16), METRICS_PORT: '9464' })).toMatchObject({
+      metricsToken: 'x'.repeat(16),
+      metricsPort: 9464,
+    });
+    expect(loadConfig({ METRICS_TOKEN: '', METRICS_PORT: '' })).toMatchObject({
+      metricsToken: undefined,
+      metricsPort: undefined,
+    });
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+    expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' })).toThrow(
+      /METRICS_PORT \(3000\) must differ from PORT/,
+    );
+  });
+
   it('reads DATABASE_REPLICA_URLS as a list of PostgreSQL URLs, and refuses anything else', () => {
     expect(loadConfig({}).databaseReplicaUrls).toEqual([]);
     expect(

@@ -75,6 +75,12 @@ const ZEnv = z.object({
   WEBHOOK_PREFETCH: z.coerce.number().int().min(0).max(64).default(8),
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().min(0).default(5),
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
+  // Who may scrape /metrics (http/ops.ts). Empty counts as unset (a `.env` line without a value).
+  METRICS_TOKEN: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().min(16, 'must be at least 16 characters').optional(),
+  ),
+  METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
 });
 
 export interface Config {
@@ -130,6 +136,10 @@ export interface Config {
   webhookDisableAfterDays: number;
   /** ... and at least this many consecutive failed attempts (DESIGN §5: 5 days and 20). */
   webhookDisableAfterFailures: number;
+  /** Scrapers send `Authorization: Bearer <metricsToken>` when it is set (wherever /metrics is served). */
+  metricsToken: string | undefined;
+  /** /metrics on this port of 127.0.0.1 only, and not on the API port (0: a free port, for tests). */
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends ExplainedFailure {
@@ -182,6 +192,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `WEBHOOK_LEASE_MS (${e.WEBHOOK_LEASE_MS}) must be longer than WEBHOOK_TIMEOUT_MS (${e.WEBHOOK_TIMEOUT_MS})`,
     );
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      `METRICS_PORT (${e.METRICS_PORT}) must differ from PORT: /metrics leaves the API port for it`,
+    );
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     env: e.NODE_ENV,
@@ -218,5 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookPrefetch: e.WEBHOOK_PREFETCH,
     webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
     webhookDisableAfterFailures: e.WEBHOOK_DISABLE_AFTER_FAILURES,
+    metricsToken: e.METRICS_TOKEN,
+    metricsPort: e.METRICS_PORT,
   };
 }

@@ -5,12 +5,24 @@
  * the operator commands of cli.ts (create-user, create-store, create-api-key, ban-store,
  * unban-store, seed-demo).
  *
- * Arguments are checked before anything starts: a usage mistake exits 2 with the usage line.
+ * Arguments are checked before anything starts: a usage mistake exits 2 with the usage line;
+ * `svc COMMAND --help` (or `svc help COMMAND`) prints the command's options, read from its one
+ * declaration in cli.ts, and starts nothing.
  * Any other failure prints its cause in one sentence and exits 1.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { CLI_COMMANDS, UsageError, parseNoArguments } from './cli.js';
+import type { FastifyInstance } from 'fastify';
+import {
+  ALL_COMMANDS,
+  CLI_COMMANDS,
+  UsageError,
+  asksForHelp,
+  helpText,
+  usageLine,
+  type ProcessCommandName,
+} from './cli.js';
 import { startJobs } from './jobs.js';
 import { AppError } from './lib/errors.js';
 import { describeFailure, isExplained } from './lib/failures.js';
@@ -70,35 +82,56 @@ function operatorConfig(): Config {
   }
 }
 
+/**
+ * Fastify logs "Server listening at <address>" once per address (every interface for 0.0.0.0) and
+ * has no option to leave it out (fastify/help#641): its own logger, a child of ours, is silent
+ * for the listen call, and `svc serve` says where it listens in one line of its own.
+ */
+async function listenQuietly(app: FastifyInstance, options: { port: number; host: string }): Promise<string> {
+  const level = app.log.level;
+  app.log.level = 'silent';
+  try {
+    return await app.listen(options);
+  } finally {
+    app.log.level = level;
+  }
+}
+
 async function serve(log: Logger): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, log);
   // Loaded here: the worker and the operator commands need none of the HTTP application.
   const { buildApp } = await import('./app.js');
+  const { metricsApp } = await import('./http/ops.js');
   const app = await buildApp(runtime.deps);
+  const metrics = config.metricsPort === undefined ? undefined : await metricsApp(runtime.deps);
   const stopJobs = startJobs(runtime.deps);
   let stopDispatcher: (() => Promise<void>) | undefined;
   let stopping = false;
   onSignals(log, 'requests in flight', async () => {
     stopping = true;
     // Requests in flight and webhook attempts in flight finish (the latter within WEBHOOK_TIMEOUT_MS).
-    await Promise.all([app.close(), stopDispatcher?.()]);
+    await Promise.all([app.close(), metrics?.close(), stopDispatcher?.()]);
     await stopJobs();
     await runtime.close();
     rmSync(serverFile(config), { force: true });
   });
-  const address = await app.listen({ port: config.port, host: config.host });
-  const publicUrl = process.env.PUBLIC_URL
-    ? config.publicUrl
-    : `http://localhost:${(app.server.address() as { port: number }).port}`;
+  const address = await listenQuietly(app, { port: config.port, host: config.host });
+  const port = (app.server.address() as AddressInfo).port;
+  const publicUrl = process.env.PUBLIC_URL ? config.publicUrl : `http://localhost:${port}`;
+  // Loopback only: whatever reaches the API port never reaches this one.
+  const metricsUrl = metrics
+    ? `${await listenQuietly(metrics, { port: config.metricsPort!, host: '127.0.0.1' })}/metrics`
+    : undefined;
   mkdirSync(config.dataDir, { recursive: true });
   writeFileSync(serverFile(config), JSON.stringify({ pid: process.pid, publicUrl }), { mode: 0o600 });
   if (!stopping) stopDispatcher = startDispatcher(runtime.deps, log);
-  const port = app.server.address();
   log.info(
-    { url: address, port: typeof port === 'object' && port ? port.port : config.port, publicUrl: config.publicUrl },
-    `svc listening on ${address}`,
+    { url: address, port, publicUrl, docs: `${publicUrl}/docs`, ...(metricsUrl && { metricsUrl }) },
+    `svc listening on ${address}; API reference at ${publicUrl}/docs${metricsUrl ? `; metrics at ${metricsUrl}` : ''}`,
   );
+  if (config.isProduction && !metricsUrl && !config.metricsToken)
+    log.warn('/metrics is off: set METRICS_TOKEN (scrape the API port with it) or METRICS_PORT (scrape 127.0.0.1)');
 }
 
 /** `svc worker`: the webhook dispatcher alone, beside any number of API processes and workers. */
@@ -118,19 +151,16 @@ async function migrateCommand(log: Logger): Promise<void> {
   await runtime.close();
 }
 
-const PROCESS_COMMANDS: Record<string, { summary: string; run: (log: Logger) => Promise<void> }> = {
-  serve: { summary: 'serve the HTTP API, deliver webhooks and run the scheduled jobs (the default)', run: serve },
-  worker: { summary: 'deliver webhooks only (run any number beside the API processes)', run: worker },
-  migrate: { summary: 'apply pending database migrations and exit', run: migrateCommand },
+const PROCESS_RUN: Record<ProcessCommandName, (log: Logger) => Promise<void>> = {
+  serve,
+  worker,
+  migrate: migrateCommand,
 };
 
 function usage(): string {
-  const rows = [
-    ...Object.entries(PROCESS_COMMANDS).map(([name, c]) => [name, c.summary]),
-    ...Object.entries(CLI_COMMANDS).map(([name, c]) => [name, c.summary]),
-  ];
-  const width = Math.max(...rows.map(([name]) => name!.length));
-  return `usage: svc <command> [options]\n\n${rows.map(([name, summary]) => `  ${name!.padEnd(width)}  ${summary}`).join('\n')}\n`;
+  const rows = Object.entries(ALL_COMMANDS).map(([name, c]) => [name, c.summary] as const);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return `usage: svc <command> [options]\n\n${rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`).join('\n')}\n\nsvc <command> --help shows a command's options and an example.\n`;
 }
 
 /** Prints the cause of a failure as a person reads it, and exits. */
@@ -144,28 +174,34 @@ function fail(name: string, error: unknown, log: Logger, longRunning: boolean): 
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
-  const [name = 'serve', ...args] = process.argv.slice(2);
-  if (name === 'help' || name === '--help' || name === '-h') {
+  let [name = 'serve', ...args] = process.argv.slice(2);
+  // `svc help <command>` is `svc <command> --help`.
+  if (name === 'help' && args[0] !== undefined) [name, args] = [args[0], ['--help']];
+  else if (name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(usage());
     return;
   }
-  const processCommand = PROCESS_COMMANDS[name];
-  const operatorCommand = CLI_COMMANDS[name];
-  if (!processCommand && !operatorCommand) {
+  const command = Object.hasOwn(ALL_COMMANDS, name) ? ALL_COMMANDS[name] : undefined;
+  if (!command) {
     process.stderr.write(`svc: unknown command "${name}"\n${usage()}`);
     process.exit(2);
   }
+  // Help first: it starts nothing, whatever else the line says.
+  if (asksForHelp(args)) {
+    process.stdout.write(helpText(name, command));
+    return;
+  }
+  const processCommand = Object.hasOwn(PROCESS_RUN, name) ? PROCESS_RUN[name as ProcessCommandName] : undefined;
+  const operatorCommand = CLI_COMMANDS[name];
+  const usageHint = `usage: ${usageLine(name, command)}\n(svc ${name} --help lists the options)\n`;
 
   // Arguments first: nothing starts for a command called wrongly.
   let input: unknown;
   try {
-    if (processCommand) parseNoArguments(args);
-    else input = operatorCommand!.parse(args);
+    input = command.parse(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(
-      `svc ${name}: ${error.message}\nusage: ${processCommand ? `svc ${name}` : operatorCommand!.usage}\n`,
-    );
+    process.stderr.write(`svc ${name}: ${error.message}\n${usageHint}`);
     process.exit(2);
   }
 
@@ -174,7 +210,7 @@ async function main(): Promise<void> {
   const log = createLogger(process.env.LOG_LEVEL ?? (longRunning || name === 'migrate' ? 'info' : 'error'));
   try {
     if (processCommand) {
-      await processCommand.run(log);
+      await processCommand(log);
       return;
     }
     const runtime = await startRuntime(operatorConfig(), log, { attachEmbedded: true });
@@ -183,7 +219,7 @@ async function main(): Promise<void> {
     } catch (error) {
       // The command was understood but cannot be done as asked (no such user, store exists...).
       if (!(error instanceof UsageError || error instanceof AppError)) throw error;
-      console.error(`svc ${name}: ${error.message}\nusage: ${operatorCommand!.usage}`);
+      process.stderr.write(`svc ${name}: ${error.message}\n${usageHint}`);
       process.exitCode = 2;
     } finally {
       await runtime.close();

@@ -63,7 +63,7 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
     return [
       `the demo store already exists: ${deps.config.publicUrl}/api/store/${DEMO_SUBDOMAIN} (id ${existing.id}); nothing was changed`,
       `its API key was shown when it was made; make another with:`,
-      `  ${svcCommand()} create-api-key --owner ${DEMO_OWNER} --name demo-2 --scopes ${API_KEY_SCOPES.join(',')} --stores ${DEMO_SUBDOMAIN}`,
+      `  ${svcCommand()} create-api-key --owner ${DEMO_OWNER} --name demo-2 --scopes all --stores ${DEMO_SUBDOMAIN}`,
     ].join('\n');
   }
 

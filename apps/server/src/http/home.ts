@@ -5,6 +5,7 @@
 import { DEMO_SUBDOMAIN } from '../demo.js';
 import { escapeHtml } from '../lib/html.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
+import { metricsOnApiPort } from './ops.js';
 import { sendPage } from './pages.js';
 import { plainRoute } from './plain-route.js';
 
@@ -48,7 +49,7 @@ ${demoSection}
 <ul>
 ${link('/healthz', 'Liveness')}
 ${link('/readyz', 'Readiness', 'database and Redis')}
-${link('/metrics', 'Metrics', 'Prometheus')}
+${metricsOnApiPort(deps.config) ? link('/metrics', 'Metrics', 'Prometheus') : ''}
 </ul>`,
     });
   },

@@ -1,10 +1,19 @@
-/** Operations endpoints: liveness, readiness (database and Redis) and Prometheus metrics. */
+/**
+ * Operations endpoints: liveness, readiness (database and Redis) and Prometheus metrics.
+ * `/metrics` is open outside production; a METRICS_TOKEN makes it take that Bearer token, and
+ * METRICS_PORT moves it off the API port to that port of 127.0.0.1 (metricsApp, below). In
+ * production without either, the API port answers 404: nothing about the process is public.
+ */
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
 import { pingDatabase } from '../db/orm.js';
 import type { AppDeps } from '../deps.js';
 import { dbPoolInUse, dbPoolPending, registry, webhookQueueDepth } from '../lib/metrics.js';
 import { countDueAttempts } from '../modules/webhooks/webhooks.service.js';
 import type { RoutePolicy } from '../trpc/policy.js';
-import { plainRoute } from './plain-route.js';
+import { installErrorReplies } from './error-reply.js';
+import { plainRoute, registerPlainRoutes } from './plain-route.js';
+import { installResponseSink } from './response-sink.js';
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -47,6 +56,25 @@ const OPS_POLICY: RoutePolicy = {
   errors: [],
 };
 
+/** Whether /metrics answers on the API port: not when it has a port of its own, and in production only behind a token. */
+export function metricsOnApiPort(config: Config): boolean {
+  return config.metricsPort === undefined && (!config.isProduction || config.metricsToken !== undefined);
+}
+
+const metricsRoute = plainRoute({
+  name: 'ops.metrics',
+  method: 'GET',
+  path: '/metrics',
+  body: 'none',
+  policy: { ...OPS_POLICY, auth: { kind: 'operator' } },
+  openapi: false,
+  enabled: metricsOnApiPort,
+  async handler(ctx, _request, reply) {
+    await readGauges(ctx.deps);
+    return reply.type(registry.contentType).send(await registry.metrics());
+  },
+});
+
 export const OPS_ROUTES = [
   plainRoute({
     name: 'ops.healthz',
@@ -86,16 +114,18 @@ export const OPS_ROUTES = [
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
     },
   }),
-  plainRoute({
-    name: 'ops.metrics',
-    method: 'GET',
-    path: '/metrics',
-    body: 'none',
-    policy: OPS_POLICY,
-    openapi: false,
-    async handler(ctx, _request, reply) {
-      await readGauges(ctx.deps);
-      return reply.type(registry.contentType).send(await registry.metrics());
-    },
-  }),
+  metricsRoute,
 ];
+
+/**
+ * The application `svc serve` listens with on 127.0.0.1:METRICS_PORT: the same /metrics route,
+ * its guard included (a METRICS_TOKEN is asked for here too), and nothing else.
+ */
+export async function metricsApp(deps: AppDeps): Promise<FastifyInstance> {
+  // No request log: a scrape every few seconds would drown the API's lines.
+  const app = Fastify({ loggerInstance: deps.log, logController: new LogController({ disableRequestLogging: true }) });
+  installErrorReplies(app);
+  installResponseSink(app);
+  await registerPlainRoutes(app, deps, [{ ...metricsRoute, enabled: undefined }]);
+  return app;
+}

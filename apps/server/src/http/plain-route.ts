@@ -15,7 +15,13 @@ import { AppError, toPublicError, zodIssues, type PublicError } from '../lib/err
 import { assertReadable } from '../lib/input-limits.js';
 import type { User } from '../modules/identity/identity.entities.js';
 import type { StoreMember } from '../modules/stores/stores.entities.js';
-import { authenticateSession, authorizeMerchant, requireMember, storeIdOf } from '../modules/access/guards.js';
+import {
+  authenticateOperator,
+  authenticateSession,
+  authorizeMerchant,
+  requireMember,
+  storeIdOf,
+} from '../modules/access/guards.js';
 import type { Context } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
 import { createContext } from '../trpc/context.js';
@@ -73,6 +79,9 @@ async function guard(route: PlainRoute, ctx: PlainContext): Promise<void> {
       return;
     case 'customer':
       await authenticateCustomer(ctx);
+      return;
+    case 'operator':
+      authenticateOperator(ctx);
       return;
     case 'public':
     case 'buyer':

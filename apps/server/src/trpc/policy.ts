@@ -25,7 +25,9 @@ export type AuthSurface =
    */
   | { kind: 'buyer'; staffSession: boolean }
   /** A payment gateway, authenticated by its signature over the raw body. */
-  | { kind: 'signature' };
+  | { kind: 'signature' }
+  /** The operator's scraper: `Authorization: Bearer <METRICS_TOKEN>` when that is configured (guards.ts). */
+  | { kind: 'operator' };
 
 /**
  * `open`: any origin, without credentials (public theme routes, the embed). `store-origins`:

@@ -104,6 +104,9 @@ function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasJsonB
     case 'signature':
       codes.push('signature_invalid');
       break;
+    case 'operator':
+      codes.push('unauthorized');
+      break;
     case 'public':
       break;
   }

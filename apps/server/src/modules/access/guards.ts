@@ -3,11 +3,11 @@
  * (modules/request/context.ts), without the transport: procedures on /trpc and REST and the
  * plain routes call the same ones, so they enforce the same rules: seller sessions (with CSRF as
  * the route declares it), store membership and permissions, merchant API keys (scope, store,
- * permission ceiling, per-key limit). Customer sessions are the customers module's
- * (authenticateCustomer).
+ * permission ceiling, per-key limit), the operator's scrape token. Customer sessions are the
+ * customers module's (authenticateCustomer).
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
-import { safeEqual } from '../../lib/crypto.js';
+import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { authenticateApiKey, type MerchantCredential } from '../api-keys/api-keys.service.js';
 import { setSessionCookie } from '../identity/session-cookie.js';
@@ -109,4 +109,22 @@ export async function authorizeMerchant(
   if (!hasPermission(member, ceiling))
     throw new AppError('permission_missing', `The key owner lacks the ${ceiling} permission in this store.`);
   return { credential, storeId };
+}
+
+/**
+ * The operator's scraper (`/metrics`): `Authorization: Bearer <METRICS_TOKEN>` when the token is
+ * configured, else open (the route is served without a token only where that is allowed: outside
+ * production, or on the loopback METRICS_PORT). Compared in constant time, as digests, so not even
+ * the token's length shows in the timing.
+ */
+export function authenticateOperator(ctx: Pick<Context, 'deps' | 'caller' | 'answer'>): void {
+  const token = ctx.deps.config.metricsToken;
+  if (token === undefined) return;
+  const header = ctx.caller.credentials.authorization;
+  // The scheme name is case-insensitive (RFC 9110 §11.1).
+  const given = header === undefined ? undefined : /^Bearer +(\S+)$/i.exec(header)?.[1];
+  if (given !== undefined && safeEqual(sha256Hex(given), sha256Hex(token))) return;
+  ctx.answer.headers['WWW-Authenticate'] =
+    header === undefined ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"';
+  throw new AppError('unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN>.');
 }
