@@ -10,6 +10,7 @@ import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../request/context.js';
 import { promisedRemaining, setRateLimitHeaders } from '../request/rate-limit.js';
+import { recordMail } from '../mail/outbox.js';
 import { getBuyerOrder, listBuyerOrders } from '../orders/orders.service.js';
 import { ownOrigin, storeOrigins } from '../stores/origins.js';
 import { StoreSchema } from '../stores/stores.entities.js';
@@ -77,11 +78,12 @@ export async function startCustomerLogin(
       expiresAt: new Date(now.getTime() + CODE_TTL_MS),
       usedAt: null,
     });
-  });
-  await ctx.deps.mailer.send({
-    to: input.email,
-    subject: `Your sign-in code for ${store.name}`,
-    text: `Your code is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, ignore this e-mail.`,
+    // The code and its mail commit together; the mail sender sends it, never this request.
+    await recordMail(em, ctx.deps, {
+      to: input.email,
+      subject: `Your sign-in code for ${store.name}`,
+      text: `Your code is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, ignore this e-mail.`,
+    });
   });
 }
 
