@@ -119,7 +119,14 @@ async function openedTicket(
 ): Promise<Ticket> {
   const response = await openTicket({ orderId: order.id, token: order.token, subject, message });
   expect(response.status, await response.clone().text()).toBe(201);
-  return response.json();
+  const ticket = (await response.clone().json()) as Ticket;
+  // The staff's mail ("The buyer of order ORD-n opened a ticket.") has gone out before the next step counts its own.
+  await expect
+    .poll(() => smtp.mails.filter((mail) => mail.text.includes(`order ${ticket.orderNumber} opened`)).length, {
+      timeout: 5_000,
+    })
+    .toBeGreaterThanOrEqual(1);
+  return ticket;
 }
 
 interface Ticket {
@@ -138,9 +145,19 @@ function tickets(storeId: string, ticketId = ''): string {
   return `/api/dashboard/stores/${storeId}/tickets${ticketId ? `/${ticketId}` : ''}`;
 }
 
-/** Mail is sent before the route answers, so what arrived since `seen` is this step's mail. */
+/** Mail arrived since `seen` (what a step that mails nothing must leave empty). */
 function mailsSince(seen: number): ReceivedMail[] {
   return smtp.mails.slice(seen);
+}
+
+/**
+ * A step's mail: sent after the route answered (by the mail sender), so the mail that arrived
+ * since `seen` and carries the step's own `text`, once `count` of them are in (poll, with a deadline).
+ */
+async function stepMails(seen: number, text: string, count: number): Promise<ReceivedMail[]> {
+  const ofStep = () => smtp.mails.slice(seen).filter((mail) => mail.text.includes(text));
+  await expect.poll(() => ofStep().length, { timeout: 5_000 }).toBeGreaterThanOrEqual(count);
+  return ofStep();
 }
 
 function recipients(mails: ReceivedMail[]): string[] {
@@ -225,7 +242,7 @@ describe('buyers open tickets', () => {
     expect(ticket.messages[0]).toMatchObject({ author: 'buyer', body: 'I paid but got nothing.\n\tThanks' });
 
     // The owner and the staff member with viewOrders; not the one who only manages products.
-    const mails = mailsSince(seen);
+    const mails = await stepMails(seen, 'I paid but got nothing.', 2);
     expect(recipients(mails)).toEqual([owner.email, viewer.email].sort());
     for (const mail of mails) {
       expect(mail.to).toHaveLength(1);
@@ -417,7 +434,7 @@ describe('staff answer tickets on the dashboard', () => {
       body: 'Try it without the dashes.',
       createdAt: expect.stringMatching(ISO),
     });
-    let mails = mailsSince(seen);
+    let mails = await stepMails(seen, 'Try it without the dashes.', 1);
     expect(recipients(mails)).toEqual([order.email]);
     expect(mails[0]!.subject).toContain('Key does not work');
     expect(mails[0]!.subject).toContain(order.number);
@@ -444,7 +461,7 @@ describe('staff answer tickets on the dashboard', () => {
     });
     expect(back.status).toBe(201);
     expect(await back.json()).toMatchObject({ author: 'buyer', body: 'Still invalid.' });
-    mails = mailsSince(seen);
+    mails = await stepMails(seen, 'Still invalid.', 2);
     expect(recipients(mails)).toEqual([owner.email, viewer.email].sort());
     for (const mail of mails) {
       expect(mail.text).toContain('Still invalid.');

@@ -16,11 +16,11 @@ import type { AppDeps } from '../../apps/server/src/deps.js';
 import { systemClock, type Clock } from '../../apps/server/src/lib/clock.js';
 import { AppError } from '../../apps/server/src/lib/errors.js';
 import { createLogger } from '../../apps/server/src/lib/logger.js';
-import { SmtpMailer } from '../../apps/server/src/lib/mailer.js';
+import { SmtpTransport } from '../../apps/server/src/lib/mailer.js';
 import { LocalFileStorage } from '../../apps/server/src/lib/storage.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../../apps/server/src/lib/rate-limit.js';
 import { newResponseSink } from '../../apps/server/src/lib/cookies.js';
-import { OutboxMailer } from '../../apps/server/src/modules/mail/outbox-mailer.js';
+import { MailSender } from '../../apps/server/src/modules/mail/mail-sender.js';
 import type { Context, Credentials, RouteCall, ServiceContext } from '../../apps/server/src/modules/request/context.js';
 import { workerDatabaseUrl } from './env.js';
 
@@ -40,7 +40,6 @@ export function serviceContext(orm: Orm, clock: Clock = systemClock, env: Record
     orm,
     clock,
     limiter: new MemoryRateLimitStore(),
-    mailer: new OutboxMailer(orm, clock, config.encryptionKey),
     storage: new LocalFileStorage(config.fileStorageDir),
     log: createLogger('silent'),
   };
@@ -109,14 +108,14 @@ export async function startInProcess(
     orm,
     clock,
     limiter: opts.limiter ?? new MemoryRateLimitStore(),
-    mailer: config.smtpUrl
-      ? new SmtpMailer(config.smtpUrl, config.mailFrom)
-      : new OutboxMailer(orm, clock, config.encryptionKey),
     storage: new LocalFileStorage(config.fileStorageDir),
     log,
   };
   const app = await buildApp(deps, { router: opts.router });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  // With SMTP_URL, recorded mail goes out as `svc serve` sends it: through a mail sender.
+  const sender = config.smtpUrl ? new MailSender(deps, new SmtpTransport(config.smtpUrl, config.mailFrom)) : undefined;
+  sender?.start();
   return {
     url: address,
     app,
@@ -124,6 +123,7 @@ export async function startInProcess(
     deps,
     async close() {
       await app.close();
+      await sender?.stop();
       await orm.close();
     },
   };

@@ -62,17 +62,32 @@ function parse(raw: string, to: string[]): ReceivedMail {
   return { to, subject: decodeHeader(header('Subject')), text: text.trim() };
 }
 
-export async function startSmtpListener(): Promise<{
+export interface SmtpListenerOptions {
+  /** The port to listen on (default: a free one). */
+  port?: number;
+  /** While it returns true, every recipient is refused with 451 (a server that is up but not taking mail). */
+  refusing?: () => boolean;
+}
+
+export async function startSmtpListener(opts: SmtpListenerOptions = {}): Promise<{
   url: string;
   mails: ReceivedMail[];
+  /** Recipients refused so far (with `refusing`). */
+  refused: string[];
   waitFor: (match: (mail: ReceivedMail) => boolean, timeoutMs?: number) => Promise<ReceivedMail>;
   stop: () => Promise<void>;
 }> {
   const mails: ReceivedMail[] = [];
+  const refused: string[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!opts.refusing?.()) return callback();
+      refused.push(address.address);
+      callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -87,11 +102,12 @@ export async function startSmtpListener(): Promise<{
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', () => resolve()));
   const port = (server.server.address() as { port: number }).port;
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    refused,
     async waitFor(match, timeoutMs = 5_000) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {

@@ -342,14 +342,14 @@ const ENVIRONMENT = 'Configured by the environment (PORT, HOST, DATABASE_URL, RE
 export const PROCESS_COMMANDS = {
   serve: defineCommand({
     details: ENVIRONMENT,
-    summary: 'serve the HTTP API, deliver webhooks and run the scheduled jobs (the default command)',
+    summary: 'serve the HTTP API, deliver webhooks and mail and run the scheduled jobs (the default command)',
     options: [],
     example: 'PORT=3000 DATABASE_URL=postgres://localhost/svc svc serve',
     parse: () => undefined,
   }),
   worker: defineCommand({
     details: ENVIRONMENT,
-    summary: 'deliver webhooks only (run any number beside the API processes)',
+    summary: 'deliver webhooks and mail only (run any number beside the API processes)',
     options: [],
     example: 'DATABASE_URL=postgres://localhost/svc REDIS_URL=redis://localhost:6379 svc worker',
     parse: () => undefined,

@@ -37,6 +37,7 @@ const ZEnv = z.object({
   TRUST_PROXY: z.string().optional(),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('svc <no-reply@localhost>'),
+  MAIL_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   TEST_GATEWAY_SECRET: z.string().optional(),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
@@ -101,6 +102,8 @@ export interface Config {
   isTrustedProxy: TrustFunction;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** How often a mail sender looks for due mail without a wake-up. */
+  mailPollMs: number;
   testGatewaySecret: string | undefined;
   stripeSecretKey: string | undefined;
   stripeWebhookSecret: string | undefined;
@@ -213,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     isTrustedProxy: trustFunction(parseTrustProxy(e.TRUST_PROXY)),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    mailPollMs: e.MAIL_POLL_MS,
     testGatewaySecret: e.TEST_GATEWAY_SECRET,
     stripeSecretKey: e.STRIPE_SECRET_KEY,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,

@@ -3,7 +3,6 @@ import type { Config } from './config.js';
 import type { Orm } from './db/orm.js';
 import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
-import type { Mailer } from './lib/mailer.js';
 import type { RateLimitStore } from './lib/rate-limit.js';
 import type { FileStorage } from './lib/storage.js';
 
@@ -17,7 +16,6 @@ export interface AppDeps {
   orm: Orm;
   clock: Clock;
   limiter: RateLimitStore;
-  mailer: Mailer;
   storage: FileStorage;
   redis?: RedisProbe | undefined;
   log: Logger;

@@ -4,6 +4,7 @@
  */
 import type { AppDeps } from './deps.js';
 import { expirePendingOrders } from './modules/checkout/checkout.service.js';
+import { pruneFinishedMail } from './modules/mail/mail.service.js';
 import { pruneDeliveries, pruneEvents } from './modules/webhooks/webhooks.service.js';
 import { pruneIdempotencyKeys } from './modules/idempotency/idempotency.service.js';
 
@@ -39,6 +40,12 @@ export const JOBS: Job[] = [
     name: 'prune-idempotency-keys',
     everyMs: 60 * 60_000,
     run: (deps) => pruneIdempotencyKeys(deps),
+  },
+  {
+    // Sent (and given-up) mail is kept 7 days for support, then its sealed text goes too.
+    name: 'prune-sent-mail',
+    everyMs: 60 * 60_000,
+    run: (deps) => pruneFinishedMail(deps),
   },
 ];
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-old-space-size=512
 /**
- * The `svc` command: `svc serve` (HTTP API, webhook dispatcher, scheduled jobs), `svc worker`
- * (the webhook dispatcher alone; run as many as needed), `svc migrate` (apply migrations), and
+ * The `svc` command: `svc serve` (HTTP API, webhook dispatcher, mail sender, scheduled jobs), `svc
+ * worker` (the webhook dispatcher and the mail sender; run as many as needed), `svc migrate` (apply migrations), and
  * the operator commands of cli.ts (create-user, create-store, create-api-key, ban-store,
  * unban-store, seed-demo).
  *
@@ -29,6 +29,8 @@ import { describeFailure, isExplained } from './lib/failures.js';
 import { loadConfig, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { SmtpTransport } from './lib/mailer.js';
+import { MailSender } from './modules/mail/mail-sender.js';
 import { Dispatcher } from './modules/webhooks/scheduler.js';
 import { connectRedis, startRuntime } from './runtime.js';
 
@@ -41,6 +43,14 @@ function startDispatcher(deps: AppDeps, log: Logger): () => Promise<void> {
     await dispatcher.stop();
     await redis?.shutdown();
   };
+}
+
+/** With SMTP_URL, starts a mail sender (the outbox's mail to SMTP); returns what stops it. */
+function startMailSender(deps: AppDeps): () => Promise<void> {
+  if (!deps.config.smtpUrl) return () => Promise.resolve();
+  const sender = new MailSender(deps, new SmtpTransport(deps.config.smtpUrl, deps.config.mailFrom));
+  sender.start();
+  return () => sender.stop();
 }
 
 /** SIGTERM/SIGINT run `stop` once; a stop that hangs past 15 s exits anyway. */
@@ -107,11 +117,12 @@ async function serve(log: Logger): Promise<void> {
   const metrics = config.metricsPort === undefined ? undefined : await metricsApp(runtime.deps);
   const stopJobs = startJobs(runtime.deps);
   let stopDispatcher: (() => Promise<void>) | undefined;
+  let stopMailSender: (() => Promise<void>) | undefined;
   let stopping = false;
   onSignals(log, 'requests in flight', async () => {
     stopping = true;
-    // Requests in flight and webhook attempts in flight finish (the latter within WEBHOOK_TIMEOUT_MS).
-    await Promise.all([app.close(), metrics?.close(), stopDispatcher?.()]);
+    // Requests, webhook attempts and mail in flight finish (within WEBHOOK_TIMEOUT_MS and the SMTP budgets).
+    await Promise.all([app.close(), metrics?.close(), stopDispatcher?.(), stopMailSender?.()]);
     await stopJobs();
     await runtime.close();
     rmSync(serverFile(config), { force: true });
@@ -125,7 +136,10 @@ async function serve(log: Logger): Promise<void> {
     : undefined;
   mkdirSync(config.dataDir, { recursive: true });
   writeFileSync(serverFile(config), JSON.stringify({ pid: process.pid, publicUrl }), { mode: 0o600 });
-  if (!stopping) stopDispatcher = startDispatcher(runtime.deps, log);
+  if (!stopping) {
+    stopDispatcher = startDispatcher(runtime.deps, log);
+    stopMailSender = startMailSender(runtime.deps);
+  }
   log.info(
     { url: address, port, publicUrl, docs: `${publicUrl}/docs`, ...(metricsUrl && { metricsUrl }) },
     `svc listening on ${address}; API reference at ${publicUrl}/docs${metricsUrl ? `; metrics at ${metricsUrl}` : ''}`,
@@ -134,16 +148,17 @@ async function serve(log: Logger): Promise<void> {
     log.warn('/metrics is off: set METRICS_TOKEN (scrape the API port with it) or METRICS_PORT (scrape 127.0.0.1)');
 }
 
-/** `svc worker`: the webhook dispatcher alone, beside any number of API processes and workers. */
+/** `svc worker`: the webhook dispatcher and the mail sender, beside any number of API processes and workers. */
 async function worker(log: Logger): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, log);
   const stopDispatcher = startDispatcher(runtime.deps, log);
-  onSignals(log, 'webhook attempts in flight', async () => {
-    await stopDispatcher();
+  const stopMailSender = startMailSender(runtime.deps);
+  onSignals(log, 'webhook attempts and mail in flight', async () => {
+    await Promise.all([stopDispatcher(), stopMailSender()]);
     await runtime.close();
   });
-  log.info('svc worker delivering webhooks');
+  log.info({ mail: config.smtpUrl ? 'sending' : 'kept' }, 'svc worker delivering webhooks');
 }
 
 async function migrateCommand(log: Logger): Promise<void> {

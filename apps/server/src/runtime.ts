@@ -10,10 +10,8 @@ import { migrate, openOrm } from './db/orm.js';
 import type { AppDeps } from './deps.js';
 import { systemClock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
-import { SmtpMailer, type Mailer } from './lib/mailer.js';
 import { LocalFileStorage } from './lib/storage.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, RedisRateLimitStore } from './lib/rate-limit.js';
-import { OutboxMailer } from './modules/mail/outbox-mailer.js';
 
 export interface Runtime {
   deps: AppDeps;
@@ -115,23 +113,17 @@ async function assemble(
     log.warn('no REDIS_URL: rate limits are kept in this process only (one instance)');
   }
 
-  let mailer: Mailer;
-  if (config.smtpUrl) {
-    const smtp = new SmtpMailer(config.smtpUrl, config.mailFrom);
-    closers.unshift(() => Promise.resolve().then(() => smtp.close()));
-    mailer = smtp;
-  } else {
+  // Mail is recorded in the outbox either way; the mail senders of `serve` and `worker` send it with SMTP_URL.
+  if (!config.smtpUrl) {
     log.warn(
       'no SMTP_URL: e-mail is kept in the outbox table' + (config.isProduction ? '' : ' and shown at /dev/mailbox'),
     );
-    mailer = new OutboxMailer(orm, systemClock, config.encryptionKey);
   }
 
   const deps: AppDeps = {
     config,
     orm,
     clock: systemClock,
-    mailer,
     storage: new LocalFileStorage(config.fileStorageDir),
     limiter: new FallbackRateLimitStore(primary, new MemoryRateLimitStore(), log),
     redis: redis ? { ping: () => redis.withCommandOptions({ timeout: 1_000 }).ping() } : undefined,

@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import type { Logger } from '../lib/logger.js';
 import { wakeHubFor } from '../modules/events/wake.js';
+import { mailWakeHubFor } from '../modules/mail/wake.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { LEGACY_MIGRATIONS } from './migrations/legacy/index.js';
@@ -46,8 +47,9 @@ export async function openOrm(
   opts: { poolMax?: number; replicaUrls?: string[] } = {},
 ): Promise<Orm> {
   const orm = await MikroORM.init(ormOptions(clientUrl, opts));
-  // Before any EntityManager is forked for work: every fork must carry the outbox's wake-up.
+  // Before any EntityManager is forked for work: every fork must carry the outboxes' wake-ups.
   wakeHubFor(orm);
+  mailWakeHubFor(orm);
   return orm;
 }
 

@@ -1,6 +1,6 @@
 /** /dev/mailbox: the e-mail kept in the outbox table, for development without SMTP. Never in production. */
 import { escapeHtml } from '../lib/html.js';
-import { keptMail } from '../modules/mail/outbox-mailer.js';
+import { keptMail } from '../modules/mail/outbox.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { plainRoute, type PlainContext } from './plain-route.js';
 

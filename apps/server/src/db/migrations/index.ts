@@ -9,6 +9,7 @@ import { Migration20261122225838_event_prune_index } from './Migration2026112222
 import { Migration20261124004151_license_api } from './Migration20261124004151_license_api.js';
 import { Migration20261125123055_endpoint_due_index } from './Migration20261125123055_endpoint_due_index.js';
 import { Migration20261125223429_payment_proofs_kept } from './Migration20261125223429_payment_proofs_kept.js';
+import { Migration20261125224236_mail_outbox } from './Migration20261125224236_mail_outbox.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -16,4 +17,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124004151_license_api', class: Migration20261124004151_license_api },
   { name: 'Migration20261125123055_endpoint_due_index', class: Migration20261125123055_endpoint_due_index },
   { name: 'Migration20261125223429_payment_proofs_kept', class: Migration20261125223429_payment_proofs_kept },
+  { name: 'Migration20261125224236_mail_outbox', class: Migration20261125224236_mail_outbox },
 ];

@@ -18,7 +18,7 @@ import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import { keptMail } from '../mail/outbox-mailer.js';
+import { keptMail } from '../mail/outbox.js';
 import type { RateLimitRule } from '../../lib/rate-limit.js';
 import type { ServiceContext } from '../request/context.js';
 import { enforceRateLimit } from '../request/rate-limit.js';

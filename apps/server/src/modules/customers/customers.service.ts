@@ -9,7 +9,8 @@ import { deriveKey, hmacHex, randomDigits, randomToken, safeEqual, sha256Hex } f
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../request/context.js';
-import { promisedRemaining, setRateLimitHeaders } from '../request/rate-limit.js';
+import { enforceTighterLimit } from '../request/rate-limit.js';
+import { recordMail } from '../mail/outbox.js';
 import { getBuyerOrder, listBuyerOrders } from '../orders/orders.service.js';
 import { ownOrigin, storeOrigins } from '../stores/origins.js';
 import { StoreSchema } from '../stores/stores.entities.js';
@@ -42,24 +43,17 @@ async function findOpenStore(ctx: ServiceContext, storeId: string) {
 }
 
 /**
- * The per-address budget, on top of the per-client one the route's meta already applied.
- * The rate-limit headers describe whichever of the two has less left, so a client counting
- * down X-RateLimit-Remaining is not surprised by a 429.
+ * Sends a code. Answers the same whether or not the address has ever ordered. Beside the route's
+ * per-client budget, a per-address one (CODE_REQUESTS_PER_EMAIL); the rate-limit headers describe
+ * whichever of the two has less left, so a client counting down X-RateLimit-Remaining is not
+ * surprised by a 429.
  */
-async function enforceAddressLimit(ctx: Pick<Context, 'deps' | 'clock' | 'answer'>, key: string): Promise<void> {
-  const decision = await ctx.deps.limiter.hit(key, CODE_REQUESTS_PER_EMAIL, ctx.clock.now().getTime());
-  if (!decision.allowed || decision.remaining < promisedRemaining(ctx.answer))
-    setRateLimitHeaders(ctx.answer, CODE_REQUESTS_PER_EMAIL, decision);
-  if (!decision.allowed) throw new AppError('rate_limited');
-}
-
-/** Sends a code. Answers the same whether or not the address has ever ordered. */
 export async function startCustomerLogin(
   ctx: ServiceContext & Pick<Context, 'answer'>,
   input: { storeId: string; email: string },
 ): Promise<void> {
   const store = await findOpenStore(ctx, input.storeId);
-  await enforceAddressLimit(ctx, `${store.id}:${input.email}`);
+  await enforceTighterLimit(ctx, CODE_REQUESTS_PER_EMAIL, `${store.id}:${input.email}`);
   const now = ctx.clock.now();
   const code = randomDigits(6);
   await ctx.em.transactional(async (em) => {
@@ -77,11 +71,12 @@ export async function startCustomerLogin(
       expiresAt: new Date(now.getTime() + CODE_TTL_MS),
       usedAt: null,
     });
-  });
-  await ctx.deps.mailer.send({
-    to: input.email,
-    subject: `Your sign-in code for ${store.name}`,
-    text: `Your code is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, ignore this e-mail.`,
+    // The code and its mail commit together; the mail sender sends it, never this request.
+    await recordMail(em, ctx.deps, {
+      to: input.email,
+      subject: `Your sign-in code for ${store.name}`,
+      text: `Your code is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, ignore this e-mail.`,
+    });
   });
 }
 

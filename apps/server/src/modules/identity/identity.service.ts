@@ -7,6 +7,7 @@ import { AppError } from '../../lib/errors.js';
 import { dummyPasswordHash, hashPassword, randomToken, sha256Hex, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import type { RateLimitRule } from '../../lib/rate-limit.js';
+import { recordMail } from '../mail/outbox.js';
 import type { Context, ServiceContext } from '../request/context.js';
 import { enforceTighterLimit } from '../request/rate-limit.js';
 import { PasswordResetSchema, UserSchema, type User } from './identity.entities.js';
@@ -69,25 +70,30 @@ export async function logout(ctx: ServiceContext, sessionToken: string): Promise
   await deleteSession(ctx.em, sessionToken);
 }
 
-/** Always succeeds from the caller's view; mails a reset link only when the account exists. */
+/**
+ * Always succeeds from the caller's view; mails a reset link only when the account exists. The
+ * link and its mail are written in one transaction and the mail is sent later by the mail sender
+ * (modules/mail), so the answer neither waits for SMTP nor tells by its time that the account exists.
+ */
 export async function requestPasswordReset(ctx: ServiceContext, input: { email: string }): Promise<void> {
   const user = await ctx.em.findOne(UserSchema, { email: input.email });
   if (!user) return;
   const token = randomToken(32);
   const now = ctx.clock.now();
-  ctx.em.create(PasswordResetSchema, {
-    tokenHash: sha256Hex(token),
-    user,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + RESET_TTL_MS),
-    usedAt: null,
-  });
-  await ctx.em.flush();
   const link = `${ctx.deps.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
-  await ctx.deps.mailer.send({
-    to: user.email,
-    subject: 'Reset your svc password',
-    text: `Someone asked to reset the password of this account.\n\nTo choose a new one, open:\n${link}\n\nThe link works once, for one hour. If it was not you, ignore this e-mail.`,
+  await ctx.em.transactional(async (em) => {
+    em.create(PasswordResetSchema, {
+      tokenHash: sha256Hex(token),
+      user,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + RESET_TTL_MS),
+      usedAt: null,
+    });
+    await recordMail(em, ctx.deps, {
+      to: user.email,
+      subject: 'Reset your svc password',
+      text: `Someone asked to reset the password of this account.\n\nTo choose a new one, open:\n${link}\n\nThe link works once, for one hour. If it was not you, ignore this e-mail.`,
+    });
   });
 }
 

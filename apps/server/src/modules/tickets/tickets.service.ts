@@ -22,6 +22,7 @@ import type { Context, ServiceContext } from '../request/context.js';
 import { checkoutTokenFor } from '../orders/checkout-cookie.js';
 import { orderForToken } from '../orders/orders.service.js';
 import { authenticateCustomer } from '../customers/customers.service.js';
+import { recordMail } from '../mail/outbox.js';
 import { OrderSchema, type Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/orders.service.js';
 import { hasPermission } from '../stores/membership.js';
@@ -124,9 +125,9 @@ async function sendQuietly(
   ticketId: string,
 ): Promise<void> {
   try {
-    await ctx.deps.mailer.send(mail);
+    await recordMail(ctx.em, ctx.deps, mail);
   } catch (error) {
-    // The message is saved and shown on both sides; a lost notification must not fail the request.
+    // The message is saved and shown on both sides; a notification not recorded must not fail the request.
     ctx.deps.log.error({ err: error, ticketId }, 'ticket e-mail failed');
   }
 }

@@ -8,6 +8,7 @@
 import type { AppDeps } from '../../deps.js';
 import { unseal } from '../../lib/crypto.js';
 import { webhookAttempts } from '../../lib/metrics.js';
+import { recordMail } from '../mail/outbox.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
 import {
   recordFailure,
@@ -195,7 +196,7 @@ async function emailOwnersAboutDisabling(deps: AppDeps, webhookId: string, reaso
       const members = await em.find(StoreMemberSchema, { store: webhook.store, role: 'owner' }, { populate: ['user'] });
       owners = members.length;
       for (const member of members) {
-        await deps.mailer.send({
+        await recordMail(em, deps, {
           to: member.user.$.email,
           subject: `Webhook endpoint "${webhook.name}" was disabled`,
           text:

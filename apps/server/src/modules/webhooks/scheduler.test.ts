@@ -31,7 +31,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { deriveKey, seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { keptMail } from '../mail/outbox-mailer.js';
+import { keptMail } from '../mail/outbox.js';
 import { UserSchema } from '../identity/identity.entities.js';
 import { OutboundEmailSchema } from '../mail/mail.entities.js';
 import { EventSchema } from '../events/events.entities.js';

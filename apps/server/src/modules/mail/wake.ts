@@ -1,0 +1,27 @@
+/**
+ * The mail senders' wake-up in this process: once the transaction that recorded a mail commits
+ * (at once outside one), the senders of this process claim it. The same hub as the webhook
+ * dispatchers' (events/wake.ts), a second instance; senders in other processes find the mail by
+ * polling (MAIL_POLL_MS).
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import type { MikroORM as Orm } from '@mikro-orm/postgresql';
+import { WakeHub } from '../../lib/wake-hub.js';
+
+const hubs = new WeakMap<object, WakeHub>();
+
+/** The ORM's mail hub, registered with its EntityManager before any fork is made (db/orm.ts). */
+export function mailWakeHubFor(orm: Orm): WakeHub {
+  let hub = hubs.get(orm.config);
+  if (!hub) {
+    hub = new WakeHub();
+    hubs.set(orm.config, hub);
+    orm.em.getEventManager().registerSubscriber(hub);
+  }
+  return hub;
+}
+
+/** Wakes the senders when the transaction `em` is in commits (at once outside one). */
+export function wakeMailSendersAfterCommit(em: EntityManager): void {
+  hubs.get(em.config)?.afterCommitOf(em);
+}
