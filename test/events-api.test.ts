@@ -214,9 +214,10 @@ describe('the SDK', () => {
     const client = createMerchantClient({ baseUrl: server.url, apiKey: key });
     const seen: string[] = [];
     const names: string[] = [];
+    // Typed by the filter: each event is a product.created body, its data.product a Product (no cast).
     for await (const event of client.events.iterate({ storeId: busy.id, type: 'product.created' })) {
       seen.push(event.id);
-      names.push(String((event.data.product as { name: string }).name));
+      names.push(event.data.product.name);
     }
     expect(seen).toHaveLength(250);
     expect(new Set(seen).size).toBe(250);
@@ -224,5 +225,7 @@ describe('the SDK', () => {
     expect(names[249]).toBe('Item 0');
     const one = await client.events.get({ storeId: busy.id, eventId: seen[0]! });
     expect(one).toMatchObject({ id: seen[0], event: 'product.created', storeId: busy.id });
+    if (one.event !== 'product.created') throw new Error(`got ${one.event}`);
+    expect(one.data.product.name).toBe('Item 249');
   }, 120_000);
 });

@@ -52,8 +52,14 @@ async function json(response: Response, status: number) {
   return JSON.parse(text);
 }
 
-/** A key product with `settings`, and a key bought through checkout and the test gateway. */
-async function buyKey(base: string, owner: Seller, storeId: string, settings: Record<string, unknown> = {}) {
+/** A key product with `settings`, and a key bought through checkout (by `email`, or none) and the test gateway. */
+async function buyKey(
+  base: string,
+  owner: Seller,
+  storeId: string,
+  settings: Record<string, unknown> = {},
+  email: string | null = 'buyer@example.test',
+) {
   const product = await createProduct(owner, storeId, {
     name: 'Desktop app',
     price: 12,
@@ -69,7 +75,7 @@ async function buyKey(base: string, owner: Seller, storeId: string, settings: Re
     body: JSON.stringify({
       shopId: storeId,
       cart: [{ productId: product.id, quantity: 1 }],
-      email: 'buyer@example.test',
+      email,
     }),
   });
   expect(response.status).toBe(200);
@@ -205,6 +211,26 @@ describe('the License API', () => {
       activationUsage: 0,
       instances: [],
     });
+  });
+
+  it("shows a license's customerEmail as null when the order had no e-mail (the order itself keeps the interface's '')", async () => {
+    const { productId, key, orderId } = await buyKey(server.url, seller, store.id, {}, null);
+    const ip = address();
+    const { license } = await json(await licenses(server.url, 'validate', { productId, key }, ip), 200);
+    const read = await json(
+      await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/licenses/${license.id}`, {
+        headers: { authorization: `Bearer ${merchantKey}` },
+      }),
+      200,
+    );
+    expect(read.customerEmail).toBeNull();
+    const order = await json(
+      await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/orders/${orderId}`, {
+        headers: { authorization: `Bearer ${merchantKey}` },
+      }),
+      200,
+    );
+    expect(order).toMatchObject({ customerEmail: '', paymentMethod: 'test' });
   });
 
   it('leaves exactly 5 instances when 50 distinct names activate at once against a limit of 5', async () => {

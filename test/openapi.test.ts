@@ -219,6 +219,31 @@ describe('the whole contract', () => {
     expect(paid.properties.event).toMatchObject({ const: 'order.paid' });
     expect(paid.properties.data.required).toEqual(['order']);
   });
+
+  it("states each event's data in the events API's answers too, one member per event type", async () => {
+    const { WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } = await import('@svc/schemas');
+    const committed: Record<string, any> = JSON.parse(readFileSync(COMMITTED, 'utf8'));
+    const schemas: Record<string, any> = committed.components?.schemas ?? {};
+    const deref = (schema: any): any =>
+      typeof schema?.$ref === 'string' ? deref(schemas[schema.$ref.split('/').pop()]) : schema;
+    /** The object members of a schema's unions and intersections that have an `event` property. */
+    const bodies = (schema: any): any[] => {
+      const s = deref(schema);
+      for (const key of ['oneOf', 'anyOf', 'allOf']) if (Array.isArray(s?.[key])) return s[key].flatMap(bodies);
+      return s?.properties?.event ? [s] : [];
+    };
+    const answer = (path: string) =>
+      committed.paths[`/api/merchant/v1/stores/{storeId}${path}`].get.responses['200'].content['application/json']
+        .schema;
+    for (const schema of [answer('/events/{eventId}'), deref(answer('/events')).properties.events.items]) {
+      const byEvent = Object.fromEntries(bodies(schema).map((body) => [deref(body.properties.event).const, body]));
+      expect(Object.keys(byEvent).sort()).toEqual([...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT].sort());
+      expect(deref(byEvent['order.paid'].properties.data).required).toEqual(['order']);
+      expect(deref(byEvent['product.updated'].properties.data).required).toEqual(['product']);
+      expect(deref(byEvent['license.disabled'].properties.data).required).toEqual(['license']);
+      expect(deref(byEvent['webhook.test'].properties.data).required).toEqual(['webhookId']);
+    }
+  });
 });
 
 describe('the response-conformance check (test/support/conformance.ts)', () => {

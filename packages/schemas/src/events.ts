@@ -10,7 +10,7 @@ import { ZId, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 import { ZMerchantLicense } from './licenses.js';
 import { ZOrderDetail } from './orders.js';
-import { WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT, type TWebhookEvent } from './webhooks.js';
+import { WEBHOOK_TEST_EVENT, ZEventName, type TWebhookEvent } from './webhooks.js';
 
 const orderPayload = z.strictObject({ order: ZOrderDetail });
 const productPayload = z.strictObject({ product: ZProduct });
@@ -48,20 +48,39 @@ export function eventEnvelope<T extends TEventType>(type: T) {
 // ---------------------------------------------------------------------------------------------
 // The events API (merchant, scope event:read): the outbox's events of a store, as webhooks carry them.
 
-export const ZStoredEventType = z.enum([...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT]);
+/** Every event name, `webhook.test` included (the events API lists the test pings too). */
+export const ZStoredEventType = ZEventName;
+
+/**
+ * Every event body, discriminated on `event`: each type's envelope (`eventEnvelope`) with its own
+ * `data`. What a webhook endpoint receives and what the events API answers, so the OpenAPI
+ * document and the SDK's types (generated from the router) state each event's payload.
+ */
+export const ZEventBody = z.discriminatedUnion('event', [
+  eventEnvelope('order.created'),
+  eventEnvelope('order.paid'),
+  eventEnvelope('order.completed'),
+  eventEnvelope('order.refunded'),
+  eventEnvelope('product.created'),
+  eventEnvelope('product.updated'),
+  eventEnvelope('product.deleted'),
+  eventEnvelope('license.activated'),
+  eventEnvelope('license.deactivated'),
+  eventEnvelope('license.disabled'),
+  eventEnvelope('license.enabled'),
+  eventEnvelope(WEBHOOK_TEST_EVENT),
+]);
+export type TEventBody = z.infer<typeof ZEventBody>;
 
 /**
  * One event exactly as a webhook delivery carries it: the same keys in the same order and `data`
- * as stored, so its JSON is byte for byte a delivery's body (re-verify or re-process it). `data`
- * is the event type's payload (see the `webhooks` section); it is passed through as stored.
+ * as stored, so its JSON is byte for byte a delivery's body (re-process it as one). Checked
+ * against ZEventBody, but answered as given: zod merges the two sides of an intersection as
+ * `{ ...left, ...right }`, key by key, so with `z.unknown()` (the value as it is) on the left the
+ * answer keeps the stored keys' order, where ZEventBody alone would rebuild every object in its
+ * schema's order. Its type and its schema are ZEventBody's (`unknown & T` is `T`).
  */
-export const ZStoredEvent = z.object({
-  id: z.string().meta({ description: 'The event id (`evt_...`), the same on every delivery attempt' }),
-  event: ZStoredEventType,
-  createdAt: ZTimestamp,
-  storeId: ZId,
-  data: z.record(z.string(), z.unknown()).meta({ description: "The event type's payload, as webhooks carry it" }),
-});
+export const ZStoredEvent = z.intersection(z.unknown(), ZEventBody);
 export type TStoredEvent = z.infer<typeof ZStoredEvent>;
 
 export const ZListEventsQuery = z

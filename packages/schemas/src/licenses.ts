@@ -70,7 +70,8 @@ export type TDeactivateLicenseResult = z.infer<typeof ZDeactivateLicenseResult>;
 export const ZMerchantLicense = ZLicense.extend({
   /** ORD-<n> */
   orderId: z.string(),
-  customerEmail: z.string(),
+  /** The buyer's e-mail address; null when the order was placed without one. */
+  customerEmail: z.string().nullable(),
   /** Eight dots, then the key's last four characters when it has more than eight: never the key, nor its length. */
   masked: z.string(),
   instances: z.array(ZLicenseInstance),

@@ -24,9 +24,12 @@ export const ZOrder = z.object({
   productName: z.string(),
   price: z.number(),
   paid: z.number(),
-  paymentMethod: z.string(),
-  customerEmail: z.string(),
-  country: z.string(),
+  // The interface fixes these as strings: "none" is '' here (decisions.md #27 Types that tell the truth).
+  paymentMethod: z.string().meta({
+    description: "The payment method's name (`manual`, `stripe`, ...); an empty string until the buyer chooses one",
+  }),
+  customerEmail: z.string().meta({ description: "The buyer's e-mail address; an empty string when none was given" }),
+  country: z.string().meta({ description: 'Two-letter country code; `XX` when unknown' }),
   keyCount: ZCount,
   createdAt: ZTimestamp,
   completedAt: ZTimestamp.nullable(),
@@ -37,7 +40,7 @@ export type TOrder = z.infer<typeof ZOrder>;
 export const ZCustomFieldResponse = z.object({ name: z.string(), value: z.string() });
 
 export const ZOrderDetail = ZOrder.extend({
-  note: z.string(),
+  note: z.string().meta({ description: "The seller's note; an empty string when there is none" }),
   customFieldResponses: z.array(ZCustomFieldResponse),
 });
 export type TOrderDetail = z.infer<typeof ZOrderDetail>;
@@ -131,7 +134,8 @@ export const ZBuyerOrderAccess = z.strictObject({
 
 export const ZLicenseKeyDelivery = z.object({
   productId: z.string().nullable(),
-  productName: z.string(),
+  /** The name of the order line the key was sold with; null for a key assigned to no line. */
+  productName: z.string().nullable(),
   key: z.string(),
 });
 

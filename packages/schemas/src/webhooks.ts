@@ -22,6 +22,10 @@ export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;
 /** Sent only by the test operation. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
+/** Every event name the service sends: the subscribable ones and the test ping. */
+export const ZEventName = z.enum([...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT]);
+export type TEventName = z.infer<typeof ZEventName>;
+
 export const ZWebhook = z.object({
   id: z.string(),
   storeId: z.string(),
@@ -74,7 +78,7 @@ export const ZWebhookDelivery = z.object({
   id: z.string(),
   webhookId: z.string(),
   eventId: z.string(),
-  event: z.string(),
+  event: ZEventName,
   attempt: ZCount,
   status: ZDeliveryStatus,
   responseCode: z.number().int().min(100).max(999).nullable(),

@@ -10,6 +10,7 @@
  * ```
  */
 import { walkPages } from './paging.js';
+import type { WebhookEvent, WebhookEventName } from './webhooks.js';
 import {
   createTransport,
   type ClientOptions,
@@ -59,9 +60,16 @@ export interface ProductRef {
   productId: string;
 }
 
-export type EventListParams = In<'events.list'>;
-export type EventList = Out<'events.list'>;
-export type StoredEvent = Out<'events.get'>;
+/** The events list's filters; with `type`, the answer's events are typed as that event. */
+export type EventListParams<E extends WebhookEventName = WebhookEventName> = Omit<In<'events.list'>, 'type'> & {
+  type?: E;
+};
+/** One page of events, each discriminated on `event` (narrow `data` with `if (e.event === 'order.paid')`). */
+export type EventList<E extends WebhookEventName = WebhookEventName> = Omit<Out<'events.list'>, 'events'> & {
+  events: Array<WebhookEvent<E>>;
+};
+/** One event as its webhook deliveries carry it: the same type as `constructEvent`'s answer. */
+export type StoredEvent<E extends WebhookEventName = WebhookEventName> = WebhookEvent<E>;
 export type Coupon = Out<'coupons.get'>;
 export type CouponList = Out<'coupons.list'>;
 export type CouponCreateParams = In<'coupons.create'>;
@@ -211,18 +219,20 @@ export function createMerchantClient(options: MerchantClientOptions) {
 
   const events = {
     /** One page of the store's events, newest first (scope event:read); filters `type`, `from`, `to`. Kept 30 days. */
-    list: (params: EventListParams, opts?: RequestOptions): Promise<EventList> =>
-      transport.call('events.list', params, read, opts),
+    list: <E extends WebhookEventName = WebhookEventName>(
+      params: EventListParams<E>,
+      opts?: RequestOptions,
+    ): Promise<EventList<E>> => transport.call('events.list', params, read, opts) as Promise<EventList<E>>,
     /** One event, exactly as its webhook deliveries carry it (`{ id, event, createdAt, storeId, data }`). */
     get: (params: { storeId: string; eventId: string }, opts?: RequestOptions): Promise<StoredEvent> =>
       transport.call('events.get', params, read, opts),
     /** Every event matching the filters, across all pages, newest first: what a reconciliation walks. */
-    iterate: (
-      params: Omit<EventListParams, 'cursor'>,
+    iterate: <E extends WebhookEventName = WebhookEventName>(
+      params: Omit<EventListParams<E>, 'cursor'>,
       opts?: RequestOptions,
-    ): AsyncGenerator<StoredEvent, void, undefined> =>
+    ): AsyncGenerator<StoredEvent<E>, void, undefined> =>
       walkPages(
-        (cursor) => events.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
+        (cursor) => events.list<E>({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
         (page) => page.events,
       ),
   };

@@ -1,99 +1,45 @@
 /**
- * The API's resources as plain TypeScript: the SDK does not depend on zod or @svc/schemas.
- * They mirror the response schemas in packages/schemas (named in each comment); timestamps
- * are ISO 8601 strings, amounts JSON numbers in the store's currency.
+ * The API's resources as plain TypeScript: the SDK does not depend on zod or @svc/schemas. Each
+ * is taken from the types generated from the server's router (src/generated/api.ts), so it is the
+ * response schema in packages/schemas (named in each comment) field for field, and cannot drift
+ * from it. Timestamps are ISO 8601 strings, amounts JSON numbers in the store's currency; a field
+ * that can be absent is `null`, except where the interface document fixes a string (the order's
+ * `paymentMethod`, `customerEmail`, `country` and `note`, which are '' for "none").
  */
+import type { ApiProcedures } from './generated/api.js';
+
+type Out<P extends keyof ApiProcedures> = ApiProcedures[P]['output'];
+type EventData<E extends Out<'events.get'>['event']> = Extract<Out<'events.get'>, { event: E }>['data'];
+
+/** `ZOrder` in packages/schemas/src/orders.ts: an order of the merchant list. */
+export type Order = Out<'orders.list'>['orders'][number];
 
 /** `ORDER_STATUSES` in packages/schemas/src/orders.ts. */
-export type OrderStatus = 'pending' | 'paid' | 'processing' | 'completed' | 'refunded' | 'cancelled' | 'expired';
+export type OrderStatus = Order['status'];
 
-/** `ZOrder` in packages/schemas/src/orders.ts. */
-export interface Order {
-  id: string;
-  /** The public order number, `ORD-<n>`. */
-  orderId: string;
-  storeId: string;
-  status: OrderStatus;
-  productName: string;
-  price: number;
-  paid: number;
-  paymentMethod: string;
-  customerEmail: string;
-  country: string;
-  keyCount: number;
-  createdAt: string;
-  completedAt: string | null;
-  updatedAt: string;
-}
+/** `ZOrderDetail` in packages/schemas/src/orders.ts: the order with its note and custom-field answers (the `order.*` events' data). */
+export type OrderDetail = EventData<'order.paid'>['order'];
 
-/** `ZOrderDetail` in packages/schemas/src/orders.ts. */
-export interface OrderDetail extends Order {
-  note: string;
-  customFieldResponses: Array<{ name: string; value: string }>;
-}
+/** `ZProduct` in packages/schemas/src/catalog.ts: the seller's view (and the `product.*` events' data). */
+export type Product = Out<'catalog.get'>;
 
 /** `DELIVERY_METHODS` in packages/schemas/src/catalog.ts. */
-export type DeliveryMethod = 'licenseKeys' | 'downloadFiles' | 'manualDelivery' | 'deliveryInstructions';
+export type DeliveryMethod = Product['deliveryMethods'][number];
 
 /** `PRODUCT_STATUSES` in packages/schemas/src/catalog.ts. */
-export type ProductStatus = 'active' | 'draft' | 'archived';
+export type ProductStatus = Product['status'];
 
 /** `CUSTOM_FIELD_TYPES` in packages/schemas/src/catalog.ts. */
-export type CustomFieldType = 'text' | 'number' | 'email' | 'checkbox';
-
-/** `ZProduct` in packages/schemas/src/catalog.ts: the seller's view. */
-export interface Product {
-  id: string;
-  storeId: string;
-  name: string;
-  description: string;
-  price: number;
-  currency: string;
-  status: ProductStatus;
-  deliveryMethods: DeliveryMethod[];
-  deliveryInstructions: string;
-  customFields: Array<{ name: string; type: CustomFieldType; required: boolean }>;
-  minQuantity: number;
-  maxQuantity: number | null;
-  /** License API: instances one license may have at once; null: unlimited. */
-  licenseActivationLimit: number | null;
-  /** License API: days a license is valid from its assignment; null: never expires. */
-  licenseValidityDays: number | null;
-  /** Available license keys, or null when the product is not limited by keys. */
-  stock: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** `LICENSE_STATUSES` in packages/schemas/src/licenses.ts. */
-export type LicenseStatus = 'active' | 'expired' | 'disabled';
+export type CustomFieldType = Product['customFields'][number]['type'];
 
 /** `ZLicense` in packages/schemas/src/licenses.ts: what the License API shows the merchant's software. */
-export interface License {
-  id: string;
-  productId: string;
-  status: LicenseStatus;
-  /** Instances one license may have at once; null: unlimited. */
-  activationLimit: number | null;
-  /** Instances active now. */
-  activationUsage: number;
-  expiresAt: string | null;
-  createdAt: string;
-}
+export type License = Out<'licenses.validate'>['license'];
 
-/** `ZLicenseInstance` in packages/schemas/src/licenses.ts. */
-export interface LicenseInstance {
-  id: string;
-  name: string;
-  createdAt: string;
-}
+/** `LICENSE_STATUSES` in packages/schemas/src/licenses.ts. */
+export type LicenseStatus = License['status'];
 
 /** `ZMerchantLicense` in packages/schemas/src/licenses.ts: the seller's view, and the `license.*` events' data. */
-export interface MerchantLicense extends License {
-  /** The order's public number, `ORD-<n>`. */
-  orderId: string;
-  customerEmail: string;
-  /** Eight dots, then the key's last four characters when it has more than eight; never the key, nor its length. */
-  masked: string;
-  instances: LicenseInstance[];
-}
+export type MerchantLicense = EventData<'license.activated'>['license'];
+
+/** `ZLicenseInstance` in packages/schemas/src/licenses.ts. */
+export type LicenseInstance = MerchantLicense['instances'][number];

@@ -15,45 +15,30 @@
  * function here returns a Promise.
  */
 import { SvcError } from './errors.js';
-import type { MerchantLicense, OrderDetail, Product } from './models.js';
+import type { ApiProcedures } from './generated/api.js';
 
 // ---------------------------------------------------------------------------------------------
 // Events
 
-/** The `data` of each event the service sends. */
-export interface WebhookEventDataMap {
-  'order.created': { order: OrderDetail };
-  'order.paid': { order: OrderDetail };
-  'order.completed': { order: OrderDetail };
-  'order.refunded': { order: OrderDetail };
-  'product.created': { product: Product };
-  'product.updated': { product: Product };
-  'product.deleted': { product: Product };
-  'license.activated': { license: MerchantLicense };
-  'license.deactivated': { license: MerchantLicense };
-  'license.disabled': { license: MerchantLicense };
-  'license.enabled': { license: MerchantLicense };
-  /** Sent only by the "send test event" operation of a webhook. */
-  'webhook.test': { webhookId: string };
-}
+/**
+ * Every event the service sends, discriminated on `event`, each with its own `data`: generated
+ * from the server's schemas (the events API's answer, `ZEventBody`), so a webhook body, an
+ * `events.get` answer and each event of `events.list` / `events.iterate` are the same type.
+ */
+type AnyWebhookEvent = ApiProcedures['events.get']['output'];
 
-export type WebhookEventName = keyof WebhookEventDataMap;
+/** Every event name: `order.created`, ..., `webhook.test`. */
+export type WebhookEventName = AnyWebhookEvent['event'];
 
 /**
  * A webhook body, discriminated on `event`: `WebhookEvent` is the union of all of them,
- * `WebhookEvent<'order.paid'>` one of them.
+ * `WebhookEvent<'order.paid'>` one of them. `id` is the event id (`evt_...`), the same on every
+ * retry (deduplicate on it); `createdAt` is when the event happened, not when it was sent.
  */
-export type WebhookEvent<E extends WebhookEventName = WebhookEventName> = {
-  [K in E]: {
-    /** The event id (`evt_...`), the same on every retry: use it to deduplicate. */
-    id: string;
-    event: K;
-    /** When the event happened (ISO 8601), not when this delivery was sent. */
-    createdAt: string;
-    storeId: string;
-    data: WebhookEventDataMap[K];
-  };
-}[E];
+export type WebhookEvent<E extends WebhookEventName = WebhookEventName> = Extract<AnyWebhookEvent, { event: E }>;
+
+/** The `data` of each event the service sends. */
+export type WebhookEventDataMap = { [E in WebhookEventName]: WebhookEvent<E>['data'] };
 
 export type OrderEvent = WebhookEvent<'order.created' | 'order.paid' | 'order.completed' | 'order.refunded'>;
 export type ProductEvent = WebhookEvent<'product.created' | 'product.updated' | 'product.deleted'>;

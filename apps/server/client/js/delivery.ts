@@ -24,7 +24,7 @@ interface Delivery {
   orderId: string;
   status: string;
   methods: string[];
-  licenseKeys?: Array<{ productId: string | null; productName: string; key: string }>;
+  licenseKeys?: Array<{ productId: string | null; productName: string | null; key: string }>;
   downloadFiles?: Array<{ id: string; name: string; size: number; url: string }>;
   manualDelivery?: { status: 'pending' | 'delivered'; content: string };
   deliveryInstructions?: Array<{ productId: string | null; text: string }>;
@@ -194,7 +194,7 @@ function render(delivery: Delivery): void {
                 return h(
                   'li',
                   {},
-                  h('span', { class: 'key-label', id: `key-label-${index}` }, key.productName),
+                  h('span', { class: 'key-label', id: `key-label-${index}` }, key.productName ?? 'License key'),
                   h('div', { class: 'key-row' }, code, button),
                   result,
                 );

@@ -10,7 +10,11 @@ import type { ServiceContext } from '../request/context.js';
 import { EventSchema } from './events.entities.js';
 import { selectEventPage } from './events.repo.js';
 
-/** The event as a delivery's body has it (webhooks/attempt.ts eventBody builds the same keys in the same order). */
+/**
+ * The event as a delivery's body has it (webhooks/attempt.ts eventBody builds the same keys in the
+ * same order). Typed as the event body its type names: the outbox checked the payload against that
+ * type's schema when it wrote it, and the output schema (ZStoredEvent) checks it again.
+ */
 function toStoredEvent(row: {
   id: string;
   type: string;
@@ -20,11 +24,11 @@ function toStoredEvent(row: {
 }): TStoredEvent {
   return {
     id: row.id,
-    event: row.type as TStoredEvent['event'],
+    event: row.type,
     createdAt: row.createdAt.toISOString(),
     storeId: row.storeId,
     data: row.payload,
-  };
+  } as TStoredEvent;
 }
 
 export async function listEvents(ctx: ServiceContext, input: TListEventsQuery) {

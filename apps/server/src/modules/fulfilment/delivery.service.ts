@@ -116,7 +116,7 @@ async function deliveredKeys(ctx: ServiceContext, order: Order) {
     const line = lines.find((l) => l.id === key.orderLineId);
     return {
       productId: line?.productId ?? null,
-      productName: line?.productName ?? '',
+      productName: line?.productName ?? null,
       key: decryptLicenseKey(ctx.deps.config, key.valueEnc),
     };
   });

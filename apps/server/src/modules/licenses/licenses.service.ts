@@ -208,7 +208,8 @@ async function merchantLicenses(
     const view: TMerchantLicense = {
       ...toLicense(row, now),
       orderId: `ORD-${row.order_number}`,
-      customerEmail: row.customer_email,
+      // The order column keeps '' for "none" (the interface's Order says string); the license says null.
+      customerEmail: row.customer_email === '' ? null : row.customer_email,
       masked: maskKey(value),
       instances: instances.filter((instance) => instance.licenseKey.id === id).map(toInstance),
     };

@@ -59,7 +59,8 @@ export function toDeliveryView(delivery: WebhookDelivery): TWebhookDelivery {
     id: delivery.id,
     webhookId: delivery.webhook.id,
     eventId: delivery.eventId,
-    event: delivery.event,
+    // Written from the event's type, which the outbox took from the event names only.
+    event: delivery.event as TWebhookDelivery['event'],
     attempt: delivery.attempt,
     status: delivery.status,
     responseCode: delivery.responseCode ?? null,
