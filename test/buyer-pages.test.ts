@@ -5,11 +5,13 @@
  * order pages opened with a customer session.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { pay } from './support/payments.js';
 import { createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
-import { startServer } from './support/server.js';
+import { REPO_ROOT, startServer } from './support/server.js';
 import { startPageServer } from './browser/support.js';
 
 const PAGE_CSP =
@@ -148,6 +150,43 @@ describe('page headers', () => {
     expect(code).toContain('data-svc-product');
     expect(code).toContain('/embed/checkout?');
     expect(code).not.toMatch(/https?:\/\//);
+  });
+
+  it('serves the SDK theme client at /sdk/v1/theme.js: one ES module, immutable, with an ETag, to any origin', async () => {
+    const response = await fetch(`${server.url}/sdk/v1/theme.js`, { headers: { origin: 'https://theme.example' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    const etag = response.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]{16,}"$/);
+    const code = await response.text();
+    // The SDK build's file, byte for byte: an ES module exporting the theme client and its errors.
+    expect(code).toBe(await readFile(path.join(REPO_ROOT, 'packages/sdk/dist/browser/theme.js'), 'utf8'));
+    const exported = /export\s*\{([^}]*)\}\s*;?\s*$/.exec(code)?.[1] ?? '';
+    const names = exported.split(',').map((part) =>
+      part
+        .trim()
+        .split(/\s+as\s+/)
+        .pop(),
+    );
+    expect(names).toEqual(expect.arrayContaining(['createThemeClient', 'SvcApiError', 'SvcError', 'isSvcError']));
+    expect(names).not.toContain('createMerchantClient');
+
+    // Without an Origin (a cache in between may serve it to any site later), the same headers.
+    const plain = await fetch(`${server.url}/sdk/v1/theme.js`);
+    expect(plain.headers.get('access-control-allow-origin')).toBe('*');
+    expect(plain.headers.get('etag')).toBe(etag);
+    // Revalidation with the ETag: 304, no body.
+    const again = await fetch(`${server.url}/sdk/v1/theme.js`, { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(again.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // Another version or file is not there.
+    expect((await fetch(`${server.url}/sdk/v2/theme.js`)).status).toBe(404);
+    expect((await fetch(`${server.url}/sdk/v1/merchant.js`)).status).toBe(404);
   });
 });
 

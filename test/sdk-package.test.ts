@@ -2,8 +2,10 @@
  * @svc/sdk as a consumer gets it: `npm pack` of the built package (no rebuild here: `npm test`
  * builds first), installed offline from the tarball into throw-away projects outside the repo,
  * then used from an ESM script, a CommonJS script, a TypeScript project per module resolution
- * (node16 and bundler, `skipLibCheck: false`, no @types/node) and an esbuild bundle. Also what
- * the tarball and the installed tree hold, and that the declarations name no other package.
+ * (node16 and bundler, strict, `skipLibCheck: false`, no @types/node) and an esbuild bundle,
+ * through `@svc/sdk` and its subpaths (`/theme`, `/webhooks`, `/licenses`). Also what the
+ * tarball and the installed tree hold (LICENSE, a README that stands alone), that the
+ * declarations name no other package, and that `npm publish --dry-run` has nothing to warn about.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -136,12 +138,54 @@ async function checks(port) {
 }
 `;
 
+/**
+ * What each subpath exports, and that it is the same code as the root's: a client made from a
+ * subpath throws errors the root's classes recognise (one copy of each class per module system).
+ */
+const SUBPATH_CHECKS = `
+async function subpathChecks({ sdk, theme, webhooks, licenses }, port) {
+  const baseUrl = 'http://127.0.0.1:' + port;
+  const thrown = async (promise) => promise.then(() => null, (error) => ({
+    rootSvcError: error instanceof sdk.SvcError,
+    rootConnectionError: error instanceof sdk.SvcConnectionError,
+    code: error.code,
+  }));
+  const secret = 'whsec_' + Buffer.from('svc-sdk subpath test: a 32-byte key').toString('base64');
+  const body = JSON.stringify({ id: 'evt_sub_1', event: 'webhook.test', createdAt: '2026-11-21T12:00:00.000Z', storeId: 'store_sub', data: { webhookId: 'wh_sub' } });
+  const headers = await webhooks.generateTestHeader({ payload: body, secret });
+  let mismatch;
+  try {
+    await webhooks.verifySignature(body + ' ', headers, secret);
+  } catch (error) {
+    mismatch = { code: error.code, rootWebhookError: error instanceof sdk.WebhookVerificationError, rootSvcError: error instanceof sdk.SvcError };
+  }
+  return {
+    names: {
+      theme: Object.keys(theme).sort(),
+      webhooks: Object.keys(webhooks).sort(),
+      licenses: Object.keys(licenses).sort(),
+    },
+    sameFunctions: theme.createThemeClient === sdk.createThemeClient && licenses.createLicenseClient === sdk.createLicenseClient && webhooks.verifySignature === sdk.verifySignature,
+    themeError: await thrown(theme.createThemeClient({ baseUrl, storeId: 'store_sub', maxRetries: 0 }).cart.get([{ productId: 'p', quantity: 1 }])),
+    licenseError: await thrown(licenses.createLicenseClient({ baseUrl, productId: 'prod_sub', maxRetries: 0 }).validate('KEY')),
+    event: (await webhooks.constructEvent(body, headers, secret)).data,
+    mismatch,
+  };
+}
+`;
+
 const ESM_SCRIPT = `import { ${JS_NAMES.join(', ')} } from '@svc/sdk';
 import * as sdk from '@svc/sdk';
+import * as theme from '@svc/sdk/theme';
+import * as webhooks from '@svc/sdk/webhooks';
+import * as licenses from '@svc/sdk/licenses';
 ${JS_CHECKS}
+${SUBPATH_CHECKS}
 const result = await checks(Number(process.argv[2]));
 result.resolved = fileURLToPathLike(import.meta.resolve('@svc/sdk'));
 result.exportNames = Object.keys(sdk).sort();
+result.subpaths = await subpathChecks({ sdk, theme, webhooks, licenses }, Number(process.argv[2]));
+result.subpaths.resolved = ['theme', 'webhooks', 'licenses'].map((name) => fileURLToPathLike(import.meta.resolve('@svc/sdk/' + name)));
 process.stdout.write(JSON.stringify(result));
 
 function fileURLToPathLike(url) {
@@ -152,11 +196,15 @@ function fileURLToPathLike(url) {
 const CJS_SCRIPT = `'use strict';
 const { ${JS_NAMES.join(', ')} } = require('@svc/sdk');
 ${JS_CHECKS}
+${SUBPATH_CHECKS}
 (async () => {
   const port = Number(process.argv[2]);
   const result = await checks(port);
   result.resolved = require.resolve('@svc/sdk');
   result.exportNames = Object.keys(require('@svc/sdk')).sort();
+  const entries = { sdk: require('@svc/sdk'), theme: require('@svc/sdk/theme'), webhooks: require('@svc/sdk/webhooks'), licenses: require('@svc/sdk/licenses') };
+  result.subpaths = await subpathChecks(entries, port);
+  result.subpaths.resolved = ['theme', 'webhooks', 'licenses'].map((name) => require.resolve('@svc/sdk/' + name));
   // The ESM build loaded beside this one: a second copy of every class.
   const esm = await import('@svc/sdk');
   let crossCopy;
@@ -182,6 +230,7 @@ ${JS_CHECKS}
 const TS_SOURCE = `import {
   constructEvent,
   createCustomerClient,
+  createLicenseClient,
   createMerchantClient,
   createThemeClient,
   generateTestHeader,
@@ -192,6 +241,7 @@ const TS_SOURCE = `import {
   verifySignature,
   WebhookVerificationError,
   type CustomerClient,
+  type LicenseClient,
   type MerchantClient,
   type OrderDetail,
   type OrderStatus,
@@ -209,6 +259,7 @@ type OrderPage = Awaited<ReturnType<MerchantClient['orders']['list']>>;
 type ListInput = Parameters<MerchantClient['orders']['list']>[0];
 type Cart = Awaited<ReturnType<ThemeClient['cart']['get']>>;
 type CustomerOrders = Awaited<ReturnType<CustomerClient['orders']['list']>>;
+type Validation = Awaited<ReturnType<LicenseClient['validate']>>;
 
 // Each must be true, or this file does not compile.
 export const typeFacts: [
@@ -219,9 +270,15 @@ export const typeFacts: [
   Equal<VerifiedWebhook['scheme'], 'service' | 'standard'>,
   Equal<WebhookVerificationError['code'], WebhookVerificationErrorCode>,
   Equal<Extract<WebhookEvent, { event: 'order.paid' }>['data']['order'], OrderDetail>,
-] = [true, true, true, true, true, true, true];
+  Equal<Validation['valid'], boolean>,
+] = [true, true, true, true, true, true, true, true];
 
-export async function neverCalled(client: MerchantClient, theme: ThemeClient, customer: CustomerClient): Promise<number> {
+export async function neverCalled(
+  client: MerchantClient,
+  theme: ThemeClient,
+  customer: CustomerClient,
+  licenses: LicenseClient,
+): Promise<number> {
   const page: OrderPage = await client.orders.list({ storeId: 's1', status: 'paid', limit: 10 });
   const first: OrderStatus | undefined = page.orders[0]?.status;
   // @ts-expect-error -- orders.list takes no \`sort\`
@@ -238,6 +295,11 @@ export async function neverCalled(client: MerchantClient, theme: ThemeClient, cu
   await theme.cart.get([{ productId: 'p1' }]);
   const cart: Cart = await theme.cart.get([{ productId: 'p1', quantity: 1 }]);
   const mine: CustomerOrders = await customer.orders.list();
+  // @ts-expect-error -- an activation names the instance
+  await licenses.activate('KEY-1');
+  const { instance } = await licenses.activate('KEY-1', 'laptop');
+  const validation: Validation = await licenses.validate('KEY-1', instance.id);
+  if (!validation.valid) return 0;
   for await (const order of client.orders.iterate({ storeId: 's1' })) return order.keyCount + (first ? 1 : 0);
   return cart.subtotal + mine.orders.length;
 }
@@ -287,13 +349,97 @@ async function main(): Promise<void> {
   const connection = await client.orders.list({ storeId: 'store_ts' }).then(() => ({ ok: true }), failure);
   createThemeClient({ baseUrl: \`http://127.0.0.1:\${port}\`, storeId: 'store_ts' });
   createCustomerClient({ baseUrl: \`http://127.0.0.1:\${port}\`, storeId: 'store_ts' });
-  console.log(JSON.stringify({ scheme: verified.scheme, timestamp: verified.timestamp, described: describeEvent(event), changedBody, stale, connection, typeFacts }));
+  const licenses = createLicenseClient({ baseUrl: \`http://127.0.0.1:\${port}\`, productId: 'prod_ts', maxRetries: 0, timeoutMs: 5000 });
+  const license = await licenses.validate('KEY-TS').then(() => ({ ok: true }), failure);
+  console.log(JSON.stringify({ scheme: verified.scheme, timestamp: verified.timestamp, described: describeEvent(event), changedBody, stale, connection, license, typeFacts }));
 }
 
 main().catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });
+`;
+
+/**
+ * A TypeScript consumer of the subpaths, beside TS_SOURCE in the same projects: each entry's
+ * names and types, the same types as the root's, and nothing of the other clients.
+ */
+const TS_SUBPATHS = `import { createThemeClient, isSvcError, SvcApiError, type Cart, type ThemeClient } from '@svc/sdk/theme';
+import {
+  constructEvent,
+  generateTestHeader,
+  WebhookVerificationError,
+  type OrderDetail,
+  type WebhookEvent,
+} from '@svc/sdk/webhooks';
+import { createLicenseClient, SvcConflictError, type LicenseClient, type LicenseValidation } from '@svc/sdk/licenses';
+import type * as Root from '@svc/sdk';
+// @ts-expect-error -- the theme entry carries no merchant client
+import { createMerchantClient } from '@svc/sdk/theme';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+export const subpathFacts: [
+  Equal<Extract<WebhookEvent, { event: 'order.paid' }>['data']['order'], OrderDetail>,
+  Equal<LicenseValidation['valid'], boolean>,
+  Equal<Cart['subtotal'], number>,
+  Equal<ThemeClient, Root.ThemeClient>,
+  Equal<LicenseClient, Root.LicenseClient>,
+  Equal<WebhookEvent, Root.WebhookEvent>,
+] = [true, true, true, true, true, true];
+
+export async function fromSubpaths(): Promise<string> {
+  const shop = createThemeClient({ baseUrl: 'https://svc.example', subdomain: 'acme' });
+  const licenses = createLicenseClient({ baseUrl: 'https://svc.example', productId: 'prod_1' });
+  const secret = 'whsec_' + btoa('svc-sdk typescript consumer key!');
+  const body = JSON.stringify({ id: 'evt_1', event: 'webhook.test', createdAt: '2026-11-21T12:00:00.000Z', storeId: 's', data: { webhookId: 'wh_1' } });
+  try {
+    const event = await constructEvent(body, await generateTestHeader({ payload: body, secret }), secret);
+    const cart: Cart = await shop.cart.get([{ productId: 'p1', quantity: 1 }]);
+    const { valid } = await licenses.validate('KEY-1');
+    return \`\${event.event} \${cart.subtotal} \${valid} \${typeof createMerchantClient}\`;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return error.code;
+    if (error instanceof SvcConflictError) return error.code;
+    if (error instanceof SvcApiError) return error.type;
+    return isSvcError(error) ? error.code : 'unknown';
+  }
+}
+`;
+
+/**
+ * The events API read back with narrowing: \`events.iterate\` yields events whose \`data\` narrows on
+ * \`event\`, as a delivered webhook's does, with no cast.
+ */
+const TS_EVENTS = `import { createMerchantClient, type WebhookEvent } from '@svc/sdk';
+
+export async function catchUp(storeId: string, handle: (event: WebhookEvent) => void): Promise<string[]> {
+  const svc = createMerchantClient({ baseUrl: 'https://svc.example', apiKey: 'sk_test' });
+  const seen: string[] = [];
+  for await (const event of svc.events.iterate({ storeId })) {
+    switch (event.event) {
+      case 'order.paid':
+      case 'order.refunded':
+        seen.push(\`\${event.data.order.orderId} \${event.data.order.status}\`);
+        break;
+      case 'product.updated':
+        seen.push(event.data.product.status);
+        break;
+      case 'license.disabled':
+        seen.push(event.data.license.masked);
+        break;
+      case 'webhook.test':
+        // @ts-expect-error -- a test event carries no order
+        void event.data.order;
+        seen.push(event.data.webhookId);
+        break;
+      default:
+        seen.push(event.event);
+    }
+    handle(event); // an event read back is handled as a delivered one
+  }
+  return seen;
+}
 `;
 
 function tsconfig(compilerOptions: Record<string, unknown>, include: string[]): string {
@@ -325,8 +471,13 @@ interface PackResult {
   files: Array<{ path: string }>;
 }
 
+/** The package's entry points (dist/<name>.*) and the files each has. */
+const ENTRIES = ['index', 'theme', 'webhooks', 'licenses'];
+const ENTRY_FILES = ['.js', '.cjs', '.d.ts', '.d.cts'];
+
 let work: string;
 let tarball: string;
+let packStderr: string;
 let packed: PackResult;
 let port: number;
 const consumers = {
@@ -334,6 +485,7 @@ const consumers = {
   cjs: '',
   node16: '',
   bundler: '',
+  events: '',
 };
 
 async function consumer(
@@ -359,7 +511,7 @@ async function consumer(
 }
 
 beforeAll(async () => {
-  for (const file of ['index.js', 'index.cjs', 'index.d.ts', 'index.d.cts']) {
+  for (const file of ENTRIES.flatMap((entry) => ENTRY_FILES.map((extension) => entry + extension))) {
     if (!existsSync(path.join(SDK_DIR, 'dist', file)))
       throw new Error(`packages/sdk/dist/${file} is missing: build first (npm run build).`);
   }
@@ -371,6 +523,7 @@ beforeAll(async () => {
   const results = JSON.parse(pack.stdout) as PackResult[];
   expect(results).toHaveLength(1);
   packed = results[0]!;
+  packStderr = pack.stderr;
   tarball = path.join(work, packed.filename);
   port = await closedPort();
 
@@ -386,6 +539,8 @@ beforeAll(async () => {
         ]),
         'src/esm.ts': TS_SOURCE,
         'src/cjs.cts': TS_SOURCE,
+        'src/subpaths.ts': TS_SUBPATHS,
+        'src/subpaths-cjs.cts': TS_SUBPATHS,
       },
     ),
     consumer(
@@ -394,6 +549,15 @@ beforeAll(async () => {
       {
         'tsconfig.json': tsconfig({ module: 'esnext', moduleResolution: 'bundler', noEmit: true }, ['src']),
         'src/main.ts': TS_SOURCE,
+        'src/subpaths.ts': TS_SUBPATHS,
+      },
+    ),
+    consumer(
+      'events',
+      { type: 'module' },
+      {
+        'tsconfig.json': tsconfig({ module: 'node16', moduleResolution: 'node16', noEmit: true }, ['src']),
+        'src/events.ts': TS_EVENTS,
       },
     ),
   ]);
@@ -420,8 +584,43 @@ interface JsReport {
   otherClients: { theme: string; customer: string };
   resolved: string;
   exportNames: string[];
+  subpaths: Record<string, unknown> & { resolved: string[] };
   crossCopy?: Record<string, unknown>;
 }
+
+const ERROR_EXPORTS = [
+  'SvcApiError',
+  'SvcAuthenticationError',
+  'SvcConflictError',
+  'SvcConnectionError',
+  'SvcError',
+  'SvcIdempotencyError',
+  'SvcInvalidRequestError',
+  'SvcNotFoundError',
+  'SvcPermissionError',
+  'SvcRateLimitError',
+  'isSvcError',
+];
+
+/** What each subpath exports at run time: one client (or verification) and the errors it throws. */
+const SUBPATH_NAMES = {
+  theme: [...ERROR_EXPORTS, 'createThemeClient'].sort(),
+  licenses: [...ERROR_EXPORTS, 'createLicenseClient'].sort(),
+  webhooks: [
+    'DEFAULT_WEBHOOK_TOLERANCE_SECONDS',
+    'SERVICE_SIGNATURE_HEADER',
+    'STANDARD_ID_HEADER',
+    'STANDARD_SIGNATURE_HEADER',
+    'STANDARD_TIMESTAMP_HEADER',
+    'SvcError',
+    'WEBHOOK_SECRET_PREFIX',
+    'WebhookVerificationError',
+    'constructEvent',
+    'generateTestHeader',
+    'isSvcError',
+    'verifySignature',
+  ],
+};
 
 const EXPORT_NAMES = [
   'DEFAULT_WEBHOOK_TOLERANCE_SECONDS',
@@ -455,6 +654,20 @@ const EXPORT_NAMES = [
 function expectJsReport(report: JsReport, dir: string, entry: string): void {
   expect(report.resolved).toBe(path.join(dir, 'node_modules/@svc/sdk/dist', entry));
   expect(report.exportNames).toEqual(EXPORT_NAMES);
+  const extension = path.extname(entry);
+  const clientFailure = { rootSvcError: true, rootConnectionError: true, code: 'connection_failed' };
+  expect(report.subpaths).toEqual({
+    names: SUBPATH_NAMES,
+    // One copy of the code per module system: the subpaths and the root share it.
+    sameFunctions: true,
+    themeError: clientFailure,
+    licenseError: clientFailure,
+    event: { webhookId: 'wh_sub' },
+    mismatch: { code: 'signature_mismatch', rootWebhookError: true, rootSvcError: true },
+    resolved: ['theme', 'webhooks', 'licenses'].map((name) =>
+      path.join(dir, 'node_modules/@svc/sdk/dist', `${name}${extension}`),
+    ),
+  });
   expect(report.tolerance).toBe(300);
   expect(report.headerNames).toEqual([
     'content-type',
@@ -507,21 +720,22 @@ function expectJsReport(report: JsReport, dir: string, entry: string): void {
 }
 
 describe('@svc/sdk from its packed tarball', () => {
-  it('packs only the built bundles and a package.json without dependencies', async () => {
+  it('packs the built bundles, LICENSE and README, with a package.json without dependencies, and no warning', async () => {
     const files = packed.files.map((file) => file.path).sort();
     expect(files).toEqual(
       expect.arrayContaining([
-        'dist/index.cjs',
-        'dist/index.d.cts',
-        'dist/index.d.ts',
-        'dist/index.js',
+        ...ENTRIES.flatMap((entry) => ENTRY_FILES.map((extension) => `dist/${entry}${extension}`)),
+        'LICENSE',
+        'README.md',
         'package.json',
       ]),
     );
     for (const file of files) {
+      // Entries and the chunks they share; not the browser build the service serves.
       expect(file).toMatch(/^(dist\/[^/]+\.(js|cjs|d\.ts|d\.cts)|package\.json|README\.md|LICENSE)$/);
-      expect(file).not.toMatch(/(^|\/)(src|scripts|apps|server|generated|node_modules)\//);
+      expect(file).not.toMatch(/(^|\/)(src|scripts|apps|server|generated|node_modules|browser)\//);
     }
+    expect(packStderr).not.toMatch(/warn/i);
     const manifest = JSON.parse(
       await readFile(path.join(consumers.esm, 'node_modules/@svc/sdk/package.json'), 'utf8'),
     ) as Record<string, unknown>;
@@ -534,28 +748,69 @@ describe('@svc/sdk from its packed tarball', () => {
     ]) {
       expect(manifest[field] ?? {}, field).toEqual({});
     }
+    expect(manifest.license).toBe('MIT');
+    const entry = (name: string) => ({
+      import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
+      require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
+    });
     expect(manifest.exports).toEqual({
-      '.': {
-        import: { types: './dist/index.d.ts', default: './dist/index.js' },
-        require: { types: './dist/index.d.cts', default: './dist/index.cjs' },
-      },
+      '.': entry('index'),
+      './theme': entry('theme'),
+      './webhooks': entry('webhooks'),
+      './licenses': entry('licenses'),
       './package.json': './package.json',
     });
   });
 
+  it('publishes (dry run) without a warning', async () => {
+    const result = ok(
+      await run('npm', ['publish', '--dry-run', '--ignore-scripts', '--json', '--offline'], SDK_DIR),
+      'npm publish --dry-run',
+    );
+    // Nothing about the package (a missing field, a field npm corrects); only that nobody is logged in here.
+    const warnings = result.stderr.split('\n').filter((line) => /warn/i.test(line));
+    expect(warnings.filter((line) => !/requires you to be logged in/.test(line))).toEqual([]);
+    const published = (
+      JSON.parse(result.stdout) as Record<string, { name: string; version: string; files: Array<{ path: string }> }>
+    )['@svc/sdk']!;
+    expect(published).toMatchObject({ name: '@svc/sdk', version: '0.1.0' });
+    expect(published.files.map((file) => file.path).sort()).toEqual(packed.files.map((file) => file.path).sort());
+  });
+
+  it('carries the MIT licence and a README that stands alone: tarball install, every entry point, no link into the repository', async () => {
+    const installed = path.join(consumers.esm, 'node_modules/@svc/sdk');
+    expect(await readFile(path.join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    const readme = await readFile(path.join(installed, 'README.md'), 'utf8');
+    // Every link goes to the web or within the README; none climbs into a repository the reader does not have.
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
+    expect(links.filter((link) => !/^(https:\/\/|#)/.test(link))).toEqual([]);
+    expect(readme).not.toMatch(/\.\.\//);
+    // The install that works today, and the one for a published package.
+    expect(readme).toContain('npm pack');
+    expect(readme).toContain(`npm install ./${packed.filename}`);
+    expect(readme).toContain('"@svc/sdk": "file:');
+    expect(readme).toContain('npm install @svc/sdk');
+    for (const entry of ['@svc/sdk/theme', '@svc/sdk/webhooks', '@svc/sdk/licenses', '/sdk/v1/theme.js'])
+      expect(readme).toContain(entry);
+    expect(readme).not.toMatch(/about 8 KB/);
+  });
+
   it('installs as a single package: nothing else lands in node_modules', async () => {
+    const dist = packed.files
+      .map((file) => file.path)
+      .filter((file) => file.startsWith('dist/'))
+      .map((file) => file.slice('dist/'.length))
+      .sort();
     for (const dir of Object.values(consumers)) {
       expect((await readdir(path.join(dir, 'node_modules'))).sort()).toEqual(['.package-lock.json', '@svc']);
       expect(await readdir(path.join(dir, 'node_modules/@svc'))).toEqual(['sdk']);
-      expect(
-        (await readdir(path.join(dir, 'node_modules/@svc/sdk'))).filter((name) => name !== 'README.md').sort(),
-      ).toEqual(['dist', 'package.json']);
-      expect((await readdir(path.join(dir, 'node_modules/@svc/sdk/dist'))).sort()).toEqual([
-        'index.cjs',
-        'index.d.cts',
-        'index.d.ts',
-        'index.js',
+      expect((await readdir(path.join(dir, 'node_modules/@svc/sdk'))).sort()).toEqual([
+        'LICENSE',
+        'README.md',
+        'dist',
+        'package.json',
       ]);
+      expect((await readdir(path.join(dir, 'node_modules/@svc/sdk/dist'))).sort()).toEqual(dist);
       const lock = JSON.parse(await readFile(path.join(dir, 'node_modules/.package-lock.json'), 'utf8')) as {
         packages: Record<string, unknown>;
       };
@@ -567,7 +822,9 @@ describe('@svc/sdk from its packed tarball', () => {
     const dist = path.join(consumers.esm, 'node_modules/@svc/sdk/dist');
     const specifier =
       /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+|\bdeclare\s+module\s+|\/\/\/\s*<reference\s+(?:types|path)\s*=\s*)(['"])([^'"]+)\1/gm;
-    for (const file of ['index.d.ts', 'index.d.cts', 'index.js', 'index.cjs']) {
+    const files = await readdir(dist);
+    expect(files.length).toBeGreaterThanOrEqual(ENTRIES.length * ENTRY_FILES.length);
+    for (const file of files) {
       const text = await readFile(path.join(dist, file), 'utf8');
       const named = [...text.matchAll(specifier)].map((match) => match[2]!);
       expect(
@@ -577,10 +834,9 @@ describe('@svc/sdk from its packed tarball', () => {
       expect(text, `${file} mentions @trpc or @svc/* by import`).not.toMatch(
         /['"](@trpc\/|@svc\/(server|schemas)|node:|zod)/,
       );
+      // The declarations make sense without @types/node: no NodeJS namespace, no Buffer type.
+      if (/\.d\.c?ts$/.test(file)) expect(text, file).not.toMatch(/\bNodeJS\.|:\s*Buffer\b|<Buffer>|\bBuffer\s*[|;>]/);
     }
-    // The declarations make sense without @types/node: no NodeJS namespace, no Buffer type.
-    const dts = await readFile(path.join(dist, 'index.d.ts'), 'utf8');
-    expect(dts).not.toMatch(/\bNodeJS\.|:\s*Buffer\b|<Buffer>|\bBuffer\s*[|;>]/);
   });
 
   it('works from an ESM script (named imports)', async () => {
@@ -639,7 +895,18 @@ describe('@svc/sdk from its packed tarball', () => {
       connectionError: true,
       webhookError: false,
     },
-    typeFacts: [true, true, true, true, true, true, true],
+    license: {
+      ok: false,
+      name: 'SvcConnectionError',
+      code: 'connection_failed',
+      type: 'connection',
+      isSvcError: true,
+      svcError: true,
+      apiError: true,
+      connectionError: true,
+      webhookError: false,
+    },
+    typeFacts: [true, true, true, true, true, true, true, true],
   };
 
   it('type-checks and runs in a TypeScript project with module node16 (ESM .ts and CommonJS .cts)', async () => {
@@ -652,6 +919,12 @@ describe('@svc/sdk from its packed tarball', () => {
     expect(traced).toMatch(
       /Module name '@svc\/sdk' was successfully resolved to '[^']*\/node_modules\/@svc\/sdk\/dist\/index\.d\.cts'/,
     );
+    // Each subpath through the exports map, to its own declarations for each module system.
+    for (const entry of ['theme', 'webhooks', 'licenses'])
+      for (const extension of ['d.ts', 'd.cts'])
+        expect(traced).toContain(
+          `Module name '@svc/sdk/${entry}' was successfully resolved to '${dir}/node_modules/@svc/sdk/dist/${entry}.${extension}'`,
+        );
     // Each file compiled to its module system, so both halves of the exports map were used.
     expect(await readFile(path.join(dir, 'out/esm.js'), 'utf8')).toMatch(/from '@svc\/sdk'/);
     expect(await readFile(path.join(dir, 'out/cjs.cjs'), 'utf8')).toMatch(/require\("@svc\/sdk"\)/);
@@ -665,7 +938,11 @@ describe('@svc/sdk from its packed tarball', () => {
 
   it('type-checks with moduleResolution bundler and runs as an esbuild bundle', async () => {
     const dir = consumers.bundler;
-    ok(await run(process.execPath, [TSC, '-p', '.'], dir), 'tsc (bundler)');
+    const traced = ok(await run(process.execPath, [TSC, '-p', '.', '--traceResolution'], dir), 'tsc (bundler)').stdout;
+    for (const entry of ['theme', 'webhooks', 'licenses'])
+      expect(traced).toContain(
+        `Module name '@svc/sdk/${entry}' was successfully resolved to '${dir}/node_modules/@svc/sdk/dist/${entry}.d.ts'`,
+      );
     ok(
       await run(
         ESBUILD,
@@ -680,5 +957,10 @@ describe('@svc/sdk from its packed tarball', () => {
     expect(
       JSON.parse(ok(await run(process.execPath, ['out/main.mjs', String(port)], dir), 'bundled consumer').stdout),
     ).toEqual(tsReport);
+  });
+
+  it('types events.iterate so that `data` narrows on `event`, with no cast (strict tsc)', async () => {
+    const result = await run(process.execPath, [TSC, '-p', '.'], consumers.events);
+    ok(result, 'tsc (events)');
   });
 });

@@ -1,43 +1,60 @@
 #!/usr/bin/env node
 /**
- * What each client costs in a browser bundle: the built package bundled by esbuild for the
- * browser with only that client imported, minified, then gzipped (level 9).
+ * What the SDK costs in a browser bundle: the built package bundled by esbuild for the browser
+ * (the options of scripts/browser-build.mjs), minified, then gzipped (level 9). Two views:
+ *  - each entry point whole: its built file as the bundle's entry, every export kept, which is
+ *    what a page without tree-shaking loads (the theme entry so built is the very file served
+ *    at /sdk/v1/theme.js);
+ *  - one client imported by name, which is what a bundler that tree-shakes keeps.
  *   node packages/sdk/scripts/size.mjs        prints a table
- * measureBundles() is also what the size test asserts on.
+ * measureBundles() is also what the size test asserts on, and the README's figures come from it.
  */
 import { build } from 'esbuild';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { BROWSER_BUILD } from './browser-build.mjs';
 
-const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
+const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
-const ENTRIES = {
-  theme: 'import { createThemeClient } from "@svc/sdk"; globalThis.sdk = { createThemeClient };',
-  customer: 'import { createCustomerClient } from "@svc/sdk"; globalThis.sdk = { createCustomerClient };',
-  'theme + customer':
-    'import { createThemeClient, createCustomerClient } from "@svc/sdk"; globalThis.sdk = { createThemeClient, createCustomerClient };',
-  licenses: 'import { createLicenseClient } from "@svc/sdk"; globalThis.sdk = { createLicenseClient };',
-  webhooks:
-    'import { constructEvent, verifySignature } from "@svc/sdk"; globalThis.sdk = { constructEvent, verifySignature };',
-  everything: 'import * as sdk from "@svc/sdk"; globalThis.sdk = sdk;',
+/** The package's entry points, as its exports map names them, and the built file each resolves to. */
+export const ENTRY_FILES = {
+  '@svc/sdk': 'index.js',
+  '@svc/sdk/theme': 'theme.js',
+  '@svc/sdk/webhooks': 'webhooks.js',
+  '@svc/sdk/licenses': 'licenses.js',
 };
+
+const named = (entry, names) => `import { ${names} } from "${entry}"; globalThis.sdk = { ${names} };`;
+
+/** One client by name, tree-shaken. */
+const NAMED = {
+  theme: named('@svc/sdk', 'createThemeClient'),
+  customer: named('@svc/sdk', 'createCustomerClient'),
+  'theme + customer': named('@svc/sdk', 'createThemeClient, createCustomerClient'),
+  licenses: named('@svc/sdk', 'createLicenseClient'),
+  webhooks: named('@svc/sdk', 'constructEvent, verifySignature'),
+  merchant: named('@svc/sdk', 'createMerchantClient'),
+};
+
+/** An entry's name in the source above, as the built file it resolves to (exact names only). */
+const resolveEntries = (contents) =>
+  contents.replace(/"(@svc\/sdk(?:\/\w+)?)"/g, (_, entry) => JSON.stringify(join(DIST, ENTRY_FILES[entry])));
+
+const measure = (name, code) => ({ name, minified: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength });
 
 export async function measureBundles() {
   const results = [];
-  for (const [name, contents] of Object.entries(ENTRIES)) {
+  for (const [entry, file] of Object.entries(ENTRY_FILES)) {
+    const out = await build({ ...BROWSER_BUILD, entryPoints: [join(DIST, file)] });
+    results.push(measure(entry, out.outputFiles[0].contents));
+  }
+  for (const [name, contents] of Object.entries(NAMED)) {
     const out = await build({
-      stdin: { contents, resolveDir: process.cwd(), loader: 'js' },
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      write: false,
-      alias: { '@svc/sdk': dist },
+      ...BROWSER_BUILD,
+      stdin: { contents: resolveEntries(contents), resolveDir: DIST, loader: 'js' },
     });
-    const code = out.outputFiles[0].contents;
-    results.push({ name, minified: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength });
+    results.push(measure(name, out.outputFiles[0].contents));
   }
   return results;
 }

@@ -620,7 +620,9 @@ describe('the published package', () => {
         require: { types: './dist/index.d.cts', default: './dist/index.cjs' },
       },
     });
-    expect(pkg.files).toEqual(['dist']);
+    // The built bundles; not the browser build, which the service serves at /sdk/v1/theme.js.
+    expect(pkg.files).toEqual(['dist', '!dist/browser']);
+    expect(pkg.license).toBe('MIT');
     expect(pkg.sideEffects).toBe(false);
     expect(pkg.dependencies).toBeUndefined();
     expect(pkg.peerDependencies).toBeUndefined();

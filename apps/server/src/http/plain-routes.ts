@@ -6,6 +6,7 @@ import { OPS_ROUTES } from './ops.js';
 import { PAGE_ROUTES } from './pages.js';
 import { paymentNotificationRoute } from './payment-webhooks.js';
 import type { PlainRoute } from './plain-route.js';
+import { sdkThemeScriptRoute } from './sdk-script.js';
 import { TEST_PAY_ROUTES } from './test-pay.js';
 import { UPLOAD_ROUTES } from './uploads.js';
 
@@ -14,6 +15,7 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...UPLOAD_ROUTES,
   fileDownloadRoute,
   ...PAGE_ROUTES,
+  sdkThemeScriptRoute,
   ...TEST_PAY_ROUTES,
   ...OPS_ROUTES,
   ...MAILBOX_ROUTES,
