@@ -1,8 +1,9 @@
 /**
  * Black-box: the `stripe` gateway against a local fake Stripe. Starting a payment creates a
  * Checkout Session (once per order and amount); Stripe's signed webhook events settle,
- * refund or are ignored, verified on the raw bytes as received. A unit block checks the
- * verifier directly.
+ * refund or are ignored, verified on the raw bytes as received; the seller's refund of a
+ * Stripe-paid order is made at Stripe first (once, under the order's idempotency key), and a
+ * refusal changes nothing. A unit block checks the verifier directly.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -10,9 +11,10 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../apps/server/src/config.js';
 import { newId } from '../apps/server/src/lib/ids.js';
-import { verifyStripeNotification } from '../apps/server/src/modules/payments/stripe-gateway.js';
+import { stripeApiAddress, verifyStripeNotification } from '../apps/server/src/modules/payments/stripe-gateway.js';
 import { createProduct, importKeys } from './support/catalog.js';
-import { formObject, startFakeStripe, type FakeStripe } from './support/fake-stripe.js';
+import { formObject, startFakeStripe, type FakeStripe, type FakeStripeRefusal } from './support/fake-stripe.js';
+import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import {
   clientIp,
   createKeyFor,
@@ -35,6 +37,7 @@ let seller: Seller;
 let store: { id: string; subdomain: string };
 let product: { id: string };
 let readKey: string;
+let refundKey: string;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
@@ -43,6 +46,7 @@ beforeAll(async () => {
     STRIPE_SECRET_KEY: SECRET_KEY,
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     STRIPE_API_BASE: fake.url,
+    TEST_GATEWAY_SECRET,
   });
   db = new pg.Client({ connectionString: server.db.url });
   await db.connect();
@@ -60,6 +64,7 @@ beforeAll(async () => {
   });
   expect(settings.status, await settings.clone().text()).toBe(200);
   readKey = (await createKeyFor(seller, { scopes: ['order:read'], storeIds: [store.id] })).key;
+  refundKey = (await createKeyFor(seller, { scopes: ['order:refund'], storeIds: [store.id] })).key;
 });
 
 afterAll(async () => {
@@ -431,6 +436,194 @@ describe('POST /api/payments/stripe/webhook', () => {
       orderId,
     ]);
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('refunding a Stripe-paid order (POST /merchant/v1/stores/{storeId}/orders/{orderId}/refund)', () => {
+  /** An order paid through Stripe Checkout (settled by its signed event) and completed with one key. */
+  async function paidOrder() {
+    const { orderId, session } = await startedOrder();
+    expect(await (await sendEvent(sessionEvent(session, orderId))).json()).toEqual({ outcome: 'settled' });
+    return { orderId, session };
+  }
+
+  const refund = (orderId: string) =>
+    fetch(`${server.url}/api/merchant/v1/stores/${store.id}/orders/${orderId}/refund`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${refundKey}` },
+    });
+
+  const refundCalls = (orderId: string) =>
+    fake.requests.filter((r) => r.path === '/v1/refunds' && r.form['metadata[orderId]'] === orderId);
+
+  /** What a refund changes: the order as the seller reads it, its keys, its payments and its order.refunded events. */
+  async function observed(orderId: string) {
+    const keys = await db.query('select id, status from license_key where order_id = $1 order by id', [orderId]);
+    const payments = await db.query(
+      'select gateway, provider_ref, status, refund_ref, updated_at from payment where order_id = $1 order by id',
+      [orderId],
+    );
+    const events = await db.query(
+      `select count(*)::int as n from event where type = 'order.refunded' and payload->'order'->>'id' = $1`,
+      [orderId],
+    );
+    return {
+      order: await merchantOrder(orderId),
+      keys: keys.rows,
+      payments: payments.rows,
+      refundedEvents: events.rows[0].n,
+    };
+  }
+
+  async function logged(msg: string, orderId: string) {
+    const find = () => server.logs.find((line) => line.msg === msg && line.orderId === orderId);
+    for (let i = 0; !find() && i < 40; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    return find();
+  }
+
+  it("refunds at Stripe once, under the order's idempotency key, and records the refund id; a repeat makes no call", async () => {
+    const { orderId, session } = await paidOrder();
+    expect((await observed(orderId)).keys).toEqual([{ id: expect.any(String), status: 'assigned' }]);
+
+    const response = await refund(orderId);
+    expect(response.status, await response.clone().text()).toBe(200);
+    const refunded = await response.json();
+    expect(refunded).toMatchObject({ id: orderId, status: 'refunded', keyCount: 0 });
+    expect(refunded.lines[0].delivered.licenseKeys).toEqual([expect.objectContaining({ status: 'revoked' })]);
+
+    const calls = refundCalls(orderId);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/refunds',
+      authorization: `Bearer ${SECRET_KEY}`,
+      idempotencyKey: `svc-refund-${orderId}`,
+    });
+    // The whole PaymentIntent: no amount, so Stripe refunds what is left of it.
+    expect(calls[0]!.form.payment_intent).toBe(session.payment_intent);
+    expect(calls[0]!.form.amount).toBeUndefined();
+    expect(formObject(calls[0]!.form, 'metadata')).toEqual({ orderId });
+    const made = [...fake.refunds.values()].filter((r) => r.payment_intent === session.payment_intent);
+    expect(made).toHaveLength(1);
+
+    const after = await observed(orderId);
+    expect(after.order.status).toBe('refunded');
+    expect(after.keys).toEqual([{ id: expect.any(String), status: 'revoked' }]);
+    expect(after.payments).toEqual([
+      expect.objectContaining({
+        gateway: 'stripe',
+        provider_ref: session.payment_intent,
+        status: 'refunded',
+        refund_ref: made[0]!.id,
+      }),
+    ]);
+    expect(after.refundedEvents).toBe(1);
+
+    // Again: the refunded order, and no second call to Stripe.
+    const again = await refund(orderId);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(refunded);
+    expect(refundCalls(orderId)).toHaveLength(1);
+
+    // Stripe's own charge.refunded for the refund we made changes nothing more.
+    const notified = await sendEvent(refundEvent(session.payment_intent, orderId));
+    expect(await notified.json()).toEqual({ outcome: 'refunded' });
+    expect(await observed(orderId)).toEqual(after);
+    expect(refundCalls(orderId)).toHaveLength(1);
+  });
+
+  it('answers 502 gateway_error when Stripe refuses, with the order, keys and payments unchanged; then refunds once Stripe accepts', async () => {
+    const { orderId, session } = await paidOrder();
+    const before = await observed(orderId);
+    expect(before).toMatchObject({ order: { status: 'completed', keyCount: 1 }, refundedEvents: 0 });
+    expect(before.payments).toEqual([expect.objectContaining({ status: 'paid', refund_ref: null })]);
+
+    const refusals: FakeStripeRefusal[] = [
+      { status: 400, type: 'invalid_request_error', code: 'charge_already_refunded' },
+      { status: 500, type: 'api_error' },
+    ];
+    for (const refusal of refusals) {
+      fake.refuseRefunds = refusal;
+      try {
+        const response = await refund(orderId);
+        expect(response.status, JSON.stringify(refusal)).toBe(502);
+        const body = await response.json();
+        expect(body).toEqual({ error: expect.any(String), code: 'gateway_error' });
+        expect(JSON.stringify(body)).not.toMatch(/fake Stripe|secret detail|sk_test|charge_already|pi_|api_error/);
+      } finally {
+        fake.refuseRefunds = undefined;
+      }
+      expect(await observed(orderId), JSON.stringify(refusal)).toEqual(before);
+    }
+    expect(await logged('stripe refund failed', orderId), 'the refusal reaches the log').toMatchObject({
+      err: { statusCode: 400, code: 'charge_already_refunded' },
+    });
+    await server.logsSettled();
+    expect(server.output()).not.toContain(SECRET_KEY);
+    expect([...fake.refunds.values()].filter((r) => r.payment_intent === session.payment_intent)).toHaveLength(0);
+
+    const response = await refund(orderId);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect((await response.json()).status).toBe('refunded');
+    const calls = refundCalls(orderId);
+    expect(calls.map((c) => c.idempotencyKey)).toEqual(Array(3).fill(`svc-refund-${orderId}`));
+    const made = [...fake.refunds.values()].filter((r) => r.payment_intent === session.payment_intent);
+    expect(made).toHaveLength(1);
+    const after = await observed(orderId);
+    expect(after).toMatchObject({ order: { status: 'refunded', keyCount: 0 }, refundedEvents: 1 });
+    expect(after.keys).toEqual([{ id: before.keys[0].id, status: 'revoked' }]);
+    expect(after.payments).toEqual([expect.objectContaining({ status: 'refunded', refund_ref: made[0]!.id })]);
+  });
+
+  it("records the refund Stripe made before a crash: the retry's same key gets the same refund back", async () => {
+    const { orderId, session } = await paidOrder();
+    // An earlier attempt reached Stripe and died before its commit: Stripe holds a refund under the order's key.
+    const stripe = new Stripe(SECRET_KEY, { ...stripeApiAddress(fake.url), telemetry: false });
+    const earlier = await stripe.refunds.create(
+      { payment_intent: session.payment_intent, metadata: { orderId } },
+      { idempotencyKey: `svc-refund-${orderId}` },
+    );
+    expect((await observed(orderId)).order.status).toBe('completed');
+
+    const response = await refund(orderId);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect((await response.json()).status).toBe('refunded');
+    expect([...fake.refunds.values()].filter((r) => r.payment_intent === session.payment_intent)).toEqual([
+      expect.objectContaining({ id: earlier.id }),
+    ]);
+    expect((await observed(orderId)).payments).toEqual([
+      expect.objectContaining({ status: 'refunded', refund_ref: earlier.id }),
+    ]);
+  });
+
+  it('refunds a test-gateway order and a manual one as before, without calling Stripe', async () => {
+    const viaTest = await newOrder();
+    expect((await pay(server.url, { orderId: viaTest.orderId, amount: 9.99 })).status).toBe(200);
+    const viaManual = await newOrder();
+    const marked = await dashboard(
+      seller,
+      'POST',
+      `/api/dashboard/stores/${store.id}/orders/${viaManual.orderId}/mark-paid`,
+    );
+    expect(marked.status, await marked.clone().text()).toBe(200);
+
+    const before = fake.requests.length;
+    for (const [gateway, { orderId }] of [
+      ['test', viaTest],
+      ['manual', viaManual],
+    ] as const) {
+      expect((await observed(orderId)).order.status, gateway).toBe('completed');
+      const response = await refund(orderId);
+      expect(response.status, await response.clone().text()).toBe(200);
+      expect((await response.json()).status, gateway).toBe('refunded');
+      const after = await observed(orderId);
+      expect(after.keys, gateway).toEqual([{ id: expect.any(String), status: 'revoked' }]);
+      expect(after.payments, gateway).toEqual([
+        expect.objectContaining({ gateway, status: 'refunded', refund_ref: null }),
+      ]);
+      expect(after.refundedEvents, gateway).toBe(1);
+    }
+    expect(fake.requests.length).toBe(before);
   });
 });
 

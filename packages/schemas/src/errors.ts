@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
   service_unavailable: 503,
+  /** The payment gateway refused or did not answer a call the action needs; nothing was changed. */
+  gateway_error: 502,
   internal_error: 500,
 } as const satisfies Record<string, number>;
 

@@ -11,7 +11,7 @@
  * | 409    | `SvcConflictError`    | conflict, out_of_stock, idempotency_key_in_use     |
  * | 422    | `SvcIdempotencyError` | idempotency_key_reused                             |
  * | 429    | `SvcRateLimitError`   | rate_limited (`retryAfter` in seconds)             |
- * | other  | `SvcApiError`         | internal_error, service_unavailable                |
+ * | other  | `SvcApiError`         | internal_error, service_unavailable, gateway_error |
  * | none   | `SvcConnectionError`  | connection_failed, timeout, aborted (no answer)    |
  *
  * `type` names the class as a string, for a `switch` that survives two copies of the SDK.

@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'idempotency_key_reused',
   'idempotency_key_in_use',
   'service_unavailable',
+  'gateway_error',
   'internal_error',
 ] as const;
 

@@ -122,7 +122,11 @@ export function createMerchantClient(options: MerchantClientOptions) {
      */
     markPaid: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> =>
       transport.call('orders.markPaid', params, once, opts),
-    /** Refunds a paid order (scope order:refund): its keys and licenses are disabled, `order.refunded` is sent. Repeating it answers the refunded order. */
+    /**
+     * Refunds a paid order (scope order:refund): a Stripe payment is refunded at Stripe first (502 `gateway_error`,
+     * nothing changed, when Stripe refuses), its keys and licenses are disabled, `order.refunded` is sent.
+     * Repeating it answers the refunded order.
+     */
     refund: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> =>
       transport.call('orders.refund', params, update, opts),
     /** Every order matching the filters, across all pages (`limit` is the page size, default 100). */

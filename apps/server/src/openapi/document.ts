@@ -42,6 +42,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'Unprocessable',
   429: 'Rate limit exceeded',
   500: 'Internal server error',
+  502: 'The payment gateway refused or did not answer; nothing was changed',
   503: 'The database is unavailable; retry shortly',
 };
 

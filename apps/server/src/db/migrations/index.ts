@@ -10,6 +10,7 @@ import { Migration20261124004151_license_api } from './Migration20261124004151_l
 import { Migration20261125123055_endpoint_due_index } from './Migration20261125123055_endpoint_due_index.js';
 import { Migration20261125223429_payment_proofs_kept } from './Migration20261125223429_payment_proofs_kept.js';
 import { Migration20261125224236_mail_outbox } from './Migration20261125224236_mail_outbox.js';
+import { Migration20261126000343_payment_refund_ref } from './Migration20261126000343_payment_refund_ref.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -18,4 +19,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125123055_endpoint_due_index', class: Migration20261125123055_endpoint_due_index },
   { name: 'Migration20261125223429_payment_proofs_kept', class: Migration20261125223429_payment_proofs_kept },
   { name: 'Migration20261125224236_mail_outbox', class: Migration20261125224236_mail_outbox },
+  { name: 'Migration20261126000343_payment_refund_ref', class: Migration20261126000343_payment_refund_ref },
 ];

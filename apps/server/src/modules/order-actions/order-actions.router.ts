@@ -53,7 +53,7 @@ function orderUpdate({ edit, base, tags }: OrderSurface) {
     .mutation(({ ctx, input }) => updateOrder(ctx, input));
 }
 
-/** A refund, the same on both surfaces; a merchant key needs its own scope (order:refund) for it. */
+/** A refund, the same on both surfaces; a merchant key needs its own scope (order:refund) for it. 502 when the gateway does not refund. */
 function orderRefund(builder: GuardedBuilder, { base, tags }: OrderSurface) {
   return builder
     .meta({
@@ -61,9 +61,10 @@ function orderRefund(builder: GuardedBuilder, { base, tags }: OrderSurface) {
         method: 'POST',
         path: `${base}/{orderId}/refund`,
         tags,
-        summary: 'Refund: keys are revoked and leave the delivery',
+        summary: 'Refund: the payment goes back at its gateway (Stripe), keys are revoked and leave the delivery',
       },
-      errors: ['not_found', 'order_not_paid'],
+      // gateway_error: Stripe refused or did not answer; nothing was changed (retry).
+      errors: ['not_found', 'order_not_paid', 'gateway_error'],
     })
     .input(ZOrderActionInput)
     .output(ZSellerOrderDetail)

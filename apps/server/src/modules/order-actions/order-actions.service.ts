@@ -13,6 +13,7 @@ import { markDelivered } from '../fulfilment/fulfilment.service.js';
 import { transition } from '../orders/order-lifecycle.js';
 import type { Order } from '../orders/orders.entities.js';
 import { findStoreOrder, lockOrder } from '../orders/orders.service.js';
+import { refundAtGateways } from '../payments/gateways.js';
 import { refundOrder, settleOrder } from '../payments/settlement.js';
 import { sellerOrderDetail } from './seller-order.js';
 
@@ -75,13 +76,20 @@ export async function markOrderPaid(
   return sellerOrderDetail(ctx, await findStoreOrder(em, input.storeId, order.id), em);
 }
 
+/**
+ * The seller refunds: the money goes back at the gateway first (Stripe; 502 `gateway_error` with
+ * nothing changed when it refuses), then the order is refunded with the gateway's refund id. A
+ * refunded order answers as it is, with no second gateway call.
+ */
 export async function refundStoreOrder(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
 ): Promise<TSellerOrderDetail> {
-  const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  const order = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  const now = ctx.clock.now();
+  const refunds = await refundAtGateways(ctx.em, order, { config: ctx.deps.config, log: ctx.deps.log, now });
   const em = ctx.em.fork();
-  return sellerOrderDetail(ctx, await refundOrder(em, id, ctx.clock.now()), em);
+  return sellerOrderDetail(ctx, await refundOrder(em, order.id, now, refunds), em);
 }
 
 export async function cancelStoreOrder(

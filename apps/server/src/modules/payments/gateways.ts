@@ -1,14 +1,20 @@
 /**
  * The payment gateways by method, each behind one interface (gateway.ts): the manual and test
  * gateways here, Stripe in its own file. Inbound notifications and the other gateways join with
- * the payments capability.
+ * the payments capability. refundAtGateways gives an order's settled payments back at their
+ * gateways when the seller refunds.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TPaymentMethod } from '@svc/schemas';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
+import { can } from '../orders/order-lifecycle.js';
+import type { Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/orders.service.js';
 import { storeSettings } from '../stores/stores.service.js';
-import type { Gateway } from './gateway.js';
+import type { Gateway, GatewayContext } from './gateway.js';
+import { PaymentSchema } from './payments.entities.js';
+import type { GatewayRefunds } from './settlement.js';
 import { stripeGateway } from './stripe-gateway.js';
 
 /** The buyer pays as the seller instructs and the seller marks the order paid. */
@@ -48,3 +54,22 @@ export const GATEWAYS: Partial<Record<TPaymentMethod, Gateway>> = {
   test: testGateway,
   stripe: stripeGateway,
 };
+
+/**
+ * The seller's refund, at the gateways first: each settled payment of a refundable order whose
+ * gateway holds the money (Stripe) is refunded there, and their refund ids come back for
+ * refundOrder to record. Nothing is written here and no row lock is held across the calls (an
+ * HTTP call can take the client's timeout twice over); a refusal throws `gateway_error` with
+ * the order, its keys and payments as they were. An order already refunded, or not paid, makes
+ * no call (refundOrder answers it as before). Manual and test payments have no gateway refund.
+ */
+export async function refundAtGateways(em: EntityManager, order: Order, ctx: GatewayContext): Promise<GatewayRefunds> {
+  const refunds = new Map<string, string>();
+  if (!can(order.status, 'refund')) return refunds;
+  const payments = await em.find(PaymentSchema, { order: order.id, status: 'paid' }, { orderBy: { createdAt: 'asc' } });
+  for (const payment of payments) {
+    const gateway = GATEWAYS[payment.gateway as TPaymentMethod];
+    if (gateway?.refund) refunds.set(payment.id, (await gateway.refund(payment, order, ctx)).refundRef);
+  }
+  return refunds;
+}

@@ -22,6 +22,8 @@ export const PaymentSchema = defineEntity({
     amountMinor: p.bigint('number'),
     currency: p.string().length(3),
     status: p.enum(['started', 'paid', 'refunded', 'failed', 'rejected']),
+    /** The gateway's id of the refund that gave this payment back (Stripe's `re_...`); null for refunds made here alone. */
+    refundRef: p.string().length(200).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

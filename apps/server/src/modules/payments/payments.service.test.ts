@@ -6,7 +6,9 @@
  *   (test-gateway.ts, stripe-gateway.ts; signed here independently of the code under test);
  * - a proof of manual payment is taken only for a pending order paid by `manual`, opened with
  *   its checkout token, and within the size limit; an order keeps its newest 5, rows and files,
- *   even under concurrent uploads (proofs.service.ts).
+ *   even under concurrent uploads (proofs.service.ts);
+ * - a seller's refund calls the gateway only for a refundable order's gateway-held payments, and
+ *   keeps the gateway's refund id even when the order was refunded meanwhile (gateways.ts, settlement.ts).
  * Every test makes its own store, products and orders; time comes from a ManualClock.
  */
 import { createHmac, createHash, randomBytes } from 'node:crypto';
@@ -33,6 +35,8 @@ import { StoreSchema } from '../stores/stores.entities.js';
 import { handleNotification, type PaymentNotification } from './notifications.js';
 import { PaymentSchema } from './payments.entities.js';
 import { PROOF_MAX_BYTES, PROOFS_KEPT, paymentProofOf, uploadPaymentProof } from './proofs.service.js';
+import { refundAtGateways } from './gateways.js';
+import { refundOrder } from './settlement.js';
 import { verifyStripeNotification } from './stripe-gateway.js';
 import { verifyTestNotification } from './test-gateway.js';
 
@@ -298,6 +302,82 @@ describe('handleNotification: refunds', () => {
     const order = await orderOf(sale.orderId);
     expect(order).toMatchObject({ status: 'pending', refundedAt: null });
     expect(await eventTypesOf(sale.storeId)).not.toContain('order.refunded');
+  });
+});
+
+describe('the seller refund at the gateway (gateways.ts refundAtGateways, settlement.ts refundOrder)', () => {
+  const gatewayCtx = (sale: Sale) => ({ config: sale.ctx.deps.config, log: sale.ctx.deps.log, now: sale.clock.now() });
+  /** The AppError code a call rejects with ('resolved' when it does not reject; anything else fails the test). */
+  async function codeOf(promise: Promise<unknown>): Promise<string> {
+    try {
+      await promise;
+      return 'resolved';
+    } catch (error) {
+      if (error instanceof AppError) return error.appCode;
+      throw error;
+    }
+  }
+
+  it('calls no gateway for a pending, a refunded or a test-paid order; a Stripe payment it cannot refund is gateway_error with nothing changed', async () => {
+    // No STRIPE_SECRET_KEY here: a Stripe refund that were attempted would be refused.
+    const pending = await pendingOrder();
+    expect(await refundAtGateways(orm.em.fork(), await orderOf(pending.orderId), gatewayCtx(pending))).toEqual(
+      new Map(),
+    );
+
+    const viaTest = await pendingOrder({ keys: 1 });
+    expect(await notify('test', paid(viaTest), viaTest.clock.now())).toBe('settled');
+    expect(await refundAtGateways(orm.em.fork(), await orderOf(viaTest.orderId), gatewayCtx(viaTest))).toEqual(
+      new Map(),
+    );
+
+    const viaStripe = await pendingOrder({ keys: 1 });
+    expect(await notify('stripe', paid(viaStripe, { providerRef: `pi_${unique()}` }), viaStripe.clock.now())).toBe(
+      'settled',
+    );
+    const state = async () => {
+      const { status, keyCount, refundedAt, updatedAt } = await orderOf(viaStripe.orderId);
+      const payments = (await paymentsOf(viaStripe.orderId)).map((p) => [p.status, p.refundRef, p.updatedAt]);
+      return { status, keyCount, refundedAt, updatedAt, payments };
+    };
+    const before = await state();
+    expect(before).toMatchObject({ status: 'completed', keyCount: 1, payments: [['paid', null, expect.any(Date)]] });
+    const order = await orderOf(viaStripe.orderId);
+    expect(await codeOf(refundAtGateways(orm.em.fork(), order, gatewayCtx(viaStripe)))).toBe('gateway_error');
+    expect(await state()).toEqual(before);
+
+    // Refunded by Stripe's own notification: the seller's refund makes no call.
+    expect(await notify('stripe', paid(viaStripe, { kind: 'refunded' }), viaStripe.clock.now())).toBe('refunded');
+    const refunded = await orderOf(viaStripe.orderId);
+    expect(await refundAtGateways(orm.em.fork(), refunded, gatewayCtx(viaStripe))).toEqual(new Map());
+  });
+
+  it("records the gateway's refund id on the payment, also when the order was refunded meanwhile, with one order.refunded", async () => {
+    const sale = await pendingOrder({ keys: 1 });
+    expect(await notify('stripe', paid(sale, { providerRef: `pi_${unique()}` }), sale.clock.now())).toBe('settled');
+    const [payment] = await paymentsOf(sale.orderId);
+    expect(payment).toMatchObject({ status: 'paid', refundRef: null });
+    await refundOrder(orm.em.fork(), sale.orderId, sale.clock.now(), new Map([[payment!.id, 're_first']]));
+    expect(await paymentsOf(sale.orderId)).toEqual([
+      expect.objectContaining({ status: 'refunded', refundRef: 're_first' }),
+    ]);
+
+    const raced = await pendingOrder({ keys: 1 });
+    expect(await notify('stripe', paid(raced, { providerRef: `pi_${unique()}` }), raced.clock.now())).toBe('settled');
+    const [racedPayment] = await paymentsOf(raced.orderId);
+    // charge.refunded lands between our call to Stripe and our commit.
+    expect(await notify('stripe', paid(raced, { kind: 'refunded' }), raced.clock.now())).toBe('refunded');
+    const order = await refundOrder(
+      orm.em.fork(),
+      raced.orderId,
+      raced.clock.now(),
+      new Map([[racedPayment!.id, 're_raced']]),
+    );
+    expect(order.status).toBe('refunded');
+    expect(await paymentsOf(raced.orderId)).toEqual([
+      expect.objectContaining({ status: 'refunded', refundRef: 're_raced' }),
+    ]);
+    expect((await eventTypesOf(raced.storeId)).filter((type) => type === 'order.refunded')).toHaveLength(1);
   });
 });
 

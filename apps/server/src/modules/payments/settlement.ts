@@ -1,7 +1,8 @@
 /**
  * Settling and refunding orders: the payments module writes the payment rows, the lifecycle
  * moves the order (order-lifecycle.ts), fulfilment hands over the goods. Each runs in one
- * transaction holding the order's row lock.
+ * transaction holding the order's row lock. A seller's refund first gives the money back at the
+ * gateway (gateways.ts refundAtGateways, no lock held), then refunds the order with the gateway's refund ids.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../lib/ids.js';
@@ -72,17 +73,46 @@ export async function settleOrder(
   return outcome;
 }
 
-/** The lifecycle's `refundPayments` effect: the order's settled payments are refunded. */
-async function refundPayments(em: EntityManager, orderId: string, now: Date): Promise<void> {
+/** Payment id -> the gateway's id of the refund that gave it back. */
+export type GatewayRefunds = ReadonlyMap<string, string>;
+
+/**
+ * The lifecycle's `refundPayments` effect: the order's settled payments are refunded, each with
+ * the gateway's refund id when a gateway made one.
+ */
+async function refundPayments(em: EntityManager, orderId: string, now: Date, refunds: GatewayRefunds): Promise<void> {
+  for (const [id, refundRef] of refunds)
+    await em.nativeUpdate(
+      PaymentSchema,
+      { id, order: orderId, status: 'paid' },
+      { status: 'refunded', refundRef, updatedAt: now },
+    );
   await em.nativeUpdate(PaymentSchema, { order: orderId, status: 'paid' }, { status: 'refunded', updatedAt: now });
 }
 
-/** Refund (seller action or gateway): keys are revoked and leave the delivery; refunding twice is a no-op. */
-export async function refundOrder(em: EntityManager, orderId: string, now: Date): Promise<Order> {
+/**
+ * Refund (seller action or gateway): keys are revoked and leave the delivery; refunding twice is a
+ * no-op. `refunds` are the gateway's refund ids for the payments refundAtGateways (gateways.ts) gave back.
+ */
+export async function refundOrder(
+  em: EntityManager,
+  orderId: string,
+  now: Date,
+  refunds: GatewayRefunds = new Map(),
+): Promise<Order> {
   return em.transactional(async (tx) => {
     const order = await lockOrder(tx, orderId);
-    if (order.status === 'refunded') return order;
-    await transition(tx, order, 'refund', now, { revokeKeys, refundPayments });
+    if (order.status === 'refunded') {
+      // Refunded meanwhile (a concurrent refund, Stripe's own charge.refunded): the gateway's
+      // refund id of this call is the same refund, still worth keeping where none is recorded.
+      for (const [id, refundRef] of refunds)
+        await tx.nativeUpdate(PaymentSchema, { id, order: orderId, refundRef: null }, { refundRef, updatedAt: now });
+      return order;
+    }
+    await transition(tx, order, 'refund', now, {
+      revokeKeys,
+      refundPayments: (effectEm, id, at) => refundPayments(effectEm, id, at, refunds),
+    });
     return order;
   });
 }

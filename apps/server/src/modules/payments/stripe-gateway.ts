@@ -8,6 +8,10 @@
  *   charge.refunded (refunded: true, i.e. in full)                                             -> refunded
  *   anything else                                                                              -> null (ignored)
  *
+ * Refunding a settled payment creates a Stripe Refund of its PaymentIntent (the rest of it, in
+ * full) with the idempotency key `svc-refund-<orderId>`, so a retry (ours, or stripe-node's own)
+ * gets Stripe's same refund back instead of a second one.
+ *
  * STRIPE_API_BASE points the client at another host (a local fake in tests).
  */
 import { createHash } from 'node:crypto';
@@ -66,6 +70,22 @@ function idempotencyKey(orderId: string, amountMinor: number, currency: string, 
   return `svc-checkout-${orderId}-${amountMinor}-${currency}-${digest}`;
 }
 
+/** What a failed stripe-node call says, for the log (a StripeError's fields; never the request or the key). */
+function stripeFailure(error: unknown) {
+  const e = error as { type?: unknown; code?: unknown; statusCode?: unknown; requestId?: unknown; message?: unknown };
+  return { type: e.type, code: e.code, statusCode: e.statusCode, requestId: e.requestId, message: e.message };
+}
+
+/** One refund per order at Stripe: the key is the order's, so every retry names the same refund. */
+export const refundIdempotencyKey = (orderId: string): string => `svc-refund-${orderId}`;
+
+/** Our answer when Stripe does not refund: no Stripe words, nothing of the request. */
+const refundRefused = () =>
+  new AppError(
+    'gateway_error',
+    'The payment gateway did not refund the payment; nothing was changed. Try again shortly.',
+  );
+
 export const stripeGateway: Gateway = {
   method: 'stripe',
   async start(order, store, { config, log, now }) {
@@ -106,20 +126,7 @@ export const stripeGateway: Gateway = {
         idempotencyKey: idempotencyKey(order.id, order.priceMinor, order.currency, params),
       });
     } catch (error) {
-      const e = error as {
-        type?: unknown;
-        code?: unknown;
-        statusCode?: unknown;
-        requestId?: unknown;
-        message?: unknown;
-      };
-      log.error(
-        {
-          err: { type: e.type, code: e.code, statusCode: e.statusCode, requestId: e.requestId, message: e.message },
-          orderId: order.id,
-        },
-        'stripe checkout session failed',
-      );
+      log.error({ err: stripeFailure(error), orderId: order.id }, 'stripe checkout session failed');
       throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
     }
     if (!session.url) {
@@ -127,6 +134,40 @@ export const stripeGateway: Gateway = {
       throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
     }
     return { redirectUrl: session.url };
+  },
+
+  async refund(payment, order, { config, log }) {
+    // The PaymentIntent the session made is the payment's provider reference (settled from
+    // checkout.session.completed); without it, or without the key, there is nothing to call.
+    if (!config.stripeSecretKey || !payment.providerRef?.startsWith('pi_')) {
+      log.error(
+        { orderId: order.id, paymentId: payment.id, configured: Boolean(config.stripeSecretKey) },
+        'stripe refund impossible: no secret key or no PaymentIntent',
+      );
+      throw refundRefused();
+    }
+    let refund: Stripe.Refund;
+    try {
+      // No amount: Stripe refunds what is left of the PaymentIntent, the whole of it unless the
+      // seller refunded part of it in Stripe's dashboard.
+      refund = await stripeClient(config.stripeSecretKey, config.stripeApiBase).refunds.create(
+        { payment_intent: payment.providerRef, metadata: { orderId: order.id } },
+        { idempotencyKey: refundIdempotencyKey(order.id) },
+      );
+    } catch (error) {
+      log.error({ err: stripeFailure(error), orderId: order.id, paymentId: payment.id }, 'stripe refund failed');
+      throw refundRefused();
+    }
+    // `pending` and `requires_action` are refunds on their way (bank transfers, some wallets);
+    // `failed` or `canceled` at once is a refusal like an error.
+    if (refund.status === 'failed' || refund.status === 'canceled') {
+      log.error(
+        { orderId: order.id, refundId: refund.id, status: refund.status, failureReason: refund.failure_reason },
+        'stripe refund not made',
+      );
+      throw refundRefused();
+    }
+    return { refundRef: refund.id };
   },
 };
 
