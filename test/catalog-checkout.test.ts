@@ -600,6 +600,8 @@ describe('POST /api/checkout/start', () => {
       paymentMethods: ['manual'],
       manualPaymentInstructions: 'IBAN DE00 1234',
       emailOrderAccess: true,
+      receiptsEnabled: true,
+      receiptNote: '',
     });
     const { orderId, token } = await pendingOrder();
     const response = await post('/api/checkout/start', {

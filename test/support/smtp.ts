@@ -4,7 +4,10 @@ import { SMTPServer } from 'smtp-server';
 export interface ReceivedMail {
   to: string[];
   subject: string;
+  /** The text/plain body (of a multipart mail, its text/plain part). */
   text: string;
+  /** The text/html part of a multipart mail; undefined for a text-only mail. */
+  html?: string;
 }
 
 /** Quoted-printable to the bytes it stands for (soft line breaks dropped). */
@@ -45,21 +48,54 @@ function decodeHeader(value: string): string {
   );
 }
 
-function parse(raw: string, to: string[]): ReceivedMail {
-  const split = raw.indexOf('\r\n\r\n');
-  // Unfolding removes only the line break; the whitespace after it belongs to the value.
-  const head = raw.slice(0, split).replace(/\r\n(?=[ \t])/g, '');
-  const body = raw.slice(split + 4);
-  const header = (name: string) => new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
-  const encoding = header('Content-Transfer-Encoding').toLowerCase();
-  const charset = /charset="?([^";\s]+)"?/i.exec(header('Content-Type'))?.[1] ?? 'utf-8';
+/** A MIME entity's header field, unfolded (the whitespace after a fold belongs to the value). */
+function headerOf(head: string, name: string): string {
+  return new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(head.replace(/\r\n(?=[ \t])/g, ''))?.[1]?.trim() ?? '';
+}
+
+/** A single-part entity's body, decoded by its transfer encoding and charset. */
+function decodeBody(head: string, body: string): string {
+  const encoding = headerOf(head, 'Content-Transfer-Encoding').toLowerCase();
+  const charset = /charset="?([^";\s]+)"?/i.exec(headerOf(head, 'Content-Type'))?.[1] ?? 'utf-8';
   const text =
     encoding === 'quoted-printable'
       ? decodeBytes(quotedPrintableBytes(body), charset)
       : encoding === 'base64'
         ? decodeBytes(Buffer.from(body, 'base64'), charset)
         : body;
-  return { to, subject: decodeHeader(header('Subject')), text: text.trim() };
+  return text.trim();
+}
+
+/** The text/plain and text/html leaves of an entity, multipart ones walked (nodemailer's text + html is multipart/alternative). */
+function leaves(entity: string): { text?: string; html?: string } {
+  const split = entity.indexOf('\r\n\r\n');
+  const head = split < 0 ? entity : entity.slice(0, split);
+  const body = split < 0 ? '' : entity.slice(split + 4);
+  const type = headerOf(head, 'Content-Type');
+  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
+  if (/^multipart\//i.test(type) && boundary) {
+    const found: { text?: string; html?: string } = {};
+    const parts = body.split(`--${boundary}`).slice(1);
+    for (const part of parts) {
+      if (part.startsWith('--')) break;
+      const leaf = leaves(part.replace(/^\r\n/, ''));
+      found.text ??= leaf.text;
+      found.html ??= leaf.html;
+    }
+    return found;
+  }
+  return /^text\/html/i.test(type) ? { html: decodeBody(head, body) } : { text: decodeBody(head, body) };
+}
+
+function parse(raw: string, to: string[]): ReceivedMail {
+  const split = raw.indexOf('\r\n\r\n');
+  const { text, html } = leaves(raw);
+  return {
+    to,
+    subject: decodeHeader(headerOf(raw.slice(0, split), 'Subject')),
+    text: text ?? '',
+    ...(html === undefined ? {} : { html }),
+  };
 }
 
 export interface SmtpListenerOptions {

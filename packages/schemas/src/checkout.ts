@@ -99,6 +99,8 @@ export const ZCheckoutSession = z.object({
   paymentMethods: z.array(ZPaymentMethod),
   customFields: z.array(z.object({ name: z.string(), type: z.enum(CUSTOM_FIELD_TYPES), required: z.boolean() })),
   answers: z.array(z.object({ name: z.string(), value: z.string() })),
+  /** Whether the store e-mails the buyer a receipt with the order's link once it is paid. */
+  receiptsEnabled: z.boolean(),
 });
 export type TCheckoutSession = z.infer<typeof ZCheckoutSession>;
 

@@ -1,6 +1,6 @@
 /** Store schemas shown to the public and to sellers. */
 import { z } from 'zod';
-import { ZEmail, ZId, ZTimestamp } from './common.js';
+import { ZEmail, ZId, ZPlainText, ZTimestamp } from './common.js';
 
 /** Subdomain rule: lowercase letters, digits and hyphens, 3-63 chars, no leading/trailing hyphen. */
 export const ZSubdomain = z
@@ -46,12 +46,19 @@ export const PAYMENT_METHODS = ['manual', 'stripe', 'test'] as const;
 export const ZPaymentMethod = z.enum(PAYMENT_METHODS);
 export type TPaymentMethod = z.infer<typeof ZPaymentMethod>;
 
+/** The longest `receiptNote` a store may set. */
+export const RECEIPT_NOTE_MAX = 1000;
+
 export const ZStoreSettings = z.object({
   paymentMethods: z.array(ZPaymentMethod).min(1).max(PAYMENT_METHODS.length),
   /** Shown to buyers who choose manual payment (bank transfer details, etc.). */
   manualPaymentInstructions: z.string().max(5000),
   /** Whether a buyer may open an order's delivery with its e-mail address alone (besides the token). */
   emailOrderAccess: z.boolean(),
+  /** Whether the buyer is e-mailed a receipt with the order's link when an order is paid. */
+  receiptsEnabled: z.boolean(),
+  /** Plain text the receipt ends with (support address, thanks...); empty for none. */
+  receiptNote: z.string().max(RECEIPT_NOTE_MAX),
 });
 export type TStoreSettings = z.infer<typeof ZStoreSettings>;
 
@@ -88,6 +95,8 @@ export const ZUpdateStoreInput = z.strictObject({
       paymentMethods: z.array(ZPaymentMethod).min(1).max(PAYMENT_METHODS.length).optional(),
       manualPaymentInstructions: z.string().max(5000).optional(),
       emailOrderAccess: z.boolean().optional(),
+      receiptsEnabled: z.boolean().optional(),
+      receiptNote: ZPlainText(RECEIPT_NOTE_MAX).optional(),
     })
     .optional(),
 });

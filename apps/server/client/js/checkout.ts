@@ -41,6 +41,7 @@ interface CheckoutSession {
   paymentMethods: string[];
   customFields: Array<{ name: string; type: 'text' | 'number' | 'email' | 'checkbox'; required: boolean }>;
   answers: Array<{ name: string; value: string }>;
+  receiptsEnabled: boolean;
 }
 
 interface StartResult {
@@ -142,7 +143,10 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
   const email = field(
     'E-mail',
     { name: 'email', type: 'email', autocomplete: 'email', required: true, value: order.email || undefined },
-    'Your receipt and the link to your order go here.',
+    // Only a store that sends receipts promises one.
+    session.receiptsEnabled
+      ? 'Your receipt and the link to your order go here once you have paid.'
+      : 'You can find this order again by signing in with this address.',
   );
   errors.register('email', email);
 

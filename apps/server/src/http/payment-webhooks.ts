@@ -111,7 +111,7 @@ export const paymentNotificationRoute = plainRoute({
     }
     // What is stored of it must be storable text (a NUL in an event id once reached PostgreSQL).
     assertReadable(notification);
-    const outcome = await handleNotification(ctx.em, gateway, notification, ctx.clock.now());
+    const outcome = await handleNotification(ctx.em, ctx.deps, gateway, notification, ctx.clock.now());
     request.log.info(
       { gateway, eventId: notification.eventId, orderId: notification.orderId, outcome },
       'payment notification',

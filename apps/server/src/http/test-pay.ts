@@ -108,6 +108,7 @@ ${
         const eventId = `page_${randomBytes(12).toString('hex')}`;
         const outcome = await handleNotification(
           ctx.em,
+          ctx.deps,
           'test',
           {
             eventId,

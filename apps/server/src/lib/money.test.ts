@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decimalPlaces } from '@svc/schemas';
-import { amountToMinor, minorToAmount } from './money.js';
+import { amountToMinor, formatMoney, minorToAmount } from './money.js';
 
 describe('money', () => {
   it('turns minor units into amounts with the currency exponent', () => {
@@ -33,5 +33,22 @@ describe('money', () => {
     }
     expect(amountToMinor(999_999.99, 'USD')).toBe(99_999_999);
     expect(amountToMinor(1_000_000, 'USD')).toBe(100_000_000);
+  });
+});
+
+describe('formatMoney', () => {
+  it('writes minor units as a buyer reads them, with the currency’s places', () => {
+    expect(formatMoney(1999, 'USD')).toBe('$19.99');
+    expect(formatMoney(5, 'USD')).toBe('$0.05');
+    expect(formatMoney(0, 'USD')).toBe('$0.00');
+    expect(formatMoney(123456789, 'USD')).toBe('$1,234,567.89');
+    expect(formatMoney(-450, 'EUR')).toBe('-€4.50');
+    expect(formatMoney(500, 'JPY')).toBe('¥500');
+    expect(formatMoney(1234, 'KWD')).toBe('KWD\u00a012.34');
+  });
+
+  it('is exact where a float would round: the largest safe amount keeps its last cent', () => {
+    // As a float, 90071992547409.91 is 90071992547409.906..., which Intl writes as .90.
+    expect(formatMoney(Number.MAX_SAFE_INTEGER, 'USD')).toBe('$90,071,992,547,409.91');
   });
 });

@@ -63,3 +63,39 @@ export function inputAmountToMinor(amount: number, currency: string, path: strin
     throw invalidField(path, `Not a whole number of ${currency} minor units.`);
   }
 }
+
+/** Currency formats by code (building one costs more than using it; a code is 3 capitals, so few). */
+const formats = new Map<string, Intl.NumberFormat>();
+
+function currencyFormat(currency: string): Intl.NumberFormat {
+  let format = formats.get(currency);
+  if (!format) {
+    const exponent = currencyExponent(currency);
+    format = new Intl.NumberFormat('en', {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: exponent,
+      maximumFractionDigits: exponent,
+    });
+    formats.set(currency, format);
+  }
+  return format;
+}
+
+/**
+ * An amount in minor units as a buyer reads it (1999 USD -> `$19.99`, 500 JPY -> `¥500`, -450 EUR
+ * -> `-€4.50`): Intl's currency format with the currency's places from the table above, fed the
+ * decimal text made from the integer, so no float is ever rounded on the way.
+ */
+export function formatMoney(minor: number, currency: string): string {
+  const exponent = currencyExponent(currency);
+  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+  const decimal = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  const text = `${minor < 0 ? '-' : ''}${decimal}`;
+  try {
+    return currencyFormat(currency).format(text as `${number}`);
+  } catch {
+    // A code Intl does not take: the amount and the code, still exact.
+    return `${text} ${currency}`;
+  }
+}

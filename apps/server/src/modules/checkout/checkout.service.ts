@@ -340,12 +340,14 @@ export async function checkoutSession(ctx: ServiceContext, order: Order): Promis
     ctx.em,
     summary.lines.map((line) => line.productId),
   );
+  const settings = storeSettings(store);
   return {
     order: summary,
     store: { id: store.id, name: store.name, subdomain: store.subdomain },
-    paymentMethods: storeSettings(store).paymentMethods.filter((method) => gatewayAvailable(ctx, method)),
+    paymentMethods: settings.paymentMethods.filter((method) => gatewayAvailable(ctx, method)),
     customFields: fieldsOf(products).map((field) => ({ name: field.name, type: field.type, required: field.required })),
     answers: order.customFieldResponses,
+    receiptsEnabled: settings.receiptsEnabled,
   };
 }
 

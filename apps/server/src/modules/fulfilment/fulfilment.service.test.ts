@@ -123,6 +123,7 @@ async function pay(shop: Shop, orderId: string, override: Partial<Settlement> = 
   const order = await loadOrder(orderId);
   return settleOrder(
     orm.em.fork(),
+    shop.ctx().deps,
     orderId,
     {
       gateway: 'test',
@@ -359,6 +360,7 @@ describe('settleOrder', () => {
         expect(
           await settleOrder(
             tx,
+            shop.ctx().deps,
             order.id,
             { gateway: 'test', providerRef: null, amountMinor: 1000, currency: 'USD' },
             shop.clock.now(),
@@ -384,6 +386,7 @@ describe('handleNotification', () => {
     const notify = (eventId: string, amountMinor: number) =>
       handleNotification(
         orm.em.fork(),
+        shop.ctx().deps,
         'test',
         { eventId, kind: 'paid', orderId: order.id, amountMinor, currency: 'USD', providerRef: null },
         shop.clock.now(),

@@ -76,6 +76,7 @@ async function soldKey(
   expect(
     await settleOrder(
       orm.em.fork(),
+      base.deps,
       order.id,
       { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
       clock.now(),
@@ -347,6 +348,7 @@ describe('the seller', () => {
       const order = await orm.em.fork().findOneOrFail(OrderSchema, { id: created.order.id });
       await settleOrder(
         orm.em.fork(),
+        sold.ctx().deps,
         order.id,
         { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
         sold.clock.now(),

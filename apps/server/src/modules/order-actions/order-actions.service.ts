@@ -67,6 +67,7 @@ export async function markOrderPaid(
     throw new AppError('order_not_pending', `This order is ${order.status}, not awaiting payment.`);
   const outcome = await settleOrder(
     ctx.em.fork(),
+    ctx.deps,
     order.id,
     { gateway: 'manual', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
     ctx.clock.now(),

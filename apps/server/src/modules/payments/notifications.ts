@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PAID_STATUSES } from '../orders/order-lifecycle.js';
 import { OrderSchema } from '../orders/orders.entities.js';
+import type { ReceiptDeps } from '../receipts/receipts.service.js';
 import { PaymentNotificationSchema } from './payments.entities.js';
 import { claimNotification } from './payments.repo.js';
 import { refundOrder, settleOrder, type SettleOutcome } from './settlement.js';
@@ -25,6 +26,7 @@ export type NotificationOutcome =
 
 export async function handleNotification(
   em: EntityManager,
+  deps: ReceiptDeps,
   gateway: string,
   notification: PaymentNotification,
   now: Date,
@@ -45,7 +47,7 @@ export async function handleNotification(
     if (!(await tx.count(OrderSchema, { id: notification.orderId }))) {
       outcome = 'unknown_order';
     } else if (notification.kind === 'paid') {
-      outcome = await settleOrder(tx, notification.orderId, { gateway, ...notification }, now);
+      outcome = await settleOrder(tx, deps, notification.orderId, { gateway, ...notification }, now);
     } else if (notification.kind === 'refunded') {
       // A refund of an order we never settled is recorded, not retried forever by the gateway.
       const status = (await tx.findOneOrFail(OrderSchema, { id: notification.orderId })).status;

@@ -24,6 +24,7 @@ import { serviceContext } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
+import type { ReceiptDeps } from '../receipts/receipts.service.js';
 import type { ServiceContext } from '../request/context.js';
 import { LicenseKeySchema, StoredFileSchema } from '../catalog/catalog.entities.js';
 import { createProduct } from '../catalog/catalog.service.js';
@@ -41,8 +42,11 @@ import { verifyStripeNotification } from './stripe-gateway.js';
 import { verifyTestNotification } from './test-gateway.js';
 
 let orm: Orm;
+/** What a settlement needs besides the database (the receipt's link and mail settings). */
+let receiptDeps: ReceiptDeps;
 beforeAll(async () => {
   orm = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
+  receiptDeps = serviceContext(orm).deps;
 });
 afterAll(() => orm?.close());
 
@@ -142,7 +146,7 @@ function paid(sale: Sale, overrides: Partial<PaymentNotification> = {}): Payment
 
 /** Handles a notification as the webhook route does: a fresh EntityManager per request. */
 const notify = (gateway: string, notification: PaymentNotification, at: Date) =>
-  handleNotification(orm.em.fork(), gateway, notification, at);
+  handleNotification(orm.em.fork(), receiptDeps, gateway, notification, at);
 
 describe('handleNotification: settling', () => {
   it('settles a pending order paid in full and fulfils it in the same step', async () => {

@@ -1,8 +1,9 @@
 /**
  * Settling and refunding orders: the payments module writes the payment rows, the lifecycle
- * moves the order (order-lifecycle.ts), fulfilment hands over the goods. Each runs in one
- * transaction holding the order's row lock. A seller's refund first gives the money back at the
- * gateway (gateways.ts refundAtGateways, no lock held), then refunds the order with the gateway's refund ids.
+ * moves the order (order-lifecycle.ts), fulfilment hands over the goods, and the buyer's receipt
+ * goes into the mail outbox (receipts). Each runs in one transaction holding the order's row lock.
+ * A seller's refund first gives the money back at the gateway (gateways.ts refundAtGateways, no
+ * lock held), then refunds the order with the gateway's refund ids.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../lib/ids.js';
@@ -11,6 +12,7 @@ import { fulfil, revokeKeys } from '../fulfilment/fulfilment.service.js';
 import { PAID_STATUSES, transition } from '../orders/order-lifecycle.js';
 import type { Order } from '../orders/orders.entities.js';
 import { lockOrder } from '../orders/orders.service.js';
+import { recordReceipt, type ReceiptDeps } from '../receipts/receipts.service.js';
 import { PaymentSchema } from './payments.entities.js';
 
 export interface Settlement {
@@ -23,12 +25,13 @@ export interface Settlement {
 export type SettleOutcome = 'settled' | 'already_settled' | 'not_pending' | 'amount_mismatch' | 'currency_mismatch';
 
 /**
- * A payment of the stored amount in the stored currency settles a pending order and
- * fulfils it in the same transaction. Anything less never settles; the order keeps a
- * flag the seller sees. Settling twice is a no-op.
+ * A payment of the stored amount in the stored currency settles a pending order, fulfils it and
+ * records the buyer's receipt in the same transaction. Anything less never settles; the order
+ * keeps a flag the seller sees. Settling twice is a no-op.
  */
 export async function settleOrder(
   em: EntityManager,
+  deps: ReceiptDeps,
   orderId: string,
   payment: Settlement,
   now: Date,
@@ -67,6 +70,7 @@ export async function settleOrder(
     });
     await transition(tx, order, 'pay', now);
     await fulfil(tx, order, now);
+    await recordReceipt(tx, deps, order, { paidAt: now, gateway: payment.gateway });
     return 'settled';
   });
   settlements.inc({ outcome });

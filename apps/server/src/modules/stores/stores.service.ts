@@ -71,6 +71,8 @@ const DEFAULT_SETTINGS: TStoreSettings = {
   paymentMethods: ['manual'],
   manualPaymentInstructions: '',
   emailOrderAccess: true,
+  receiptsEnabled: true,
+  receiptNote: '',
 };
 
 /** The store's settings with defaults for what was never set. */

@@ -1,0 +1,159 @@
+/**
+ * What a receipt says, from plain data: the subject, the text and the HTML alternative. The HTML
+ * is for mail clients: inline styles only, no remote images, no scripts, a real table with
+ * headers for the lines, and every piece of seller or buyer text escaped. License keys are never
+ * in it: the order's link opens them (docs/decisions.md #27 Receipts says why).
+ */
+import { escapeHtml } from '../../lib/html.js';
+import { formatMoney } from '../../lib/money.js';
+
+export interface ReceiptLine {
+  productName: string;
+  quantity: number;
+  unitPriceMinor: number;
+}
+
+export interface ReceiptContent {
+  storeName: string;
+  /** `ORD-<n>`. */
+  orderNumber: string;
+  paidAt: Date;
+  currency: string;
+  lines: ReceiptLine[];
+  subtotalMinor: number;
+  /** What a coupon took off; 0 without one. */
+  discountMinor: number;
+  /** What the buyer paid for the order. */
+  totalMinor: number;
+  /** The gateway that settled it (`stripe`, `manual`, `test`). */
+  paymentMethod: string;
+  /** The buyer's own link to the order (orders/order-link.ts). */
+  orderUrl: string;
+  /** The store's `receiptNote`; empty for none. */
+  note: string;
+}
+
+export interface ReceiptMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** As the checkout page names the methods (client/js/checkout.ts). */
+const PAYMENT_METHOD_LABELS: Record<string, string> = {
+  stripe: 'Card',
+  manual: 'Manual payment',
+  test: 'Test payment',
+};
+
+const paidDate = new Intl.DateTimeFormat('en', {
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZone: 'UTC',
+  timeZoneName: 'short',
+});
+
+/** A header value on one line (a store name may hold a line break; a subject must not). */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to remove them
+  return text.replace(/[\u0000-\u001F\u007F]+/g, ' ').trim();
+}
+
+const methodLabel = (method: string) => PAYMENT_METHOD_LABELS[method] ?? method;
+
+export function receiptMail(receipt: ReceiptContent): ReceiptMail {
+  const money = (minor: number) => formatMoney(minor, receipt.currency);
+  const storeName = oneLine(receipt.storeName);
+  const subject = `Your receipt from ${storeName} — ${receipt.orderNumber}`;
+  const date = paidDate.format(receipt.paidAt);
+  const method = methodLabel(receipt.paymentMethod);
+  const note = receipt.note.replace(/\r\n?/g, '\n').trim();
+  const lines = receipt.lines.map((line) => ({
+    name: line.productName,
+    quantity: line.quantity,
+    unit: money(line.unitPriceMinor),
+    total: money(line.unitPriceMinor * line.quantity),
+  }));
+  const totals: Array<[label: string, amount: string]> = [];
+  if (receipt.discountMinor > 0)
+    totals.push(['Subtotal', money(receipt.subtotalMinor)], ['Discount', `−${money(receipt.discountMinor)}`]);
+  totals.push(['Total', money(receipt.totalMinor)]);
+
+  const text = [
+    `Thank you for your order from ${storeName}.`,
+    '',
+    `Order ${receipt.orderNumber}, paid ${date}.`,
+    '',
+    ...lines.flatMap((line) => [`- ${line.name}`, `  ${line.quantity} × ${line.unit} = ${line.total}`]),
+    '',
+    ...totals.map(([label, amount]) => `${label}: ${amount}`),
+    `Paid with: ${method}`,
+    '',
+    'Open your order (your license keys, downloads and instructions are there):',
+    receipt.orderUrl,
+    '',
+    ...(note ? [note, ''] : []),
+    'Anyone with this link can open your order, so keep this e-mail to yourself.',
+  ].join('\n');
+
+  const cell = 'padding:8px 6px;border-bottom:1px solid #d8d8d8;vertical-align:top;';
+  const right = `${cell}text-align:right;white-space:nowrap;`;
+  const href = escapeHtml(receipt.orderUrl);
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(subject)}</title>
+</head>
+<body style="margin:0;padding:0;background:#f4f4f5;">
+<div style="max-width:600px;margin:0 auto;padding:24px;background:#ffffff;color:#1a1a1a;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;">
+<h1 style="margin:0 0 8px;font-size:22px;">Thank you for your order from ${escapeHtml(storeName)}</h1>
+<p style="margin:0 0 16px;">Order <strong>${escapeHtml(receipt.orderNumber)}</strong>, paid ${escapeHtml(date)}.</p>
+<table style="width:100%;border-collapse:collapse;margin:0 0 16px;">
+<caption style="text-align:left;font-weight:bold;padding:0 0 8px;">What you bought</caption>
+<thead>
+<tr>
+<th scope="col" style="${cell}text-align:left;">Item</th>
+<th scope="col" style="${right}">Quantity</th>
+<th scope="col" style="${right}">Unit price</th>
+<th scope="col" style="${right}">Total</th>
+</tr>
+</thead>
+<tbody>
+${lines
+  .map(
+    (line) => `<tr>
+<td style="${cell}">${escapeHtml(line.name)}</td>
+<td style="${right}">${line.quantity}</td>
+<td style="${right}">${escapeHtml(line.unit)}</td>
+<td style="${right}">${escapeHtml(line.total)}</td>
+</tr>`,
+  )
+  .join('\n')}
+</tbody>
+<tfoot>
+${totals
+  .map(
+    ([label, amount]) => `<tr>
+<th scope="row" colspan="3" style="${right}">${label}</th>
+<td style="${right}${label === 'Total' ? 'font-weight:bold;' : ''}">${escapeHtml(amount)}</td>
+</tr>`,
+  )
+  .join('\n')}
+</tfoot>
+</table>
+<p style="margin:0 0 24px;">Paid with: ${escapeHtml(method)}</p>
+<p style="margin:0 0 24px;"><a href="${href}" style="display:inline-block;padding:12px 20px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold;">Open your order</a></p>
+<p style="margin:0 0 16px;font-size:14px;color:#4b4b4b;">Your license keys, downloads and instructions are on the order page. If the button does not work, copy this link into your browser:<br><a href="${href}" style="color:#1d4ed8;word-break:break-all;">${href}</a></p>
+${note ? `<p style="margin:0 0 16px;padding:16px 0 0;border-top:1px solid #d8d8d8;">${escapeHtml(note).replace(/\n/g, '<br>\n')}</p>\n` : ''}<p style="margin:0;font-size:13px;color:#4b4b4b;">Anyone with this link can open your order, so keep this e-mail to yourself.</p>
+</div>
+</body>
+</html>
+`;
+  return { subject, text, html };
+}

@@ -1,0 +1,64 @@
+/**
+ * The buyer's receipt (issue 27): when an order is paid, the buyer is e-mailed what they bought,
+ * what it cost and the order's own link. It is recorded in the mail outbox inside the settling
+ * transaction (payments/settlement.ts), so it commits with the payment and a rollback takes it
+ * away, and it is named `receipt:<orderId>`, so no retry, duplicate notification or crash and
+ * retry records a second one. What it says is receipt-mail.ts's.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../../deps.js';
+import { recordMail } from '../mail/outbox.js';
+import { orderUrl } from '../orders/order-link.js';
+import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
+import { publicOrderNumber } from '../orders/orders.service.js';
+import { StoreSchema } from '../stores/stores.entities.js';
+import { storeSettings } from '../stores/stores.service.js';
+import { receiptMail } from './receipt-mail.js';
+
+/** What recording a receipt needs: the app key and the mail and link settings, and the clock. */
+export type ReceiptDeps = Pick<AppDeps, 'config' | 'clock'>;
+
+/** The outbox's name for an order's receipt: recorded once, whatever calls it again. */
+export const receiptDedupeKey = (orderId: string) => `receipt:${orderId}`;
+
+/** The payment a receipt is for: when, and the gateway that settled it (a seller's mark-paid is `manual`). */
+export interface ReceiptPayment {
+  paidAt: Date;
+  gateway: string;
+}
+
+/**
+ * Records the receipt of `order`, just paid, through `em` (the settling transaction, with the
+ * order's row locked). Nothing when the store turned receipts off or the order has no buyer
+ * e-mail. Returns whether a receipt was recorded now.
+ */
+export async function recordReceipt(
+  em: EntityManager,
+  deps: ReceiptDeps,
+  order: Order,
+  payment: ReceiptPayment,
+): Promise<boolean> {
+  if (!order.customerEmail) return false;
+  const store = await em.findOneOrFail(StoreSchema, { id: order.store.id });
+  const settings = storeSettings(store);
+  if (!settings.receiptsEnabled) return false;
+  const lines = await em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
+  const mail = receiptMail({
+    storeName: store.name,
+    orderNumber: publicOrderNumber(order.number),
+    paidAt: payment.paidAt,
+    currency: order.currency,
+    lines: lines.map((line) => ({
+      productName: line.productName,
+      quantity: line.quantity,
+      unitPriceMinor: line.unitPriceMinor,
+    })),
+    subtotalMinor: order.subtotalMinor,
+    discountMinor: order.discountMinor,
+    totalMinor: order.priceMinor,
+    paymentMethod: payment.gateway,
+    orderUrl: orderUrl(deps.config, order.id),
+    note: settings.receiptNote,
+  });
+  return recordMail(em, deps, { to: order.customerEmail, ...mail, dedupeKey: receiptDedupeKey(order.id) });
+}
