@@ -63,3 +63,30 @@ function rootTransaction(transaction: unknown): object | undefined {
   }
   return undefined;
 }
+
+/** The ORM as a hub registry needs it: its configuration (which every fork shares) and its event manager. */
+interface HubOrm {
+  config: object;
+  em: { getEventManager(): { registerSubscriber(subscriber: EventSubscriber): void } };
+}
+
+/**
+ * One kind of work's hubs, one per ORM (by its configuration, which every fork of its EntityManager
+ * shares), registered with the ORM's EntityManager the first time it is asked for: db/orm.ts asks
+ * before any fork is made, so every fork inherits the subscriber.
+ */
+export function wakeHubs(): { hubFor(orm: HubOrm): WakeHub; hubOf(em: { config: object }): WakeHub | undefined } {
+  const hubs = new WeakMap<object, WakeHub>();
+  return {
+    hubFor(orm) {
+      let hub = hubs.get(orm.config);
+      if (!hub) {
+        hub = new WakeHub();
+        hubs.set(orm.config, hub);
+        orm.em.getEventManager().registerSubscriber(hub);
+      }
+      return hub;
+    },
+    hubOf: (em) => hubs.get(em.config),
+  };
+}

@@ -6,22 +6,16 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { MikroORM as Orm } from '@mikro-orm/postgresql';
-import { WakeHub } from '../../lib/wake-hub.js';
+import { wakeHubs, type WakeHub } from '../../lib/wake-hub.js';
 
-const hubs = new WeakMap<object, WakeHub>();
+const hubs = wakeHubs();
 
 /** The ORM's mail hub, registered with its EntityManager before any fork is made (db/orm.ts). */
 export function mailWakeHubFor(orm: Orm): WakeHub {
-  let hub = hubs.get(orm.config);
-  if (!hub) {
-    hub = new WakeHub();
-    hubs.set(orm.config, hub);
-    orm.em.getEventManager().registerSubscriber(hub);
-  }
-  return hub;
+  return hubs.hubFor(orm);
 }
 
 /** Wakes the senders when the transaction `em` is in commits (at once outside one). */
 export function wakeMailSendersAfterCommit(em: EntityManager): void {
-  hubs.get(em.config)?.afterCommitOf(em);
+  hubs.hubOf(em)?.afterCommitOf(em);
 }
