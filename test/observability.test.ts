@@ -130,7 +130,7 @@ describe('logs', () => {
     await server.logsSettled();
     const listening = server.logs.filter((line) => /listen/i.test(line.msg));
     expect(listening.map((line) => line.msg)).toEqual([
-      `svc listening on ${server.url}; API reference at http://localhost:${server.port}/docs`,
+      `svc listening on ${server.url}; dashboard at http://localhost:${server.port}/dashboard/; API reference at http://localhost:${server.port}/docs`,
     ]);
     expect(server.output().match(/listening/gi)).toHaveLength(1);
   });

@@ -141,8 +141,15 @@ async function serve(log: Logger): Promise<void> {
     stopMailSender = startMailSender(runtime.deps);
   }
   log.info(
-    { url: address, port, publicUrl, docs: `${publicUrl}/docs`, ...(metricsUrl && { metricsUrl }) },
-    `svc listening on ${address}; API reference at ${publicUrl}/docs${metricsUrl ? `; metrics at ${metricsUrl}` : ''}`,
+    {
+      url: address,
+      port,
+      publicUrl,
+      dashboard: `${publicUrl}/dashboard/`,
+      docs: `${publicUrl}/docs`,
+      ...(metricsUrl && { metricsUrl }),
+    },
+    `svc listening on ${address}; dashboard at ${publicUrl}/dashboard/; API reference at ${publicUrl}/docs${metricsUrl ? `; metrics at ${metricsUrl}` : ''}`,
   );
   if (config.isProduction && !metricsUrl && !config.metricsToken)
     log.warn('/metrics is off: set METRICS_TOKEN (scrape the API port with it) or METRICS_PORT (scrape 127.0.0.1)');

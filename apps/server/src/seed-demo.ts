@@ -211,7 +211,7 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
     `  storefront: ${deps.config.publicUrl}/api/stores/by-subdomain/${DEMO_SUBDOMAIN}/storefront`,
     `  customer area: ${deps.config.publicUrl}/account/${DEMO_SUBDOMAIN}`,
     `  buy button: <script src="${deps.config.publicUrl}/embed.js" async></script><button data-svc-store="${DEMO_SUBDOMAIN}" data-svc-product="${game.id}">Buy</button>`,
-    `  seller login: ${DEMO_OWNER} / ${password}`,
+    `  dashboard: ${deps.config.publicUrl}/dashboard/ (sign in as ${DEMO_OWNER} / ${password})`,
     `  coupon: DEMO10 (10% off)`,
     `  webhook: "${hook.name}" (disabled; point it at your receiver and enable it)`,
     `  merchant API key (shown once): ${key}`,

@@ -1,4 +1,5 @@
 /** Every plain route of the application (routes that are not procedures), for the app and the route table. */
+import { DASHBOARD_ROUTES } from './dashboard.js';
 import { fileDownloadRoute } from './downloads.js';
 import { homeRoute } from './home.js';
 import { MAILBOX_ROUTES } from './mailbox.js';
@@ -19,5 +20,6 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...TEST_PAY_ROUTES,
   ...OPS_ROUTES,
   ...MAILBOX_ROUTES,
+  ...DASHBOARD_ROUTES,
   homeRoute,
 ];

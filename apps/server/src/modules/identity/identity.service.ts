@@ -80,7 +80,7 @@ export async function requestPasswordReset(ctx: ServiceContext, input: { email: 
   if (!user) return;
   const token = randomToken(32);
   const now = ctx.clock.now();
-  const link = `${ctx.deps.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
+  const link = `${ctx.deps.config.publicUrl}/dashboard/reset-password?token=${encodeURIComponent(token)}`;
   await ctx.em.transactional(async (em) => {
     em.create(PasswordResetSchema, {
       tokenHash: sha256Hex(token),

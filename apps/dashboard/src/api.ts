@@ -1,0 +1,93 @@
+/**
+ * The dashboard's one way to the API: tRPC over /trpc (batched), typed from the server's router.
+ * The session is the svc_session cookie (HttpOnly, same origin); the CSRF token every unsafe call
+ * needs is held here in memory only, from sign-in or from `auth.session` on load, never in storage.
+ */
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
+import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+
+let csrfToken: string | undefined;
+
+/** Kept from sign-in, registration or the session query; cleared on sign-out. */
+export function setCsrfToken(token: string | undefined): void {
+  csrfToken = token;
+}
+
+/** The error the API answered with: our code (DESIGN §4c), its message, and field issues. */
+export interface ApiFailure {
+  code: string;
+  message: string;
+  status: number;
+  issues: Array<{ path: string; message: string }>;
+  /** No answer at all: the connection is lost. A retry may help. */
+  offline: boolean;
+}
+
+export function apiFailure(error: unknown): ApiFailure {
+  if (error instanceof TRPCClientError) {
+    const data = (error as TRPCClientError<AppRouter>).data as
+      { code?: string; httpStatus?: number; issues?: Array<{ path: string; message: string }> } | undefined;
+    if (!data) {
+      return {
+        code: 'offline',
+        message: 'Could not reach svc. Check the connection and try again.',
+        status: 0,
+        issues: [],
+        offline: true,
+      };
+    }
+    return {
+      code: data.code ?? 'internal_error',
+      message: error.message,
+      status: data.httpStatus ?? 500,
+      issues: data.issues ?? [],
+      offline: false,
+    };
+  }
+  return {
+    code: 'internal_error',
+    message: error instanceof Error ? error.message : 'Something went wrong.',
+    status: 0,
+    issues: [],
+    offline: false,
+  };
+}
+
+/** Whether the session is gone (expired, signed out elsewhere, password reset). */
+export function isSignedOut(error: unknown): boolean {
+  return apiFailure(error).status === 401;
+}
+
+/** Set by the router: sends the seller to sign-in, to come back to where they were. */
+let onSignedOut: () => void = () => undefined;
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+export const queryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: (error) => isSignedOut(error) && onSignedOut() }),
+  mutationCache: new MutationCache({ onError: (error) => isSignedOut(error) && onSignedOut() }),
+  defaultOptions: {
+    queries: {
+      staleTime: 10_000,
+      // A 4xx will not change on its own; a lost connection may come back.
+      retry: (count, error) => apiFailure(error).offline && count < 2,
+    },
+    mutations: { retry: false },
+  },
+});
+
+export const trpcClient = createTRPCClient<AppRouter>({
+  links: [
+    httpBatchLink({
+      url: '/trpc',
+      maxItems: 10,
+      headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+      fetch: (url, options) => fetch(url, { ...options, credentials: 'same-origin' }),
+    }),
+  ],
+});
+
+export const trpc = createTRPCOptionsProxy<AppRouter>({ client: trpcClient, queryClient });

@@ -1,0 +1,166 @@
+/**
+ * The seller dashboard (apps/dashboard, a single-page app built by Vite) served from this origin
+ * at /dashboard/ (DESIGN §9.1): no second process. The build's files are read once at start and
+ * kept in memory with their gzip and brotli encodings (about 1 MB in all):
+ * - hashed files under /dashboard/assets/ are immutable for a year;
+ * - every other path under /dashboard/ is a client route: it answers index.html, `no-cache` with
+ *   an ETag, so deep links and reloads land on the right screen and a new release is seen at once;
+ * - the page's CSP allows only this origin (scripts, styles, fetches), and no framing.
+ * Without a build (a server-only checkout), /dashboard/ answers 404 rather than failing to start.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RoutePolicy } from '../trpc/policy.js';
+import { plainRoute } from './plain-route.js';
+
+/** apps/dashboard/dist/, from apps/server/src/http or apps/server/dist/http alike. */
+export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.ico': 'image/x-icon',
+};
+
+/** The page's policy: this origin only. Styles set by script through the CSSOM are not inline styles. */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+interface Asset {
+  type: string;
+  etag: string;
+  identity: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+function asset(file: string, body: Buffer): Asset {
+  const type = TYPES[extname(file)] ?? 'application/octet-stream';
+  const entry: Asset = {
+    type,
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+    identity: body,
+  };
+  // Text compresses; images and fonts already are.
+  if (/^(text\/|image\/svg)/.test(type) && body.length > 1024) {
+    entry.gzip = gzipSync(body, { level: 9 });
+    entry.br = brotliCompressSync(body, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
+    });
+  }
+  return entry;
+}
+
+interface Build {
+  index: Asset;
+  assets: Map<string, Asset>;
+}
+
+/** The built app, or undefined when apps/dashboard has not been built. */
+export function loadDashboard(dir = DASHBOARD_DIST): Build | undefined {
+  let index: Buffer;
+  try {
+    index = readFileSync(join(dir, 'index.html'));
+  } catch {
+    return undefined;
+  }
+  const assets = new Map<string, Asset>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(join(dir, 'assets'));
+  } catch {
+    // An app without assets is only its page.
+  }
+  for (const name of names) assets.set(name, asset(name, readFileSync(join(dir, 'assets', name))));
+  return { index: asset('index.html', index), assets };
+}
+
+const build = loadDashboard();
+
+/** Whether an If-None-Match names this ETag (a list, weak or strong, or `*`). */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`;
+  });
+}
+
+/** The best encoding the client accepts (brotli, then gzip), by the header's listed codings. */
+function encodingFor(request: FastifyRequest, file: Asset): 'br' | 'gzip' | undefined {
+  const accepted = String(request.headers['accept-encoding'] ?? '');
+  const listed = (coding: string) =>
+    new RegExp(`(^|,)\\s*${coding}\\s*(;\\s*q=(?!0(\\.0*)?\\s*(,|$))[\\d.]+)?\\s*(,|$)`).test(accepted);
+  if (file.br && listed('br')) return 'br';
+  if (file.gzip && listed('gzip')) return 'gzip';
+  return undefined;
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, file: Asset, cacheControl: string): FastifyReply {
+  reply.header('Cache-Control', cacheControl).header('ETag', file.etag);
+  if (file.gzip) reply.header('Vary', 'Accept-Encoding');
+  if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  const encoding = encodingFor(request, file);
+  if (encoding) reply.header('Content-Encoding', encoding);
+  return reply.type(file.type).send(encoding ? file[encoding] : file.identity);
+}
+
+const POLICY: RoutePolicy = {
+  auth: { kind: 'public', audience: 'seller' },
+  csrf: 'none',
+  cors: 'none',
+  errors: ['not_found'],
+};
+
+export const DASHBOARD_ROUTES = [
+  plainRoute({
+    name: 'dashboard.root',
+    method: 'GET',
+    path: '/dashboard',
+    body: 'none',
+    policy: POLICY,
+    openapi: false,
+    async handler(_ctx, _request, reply) {
+      return reply.redirect('/dashboard/', 308);
+    },
+  }),
+  plainRoute({
+    name: 'dashboard.app',
+    method: 'GET',
+    path: '/dashboard/*',
+    body: 'none',
+    policy: POLICY,
+    openapi: false,
+    async handler(ctx, request, reply) {
+      if (!build) return reply.callNotFound();
+      const rest = ctx.params['*'] ?? '';
+      if (rest.startsWith('assets/')) {
+        // A hashed file: its name changes with its bytes. An unknown one is a 404, not the page.
+        const file = build.assets.get(rest.slice('assets/'.length));
+        if (!file) return reply.callNotFound();
+        return send(request, reply, file, 'public, max-age=31536000, immutable');
+      }
+      // A client route: the app's page, which reads the path itself.
+      reply.header('Content-Security-Policy', DASHBOARD_CSP);
+      return send(request, reply, build.index, 'no-cache');
+    },
+  }),
+];
