@@ -5,6 +5,7 @@ import { dashboard, type Seller } from './seller.js';
 export interface ProductSeed {
   name?: string;
   price?: number;
+  description?: string;
   status?: 'active' | 'draft' | 'archived';
   deliveryMethods?: string[];
   deliveryInstructions?: string;

@@ -8,6 +8,7 @@ import { PAGE_ROUTES } from './pages.js';
 import { paymentNotificationRoute } from './payment-webhooks.js';
 import type { PlainRoute } from './plain-route.js';
 import { sdkThemeScriptRoute } from './sdk-script.js';
+import { STOREFRONT_ROUTES } from './storefront.js';
 import { TEST_PAY_ROUTES } from './test-pay.js';
 import { UPLOAD_ROUTES } from './uploads.js';
 
@@ -16,6 +17,7 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...UPLOAD_ROUTES,
   fileDownloadRoute,
   ...PAGE_ROUTES,
+  ...STOREFRONT_ROUTES,
   sdkThemeScriptRoute,
   ...TEST_PAY_ROUTES,
   ...OPS_ROUTES,

@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
+import { ifNoneMatchHas } from './etag.js';
 import { plainRoute } from './plain-route.js';
 
 /** packages/sdk/dist/browser/, from apps/server/src/http or apps/server/dist/http alike. */
@@ -42,15 +43,6 @@ function loadScript(file: string): Script | undefined {
 
 const themeScript = loadScript('theme.js');
 
-/** Whether an If-None-Match names this ETag (a list, weak or strong, or `*`). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`;
-  });
-}
-
 function sendScript(reply: FastifyReply, script: Script, ifNoneMatch: string | undefined): FastifyReply {
   reply
     .header('Cache-Control', 'public, max-age=31536000, immutable')
@@ -58,7 +50,7 @@ function sendScript(reply: FastifyReply, script: Script, ifNoneMatch: string | u
     // Also without an Origin header: a shared cache may hand this answer to a cross-origin module load.
     .header('Access-Control-Allow-Origin', '*')
     .header('Cross-Origin-Resource-Policy', 'cross-origin');
-  if (matches(ifNoneMatch, script.etag)) return reply.code(304).send();
+  if (ifNoneMatchHas(ifNoneMatch, script.etag)) return reply.code(304).send();
   return reply.type('text/javascript; charset=utf-8').send(script.body);
 }
 

@@ -88,3 +88,50 @@ export async function selectCartProducts(em: EntityManager, storeId: string, ids
     [storeId, ids],
   );
 }
+
+export interface StorefrontVersionRow {
+  id: string;
+  banned: boolean;
+  store_updated_at: string;
+  /** The newest change of the products counted (any status, deleted ones too); null without any. */
+  products_updated_at: string | null;
+  /** Products counted: all the store's, or the one product asked for. */
+  products: string | number;
+  /** Of those, the ones a buyer sees (active, not deleted). */
+  shown: string | number;
+  /** md5 of the ids of the shown license-key products without enough keys for their minimum. */
+  sold_out: string;
+}
+
+/**
+ * What a storefront page shows changes only when this row does: the store's and its products'
+ * `updated_at` (every edit, status change and deletion sets it) and which products are sold out
+ * (a sale changes the keys, not the product). Hot path (every page view, and all a 304 costs):
+ * one statement; `exists ... offset min_quantity - 1` stops at the product's minimum on the
+ * partial index of available keys instead of counting the stock.
+ */
+export async function selectStorefrontVersion(
+  em: EntityManager,
+  subdomain: string,
+  productId: string | null,
+): Promise<StorefrontVersionRow | undefined> {
+  const [row] = await preparedRows<StorefrontVersionRow>(
+    em,
+    `select s.id, s.banned, s.updated_at as store_updated_at, v.products_updated_at, v.products, v.shown, v.sold_out
+     from store s
+     cross join lateral (
+       select max(p.updated_at) as products_updated_at, count(*) as products,
+         count(*) filter (where p.status = 'active' and p.deleted_at is null) as shown,
+         md5(coalesce(string_agg(p.id, ',' order by p.id) filter (
+           where p.status = 'active' and p.deleted_at is null and 'licenseKeys' = any(p.delivery_methods)
+             and not exists (
+               select 1 from license_key k where k.product_id = p.id and k.status = 'available'
+               offset p.min_quantity - 1)
+         ), '')) as sold_out
+       from product p where p.store_id = s.id and (?::text is null or p.id = ?)
+     ) v
+     where s.subdomain = ?`,
+    [productId, productId, subdomain],
+  );
+  return row;
+}

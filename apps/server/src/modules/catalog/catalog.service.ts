@@ -3,6 +3,7 @@
  * merchant API's product pages, the public catalog and the stores that may sell. A product's
  * license-key stock is key-store.ts's.
  */
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
   TCreateProductInput,
@@ -19,6 +20,7 @@ import type { ServiceContext } from '../request/context.js';
 import { recordEvent } from '../events/outbox.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { selectStoreRef } from '../stores/stores.repo.js';
+import { selectStorefrontVersion } from './catalog.repo.js';
 import { toPublicStore } from '../stores/stores.service.js';
 import { ProductSchema, type Product } from './catalog.entities.js';
 import { isKeyed, stockOf } from './key-store.js';
@@ -262,4 +264,40 @@ export async function publicProducts(ctx: ServiceContext, store: Store): Promise
 export async function storefront(ctx: ServiceContext, subdomain: string) {
   const store = await findSellingStore(ctx.em, subdomain, 'subdomain');
   return { store: toPublicStore(store), products: await publicProducts(ctx, store) };
+}
+
+/** An active product of a store that may sell, as the public catalog shows it; 404 otherwise. */
+export async function publicProduct(
+  ctx: ServiceContext,
+  store: Store,
+  input: { productId: string },
+): Promise<TPublicProduct> {
+  const product = await ctx.em.findOne(ProductSchema, {
+    id: input.productId,
+    store: store.id,
+    status: 'active',
+    deletedAt: null,
+  });
+  if (!product) throw new AppError('not_found', 'Product not found.');
+  const stock = await stockOf(ctx.em, [product]);
+  return toPublicProduct(toProductView(product, store.currency, stock.get(product.id) ?? null));
+}
+
+/**
+ * A fingerprint of what the storefront shows of a store (or of one of its products): it changes
+ * whenever the store, any of its products or a product's sold-out state does. Undefined for an
+ * unknown or banned store, and for a product the storefront does not show. One statement, so a
+ * page answered 304 costs that statement and nothing else.
+ */
+export async function storefrontVersion(
+  ctx: ServiceContext,
+  input: { subdomain: string; productId?: string },
+): Promise<string | undefined> {
+  const row = await selectStorefrontVersion(ctx.em, input.subdomain.toLowerCase(), input.productId ?? null);
+  if (!row || row.banned) return undefined;
+  if (input.productId !== undefined && Number(row.shown) === 0) return undefined;
+  return createHash('sha256')
+    .update([row.id, row.store_updated_at, row.products_updated_at ?? '', row.products, row.sold_out].join('|'))
+    .digest('base64url')
+    .slice(0, 27);
 }

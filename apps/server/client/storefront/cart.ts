@@ -1,0 +1,290 @@
+/**
+ * The storefront's cart page (/s/<subdomain>/cart), its one ES module: the SDK's theme client is
+ * bundled into it (scripts/build-storefront.mjs). The cart lives in localStorage as product ids
+ * and quantities, one cart per store; the page prices it with GET /api/v1/cart, applies a coupon
+ * with POST /api/v1/coupons/validate, and `Checkout` opens the order with POST /api/v1/checkout
+ * and goes to the hosted checkout page it answers.
+ *
+ * The store and product pages send `?add=<productId>&quantity=<n>` here (a plain form, so they
+ * need no script): this module moves it into the cart and takes it off the address.
+ */
+import { createThemeClient, isSvcError, type Cart, type CartLine } from '@svc/sdk/theme';
+
+const root = document.getElementById('cart')!;
+const storeId = root.dataset.storeId!;
+const subdomain = root.dataset.subdomain!;
+const currency = root.dataset.currency!;
+const shop = createThemeClient({ baseUrl: location.origin, storeId, subdomain });
+const STORAGE_KEY = `svc-cart:${storeId}`;
+
+type Child = Node | string | null | false;
+
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, string | boolean> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value !== false) element.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children) if (child !== null && child !== false) element.append(child);
+  return element;
+}
+
+const format = new Intl.NumberFormat('en', { style: 'currency', currency });
+const money = (amount: number) => format.format(amount);
+
+function readCart(): CartLine[] {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]');
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter(
+      (line): line is CartLine =>
+        typeof line === 'object' &&
+        line !== null &&
+        typeof (line as CartLine).productId === 'string' &&
+        Number.isInteger((line as CartLine).quantity) &&
+        (line as CartLine).quantity > 0,
+    );
+  } catch {
+    return [];
+  }
+}
+
+function saveCart(lines: CartLine[]): void {
+  try {
+    if (lines.length === 0) localStorage.removeItem(STORAGE_KEY);
+    else localStorage.setItem(STORAGE_KEY, JSON.stringify(lines));
+  } catch {
+    // Storage refused (private mode, full): the cart lasts as long as the page.
+  }
+  current = lines;
+}
+
+let current = readCart();
+
+/** `?add=<id>&quantity=<n>` from a store or product page: into the cart, off the address. */
+function takeAddedProduct(): void {
+  const params = new URLSearchParams(location.search);
+  const productId = params.get('add');
+  if (!productId) return;
+  const quantity = Math.max(1, Math.min(10_000, Math.floor(Number(params.get('quantity') ?? '1')) || 1));
+  const existing = current.find((line) => line.productId === productId);
+  saveCart(
+    existing
+      ? current.map((line) => (line === existing ? { productId, quantity: line.quantity + quantity } : line))
+      : [...current, { productId, quantity }],
+  );
+  history.replaceState(null, '', location.pathname);
+}
+
+const status = root.querySelector<HTMLElement>('.status')!;
+let coupon: { code: string; discount: number } | undefined;
+
+function setStatus(text: string): void {
+  status.textContent = text;
+}
+
+const errorText = (error: unknown) =>
+  isSvcError(error) ? error.message : 'The connection failed. Check your network and try again.';
+
+const NOTICES: Record<string, string> = {
+  unknown_product: 'A product in your cart is no longer sold and was removed.',
+  unavailable: 'A product in your cart is not available now and was removed.',
+  out_of_stock: 'A product in your cart is sold out and was removed.',
+  min_quantity: 'A quantity was raised to the smallest the seller sells.',
+  max_quantity: 'A quantity was lowered to the most the seller sells at once.',
+  stock: 'A quantity was lowered to the keys left in stock.',
+};
+
+function quantityInput(line: Cart['lines'][number]): HTMLInputElement {
+  const input = h('input', {
+    type: 'number',
+    inputmode: 'numeric',
+    min: '1',
+    value: String(line.quantity),
+    'aria-label': `Quantity of ${line.name}`,
+  });
+  input.addEventListener('change', () => {
+    const quantity = Math.floor(Number(input.value));
+    if (!Number.isFinite(quantity) || quantity < 1) return;
+    saveCart(current.map((l) => (l.productId === line.productId ? { productId: l.productId, quantity } : l)));
+    void refresh();
+  });
+  return input;
+}
+
+function removeButton(line: Cart['lines'][number]): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${line.name}` }, 'Remove');
+  button.addEventListener('click', () => {
+    saveCart(current.filter((l) => l.productId !== line.productId));
+    void refresh();
+  });
+  return button;
+}
+
+function couponForm(cart: Cart, total: HTMLElement, discountRow: HTMLElement): HTMLFormElement {
+  const input = h('input', {
+    id: 'coupon',
+    name: 'coupon',
+    type: 'text',
+    autocomplete: 'off',
+    autocapitalize: 'characters',
+    spellcheck: 'false',
+    'aria-describedby': 'coupon-error',
+  });
+  if (coupon) input.value = coupon.code;
+  const error = h('p', { id: 'coupon-error', class: 'field-error' });
+  const result = h('p', { class: 'coupon-result', role: 'status' });
+  const apply = h('button', { type: 'submit', class: 'secondary' }, 'Apply');
+  const show = () => {
+    const discount = coupon?.discount ?? 0;
+    discountRow.hidden = !coupon;
+    discountRow.querySelector('dd')!.textContent = `−${money(discount)}`;
+    total.textContent = money(Math.max(0, cart.subtotal - discount));
+    result.textContent = coupon ? `${coupon.code} takes ${money(discount)} off.` : '';
+  };
+  const form = h(
+    'form',
+    { class: 'field', novalidate: true },
+    h('label', { for: 'coupon' }, 'Coupon code'),
+    h('div', { class: 'inline-row' }, input, apply),
+    error,
+    result,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const code = input.value.trim();
+    error.textContent = '';
+    input.removeAttribute('aria-invalid');
+    if (!code) {
+      coupon = undefined;
+      show();
+      return;
+    }
+    apply.disabled = true;
+    shop.coupons
+      .validate({ code, cart: current })
+      .then((check) => {
+        if (check.valid) {
+          coupon = { code: check.code, discount: check.discount ?? 0 };
+        } else {
+          coupon = undefined;
+          input.setAttribute('aria-invalid', 'true');
+          error.textContent = check.reason ?? 'This coupon does not work here.';
+          input.focus();
+        }
+      })
+      .catch((failure: unknown) => {
+        coupon = undefined;
+        input.setAttribute('aria-invalid', 'true');
+        error.textContent = errorText(failure);
+      })
+      .finally(() => {
+        apply.disabled = false;
+        show();
+      });
+  });
+  show();
+  return form;
+}
+
+function checkoutButton(): HTMLElement {
+  const alert = h('p', { class: 'form-error', role: 'alert', tabindex: '-1' });
+  alert.hidden = true;
+  const button = h('button', { type: 'button', class: 'primary' }, 'Checkout');
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    alert.hidden = true;
+    shop
+      .checkout({ cart: current, email: null, ...(coupon ? { coupon: coupon.code } : {}) })
+      .then(({ url }) => {
+        // The order holds the lines now; the cart starts again empty.
+        saveCart([]);
+        location.assign(url);
+      })
+      .catch((failure: unknown) => {
+        button.disabled = false;
+        alert.textContent = errorText(failure);
+        alert.hidden = false;
+        alert.focus();
+      });
+  });
+  return h('div', { class: 'cart-actions' }, alert, button);
+}
+
+function render(cart: Cart): void {
+  const notices = [...cart.removed, ...cart.adjusted].map((change) => NOTICES[change.reason] ?? '');
+  const content: Child[] = [...new Set(notices)].filter(Boolean).map((text) => h('p', { class: 'notice' }, text));
+  if (cart.lines.length === 0) {
+    setStatus('Your cart is empty.');
+    content.push(h('p', {}, h('a', { href: `/s/${subdomain}` }, 'See the products')));
+  } else {
+    setStatus('');
+    const rows = cart.lines.map((line) =>
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'row' }, h('a', { href: `/s/${subdomain}/products/${line.productId}` }, line.name)),
+        h('td', {}, quantityInput(line), removeButton(line)),
+        h('td', { class: 'amount' }, money(line.lineTotal)),
+      ),
+    );
+    const table = h(
+      'table',
+      { class: 'lines' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Product'),
+          h('th', { scope: 'col' }, 'Quantity'),
+          h('th', { scope: 'col', class: 'amount' }, 'Amount'),
+        ),
+      ),
+      h('tbody', {}, ...rows),
+    );
+    const total = h('dd', { id: 'cart-total' });
+    const discountRow = h('div', {}, h('dt', {}, 'Discount'), h('dd', {}));
+    const totals = h(
+      'dl',
+      { class: 'totals' },
+      h('div', {}, h('dt', {}, 'Subtotal'), h('dd', {}, money(cart.subtotal))),
+      discountRow,
+      h('div', { class: 'total' }, h('dt', {}, 'Total'), total),
+    );
+    content.push(h('div', { class: 'card' }, table, couponForm(cart, total, discountRow), totals, checkoutButton()));
+  }
+  root.replaceChildren(status, ...content.filter((child): child is Node => child instanceof Node));
+}
+
+async function refresh(): Promise<void> {
+  if (current.length === 0) {
+    coupon = undefined;
+    render({ storeId, currency, lines: [], removed: [], adjusted: [], subtotal: 0, itemCount: 0 });
+    return;
+  }
+  setStatus('Loading your cart…');
+  try {
+    const cart = await shop.cart.get(current);
+    // Keep what the store will sell: removed lines leave, clamped quantities stay clamped.
+    saveCart(cart.lines.map((line) => ({ productId: line.productId, quantity: line.quantity })));
+    // A coupon's discount was for the old cart: apply it again to the new one.
+    const code = coupon?.code;
+    coupon = undefined;
+    render(cart);
+    const input = document.getElementById('coupon') as HTMLInputElement | null;
+    if (code && input) {
+      input.value = code;
+      input.form?.requestSubmit();
+    }
+  } catch (error) {
+    setStatus(errorText(error));
+  }
+}
+
+takeAddedProduct();
+void refresh();

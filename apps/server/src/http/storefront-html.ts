@@ -1,0 +1,262 @@
+/**
+ * The hosted storefront's HTML: the store page, a product page, the cart page and the page of a
+ * store that is not available. Pure functions of what the catalog services answer; every text
+ * escaped, prices formatted here with Intl in the store's currency, no inline script or style
+ * (the accent colour is the one exception, allowed by its hash in the page's CSP: storefront.ts).
+ */
+import { createHash } from 'node:crypto';
+import type { TDeliveryMethod, TPublicProduct, TStorePublic } from '@svc/schemas';
+import { escapeHtml } from '../lib/html.js';
+import { amountToMinor, currencyExponent, formatMoney } from '../lib/money.js';
+
+/** The store as the pages show it (the public store, and its look once it has one). */
+export type StorefrontStore = TStorePublic & {
+  description?: string;
+  accentColor?: string | null;
+  logoUrl?: string | null;
+};
+
+export interface StorefrontDocument {
+  /** Only the page's own part: the store's name follows it. */
+  title: string;
+  description: string;
+  /** The page's address below the service's public URL (`/s/acme`). */
+  path: string;
+  ogType: 'website' | 'product';
+  /** Server-rendered content of <main> (already escaped). */
+  body: string;
+  /** The cart module, on the cart page only: the store and product pages need no script. */
+  script?: boolean;
+  /** JSON-LD for the page (a product's Product + Offer). */
+  jsonLd?: unknown;
+}
+
+export interface RenderedPage {
+  html: string;
+  /** The CSP source of the page's one inline style (the accent colour), if it has one. */
+  styleHash?: string;
+}
+
+const DELIVERY_LABELS: Record<TDeliveryMethod, string> = {
+  licenseKeys: 'A license key, shown as soon as you have paid',
+  downloadFiles: 'Files to download, as soon as you have paid',
+  manualDelivery: 'Delivered by the seller after payment',
+  deliveryInstructions: 'Instructions from the seller with your order',
+};
+
+export const price = (product: Pick<TPublicProduct, 'price' | 'currency'>): string =>
+  formatMoney(amountToMinor(product.price, product.currency), product.currency);
+
+/** A license-key product without enough keys for its smallest order. */
+export const soldOut = (product: Pick<TPublicProduct, 'stock' | 'minQuantity'>): boolean =>
+  product.stock !== null && product.stock < product.minQuantity;
+
+const storePath = (store: Pick<TStorePublic, 'subdomain'>) => `/s/${encodeURIComponent(store.subdomain)}`;
+export const productPath = (store: Pick<TStorePublic, 'subdomain'>, product: Pick<TPublicProduct, 'id'>) =>
+  `${storePath(store)}/products/${encodeURIComponent(product.id)}`;
+const cartPath = (store: Pick<TStorePublic, 'subdomain'>) => `${storePath(store)}/cart`;
+
+/** A meta description: the text's first 160 characters, on one line. */
+function summary(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= 160 ? line : `${line.slice(0, 157).trimEnd()}…`;
+}
+
+/** Plain text as paragraphs (a blank line starts one, a line break stays one). */
+function paragraphs(text: string): string {
+  return text
+    .split(/\n\s*\n/)
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => `<p>${escapeHtml(part).replace(/\n/g, '<br>')}</p>`)
+    .join('\n');
+}
+
+/** JSON inside <script>: nothing in it can end the element or open a comment. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** The inline style that sets the accent colour, and its CSP hash; only a checked #rrggbb gets here. */
+function accentStyle(color: string | null | undefined): { css: string; hash: string } | undefined {
+  if (!color || !/^#[0-9a-f]{6}$/i.test(color)) return undefined;
+  const css = `:root{--accent:${color.toLowerCase()}}`;
+  return { css, hash: `'sha256-${createHash('sha256').update(css).digest('base64')}'` };
+}
+
+export function renderDocument(publicUrl: string, store: StorefrontStore, doc: StorefrontDocument): RenderedPage {
+  const title = doc.title === store.name ? store.name : `${doc.title} · ${store.name}`;
+  const url = `${publicUrl}${doc.path}`;
+  const accent = accentStyle(store.accentColor);
+  const logo = store.logoUrl ? `${publicUrl}${store.logoUrl}` : undefined;
+  const meta = [
+    `<meta name="description" content="${escapeHtml(doc.description)}">`,
+    `<link rel="canonical" href="${escapeHtml(url)}">`,
+    `<meta property="og:type" content="${doc.ogType}">`,
+    `<meta property="og:title" content="${escapeHtml(title)}">`,
+    `<meta property="og:description" content="${escapeHtml(doc.description)}">`,
+    `<meta property="og:url" content="${escapeHtml(url)}">`,
+    `<meta property="og:site_name" content="${escapeHtml(store.name)}">`,
+    ...(logo ? [`<meta property="og:image" content="${escapeHtml(logo)}">`] : []),
+  ];
+  const head = [
+    ...meta,
+    '<link rel="stylesheet" href="/assets/app.css">',
+    '<link rel="stylesheet" href="/assets/storefront.css">',
+    ...(accent ? [`<style>${accent.css}</style>`] : []),
+    ...(doc.script ? ['<script type="module" src="/assets/storefront/cart.js"></script>'] : []),
+    ...(doc.jsonLd ? [`<script type="application/ld+json">${scriptJson(doc.jsonLd)}</script>`] : []),
+  ];
+  const logoImg = store.logoUrl
+    ? `<img class="store-logo" src="${escapeHtml(store.logoUrl)}" alt="" width="40" height="40">`
+    : '';
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+${head.join('\n')}
+</head>
+<body class="storefront">
+<header class="store-bar">
+<a class="store-name" href="${storePath(store)}">${logoImg}<span>${escapeHtml(store.name)}</span></a>
+<a class="cart-link" href="${cartPath(store)}">Cart</a>
+</header>
+<main id="main">
+${doc.body}
+</main>
+</body>
+</html>
+`;
+  return accent ? { html, styleHash: accent.hash } : { html };
+}
+
+function addToCartForm(store: StorefrontStore, product: TPublicProduct, withQuantity: boolean): string {
+  const quantity = withQuantity
+    ? `<div class="field quantity"><label for="quantity">Quantity</label>
+<input id="quantity" name="quantity" type="number" inputmode="numeric" min="${product.minQuantity}"${
+        product.maxQuantity !== null ? ` max="${product.maxQuantity}"` : ''
+      } value="${product.minQuantity}" required></div>\n`
+    : '';
+  const label = withQuantity ? '' : `<span class="visually-hidden">: ${escapeHtml(product.name)}</span>`;
+  return `<form class="add-to-cart" method="get" action="${cartPath(store)}">
+<input type="hidden" name="add" value="${escapeHtml(product.id)}">
+${quantity}<button type="submit" class="primary">Add to cart${label}</button>
+</form>`;
+}
+
+function productCard(store: StorefrontStore, product: TPublicProduct): string {
+  return `<li class="product-card">
+<h2><a href="${productPath(store, product)}">${escapeHtml(product.name)}</a></h2>
+<p class="price">${escapeHtml(price(product))}</p>
+${soldOut(product) ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, false)}
+</li>`;
+}
+
+export function storePage(publicUrl: string, store: StorefrontStore, products: TPublicProduct[]): RenderedPage {
+  const intro = store.description ? `<div class="store-description">${paragraphs(store.description)}</div>\n` : '';
+  const grid =
+    products.length === 0
+      ? '<p>This store has nothing for sale yet.</p>'
+      : `<ul class="product-grid">\n${products.map((p) => productCard(store, p)).join('\n')}\n</ul>`;
+  return renderDocument(publicUrl, store, {
+    title: store.name,
+    description: summary(store.description || `${store.name}: products for sale.`),
+    path: storePath(store),
+    ogType: 'website',
+    body: `<h1>${escapeHtml(store.name)}</h1>\n${intro}${grid}`,
+  });
+}
+
+export function productPage(publicUrl: string, store: StorefrontStore, product: TPublicProduct): RenderedPage {
+  const unavailable = soldOut(product);
+  const path = productPath(store, product);
+  const jsonLd = {
+    '@context': 'https://schema.org',
+    '@type': 'Product',
+    name: product.name,
+    ...(product.description ? { description: product.description } : {}),
+    url: `${publicUrl}${path}`,
+    offers: {
+      '@type': 'Offer',
+      price: product.price.toFixed(currencyExponent(product.currency)),
+      priceCurrency: product.currency,
+      availability: unavailable ? 'https://schema.org/SoldOut' : 'https://schema.org/InStock',
+      url: `${publicUrl}${path}`,
+      seller: { '@type': 'Organization', name: store.name },
+    },
+  };
+  const delivery = product.deliveryMethods.map((method) => `<li>${escapeHtml(DELIVERY_LABELS[method])}</li>`);
+  const body = `<article class="product">
+<h1>${escapeHtml(product.name)}</h1>
+<p class="price">${escapeHtml(price(product))}</p>
+${product.description ? `<div class="description">${paragraphs(product.description)}</div>\n` : ''}<h2>Delivery</h2>
+<ul class="delivery">${delivery.join('')}</ul>
+${unavailable ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, true)}
+</article>
+<p><a href="${storePath(store)}">All products of ${escapeHtml(store.name)}</a></p>`;
+  return renderDocument(publicUrl, store, {
+    title: product.name,
+    description: summary(product.description || `${product.name}, ${price(product)}, at ${store.name}.`),
+    path,
+    ogType: 'product',
+    body,
+    jsonLd,
+  });
+}
+
+export function cartPage(publicUrl: string, store: StorefrontStore): RenderedPage {
+  const body = `<h1>Your cart</h1>
+<div id="cart" data-store-id="${escapeHtml(store.id)}" data-subdomain="${escapeHtml(store.subdomain)}" data-currency="${escapeHtml(store.currency)}">
+<p class="status" role="status">Loading your cart…</p>
+<noscript><p>The cart needs JavaScript. <a href="${storePath(store)}">Back to the store</a></p></noscript>
+</div>`;
+  return renderDocument(publicUrl, store, {
+    title: 'Your cart',
+    description: `Your cart at ${store.name}.`,
+    path: cartPath(store),
+    ogType: 'website',
+    body,
+    script: true,
+  });
+}
+
+/** A banned or unknown store: no store to name, so a page of its own. */
+export function unavailablePage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Store not available</title>
+<meta name="description" content="This store is not available.">
+<meta name="robots" content="noindex">
+<link rel="stylesheet" href="/assets/app.css">
+</head>
+<body>
+<main id="main">
+<h1>Store not available</h1>
+<p>This store is not available. Check the address, or ask the seller for theirs.</p>
+</main>
+</body>
+</html>
+`;
+}
+
+/** A product the store does not show (unknown, draft, archived). */
+export function missingProductPage(publicUrl: string, store: StorefrontStore, path: string): RenderedPage {
+  return renderDocument(publicUrl, store, {
+    title: 'Product not found',
+    description: `This product is not for sale at ${store.name}.`,
+    path,
+    ogType: 'website',
+    body: `<h1>Product not found</h1>
+<p>This product is not for sale. <a href="${storePath(store)}">See all products of ${escapeHtml(store.name)}</a>.</p>`,
+  });
+}

@@ -1,0 +1,183 @@
+/**
+ * The hosted storefront (DESIGN §9.2): `/s/{subdomain}`, `/s/{subdomain}/products/{productId}`
+ * and `/s/{subdomain}/cart`, server-rendered from the catalog services the public catalog routes
+ * use, plus their stylesheet and the cart's one ES module (client/storefront/, bundled with the
+ * SDK's theme client by scripts/build-storefront.mjs).
+ *
+ * Every page answers with an ETag and `Cache-Control: no-cache`, and 304 to a matching
+ * If-None-Match. The ETag is the catalog's `storefrontVersion` (one statement: the store's and
+ * its products' updated_at and which products are sold out) joined to the fingerprint of this
+ * code and its assets, so a 304 costs that one statement and a new release changes every ETag.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PublicError } from '../lib/errors.js';
+import { findSellingStore, publicProduct, storefront, storefrontVersion } from '../modules/catalog/catalog.service.js';
+import { toPublicStore } from '../modules/stores/stores.service.js';
+import type { RoutePolicy } from '../trpc/policy.js';
+import { ifNoneMatchHas } from './etag.js';
+import { PAGE_CSP } from './pages.js';
+import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
+import {
+  cartPage,
+  missingProductPage,
+  productPage,
+  storePage,
+  unavailablePage,
+  type RenderedPage,
+} from './storefront-html.js';
+
+/** apps/server/, from src/http or dist/http alike. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function loadAsset(relative: string): Buffer | undefined {
+  try {
+    return readFileSync(PACKAGE_ROOT + relative);
+  } catch {
+    return undefined;
+  }
+}
+
+// Read once, at start: a missing build is a 404, not a crash.
+const css = loadAsset('client/storefront.css');
+const cartModule = loadAsset('dist/public/storefront/cart.js');
+
+/**
+ * What the pages' bytes depend on besides the data: the templates (this code) and the assets.
+ * Part of every ETag, so a browser never keeps a page of the previous release.
+ */
+const RELEASE = (() => {
+  const hash = createHash('sha256');
+  // This module's own directory holds the templates, as .js once built (.ts under vitest).
+  const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  const code = ['storefront', 'storefront-html', 'pages'].map((name) =>
+    loadAsset(`${extension === 'ts' ? 'src' : 'dist'}/http/${name}.${extension}`),
+  );
+  for (const part of [...code, css, cartModule, loadAsset('client/app.css')]) if (part) hash.update(part);
+  return hash.digest('base64url').slice(0, 10);
+})();
+
+const PAGE_POLICY: RoutePolicy = {
+  auth: { kind: 'public', audience: 'storefront' },
+  csrf: 'none',
+  cors: 'none',
+  errors: ['not_found', 'store_banned'],
+};
+
+/** Same rule as pages.ts's account page: anything else is no store's subdomain. */
+const SUBDOMAIN = /^[a-z0-9-]{1,63}$/;
+
+function sendUnavailable(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(404)
+    .header('Content-Security-Policy', PAGE_CSP)
+    .header('Cache-Control', 'no-cache')
+    .type('text/html; charset=utf-8')
+    .send(unavailablePage());
+}
+
+function sendRendered(reply: FastifyReply, page: RenderedPage, etag: string | undefined, status = 200): FastifyReply {
+  const csp = page.styleHash ? PAGE_CSP.replace("style-src 'self'", `style-src 'self' ${page.styleHash}`) : PAGE_CSP;
+  if (etag) reply.header('ETag', etag);
+  return reply
+    .code(status)
+    .header('Content-Security-Policy', csp)
+    .header('Cache-Control', 'no-cache')
+    .type('text/html; charset=utf-8')
+    .send(page.html);
+}
+
+/**
+ * The page's ETag when the store shows it, after answering 304 when the browser holds it; undefined
+ * when the store (or the product) is not shown, or when the 304 is sent (`reply.sent`).
+ */
+async function revalidate(
+  ctx: PlainContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: string,
+  productId?: string,
+): Promise<string | undefined> {
+  const version = await storefrontVersion(ctx, { subdomain: ctx.params.subdomain!, productId });
+  if (!version) return undefined;
+  const etag = `"${version}.${RELEASE}.${page}"`;
+  if (ifNoneMatchHas(request.headers['if-none-match'], etag)) {
+    await reply.code(304).header('ETag', etag).header('Cache-Control', 'no-cache').send();
+  }
+  return etag;
+}
+
+/** A banned store found after the version (a race with a ban) answers as an unknown one. */
+function renderError(reply: FastifyReply, error: PublicError): FastifyReply {
+  if (error.code === 'not_found' || error.code === 'store_banned') return sendUnavailable(reply);
+  return reply
+    .code(error.status)
+    .header('Content-Security-Policy', PAGE_CSP)
+    .header('Cache-Control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head><body><h1>Something went wrong</h1></body></html>',
+    );
+}
+
+const page = (route: Omit<PlainRoute, 'body' | 'policy' | 'openapi' | 'method'>) =>
+  plainRoute({ method: 'GET', body: 'none', policy: PAGE_POLICY, openapi: false, renderError, ...route });
+
+const asset = (name: string, path: string, body: Buffer | undefined, type: string) =>
+  page({
+    name,
+    path,
+    async handler(_ctx, _request, reply) {
+      if (!body) return reply.callNotFound();
+      return reply.header('Cache-Control', 'public, max-age=300').type(type).send(body);
+    },
+  });
+
+export const STOREFRONT_ROUTES: PlainRoute[] = [
+  asset('storefront.css', '/assets/storefront.css', css, 'text/css; charset=utf-8'),
+  asset('storefront.cartModule', '/assets/storefront/cart.js', cartModule, 'text/javascript; charset=utf-8'),
+  page({
+    name: 'storefront.store',
+    path: '/s/{subdomain}',
+    async handler(ctx, request, reply) {
+      if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
+      const etag = await revalidate(ctx, request, reply, 'store');
+      if (!etag) return sendUnavailable(reply);
+      if (reply.sent) return reply;
+      const { store, products } = await storefront(ctx, ctx.params.subdomain!);
+      return sendRendered(reply, storePage(ctx.deps.config.publicUrl, store, products), etag);
+    },
+  }),
+  page({
+    name: 'storefront.product',
+    path: '/s/{subdomain}/products/{productId}',
+    async handler(ctx, request, reply) {
+      if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
+      const productId = ctx.params.productId!;
+      const etag = await revalidate(ctx, request, reply, 'product', productId);
+      if (reply.sent) return reply;
+      const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
+      const view = toPublicStore(store);
+      if (!etag) {
+        const path = `/s/${store.subdomain}/products/${encodeURIComponent(productId)}`;
+        return sendRendered(reply, missingProductPage(ctx.deps.config.publicUrl, view, path), undefined, 404);
+      }
+      const product = await publicProduct(ctx, store, { productId });
+      return sendRendered(reply, productPage(ctx.deps.config.publicUrl, view, product), etag);
+    },
+  }),
+  page({
+    name: 'storefront.cart',
+    path: '/s/{subdomain}/cart',
+    async handler(ctx, request, reply) {
+      if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
+      const etag = await revalidate(ctx, request, reply, 'cart');
+      if (!etag) return sendUnavailable(reply);
+      if (reply.sent) return reply;
+      const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
+      return sendRendered(reply, cartPage(ctx.deps.config.publicUrl, toPublicStore(store)), etag);
+    },
+  }),
+];

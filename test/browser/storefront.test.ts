@@ -1,0 +1,102 @@
+/**
+ * In a real browser, on the hosted storefront: a buyer opens /s/<subdomain>, opens a product,
+ * adds two to the cart, applies a coupon, checks out, pays with the test gateway and lands on
+ * the delivery page with their keys. No CSP violation and nothing from another origin on the
+ * way (pagePerTest checks); screenshots at 360 and 1280 px go to test/.screenshots/.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboard } from '../support/seller.js';
+import {
+  createShop,
+  keyProduct,
+  launchChromium,
+  pagePerTest,
+  screenshots,
+  startPageServer,
+  unlabelledControls,
+  watchPage,
+} from './support.js';
+
+// Evaluated in the page; tsconfig.test.json has no DOM types.
+declare const localStorage: any;
+
+let server: Awaited<ReturnType<typeof startPageServer>>;
+let browser: Browser;
+let page: Page;
+let watch: ReturnType<typeof watchPage>;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startPageServer(), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+pagePerTest(
+  () => ({ browser, serviceUrl: server.url }),
+  (opened) => ({ page, watch } = opened),
+);
+
+describe('a buyer on the hosted storefront', () => {
+  it('opens the store, a product, adds two to the cart, applies a coupon, pays and gets the keys', async () => {
+    const shop = await createShop(server.url);
+    const keys = ['NOVA-1111-AAAA', 'NOVA-2222-BBBB'];
+    const product = await keyProduct(shop, keys, { name: 'Nova Racer (Steam key)', price: 10 });
+    const coupon = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/coupons`, {
+      code: 'TENOFF',
+      discountType: 'percent',
+      discountValue: 10,
+    });
+    expect(coupon.status, await coupon.clone().text()).toBe(201);
+
+    await page.goto(`${server.url}/s/${shop.store.subdomain}`);
+    await page.getByRole('heading', { level: 1, name: 'Pixel Forge' }).waitFor();
+    await screenshots(page, 'storefront-store');
+    await page.getByRole('link', { name: 'Nova Racer (Steam key)' }).click();
+
+    await page.waitForURL(`${server.url}/s/${shop.store.subdomain}/products/${product.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Nova Racer (Steam key)' }).waitFor();
+    expect(await page.locator('.price').textContent()).toBe('$10.00');
+    expect(await unlabelledControls(page)).toEqual([]);
+    await screenshots(page, 'storefront-product');
+    await page.getByLabel('Quantity').fill('2');
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+
+    // The cart page takes the product off its address into localStorage.
+    await page.waitForURL(`${server.url}/s/${shop.store.subdomain}/cart`);
+    const total = page.locator('#cart-total');
+    await expect.poll(() => total.textContent()).toBe('$20.00');
+    expect(await page.getByLabel('Quantity of Nova Racer (Steam key)').inputValue()).toBe('2');
+    expect(await page.evaluate((key) => localStorage.getItem(key), `svc-cart:${shop.store.id}`)).toBe(
+      JSON.stringify([{ productId: product.id, quantity: 2 }]),
+    );
+
+    await page.getByLabel('Coupon code').fill('tenoff');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('TENOFF takes $2.00 off.').waitFor();
+    expect(await total.textContent()).toBe('$18.00');
+    expect(await unlabelledControls(page)).toEqual([]);
+    await screenshots(page, 'storefront-cart');
+
+    await page.getByRole('button', { name: 'Checkout' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/checkout/[a-z0-9]+\\?token=`));
+    await page.getByLabel('E-mail').fill(`buyer-${randomBytes(4).toString('hex')}@example.test`);
+    await page.getByLabel('Test payment').check();
+    await page.getByRole('button', { name: 'Pay $18.00' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
+    await page.getByRole('button', { name: 'Pay 18.00 USD' }).click();
+
+    await page.waitForURL(new RegExp(`^${server.url}/orders/`));
+    const delivered = page.locator('code.key');
+    await expect.poll(() => delivered.count()).toBe(2);
+    expect((await delivered.allTextContents()).sort()).toEqual(keys);
+    expect(watch.foreign()).toEqual([]);
+
+    // Every key sold: the storefront now says Sold out, with no button.
+    await page.goto(`${server.url}/s/${shop.store.subdomain}`);
+    await page.getByText('Sold out').waitFor();
+    expect(await page.getByRole('button', { name: /Add to cart/ }).count()).toBe(0);
+  });
+});

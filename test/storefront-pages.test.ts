@@ -1,0 +1,225 @@
+/**
+ * Black-box, over HTTP: the hosted storefront's pages (/s/<subdomain>, its products, its cart):
+ * the house CSP, SEO and sharing tags, JSON-LD on a product page, only active products, `Sold out`
+ * without a button, an ETag with 304 on revalidation that changes when the catalog does, the page
+ * of a banned or unknown store, and escaping of what sellers type.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProduct, importKeys } from './support/catalog.js';
+import { createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
+import { startServer } from './support/server.js';
+
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let db: pg.Client;
+let seller: Seller;
+let store: { id: string; subdomain: string };
+let keyed: { id: string };
+let soldOut: { id: string };
+let manual: { id: string };
+let draft: { id: string };
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers });
+
+beforeAll(async () => {
+  server = await startServer({ PUBLIC_URL: 'https://shop.example.test' });
+  db = new pg.Client({ connectionString: server.db.url });
+  await db.connect();
+  seller = await registerSeller(server.url);
+  store = await createStoreFor(seller, 'Nebula <Games> & Co');
+  keyed = await createProduct(seller, store.id, {
+    name: 'Starship <script>alert(1)</script>',
+    price: 19.99,
+    description: 'Fly far.\n\nSteam key for "Starship".',
+    deliveryMethods: ['licenseKeys'],
+  });
+  await importKeys(seller, store.id, keyed.id, [`SF-${randomBytes(4).toString('hex')}`]);
+  soldOut = await createProduct(seller, store.id, {
+    name: 'Moon Racer',
+    price: 5,
+    deliveryMethods: ['licenseKeys'],
+  });
+  manual = await createProduct(seller, store.id, {
+    name: 'Logo design',
+    price: 120,
+    deliveryMethods: ['manualDelivery'],
+  });
+  draft = await createProduct(seller, store.id, { name: 'Secret draft', status: 'draft' });
+});
+afterAll(async () => {
+  await db?.end();
+  await server?.stop();
+});
+
+describe('the store page', () => {
+  it('lists the active products with Intl prices, Sold out without a button, and the house headers', async () => {
+    const response = await get(`/s/${store.subdomain}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toBe(PAGE_CSP);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('etag')).toMatch(/^"[\w.-]+"$/);
+    const html = await response.text();
+
+    expect(html).toContain('<title>Nebula &lt;Games&gt; &amp; Co</title>');
+    expect(html).toContain(`<link rel="canonical" href="https://shop.example.test/s/${store.subdomain}">`);
+    expect(html).toContain('<meta property="og:type" content="website">');
+    expect(html).toContain(`<meta property="og:url" content="https://shop.example.test/s/${store.subdomain}">`);
+    expect(html).toMatch(/<meta name="description" content="[^"]+">/);
+
+    expect(html).toContain(`href="/s/${store.subdomain}/products/${keyed.id}"`);
+    expect(html).toContain(`href="/s/${store.subdomain}/products/${manual.id}"`);
+    expect(html).toContain('$19.99');
+    expect(html).toContain('$120.00');
+    expect(html).not.toContain('Secret draft');
+    expect(html).not.toContain(draft.id);
+    // Seller text is escaped everywhere, never markup.
+    expect(html).not.toContain('<script>alert(1)</script>');
+    expect(html).toContain('Starship &lt;script&gt;alert(1)&lt;/script&gt;');
+    // No script on the store page, and none inline.
+    expect(html).not.toMatch(/<script(?! type="application\/ld\+json")/);
+
+    const card = (id: string) =>
+      html.slice(html.indexOf(`/products/${id}"`), html.indexOf('</li>', html.indexOf(`/products/${id}"`)));
+    expect(card(soldOut.id)).toContain('Sold out');
+    expect(card(soldOut.id)).not.toContain('<button');
+    expect(card(keyed.id)).not.toContain('Sold out');
+    expect(card(keyed.id)).toContain(`<input type="hidden" name="add" value="${keyed.id}">`);
+    expect(card(keyed.id)).toContain('Add to cart');
+  });
+
+  it('answers 304 to its ETag, and a new ETag once the catalog or the stock changes', async () => {
+    const other = await createStoreFor(seller, 'Etag Shop');
+    const product = await createProduct(seller, other.id, { name: 'Key', deliveryMethods: ['licenseKeys'] });
+    const first = await get(`/s/${other.subdomain}`);
+    const etag = first.headers.get('etag')!;
+    expect(await first.text()).toContain('Sold out');
+
+    const again = await get(`/s/${other.subdomain}`, { 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(await again.text()).toBe('');
+    expect((await get(`/s/${other.subdomain}`, { 'if-none-match': `W/${etag}, "x"` })).status).toBe(304);
+
+    // Keys arrive: the product is no longer sold out, though the product row did not change.
+    await importKeys(seller, other.id, product.id, [`E-${randomBytes(4).toString('hex')}`]);
+    const restocked = await get(`/s/${other.subdomain}`, { 'if-none-match': etag });
+    expect(restocked.status).toBe(200);
+    expect(await restocked.text()).not.toContain('Sold out');
+    const etag2 = restocked.headers.get('etag')!;
+    expect(etag2).not.toBe(etag);
+
+    // A product renamed: a new ETag again.
+    const renamed = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${other.id}/products/${product.id}`, {
+      name: 'Renamed key',
+    });
+    expect(renamed.status).toBe(200);
+    const changed = await get(`/s/${other.subdomain}`, { 'if-none-match': etag2 });
+    expect(changed.status).toBe(200);
+    expect(await changed.text()).toContain('Renamed key');
+
+    // The product page and the cart page revalidate the same way.
+    for (const path of [`/s/${other.subdomain}/products/${product.id}`, `/s/${other.subdomain}/cart`]) {
+      const page = await get(path);
+      expect(page.status).toBe(200);
+      const tag = page.headers.get('etag')!;
+      expect(tag).toBeTruthy();
+      expect((await get(path, { 'if-none-match': tag })).status).toBe(304);
+    }
+  });
+
+  it('answers 404 with a page saying the store is not available, for an unknown or banned store', async () => {
+    const banned = await createStoreFor(seller, 'Banned Shop');
+    await db.query('update store set banned = true, updated_at = now() where id = $1', [banned.id]);
+    for (const path of [
+      '/s/no-such-store-here',
+      `/s/${banned.subdomain}`,
+      `/s/${banned.subdomain}/cart`,
+      `/s/${banned.subdomain}/products/${keyed.id}`,
+      '/s/%3Cbad%3E',
+    ]) {
+      const response = await get(path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy')).toBe(PAGE_CSP);
+      expect(await response.text()).toContain('This store is not available.');
+    }
+  });
+});
+
+describe('a product page', () => {
+  it('shows the product with JSON-LD Product + Offer, delivery kinds and a quantity form to the cart', async () => {
+    const response = await get(`/s/${store.subdomain}/products/${keyed.id}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('etag')).toBeTruthy();
+    const html = await response.text();
+    expect(html).toContain(
+      '<title>Starship &lt;script&gt;alert(1)&lt;/script&gt; · Nebula &lt;Games&gt; &amp; Co</title>',
+    );
+    expect(html).toContain('<meta property="og:type" content="product">');
+    expect(html).toContain(
+      `<link rel="canonical" href="https://shop.example.test/s/${store.subdomain}/products/${keyed.id}">`,
+    );
+    expect(html).toContain('<p>Fly far.</p>');
+    expect(html).toContain('Steam key for &quot;Starship&quot;.');
+    expect(html).toContain('A license key');
+    expect(html).toContain(`<form class="add-to-cart" method="get" action="/s/${store.subdomain}/cart">`);
+    expect(html).toMatch(/<input id="quantity" name="quantity" type="number"[^>]* min="1"/);
+    expect(html).not.toContain('<script>alert(1)</script>');
+
+    const ld = /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(html);
+    expect(ld).not.toBeNull();
+    const data = JSON.parse(ld![1]!);
+    expect(data).toMatchObject({
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      name: 'Starship <script>alert(1)</script>',
+      offers: {
+        '@type': 'Offer',
+        price: '19.99',
+        priceCurrency: 'USD',
+        availability: 'https://schema.org/InStock',
+      },
+    });
+    // The name's markup is in the JSON only as escapes: nothing can end the script element.
+    expect(ld![1]).not.toContain('</script');
+  });
+
+  it('says Sold out with no form and SoldOut in its offer', async () => {
+    const html = await (await get(`/s/${store.subdomain}/products/${soldOut.id}`)).text();
+    expect(html).toContain('<p class="sold-out">Sold out</p>');
+    expect(html).not.toContain('Add to cart');
+    expect(html).toContain('"availability":"https://schema.org/SoldOut"');
+  });
+
+  it('answers 404 for a draft, an unknown or another store’s product', async () => {
+    const other = await createStoreFor(seller, 'Other Shop');
+    const theirs = await createProduct(seller, other.id, { name: 'Theirs' });
+    for (const id of [draft.id, 'nosuchproduct', theirs.id]) {
+      const response = await get(`/s/${store.subdomain}/products/${id}`);
+      expect(response.status, id).toBe(404);
+      const html = await response.text();
+      expect(html).toContain('Product not found');
+      expect(html).not.toContain('Secret draft');
+    }
+  });
+});
+
+describe('the cart page', () => {
+  it('loads the one cart module and says the cart needs JavaScript without it', async () => {
+    const response = await get(`/s/${store.subdomain}/cart?add=${keyed.id}&quantity=2`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('<script type="module" src="/assets/storefront/cart.js"></script>');
+    expect(html).toContain(`data-store-id="${store.id}"`);
+    expect(html).toContain('<noscript>');
+    const module = await get('/assets/storefront/cart.js');
+    expect(module.status).toBe(200);
+    expect(module.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await module.text()).toContain('svc-cart:');
+  });
+});
