@@ -2,9 +2,11 @@
  * Black-box, over HTTP: the hosted storefront's pages (/s/<subdomain>, its products, its cart):
  * the house CSP, SEO and sharing tags, JSON-LD on a product page, only active products, `Sold out`
  * without a button, an ETag with 304 on revalidation that changes when the catalog does, the page
- * of a banned or unknown store, and escaping of what sellers type.
+ * of a banned or unknown store, escaping of what sellers type, and the transfer budget (each
+ * page's HTML, CSS and JS at most 30 KB gzip).
  */
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
@@ -221,5 +223,46 @@ describe('the cart page', () => {
     expect(module.status).toBe(200);
     expect(module.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(await module.text()).toContain('svc-cart:');
+  });
+});
+
+/** What a browser fetches for the page: the HTML, its stylesheets and its scripts, each gzip-compressed. */
+async function transferBytes(path: string): Promise<{ total: number; parts: Record<string, number> }> {
+  const html = await (await get(path)).text();
+  const assets = [
+    ...[...html.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1]!),
+    ...[...html.matchAll(/<script type="module" src="([^"]+)">/g)].map((m) => m[1]!),
+  ];
+  const parts: Record<string, number> = { [path]: gzipSync(html, { level: 9 }).byteLength };
+  for (const asset of assets) {
+    const response = await get(asset);
+    expect(response.status, asset).toBe(200);
+    parts[asset] = gzipSync(Buffer.from(await response.arrayBuffer()), { level: 9 }).byteLength;
+  }
+  return { total: Object.values(parts).reduce((sum, n) => sum + n, 0), parts };
+}
+
+describe('the transfer budget', () => {
+  it('keeps every page (HTML + CSS + JS, gzip) within 30 KB, for a store of 30 products', async () => {
+    const big = await createStoreFor(seller, 'Budget Shop');
+    const products = [];
+    for (let i = 0; i < 30; i++)
+      products.push(
+        await createProduct(seller, big.id, {
+          name: `Product number ${i} with a longer name`,
+          price: 10 + i,
+          description: 'A product description of a realistic length. '.repeat(8),
+        }),
+      );
+    const pages = [
+      `/s/${big.subdomain}`,
+      `/s/${big.subdomain}/products/${products[0]!.id}`,
+      `/s/${big.subdomain}/cart`,
+    ];
+    for (const path of pages) {
+      const { total, parts } = await transferBytes(path);
+      expect(Object.keys(parts).length, path).toBeGreaterThanOrEqual(3);
+      expect(total, `${path}: ${JSON.stringify(parts)}`).toBeLessThanOrEqual(30 * 1024);
+    }
   });
 });
