@@ -73,8 +73,8 @@ async function seed(url) {
       );
     }
     await client.query(
-      `insert into product (id, store_id, name, price_minor, status, delivery_methods, created_at, updated_at) values
-         ($1, $3, 'Manual', 999, 'active', '{manualDelivery}', now(), now()), ($2, $3, 'Keyed', 2500, 'active', '{licenseKeys}', now(), now())`,
+      `insert into product (id, store_id, name, slug, price_minor, status, delivery_methods, created_at, updated_at) values
+         ($1, $3, 'Manual', 'manual', 999, 'active', '{manualDelivery}', now(), now()), ($2, $3, 'Keyed', 'keyed', 2500, 'active', '{licenseKeys}', now(), now())`,
       [ids.manual, ids.keyed, ids.store],
     );
     await client.query(

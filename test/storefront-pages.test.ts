@@ -20,9 +20,9 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let db: pg.Client;
 let seller: Seller;
 let store: { id: string; subdomain: string };
-let keyed: { id: string };
-let soldOut: { id: string };
-let manual: { id: string };
+let keyed: { id: string; slug: string };
+let soldOut: { id: string; slug: string };
+let manual: { id: string; slug: string };
 let draft: { id: string };
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers });
@@ -73,8 +73,8 @@ describe('the store page', () => {
     expect(html).toContain(`<meta property="og:url" content="https://shop.example.test/s/${store.subdomain}">`);
     expect(html).toMatch(/<meta name="description" content="[^"]+">/);
 
-    expect(html).toContain(`href="/s/${store.subdomain}/products/${keyed.id}"`);
-    expect(html).toContain(`href="/s/${store.subdomain}/products/${manual.id}"`);
+    expect(html).toContain(`href="/s/${store.subdomain}/products/${keyed.slug}"`);
+    expect(html).toContain(`href="/s/${store.subdomain}/products/${manual.slug}"`);
     expect(html).toContain('$19.99');
     expect(html).toContain('$120.00');
     expect(html).not.toContain('Secret draft');
@@ -87,11 +87,11 @@ describe('the store page', () => {
 
     const card = (id: string) =>
       html.slice(html.indexOf(`/products/${id}"`), html.indexOf('</li>', html.indexOf(`/products/${id}"`)));
-    expect(card(soldOut.id)).toContain('Sold out');
-    expect(card(soldOut.id)).not.toContain('<button');
-    expect(card(keyed.id)).not.toContain('Sold out');
-    expect(card(keyed.id)).toContain(`<input type="hidden" name="add" value="${keyed.id}">`);
-    expect(card(keyed.id)).toContain('Add to cart');
+    expect(card(soldOut.slug)).toContain('Sold out');
+    expect(card(soldOut.slug)).not.toContain('<button');
+    expect(card(keyed.slug)).not.toContain('Sold out');
+    expect(card(keyed.slug)).toContain(`<input type="hidden" name="add" value="${keyed.id}">`);
+    expect(card(keyed.slug)).toContain('Add to cart');
   });
 
   it('answers 304 to its ETag, and a new ETag once the catalog or the stock changes', async () => {
@@ -164,7 +164,7 @@ describe('a product page', () => {
     );
     expect(html).toContain('<meta property="og:type" content="product">');
     expect(html).toContain(
-      `<link rel="canonical" href="https://shop.example.test/s/${store.subdomain}/products/${keyed.id}">`,
+      `<link rel="canonical" href="https://shop.example.test/s/${store.subdomain}/products/${keyed.slug}">`,
     );
     expect(html).toContain('<p>Fly far.</p>');
     expect(html).toContain('Steam key for &quot;Starship&quot;.');
@@ -264,5 +264,111 @@ describe('the transfer budget', () => {
       expect(Object.keys(parts).length, path).toBeGreaterThanOrEqual(3);
       expect(total, `${path}: ${JSON.stringify(parts)}`).toBeLessThanOrEqual(30 * 1024);
     }
+  });
+});
+
+describe('the store’s look and product slugs', () => {
+  it('shows the description and the accent colour (an inline style its hash in the CSP allows)', async () => {
+    const shop = await createStoreFor(seller, 'Look Shop');
+    const bad = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${shop.id}`, { accentColor: 'red' });
+    expect(bad.status).toBe(400);
+    const tooLong = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${shop.id}`, {
+      description: 'x'.repeat(2001),
+    });
+    expect(tooLong.status).toBe(400);
+    const updated = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${shop.id}`, {
+      description: 'Games & keys.\n\n<b>Fast</b> delivery.',
+      accentColor: '#AA3300',
+    });
+    expect(updated.status, await updated.clone().text()).toBe(200);
+    expect(await updated.json()).toMatchObject({
+      description: 'Games & keys.\n\n<b>Fast</b> delivery.',
+      accentColor: '#aa3300',
+    });
+
+    const response = await get(`/s/${shop.subdomain}`);
+    const html = await response.text();
+    expect(html).toContain('<p>Games &amp; keys.</p>');
+    expect(html).toContain('&lt;b&gt;Fast&lt;/b&gt; delivery.');
+    expect(html).toContain('<meta name="description" content="Games &amp; keys. &lt;b&gt;Fast&lt;/b&gt; delivery.">');
+    expect(html).toContain('<style>:root{--accent:#aa3300}</style>');
+    const { createHash } = await import('node:crypto');
+    const hash = createHash('sha256').update(':root{--accent:#aa3300}').digest('base64');
+    expect(response.headers.get('content-security-policy')).toBe(
+      PAGE_CSP.replace("style-src 'self'", `style-src 'self' 'sha256-${hash}'`),
+    );
+
+    const publicStore = await get(`/api/stores/by-subdomain/${shop.subdomain}/storefront`);
+    expect((await publicStore.json()).store).toMatchObject({
+      description: 'Games & keys.\n\n<b>Fast</b> delivery.',
+      accentColor: '#aa3300',
+    });
+
+    // null goes back to the default: no inline style at all.
+    await dashboard(seller, 'PATCH', `/api/dashboard/stores/${shop.id}`, { accentColor: null });
+    const plain = await get(`/s/${shop.subdomain}`);
+    expect(await plain.text()).not.toContain('<style>');
+    expect(plain.headers.get('content-security-policy')).toBe(PAGE_CSP);
+  });
+
+  it('makes a unique slug from the name, answers the product page at it, and takes a slug the seller edits', async () => {
+    const shop = await createStoreFor(seller, 'Slug Shop');
+    const first = await createProduct(seller, shop.id, { name: 'Starship Game (Steam key)' });
+    const second = await createProduct(seller, shop.id, { name: 'Starship game — Steam key!' });
+    expect(first.slug).toBe('starship-game-steam-key');
+    expect(second.slug).toBe('starship-game-steam-key-2');
+
+    const page = await get(`/s/${shop.subdomain}/products/starship-game-steam-key`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(
+      `<link rel="canonical" href="https://shop.example.test/s/${shop.subdomain}/products/starship-game-steam-key">`,
+    );
+    expect((await get(`/s/${shop.subdomain}/products/${first.id}`)).status).toBe(200);
+    expect(await (await get(`/s/${shop.subdomain}`)).text()).toContain(
+      `href="/s/${shop.subdomain}/products/starship-game-steam-key-2"`,
+    );
+
+    const path = `/api/dashboard/stores/${shop.id}/products/${second.id}`;
+    expect((await dashboard(seller, 'PATCH', path, { slug: 'Not A Slug' })).status).toBe(400);
+    expect((await dashboard(seller, 'PATCH', path, { slug: 'starship-game-steam-key' })).status).toBe(409);
+    const renamed = await dashboard(seller, 'PATCH', path, { slug: 'starship-deluxe' });
+    expect(renamed.status).toBe(200);
+    expect((await renamed.json()).slug).toBe('starship-deluxe');
+    expect((await get(`/s/${shop.subdomain}/products/starship-deluxe`)).status).toBe(200);
+    expect((await get(`/s/${shop.subdomain}/products/starship-game-steam-key-2`)).status).toBe(404);
+  });
+
+  it('takes a PNG, JPEG or WebP logo up to 1 MB, shows it on the pages and serves it; refuses anything else', async () => {
+    const shop = await createStoreFor(seller, 'Logo Shop');
+    const upload = (bytes: Buffer, type = 'image/png') => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)], { type }), 'logo.png');
+      return fetch(`${server.url}/api/dashboard/stores/${shop.id}/logo`, {
+        method: 'POST',
+        headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+        body: form,
+      });
+    };
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(300)]);
+    expect((await upload(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml')).status).toBe(415);
+    expect((await upload(Buffer.concat([png, Buffer.alloc(1024 * 1024)]))).status).toBe(413);
+
+    const uploaded = await upload(png);
+    expect(uploaded.status, await uploaded.clone().text()).toBe(200);
+    const { logoUrl } = await uploaded.json();
+    expect(logoUrl).toMatch(new RegExp(`^/s/${shop.subdomain}/logo/\\w+$`));
+    const html = await (await get(`/s/${shop.subdomain}`)).text();
+    expect(html).toContain(`<img class="store-logo" src="${logoUrl}"`);
+    expect(html).toContain(`<meta property="og:image" content="https://shop.example.test${logoUrl}">`);
+    const served = await get(logoUrl);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(png);
+
+    const removed = await dashboard(seller, 'DELETE', `/api/dashboard/stores/${shop.id}/logo`);
+    expect(removed.status).toBe(204);
+    expect(await (await get(`/s/${shop.subdomain}`)).text()).not.toContain('store-logo');
+    expect((await get(logoUrl)).status).toBe(404);
   });
 });

@@ -140,6 +140,7 @@ const JSON_QUERY_PARAMETERS = OPERATIONS.flatMap((op) =>
 /** Routes with body rules of their own; they get their own variants below (never skipped). */
 const MULTIPART_UPLOADS = [
   'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
+  'POST /api/dashboard/stores/{storeId}/logo',
   'POST /api/orders/{orderId}/payment-proof',
 ];
 const GATEWAY_RECEIVER = 'POST /api/payments/{gateway}/webhook';

@@ -56,7 +56,7 @@ describe('a buyer on the hosted storefront', () => {
     await screenshots(page, 'storefront-store');
     await page.getByRole('link', { name: 'Nova Racer (Steam key)' }).click();
 
-    await page.waitForURL(`${server.url}/s/${shop.store.subdomain}/products/${product.id}`);
+    await page.waitForURL(`${server.url}/s/${shop.store.subdomain}/products/${product.slug}`);
     await page.getByRole('heading', { level: 1, name: 'Nova Racer (Steam key)' }).waitFor();
     expect(await page.locator('.price').textContent()).toBe('$10.00');
     expect(await unlabelledControls(page)).toEqual([]);

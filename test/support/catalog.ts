@@ -18,7 +18,7 @@ export async function createProduct(
   seller: Seller,
   storeId: string,
   seed: ProductSeed = {},
-): Promise<{ id: string; [key: string]: unknown }> {
+): Promise<{ id: string; slug: string; [key: string]: unknown }> {
   const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products`, {
     name: seed.name ?? 'Product',
     price: seed.price ?? 9.99,

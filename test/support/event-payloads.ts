@@ -11,6 +11,7 @@ export function productPayload(storeId: string, product: Partial<TProduct> = {})
       id: 'p1',
       storeId,
       name: 'Product',
+      slug: 'product',
       description: '',
       price: 9.99,
       currency: 'USD',

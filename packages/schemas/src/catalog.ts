@@ -44,6 +44,13 @@ const productFields = {
   licenseValidityDays: z.number().int().min(1).max(36_500).nullable().optional(),
 };
 
+/** A product's address on the storefront (`/s/<subdomain>/products/<slug>`), unique in its store. */
+export const ZProductSlug = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters and digits, words joined by single hyphens');
+
 function productRules<
   T extends z.ZodType<{
     deliveryMethods?: string[];
@@ -77,7 +84,10 @@ function productRules<
     );
 }
 
-export const ZCreateProductInput = productRules(z.strictObject({ storeId: ZId, ...productFields }));
+export const ZCreateProductInput = productRules(
+  // slug: made from the name when not given.
+  z.strictObject({ storeId: ZId, ...productFields, slug: ZProductSlug.optional() }),
+);
 export type TCreateProductInput = z.infer<typeof ZCreateProductInput>;
 
 export const ZUpdateProductInput = productRules(
@@ -85,6 +95,7 @@ export const ZUpdateProductInput = productRules(
     storeId: ZId,
     productId: ZId,
     name: productFields.name.optional(),
+    slug: ZProductSlug.optional(),
     price: ZAmount.optional(),
     description: productFields.description,
     status: productFields.status,
@@ -106,6 +117,8 @@ export const ZProduct = z.object({
   id: z.string(),
   storeId: z.string(),
   name: z.string(),
+  /** Its storefront address, unique in the store. */
+  slug: z.string(),
   description: z.string(),
   price: z.number(),
   currency: z.string(),
@@ -130,6 +143,7 @@ export const ZPublicProduct = ZProduct.pick({
   id: true,
   storeId: true,
   name: true,
+  slug: true,
   description: true,
   price: true,
   currency: true,

@@ -14,6 +14,15 @@ export const ZSubdomain = z
 
 export const ZCurrency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in capitals');
 
+/** The longest store `description` (plain text). */
+export const STORE_DESCRIPTION_MAX = 2000;
+
+/** A store's accent colour on its storefront: `#rrggbb`. */
+export const ZAccentColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'a colour as #rrggbb')
+  .transform((color) => color.toLowerCase());
+
 export const ZStoreLookupInput = z.strictObject({
   subdomain: z.string().min(1).max(63),
 });
@@ -25,6 +34,12 @@ export const ZStorePublic = z.object({
   name: z.string(),
   subdomain: z.string(),
   currency: z.string(),
+  /** Plain text the storefront shows under the store's name; empty for none. */
+  description: z.string(),
+  /** `#rrggbb`, or null for the default. */
+  accentColor: z.string().nullable(),
+  /** The logo (PNG, JPEG or WebP) on this service, as a path (`/s/<subdomain>/logo/<id>`); null for none. */
+  logoUrl: z.string().nullable(),
   createdAt: ZTimestamp,
 });
 export type TStorePublic = z.infer<typeof ZStorePublic>;
@@ -68,6 +83,9 @@ export const ZStore = z.object({
   subdomain: z.string(),
   currency: z.string(),
   banned: z.boolean(),
+  description: z.string(),
+  accentColor: z.string().nullable(),
+  logoUrl: z.string().nullable(),
   allowedOrigins: z.array(z.string()),
   role: ZStoreRole,
   permissions: z.array(ZStorePermission),
@@ -89,6 +107,10 @@ export const ZUpdateStoreInput = z.strictObject({
   storeId: ZId,
   name: z.string().trim().min(1).max(100).optional(),
   currency: ZCurrency.optional(),
+  /** Plain text shown on the storefront (no markup is read: it is escaped). */
+  description: ZPlainText(STORE_DESCRIPTION_MAX).optional(),
+  /** `#rrggbb`; null goes back to the default. */
+  accentColor: ZAccentColor.nullable().optional(),
   allowedOrigins: z.array(ZOrigin).max(20).optional(),
   settings: z
     .strictObject({

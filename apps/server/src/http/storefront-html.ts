@@ -52,8 +52,9 @@ export const soldOut = (product: Pick<TPublicProduct, 'stock' | 'minQuantity'>):
   product.stock !== null && product.stock < product.minQuantity;
 
 const storePath = (store: Pick<TStorePublic, 'subdomain'>) => `/s/${encodeURIComponent(store.subdomain)}`;
-export const productPath = (store: Pick<TStorePublic, 'subdomain'>, product: Pick<TPublicProduct, 'id'>) =>
-  `${storePath(store)}/products/${encodeURIComponent(product.id)}`;
+/** A product's address: by its slug (its id answers too). */
+export const productPath = (store: Pick<TStorePublic, 'subdomain'>, product: Pick<TPublicProduct, 'slug'>) =>
+  `${storePath(store)}/products/${encodeURIComponent(product.slug)}`;
 const cartPath = (store: Pick<TStorePublic, 'subdomain'>) => `${storePath(store)}/cart`;
 
 /** A meta description: the text's first 160 characters, on one line. */

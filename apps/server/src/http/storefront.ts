@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PublicError } from '../lib/errors.js';
 import { findSellingStore, publicProduct, storefront, storefrontVersion } from '../modules/catalog/catalog.service.js';
+import { storeLogo } from '../modules/catalog/logo.service.js';
 import { toPublicStore } from '../modules/stores/stores.service.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { ifNoneMatchHas } from './etag.js';
@@ -138,6 +139,20 @@ const asset = (name: string, path: string, body: Buffer | undefined, type: strin
 export const STOREFRONT_ROUTES: PlainRoute[] = [
   asset('storefront.css', '/assets/storefront.css', css, 'text/css; charset=utf-8'),
   asset('storefront.cartModule', '/assets/storefront/cart.js', cartModule, 'text/javascript; charset=utf-8'),
+  // A new logo gets a new file id, so one address always holds the same bytes.
+  page({
+    name: 'storefront.logo',
+    path: '/s/{subdomain}/logo/{fileId}',
+    renderError: (reply) => reply.code(404).header('Cache-Control', 'no-store').send(),
+    async handler(ctx, _request, reply) {
+      const logo = await storeLogo(ctx, { subdomain: ctx.params.subdomain!, fileId: ctx.params.fileId! });
+      return reply
+        .header('Content-Type', logo.contentType)
+        .header('Content-Length', String(logo.size))
+        .header('Cache-Control', 'public, max-age=31536000, immutable')
+        .send(ctx.deps.storage.read(logo.storageKey));
+    },
+  }),
   page({
     name: 'storefront.store',
     path: '/s/{subdomain}',

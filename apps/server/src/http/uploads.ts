@@ -13,6 +13,7 @@ import { ZBuyerToken, ZCount, ZStoredFile } from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
+import { deleteStoreLogo, LOGO_MAX_BYTES, uploadStoreLogo } from '../modules/catalog/logo.service.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { paymentProofOf, uploadPaymentProof } from '../modules/payments/proofs.service.js';
 import { plainRoute } from './plain-route.js';
@@ -239,4 +240,72 @@ export const paymentProofDownloadRoute = plainRoute({
   },
 });
 
-export const UPLOAD_ROUTES = [productFileUploadRoute, paymentProofUploadRoute, paymentProofDownloadRoute];
+const LOGO_POLICY = {
+  auth: { kind: 'session', store: { permission: 'manageSettings' } },
+  csrf: 'required',
+  cors: 'none',
+} as const;
+
+export const storeLogoUploadRoute = plainRoute({
+  name: 'stores.uploadLogo',
+  method: 'POST',
+  path: '/api/dashboard/stores/{storeId}/logo',
+  body: 'multipart',
+  query: z.strictObject({}),
+  policy: { ...LOGO_POLICY, errors: ['payload_too_large', 'unsupported_media_type'] },
+  openapi: {
+    operationId: 'stores-uploadLogo',
+    summary: `Upload the store's logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES} bytes; multipart/form-data, one part named "file"); it replaces the old one`,
+    tags: ['dashboard'],
+    requestParams: { path: z.object({ storeId: z.string() }) },
+    requestBody: { required: true, content: MULTIPART_FILE },
+    responses: {
+      200: {
+        description: "The logo's address on the storefront",
+        content: { 'application/json': { schema: z.object({ logoUrl: z.string().nullable() }) } },
+      },
+    },
+  },
+  mapError: multipartError,
+  async handler(ctx, request, reply) {
+    if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the logo as multipart/form-data.');
+    const result = await withSoleFile(request, (_part, content) =>
+      uploadStoreLogo(ctx, { storeId: ctx.params.storeId!, stream: content }),
+    );
+    return reply.send(result);
+  },
+});
+
+export const storeLogoDeleteRoute = plainRoute({
+  name: 'stores.deleteLogo',
+  method: 'DELETE',
+  path: '/api/dashboard/stores/{storeId}/logo',
+  body: 'none',
+  query: z.strictObject({}),
+  policy: { ...LOGO_POLICY, successStatus: 204, errors: ['unsupported_media_type'] },
+  openapi: {
+    operationId: 'stores-deleteLogo',
+    summary: "Remove the store's logo",
+    tags: ['dashboard'],
+    requestParams: { path: z.object({ storeId: z.string() }) },
+    responses: { 204: { description: 'Removed (or there was none)' } },
+  },
+  async handler(ctx, request, reply) {
+    // No body is read here: one sent anyway is refused, not ignored (the parsers still ran on it).
+    const type = request.headers['content-type'];
+    if (type !== undefined)
+      throw type.startsWith('application/json')
+        ? invalidField('', 'This request takes no body.')
+        : new AppError('unsupported_media_type', 'This request takes no body.');
+    await deleteStoreLogo(ctx, { storeId: ctx.params.storeId! });
+    return reply.code(204).send();
+  },
+});
+
+export const UPLOAD_ROUTES = [
+  productFileUploadRoute,
+  paymentProofUploadRoute,
+  paymentProofDownloadRoute,
+  storeLogoUploadRoute,
+  storeLogoDeleteRoute,
+];

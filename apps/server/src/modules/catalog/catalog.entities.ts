@@ -21,6 +21,8 @@ export const ProductSchema = defineEntity({
       expression: 'license_validity_days is null or license_validity_days >= 1 and license_validity_days <= 36500',
     },
   ],
+  // The storefront finds a product by its slug within the store.
+  uniques: [{ name: 'product_store_slug_unique', properties: ['store', 'slug'] }],
   indexes: [
     {
       name: 'product_store_status_index',
@@ -32,6 +34,7 @@ export const ProductSchema = defineEntity({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('product_store_id_fkey').updateRule('no action'),
     name: p.string().length(200),
+    slug: p.string().length(100),
     description: p.text().default(''),
     priceMinor: p.bigint('number'),
     status: p.enum([...PRODUCT_STATUSES]),

@@ -95,7 +95,7 @@ export interface StorefrontVersionRow {
   store_updated_at: string;
   /** The newest change of the products counted (any status, deleted ones too); null without any. */
   products_updated_at: string | null;
-  /** Products counted: all the store's, or the one product asked for. */
+  /** Products counted: all the store's, or the one product asked for (by id or slug). */
   products: string | number;
   /** Of those, the ones a buyer sees (active, not deleted). */
   shown: string | number;
@@ -128,10 +128,10 @@ export async function selectStorefrontVersion(
                select 1 from license_key k where k.product_id = p.id and k.status = 'available'
                offset p.min_quantity - 1)
          ), '')) as sold_out
-       from product p where p.store_id = s.id and (?::text is null or p.id = ?)
+       from product p where p.store_id = s.id and (?::text is null or p.id = ? or p.slug = ?)
      ) v
      where s.subdomain = ?`,
-    [productId, productId, subdomain],
+    [productId, productId, productId, subdomain],
   );
   return row;
 }

@@ -32,6 +32,7 @@ export function toProductView(product: Product, currency: string, stock: number 
     id: product.id,
     storeId: product.store.id,
     name: product.name,
+    slug: product.slug,
     description: product.description,
     price: minorToAmount(product.priceMinor, currency),
     currency,
@@ -54,6 +55,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     id,
     storeId,
     name,
+    slug,
     description,
     price,
     currency,
@@ -67,6 +69,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     id,
     storeId,
     name,
+    slug,
     description,
     price,
     currency,
@@ -93,6 +96,36 @@ function checkInstructions(methods: string[], instructions: string): void {
   }
 }
 
+/** A name as a slug: `Starship Game (Steam key)` -> `starship-game-steam-key`. */
+export function slugOf(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 90)
+    .replace(/^-+|-+$/g, '');
+  return slug || 'product';
+}
+
+/** The name's slug, or with the first free `-2`, `-3`... when the store has it already. */
+async function freeSlug(em: EntityManager, storeId: string, name: string): Promise<string> {
+  const base = slugOf(name);
+  const taken = new Set(
+    (
+      await em.find(
+        ProductSchema,
+        { store: storeId, $or: [{ slug: base }, { slug: { $like: `${base}-%` } }] },
+        { fields: ['slug'] },
+      )
+    ).map((p) => p.slug),
+  );
+  if (!taken.has(base)) return base;
+  let n = 2;
+  while (taken.has(`${base}-${n}`)) n += 1;
+  return `${base}-${n}`;
+}
+
 export async function createProduct(ctx: ServiceContext, input: TCreateProductInput): Promise<TProduct> {
   const store = await storeOf(ctx.em, input.storeId);
   checkInstructions(input.deliveryMethods, input.deliveryInstructions ?? '');
@@ -102,6 +135,8 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       id: newId(),
       store: store.id,
       name: input.name,
+      // A slug two creates race for loses at the unique (store, slug): 409 conflict.
+      slug: input.slug ?? (await freeSlug(em, store.id, input.name)),
       description: input.description ?? '',
       priceMinor: inputAmountToMinor(input.price, store.currency, 'price'),
       status: input.status ?? 'active',
@@ -127,6 +162,7 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
   return ctx.em.transactional(async (em) => {
     const product = await findProduct(em, input.storeId, input.productId);
     if (input.name !== undefined) product.name = input.name;
+    if (input.slug !== undefined) product.slug = input.slug;
     if (input.price !== undefined) product.priceMinor = inputAmountToMinor(input.price, store.currency, 'price');
     if (input.description !== undefined) product.description = input.description;
     if (input.status !== undefined) product.status = input.status;
@@ -266,18 +302,17 @@ export async function storefront(ctx: ServiceContext, subdomain: string) {
   return { store: toPublicStore(store), products: await publicProducts(ctx, store) };
 }
 
-/** An active product of a store that may sell, as the public catalog shows it; 404 otherwise. */
+/** An active product of a store that may sell, by id or slug, as the public catalog shows it; 404 otherwise. */
 export async function publicProduct(
   ctx: ServiceContext,
   store: Store,
   input: { productId: string },
 ): Promise<TPublicProduct> {
-  const product = await ctx.em.findOne(ProductSchema, {
-    id: input.productId,
-    store: store.id,
-    status: 'active',
-    deletedAt: null,
-  });
+  // By id, else by slug (the storefront's addresses use either).
+  const shown = { store: store.id, status: 'active', deletedAt: null } as const;
+  const product =
+    (await ctx.em.findOne(ProductSchema, { id: input.productId, ...shown })) ??
+    (await ctx.em.findOne(ProductSchema, { slug: input.productId, ...shown }));
   if (!product) throw new AppError('not_found', 'Product not found.');
   const stock = await stockOf(ctx.em, [product]);
   return toPublicProduct(toProductView(product, store.currency, stock.get(product.id) ?? null));

@@ -57,12 +57,20 @@ export const RESERVED_SUBDOMAINS = new Set([
   'security',
 ]);
 
+/** Where the storefront serves the store's logo (http/storefront.ts), or null without one. */
+function logoUrlOf(store: Store): string | null {
+  return store.logoFileId ? `/s/${store.subdomain}/logo/${store.logoFileId}` : null;
+}
+
 export function toPublicStore(store: Store): TStorePublic {
   return {
     id: store.id,
     name: store.name,
     subdomain: store.subdomain,
     currency: store.currency,
+    description: store.description,
+    accentColor: store.accentColor ?? null,
+    logoUrl: logoUrlOf(store),
     createdAt: store.createdAt.toISOString(),
   };
 }
@@ -88,6 +96,9 @@ export function toStoreView(store: Store, member: StoreMember): TStore {
     subdomain: store.subdomain,
     currency: store.currency,
     banned: store.banned,
+    description: store.description,
+    accentColor: store.accentColor ?? null,
+    logoUrl: logoUrlOf(store),
     allowedOrigins: store.allowedOrigins,
     role: member.role,
     permissions: effectivePermissions(member),
@@ -134,6 +145,9 @@ export async function createStore(
     subdomain: input.subdomain,
     currency: input.currency ?? 'USD',
     banned: false,
+    description: '',
+    accentColor: null,
+    logoFileId: null,
     allowedOrigins: [],
     settings: {},
     createdAt: now,
@@ -174,6 +188,8 @@ export async function updateStore(
   const store = await ctx.em.findOneOrFail(StoreSchema, { id: member.store.id });
   if (input.name !== undefined) store.name = input.name;
   if (input.currency !== undefined) store.currency = input.currency;
+  if (input.description !== undefined) store.description = input.description;
+  if (input.accentColor !== undefined) store.accentColor = input.accentColor;
   if (input.allowedOrigins !== undefined) store.allowedOrigins = [...new Set(input.allowedOrigins)];
   if (input.settings !== undefined) {
     const next = { ...storeSettings(store), ...input.settings };
