@@ -59,6 +59,7 @@ const DOCUMENT = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.j
 /** Routes whose bodies are not JSON objects of a schema: swept for bad input in sweep-bad-input. */
 const NOT_JSON = [
   'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
+  'POST /api/dashboard/stores/{storeId}/logo',
   'POST /api/orders/{orderId}/payment-proof',
   'POST /api/payments/{gateway}/webhook',
 ];
