@@ -117,16 +117,47 @@ describe('dashboard products', () => {
     expect(await table.getByRole('cell', { name: '300 KB' }).count()).toBe(1);
     await screenshots(page, 'dashboard-product-files');
 
+    // Edit: instructions appear with their kind; the server's rules are the form's (min above max).
+    const edit = page.getByRole('region', { name: 'Edit product' });
+    await edit.getByRole('checkbox', { name: 'Delivery instructions' }).check();
+    await edit.getByRole('textbox', { name: 'Delivery instructions' }).fill('Open the PDF with any reader.');
+    await edit.getByRole('button', { name: 'Add custom field' }).click();
+    await edit.getByLabel('Field 1 name').fill('Company');
+    await edit.getByLabel('Minimum quantity').fill('5');
+    await edit.getByLabel('Maximum quantity').fill('2');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => edit.getByLabel('Minimum quantity').getAttribute('aria-invalid')).toBe('true');
+    await edit.getByLabel('Maximum quantity').fill('');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByText('Download files, Delivery instructions').waitFor();
+    expect(await edit.getByLabel('Field 1 name').inputValue()).toBe('Company');
+
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByRole('status').filter({ hasText: 'Archived' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Archive' }).count()).toBe(0);
+
     // The product list shows it, linked, with its delivery and no stock limit.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }).click();
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Field Guide' }) });
     await row.waitFor();
     expect(await row.getByRole('cell').allTextContents()).toEqual([
       'Field Guide',
-      'Active',
+      'Archived',
       '$19.99',
-      'Download files',
+      'Download files, Delivery instructions',
       'Not limited',
     ]);
+
+    // Delete asks in a dialog whose button repeats the verb, then the list no longer has it.
+    await row.getByRole('link', { name: 'Field Guide' }).click();
+    await page.getByRole('heading', { name: 'Field Guide', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Delete', exact: true }).first().click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete Field Guide?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    await page.getByText('No products yet.').waitFor();
   });
 });
