@@ -174,3 +174,44 @@ export const ZMarkDeliveredInput = z.strictObject({
   orderId: ZOrderRef,
   content: z.string().max(20_000).optional(),
 });
+
+/** One UTC day of the store's sales: orders that count as revenue (paid, not refunded) placed that day. */
+export const ZStoreStatsDay = z.object({
+  date: z.iso.date().meta({ description: 'The UTC day, `YYYY-MM-DD`' }),
+  revenue: z.number().meta({ description: 'The prices of those orders, in the store currency' }),
+  orders: ZCount,
+});
+
+/** Sales figures for the dashboard's Home: today, the last 30 days, and the 30 days one by one. */
+export const ZStoreStats = z.object({
+  currency: z.string().meta({ description: 'The store currency; orders placed in another currency are not counted' }),
+  today: z.object({ revenue: z.number(), orders: ZCount }),
+  last30Days: z.object({ revenue: z.number(), orders: ZCount }),
+  daily: z
+    .array(ZStoreStatsDay)
+    .meta({ description: 'The last 30 UTC days, oldest first, today last; days without orders are zeros' }),
+});
+export type TStoreStats = z.infer<typeof ZStoreStats>;
+
+export const ORDER_TIMELINE_TYPES = [
+  'created',
+  'paid',
+  'delivered',
+  'completed',
+  'refunded',
+  'cancelled',
+  'expired',
+] as const;
+
+/** What happened to an order, oldest first, read from the order's own timestamps. */
+export const ZOrderTimeline = z.object({
+  orderId: z.string(),
+  events: z.array(
+    z.object({
+      at: ZTimestamp,
+      type: z.enum(ORDER_TIMELINE_TYPES),
+      text: z.string().optional(),
+    }),
+  ),
+});
+export type TOrderTimeline = z.infer<typeof ZOrderTimeline>;

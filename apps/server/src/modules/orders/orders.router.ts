@@ -4,7 +4,7 @@
  * for both surfaces. What sellers do to an order is in order-actions/, merged into this namespace
  * by the app router (those actions sit above fulfilment and payments, which this module is below).
  */
-import { ZListOrdersQuery, ZOrderList } from '@svc/schemas';
+import { ZGetOrderInput, ZListOrdersQuery, ZOrderList, ZOrderTimeline, ZStoreIdInput, ZStoreStats } from '@svc/schemas';
 import {
   merchantProcedure,
   router,
@@ -12,7 +12,7 @@ import {
   type GuardedBuilder,
   type ResourceSurface,
 } from '../../trpc/procedures.js';
-import { listOrders } from './orders.service.js';
+import { getOrderTimeline, listOrders, storeStats } from './orders.service.js';
 
 /** One surface's builders and where its routes live; its writes are edits (order:update, editOrders). */
 export interface OrderSurface extends Pick<ResourceSurface, 'read' | 'base' | 'tags'> {
@@ -54,4 +54,34 @@ const dashboard = orderReads(ORDER_SURFACES.dashboard);
 export const ordersRouter = router({
   ...merchant,
   dashboardList: dashboard.list,
+
+  /** The dashboard's Home: the store's sales today, over 30 days and day by day (one SQL aggregate). */
+  dashboardStats: ORDER_SURFACES.dashboard.read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/stats',
+        tags: ORDER_SURFACES.dashboard.tags,
+        summary: "Revenue and paid orders today, over the last 30 days and per day (UTC days, the store's currency)",
+      },
+      errors: ['not_found'],
+    })
+    .input(ZStoreIdInput)
+    .output(ZStoreStats)
+    .query(({ ctx, input }) => storeStats(ctx, input)),
+
+  /** The order page's timeline: what happened to the order, oldest first, from its own timestamps. */
+  dashboardTimeline: ORDER_SURFACES.dashboard.read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${ORDER_SURFACES.dashboard.base}/{orderId}/timeline`,
+        tags: ORDER_SURFACES.dashboard.tags,
+        summary: 'What happened to the order, oldest first: placed, paid, delivered, completed, refunded, cancelled',
+      },
+      errors: ['not_found'],
+    })
+    .input(ZGetOrderInput)
+    .output(ZOrderTimeline)
+    .query(({ ctx, input }) => getOrderTimeline(ctx, input)),
 });
