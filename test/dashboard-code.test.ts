@@ -1,0 +1,64 @@
+/**
+ * The dashboard is typed from the router (DESIGN §9.1): it takes only types from the server, talks
+ * to the API only through its tRPC client, and repeats nothing of the API's but what a test pins.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ORDER_STATUSES } from '@svc/schemas';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../apps/dashboard/src/', import.meta.url));
+
+const files = readdirSync(SRC, { withFileTypes: true, recursive: true })
+  .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
+  .map((entry) => path.join(entry.parentPath, entry.name));
+
+/** Each import declaration of a file: its module and whether it is type-only (`import type`). */
+function importsOf(file: string): Array<{ module: string; typeOnly: boolean }> {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: Array<{ module: string; typeOnly: boolean }> = [];
+  source.forEachChild((node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier))
+      found.push({ module: node.moduleSpecifier.text, typeOnly: node.importClause?.isTypeOnly ?? false });
+    if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      found.push({ module: node.moduleSpecifier.text, typeOnly: node.isTypeOnly });
+  });
+  return found;
+}
+
+describe('the dashboard code', () => {
+  it('has sources to read', () => {
+    expect(files.length).toBeGreaterThan(10);
+  });
+
+  it('takes only types from the server (the router), never its code', () => {
+    const server = files.flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.module.startsWith('@svc/server') || i.module.includes('apps/server'))
+        .map((i) => ({ file: path.relative(SRC, file), ...i })),
+    );
+    expect(server.length).toBeGreaterThan(0);
+    expect(server.filter((i) => !i.typeOnly)).toEqual([]);
+  });
+
+  it('calls the API through the typed tRPC client: no hand-written fetch but the client link', () => {
+    const fetching = files
+      .filter((file) => /\bfetch\s*\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => path.relative(SRC, file));
+    // api.ts hands the tRPC link its fetch (to send the session cookie).
+    expect(fetching).toEqual(['api.ts']);
+  });
+
+  it("repeats the API's order statuses exactly (the shell keeps zod out of its first load)", () => {
+    const router = readFileSync(path.join(SRC, 'router.tsx'), 'utf8');
+    const listed = /export const ORDER_STATUSES = \[([^\]]*)\]/.exec(router)?.[1];
+    expect(
+      listed
+        ?.split(',')
+        .map((s) => s.trim().replace(/'/g, ''))
+        .filter(Boolean),
+    ).toEqual([...ORDER_STATUSES]);
+  });
+});
