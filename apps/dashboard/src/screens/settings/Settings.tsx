@@ -8,7 +8,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { PAYMENT_METHODS, ZOrigin, ZUpdateStoreInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
-import { useForm, type FieldError, type UseFormRegisterReturn } from 'react-hook-form';
+import { useForm, type UseFormRegisterReturn } from 'react-hook-form';
 import { z } from 'zod';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
 import { trpc } from '../../api';
@@ -135,7 +135,8 @@ function SettingsForm({ store }: { store: Store }) {
       <CheckboxGroup
         legend="Payment methods"
         registration={form.register('paymentMethods')}
-        error={errors.paymentMethods as FieldError | undefined}
+        // The one way to fail here is to tick none (the schema's min(1)): said in words.
+        error={errors.paymentMethods ? { type: 'min', message: 'Choose at least one payment method.' } : undefined}
         options={paymentOptions}
       />
       <TextArea
