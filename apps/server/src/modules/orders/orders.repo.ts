@@ -39,11 +39,15 @@ export interface OrderPageFilter {
   from?: string | undefined;
   to?: string | undefined;
   customerEmail?: string | undefined;
+  /** One order, by its number (`ORD-<n>`) or its id: the unique index or the primary key. */
+  number?: string | undefined;
+  id?: string | undefined;
 }
 
 /**
  * One keyset page of a store's orders, newest first: `(created_at, id) < before`, served by the
- * (store, [status | customer_email,] created_at, id) indexes. Hot path (the orders list): a row
+ * (store, [status | customer_email,] created_at, id) indexes, or one order by its number or id (a
+ * unique index, the primary key). Hot path (the orders list): a row
  * value comparison the ORM cannot write, and the columns straight into the view, no hydration.
  */
 export async function selectOrderPage(
@@ -54,6 +58,8 @@ export async function selectOrderPage(
 ): Promise<OrderRow[]> {
   const where = new KeysetWhere('o.store_id = ?', filter.storeId);
   if (filter.customerEmail !== undefined) where.and('o.customer_email = ?', filter.customerEmail);
+  if (filter.number !== undefined) where.and('o.number = ?', filter.number);
+  if (filter.id !== undefined) where.and('o.id = ?', filter.id);
   if (filter.status) where.and('o.status = ?', filter.status);
   if (filter.from) where.and('o.created_at >= ?', new Date(filter.from));
   if (filter.to) where.and('o.created_at <= ?', new Date(filter.to));

@@ -6,6 +6,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
   TBuyerOrder,
+  TDashboardListOrdersQuery,
   TListOrdersQuery,
   TOrder,
   TOrderDetail,
@@ -122,6 +123,8 @@ async function pageOrders(
   const scope = cursorScope(list, {
     storeId: filter.storeId,
     customerEmail: filter.customerEmail,
+    number: filter.number,
+    id: filter.id,
     status: filter.status,
     from: filter.from ? new Date(filter.from) : undefined,
     to: filter.to ? new Date(filter.to) : undefined,
@@ -136,6 +139,30 @@ export async function listOrders(ctx: ServiceContext, input: TListOrdersQuery): 
   const page = await pageOrders(ctx, 'orders', input, limit, input.cursor);
   return { orders: page.rows.map(rowToOrder), limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
 }
+
+/**
+ * The dashboard's list: the merchant list's filters, and `q`, one order or one buyer matched
+ * exactly (each served by an index on a store of any size): `ORD-<n>` is the order's number, text
+ * with an `@` the buyer's e-mail (stored lower-cased), anything else an order id. Text that can be
+ * none of these matches nothing.
+ */
+export async function listDashboardOrders(ctx: ServiceContext, input: TDashboardListOrdersQuery): Promise<TOrderList> {
+  const { q, ...query } = input;
+  if (q === undefined) return listOrders(ctx, query);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const match = ordersMatching(q.trim());
+  if (!match) return { orders: [], limit, hasMore: false, nextCursor: null };
+  const page = await pageOrders(ctx, 'orders', { ...query, ...match }, limit, query.cursor);
+  return { orders: page.rows.map(rowToOrder), limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
+}
+
+function ordersMatching(q: string): Pick<OrderPageFilter, 'number' | 'id' | 'customerEmail'> | undefined {
+  const number = ORDER_NUMBER.exec(q.toUpperCase())?.[1];
+  if (number) return { number };
+  if (q.includes('@')) return { customerEmail: q.toLowerCase() };
+  return ORDER_ID.test(q) ? { id: q } : undefined;
+}
+const ORDER_ID = /^[a-z0-9]{1,32}$/;
 
 /** The order a checkout token opens, or 404 (unknown order) / 403 (wrong token). */
 export async function orderForToken(em: EntityManager, orderId: string, token: string): Promise<Order> {
