@@ -5,12 +5,9 @@
  * where the seller was; a password reset by the e-mailed link; sign-in and the navigation from the
  * keyboard alone; and axe-core, light and dark, on every screen the shell reaches.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/seller.js';
-import { REPO_ROOT } from '../support/server.js';
 import { launchChromium } from './support.js';
 import {
   dashboardPagePerTest,
@@ -24,12 +21,6 @@ import {
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
 declare const document: any;
-
-/** Whether apps/dashboard's Orders screen is still the scaffold's placeholder (it calls no API). */
-const ORDERS_IS_PLACEHOLDER = readFileSync(
-  path.join(REPO_ROOT, 'apps/dashboard/src/screens/orders/Orders.tsx'),
-  'utf8',
-).includes('Placeholder:');
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
@@ -104,9 +95,8 @@ describe('dashboard shell', () => {
     await page.waitForURL(deepLink);
     expect(page.url()).toBe(deepLink);
     await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
-    // The filter is the URL's: a status control, once the Orders screen has one, shows it.
-    const status = page.getByLabel('Status');
-    if ((await status.count()) > 0) expect(await status.inputValue()).toBe('paid');
+    // The filter is the URL's: the status control shows it.
+    expect(await page.getByLabel('Status').inputValue()).toBe('paid');
   });
 
   it('registers through the UI, creates a store, shows the Main navigation and the Store switcher; Sign out returns to sign-in', async () => {
@@ -161,23 +151,19 @@ describe('dashboard shell', () => {
     await page.getByRole('heading', { name: 'Coupons', level: 1 }).waitFor();
   });
 
-  // The open app learns of the ended session from its next API call's 401; the Orders screen's
-  // list is that call. The placeholder screen on main makes none, so this waits for the real one.
-  it.skipIf(ORDERS_IS_PLACEHOLDER)(
-    'a session ended elsewhere while the app is open: the next click goes to sign-in, and signing in again returns to where the seller was',
-    async () => {
-      const { seller, store } = await sellerWithStore(server.url);
-      await page.goto(storeUrl(server.url, store.id));
-      await signInThroughUi(page, seller);
-      await expectMainNavigation();
-      await endSessionElsewhere();
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();
-      await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
-      await signInThroughUi(page, seller);
-      await page.waitForURL(storeUrl(server.url, store.id, '/orders'));
-      await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
-    },
-  );
+  // The open app learns of the ended session from its next API call's 401: the Orders screen's list.
+  it('a session ended elsewhere while the app is open: the next click goes to sign-in, and signing in again returns to where the seller was', async () => {
+    const { seller, store } = await sellerWithStore(server.url);
+    await page.goto(storeUrl(server.url, store.id));
+    await signInThroughUi(page, seller);
+    await expectMainNavigation();
+    await endSessionElsewhere();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();
+    await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
+    await signInThroughUi(page, seller);
+    await page.waitForURL(storeUrl(server.url, store.id, '/orders'));
+    await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
+  });
 
   it('resets a password by the e-mailed link and signs in with the new one', async () => {
     const { seller } = await sellerWithStore(server.url);

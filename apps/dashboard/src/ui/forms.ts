@@ -1,5 +1,10 @@
 import type { BaseSyntheticEvent } from 'react';
 import type { FieldValues, SubmitHandler, UseFormReturn } from 'react-hook-form';
+import { z } from 'zod';
+
+// zod 4 probes whether it may compile validators with `new Function`; under the page's CSP
+// (script-src 'self') the probe is refused and reported as a violation. Interpreted is enough here.
+z.config({ jitless: true });
 
 /**
  * A form's onSubmit: react-hook-form validates with the schema, then `submit` runs (its promise is the mutation's)

@@ -25,6 +25,7 @@ import { DataTable } from '../../ui/table';
 
 type Order = inferRouterOutputs<AppRouter>['orders']['dashboardGet'];
 type Line = Order['lines'][number];
+type Timeline = inferRouterOutputs<AppRouter>['orders']['dashboardTimeline'];
 
 const PAID = ['paid', 'processing', 'completed'] as const;
 const isPaid = (order: Order) => (PAID as readonly string[]).includes(order.status);
@@ -39,7 +40,40 @@ function useOrderActionDone() {
     );
     await queryClient.invalidateQueries(trpc.orders.dashboardList.pathFilter());
     await queryClient.invalidateQueries(trpc.orders.dashboardGet.pathFilter());
+    await queryClient.invalidateQueries(trpc.orders.dashboardTimeline.pathFilter());
   };
+}
+
+const TIMELINE_WORDS: Record<Timeline['events'][number]['type'], string> = {
+  created: 'Placed',
+  paid: 'Paid',
+  delivered: 'Delivered',
+  completed: 'Completed',
+  refunded: 'Refunded',
+  cancelled: 'Cancelled',
+  expired: 'Expired',
+};
+
+/** What happened to the order, oldest first (orders.dashboardTimeline, from the order's own timestamps). */
+function Timeline({ storeId, orderId }: { storeId: string; orderId: string }) {
+  const timeline = useQuery(trpc.orders.dashboardTimeline.queryOptions({ storeId, orderId }));
+  return (
+    <section aria-labelledby="timeline">
+      <h2 id="timeline">Timeline</h2>
+      <Loaded query={timeline} label="Loading the timeline…">
+        {({ events }) => (
+          <ol className="timeline">
+            {events.map((event) => (
+              <li key={`${event.type}:${event.at}`}>
+                <time dateTime={event.at}>{formatDateTime(event.at)}</time> {TIMELINE_WORDS[event.type]}
+                {event.text ? `: ${event.text}` : ''}
+              </li>
+            ))}
+          </ol>
+        )}
+      </Loaded>
+    </section>
+  );
 }
 
 export function OrderPage() {
@@ -149,14 +183,7 @@ function OrderView({ order }: { order: Order }) {
         )}
       </section>
 
-      <section aria-labelledby="timeline">
-        <h2 id="timeline">Timeline</h2>
-        <ol>
-          <li>Created {formatDateTime(order.createdAt)}</li>
-          {order.completedAt && <li>Completed {formatDateTime(order.completedAt)}</li>}
-          <li>Last changed {formatDateTime(order.updatedAt)}</li>
-        </ol>
-      </section>
+      <Timeline storeId={order.storeId} orderId={order.orderId} />
     </>
   );
 }
