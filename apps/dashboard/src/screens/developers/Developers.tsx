@@ -15,7 +15,9 @@ function Snippet({ label, text }: { label: string; text: string }) {
   return (
     <section aria-label={label}>
       <h3 className="small-heading">{label}</h3>
-      <pre className="code-block">{text}</pre>
+      <pre className="code-block" tabIndex={0}>
+        {text}
+      </pre>
       <div className="actions">
         <button
           type="button"

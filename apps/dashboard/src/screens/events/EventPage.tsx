@@ -113,7 +113,7 @@ export function EventPage() {
             <div className="actions">
               <CopyJson text={JSON.stringify(data)} />
             </div>
-            <pre className="code-block" aria-label="Event JSON">
+            <pre className="code-block" tabIndex={0} role="region" aria-label="Event JSON">
               {JSON.stringify(data, null, 2)}
             </pre>
             <h2>Deliveries</h2>

@@ -265,7 +265,7 @@ function AttemptDetails({ hook, delivery }: { hook: Webhook; delivery: Delivery 
       <p>
         POST <code>{hook.url}</code>
       </p>
-      <pre className="code-block">
+      <pre className="code-block" tabIndex={0}>
         {[
           'content-type: application/json',
           `x-service-event: ${delivery.event}`,
@@ -295,12 +295,15 @@ function AttemptDetails({ hook, delivery }: { hook: Webhook; delivery: Delivery 
           </>
         )}
       </dl>
-      <pre className="code-block">{delivery.responseBodyPreview ?? '(no body)'}</pre>
+      <pre className="code-block" tabIndex={0}>
+        {delivery.responseBodyPreview ?? '(no body)'}
+      </pre>
     </details>
   );
 }
 
 function DeliveryLog({ hook }: { hook: Webhook }) {
+  const refresh = useRefresh(hook.storeId, hook.id);
   const search = useSearch({ from: webhookRoute.id });
   const navigate = useNavigate({ from: webhookRoute.fullPath });
   const deliveries = useQuery(
@@ -334,7 +337,7 @@ function DeliveryLog({ hook }: { hook: Webhook }) {
             ))}
           </select>
         </div>
-        <button type="button" className="button" onClick={() => void deliveries.refetch()}>
+        <button type="button" className="button" onClick={() => void refresh()}>
           Refresh
         </button>
       </div>
