@@ -46,7 +46,7 @@ export interface PageSearch {
   cursor?: string;
   q?: string;
 }
-// The API's license statuses and event names (@svc/schemas LICENSE_STATUSES, ZEventName), repeated for the same reason.
+// The API's license and delivery statuses (@svc/schemas LICENSE_STATUSES, DELIVERY_STATUSES), repeated for the same reason.
 export const LICENSE_STATUSES = ['active', 'expired', 'disabled'] as const;
 export interface LicensesSearch {
   productId?: string;

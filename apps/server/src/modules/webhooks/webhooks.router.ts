@@ -197,7 +197,7 @@ const dashboardOnly = {
         tags: dashboardTags,
         summary: "Every attempt an event made to the store's endpoints, oldest first",
       },
-      errors: [],
+      errors: ['not_found'],
     })
     .input(ZEventDeliveriesInput)
     .output(ZEventDeliveries)

@@ -796,7 +796,7 @@ describe('resendEvent', () => {
 });
 
 describe('listEventDeliveries', () => {
-  it("lists every attempt of one event to the store's endpoints, oldest first, and nothing of other events or stores", async () => {
+  it("lists every attempt of one event to the store's endpoints, oldest first, and nothing of other events or stores; another store's event is not_found", async () => {
     const { clock, base } = setup();
     const store = await createStore(orm.em.fork());
     const neighbour = await createStore(orm.em.fork());
@@ -834,8 +834,15 @@ describe('listEventDeliveries', () => {
       [b1, second.id, 1, 'success'],
       [a2, first.id, 2, 'success'],
     ]);
-    const empty = await createStore(orm.em.fork());
-    expect(await listEventDeliveries(call(base), { storeId: empty.id, eventId })).toEqual({ deliveries: [] });
+    // An event with no attempt lists none; another store's event, or none at all, is not_found.
+    const unsent = await insertEvent(store.id, 'product.updated', clock.now());
+    expect(await listEventDeliveries(call(base), { storeId: store.id, eventId: unsent })).toEqual({ deliveries: [] });
+    await expect(listEventDeliveries(call(base), { storeId: neighbour.id, eventId })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+    await expect(listEventDeliveries(call(base), { storeId: store.id, eventId: newEventId() })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
   });
 });
 

@@ -373,11 +373,16 @@ export async function resendEvent(
   return { delivery: toDeliveryView(delivery) };
 }
 
-/** Every attempt of one event to the store's endpoints, oldest first (an event has a few per endpoint). */
+/**
+ * Every attempt of one event to the store's endpoints, oldest first (an event has a few per
+ * endpoint). An event not of this store (or pruned) is not_found.
+ */
 export async function listEventDeliveries(
   ctx: ServiceContext,
   input: { storeId: string; eventId: string },
 ): Promise<{ deliveries: TWebhookDelivery[] }> {
+  const event = await ctx.em.findOne(EventSchema, { id: input.eventId, store: input.storeId }, { fields: ['id'] });
+  if (!event) throw new AppError('not_found', 'No event with this id in this store.');
   const webhooks = await ctx.em.find(WebhookSchema, { store: input.storeId }, { fields: ['id'] });
   if (webhooks.length === 0) return { deliveries: [] };
   // (webhook_id, event_id, attempt) is the log's unique index: one lookup per endpoint.
