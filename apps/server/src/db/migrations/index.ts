@@ -12,6 +12,7 @@ import { Migration20261125223429_payment_proofs_kept } from './Migration20261125
 import { Migration20261125224236_mail_outbox } from './Migration20261125224236_mail_outbox.js';
 import { Migration20261126000343_payment_refund_ref } from './Migration20261126000343_payment_refund_ref.js';
 import { Migration20261126011900_dashboard_data } from './Migration20261126011900_dashboard_data.js';
+import { Migration20261126012932_webhook_disabled_reason } from './Migration20261126012932_webhook_disabled_reason.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -22,4 +23,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125224236_mail_outbox', class: Migration20261125224236_mail_outbox },
   { name: 'Migration20261126000343_payment_refund_ref', class: Migration20261126000343_payment_refund_ref },
   { name: 'Migration20261126011900_dashboard_data', class: Migration20261126011900_dashboard_data },
+  { name: 'Migration20261126012932_webhook_disabled_reason', class: Migration20261126012932_webhook_disabled_reason },
 ];
