@@ -31,6 +31,7 @@ export const MAIN_NAV: ReadonlyArray<{ name: string; path: string }> = [
   { name: 'Licenses', path: '/licenses' },
   { name: 'Webhooks', path: '/webhooks' },
   { name: 'Events', path: '/events' },
+  { name: 'Developers', path: '/developers' },
   { name: 'API keys', path: '/api-keys' },
   { name: 'Staff', path: '/staff' },
   { name: 'Settings', path: '/settings' },
