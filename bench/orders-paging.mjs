@@ -78,7 +78,8 @@ cross join lateral (
     $3::timestamptz + (g - (g % 10 = 1)::int) * interval '1.000123 second' as created_at
 ) s`;
 
-async function seed(url, mainStore, otherStore) {
+/** Also the dashboard bench's seed (bench/dashboard.mjs). */
+export async function seed(url, mainStore, otherStore) {
   // Every sixth order goes to the other store, so the main store must have five times as many.
   if (ORDERS !== 5 * OTHER_ORDERS)
     throw new Error(`BENCH_ORDERS (${ORDERS}) must be 5 x BENCH_OTHER_ORDERS (${OTHER_ORDERS})`);

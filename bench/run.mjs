@@ -14,6 +14,7 @@ import { describeBuild, describeMachine } from './lib/machine.mjs';
 import cart from './cart.mjs';
 import checkout from './checkout.mjs';
 import cluster from './cluster.mjs';
+import dashboard from './dashboard.mjs';
 import licenses from './licenses.mjs';
 import ordersPaging from './orders-paging.mjs';
 import ormExceptions from './orm-exceptions.mjs';
@@ -33,6 +34,7 @@ const BENCHMARKS = [
   cluster,
   rateLimiter,
   ormExceptions,
+  dashboard,
   soak,
 ];
 

@@ -510,6 +510,7 @@ describe('license-key stock', () => {
       await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/license-keys?limit=3`)
     ).json();
     expect(listed.keys).toHaveLength(3);
+    expect(listed.counts).toEqual({ available: 9000, assigned: 0, revoked: 0 });
     for (const key of listed.keys) {
       expect(key.masked).toMatch(/^•+[0-9a-f]{4}$/);
       expect(unique.some((k) => k.endsWith(key.masked.slice(-4)))).toBe(true);

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ORDER_STATUSES } from '@svc/schemas';
+import { DELIVERY_STATUSES, LICENSE_STATUSES, ORDER_STATUSES } from '@svc/schemas';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -51,14 +51,16 @@ describe('the dashboard code', () => {
     expect(fetching).toEqual(['api.ts']);
   });
 
-  it("repeats the API's order statuses exactly (the shell keeps zod out of its first load)", () => {
+  it("repeats the API's order, license and delivery statuses exactly (the shell keeps zod out of its first load)", () => {
     const router = readFileSync(path.join(SRC, 'router.tsx'), 'utf8');
-    const listed = /export const ORDER_STATUSES = \[([^\]]*)\]/.exec(router)?.[1];
-    expect(
-      listed
+    const listed = (name: string) =>
+      new RegExp(`export const ${name} = \\[([^\\]]*)\\]`)
+        .exec(router)?.[1]
         ?.split(',')
         .map((s) => s.trim().replace(/'/g, ''))
-        .filter(Boolean),
-    ).toEqual([...ORDER_STATUSES]);
+        .filter(Boolean);
+    expect(listed('ORDER_STATUSES')).toEqual([...ORDER_STATUSES]);
+    expect(listed('LICENSE_STATUSES')).toEqual([...LICENSE_STATUSES]);
+    expect(listed('DELIVERY_STATUSES')).toEqual([...DELIVERY_STATUSES]);
   });
 });

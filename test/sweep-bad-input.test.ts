@@ -253,6 +253,7 @@ function baseBody(op: Operation): Record<string, unknown> {
       from: '2020-01-01T00:00:00Z',
       to: '2020-01-02T00:00:00Z',
     },
+    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/resend': { eventId: ids.eventId! },
   };
   return structuredClone(table[op.key] ?? (generated(op.jsonBody ?? {}) as Record<string, unknown>));
 }

@@ -494,7 +494,7 @@ describe('staff answer tickets on the dashboard', () => {
     expect((await (await call(`/api/tickets/${ticket.id}?token=${order.token}`)).json()).status).toBe('open');
   });
 
-  it('lists newest activity first with message counts, filters by status and pages with a signed cursor', async () => {
+  it('lists newest activity first with the buyer and message counts, filters by status and pages with a signed cursor', async () => {
     const seller = await registerSeller(server.url);
     const shop = await createStoreFor(seller);
     const product = (await createProduct(seller, shop.id)).id;
@@ -527,6 +527,7 @@ describe('staff answer tickets on the dashboard', () => {
       storeId: shop.id,
       orderId: made[0]!.order.id,
       orderNumber: made[0]!.order.number,
+      customerEmail: made[0]!.order.email,
       subject: 'Ticket 0',
       status: 'answered',
       createdAt: made[0]!.ticket.createdAt,

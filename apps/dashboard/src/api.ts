@@ -25,7 +25,76 @@ export interface ApiFailure {
   offline: boolean;
 }
 
+/** The header an unsafe call outside tRPC (a multipart upload) sends with the session cookie. */
+export function csrfHeader(): Record<string, string> {
+  return csrfToken ? { 'X-CSRF-Token': csrfToken } : {};
+}
+
+/** Our error body ({ error, code, issues }) from a plain route, or a lost connection (status 0). */
+export class HttpFailure extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly status: number,
+    readonly issues: Array<{ path: string; message: string }> = [],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * POSTs one file as multipart/form-data (field `file`) to a plain route, with the session cookie
+ * and the CSRF header; XMLHttpRequest because fetch reports no upload progress. Resolves with the
+ * JSON answer; rejects with an HttpFailure carrying our error body.
+ */
+export function uploadFile(
+  url: string,
+  file: File,
+  onProgress: (loaded: number, total: number) => void,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    xhr.withCredentials = true;
+    for (const [name, value] of Object.entries(csrfHeader())) xhr.setRequestHeader(name, value);
+    xhr.responseType = 'json';
+    xhr.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) onProgress(event.loaded, event.total);
+    });
+    xhr.addEventListener('load', () => {
+      const body = xhr.response as { error?: unknown; code?: unknown; issues?: unknown } | null;
+      if (xhr.status >= 200 && xhr.status < 300) {
+        resolve(body);
+        return;
+      }
+      const failure = new HttpFailure(
+        typeof body?.error === 'string' ? body.error : `The upload failed (${xhr.status}).`,
+        typeof body?.code === 'string' ? body.code : 'internal_error',
+        xhr.status,
+        Array.isArray(body?.issues) ? (body.issues as HttpFailure['issues']) : [],
+      );
+      reject(failure);
+    });
+    const offline = () =>
+      reject(new HttpFailure('Could not reach svc. Check the connection and try again.', 'offline', 0));
+    xhr.addEventListener('error', offline);
+    xhr.addEventListener('timeout', offline);
+    const form = new FormData();
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
+}
+
 export function apiFailure(error: unknown): ApiFailure {
+  if (error instanceof HttpFailure) {
+    return {
+      code: error.code,
+      message: error.message,
+      status: error.status,
+      issues: error.issues,
+      offline: error.status === 0,
+    };
+  }
   if (error instanceof TRPCClientError) {
     const data = (error as TRPCClientError<AppRouter>).data as
       { code?: string; httpStatus?: number; issues?: Array<{ path: string; message: string }> } | undefined;

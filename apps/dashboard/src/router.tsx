@@ -46,6 +46,24 @@ export interface PageSearch {
   cursor?: string;
   q?: string;
 }
+// The API's license and delivery statuses (@svc/schemas LICENSE_STATUSES, DELIVERY_STATUSES), repeated for the same reason.
+export const LICENSE_STATUSES = ['active', 'expired', 'disabled'] as const;
+export interface LicensesSearch {
+  productId?: string;
+  status?: (typeof LICENSE_STATUSES)[number];
+  cursor?: string;
+}
+export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'queued', 'skipped'] as const;
+export interface DeliveriesSearch {
+  status?: (typeof DELIVERY_STATUSES)[number];
+  cursor?: string;
+}
+export interface EventsSearch {
+  type?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+}
 
 const rootRoute = createRootRoute({
   component: Outlet,
@@ -189,8 +207,18 @@ export const ticketRoute = createRoute({
 export const licensesRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'licenses',
-  validateSearch: pageSearch,
+  validateSearch: (search): LicensesSearch => ({
+    productId: text(search.productId, 32),
+    status: oneOf(search.status, LICENSE_STATUSES),
+    cursor: text(search.cursor),
+  }),
   component: lazyRouteComponent(() => import('./screens/licenses/Licenses'), 'Licenses'),
+  errorComponent: RouteError,
+});
+export const licenseRoute = createRoute({
+  getParentRoute: () => storeRoute,
+  path: 'licenses/$licenseId',
+  component: lazyRouteComponent(() => import('./screens/licenses/LicensePage'), 'LicensePage'),
   errorComponent: RouteError,
 });
 export const webhooksRoute = createRoute({
@@ -199,11 +227,38 @@ export const webhooksRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/webhooks/Webhooks'), 'Webhooks'),
   errorComponent: RouteError,
 });
+export const webhookRoute = createRoute({
+  getParentRoute: () => storeRoute,
+  path: 'webhooks/$webhookId',
+  validateSearch: (search): DeliveriesSearch => ({
+    status: oneOf(search.status, DELIVERY_STATUSES),
+    cursor: text(search.cursor),
+  }),
+  component: lazyRouteComponent(() => import('./screens/webhooks/WebhookPage'), 'WebhookPage'),
+  errorComponent: RouteError,
+});
 export const eventsRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'events',
-  validateSearch: pageSearch,
+  validateSearch: (search): EventsSearch => ({
+    type: text(search.type, 50),
+    from: text(search.from, 40),
+    to: text(search.to, 40),
+    cursor: text(search.cursor),
+  }),
   component: lazyRouteComponent(() => import('./screens/events/Events'), 'Events'),
+  errorComponent: RouteError,
+});
+export const eventRoute = createRoute({
+  getParentRoute: () => storeRoute,
+  path: 'events/$eventId',
+  component: lazyRouteComponent(() => import('./screens/events/EventPage'), 'EventPage'),
+  errorComponent: RouteError,
+});
+export const developersRoute = createRoute({
+  getParentRoute: () => storeRoute,
+  path: 'developers',
+  component: lazyRouteComponent(() => import('./screens/developers/Developers'), 'Developers'),
   errorComponent: RouteError,
 });
 export const apiKeysRoute = createRoute({
@@ -246,8 +301,12 @@ const routeTree = rootRoute.addChildren([
       ticketsRoute,
       ticketRoute,
       licensesRoute,
+      licenseRoute,
       webhooksRoute,
+      webhookRoute,
       eventsRoute,
+      eventRoute,
+      developersRoute,
       apiKeysRoute,
       staffRoute,
       settingsRoute,

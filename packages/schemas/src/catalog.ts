@@ -88,6 +88,8 @@ export const ZCreateProductInput = productRules(
   // slug: made from the name when not given.
   z.strictObject({ storeId: ZId, ...productFields, slug: ZProductSlug.optional() }),
 );
+/** A product's fields with the same rules, without the path's storeId: the dashboard's product form. */
+export const ZProductBody = productRules(z.strictObject({ ...productFields, slug: ZProductSlug.optional() }));
 export type TCreateProductInput = z.infer<typeof ZCreateProductInput>;
 
 export const ZUpdateProductInput = productRules(
@@ -159,10 +161,12 @@ export const ZSubdomainInput = z.strictObject({ subdomain: z.string().min(1).max
 export const ZPublicProductList = z.object({ products: z.array(ZPublicProduct) });
 export const ZStorefront = z.object({ store: ZStorePublic, products: z.array(ZPublicProduct) });
 
+/** The most keys one dashboard import call takes (a client with more sends several calls). */
+export const IMPORT_KEYS_MAX = 20_000;
 export const ZImportKeysInput = z.strictObject({
   storeId: ZId,
   productId: ZId,
-  keys: z.array(z.string().max(1000)).min(1).max(20_000),
+  keys: z.array(z.string().max(1000)).min(1).max(IMPORT_KEYS_MAX),
 });
 export const ZImportKeysResult = z.object({ added: ZCount, duplicates: ZCount });
 
@@ -234,6 +238,8 @@ export const ZListKeysQuery = z.strictObject({
 });
 export const ZKeyList = z.object({
   keys: z.array(ZMaskedLicenseKey),
+  /** The product's keys by status (all of them, not the page's). */
+  counts: z.object({ available: ZCount, assigned: ZCount, revoked: ZCount }),
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
 });

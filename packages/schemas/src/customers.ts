@@ -1,6 +1,6 @@
 /** Buyers signing in to see their orders in one store. */
 import { z } from 'zod';
-import { ZEmail, ZId, ZTimestamp } from './common.js';
+import { ZCount, ZEmail, ZId, ZTimestamp } from './common.js';
 import { ZBuyerOrder, ZOrderRef } from './orders.js';
 import { queryInt } from './query.js';
 
@@ -31,3 +31,39 @@ export const ZCustomerOrderList = z.object({
   nextCursor: z.string().nullable(),
 });
 export const ZCustomerOrderInput = z.strictObject({ orderId: ZOrderRef });
+
+/** The seller's list of the store's customers (buyers who signed in to its customer area), newest first. */
+export const ZListCustomersQuery = z.strictObject({
+  storeId: ZId,
+  limit: queryInt(z.number().int().min(1).max(100)).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(320)
+    .optional()
+    .meta({ description: 'Customers whose e-mail address starts with this (case-insensitive)' }),
+});
+export type TListCustomersQuery = z.infer<typeof ZListCustomersQuery>;
+
+export const ZSellerCustomer = z.object({
+  id: z.string(),
+  email: z.string(),
+  createdAt: ZTimestamp,
+  orders: ZCount.meta({
+    description: 'Orders of this e-mail address in the store that count as revenue (paid, not refunded)',
+  }),
+  spent: z
+    .number()
+    .meta({ description: 'Their prices in the store currency (orders in another currency are left out)' }),
+});
+export type TSellerCustomer = z.infer<typeof ZSellerCustomer>;
+
+export const ZCustomerList = z.object({
+  customers: z.array(ZSellerCustomer),
+  limit: ZCount,
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
+export type TCustomerList = z.infer<typeof ZCustomerList>;

@@ -10,7 +10,7 @@ import { ZId, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 import { ZMerchantLicense } from './licenses.js';
 import { ZOrderDetail } from './orders.js';
-import { WEBHOOK_TEST_EVENT, ZEventName, type TWebhookEvent } from './webhooks.js';
+import { WEBHOOK_TEST_EVENT, ZEventId, ZEventName, type TWebhookEvent } from './webhooks.js';
 
 const orderPayload = z.strictObject({ order: ZOrderDetail });
 const productPayload = z.strictObject({ product: ZProduct });
@@ -103,11 +103,4 @@ export const ZEventList = z.object({
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
 });
-export const ZEventIdInput = z.strictObject({
-  storeId: ZId,
-  eventId: z
-    .string()
-    .min(1)
-    .max(40)
-    .regex(/^evt_[a-z0-9]+$/, 'not an event id'),
-});
+export const ZEventIdInput = z.strictObject({ storeId: ZId, eventId: ZEventId });

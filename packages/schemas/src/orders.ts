@@ -83,20 +83,41 @@ export type TSellerOrderDetail = z.infer<typeof ZSellerOrderDetail>;
 /** An order reference: the database id or the public `ORD-<n>`. */
 export const ZOrderRef = z.string().min(1).max(40);
 
-export const ZListOrdersQuery = z
-  .strictObject({
-    storeId: ZId,
-    limit: queryInt(z.number().int().min(1).max(100)).optional(),
-    cursor: z.string().min(1).max(200).optional(),
-    status: ZOrderStatus.optional(),
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
-  })
-  .refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), {
-    message: '`from` is after `to`',
-    path: ['from'],
-  });
+const listOrdersFields = {
+  storeId: ZId,
+  limit: queryInt(z.number().int().min(1).max(100)).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+  status: ZOrderStatus.optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+};
+
+function fromNotAfterTo(query: { from?: string | undefined; to?: string | undefined }): boolean {
+  return !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to);
+}
+const FROM_AFTER_TO = { message: '`from` is after `to`', path: ['from'] };
+
+export const ZListOrdersQuery = z.strictObject(listOrdersFields).refine(fromNotAfterTo, FROM_AFTER_TO);
 export type TListOrdersQuery = z.infer<typeof ZListOrdersQuery>;
+
+/**
+ * The dashboard's list also takes `q`: one order or one buyer, matched exactly so an index serves it
+ * on a store of any size (decisions.md, #28 The orders text filter): `ORD-<n>` or an order id, or a
+ * buyer's e-mail (any case, as addresses are stored lower-cased). No substring search.
+ */
+export const ZDashboardListOrdersQuery = z
+  .strictObject({
+    ...listOrdersFields,
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(320)
+      .meta({ description: "An order (`ORD-<n>` or its id) or a buyer's e-mail address, matched exactly" })
+      .optional(),
+  })
+  .refine(fromNotAfterTo, FROM_AFTER_TO);
+export type TDashboardListOrdersQuery = z.infer<typeof ZDashboardListOrdersQuery>;
 
 export const ZOrderList = z.object({
   orders: z.array(ZOrder),
@@ -174,3 +195,44 @@ export const ZMarkDeliveredInput = z.strictObject({
   orderId: ZOrderRef,
   content: z.string().max(20_000).optional(),
 });
+
+/** One UTC day of the store's sales: orders that count as revenue (paid, not refunded) placed that day. */
+export const ZStoreStatsDay = z.object({
+  date: z.iso.date().meta({ description: 'The UTC day, `YYYY-MM-DD`' }),
+  revenue: z.number().meta({ description: 'The prices of those orders, in the store currency' }),
+  orders: ZCount,
+});
+
+/** Sales figures for the dashboard's Home: today, the last 30 days, and the 30 days one by one. */
+export const ZStoreStats = z.object({
+  currency: z.string().meta({ description: 'The store currency; orders placed in another currency are not counted' }),
+  today: z.object({ revenue: z.number(), orders: ZCount }),
+  last30Days: z.object({ revenue: z.number(), orders: ZCount }),
+  daily: z
+    .array(ZStoreStatsDay)
+    .meta({ description: 'The last 30 UTC days, oldest first, today last; days without orders are zeros' }),
+});
+export type TStoreStats = z.infer<typeof ZStoreStats>;
+
+export const ORDER_TIMELINE_TYPES = [
+  'created',
+  'paid',
+  'delivered',
+  'completed',
+  'refunded',
+  'cancelled',
+  'expired',
+] as const;
+
+/** What happened to an order, oldest first, read from the order's own timestamps. */
+export const ZOrderTimeline = z.object({
+  orderId: z.string(),
+  events: z.array(
+    z.object({
+      at: ZTimestamp,
+      type: z.enum(ORDER_TIMELINE_TYPES),
+      text: z.string().optional(),
+    }),
+  ),
+});
+export type TOrderTimeline = z.infer<typeof ZOrderTimeline>;

@@ -46,8 +46,12 @@ const ticketFields = {
 export const ZTicket = z.object({ ...ticketFields, messages: z.array(ZTicketMessage) });
 export type TTicket = z.infer<typeof ZTicket>;
 
-/** A ticket in the dashboard list. */
-export const ZTicketSummary = z.object({ ...ticketFields, messageCount: ZCount });
+/** A ticket in the dashboard list, with the buyer who opened it (the order's e-mail). */
+export const ZTicketSummary = z.object({
+  ...ticketFields,
+  customerEmail: z.string().nullable().meta({ description: "The order's buyer e-mail; null when the order has none" }),
+  messageCount: ZCount,
+});
 export type TTicketSummary = z.infer<typeof ZTicketSummary>;
 
 /** `POST /api/tickets`: the checkout token in the body, the `svc_checkout` cookie, or a customer session. */

@@ -36,6 +36,8 @@ export const ZWebhook = z.object({
   enabled: z.boolean(),
   failureCount: ZCount,
   disabledAt: ZTimestamp.nullable(),
+  /** Why svc disabled it after failed deliveries; null when it is enabled or a member disabled it. */
+  disabledReason: z.string().nullable(),
   /** Null until the first successful delivery. */
   lastDeliveredAt: ZTimestamp.nullable(),
   createdAt: ZTimestamp,
@@ -117,3 +119,20 @@ export const ZReplayInput = z
     path: ['from'],
   });
 export const ZReplayResult = z.object({ queued: ZCount });
+
+/** An event id (`evt_<cuid2>`). */
+export const ZEventId = z
+  .string()
+  .min(1)
+  .max(40)
+  .regex(/^evt_[a-z0-9]+$/, 'not an event id');
+
+/** An endpoint's finished attempts of the last 24 hours, hour by hour (oldest first, 24 buckets). */
+export const ZWebhookStats = z.object({
+  hours: z.array(z.object({ hour: ZTimestamp, success: ZCount, failed: ZCount })),
+});
+/** Every attempt one event made to the store's endpoints, oldest first. */
+export const ZEventDeliveriesInput = z.strictObject({ storeId: ZId, eventId: ZEventId });
+export const ZEventDeliveries = z.object({ deliveries: z.array(ZWebhookDelivery) });
+/** Send one event (again) to one endpoint of its store. */
+export const ZResendEventInput = z.strictObject({ storeId: ZId, webhookId: ZId, eventId: ZEventId });

@@ -19,6 +19,7 @@ const NAV = [
   { to: '/stores/$storeId/licenses', label: 'Licenses' },
   { to: '/stores/$storeId/webhooks', label: 'Webhooks' },
   { to: '/stores/$storeId/events', label: 'Events' },
+  { to: '/stores/$storeId/developers', label: 'Developers' },
   { to: '/stores/$storeId/api-keys', label: 'API keys' },
   { to: '/stores/$storeId/staff', label: 'Staff' },
   { to: '/stores/$storeId/settings', label: 'Settings' },

@@ -69,16 +69,21 @@ export function FormDialog({
   title,
   children,
   triggerClass = 'button',
+  triggerLabel,
 }: {
   trigger: string;
   title: string;
   children: (close: () => void) => ReactNode;
   triggerClass?: string;
+  /** The trigger's accessible name when its text alone is ambiguous (`Edit` on every row). */
+  triggerLabel?: string;
 }) {
   const [open, setOpen] = useState(false);
   return (
     <DialogTrigger isOpen={open} onOpenChange={setOpen}>
-      <Button className={triggerClass}>{trigger}</Button>
+      <Button className={triggerClass} aria-label={triggerLabel}>
+        {trigger}
+      </Button>
       <ModalOverlay className="overlay" isDismissable>
         <Modal className="modal">
           <Dialog className="dialog">

@@ -21,3 +21,17 @@ export function formatDateTime(iso: string | null | undefined): string {
 export function formatDate(iso: string | null | undefined): string {
   return iso ? dateOnly.format(new Date(iso)) : '—';
 }
+
+const bytes = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+
+/** A file's size: bytes, KB, MB or GB (powers of 1024). */
+export function formatBytes(size: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB'];
+  let value = size;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${bytes.format(value)} ${units[unit]}`;
+}

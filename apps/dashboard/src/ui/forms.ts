@@ -1,8 +1,19 @@
 import type { BaseSyntheticEvent } from 'react';
 import type { FieldValues, SubmitHandler, UseFormReturn } from 'react-hook-form';
+import { z } from 'zod';
 
-/** A form's onSubmit: react-hook-form validates with the schema, then `submit` runs (its promise is the mutation's). */
-export function onValid<T extends FieldValues>(form: UseFormReturn<T>, submit: SubmitHandler<T>) {
+// zod 4 probes whether it may compile validators with `new Function`; under the page's CSP
+// (script-src 'self') the probe is refused and reported as a violation. Interpreted is enough here.
+z.config({ jitless: true });
+
+/**
+ * A form's onSubmit: react-hook-form validates with the schema, then `submit` runs (its promise is the mutation's)
+ * with the schema's output (a schema may turn the inputs' text into the API's input).
+ */
+export function onValid<T extends FieldValues, C, O extends FieldValues = T>(
+  form: UseFormReturn<T, C, O>,
+  submit: SubmitHandler<O>,
+) {
   return (event?: BaseSyntheticEvent): void => {
     void form.handleSubmit(submit)(event);
   };

@@ -123,6 +123,13 @@ function send(request: FastifyRequest, reply: FastifyReply, file: Asset, cacheCo
   return reply.type(file.type).send(encoding ? file[encoding] : file.identity);
 }
 
+/** The app's page (index.html) under its CSP, revalidated on every load. */
+function sendPage(request: FastifyRequest, reply: FastifyReply): FastifyReply | void {
+  if (!build) return reply.callNotFound();
+  reply.header('Content-Security-Policy', DASHBOARD_CSP);
+  return send(request, reply, build.index, 'no-cache');
+}
+
 const POLICY: RoutePolicy = {
   auth: { kind: 'public', audience: 'seller' },
   csrf: 'none',
@@ -138,8 +145,11 @@ export const DASHBOARD_ROUTES = [
     body: 'none',
     policy: POLICY,
     openapi: false,
-    async handler(_ctx, _request, reply) {
-      return reply.redirect('/dashboard/', 308);
+    async handler(_ctx, request, reply) {
+      // The router ignores a trailing slash, so /dashboard/ lands here too: that is the app itself.
+      const [pathname = '', query] = request.url.split('?', 2) as [string, string?];
+      if (pathname.endsWith('/')) return sendPage(request, reply);
+      return reply.redirect(query === undefined ? '/dashboard/' : `/dashboard/?${query}`, 308);
     },
   }),
   plainRoute({
@@ -152,15 +162,15 @@ export const DASHBOARD_ROUTES = [
     async handler(ctx, request, reply) {
       if (!build) return reply.callNotFound();
       const rest = ctx.params['*'] ?? '';
-      if (rest.startsWith('assets/')) {
+      // (The router drops a trailing slash, so /dashboard/assets/ arrives as `assets`.)
+      if (rest === 'assets' || rest.startsWith('assets/')) {
         // A hashed file: its name changes with its bytes. An unknown one is a 404, not the page.
         const file = build.assets.get(rest.slice('assets/'.length));
         if (!file) return reply.callNotFound();
         return send(request, reply, file, 'public, max-age=31536000, immutable');
       }
       // A client route: the app's page, which reads the path itself.
-      reply.header('Content-Security-Policy', DASHBOARD_CSP);
-      return send(request, reply, build.index, 'no-cache');
+      return sendPage(request, reply);
     },
   }),
 ];

@@ -16,6 +16,7 @@ export interface KeysetPosition {
 export type CursorList =
   | 'orders'
   | 'customer.orders'
+  | 'customers'
   | 'events'
   | 'feedback'
   | 'licenses'

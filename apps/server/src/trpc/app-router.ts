@@ -4,7 +4,11 @@ import { blacklistRouter } from '../modules/blacklist/blacklist.router.js';
 import { catalogRouter } from '../modules/catalog/catalog.router.js';
 import { checkoutRouter } from '../modules/checkout/checkout.router.js';
 import { couponsRouter } from '../modules/coupons/coupons.router.js';
-import { customerDashboardRouter, customersRouter } from '../modules/customers/customers.router.js';
+import {
+  customerDashboardRouter,
+  customersRouter,
+  storeCustomersRouter,
+} from '../modules/customers/customers.router.js';
 import { eventsRouter } from '../modules/events/events.router.js';
 import { feedbackRouter } from '../modules/feedback/feedback.router.js';
 import { fulfilmentRouter, restockRouter } from '../modules/fulfilment/fulfilment.router.js';
@@ -28,6 +32,7 @@ export const appRouter = router({
   orders: mergeRouters(ordersRouter, orderActionsRouter),
   customer: customersRouter,
   customerDashboard: customerDashboardRouter,
+  customers: storeCustomersRouter,
   catalog: mergeRouters(catalogRouter, restockRouter),
   checkout: checkoutRouter,
   coupons: couponsRouter,

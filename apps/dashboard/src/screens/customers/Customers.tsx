@@ -1,4 +1,103 @@
-/** Placeholder: replaced by this screen's work (issue 28/29). */
+/**
+ * Customers: buyers who signed in to the store's customer area, newest first, with their paid
+ * orders and what they spent; an e-mail prefix search (`q`) and the keyset cursor live in the URL.
+ * Needs viewOrders, as the API does.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import { useState } from 'react';
+import { trpc } from '../../api';
+import { customersRoute } from '../../router';
+import { useStore, useStoreId } from '../../store';
+import { Loaded } from '../../ui/feedback';
+import { formatDate, formatMoney } from '../../ui/format';
+import { KeysetPager } from '../../ui/pager';
+import { DataTable } from '../../ui/table';
+
+type Customer = inferRouterOutputs<AppRouter>['customers']['dashboardList']['customers'][number];
+
+function Search({ initial, onSearch }: { initial: string; onSearch: (q: string | undefined) => void }) {
+  const [text, setText] = useState(initial);
+  return (
+    <form
+      role="search"
+      className="toolbar"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSearch(text.trim() || undefined);
+      }}
+    >
+      <div className="field">
+        <label htmlFor="customer-search">Search</label>
+        <input
+          id="customer-search"
+          type="search"
+          maxLength={320}
+          aria-describedby="customer-search-hint"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+        />
+        <span id="customer-search-hint" className="hint">
+          The start of an e-mail address.
+        </span>
+      </div>
+      <button type="submit" className="button">
+        Search
+      </button>
+    </form>
+  );
+}
+
 export function Customers() {
-  return <h1>Customers</h1>;
+  const storeId = useStoreId();
+  const { store, can } = useStore();
+  const allowed = can('viewOrders');
+  const { cursor, q } = useSearch({ from: customersRoute.id });
+  const navigate = useNavigate({ from: customersRoute.fullPath });
+  const customers = useQuery(
+    trpc.customers.dashboardList.queryOptions({ storeId, cursor, search: q }, { enabled: allowed }),
+  );
+  const currency = store?.currency ?? 'USD';
+  if (store && !allowed) {
+    return (
+      <>
+        <h1>Customers</h1>
+        <p>Customers need the viewOrders permission, which you do not have in this store.</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Customers</h1>
+      <p className="muted">Buyers who signed in to your store's customer area. Orders and spend count paid orders.</p>
+      {/* Keyed by q, so the field shows the URL's search after Back or a shared link. */}
+      <Search key={q ?? ''} initial={q ?? ''} onSearch={(next) => void navigate({ search: { q: next } })} />
+      <Loaded query={customers} label="Loading customers…">
+        {(data) => (
+          <>
+            <DataTable<Customer>
+              caption="Customers"
+              rows={data.customers}
+              rowKey={(customer) => customer.id}
+              empty={q ? 'No customer’s e-mail starts with that.' : cursor ? 'No more customers.' : 'No customers yet.'}
+              columns={[
+                { header: 'Email', cell: (customer) => customer.email },
+                { header: 'Since', cell: (customer) => formatDate(customer.createdAt) },
+                { header: 'Orders', numeric: true, cell: (customer) => customer.orders },
+                { header: 'Spent', numeric: true, cell: (customer) => formatMoney(customer.spent, currency) },
+              ]}
+            />
+            <KeysetPager
+              nextCursor={data.nextCursor}
+              atStart={!cursor}
+              onNext={(next) => void navigate({ search: (prev) => ({ ...prev, cursor: next }) })}
+              onFirst={() => void navigate({ search: (prev) => ({ ...prev, cursor: undefined }) })}
+            />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
 }

@@ -1,4 +1,160 @@
-/** Placeholder: replaced by this screen's work (issue 28/29). */
+/**
+ * Orders: the store's orders, newest first, one keyset page per round trip. The filters (status,
+ * a date range, `q`: one order or one buyer) and the page's cursor live in the URL, so a view can
+ * be shared and reloaded; new orders show up on their own (refetched every 10 s and on focus).
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { ORDER_STATUSES as API_STATUSES, ZDashboardListOrdersQuery, ZOrderStatus } from '@svc/schemas';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import type { inferRouterOutputs } from '@trpc/server';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import { trpc } from '../../api';
+import { ordersRoute, type OrdersSearch } from '../../router';
+import { useStore, useStoreId } from '../../store';
+import { Loaded } from '../../ui/feedback';
+import { SelectInput, TextInput } from '../../ui/fields';
+import { onValid } from '../../ui/forms';
+import { formatDateTime, formatMoney } from '../../ui/format';
+import { DataTable, type ColumnDef } from '../../ui/table';
+
+type OrderRow = inferRouterOutputs<AppRouter>['orders']['dashboardList']['orders'][number];
+
+/** How often the list asks for new orders while it is open. */
+const REFRESH_MS = 10_000;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A `YYYY-MM-DD` of the URL as the instant the seller means: the start (from) or the end (to) of that day, here. */
+function dayBound(day: string | undefined, end: boolean): string | undefined {
+  if (!day || !DAY.test(day)) return undefined;
+  const instant = new Date(`${day}T${end ? '23:59:59.999' : '00:00:00'}`);
+  return Number.isNaN(instant.getTime()) ? undefined : instant.toISOString();
+}
+
+// The filter form: the list's own `q`, a status or none, and a day range (the API's `from` after `to` rule, on days).
+const ZFilters = z
+  .object({
+    status: z.union([ZOrderStatus, z.literal('')]),
+    q: z.union([ZDashboardListOrdersQuery.shape.q.unwrap(), z.literal('')]),
+    from: z.union([z.string().regex(DAY), z.literal('')]),
+    to: z.union([z.string().regex(DAY), z.literal('')]),
+  })
+  .refine((f) => !f.from || !f.to || f.from <= f.to, { message: 'The start is after the end.', path: ['from'] });
+type Filters = z.input<typeof ZFilters>;
+
+const STATUS_OPTIONS = [
+  { value: '', label: 'Any status' },
+  ...API_STATUSES.map((status) => ({ value: status, label: status[0]!.toUpperCase() + status.slice(1) })),
+];
+
 export function Orders() {
-  return <h1>Orders</h1>;
+  const storeId = useStoreId();
+  const search = useSearch({ from: ordersRoute.id });
+  const navigate = useNavigate({ from: ordersRoute.fullPath });
+  const { store } = useStore();
+  const currency = store?.currency ?? 'USD';
+
+  const list = useQuery(
+    trpc.orders.dashboardList.queryOptions(
+      {
+        storeId,
+        status: search.status,
+        q: search.q,
+        from: dayBound(search.from, false),
+        to: dayBound(search.to, true),
+        cursor: search.cursor,
+      },
+      { refetchInterval: REFRESH_MS, refetchOnWindowFocus: true, placeholderData: keepPreviousData },
+    ),
+  );
+
+  const form = useForm<Filters>({
+    resolver: zodResolver(ZFilters),
+    values: { status: search.status ?? '', q: search.q ?? '', from: search.from ?? '', to: search.to ?? '' },
+  });
+  const apply = (filters: Filters) => {
+    const next: OrdersSearch = {
+      status: filters.status || undefined,
+      q: filters.q.trim() || undefined,
+      from: filters.from || undefined,
+      to: filters.to || undefined,
+    };
+    void navigate({ search: next });
+  };
+
+  const columns: ReadonlyArray<ColumnDef<OrderRow>> = [
+    { header: 'Status', cell: (order) => order.status },
+    {
+      header: 'Order',
+      cell: (order) => (
+        <Link to="/stores/$storeId/orders/$orderId" params={{ storeId, orderId: order.orderId }}>
+          {order.orderId}
+        </Link>
+      ),
+    },
+    { header: 'Product', cell: (order) => order.productName },
+    { header: 'Buyer', cell: (order) => order.customerEmail || '—' },
+    { header: 'Total', numeric: true, cell: (order) => formatMoney(order.price, currency) },
+    { header: 'Date', cell: (order) => formatDateTime(order.createdAt) },
+  ];
+
+  const filtered = !!(search.status || search.q || search.from || search.to);
+  return (
+    <>
+      <h1>Orders</h1>
+      <form className="toolbar" role="search" aria-label="Filter orders" noValidate onSubmit={onValid(form, apply)}>
+        <SelectInput
+          label="Status"
+          options={STATUS_OPTIONS}
+          registration={form.register('status')}
+          error={form.formState.errors.status}
+        />
+        <TextInput label="From" type="date" registration={form.register('from')} error={form.formState.errors.from} />
+        <TextInput label="To" type="date" registration={form.register('to')} error={form.formState.errors.to} />
+        <TextInput
+          label="Order or e-mail"
+          type="search"
+          hint="ORD-number, order id or the buyer's e-mail, exactly"
+          maxLength={320}
+          registration={form.register('q')}
+          error={form.formState.errors.q}
+        />
+        <button type="submit" className="button primary">
+          Apply filters
+        </button>
+        {filtered && (
+          <Link to="." search={{}} className="button">
+            Clear filters
+          </Link>
+        )}
+      </form>
+      <Loaded query={list} label="Loading orders…">
+        {(page) => (
+          <>
+            <DataTable
+              caption="Orders"
+              columns={columns}
+              rows={page.orders}
+              rowKey={(order) => order.id}
+              empty={filtered ? 'No orders match these filters.' : 'No orders yet.'}
+            />
+            <nav aria-label="Pages" className="pager">
+              {search.cursor && (
+                <Link to="." search={{ ...search, cursor: undefined }} className="button">
+                  First page
+                </Link>
+              )}
+              {page.nextCursor && (
+                <Link to="." search={{ ...search, cursor: page.nextCursor }} className="button">
+                  Next page
+                </Link>
+              )}
+            </nav>
+          </>
+        )}
+      </Loaded>
+    </>
+  );
 }

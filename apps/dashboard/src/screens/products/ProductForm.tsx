@@ -1,4 +1,224 @@
-/** Placeholder: replaced by this screen's work (issue 28/29). */
+/**
+ * The product form, shared by `New product` and the product page's edit: the server's own schema
+ * (ZProductBody: the create input's fields and rules without the path's storeId) validates it.
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { CUSTOM_FIELD_TYPES, DELIVERY_METHODS, PRODUCT_STATUSES, ZProductBody } from '@svc/schemas';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { useFieldArray, useForm, type DefaultValues } from 'react-hook-form';
+import type { z } from 'zod';
+import { trpc } from '../../api';
+import { useStore, useStoreId } from '../../store';
+import { ErrorNote } from '../../ui/feedback';
+import { CheckboxGroup, SelectInput, TextArea, TextInput } from '../../ui/fields';
+import { onValid } from '../../ui/forms';
+
+export type ProductBody = z.input<typeof ZProductBody>;
+
+export const DELIVERY_LABELS: Record<(typeof DELIVERY_METHODS)[number], string> = {
+  licenseKeys: 'License keys',
+  downloadFiles: 'Download files',
+  manualDelivery: 'Manual delivery',
+  deliveryInstructions: 'Delivery instructions',
+};
+export const STATUS_LABELS: Record<(typeof PRODUCT_STATUSES)[number], string> = {
+  active: 'Active',
+  draft: 'Draft',
+  archived: 'Archived',
+};
+const FIELD_TYPE_LABELS: Record<(typeof CUSTOM_FIELD_TYPES)[number], string> = {
+  text: 'Text',
+  number: 'Number',
+  email: 'Email',
+  checkbox: 'Checkbox',
+};
+
+const NEW_PRODUCT: DefaultValues<ProductBody> = {
+  name: '',
+  description: '',
+  status: 'active',
+  deliveryMethods: [],
+  deliveryInstructions: '',
+  customFields: [],
+  minQuantity: 1,
+  maxQuantity: null,
+  licenseActivationLimit: null,
+  licenseValidityDays: null,
+};
+
+/** A number input's value: empty is `empty` (unset, or null for "no limit"). */
+function numberOr<T extends undefined | null>(empty: T) {
+  return (value: unknown): number | T => {
+    if (typeof value === 'number') return value;
+    if (value === '' || value === null || value === undefined) return empty;
+    return Number(value);
+  };
+}
+
+export function ProductForm({
+  initial = NEW_PRODUCT,
+  submitLabel,
+  pending,
+  error,
+  onSubmit,
+}: {
+  initial?: DefaultValues<ProductBody>;
+  submitLabel: string;
+  pending: boolean;
+  error: unknown;
+  onSubmit: (values: ProductBody) => void;
+}) {
+  const form = useForm<ProductBody>({ resolver: zodResolver(ZProductBody), defaultValues: initial });
+  const errors = form.formState.errors;
+  const customFields = useFieldArray({ control: form.control, name: 'customFields' });
+  const methods = form.watch('deliveryMethods');
+  return (
+    <form noValidate onSubmit={onValid(form, onSubmit)}>
+      <TextInput label="Name" registration={form.register('name')} error={errors.name} />
+      <TextInput
+        label="Price"
+        type="number"
+        inputMode="decimal"
+        min={0}
+        step="0.01"
+        hint="In the store's currency, at most two decimals."
+        registration={form.register('price', { setValueAs: numberOr(undefined) })}
+        error={errors.price}
+      />
+      <TextArea label="Description" registration={form.register('description')} error={errors.description} />
+      <SelectInput
+        label="Status"
+        hint="Only active products are sold."
+        options={PRODUCT_STATUSES.map((value) => ({ value, label: STATUS_LABELS[value] }))}
+        registration={form.register('status')}
+        error={errors.status}
+      />
+      <CheckboxGroup
+        legend="Delivery"
+        options={DELIVERY_METHODS.map((value) => ({ value, label: DELIVERY_LABELS[value] }))}
+        registration={form.register('deliveryMethods')}
+        error={errors.deliveryMethods as never}
+      />
+      {methods?.includes('deliveryInstructions') && (
+        <TextArea
+          label="Delivery instructions"
+          hint="Shown to the buyer after payment."
+          registration={form.register('deliveryInstructions')}
+          error={errors.deliveryInstructions}
+        />
+      )}
+      {methods?.includes('licenseKeys') && (
+        <>
+          <TextInput
+            label="Activation limit"
+            type="number"
+            min={1}
+            hint="Instances one license may activate at once; empty for no limit."
+            registration={form.register('licenseActivationLimit', { setValueAs: numberOr(null) })}
+            error={errors.licenseActivationLimit}
+          />
+          <TextInput
+            label="Validity (days)"
+            type="number"
+            min={1}
+            hint="Days a license stays valid from its sale; empty for no expiry."
+            registration={form.register('licenseValidityDays', { setValueAs: numberOr(null) })}
+            error={errors.licenseValidityDays}
+          />
+        </>
+      )}
+      <TextInput
+        label="Minimum quantity"
+        type="number"
+        min={1}
+        registration={form.register('minQuantity', { setValueAs: numberOr(undefined) })}
+        error={errors.minQuantity}
+      />
+      <TextInput
+        label="Maximum quantity"
+        type="number"
+        min={1}
+        hint="Empty for no maximum."
+        registration={form.register('maxQuantity', { setValueAs: numberOr(null) })}
+        error={errors.maxQuantity}
+      />
+      <fieldset className="field">
+        <legend>Custom fields</legend>
+        <span className="hint">What the buyer fills in at checkout.</span>
+        {customFields.fields.map((field, index) => (
+          <div key={field.id} className="toolbar">
+            <TextInput
+              label={`Field ${index + 1} name`}
+              registration={form.register(`customFields.${index}.name`)}
+              error={errors.customFields?.[index]?.name}
+            />
+            <SelectInput
+              label={`Field ${index + 1} type`}
+              options={CUSTOM_FIELD_TYPES.map((value) => ({ value, label: FIELD_TYPE_LABELS[value] }))}
+              registration={form.register(`customFields.${index}.type`)}
+            />
+            <label className="check">
+              <input type="checkbox" {...form.register(`customFields.${index}.required`)} /> Required
+            </label>
+            <button type="button" className="button" onClick={() => customFields.remove(index)}>
+              Remove field {index + 1}
+            </button>
+          </div>
+        ))}
+        {errors.customFields?.message && <span className="field-error">{errors.customFields.message}</span>}
+        <div>
+          <button
+            type="button"
+            className="button"
+            onClick={() => customFields.append({ name: '', type: 'text', required: false })}
+          >
+            Add custom field
+          </button>
+        </div>
+      </fieldset>
+      <ErrorNote error={error} />
+      <button type="submit" className="button primary" disabled={pending}>
+        {submitLabel}
+      </button>
+    </form>
+  );
+}
+
 export function NewProduct() {
-  return <h1>NewProduct</h1>;
+  const storeId = useStoreId();
+  const { can } = useStore();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const create = useMutation(
+    trpc.catalog.dashboardCreate.mutationOptions({
+      onSuccess: async (product) => {
+        await queryClient.invalidateQueries(trpc.catalog.dashboardList.pathFilter());
+        await navigate({
+          to: '/stores/$storeId/products/$productId',
+          params: { storeId, productId: product.id },
+        });
+      },
+    }),
+  );
+  return (
+    <>
+      <h1>New product</h1>
+      {can('manageProducts') ? (
+        <ProductForm
+          submitLabel="Create product"
+          pending={create.isPending}
+          error={create.error}
+          onSubmit={(values) => create.mutate({ ...values, storeId })}
+        />
+      ) : (
+        <p>Your role in this store does not include managing products.</p>
+      )}
+      <p>
+        <Link to="/stores/$storeId/products" params={{ storeId }}>
+          Back to products
+        </Link>
+      </p>
+    </>
+  );
 }

@@ -1,4 +1,154 @@
-/** Placeholder: replaced by this screen's work (issue 28/29). */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
+import { useState } from 'react';
+import { trpc } from '../../api';
+import { productRoute } from '../../router';
+import { useStore } from '../../store';
+import { ConfirmAction } from '../../ui/dialogs';
+import { ErrorNote, Loaded } from '../../ui/feedback';
+import { formatDateTime, formatMoney } from '../../ui/format';
+import { LicenseKeys } from './LicenseKeys';
+import { ProductFiles } from './ProductFiles';
+import { DELIVERY_LABELS, ProductForm, STATUS_LABELS, type ProductBody } from './ProductForm';
+import { stockText } from './Products';
+
 export function ProductPage() {
-  return <h1>ProductPage</h1>;
+  const { storeId, productId } = useParams({ from: productRoute.id });
+  const { can } = useStore();
+  const manage = can('manageProducts');
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [saved, setSaved] = useState('');
+  const product = useQuery(trpc.catalog.dashboardGet.queryOptions({ storeId, productId }));
+
+  const changed = async () => {
+    await Promise.all([
+      queryClient.invalidateQueries(trpc.catalog.dashboardGet.queryFilter({ storeId, productId })),
+      queryClient.invalidateQueries(trpc.catalog.dashboardList.pathFilter()),
+    ]);
+  };
+  const update = useMutation(
+    trpc.catalog.dashboardUpdate.mutationOptions({
+      onMutate: () => setSaved(''),
+      onSuccess: async () => {
+        await changed();
+        setSaved('Saved.');
+      },
+    }),
+  );
+  const archive = useMutation(
+    trpc.catalog.dashboardUpdate.mutationOptions({
+      onMutate: () => setSaved(''),
+      onSuccess: async () => {
+        await changed();
+        setSaved('Archived: it is no longer sold.');
+      },
+    }),
+  );
+  const remove = useMutation(
+    trpc.catalog.dashboardDelete.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries(trpc.catalog.dashboardList.pathFilter());
+        await navigate({ to: '/stores/$storeId/products', params: { storeId } });
+      },
+    }),
+  );
+
+  return (
+    <Loaded query={product} label="Loading the product…">
+      {(p) => {
+        const initial: ProductBody = {
+          name: p.name,
+          price: p.price,
+          description: p.description,
+          status: p.status,
+          deliveryMethods: p.deliveryMethods,
+          deliveryInstructions: p.deliveryInstructions,
+          customFields: p.customFields,
+          minQuantity: p.minQuantity,
+          maxQuantity: p.maxQuantity,
+          licenseActivationLimit: p.licenseActivationLimit,
+          licenseValidityDays: p.licenseValidityDays,
+        };
+        return (
+          <>
+            <p>
+              <Link to="/stores/$storeId/products" params={{ storeId }}>
+                Products
+              </Link>
+            </p>
+            <h1>{p.name}</h1>
+            <dl className="facts">
+              <dt>Status</dt>
+              <dd>{STATUS_LABELS[p.status]}</dd>
+              <dt>Price</dt>
+              <dd>{formatMoney(p.price, p.currency)}</dd>
+              <dt>Delivery</dt>
+              <dd>{p.deliveryMethods.map((m) => DELIVERY_LABELS[m]).join(', ')}</dd>
+              <dt>Stock</dt>
+              <dd>{stockText(p)}</dd>
+              <dt>Updated</dt>
+              <dd>{formatDateTime(p.updatedAt)}</dd>
+            </dl>
+            {manage && (
+              <div className="actions">
+                {p.status !== 'archived' && (
+                  <button
+                    type="button"
+                    className="button"
+                    disabled={archive.isPending}
+                    onClick={() => archive.mutate({ storeId, productId, status: 'archived' })}
+                  >
+                    Archive
+                  </button>
+                )}
+                <ConfirmAction
+                  verb="Delete"
+                  title={`Delete ${p.name}?`}
+                  pending={remove.isPending}
+                  error={remove.error}
+                  onConfirm={() => remove.mutateAsync({ storeId, productId })}
+                >
+                  <p>
+                    It leaves your product list and the storefront for good. Orders that include it keep naming it, and
+                    keys already sold stay with their buyers.
+                  </p>
+                </ConfirmAction>
+              </div>
+            )}
+            <ErrorNote error={archive.error} />
+            <p role="status">{saved}</p>
+
+            {p.deliveryMethods.includes('licenseKeys') && manage && (
+              <LicenseKeys storeId={storeId} productId={productId} />
+            )}
+            {p.deliveryMethods.includes('downloadFiles') && (
+              <ProductFiles storeId={storeId} productId={productId} manage={manage} />
+            )}
+
+            {manage && (
+              <section aria-labelledby="edit-product">
+                <h2 id="edit-product">Edit product</h2>
+                <ProductForm
+                  // A new form when the saved product changes, so it shows what was saved.
+                  key={p.updatedAt}
+                  initial={initial}
+                  submitLabel="Save changes"
+                  pending={update.isPending}
+                  error={update.error}
+                  onSubmit={(values) => update.mutate({ ...values, storeId, productId })}
+                />
+              </section>
+            )}
+            {!manage && p.description && (
+              <section aria-labelledby="product-description">
+                <h2 id="product-description">Description</h2>
+                <p>{p.description}</p>
+              </section>
+            )}
+          </>
+        );
+      }}
+    </Loaded>
+  );
 }

@@ -1,4 +1,85 @@
-/** Placeholder: replaced by this screen's work (issue 28/29). */
+/**
+ * Tickets: the store's support tickets, newest activity first (subject, status, the buyer, when),
+ * keyset-paged with the cursor in the URL. Everything here needs viewOrders, as the API does.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import { trpc } from '../../api';
+import { ticketsRoute } from '../../router';
+import { useStore, useStoreId } from '../../store';
+import { Loaded } from '../../ui/feedback';
+import { formatDateTime } from '../../ui/format';
+import { KeysetPager } from '../../ui/pager';
+import { DataTable } from '../../ui/table';
+
+type TicketSummary = inferRouterOutputs<AppRouter>['tickets']['dashboardList']['tickets'][number];
+
+export const TICKET_STATUS_LABELS: Record<TicketSummary['status'], string> = {
+  open: 'Open',
+  answered: 'Answered',
+  closed: 'Closed',
+};
+
 export function Tickets() {
-  return <h1>Tickets</h1>;
+  const storeId = useStoreId();
+  const { store, can } = useStore();
+  const allowed = can('viewOrders');
+  const { cursor } = useSearch({ from: ticketsRoute.id });
+  const navigate = useNavigate({ from: ticketsRoute.fullPath });
+  const tickets = useQuery(trpc.tickets.dashboardList.queryOptions({ storeId, cursor }, { enabled: allowed }));
+  if (store && !allowed) {
+    return (
+      <>
+        <h1>Tickets</h1>
+        <p>Tickets need the viewOrders permission, which you do not have in this store.</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Tickets</h1>
+      <Loaded query={tickets} label="Loading tickets…">
+        {(data) => (
+          <>
+            <DataTable<TicketSummary>
+              caption="Tickets"
+              rows={data.tickets}
+              rowKey={(ticket) => ticket.id}
+              empty={cursor ? 'No more tickets.' : 'No tickets yet.'}
+              columns={[
+                {
+                  header: 'Subject',
+                  cell: (ticket) => (
+                    <Link to="/stores/$storeId/tickets/$ticketId" params={{ storeId, ticketId: ticket.id }}>
+                      {ticket.subject}
+                    </Link>
+                  ),
+                },
+                { header: 'Status', cell: (ticket) => TICKET_STATUS_LABELS[ticket.status] },
+                { header: 'Customer', cell: (ticket) => ticket.customerEmail ?? '—' },
+                {
+                  header: 'Order',
+                  cell: (ticket) => (
+                    <Link to="/stores/$storeId/orders/$orderId" params={{ storeId, orderId: ticket.orderId }}>
+                      {ticket.orderNumber}
+                    </Link>
+                  ),
+                },
+                { header: 'Messages', numeric: true, cell: (ticket) => ticket.messageCount },
+                { header: 'Updated', cell: (ticket) => formatDateTime(ticket.updatedAt) },
+              ]}
+            />
+            <KeysetPager
+              nextCursor={data.nextCursor}
+              atStart={!cursor}
+              onNext={(next) => void navigate({ search: (prev) => ({ ...prev, cursor: next }) })}
+              onFirst={() => void navigate({ search: (prev) => ({ ...prev, cursor: undefined }) })}
+            />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
 }

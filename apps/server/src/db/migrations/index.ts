@@ -11,6 +11,8 @@ import { Migration20261125123055_endpoint_due_index } from './Migration202611251
 import { Migration20261125223429_payment_proofs_kept } from './Migration20261125223429_payment_proofs_kept.js';
 import { Migration20261125224236_mail_outbox } from './Migration20261125224236_mail_outbox.js';
 import { Migration20261126000343_payment_refund_ref } from './Migration20261126000343_payment_refund_ref.js';
+import { Migration20261126011900_dashboard_data } from './Migration20261126011900_dashboard_data.js';
+import { Migration20261126012932_webhook_disabled_reason } from './Migration20261126012932_webhook_disabled_reason.js';
 import { Migration20261126023435_store_look } from './Migration20261126023435_store_look.js';
 
 export const MIGRATIONS: MigrationObject[] = [
@@ -21,5 +23,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125223429_payment_proofs_kept', class: Migration20261125223429_payment_proofs_kept },
   { name: 'Migration20261125224236_mail_outbox', class: Migration20261125224236_mail_outbox },
   { name: 'Migration20261126000343_payment_refund_ref', class: Migration20261126000343_payment_refund_ref },
+  { name: 'Migration20261126011900_dashboard_data', class: Migration20261126011900_dashboard_data },
+  { name: 'Migration20261126012932_webhook_disabled_reason', class: Migration20261126012932_webhook_disabled_reason },
   { name: 'Migration20261126023435_store_look', class: Migration20261126023435_store_look },
 ];

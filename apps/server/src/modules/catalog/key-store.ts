@@ -100,7 +100,11 @@ export async function listKeys(
   );
   // Keyset by id alone: the position's time is unused.
   const { page, hasMore, nextCursor } = keysetPage(cursorKey, scope, keys, limit, () => 0);
+  const count = (status: 'available' | 'assigned' | 'revoked') =>
+    ctx.em.count(LicenseKeySchema, { product: product.id, status });
+  const [available, assigned, revoked] = await Promise.all([count('available'), count('assigned'), count('revoked')]);
   return {
+    counts: { available, assigned, revoked },
     keys: page.map((key) => {
       const value = decryptLicenseKey(ctx.deps.config, key.valueEnc);
       return {

@@ -6,6 +6,20 @@ export const CustomerSchema = defineEntity({
   name: 'Customer',
   tableName: 'customer',
   uniques: [{ properties: ['store', 'email'] }],
+  indexes: [
+    // The seller's list (customers.dashboardList): keyset pages of a store's customers, newest first.
+    {
+      name: 'customer_store_created_index',
+      expression:
+        'create index "customer_store_created_index" on "customer" ("store_id", "created_at" desc, "id" desc)',
+    },
+    // Its search by e-mail prefix (`like 'abc%'`), whatever the database's collation.
+    {
+      name: 'customer_store_email_prefix_index',
+      expression:
+        'create index "customer_store_email_prefix_index" on "customer" ("store_id", "email" varchar_pattern_ops)',
+    },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p

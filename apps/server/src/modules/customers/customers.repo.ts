@@ -1,5 +1,8 @@
 /** The customers module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { readOnReplica } from '../../db/replicas.js';
+import type { KeysetPosition } from '../../lib/cursor.js';
+import { KeysetWhere } from '../../lib/keyset.js';
 
 /**
  * Makes requests for one address's sign-in code take turns until the transaction ends. An
@@ -19,4 +22,36 @@ export async function countAttempt(em: EntityManager, codeId: string): Promise<n
     [codeId],
   );
   return counted?.attempts;
+}
+
+export interface CustomerRow {
+  id: string;
+  email: string;
+  /** MikroORM sets pg to hand timestamps over as text; see `iso`. */
+  created_at: Date | string;
+  created_us: string;
+}
+
+/**
+ * One keyset page of a store's customers, newest first: `(created_at, id) < before`, served by
+ * customer_store_created_index, or with `emailPrefix` by customer_store_email_prefix_index (`like`
+ * with the prefix's wildcards escaped). A row-value comparison the ORM cannot write; the columns
+ * straight into the view. A listing: on a replica when there is one.
+ */
+export async function selectCustomerPage(
+  em: EntityManager,
+  filter: { storeId: string; emailPrefix?: string | undefined },
+  before: KeysetPosition | undefined,
+  limit: number,
+): Promise<CustomerRow[]> {
+  const where = new KeysetWhere('c.store_id = ?', filter.storeId);
+  if (filter.emailPrefix !== undefined)
+    where.and(`c.email like ?`, `${filter.emailPrefix.replace(/[\\%_]/g, '\\$&')}%`);
+  where.before(before, 'c.created_at', 'c.id');
+  return readOnReplica(
+    em,
+    `select c.id, c.email, c.created_at, (extract(epoch from c.created_at) * 1000000)::bigint as created_us
+     from customer c where ${where.sql} order by c.created_at desc, c.id desc limit ?`,
+    [...where.params, limit],
+  );
 }

@@ -11,15 +11,18 @@ import {
   ZCustomerOrderInput,
   ZCustomerOrderList,
   ZCustomerOrdersQuery,
+  ZCustomerList,
   ZCustomerSession,
+  ZListCustomersQuery,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { customerProcedure, publicProcedure, router } from '../../trpc/procedures.js';
+import { customerProcedure, publicProcedure, router, storeProcedure } from '../../trpc/procedures.js';
 import { clearCustomerCookie, setCustomerCookie } from './customer-cookie.js';
 import {
   endCustomerSession,
   getCustomerOrder,
   listCustomerOrders,
+  listStoreCustomers,
   startCustomerLogin,
   toCustomerView,
   verifyCustomerLogin,
@@ -132,4 +135,21 @@ export const customerDashboardRouter = router({
     .input(z.strictObject({}).optional())
     .output(ZCustomer)
     .query(({ ctx }) => toCustomerView(ctx.customer)),
+});
+
+/** The seller's view of the store's customers (the dashboard's Customers screen). */
+export const storeCustomersRouter = router({
+  dashboardList: storeProcedure('viewOrders')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/customers',
+        tags: ['dashboard'],
+        summary: "The store's customers, newest first, with their paid orders and what they spent",
+      },
+      errors: ['not_found'],
+    })
+    .input(ZListCustomersQuery)
+    .output(ZCustomerList)
+    .query(({ ctx, input }) => listStoreCustomers(ctx, input)),
 });

@@ -3,19 +3,21 @@
  * server key, single use, 10 minutes, 5 tries), then a `svc_customer` session that is
  * separate from any seller session.
  */
-import type { TBuyerOrder, TCustomer } from '@svc/schemas';
+import type { TBuyerOrder, TCustomer, TCustomerList, TListCustomersQuery } from '@svc/schemas';
 import type { Config } from '../../config.js';
 import { deriveKey, hmacHex, randomDigits, randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
+import { iso } from '../../lib/timestamps.js';
 import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../request/context.js';
 import { enforceTighterLimit } from '../request/rate-limit.js';
 import { recordMail } from '../mail/outbox.js';
-import { getBuyerOrder, listBuyerOrders } from '../orders/orders.service.js';
+import { DEFAULT_PAGE_SIZE, getBuyerOrder, listBuyerOrders, spendByEmail } from '../orders/orders.service.js';
 import { ownOrigin, storeOrigins } from '../stores/origins.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { CUSTOMER_SESSION_TTL_MS } from './customer-cookie.js';
-import { countAttempt, lockAddress } from './customers.repo.js';
+import { countAttempt, lockAddress, selectCustomerPage } from './customers.repo.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema, type Customer } from './customers.entities.js';
 
 const CODE_TTL_MS = 10 * 60_000;
@@ -164,4 +166,40 @@ export function listCustomerOrders(
 
 export function getCustomerOrder(ctx: ServiceContext, customer: Customer, orderId: string): Promise<TBuyerOrder> {
   return getBuyerOrder(ctx, { storeId: customer.store.id, customerEmail: customer.email }, orderId);
+}
+
+/**
+ * The seller's list of the store's customers, newest first, keyset-paged; `search` keeps those
+ * whose address starts with it (addresses are stored lower-cased, so it is lower-cased too). Each
+ * row has the buyer's paid, unrefunded orders and their sum, read for the page's addresses only.
+ */
+export async function listStoreCustomers(ctx: ServiceContext, input: TListCustomersQuery): Promise<TCustomerList> {
+  const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+  const emailPrefix = input.search?.toLowerCase();
+  const key = ctx.deps.config.encryptionKey;
+  const scope = cursorScope('customers', { storeId: input.storeId, search: emailPrefix });
+  const rows = await selectCustomerPage(
+    ctx.em,
+    { storeId: input.storeId, emailPrefix },
+    input.cursor ? decodeCursor(key, scope, input.cursor) : undefined,
+    limit + 1,
+  );
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.created_us);
+  const spend = await spendByEmail(
+    ctx,
+    input.storeId,
+    page.map((row) => row.email),
+  );
+  return {
+    customers: page.map((row) => ({
+      id: row.id,
+      email: row.email,
+      createdAt: iso(row.created_at),
+      orders: spend.get(row.email)?.orders ?? 0,
+      spent: spend.get(row.email)?.spent ?? 0,
+    })),
+    limit,
+    hasMore,
+    nextCursor,
+  };
 }

@@ -37,7 +37,7 @@ interface Rule {
   from: readonly TOrderStatus[];
   to: TOrderStatus;
   /** The timestamp the transition sets. */
-  stamp?: 'paidAt' | 'completedAt' | 'refundedAt';
+  stamp?: 'paidAt' | 'completedAt' | 'refundedAt' | 'cancelledAt' | 'expiredAt';
   event?: EventType;
   effects: readonly Effect[];
   /** Why an order in another status is refused (the buyer- or seller-facing error). */
@@ -78,12 +78,14 @@ const LIFECYCLE = {
   cancel: {
     from: ['pending'],
     to: 'cancelled',
+    stamp: 'cancelledAt',
     effects: ['releaseCoupons'],
     refusal: { code: 'order_not_pending', message: 'Only a pending order can be cancelled.' },
   },
   expire: {
     from: ['pending'],
     to: 'expired',
+    stamp: 'expiredAt',
     effects: ['releaseCoupons'],
     refusal: { code: 'order_not_pending', message: 'Only a pending order can expire.' },
   },

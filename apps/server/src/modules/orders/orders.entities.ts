@@ -24,6 +24,12 @@ export const OrderSchema = defineEntity({
       expression:
         'create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc)',
     },
+    // The Home figures (orders.dashboardStats): a store's paid orders by day, index-only (price and
+    // currency included), without reading the pending, refunded and expired orders between them.
+    {
+      name: 'order_store_paid_created_index',
+      expression: `create index "order_store_paid_created_index" on "order" ("store_id", "created_at") include ("price_minor", "currency") where "status" in ('paid', 'processing', 'completed')`,
+    },
     // A buyer's orders in a store (customer area).
     {
       name: 'order_store_email_created_index',
@@ -75,6 +81,10 @@ export const OrderSchema = defineEntity({
     paidAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     deliveredAt: p.datetime().nullable(),
+    /** When the seller cancelled it (pending -> cancelled); null on orders cancelled before this was kept. */
+    cancelledAt: p.datetime().nullable(),
+    /** When the checkout lifetime ran out (pending -> expired); likewise. */
+    expiredAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     version: p.integer().version().default(1),

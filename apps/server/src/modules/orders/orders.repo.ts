@@ -39,11 +39,15 @@ export interface OrderPageFilter {
   from?: string | undefined;
   to?: string | undefined;
   customerEmail?: string | undefined;
+  /** One order, by its number (`ORD-<n>`) or its id: the unique index or the primary key. */
+  number?: string | undefined;
+  id?: string | undefined;
 }
 
 /**
  * One keyset page of a store's orders, newest first: `(created_at, id) < before`, served by the
- * (store, [status | customer_email,] created_at, id) indexes. Hot path (the orders list): a row
+ * (store, [status | customer_email,] created_at, id) indexes, or one order by its number or id (a
+ * unique index, the primary key). Hot path (the orders list): a row
  * value comparison the ORM cannot write, and the columns straight into the view, no hydration.
  */
 export async function selectOrderPage(
@@ -54,6 +58,8 @@ export async function selectOrderPage(
 ): Promise<OrderRow[]> {
   const where = new KeysetWhere('o.store_id = ?', filter.storeId);
   if (filter.customerEmail !== undefined) where.and('o.customer_email = ?', filter.customerEmail);
+  if (filter.number !== undefined) where.and('o.number = ?', filter.number);
+  if (filter.id !== undefined) where.and('o.id = ?', filter.id);
   if (filter.status) where.and('o.status = ?', filter.status);
   if (filter.from) where.and('o.created_at >= ?', new Date(filter.from));
   if (filter.to) where.and('o.created_at <= ?', new Date(filter.to));
@@ -92,7 +98,7 @@ export async function linesOf(em: EntityManager, orderIds: string[]): Promise<Ma
 
 /**
  * The lifecycle's `expire` for every stale pending order (order-lifecycle.ts decides the
- * statuses). One UPDATE ... RETURNING: the expiry job must not load thousands of orders to
+ * statuses; it is the expiry, so it stamps `expired_at`). One UPDATE ... RETURNING: the expiry job must not load thousands of orders to
  * change one column, and must bump `version` itself since the ORM's flush does not run.
  */
 export async function expirePendingOrders(
@@ -100,9 +106,75 @@ export async function expirePendingOrders(
   change: { from: readonly TOrderStatus[]; to: TOrderStatus; createdBefore: Date; now: Date },
 ): Promise<Array<{ id: string; couponId: string | null }>> {
   const rows = await em.execute<Array<{ id: string; coupon_id: string | null }>>(
-    `update "order" set status = ?, updated_at = ?, version = version + 1
+    `update "order" set status = ?, updated_at = ?, expired_at = ?, version = version + 1
      where status in (?) and created_at <= ? returning id, coupon_id`,
-    [change.to, change.now, [...change.from], change.createdBefore],
+    [change.to, change.now, change.now, [...change.from], change.createdBefore],
   );
   return rows.map((row) => ({ id: row.id, couponId: row.coupon_id }));
+}
+
+/**
+ * The statuses of an order that is paid and not refunded (order-lifecycle.ts PAID_STATUSES, which a
+ * test holds equal to this), as SQL literals: the text of the partial index order_store_paid_created_index.
+ */
+export const PAID_STATUS_SQL = `'paid', 'processing', 'completed'`;
+
+export interface SalesDayRow {
+  date: string;
+  revenue_minor: string;
+  orders: string;
+}
+
+/**
+ * A store's paid orders in `currency` per UTC day from `firstDay` to `lastDay` (`YYYY-MM-DD`, both
+ * included), every day present (zeros without orders). One aggregate over a `generate_series`: the
+ * ORM writes no left join onto a series. The status list is literal (the statuses the lifecycle
+ * calls paid), so the planner can use the partial index order_store_paid_created_index; a
+ * parameter would hide that the query implies its predicate. On a replica when there is one.
+ */
+export async function selectSalesByDay(
+  em: EntityManager,
+  filter: { storeId: string; currency: string; firstDay: string; lastDay: string },
+): Promise<SalesDayRow[]> {
+  return readOnReplica(
+    em,
+    `with sales as (
+       select (o.created_at at time zone 'UTC')::date as day, sum(o.price_minor) as revenue_minor, count(*) as orders
+       from "order" o
+       where o.store_id = ? and o.status in (${PAID_STATUS_SQL}) and o.currency = ?
+         and o.created_at >= (?::date)::timestamp at time zone 'UTC'
+         and o.created_at < ((?::date) + 1)::timestamp at time zone 'UTC'
+       group by 1)
+     select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(s.revenue_minor, 0) as revenue_minor, coalesce(s.orders, 0) as orders
+     from generate_series(?::date, ?::date, interval '1 day') as d(day)
+     left join sales s on s.day = d.day
+     order by d.day`,
+    [filter.storeId, filter.currency, filter.firstDay, filter.lastDay, filter.firstDay, filter.lastDay],
+  );
+}
+
+export interface SpendRow {
+  customer_email: string;
+  orders: string;
+  spent_minor: string;
+}
+
+/**
+ * The paid orders and what they cost, per e-mail address, for a page of a store's customers (only
+ * those addresses: the (store, customer_email, ...) index finds each one's orders). A grouped
+ * aggregate over `= any(?)`, one statement for the page; statuses literal as in selectSalesByDay.
+ */
+export async function selectSpendByEmail(
+  em: EntityManager,
+  filter: { storeId: string; currency: string; emails: string[] },
+): Promise<SpendRow[]> {
+  if (filter.emails.length === 0) return [];
+  return readOnReplica(
+    em,
+    `select o.customer_email, count(*) as orders, sum(o.price_minor) as spent_minor
+     from "order" o
+     where o.store_id = ? and o.customer_email = any(?) and o.status in (${PAID_STATUS_SQL}) and o.currency = ?
+     group by o.customer_email`,
+    [filter.storeId, filter.emails, filter.currency],
+  );
 }

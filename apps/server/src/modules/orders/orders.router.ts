@@ -4,7 +4,15 @@
  * for both surfaces. What sellers do to an order is in order-actions/, merged into this namespace
  * by the app router (those actions sit above fulfilment and payments, which this module is below).
  */
-import { ZListOrdersQuery, ZOrderList } from '@svc/schemas';
+import {
+  ZDashboardListOrdersQuery,
+  ZGetOrderInput,
+  ZListOrdersQuery,
+  ZOrderList,
+  ZOrderTimeline,
+  ZStoreIdInput,
+  ZStoreStats,
+} from '@svc/schemas';
 import {
   merchantProcedure,
   router,
@@ -12,7 +20,7 @@ import {
   type GuardedBuilder,
   type ResourceSurface,
 } from '../../trpc/procedures.js';
-import { listOrders } from './orders.service.js';
+import { getOrderTimeline, listDashboardOrders, listOrders, storeStats } from './orders.service.js';
 
 /** One surface's builders and where its routes live; its writes are edits (order:update, editOrders). */
 export interface OrderSurface extends Pick<ResourceSurface, 'read' | 'base' | 'tags'> {
@@ -34,7 +42,7 @@ export const ORDER_SURFACES = {
   },
 } satisfies Record<string, OrderSurface>;
 
-/** The list, the same on both surfaces (one order, with its lines, is order-actions' `get`). */
+/** The merchant list (one order, with its lines, is order-actions' `get`). */
 function orderReads({ read, base, tags }: OrderSurface) {
   return {
     list: read
@@ -49,9 +57,55 @@ function orderReads({ read, base, tags }: OrderSurface) {
 }
 
 const merchant = orderReads(ORDER_SURFACES.merchant);
-const dashboard = orderReads(ORDER_SURFACES.dashboard);
+
+/** The dashboard's list also takes `q` (one order or one buyer); the merchant list is as the interface fixes it. */
+const { read, base, tags } = ORDER_SURFACES.dashboard;
+const dashboardList = read
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: base,
+      tags,
+      summary:
+        "List orders of the store, newest first; `q` finds one order (ORD-<n> or id) or one buyer's orders (e-mail)",
+    },
+    errors: [],
+  })
+  .input(ZDashboardListOrdersQuery)
+  .output(ZOrderList)
+  .query(({ ctx, input }) => listDashboardOrders(ctx, input));
 
 export const ordersRouter = router({
   ...merchant,
-  dashboardList: dashboard.list,
+  dashboardList,
+
+  /** The dashboard's Home: the store's sales today, over 30 days and day by day (one SQL aggregate). */
+  dashboardStats: ORDER_SURFACES.dashboard.read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/stats',
+        tags: ORDER_SURFACES.dashboard.tags,
+        summary: "Revenue and paid orders today, over the last 30 days and per day (UTC days, the store's currency)",
+      },
+      errors: ['not_found'],
+    })
+    .input(ZStoreIdInput)
+    .output(ZStoreStats)
+    .query(({ ctx, input }) => storeStats(ctx, input)),
+
+  /** The order page's timeline: what happened to the order, oldest first, from its own timestamps. */
+  dashboardTimeline: ORDER_SURFACES.dashboard.read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${ORDER_SURFACES.dashboard.base}/{orderId}/timeline`,
+        tags: ORDER_SURFACES.dashboard.tags,
+        summary: 'What happened to the order, oldest first: placed, paid, delivered, completed, refunded, cancelled',
+      },
+      errors: ['not_found'],
+    })
+    .input(ZGetOrderInput)
+    .output(ZOrderTimeline)
+    .query(({ ctx, input }) => getOrderTimeline(ctx, input)),
 });

@@ -15,7 +15,7 @@ import { insertOrders, type OrderSeed, type SeededOrder } from '../../../../../t
 import { openOrm, type Orm } from '../../db/orm.js';
 import type { ServiceContext } from '../request/context.js';
 import { getSellerOrder as getOrder } from '../order-actions/seller-order.js';
-import { findStoreOrder, getBuyerOrder, listBuyerOrders, listOrders } from './orders.service.js';
+import { findStoreOrder, getBuyerOrder, listBuyerOrders, listDashboardOrders, listOrders } from './orders.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -212,6 +212,73 @@ describe('listOrders', () => {
     expect(await codeOf(listBuyerOrders(ctx(), { storeId: store.id, customerEmail: buyer }, 1, cursor))).toBe(
       'validation_failed',
     );
+  });
+});
+
+describe("listDashboardOrders' q: one order or one buyer, matched exactly", () => {
+  it('finds an order by ORD-<n> (any case) or by its id, within the store and the other filters', async () => {
+    const [store, other] = [await newStore(), await newStore()];
+    const seeded = await seed(store.id, [
+      { status: 'paid', createdAt: minutes(1) },
+      { status: 'pending', createdAt: minutes(2) },
+    ]);
+    const [foreign] = await seed(other.id, [{ createdAt: minutes(3) }]);
+    const ctx = contextFor();
+    const target = seeded[0]!;
+    const ids = async (q: string, extra: { status?: TOrderStatus } = {}) =>
+      (await listDashboardOrders(ctx(), { storeId: store.id, q, ...extra })).orders.map((o) => o.id);
+
+    expect(await ids(`ORD-${target.number}`)).toEqual([target.id]);
+    expect(await ids(`  ord-${target.number} `)).toEqual([target.id]);
+    expect(await ids(target.id)).toEqual([target.id]);
+    expect(await ids(`ORD-${target.number}`, { status: 'paid' })).toEqual([target.id]);
+    expect(await ids(`ORD-${target.number}`, { status: 'pending' })).toEqual([]);
+    // Another store's order is not found by its number or id; nor is a part of a number.
+    expect(await ids(`ORD-${foreign!.number}`)).toEqual([]);
+    expect(await ids(foreign!.id)).toEqual([]);
+    expect(await ids(`ORD-${String(target.number).slice(0, -1)}`)).not.toContain(target.id);
+    // Text that is no order reference and no address matches nothing (no substring search).
+    expect(await ids('Test Product')).toEqual([]);
+    expect(await ids('ORD-99999999999999999999')).toEqual([]);
+  });
+
+  it("lists one buyer's orders by e-mail in any case, newest first, paged with the filter kept", async () => {
+    const store = await newStore();
+    const buyer = uniqueBuyer();
+    const seeded = await seed(store.id, [
+      { customerEmail: buyer, createdAt: minutes(1) },
+      { customerEmail: uniqueBuyer(), createdAt: minutes(2) },
+      { customerEmail: buyer, createdAt: minutes(3) },
+      { customerEmail: buyer, createdAt: minutes(4), status: 'paid' },
+    ]);
+    const ctx = contextFor();
+    const q = ` ${buyer.toUpperCase()} `;
+    const first = await listDashboardOrders(ctx(), { storeId: store.id, q, limit: 2 });
+    expect(first.orders.map((o) => o.id)).toEqual([seeded[3]!.id, seeded[2]!.id]);
+    const second = await listDashboardOrders(ctx(), { storeId: store.id, q, limit: 2, cursor: first.nextCursor! });
+    expect(second.orders.map((o) => o.id)).toEqual([seeded[0]!.id]);
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
+    const paid = await listDashboardOrders(ctx(), { storeId: store.id, q, status: 'paid' });
+    expect(paid.orders.map((o) => o.id)).toEqual([seeded[3]!.id]);
+    // A part of the address is not a match.
+    expect((await listDashboardOrders(ctx(), { storeId: store.id, q: buyer.slice(1) })).orders).toEqual([]);
+    // The cursor pages only the list it came from: not the unfiltered one, nor another buyer's.
+    expect(await codeOf(listDashboardOrders(ctx(), { storeId: store.id, cursor: first.nextCursor! }))).toBe(
+      'validation_failed',
+    );
+    expect(
+      await codeOf(listDashboardOrders(ctx(), { storeId: store.id, q: uniqueBuyer(), cursor: first.nextCursor! })),
+    ).toBe('validation_failed');
+  });
+
+  it('without q lists as the merchant list does', async () => {
+    const store = await newStore();
+    const seeded = await seed(
+      store.id,
+      [1, 2, 3].map((m) => ({ createdAt: minutes(m) })),
+    );
+    const list = await listDashboardOrders(contextFor()(), { storeId: store.id });
+    expect(list.orders.map((o) => o.id)).toEqual(newestFirst(seeded));
   });
 });
 

@@ -9,6 +9,7 @@ export interface TicketRow {
   store_id: string;
   order_id: string;
   order_number: string;
+  customer_email: string;
   subject: string;
   status: TTicketStatus;
   /** MikroORM sets pg to hand timestamps over as text. */
@@ -33,7 +34,7 @@ export async function selectTicketPage(
   if (filter.status) where.and('t.status = ?', filter.status);
   where.before(before, 't.updated_at', 't.id');
   return em.execute(
-    `select t.id, t.store_id, t.order_id, o.number as order_number, t.subject, t.status, t.created_at, t.updated_at,
+    `select t.id, t.store_id, t.order_id, o.number as order_number, o.customer_email, t.subject, t.status, t.created_at, t.updated_at,
        (extract(epoch from t.updated_at) * 1000000)::bigint as updated_us,
        (select count(*) from ticket_message m where m.ticket_id = t.id) as message_count
      from ticket t join "order" o on o.id = t.order_id

@@ -283,6 +283,7 @@ function rowToSummary(row: TicketRow): TTicketSummary {
     storeId: row.store_id,
     orderId: row.order_id,
     orderNumber: publicOrderNumber(row.order_number),
+    customerEmail: row.customer_email || null,
     subject: row.subject,
     status: row.status,
     createdAt: iso(row.created_at),

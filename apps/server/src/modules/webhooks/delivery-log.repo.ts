@@ -505,7 +505,11 @@ export async function recordFailure(
       enabled: hook.enabled,
     });
     if (next.disabledReason) {
-      await tx.nativeUpdate(WebhookSchema, { id: ref.webhookId }, { enabled: false, disabledAt: now, updatedAt: now });
+      await tx.nativeUpdate(
+        WebhookSchema,
+        { id: ref.webhookId },
+        { enabled: false, disabledAt: now, disabledReason: next.disabledReason, updatedAt: now },
+      );
       await tx.nativeUpdate(
         WebhookDeliverySchema,
         { webhook: ref.webhookId, status: 'queued' },
@@ -617,4 +621,26 @@ export async function selectDeliveryPage(
  */
 export async function lockStoreWebhooks(em: EntityManager, storeId: string): Promise<void> {
   await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhooks:${storeId}`]);
+}
+
+/**
+ * An endpoint's finished attempts per hour since `from`: successes and failures, counted by
+ * PostgreSQL over the log index's (webhook_id, created_at) range. Raw: a GROUP BY on the hour
+ * number with FILTERed counts, which the ORM cannot say. Hours are counted from the Unix epoch
+ * (time-zone free).
+ */
+export async function countOutcomesByHour(
+  em: EntityManager,
+  webhookId: string,
+  from: Date,
+): Promise<Array<{ hour: string; success: number; failed: number }>> {
+  return em.execute(
+    `select floor(extract(epoch from created_at) / 3600)::bigint::text as hour,
+            (count(*) filter (where status = 'success'))::int as success,
+            (count(*) filter (where status = 'failed'))::int as failed
+       from webhook_delivery
+      where webhook_id = ? and created_at >= ?
+      group by 1 order by 1`,
+    [webhookId, from],
+  );
 }

@@ -102,6 +102,7 @@ async function createWebhook(
     failureCount: 0,
     firstFailureAt: null,
     disabledAt: null,
+    disabledReason: null,
     lastDeliveredAt: null,
     createdAt: now,
     updatedAt: now,
@@ -280,6 +281,7 @@ describe('disabling an endpoint', () => {
     const gone = await webhookRow(hook.id);
     expect(gone.enabled).toBe(false);
     expect(gone.disabledAt).toEqual(clock.now());
+    expect(gone.disabledReason).toBe('The receiver answered 410 Gone.');
     expect(gone.failureCount).toBe(1);
     const log = await attemptsOf(hook.id);
     expect(log.map((d) => d.status).sort()).toEqual(['failed', 'skipped']);
@@ -328,6 +330,7 @@ describe('disabling an endpoint', () => {
     expect(disabled.failureCount).toBeGreaterThanOrEqual(20);
     const streakStart = disabled.firstFailureAt!.getTime();
     expect(disabled.disabledAt!.getTime() - streakStart).toBeGreaterThanOrEqual(5 * DAY);
+    expect(disabled.disabledReason).toMatch(/^No successful delivery for 5 days and \d+ failed attempts in a row\.$/);
     // It was the first failure past 5 days that disabled it.
     const failures = (await attemptsOf(hook.id))
       .filter((d) => d.status === 'failed')

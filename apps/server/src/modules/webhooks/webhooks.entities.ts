@@ -20,6 +20,8 @@ export const WebhookSchema = defineEntity({
     failureCount: p.integer().default(0),
     firstFailureAt: p.datetime().nullable(),
     disabledAt: p.datetime().nullable(),
+    /** Why svc disabled it (the retry policy's words); null when it is enabled or a member disabled it. */
+    disabledReason: p.string().length(500).nullable(),
     lastDeliveredAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

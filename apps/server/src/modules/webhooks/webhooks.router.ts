@@ -8,14 +8,18 @@ import {
   ZDeliveriesQuery,
   ZDeliveryList,
   ZDeliveryResult,
+  ZEventDeliveries,
+  ZEventDeliveriesInput,
   ZReplayInput,
   ZReplayResult,
+  ZResendEventInput,
   ZRetryDeliveryInput,
   ZStoreIdInput,
   ZUpdateWebhookInput,
   ZWebhook,
   ZWebhookIdInput,
   ZWebhookList,
+  ZWebhookStats,
   ZWebhookWithSecret,
 } from '@svc/schemas';
 import { z } from 'zod';
@@ -31,12 +35,15 @@ import {
   deleteWebhook,
   getWebhook,
   listDeliveries,
+  listEventDeliveries,
   listWebhooks,
   replayWebhook,
+  resendEvent,
   retryWebhookDelivery,
   rotateWebhookSecret,
   testWebhook,
   updateWebhook,
+  webhookStats,
 } from './webhooks.service.js';
 
 /** Deleting a webhook has its own scope (webhook:delete). */
@@ -162,6 +169,54 @@ const dashboard = webhookRoutes({
   tags: ['dashboard: webhooks'],
 });
 
+/**
+ * What only the dashboard's screens ask for (the developer's corner, issue 29): the hourly chart,
+ * the deliveries of one event across endpoints, and sending one event to one endpoint.
+ */
+const dashboardBase = '/dashboard/stores/{storeId}';
+const dashboardTags = ['dashboard: webhooks'];
+const dashboardOnly = {
+  stats: settings
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${dashboardBase}/webhooks/{webhookId}/stats`,
+        tags: dashboardTags,
+        summary: "The endpoint's successful and failed attempts in each of the last 24 hours",
+      },
+      errors: ['not_found'],
+    })
+    .input(ZWebhookIdInput)
+    .output(ZWebhookStats)
+    .query(({ ctx, input }) => webhookStats(ctx, input)),
+  eventDeliveries: settings
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${dashboardBase}/events/{eventId}/deliveries`,
+        tags: dashboardTags,
+        summary: "Every attempt an event made to the store's endpoints, oldest first",
+      },
+      errors: ['not_found'],
+    })
+    .input(ZEventDeliveriesInput)
+    .output(ZEventDeliveries)
+    .query(({ ctx, input }) => listEventDeliveries(ctx, input)),
+  resend: settings
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${dashboardBase}/webhooks/{webhookId}/resend`,
+        tags: dashboardTags,
+        summary: 'Queue one event of the store for this endpoint now, as its next attempt',
+      },
+      errors: ['not_found', 'webhook_disabled'],
+    })
+    .input(ZResendEventInput)
+    .output(ZDeliveryResult)
+    .mutation(({ ctx, input }) => resendEvent(ctx, input)),
+};
+
 export const webhooksRouter = router({
   ...merchant,
   dashboardList: dashboard.list,
@@ -174,4 +229,7 @@ export const webhooksRouter = router({
   dashboardRetry: dashboard.retry,
   dashboardReplay: dashboard.replay,
   dashboardDeliveries: dashboard.deliveries,
+  dashboardStats: dashboardOnly.stats,
+  dashboardEventDeliveries: dashboardOnly.eventDeliveries,
+  dashboardResend: dashboardOnly.resend,
 });

@@ -41,12 +41,15 @@ import {
   deleteWebhook,
   getWebhook,
   listDeliveries,
+  listEventDeliveries,
   listWebhooks,
   replayWebhook,
+  resendEvent,
   retryWebhookDelivery,
   rotateWebhookSecret,
   testWebhook,
   updateWebhook,
+  webhookStats,
 } from './webhooks.service.js';
 
 const MINUTE = 60_000;
@@ -163,6 +166,7 @@ describe('createWebhook', () => {
       enabled: true,
       failureCount: 0,
       disabledAt: null,
+      disabledReason: null,
       lastDeliveredAt: null,
       createdAt: clock.now().toISOString(),
     });
@@ -366,16 +370,25 @@ describe('updateWebhook', () => {
     expect(await updateWebhook(call(base), { ...ref, enabled: false })).toMatchObject({ enabled: false, disabledAt });
 
     // As the dispatcher leaves an endpoint it disabled after a failure streak.
-    await orm.em
-      .fork()
-      .nativeUpdate(
-        WebhookSchema,
-        { id: hook.id },
-        { failureCount: 23, firstFailureAt: new Date(clock.now().getTime() - 6 * DAY) },
-      );
+    await orm.em.fork().nativeUpdate(
+      WebhookSchema,
+      { id: hook.id },
+      {
+        failureCount: 23,
+        firstFailureAt: new Date(clock.now().getTime() - 6 * DAY),
+        disabledReason: 'The receiver answered 410 Gone.',
+      },
+    );
+    expect(await getWebhook(call(base), ref)).toMatchObject({ disabledReason: 'The receiver answered 410 Gone.' });
     clock.advance(MINUTE);
     const enabled = await updateWebhook(call(base), { ...ref, enabled: true });
-    expect(enabled).toMatchObject({ enabled: true, failureCount: 0, disabledAt: null, name: 'Renamed' });
+    expect(enabled).toMatchObject({
+      enabled: true,
+      failureCount: 0,
+      disabledAt: null,
+      disabledReason: null,
+      name: 'Renamed',
+    });
     expect(await webhookRow(hook.id)).toMatchObject({
       enabled: true,
       failure_count: 0,
@@ -733,5 +746,134 @@ describe('pruneEvents', () => {
 
     // Left undispatched, it would be fanned out by the next dispatcher that runs on this database.
     await orm.em.fork().nativeUpdate(EventSchema, { id: notDispatched }, { dispatchedAt: clock.now() });
+  });
+});
+
+describe('resendEvent', () => {
+  it("queues one of the store's events for one endpoint now, as its next attempt of it, also one it never had", async () => {
+    const { clock, base } = setup();
+    const store = await createStore(orm.em.fork());
+    const neighbour = await createStore(orm.em.fork());
+    const hook = await create(base, store.id, { url: 'http://127.0.0.1:9/never-sent', events: ['order.paid'] });
+    const ref = { storeId: store.id, webhookId: hook.id };
+    const paid = await insertEvent(store.id, 'order.paid', clock.now());
+    await logAttempt(hook.id, store.id, {
+      status: 'failed',
+      createdAt: clock.now(),
+      event: 'order.paid',
+      eventId: paid,
+    });
+    const unsubscribed = await insertEvent(store.id, 'product.updated', clock.now());
+
+    clock.advance(MINUTE);
+    const { delivery } = await resendEvent(call(base), { ...ref, eventId: paid });
+    expect(delivery).toMatchObject({
+      webhookId: hook.id,
+      eventId: paid,
+      event: 'order.paid',
+      attempt: 2,
+      status: 'queued',
+    });
+    const { delivery: fresh } = await resendEvent(call(base), { ...ref, eventId: unsubscribed });
+    expect(fresh).toMatchObject({ eventId: unsubscribed, event: 'product.updated', attempt: 1, status: 'queued' });
+    const queued = await orm.em.fork().findOneOrFail(WebhookDeliverySchema, { id: fresh.id });
+    expect(queued.dueAt).toEqual(clock.now());
+
+    // Another store's event, or none: not_found, and nothing queued.
+    const elsewhere = await insertEvent(neighbour.id, 'order.paid', clock.now());
+    await expect(resendEvent(call(base), { ...ref, eventId: elsewhere })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+    await expect(resendEvent(call(base), { ...ref, eventId: newEventId() })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+    await updateWebhook(call(base), { ...ref, enabled: false });
+    await expect(resendEvent(call(base), { ...ref, eventId: paid })).rejects.toMatchObject({
+      appCode: 'webhook_disabled',
+    });
+    expect(await attemptsOf(hook.id)).toHaveLength(3);
+  });
+});
+
+describe('listEventDeliveries', () => {
+  it("lists every attempt of one event to the store's endpoints, oldest first, and nothing of other events or stores; another store's event is not_found", async () => {
+    const { clock, base } = setup();
+    const store = await createStore(orm.em.fork());
+    const neighbour = await createStore(orm.em.fork());
+    const first = await create(base, store.id, { events: ['order.paid'] });
+    const second = await create(base, store.id, { events: ['order.paid'] });
+    const theirs = await create(base, neighbour.id, { events: ['order.paid'] });
+    const eventId = await insertEvent(store.id, 'order.paid', clock.now());
+    const at = (minutes: number) => new Date(clock.now().getTime() + minutes * MINUTE);
+    const a1 = await logAttempt(first.id, store.id, {
+      status: 'failed',
+      createdAt: at(0),
+      event: 'order.paid',
+      eventId,
+    });
+    const b1 = await logAttempt(second.id, store.id, {
+      status: 'success',
+      createdAt: at(1),
+      event: 'order.paid',
+      eventId,
+    });
+    const a2 = await logAttempt(first.id, store.id, {
+      status: 'success',
+      createdAt: at(2),
+      event: 'order.paid',
+      eventId,
+      attempt: 2,
+    });
+    await logAttempt(first.id, store.id, { status: 'success', createdAt: at(3), event: 'order.paid' });
+    // The same event id logged for another store's endpoint (cannot happen, but must not show).
+    await logAttempt(theirs.id, neighbour.id, { status: 'success', createdAt: at(4), event: 'order.paid', eventId });
+
+    const { deliveries } = await listEventDeliveries(call(base), { storeId: store.id, eventId });
+    expect(deliveries.map((d) => [d.id, d.webhookId, d.attempt, d.status])).toEqual([
+      [a1, first.id, 1, 'failed'],
+      [b1, second.id, 1, 'success'],
+      [a2, first.id, 2, 'success'],
+    ]);
+    // An event with no attempt lists none; another store's event, or none at all, is not_found.
+    const unsent = await insertEvent(store.id, 'product.updated', clock.now());
+    expect(await listEventDeliveries(call(base), { storeId: store.id, eventId: unsent })).toEqual({ deliveries: [] });
+    await expect(listEventDeliveries(call(base), { storeId: neighbour.id, eventId })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+    await expect(listEventDeliveries(call(base), { storeId: store.id, eventId: newEventId() })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
+  });
+});
+
+describe('webhookStats', () => {
+  it('counts successes and failures in each of the last 24 hours, the current one last, zero where none', async () => {
+    const { clock, base } = setup();
+    const store = await createStore(orm.em.fork());
+    const hook = await create(base, store.id);
+    const other = await create(base, store.id);
+    const HOUR = 60 * MINUTE;
+    const now = clock.now().getTime();
+    const currentHour = Math.floor(now / HOUR) * HOUR;
+    const log = (webhookId: string, status: 'success' | 'failed' | 'queued', at: number) =>
+      logAttempt(webhookId, store.id, { status, createdAt: new Date(at) });
+    await log(hook.id, 'success', now);
+    await log(hook.id, 'failed', currentHour);
+    await log(hook.id, 'failed', currentHour + 1);
+    await log(hook.id, 'success', currentHour - 1); // the hour before
+    await log(hook.id, 'failed', currentHour - 23 * HOUR); // the first hour of the chart
+    await log(hook.id, 'failed', currentHour - 23 * HOUR - 1); // before it: not counted
+    await log(hook.id, 'queued', now); // not finished: neither
+    await log(other.id, 'success', now); // another endpoint's
+
+    const { hours } = await webhookStats(call(base), { storeId: store.id, webhookId: hook.id });
+    expect(hours).toHaveLength(24);
+    expect(hours[0]).toEqual({ hour: new Date(currentHour - 23 * HOUR).toISOString(), success: 0, failed: 1 });
+    expect(hours[22]).toEqual({ hour: new Date(currentHour - HOUR).toISOString(), success: 1, failed: 0 });
+    expect(hours[23]).toEqual({ hour: new Date(currentHour).toISOString(), success: 1, failed: 2 });
+    expect(hours.slice(1, 22).every((h) => h.success === 0 && h.failed === 0)).toBe(true);
+    await expect(webhookStats(call(base), { storeId: store.id, webhookId: newId() })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
   });
 });

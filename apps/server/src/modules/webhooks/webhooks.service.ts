@@ -14,10 +14,12 @@ import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { parseReceiverUrl, resolveReceiver } from '../../lib/outbound-url.js';
 import type { ServiceContext } from '../request/context.js';
+import { EventSchema } from '../events/events.entities.js';
 import { recordEvent } from '../events/outbox.js';
 import { notifyDispatchers } from '../events/wake.js';
 import { eventBody, recordAttempt, sendAttempt } from './attempt.js';
 import {
+  countOutcomesByHour,
   deleteFinishedDeliveries,
   deleteFinishedEvents,
   eventsWithLastAttempt,
@@ -48,6 +50,7 @@ export function toWebhookView(webhook: Webhook): TWebhook {
     enabled: webhook.enabled,
     failureCount: webhook.failureCount,
     disabledAt: webhook.disabledAt?.toISOString() ?? null,
+    disabledReason: webhook.disabledReason ?? null,
     lastDeliveredAt: webhook.lastDeliveredAt?.toISOString() ?? null,
     createdAt: webhook.createdAt.toISOString(),
     updatedAt: webhook.updatedAt.toISOString(),
@@ -115,6 +118,7 @@ export async function createWebhook(
       failureCount: 0,
       firstFailureAt: null,
       disabledAt: null,
+      disabledReason: null,
       lastDeliveredAt: null,
       createdAt: now,
       updatedAt: now,
@@ -157,11 +161,13 @@ export async function updateWebhook(
   if (input.enabled === true && !webhook.enabled) {
     webhook.enabled = true;
     webhook.disabledAt = null;
+    webhook.disabledReason = null;
     webhook.failureCount = 0;
     webhook.firstFailureAt = null;
   } else if (input.enabled === false && webhook.enabled) {
     webhook.enabled = false;
     webhook.disabledAt = now;
+    webhook.disabledReason = null;
   }
   webhook.updatedAt = now;
   await ctx.em.flush();
@@ -311,34 +317,105 @@ export async function retryDelivery(deps: AppDeps, deliveryId: string): Promise<
   if (!delivery) throw new AppError('not_found', 'Delivery not found.');
   const webhookId = delivery.webhook.id;
   await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before sending events again.');
+  return queueNextAttempt(deps, {
+    webhookId,
+    storeId: delivery.storeId,
+    eventId: delivery.eventId,
+    event: delivery.event,
+  });
+}
+
+/**
+ * A new `queued` attempt of an event to an endpoint, due now: the highest attempt number of that
+ * endpoint and event + 1 (1 when it has none), and the dispatchers woken.
+ */
+async function queueNextAttempt(
+  deps: AppDeps,
+  ref: { webhookId: string; storeId: string; eventId: string; event: string },
+): Promise<WebhookDelivery> {
+  const em = deps.orm.em.fork();
   // A racing retry or scheduled attempt may take the same number: read again and take the next.
   for (let round = 0; round < 5; round++) {
     const last = await em.findOne(
       WebhookDeliverySchema,
-      { webhook: webhookId, eventId: delivery.eventId },
+      { webhook: ref.webhookId, eventId: ref.eventId },
       { orderBy: { attempt: 'desc' }, fields: ['attempt'] },
     );
     const now = deps.clock.now();
-    const [id] = await insertQueuedAttempts(
-      em,
-      [
-        {
-          webhookId,
-          storeId: delivery.storeId,
-          eventId: delivery.eventId,
-          event: delivery.event,
-          attempt: (last?.attempt ?? 0) + 1,
-          dueAt: now,
-        },
-      ],
-      now,
-    );
+    const [id] = await insertQueuedAttempts(em, [{ ...ref, attempt: (last?.attempt ?? 0) + 1, dueAt: now }], now);
     if (id) {
       notifyDispatchers(deps.orm);
       return deps.orm.em.fork().findOneOrFail(WebhookDeliverySchema, { id });
     }
   }
-  throw new AppError('conflict', 'The delivery is being retried already.');
+  throw new AppError('conflict', 'The event is being sent to this endpoint already.');
+}
+
+/**
+ * Sends one event of the store to one of its endpoints, now, as that endpoint's next attempt of
+ * it: also an event it never received (the endpoint need not subscribe to its type; a member
+ * chose to send it). Unknown endpoint or event -> not_found; a disabled endpoint -> webhook_disabled.
+ */
+export async function resendEvent(
+  ctx: ServiceContext,
+  input: { storeId: string; webhookId: string; eventId: string },
+): Promise<{ delivery: TWebhookDelivery }> {
+  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
+  const event = await ctx.em.findOne(EventSchema, { id: input.eventId, store: input.storeId }, { fields: ['type'] });
+  if (!event) throw new AppError('not_found', 'No event with this id in this store.');
+  const delivery = await queueNextAttempt(ctx.deps, {
+    webhookId: webhook.id,
+    storeId: input.storeId,
+    eventId: event.id,
+    event: event.type,
+  });
+  return { delivery: toDeliveryView(delivery) };
+}
+
+/**
+ * Every attempt of one event to the store's endpoints, oldest first (an event has a few per
+ * endpoint). An event not of this store (or pruned) is not_found.
+ */
+export async function listEventDeliveries(
+  ctx: ServiceContext,
+  input: { storeId: string; eventId: string },
+): Promise<{ deliveries: TWebhookDelivery[] }> {
+  const event = await ctx.em.findOne(EventSchema, { id: input.eventId, store: input.storeId }, { fields: ['id'] });
+  if (!event) throw new AppError('not_found', 'No event with this id in this store.');
+  const webhooks = await ctx.em.find(WebhookSchema, { store: input.storeId }, { fields: ['id'] });
+  if (webhooks.length === 0) return { deliveries: [] };
+  // (webhook_id, event_id, attempt) is the log's unique index: one lookup per endpoint.
+  const deliveries = await ctx.em.find(
+    WebhookDeliverySchema,
+    { webhook: { $in: webhooks.map((w) => w.id) }, eventId: input.eventId },
+    { orderBy: { createdAt: 'asc', attempt: 'asc', id: 'asc' }, limit: 500 },
+  );
+  return { deliveries: deliveries.map(toDeliveryView) };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** An endpoint's successes and failures in each of the last 24 hours (the current one last), counted by SQL. */
+export async function webhookStats(
+  ctx: ServiceContext,
+  input: { storeId: string; webhookId: string },
+): Promise<{ hours: Array<{ hour: string; success: number; failed: number }> }> {
+  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const currentHour = Math.floor(ctx.clock.now().getTime() / HOUR_MS);
+  const first = currentHour - 23;
+  const rows = await countOutcomesByHour(ctx.em, webhook.id, new Date(first * HOUR_MS));
+  const byHour = new Map(rows.map((row) => [Number(row.hour), row]));
+  return {
+    hours: Array.from({ length: 24 }, (_, index) => {
+      const row = byHour.get(first + index);
+      return {
+        hour: new Date((first + index) * HOUR_MS).toISOString(),
+        success: row?.success ?? 0,
+        failed: row?.failed ?? 0,
+      };
+    }),
+  };
 }
 
 /**

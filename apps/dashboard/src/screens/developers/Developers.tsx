@@ -1,0 +1,137 @@
+/**
+ * The developer's home: where the API is, this store's id, and a first call (list the orders)
+ * with `curl` and with `@svc/sdk`, for a key the seller picks. Only a key's prefix is known after
+ * it was created, so the snippets hold the prefix with `...` for the seller to replace.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
+import { trpc } from '../../api';
+import { useStoreId } from '../../store';
+import { Loaded } from '../../ui/feedback';
+
+function Snippet({ label, text }: { label: string; text: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <section aria-label={label}>
+      <h3 className="small-heading">{label}</h3>
+      <pre className="code-block" tabIndex={0}>
+        {text}
+      </pre>
+      <div className="actions">
+        <button
+          type="button"
+          className="button"
+          aria-label={`Copy the ${label} snippet`}
+          onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
+        >
+          Copy
+        </button>
+        <span role="status" className="muted">
+          {copied ? 'Copied.' : ''}
+        </span>
+      </div>
+    </section>
+  );
+}
+
+export function Developers() {
+  const storeId = useStoreId();
+  const keys = useQuery(trpc.apiKeys.list.queryOptions());
+  const [keyId, setKeyId] = useState('');
+  const origin = window.location.origin;
+  const baseUrl = `${origin}/api`;
+  return (
+    <>
+      <h1>Developers</h1>
+      <dl className="facts">
+        <dt>Base URL</dt>
+        <dd>
+          <code>{baseUrl}</code>
+        </dd>
+        <dt>Store id</dt>
+        <dd>
+          <code>{storeId}</code>
+        </dd>
+        <dt>Reference</dt>
+        <dd>
+          <a href="/docs">API reference (/docs)</a>
+        </dd>
+      </dl>
+      <p>
+        Manage{' '}
+        <Link to="/stores/$storeId/api-keys" params={{ storeId }}>
+          API keys
+        </Link>
+        ,{' '}
+        <Link to="/stores/$storeId/webhooks" params={{ storeId }}>
+          webhooks
+        </Link>{' '}
+        and{' '}
+        <Link to="/stores/$storeId/events" params={{ storeId }} search={{}}>
+          events
+        </Link>
+        .
+      </p>
+      <h2>List orders</h2>
+      <Loaded query={keys} label="Loading your API keys…">
+        {({ apiKeys }) => {
+          const usable = apiKeys.filter(
+            (key) =>
+              !key.revokedAt &&
+              (!key.expiresAt || Date.parse(key.expiresAt) > Date.now()) &&
+              key.storeIds.includes(storeId) &&
+              key.scopes.includes('order:read'),
+          );
+          const chosen = usable.find((key) => key.id === keyId) ?? usable[0];
+          // The key is shown once, at creation: here only its prefix is known.
+          const placeholder = chosen ? `${chosen.prefix}...` : 'sk_...';
+          const curl = [
+            `curl ${baseUrl}/merchant/v1/stores/${storeId}/orders?limit=10 \\`,
+            `  -H "Authorization: Bearer ${placeholder}"`,
+          ].join('\n');
+          const sdk = [
+            "import { createMerchantClient } from '@svc/sdk';",
+            '',
+            'const svc = createMerchantClient({',
+            `  baseUrl: '${origin}',`,
+            `  apiKey: process.env.SVC_API_KEY!, // ${placeholder}`,
+            '});',
+            '',
+            `const { orders } = await svc.orders.list({ storeId: '${storeId}', limit: 10 });`,
+            'for (const order of orders) console.log(order.orderId, order.status);',
+          ].join('\n');
+          return (
+            <>
+              {usable.length === 0 ? (
+                <p>
+                  No key of yours reaches this store with <code>order:read</code>.{' '}
+                  <Link to="/stores/$storeId/api-keys" params={{ storeId }}>
+                    Create one
+                  </Link>
+                  , then come back.
+                </p>
+              ) : (
+                <div className="field">
+                  <label htmlFor="snippet-key">API key</label>
+                  <select id="snippet-key" value={chosen?.id ?? ''} onChange={(event) => setKeyId(event.target.value)}>
+                    {usable.map((key) => (
+                      <option key={key.id} value={key.id}>
+                        {key.name} ({key.prefix}…)
+                      </option>
+                    ))}
+                  </select>
+                  <span className="hint">
+                    Replace <code>{placeholder}</code> with the whole key you copied when you created it.
+                  </span>
+                </div>
+              )}
+              <Snippet label="curl" text={curl} />
+              <Snippet label="@svc/sdk" text={sdk} />
+            </>
+          );
+        }}
+      </Loaded>
+    </>
+  );
+}

@@ -1,0 +1,122 @@
+/** A download product's files: the list, an upload with its progress, and deleting a file. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { trpc, uploadFile } from '../../api';
+import { ConfirmAction } from '../../ui/dialogs';
+import { ErrorNote, Loaded } from '../../ui/feedback';
+import { formatBytes, formatDateTime } from '../../ui/format';
+import { DataTable, type ColumnDef } from '../../ui/table';
+
+type StoredFile = inferRouterOutputs<AppRouter>['catalog']['files']['files'][number];
+
+function UploadFile({ storeId, productId }: { storeId: string; productId: string }) {
+  const queryClient = useQueryClient();
+  const id = useId();
+  const input = useRef<HTMLInputElement>(null);
+  const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null);
+  const [status, setStatus] = useState('');
+  const [problem, setProblem] = useState('');
+  const upload = useMutation({
+    mutationFn: (file: File) =>
+      uploadFile(
+        `/api/dashboard/stores/${encodeURIComponent(storeId)}/products/${encodeURIComponent(productId)}/files`,
+        file,
+        (loaded, total) => setProgress({ loaded, total }),
+      ),
+    onMutate: (file) => {
+      setStatus(`Uploading ${file.name}…`);
+      setProgress({ loaded: 0, total: file.size });
+    },
+    onSuccess: async (_stored, file) => {
+      setStatus(`Uploaded ${file.name}.`);
+      if (input.current) input.current.value = '';
+      await queryClient.invalidateQueries(trpc.catalog.files.queryFilter({ storeId, productId }));
+    },
+    onError: () => setStatus(''),
+    onSettled: () => setProgress(null),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setProblem('');
+    const file = input.current?.files?.[0];
+    if (!file) return setProblem('Choose a file first.');
+    upload.mutate(file);
+  };
+  return (
+    <form noValidate onSubmit={submit} aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Upload a file</h3>
+      <div className="field">
+        <label htmlFor={`${id}-file`}>File</label>
+        <input id={`${id}-file`} type="file" ref={input} />
+      </div>
+      {problem && (
+        <p role="alert" className="field-error">
+          {problem}
+        </p>
+      )}
+      {progress && (
+        <div className="field">
+          <label htmlFor={`${id}-progress`}>Upload progress</label>
+          <progress id={`${id}-progress`} max={progress.total || 1} value={progress.loaded} />
+        </div>
+      )}
+      <ErrorNote error={upload.error} />
+      <button type="submit" className="button primary" disabled={upload.isPending}>
+        Upload
+      </button>
+      <p role="status">{status}</p>
+    </form>
+  );
+}
+
+function DeleteFile({ storeId, productId, file }: { storeId: string; productId: string; file: StoredFile }) {
+  const queryClient = useQueryClient();
+  const remove = useMutation(
+    trpc.catalog.deleteFile.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.catalog.files.queryFilter({ storeId, productId })),
+    }),
+  );
+  return (
+    <ConfirmAction
+      verb="Delete"
+      triggerLabel={`Delete ${file.name}`}
+      title={`Delete ${file.name}?`}
+      pending={remove.isPending}
+      error={remove.error}
+      onConfirm={() => remove.mutateAsync({ storeId, productId, fileId: file.id })}
+    >
+      <p>Buyers will no longer be able to download it.</p>
+    </ConfirmAction>
+  );
+}
+
+export function ProductFiles({ storeId, productId, manage }: { storeId: string; productId: string; manage: boolean }) {
+  const files = useQuery(trpc.catalog.files.queryOptions({ storeId, productId }));
+  const columns: ColumnDef<StoredFile>[] = [
+    { header: 'Name', cell: (f) => f.name },
+    { header: 'Type', cell: (f) => f.contentType },
+    { header: 'Size', numeric: true, cell: (f) => formatBytes(f.size) },
+    { header: 'Uploaded', cell: (f) => formatDateTime(f.createdAt) },
+    ...(manage
+      ? [
+          {
+            header: 'Actions',
+            cell: (f: StoredFile) => <DeleteFile storeId={storeId} productId={productId} file={f} />,
+          },
+        ]
+      : []),
+  ];
+  return (
+    <section aria-labelledby="product-files">
+      <h2 id="product-files">Files</h2>
+      <Loaded query={files} label="Loading files…">
+        {(data) => (
+          <DataTable caption="Files" columns={columns} rows={data.files} rowKey={(f) => f.id} empty="No files yet." />
+        )}
+      </Loaded>
+      {manage && <UploadFile storeId={storeId} productId={productId} />}
+    </section>
+  );
+}

@@ -1,0 +1,163 @@
+/**
+ * In a real browser: the dashboard's products screens. A seller creates a license-key product,
+ * imports 1,000 keys from a text file (and the same file again: all duplicates), sees the stock
+ * counts and the masked list; creates a download product and uploads a file with its progress.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStoreFor, registerSeller, type Seller } from '../support/seller.js';
+import { launchChromium, pagePerTest, screenshots, startPageServer, unlabelledControls } from './support.js';
+
+let server: Awaited<ReturnType<typeof startPageServer>>;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startPageServer(), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+pagePerTest(
+  () => ({ browser, serviceUrl: server.url }),
+  (opened) => ({ page } = opened),
+);
+
+async function signIn(seller: Seller, to: string): Promise<void> {
+  await page.goto(`${server.url}/dashboard/sign-in?redirect=${encodeURIComponent(to)}`);
+  await page.getByLabel('Email').fill(seller.email);
+  await page.getByLabel('Password').fill(seller.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+async function newProduct(storeId: string, name: string, delivery: string): Promise<void> {
+  await page.goto(`${server.url}/dashboard/stores/${storeId}/products`);
+  await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+  await page.getByRole('link', { name: 'New product' }).click();
+  await page.getByRole('heading', { name: 'New product', level: 1 }).waitFor();
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Price').fill('19.99');
+  await page.getByRole('checkbox', { name: delivery }).check();
+  await page.getByRole('button', { name: 'Create product' }).click();
+  await page.getByRole('heading', { name, level: 1 }).waitFor();
+}
+
+describe('dashboard products', () => {
+  it(
+    'imports 1,000 keys from a file, counts a second import as duplicates, and lists them masked',
+    { timeout: 60_000 },
+    async () => {
+      const seller = await registerSeller(server.url);
+      const store = await createStoreFor(seller, 'Key Shop');
+      await signIn(seller, `/dashboard/stores/${store.id}/products`);
+
+      // The form refuses what the server's schema refuses, at the field.
+      await page.getByRole('link', { name: 'New product' }).click();
+      await page.getByRole('button', { name: 'Create product' }).click();
+      await expect.poll(() => page.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
+      expect(await unlabelledControls(page)).toEqual([]);
+
+      await newProduct(store.id, 'Starship Game', 'License keys');
+      const tag = randomBytes(3).toString('hex');
+      const keys = Array.from({ length: 1000 }, (_, i) => `STAR-${tag}-${String(i).padStart(4, '0')}`);
+      const file = { name: 'keys.txt', mimeType: 'text/plain', buffer: Buffer.from(`${keys.join('\n')}\n`) };
+      const section = page.getByRole('region', { name: 'License keys' });
+      const chooser = section.getByLabel('Or a text file of keys');
+
+      await chooser.setInputFiles(file);
+      await section.getByRole('button', { name: 'Import keys' }).click();
+      await section.getByRole('status').filter({ hasText: '1000 added, 0 duplicates' }).waitFor();
+
+      await chooser.setInputFiles(file);
+      await section.getByRole('button', { name: 'Import keys' }).click();
+      await section.getByRole('status').filter({ hasText: '0 added, 1000 duplicates' }).waitFor();
+
+      // The counts are the product's, the list is a page of masked keys (never the key).
+      await expect.poll(() => section.locator('dt:text-is("Available") + dd').textContent()).toBe('1000');
+      expect(await section.locator('dt:text-is("Sold") + dd').textContent()).toBe('0');
+      const table = section.getByRole('table', { name: 'License keys' });
+      expect(await table.getByRole('row').count()).toBe(51); // the header and 50 keys
+      expect(await table.getByText(/^•{8}\d{4}$/).count()).toBe(50);
+      expect(await page.getByText(keys[0]!).count()).toBe(0);
+      await section.getByRole('button', { name: 'Show more keys' }).click();
+      await expect.poll(() => table.getByRole('row').count()).toBe(101);
+      expect(await page.getByText('1000 available').count()).toBe(1); // the product's stock
+      await screenshots(page, 'dashboard-product-keys');
+
+      // Deleting a key asks first, and the confirming button repeats the verb.
+      await table
+        .getByRole('button', { name: /^Delete key/ })
+        .first()
+        .click();
+      const dialog = page.getByRole('alertdialog', { name: 'Delete this key?' });
+      await dialog.getByRole('button', { name: 'Delete' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await expect.poll(() => section.locator('dt:text-is("Available") + dd').textContent()).toBe('999');
+    },
+  );
+
+  it('uploads a file to a download product with a progress bar and lists it', { timeout: 60_000 }, async () => {
+    const seller = await registerSeller(server.url);
+    const store = await createStoreFor(seller, 'File Shop');
+    await signIn(seller, `/dashboard/stores/${store.id}/products`);
+    await newProduct(store.id, 'Field Guide', 'Download files');
+
+    const section = page.getByRole('region', { name: 'Files' });
+    await section.getByText('No files yet.').waitFor();
+    await section
+      .getByLabel('File', { exact: true })
+      .setInputFiles({ name: 'guide.pdf', mimeType: 'application/pdf', buffer: randomBytes(300 * 1024) });
+    await section.getByRole('button', { name: 'Upload' }).click();
+    await section.getByRole('status').filter({ hasText: 'Uploaded guide.pdf.' }).waitFor();
+    const table = section.getByRole('table', { name: 'Files' });
+    await table.getByRole('cell', { name: 'guide.pdf', exact: true }).waitFor();
+    expect(await table.getByRole('cell', { name: '300 KB' }).count()).toBe(1);
+    await screenshots(page, 'dashboard-product-files');
+
+    // Edit: instructions appear with their kind; the server's rules are the form's (min above max).
+    const edit = page.getByRole('region', { name: 'Edit product' });
+    await edit.getByRole('checkbox', { name: 'Delivery instructions' }).check();
+    await edit.getByRole('textbox', { name: 'Delivery instructions' }).fill('Open the PDF with any reader.');
+    await edit.getByRole('button', { name: 'Add custom field' }).click();
+    await edit.getByLabel('Field 1 name').fill('Company');
+    await edit.getByLabel('Minimum quantity').fill('5');
+    await edit.getByLabel('Maximum quantity').fill('2');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => edit.getByLabel('Minimum quantity').getAttribute('aria-invalid')).toBe('true');
+    await edit.getByLabel('Maximum quantity').fill('');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByText('Download files, Delivery instructions').waitFor();
+    expect(await edit.getByLabel('Field 1 name').inputValue()).toBe('Company');
+
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByRole('status').filter({ hasText: 'Archived' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Archive' }).count()).toBe(0);
+
+    // The product list shows it, linked, with its delivery and no stock limit.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Field Guide' }) });
+    await row.waitFor();
+    expect(await row.getByRole('cell').allTextContents()).toEqual([
+      'Field Guide',
+      'Archived',
+      '$19.99',
+      'Download files, Delivery instructions',
+      'Not limited',
+    ]);
+
+    // Delete asks in a dialog whose button repeats the verb, then the list no longer has it.
+    await row.getByRole('link', { name: 'Field Guide' }).click();
+    await page.getByRole('heading', { name: 'Field Guide', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Delete', exact: true }).first().click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete Field Guide?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    await page.getByText('No products yet.').waitFor();
+  });
+});
