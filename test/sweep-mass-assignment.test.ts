@@ -278,6 +278,11 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
       body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' },
       control: true,
     },
+    // No event of the store has this id: the control is a 404, the extra field a 400 before it.
+    'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/resend': {
+      body: { eventId: `evt_${'x'.repeat(24)}` },
+      control: false,
+    },
     'POST /api/v1/licenses/activate': {
       body: { productId: ids.productId!, key: tokens.licenseKey!, instanceName: 'ma' },
       control: true,

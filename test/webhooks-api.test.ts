@@ -49,6 +49,7 @@ describe('webhook endpoints', () => {
       enabled: true,
       failureCount: 0,
       disabledAt: null,
+      disabledReason: null,
       lastDeliveredAt: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

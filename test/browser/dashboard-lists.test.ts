@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../support/catalog.js';
 import { pay } from '../support/payments.js';
 import { clientIp, dashboard, uniqueEmail } from '../support/seller.js';
+import { expectAccessible } from './dashboard-support.js';
 import { createShop, launchChromium, pagePerTest, startPageServer, unlabelledControls, type Shop } from './support.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
@@ -218,6 +219,7 @@ describe('dashboard lists', { timeout: 60_000 }, () => {
     const thread = page.getByRole('list').filter({ hasText: 'I paid but got nothing.' });
     await poll(() => thread.getByRole('listitem').count()).toBe(1);
     expect(await thread.getByRole('listitem').first().textContent()).toContain('Buyer');
+    await expectAccessible(page, 'ticket page');
 
     await page.getByRole('textbox', { name: 'Message' }).fill('Here it is: check your inbox.');
     await page.getByRole('button', { name: 'Send reply' }).click();

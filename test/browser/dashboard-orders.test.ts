@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pay } from '../support/payments.js';
 import { addStaff, clientIp, dashboard, registerSeller, uniqueEmail, type Seller } from '../support/seller.js';
+import { expectAccessible } from './dashboard-support.js';
 import { createShop, keyProduct, launchChromium, pagePerTest, startPageServer } from './support.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
@@ -104,9 +105,14 @@ describe('dashboard: orders', () => {
     await page.getByRole('button', { name: 'Save note' }).click();
     await page.getByText('Note saved.').waitFor();
     expect((await apiOrder(shop.seller, shop.store.id, order.id)).note).toBe('Buyer asked for a refund by e-mail.');
+    await expectAccessible(page, 'order page');
 
     await page.getByRole('button', { name: 'Refund' }).click();
     const dialog = page.getByRole('alertdialog', { name: `Refund ${order.orderId}?` });
+    await dialog.waitFor();
+    // Focus moves into the dialog (and the page behind it is not reachable).
+    expect(await dialog.evaluate((element: any) => element.contains(element.ownerDocument.activeElement))).toBe(true);
+    await expectAccessible(page, 'refund dialog');
     await dialog.getByRole('button', { name: 'Refund' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStoreFor, registerSeller, type Seller } from '../support/seller.js';
+import { expectAccessible } from './dashboard-support.js';
 import { launchChromium, pagePerTest, screenshots, startPageServer, unlabelledControls } from './support.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
@@ -43,6 +44,7 @@ async function newProduct(storeId: string, name: string, delivery: string): Prom
   await page.getByRole('checkbox', { name: delivery }).check();
   await page.getByRole('button', { name: 'Create product' }).click();
   await page.getByRole('heading', { name, level: 1 }).waitFor();
+  await expectAccessible(page, `product page (${delivery})`);
 }
 
 describe('dashboard products', () => {
