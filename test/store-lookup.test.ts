@@ -33,10 +33,23 @@ describe('GET /api/store/{subdomain}', () => {
       name: 'Pixel Goods',
       subdomain: store.subdomain,
       currency: 'EUR',
+      // The store's look (DESIGN §9.2): public, a theme draws the storefront with it.
+      description: '',
+      accentColor: null,
+      logoUrl: null,
       createdAt: store.createdAt.toISOString(),
     });
     // No settings, origins or ban flag leak into the public view.
-    expect(Object.keys(body).sort()).toEqual(['createdAt', 'currency', 'id', 'name', 'subdomain']);
+    expect(Object.keys(body).sort()).toEqual([
+      'accentColor',
+      'createdAt',
+      'currency',
+      'description',
+      'id',
+      'logoUrl',
+      'name',
+      'subdomain',
+    ]);
   });
 
   it('matches the subdomain case-insensitively', async () => {
