@@ -52,17 +52,23 @@ const PREFERRED = [
   'MerchantLicense',
 ];
 
-/** The type-only names index.ts exports, read from its export statements. */
-function exportedTypeNames() {
-  const source = ts.createSourceFile(indexFile, readFileSync(indexFile, 'utf8'), ts.ScriptTarget.Latest, true);
-  const names = [];
+/**
+ * The type-only names index.ts exports, read from its export statements and, through
+ * `export * from`, from the entry points it re-exports (each name once, in order of first sight).
+ */
+function exportedTypeNames(file = indexFile, names = new Set()) {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   for (const statement of source.statements) {
-    if (!ts.isExportDeclaration(statement) || !statement.exportClause || !ts.isNamedExports(statement.exportClause))
+    if (!ts.isExportDeclaration(statement)) continue;
+    if (!statement.exportClause && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+      exportedTypeNames(join(dirname(file), statement.moduleSpecifier.text.replace(/\.js$/, '.ts')), names);
       continue;
+    }
+    if (!statement.exportClause || !ts.isNamedExports(statement.exportClause)) continue;
     for (const specifier of statement.exportClause.elements)
-      if (statement.isTypeOnly || specifier.isTypeOnly) names.push(specifier.name.text);
+      if (statement.isTypeOnly || specifier.isTypeOnly) names.add(specifier.name.text);
   }
-  return names;
+  return [...names];
 }
 
 /** A program over the SDK's sources plus one virtual file that names every exported type and client. */

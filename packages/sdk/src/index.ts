@@ -45,36 +45,7 @@ export type {
   LicenseKeyListParams,
   LicenseKeyList,
 } from './merchant.js';
-export { createThemeClient } from './theme.js';
-export type {
-  ThemeClient,
-  ThemeClientOptions,
-  CartLine,
-  Cart,
-  Storefront,
-  StorefrontProduct,
-  CheckoutParams,
-  CheckoutResult,
-  CreateOrderParams,
-  CreatedOrder,
-  CouponCheck,
-  StartPaymentParams,
-  PaymentStart,
-  Delivery,
-  DeliveredKeys,
-  ClientGate,
-  TrackEvent,
-  OrderAccess,
-} from './theme.js';
 export { createCustomerClient } from './customer.js';
-export { createLicenseClient } from './licenses.js';
-export type {
-  LicenseClient,
-  LicenseClientOptions,
-  LicenseActivation,
-  LicenseValidation,
-  LicenseDeactivation,
-} from './licenses.js';
 export type {
   CustomerClient,
   CustomerClientOptions,
@@ -83,70 +54,11 @@ export type {
   CustomerOrderList,
   CustomerOrderSummary,
 } from './customer.js';
-export type {
-  ClientOptions,
-  RequestOptions,
-  CreateRequestOptions,
-  FetchLike,
-  ProcedurePath,
-  ProcedureInput,
-  ProcedureOutput,
-} from './transport.js';
+export type { ProcedurePath, ProcedureInput, ProcedureOutput } from './transport.js';
 export type { ApiProcedures } from './generated/api.js';
-export {
-  SvcApiError,
-  SvcInvalidRequestError,
-  SvcAuthenticationError,
-  SvcPermissionError,
-  SvcNotFoundError,
-  SvcConflictError,
-  SvcIdempotencyError,
-  SvcRateLimitError,
-  SvcConnectionError,
-  type SvcErrorType,
-  type SvcApiErrorIssue,
-  type ConnectionErrorCode,
-} from './api-errors.js';
-export { ERROR_CODES, type TErrorCode, type TErrorBody } from './error-codes.js';
-export { SvcError, isSvcError, type SvcErrorOptions } from './errors.js';
-export type {
-  Order,
-  OrderDetail,
-  OrderStatus,
-  Product,
-  ProductStatus,
-  DeliveryMethod,
-  CustomFieldType,
-  License,
-  LicenseInstance,
-  LicenseStatus,
-  MerchantLicense,
-} from './models.js';
-export {
-  verifySignature,
-  constructEvent,
-  generateTestHeader,
-  WebhookVerificationError,
-  WEBHOOK_SECRET_PREFIX,
-  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
-  SERVICE_SIGNATURE_HEADER,
-  STANDARD_ID_HEADER,
-  STANDARD_TIMESTAMP_HEADER,
-  STANDARD_SIGNATURE_HEADER,
-  type WebhookVerificationErrorCode,
-  type WebhookEvent,
-  type WebhookEventName,
-  type WebhookEventDataMap,
-  type OrderEvent,
-  type ProductEvent,
-  type LicenseEvent,
-  type WebhookTestEvent,
-  type RawBody,
-  type HeadersLike,
-  type WebhookHeaders,
-  type WebhookSignatureInput,
-  type VerifyOptions,
-  type VerifiedWebhook,
-  type TestHeaderInput,
-  type WebhookTestHeaders,
-} from './webhooks.js';
+export { ERROR_CODES } from './error-codes.js';
+// The theme, license and webhook entry points, each with the errors and models it carries
+// (src/subpaths/): the root exports all of them, so each list is written once.
+export * from './subpaths/theme.js';
+export * from './subpaths/licenses.js';
+export * from './subpaths/webhooks.js';

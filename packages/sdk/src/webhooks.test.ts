@@ -577,7 +577,7 @@ describe('the published package', () => {
       expect(inputs.length).toBeGreaterThan(0);
       for (const input of inputs)
         expect(input).toMatch(
-          /^(src\/(generated\/)?[a-z-]+\.ts|\.\.\/\.\.\/node_modules\/@trpc\/(client|server)\/dist\/[\w./-]+\.mjs)$/,
+          /^(src\/((generated|subpaths)\/)?[a-z-]+\.ts|\.\.\/\.\.\/node_modules\/@trpc\/(client|server)\/dist\/[\w./-]+\.mjs)$/,
         );
       expect(inputs.some((input) => input.includes('@trpc/client'))).toBe(true);
 
