@@ -18,11 +18,13 @@ let product: { id: string; slug: string };
 /** The statements sent while `recording` is set (their SQL text, for the failure message). */
 let recording = false;
 const statements: string[] = [];
+// Kept to call with the client as `this` (apply), and to put back after.
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const originalQuery = pg.Client.prototype.query;
 
 function textOf(config: unknown): string {
   if (typeof config === 'string') return config;
-  if (config && typeof config === 'object' && 'text' in config) return String((config as { text: unknown }).text);
+  if (config && typeof config === 'object' && 'text' in config) return String(config.text);
   return String(config);
 }
 
