@@ -16,11 +16,13 @@ import checkout from './checkout.mjs';
 import cluster from './cluster.mjs';
 import dashboard from './dashboard.mjs';
 import licenses from './licenses.mjs';
+import lighthouse from './lighthouse.mjs';
 import ordersPaging from './orders-paging.mjs';
 import ormExceptions from './orm-exceptions.mjs';
 import rateLimiter from './rate-limiter.mjs';
 import settlement from './settlement.mjs';
 import soak from './soak.mjs';
+import storefront from './storefront.mjs';
 import webhooks from './webhooks.mjs';
 
 // `optIn` benchmarks (the 10-minute soak) run only when named: node bench/run.mjs soak.
@@ -35,6 +37,8 @@ const BENCHMARKS = [
   rateLimiter,
   ormExceptions,
   dashboard,
+  storefront,
+  lighthouse,
   soak,
 ];
 

@@ -1,0 +1,86 @@
+/**
+ * product.html?slug=<slug> (or ?id=<productId>), a product page: name, price, description, how
+ * it is delivered, and a quantity with `Add to cart`, or `Sold out`.
+ */
+import {
+  addToCart,
+  configured,
+  errorText,
+  h,
+  money,
+  paragraphs,
+  shop,
+  showStore,
+  soldOut,
+  type StorefrontProduct,
+} from './shop.js';
+
+const DELIVERY_LABELS: Record<StorefrontProduct['deliveryMethods'][number], string> = {
+  licenseKeys: 'A license key, shown as soon as you have paid',
+  downloadFiles: 'Files to download, as soon as you have paid',
+  manualDelivery: 'Delivered by the seller after payment',
+  deliveryInstructions: 'Instructions from the seller with your order',
+};
+
+function addToCartForm(product: StorefrontProduct): HTMLFormElement {
+  const quantity = h('input', {
+    id: 'quantity',
+    name: 'quantity',
+    type: 'number',
+    inputmode: 'numeric',
+    min: String(product.minQuantity),
+    max: product.maxQuantity !== null ? String(product.maxQuantity) : undefined,
+    value: String(product.minQuantity),
+    required: true,
+  });
+  const form = h(
+    'form',
+    { class: 'add-to-cart' },
+    h('div', { class: 'field quantity' }, h('label', { for: 'quantity' }, 'Quantity'), quantity),
+    h('button', { type: 'submit', class: 'primary' }, 'Add to cart'),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    // The browser checked min/max/required already (the form is not novalidate).
+    addToCart(product.id, Math.floor(quantity.valueAsNumber));
+    location.assign('./cart.html');
+  });
+  return form;
+}
+
+function productView(product: StorefrontProduct): Node[] {
+  const parts: Array<Node | null> = [
+    h('h1', {}, product.name),
+    h('p', { class: 'price' }, money(product.price, product.currency)),
+    product.description ? h('div', { class: 'description' }, ...paragraphs(product.description)) : null,
+    h('h2', {}, 'Delivery'),
+    h('ul', { class: 'delivery' }, ...product.deliveryMethods.map((method) => h('li', {}, DELIVERY_LABELS[method]))),
+    soldOut(product) ? h('p', { class: 'sold-out' }, 'Sold out') : addToCartForm(product),
+  ];
+  return parts.filter((node): node is Node => node !== null);
+}
+
+async function main(): Promise<void> {
+  if (!configured()) return;
+  const article = document.getElementById('product')!;
+  const params = new URLSearchParams(location.search);
+  const wanted = params.get('slug') ?? params.get('id');
+  try {
+    const { store, products } = await shop.storefront();
+    // Only active products are listed, so a draft or archived product is not found here.
+    const product = products.find((p) => p.slug === wanted || p.id === wanted);
+    showStore(store, product ? product.name : 'Product not found');
+    document.getElementById('all-products')!.textContent = `All products of ${store.name}`;
+    if (!product) {
+      article.replaceChildren(h('h1', {}, 'Product not found'), h('p', {}, 'This product is not for sale.'));
+      return;
+    }
+    const description = document.querySelector<HTMLMetaElement>('meta[name="description"]');
+    if (description) description.content = product.description || `${product.name} at ${store.name}.`;
+    article.replaceChildren(...productView(product));
+  } catch (error) {
+    article.replaceChildren(h('h1', {}, 'Product'), h('p', { role: 'alert' }, errorText(error)));
+  }
+}
+
+void main();

@@ -1,0 +1,124 @@
+/**
+ * What the three pages share: the theme client for the store, the store's look in the header,
+ * prices, the cart in localStorage, and a small element helper. The only API this theme calls
+ * is `@svc/sdk/theme`: change the pages freely, keep the calls.
+ */
+import { createThemeClient, isSvcError, type CartLine, type Storefront, type StorefrontProduct } from '@svc/sdk/theme';
+
+export type { CartLine, Storefront, StorefrontProduct };
+export type Store = Storefront['store'];
+
+/** The service and the store, from .env (VITE_SVC_URL, VITE_STORE); baked in at build time. */
+const baseUrl = (import.meta.env.VITE_SVC_URL ?? '').replace(/\/+$/, '');
+export const subdomain = import.meta.env.VITE_STORE ?? '';
+
+/** True when both settings are there; otherwise the page says what to set. */
+export function configured(): boolean {
+  if (baseUrl && subdomain) return true;
+  const main = document.getElementById('main');
+  main?.replaceChildren(
+    h('h1', {}, 'This theme is not configured'),
+    h('p', {}, 'Set VITE_SVC_URL and VITE_STORE in .env (see .env.example and the README), then build again.'),
+  );
+  return false;
+}
+
+export const shop = createThemeClient({ baseUrl: baseUrl || 'http://localhost', subdomain: subdomain || 'unset' });
+
+type Child = Node | string | null | false | undefined;
+
+/** `h('a', { href: '/' }, 'Home')`: an element with attributes and children (text is never parsed as HTML). */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, string | boolean | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value !== false && value !== undefined) element.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children) if (child !== null && child !== false && child !== undefined) element.append(child);
+  return element;
+}
+
+/** Plain text as paragraphs: a blank line starts one. */
+export function paragraphs(text: string): HTMLParagraphElement[] {
+  return text
+    .split(/\n\s*\n/)
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => h('p', {}, part));
+}
+
+/** An amount in the store's currency, formatted by Intl in the page's language. */
+export function money(amount: number, currency: string): string {
+  return new Intl.NumberFormat(document.documentElement.lang || 'en', { style: 'currency', currency }).format(amount);
+}
+
+/** A license-key product without enough keys for its smallest order. */
+export const soldOut = (product: Pick<StorefrontProduct, 'stock' | 'minQuantity'>): boolean =>
+  product.stock !== null && product.stock < product.minQuantity;
+
+/** A product's page in this theme: by its slug (`?id=` works too). */
+export const productHref = (product: Pick<StorefrontProduct, 'slug'>): string =>
+  `./product.html?slug=${encodeURIComponent(product.slug)}`;
+
+/** The store's name, logo and accent colour in the header; the page's title. */
+export function showStore(store: Store, pageTitle?: string): void {
+  document.title = pageTitle ? `${pageTitle} · ${store.name}` : store.name;
+  const name = document.querySelector<HTMLAnchorElement>('.store-name');
+  if (name) {
+    const logo = store.logoUrl
+      ? h('img', { class: 'store-logo', src: `${baseUrl}${store.logoUrl}`, alt: '', width: '40', height: '40' })
+      : null;
+    name.replaceChildren(...[logo, h('span', {}, store.name)].filter((node): node is HTMLElement => node !== null));
+  }
+  // Only a checked #rrggbb, as the hosted pages; it draws borders, never text.
+  if (store.accentColor && /^#[0-9a-f]{6}$/i.test(store.accentColor))
+    document.documentElement.style.setProperty('--accent', store.accentColor);
+}
+
+/** What to tell the buyer when a call fails: svc's message, or the network's. */
+export const errorText = (error: unknown): string =>
+  isSvcError(error) ? error.message : 'The connection failed. Check your network and try again.';
+
+// The cart: product ids and quantities in localStorage, one cart per store. The service prices
+// it (`shop.cart.get`) every time the cart page opens, so nothing here is trusted for money.
+const STORAGE_KEY = `svc-cart:${subdomain}`;
+
+export function readCart(): CartLine[] {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]');
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter(
+      (line): line is CartLine =>
+        typeof line === 'object' &&
+        line !== null &&
+        typeof (line as CartLine).productId === 'string' &&
+        Number.isInteger((line as CartLine).quantity) &&
+        (line as CartLine).quantity > 0,
+    );
+  } catch {
+    return [];
+  }
+}
+
+export function saveCart(lines: readonly CartLine[]): void {
+  try {
+    if (lines.length === 0) localStorage.removeItem(STORAGE_KEY);
+    else localStorage.setItem(STORAGE_KEY, JSON.stringify(lines));
+  } catch {
+    // Storage refused (private mode, full): the cart lasts as long as the page.
+  }
+}
+
+/** Adds `quantity` of a product (to the line it already has, if any). */
+export function addToCart(productId: string, quantity: number): void {
+  const lines = readCart();
+  const existing = lines.find((line) => line.productId === productId);
+  saveCart(
+    existing
+      ? lines.map((line) => (line === existing ? { productId, quantity: line.quantity + quantity } : line))
+      : [...lines, { productId, quantity }],
+  );
+}

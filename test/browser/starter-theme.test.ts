@@ -1,0 +1,196 @@
+/**
+ * In a real browser, on the starter theme (examples/starter-theme) built for a running svc and
+ * served as static files from another origin (theme.test on its own loopback port): a buyer opens
+ * the store, a product, adds two to the cart, applies a coupon, checks out, pays with the test
+ * gateway on svc's hosted pages and lands on the delivery page with their keys. Every page of the
+ * theme is axe-clean (light and dark), and the theme's calls to svc are cross-origin (CORS).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboard } from '../support/seller.js';
+import { REPO_ROOT } from '../support/server.js';
+import { expectAccessible } from './dashboard-support.js';
+import {
+  createShop,
+  keyProduct,
+  launchChromium,
+  pagePerTest,
+  screenshots,
+  startPageServer,
+  THEME_HOST,
+  unlabelledControls,
+  watchPage,
+  type Shop,
+} from './support.js';
+
+// Evaluated in the page; tsconfig.test.json has no DOM types.
+declare const localStorage: any;
+
+const THEME_DIR = path.join(REPO_ROOT, 'examples/starter-theme');
+
+let server: Awaited<ReturnType<typeof startPageServer>>;
+let browser: Browser;
+let page: Page;
+let watch: ReturnType<typeof watchPage>;
+let shop: Shop;
+let site: { url: string; stop: () => Promise<void> };
+let outDir: string;
+
+/** `vite build` of the theme with its two settings, as a theme builder runs it, into `outDir`. */
+async function buildTheme(settings: { VITE_SVC_URL: string; VITE_STORE: string }, outDir: string): Promise<void> {
+  // Vite reads VITE_* from the environment (over any .env file): the theme's own configuration path.
+  const saved = { VITE_SVC_URL: process.env.VITE_SVC_URL, VITE_STORE: process.env.VITE_STORE };
+  Object.assign(process.env, settings);
+  try {
+    await build({
+      root: THEME_DIR,
+      configFile: path.join(THEME_DIR, 'vite.config.ts'),
+      mode: 'production',
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true },
+    });
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/** A static host for `dir` on its own loopback port, reached as theme.test (another site than svc). */
+async function serveStatic(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const http: Server = createServer((request, response) => {
+    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
+    const file = path.join(dir, pathname.endsWith('/') ? `${pathname}index.html` : pathname);
+    if (!file.startsWith(dir + path.sep) || !statSync(file, { throwIfNoEntry: false })?.isFile()) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    response.end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://${THEME_HOST}:${port}`,
+    stop: () => new Promise<void>((resolve) => http.close(() => resolve())),
+  };
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startPageServer(), launchChromium()]);
+  shop = await createShop(server.url);
+  outDir = mkdtempSync(path.join(tmpdir(), 'svc-starter-theme-'));
+  await buildTheme({ VITE_SVC_URL: server.url, VITE_STORE: shop.store.subdomain }, outDir);
+  site = await serveStatic(outDir);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await site?.stop();
+  await server?.stop();
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+pagePerTest(
+  () => ({ browser, serviceUrl: server.url }),
+  (opened) => ({ page, watch } = opened),
+);
+
+describe('the starter theme, built and served from another origin', () => {
+  it('a buyer opens the store, a product, adds two, applies a coupon, pays and gets the keys', async () => {
+    const keys = ['STAR-1111-AAAA', 'STAR-2222-BBBB'];
+    const product = await keyProduct(shop, keys, { name: 'Nova Racer (Steam key)', price: 10 });
+    await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/products`, {
+      name: 'Hidden draft',
+      price: 1,
+      deliveryMethods: ['manualDelivery'],
+      status: 'draft',
+    });
+    const coupon = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/coupons`, {
+      code: 'TENOFF',
+      discountType: 'percent',
+      discountValue: 10,
+    });
+    expect(coupon.status, await coupon.clone().text()).toBe(201);
+
+    // The store page: the store's name, its active products only, Intl prices.
+    await page.goto(`${site.url}/`);
+    await page.getByRole('heading', { level: 1, name: 'Pixel Forge' }).waitFor();
+    await page.getByRole('link', { name: 'Nova Racer (Steam key)' }).waitFor();
+    expect(await page.title()).toBe('Pixel Forge');
+    expect(await page.locator('.product-card .price').allTextContents()).toEqual(['$10.00']);
+    expect(await page.getByText('Hidden draft').count()).toBe(0);
+    await expectAccessible(page, 'starter theme: store page');
+    await screenshots(page, 'starter-theme-store');
+    await page.getByRole('link', { name: 'Nova Racer (Steam key)' }).click();
+
+    // The product page, by slug.
+    await page.waitForURL(`${site.url}/product.html?slug=${product.slug}`);
+    await page.getByRole('heading', { level: 1, name: 'Nova Racer (Steam key)' }).waitFor();
+    expect(await page.locator('.price').textContent()).toBe('$10.00');
+    expect(await unlabelledControls(page)).toEqual([]);
+    await expectAccessible(page, 'starter theme: product page');
+    await screenshots(page, 'starter-theme-product');
+    await page.getByLabel('Quantity').fill('2');
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+
+    // The cart: kept in localStorage, priced by svc (GET /api/v1/cart's procedure).
+    await page.waitForURL(`${site.url}/cart.html`);
+    const total = page.locator('#cart-total');
+    await expect.poll(() => total.textContent()).toBe('$20.00');
+    expect(await page.getByLabel('Quantity of Nova Racer (Steam key)').inputValue()).toBe('2');
+    expect(await page.evaluate((key) => localStorage.getItem(key), `svc-cart:${shop.store.subdomain}`)).toBe(
+      JSON.stringify([{ productId: product.id, quantity: 2 }]),
+    );
+    await page.getByLabel('Coupon code').fill('tenoff');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('TENOFF takes $2.00 off.').waitFor();
+    expect(await total.textContent()).toBe('$18.00');
+    expect(await unlabelledControls(page)).toEqual([]);
+    await expectAccessible(page, 'starter theme: cart page');
+    await screenshots(page, 'starter-theme-cart');
+    // Every call the theme made to svc went across origins, to the service's API.
+    const calls = watch.requests.filter((r) => r.url.startsWith(server.url));
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((r) => r.frame.startsWith(site.url) && new URL(r.url).pathname.startsWith('/trpc/'))).toBe(true);
+
+    // Checkout: svc's hosted checkout page, the test gateway, the delivery page.
+    await page.getByRole('button', { name: 'Checkout' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/checkout/[a-z0-9]+\\?token=`));
+    await page.getByLabel('E-mail').fill(`buyer-${randomBytes(4).toString('hex')}@example.test`);
+    await page.getByLabel('Test payment').check();
+    await page.getByRole('button', { name: 'Pay $18.00' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
+    await page.getByRole('button', { name: 'Pay 18.00 USD' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/orders/`));
+    const delivered = page.locator('code.key');
+    await expect.poll(() => delivered.count()).toBe(2);
+    expect((await delivered.allTextContents()).sort()).toEqual(keys);
+    expect(watch.foreign()).toEqual([]);
+
+    // Every key sold: the theme's store page says Sold out, with no button; the cart is empty.
+    await page.goto(`${site.url}/`);
+    await page.getByText('Sold out').waitFor();
+    expect(await page.getByRole('button', { name: /Add to cart/ }).count()).toBe(0);
+    await page.goto(`${site.url}/cart.html`);
+    await page.getByText('Your cart is empty.').waitFor();
+  });
+
+  it('says so for a product the store does not sell', async () => {
+    await page.goto(`${site.url}/product.html?slug=no-such-product-${randomBytes(3).toString('hex')}`);
+    await page.getByRole('heading', { level: 1, name: 'Product not found' }).waitFor();
+    await expectAccessible(page, 'starter theme: product not found');
+  });
+});
