@@ -23,6 +23,7 @@ import { selectStoreRef } from '../stores/stores.repo.js';
 import { selectStorefrontVersion } from './catalog.repo.js';
 import { toPublicStore } from '../stores/stores.service.js';
 import { ProductSchema, type Product } from './catalog.entities.js';
+import { toImageView } from './images.service.js';
 import { isKeyed, stockOf } from './key-store.js';
 import { findProduct } from './products.js';
 import { ON_REPLICA } from '../../db/replicas.js';
@@ -45,6 +46,7 @@ export function toProductView(product: Product, currency: string, stock: number 
     licenseActivationLimit: product.licenseActivationLimit ?? null,
     licenseValidityDays: product.licenseValidityDays ?? null,
     stock,
+    images: product.images.map((image) => toImageView(product.id, image)),
     createdAt: product.createdAt.toISOString(),
     updatedAt: product.updatedAt.toISOString(),
   };
@@ -64,6 +66,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     minQuantity,
     maxQuantity,
     stock,
+    images,
   } = view;
   return {
     id,
@@ -78,6 +81,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     minQuantity,
     maxQuantity,
     stock,
+    images,
   };
 }
 
@@ -143,6 +147,7 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       deliveryMethods: input.deliveryMethods,
       deliveryInstructions: input.deliveryInstructions ?? '',
       customFields: input.customFields ?? [],
+      images: [],
       minQuantity: input.minQuantity ?? 1,
       maxQuantity: input.maxQuantity ?? null,
       licenseActivationLimit: input.licenseActivationLimit ?? null,
