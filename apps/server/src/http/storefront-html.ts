@@ -183,18 +183,54 @@ ${soldOut(product) ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, p
 </li>`;
 }
 
-export function storePage(publicUrl: string, store: StorefrontStore, products: TPublicProduct[]): RenderedPage {
-  const intro = store.description ? `<div class="store-description">${paragraphs(store.description)}</div>\n` : '';
+/** The address of a page of the store page: the first is the store's own. */
+const storePagePath = (store: Pick<TStorePublic, 'subdomain'>, page: number) =>
+  page === 1 ? storePath(store) : `${storePath(store)}?page=${page}`;
+
+/** Previous and Next between the store page's pages (plain links: no script). */
+function pager(store: StorefrontStore, page: number, pages: number): string {
+  if (pages <= 1) return '';
+  const previous = page > 1 ? `<a rel="prev" href="${storePagePath(store, page - 1)}">Previous</a>` : '';
+  const next = page < pages ? `<a rel="next" href="${storePagePath(store, page + 1)}">Next</a>` : '';
+  return `\n<nav class="pager" aria-label="Pages">${previous}<span>Page ${page} of ${pages}</span>${next}</nav>`;
+}
+
+export function storePage(
+  publicUrl: string,
+  store: StorefrontStore,
+  products: TPublicProduct[],
+  paging: { page: number; pages: number } = { page: 1, pages: 1 },
+): RenderedPage {
+  const { page, pages } = paging;
+  const intro =
+    store.description && page === 1 ? `<div class="store-description">${paragraphs(store.description)}</div>\n` : '';
   const grid =
     products.length === 0
       ? '<p>This store has nothing for sale yet.</p>'
       : `<ul class="product-grid">\n${products.map((p, i) => productCard(store, p, i)).join('\n')}\n</ul>`;
+  const heading = page === 1 ? escapeHtml(store.name) : `${escapeHtml(store.name)}: page ${page}`;
   return renderDocument(publicUrl, store, {
-    title: store.name,
-    description: summary(store.description || `${store.name}: products for sale.`),
-    path: storePath(store),
+    title: page === 1 ? store.name : `Page ${page}`,
+    description: summary(
+      page === 1
+        ? store.description || `${store.name}: products for sale.`
+        : `${store.name}: products for sale, page ${page} of ${pages}.`,
+    ),
+    path: storePagePath(store, page),
     ogType: 'website',
-    body: `<h1>${escapeHtml(store.name)}</h1>\n${intro}${grid}`,
+    body: `<h1>${heading}</h1>\n${intro}${grid}${pager(store, page, pages)}`,
+  });
+}
+
+/** A page of the store page past its last one. */
+export function missingPage(publicUrl: string, store: StorefrontStore, path: string): RenderedPage {
+  return renderDocument(publicUrl, store, {
+    title: 'Page not found',
+    description: `This page of ${store.name} has no products.`,
+    path,
+    ogType: 'website',
+    body: `<h1>Page not found</h1>
+<p>This page has no products. <a href="${storePath(store)}">See the first page of ${escapeHtml(store.name)}</a>.</p>`,
   });
 }
 

@@ -307,6 +307,34 @@ export async function storefront(ctx: ServiceContext, subdomain: string) {
   return { store: toPublicStore(store), products: await publicProducts(ctx, store) };
 }
 
+/** Products on one page of the hosted store page: any page of a 1,000-product store stays within its 30 KB. */
+export const STOREFRONT_PAGE_SIZE = 24;
+
+/**
+ * One page (from 1) of the store page: the store, its active products in catalog order (as
+ * publicProducts), and how many pages there are (at least 1). A page past the last has no products.
+ */
+export async function storefrontPage(ctx: ServiceContext, input: { subdomain: string; page: number }) {
+  const store = await findSellingStore(ctx.em, input.subdomain, 'subdomain');
+  const [products, total] = await ctx.em.findAndCount(
+    ProductSchema,
+    { store: store.id, status: 'active', deletedAt: null },
+    {
+      orderBy: { createdAt: 'asc', id: 'asc' },
+      limit: STOREFRONT_PAGE_SIZE,
+      offset: (input.page - 1) * STOREFRONT_PAGE_SIZE,
+      ...ON_REPLICA,
+    },
+  );
+  const stock = await stockOf(ctx.em, products);
+  return {
+    store: toPublicStore(store),
+    products: products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null))),
+    page: input.page,
+    pages: Math.max(1, Math.ceil(total / STOREFRONT_PAGE_SIZE)),
+  };
+}
+
 /** An active product of a store that may sell, by id or slug, as the public catalog shows it; 404 otherwise. */
 export async function publicProduct(
   ctx: ServiceContext,
