@@ -290,7 +290,7 @@ describe('a store of 1,000 products', () => {
          created_at, updated_at)
        select id, $1, 'Product number ' || n || ' with a longer name', 'product-' || n,
          repeat('A product description of a realistic length. ', 8), 1000 + n, 'active', '{manualDelivery}',
-         ($2::jsonb ->> (n - 1))::jsonb, now() + n * interval '1 millisecond', now()
+         $2::jsonb -> (n - 1)::int, now() + n * interval '1 millisecond', now()
        from unnest($3::text[]) with ordinality as t(id, n)`,
       [big.id, JSON.stringify(ids.map((_, n) => image(n))), ids],
     );
