@@ -162,7 +162,10 @@ describe('dashboard products', () => {
       expect(await section.getByRole('button', { name: 'Move up image 1 of 2' }).isDisabled()).toBe(true);
 
       await section.getByRole('button', { name: 'Remove image 1 of 2' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+      await page
+        .getByRole('alertdialog', { name: 'Remove image 1 of 2?' })
+        .getByRole('button', { name: 'Remove' })
+        .click();
       await expect.poll(() => images.count()).toBe(1);
       await expect.poll(order).toEqual([600]);
     },

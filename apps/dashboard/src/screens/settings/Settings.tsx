@@ -48,10 +48,14 @@ const originLines = z
   .pipe(update.allowedOrigins.unwrap());
 
 /** Empty is the default colour (null); anything else a #rrggbb, checked with the server's ZAccentColor. */
-const accentField = z
-  .string()
-  .transform((text) => text.trim())
-  .pipe(z.union([z.literal('').transform(() => null), ZAccentColor]));
+const accentField = z.string().transform((text, ctx) => {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  const checked = ZAccentColor.safeParse(trimmed);
+  if (checked.success) return checked.data;
+  ctx.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'a colour as #rrggbb' });
+  return z.NEVER;
+});
 
 const ZSettingsForm = z.object({
   name: update.name.unwrap(),
