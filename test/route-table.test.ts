@@ -56,6 +56,8 @@ describe('the route table', () => {
         'GET /api/dashboard/stores/{storeId}/orders/{orderId}/payment-proof',
         'GET /api/orders/{orderId}/files/{fileId}',
         'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
+        'POST /api/dashboard/stores/{storeId}/products/{productId}/images',
+        'POST /api/merchant/v1/stores/{storeId}/products/{productId}/images',
         'POST /api/dashboard/stores/{storeId}/logo',
         'DELETE /api/dashboard/stores/{storeId}/logo',
         'POST /api/orders/{orderId}/payment-proof',

@@ -4,6 +4,7 @@
  * customer sign-in, auto-pagination, typed errors, and the automatic Idempotency-Key.
  */
 import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
 import {
   constructEvent,
   createCustomerClient,
@@ -40,6 +41,7 @@ let smtp: Awaited<ReturnType<typeof startSmtpListener>>;
 let db: pg.Client;
 let seller: Seller;
 let store: { id: string; subdomain: string };
+let merchantKey = '';
 let merchant: MerchantClient;
 
 beforeAll(async () => {
@@ -54,6 +56,7 @@ beforeAll(async () => {
   });
   expect(settings.status, await settings.clone().text()).toBe(200);
   const { key } = await createKeyFor(seller, { scopes: ALL_SCOPES, storeIds: [store.id] });
+  merchantKey = key;
   merchant = createMerchantClient({ baseUrl: server.url, apiKey: key });
 });
 afterAll(async () => {
@@ -638,6 +641,36 @@ describe('merchant client: products and key stock', () => {
     for await (const key of merchant.licenseKeys.iterate({ storeId: store.id, productId: created.id }))
       all.push(key.id);
     expect(new Set(all).size).toBe(150);
+
+    // Images: added by a multipart upload, then reordered and removed through the client.
+    const uploadImage = async (width: number) => {
+      const png = await sharp({ create: { width, height: 100, channels: 3, background: '#336699' } })
+        .png()
+        .toBuffer();
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'picture.png');
+      const response = await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/products/${created.id}/images`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${merchantKey}` },
+        body: form,
+      });
+      expect(response.status, await response.clone().text()).toBe(201);
+    };
+    await uploadImage(200);
+    await uploadImage(300);
+    const pictured = await merchant.products.get({ storeId: store.id, productId: created.id });
+    expect(pictured.images.map((i) => i.width)).toEqual([200, 300]);
+    const ids = pictured.images.map((i) => i.id);
+    const reordered = await merchant.productImages.reorder({
+      storeId: store.id,
+      productId: created.id,
+      imageIds: [ids[1]!, ids[0]!],
+    });
+    expect(reordered.images.map((i) => i.width)).toEqual([300, 200]);
+    await merchant.productImages.remove({ storeId: store.id, productId: created.id, imageId: ids[1]! });
+    expect(
+      (await merchant.products.get({ storeId: store.id, productId: created.id })).images.map((i) => i.width),
+    ).toEqual([200]);
 
     await merchant.products.archive({ storeId: store.id, productId: created.id });
     expect(

@@ -267,6 +267,82 @@ describe('the transfer budget', () => {
   });
 });
 
+describe('a store of 1,000 products', () => {
+  it('shows 24 products a page with Previous and Next, each page its own canonical and ETag, within 30 KB', async () => {
+    const big = await createStoreFor(seller, 'Thousand Shop');
+    // Straight into the table: 1,000 creates over HTTP would be most of the test's time. Each has
+    // an image (two renditions), so the cards carry their srcset too.
+    const image = (n: number) => [
+      {
+        id: `img${String(n).padStart(21, '0')}`,
+        contentType: 'image/png',
+        size: 1000,
+        sha256: '0'.repeat(64),
+        variants: [
+          { width: 480, height: 360 },
+          { width: 960, height: 720 },
+        ],
+      },
+    ];
+    const ids = Array.from({ length: 1000 }, (_, n) => `p${randomBytes(11).toString('hex').slice(0, 21)}${n % 10}`);
+    await db.query(
+      `insert into product (id, store_id, name, slug, description, price_minor, status, delivery_methods, images,
+         created_at, updated_at)
+       select id, $1, 'Product number ' || n || ' with a longer name', 'product-' || n,
+         repeat('A product description of a realistic length. ', 8), 1000 + n, 'active', '{manualDelivery}',
+         $2::jsonb -> (n - 1)::int, now() + n * interval '1 millisecond', now()
+       from unnest($3::text[]) with ordinality as t(id, n)`,
+      [big.id, JSON.stringify(ids.map((_, n) => image(n))), ids],
+    );
+
+    const first = await get(`/s/${big.subdomain}`);
+    expect(first.status).toBe(200);
+    const firstHtml = await first.text();
+    expect(firstHtml.match(/<li class="product-card">/g)).toHaveLength(24);
+    expect(firstHtml).toContain(`<link rel="canonical" href="https://shop.example.test/s/${big.subdomain}">`);
+    expect(firstHtml).toContain(`<a rel="next" href="/s/${big.subdomain}?page=2">Next</a>`);
+    expect(firstHtml).not.toContain('rel="prev"');
+    expect(firstHtml).toContain('Page 1 of 42');
+
+    // Following Next from the first page reaches every product once, and stops at the last page.
+    const seen = new Set<string>();
+    let path: string | undefined = `/s/${big.subdomain}`;
+    const etags = new Set<string>();
+    let pages = 0;
+    while (path) {
+      const response = await get(path);
+      expect(response.status, path).toBe(200);
+      etags.add(response.headers.get('etag')!);
+      const html = await response.text();
+      const canonical = `https://shop.example.test${path}`;
+      expect(html, path).toContain(`<link rel="canonical" href="${canonical}">`);
+      for (const m of html.matchAll(/<h2><a href="\/s\/[^/]+\/products\/([^"]+)">/g)) seen.add(m[1]!);
+      pages += 1;
+      path = /<a rel="next" href="([^"]+)">/.exec(html)?.[1]?.replace(/&amp;/g, '&');
+    }
+    expect(pages).toBe(42);
+    expect(seen.size).toBe(1000);
+    expect(etags.size).toBe(42);
+
+    const last = await (await get(`/s/${big.subdomain}?page=42`)).text();
+    expect(last.match(/<li class="product-card">/g)).toHaveLength(1000 - 41 * 24);
+    expect(last).toContain(`<a rel="prev" href="/s/${big.subdomain}?page=41">Previous</a>`);
+    expect(last).not.toContain('rel="next"');
+    expect((await get(`/s/${big.subdomain}?page=43`)).status).toBe(404);
+
+    // A page's own ETag revalidates to 304; another page's does not.
+    const second = await get(`/s/${big.subdomain}?page=2`);
+    const etag = second.headers.get('etag')!;
+    expect((await get(`/s/${big.subdomain}?page=2`, { 'if-none-match': etag })).status).toBe(304);
+    expect((await get(`/s/${big.subdomain}?page=3`, { 'if-none-match': etag })).status).toBe(200);
+
+    for (const page of [`/s/${big.subdomain}`, `/s/${big.subdomain}?page=21`, `/s/${big.subdomain}?page=42`]) {
+      const { total, parts } = await transferBytes(page);
+      expect(total, `${page}: ${JSON.stringify(parts)}`).toBeLessThanOrEqual(30 * 1024);
+    }
+  });
+});
+
 describe('the store’s look and product slugs', () => {
   it('shows the description and the accent colour (an inline style its hash in the CSP allows)', async () => {
     const shop = await createStoreFor(seller, 'Look Shop');

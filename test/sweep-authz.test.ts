@@ -61,6 +61,12 @@ const OPERATIONS: Operation[] = Object.entries(DOCUMENT.paths).flatMap(([route, 
     })),
 );
 
+/** A 1x1 PNG, for each store's product image. */
+const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYGAAAAAEAAH2FzhVAAAAAElFTkSuQmCC',
+  'base64',
+);
+
 /** Operations swept below that take another store's object by a token, a key id or a customer session. */
 const BUYER_AND_ACCOUNT_OPERATIONS = [
   'DELETE /api/dashboard/api-keys/{keyId}',
@@ -198,6 +204,19 @@ async function buildWorld(tag: string): Promise<World> {
       'file',
     )
   ).id;
+  const picture = new FormData();
+  picture.append('file', new Blob([new Uint8Array(TINY_PNG)], { type: 'image/png' }), 'picture.png');
+  ids.imageId = (
+    await ok(
+      await fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${product.id}/images`, {
+        method: 'POST',
+        headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+        body: picture,
+      }),
+      201,
+      'image',
+    )
+  ).images[0].id;
   const couponCode = `C${tag.toUpperCase()}${randomBytes(4).toString('hex').toUpperCase()}`;
   ids.couponId = (
     await ok(
@@ -419,6 +438,8 @@ function validBody(key: string): Record<string, unknown> | undefined {
       deliveryMethods: ['manualDelivery'],
     },
     'PATCH /api/merchant/v1/stores/{storeId}/products/{productId}': { name: 'Renamed by A', price: 0 },
+    'PUT /api/dashboard/stores/{storeId}/products/{productId}/images/order': { imageIds: [B.ids.imageId] },
+    'PUT /api/merchant/v1/stores/{storeId}/products/{productId}/images/order': { imageIds: [B.ids.imageId] },
     'POST /api/merchant/v1/stores/{storeId}/products/{productId}/license-keys': { keys: ['PLANTED-BY-A'] },
     'POST /api/merchant/v1/stores/{storeId}/coupons': {
       code: 'PLANTEDBYA',

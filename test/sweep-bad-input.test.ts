@@ -140,9 +140,16 @@ const JSON_QUERY_PARAMETERS = OPERATIONS.flatMap((op) =>
 /** Routes with body rules of their own; they get their own variants below (never skipped). */
 const MULTIPART_UPLOADS = [
   'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
+  'POST /api/dashboard/stores/{storeId}/products/{productId}/images',
+  'POST /api/merchant/v1/stores/{storeId}/products/{productId}/images',
   'POST /api/dashboard/stores/{storeId}/logo',
   'POST /api/orders/{orderId}/payment-proof',
 ];
+/** A 1x1 PNG: a product image the sweep's product keeps (bad requests must leave it in place). */
+const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYGAAAAAEAAH2FzhVAAAAAElFTkSuQmCC',
+  'base64',
+);
 const GATEWAY_RECEIVER = 'POST /api/payments/{gateway}/webhook';
 const SIGNED_FILE_LINK = 'GET /api/orders/{orderId}/files/{fileId}';
 const OWN_RULES = [...MULTIPART_UPLOADS, GATEWAY_RECEIVER, SIGNED_FILE_LINK];
@@ -1327,6 +1334,14 @@ beforeAll(async () => {
     body: form,
   });
   ids.fileId = (await ok(uploaded, 201, 'file')).id;
+  const picture = new FormData();
+  picture.append('file', new Blob([new Uint8Array(TINY_PNG)], { type: 'image/png' }), 'picture.png');
+  const pictured = await fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${product.id}/images`, {
+    method: 'POST',
+    headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+    body: picture,
+  });
+  ids.imageId = (await ok(pictured, 201, 'image')).images[0].id;
   ids.couponId = (
     await ok(
       await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/coupons`, {
@@ -1531,6 +1546,10 @@ describe('bad-input sweep over every operation of openapi.json', () => {
       await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/products/${ids.productId}/files`)
     ).json();
     expect(files.files.map((f: { id: string }) => f.id)).toEqual([ids.fileId]);
+    const pictured = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/products/${ids.productId}`)
+    ).json();
+    expect(pictured.images.map((i: { id: string }) => i.id)).toEqual([ids.imageId]);
     const blacklist = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/blacklist`)).json();
     expect(JSON.stringify(blacklist)).toContain(ids.entryId);
     const members = await (await dashboard(seller, 'GET', `/api/dashboard/stores/${store}/members`)).json();

@@ -59,6 +59,8 @@ const DOCUMENT = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi/openapi.j
 /** Routes whose bodies are not JSON objects of a schema: swept for bad input in sweep-bad-input. */
 const NOT_JSON = [
   'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
+  'POST /api/dashboard/stores/{storeId}/products/{productId}/images',
+  'POST /api/merchant/v1/stores/{storeId}/products/{productId}/images',
   'POST /api/dashboard/stores/{storeId}/logo',
   'POST /api/orders/{orderId}/payment-proof',
   'POST /api/payments/{gateway}/webhook',
@@ -182,6 +184,12 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
       status: 201,
     },
     'PATCH /api/dashboard/stores/{storeId}/products/{productId}': { body: { name: 'Renamed product' }, control: true },
+    // The sweep's product has no images: the empty order names all of them.
+    'PUT /api/dashboard/stores/{storeId}/products/{productId}/images/order': { body: { imageIds: [] }, control: true },
+    'PUT /api/merchant/v1/stores/{storeId}/products/{productId}/images/order': {
+      body: { imageIds: [] },
+      control: true,
+    },
     'POST /api/dashboard/stores/{storeId}/products/{productId}/license-keys': {
       body: { keys: ['MA-KEY-CONTROL'] },
       control: true,

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStoreFor, registerSeller, type Seller } from '../support/seller.js';
 import { expectAccessible } from './dashboard-support.js';
@@ -98,6 +99,75 @@ describe('dashboard products', () => {
       await dialog.getByRole('button', { name: 'Delete' }).click();
       await dialog.waitFor({ state: 'detached' });
       await expect.poll(() => section.locator('dt:text-is("Available") + dd').textContent()).toBe('999');
+    },
+  );
+
+  it(
+    'edits the slug (a taken one is refused on the field) and adds, reorders and removes images',
+    { timeout: 60_000 },
+    async () => {
+      const seller = await registerSeller(server.url);
+      const store = await createStoreFor(seller, 'Picture Shop');
+      await signIn(seller, `/dashboard/stores/${store.id}/products`);
+      await newProduct(store.id, 'Sunset Print', 'Manual delivery');
+      await newProduct(store.id, 'Dawn Print', 'Manual delivery');
+
+      const edit = page.getByRole('region', { name: 'Edit product' });
+      const slug = edit.getByLabel('Slug');
+      expect(await slug.inputValue()).toBe('dawn-print');
+      await slug.fill('sunset-print');
+      await edit.getByRole('button', { name: 'Save changes' }).click();
+      await edit.getByText('Another product of this store has this slug.').waitFor();
+      expect(await slug.getAttribute('aria-invalid')).toBe('true');
+      await slug.fill('dawn-print-a3');
+      await edit.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      await expect.poll(() => edit.getByLabel('Slug').inputValue()).toBe('dawn-print-a3');
+
+      const section = page.getByRole('region', { name: 'Images' });
+      await section.getByText('No images yet').waitFor();
+      for (const [colour, width] of [
+        ['#cc0000', 600],
+        ['#00cc00', 700],
+      ] as const) {
+        const picture = await sharp({ create: { width, height: 400, channels: 3, background: colour } })
+          .png()
+          .toBuffer();
+        await section
+          .getByLabel('Image', { exact: true })
+          .setInputFiles({ name: `${width}.png`, mimeType: 'image/png', buffer: picture });
+        await section.getByRole('button', { name: 'Upload' }).click();
+        await section
+          .getByRole('status')
+          .filter({ hasText: `Uploaded ${width}.png.` })
+          .waitFor();
+      }
+      const images = section.getByRole('img', { name: 'Dawn Print' });
+      await expect.poll(() => images.count()).toBe(2);
+      await expect
+        .poll(() => images.evaluateAll((all: any[]) => all.map((img) => img.complete && img.naturalWidth)))
+        .toEqual([480, 480]);
+      await expectAccessible(page, 'product images');
+
+      // The keyboard moves the second image up.
+      await section.getByRole('button', { name: 'Move up image 2 of 2' }).focus();
+      await page.keyboard.press('Enter');
+      await section.getByRole('status').filter({ hasText: 'Image 2 is now image 1.' }).waitFor();
+      const order = async () => {
+        const shown = await (await fetch(`${server.url}/api/stores/by-subdomain/${store.subdomain}/storefront`)).json();
+        const dawn = shown.products.find((p: { name: string }) => p.name === 'Dawn Print');
+        return dawn.images.map((i: { variants: { width: number }[] }) => i.variants.at(-1)!.width);
+      };
+      await expect.poll(order).toEqual([700, 600]);
+      expect(await section.getByRole('button', { name: 'Move up image 1 of 2' }).isDisabled()).toBe(true);
+
+      await section.getByRole('button', { name: 'Remove image 1 of 2' }).click();
+      await page
+        .getByRole('alertdialog', { name: 'Remove image 1 of 2?' })
+        .getByRole('button', { name: 'Remove' })
+        .click();
+      await expect.poll(() => images.count()).toBe(1);
+      await expect.poll(order).toEqual([600]);
     },
   );
 

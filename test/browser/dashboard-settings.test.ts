@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pay } from '../support/payments.js';
 import { dashboard, registerSeller, type Seller } from '../support/seller.js';
@@ -19,6 +20,7 @@ import {
   unlabelledControls,
   watchPage,
 } from './support.js';
+import { expectAccessible } from './dashboard-support.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
@@ -89,6 +91,50 @@ describe('dashboard settings', () => {
     const stored = await (await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}`)).json();
     expect(stored.name).toBe('Pixel Forge Outlet');
     expect([...stored.settings.paymentMethods].sort()).toEqual(['stripe', 'test']);
+  });
+
+  it("edits the store's look (description, accent colour, logo) and links to the storefront", async () => {
+    const shop = await createShop(server.url, 'Look Forge');
+    await signIn(page, shop.seller, `/stores/${shop.store.id}/settings`);
+    const view = page.getByRole('link', { name: 'View store' });
+    await view.waitFor();
+    expect(await view.getAttribute('href')).toBe(`/s/${shop.store.subdomain}`);
+
+    const colour = page.getByLabel('Accent colour', { exact: true });
+    await colour.fill('blue');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('a colour as #rrggbb').waitFor();
+    expect(await colour.getAttribute('aria-invalid')).toBe('true');
+    // The picker sets the same field.
+    await page.getByLabel('Pick the accent colour').fill('#aa3300');
+    expect(await colour.inputValue()).toBe('#aa3300');
+    await page.getByLabel('Store description').fill('Hand-made pixel art packs.');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+
+    const logo = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#aa3300' } })
+      .png()
+      .toBuffer();
+    await page.getByLabel('Logo image').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logo });
+    await page.getByRole('button', { name: 'Upload logo' }).click();
+    await page.getByRole('status').filter({ hasText: 'Logo uploaded.' }).waitFor();
+    const preview = page.getByRole('img', { name: 'Look Forge logo' });
+    await expect.poll(() => preview.evaluate((img: any) => img.complete && img.naturalWidth)).toBe(64);
+    await expectAccessible(page, 'settings with a logo');
+
+    const stored = await (await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}`)).json();
+    expect(stored).toMatchObject({ description: 'Hand-made pixel art packs.', accentColor: '#aa3300' });
+    expect(stored.logoUrl).toMatch(/^\/s\/.+\/logo\/\w+$/);
+    const storefront = await (await fetch(`${server.url}/s/${shop.store.subdomain}`)).text();
+    expect(storefront).toContain('Hand-made pixel art packs.');
+    expect(storefront).toContain(':root{--accent:#aa3300}');
+
+    await page.getByRole('button', { name: 'Remove logo' }).click();
+    await page.getByRole('status').filter({ hasText: 'Logo removed.' }).waitFor();
+    await page.getByText("No logo: the storefront shows the store's name alone.").waitFor();
+    expect((await (await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}`)).json()).logoUrl).toBe(
+      null,
+    );
   });
 
   it('invites a member with only View orders, who sees no Save and no invite form and is refused a forced update', async () => {

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboard } from '../support/seller.js';
 import {
@@ -50,15 +51,34 @@ describe('a buyer on the hosted storefront', () => {
       discountValue: 10,
     });
     expect(coupon.status, await coupon.clone().text()).toBe(201);
+    const picture = await sharp({
+      create: { width: 1200, height: 800, channels: 3, background: { r: 200, g: 60, b: 40 } },
+    })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(picture)], { type: 'image/png' }), 'nova.png');
+    const uploaded = await fetch(`${server.url}/api/dashboard/stores/${shop.store.id}/products/${product.id}/images`, {
+      method: 'POST',
+      headers: { cookie: shop.seller.cookie, 'x-csrf-token': shop.seller.csrfToken },
+      body: form,
+    });
+    expect(uploaded.status, await uploaded.clone().text()).toBe(201);
 
     await page.goto(`${server.url}/s/${shop.store.subdomain}`);
     await page.getByRole('heading', { level: 1, name: 'Pixel Forge' }).waitFor();
+    // The card's picture: a WebP rendition the browser chose from srcset, loaded.
+    const card = page.getByRole('img', { name: 'Nova Racer (Steam key)' });
+    await expect.poll(() => card.evaluate((img: any) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    expect(await card.evaluate((img: any) => img.currentSrc)).toMatch(/\/images\/\w+\/\w+\/(480|960)\.webp$/);
     await screenshots(page, 'storefront-store');
     await page.getByRole('link', { name: 'Nova Racer (Steam key)' }).click();
 
     await page.waitForURL(`${server.url}/s/${shop.store.subdomain}/products/${product.slug}`);
     await page.getByRole('heading', { level: 1, name: 'Nova Racer (Steam key)' }).waitFor();
     expect(await page.locator('.price').textContent()).toBe('$10.00');
+    const main = page.getByRole('img', { name: 'Nova Racer (Steam key)' });
+    await expect.poll(() => main.evaluate((img: any) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
     expect(await unlabelledControls(page)).toEqual([]);
     await screenshots(page, 'storefront-product');
     await page.getByLabel('Quantity').fill('2');

@@ -22,6 +22,7 @@ export function productPayload(storeId: string, product: Partial<TProduct> = {})
       minQuantity: 1,
       maxQuantity: null,
       stock: null,
+      images: [],
       licenseActivationLimit: null,
       licenseValidityDays: null,
       createdAt: at,

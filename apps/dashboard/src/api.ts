@@ -85,6 +85,27 @@ export function uploadFile(
   });
 }
 
+/**
+ * DELETE on a plain route (the store's logo), with the session cookie and the CSRF header; rejects
+ * with an HttpFailure carrying our error body, as uploadFile does.
+ */
+export async function deleteRoute(url: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'DELETE', credentials: 'same-origin', headers: csrfHeader() });
+  } catch {
+    throw new HttpFailure('Could not reach svc. Check the connection and try again.', 'offline', 0);
+  }
+  if (response.ok) return;
+  const body = (await response.json().catch(() => null)) as { error?: unknown; code?: unknown } | null;
+  throw new HttpFailure(
+    typeof body?.error === 'string' ? body.error : `The request failed (${response.status}).`,
+    typeof body?.code === 'string' ? body.code : 'internal_error',
+    response.status,
+    [],
+  );
+}
+
 export function apiFailure(error: unknown): ApiFailure {
   if (error instanceof HttpFailure) {
     return {

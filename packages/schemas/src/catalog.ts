@@ -114,6 +114,34 @@ export type TUpdateProductInput = z.infer<typeof ZUpdateProductInput>;
 
 export const ZProductIdInput = z.strictObject({ storeId: ZId, productId: ZId });
 
+/** The most images a product has. */
+export const PRODUCT_IMAGES_MAX = 5;
+/** The largest image a seller may upload, in bytes. */
+export const PRODUCT_IMAGE_MAX_BYTES = 2 * 1024 * 1024;
+
+/** One WebP rendition of a product image, at its own width. */
+export const ZProductImageVariant = z.object({ width: ZCount, height: ZCount, url: z.string() });
+/**
+ * A product image as the storefront shows it: WebP at up to two widths (480 and 960 px, never
+ * upscaled), narrowest first; `width`, `height` and `url` are the widest one's.
+ */
+export const ZProductImage = z.object({
+  id: z.string(),
+  width: ZCount,
+  height: ZCount,
+  url: z.string(),
+  variants: z.array(ZProductImageVariant),
+});
+export type TProductImage = z.infer<typeof ZProductImage>;
+export const ZProductImageIdInput = z.strictObject({ storeId: ZId, productId: ZId, imageId: ZId });
+export const ZReorderProductImagesInput = z.strictObject({
+  storeId: ZId,
+  productId: ZId,
+  /** Every image id of the product, once each, in the new order. */
+  imageIds: z.array(ZId).max(PRODUCT_IMAGES_MAX),
+});
+export const ZProductImageList = z.object({ images: z.array(ZProductImage) });
+
 /** The seller's view. */
 export const ZProduct = z.object({
   id: z.string(),
@@ -134,6 +162,8 @@ export const ZProduct = z.object({
   licenseValidityDays: z.number().int().min(1).max(36_500).nullable(),
   /** Available license keys, or null when the product is not limited by keys. */
   stock: ZCount.nullable(),
+  /** Its images, in the order shown. */
+  images: z.array(ZProductImage),
   createdAt: ZTimestamp,
   updatedAt: ZTimestamp,
 });
@@ -154,6 +184,7 @@ export const ZPublicProduct = ZProduct.pick({
   minQuantity: true,
   maxQuantity: true,
   stock: true,
+  images: true,
 });
 export type TPublicProduct = z.infer<typeof ZPublicProduct>;
 

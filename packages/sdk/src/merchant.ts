@@ -49,6 +49,10 @@ export type ProductPage = Out<'catalog.list'>;
 export type ProductListParams = In<'catalog.list'>;
 export type ProductCreateParams = In<'catalog.create'>;
 export type ProductUpdateParams = In<'catalog.update'>;
+/** One of a product's images: WebP renditions at up to two widths (`variants`), narrowest first. */
+export type ProductImage = Product['images'][number];
+export type ProductImageOrderParams = In<'catalog.reorderImages'>;
+export type ProductImageList = Out<'catalog.reorderImages'>;
 export type LicenseKeyImportParams = In<'catalog.importKeys'>;
 export type LicenseKeyImportResult = Out<'catalog.importKeys'>;
 export type LicenseKeyListParams = In<'catalog.keys'>;
@@ -267,6 +271,19 @@ export function createMerchantClient(options: MerchantClientOptions) {
       ),
   };
 
+  /**
+   * A product's images (scope product:write). Adding one is a multipart upload, not a procedure:
+   * POST the file as the part `file` to `/api/merchant/v1/stores/{storeId}/products/{productId}/images`.
+   */
+  const productImages = {
+    /** Removes one image; the storefront stops showing it and its address answers 404. */
+    remove: (params: ProductRef & { imageId: string }, opts?: RequestOptions): Promise<void> =>
+      transport.call('catalog.deleteImage', params, once, opts),
+    /** Puts the product's images in a new order: `imageIds` names each of them once. */
+    reorder: (params: ProductImageOrderParams, opts?: RequestOptions): Promise<ProductImageList> =>
+      transport.call('catalog.reorderImages', params, update, opts),
+  };
+
   const licenseKeys = {
     /**
      * Adds 1 to 10,000 keys to a product's stock (scope product:write); duplicates, within the call
@@ -289,5 +306,5 @@ export function createMerchantClient(options: MerchantClientOptions) {
       ),
   };
 
-  return { orders, webhooks, licenses, coupons, events, products, licenseKeys };
+  return { orders, webhooks, licenses, coupons, events, products, productImages, licenseKeys };
 }

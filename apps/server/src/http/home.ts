@@ -29,6 +29,7 @@ export const homeRoute = plainRoute({
     const demoSection = demo
       ? `<h2>Demo store: ${escapeHtml(demo.name)}</h2>
 <ul>
+${link(`/s/${demo.subdomain}`, 'View store', 'its hosted storefront')}
 ${link(`/account/${demo.subdomain}`, 'Customer area', 'sign in with an e-mailed code')}
 ${link(`/api/store/${demo.subdomain}`, 'Store (JSON)')}
 ${link(`/api/stores/by-subdomain/${demo.subdomain}/storefront`, 'Storefront (JSON)', 'its products')}

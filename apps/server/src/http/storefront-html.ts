@@ -5,7 +5,7 @@
  * (the accent colour is the one exception, allowed by its hash in the page's CSP: storefront.ts).
  */
 import { createHash } from 'node:crypto';
-import type { TDeliveryMethod, TPublicProduct, TStorePublic } from '@svc/schemas';
+import type { TDeliveryMethod, TProductImage, TPublicProduct, TStorePublic } from '@svc/schemas';
 import { escapeHtml } from '../lib/html.js';
 import { amountToMinor, currencyExponent, formatMoney } from '../lib/money.js';
 
@@ -29,6 +29,8 @@ export interface StorefrontDocument {
   script?: boolean;
   /** JSON-LD for the page (a product's Product + Offer). */
   jsonLd?: unknown;
+  /** The page's picture for sharing (a path below the public URL); the store's logo otherwise. */
+  image?: string;
 }
 
 export interface RenderedPage {
@@ -94,7 +96,8 @@ export function renderDocument(publicUrl: string, store: StorefrontStore, doc: S
   const title = doc.title === store.name ? store.name : `${doc.title} · ${store.name}`;
   const url = `${publicUrl}${doc.path}`;
   const accent = accentStyle(store.accentColor);
-  const logo = store.logoUrl ? `${publicUrl}${store.logoUrl}` : undefined;
+  const picture = doc.image ?? store.logoUrl;
+  const ogImage = picture ? `${publicUrl}${picture}` : undefined;
   const meta = [
     `<meta name="description" content="${escapeHtml(doc.description)}">`,
     `<link rel="canonical" href="${escapeHtml(url)}">`,
@@ -103,7 +106,7 @@ export function renderDocument(publicUrl: string, store: StorefrontStore, doc: S
     `<meta property="og:description" content="${escapeHtml(doc.description)}">`,
     `<meta property="og:url" content="${escapeHtml(url)}">`,
     `<meta property="og:site_name" content="${escapeHtml(store.name)}">`,
-    ...(logo ? [`<meta property="og:image" content="${escapeHtml(logo)}">`] : []),
+    ...(ogImage ? [`<meta property="og:image" content="${escapeHtml(ogImage)}">`] : []),
   ];
   const head = [
     ...meta,
@@ -152,26 +155,82 @@ ${quantity}<button type="submit" class="primary">Add to cart${label}</button>
 </form>`;
 }
 
-function productCard(store: StorefrontStore, product: TPublicProduct): string {
+/** Cards in the grid's first row at its widest (64rem, 14rem columns): their images load at once. */
+export const FIRST_ROW = 4;
+
+/**
+ * A product image: the WebP renditions in srcset, the widest one's size (the browser keeps the
+ * space before it loads), and lazy loading unless it is in view when the page opens.
+ */
+export function imageTag(image: TProductImage, alt: string, sizes: string, lazy: boolean, className: string): string {
+  const srcset = image.variants.map((v) => `${escapeHtml(v.url)} ${v.width}w`).join(', ');
+  const first = image.variants[0]!;
+  return `<img class="${className}" src="${escapeHtml(first.url)}" srcset="${srcset}" sizes="${sizes}" width="${image.width}" height="${image.height}" alt="${escapeHtml(alt)}"${
+    lazy ? ' loading="lazy"' : ''
+  } decoding="async">`;
+}
+
+function productCard(store: StorefrontStore, product: TPublicProduct, index: number): string {
+  const image = product.images[0];
+  const picture = image
+    ? `${imageTag(image, product.name, '(min-width: 64rem) 15rem, (min-width: 32rem) 50vw, 100vw', index >= FIRST_ROW, 'card-image')}
+`
+    : '';
   return `<li class="product-card">
-<h2><a href="${productPath(store, product)}">${escapeHtml(product.name)}</a></h2>
+${picture}<h2><a href="${productPath(store, product)}">${escapeHtml(product.name)}</a></h2>
 <p class="price">${escapeHtml(price(product))}</p>
 ${soldOut(product) ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, false)}
 </li>`;
 }
 
-export function storePage(publicUrl: string, store: StorefrontStore, products: TPublicProduct[]): RenderedPage {
-  const intro = store.description ? `<div class="store-description">${paragraphs(store.description)}</div>\n` : '';
+/** The address of a page of the store page: the first is the store's own. */
+const storePagePath = (store: Pick<TStorePublic, 'subdomain'>, page: number) =>
+  page === 1 ? storePath(store) : `${storePath(store)}?page=${page}`;
+
+/** Previous and Next between the store page's pages (plain links: no script). */
+function pager(store: StorefrontStore, page: number, pages: number): string {
+  if (pages <= 1) return '';
+  const previous = page > 1 ? `<a rel="prev" href="${storePagePath(store, page - 1)}">Previous</a>` : '';
+  const next = page < pages ? `<a rel="next" href="${storePagePath(store, page + 1)}">Next</a>` : '';
+  return `\n<nav class="pager" aria-label="Pages">${previous}<span>Page ${page} of ${pages}</span>${next}</nav>`;
+}
+
+export function storePage(
+  publicUrl: string,
+  store: StorefrontStore,
+  products: TPublicProduct[],
+  paging: { page: number; pages: number } = { page: 1, pages: 1 },
+): RenderedPage {
+  const { page, pages } = paging;
+  const intro =
+    store.description && page === 1 ? `<div class="store-description">${paragraphs(store.description)}</div>\n` : '';
   const grid =
     products.length === 0
       ? '<p>This store has nothing for sale yet.</p>'
-      : `<ul class="product-grid">\n${products.map((p) => productCard(store, p)).join('\n')}\n</ul>`;
+      : `<ul class="product-grid">\n${products.map((p, i) => productCard(store, p, i)).join('\n')}\n</ul>`;
+  const heading = page === 1 ? escapeHtml(store.name) : `${escapeHtml(store.name)}: page ${page}`;
   return renderDocument(publicUrl, store, {
-    title: store.name,
-    description: summary(store.description || `${store.name}: products for sale.`),
-    path: storePath(store),
+    title: page === 1 ? store.name : `Page ${page}`,
+    description: summary(
+      page === 1
+        ? store.description || `${store.name}: products for sale.`
+        : `${store.name}: products for sale, page ${page} of ${pages}.`,
+    ),
+    path: storePagePath(store, page),
     ogType: 'website',
-    body: `<h1>${escapeHtml(store.name)}</h1>\n${intro}${grid}`,
+    body: `<h1>${heading}</h1>\n${intro}${grid}${pager(store, page, pages)}`,
+  });
+}
+
+/** A page of the store page past its last one. */
+export function missingPage(publicUrl: string, store: StorefrontStore, path: string): RenderedPage {
+  return renderDocument(publicUrl, store, {
+    title: 'Page not found',
+    description: `This page of ${store.name} has no products.`,
+    path,
+    ogType: 'website',
+    body: `<h1>Page not found</h1>
+<p>This page has no products. <a href="${storePath(store)}">See the first page of ${escapeHtml(store.name)}</a>.</p>`,
   });
 }
 
@@ -184,6 +243,7 @@ export function productPage(publicUrl: string, store: StorefrontStore, product: 
     name: product.name,
     ...(product.description ? { description: product.description } : {}),
     url: `${publicUrl}${path}`,
+    ...(product.images.length > 0 ? { image: product.images.map((i) => `${publicUrl}${i.url}`) } : {}),
     offers: {
       '@type': 'Offer',
       price: product.price.toFixed(currencyExponent(product.currency)),
@@ -194,8 +254,20 @@ export function productPage(publicUrl: string, store: StorefrontStore, product: 
     },
   };
   const delivery = product.deliveryMethods.map((method) => `<li>${escapeHtml(DELIVERY_LABELS[method])}</li>`);
+  const [main, ...more] = product.images;
+  const gallery = main
+    ? `<div class="product-images">
+${imageTag(main, product.name, '(min-width: 48rem) 30rem, 100vw', false, 'main-image')}${
+        more.length > 0
+          ? `\n<ul class="more-images">${more
+              .map((image) => `<li>${imageTag(image, product.name, '10rem', true, 'more-image')}</li>`)
+              .join('')}</ul>`
+          : ''
+      }
+</div>\n`
+    : '';
   const body = `<article class="product">
-<h1>${escapeHtml(product.name)}</h1>
+${gallery}<h1>${escapeHtml(product.name)}</h1>
 <p class="price">${escapeHtml(price(product))}</p>
 ${product.description ? `<div class="description">${paragraphs(product.description)}</div>\n` : ''}<h2>Delivery</h2>
 <ul class="delivery">${delivery.join('')}</ul>
@@ -209,6 +281,7 @@ ${unavailable ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, produc
     ogType: 'product',
     body,
     jsonLd,
+    ...(main ? { image: main.url } : {}),
   });
 }
 

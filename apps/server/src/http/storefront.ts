@@ -14,7 +14,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PublicError } from '../lib/errors.js';
-import { findSellingStore, publicProduct, storefront, storefrontVersion } from '../modules/catalog/catalog.service.js';
+import {
+  findSellingStore,
+  publicProduct,
+  storefrontPage,
+  storefrontVersion,
+} from '../modules/catalog/catalog.service.js';
 import { storeLogo } from '../modules/catalog/logo.service.js';
 import { toPublicStore } from '../modules/stores/stores.service.js';
 import type { RoutePolicy } from '../trpc/policy.js';
@@ -23,6 +28,7 @@ import { PAGE_CSP } from './pages.js';
 import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
 import {
   cartPage,
+  missingPage,
   missingProductPage,
   productPage,
   storePage,
@@ -66,6 +72,11 @@ const PAGE_POLICY: RoutePolicy = {
   cors: 'none',
   errors: ['not_found', 'store_banned'],
 };
+
+/** The store page's `?page=`: a whole number from 1 (at most 5 digits); anything else is the first page. */
+function pageNumber(value: string | undefined): number {
+  return value && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : 1;
+}
 
 /** Same rule as pages.ts's account page: anything else is no store's subdomain. */
 const SUBDOMAIN = /^[a-z0-9-]{1,63}$/;
@@ -158,11 +169,17 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     path: '/s/{subdomain}',
     async handler(ctx, request, reply) {
       if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
-      const etag = await revalidate(ctx, request, reply, 'store');
+      // `?page=N` (from 1): each page its own address, canonical and ETag; anything else is page 1.
+      const page = pageNumber(ctx.query.page);
+      const etag = await revalidate(ctx, request, reply, page === 1 ? 'store' : `store-p${page}`);
       if (!etag) return sendUnavailable(reply);
       if (reply.sent) return reply;
-      const { store, products } = await storefront(ctx, ctx.params.subdomain!);
-      return sendRendered(reply, storePage(ctx.deps.config.publicUrl, store, products), etag);
+      const shown = await storefrontPage(ctx, { subdomain: ctx.params.subdomain!, page });
+      if (shown.products.length === 0 && page > 1) {
+        const path = `/s/${shown.store.subdomain}?page=${page}`;
+        return sendRendered(reply, missingPage(ctx.deps.config.publicUrl, shown.store, path), undefined, 404);
+      }
+      return sendRendered(reply, storePage(ctx.deps.config.publicUrl, shown.store, shown.products, shown), etag);
     },
   }),
   page({

@@ -9,14 +9,22 @@ import { PassThrough, finished, type Readable } from 'node:stream';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ZBuyerToken, ZCount, ZStoredFile } from '@svc/schemas';
+import {
+  PRODUCT_IMAGE_MAX_BYTES,
+  PRODUCT_IMAGES_MAX,
+  ZBuyerToken,
+  ZCount,
+  ZProductImageList,
+  ZStoredFile,
+} from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
+import { productImageFile, uploadProductImage } from '../modules/catalog/images.service.js';
 import { deleteStoreLogo, LOGO_MAX_BYTES, uploadStoreLogo } from '../modules/catalog/logo.service.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { paymentProofOf, uploadPaymentProof } from '../modules/payments/proofs.service.js';
-import { plainRoute } from './plain-route.js';
+import { plainRoute, type PlainRoute } from './plain-route.js';
 
 const ONE_PART = 'Send one part, named file, holding the file.';
 
@@ -302,7 +310,80 @@ export const storeLogoDeleteRoute = plainRoute({
   },
 });
 
+/** Adding a product image: the same on the dashboard (session) and the merchant API (key, product:write). */
+function productImageUploadRoute(surface: 'dashboard' | 'merchant'): PlainRoute {
+  const dashboard = surface === 'dashboard';
+  return plainRoute({
+    name: dashboard ? 'catalog.uploadImage' : 'catalog.merchantUploadImage',
+    method: 'POST',
+    path: `/api/${dashboard ? 'dashboard' : 'merchant/v1'}/stores/{storeId}/products/{productId}/images`,
+    body: 'multipart',
+    query: z.strictObject({}),
+    policy: {
+      auth: dashboard
+        ? { kind: 'session', store: { permission: 'manageProducts' } }
+        : { kind: 'apiKey', scope: 'product:write' },
+      csrf: dashboard ? 'required' : 'none',
+      cors: 'none',
+      successStatus: 201,
+      errors: ['not_found', 'conflict', 'payload_too_large', 'unsupported_media_type'],
+    },
+    openapi: {
+      operationId: dashboard ? 'catalog-uploadImage' : 'catalog-merchantUploadImage',
+      summary: `Add an image to a product (PNG, JPEG or WebP, at most ${PRODUCT_IMAGE_MAX_BYTES} bytes, at most ${PRODUCT_IMAGES_MAX} per product; multipart/form-data, one part named "file"); it is served as WebP 480 and 960 px wide`,
+      tags: [dashboard ? 'dashboard: products' : 'merchant: products'],
+      requestParams: { path: z.object({ storeId: z.string(), productId: z.string() }) },
+      requestBody: { required: true, content: MULTIPART_FILE },
+      responses: {
+        201: {
+          description: "The product's images, the new one last",
+          content: { 'application/json': { schema: ZProductImageList } },
+        },
+      },
+    },
+    mapError: multipartError,
+    async handler(ctx, request, reply) {
+      if (!request.isMultipart())
+        throw new AppError('unsupported_media_type', 'Send the image as multipart/form-data.');
+      const result = await withSoleFile(request, (_part, content) =>
+        uploadProductImage(ctx, { storeId: ctx.params.storeId!, productId: ctx.params.productId!, stream: content }),
+      );
+      return reply.code(201).send(result);
+    },
+  });
+}
+
+/** A rendition's file name in the image address: `<width>.webp`. */
+const RENDITION = /^([1-9][0-9]{0,3})\.webp$/;
+
+/** A product image's WebP rendition: public (storefronts and themes), immutable. */
+export const productImageRoute = plainRoute({
+  name: 'catalog.image',
+  method: 'GET',
+  path: '/images/{productId}/{imageId}/{file}',
+  body: 'none',
+  policy: { auth: { kind: 'public', audience: 'storefront' }, csrf: 'none', cors: 'open', errors: ['not_found'] },
+  openapi: false,
+  renderError: (reply) => reply.code(404).header('Cache-Control', 'no-store').send(),
+  async handler(ctx, _request, reply) {
+    const width = RENDITION.exec(ctx.params.file!)?.[1];
+    if (!width) throw new AppError('not_found', 'No such image.');
+    const { storageKey } = await productImageFile(ctx, {
+      productId: ctx.params.productId!,
+      imageId: ctx.params.imageId!,
+      width: Number(width),
+    });
+    return reply
+      .header('Content-Type', 'image/webp')
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .send(ctx.deps.storage.read(storageKey));
+  },
+});
+
 export const UPLOAD_ROUTES = [
+  productImageUploadRoute('dashboard'),
+  productImageUploadRoute('merchant'),
+  productImageRoute,
   productFileUploadRoute,
   paymentProofUploadRoute,
   paymentProofDownloadRoute,

@@ -28,6 +28,14 @@ export function Home() {
   return (
     <>
       <h1>Home</h1>
+      {store && (
+        <p>
+          <a href={`/s/${encodeURIComponent(store.subdomain)}`} target="_blank" rel="noopener">
+            View store
+          </a>{' '}
+          <span className="muted">(opens the storefront in a new tab)</span>
+        </p>
+      )}
       {store && !can('viewOrders') ? (
         <p>Sales figures need the View orders permission. Use the menu to reach what you may manage.</p>
       ) : (

@@ -6,9 +6,10 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { CUSTOM_FIELD_TYPES, DELIVERY_METHODS, PRODUCT_STATUSES, ZProductBody } from '@svc/schemas';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
+import { useEffect } from 'react';
 import { useFieldArray, useForm, type DefaultValues } from 'react-hook-form';
 import type { z } from 'zod';
-import { trpc } from '../../api';
+import { apiFailure, trpc } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { ErrorNote } from '../../ui/feedback';
 import { CheckboxGroup, SelectInput, TextArea, TextInput } from '../../ui/fields';
@@ -73,9 +74,22 @@ export function ProductForm({
   const errors = form.formState.errors;
   const customFields = useFieldArray({ control: form.control, name: 'customFields' });
   const methods = form.watch('deliveryMethods');
+  // The one conflict a product's save can meet is its slug, taken by another product of the store.
+  useEffect(() => {
+    if (error && apiFailure(error).status === 409)
+      form.setError('slug', { type: 'server', message: 'Another product of this store has this slug.' });
+  }, [error, form]);
   return (
     <form noValidate onSubmit={onValid(form, onSubmit)}>
       <TextInput label="Name" registration={form.register('name')} error={errors.name} />
+      <TextInput
+        label="Slug"
+        hint="The product's address on the storefront: lowercase letters and digits joined by hyphens. Empty: made from the name."
+        registration={form.register('slug', {
+          setValueAs: (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined),
+        })}
+        error={errors.slug}
+      />
       <TextInput
         label="Price"
         type="number"

@@ -9,6 +9,7 @@ import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { LicenseKeys } from './LicenseKeys';
 import { ProductFiles } from './ProductFiles';
+import { ProductImages } from './ProductImages';
 import { DELIVERY_LABELS, ProductForm, STATUS_LABELS, type ProductBody } from './ProductForm';
 import { stockText } from './Products';
 
@@ -59,6 +60,7 @@ export function ProductPage() {
       {(p) => {
         const initial: ProductBody = {
           name: p.name,
+          slug: p.slug,
           price: p.price,
           description: p.description,
           status: p.status,
@@ -119,6 +121,7 @@ export function ProductPage() {
             <ErrorNote error={archive.error} />
             <p role="status">{saved}</p>
 
+            <ProductImages product={p} manage={manage} />
             {p.deliveryMethods.includes('licenseKeys') && manage && (
               <LicenseKeys storeId={storeId} productId={productId} />
             )}

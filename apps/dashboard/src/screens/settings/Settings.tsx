@@ -5,13 +5,14 @@
  * manageSettings sees the same facts as a read-only list, with no form and no Save.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { PAYMENT_METHODS, ZOrigin, ZUpdateStoreInput } from '@svc/schemas';
+import { PAYMENT_METHODS, ZAccentColor, ZOrigin, ZUpdateStoreInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { useForm, type UseFormRegisterReturn } from 'react-hook-form';
 import { z } from 'zod';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { trpc } from '../../api';
+import { deleteRoute, trpc, uploadFile } from '../../api';
 import { storesQuery, useStore, useStoreId } from '../../store';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { CheckboxGroup, TextArea, TextInput } from '../../ui/fields';
@@ -46,8 +47,20 @@ const originLines = z
   })
   .pipe(update.allowedOrigins.unwrap());
 
+/** Empty is the default colour (null); anything else a #rrggbb, checked with the server's ZAccentColor. */
+const accentField = z.string().transform((text, ctx) => {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  const checked = ZAccentColor.safeParse(trimmed);
+  if (checked.success) return checked.data;
+  ctx.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'a colour as #rrggbb' });
+  return z.NEVER;
+});
+
 const ZSettingsForm = z.object({
   name: update.name.unwrap(),
+  description: update.description.unwrap(),
+  accentColor: accentField,
   currency: update.currency.unwrap(),
   paymentMethods: settings.paymentMethods.unwrap(),
   manualPaymentInstructions: settings.manualPaymentInstructions.unwrap(),
@@ -62,6 +75,8 @@ type FormOut = z.output<typeof ZSettingsForm>;
 function formValues(store: Store): FormIn {
   return {
     name: store.name,
+    description: store.description,
+    accentColor: store.accentColor ?? '',
     currency: store.currency,
     paymentMethods: store.settings.paymentMethods,
     manualPaymentInstructions: store.settings.manualPaymentInstructions,
@@ -80,13 +95,31 @@ export function Settings() {
     <>
       <h1>Settings</h1>
       <Loaded query={store} label="Loading settings…">
-        {(data) =>
-          can('manageSettings') ? <SettingsForm key={data.id} store={data} /> : <SettingsView store={data} />
-        }
+        {(data) => (
+          <>
+            <p>
+              <a href={`/s/${encodeURIComponent(data.subdomain)}`} target="_blank" rel="noopener">
+                View store
+              </a>{' '}
+              <span className="muted">(opens the storefront in a new tab)</span>
+            </p>
+            {can('manageSettings') ? (
+              <>
+                <SettingsForm key={data.id} store={data} />
+                <StoreLogo store={data} />
+              </>
+            ) : (
+              <SettingsView store={data} />
+            )}
+          </>
+        )}
       </Loaded>
     </>
   );
 }
+
+/** The storefront's colour when the store has none (storefront.css). */
+const DEFAULT_ACCENT = '#1d4ed8';
 
 const SUBDOMAIN_NOTE = 'The subdomain is the storefront’s address; it cannot be changed after the store is created.';
 
@@ -108,8 +141,8 @@ function SettingsForm({ store }: { store: Store }) {
     }),
   );
   const submit = (values: FormOut) => {
-    const { allowedOrigins, name, currency, ...rest } = values;
-    save.mutate({ storeId: store.id, name, currency, allowedOrigins, settings: rest });
+    const { allowedOrigins, name, currency, description, accentColor, ...rest } = values;
+    save.mutate({ storeId: store.id, name, currency, description, accentColor, allowedOrigins, settings: rest });
   };
   const status = form.formState.isDirty ? 'Unsaved changes.' : save.isSuccess ? 'Saved.' : '';
   return (
@@ -130,6 +163,15 @@ function SettingsForm({ store }: { store: Store }) {
         registration={form.register('currency')}
         error={errors.currency}
       />
+
+      <h2>Storefront</h2>
+      <TextArea
+        label="Store description"
+        hint="Plain text the storefront shows under the store's name, and in search results."
+        registration={form.register('description')}
+        error={errors.description}
+      />
+      <AccentColour form={form} />
 
       <h2>Payments</h2>
       <CheckboxGroup
@@ -181,6 +223,131 @@ function SettingsForm({ store }: { store: Store }) {
   );
 }
 
+/** The accent colour: a text field (#rrggbb, empty for the default) and the browser's colour picker beside it. */
+function AccentColour({ form }: { form: ReturnType<typeof useForm<FormIn, unknown, FormOut>> }) {
+  const id = useId();
+  const value = form.watch('accentColor');
+  const error = form.formState.errors.accentColor;
+  return (
+    <div className="field">
+      <label htmlFor={`${id}-text`}>Accent colour</label>
+      <div className="colour-field">
+        <input
+          type="color"
+          aria-label="Pick the accent colour"
+          value={/^#[0-9a-fA-F]{6}$/.test(value.trim()) ? value.trim().toLowerCase() : DEFAULT_ACCENT}
+          onChange={(event) => form.setValue('accentColor', event.target.value, { shouldDirty: true })}
+        />
+        <input
+          id={`${id}-text`}
+          placeholder={DEFAULT_ACCENT}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={`${id}-hint${error ? ` ${id}-error` : ''}`}
+          {...form.register('accentColor')}
+        />
+      </div>
+      <span className="hint" id={`${id}-hint`}>
+        As #rrggbb. It draws the storefront's borders, never text. Empty for the default blue.
+      </span>
+      {error && (
+        <span className="field-error" id={`${id}-error`}>
+          {error.message}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The store's logo: a preview, an upload with its progress (replacing the old one), and Remove. */
+function StoreLogo({ store }: { store: Store }) {
+  const queryClient = useQueryClient();
+  const id = useId();
+  const input = useRef<HTMLInputElement>(null);
+  const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null);
+  const [status, setStatus] = useState('');
+  const [problem, setProblem] = useState('');
+  const refresh = () => queryClient.invalidateQueries(trpc.stores.get.queryFilter({ storeId: store.id }));
+  const base = `/api/dashboard/stores/${encodeURIComponent(store.id)}/logo`;
+  const upload = useMutation({
+    mutationFn: (file: File) => uploadFile(base, file, (loaded, total) => setProgress({ loaded, total })),
+    onMutate: (file) => {
+      setStatus(`Uploading ${file.name}…`);
+      setProgress({ loaded: 0, total: file.size });
+    },
+    onSuccess: async () => {
+      setStatus('Logo uploaded.');
+      if (input.current) input.current.value = '';
+      await refresh();
+    },
+    onError: () => setStatus(''),
+    onSettled: () => setProgress(null),
+  });
+  const remove = useMutation({
+    mutationFn: () => deleteRoute(base),
+    onSuccess: async () => {
+      setStatus('Logo removed.');
+      await refresh();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setProblem('');
+    const file = input.current?.files?.[0];
+    if (!file) return setProblem('Choose an image first.');
+    upload.mutate(file);
+  };
+  return (
+    <section aria-labelledby={`${id}-title`} className="settings">
+      <h2 id={`${id}-title`}>Logo</h2>
+      {store.logoUrl ? (
+        <p>
+          <img className="logo-preview" src={store.logoUrl} alt={`${store.name} logo`} />
+        </p>
+      ) : (
+        <p>No logo: the storefront shows the store's name alone.</p>
+      )}
+      <form noValidate onSubmit={submit}>
+        <div className="field">
+          <label htmlFor={`${id}-file`}>Logo image</label>
+          <input
+            id={`${id}-file`}
+            type="file"
+            accept="image/png,image/jpeg,image/webp"
+            ref={input}
+            aria-describedby={`${id}-hint`}
+          />
+          <span className="hint" id={`${id}-hint`}>
+            PNG, JPEG or WebP, at most 1 MB. It replaces the current logo.
+          </span>
+        </div>
+        {problem && (
+          <p role="alert" className="field-error">
+            {problem}
+          </p>
+        )}
+        {progress && (
+          <div className="field">
+            <label htmlFor={`${id}-progress`}>Upload progress</label>
+            <progress id={`${id}-progress`} max={progress.total || 1} value={progress.loaded} />
+          </div>
+        )}
+        <ErrorNote error={upload.error ?? remove.error} />
+        <div className="actions">
+          <button type="submit" className="button primary" disabled={upload.isPending}>
+            Upload logo
+          </button>
+          {store.logoUrl && (
+            <button type="button" className="button" disabled={remove.isPending} onClick={() => remove.mutate()}>
+              Remove logo
+            </button>
+          )}
+        </div>
+        <p role="status">{status}</p>
+      </form>
+    </section>
+  );
+}
+
 /** A single checkbox bound to a boolean field, its label beside it. */
 function Checkbox({
   label,
@@ -213,6 +380,10 @@ function SettingsView({ store }: { store: Store }) {
         <dd>{store.subdomain}</dd>
         <dt>Currency</dt>
         <dd>{store.currency}</dd>
+        <dt>Store description</dt>
+        <dd>{store.description || '—'}</dd>
+        <dt>Accent colour</dt>
+        <dd>{store.accentColor ?? 'Default'}</dd>
         <dt>Payment methods</dt>
         <dd>{store.settings.paymentMethods.map((method) => PAYMENT_LABELS[method]).join(', ')}</dd>
         <dt>Manual payment instructions</dt>

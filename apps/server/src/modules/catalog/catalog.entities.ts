@@ -4,6 +4,20 @@ import { DELIVERY_METHODS, PRODUCT_STATUSES, type TCustomField } from '@svc/sche
 import { OrderSchema } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 
+/**
+ * One of a product's images (at most 5, in the order shown): the original as uploaded and its WebP
+ * renditions, in the files' storage under `<storeId>/<id>` and `<storeId>/<id>-w<width>`
+ * (images.service.ts, the one writer).
+ */
+export interface ProductImageRecord {
+  id: string;
+  contentType: 'image/png' | 'image/jpeg' | 'image/webp';
+  size: number;
+  sha256: string;
+  /** The WebP renditions, narrowest first: 480 and 960 px wide, never wider than the original. */
+  variants: { width: number; height: number }[];
+}
+
 export const ProductSchema = defineEntity({
   name: 'Product',
   tableName: 'product',
@@ -41,6 +55,8 @@ export const ProductSchema = defineEntity({
     deliveryMethods: p.array<(typeof DELIVERY_METHODS)[number]>(),
     deliveryInstructions: p.text().default(''),
     customFields: p.json<TCustomField[]>().default('[]'),
+    /** Its images, in the order the storefront shows them (images.service.ts). */
+    images: p.json<ProductImageRecord[]>().default('[]'),
     minQuantity: p.integer().default(1),
     maxQuantity: p.integer().nullable(),
     /** License API: instances one license may have at once; null: unlimited. */

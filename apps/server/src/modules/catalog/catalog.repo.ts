@@ -135,3 +135,24 @@ export async function selectStorefrontVersion(
   );
   return row;
 }
+
+/**
+ * The store of a product that has this image at this width, when a buyer may see it (the product
+ * not deleted, the store not banned): the image address checks it on every request, and the
+ * product's primary key finds the row without scanning the store's products. jsonb containment
+ * because the images are a column of the product (ProductImageRecord[]).
+ */
+export async function selectImageStore(
+  em: EntityManager,
+  productId: string,
+  imageId: string,
+  width: number,
+): Promise<string | undefined> {
+  const [row] = await preparedRows<{ store_id: string }>(
+    em,
+    `select p.store_id from product p join store s on s.id = p.store_id
+     where p.id = ? and p.deleted_at is null and not s.banned and p.images @> ?::jsonb`,
+    [productId, JSON.stringify([{ id: imageId, variants: [{ width }] }])],
+  );
+  return row?.store_id;
+}

@@ -9,10 +9,13 @@ import {
   ZMerchantKeyList,
   ZMerchantKeyListQuery,
   ZProduct,
+  ZProductImageIdInput,
+  ZProductImageList,
   ZProductPage,
   ZProductIdInput,
   ZProductList,
   ZPublicProductList,
+  ZReorderProductImagesInput,
   ZStoreIdInput,
   ZStorefront,
   ZSubdomainInput,
@@ -38,6 +41,7 @@ import {
   updateProduct,
 } from './catalog.service.js';
 import { deleteProductFile, listProductFiles } from './files.service.js';
+import { deleteProductImage, reorderProductImages } from './images.service.js';
 import { deleteKey, listKeys, listMerchantKeys } from './key-store.js';
 
 export const PRODUCT_TAGS = ['dashboard: products'];
@@ -83,6 +87,34 @@ function productRoutes({ read, write, base, tags }: ResourceSurface) {
       .input(ZProductIdInput)
       .output(z.void())
       .mutation(({ ctx, input }) => deleteProduct(ctx, input)),
+    // Adding an image is a multipart plain route (http/uploads.ts); these two take JSON.
+    deleteImage: write
+      .meta({
+        openapi: {
+          method: 'DELETE',
+          path: `${one}/images/{imageId}`,
+          tags,
+          summary: "Remove one of a product's images",
+        },
+        successStatus: 204,
+        errors: ['not_found'],
+      })
+      .input(ZProductImageIdInput)
+      .output(z.void())
+      .mutation(({ ctx, input }) => deleteProductImage(ctx, input)),
+    reorderImages: write
+      .meta({
+        openapi: {
+          method: 'PUT',
+          path: `${one}/images/order`,
+          tags,
+          summary: "Put a product's images in a new order (every image id once)",
+        },
+        errors: ['not_found'],
+      })
+      .input(ZReorderProductImagesInput)
+      .output(ZProductImageList)
+      .mutation(({ ctx, input }) => reorderProductImages(ctx, input)),
   };
 }
 
@@ -130,6 +162,8 @@ export const catalogRouter = router({
   dashboardGet: dashboardProducts.get,
   dashboardUpdate: dashboardProducts.update,
   dashboardDelete: dashboardProducts.delete,
+  dashboardDeleteImage: dashboardProducts.deleteImage,
+  dashboardReorderImages: dashboardProducts.reorderImages,
   dashboardList: member
     .meta({
       openapi: { method: 'GET', path: base, tags: dashboard, summary: "The store's products with their stock" },

@@ -23,6 +23,7 @@ import { selectStoreRef } from '../stores/stores.repo.js';
 import { selectStorefrontVersion } from './catalog.repo.js';
 import { toPublicStore } from '../stores/stores.service.js';
 import { ProductSchema, type Product } from './catalog.entities.js';
+import { toImageView } from './images.service.js';
 import { isKeyed, stockOf } from './key-store.js';
 import { findProduct } from './products.js';
 import { ON_REPLICA } from '../../db/replicas.js';
@@ -45,6 +46,7 @@ export function toProductView(product: Product, currency: string, stock: number 
     licenseActivationLimit: product.licenseActivationLimit ?? null,
     licenseValidityDays: product.licenseValidityDays ?? null,
     stock,
+    images: product.images.map((image) => toImageView(product.id, image)),
     createdAt: product.createdAt.toISOString(),
     updatedAt: product.updatedAt.toISOString(),
   };
@@ -64,6 +66,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     minQuantity,
     maxQuantity,
     stock,
+    images,
   } = view;
   return {
     id,
@@ -78,6 +81,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     minQuantity,
     maxQuantity,
     stock,
+    images,
   };
 }
 
@@ -143,6 +147,7 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       deliveryMethods: input.deliveryMethods,
       deliveryInstructions: input.deliveryInstructions ?? '',
       customFields: input.customFields ?? [],
+      images: [],
       minQuantity: input.minQuantity ?? 1,
       maxQuantity: input.maxQuantity ?? null,
       licenseActivationLimit: input.licenseActivationLimit ?? null,
@@ -300,6 +305,34 @@ export async function publicProducts(ctx: ServiceContext, store: Store): Promise
 export async function storefront(ctx: ServiceContext, subdomain: string) {
   const store = await findSellingStore(ctx.em, subdomain, 'subdomain');
   return { store: toPublicStore(store), products: await publicProducts(ctx, store) };
+}
+
+/** Products on one page of the hosted store page: any page of a 1,000-product store stays within its 30 KB. */
+export const STOREFRONT_PAGE_SIZE = 24;
+
+/**
+ * One page (from 1) of the store page: the store, its active products in catalog order (as
+ * publicProducts), and how many pages there are (at least 1). A page past the last has no products.
+ */
+export async function storefrontPage(ctx: ServiceContext, input: { subdomain: string; page: number }) {
+  const store = await findSellingStore(ctx.em, input.subdomain, 'subdomain');
+  const [products, total] = await ctx.em.findAndCount(
+    ProductSchema,
+    { store: store.id, status: 'active', deletedAt: null },
+    {
+      orderBy: { createdAt: 'asc', id: 'asc' },
+      limit: STOREFRONT_PAGE_SIZE,
+      offset: (input.page - 1) * STOREFRONT_PAGE_SIZE,
+      ...ON_REPLICA,
+    },
+  );
+  const stock = await stockOf(ctx.em, products);
+  return {
+    store: toPublicStore(store),
+    products: products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null))),
+    page: input.page,
+    pages: Math.max(1, Math.ceil(total / STOREFRONT_PAGE_SIZE)),
+  };
 }
 
 /** An active product of a store that may sell, by id or slug, as the public catalog shows it; 404 otherwise. */

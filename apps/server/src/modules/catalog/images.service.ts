@@ -1,0 +1,190 @@
+/**
+ * Product images (issue #30, DESIGN §9.2): at most PRODUCT_IMAGES_MAX per product, each a PNG,
+ * JPEG or WebP of at most PRODUCT_IMAGE_MAX_BYTES, its type read from its first bytes as a
+ * logo's is. At upload `sharp` makes WebP renditions 480 and 960 px wide (never wider than the
+ * original) once; they are kept in the files' storage beside the original and served as they are,
+ * immutable, by the image's address. The product row's `images` column lists them in order; this
+ * module is its one writer.
+ */
+import { Readable } from 'node:stream';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import sharp from 'sharp';
+import { PRODUCT_IMAGE_MAX_BYTES, PRODUCT_IMAGES_MAX, type TProductImage } from '@svc/schemas';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { FileTooLargeError } from '../../lib/storage.js';
+import type { ServiceContext } from '../request/context.js';
+import { ProductSchema, type Product, type ProductImageRecord } from './catalog.entities.js';
+import { selectImageStore } from './catalog.repo.js';
+import { logoTypeOf } from './logo.service.js';
+import { findProduct } from './products.js';
+
+/** The renditions' widths; an original narrower than one gets its own width instead (no upscaling). */
+export const IMAGE_WIDTHS = [480, 960] as const;
+/** Larger than any photo a seller needs; refuses a small file that would decode into gigabytes. */
+const MAX_INPUT_PIXELS = 40_000_000;
+
+/** Where an image's original, or its rendition of a width, is kept. */
+function storageKeyOf(storeId: string, imageId: string, width?: number): string {
+  return width === undefined ? `${storeId}/${imageId}` : `${storeId}/${imageId}-w${width}`;
+}
+
+/** A rendition's address: immutable, since an image id never names other bytes. */
+export function imageUrl(productId: string, imageId: string, width: number): string {
+  return `/images/${productId}/${imageId}/${width}.webp`;
+}
+
+export function toImageView(productId: string, image: ProductImageRecord): TProductImage {
+  const variants = image.variants.map((v) => ({
+    width: v.width,
+    height: v.height,
+    url: imageUrl(productId, image.id, v.width),
+  }));
+  const widest = variants[variants.length - 1]!;
+  return { id: image.id, width: widest.width, height: widest.height, url: widest.url, variants };
+}
+
+async function bufferOf(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The product, locked for the rest of the transaction: image changes of one product go one at a time. */
+async function lockedProduct(em: EntityManager, storeId: string, productId: string): Promise<Product> {
+  await findProduct(em, storeId, productId);
+  const product = await em.findOne(
+    ProductSchema,
+    { id: productId, store: storeId, deletedAt: null },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  );
+  if (!product) throw new AppError('not_found', 'Product not found.');
+  return product;
+}
+
+function full(): AppError {
+  return new AppError('conflict', `A product has at most ${PRODUCT_IMAGES_MAX} images; remove one first.`);
+}
+
+/** The WebP renditions of an image: one per width of IMAGE_WIDTHS, none wider than the original. */
+async function renditions(original: Buffer): Promise<{ width: number; height: number; data: Buffer }[]> {
+  try {
+    const meta = await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+    // EXIF orientations 5 to 8 turn the picture a quarter: its shown width is the stored height.
+    const shownWidth = (meta.orientation ?? 1) >= 5 ? meta.height : meta.width;
+    if (!shownWidth) throw new Error('no size');
+    const widths = [...new Set(IMAGE_WIDTHS.map((w) => Math.min(w, shownWidth)))];
+    const made = [];
+    for (const width of widths) {
+      const { data, info } = await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS })
+        .rotate()
+        .resize({ width, withoutEnlargement: true })
+        .webp({ quality: 80 })
+        .toBuffer({ resolveWithObject: true });
+      made.push({ width: info.width, height: info.height, data });
+    }
+    return made;
+  } catch {
+    throw new AppError('unsupported_media_type', 'The image could not be read: send a whole PNG, JPEG or WebP.');
+  }
+}
+
+/**
+ * Adds an image after the product's others: 404 for a product not the store's, 409 when it has
+ * PRODUCT_IMAGES_MAX already, 413 past PRODUCT_IMAGE_MAX_BYTES, 415 for anything but a PNG,
+ * JPEG or WebP that decodes. A refused image leaves nothing in storage.
+ */
+export async function uploadProductImage(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string; stream: Readable },
+): Promise<{ images: TProductImage[] }> {
+  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  // Checked before the upload is stored, to spare the work; again under the lock below.
+  if (product.images.length >= PRODUCT_IMAGES_MAX) throw full();
+  const id = newId();
+  const written: string[] = [];
+  try {
+    const originalKey = storageKeyOf(input.storeId, id);
+    let stored;
+    try {
+      written.push(originalKey);
+      stored = await ctx.deps.storage.write(originalKey, input.stream, PRODUCT_IMAGE_MAX_BYTES);
+    } catch (error) {
+      if (error instanceof FileTooLargeError)
+        throw new AppError('payload_too_large', `An image may be at most ${PRODUCT_IMAGE_MAX_BYTES} bytes.`);
+      throw error;
+    }
+    const original = await bufferOf(ctx.deps.storage.read(originalKey));
+    const contentType = logoTypeOf(original.subarray(0, 12));
+    if (!contentType) throw new AppError('unsupported_media_type', 'An image is a PNG, JPEG or WebP.');
+    const variants = [];
+    for (const rendition of await renditions(original)) {
+      const key = storageKeyOf(input.storeId, id, rendition.width);
+      written.push(key);
+      await ctx.deps.storage.write(key, Readable.from([rendition.data]), rendition.data.length);
+      variants.push({ width: rendition.width, height: rendition.height });
+    }
+    const record: ProductImageRecord = { id, contentType, size: stored.size, sha256: stored.sha256, variants };
+    const saved = await ctx.em.transactional(async (em) => {
+      const locked = await lockedProduct(em, input.storeId, input.productId);
+      if (locked.images.length >= PRODUCT_IMAGES_MAX) throw full();
+      locked.images = [...locked.images, record];
+      locked.updatedAt = ctx.clock.now();
+      await em.flush();
+      return locked;
+    });
+    return { images: saved.images.map((image) => toImageView(saved.id, image)) };
+  } catch (error) {
+    for (const key of written) await ctx.deps.storage.remove(key);
+    throw error;
+  }
+}
+
+/** Removes one image and its files; 404 when the product has no such image. */
+export async function deleteProductImage(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string; imageId: string },
+): Promise<void> {
+  const removed = await ctx.em.transactional(async (em) => {
+    const product = await lockedProduct(em, input.storeId, input.productId);
+    const image = product.images.find((i) => i.id === input.imageId);
+    if (!image) throw new AppError('not_found', 'Image not found.');
+    product.images = product.images.filter((i) => i !== image);
+    product.updatedAt = ctx.clock.now();
+    await em.flush();
+    return image;
+  });
+  await ctx.deps.storage.remove(storageKeyOf(input.storeId, removed.id));
+  for (const v of removed.variants) await ctx.deps.storage.remove(storageKeyOf(input.storeId, removed.id, v.width));
+}
+
+/** Puts the product's images in the order given, which names each of them exactly once (else 400). */
+export async function reorderProductImages(
+  ctx: ServiceContext,
+  input: { storeId: string; productId: string; imageIds: string[] },
+): Promise<{ images: TProductImage[] }> {
+  return ctx.em.transactional(async (em) => {
+    const product = await lockedProduct(em, input.storeId, input.productId);
+    const byId = new Map(product.images.map((i) => [i.id, i]));
+    const same =
+      input.imageIds.length === byId.size &&
+      new Set(input.imageIds).size === byId.size &&
+      input.imageIds.every((id) => byId.has(id));
+    if (!same) throw invalidField('imageIds', "Name each of the product's images once, in the new order.");
+    product.images = input.imageIds.map((id) => byId.get(id)!);
+    product.updatedAt = ctx.clock.now();
+    await em.flush();
+    return { images: product.images.map((image) => toImageView(product.id, image)) };
+  });
+}
+
+/** A rendition for the image address: 404 unless a product a buyer may reach has this image at this width. */
+export async function productImageFile(
+  ctx: ServiceContext,
+  input: { productId: string; imageId: string; width: number },
+): Promise<{ storageKey: string }> {
+  const storeId = await selectImageStore(ctx.em, input.productId, input.imageId, input.width);
+  if (!storeId) throw new AppError('not_found', 'No such image.');
+  return { storageKey: storageKeyOf(storeId, input.imageId, input.width) };
+}
