@@ -18,6 +18,7 @@ import { ErrorNote, Loaded } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { formatDate, formatDateTime } from '../../ui/format';
 import { onValid } from '../../ui/forms';
+import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 
 type License = inferRouterOutputs<AppRouter>['licenses']['dashboardList']['licenses'][number];
@@ -194,21 +195,7 @@ export function Licenses() {
               empty="No licenses match."
               productName={productName}
             />
-            <nav className="pager" aria-label="Pages">
-              {search.cursor && (
-                <Link from={licensesRoute.fullPath} search={(prev) => ({ ...prev, cursor: undefined })}>
-                  First page
-                </Link>
-              )}
-              {page.hasMore && page.nextCursor && (
-                <Link
-                  from={licensesRoute.fullPath}
-                  search={(prev) => ({ ...prev, cursor: page.nextCursor ?? undefined })}
-                >
-                  Next page
-                </Link>
-              )}
-            </nav>
+            <KeysetPager from={licensesRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

@@ -19,6 +19,7 @@ import { ErrorNote, Loaded } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { formatDateTime } from '../../ui/format';
 import { onValid } from '../../ui/forms';
+import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 import { WebhookForm } from './WebhookForm';
 
@@ -377,21 +378,7 @@ function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnTy
                 { header: 'Actions', cell: (delivery) => <RetryDelivery hook={hook} delivery={delivery} /> },
               ]}
             />
-            <nav className="pager" aria-label="Pages">
-              {search.cursor && (
-                <Link from={webhookRoute.fullPath} search={(prev) => ({ ...prev, cursor: undefined })}>
-                  First page
-                </Link>
-              )}
-              {page.hasMore && page.nextCursor && (
-                <Link
-                  from={webhookRoute.fullPath}
-                  search={(prev) => ({ ...prev, cursor: page.nextCursor ?? undefined })}
-                >
-                  Next page
-                </Link>
-              )}
-            </nav>
+            <KeysetPager from={webhookRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>
