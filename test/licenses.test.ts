@@ -280,6 +280,26 @@ describe('the License API', () => {
     expect(Math.abs(median(differences)) / median(all)).toBeLessThan(0.2);
   });
 
+  it('finds a sold key for its seller by the whole key, in a POST body, and answers it masked (issue 29)', async () => {
+    const { key } = await buyKey(server.url, seller, store.id);
+    const search = (owner: Seller, storeId: string, value: unknown) =>
+      dashboard(owner, 'POST', `/api/dashboard/stores/${storeId}/licenses/search`, { key: value });
+    const found = await json(await search(seller, store.id, ` ${key} `), 200);
+    expect(found.licenses).toHaveLength(1);
+    expect(found.licenses[0]).toMatchObject({ orderId: expect.stringMatching(/^ORD-\d+$/), status: 'active' });
+    expect(found.licenses[0].masked).toBe(`••••••••${key.slice(-4)}`);
+    const listed = await json(await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/licenses`), 200);
+    expect(listed.licenses.find((l: { id: string }) => l.id === found.licenses[0].id)).toEqual(found.licenses[0]);
+    // A wrong key, and the same key searched in another store of the seller: nothing.
+    expect((await json(await search(seller, store.id, `${key}0`), 200)).licenses).toEqual([]);
+    const otherStore = await createStoreFor(seller, 'Other shop');
+    expect((await json(await search(seller, otherStore.id, key), 200)).licenses).toEqual([]);
+    // Another seller cannot search this store; an empty key is a 400 that does not echo anything.
+    const stranger = await registerSeller(server.url);
+    expect([403, 404]).toContain((await search(stranger, store.id, key)).status);
+    expect((await json(await search(seller, store.id, ''), 400)).code).toBe('validation_failed');
+  });
+
   it('leaves no key string in a log line', async () => {
     await server.logsSettled();
     const output = server.output();

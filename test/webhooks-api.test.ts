@@ -294,6 +294,17 @@ describe('test ping to a real receiver, and rotation', () => {
       });
       expect(verifyService(secret, ping)).toBe(true);
       expect(verifyStandard(secret, ping)).toBe(true);
+      // The log keeps the headers the attempt went out with: the signatures as the receiver got them.
+      for (const name of [
+        'x-service-signature',
+        'webhook-signature',
+        'webhook-timestamp',
+        'x-service-delivery-id',
+        'content-type',
+      ]) {
+        expect(ping.headers[name]).toBeTruthy();
+        expect(delivery.requestHeaders[name]).toBe(ping.headers[name]);
+      }
       expect(verifyService(secret, { ...ping, body: Buffer.concat([ping.body, Buffer.from(' ')]) })).toBe(false);
 
       const { secret: rotated } = await (await api('POST', `/${id}/rotate`)).json();
@@ -310,6 +321,9 @@ describe('test ping to a real receiver, and rotation', () => {
         ['webhook.test', 'success'],
       ]);
       expect(log.hasMore).toBe(false);
+      // Newest first: the attempt signed with the rotated secret, with the headers it was sent with.
+      expect(log.deliveries[0].requestHeaders['x-service-signature']).toBe(after.headers['x-service-signature']);
+      expect(log.deliveries[1].requestHeaders['x-service-signature']).toBe(ping.headers['x-service-signature']);
       const refreshed = await (await api('GET', `/${id}`)).json();
       expect(refreshed.lastDeliveredAt).not.toBeNull();
 

@@ -5,7 +5,9 @@
  * answers `disabled` to the License API. An endpoint at a local receiver that fails twice shows
  * both failures in its delivery log with the receiver's status and body; `Retry` delivers the
  * event (the receiver checks the signature with @svc/sdk), and a replay of the range sends it
- * again with the same event id. axe-core finds nothing serious or critical on these screens.
+ * again with the same event id; each attempt's row shows the headers it went out with, the same
+ * signatures the receiver got. A whole key typed in the Licenses screen's `Key` field finds its
+ * sale, shown masked, and is left in no URL. axe-core finds nothing serious or critical on these screens.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -157,6 +159,26 @@ describe('licenses', () => {
     await link.waitFor();
     expect(await page.getByLabel('Status').inputValue()).toBe('active');
     await checkScreen();
+
+    // Found by its whole key: the sale shows, masked; the key is in no URL and left in no field.
+    const keyRequests: string[] = [];
+    page.on('request', (request) => keyRequests.push(request.url()));
+    await page.getByLabel('Key', { exact: true }).fill(licenseKey);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const matches = page.getByRole('table', { name: 'Licenses with this key' });
+    await matches.getByRole('link', { name: new RegExp(`of ${order.orderId}$`) }).waitFor();
+    expect(await matches.textContent()).toContain(`••••••••${licenseKey.slice(-4)}`);
+    expect(await matches.textContent()).not.toContain(licenseKey);
+    expect(await page.getByLabel('Key', { exact: true }).inputValue()).toBe('');
+    expect(page.url()).not.toContain(licenseKey);
+    expect(keyRequests.filter((url) => url.includes(licenseKey))).toEqual([]);
+    await checkScreen();
+    await page.getByLabel('Key', { exact: true }).fill(`${licenseKey}-WRONG`);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByText('No sold license of this store has this key.').waitFor();
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await matches.waitFor({ state: 'detached' });
+
     await link.click();
 
     await expect
@@ -220,6 +242,14 @@ describe('webhooks', () => {
       expect(await row.textContent()).toContain('503');
       await row.getByText('Details').click();
       expect(await row.textContent()).toContain(`not ready ${2 - index}`);
+      // The headers that attempt went out with: the same signatures the receiver got (newest row first).
+      const got = failures[1 - index]!.headers;
+      const sent =
+        (await row.getByRole('region', { name: /^Request headers of order\.paid attempt/ }).textContent()) ?? '';
+      for (const name of ['x-service-signature', 'webhook-signature', 'webhook-timestamp', 'x-service-delivery-id']) {
+        expect(got[name]).toBeTruthy();
+        expect(sent).toContain(`${name}: ${String(got[name])}`);
+      }
     }
     await checkScreen();
 
@@ -296,5 +326,20 @@ describe('webhooks', () => {
     await checkScreen();
     await page.getByRole('button', { name: 'Enable' }).click();
     await page.getByRole('button', { name: 'Send test' }).waitFor();
-  }, 120_000);
+
+    // More attempts than a page holds (25): the shared pager's links carry the cursor in the URL and back.
+    const hookPath = `/api/dashboard/stores/${shop.store.id}/webhooks/${hooks.webhooks[0].id}`;
+    for (let i = 0; i < 25; i++) expect((await dashboard(shop.seller, 'POST', `${hookPath}/test`)).status).toBe(200);
+    await page.reload();
+    const log = page.getByRole('table', { name: 'Deliveries' });
+    const pages = page.getByRole('navigation', { name: 'Pages' });
+    await pages.getByRole('link', { name: 'Next page' }).click();
+    await page.waitForURL(/[?&]cursor=/);
+    await expect.poll(() => log.getByRole('row').filter({ hasText: 'order.paid' }).count()).toBeGreaterThan(0);
+    expect(await log.getByRole('row').filter({ hasText: 'webhook.test' }).count()).toBeLessThan(25);
+    await checkScreen();
+    await pages.getByRole('link', { name: 'First page' }).click();
+    await expect.poll(() => page.url()).not.toContain('cursor=');
+    await expect.poll(() => log.getByRole('row').filter({ hasText: 'webhook.test' }).count()).toBe(25);
+  }, 180_000);
 });

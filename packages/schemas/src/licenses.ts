@@ -86,10 +86,21 @@ export const ZListLicensesQuery = z.strictObject({
   cursor: z.string().min(1).max(200).optional(),
 });
 export type TListLicensesQuery = z.infer<typeof ZListLicensesQuery>;
+/**
+ * The merchant's search for a sold key by its whole value (what a buyer wrote in with): sent in a
+ * POST body, never in a URL, so the key is in no access log, history or cache.
+ */
+export const ZFindLicensesByKeyInput = z.strictObject({
+  storeId: ZId,
+  key: ZLicenseKeyValue,
+});
+export type TFindLicensesByKeyInput = z.infer<typeof ZFindLicensesByKeyInput>;
 export const ZLicenseList = z.object({
   licenses: z.array(ZMerchantLicense),
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
 });
+/** The sold keys whose value is the one searched for: at most one per product of the store, newest first. */
+export const ZLicenseMatches = z.object({ licenses: z.array(ZMerchantLicense) });
 export const ZLicenseIdInput = z.strictObject({ storeId: ZId, licenseId: ZId });
 export const ZLicenseInstanceIdInput = z.strictObject({ storeId: ZId, licenseId: ZId, instanceId: ZId });

@@ -83,6 +83,12 @@ export const ZWebhookDelivery = z.object({
   event: ZEventName,
   attempt: ZCount,
   status: ZDeliveryStatus,
+  /**
+   * The headers the attempt was sent with, signatures included (each is an HMAC of this body at
+   * this time: it tells nothing of the secret). Null while queued or in flight, when nothing was
+   * sent (the URL was refused, the secret unreadable), and for attempts logged before they were kept.
+   */
+  requestHeaders: z.record(z.string(), z.string()).nullable(),
   responseCode: z.number().int().min(100).max(999).nullable(),
   responseBodyPreview: z.string().nullable(),
   errorMessage: z.string().nullable(),

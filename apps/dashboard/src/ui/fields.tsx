@@ -44,6 +44,30 @@ function Below({ id, error, hint }: { id: string; error?: FieldError | undefined
   );
 }
 
+/** What a field gives its control: the id its label names, and its error and hint tied to it. */
+interface ControlProps {
+  id: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+}
+
+/** The one field wrapper: a label, the control `children` renders with ControlProps, the hint and the error under it. */
+function Field({
+  label,
+  error,
+  hint,
+  children,
+}: Omit<Common, 'registration'> & { children: (control: ControlProps) => ReactNode }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children({ id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy(id, error, hint) })}
+      <Below id={id} error={error} hint={hint} />
+    </div>
+  );
+}
+
 export function TextInput({
   label,
   registration,
@@ -51,19 +75,10 @@ export function TextInput({
   hint,
   ...rest
 }: Common & Omit<InputHTMLAttributes<HTMLInputElement>, Bound>) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
-        {...rest}
-        {...registration}
-      />
-      <Below id={id} error={error} hint={hint} />
-    </div>
+    <Field label={label} error={error} hint={hint}>
+      {(control) => <input {...control} {...rest} {...registration} />}
+    </Field>
   );
 }
 
@@ -74,19 +89,10 @@ export function TextArea({
   hint,
   ...rest
 }: Common & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, Bound>) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <textarea
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
-        {...rest}
-        {...registration}
-      />
-      <Below id={id} error={error} hint={hint} />
-    </div>
+    <Field label={label} error={error} hint={hint}>
+      {(control) => <textarea {...control} {...rest} {...registration} />}
+    </Field>
   );
 }
 
@@ -100,25 +106,18 @@ export function SelectInput({
 }: Common & {
   options: ReadonlyArray<{ value: string; label: string }>;
 } & Omit<SelectHTMLAttributes<HTMLSelectElement>, Bound>) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
-        {...rest}
-        {...registration}
-      >
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-      <Below id={id} error={error} hint={hint} />
-    </div>
+    <Field label={label} error={error} hint={hint}>
+      {(control) => (
+        <select {...control} {...rest} {...registration}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 

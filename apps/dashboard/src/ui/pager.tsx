@@ -1,32 +1,45 @@
 /**
- * Keyset paging under a table: `Next page` follows the API's nextCursor (kept in the URL by the
- * screen), `First page` goes back to the start. Keyset cursors only go forward, so there is no
- * numbered page and no `Previous page`; the browser's Back button returns to the page before.
+ * Keyset paging under a table, the one pager of every keyset-paged screen: `Next page` links to
+ * the same screen with the API's nextCursor in the URL's `cursor`, `First page` links to it without
+ * one; every other search parameter (the screen's filters) is kept. Links typed from the router:
+ * `from` is one of the screens whose URL carries `cursor`. Keyset cursors only go forward, so there
+ * is no numbered page and no `Previous page`; the browser's Back button returns to the page before.
  */
+import { Link } from '@tanstack/react-router';
+import type { customersRoute, eventsRoute, licensesRoute, ordersRoute, ticketsRoute, webhookRoute } from '../router';
+
+/** The screens paged by a keyset cursor kept in their URL. */
+type PagedRoute =
+  | typeof ordersRoute
+  | typeof customersRoute
+  | typeof ticketsRoute
+  | typeof eventsRoute
+  | typeof licensesRoute
+  | typeof webhookRoute;
+
 export function KeysetPager({
+  from,
+  cursor,
   nextCursor,
-  atStart,
-  onNext,
-  onFirst,
 }: {
+  from: PagedRoute['fullPath'];
+  /** This page's cursor (none: the first page). */
+  cursor: string | undefined;
+  /** The API's nextCursor: null on the last page. */
   nextCursor: string | null;
-  /** Whether this is the first page (no cursor in the URL). */
-  atStart: boolean;
-  onNext: (cursor: string) => void;
-  onFirst: () => void;
 }) {
-  if (atStart && !nextCursor) return null;
+  if (!cursor && !nextCursor) return null;
   return (
     <nav className="pager" aria-label="Pages">
-      {!atStart && (
-        <button type="button" className="button" onClick={onFirst}>
+      {cursor && (
+        <Link from={from} to="." search={(prev) => ({ ...prev, cursor: undefined })} className="button">
           First page
-        </button>
+        </Link>
       )}
       {nextCursor && (
-        <button type="button" className="button" onClick={() => onNext(nextCursor)}>
+        <Link from={from} to="." search={(prev) => ({ ...prev, cursor: nextCursor })} className="button">
           Next page
-        </button>
+        </Link>
       )}
     </nav>
   );

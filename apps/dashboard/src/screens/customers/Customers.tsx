@@ -89,12 +89,7 @@ export function Customers() {
                 { header: 'Spent', numeric: true, cell: (customer) => formatMoney(customer.spent, currency) },
               ]}
             />
-            <KeysetPager
-              nextCursor={data.nextCursor}
-              atStart={!cursor}
-              onNext={(next) => void navigate({ search: (prev) => ({ ...prev, cursor: next }) })}
-              onFirst={() => void navigate({ search: (prev) => ({ ...prev, cursor: undefined }) })}
-            />
+            <KeysetPager from={customersRoute.fullPath} cursor={cursor} nextCursor={data.nextCursor} />
           </>
         )}
       </Loaded>

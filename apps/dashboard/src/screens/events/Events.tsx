@@ -7,6 +7,7 @@ import { eventsRoute, type EventsSearch } from '../../router';
 import { useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
+import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 
 const EVENT_TYPES = [...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT] as const;
@@ -115,21 +116,7 @@ export function Events() {
                 },
               ]}
             />
-            <nav className="pager" aria-label="Pages">
-              {search.cursor && (
-                <Link from={eventsRoute.fullPath} search={(prev) => ({ ...prev, cursor: undefined })}>
-                  First page
-                </Link>
-              )}
-              {page.hasMore && page.nextCursor && (
-                <Link
-                  from={eventsRoute.fullPath}
-                  search={(prev) => ({ ...prev, cursor: page.nextCursor ?? undefined })}
-                >
-                  Next page
-                </Link>
-              )}
-            </nav>
+            <KeysetPager from={eventsRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

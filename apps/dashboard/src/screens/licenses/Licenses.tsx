@@ -1,15 +1,136 @@
 /**
  * Licenses (sold license keys), newest first, keyset-paged, filtered by product and status as the
- * API allows; the filters and the cursor live in the URL. Keys are shown masked, as the API gives them.
+ * API allows; the filters and the cursor live in the URL. Keys are shown masked, as the API gives
+ * them. A whole key (what a buyer wrote in with) finds its sale: sent in a POST body, never put in
+ * the URL, and cleared from the field once searched.
  */
-import { useQuery } from '@tanstack/react-query';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import type { inferRouterOutputs } from '@trpc/server';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
 import { trpc } from '../../api';
 import { LICENSE_STATUSES, licensesRoute, type LicensesSearch } from '../../router';
 import { useStoreId } from '../../store';
-import { Loaded } from '../../ui/feedback';
+import { ErrorNote, Loaded } from '../../ui/feedback';
+import { TextInput } from '../../ui/fields';
 import { formatDate, formatDateTime } from '../../ui/format';
+import { onValid } from '../../ui/forms';
+import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
+
+type License = inferRouterOutputs<AppRouter>['licenses']['dashboardList']['licenses'][number];
+
+/** The license table, the same for a page of the list and for the sales of a searched key. */
+function LicenseTable({
+  caption,
+  licenses,
+  empty,
+  productName,
+}: {
+  caption: string;
+  licenses: License[];
+  empty: string;
+  productName: (id: string) => string;
+}) {
+  const storeId = useStoreId();
+  return (
+    <DataTable
+      caption={caption}
+      rows={licenses}
+      rowKey={(license) => license.id}
+      empty={empty}
+      columns={[
+        {
+          header: 'Key',
+          cell: (license) => (
+            <Link
+              to="/stores/$storeId/licenses/$licenseId"
+              params={{ storeId, licenseId: license.id }}
+              aria-label={`License ${license.masked} of ${license.orderId}`}
+            >
+              <code>{license.masked}</code>
+            </Link>
+          ),
+        },
+        { header: 'Product', cell: (license) => productName(license.productId) },
+        { header: 'Status', cell: (license) => license.status },
+        {
+          header: 'Order',
+          cell: (license) => (
+            <Link to="/stores/$storeId/orders/$orderId" params={{ storeId, orderId: license.orderId }}>
+              {license.orderId}
+            </Link>
+          ),
+        },
+        { header: 'Customer', cell: (license) => license.customerEmail ?? '—' },
+        {
+          header: 'Instances',
+          numeric: true,
+          cell: (license) =>
+            license.activationLimit === null
+              ? `${license.activationUsage}`
+              : `${license.activationUsage} of ${license.activationLimit}`,
+        },
+        { header: 'Expires', cell: (license) => (license.expiresAt ? formatDate(license.expiresAt) : 'Never') },
+        { header: 'Created', cell: (license) => formatDateTime(license.createdAt) },
+      ]}
+    />
+  );
+}
+
+const ZKeySearch = z.object({ key: z.string().trim().min(1, 'Type the whole key.').max(500) });
+
+/** Finds the sales of one whole key; the field is emptied once the search is sent. */
+function KeySearch({ productName }: { productName: (id: string) => string }) {
+  const storeId = useStoreId();
+  const form = useForm<z.infer<typeof ZKeySearch>>({ resolver: zodResolver(ZKeySearch), defaultValues: { key: '' } });
+  const find = useMutation(trpc.licenses.dashboardFindByKey.mutationOptions());
+  return (
+    <section aria-labelledby="key-search-title">
+      <h2 id="key-search-title" className="small-heading">
+        Find by key
+      </h2>
+      <form
+        noValidate
+        className="toolbar"
+        aria-label="Find a license by its key"
+        onSubmit={onValid(form, (values) => {
+          find.mutate({ storeId, key: values.key });
+          form.reset({ key: '' });
+        })}
+      >
+        <TextInput
+          label="Key"
+          autoComplete="off"
+          spellCheck={false}
+          registration={form.register('key')}
+          error={form.formState.errors.key}
+          hint="The whole key, as the buyer has it. It is not kept or shown; the result shows it masked."
+        />
+        <button type="submit" className="button" disabled={find.isPending}>
+          Find
+        </button>
+        {find.data && (
+          <button type="button" className="button" onClick={() => find.reset()}>
+            Clear
+          </button>
+        )}
+      </form>
+      <ErrorNote error={find.error} />
+      {find.data && (
+        <LicenseTable
+          caption="Licenses with this key"
+          licenses={find.data.licenses}
+          empty="No sold license of this store has this key."
+          productName={productName}
+        />
+      )}
+    </section>
+  );
+}
 
 export function Licenses() {
   const storeId = useStoreId();
@@ -30,6 +151,7 @@ export function Licenses() {
   return (
     <>
       <h1>Licenses</h1>
+      <KeySearch productName={productName} />
       <div className="toolbar">
         <div className="field">
           <label htmlFor="license-product">Product</label>
@@ -67,62 +189,13 @@ export function Licenses() {
       <Loaded query={licenses} label="Loading licenses…">
         {(page) => (
           <>
-            <DataTable
+            <LicenseTable
               caption="Licenses"
-              rows={page.licenses}
-              rowKey={(license) => license.id}
+              licenses={page.licenses}
               empty="No licenses match."
-              columns={[
-                {
-                  header: 'Key',
-                  cell: (license) => (
-                    <Link
-                      to="/stores/$storeId/licenses/$licenseId"
-                      params={{ storeId, licenseId: license.id }}
-                      aria-label={`License ${license.masked} of ${license.orderId}`}
-                    >
-                      <code>{license.masked}</code>
-                    </Link>
-                  ),
-                },
-                { header: 'Product', cell: (license) => productName(license.productId) },
-                { header: 'Status', cell: (license) => license.status },
-                {
-                  header: 'Order',
-                  cell: (license) => (
-                    <Link to="/stores/$storeId/orders/$orderId" params={{ storeId, orderId: license.orderId }}>
-                      {license.orderId}
-                    </Link>
-                  ),
-                },
-                { header: 'Customer', cell: (license) => license.customerEmail ?? '—' },
-                {
-                  header: 'Instances',
-                  numeric: true,
-                  cell: (license) =>
-                    license.activationLimit === null
-                      ? `${license.activationUsage}`
-                      : `${license.activationUsage} of ${license.activationLimit}`,
-                },
-                { header: 'Expires', cell: (license) => (license.expiresAt ? formatDate(license.expiresAt) : 'Never') },
-                { header: 'Created', cell: (license) => formatDateTime(license.createdAt) },
-              ]}
+              productName={productName}
             />
-            <nav className="pager" aria-label="Pages">
-              {search.cursor && (
-                <Link from={licensesRoute.fullPath} search={(prev) => ({ ...prev, cursor: undefined })}>
-                  First page
-                </Link>
-              )}
-              {page.hasMore && page.nextCursor && (
-                <Link
-                  from={licensesRoute.fullPath}
-                  search={(prev) => ({ ...prev, cursor: page.nextCursor ?? undefined })}
-                >
-                  Next page
-                </Link>
-              )}
-            </nav>
+            <KeysetPager from={licensesRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

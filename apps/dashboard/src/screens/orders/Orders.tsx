@@ -18,6 +18,7 @@ import { Loaded } from '../../ui/feedback';
 import { SelectInput, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
+import { KeysetPager } from '../../ui/pager';
 import { DataTable, type ColumnDef } from '../../ui/table';
 
 type OrderRow = inferRouterOutputs<AppRouter>['orders']['dashboardList']['orders'][number];
@@ -140,18 +141,7 @@ export function Orders() {
               rowKey={(order) => order.id}
               empty={filtered ? 'No orders match these filters.' : 'No orders yet.'}
             />
-            <nav aria-label="Pages" className="pager">
-              {search.cursor && (
-                <Link to="." search={{ ...search, cursor: undefined }} className="button">
-                  First page
-                </Link>
-              )}
-              {page.nextCursor && (
-                <Link to="." search={{ ...search, cursor: page.nextCursor }} className="button">
-                  Next page
-                </Link>
-              )}
-            </nav>
+            <KeysetPager from={ordersRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

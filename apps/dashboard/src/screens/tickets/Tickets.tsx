@@ -3,7 +3,7 @@
  * keyset-paged with the cursor in the URL. Everything here needs viewOrders, as the API does.
  */
 import { useQuery } from '@tanstack/react-query';
-import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { Link, useSearch } from '@tanstack/react-router';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
 import { trpc } from '../../api';
@@ -27,7 +27,6 @@ export function Tickets() {
   const { store, can } = useStore();
   const allowed = can('viewOrders');
   const { cursor } = useSearch({ from: ticketsRoute.id });
-  const navigate = useNavigate({ from: ticketsRoute.fullPath });
   const tickets = useQuery(trpc.tickets.dashboardList.queryOptions({ storeId, cursor }, { enabled: allowed }));
   if (store && !allowed) {
     return (
@@ -71,12 +70,7 @@ export function Tickets() {
                 { header: 'Updated', cell: (ticket) => formatDateTime(ticket.updatedAt) },
               ]}
             />
-            <KeysetPager
-              nextCursor={data.nextCursor}
-              atStart={!cursor}
-              onNext={(next) => void navigate({ search: (prev) => ({ ...prev, cursor: next }) })}
-              onFirst={() => void navigate({ search: (prev) => ({ ...prev, cursor: undefined }) })}
-            />
+            <KeysetPager from={ticketsRoute.fullPath} cursor={cursor} nextCursor={data.nextCursor} />
           </>
         )}
       </Loaded>

@@ -19,6 +19,7 @@ import { ErrorNote, Loaded } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { formatDateTime } from '../../ui/format';
 import { onValid } from '../../ui/forms';
+import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 import { WebhookForm } from './WebhookForm';
 
@@ -265,16 +266,24 @@ function AttemptDetails({ hook, delivery }: { hook: Webhook; delivery: Delivery 
       <p>
         POST <code>{hook.url}</code>
       </p>
-      <pre className="code-block" tabIndex={0}>
-        {[
-          'content-type: application/json',
-          `x-service-event: ${delivery.event}`,
-          `x-service-event-id: ${delivery.eventId}`,
-          `x-service-delivery-id: ${delivery.id}`,
-          `webhook-id: ${delivery.eventId}`,
-          'x-service-signature, webhook-timestamp, webhook-signature: made for each attempt, not kept',
-        ].join('\n')}
-      </pre>
+      {delivery.requestHeaders ? (
+        <pre
+          className="code-block"
+          tabIndex={0}
+          role="region"
+          aria-label={`Request headers of ${delivery.event} attempt ${delivery.attempt}`}
+        >
+          {Object.entries(delivery.requestHeaders)
+            .map(([name, value]) => `${name}: ${value}`)
+            .join('\n')}
+        </pre>
+      ) : (
+        <p className="muted">
+          {delivery.status === 'queued' || delivery.status === 'pending'
+            ? 'Not sent yet: the headers, signatures included, are kept once it is.'
+            : 'No headers kept: nothing was sent, or the attempt was logged before svc kept them.'}
+        </p>
+      )}
       <p>
         Body: the event{' '}
         <Link to="/stores/$storeId/events/$eventId" params={{ storeId: hook.storeId, eventId: delivery.eventId }}>
@@ -302,19 +311,24 @@ function AttemptDetails({ hook, delivery }: { hook: Webhook; delivery: Delivery 
   );
 }
 
-function DeliveryLog({ hook }: { hook: Webhook }) {
-  const refresh = useRefresh(hook.storeId, hook.id);
+/** The log's page the URL names: asked for beside the endpoint itself, so both go in one batched request. */
+function useDeliveries(storeId: string, webhookId: string) {
   const search = useSearch({ from: webhookRoute.id });
-  const navigate = useNavigate({ from: webhookRoute.fullPath });
-  const deliveries = useQuery(
+  return useQuery(
     trpc.webhooks.dashboardDeliveries.queryOptions({
-      storeId: hook.storeId,
-      webhookId: hook.id,
+      storeId,
+      webhookId,
       limit: 25,
       ...(search.status ? { status: search.status } : {}),
       ...(search.cursor ? { cursor: search.cursor } : {}),
     }),
   );
+}
+
+function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnType<typeof useDeliveries> }) {
+  const refresh = useRefresh(hook.storeId, hook.id);
+  const search = useSearch({ from: webhookRoute.id });
+  const navigate = useNavigate({ from: webhookRoute.fullPath });
   return (
     <>
       <div className="toolbar">
@@ -364,21 +378,7 @@ function DeliveryLog({ hook }: { hook: Webhook }) {
                 { header: 'Actions', cell: (delivery) => <RetryDelivery hook={hook} delivery={delivery} /> },
               ]}
             />
-            <nav className="pager" aria-label="Pages">
-              {search.cursor && (
-                <Link from={webhookRoute.fullPath} search={(prev) => ({ ...prev, cursor: undefined })}>
-                  First page
-                </Link>
-              )}
-              {page.hasMore && page.nextCursor && (
-                <Link
-                  from={webhookRoute.fullPath}
-                  search={(prev) => ({ ...prev, cursor: page.nextCursor ?? undefined })}
-                >
-                  Next page
-                </Link>
-              )}
-            </nav>
+            <KeysetPager from={webhookRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>
@@ -391,6 +391,7 @@ export function WebhookPage() {
   const { webhookId } = useParams({ from: webhookRoute.id });
   const hook = useQuery(trpc.webhooks.dashboardGet.queryOptions({ storeId, webhookId }));
   const stats = useQuery(trpc.webhooks.dashboardStats.queryOptions({ storeId, webhookId }));
+  const deliveries = useDeliveries(storeId, webhookId);
   return (
     <>
       <p>
@@ -430,7 +431,7 @@ export function WebhookPage() {
             <p className="muted">Send every subscribed event of a time range again, with the same event ids.</p>
             <ReplayRange hook={data} />
             <h2>Delivery log</h2>
-            <DeliveryLog hook={data} />
+            <DeliveryLog hook={data} deliveries={deliveries} />
           </>
         )}
       </Loaded>

@@ -15,6 +15,7 @@ import { Migration20261126011900_dashboard_data } from './Migration2026112601190
 import { Migration20261126012932_webhook_disabled_reason } from './Migration20261126012932_webhook_disabled_reason.js';
 import { Migration20261126023435_store_look } from './Migration20261126023435_store_look.js';
 import { Migration20261126051230_product_images } from './Migration20261126051230_product_images.js';
+import { Migration20261126052204_webhook_request_headers } from './Migration20261126052204_webhook_request_headers.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -28,4 +29,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126012932_webhook_disabled_reason', class: Migration20261126012932_webhook_disabled_reason },
   { name: 'Migration20261126023435_store_look', class: Migration20261126023435_store_look },
   { name: 'Migration20261126051230_product_images', class: Migration20261126051230_product_images },
+  { name: 'Migration20261126052204_webhook_request_headers', class: Migration20261126052204_webhook_request_headers },
 ];

@@ -122,6 +122,25 @@ export async function selectLicensePage(
   );
 }
 
+/**
+ * The store's sold keys whose value hashes to `valueHash` (the License API's hash of the whole
+ * key), newest first: at most one per product, the (product_id, value_hash) unique index probed
+ * once for each of the store's products. Raw: the probe by index for every product in one
+ * statement, with the store check, which the ORM would make two queries of.
+ */
+export async function selectLicensesByHash(
+  em: EntityManager,
+  storeId: string,
+  valueHash: string,
+): Promise<Array<{ id: string }>> {
+  return em.execute(
+    `select k.id from product p join license_key k on k.product_id = p.id and k.value_hash = ?
+      where p.store_id = ? and k.order_id is not null and k.assigned_at is not null
+      order by k.assigned_at desc, k.id desc`,
+    [valueHash, storeId],
+  );
+}
+
 /** What the merchant view adds to a license: whose it is, and its sealed value for the mask. */
 export interface MerchantLicenseRow extends Omit<LicenseRow, 'instance_id' | 'instance_name' | 'instance_created_at'> {
   value_enc: string;

@@ -9,9 +9,11 @@ import {
   ZActivateLicenseResult,
   ZDeactivateLicenseInput,
   ZDeactivateLicenseResult,
+  ZFindLicensesByKeyInput,
   ZLicenseIdInput,
   ZLicenseInstanceIdInput,
   ZLicenseList,
+  ZLicenseMatches,
   ZListLicensesQuery,
   ZMerchantLicense,
   ZValidateLicenseInput,
@@ -30,6 +32,7 @@ import {
   deactivateLicense,
   disableLicense,
   enableLicense,
+  findLicensesByKey,
   getLicense,
   listLicenses,
   removeLicenseInstance,
@@ -119,6 +122,27 @@ function licenseResources({ read, write, base, tags }: ResourceSurface) {
 const merchant = licenseResources(LICENSE_SURFACES.merchant);
 const dashboard = licenseResources(LICENSE_SURFACES.dashboard);
 
+/**
+ * The dashboard's search by a whole key (issue 29): a POST, so the key travels in a body and is
+ * in no URL or access log. Dashboard only, as the webhooks' dashboard-only procedures: an
+ * integration that holds a key has the License API's validate.
+ */
+const findByKey = storeProcedure('viewOrders')
+  .meta({
+    openapi: {
+      method: 'POST',
+      path: `${LICENSE_SURFACES.dashboard.base}/search`,
+      tags: LICENSE_SURFACES.dashboard.tags,
+      summary: 'Find the sold keys whose value is the given whole key (shown masked)',
+    },
+    // A member guessing keys gets no further than the License API's own limit would let anyone.
+    rateLimit: { name: 'licenses.findByKey', max: 60, windowMs: MINUTE },
+    errors: [],
+  })
+  .input(ZFindLicensesByKeyInput)
+  .output(ZLicenseMatches)
+  .mutation(({ ctx, input }) => findLicensesByKey(ctx, input));
+
 export const licensesRouter = router({
   activate: publicProcedure
     .meta({
@@ -165,6 +189,7 @@ export const licensesRouter = router({
   ...merchant,
   dashboardList: dashboard.list,
   dashboardGet: dashboard.get,
+  dashboardFindByKey: findByKey,
   dashboardDisable: dashboard.disable,
   dashboardEnable: dashboard.enable,
   dashboardRemoveInstance: dashboard.removeInstance,

@@ -25,6 +25,7 @@ import {
   deactivateLicense,
   disableLicense,
   enableLicense,
+  findLicensesByKey,
   getLicense,
   listLicenses,
   removeLicenseInstance,
@@ -321,6 +322,52 @@ describe('the seller', () => {
       (await listLicenses(sold.ctx(), { storeId: sold.storeId, status: 'disabled' })).licenses.map((l) => l.id),
     ).toEqual([license.id]);
     expect((await listLicenses(sold.ctx(), { storeId: sold.storeId, status: 'active' })).licenses).toEqual([]);
+  });
+
+  it('finds a sold key by its whole value in every product of its own store only, shown masked (issue 29)', async () => {
+    const key = `LIC-${randomBytes(8).toString('hex')}`;
+    const sold = await soldKey({}, key);
+    // Another store sold the same value: it is not this store's.
+    await soldKey({}, key);
+    // A second product of the store sold the same value a minute later; an unsold key stays unfound.
+    sold.clock.advance(60_000);
+    const second = await createProduct(sold.ctx(), {
+      storeId: sold.storeId,
+      name: 'App 2',
+      price: 10,
+      deliveryMethods: ['licenseKeys'],
+    });
+    await restock(sold.ctx(), { storeId: sold.storeId, productId: second.id, keys: [key] });
+    const created = await createOrder(
+      sold.ctx(),
+      { store: sold.storeId, cart: [{ productId: second.id, quantity: 1 }], email: 'b@example.test' },
+      { ip: '203.0.113.5', userAgent: 'test', country: 'DE' },
+    );
+    const order = await orm.em.fork().findOneOrFail(OrderSchema, { id: created.order.id });
+    await settleOrder(
+      orm.em.fork(),
+      sold.ctx().deps,
+      order.id,
+      { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
+      sold.clock.now(),
+    );
+    const unsold = `LIC-${randomBytes(8).toString('hex')}`;
+    await restock(sold.ctx(), { storeId: sold.storeId, productId: second.id, keys: [unsold] });
+    const listed = (await listLicenses(sold.ctx(), { storeId: sold.storeId })).licenses;
+    expect(listed).toHaveLength(2);
+
+    const found = await findLicensesByKey(sold.ctx(), { storeId: sold.storeId, key: `  ${key} ` });
+    // Newest first, as the list: the second product's sale, then the first's; the same views the list gives.
+    expect(found.licenses.map((l) => l.productId)).toEqual([second.id, sold.productId]);
+    expect(found.licenses).toEqual(listed);
+    expect(found.licenses[0]!.masked).toBe(`••••••••${key.slice(-4)}`);
+    expect(JSON.stringify(found)).not.toContain(key);
+
+    expect((await findLicensesByKey(sold.ctx(), { storeId: sold.storeId, key: unsold })).licenses).toEqual([]);
+    expect((await findLicensesByKey(sold.ctx(), { storeId: sold.storeId, key: `${key}x` })).licenses).toEqual([]);
+    expect((await findLicensesByKey(sold.ctx(), { storeId: sold.storeId, key: key.toLowerCase() })).licenses).toEqual(
+      [],
+    );
   });
 
   it('reaches only its own store’s licenses, and pages them newest first', async () => {

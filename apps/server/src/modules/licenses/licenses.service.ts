@@ -13,6 +13,7 @@ import type {
   TActivateLicenseResult,
   TDeactivateLicenseInput,
   TDeactivateLicenseResult,
+  TFindLicensesByKeyInput,
   TLicense,
   TLicenseInstance,
   TLicenseStatus,
@@ -33,6 +34,7 @@ import {
   lookupLicense,
   lockLicenseOfStore,
   selectLicensePage,
+  selectLicensesByHash,
   selectMerchantLicenses,
   type LicenseRow,
 } from './licenses.repo.js';
@@ -246,6 +248,23 @@ export async function listLicenses(ctx: ServiceContext, input: TListLicensesQuer
     page.map((row) => row.id),
   );
   return { licenses: licenses.map((license) => license.view), hasMore, nextCursor };
+}
+
+/**
+ * The store's sold keys whose value is `key` (compared trimmed, hashed as the License API hashes
+ * it), as the list shows them: masked. The key is only hashed here; it is never logged or answered.
+ */
+export async function findLicensesByKey(
+  ctx: ServiceContext,
+  input: TFindLicensesByKeyInput,
+): Promise<{ licenses: TMerchantLicense[] }> {
+  const rows = await selectLicensesByHash(ctx.em, input.storeId, hashOf(ctx, input.key));
+  const licenses = await merchantLicenses(
+    ctx,
+    ctx.em,
+    rows.map((row) => row.id),
+  );
+  return { licenses: licenses.map((license) => license.view) };
 }
 
 export async function getLicense(

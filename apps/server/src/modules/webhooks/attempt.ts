@@ -76,6 +76,7 @@ export async function sendAttempt(
       errorMessage: 'The signing secret cannot be read; rotate it.',
       durationMs: 0,
       retryAfterMs: null,
+      requestHeaders: null,
     };
   }
   const now = deps.clock.now();

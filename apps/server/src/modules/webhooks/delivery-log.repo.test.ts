@@ -141,6 +141,8 @@ describe('recordSuccesses', () => {
       errorMessage: null,
       durationMs: 7,
       retryAfterMs: null,
+      // Headers as sent, with a value that needs quoting in an array literal.
+      requestHeaders: { 'x-service-delivery-id': `d-${statusCode}`, 'x-note': 'a "quoted", {braced} \\ value' },
     });
     const written = await recordSuccesses(
       orm.em,
@@ -159,6 +161,8 @@ describe('recordSuccesses', () => {
       ['success', 204, 'ok 204', 7, null],
       ['pending', null, null, null, lease],
     ]);
+    // The headers each attempt went out with are kept as they were sent.
+    expect(rows.map((r) => r.requestHeaders)).toEqual([result(200).requestHeaders, result(204).requestHeaders, null]);
     const endpoint = await orm.em.fork().findOneOrFail(WebhookSchema, { id: hook });
     expect([endpoint.failureCount, endpoint.firstFailureAt, endpoint.lastDeliveredAt?.getTime()]).toEqual([
       0,

@@ -349,12 +349,13 @@ function outcomeWrite(ref: AttemptRef, result: SendResult, now: Date): { sql: st
     result.bodyPreview,
     result.errorMessage,
     result.durationMs,
+    result.requestHeaders === null ? null : JSON.stringify(result.requestHeaders),
   ] as const;
   if (ref.lease === null) {
     return {
       sql: `insert into webhook_delivery (id, webhook_id, store_id, event_id, event, attempt, due_at, created_at, updated_at,
-              status, response_code, response_body_preview, error_message, duration_ms)
-            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning webhook_id`,
+              status, response_code, response_body_preview, error_message, duration_ms, request_headers)
+            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb) returning webhook_id`,
       params: [
         ref.id,
         ref.webhookId,
@@ -371,7 +372,7 @@ function outcomeWrite(ref: AttemptRef, result: SendResult, now: Date): { sql: st
   }
   return {
     sql: `update webhook_delivery set status = ?, response_code = ?, response_body_preview = ?, error_message = ?, duration_ms = ?,
-            locked_until = null, updated_at = ?
+            request_headers = ?::jsonb, locked_until = null, updated_at = ?
           where id = ? and status = 'pending' and locked_until = ? returning webhook_id`,
     params: [...outcome, now, ref.id, ref.lease],
   };
@@ -438,11 +439,11 @@ export async function recordSuccesses(em: EntityManager, successes: ClaimedSucce
   const rows = await preparedRows<{ id: string }>(
     em,
     `with v as (
-       select * from unnest(?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
-         as v(id, lease, response_code, preview, duration_ms, at)
+       select * from unnest(?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::jsonb[])
+         as v(id, lease, response_code, preview, duration_ms, at, request_headers)
      ), d as (
        update webhook_delivery d set status = 'success', response_code = v.response_code, response_body_preview = v.preview,
-         error_message = null, duration_ms = v.duration_ms, locked_until = null, updated_at = v.at
+         error_message = null, duration_ms = v.duration_ms, request_headers = v.request_headers, locked_until = null, updated_at = v.at
        from v where d.id = v.id and d.status = 'pending' and d.locked_until = v.lease
        returning d.id, d.webhook_id
      ), ${END_FAILURE_STREAK}
@@ -454,6 +455,7 @@ export async function recordSuccesses(em: EntityManager, successes: ClaimedSucce
       successes.map((s) => s.result.bodyPreview),
       successes.map((s) => s.result.durationMs),
       successes.map((s) => s.at),
+      successes.map((s) => (s.result.requestHeaders === null ? null : JSON.stringify(s.result.requestHeaders))),
       ...endStreakParams(now),
     ],
   );
@@ -593,26 +595,47 @@ export async function deleteFinishedEvents(em: EntityManager, cutoff: Date, limi
   return deleted.length;
 }
 
+/** A row of the delivery log's page, as selectDeliveryPage reads it. */
+export interface DeliveryPageRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  attempt: number;
+  status: string;
+  response_code: number | null;
+  response_body_preview: string | null;
+  error_message: string | null;
+  duration_ms: number | null;
+  request_headers: Record<string, string> | null;
+  created_at: Date;
+  created_us: string;
+}
+
 /**
- * One keyset page of an endpoint's log, newest first (ids and positions; the caller loads the
- * rows): a row-value comparison `(created_at, id) < before` on the (webhook, created_at desc, id
- * desc) index, which the ORM cannot write.
+ * One keyset page of an endpoint's log, newest first, the rows themselves: a row-value
+ * comparison `(created_at, id) < before` on the (webhook, created_at desc, id desc) index, which
+ * the ORM cannot write. One statement, whatever the page's depth (no OFFSET, no second load).
  */
 export async function selectDeliveryPage(
   em: EntityManager,
   filter: { webhookId: string; status?: string | undefined; event?: string | undefined },
   before: KeysetPosition | undefined,
   limit: number,
-): Promise<Array<{ id: string; created_us: string }>> {
+): Promise<DeliveryPageRow[]> {
   const where = new KeysetWhere('d.webhook_id = ?', filter.webhookId);
   if (filter.status) where.and('d.status = ?', filter.status);
   if (filter.event) where.and('d.event = ?', filter.event);
   where.before(before, 'd.created_at', 'd.id');
-  return em.execute(
-    `select d.id, (extract(epoch from d.created_at) * 1000000)::bigint as created_us from webhook_delivery d
-     where ${where.sql} order by d.created_at desc, d.id desc limit ?`,
+  const rows = await em.execute<Array<Omit<DeliveryPageRow, 'created_at'> & { created_at: string | Date }>>(
+    `select d.id, d.webhook_id, d.event_id, d.event, d.attempt, d.status, d.response_code, d.response_body_preview,
+            d.error_message, d.duration_ms, d.request_headers, d.created_at,
+            (extract(epoch from d.created_at) * 1000000)::bigint as created_us
+       from webhook_delivery d
+      where ${where.sql} order by d.created_at desc, d.id desc limit ?`,
     [...where.params, limit],
   );
+  return rows.map((row) => ({ ...row, created_at: toDate(row.created_at) }));
 }
 
 /**

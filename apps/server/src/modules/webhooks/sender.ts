@@ -33,6 +33,8 @@ export interface SendResult {
   durationMs: number;
   /** The receiver's `Retry-After`, in ms from now, when it sent a usable one. */
   retryAfterMs: number | null;
+  /** The headers the request went out with; null when none went out (the URL was refused). */
+  requestHeaders: Record<string, string> | null;
 }
 
 /** Kept-alive connections per process; a pooled socket is connected to an address that was checked. */
@@ -100,6 +102,7 @@ export async function sendToReceiver(outgoing: SendRequest, now: Date): Promise<
     errorMessage,
     durationMs: elapsed(),
     retryAfterMs: null,
+    requestHeaders: null,
   });
 
   let target: Awaited<ReturnType<typeof resolveReceiver>>;
@@ -118,24 +121,27 @@ export async function sendToReceiver(outgoing: SendRequest, now: Date): Promise<
     else callback(null, address, family);
   };
 
+  const payload = Buffer.from(outgoing.body, 'utf8');
+  const requestHeaders = { ...outgoing.headers, host: url.host, 'content-length': String(payload.length) };
   return new Promise<SendResult>((resolve) => {
     let settled = false;
     /** Once the answer's head is in: concludes with what has been read so far. */
     let concludeResponse: (() => void) | undefined;
+    // From here on the request is on its way: every outcome carries the headers it went with.
     const finish = (result: SendResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      result.requestHeaders = requestHeaders;
       resolve(result);
     };
-    const payload = Buffer.from(outgoing.body, 'utf8');
     const options: https.RequestOptions = {
       method: 'POST',
       protocol: url.protocol,
       hostname: host,
       port: url.port || (secure ? 443 : 80),
       path: `${url.pathname}${url.search}`,
-      headers: { ...outgoing.headers, host: url.host, 'content-length': String(payload.length) },
+      headers: requestHeaders,
       agent: secure ? agents.https : agents.http,
       lookup,
       ...(secure && !isIP(host) ? { servername: host } : {}),
@@ -159,7 +165,15 @@ export async function sendToReceiver(outgoing: SendRequest, now: Date): Promise<
           return;
         }
         if (statusCode >= 200 && statusCode < 300) {
-          finish({ ok: true, statusCode, bodyPreview, errorMessage: null, durationMs: elapsed(), retryAfterMs: null });
+          finish({
+            ok: true,
+            statusCode,
+            bodyPreview,
+            errorMessage: null,
+            durationMs: elapsed(),
+            retryAfterMs: null,
+            requestHeaders,
+          });
           return;
         }
         const location = res.headers.location;
@@ -175,6 +189,7 @@ export async function sendToReceiver(outgoing: SendRequest, now: Date): Promise<
           durationMs: elapsed(),
           retryAfterMs:
             statusCode === 429 || statusCode === 503 ? parseRetryAfter(res.headers['retry-after'], now) : null,
+          requestHeaders,
         });
       };
       concludeResponse = () => done();

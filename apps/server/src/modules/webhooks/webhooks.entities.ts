@@ -70,6 +70,8 @@ export const WebhookDeliverySchema = defineEntity({
     dueAt: p.datetime(),
     /** While `pending`: the claim's lease; past it, another dispatcher may take the attempt over. */
     lockedUntil: p.datetime().nullable(),
+    /** The headers the attempt was sent with (signatures included); null until it is sent, or when nothing was sent. */
+    requestHeaders: p.json<Record<string, string>>().nullable(),
     responseCode: p.integer().nullable(),
     responseBodyPreview: p.string().length(1024).nullable(),
     errorMessage: p.string().length(500).nullable(),

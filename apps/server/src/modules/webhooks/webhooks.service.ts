@@ -26,6 +26,7 @@ import {
   insertQueuedAttempts,
   lockStoreWebhooks,
   selectDeliveryPage,
+  type DeliveryPageRow,
 } from './delivery-log.repo.js';
 import { newWebhookSecret, webhookSecretKey } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema, type Webhook, type WebhookDelivery } from './webhooks.entities.js';
@@ -66,11 +67,30 @@ export function toDeliveryView(delivery: WebhookDelivery): TWebhookDelivery {
     event: delivery.event as TWebhookDelivery['event'],
     attempt: delivery.attempt,
     status: delivery.status,
+    requestHeaders: delivery.requestHeaders ?? null,
     responseCode: delivery.responseCode ?? null,
     responseBodyPreview: delivery.responseBodyPreview ?? null,
     errorMessage: delivery.errorMessage ?? null,
     durationMs: delivery.durationMs ?? null,
     createdAt: delivery.createdAt.toISOString(),
+  };
+}
+
+/** A row of the log's page (selectDeliveryPage) as the API shows it: what toDeliveryView makes of the entity. */
+function pageRowView(row: DeliveryPageRow): TWebhookDelivery {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    event: row.event as TWebhookDelivery['event'],
+    attempt: row.attempt,
+    status: row.status as TWebhookDelivery['status'],
+    requestHeaders: row.request_headers,
+    responseCode: row.response_code,
+    responseBodyPreview: row.response_body_preview,
+    errorMessage: row.error_message,
+    durationMs: row.duration_ms,
+    createdAt: row.created_at.toISOString(),
   };
 }
 
@@ -214,9 +234,7 @@ export async function listDeliveries(
     limit + 1,
   );
   const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.created_us);
-  const entities = page.length ? await ctx.em.find(WebhookDeliverySchema, { id: { $in: page.map((r) => r.id) } }) : [];
-  const byId = new Map(entities.map((e) => [e.id, e]));
-  return { deliveries: page.map((r) => toDeliveryView(byId.get(r.id)!)), hasMore, nextCursor };
+  return { deliveries: page.map(pageRowView), hasMore, nextCursor };
 }
 
 /** `POST .../test`: one `webhook.test` attempt, made now and answered; a disabled endpoint is 400. */
