@@ -4,7 +4,7 @@
  * a floor: bare Fastify + the same SQL statements + the service's own template functions
  * (floors/storefront-floor.mjs, which imports `storePage` from apps/server/dist). Two paths each:
  *
- * - `page`: a full answer (200, the HTML of 1,000 products);
+ * - `page`: a full answer (200: the first page, 24 of the 1,000 products, as the route pages them);
  * - `304`: a revalidation with the page's ETag in If-None-Match, which both answer 304 after the
  *   one statement that finds the ETag.
  *

@@ -138,6 +138,11 @@ describe('page headers', () => {
     }
     expect((await fetch(`${server.url}/assets/js/../../package.json`)).status).toBe(404);
     expect((await fetch(`${server.url}/assets/js/main.js`)).status).toBe(404);
+    // The icon every browser asks the origin for (a 404 would be a console error on every page).
+    const icon = await fetch(`${server.url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    expect(Buffer.from(await icon.arrayBuffer()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
   });
 
   it('serves /embed.js to any site (CORS and CORP), without naming another origin', async () => {

@@ -8,10 +8,12 @@
  * 1. the page's version (catalog.repo.ts `selectStorefrontVersion`, the same text), hashed as
  *    catalog.service.ts `storefrontVersion` does; with a matching If-None-Match: 304, nothing more;
  * 2. the store by subdomain (`findSellingStore`: `select "s0".* from "store" ...`);
- * 3. its active products, oldest first (`publicProducts`);
- * 4. the available keys of its key products, grouped (key-store.ts `stockOf`).
+ * 3. one page (24) of its active products, oldest first, and their count (`storefrontPage`'s
+ *    findAndCount: the two statements the ORM sends);
+ * 4. the available keys of that page's key products, grouped (key-store.ts `stockOf`).
  *
- * The ETag is built as storefront.ts builds it, `"<version>.<release>.store"`, with the release
+ * The ETag is built as storefront.ts builds it, `"<version>.<release>.store"` (`store-p<N>` for
+ * `?page=N`), with the release
  * hash of the same built files, so the floor's ETag equals the service's and the bench checks
  * both answers byte for byte. When the route changes what it reads (paging the store page, say),
  * that check fails and names the difference: update the statements here to the route's.
@@ -31,6 +33,10 @@ const dist = path.join(serverRoot, 'dist');
 const { storePage } = await import(pathToFileURL(path.join(dist, 'http/storefront-html.js')).href);
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
 const { PAGE_CSP } = await import(pathToFileURL(path.join(dist, 'http/pages.js')).href);
+const { toImageView } = await import(pathToFileURL(path.join(dist, 'modules/catalog/images.service.js')).href);
+const { STOREFRONT_PAGE_SIZE } = await import(
+  pathToFileURL(path.join(dist, 'modules/catalog/catalog.service.js')).href
+);
 
 const publicUrl = process.env.FLOOR_PUBLIC_URL ?? 'http://localhost:3000';
 const pool = new pg.Pool({
@@ -87,8 +93,12 @@ const STORE = {
 };
 const PRODUCTS = {
   name: 'storefront-products',
-  text: `select "p0".* from "product" as "p0" where "p0"."store_id" = $1 and "p0"."status" = 'active' and "p0"."deleted_at" is null order by "p0"."created_at" asc, "p0"."id" asc`,
+  text: `select "p0".* from "product" as "p0" where "p0"."store_id" = $1 and "p0"."status" = 'active' and "p0"."deleted_at" is null order by "p0"."created_at" asc, "p0"."id" asc limit $2 offset $3`,
   types: asText,
+};
+const COUNT = {
+  name: 'storefront-count',
+  text: `select count(*) as "count" from "product" as "p0" where "p0"."store_id" = $1 and "p0"."status" = 'active' and "p0"."deleted_at" is null`,
 };
 const STOCK = {
   name: 'storefront-stock',
@@ -103,6 +113,9 @@ const app = Fastify({ logger: false });
 
 app.get('/s/:subdomain', async (request, reply) => {
   const subdomain = request.params.subdomain.toLowerCase();
+  // storefront.ts pageNumber: a whole number from 1, anything else the first page.
+  const pageParam = request.query.page;
+  const pageNo = pageParam && /^[1-9][0-9]{0,4}$/.test(pageParam) ? Number(pageParam) : 1;
   if (!/^[a-z0-9-]{1,63}$/.test(subdomain)) return unavailable(reply);
   const row = (await pool.query({ ...VERSION, values: [null, null, null, subdomain] })).rows[0];
   if (!row || row.banned) return unavailable(reply);
@@ -110,14 +123,19 @@ app.get('/s/:subdomain', async (request, reply) => {
     .update([row.id, row.store_updated_at, row.products_updated_at ?? '', row.products, row.sold_out].join('|'))
     .digest('base64url')
     .slice(0, 27);
-  const etag = `"${version}.${RELEASE}.store"`;
+  const etag = `"${version}.${RELEASE}.${pageNo === 1 ? 'store' : `store-p${pageNo}`}"`;
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => [etag, `W/${etag}`, '*'].includes(tag.trim())))
     return reply.code(304).header('ETag', etag).header('Cache-Control', 'no-cache').send();
 
   const store = (await pool.query({ ...STORE, values: [subdomain] })).rows[0];
   if (!store || store.banned) return unavailable(reply);
-  const rows = (await pool.query({ ...PRODUCTS, values: [store.id] })).rows;
+  const [{ rows }, counted] = await Promise.all([
+    pool.query({ ...PRODUCTS, values: [store.id, STOREFRONT_PAGE_SIZE, (pageNo - 1) * STOREFRONT_PAGE_SIZE] }),
+    pool.query({ ...COUNT, values: [store.id] }),
+  ]);
+  if (rows.length === 0 && pageNo > 1) return unavailable(reply);
+  const pages = Math.max(1, Math.ceil(Number(counted.rows[0].count) / STOREFRONT_PAGE_SIZE));
   const keyed = rows.filter((p) => p.delivery_methods.includes('licenseKeys')).map((p) => p.id);
   const stock = new Map(keyed.map((id) => [id, 0]));
   if (keyed.length > 0)
@@ -146,8 +164,9 @@ app.get('/s/:subdomain', async (request, reply) => {
     minQuantity: p.min_quantity,
     maxQuantity: p.max_quantity ?? null,
     stock: stock.has(p.id) ? stock.get(p.id) : null,
+    images: p.images.map((image) => toImageView(p.id, image)),
   }));
-  const page = storePage(publicUrl, view, products);
+  const page = storePage(publicUrl, view, products, { page: pageNo, pages });
   const csp = page.styleHash ? PAGE_CSP.replace("style-src 'self'", `style-src 'self' ${page.styleHash}`) : PAGE_CSP;
   return reply
     .header('ETag', etag)

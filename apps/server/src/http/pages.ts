@@ -104,6 +104,7 @@ const CLIENT_MODULES = ['checkout.js', 'delivery.js', 'account.js', 'embed-check
 const css = loadAsset('client/app.css');
 const modules = new Map(CLIENT_MODULES.map((name) => [name, loadAsset(`dist/public/js/${name}`)]));
 const embedScript = loadAsset('dist/public/embed.js');
+const favicon = loadAsset('client/favicon.ico');
 
 /** A page's policy: anyone, no cookie read by the route itself (the page's script speaks to the API). */
 const PAGE_POLICY: RoutePolicy = {
@@ -143,6 +144,16 @@ export const PAGE_ROUTES: PlainRoute[] = [
     async handler(_ctx, request, reply) {
       if (!css) return reply.callNotFound();
       return reply.header('Cache-Control', 'public, max-age=300').type('text/css; charset=utf-8').send(css);
+    },
+  }),
+  // Browsers ask every origin for it; without it each page's first visit logs a 404 in the console.
+  page({
+    name: 'assets.favicon',
+    method: 'GET',
+    path: '/favicon.ico',
+    async handler(_ctx, _request, reply) {
+      if (!favicon) return reply.callNotFound();
+      return reply.header('Cache-Control', 'public, max-age=86400').type('image/x-icon').send(favicon);
     },
   }),
   page({
