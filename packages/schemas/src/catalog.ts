@@ -1,6 +1,6 @@
 /** Products, their delivery configuration, license-key stock and the public catalog. */
 import { z } from 'zod';
-import { decimalPlaces, ZId, ZTimestamp, ZCount } from './common.js';
+import { decimalPlaces, ZId, ZTimestamp, ZCount, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 import { ZStorePublic } from './stores.js';
 
@@ -118,6 +118,7 @@ export const ZProductIdInput = z.strictObject({ storeId: ZId, productId: ZId });
 export const ZProduct = z.object({
   id: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   name: z.string(),
   /** Its storefront address, unique in the store. */
   slug: z.string(),
@@ -144,6 +145,7 @@ export const ZProductList = z.object({ products: z.array(ZProduct) });
 export const ZPublicProduct = ZProduct.pick({
   id: true,
   storeId: true,
+  livemode: true,
   name: true,
   slug: true,
   description: true,
@@ -205,6 +207,7 @@ export const ZMerchantKeyListQuery = z.strictObject({
 export type TMerchantKeyListQuery = z.infer<typeof ZMerchantKeyListQuery>;
 export const ZMerchantKey = z.object({
   id: z.string(),
+  livemode: ZLivemode,
   /** Eight dots, then the key's last four characters when it has more than eight: never the key, nor its length. */
   masked: z.string(),
   status: ZMerchantKeyStatus,
@@ -223,6 +226,7 @@ export const ZMerchantKeyList = z.object({
 export const ZLicenseKeyStatus = z.enum(['available', 'assigned', 'revoked']);
 export const ZMaskedLicenseKey = z.object({
   id: z.string(),
+  livemode: ZLivemode,
   /** Eight dots, then the key's last four characters when it has more than eight: never the key, nor its length. */
   masked: z.string(),
   status: ZLicenseKeyStatus,
@@ -247,6 +251,7 @@ export const ZKeyIdInput = z.strictObject({ storeId: ZId, productId: ZId, keyId:
 
 export const ZStoredFile = z.object({
   id: z.string(),
+  livemode: ZLivemode,
   productId: z.string().nullable(),
   name: z.string(),
   contentType: z.string(),

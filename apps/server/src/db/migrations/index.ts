@@ -14,6 +14,7 @@ import { Migration20261126000343_payment_refund_ref } from './Migration202611260
 import { Migration20261126011900_dashboard_data } from './Migration20261126011900_dashboard_data.js';
 import { Migration20261126012932_webhook_disabled_reason } from './Migration20261126012932_webhook_disabled_reason.js';
 import { Migration20261126023435_store_look } from './Migration20261126023435_store_look.js';
+import { Migration20261126054100_test_mode } from './Migration20261126054100_test_mode.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -26,4 +27,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126011900_dashboard_data', class: Migration20261126011900_dashboard_data },
   { name: 'Migration20261126012932_webhook_disabled_reason', class: Migration20261126012932_webhook_disabled_reason },
   { name: 'Migration20261126023435_store_look', class: Migration20261126023435_store_look },
+  { name: 'Migration20261126054100_test_mode', class: Migration20261126054100_test_mode },
 ];
