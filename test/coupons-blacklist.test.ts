@@ -145,6 +145,7 @@ describe('coupons in the dashboard', () => {
     expect(created).toEqual({
       id: expect.any(String),
       storeId: store.id,
+      livemode: true,
       code,
       discountType: 'fixed',
       discountValue: 5,
@@ -675,6 +676,7 @@ describe('blacklist in the dashboard', () => {
     expect(emailEntry).toEqual({
       id: expect.any(String),
       storeId: store.id,
+      livemode: true,
       kind: 'email',
       value: email.toLowerCase(),
       note: 'chargebacks',

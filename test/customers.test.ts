@@ -205,9 +205,9 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
     expect(verified.status).toBe(200);
     const session = await verified.json();
     expect(session).toEqual({
-      customer: { id: expect.any(String), storeId: store.id, email, createdAt: expect.any(String) },
+      customer: { id: expect.any(String), storeId: store.id, livemode: true, email, createdAt: expect.any(String) },
     });
-    expect(Object.keys(session.customer).sort()).toEqual(['createdAt', 'email', 'id', 'storeId']);
+    expect(Object.keys(session.customer).sort()).toEqual(['createdAt', 'email', 'id', 'livemode', 'storeId']);
     expect(Number.isNaN(Date.parse(session.customer.createdAt))).toBe(false);
 
     const setCookie = verified.headers.getSetCookie().find((value) => value.startsWith('svc_customer='))!;
@@ -226,6 +226,7 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
         id: ebook!.id,
         orderId: `ORD-${ebook!.number}`,
         storeId: store.id,
+        livemode: true,
         status: 'paid',
         productName: 'E-book',
         price: 19.99,
@@ -238,6 +239,7 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
         id: yen!.id,
         orderId: `ORD-${yen!.number}`,
         storeId: store.id,
+        livemode: true,
         status: 'pending',
         productName: 'Game key',
         price: 500,
@@ -250,6 +252,7 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
         id: twoLines!.id,
         orderId: `ORD-${twoLines!.number}`,
         storeId: store.id,
+        livemode: true,
         status: 'completed',
         productName: 'Poster +1 more',
         price: 14.5,

@@ -106,6 +106,7 @@ describe('the License API', () => {
       'createdAt',
       'expiresAt',
       'id',
+      'livemode',
       'productId',
       'status',
     ]);

@@ -167,6 +167,7 @@ describe('GET /orders/{orderId}', () => {
       id: order.id,
       orderId: `ORD-${order.number}`,
       storeId: store.id,
+      livemode: true,
       status: 'refunded',
       productName: 'Test Product',
       price: 10.04,

@@ -149,7 +149,7 @@ describe('migrations', () => {
     expect(constraints).toContain('feedback | feedback_order_id_unique | UNIQUE (order_id)');
     const indexes = schema.indexes.join('\n');
     expect(indexes).toMatch(/payment_gateway_ref_unique \| CREATE UNIQUE INDEX .* WHERE \(provider_ref IS NOT NULL\)/);
-    expect(indexes).toMatch(/coupon_store_code_unique \| CREATE UNIQUE INDEX .*lower\(\(code\)::text\)/);
+    expect(indexes).toMatch(/coupon_store_mode_code_unique \| CREATE UNIQUE INDEX .*lower\(\(code\)::text\)/);
     // Order numbers start at ORD-1001.
     expect(schema.sequences.join('\n')).toMatch(/^order_number_seq \| bigint \| 1001 \| 1 \| $/m);
   });

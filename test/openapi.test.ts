@@ -215,7 +215,7 @@ describe('the whole contract', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT].sort());
     expect(Object.keys(EVENT_PAYLOADS).sort()).toEqual(Object.keys(document.webhooks).sort());
     const paid = document.webhooks['order.paid'].post.requestBody.content['application/json'].schema;
-    expect(paid.required).toEqual(['id', 'event', 'createdAt', 'storeId', 'data']);
+    expect(paid.required).toEqual(['id', 'event', 'createdAt', 'storeId', 'livemode', 'data']);
     expect(paid.properties.event).toMatchObject({ const: 'order.paid' });
     expect(paid.properties.data.required).toEqual(['order']);
   });

@@ -53,6 +53,7 @@ describe('product files', () => {
     const file = await response.json();
     expect(file).toEqual({
       id: expect.any(String),
+      livemode: true,
       productId: product.id,
       name: 'My Book.pdf',
       contentType: 'application/pdf',

@@ -219,6 +219,7 @@ describe('buyers open tickets', () => {
     expect(Object.keys(ticket).sort()).toEqual([
       'createdAt',
       'id',
+      'livemode',
       'messages',
       'orderId',
       'orderNumber',
@@ -525,6 +526,7 @@ describe('staff answer tickets on the dashboard', () => {
     expect(list.tickets[0]).toEqual({
       id: made[0]!.ticket.id,
       storeId: shop.id,
+      livemode: true,
       orderId: made[0]!.order.id,
       orderNumber: made[0]!.order.number,
       customerEmail: made[0]!.order.email,

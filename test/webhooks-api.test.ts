@@ -42,6 +42,7 @@ describe('webhook endpoints', () => {
     expect(body).toEqual({
       id: expect.any(String),
       storeId: store.id,
+      livemode: true,
       name: 'Orders to ERP',
       url: 'http://127.0.0.1:9/hook',
       secretPrefix: body.secret.slice(0, 12),

@@ -10,6 +10,7 @@ export function productPayload(storeId: string, product: Partial<TProduct> = {})
     product: {
       id: 'p1',
       storeId,
+      livemode: true,
       name: 'Product',
       slug: 'product',
       description: '',
@@ -39,6 +40,7 @@ export function orderPayload(storeId: string, order: Partial<TOrderDetail> = {})
       id: 'ord_1',
       orderId: 'ORD-1',
       storeId,
+      livemode: true,
       status: 'pending',
       productName: 'Product',
       price: 9.99,

@@ -43,7 +43,7 @@ export function serviceContext(orm: Orm, clock: Clock = systemClock, env: Record
     storage: new LocalFileStorage(config.fileStorageDir),
     log: createLogger('silent'),
   };
-  return { em: orm.em.fork(), clock, deps };
+  return { em: orm.em.fork(), clock, deps, livemode: true };
 }
 
 export interface RequestOptions {

@@ -189,7 +189,7 @@ const list = (value: string | undefined) =>
     .filter(Boolean);
 
 function context(runtime: Runtime) {
-  return { em: runtime.deps.orm.em.fork(), clock: runtime.deps.clock, deps: runtime.deps };
+  return { em: runtime.deps.orm.em.fork(), clock: runtime.deps.clock, deps: runtime.deps, livemode: true };
 }
 
 async function userByEmail(runtime: Runtime, email: string) {

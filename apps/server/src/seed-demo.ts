@@ -57,7 +57,7 @@ interface PlannedOrder {
 export async function seedDemo(runtime: Runtime): Promise<string> {
   const { deps } = runtime;
   const now = deps.clock.now();
-  const ctxAt = (clock: Clock = deps.clock) => ({ em: deps.orm.em.fork(), clock, deps });
+  const ctxAt = (clock: Clock = deps.clock) => ({ em: deps.orm.em.fork(), clock, deps, livemode: true });
   const existing = await deps.orm.em.fork().findOne(StoreSchema, { subdomain: DEMO_SUBDOMAIN });
   if (existing) {
     return [
@@ -131,6 +131,7 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
   await deps.orm.em.fork().insert(CouponSchema, {
     id: newId(),
     store: store.id,
+    livemode: true,
     code: 'DEMO10',
     discountType: 'percent',
     discountValue: 10,

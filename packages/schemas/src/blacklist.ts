@@ -1,6 +1,6 @@
 /** Buyers a store refuses (by e-mail, IP address or country), and the public gate a theme asks. */
 import { z } from 'zod';
-import { ZEmail, ZId, ZTimestamp } from './common.js';
+import { ZEmail, ZId, ZTimestamp, ZLivemode } from './common.js';
 
 export const BLACKLIST_KINDS = ['email', 'ip', 'country'] as const;
 export const ZBlacklistKind = z.enum(BLACKLIST_KINDS);
@@ -20,6 +20,7 @@ export const ZBlacklistEntryIdInput = z.strictObject({ storeId: ZId, entryId: ZI
 export const ZBlacklistEntry = z.object({
   id: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   kind: ZBlacklistKind,
   /** Normalised: e-mails lower-case, countries upper-case. */
   value: z.string(),

@@ -1,6 +1,6 @@
 /** Products, their delivery configuration, license-key stock and the public catalog. */
 import { z } from 'zod';
-import { decimalPlaces, ZId, ZTimestamp, ZCount } from './common.js';
+import { decimalPlaces, ZId, ZTimestamp, ZCount, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 import { ZStorePublic } from './stores.js';
 
@@ -146,6 +146,7 @@ export const ZProductImageList = z.object({ images: z.array(ZProductImage) });
 export const ZProduct = z.object({
   id: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   name: z.string(),
   /** Its storefront address, unique in the store. */
   slug: z.string(),
@@ -174,6 +175,7 @@ export const ZProductList = z.object({ products: z.array(ZProduct) });
 export const ZPublicProduct = ZProduct.pick({
   id: true,
   storeId: true,
+  livemode: true,
   name: true,
   slug: true,
   description: true,
@@ -236,6 +238,7 @@ export const ZMerchantKeyListQuery = z.strictObject({
 export type TMerchantKeyListQuery = z.infer<typeof ZMerchantKeyListQuery>;
 export const ZMerchantKey = z.object({
   id: z.string(),
+  livemode: ZLivemode,
   /** Eight dots, then the key's last four characters when it has more than eight: never the key, nor its length. */
   masked: z.string(),
   status: ZMerchantKeyStatus,
@@ -254,6 +257,7 @@ export const ZMerchantKeyList = z.object({
 export const ZLicenseKeyStatus = z.enum(['available', 'assigned', 'revoked']);
 export const ZMaskedLicenseKey = z.object({
   id: z.string(),
+  livemode: ZLivemode,
   /** Eight dots, then the key's last four characters when it has more than eight: never the key, nor its length. */
   masked: z.string(),
   status: ZLicenseKeyStatus,
@@ -278,6 +282,7 @@ export const ZKeyIdInput = z.strictObject({ storeId: ZId, productId: ZId, keyId:
 
 export const ZStoredFile = z.object({
   id: z.string(),
+  livemode: ZLivemode,
   productId: z.string().nullable(),
   name: z.string(),
   contentType: z.string(),

@@ -1,6 +1,6 @@
 /** The theme cart, checkout and public order creation. */
 import { z } from 'zod';
-import { ZBuyerToken, ZCount, ZEmail, ZId, ZTimestamp } from './common.js';
+import { ZBuyerToken, ZCount, ZEmail, ZId, ZTimestamp, ZLivemode } from './common.js';
 import { CUSTOM_FIELD_TYPES } from './catalog.js';
 import { ZOrderStatus } from './orders.js';
 import { jsonQuery } from './query.js';
@@ -72,6 +72,7 @@ export const ZCheckoutOrder = z.object({
   id: z.string(),
   orderId: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   status: ZOrderStatus,
   lines: z.array(
     z.object({ productId: z.string().nullable(), productName: z.string(), quantity: ZCount, unitPrice: z.number() }),

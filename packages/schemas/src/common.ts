@@ -53,3 +53,9 @@ export const ZBuyerToken = z
 
 /** A count, size or quantity in a response: a non-negative PostgreSQL integer (never JavaScript's unsafe range). */
 export const ZCount = z.number().int().min(0).max(2_147_483_647);
+
+/**
+ * Test mode (DESIGN §9.3): true for a live object, false for a test one. Every object of a mode
+ * (products, orders, licenses, events, webhooks ...) carries it.
+ */
+export const ZLivemode = z.boolean().meta({ description: 'true for a live object, false for a test-mode one' });

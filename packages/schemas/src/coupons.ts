@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ZAmount } from './catalog.js';
 import { ZCart } from './checkout.js';
-import { ZId, ZTimestamp, ZCount } from './common.js';
+import { ZId, ZTimestamp, ZCount, ZLivemode } from './common.js';
 
 export const DISCOUNT_TYPES = ['percent', 'fixed'] as const;
 export const ZDiscountType = z.enum(DISCOUNT_TYPES);
@@ -74,6 +74,7 @@ export const ZCouponIdInput = z.strictObject({ storeId: ZId, couponId: ZId });
 export const ZCoupon = z.object({
   id: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   code: z.string(),
   discountType: ZDiscountType,
   /** Percent: 1..100. Fixed: an amount in the store currency. */

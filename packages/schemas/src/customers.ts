@@ -1,6 +1,6 @@
 /** Buyers signing in to see their orders in one store. */
 import { z } from 'zod';
-import { ZCount, ZEmail, ZId, ZTimestamp } from './common.js';
+import { ZCount, ZEmail, ZId, ZTimestamp, ZLivemode } from './common.js';
 import { ZBuyerOrder, ZOrderRef } from './orders.js';
 import { queryInt } from './query.js';
 
@@ -14,6 +14,7 @@ export const ZCustomerAuthVerify = z.strictObject({
 export const ZCustomer = z.object({
   id: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   email: z.string(),
   createdAt: ZTimestamp,
 });
@@ -49,6 +50,7 @@ export type TListCustomersQuery = z.infer<typeof ZListCustomersQuery>;
 
 export const ZSellerCustomer = z.object({
   id: z.string(),
+  livemode: ZLivemode,
   email: z.string(),
   createdAt: ZTimestamp,
   orders: ZCount.meta({

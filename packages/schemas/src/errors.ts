@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   store_banned: 403,
   cart_empty: 400,
+  /** A cart of test-mode and live products together (test mode, DESIGN §9.3). */
+  mixed_modes: 400,
   out_of_stock: 400,
   product_unavailable: 400,
   coupon_invalid: 400,

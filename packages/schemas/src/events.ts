@@ -2,11 +2,11 @@
  * The outgoing events: one payload schema per event type. The outbox writer validates every
  * payload against these before it writes it (a payload that does not match is a bug: it throws),
  * and the OpenAPI document's `webhooks` section describes the same schemas, inside the body the
- * dispatcher sends: `{ id, event, createdAt, storeId, data }`.
+ * dispatcher sends: `{ id, event, createdAt, storeId, livemode, data }`.
  */
 import { z } from 'zod';
 import { ZProduct } from './catalog.js';
-import { ZId, ZTimestamp } from './common.js';
+import { ZId, ZLivemode, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 import { ZMerchantLicense } from './licenses.js';
 import { ZOrderDetail } from './orders.js';
@@ -41,6 +41,7 @@ export function eventEnvelope<T extends TEventType>(type: T) {
     event: z.literal(type),
     createdAt: ZTimestamp,
     storeId: ZId,
+    livemode: ZLivemode,
     data: EVENT_PAYLOADS[type],
   });
 }

@@ -3,7 +3,7 @@
  * the license keys it sold, with the key as the credential; and the merchant's view of them.
  */
 import { z } from 'zod';
-import { ZId, ZTimestamp } from './common.js';
+import { ZId, ZTimestamp, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 
 export const LICENSE_STATUSES = ['active', 'expired', 'disabled'] as const;
@@ -37,6 +37,7 @@ export type TDeactivateLicenseInput = z.infer<typeof ZDeactivateLicenseInput>;
 export const ZLicense = z.object({
   id: z.string(),
   productId: z.string(),
+  livemode: ZLivemode,
   status: ZLicenseStatus,
   /** Instances one license may have at once; null: unlimited. */
   activationLimit: z.number().int().min(1).max(10_000).nullable(),

@@ -1,7 +1,7 @@
 /** Orders as merchants, staff and buyers see them. */
 import { z } from 'zod';
 import { ZDeliveryMethod } from './catalog.js';
-import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp } from './common.js';
+import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 
 export const ORDER_STATUSES = [
@@ -20,6 +20,7 @@ export const ZOrder = z.object({
   id: z.string(),
   orderId: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   status: ZOrderStatus,
   productName: z.string(),
   price: z.number(),
@@ -136,6 +137,7 @@ export const ZBuyerOrder = z.object({
   id: z.string(),
   orderId: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   status: ZOrderStatus,
   productName: z.string(),
   price: z.number(),

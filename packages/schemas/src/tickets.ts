@@ -1,6 +1,6 @@
 /** Support tickets: a buyer and the store's staff writing about one order. */
 import { z } from 'zod';
-import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp } from './common.js';
+import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 
 export const TICKET_STATUSES = ['open', 'answered', 'closed'] as const;
@@ -32,6 +32,7 @@ export type TTicketMessage = z.infer<typeof ZTicketMessage>;
 const ticketFields = {
   id: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   /** The order's database id. */
   orderId: z.string(),
   /** The order's public reference, `ORD-<n>`. */

@@ -1,6 +1,6 @@
 /** Outgoing webhooks: endpoints, their delivery log, and the events they carry. */
 import { z } from 'zod';
-import { ZId, ZTimestamp, ZCount } from './common.js';
+import { ZId, ZTimestamp, ZCount, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 
 export const WEBHOOK_EVENTS = [
@@ -29,6 +29,7 @@ export type TEventName = z.infer<typeof ZEventName>;
 export const ZWebhook = z.object({
   id: z.string(),
   storeId: z.string(),
+  livemode: ZLivemode,
   name: z.string(),
   url: z.string(),
   secretPrefix: z.string(),
@@ -79,6 +80,7 @@ export const ZDeliveryStatus = z.enum(DELIVERY_STATUSES);
 export const ZWebhookDelivery = z.object({
   id: z.string(),
   webhookId: z.string(),
+  livemode: ZLivemode,
   eventId: z.string(),
   event: ZEventName,
   attempt: ZCount,

@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'rate_limited',
   'store_banned',
   'cart_empty',
+  'mixed_modes',
   'out_of_stock',
   'product_unavailable',
   'coupon_invalid',

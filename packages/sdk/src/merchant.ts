@@ -231,7 +231,7 @@ export function createMerchantClient(options: MerchantClientOptions) {
       params: EventListParams<E>,
       opts?: RequestOptions,
     ): Promise<EventList<E>> => transport.call('events.list', params, read, opts) as Promise<EventList<E>>,
-    /** One event, exactly as its webhook deliveries carry it (`{ id, event, createdAt, storeId, data }`). */
+    /** One event, exactly as its webhook deliveries carry it (`{ id, event, createdAt, storeId, livemode, data }`). */
     get: (params: { storeId: string; eventId: string }, opts?: RequestOptions): Promise<StoredEvent> =>
       transport.call('events.get', params, read, opts),
     /** Every event matching the filters, across all pages, newest first: what a reconciliation walks. */

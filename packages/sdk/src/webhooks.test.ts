@@ -45,6 +45,7 @@ const order: OrderDetail = {
   id: 'ord1',
   orderId: 'ORD-1',
   storeId: 'store1',
+  livemode: true,
   status: 'paid',
   productName: 'Ключ — “Pro” 🔑',
   price: 10,
@@ -62,7 +63,7 @@ const order: OrderDetail = {
 
 /** A body as the dispatcher's eventBody() serialises it. */
 function body(event = 'order.paid', data: unknown = { order }, id = 'evt_abc123'): string {
-  return JSON.stringify({ id, event, createdAt: '2026-11-21T11:59:30.000Z', storeId: 'store1', data });
+  return JSON.stringify({ id, event, createdAt: '2026-11-21T11:59:30.000Z', storeId: 'store1', livemode: true, data });
 }
 
 /** The headers the server sends, from the server's own signer. */

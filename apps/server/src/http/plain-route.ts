@@ -75,7 +75,8 @@ async function guard(route: PlainRoute, ctx: PlainContext): Promise<void> {
       return;
     }
     case 'apiKey':
-      await authorizeMerchant(ctx, auth.scope, ctx.params);
+      // The key's mode is the call's (test mode, DESIGN §9.3).
+      ctx.livemode = (await authorizeMerchant(ctx, auth.scope, ctx.params)).credential.livemode;
       return;
     case 'customer':
       await authenticateCustomer(ctx);

@@ -30,7 +30,7 @@ export type CursorList =
 export type CursorScope = string & { readonly cursorScope: unique symbol };
 
 /** A value that shaped a page; absent (undefined, null, '') is no filter. A Date is its instant. */
-type Bound = string | number | Date | null | undefined;
+type Bound = string | number | boolean | Date | null | undefined;
 
 /**
  * The scope a list's cursors are sealed with: its name and every value that shaped its pages (the

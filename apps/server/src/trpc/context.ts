@@ -60,6 +60,8 @@ export function createContext(deps: AppDeps, req: FastifyRequest): Context {
       return (em ??= deps.orm.em.fork());
     },
     clock: deps.clock,
+    // Live until the route's guard reads the caller's mode (trpc/procedures.ts).
+    livemode: true,
     log: req.log,
     caller: resolveCaller(deps, req),
     answer: response,

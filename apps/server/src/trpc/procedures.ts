@@ -153,7 +153,8 @@ export function merchantProcedure(scope: TApiKeyScope) {
     .use(async ({ ctx, meta, getRawInput, next }) => {
       const { scope: declared } = authOf(meta, 'apiKey');
       const { credential, storeId } = await authorizeMerchant(ctx, declared, await getRawInput());
-      return next({ ctx: { credential, storeId } });
+      // The key's mode is the call's: every service reads and writes only its objects.
+      return next({ ctx: { credential, storeId, livemode: credential.livemode } });
     });
 }
 

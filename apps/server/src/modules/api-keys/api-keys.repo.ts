@@ -6,6 +6,7 @@ export interface CredentialRow {
   id: string;
   user_id: string;
   key_hash: string;
+  mode: 'live' | 'test';
   scopes: string[];
   store_ids: string[];
   expires_at: Date | string | null;
@@ -27,7 +28,7 @@ export async function selectCredential(
 ): Promise<CredentialRow | undefined> {
   const [row] = await preparedRows<CredentialRow>(
     em,
-    `select k.id, k.user_id, k.key_hash, k.scopes, k.store_ids, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.permissions
+    `select k.id, k.user_id, k.key_hash, k.mode, k.scopes, k.store_ids, k.expires_at, k.revoked_at, k.last_used_at, m.role, m.permissions
      from api_key k left join store_member m on m.user_id = k.user_id and m.store_id = ?
      where k.key_hash = ?`,
     [storeId, keyHash],

@@ -322,6 +322,7 @@ describe('authenticateApiKey', () => {
     const asOwner = await authenticateApiKey(bearer(serviceContext(orm), ownerKey.key), storeId);
     expect(asOwner).toEqual({
       keyId: ownerKey.apiKey.id,
+      livemode: true,
       userId: owner.id,
       scopes: ['order:read', 'webhook:read'],
       storeIds: [storeId],

@@ -86,6 +86,8 @@ function unauthorized(ctx: Pick<Context, 'answer'>, message: string): AppError {
 /** A merchant request's key, with its owner's membership of the store the request names. */
 export interface MerchantCredential {
   keyId: string;
+  /** The key's mode: a merchant call reads and writes only this mode's objects (test mode, DESIGN §9.3). */
+  livemode: boolean;
   userId: string;
   scopes: string[];
   storeIds: string[];
@@ -126,6 +128,7 @@ export async function authenticateApiKey(
   }
   return {
     keyId: row.id,
+    livemode: row.mode === 'live',
     userId: row.user_id,
     scopes: row.scopes,
     storeIds: row.store_ids,

@@ -7,10 +7,12 @@ export const BLACKLIST_KINDS = ['email', 'ip', 'country'] as const;
 export const BlacklistEntrySchema = defineEntity({
   name: 'BlacklistEntry',
   tableName: 'blacklist_entry',
-  uniques: [{ properties: ['store', 'kind', 'value'] }],
+  uniques: [{ properties: ['store', 'livemode', 'kind', 'value'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('blacklist_entry_store_id_fkey').updateRule('no action'),
+    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    livemode: p.boolean().default(true),
     kind: p.enum([...BLACKLIST_KINDS]),
     /** Normalised: e-mails lower-cased, countries upper-cased. */
     value: p.string().length(320),

@@ -21,6 +21,7 @@ export type BlacklistReason = 'email' | 'ip' | 'country';
 export async function blacklistMatches(
   em: EntityManager,
   storeId: string,
+  livemode: boolean,
   buyer: BuyerIdentity,
 ): Promise<BlacklistReason[]> {
   const candidates = [
@@ -28,7 +29,7 @@ export async function blacklistMatches(
     { kind: 'country' as const, value: buyer.country.toUpperCase() },
     ...(buyer.email ? [{ kind: 'email' as const, value: buyer.email.toLowerCase() }] : []),
   ];
-  return matchingKinds(em, storeId, candidates);
+  return matchingKinds(em, storeId, livemode, candidates);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -67,6 +68,7 @@ export function toBlacklistEntryView(entry: BlacklistEntry): TBlacklistEntry {
   return {
     id: entry.id,
     storeId: entry.store.id,
+    livemode: entry.livemode,
     kind: entry.kind,
     value: entry.value,
     note: entry.note,
@@ -81,12 +83,15 @@ export async function addBlacklistEntry(
   input: TCreateBlacklistEntryInput,
 ): Promise<TBlacklistEntry> {
   const value = normaliseBlacklistValue(input.kind, input.value);
-  if (await ctx.em.count(BlacklistEntrySchema, { store: input.storeId, kind: input.kind, value })) {
+  if (
+    await ctx.em.count(BlacklistEntrySchema, { store: input.storeId, livemode: ctx.livemode, kind: input.kind, value })
+  ) {
     throw new AppError('conflict', ALREADY_LISTED);
   }
   const entry = ctx.em.create(BlacklistEntrySchema, {
     id: newId(),
     store: input.storeId,
+    livemode: ctx.livemode,
     kind: input.kind,
     value,
     note: input.note ?? '',
@@ -95,7 +100,7 @@ export async function addBlacklistEntry(
   try {
     await ctx.em.flush();
   } catch (error) {
-    // A racing add of the same value loses at the (store, kind, value) constraint.
+    // A racing add of the same value loses at the (store, livemode, kind, value) constraint.
     if ((error as { name?: unknown } | null)?.name === 'UniqueConstraintViolationException') {
       throw new AppError('conflict', ALREADY_LISTED, { cause: error });
     }
@@ -107,7 +112,7 @@ export async function addBlacklistEntry(
 export async function listBlacklist(ctx: ServiceContext, input: { storeId: string }): Promise<TBlacklistEntry[]> {
   const entries = await ctx.em.find(
     BlacklistEntrySchema,
-    { store: input.storeId },
+    { store: input.storeId, livemode: ctx.livemode },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
   return entries.map(toBlacklistEntryView);
@@ -117,7 +122,11 @@ export async function removeBlacklistEntry(
   ctx: ServiceContext,
   input: { storeId: string; entryId: string },
 ): Promise<void> {
-  const deleted = await ctx.em.nativeDelete(BlacklistEntrySchema, { id: input.entryId, store: input.storeId });
+  const deleted = await ctx.em.nativeDelete(BlacklistEntrySchema, {
+    id: input.entryId,
+    store: input.storeId,
+    livemode: ctx.livemode,
+  });
   if (deleted === 0) throw new AppError('not_found', 'Blacklist entry not found.');
 }
 
@@ -128,7 +137,8 @@ export async function clientGate(
   client: { ip: string; country: string },
 ): Promise<TClientGate> {
   const store = await findSellingStore(ctx.em, input.storeId);
-  const matched = await blacklistMatches(ctx.em, store.id, {
+  // The storefront's gate asks for live buyers (a test checkout is checked against the test list).
+  const matched = await blacklistMatches(ctx.em, store.id, ctx.livemode, {
     email: input.email,
     ip: client.ip,
     country: client.country,

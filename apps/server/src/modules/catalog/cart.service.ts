@@ -1,7 +1,8 @@
 /**
  * Cart normalisation, shared by the theme cart and by order creation: duplicate lines
  * merged, unknown or unpurchasable products set aside with a reason, quantities held to
- * the product's minimum, maximum and key stock, and every price from the database.
+ * the product's minimum, maximum and key stock, and every price from the database. A cart is of
+ * one mode (test mode, DESIGN §9.3): its products' mode; a cart that mixes modes is 400 mixed_modes.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TCartLine, TCartResult } from '@svc/schemas';
@@ -17,7 +18,15 @@ import { findSellingStoreRef, type SellingStoreRef } from './catalog.service.js'
 /** What a cart line needs of its product. */
 export type CartProduct = Pick<
   Product,
-  'id' | 'name' | 'status' | 'priceMinor' | 'minQuantity' | 'maxQuantity' | 'customFields' | 'deliveryMethods'
+  | 'id'
+  | 'livemode'
+  | 'name'
+  | 'status'
+  | 'priceMinor'
+  | 'minQuantity'
+  | 'maxQuantity'
+  | 'customFields'
+  | 'deliveryMethods'
 > & {
   deletedAt: Date | null;
 };
@@ -31,6 +40,8 @@ export interface NormalisedLine {
 }
 
 export interface NormalisedCart {
+  /** The mode of the cart's products (live when it names none that exists). */
+  livemode: boolean;
   lines: NormalisedLine[];
   removed: TCartResult['removed'];
   adjusted: TCartResult['adjusted'];
@@ -54,6 +65,7 @@ async function cartProducts(
   for (const row of rows) {
     products.set(row.id, {
       id: row.id,
+      livemode: row.livemode,
       name: row.name,
       status: row.status,
       priceMinor: Number(row.price_minor),
@@ -75,7 +87,9 @@ export async function normaliseCart(
 ): Promise<NormalisedCart> {
   const merged = merge(lines);
   const { products: byId, stock } = await cartProducts(em, store.id, [...merged.keys()]);
-  const out: NormalisedCart = { lines: [], removed: [], adjusted: [] };
+  const modes = new Set([...byId.values()].map((product) => product.livemode));
+  if (modes.size > 1) throw new AppError('mixed_modes', 'The cart mixes test-mode and live products.');
+  const out: NormalisedCart = { livemode: modes.has(false) ? false : true, lines: [], removed: [], adjusted: [] };
   for (const [productId, requested] of merged) {
     const product = byId.get(productId);
     if (!product || product.deletedAt) {

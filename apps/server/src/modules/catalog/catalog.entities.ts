@@ -35,18 +35,20 @@ export const ProductSchema = defineEntity({
       expression: 'license_validity_days is null or license_validity_days >= 1 and license_validity_days <= 36500',
     },
   ],
-  // The storefront finds a product by its slug within the store.
-  uniques: [{ name: 'product_store_slug_unique', properties: ['store', 'slug'] }],
+  // The storefront finds a product by its slug within the store and mode.
+  uniques: [{ name: 'product_store_slug_unique', properties: ['store', 'livemode', 'slug'] }],
   indexes: [
     {
-      name: 'product_store_status_index',
+      name: 'product_store_mode_status_index',
       expression:
-        'create index "product_store_status_index" on "product" ("store_id", "status", "created_at") where "deleted_at" is null',
+        'create index "product_store_mode_status_index" on "product" ("store_id", "livemode", "status", "created_at") where "deleted_at" is null',
     },
   ],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('product_store_id_fkey').updateRule('no action'),
+    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    livemode: p.boolean().default(true),
     name: p.string().length(200),
     slug: p.string().length(100),
     description: p.text().default(''),
@@ -109,6 +111,8 @@ export const LicenseKeySchema = defineEntity({
   properties: (p) => ({
     id: p.string().primary().length(32),
     product: p.manyToOne(ProductSchema).ref().foreignKeyName('license_key_product_id_fkey').updateRule('no action'),
+    /** Its product's mode. */
+    livemode: p.boolean().default(true),
     valueEnc: p.text(),
     valueHash: p.string().length(64),
     status: p.enum([...LICENSE_KEY_STATUSES]).default('available'),
@@ -138,6 +142,8 @@ export const StoredFileSchema = defineEntity({
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('file_store_id_fkey').updateRule('no action'),
+    /** Its product's or order's mode (a logo, shared by both modes, is live). */
+    livemode: p.boolean().default(true),
     product: p
       .manyToOne(ProductSchema)
       .ref()

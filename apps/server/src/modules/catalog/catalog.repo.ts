@@ -9,6 +9,8 @@ import type { Product } from './catalog.entities.js';
 export interface NewKey {
   id: string;
   productId: string;
+  /** Its product's mode. */
+  livemode: boolean;
   valueEnc: string;
   valueHash: string;
   createdAt: Date;
@@ -24,11 +26,11 @@ export async function insertKeys(em: EntityManager, keys: NewKey[]): Promise<num
   for (let start = 0; start < keys.length; start += 1000) {
     const params: unknown[] = [];
     const tuples = keys.slice(start, start + 1000).map((key) => {
-      params.push(key.id, key.productId, key.valueEnc, key.valueHash, key.createdAt);
-      return `(?, ?, ?, ?, 'available', ?)`;
+      params.push(key.id, key.productId, key.livemode, key.valueEnc, key.valueHash, key.createdAt);
+      return `(?, ?, ?, ?, ?, 'available', ?)`;
     });
     const inserted: unknown[] = await em.execute(
-      `insert into license_key (id, product_id, value_enc, value_hash, status, created_at) values ${tuples.join(', ')}
+      `insert into license_key (id, product_id, livemode, value_enc, value_hash, status, created_at) values ${tuples.join(', ')}
        on conflict (product_id, value_hash) do nothing returning id`,
       params,
     );
@@ -61,6 +63,7 @@ export async function claimKeys(
 
 export interface CartProductRow {
   id: string;
+  livemode: boolean;
   name: string;
   status: Product['status'];
   price_minor: string | number;
@@ -80,7 +83,7 @@ export interface CartProductRow {
 export async function selectCartProducts(em: EntityManager, storeId: string, ids: string[]): Promise<CartProductRow[]> {
   return preparedRows<CartProductRow>(
     em,
-    `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
+    `select p.id, p.livemode, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
        p.deleted_at is not null as deleted,
        case when 'licenseKeys' = any(p.delivery_methods)
          then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available

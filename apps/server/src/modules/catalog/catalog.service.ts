@@ -32,6 +32,7 @@ export function toProductView(product: Product, currency: string, stock: number 
   return {
     id: product.id,
     storeId: product.store.id,
+    livemode: product.livemode,
     name: product.name,
     slug: product.slug,
     description: product.description,
@@ -56,6 +57,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
   const {
     id,
     storeId,
+    livemode,
     name,
     slug,
     description,
@@ -71,6 +73,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
   return {
     id,
     storeId,
+    livemode,
     name,
     slug,
     description,
@@ -113,13 +116,13 @@ export function slugOf(name: string): string {
 }
 
 /** The name's slug, or with the first free `-2`, `-3`... when the store has it already. */
-async function freeSlug(em: EntityManager, storeId: string, name: string): Promise<string> {
+async function freeSlug(em: EntityManager, storeId: string, livemode: boolean, name: string): Promise<string> {
   const base = slugOf(name);
   const taken = new Set(
     (
       await em.find(
         ProductSchema,
-        { store: storeId, $or: [{ slug: base }, { slug: { $like: `${base}-%` } }] },
+        { store: storeId, livemode, $or: [{ slug: base }, { slug: { $like: `${base}-%` } }] },
         { fields: ['slug'] },
       )
     ).map((p) => p.slug),
@@ -138,9 +141,10 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
     const product = em.create(ProductSchema, {
       id: newId(),
       store: store.id,
+      livemode: ctx.livemode,
       name: input.name,
       // A slug two creates race for loses at the unique (store, slug): 409 conflict.
-      slug: input.slug ?? (await freeSlug(em, store.id, input.name)),
+      slug: input.slug ?? (await freeSlug(em, store.id, ctx.livemode, input.name)),
       description: input.description ?? '',
       priceMinor: inputAmountToMinor(input.price, store.currency, 'price'),
       status: input.status ?? 'active',
@@ -157,7 +161,13 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       updatedAt: now,
     });
     const view = toProductView(product, store.currency, isKeyed(product) ? 0 : null);
-    await recordEvent(em, { storeId: store.id, type: 'product.created', payload: { product: view }, at: now });
+    await recordEvent(em, {
+      storeId: store.id,
+      livemode: product.livemode,
+      type: 'product.created',
+      payload: { product: view },
+      at: now,
+    });
     return view;
   });
 }
@@ -165,7 +175,7 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
 export async function updateProduct(ctx: ServiceContext, input: TUpdateProductInput): Promise<TProduct> {
   const store = await storeOf(ctx.em, input.storeId);
   return ctx.em.transactional(async (em) => {
-    const product = await findProduct(em, input.storeId, input.productId);
+    const product = await findProduct(em, input.storeId, ctx.livemode, input.productId);
     if (input.name !== undefined) product.name = input.name;
     if (input.slug !== undefined) product.slug = input.slug;
     if (input.price !== undefined) product.priceMinor = inputAmountToMinor(input.price, store.currency, 'price');
@@ -187,7 +197,13 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
     // Flush first: a change the database refuses must leave no event behind.
     await em.flush();
     const view = await viewOf(em, product, store.currency);
-    await recordEvent(em, { storeId: store.id, type: 'product.updated', payload: { product: view }, at: now });
+    await recordEvent(em, {
+      storeId: store.id,
+      livemode: product.livemode,
+      type: 'product.updated',
+      payload: { product: view },
+      at: now,
+    });
     return view;
   });
 }
@@ -196,13 +212,14 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
 export async function deleteProduct(ctx: ServiceContext, input: { storeId: string; productId: string }): Promise<void> {
   const store = await storeOf(ctx.em, input.storeId);
   await ctx.em.transactional(async (em) => {
-    const product = await findProduct(em, input.storeId, input.productId);
+    const product = await findProduct(em, input.storeId, ctx.livemode, input.productId);
     const now = ctx.clock.now();
     product.deletedAt = now;
     product.status = 'archived';
     product.updatedAt = now;
     await recordEvent(em, {
       storeId: store.id,
+      livemode: product.livemode,
       type: 'product.deleted',
       payload: { product: toProductView(product, store.currency, null) },
       at: now,
@@ -215,14 +232,14 @@ export async function getProduct(
   input: { storeId: string; productId: string },
 ): Promise<TProduct> {
   const store = await storeOf(ctx.em, input.storeId);
-  return viewOf(ctx.em, await findProduct(ctx.em, input.storeId, input.productId), store.currency);
+  return viewOf(ctx.em, await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId), store.currency);
 }
 
 export async function listProducts(ctx: ServiceContext, input: { storeId: string }): Promise<TProduct[]> {
   const store = await storeOf(ctx.em, input.storeId);
   const products = await ctx.em.find(
     ProductSchema,
-    { store: store.id, deletedAt: null },
+    { store: store.id, livemode: ctx.livemode, deletedAt: null },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
   const stock = await stockOf(ctx.em, products);
@@ -234,7 +251,7 @@ export async function listProductPage(ctx: ServiceContext, input: TListProductsQ
   const store = await storeOf(ctx.em, input.storeId);
   const limit = input.limit ?? 50;
   const key = ctx.deps.config.encryptionKey;
-  const scope = cursorScope('products', { storeId: store.id, status: input.status });
+  const scope = cursorScope('products', { storeId: store.id, livemode: ctx.livemode, status: input.status });
   const before = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
   // Created from the clock's Dates, so a product's time is whole milliseconds: the cursor's
   // microseconds divide exactly.
@@ -243,6 +260,7 @@ export async function listProductPage(ctx: ServiceContext, input: TListProductsQ
     ProductSchema,
     {
       store: store.id,
+      livemode: ctx.livemode,
       deletedAt: null,
       ...(input.status ? { status: input.status } : {}),
       ...(before && at ? { $or: [{ createdAt: { $lt: at } }, { createdAt: at, id: { $lt: before.id } }] } : {}),
@@ -295,7 +313,7 @@ export async function publicProducts(ctx: ServiceContext, store: Store): Promise
   // The public catalog is a listing: on a read replica when there is one.
   const products = await ctx.em.find(
     ProductSchema,
-    { store: store.id, status: 'active', deletedAt: null },
+    { store: store.id, livemode: ctx.livemode, status: 'active', deletedAt: null },
     { orderBy: { createdAt: 'asc', id: 'asc' }, ...ON_REPLICA },
   );
   const stock = await stockOf(ctx.em, products);
@@ -342,7 +360,7 @@ export async function publicProduct(
   input: { productId: string },
 ): Promise<TPublicProduct> {
   // By id, else by slug (the storefront's addresses use either).
-  const shown = { store: store.id, status: 'active', deletedAt: null } as const;
+  const shown = { store: store.id, livemode: ctx.livemode, status: 'active', deletedAt: null } as const;
   const product =
     (await ctx.em.findOne(ProductSchema, { id: input.productId, ...shown })) ??
     (await ctx.em.findOne(ProductSchema, { slug: input.productId, ...shown }));

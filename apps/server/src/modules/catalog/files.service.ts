@@ -8,6 +8,7 @@ import { ProductSchema, StoredFileSchema, type StoredFile } from './catalog.enti
 
 export interface FileView {
   id: string;
+  livemode: boolean;
   productId: string | null;
   name: string;
   contentType: string;
@@ -19,6 +20,7 @@ export interface FileView {
 export function toFileView(file: StoredFile): FileView {
   return {
     id: file.id,
+    livemode: file.livemode,
     productId: file.product?.id ?? null,
     name: file.name,
     contentType: file.contentType,
@@ -40,7 +42,12 @@ function cleanName(name: string): string {
 }
 
 async function findUploadTarget(ctx: ServiceContext, storeId: string, productId: string) {
-  const product = await ctx.em.findOne(ProductSchema, { id: productId, store: storeId, deletedAt: null });
+  const product = await ctx.em.findOne(ProductSchema, {
+    id: productId,
+    store: storeId,
+    livemode: ctx.livemode,
+    deletedAt: null,
+  });
   if (!product) throw new AppError('not_found', 'Product not found.');
   return product;
 }
@@ -64,6 +71,7 @@ export async function uploadProductFile(
     const file = ctx.em.create(StoredFileSchema, {
       id,
       store: input.storeId,
+      livemode: product.livemode,
       product,
       name: cleanName(input.name),
       contentType: input.contentType.slice(0, 100) || 'application/octet-stream',
@@ -88,7 +96,7 @@ export async function listProductFiles(
   await findUploadTarget(ctx, input.storeId, input.productId);
   const files = await ctx.em.find(
     StoredFileSchema,
-    { product: input.productId, store: input.storeId },
+    { product: input.productId, store: input.storeId, livemode: ctx.livemode },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
   return files.map(toFileView);
@@ -102,6 +110,7 @@ export async function deleteProductFile(
     id: input.fileId,
     product: input.productId,
     store: input.storeId,
+    livemode: ctx.livemode,
   });
   if (!file) throw new AppError('not_found', 'File not found.');
   await ctx.em.remove(file).flush();

@@ -50,7 +50,7 @@ export async function importKeys(
   ctx: ServiceContext,
   input: { storeId: string; productId: string; keys: string[] },
 ): Promise<{ added: number; duplicates: number }> {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
   if (!isKeyed(product)) throw new AppError('conflict', 'This product is not delivered by license keys.');
   const sealer = keySealer(ctx.deps.config);
   const values = input.keys.map((key) => key.trim()).filter((key) => key.length > 0);
@@ -62,6 +62,7 @@ export async function importKeys(
     [...unique.entries()].map(([valueHash, value]) => ({
       id: newId(),
       productId: product.id,
+      livemode: product.livemode,
       valueEnc: sealer.seal(value),
       valueHash,
       createdAt: now,
@@ -80,7 +81,7 @@ export async function listKeys(
     cursor?: string | undefined;
   },
 ) {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
   const limit = input.limit ?? 50;
   const cursorKey = ctx.deps.config.encryptionKey;
   const scope = cursorScope('dashboard.license-keys', {
@@ -109,6 +110,7 @@ export async function listKeys(
       const value = decryptLicenseKey(ctx.deps.config, key.valueEnc);
       return {
         id: key.id,
+        livemode: key.livemode,
         masked: maskKey(value),
         status: key.status,
         createdAt: key.createdAt.toISOString(),
@@ -129,7 +131,7 @@ const MERCHANT_KEY_STATUS: Record<'available' | 'assigned' | 'disabled', FilterQ
 
 /** A product's keys, masked, with the stock counts (the merchant API); keyset by id. */
 export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyListQuery) {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
   const limit = input.limit ?? 50;
   const cursorKey = ctx.deps.config.encryptionKey;
   const scope = cursorScope('license-keys', { storeId: input.storeId, productId: product.id, status: input.status });
@@ -147,7 +149,7 @@ export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyL
       orderBy: { id: 'asc' },
       limit: limit + 1,
       populate: ['order'],
-      fields: ['id', 'valueEnc', 'status', 'disabledAt', 'assignedAt', 'createdAt', 'order.number'],
+      fields: ['id', 'livemode', 'valueEnc', 'status', 'disabledAt', 'assignedAt', 'createdAt', 'order.number'],
     },
   );
   // Keyset by id alone: the position's time is unused.
@@ -158,6 +160,7 @@ export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyL
   return {
     licenseKeys: page.map((key) => ({
       id: key.id,
+      livemode: key.livemode,
       masked: maskKey(decryptLicenseKey(ctx.deps.config, key.valueEnc)),
       status: key.status === 'revoked' || key.disabledAt ? ('disabled' as const) : key.status,
       orderId: key.order ? `ORD-${key.order.getEntity().number}` : null,
@@ -175,7 +178,7 @@ export async function deleteKey(
   ctx: ServiceContext,
   input: { storeId: string; productId: string; keyId: string },
 ): Promise<void> {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
   const deleted = await ctx.em.nativeDelete(LicenseKeySchema, {
     id: input.keyId,
     product: product.id,

@@ -1,5 +1,5 @@
 /**
- * How every catalog service finds a product: a live (not deleted) one of the store named, 404
+ * How every catalog service finds a product: a (not deleted) one of the store and mode named, 404
  * otherwise. A file of its own so the products' service and the key store share it without
  * importing each other.
  */
@@ -7,9 +7,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../lib/errors.js';
 import { ProductSchema, type Product } from './catalog.entities.js';
 
-/** A live (not deleted) product of the store, or 404. */
-export async function findProduct(em: EntityManager, storeId: string, productId: string): Promise<Product> {
-  const product = await em.findOne(ProductSchema, { id: productId, store: storeId, deletedAt: null });
+/** A product (not deleted) of the store and mode (test mode, DESIGN §9.3), or 404. */
+export async function findProduct(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+  productId: string,
+): Promise<Product> {
+  const product = await em.findOne(ProductSchema, { id: productId, store: storeId, livemode, deletedAt: null });
   if (!product) throw new AppError('not_found', 'Product not found.');
   return product;
 }

@@ -16,6 +16,7 @@ export interface NewOrder {
   id: string;
   number: number;
   store: { id: string };
+  livemode: boolean;
   status: TOrderStatus;
   productName: string;
   priceMinor: number;
@@ -50,13 +51,13 @@ export async function insertOrder(
   await preparedRows(
     em,
     `with new_order as (
-       insert into "order" (id, number, store_id, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
+       insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
          paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
          checkout_token_hash, key_count, created_at, updated_at, version)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
      ), new_lines as (
-       insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position)
-       select line.id, ?, line.product_id, line.product_name, line.quantity, line.unit_price_minor, line.position - 1
+       insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position)
+       select line.id, ?, ?, line.product_id, line.product_name, line.quantity, line.unit_price_minor, line.position - 1
        from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[]) with ordinality
          as line(id, product_id, product_name, quantity, unit_price_minor, position)
      )
@@ -65,6 +66,7 @@ export async function insertOrder(
       order.id,
       order.number,
       order.store.id,
+      order.livemode,
       order.status,
       order.productName,
       order.priceMinor,
@@ -81,6 +83,7 @@ export async function insertOrder(
       order.createdAt,
       order.createdAt,
       order.id,
+      order.livemode,
       lines.map((line) => line.id),
       lines.map((line) => line.productId),
       lines.map((line) => line.productName),

@@ -35,6 +35,7 @@ const ORDER_ERRORS: TErrorCode[] = [
   'not_found',
   'store_banned',
   'cart_empty',
+  'mixed_modes',
   'out_of_stock',
   'product_unavailable',
   'coupon_invalid',
@@ -54,7 +55,7 @@ export const checkoutRouter = router({
   cart: publicProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/cart', tags: theme, summary: 'Normalise and price a cart' },
-      errors: ['not_found', 'store_banned'],
+      errors: ['not_found', 'store_banned', 'mixed_modes'],
     })
     .input(ZCartQuery)
     .output(ZCartResult)

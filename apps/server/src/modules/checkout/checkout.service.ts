@@ -63,7 +63,11 @@ export interface CreatedOrder {
 }
 
 /** The cart as it will be sold, or a 4xx naming what stops it. Nothing is adjusted silently here. */
-async function sellableLines(em: EntityManager, store: SellingStoreRef, cart: TCartLine[]): Promise<NormalisedLine[]> {
+async function sellableLines(
+  em: EntityManager,
+  store: SellingStoreRef,
+  cart: TCartLine[],
+): Promise<{ livemode: boolean; lines: NormalisedLine[] }> {
   if (cart.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
   const normalised = await normaliseCart(em, store, cart);
   const refused = normalised.removed.find((r) => r.reason !== 'out_of_stock');
@@ -82,7 +86,7 @@ async function sellableLines(em: EntityManager, store: SellingStoreRef, cart: TC
     );
   }
   if (normalised.lines.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
-  return normalised.lines;
+  return { livemode: normalised.livemode, lines: normalised.lines };
 }
 
 /** Every required field has a stored answer (a required checkbox: ticked); else 400 naming the first that lacks one. */
@@ -179,6 +183,7 @@ export function toCheckoutOrder(
     id: order.id,
     orderId: publicOrderNumber(order.number),
     storeId: order.store.id,
+    livemode: order.livemode,
     status: order.status,
     lines: lines.map((line) => ({
       productId: line.productId,
@@ -206,10 +211,13 @@ export async function createOrder(
   if (ctx.idempotency?.mode === 'replay') return ctx.idempotency.result as CreatedOrder;
   const store = await findSellingStoreRef(ctx.em, request.store);
   const email = request.email ?? undefined;
-  if ((await blacklistMatches(ctx.em, store.id, { email, ip: buyer.ip, country: buyer.country })).length > 0) {
+  // The order is of its products' mode (test mode, DESIGN §9.3), and so are the blacklist and coupon it meets.
+  const { livemode, lines } = await sellableLines(ctx.em, store, request.cart);
+  if (
+    (await blacklistMatches(ctx.em, store.id, livemode, { email, ip: buyer.ip, country: buyer.country })).length > 0
+  ) {
     throw new AppError('blacklisted', 'This store does not accept orders from you.');
   }
-  const lines = await sellableLines(ctx.em, store, request.cart);
   // Without any answers (a theme that leaves them to the checkout page), required ones wait for checkout/start.
   const responses = customFieldResponses(
     fieldsOf(lines.map((line) => line.product)),
@@ -223,7 +231,7 @@ export async function createOrder(
     unitPriceMinor: line.unitPriceMinor,
   }));
   const subtotalMinor = priced.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
-  const coupon = request.coupon ? await requireCoupon(ctx.em, store, request.coupon, priced, now) : undefined;
+  const coupon = request.coupon ? await requireCoupon(ctx.em, store, livemode, request.coupon, priced, now) : undefined;
   const discountMinor = coupon?.discountMinor ?? 0;
   const checkoutToken = randomToken(32);
 
@@ -232,6 +240,7 @@ export async function createOrder(
     id: newId(),
     number: 0, // drawn from the sequence below
     store: { id: store.id },
+    livemode,
     status: INITIAL_STATUS,
     productName: lines.length > 1 ? `${first.product.name} +${lines.length - 1} more` : first.product.name,
     priceMinor: subtotalMinor - discountMinor,
@@ -263,6 +272,7 @@ export async function createOrder(
     order.number = await nextOrderNumber(em);
     const event = eventInsert({
       storeId: store.id,
+      livemode,
       type: 'order.created',
       payload: { order: toOrderDetail(order) },
       at: now,
@@ -383,8 +393,13 @@ export async function startCheckout(
     if (input.email) order.customerEmail = input.email;
     if (!order.customerEmail) throw invalidField('email', 'Required.');
     if (
-      (await blacklistMatches(em, store.id, { email: order.customerEmail, ip: buyer.ip, country: buyer.country }))
-        .length > 0
+      (
+        await blacklistMatches(em, store.id, order.livemode, {
+          email: order.customerEmail,
+          ip: buyer.ip,
+          country: buyer.country,
+        })
+      ).length > 0
     ) {
       throw new AppError('blacklisted', 'This store does not accept orders from you.');
     }
@@ -406,7 +421,7 @@ export async function startCheckout(
         quantity: line.quantity,
         unitPriceMinor: line.unitPriceMinor,
       }));
-      const coupon = await requireCoupon(em, store, input.coupon, priced, now);
+      const coupon = await requireCoupon(em, store, order.livemode, input.coupon, priced, now);
       await claimCouponUse(em, coupon.coupon.id);
       order.couponId = coupon.coupon.id;
       order.discountMinor = coupon.discountMinor;

@@ -12,16 +12,19 @@ export const CouponSchema = defineEntity({
     // Uses never pass the limit: the claim is one conditional UPDATE, and this says so to the database.
     { name: 'coupon_uses_check', expression: 'max_uses is null or uses <= max_uses' },
   ],
-  // One code per store whatever its case.
+  // One code per store and mode whatever its case.
   indexes: [
     {
-      name: 'coupon_store_code_unique',
-      expression: 'create unique index "coupon_store_code_unique" on "coupon" ("store_id", lower("code"))',
+      name: 'coupon_store_mode_code_unique',
+      expression:
+        'create unique index "coupon_store_mode_code_unique" on "coupon" ("store_id", "livemode", lower("code"))',
     },
   ],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('coupon_store_id_fkey').updateRule('no action'),
+    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    livemode: p.boolean().default(true),
     /** As the seller typed it; matched case-insensitively (unique on lower(code) per store). */
     code: p.string().length(64),
     discountType: p.enum(['percent', 'fixed']),

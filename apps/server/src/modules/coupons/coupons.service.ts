@@ -40,8 +40,17 @@ const REFUSAL_TEXT: Record<CouponRefusal, string> = {
   no_eligible_products: 'This coupon does not apply to anything in the cart.',
 };
 
-export function findCoupon(em: EntityManager, storeId: string, code: string): Promise<Coupon | null> {
-  return em.findOne(CouponSchema, { store: storeId, code: { $ilike: code.replace(/[\\%_]/g, (c) => `\\${c}`) } });
+export function findCoupon(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+  code: string,
+): Promise<Coupon | null> {
+  return em.findOne(CouponSchema, {
+    store: storeId,
+    livemode,
+    code: { $ilike: code.replace(/[\\%_]/g, (c) => `\\${c}`) },
+  });
 }
 
 /** The discount a coupon gives a cart, or why it does not apply. Never more than the eligible amount. */
@@ -72,11 +81,12 @@ export function evaluateCoupon(
 export async function requireCoupon(
   em: EntityManager,
   store: Pick<Store, 'id'>,
+  livemode: boolean,
   code: string,
   lines: PricedLine[],
   now: Date,
 ): Promise<CouponOutcome> {
-  const outcome = evaluateCoupon(await findCoupon(em, store.id, code), lines, now);
+  const outcome = evaluateCoupon(await findCoupon(em, store.id, livemode, code), lines, now);
   if ('refusal' in outcome) throw new AppError('coupon_invalid', REFUSAL_TEXT[outcome.refusal]);
   return outcome;
 }
@@ -109,6 +119,7 @@ export function toCouponView(coupon: Coupon, currency: string): TCoupon {
   return {
     id: coupon.id,
     storeId: coupon.store.id,
+    livemode: coupon.livemode,
     code: coupon.code,
     discountType: coupon.discountType,
     discountValue:
@@ -137,12 +148,17 @@ function storedDiscountValue(type: 'percent' | 'fixed', value: number, currency:
 }
 
 /** The ids, deduplicated, after checking each names a (not deleted) product of the store. */
-async function storeProductIds(em: EntityManager, storeId: string, ids: string[]): Promise<string[]> {
+async function storeProductIds(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+  ids: string[],
+): Promise<string[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
   const found = await em.find(
     ProductSchema,
-    { id: { $in: unique }, store: storeId, deletedAt: null },
+    { id: { $in: unique }, store: storeId, livemode, deletedAt: null },
     { fields: ['id'] },
   );
   const known = new Set(found.map((product) => product.id));
@@ -151,8 +167,14 @@ async function storeProductIds(em: EntityManager, storeId: string, ids: string[]
   return unique;
 }
 
-async function assertCodeFree(em: EntityManager, storeId: string, code: string, exceptId?: string): Promise<void> {
-  const existing = await findCoupon(em, storeId, code);
+async function assertCodeFree(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+  code: string,
+  exceptId?: string,
+): Promise<void> {
+  const existing = await findCoupon(em, storeId, livemode, code);
   if (existing && existing.id !== exceptId) throw new AppError('conflict', CODE_TAKEN);
 }
 
@@ -176,8 +198,13 @@ async function storeOf(em: EntityManager, storeId: string): Promise<Store> {
   return em.findOneOrFail(StoreSchema, { id: storeId });
 }
 
-async function findStoreCoupon(em: EntityManager, storeId: string, couponId: string): Promise<Coupon> {
-  const coupon = await em.findOne(CouponSchema, { id: couponId, store: storeId });
+async function findStoreCoupon(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+  couponId: string,
+): Promise<Coupon> {
+  const coupon = await em.findOne(CouponSchema, { id: couponId, store: storeId, livemode });
   if (!coupon) throw new AppError('not_found', 'Coupon not found.');
   return coupon;
 }
@@ -187,12 +214,13 @@ export async function createCoupon(ctx: ServiceContext, input: TCreateCouponInpu
   const discountValue = storedDiscountValue(input.discountType, input.discountValue, store.currency);
   const minAmountMinor =
     input.minAmount === undefined ? null : inputAmountToMinor(input.minAmount, store.currency, 'minAmount');
-  const productIds = await storeProductIds(ctx.em, store.id, input.productIds ?? []);
-  await assertCodeFree(ctx.em, store.id, input.code);
+  const productIds = await storeProductIds(ctx.em, store.id, ctx.livemode, input.productIds ?? []);
+  await assertCodeFree(ctx.em, store.id, ctx.livemode, input.code);
   const now = ctx.clock.now();
   const coupon = ctx.em.create(CouponSchema, {
     id: newId(),
     store: store.id,
+    livemode: ctx.livemode,
     code: input.code,
     discountType: input.discountType,
     discountValue,
@@ -211,18 +239,22 @@ export async function createCoupon(ctx: ServiceContext, input: TCreateCouponInpu
 
 export async function listCoupons(ctx: ServiceContext, input: { storeId: string }): Promise<TCoupon[]> {
   const store = await storeOf(ctx.em, input.storeId);
-  const coupons = await ctx.em.find(CouponSchema, { store: store.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const coupons = await ctx.em.find(
+    CouponSchema,
+    { store: store.id, livemode: ctx.livemode },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return coupons.map((coupon) => toCouponView(coupon, store.currency));
 }
 
 export async function getCoupon(ctx: ServiceContext, input: { storeId: string; couponId: string }): Promise<TCoupon> {
   const store = await storeOf(ctx.em, input.storeId);
-  return toCouponView(await findStoreCoupon(ctx.em, store.id, input.couponId), store.currency);
+  return toCouponView(await findStoreCoupon(ctx.em, store.id, ctx.livemode, input.couponId), store.currency);
 }
 
 export async function updateCoupon(ctx: ServiceContext, input: TUpdateCouponInput): Promise<TCoupon> {
   const store = await storeOf(ctx.em, input.storeId);
-  const coupon = await findStoreCoupon(ctx.em, store.id, input.couponId);
+  const coupon = await findStoreCoupon(ctx.em, store.id, ctx.livemode, input.couponId);
   if (
     input.discountType !== undefined &&
     input.discountType !== coupon.discountType &&
@@ -239,9 +271,10 @@ export async function updateCoupon(ctx: ServiceContext, input: TUpdateCouponInpu
   if (input.minAmount !== undefined)
     coupon.minAmountMinor =
       input.minAmount === null ? null : inputAmountToMinor(input.minAmount, store.currency, 'minAmount');
-  if (input.productIds !== undefined) coupon.productIds = await storeProductIds(ctx.em, store.id, input.productIds);
+  if (input.productIds !== undefined)
+    coupon.productIds = await storeProductIds(ctx.em, store.id, ctx.livemode, input.productIds);
   if (input.code !== undefined && input.code !== coupon.code) {
-    await assertCodeFree(ctx.em, store.id, input.code, coupon.id);
+    await assertCodeFree(ctx.em, store.id, ctx.livemode, input.code, coupon.id);
     coupon.code = input.code;
   }
   if (input.maxUses !== undefined) {
@@ -258,7 +291,11 @@ export async function updateCoupon(ctx: ServiceContext, input: TUpdateCouponInpu
 
 export async function deleteCoupon(ctx: ServiceContext, input: { storeId: string; couponId: string }): Promise<void> {
   // Orders that used it keep their discount (order.coupon_id is not a foreign key).
-  const deleted = await ctx.em.nativeDelete(CouponSchema, { id: input.couponId, store: input.storeId });
+  const deleted = await ctx.em.nativeDelete(CouponSchema, {
+    id: input.couponId,
+    store: input.storeId,
+    livemode: ctx.livemode,
+  });
   if (deleted === 0) throw new AppError('not_found', 'Coupon not found.');
 }
 
@@ -272,7 +309,7 @@ const CART_REFUSALS: ReadonlySet<CouponRefusal> = new Set(['minimum_not_met', 'n
  */
 export async function validateCoupon(ctx: ServiceContext, input: TValidateCouponInput): Promise<TCouponValidation> {
   const store = await findSellingStore(ctx.em, input.storeId);
-  const coupon = await findCoupon(ctx.em, store.id, input.code);
+  const coupon = await findCoupon(ctx.em, store.id, ctx.livemode, input.code);
   const now = ctx.clock.now();
   const lines: PricedLine[] = input.cart
     ? (await normaliseCart(ctx.em, store, input.cart)).lines.map((line) => ({

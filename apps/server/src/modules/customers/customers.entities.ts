@@ -5,19 +5,19 @@ import { StoreSchema } from '../stores/stores.entities.js';
 export const CustomerSchema = defineEntity({
   name: 'Customer',
   tableName: 'customer',
-  uniques: [{ properties: ['store', 'email'] }],
+  uniques: [{ properties: ['store', 'livemode', 'email'] }],
   indexes: [
     // The seller's list (customers.dashboardList): keyset pages of a store's customers, newest first.
     {
-      name: 'customer_store_created_index',
+      name: 'customer_store_mode_created_index',
       expression:
-        'create index "customer_store_created_index" on "customer" ("store_id", "created_at" desc, "id" desc)',
+        'create index "customer_store_mode_created_index" on "customer" ("store_id", "livemode", "created_at" desc, "id" desc)',
     },
     // Its search by e-mail prefix (`like 'abc%'`), whatever the database's collation.
     {
-      name: 'customer_store_email_prefix_index',
+      name: 'customer_store_mode_email_prefix_index',
       expression:
-        'create index "customer_store_email_prefix_index" on "customer" ("store_id", "email" varchar_pattern_ops)',
+        'create index "customer_store_mode_email_prefix_index" on "customer" ("store_id", "livemode", "email" varchar_pattern_ops)',
     },
   ],
   properties: (p) => ({
@@ -28,6 +28,8 @@ export const CustomerSchema = defineEntity({
       .foreignKeyName('customer_store_id_fkey')
       .updateRule('no action')
       .deleteRule('cascade'),
+    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    livemode: p.boolean().default(true),
     email: p.string().length(320),
     createdAt: p.datetime(),
     lastLoginAt: p.datetime().nullable(),

@@ -25,6 +25,7 @@ export async function countAttempt(em: EntityManager, codeId: string): Promise<n
 }
 
 export interface CustomerRow {
+  livemode: boolean;
   id: string;
   email: string;
   /** MikroORM sets pg to hand timestamps over as text; see `iso`. */
@@ -34,23 +35,24 @@ export interface CustomerRow {
 
 /**
  * One keyset page of a store's customers, newest first: `(created_at, id) < before`, served by
- * customer_store_created_index, or with `emailPrefix` by customer_store_email_prefix_index (`like`
+ * customer_store_mode_created_index, or with `emailPrefix` by customer_store_mode_email_prefix_index (`like`
  * with the prefix's wildcards escaped). A row-value comparison the ORM cannot write; the columns
  * straight into the view. A listing: on a replica when there is one.
  */
 export async function selectCustomerPage(
   em: EntityManager,
-  filter: { storeId: string; emailPrefix?: string | undefined },
+  filter: { storeId: string; livemode: boolean; emailPrefix?: string | undefined },
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<CustomerRow[]> {
   const where = new KeysetWhere('c.store_id = ?', filter.storeId);
+  where.and('c.livemode = ?', filter.livemode);
   if (filter.emailPrefix !== undefined)
     where.and(`c.email like ?`, `${filter.emailPrefix.replace(/[\\%_]/g, '\\$&')}%`);
   where.before(before, 'c.created_at', 'c.id');
   return readOnReplica(
     em,
-    `select c.id, c.email, c.created_at, (extract(epoch from c.created_at) * 1000000)::bigint as created_us
+    `select c.id, c.livemode, c.email, c.created_at, (extract(epoch from c.created_at) * 1000000)::bigint as created_us
      from customer c where ${where.sql} order by c.created_at desc, c.id desc limit ?`,
     [...where.params, limit],
   );

@@ -33,6 +33,7 @@ export function toCustomerView(customer: Customer): TCustomer {
   return {
     id: customer.id,
     storeId: customer.store.id,
+    livemode: customer.livemode,
     email: customer.email,
     createdAt: customer.createdAt.toISOString(),
   };
@@ -107,10 +108,15 @@ export async function verifyCustomerLogin(
 
   await ctx.em.upsert(
     CustomerSchema,
-    { id: newId(), store: store.id, email: input.email, createdAt: now, lastLoginAt: now },
-    { onConflictFields: ['store', 'email'], onConflictAction: 'merge', onConflictMergeFields: ['lastLoginAt'] },
+    // The customer area is live: a buyer signs in to the store's live orders.
+    { id: newId(), store: store.id, livemode: true, email: input.email, createdAt: now, lastLoginAt: now },
+    {
+      onConflictFields: ['store', 'livemode', 'email'],
+      onConflictAction: 'merge',
+      onConflictMergeFields: ['lastLoginAt'],
+    },
   );
-  const customer = await ctx.em.findOneOrFail(CustomerSchema, { store: store.id, email: input.email });
+  const customer = await ctx.em.findOneOrFail(CustomerSchema, { store: store.id, livemode: true, email: input.email });
   const token = randomToken(32);
   await ctx.em.insert(CustomerSessionSchema, {
     idHash: sha256Hex(token),
@@ -157,7 +163,7 @@ export function listCustomerOrders(
   input: { limit?: number | undefined; cursor?: string | undefined },
 ) {
   return listBuyerOrders(
-    ctx,
+    { ...ctx, livemode: customer.livemode },
     { storeId: customer.store.id, customerEmail: customer.email },
     input.limit ?? 50,
     input.cursor,
@@ -165,7 +171,11 @@ export function listCustomerOrders(
 }
 
 export function getCustomerOrder(ctx: ServiceContext, customer: Customer, orderId: string): Promise<TBuyerOrder> {
-  return getBuyerOrder(ctx, { storeId: customer.store.id, customerEmail: customer.email }, orderId);
+  return getBuyerOrder(
+    { ...ctx, livemode: customer.livemode },
+    { storeId: customer.store.id, customerEmail: customer.email },
+    orderId,
+  );
 }
 
 /**
@@ -177,10 +187,10 @@ export async function listStoreCustomers(ctx: ServiceContext, input: TListCustom
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const emailPrefix = input.search?.toLowerCase();
   const key = ctx.deps.config.encryptionKey;
-  const scope = cursorScope('customers', { storeId: input.storeId, search: emailPrefix });
+  const scope = cursorScope('customers', { storeId: input.storeId, livemode: ctx.livemode, search: emailPrefix });
   const rows = await selectCustomerPage(
     ctx.em,
-    { storeId: input.storeId, emailPrefix },
+    { storeId: input.storeId, livemode: ctx.livemode, emailPrefix },
     input.cursor ? decodeCursor(key, scope, input.cursor) : undefined,
     limit + 1,
   );
@@ -193,6 +203,7 @@ export async function listStoreCustomers(ctx: ServiceContext, input: TListCustom
   return {
     customers: page.map((row) => ({
       id: row.id,
+      livemode: row.livemode,
       email: row.email,
       createdAt: iso(row.created_at),
       orders: spend.get(row.email)?.orders ?? 0,

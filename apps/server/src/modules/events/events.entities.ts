@@ -9,7 +9,7 @@ export const EventSchema = defineEntity({
   name: 'Event',
   tableName: 'event',
   indexes: [
-    { name: 'event_store_created_index', properties: ['store', 'createdAt'] },
+    { name: 'event_store_created_index', properties: ['store', 'livemode', 'createdAt'] },
     // Fan-out: events not yet turned into deliveries.
     {
       name: 'event_undispatched_index',
@@ -26,6 +26,8 @@ export const EventSchema = defineEntity({
     /** `evt_<cuid2>`, the same on every delivery attempt. */
     id: p.string().primary().length(40),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('event_store_id_fkey').updateRule('no action'),
+    /** The mode of the object it is about; only that mode's endpoints receive it. */
+    livemode: p.boolean().default(true),
     type: p.string().length(50),
     payload: p.json<Record<string, unknown>>(),
     createdAt: p.datetime(),

@@ -11,14 +11,15 @@ import { KeysetWhere } from '../../lib/keyset.js';
 export function eventRowInsert(row: {
   id: string;
   storeId: string;
+  livemode: boolean;
   type: string;
   payload: Record<string, unknown>;
   at: Date;
   dispatchedAt: Date | null;
 }): { sql: string; params: unknown[] } {
   return {
-    sql: `insert into event (id, store_id, type, payload, created_at, dispatched_at) values (?, ?, ?, ?::jsonb, ?, ?)`,
-    params: [row.id, row.storeId, row.type, JSON.stringify(row.payload), row.at, row.dispatchedAt],
+    sql: `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at) values (?, ?, ?, ?, ?::jsonb, ?, ?)`,
+    params: [row.id, row.storeId, row.livemode, row.type, JSON.stringify(row.payload), row.at, row.dispatchedAt],
   };
 }
 
@@ -26,6 +27,7 @@ export function eventRowInsert(row: {
 export interface EventRow {
   id: string;
   store_id: string;
+  livemode: boolean;
   type: string;
   payload: Record<string, unknown>;
   /** As the driver gives it (the ORM's connection reads timestamps as text). */
@@ -35,6 +37,7 @@ export interface EventRow {
 
 export interface EventPageFilter {
   storeId: string;
+  livemode: boolean;
   type?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
@@ -42,7 +45,7 @@ export interface EventPageFilter {
 
 /**
  * A page of a store's events, newest first. Raw: the row-value keyset on (created_at, id) at
- * microsecond precision (the ORM cannot say it), on event_store_created_index.
+ * microsecond precision (the ORM cannot say it), on event_store_created_index (store_id, livemode, created_at).
  */
 export async function selectEventPage(
   em: EntityManager,
@@ -51,6 +54,7 @@ export async function selectEventPage(
   limit: number,
 ): Promise<EventRow[]> {
   const where = new KeysetWhere('store_id = ?', filter.storeId);
+  where.and('livemode = ?', filter.livemode);
   if (filter.type) where.and('type = ?', filter.type);
   if (filter.from) where.and('created_at >= ?', filter.from);
   if (filter.to) where.and('created_at <= ?', filter.to);
@@ -58,7 +62,7 @@ export async function selectEventPage(
   // A listing: on a read replica when there is one (db/replicas.ts).
   return readOnReplica(
     em,
-    `select id, store_id, type, payload, created_at, (extract(epoch from created_at) * 1000000)::bigint::text as us
+    `select id, store_id, livemode, type, payload, created_at, (extract(epoch from created_at) * 1000000)::bigint::text as us
        from event
       where ${where.sql}
       order by created_at desc, id desc limit ?`,

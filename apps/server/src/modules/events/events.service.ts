@@ -20,6 +20,7 @@ function toStoredEvent(row: {
   type: string;
   createdAt: Date;
   storeId: string;
+  livemode: boolean;
   payload: Record<string, unknown>;
 }): TStoredEvent {
   return {
@@ -27,6 +28,7 @@ function toStoredEvent(row: {
     event: row.type,
     createdAt: row.createdAt.toISOString(),
     storeId: row.storeId,
+    livemode: row.livemode,
     data: row.payload,
   } as TStoredEvent;
 }
@@ -36,6 +38,7 @@ export async function listEvents(ctx: ServiceContext, input: TListEventsQuery) {
   const key = ctx.deps.config.encryptionKey;
   const filter = {
     storeId: input.storeId,
+    livemode: ctx.livemode,
     type: input.type,
     from: input.from ? new Date(input.from) : undefined,
     to: input.to ? new Date(input.to) : undefined,
@@ -51,6 +54,7 @@ export async function listEvents(ctx: ServiceContext, input: TListEventsQuery) {
         type: row.type,
         createdAt: new Date(row.created_at),
         storeId: row.store_id,
+        livemode: row.livemode,
         payload: typeof row.payload === 'string' ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload,
       }),
     ),
@@ -59,18 +63,19 @@ export async function listEvents(ctx: ServiceContext, input: TListEventsQuery) {
   };
 }
 
-/** One event of the store; another store's (or a pruned one) is 404. */
+/** One event of the store and mode; another store's or mode's (or a pruned one) is 404. */
 export async function getEvent(
   ctx: ServiceContext,
   input: { storeId: string; eventId: string },
 ): Promise<TStoredEvent> {
-  const event = await ctx.em.findOne(EventSchema, { id: input.eventId, store: input.storeId });
+  const event = await ctx.em.findOne(EventSchema, { id: input.eventId, store: input.storeId, livemode: ctx.livemode });
   if (!event) throw new AppError('not_found', 'No event with this id in this store.');
   return toStoredEvent({
     id: event.id,
     type: event.type,
     createdAt: event.createdAt,
     storeId: input.storeId,
+    livemode: event.livemode,
     payload: event.payload,
   });
 }

@@ -29,6 +29,7 @@ afterAll(async () => {
 const exists = async (id: string) => (await orm.em.fork().count(EventSchema, { id })) === 1;
 const event = (storeId: string) => ({
   storeId,
+  livemode: true,
   type: 'product.created' as const,
   payload: productPayload(storeId) as Record<string, unknown>,
   at: new Date(),

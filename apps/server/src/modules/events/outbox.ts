@@ -17,6 +17,8 @@ export type EventType = TWebhookEvent;
 
 export interface OutboxEvent {
   storeId: string;
+  /** The mode of the object it is about (test mode, DESIGN §9.3): only that mode's endpoints receive it. */
+  livemode: boolean;
   type: EventType | 'webhook.test';
   payload: Record<string, unknown>;
   at: Date;
@@ -51,6 +53,7 @@ export function eventInsert(event: OutboxEvent): { id: string; sql: string; para
     ...eventRowInsert({
       id,
       storeId: event.storeId,
+      livemode: event.livemode,
       type: event.type,
       payload: event.payload,
       at: event.at,
@@ -76,6 +79,7 @@ export async function recordEvent(em: EntityManager, event: OutboxEvent): Promis
   const row = {
     id,
     store: event.storeId,
+    livemode: event.livemode,
     type: event.type,
     payload: event.payload,
     createdAt: event.at,

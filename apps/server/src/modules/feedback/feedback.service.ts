@@ -32,14 +32,14 @@ export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuer
   const key = ctx.deps.config.encryptionKey;
   const store = await findSellingStore(ctx.em, input.storeId);
   // Sealed with the store's id, so a cursor pages the store by id or by subdomain alike.
-  const scope = cursorScope('feedback', { storeId: store.id });
+  const scope = cursorScope('feedback', { storeId: store.id, livemode: ctx.livemode });
   const position = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
   const limit = input.limit ?? DEFAULT_FEEDBACK_PAGE;
-  const rows = await selectFeedbackPage(ctx.em, store.id, position, limit + 1);
+  const rows = await selectFeedbackPage(ctx.em, store.id, ctx.livemode, position, limit + 1);
   const summary = await ctx.em
     .createQueryBuilder(FeedbackSchema, 'f')
     .select([raw('count(*) as count'), raw('avg(f.rating) as average')])
-    .where({ store: store.id })
+    .where({ store: store.id, order: { livemode: ctx.livemode } })
     .execute<{ count: string; average: string | null }>('get');
   const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.created_us);
   return {

@@ -15,6 +15,8 @@ export const LicenseInstanceSchema = defineEntity({
       .foreignKeyName('license_instance_license_key_id_fkey')
       .updateRule('no action')
       .deleteRule('cascade'),
+    /** Its license key's mode. */
+    livemode: p.boolean().default(true),
     name: p.string().length(200),
     createdAt: p.datetime(),
   }),

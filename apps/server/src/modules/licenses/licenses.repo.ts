@@ -11,7 +11,7 @@ import type { KeysetPosition } from '../../lib/cursor.js';
 import { KeysetWhere } from '../../lib/keyset.js';
 
 /** A license's own columns (`k` the key, `p` its product), as every statement here selects them. */
-const LICENSE_COLUMNS = `k.id, k.product_id, k.status as key_status, k.assigned_at, k.disabled_at,
+const LICENSE_COLUMNS = `k.id, k.product_id, k.livemode, k.status as key_status, k.assigned_at, k.disabled_at,
   p.license_activation_limit as activation_limit, p.license_validity_days as validity_days,
   (select count(*) from license_instance c where c.license_key_id = k.id)::int as usage`;
 
@@ -19,6 +19,8 @@ const LICENSE_COLUMNS = `k.id, k.product_id, k.status as key_status, k.assigned_
 export interface LicenseRow {
   id: string;
   product_id: string;
+  /** The key's own mode (its product's): the License API answers for it. */
+  livemode: boolean;
   key_status: 'available' | 'assigned' | 'revoked';
   assigned_at: Date;
   disabled_at: Date | null;
@@ -64,6 +66,7 @@ export async function lookupLicense(
 export async function lockLicenseOfStore(
   em: EntityManager,
   storeId: string,
+  livemode: boolean,
   licenseId: string,
 ): Promise<LicenseRow | undefined> {
   // Raw: FOR UPDATE OF the key alone, joined to its product for the store check and the settings.
@@ -71,9 +74,9 @@ export async function lockLicenseOfStore(
     `select ${LICENSE_COLUMNS},
             null as instance_id, null as instance_name, null as instance_created_at
        from license_key k join product p on p.id = k.product_id
-      where k.id = ? and p.store_id = ? and k.order_id is not null and k.assigned_at is not null
+      where k.id = ? and p.store_id = ? and k.livemode = ? and k.order_id is not null and k.assigned_at is not null
         for update of k`,
-    [licenseId, storeId],
+    [licenseId, storeId, livemode],
   );
   return rows[0];
 }
@@ -89,6 +92,7 @@ function statusCondition(status: TLicenseStatus): string {
 
 export interface LicensePageFilter {
   storeId: string;
+  livemode: boolean;
   productId?: string | undefined;
   status?: TLicenseStatus | undefined;
   now: Date;
@@ -105,6 +109,7 @@ export async function selectLicensePage(
   limit: number,
 ): Promise<Array<{ id: string; us: string }>> {
   const where = new KeysetWhere('p.store_id = ?', filter.storeId)
+    .and('k.livemode = ?', filter.livemode)
     .and('k.order_id is not null')
     .and('k.assigned_at is not null');
   if (filter.productId) where.and('k.product_id = ?', filter.productId);

@@ -44,7 +44,15 @@ const NOT_FOUND = 'No license with this key for this product.';
 
 type LicenseCore = Pick<
   LicenseRow,
-  'id' | 'product_id' | 'key_status' | 'assigned_at' | 'disabled_at' | 'activation_limit' | 'validity_days' | 'usage'
+  | 'id'
+  | 'product_id'
+  | 'livemode'
+  | 'key_status'
+  | 'assigned_at'
+  | 'disabled_at'
+  | 'activation_limit'
+  | 'validity_days'
+  | 'usage'
 >;
 
 export function expiresAt(row: Pick<LicenseRow, 'assigned_at' | 'validity_days'>): Date | null {
@@ -65,6 +73,7 @@ function toLicense(row: LicenseCore, now: Date): TLicense {
   return {
     id: row.id,
     productId: row.product_id,
+    livemode: row.livemode,
     status: licenseStatus(row, now),
     activationLimit: row.activation_limit,
     activationUsage: Number(row.usage),
@@ -122,6 +131,7 @@ export async function activateLicense(
       const instance = em.create(LicenseInstanceSchema, {
         id: newId(),
         licenseKey: row.id,
+        livemode: row.livemode,
         name: input.instanceName,
         createdAt: now,
       });
@@ -191,7 +201,7 @@ async function merchantLicenses(
   ctx: ServiceContext,
   em: EntityManager,
   ids: string[],
-): Promise<Array<{ view: TMerchantLicense; storeId: string }>> {
+): Promise<Array<{ view: TMerchantLicense; storeId: string; livemode: boolean }>> {
   const rows = await selectMerchantLicenses(em, ids);
   const instances =
     ids.length === 0
@@ -215,7 +225,7 @@ async function merchantLicenses(
       masked: maskKey(value),
       instances: instances.filter((instance) => instance.licenseKey.id === id).map(toInstance),
     };
-    return [{ view, storeId: row.store_id }];
+    return [{ view, storeId: row.store_id, livemode: row.livemode }];
   });
 }
 
@@ -227,17 +237,34 @@ async function recordLicenseEvent(
   now: Date,
 ): Promise<void> {
   const [license] = await merchantLicenses(ctx, em, [licenseId]);
-  await recordEvent(em, { storeId: license!.storeId, type, payload: { license: license!.view }, at: now });
+  await recordEvent(em, {
+    storeId: license!.storeId,
+    livemode: license!.livemode,
+    type,
+    payload: { license: license!.view },
+    at: now,
+  });
 }
 
 export async function listLicenses(ctx: ServiceContext, input: TListLicensesQuery) {
   const limit = input.limit ?? 50;
   const key = ctx.deps.config.encryptionKey;
-  const scope = cursorScope('licenses', { storeId: input.storeId, productId: input.productId, status: input.status });
+  const scope = cursorScope('licenses', {
+    storeId: input.storeId,
+    livemode: ctx.livemode,
+    productId: input.productId,
+    status: input.status,
+  });
   const before = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
   const rows = await selectLicensePage(
     ctx.em,
-    { storeId: input.storeId, productId: input.productId, status: input.status, now: ctx.clock.now() },
+    {
+      storeId: input.storeId,
+      livemode: ctx.livemode,
+      productId: input.productId,
+      status: input.status,
+      now: ctx.clock.now(),
+    },
     before,
     limit + 1,
   );
@@ -271,15 +298,15 @@ export async function getLicense(
   ctx: ServiceContext,
   input: { storeId: string; licenseId: string },
 ): Promise<TMerchantLicense> {
-  const row = await findLicenseOfStore(ctx.em, input.storeId, input.licenseId);
+  const row = await findLicenseOfStore(ctx.em, input.storeId, ctx.livemode, input.licenseId);
   const [license] = await merchantLicenses(ctx, ctx.em, [row.id]);
   return license!.view;
 }
 
-async function findLicenseOfStore(em: EntityManager, storeId: string, licenseId: string) {
+async function findLicenseOfStore(em: EntityManager, storeId: string, livemode: boolean, licenseId: string) {
   const key = await em.findOne(
     LicenseKeySchema,
-    { id: licenseId, product: { store: storeId }, order: { $ne: null } },
+    { id: licenseId, livemode, product: { store: storeId }, order: { $ne: null } },
     { fields: ['id'] },
   );
   if (!key) throw new AppError('not_found', 'No license with this id in this store.');
@@ -309,7 +336,7 @@ async function setDisabled(
 ): Promise<TMerchantLicense> {
   const now = ctx.clock.now();
   return ctx.em.transactional(async (em) => {
-    const row = await lockLicenseOfStore(em, input.storeId, input.licenseId);
+    const row = await lockLicenseOfStore(em, input.storeId, ctx.livemode, input.licenseId);
     if (!row) throw new AppError('not_found', 'No license with this id in this store.');
     if (!disable && row.key_status === 'revoked')
       throw new AppError('conflict', 'This license was disabled by a refund of its order; it cannot be enabled.');
@@ -329,7 +356,7 @@ export async function removeLicenseInstance(
 ): Promise<void> {
   const now = ctx.clock.now();
   await ctx.em.transactional(async (em) => {
-    const row = await lockLicenseOfStore(em, input.storeId, input.licenseId);
+    const row = await lockLicenseOfStore(em, input.storeId, ctx.livemode, input.licenseId);
     if (!row) throw new AppError('not_found', 'No license with this id in this store.');
     const removed = await em.nativeDelete(LicenseInstanceSchema, { id: input.instanceId, licenseKey: row.id });
     if (removed === 0) throw new AppError('not_found', 'This license has no such instance.');

@@ -35,6 +35,11 @@ export interface MailToRecord extends OutgoingMail {
    * nothing, across a crash and a retry of the caller's work.
    */
   dedupeKey?: string | undefined;
+  /**
+   * False for mail about a test-mode object (a test order's receipt, its tickets, a test endpoint):
+   * it is `kept` for the development mailbox and never sent, SMTP_URL or not (DESIGN §9.3).
+   */
+  livemode?: boolean;
 }
 
 /**
@@ -47,7 +52,7 @@ export async function recordMail(
   mail: MailToRecord,
 ): Promise<boolean> {
   const now = deps.clock.now();
-  const sending = !!deps.config.smtpUrl;
+  const sending = !!deps.config.smtpUrl && mail.livemode !== false;
   const inserted = await insertMail(em, {
     id: newId(),
     to: mail.to,

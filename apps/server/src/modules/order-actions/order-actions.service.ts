@@ -30,7 +30,7 @@ export async function updateOrder(
     throw invalidField('markDelivered', 'Only true is meaningful; false changes nothing.');
   if (input.note === undefined && input.markDelivered === undefined)
     throw invalidField('', 'Send note or markDelivered.');
-  const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  const { id } = await findStoreOrder(ctx.em, input.storeId, ctx.livemode, input.orderId);
   return ctx.em.transactional(async (em) => {
     const order = await lockOrder(em, id);
     const now = ctx.clock.now();
@@ -48,7 +48,7 @@ export async function markOrderDelivered(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string; content?: string | undefined },
 ): Promise<TSellerOrderDetail> {
-  const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  const { id } = await findStoreOrder(ctx.em, input.storeId, ctx.livemode, input.orderId);
   return ctx.em.transactional(async (em) => {
     const order = await lockOrder(em, id);
     await markDelivered(em, order, ctx.clock.now(), input.content);
@@ -62,7 +62,7 @@ export async function markOrderPaid(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
 ): Promise<TSellerOrderDetail> {
-  const order = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  const order = await findStoreOrder(ctx.em, input.storeId, ctx.livemode, input.orderId);
   if (order.status !== 'pending')
     throw new AppError('order_not_pending', `This order is ${order.status}, not awaiting payment.`);
   const outcome = await settleOrder(
@@ -74,7 +74,7 @@ export async function markOrderPaid(
   );
   if (outcome !== 'settled') throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
   const em = ctx.em.fork();
-  return sellerOrderDetail(ctx, await findStoreOrder(em, input.storeId, order.id), em);
+  return sellerOrderDetail(ctx, await findStoreOrder(em, input.storeId, ctx.livemode, order.id), em);
 }
 
 /**
@@ -86,7 +86,7 @@ export async function refundStoreOrder(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
 ): Promise<TSellerOrderDetail> {
-  const order = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  const order = await findStoreOrder(ctx.em, input.storeId, ctx.livemode, input.orderId);
   const now = ctx.clock.now();
   const refunds = await refundAtGateways(ctx.em, order, { config: ctx.deps.config, log: ctx.deps.log, now });
   const em = ctx.em.fork();
@@ -97,7 +97,7 @@ export async function cancelStoreOrder(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
 ): Promise<TSellerOrderDetail> {
-  const { id } = await findStoreOrder(ctx.em, input.storeId, input.orderId);
+  const { id } = await findStoreOrder(ctx.em, input.storeId, ctx.livemode, input.orderId);
   const em = ctx.em.fork();
   return sellerOrderDetail(ctx, await cancelOrder(em, id, ctx.clock.now()), em);
 }

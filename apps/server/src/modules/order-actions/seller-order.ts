@@ -79,5 +79,5 @@ export async function getSellerOrder(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
 ): Promise<TSellerOrderDetail> {
-  return sellerOrderDetail(ctx, await findStoreOrder(ctx.em, input.storeId, input.orderId));
+  return sellerOrderDetail(ctx, await findStoreOrder(ctx.em, input.storeId, ctx.livemode, input.orderId));
 }

@@ -136,6 +136,7 @@ export async function transition<A extends OrderAction>(
   if (rule.event)
     await recordEvent(em, {
       storeId: order.store.id,
+      livemode: order.livemode,
       type: rule.event,
       payload: { order: toOrderDetail(order) },
       at: now,

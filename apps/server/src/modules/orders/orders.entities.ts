@@ -16,25 +16,26 @@ export const OrderSchema = defineEntity({
   indexes: [
     // Keyset paging of a store's orders, newest first, with and without a status filter.
     {
-      name: 'order_store_created_index',
-      expression: 'create index "order_store_created_index" on "order" ("store_id", "created_at" desc, "id" desc)',
+      name: 'order_store_mode_created_index',
+      expression:
+        'create index "order_store_mode_created_index" on "order" ("store_id", "livemode", "created_at" desc, "id" desc)',
     },
     {
-      name: 'order_store_status_created_index',
+      name: 'order_store_mode_status_created_index',
       expression:
-        'create index "order_store_status_created_index" on "order" ("store_id", "status", "created_at" desc, "id" desc)',
+        'create index "order_store_mode_status_created_index" on "order" ("store_id", "livemode", "status", "created_at" desc, "id" desc)',
     },
     // The Home figures (orders.dashboardStats): a store's paid orders by day, index-only (price and
     // currency included), without reading the pending, refunded and expired orders between them.
     {
-      name: 'order_store_paid_created_index',
-      expression: `create index "order_store_paid_created_index" on "order" ("store_id", "created_at") include ("price_minor", "currency") where "status" in ('paid', 'processing', 'completed')`,
+      name: 'order_store_mode_paid_created_index',
+      expression: `create index "order_store_mode_paid_created_index" on "order" ("store_id", "livemode", "created_at") include ("price_minor", "currency") where "status" in ('paid', 'processing', 'completed')`,
     },
     // A buyer's orders in a store (customer area).
     {
-      name: 'order_store_email_created_index',
+      name: 'order_store_mode_email_created_index',
       expression:
-        'create index "order_store_email_created_index" on "order" ("store_id", "customer_email", "created_at" desc, "id" desc)',
+        'create index "order_store_mode_email_created_index" on "order" ("store_id", "livemode", "customer_email", "created_at" desc, "id" desc)',
     },
     // The expiry job finds stale pending orders without scanning paid ones.
     {
@@ -52,6 +53,8 @@ export const OrderSchema = defineEntity({
     /** From its own sequence (`order_number_seq`); shown as `ORD-<number>`. */
     number: p.bigint('number').autoincrement().unique(),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('order_store_id_fkey').updateRule('no action'),
+    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    livemode: p.boolean().default(true),
     status: p.enum([...ORDER_STATUSES]),
     /** Display name: the first line's product, with ` +N more` when there are more lines. */
     productName: p.string().length(300),
@@ -109,6 +112,8 @@ export const OrderLineSchema = defineEntity({
       .updateRule('no action')
       .deleteRule('cascade')
       .index(),
+    /** Its order's mode. */
+    livemode: p.boolean().default(true),
     productId: p.string().length(32).nullable(),
     productName: p.string().length(200),
     quantity: p.integer(),

@@ -13,6 +13,7 @@ export interface OrderRow {
   id: string;
   number: string;
   store_id: string;
+  livemode: boolean;
   status: TOrderStatus;
   product_name: string;
   price_minor: string;
@@ -29,12 +30,14 @@ export interface OrderRow {
   created_us: string;
 }
 
-const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
+const LIST_COLUMNS = `o.id, o.number, o.store_id, o.livemode, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
   o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,
   (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
 
 export interface OrderPageFilter {
   storeId: string;
+  /** The mode read (test mode, DESIGN §9.3): every index of a list leads with (store_id, livemode). */
+  livemode: boolean;
   status?: TOrderStatus | undefined;
   from?: string | undefined;
   to?: string | undefined;
@@ -46,7 +49,7 @@ export interface OrderPageFilter {
 
 /**
  * One keyset page of a store's orders, newest first: `(created_at, id) < before`, served by the
- * (store, [status | customer_email,] created_at, id) indexes, or one order by its number or id (a
+ * (store, livemode, [status | customer_email,] created_at, id) indexes, or one order by its number or id (a
  * unique index, the primary key). Hot path (the orders list): a row
  * value comparison the ORM cannot write, and the columns straight into the view, no hydration.
  */
@@ -57,6 +60,7 @@ export async function selectOrderPage(
   limit: number,
 ): Promise<OrderRow[]> {
   const where = new KeysetWhere('o.store_id = ?', filter.storeId);
+  where.and('o.livemode = ?', filter.livemode);
   if (filter.customerEmail !== undefined) where.and('o.customer_email = ?', filter.customerEmail);
   if (filter.number !== undefined) where.and('o.number = ?', filter.number);
   if (filter.id !== undefined) where.and('o.id = ?', filter.id);
@@ -115,7 +119,7 @@ export async function expirePendingOrders(
 
 /**
  * The statuses of an order that is paid and not refunded (order-lifecycle.ts PAID_STATUSES, which a
- * test holds equal to this), as SQL literals: the text of the partial index order_store_paid_created_index.
+ * test holds equal to this), as SQL literals: the text of the partial index order_store_mode_paid_created_index.
  */
 export const PAID_STATUS_SQL = `'paid', 'processing', 'completed'`;
 
@@ -129,19 +133,19 @@ export interface SalesDayRow {
  * A store's paid orders in `currency` per UTC day from `firstDay` to `lastDay` (`YYYY-MM-DD`, both
  * included), every day present (zeros without orders). One aggregate over a `generate_series`: the
  * ORM writes no left join onto a series. The status list is literal (the statuses the lifecycle
- * calls paid), so the planner can use the partial index order_store_paid_created_index; a
+ * calls paid), so the planner can use the partial index order_store_mode_paid_created_index; a
  * parameter would hide that the query implies its predicate. On a replica when there is one.
  */
 export async function selectSalesByDay(
   em: EntityManager,
-  filter: { storeId: string; currency: string; firstDay: string; lastDay: string },
+  filter: { storeId: string; livemode: boolean; currency: string; firstDay: string; lastDay: string },
 ): Promise<SalesDayRow[]> {
   return readOnReplica(
     em,
     `with sales as (
        select (o.created_at at time zone 'UTC')::date as day, sum(o.price_minor) as revenue_minor, count(*) as orders
        from "order" o
-       where o.store_id = ? and o.status in (${PAID_STATUS_SQL}) and o.currency = ?
+       where o.store_id = ? and o.livemode = ? and o.status in (${PAID_STATUS_SQL}) and o.currency = ?
          and o.created_at >= (?::date)::timestamp at time zone 'UTC'
          and o.created_at < ((?::date) + 1)::timestamp at time zone 'UTC'
        group by 1)
@@ -149,7 +153,15 @@ export async function selectSalesByDay(
      from generate_series(?::date, ?::date, interval '1 day') as d(day)
      left join sales s on s.day = d.day
      order by d.day`,
-    [filter.storeId, filter.currency, filter.firstDay, filter.lastDay, filter.firstDay, filter.lastDay],
+    [
+      filter.storeId,
+      filter.livemode,
+      filter.currency,
+      filter.firstDay,
+      filter.lastDay,
+      filter.firstDay,
+      filter.lastDay,
+    ],
   );
 }
 
@@ -166,15 +178,15 @@ export interface SpendRow {
  */
 export async function selectSpendByEmail(
   em: EntityManager,
-  filter: { storeId: string; currency: string; emails: string[] },
+  filter: { storeId: string; livemode: boolean; currency: string; emails: string[] },
 ): Promise<SpendRow[]> {
   if (filter.emails.length === 0) return [];
   return readOnReplica(
     em,
     `select o.customer_email, count(*) as orders, sum(o.price_minor) as spent_minor
      from "order" o
-     where o.store_id = ? and o.customer_email = any(?) and o.status in (${PAID_STATUS_SQL}) and o.currency = ?
+     where o.store_id = ? and o.livemode = ? and o.customer_email = any(?) and o.status in (${PAID_STATUS_SQL}) and o.currency = ?
      group by o.customer_email`,
-    [filter.storeId, filter.emails, filter.currency],
+    [filter.storeId, filter.livemode, filter.emails, filter.currency],
   );
 }

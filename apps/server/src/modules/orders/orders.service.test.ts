@@ -297,7 +297,7 @@ describe('findStoreOrder and the seller’s getOrder', () => {
       status: 'completed',
       note: 'seller note',
     });
-    expect((await findStoreOrder(ctx().em, store.id, `ORD-${order!.number}`)).id).toBe(order!.id);
+    expect((await findStoreOrder(ctx().em, store.id, true, `ORD-${order!.number}`)).id).toBe(order!.id);
   });
 
   it('answers not_found for an order of another store, by cuid or by number', async () => {
@@ -307,7 +307,7 @@ describe('findStoreOrder and the seller’s getOrder', () => {
     const ctx = contextFor();
     expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: foreign!.id }))).toBe('not_found');
     expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: `ORD-${foreign!.number}` }))).toBe('not_found');
-    expect(await codeOf(findStoreOrder(ctx().em, store.id, foreign!.id))).toBe('not_found');
+    expect(await codeOf(findStoreOrder(ctx().em, store.id, true, foreign!.id))).toBe('not_found');
     // Its own store still finds it: the refusal is about the store, not the order.
     expect((await getOrder(ctx(), { storeId: other.id, orderId: foreign!.id })).id).toBe(foreign!.id);
   });

@@ -45,6 +45,7 @@ function rowToOrder(row: OrderRow): TOrder {
     id: row.id,
     orderId: publicOrderNumber(row.number),
     storeId: row.store_id,
+    livemode: row.livemode,
     status: row.status,
     productName: row.product_name,
     price: minorToAmount(Number(row.price_minor), row.currency),
@@ -64,6 +65,7 @@ export type OrderDetailFields = Pick<
   Order,
   | 'id'
   | 'number'
+  | 'livemode'
   | 'status'
   | 'productName'
   | 'priceMinor'
@@ -85,6 +87,7 @@ export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
     id: order.id,
     orderId: publicOrderNumber(order.number),
     storeId: order.store.id,
+    livemode: order.livemode,
     status: order.status,
     productName: order.productName,
     price: minorToAmount(order.priceMinor, order.currency),
@@ -115,13 +118,14 @@ interface OrderPage {
 async function pageOrders(
   ctx: ServiceContext,
   list: 'orders' | 'customer.orders',
-  filter: OrderPageFilter,
+  filter: Omit<OrderPageFilter, 'livemode'>,
   limit: number,
   cursor: string | undefined,
 ): Promise<OrderPage> {
   const key = ctx.deps.config.encryptionKey;
   const scope = cursorScope(list, {
     storeId: filter.storeId,
+    livemode: ctx.livemode,
     customerEmail: filter.customerEmail,
     number: filter.number,
     id: filter.id,
@@ -129,7 +133,12 @@ async function pageOrders(
     from: filter.from ? new Date(filter.from) : undefined,
     to: filter.to ? new Date(filter.to) : undefined,
   });
-  const rows = await selectOrderPage(ctx.em, filter, cursor ? decodeCursor(key, scope, cursor) : undefined, limit + 1);
+  const rows = await selectOrderPage(
+    ctx.em,
+    { ...filter, livemode: ctx.livemode },
+    cursor ? decodeCursor(key, scope, cursor) : undefined,
+    limit + 1,
+  );
   const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.created_us);
   return { rows: page, hasMore, nextCursor };
 }
@@ -181,12 +190,17 @@ export async function lockOrder(em: EntityManager, orderId: string): Promise<Ord
   return order;
 }
 
-/** An order of the store by cuid or `ORD-<n>`; 404 when it belongs to any other store. */
-export async function findStoreOrder(em: EntityManager, storeId: string, ref: string): Promise<Order> {
+/** An order of the store and mode by cuid or `ORD-<n>`; 404 when it belongs to any other store or mode. */
+export async function findStoreOrder(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+  ref: string,
+): Promise<Order> {
   const number = ORDER_NUMBER.exec(ref)?.[1];
   const order = await em.findOne(
     OrderSchema,
-    number ? { number: Number(number), store: storeId } : { id: ref, store: storeId },
+    number ? { number: Number(number), store: storeId, livemode } : { id: ref, store: storeId, livemode },
   );
   if (!order) throw new AppError('not_found', 'Order not found.');
   return order;
@@ -211,6 +225,7 @@ export async function listBuyerOrders(
           id: row.id,
           number: row.number,
           storeId: row.store_id,
+          livemode: row.livemode,
           status: row.status,
           productName: row.product_name,
           priceMinor: Number(row.price_minor),
@@ -231,6 +246,7 @@ interface BuyerOrderFields {
   id: string;
   number: number | string;
   storeId: string;
+  livemode: boolean;
   status: TOrderStatus;
   productName: string;
   priceMinor: number;
@@ -244,6 +260,7 @@ function toBuyerOrder(order: BuyerOrderFields, lines: LineRow[]): TBuyerOrder {
     id: order.id,
     orderId: publicOrderNumber(order.number),
     storeId: order.storeId,
+    livemode: order.livemode,
     status: order.status,
     productName: order.productName,
     price: minorToAmount(order.priceMinor, order.currency),
@@ -264,7 +281,7 @@ export async function getBuyerOrder(
   filter: { storeId: string; customerEmail: string },
   ref: string,
 ): Promise<TBuyerOrder> {
-  const order = await findStoreOrder(ctx.em, filter.storeId, ref);
+  const order = await findStoreOrder(ctx.em, filter.storeId, ctx.livemode, ref);
   if (order.customerEmail !== filter.customerEmail) throw new AppError('not_found', 'Order not found.');
   const lines = (await linesOf(ctx.em, [order.id])).get(order.id) ?? [];
   return toBuyerOrder({ ...order, storeId: order.store.id, completedAt: order.completedAt ?? null }, lines);
@@ -295,6 +312,7 @@ export async function storeStats(ctx: ServiceContext, input: { storeId: string }
   const now = ctx.clock.now();
   const rows = await selectSalesByDay(ctx.em, {
     storeId: input.storeId,
+    livemode: ctx.livemode,
     currency,
     firstDay: utcDay(new Date(now.getTime() - (STATS_DAYS - 1) * DAY_MS)),
     lastDay: utcDay(now),
@@ -329,7 +347,7 @@ export async function spendByEmail(
   emails: string[],
 ): Promise<Map<string, { orders: number; spent: number }>> {
   const currency = await storeCurrency(ctx, storeId);
-  const rows = await selectSpendByEmail(ctx.em, { storeId, currency, emails });
+  const rows = await selectSpendByEmail(ctx.em, { storeId, livemode: ctx.livemode, currency, emails });
   return new Map(
     rows.map((row) => [
       row.customer_email,
@@ -381,5 +399,5 @@ export async function getOrderTimeline(
   ctx: ServiceContext,
   input: { storeId: string; orderId: string },
 ): Promise<TOrderTimeline> {
-  return orderTimeline(await findStoreOrder(ctx.em, input.storeId, input.orderId));
+  return orderTimeline(await findStoreOrder(ctx.em, input.storeId, ctx.livemode, input.orderId));
 }

@@ -51,6 +51,7 @@ export async function uploadPaymentProof(
       const file = em.create(StoredFileSchema, {
         id,
         store: order.store.id,
+        livemode: order.livemode,
         product: null,
         order: order.id,
         proofNumber: (earlier[0]?.proofNumber ?? 0) + 1,
@@ -87,9 +88,9 @@ export async function uploadPaymentProof(
 
 /** The proof of an order of the store, for the dashboard: the newest the buyer sent. */
 export async function paymentProofOf(ctx: ServiceContext, storeId: string, orderId: string) {
-  const order = await findStoreOrder(ctx.em, storeId, orderId);
+  const order = await findStoreOrder(ctx.em, storeId, ctx.livemode, orderId);
   const file = order.paymentProofFileId
-    ? await ctx.em.findOne(StoredFileSchema, { id: order.paymentProofFileId, store: storeId })
+    ? await ctx.em.findOne(StoredFileSchema, { id: order.paymentProofFileId, store: storeId, livemode: order.livemode })
     : null;
   if (!file) throw new AppError('not_found', 'This order has no payment proof.');
   return file;

@@ -60,5 +60,11 @@ export async function recordReceipt(
     orderUrl: orderUrl(deps.config, order.id),
     note: settings.receiptNote,
   });
-  return recordMail(em, deps, { to: order.customerEmail, ...mail, dedupeKey: receiptDedupeKey(order.id) });
+  return recordMail(em, deps, {
+    to: order.customerEmail,
+    ...mail,
+    dedupeKey: receiptDedupeKey(order.id),
+    // A test order's receipt stays in the development mailbox (test mode, DESIGN §9.3).
+    livemode: order.livemode,
+  });
 }

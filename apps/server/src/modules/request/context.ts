@@ -51,6 +51,12 @@ export interface ServiceContext {
   em: EntityManager;
   clock: Clock;
   /**
+   * The mode the call reads and writes (test mode, DESIGN §9.3): true for live, false for test.
+   * Live unless the caller's credential says test: a merchant key's mode, the dashboard's
+   * X-Svc-Mode. Buyer routes take the mode of the objects they act on (a product's, an order's).
+   */
+  livemode: boolean;
+  /**
    * The request's Idempotency-Key on a route that declares one (the idempotency step sets it):
    * the service doing the work records its result in the work's transaction, or gives a recorded
    * one back (modules/idempotency).

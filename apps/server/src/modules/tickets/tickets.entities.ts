@@ -10,8 +10,9 @@ export const TicketSchema = defineEntity({
   tableName: 'ticket',
   indexes: [
     {
-      name: 'ticket_store_updated_index',
-      expression: 'create index "ticket_store_updated_index" on "ticket" ("store_id", "updated_at" desc, "id" desc)',
+      name: 'ticket_store_mode_updated_index',
+      expression:
+        'create index "ticket_store_mode_updated_index" on "ticket" ("store_id", "livemode", "updated_at" desc, "id" desc)',
     },
     { name: 'ticket_order_index', properties: ['order'] },
   ],
@@ -19,6 +20,8 @@ export const TicketSchema = defineEntity({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('ticket_store_id_fkey').updateRule('no action'),
     order: p.manyToOne(OrderSchema).ref().foreignKeyName('ticket_order_id_fkey').updateRule('no action'),
+    /** Its order's mode. */
+    livemode: p.boolean().default(true),
     subject: p.string().length(200),
     /** `open` waits for staff, `answered` for the buyer; either side's message moves it. */
     status: p.enum([...TICKET_STATUSES]).default('open'),
@@ -41,6 +44,8 @@ export const TicketMessageSchema = defineEntity({
       .foreignKeyName('ticket_message_ticket_id_fkey')
       .updateRule('no action')
       .deleteRule('cascade'),
+    /** Its ticket's mode. */
+    livemode: p.boolean().default(true),
     author: p.enum([...TICKET_AUTHORS]),
     /** Which staff member answered; kept for the store, never shown. */
     staffUser: p

@@ -7,6 +7,7 @@ import { KeysetWhere } from '../../lib/keyset.js';
 export interface TicketRow {
   id: string;
   store_id: string;
+  livemode: boolean;
   order_id: string;
   order_number: string;
   customer_email: string;
@@ -26,15 +27,16 @@ export interface TicketRow {
  */
 export async function selectTicketPage(
   em: EntityManager,
-  filter: { storeId: string; status?: TTicketStatus | undefined },
+  filter: { storeId: string; livemode: boolean; status?: TTicketStatus | undefined },
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<TicketRow[]> {
   const where = new KeysetWhere('t.store_id = ?', filter.storeId);
+  where.and('t.livemode = ?', filter.livemode);
   if (filter.status) where.and('t.status = ?', filter.status);
   where.before(before, 't.updated_at', 't.id');
   return em.execute(
-    `select t.id, t.store_id, t.order_id, o.number as order_number, o.customer_email, t.subject, t.status, t.created_at, t.updated_at,
+    `select t.id, t.store_id, t.livemode, t.order_id, o.number as order_number, o.customer_email, t.subject, t.status, t.created_at, t.updated_at,
        (extract(epoch from t.updated_at) * 1000000)::bigint as updated_us,
        (select count(*) from ticket_message m where m.ticket_id = t.id) as message_count
      from ticket t join "order" o on o.id = t.order_id

@@ -46,6 +46,7 @@ function toTicketView(ticket: Ticket, order: Order, messages: TicketMessage[]): 
   return {
     id: ticket.id,
     storeId: ticket.store.id,
+    livemode: ticket.livemode,
     orderId: order.id,
     orderNumber: publicOrderNumber(order.number),
     subject: ticket.subject,
@@ -122,10 +123,12 @@ async function buyerTicket(
 async function sendQuietly(
   ctx: ServiceContext,
   mail: { to: string; subject: string; text: string },
-  ticketId: string,
+  ticket: Pick<Ticket, 'id' | 'livemode'>,
 ): Promise<void> {
+  const ticketId = ticket.id;
   try {
-    await recordMail(ctx.em, ctx.deps, mail);
+    // A test order's tickets mail nobody: kept for the development mailbox (test mode, DESIGN §9.3).
+    await recordMail(ctx.em, ctx.deps, { ...mail, livemode: ticket.livemode });
   } catch (error) {
     // The message is saved and shown on both sides; a notification not recorded must not fail the request.
     ctx.deps.log.error({ err: error, ticketId }, 'ticket e-mail failed');
@@ -173,7 +176,7 @@ async function notifyStaff(
     '',
     'Answer it from the Tickets page of your dashboard.',
   ].join('\n');
-  for (const to of await staffAddresses(ctx, ticket.store.id)) await sendQuietly(ctx, { to, subject, text }, ticket.id);
+  for (const to of await staffAddresses(ctx, ticket.store.id)) await sendQuietly(ctx, { to, subject, text }, ticket);
 }
 
 async function notifyBuyer(ctx: ServiceContext, ticket: Ticket, order: Order, body: string): Promise<void> {
@@ -188,7 +191,7 @@ async function notifyBuyer(ctx: ServiceContext, ticket: Ticket, order: Order, bo
     '',
     'Reply from your order page or your customer account.',
   ].join('\n');
-  await sendQuietly(ctx, { to: order.customerEmail, subject: `Re: ${ticket.subject} (${reference})`, text }, ticket.id);
+  await sendQuietly(ctx, { to: order.customerEmail, subject: `Re: ${ticket.subject} (${reference})`, text }, ticket);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,6 +203,8 @@ export async function createTicket(ctx: BuyerRequest, input: TCreateTicketInput)
   const ticket = ctx.em.create(TicketSchema, {
     id: newId(),
     store: order.store.id,
+    // A ticket, and its messages, are of its order's mode.
+    livemode: order.livemode,
     order: order.id,
     subject: input.subject,
     status: 'open',
@@ -209,6 +214,7 @@ export async function createTicket(ctx: BuyerRequest, input: TCreateTicketInput)
   const message = ctx.em.create(TicketMessageSchema, {
     id: newId(),
     ticket,
+    livemode: ticket.livemode,
     author: 'buyer',
     staffUser: null,
     body: input.message,
@@ -252,6 +258,7 @@ async function addMessage(
   const message = ctx.em.create(TicketMessageSchema, {
     id: newId(),
     ticket,
+    livemode: ticket.livemode,
     author: fields.author,
     staffUser: fields.staffUserId,
     body: fields.body,
@@ -272,7 +279,11 @@ async function storeTicket(
   storeId: string,
   ticketId: string,
 ): Promise<{ ticket: Ticket; order: Order }> {
-  const ticket = await ctx.em.findOne(TicketSchema, { id: ticketId, store: storeId }, { populate: ['order'] });
+  const ticket = await ctx.em.findOne(
+    TicketSchema,
+    { id: ticketId, store: storeId, livemode: ctx.livemode },
+    { populate: ['order'] },
+  );
   if (!ticket) throw new AppError('not_found', TICKET_NOT_FOUND);
   return { ticket, order: ticket.order.getEntity() };
 }
@@ -281,6 +292,7 @@ function rowToSummary(row: TicketRow): TTicketSummary {
   return {
     id: row.id,
     storeId: row.store_id,
+    livemode: row.livemode,
     orderId: row.order_id,
     orderNumber: publicOrderNumber(row.order_number),
     customerEmail: row.customer_email || null,
@@ -296,7 +308,7 @@ function rowToSummary(row: TicketRow): TTicketSummary {
 export async function listTickets(ctx: ServiceContext, input: TListTicketsQuery): Promise<TTicketList> {
   const key = ctx.deps.config.encryptionKey;
   const limit = input.limit ?? DEFAULT_TICKET_PAGE;
-  const filter = { storeId: input.storeId, status: input.status };
+  const filter = { storeId: input.storeId, livemode: ctx.livemode, status: input.status };
   const scope = cursorScope('tickets', filter);
   const rows = await selectTicketPage(
     ctx.em,

@@ -28,6 +28,7 @@ export function eventBody(event: {
   type: string;
   createdAt: Date;
   storeId: string;
+  livemode: boolean;
   payload: Record<string, unknown>;
 }): string {
   return JSON.stringify({
@@ -35,6 +36,7 @@ export function eventBody(event: {
     event: event.type,
     createdAt: event.createdAt.toISOString(),
     storeId: event.storeId,
+    livemode: event.livemode,
     data: event.payload,
   });
 }

@@ -41,7 +41,8 @@ export interface QueuedAttempt {
 /**
  * The one INSERT of queued attempts (fan-out, the next attempt after a failure, an abandoned
  * attempt sent again, retry and replay). An (endpoint, event, attempt) already in the log is
- * left as it is: whoever queued it first wins. Returns the ids inserted.
+ * left as it is: whoever queued it first wins. Each attempt is of its endpoint's mode (test mode,
+ * DESIGN §9.3), read from the endpoint in the same statement. Returns the ids inserted.
  */
 export async function insertQueuedAttempts(em: EntityManager, attempts: QueuedAttempt[], now: Date): Promise<string[]> {
   const ids: string[] = [];
@@ -51,10 +52,11 @@ export async function insertQueuedAttempts(em: EntityManager, attempts: QueuedAt
     // (unnest) so that one prepared statement serves every chunk size.
     const inserted = await preparedRows<{ id: string }>(
       em,
-      `insert into webhook_delivery (id, webhook_id, store_id, event_id, event, attempt, status, due_at, created_at, updated_at)
-       select a.id, a.webhook_id, a.store_id, a.event_id, a.event, a.attempt, 'queued', a.due_at, ?, ?
+      `insert into webhook_delivery (id, webhook_id, store_id, livemode, event_id, event, attempt, status, due_at, created_at, updated_at)
+       select a.id, a.webhook_id, a.store_id, w.livemode, a.event_id, a.event, a.attempt, 'queued', a.due_at, ?, ?
        from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::timestamptz[])
          as a(id, webhook_id, store_id, event_id, event, attempt, due_at)
+       join webhook w on w.id = a.webhook_id
        on conflict (webhook_id, event_id, attempt) do nothing returning id`,
       [
         now,
@@ -75,7 +77,7 @@ export async function insertQueuedAttempts(em: EntityManager, attempts: QueuedAt
 
 /**
  * Fan-out of up to `batchSize` outbox events (`dispatched_at is null`): one `queued` attempt,
- * due now, per enabled endpoint of the event's store subscribed to its type, in the transaction
+ * due now, per enabled endpoint of the event's store and mode subscribed to its type, in the transaction
  * that marks the events dispatched, so a crash at any point loses nothing and repeats nothing.
  */
 export async function fanOutBatch(
@@ -85,23 +87,24 @@ export async function fanOutBatch(
 ): Promise<{ events: number; queued: number }> {
   return em.transactional(async (tx) => {
     // Raw: FOR UPDATE SKIP LOCKED, so dispatchers fanning out at once take disjoint batches. Prepared.
-    const events = await preparedRows<{ id: string; store_id: string; type: string }>(
+    const events = await preparedRows<{ id: string; store_id: string; livemode: boolean; type: string }>(
       tx,
-      `select id, store_id, type from event where dispatched_at is null order by created_at limit ? for update skip locked`,
+      `select id, store_id, livemode, type from event where dispatched_at is null order by created_at limit ? for update skip locked`,
       [batchSize],
     );
     if (events.length === 0) return { events: 0, queued: 0 };
     const storeIds = [...new Set(events.map((e) => e.store_id))];
     // Raw: hot path (every event passes here), plain rows with nothing for the transaction to track. Prepared.
-    const hooks = await preparedRows<{ id: string; store_id: string; events: string[] }>(
+    const hooks = await preparedRows<{ id: string; store_id: string; livemode: boolean; events: string[] }>(
       tx,
-      `select id, store_id, events from webhook where enabled and store_id = any(?)`,
+      `select id, store_id, livemode, events from webhook where enabled and store_id = any(?)`,
       [storeIds],
     );
     const attempts: QueuedAttempt[] = [];
     for (const event of events) {
       for (const hook of hooks) {
-        if (hook.store_id === event.store_id && hook.events.includes(event.type)) {
+        // An endpoint receives only its own mode's events (test mode, DESIGN §9.3).
+        if (hook.store_id === event.store_id && hook.livemode === event.livemode && hook.events.includes(event.type)) {
           attempts.push({
             webhookId: hook.id,
             storeId: event.store_id,
@@ -160,6 +163,8 @@ export interface ClaimedAttempt {
   id: string;
   webhookId: string;
   storeId: string;
+  /** The attempt's mode (its endpoint's and its event's). */
+  livemode: boolean;
   eventId: string;
   event: string;
   attempt: number;
@@ -262,13 +267,14 @@ export async function claimForEndpoint(
 }
 
 /** What a claim returns of each attempt: the attempt, its endpoint now, and its event's payload. */
-const CLAIMED_COLUMNS = `d.id, d.webhook_id, d.store_id, d.event_id, d.event, d.attempt, w.url, w.secret_enc, w.enabled, w.events,
+const CLAIMED_COLUMNS = `d.id, d.webhook_id, d.store_id, d.livemode, d.event_id, d.event, d.attempt, w.url, w.secret_enc, w.enabled, w.events,
        e.payload, e.created_at as event_created_at`;
 
 interface ClaimedRow {
   id: string;
   webhook_id: string;
   store_id: string;
+  livemode: boolean;
   event_id: string;
   event: string;
   attempt: number;
@@ -285,6 +291,7 @@ function claimedAttempt(row: ClaimedRow, lease: Date): ClaimedAttempt {
     id: row.id,
     webhookId: row.webhook_id,
     storeId: row.store_id,
+    livemode: row.livemode,
     eventId: row.event_id,
     event: row.event,
     attempt: row.attempt,
@@ -353,13 +360,14 @@ function outcomeWrite(ref: AttemptRef, result: SendResult, now: Date): { sql: st
   ] as const;
   if (ref.lease === null) {
     return {
-      sql: `insert into webhook_delivery (id, webhook_id, store_id, event_id, event, attempt, due_at, created_at, updated_at,
+      sql: `insert into webhook_delivery (id, webhook_id, store_id, livemode, event_id, event, attempt, due_at, created_at, updated_at,
               status, response_code, response_body_preview, error_message, duration_ms, request_headers)
-            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb) returning webhook_id`,
+            values (?, ?, ?, (select livemode from webhook where id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb) returning webhook_id`,
       params: [
         ref.id,
         ref.webhookId,
         ref.storeId,
+        ref.webhookId,
         ref.eventId,
         ref.event,
         ref.attempt,
@@ -550,6 +558,7 @@ export async function eventsWithLastAttempt(
   em: EntityManager,
   webhookId: string,
   storeId: string,
+  livemode: boolean,
   range: { from: Date; to: Date; types: string[] },
 ): Promise<ReplayCandidate[]> {
   // Raw: a LATERAL join (the latest attempt per event), which the ORM cannot express.
@@ -559,9 +568,9 @@ export async function eventsWithLastAttempt(
      left join lateral (
        select d.attempt, d.status from webhook_delivery d where d.webhook_id = ? and d.event_id = e.id order by d.attempt desc limit 1
      ) last on true
-     where e.store_id = ? and e.created_at >= ? and e.created_at <= ? and e.type in (?)
+     where e.store_id = ? and e.livemode = ? and e.created_at >= ? and e.created_at <= ? and e.type in (?)
      order by e.created_at, e.id`,
-    [webhookId, storeId, range.from, range.to, range.types],
+    [webhookId, storeId, livemode, range.from, range.to, range.types],
   );
 }
 

@@ -121,7 +121,7 @@ async function emit(
   const data =
     payload ??
     (type.startsWith('product.') ? productPayload(storeId, { id: newId() }) : orderPayload(storeId, { id: newId() }));
-  return recordEvent(orm.em.fork(), { storeId, type, payload: data, at: clock.now() });
+  return recordEvent(orm.em.fork(), { storeId, livemode: true, type, payload: data, at: clock.now() });
 }
 
 const attemptsOf = (webhookId: string) =>
@@ -234,6 +234,7 @@ describe('retry schedule', () => {
       event: 'order.created',
       createdAt: eventAt.toISOString(),
       storeId: store.id,
+      livemode: true,
       data: payload,
     });
     expect(new Set(rx.received.map((h) => h.rawBody)).size).toBe(1);
@@ -677,6 +678,7 @@ describe('test ping, retry and replay', () => {
       event: 'webhook.test',
       createdAt: clock.now().toISOString(),
       storeId: store.id,
+      livemode: true,
       data: { webhookId: hook.id },
     });
     expect(rx.received[0]!.deliveryId).toBe(ok.id);
@@ -781,6 +783,7 @@ describe('wake-ups', () => {
     const started = Date.now();
     const eventId = await orm.em.fork().transactional(async (em) =>
       recordEvent(em, {
+        livemode: true,
         storeId: store.id,
         type: 'order.created',
         payload: orderPayload(store.id, { id: 'o' }),
@@ -830,6 +833,7 @@ describe('wake-ups', () => {
     await expect(
       ormA.em.fork().transactional(async (em) => {
         await recordEvent(em, {
+          livemode: true,
           storeId: store.id,
           type: 'order.created',
           payload: orderPayload(store.id, { id: 'rolled back' }),
@@ -843,6 +847,7 @@ describe('wake-ups', () => {
     expect(messages).toEqual([]);
     await ormA.em.fork().transactional(async (em) =>
       recordEvent(em, {
+        livemode: true,
         storeId: store.id,
         type: 'order.created',
         payload: orderPayload(store.id, { id: 'committed' }),
@@ -860,6 +865,7 @@ describe('wake-ups', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const em = ormC.em.fork();
     const quiet = await recordEvent(em, {
+      livemode: true,
       storeId: store.id,
       type: 'order.created',
       payload: orderPayload(store.id, { id: 'quiet' }),
@@ -1039,6 +1045,7 @@ describe('wake-ups from nested transactions', () => {
       orm.em.fork().transactional(async (outer) => {
         await outer.transactional(async (inner) => {
           await recordEvent(inner, {
+            livemode: true,
             storeId: store.id,
             type: 'order.paid',
             payload: orderPayload(store.id, { id: 'rolled back' }),
@@ -1051,6 +1058,7 @@ describe('wake-ups from nested transactions', () => {
     await orm.em.fork().transactional(async (outer) => {
       await outer.transactional(async (inner) => {
         await recordEvent(inner, {
+          livemode: true,
           storeId: store.id,
           type: 'order.paid',
           payload: orderPayload(store.id, { id: 'nested' }),

@@ -582,6 +582,7 @@ export class Dispatcher {
       type: claimed.event,
       createdAt,
       storeId: claimed.storeId,
+      livemode: claimed.livemode,
       payload: claimed.payload!,
     });
     const result = await sendAttempt(this.deps, this.timeoutMs, { ...claimed, body });

@@ -5,10 +5,12 @@ import { StoreSchema } from '../stores/stores.entities.js';
 export const WebhookSchema = defineEntity({
   name: 'Webhook',
   tableName: 'webhook',
-  indexes: [{ name: 'webhook_store_index', properties: ['store', 'createdAt'] }],
+  indexes: [{ name: 'webhook_store_index', properties: ['store', 'livemode', 'createdAt'] }],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('webhook_store_id_fkey').updateRule('no action'),
+    /** The mode whose events it receives. */
+    livemode: p.boolean().default(true),
     name: p.string().length(100),
     url: p.string().length(2048),
     /** `whsec_...`, sealed with AES-256-GCM under a key derived from APP_ENCRYPTION_KEY. */
@@ -63,6 +65,8 @@ export const WebhookDeliverySchema = defineEntity({
       .updateRule('no action')
       .deleteRule('cascade'),
     storeId: p.string().length(32),
+    /** Its endpoint's (and event's) mode. */
+    livemode: p.boolean().default(true),
     eventId: p.string().length(40),
     event: p.string().length(50),
     attempt: p.integer(),

@@ -44,6 +44,7 @@ export function toWebhookView(webhook: Webhook): TWebhook {
   return {
     id: webhook.id,
     storeId: webhook.store.id,
+    livemode: webhook.livemode,
     name: webhook.name,
     url: webhook.url,
     secretPrefix: webhook.secretPrefix,
@@ -62,6 +63,7 @@ export function toDeliveryView(delivery: WebhookDelivery): TWebhookDelivery {
   return {
     id: delivery.id,
     webhookId: delivery.webhook.id,
+    livemode: delivery.livemode,
     eventId: delivery.eventId,
     // Written from the event's type, which the outbox took from the event names only.
     event: delivery.event as TWebhookDelivery['event'],
@@ -101,8 +103,14 @@ async function checkedUrl(config: Config, value: string): Promise<string> {
   return url.toString();
 }
 
-export async function findWebhook(em: EntityManager, storeId: string, webhookId: string): Promise<Webhook> {
-  const webhook = await em.findOne(WebhookSchema, { id: webhookId, store: storeId });
+/** An endpoint of the store and mode; 404 for any other store's or mode's. */
+export async function findWebhook(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+  webhookId: string,
+): Promise<Webhook> {
+  const webhook = await em.findOne(WebhookSchema, { id: webhookId, store: storeId, livemode });
   if (!webhook) throw new AppError('not_found', 'Webhook not found.');
   return webhook;
 }
@@ -122,13 +130,18 @@ export async function createWebhook(
   return ctx.em.transactional(async (em) => {
     // Serialise creates per store so the limit holds under racing requests.
     await lockStoreWebhooks(em, input.storeId);
-    if ((await em.count(WebhookSchema, { store: input.storeId })) >= MAX_WEBHOOKS_PER_STORE) {
-      throw new AppError('webhook_limit_reached', `A store has at most ${MAX_WEBHOOKS_PER_STORE} webhooks.`);
+    // The limit holds per mode: test endpoints never crowd out live ones.
+    if ((await em.count(WebhookSchema, { store: input.storeId, livemode: ctx.livemode })) >= MAX_WEBHOOKS_PER_STORE) {
+      throw new AppError(
+        'webhook_limit_reached',
+        `A store has at most ${MAX_WEBHOOKS_PER_STORE} webhooks in each mode.`,
+      );
     }
     const now = ctx.clock.now();
     const webhook = em.create(WebhookSchema, {
       id: newId(),
       store: input.storeId,
+      livemode: ctx.livemode,
       name: input.name,
       url,
       secretEnc: '',
@@ -149,7 +162,11 @@ export async function createWebhook(
 }
 
 export async function listWebhooks(ctx: ServiceContext, storeId: string): Promise<TWebhook[]> {
-  const webhooks = await ctx.em.find(WebhookSchema, { store: storeId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const webhooks = await ctx.em.find(
+    WebhookSchema,
+    { store: storeId, livemode: ctx.livemode },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return webhooks.map(toWebhookView);
 }
 
@@ -157,7 +174,7 @@ export async function getWebhook(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string },
 ): Promise<TWebhook> {
-  return toWebhookView(await findWebhook(ctx.em, input.storeId, input.webhookId));
+  return toWebhookView(await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId));
 }
 
 /** Any subset of name, url, events, enabled. Re-enabling clears the failure count and disabledAt. */
@@ -173,7 +190,7 @@ export async function updateWebhook(
   },
 ): Promise<TWebhook> {
   const url = input.url === undefined ? undefined : await checkedUrl(ctx.deps.config, input.url);
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   const now = ctx.clock.now();
   if (input.name !== undefined) webhook.name = input.name;
   if (url !== undefined) webhook.url = url;
@@ -195,7 +212,7 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(ctx: ServiceContext, input: { storeId: string; webhookId: string }): Promise<void> {
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   await ctx.em.remove(webhook).flush();
 }
 
@@ -204,7 +221,7 @@ export async function rotateWebhookSecret(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string },
 ): Promise<TWebhook & { secret: string }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   const secret = setSecret(ctx.deps.config, webhook);
   webhook.updatedAt = ctx.clock.now();
   await ctx.em.flush();
@@ -222,7 +239,7 @@ export async function listDeliveries(
     event?: string | undefined;
   },
 ) {
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   const limit = input.limit ?? 50;
   const key = ctx.deps.config.encryptionKey;
   const filter = { webhookId: webhook.id, status: input.status, event: input.event };
@@ -242,7 +259,7 @@ export async function testWebhook(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string },
 ): Promise<{ delivery: TWebhookDelivery }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   return { delivery: toDeliveryView(await sendTestPing(ctx.deps, webhook.id)) };
 }
@@ -252,7 +269,7 @@ export async function retryWebhookDelivery(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string; deliveryId: string },
 ): Promise<{ delivery: TWebhookDelivery }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   const delivery = await ctx.em.findOne(WebhookDeliverySchema, { id: input.deliveryId, webhook: webhook.id });
   if (!delivery) throw new AppError('not_found', 'Delivery not found.');
@@ -264,7 +281,7 @@ export async function replayWebhook(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string; from: string; to: string; status?: 'failed' | undefined },
 ): Promise<{ queued: number }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   return {
     queued: await replayRange(ctx.deps, webhook.id, {
@@ -301,13 +318,21 @@ export async function sendTestPing(
   // Kept as an outbox row (already dispatched: nobody subscribes to it) so a manual retry can resend it.
   const eventId = await recordEvent(em, {
     storeId,
+    livemode: hook.livemode,
     type: WEBHOOK_TEST_EVENT,
     payload,
     at: createdAt,
     dispatched: true,
   });
   const id = newId();
-  const body = eventBody({ id: eventId, type: WEBHOOK_TEST_EVENT, createdAt, storeId, payload });
+  const body = eventBody({
+    id: eventId,
+    type: WEBHOOK_TEST_EVENT,
+    createdAt,
+    storeId,
+    livemode: hook.livemode,
+    payload,
+  });
   const result = await sendAttempt(deps, opts.timeoutMs ?? deps.config.webhookTimeoutMs, {
     id,
     url: hook.url,
@@ -378,9 +403,14 @@ export async function resendEvent(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string; eventId: string },
 ): Promise<{ delivery: TWebhookDelivery }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
-  const event = await ctx.em.findOne(EventSchema, { id: input.eventId, store: input.storeId }, { fields: ['type'] });
+  // Only an event of the endpoint's own mode.
+  const event = await ctx.em.findOne(
+    EventSchema,
+    { id: input.eventId, store: input.storeId, livemode: webhook.livemode },
+    { fields: ['type'] },
+  );
   if (!event) throw new AppError('not_found', 'No event with this id in this store.');
   const delivery = await queueNextAttempt(ctx.deps, {
     webhookId: webhook.id,
@@ -399,9 +429,17 @@ export async function listEventDeliveries(
   ctx: ServiceContext,
   input: { storeId: string; eventId: string },
 ): Promise<{ deliveries: TWebhookDelivery[] }> {
-  const event = await ctx.em.findOne(EventSchema, { id: input.eventId, store: input.storeId }, { fields: ['id'] });
+  const event = await ctx.em.findOne(
+    EventSchema,
+    { id: input.eventId, store: input.storeId, livemode: ctx.livemode },
+    { fields: ['id'] },
+  );
   if (!event) throw new AppError('not_found', 'No event with this id in this store.');
-  const webhooks = await ctx.em.find(WebhookSchema, { store: input.storeId }, { fields: ['id'] });
+  const webhooks = await ctx.em.find(
+    WebhookSchema,
+    { store: input.storeId, livemode: ctx.livemode },
+    { fields: ['id'] },
+  );
   if (webhooks.length === 0) return { deliveries: [] };
   // (webhook_id, event_id, attempt) is the log's unique index: one lookup per endpoint.
   const deliveries = await ctx.em.find(
@@ -419,7 +457,7 @@ export async function webhookStats(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string },
 ): Promise<{ hours: Array<{ hour: string; success: number; failed: number }> }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, input.webhookId);
+  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
   const currentHour = Math.floor(ctx.clock.now().getTime() / HOUR_MS);
   const first = currentHour - 23;
   const rows = await countOutcomesByHour(ctx.em, webhook.id, new Date(first * HOUR_MS));
@@ -451,7 +489,7 @@ export async function replayRange(
   const hook = await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before replaying events.');
   if (hook.events.length === 0) return 0;
   const storeId = hook.store.id;
-  const events = await eventsWithLastAttempt(em, webhookId, storeId, {
+  const events = await eventsWithLastAttempt(em, webhookId, storeId, hook.livemode, {
     from: range.from,
     to: range.to,
     types: hook.events,

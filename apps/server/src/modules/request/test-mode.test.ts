@@ -1,0 +1,180 @@
+/**
+ * Test mode at the service level (DESIGN §9.3), against the real database, without HTTP: the
+ * context's `livemode` decides what a service reads and writes. Objects made in one mode are not
+ * listed, found, changed or counted in the other (404 exactly as another store's); a cart that
+ * mixes modes is 400 mixed_modes; an order, its lines and its event take its products' mode; the
+ * fan-out queues an event only for endpoints of its mode. No credential makes a test context yet
+ * (keys and the dashboard's header come with the isolation test over every route), so this is
+ * the services' side of the contract.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerDatabaseUrl } from '../../../../../test/support/env.js';
+import { createStore } from '../../../../../test/support/factories.js';
+import { codeOf, serviceContext } from '../../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../../db/orm.js';
+import { addBlacklistEntry, listBlacklist } from '../blacklist/blacklist.service.js';
+import { createProduct, getProduct, listProducts, updateProduct } from '../catalog/catalog.service.js';
+import { createOrder } from '../checkout/checkout.service.js';
+import { createCoupon, listCoupons } from '../coupons/coupons.service.js';
+import { EventSchema } from '../events/events.entities.js';
+import { listEvents } from '../events/events.service.js';
+import { OrderLineSchema } from '../orders/orders.entities.js';
+import { findStoreOrder, listOrders, storeStats } from '../orders/orders.service.js';
+import { fanOutBatch } from '../webhooks/delivery-log.repo.js';
+import { WebhookDeliverySchema } from '../webhooks/webhooks.entities.js';
+import { createWebhook, getWebhook, listWebhooks } from '../webhooks/webhooks.service.js';
+import type { ServiceContext } from './context.js';
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
+});
+afterAll(() => orm?.close());
+
+const buyer = { ip: '203.0.113.7', userAgent: 'test', country: 'DE' };
+
+function inMode(livemode: boolean): ServiceContext {
+  return { ...serviceContext(orm), livemode };
+}
+
+describe('a store in two modes', () => {
+  it('lists, finds and changes only the objects of the context’s mode; the other mode’s are 404', async () => {
+    const store = await createStore(orm.em.fork());
+    const live = inMode(true);
+    const test = inMode(false);
+    const name = (tag: string) => `${tag}-${randomBytes(3).toString('hex')}`;
+    const liveProduct = await createProduct(live, {
+      storeId: store.id,
+      name: name('live'),
+      price: 10,
+      deliveryMethods: ['manualDelivery'],
+    });
+    const testProduct = await createProduct(test, {
+      storeId: store.id,
+      name: name('test'),
+      price: 10,
+      deliveryMethods: ['manualDelivery'],
+    });
+    expect(liveProduct.livemode).toBe(true);
+    expect(testProduct.livemode).toBe(false);
+    expect((await listProducts(live, { storeId: store.id })).map((p) => p.id)).toEqual([liveProduct.id]);
+    expect((await listProducts(test, { storeId: store.id })).map((p) => p.id)).toEqual([testProduct.id]);
+    expect(await codeOf(getProduct(test, { storeId: store.id, productId: liveProduct.id }))).toBe('not_found');
+    expect(await codeOf(updateProduct(live, { storeId: store.id, productId: testProduct.id, name: 'x' }))).toBe(
+      'not_found',
+    );
+    expect((await getProduct(live, { storeId: store.id, productId: liveProduct.id })).name).toBe(liveProduct.name);
+
+    // The same code and the same blacklisted address in both modes: each mode its own.
+    await createCoupon(live, { storeId: store.id, code: 'SAME', discountType: 'percent', discountValue: 10 });
+    const testCoupon = await createCoupon(test, {
+      storeId: store.id,
+      code: 'SAME',
+      discountType: 'percent',
+      discountValue: 20,
+    });
+    expect(testCoupon.livemode).toBe(false);
+    expect((await listCoupons(live, { storeId: store.id })).map((c) => c.discountValue)).toEqual([10]);
+    expect((await listCoupons(test, { storeId: store.id })).map((c) => c.discountValue)).toEqual([20]);
+    await addBlacklistEntry(test, { storeId: store.id, kind: 'email', value: 'blocked@example.test' });
+    expect(await listBlacklist(live, { storeId: store.id })).toEqual([]);
+    expect((await listBlacklist(test, { storeId: store.id })).map((e) => e.livemode)).toEqual([false]);
+
+    // A test order: of its products' mode, with its lines and event; the live side never sees it.
+    const created = await createOrder(
+      test,
+      { store: store.id, cart: [{ productId: testProduct.id, quantity: 1 }], email: 'b@example.test' },
+      buyer,
+    );
+    expect(created.order.livemode).toBe(false);
+    const lines = await orm.em.fork().find(OrderLineSchema, { order: created.order.id });
+    expect(lines.map((line) => line.livemode)).toEqual([false]);
+    expect(await codeOf(findStoreOrder(orm.em.fork(), store.id, true, created.order.id))).toBe('not_found');
+    expect((await findStoreOrder(orm.em.fork(), store.id, false, created.order.id)).id).toBe(created.order.id);
+    expect((await listOrders(live, { storeId: store.id })).orders).toEqual([]);
+    expect((await listOrders(test, { storeId: store.id })).orders.map((o) => [o.id, o.livemode])).toEqual([
+      [created.order.id, false],
+    ]);
+    // The blacklist a test order meets is the test one: the same address is refused there only.
+    expect(
+      await codeOf(
+        createOrder(
+          test,
+          { store: store.id, cart: [{ productId: testProduct.id, quantity: 1 }], email: 'blocked@example.test' },
+          buyer,
+        ),
+      ),
+    ).toBe('blacklisted');
+    await createOrder(
+      live,
+      { store: store.id, cart: [{ productId: liveProduct.id, quantity: 1 }], email: 'blocked@example.test' },
+      buyer,
+    );
+
+    // Events: each of its object's mode, listed only in that mode.
+    const liveEvents = (await listEvents(live, { storeId: store.id })).events;
+    const testEvents = (await listEvents(test, { storeId: store.id })).events;
+    expect(liveEvents.map((e) => [e.event, e.livemode])).toEqual([
+      ['order.created', true],
+      ['product.created', true],
+    ]);
+    expect(testEvents.map((e) => [e.event, e.livemode])).toEqual([
+      ['order.created', false],
+      ['product.created', false],
+    ]);
+
+    // The Home figures count only the mode's paid orders (none paid here in either).
+    expect((await storeStats(test, { storeId: store.id })).last30Days.orders).toBe(0);
+  });
+
+  it('refuses a cart that mixes modes with mixed_modes, and writes nothing', async () => {
+    const store = await createStore(orm.em.fork());
+    const base = { storeId: store.id, price: 5, deliveryMethods: ['manualDelivery' as const] };
+    const live = await createProduct(inMode(true), { ...base, name: 'Live one' });
+    const test = await createProduct(inMode(false), { ...base, name: 'Test one' });
+    const cart = [
+      { productId: live.id, quantity: 1 },
+      { productId: test.id, quantity: 1 },
+    ];
+    expect(await codeOf(createOrder(inMode(true), { store: store.id, cart, email: 'm@example.test' }, buyer))).toBe(
+      'mixed_modes',
+    );
+    expect((await listOrders(inMode(true), { storeId: store.id })).orders).toEqual([]);
+    expect((await listOrders(inMode(false), { storeId: store.id })).orders).toEqual([]);
+  });
+
+  it('queues an event only for the endpoints of its mode', async () => {
+    const store = await createStore(orm.em.fork());
+    const hook = (ctx: ServiceContext, tag: string) =>
+      createWebhook(ctx, {
+        storeId: store.id,
+        name: tag,
+        url: `http://127.0.0.1:9/${tag}`,
+        events: ['product.created'],
+      });
+    const liveHook = await hook(inMode(true), 'live');
+    const testHook = await hook(inMode(false), 'test');
+    expect([liveHook.livemode, testHook.livemode]).toEqual([true, false]);
+    expect((await listWebhooks(inMode(true), store.id)).map((w) => w.id)).toEqual([liveHook.id]);
+    expect(await codeOf(getWebhook(inMode(true), { storeId: store.id, webhookId: testHook.id }))).toBe('not_found');
+
+    const product = await createProduct(inMode(false), {
+      storeId: store.id,
+      name: 'Test product',
+      price: 1,
+      deliveryMethods: ['manualDelivery'],
+    });
+    const event = await orm.em.fork().findOneOrFail(EventSchema, { store: store.id, type: 'product.created' });
+    expect(event.livemode).toBe(false);
+    expect(event.payload).toMatchObject({ product: { id: product.id, livemode: false } });
+    // Other tests' events may be waiting in the shared outbox: fan out until this one is dispatched.
+    for (let round = 0; round < 50; round++) {
+      await fanOutBatch(orm.em.fork(), 500, new Date());
+      const dispatched = await orm.em.fork().findOneOrFail(EventSchema, { id: event.id }, { refresh: true });
+      if (dispatched.dispatchedAt) break;
+    }
+    const deliveries = await orm.em.fork().find(WebhookDeliverySchema, { eventId: event.id });
+    expect(deliveries.map((d) => [d.webhook.id, d.livemode])).toEqual([[testHook.id, false]]);
+  });
+});
