@@ -93,12 +93,12 @@ const STORE = {
 };
 const PRODUCTS = {
   name: 'storefront-products',
-  text: `select "p0".* from "product" as "p0" where "p0"."store_id" = $1 and "p0"."status" = 'active' and "p0"."deleted_at" is null order by "p0"."created_at" asc, "p0"."id" asc limit $2 offset $3`,
+  text: `select "p0".* from "product" as "p0" where "p0"."store_id" = $1 and "p0"."livemode" = true and "p0"."status" = 'active' and "p0"."deleted_at" is null order by "p0"."created_at" asc, "p0"."id" asc limit $2 offset $3`,
   types: asText,
 };
 const COUNT = {
   name: 'storefront-count',
-  text: `select count(*) as "count" from "product" as "p0" where "p0"."store_id" = $1 and "p0"."status" = 'active' and "p0"."deleted_at" is null`,
+  text: `select count(*) as "count" from "product" as "p0" where "p0"."store_id" = $1 and "p0"."livemode" = true and "p0"."status" = 'active' and "p0"."deleted_at" is null`,
 };
 const STOCK = {
   name: 'storefront-stock',

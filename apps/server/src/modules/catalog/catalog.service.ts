@@ -336,7 +336,7 @@ export async function storefrontPage(ctx: ServiceContext, input: { subdomain: st
   const store = await findSellingStore(ctx.em, input.subdomain, 'subdomain');
   const [products, total] = await ctx.em.findAndCount(
     ProductSchema,
-    { store: store.id, status: 'active', deletedAt: null },
+    { store: store.id, livemode: ctx.livemode, status: 'active', deletedAt: null },
     {
       orderBy: { createdAt: 'asc', id: 'asc' },
       limit: STOREFRONT_PAGE_SIZE,

@@ -52,11 +52,16 @@ async function bufferOf(stream: Readable): Promise<Buffer> {
 }
 
 /** The product, locked for the rest of the transaction: image changes of one product go one at a time. */
-async function lockedProduct(em: EntityManager, storeId: string, productId: string): Promise<Product> {
-  await findProduct(em, storeId, productId);
+async function lockedProduct(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+  productId: string,
+): Promise<Product> {
+  await findProduct(em, storeId, livemode, productId);
   const product = await em.findOne(
     ProductSchema,
-    { id: productId, store: storeId, deletedAt: null },
+    { id: productId, store: storeId, livemode, deletedAt: null },
     { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
   );
   if (!product) throw new AppError('not_found', 'Product not found.');
@@ -99,7 +104,7 @@ export async function uploadProductImage(
   ctx: ServiceContext,
   input: { storeId: string; productId: string; stream: Readable },
 ): Promise<{ images: TProductImage[] }> {
-  const product = await findProduct(ctx.em, input.storeId, input.productId);
+  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
   // Checked before the upload is stored, to spare the work; again under the lock below.
   if (product.images.length >= PRODUCT_IMAGES_MAX) throw full();
   const id = newId();
@@ -127,7 +132,7 @@ export async function uploadProductImage(
     }
     const record: ProductImageRecord = { id, contentType, size: stored.size, sha256: stored.sha256, variants };
     const saved = await ctx.em.transactional(async (em) => {
-      const locked = await lockedProduct(em, input.storeId, input.productId);
+      const locked = await lockedProduct(em, input.storeId, ctx.livemode, input.productId);
       if (locked.images.length >= PRODUCT_IMAGES_MAX) throw full();
       locked.images = [...locked.images, record];
       locked.updatedAt = ctx.clock.now();
@@ -147,7 +152,7 @@ export async function deleteProductImage(
   input: { storeId: string; productId: string; imageId: string },
 ): Promise<void> {
   const removed = await ctx.em.transactional(async (em) => {
-    const product = await lockedProduct(em, input.storeId, input.productId);
+    const product = await lockedProduct(em, input.storeId, ctx.livemode, input.productId);
     const image = product.images.find((i) => i.id === input.imageId);
     if (!image) throw new AppError('not_found', 'Image not found.');
     product.images = product.images.filter((i) => i !== image);
@@ -165,7 +170,7 @@ export async function reorderProductImages(
   input: { storeId: string; productId: string; imageIds: string[] },
 ): Promise<{ images: TProductImage[] }> {
   return ctx.em.transactional(async (em) => {
-    const product = await lockedProduct(em, input.storeId, input.productId);
+    const product = await lockedProduct(em, input.storeId, ctx.livemode, input.productId);
     const byId = new Map(product.images.map((i) => [i.id, i]));
     const same =
       input.imageIds.length === byId.size &&

@@ -128,21 +128,22 @@ export async function selectLicensePage(
 }
 
 /**
- * The store's sold keys whose value hashes to `valueHash` (the License API's hash of the whole
- * key), newest first: at most one per product, the (product_id, value_hash) unique index probed
+ * The store's sold keys of one mode whose value hashes to `valueHash` (the License API's hash of
+ * the whole key), newest first: at most one per product, the (product_id, value_hash) unique index probed
  * once for each of the store's products. Raw: the probe by index for every product in one
  * statement, with the store check, which the ORM would make two queries of.
  */
 export async function selectLicensesByHash(
   em: EntityManager,
   storeId: string,
+  livemode: boolean,
   valueHash: string,
 ): Promise<Array<{ id: string }>> {
   return em.execute(
     `select k.id from product p join license_key k on k.product_id = p.id and k.value_hash = ?
-      where p.store_id = ? and k.order_id is not null and k.assigned_at is not null
+      where p.store_id = ? and p.livemode = ? and k.order_id is not null and k.assigned_at is not null
       order by k.assigned_at desc, k.id desc`,
-    [valueHash, storeId],
+    [valueHash, storeId, livemode],
   );
 }
 

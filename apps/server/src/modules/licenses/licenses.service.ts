@@ -285,7 +285,7 @@ export async function findLicensesByKey(
   ctx: ServiceContext,
   input: TFindLicensesByKeyInput,
 ): Promise<{ licenses: TMerchantLicense[] }> {
-  const rows = await selectLicensesByHash(ctx.em, input.storeId, hashOf(ctx, input.key));
+  const rows = await selectLicensesByHash(ctx.em, input.storeId, ctx.livemode, hashOf(ctx, input.key));
   const licenses = await merchantLicenses(
     ctx,
     ctx.em,

@@ -608,6 +608,7 @@ export async function deleteFinishedEvents(em: EntityManager, cutoff: Date, limi
 export interface DeliveryPageRow {
   id: string;
   webhook_id: string;
+  livemode: boolean;
   event_id: string;
   event: string;
   attempt: number;
@@ -637,7 +638,7 @@ export async function selectDeliveryPage(
   if (filter.event) where.and('d.event = ?', filter.event);
   where.before(before, 'd.created_at', 'd.id');
   const rows = await em.execute<Array<Omit<DeliveryPageRow, 'created_at'> & { created_at: string | Date }>>(
-    `select d.id, d.webhook_id, d.event_id, d.event, d.attempt, d.status, d.response_code, d.response_body_preview,
+    `select d.id, d.webhook_id, d.livemode, d.event_id, d.event, d.attempt, d.status, d.response_code, d.response_body_preview,
             d.error_message, d.duration_ms, d.request_headers, d.created_at,
             (extract(epoch from d.created_at) * 1000000)::bigint as created_us
        from webhook_delivery d

@@ -83,6 +83,7 @@ function pageRowView(row: DeliveryPageRow): TWebhookDelivery {
   return {
     id: row.id,
     webhookId: row.webhook_id,
+    livemode: row.livemode,
     eventId: row.event_id,
     event: row.event as TWebhookDelivery['event'],
     attempt: row.attempt,
