@@ -45,16 +45,16 @@ const pool = new pg.Pool({
 });
 
 const STORE = `select * from "store" where id = $1 or subdomain = $2 limit 1`;
-const BLACKLIST = `select id, kind from blacklist_entry where store_id = $1
+const BLACKLIST = `select id, kind from blacklist_entry where store_id = $1 and livemode = $5
   and ((kind = 'ip' and value = $2) or (kind = 'country' and value = $3) or (kind = 'email' and value = $4))`;
 const PRODUCTS = `select * from product where id = any($1::text[]) and store_id = $2`;
 const STOCK = `select product_id, count(*) as n from license_key where product_id = any($1::text[]) and status = 'available' group by product_id`;
-const INSERT_ORDER = `insert into "order" (id, number, store_id, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
+const INSERT_ORDER = `insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
   paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses, checkout_token_hash,
   key_count, paid_at, completed_at, delivered_at, created_at, updated_at)
-  values ($1, $2, $3, 'pending', $4, $5, $6, 0, null, 0, $7, '', $8, $9, $10, $11, '', '[]', $12, 0, null, null, null, $13, $13)`;
-const INSERT_LINE = `insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position) values ($1, $2, $3, $4, $5, $6, $7)`;
-const INSERT_EVENT = `insert into event (id, store_id, type, payload, created_at) values ($1, $2, 'order.created', $3, $4)`;
+  values ($1, $2, $3, $14, 'pending', $4, $5, $6, 0, null, 0, $7, '', $8, $9, $10, $11, '', '[]', $12, 0, null, null, null, $13, $13)`;
+const INSERT_LINE = `insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position, livemode) values ($1, $2, $3, $4, $5, $6, $7, $8)`;
+const INSERT_EVENT = `insert into event (id, store_id, type, payload, created_at, livemode) values ($1, $2, 'order.created', $3, $4, $5)`;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -103,16 +103,19 @@ app.post('/api/v1/checkout', async (request, reply) => {
   if (store.banned) return fail(reply, 403, 'store_banned', 'This store is not available.');
   const ip = request.ip;
   const country = countryOfIp(ip);
+  if (merged.size === 0) return fail(reply, 400, 'cart_empty', 'The cart is empty.');
+  const products = (await pool.query({ name: 'products', text: PRODUCTS, values: [[...merged.keys()], store.id] }))
+    .rows;
+  // The cart's mode is its products' (checkout.service.ts sellableLines); the blacklist is that mode's.
+  const livemode = products[0]?.livemode ?? true;
+  if (products.some((p) => p.livemode !== livemode))
+    return fail(reply, 400, 'mixed_modes', 'A cart cannot mix test and live products.');
   const blocked = await pool.query({
     name: 'blacklist',
     text: BLACKLIST,
-    values: [store.id, ip, country.toUpperCase(), email ?? null],
+    values: [store.id, ip, country.toUpperCase(), email ?? null, livemode],
   });
   if (blocked.rows.length > 0) return fail(reply, 403, 'blacklisted', 'This store does not accept orders from you.');
-  if (merged.size === 0) return fail(reply, 400, 'cart_empty', 'The cart is empty.');
-
-  const products = (await pool.query({ name: 'products', text: PRODUCTS, values: [[...merged.keys()], store.id] }))
-    .rows;
   const keyed = products.filter((p) => p.delivery_methods.includes('licenseKeys')).map((p) => p.id);
   const stock = new Map(keyed.map((id) => [id, 0]));
   if (keyed.length > 0)
@@ -164,13 +167,23 @@ app.post('/api/v1/checkout', async (request, reply) => {
         userAgent,
         tokenHash,
         now,
+        livemode,
       ],
     });
     for (const [position, line] of lines.entries()) {
       await client.query({
         name: 'insert-line',
         text: INSERT_LINE,
-        values: [createId(), orderId, line.product.id, line.product.name, line.quantity, line.unitPriceMinor, position],
+        values: [
+          createId(),
+          orderId,
+          line.product.id,
+          line.product.name,
+          line.quantity,
+          line.unitPriceMinor,
+          position,
+          livemode,
+        ],
       });
     }
     // The order detail, as toOrderDetail (orders.service.ts) writes it into the outbox.
@@ -179,6 +192,7 @@ app.post('/api/v1/checkout', async (request, reply) => {
       id: orderId,
       orderId: `ORD-${number}`,
       storeId: store.id,
+      livemode,
       status: 'pending',
       productName,
       price: minorToAmount(subtotalMinor, store.currency),
@@ -196,7 +210,7 @@ app.post('/api/v1/checkout', async (request, reply) => {
     await client.query({
       name: 'insert-event',
       text: INSERT_EVENT,
-      values: [`evt_${createId()}`, store.id, JSON.stringify({ order: detail }), now],
+      values: [`evt_${createId()}`, store.id, JSON.stringify({ order: detail }), now, livemode],
     });
     await client.query('commit');
   } catch (error) {

@@ -23,7 +23,7 @@ const DAY_MS = 86_400_000;
 // licenses.repo.ts lookupLicense, unlocked.
 const LOOKUP = {
   name: 'license-lookup',
-  text: `select k.id, k.product_id, k.status as key_status, k.assigned_at, k.disabled_at,
+  text: `select k.id, k.product_id, k.livemode, k.status as key_status, k.assigned_at, k.disabled_at,
             p.license_activation_limit as activation_limit, p.license_validity_days as validity_days,
             (select count(*) from license_instance c where c.license_key_id = k.id)::int as usage,
             i.id as instance_id, i.name as instance_name, i.created_at as instance_created_at
@@ -70,6 +70,7 @@ app.post('/api/v1/licenses/validate', async (request, reply) => {
     license: {
       id: row.id,
       productId: row.product_id,
+      livemode: row.livemode,
       status,
       activationLimit: row.activation_limit,
       activationUsage: row.usage,

@@ -1,7 +1,7 @@
 /**
  * Floor for the merchant orders list: the least a server can do to answer the same page.
  * A bare Fastify route (no logging, auth, rate limit, tRPC or validation layers) runs the
- * service's own page SQL (orders.service.ts pageOrders, unfiltered) through a `pg` Pool of
+ * service's own page SQL (orders.service.ts pageOrders, unfiltered but for the live mode) through a `pg` Pool of
  * the same size as the service's (10), as named prepared statements (parsed and planned once per
  * connection, as the service's hot reads are), and answers the same JSON shape.
  *
@@ -28,17 +28,18 @@ const pool = new pg.Pool({
 });
 
 // Verbatim from pageOrders: the columns and the keyset predicate.
-const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
+const LIST_COLUMNS = `o.id, o.number, o.store_id, o.livemode, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
   o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,
   (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
-const FIRST_PAGE = `select ${LIST_COLUMNS} from "order" o where o.store_id = $1 order by o.created_at desc, o.id desc limit $2`;
-const AFTER = `select ${LIST_COLUMNS} from "order" o where o.store_id = $1 and (o.created_at, o.id) < (timestamptz 'epoch' + ($2::bigint) * interval '1 microsecond', $3) order by o.created_at desc, o.id desc limit $4`;
+const FIRST_PAGE = `select ${LIST_COLUMNS} from "order" o where o.store_id = $1 and o.livemode = true order by o.created_at desc, o.id desc limit $2`;
+const AFTER = `select ${LIST_COLUMNS} from "order" o where o.store_id = $1 and o.livemode = true and (o.created_at, o.id) < (timestamptz 'epoch' + ($2::bigint) * interval '1 microsecond', $3) order by o.created_at desc, o.id desc limit $4`;
 
 function rowToOrder(row) {
   return {
     id: row.id,
     orderId: `ORD-${row.number}`,
     storeId: row.store_id,
+    livemode: row.livemode,
     status: row.status,
     productName: row.product_name,
     price: minorToAmount(Number(row.price_minor), row.currency),
@@ -69,7 +70,10 @@ app.get('/stores/:storeId/orders', async (request, reply) => {
   let nextCursor = null;
   if (hasMore && last)
     nextCursor = cursorKey
-      ? encodeCursor(cursorKey, cursorScope('orders', { storeId }), { us: String(last.created_us), id: last.id })
+      ? encodeCursor(cursorKey, cursorScope('orders', { storeId, livemode: true }), {
+          us: String(last.created_us),
+          id: last.id,
+        })
       : `${last.created_us}:${last.id}`;
   reply.header('content-type', 'application/json; charset=utf-8');
   return JSON.stringify({ orders: page.map(rowToOrder), limit, hasMore, nextCursor });
