@@ -304,6 +304,7 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'POST /api/merchant/v1/stores/{storeId}/licenses/{licenseId}/enable': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/disable': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/enable': { body: {}, control: true },
+    'POST /api/dashboard/stores/{storeId}/licenses/search': { body: { key: tokens.licenseKey! }, control: true },
   };
   const entry = table[key];
   if (!entry) throw new Error(`no valid body for ${key}: add one to the table`);
