@@ -9,7 +9,6 @@
 import { Readable } from 'node:stream';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import sharp from 'sharp';
 import { PRODUCT_IMAGE_MAX_BYTES, PRODUCT_IMAGES_MAX, type TProductImage } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -74,6 +73,8 @@ function full(): AppError {
 
 /** The WebP renditions of an image: one per width of IMAGE_WIDTHS, none wider than the original. */
 async function renditions(original: Buffer): Promise<{ width: number; height: number; data: Buffer }[]> {
+  // Loaded on the first upload: the native library costs every process start (the CLI's too) otherwise.
+  const { default: sharp } = await import('sharp');
   try {
     const meta = await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
     // EXIF orientations 5 to 8 turn the picture a quarter: its shown width is the stored height.

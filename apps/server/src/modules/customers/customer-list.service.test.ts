@@ -77,6 +77,7 @@ describe('listStoreCustomers', () => {
     const ann = all.customers.find((c) => c.email === emails[0])!;
     expect(ann).toEqual({
       id: ids[0],
+      livemode: true,
       email: emails[0],
       createdAt: new Date(T0).toISOString(),
       orders: 2,
@@ -84,7 +85,7 @@ describe('listStoreCustomers', () => {
     });
     expect(all.customers.find((c) => c.email === emails[1])).toMatchObject({ orders: 0, spent: 0 });
     // Nothing about the buyer's devices, only the fields the schema names.
-    expect(Object.keys(ann).sort()).toEqual(['createdAt', 'email', 'id', 'orders', 'spent']);
+    expect(Object.keys(ann).sort()).toEqual(['createdAt', 'email', 'id', 'livemode', 'orders', 'spent']);
   });
 
   it('searches by e-mail prefix, case-insensitively, wildcards taken literally', async () => {
