@@ -60,6 +60,8 @@ describe('the route table', () => {
         'POST /api/merchant/v1/stores/{storeId}/products/{productId}/images',
         'POST /api/dashboard/stores/{storeId}/logo',
         'DELETE /api/dashboard/stores/{storeId}/logo',
+        'POST /api/merchant/v1/stores/{storeId}/logo',
+        'DELETE /api/merchant/v1/stores/{storeId}/logo',
         'POST /api/orders/{orderId}/payment-proof',
         'POST /api/payments/{gateway}/webhook',
       ].sort(),
@@ -72,6 +74,8 @@ describe('the route table', () => {
     expect(table.match('GET', '/api/dashboard/stores/s1/orders/o1/payment-proof')?.name).toBe(
       'payments.dashboardProof',
     );
+    expect(table.match('GET', '/api/merchant/v1/stores/s1')?.name).toBe('stores.merchantGet');
+    expect(table.match('POST', '/api/merchant/v1/stores/s1/logo')?.name).toBe('stores.merchantUploadLogo');
     expect(table.match('GET', '/api/nowhere')).toBeUndefined();
     expect(table.trpcCors(['checkout.cart', 'catalog.storefront'])).toBe('open');
     expect(table.trpcCors(['customer.orders'])).toBe('store-origins');

@@ -549,6 +549,41 @@ describe('the license client and the merchant license resources', () => {
   });
 });
 
+describe('merchant client: the store and its look', () => {
+  it('reads the store, changes its name, description and accent colour, and sees an uploaded logo', async () => {
+    const before = await merchant.stores.get({ storeId: store.id });
+    expect(before).toMatchObject({ id: store.id, subdomain: store.subdomain, logoUrl: null });
+    const changed = await merchant.stores.update({
+      storeId: store.id,
+      name: before.name,
+      description: 'Software, delivered.',
+      accentColor: '#1F6FEB',
+    });
+    expect(changed).toMatchObject({ description: 'Software, delivered.', accentColor: '#1f6feb' });
+    const bad = await merchant.stores.update({ storeId: store.id, accentColor: 'blue' }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(SvcInvalidRequestError);
+
+    // The logo: a multipart upload, then read through the client.
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#1f6feb' } })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'logo.png');
+    const uploaded = await fetch(`${server.url}/api/merchant/v1/stores/${store.id}/logo`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${merchantKey}` },
+      body: form,
+    });
+    expect(uploaded.status, await uploaded.clone().text()).toBe(200);
+    const { logoUrl } = (await uploaded.json()) as { logoUrl: string };
+    expect((await merchant.stores.get({ storeId: store.id })).logoUrl).toBe(logoUrl);
+    expect(await merchant.stores.update({ storeId: store.id, accentColor: null })).toMatchObject({
+      accentColor: null,
+      logoUrl,
+    });
+  });
+});
+
 describe('merchant client: coupons and refunds', () => {
   it('creates, lists, reads, updates and deletes coupons, and refunds a paid order', async () => {
     const code = `SDK${randomBytes(3).toString('hex').toUpperCase()}`;

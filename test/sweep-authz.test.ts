@@ -415,6 +415,7 @@ interface Call {
 function validBody(key: string): Record<string, unknown> | undefined {
   const table: Record<string, Record<string, unknown>> = {
     'PATCH /api/dashboard/stores/{storeId}': { name: 'Taken over' },
+    'PATCH /api/merchant/v1/stores/{storeId}': { name: 'Taken over', accentColor: '#000000' },
     'POST /api/dashboard/stores/{storeId}/members': {
       email: A.seller.email,
       permissions: ['viewOrders', 'editOrders', 'manageProducts', 'manageSettings'],

@@ -143,6 +143,7 @@ const MULTIPART_UPLOADS = [
   'POST /api/dashboard/stores/{storeId}/products/{productId}/images',
   'POST /api/merchant/v1/stores/{storeId}/products/{productId}/images',
   'POST /api/dashboard/stores/{storeId}/logo',
+  'POST /api/merchant/v1/stores/{storeId}/logo',
   'POST /api/orders/{orderId}/payment-proof',
 ];
 /** A 1x1 PNG: a product image the sweep's product keeps (bad requests must leave it in place). */
@@ -216,6 +217,7 @@ function baseBody(op: Operation): Record<string, unknown> {
     'PATCH /api/dashboard/stores/{storeId}/members/{memberId}': { permissions: ['viewOrders'] },
     'POST /api/dashboard/api-keys': { name: 'k', scopes: ['order:read'], storeIds: [ids.storeId!] },
     'PATCH /api/merchant/v1/stores/{storeId}/orders/{orderId}': { note: 'n' },
+    'PATCH /api/merchant/v1/stores/{storeId}': { name: 'Shop' },
     'PATCH /api/dashboard/stores/{storeId}/orders/{orderId}': { note: 'n' },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-delivered': { content: 'c' },
     'POST /api/customer/auth/start': { storeId: ids.storeId!, email: buyerEmail },

@@ -16,6 +16,8 @@ export const API_KEY_SCOPES = [
   'coupon:read',
   'coupon:write',
   'event:read',
+  'store:read',
+  'store:write',
 ] as const;
 export const ZApiKeyScope = z.enum(API_KEY_SCOPES);
 export type TApiKeyScope = z.infer<typeof ZApiKeyScope>;

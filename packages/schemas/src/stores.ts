@@ -125,6 +125,22 @@ export const ZUpdateStoreInput = z.strictObject({
 
 export const ZStoreList = z.object({ stores: z.array(ZStore) });
 
+/**
+ * The store as a merchant API key reads it: the dashboard's view without what belongs to a
+ * signed-in member (`role`, `permissions`) or to the operator (`banned`).
+ */
+export const ZMerchantStore = ZStore.omit({ role: true, permissions: true, banned: true });
+export type TMerchantStore = z.infer<typeof ZMerchantStore>;
+
+/** What a merchant API key may change of the store: its name and its look (DESIGN §9.2). */
+export const ZMerchantUpdateStoreInput = ZUpdateStoreInput.pick({
+  storeId: true,
+  name: true,
+  description: true,
+  accentColor: true,
+});
+export type TMerchantUpdateStoreInput = z.infer<typeof ZMerchantUpdateStoreInput>;
+
 export const ZMember = z.object({
   id: z.string(),
   storeId: z.string(),

@@ -8,6 +8,8 @@ export { createMerchantClient } from './merchant.js';
 export type {
   MerchantClient,
   MerchantClientOptions,
+  MerchantStore,
+  StoreUpdateParams,
   OrderList,
   OrderListParams,
   OrderSummary,

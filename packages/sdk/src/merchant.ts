@@ -1,8 +1,8 @@
 /**
  * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, mark paid, refund,
  * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses,
- * coupons, products and their key stock, and the store's events (what a reconciliation of
- * missed webhooks walks).
+ * coupons, products and their key stock, the store itself (name and look), and the store's events
+ * (what a reconciliation of missed webhooks walks).
  *
  * ```ts
  * const svc = createMerchantClient({ baseUrl: 'https://svc.example', apiKey: process.env.SVC_API_KEY! });
@@ -78,6 +78,11 @@ export type Coupon = Out<'coupons.get'>;
 export type CouponList = Out<'coupons.list'>;
 export type CouponCreateParams = In<'coupons.create'>;
 export type CouponUpdateParams = In<'coupons.update'>;
+
+/** The store as a merchant key reads it: name, currency, its look (description, accentColor, logoUrl), origins, settings. */
+export type MerchantStore = Out<'stores.merchantGet'>;
+/** `name`, `description` (plain text) and `accentColor` (`#rrggbb`, null for the default); what is left out stays. */
+export type StoreUpdateParams = In<'stores.merchantUpdate'>;
 
 /** Identifies one coupon of a store. */
 export interface CouponRef {
@@ -225,6 +230,21 @@ export function createMerchantClient(options: MerchantClientOptions) {
       transport.call('coupons.delete', params, once, opts),
   };
 
+  /**
+   * The store itself (scopes store:read, store:write). Its logo is a multipart upload, not a
+   * procedure: POST the file (PNG, JPEG or WebP, at most 1 MB) as the part `file` to
+   * `/api/merchant/v1/stores/{storeId}/logo` (415 for another type, 413 when larger); DELETE that
+   * address removes it. The answer's `logoUrl` is where the storefront serves it.
+   */
+  const stores = {
+    /** The store: name, subdomain, currency, description, accentColor, logoUrl, origins, settings. */
+    get: (params: { storeId: string }, opts?: RequestOptions): Promise<MerchantStore> =>
+      transport.call('stores.merchantGet', params, read, opts),
+    /** Renames the store or changes its look; `accentColor: null` goes back to the default colour. */
+    update: (params: StoreUpdateParams, opts?: RequestOptions): Promise<MerchantStore> =>
+      transport.call('stores.merchantUpdate', params, update, opts),
+  };
+
   const events = {
     /** One page of the store's events, newest first (scope event:read); filters `type`, `from`, `to`. Kept 30 days. */
     list: <E extends WebhookEventName = WebhookEventName>(
@@ -306,5 +326,5 @@ export function createMerchantClient(options: MerchantClientOptions) {
       ),
   };
 
-  return { orders, webhooks, licenses, coupons, events, products, productImages, licenseKeys };
+  return { stores, orders, webhooks, licenses, coupons, events, products, productImages, licenseKeys };
 }

@@ -248,67 +248,78 @@ export const paymentProofDownloadRoute = plainRoute({
   },
 });
 
-const LOGO_POLICY = {
-  auth: { kind: 'session', store: { permission: 'manageSettings' } },
-  csrf: 'required',
-  cors: 'none',
-} as const;
+/** The store's logo routes: the same on the dashboard (session, manageSettings) and the merchant API (key, store:write). */
+function logoPolicy(surface: 'dashboard' | 'merchant') {
+  return surface === 'dashboard'
+    ? ({ auth: { kind: 'session', store: { permission: 'manageSettings' } }, csrf: 'required', cors: 'none' } as const)
+    : ({ auth: { kind: 'apiKey', scope: 'store:write' }, csrf: 'none', cors: 'none' } as const);
+}
 
-export const storeLogoUploadRoute = plainRoute({
-  name: 'stores.uploadLogo',
-  method: 'POST',
-  path: '/api/dashboard/stores/{storeId}/logo',
-  body: 'multipart',
-  query: z.strictObject({}),
-  policy: { ...LOGO_POLICY, errors: ['payload_too_large', 'unsupported_media_type'] },
-  openapi: {
-    operationId: 'stores-uploadLogo',
-    summary: `Upload the store's logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES} bytes; multipart/form-data, one part named "file"); it replaces the old one`,
-    tags: ['dashboard'],
-    requestParams: { path: z.object({ storeId: z.string() }) },
-    requestBody: { required: true, content: MULTIPART_FILE },
-    responses: {
-      200: {
-        description: "The logo's address on the storefront",
-        content: { 'application/json': { schema: z.object({ logoUrl: z.string().nullable() }) } },
+function logoPath(surface: 'dashboard' | 'merchant') {
+  return `/api/${surface === 'dashboard' ? 'dashboard' : 'merchant/v1'}/stores/{storeId}/logo` as const;
+}
+
+function storeLogoUploadRoute(surface: 'dashboard' | 'merchant'): PlainRoute {
+  const dashboard = surface === 'dashboard';
+  return plainRoute({
+    name: dashboard ? 'stores.uploadLogo' : 'stores.merchantUploadLogo',
+    method: 'POST',
+    path: logoPath(surface),
+    body: 'multipart',
+    query: z.strictObject({}),
+    policy: { ...logoPolicy(surface), errors: ['payload_too_large', 'unsupported_media_type'] },
+    openapi: {
+      operationId: dashboard ? 'stores-uploadLogo' : 'stores-merchantUploadLogo',
+      summary: `Upload the store's logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES} bytes; multipart/form-data, one part named "file"); it replaces the old one`,
+      tags: [dashboard ? 'dashboard' : 'merchant: store'],
+      requestParams: { path: z.object({ storeId: z.string() }) },
+      requestBody: { required: true, content: MULTIPART_FILE },
+      responses: {
+        200: {
+          description: "The logo's address on the storefront",
+          content: { 'application/json': { schema: z.object({ logoUrl: z.string().nullable() }) } },
+        },
       },
     },
-  },
-  mapError: multipartError,
-  async handler(ctx, request, reply) {
-    if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the logo as multipart/form-data.');
-    const result = await withSoleFile(request, (_part, content) =>
-      uploadStoreLogo(ctx, { storeId: ctx.params.storeId!, stream: content }),
-    );
-    return reply.send(result);
-  },
-});
+    mapError: multipartError,
+    async handler(ctx, request, reply) {
+      if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the logo as multipart/form-data.');
+      const result = await withSoleFile(request, (_part, content) =>
+        uploadStoreLogo(ctx, { storeId: ctx.params.storeId!, stream: content }),
+      );
+      return reply.send(result);
+    },
+  });
+}
 
-export const storeLogoDeleteRoute = plainRoute({
-  name: 'stores.deleteLogo',
-  method: 'DELETE',
-  path: '/api/dashboard/stores/{storeId}/logo',
-  body: 'none',
-  query: z.strictObject({}),
-  policy: { ...LOGO_POLICY, successStatus: 204, errors: ['unsupported_media_type'] },
-  openapi: {
-    operationId: 'stores-deleteLogo',
-    summary: "Remove the store's logo",
-    tags: ['dashboard'],
-    requestParams: { path: z.object({ storeId: z.string() }) },
-    responses: { 204: { description: 'Removed (or there was none)' } },
-  },
-  async handler(ctx, request, reply) {
-    // No body is read here: one sent anyway is refused, not ignored (the parsers still ran on it).
-    const type = request.headers['content-type'];
-    if (type !== undefined)
-      throw type.startsWith('application/json')
-        ? invalidField('', 'This request takes no body.')
-        : new AppError('unsupported_media_type', 'This request takes no body.');
-    await deleteStoreLogo(ctx, { storeId: ctx.params.storeId! });
-    return reply.code(204).send();
-  },
-});
+function storeLogoDeleteRoute(surface: 'dashboard' | 'merchant'): PlainRoute {
+  const dashboard = surface === 'dashboard';
+  return plainRoute({
+    name: dashboard ? 'stores.deleteLogo' : 'stores.merchantDeleteLogo',
+    method: 'DELETE',
+    path: logoPath(surface),
+    body: 'none',
+    query: z.strictObject({}),
+    policy: { ...logoPolicy(surface), successStatus: 204, errors: ['unsupported_media_type'] },
+    openapi: {
+      operationId: dashboard ? 'stores-deleteLogo' : 'stores-merchantDeleteLogo',
+      summary: "Remove the store's logo",
+      tags: [dashboard ? 'dashboard' : 'merchant: store'],
+      requestParams: { path: z.object({ storeId: z.string() }) },
+      responses: { 204: { description: 'Removed (or there was none)' } },
+    },
+    async handler(ctx, request, reply) {
+      // No body is read here: one sent anyway is refused, not ignored (the parsers still ran on it).
+      const type = request.headers['content-type'];
+      if (type !== undefined)
+        throw type.startsWith('application/json')
+          ? invalidField('', 'This request takes no body.')
+          : new AppError('unsupported_media_type', 'This request takes no body.');
+      await deleteStoreLogo(ctx, { storeId: ctx.params.storeId! });
+      return reply.code(204).send();
+    },
+  });
+}
 
 /** Adding a product image: the same on the dashboard (session) and the merchant API (key, product:write). */
 function productImageUploadRoute(surface: 'dashboard' | 'merchant'): PlainRoute {
@@ -387,6 +398,8 @@ export const UPLOAD_ROUTES = [
   productFileUploadRoute,
   paymentProofUploadRoute,
   paymentProofDownloadRoute,
-  storeLogoUploadRoute,
-  storeLogoDeleteRoute,
+  storeLogoUploadRoute('dashboard'),
+  storeLogoDeleteRoute('dashboard'),
+  storeLogoUploadRoute('merchant'),
+  storeLogoDeleteRoute('merchant'),
 ];

@@ -8,6 +8,20 @@ export interface ScopeGroup {
 
 export const SCOPE_GROUPS = [
   {
+    label: 'Store',
+    scopes: [
+      {
+        value: 'store:read',
+        description: 'Read the store: name, currency, its look (description, accent colour, logo) and settings.',
+      },
+      {
+        value: 'store:write',
+        description:
+          'Rename the store, change its description and accent colour, upload or remove its logo (needs Manage settings).',
+      },
+    ],
+  },
+  {
     label: 'Orders',
     scopes: [
       { value: 'order:read', description: 'List orders and read one (needs View orders).' },

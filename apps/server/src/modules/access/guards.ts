@@ -16,8 +16,11 @@ import type { Context, RouteCall } from '../request/context.js';
 import { enforceRateLimit } from '../request/rate-limit.js';
 import { findMembership, hasPermission } from '../stores/membership.js';
 
-/** The dashboard permission each merchant scope is capped by. */
-export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
+/**
+ * The dashboard permission each merchant scope is capped by; null: membership alone, as the
+ * dashboard asks no permission to see the store itself.
+ */
+export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission | null> = {
   'order:read': 'viewOrders',
   'order:update': 'editOrders',
   'order:refund': 'editOrders',
@@ -31,6 +34,8 @@ export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission> = {
   'coupon:read': 'manageProducts',
   'coupon:write': 'manageProducts',
   'event:read': 'manageSettings',
+  'store:read': null,
+  'store:write': 'manageSettings',
 };
 
 /** The store a route names in its input (path parameter or body field), or 400. */
@@ -106,7 +111,7 @@ export async function authorizeMerchant(
   const member = credential.member;
   if (!member) throw new AppError('store_forbidden', 'The key owner is no longer a member of this store.');
   const ceiling = SCOPE_CEILING[scope];
-  if (!hasPermission(member, ceiling))
+  if (ceiling && !hasPermission(member, ceiling))
     throw new AppError('permission_missing', `The key owner lacks the ${ceiling} permission in this store.`);
   return { credential, storeId };
 }

@@ -439,6 +439,25 @@ describe('authorizeMerchant (the merchant guard)', () => {
     for (const scope of scopes) await authorizeMerchant(bearer(base, ownerKey), scope, { storeId });
   });
 
+  it('caps store:write by manageSettings and store:read by membership alone (the dashboard asks no permission to see the store)', async () => {
+    const { base, staff, storeId, memberId } = await merchantSetup();
+    const { key } = await createApiKey(base, staff, {
+      name: 'store',
+      scopes: ['store:read', 'store:write'],
+      storeIds: [storeId],
+    });
+    for (const permissions of [[], ['viewOrders'], ['manageProducts']] as const) {
+      await updateMember(serviceContext(orm), storeId, { memberId, permissions: [...permissions] });
+      await authorizeMerchant(bearer(base, key), 'store:read', { storeId });
+      await appError(authorizeMerchant(bearer(base, key), 'store:write', { storeId }), 'permission_missing');
+    }
+    await updateMember(serviceContext(orm), storeId, { memberId, permissions: ['manageSettings'] });
+    await authorizeMerchant(bearer(base, key), 'store:write', { storeId });
+    // No longer a member: not even the read.
+    await removeMember(serviceContext(orm), storeId, memberId);
+    await appError(authorizeMerchant(bearer(base, key), 'store:read', { storeId }), 'store_forbidden');
+  });
+
   it('limits each key to MERCHANT_RATE_LIMIT_PER_MINUTE calls in a sliding minute, with the rate-limit headers', async () => {
     const { clock, base, owner, storeId, ownerKey } = await merchantSetup({
       env: { MERCHANT_RATE_LIMIT_PER_MINUTE: '3' },

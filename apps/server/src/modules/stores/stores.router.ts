@@ -4,6 +4,8 @@ import {
   ZMember,
   ZMemberIdInput,
   ZMemberList,
+  ZMerchantStore,
+  ZMerchantUpdateStoreInput,
   ZStore,
   ZStoreIdInput,
   ZStoreList,
@@ -13,20 +15,24 @@ import {
   ZUpdateStoreInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import { publicProcedure, router, sessionProcedure, storeProcedure } from '../../trpc/procedures.js';
+import { merchantProcedure, publicProcedure, router, sessionProcedure, storeProcedure } from '../../trpc/procedures.js';
 import {
   addMember,
   createStore,
+  getMerchantStore,
   getStore,
   listMembers,
   listStores,
   lookupStoreBySubdomain,
   removeMember,
   updateMember,
+  updateMerchantStore,
   updateStore,
 } from './stores.service.js';
 
 const dashboard = ['dashboard'];
+const merchant = ['merchant: store'];
+const MERCHANT_STORE = '/merchant/v1/stores/{storeId}';
 
 /** Members are managed by the store's owner only: staff cannot widen their own access. */
 const ownerProcedure = storeProcedure(undefined, { ownerOnly: true });
@@ -87,6 +93,34 @@ export const storesRouter = router({
     .input(ZUpdateStoreInput)
     .output(ZStore)
     .mutation(({ ctx, input }) => updateStore(ctx, ctx.member, input)),
+
+  merchantGet: merchantProcedure('store:read')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: MERCHANT_STORE,
+        tags: merchant,
+        summary: 'The store: name, currency, its look (description, accent colour, logo), origins and settings',
+      },
+      errors: [],
+    })
+    .input(ZStoreIdInput)
+    .output(ZMerchantStore)
+    .query(({ ctx, input }) => getMerchantStore(ctx, input)),
+
+  merchantUpdate: merchantProcedure('store:write')
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: MERCHANT_STORE,
+        tags: merchant,
+        summary: 'Rename the store or change its look (description, accent colour; null resets the colour)',
+      },
+      errors: [],
+    })
+    .input(ZMerchantUpdateStoreInput)
+    .output(ZMerchantStore)
+    .mutation(({ ctx, input }) => updateMerchantStore(ctx, input)),
 
   members: ownerProcedure
     .meta({

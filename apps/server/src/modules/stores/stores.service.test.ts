@@ -5,7 +5,8 @@ import { createStore, uniqueSubdomain } from '../../../../../test/support/factor
 import { serviceContext } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { AppError } from '../../lib/errors.js';
-import { lookupStoreBySubdomain } from './stores.service.js';
+import { ZMerchantUpdateStoreInput } from '@svc/schemas';
+import { getMerchantStore, lookupStoreBySubdomain, updateMerchantStore } from './stores.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -35,5 +36,42 @@ describe('lookupStoreBySubdomain', () => {
   it('refuses a second store with the same subdomain at the database', async () => {
     const store = await createStore(orm.em.fork());
     await expect(createStore(orm.em.fork(), { subdomain: store.subdomain })).rejects.toThrow(/unique/i);
+  });
+});
+
+describe('the store for a merchant API key', () => {
+  it('reads the store without role, permissions or the ban, and changes only its name and look', async () => {
+    const store = await createStore(orm.em.fork());
+    const before = await getMerchantStore(ctx(), { storeId: store.id });
+    expect(before).toMatchObject({ id: store.id, subdomain: store.subdomain, description: '', accentColor: null });
+    expect(before).not.toHaveProperty('role');
+    expect(before).not.toHaveProperty('permissions');
+    expect(before).not.toHaveProperty('banned');
+
+    const input = ZMerchantUpdateStoreInput.parse({
+      storeId: store.id,
+      name: '  Renamed  ',
+      description: 'Fonts and icons.',
+      accentColor: '#AABBCC',
+    });
+    const changed = await updateMerchantStore(ctx(), input);
+    expect(changed).toMatchObject({ name: 'Renamed', description: 'Fonts and icons.', accentColor: '#aabbcc' });
+    expect(changed.currency).toBe(before.currency);
+    expect(changed.settings).toEqual(before.settings);
+    expect(await getMerchantStore(ctx(), { storeId: store.id })).toEqual(changed);
+
+    // null resets the colour; what is left out stays.
+    const reset = await updateMerchantStore(ctx(), { storeId: store.id, accentColor: null });
+    expect(reset).toMatchObject({ name: 'Renamed', description: 'Fonts and icons.', accentColor: null });
+  });
+
+  it('refuses what a key may not change (currency, origins, settings) and a bad colour or description', () => {
+    for (const extra of [{ currency: 'EUR' }, { allowedOrigins: ['https://a.example'] }, { settings: {} }]) {
+      expect(ZMerchantUpdateStoreInput.safeParse({ storeId: 'abc', ...extra }).success, JSON.stringify(extra)).toBe(
+        false,
+      );
+    }
+    expect(ZMerchantUpdateStoreInput.safeParse({ storeId: 'abc', accentColor: 'red' }).success).toBe(false);
+    expect(ZMerchantUpdateStoreInput.safeParse({ storeId: 'abc', description: 'x'.repeat(2001) }).success).toBe(false);
   });
 });

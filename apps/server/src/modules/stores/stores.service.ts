@@ -3,6 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   ZStoreSettings,
   type TMember,
+  type TMerchantStore,
+  type TMerchantUpdateStoreInput,
   type TStore,
   type TStoreLookupInput,
   type TStorePermission,
@@ -180,12 +182,16 @@ export async function getStore(ctx: ServiceContext, member: StoreMember): Promis
   return toStoreView(store, member);
 }
 
-export async function updateStore(
+/**
+ * The one writer of a store's own fields, for the dashboard (a member with manageSettings) and
+ * the merchant API (a key with store:write, which may send only name, description, accentColor).
+ */
+async function changeStore(
   ctx: ServiceContext,
-  member: StoreMember,
-  input: z.infer<typeof ZUpdateStoreInput>,
-): Promise<TStore> {
-  const store = await ctx.em.findOneOrFail(StoreSchema, { id: member.store.id });
+  storeId: string,
+  input: Omit<z.infer<typeof ZUpdateStoreInput>, 'storeId'>,
+): Promise<Store> {
+  const store = await ctx.em.findOneOrFail(StoreSchema, { id: storeId });
   if (input.name !== undefined) store.name = input.name;
   if (input.currency !== undefined) store.currency = input.currency;
   if (input.description !== undefined) store.description = input.description;
@@ -198,7 +204,45 @@ export async function updateStore(
   }
   store.updatedAt = ctx.clock.now();
   await ctx.em.flush();
-  return toStoreView(store, member);
+  return store;
+}
+
+export async function updateStore(
+  ctx: ServiceContext,
+  member: StoreMember,
+  input: z.infer<typeof ZUpdateStoreInput>,
+): Promise<TStore> {
+  return toStoreView(await changeStore(ctx, member.store.id, input), member);
+}
+
+/** The store as a merchant API key reads it: no member's role or permissions, not the operator's ban. */
+export function toMerchantStore(store: Store): TMerchantStore {
+  return {
+    id: store.id,
+    name: store.name,
+    subdomain: store.subdomain,
+    currency: store.currency,
+    description: store.description,
+    accentColor: store.accentColor ?? null,
+    logoUrl: logoUrlOf(store),
+    allowedOrigins: store.allowedOrigins,
+    settings: storeSettings(store),
+    createdAt: store.createdAt.toISOString(),
+    updatedAt: store.updatedAt.toISOString(),
+  };
+}
+
+export async function getMerchantStore(ctx: ServiceContext, input: { storeId: string }): Promise<TMerchantStore> {
+  return toMerchantStore(await ctx.em.findOneOrFail(StoreSchema, { id: input.storeId }));
+}
+
+/** A merchant's change of the store's name and look, through the dashboard's writer. */
+export async function updateMerchantStore(
+  ctx: ServiceContext,
+  input: TMerchantUpdateStoreInput,
+): Promise<TMerchantStore> {
+  const { storeId, name, description, accentColor } = input;
+  return toMerchantStore(await changeStore(ctx, storeId, { name, description, accentColor }));
 }
 
 export async function listMembers(ctx: ServiceContext, storeId: string): Promise<TMember[]> {
