@@ -168,8 +168,6 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'PATCH /api/merchant/v1/stores/{storeId}/orders/{orderId}': { body: { note: 'n' }, control: true },
     'PATCH /api/merchant/v1/stores/{storeId}': { body: { name: 'Renamed by key' }, control: true },
     'PATCH /api/dashboard/stores/{storeId}/orders/{orderId}': { body: { note: 'n' }, control: true },
-    // A read by a whole key (POST so the key stays out of URLs): harmless to send again.
-    'POST /api/dashboard/stores/{storeId}/licenses/search': { body: { key: 'NO-SUCH-KEY' }, control: true },
     'POST /api/dashboard/stores/{storeId}/orders/{orderId}/mark-delivered': {
       body: { content: 'here it is' },
       control: true,
