@@ -94,7 +94,7 @@ describe('API keys', () => {
 
     await page.getByRole('button', { name: 'Create API key' }).click();
     const form = page.getByRole('dialog', { name: 'Create an API key' });
-    await form.getByLabel('Name').fill('Reporting');
+    await form.getByLabel('Name', { exact: true }).fill('Reporting');
     await form.getByRole('checkbox', { name: /^order:read\b/ }).check();
     await expect
       .poll(() => form.getByRole('checkbox', { name: 'Key Works' }).isChecked(), { timeout: 10_000 })
