@@ -126,7 +126,26 @@ export default {
     console.log(
       `service page: ${cards} product cards (${soldOut} Sold out), ${served.text.length.toLocaleString('en-US')} bytes of HTML, ${gzipSync(served.text).length.toLocaleString('en-US')} gzip; ETag ${etag}`,
     );
-    check(soldOut === keyed.length - stocked.length, `Sold out on exactly the key products without keys (${soldOut})`);
+    // The route shows a page (24) of the active products, oldest first: Sold out on exactly that page's key products without keys.
+    const stockedIds = new Set(stocked.map((p) => p.id));
+    const soldOutIds = new Set(keyed.filter((p) => !stockedIds.has(p.id)).map((p) => p.id));
+    const firstPage = await withClient(
+      db.url,
+      async (client) =>
+        (
+          await client.query(
+            `select id from product where store_id = $1 and livemode and status = 'active' and deleted_at is null
+              order by created_at, id limit $2`,
+            [storeId, cards],
+          )
+        ).rows,
+    );
+    check(cards === Math.min(PRODUCTS, 24), `the first page shows 24 product cards (${cards})`);
+    const expectedSoldOut = firstPage.filter((row) => soldOutIds.has(row.id)).length;
+    check(
+      soldOut === expectedSoldOut,
+      `Sold out on exactly the page's key products without keys (${soldOut} of ${expectedSoldOut})`,
+    );
     const revalidated = await request(`${service.url}${pagePath}`, { headers: { 'if-none-match': etag } });
     check(
       revalidated.status === 304 && revalidated.text === '',
