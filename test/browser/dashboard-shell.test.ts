@@ -126,7 +126,8 @@ describe('dashboard shell', () => {
       ).toBe(`/dashboard/stores/${storeId}${link.path}`);
     }
     const switcher = page.getByRole('combobox', { name: 'Store' });
-    expect(await switcher.inputValue()).toBe(storeId);
+    // The store list is refetched after the creation: until it arrives the select may still hold "__new".
+    await expect.poll(() => switcher.inputValue(), { timeout: 10_000 }).toBe(storeId);
     expect(await switcher.locator('option:checked').textContent()).toBe('Night Owl Games');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
