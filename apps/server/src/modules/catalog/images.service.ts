@@ -57,7 +57,6 @@ async function lockedProduct(
   livemode: boolean,
   productId: string,
 ): Promise<Product> {
-  await findProduct(em, storeId, livemode, productId);
   const product = await em.findOne(
     ProductSchema,
     { id: productId, store: storeId, livemode, deletedAt: null },
