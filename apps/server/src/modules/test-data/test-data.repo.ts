@@ -210,7 +210,7 @@ export function deleteTestRowsById(
   ids: string[],
 ): Promise<number> {
   // Raw: the ids a select above picked, and the store and mode named again.
-  return deleteIds(em, `delete from "${table}" where id = any(?) and store_id = ? and livemode = false returning id`, [
+  return deleteIds(em, `delete from "${table}" where id in (?) and store_id = ? and livemode = false returning id`, [
     ids,
     storeId,
   ]);
