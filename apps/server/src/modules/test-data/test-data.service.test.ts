@@ -169,7 +169,7 @@ describe('deleting a store’s test data', () => {
     const otherTestBefore = await rowsOf(other.id, false);
     const testBefore = await rowsOf(store.id, false);
     expect(testBefore.order).toHaveLength(3);
-    expect(testBefore.webhook_delivery.length).toBeGreaterThan(0);
+    expect(testBefore.webhook_delivery!.length).toBeGreaterThan(0);
 
     const test = inMode(base, false);
     const job = await requestTestDataWipe(test, { storeId: store.id }, 'user:someone');
