@@ -319,9 +319,12 @@ describe('deleting a store’s test data', () => {
     expect(((await twin.json()) as Job).id).toBe(queued.id);
 
     // Live checkouts while the wipe runs: every one is taken and paid.
-    await until(keys.test, queued.id, (j) => j.status !== 'queued');
+    const started = await until(keys.test, queued.id, (j) => j.status !== 'queued');
+    expect(started.status).toBe('running');
     const checkouts = await Promise.all(Array.from({ length: LIVE_CHECKOUTS }, () => checkout(liveProduct.id)));
+    // They finished before the wipe did: they ran beside it, not after it.
     const during = await job(keys.test, shop.id, queued.id);
+    expect(during.status).toBe('running');
     const done = await until(keys.test, queued.id, (j) => j.status === 'succeeded' || j.status === 'failed');
     expect([done.status, done.error]).toEqual(['succeeded', null]);
     expect(done.startedAt).not.toBeNull();
@@ -329,7 +332,7 @@ describe('deleting a store’s test data', () => {
     // The counts are what there was.
     for (const table of PER_MODE) expect(done.deleted[table] ?? 0, table).toBe(testBefore[table]);
     console.log(
-      `wipe of ${TEST_ORDERS} test orders: ${Date.parse(done.finishedAt!) - Date.parse(done.startedAt!)} ms; the checkouts finished while it was ${during.status}`,
+      `wipe of ${TEST_ORDERS} test orders: ${Date.parse(done.finishedAt!) - Date.parse(done.startedAt!)} ms, ${LIVE_CHECKOUTS} live checkouts beside it`,
     );
 
     const statuses = await db.query<{ status: string }>(`select status from "order" where id = any($1)`, [
