@@ -132,6 +132,8 @@ interface World {
   subdomain: string;
   storeName: string;
   merchantKey: string;
+  /** A test-mode key (sk_test_) with every scope: the test-data routes take no live key. */
+  testKey: string;
   ids: Record<string, string>;
   paidToken: string;
   pendingToken: string;
@@ -317,6 +319,11 @@ async function buildWorld(tag: string): Promise<World> {
       'ticket',
     )
   ).id;
+  // A wipe of the store's test data (none here): its job is the test-data routes' object.
+  const testKey = await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id], mode: 'test' });
+  ids.jobId = (
+    await ok(await dashboard(seller, 'DELETE', `/api/dashboard/stores/${store.id}/test-data`), 202, 'test data job')
+  ).id;
   // The customer area: sign in with the code the dev mailbox holds.
   await ok(await post('/api/customer/auth/start', { storeId: store.id, email: SHARED_BUYER }), 204, 'customer code');
   const mailbox = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
@@ -344,6 +351,7 @@ async function buildWorld(tag: string): Promise<World> {
     subdomain: store.subdomain,
     storeName,
     merchantKey: merchant.key,
+    testKey: testKey.key,
     ids,
     paidToken: paid.token,
     pendingToken: pending.token,
@@ -504,7 +512,8 @@ function fill(op: Operation, storeOf: World, objectsOf: World): string {
 /** A calls a store-scoped operation: a session for dashboard routes, A's key for merchant ones. */
 function asA(op: Operation, label: string, url: string): Call {
   const headers: Record<string, string> = { 'x-forwarded-for': clientIp(), accept: 'application/json' };
-  if (op.security === 'bearerAuth') headers.authorization = `Bearer ${A.merchantKey}`;
+  if (op.security === 'bearerAuth')
+    headers.authorization = `Bearer ${op.path.includes('/test-data') ? A.testKey : A.merchantKey}`;
   else {
     headers.cookie = A.seller.cookie;
     if (op.method !== 'GET') headers['x-csrf-token'] = A.seller.csrfToken;

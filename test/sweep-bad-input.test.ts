@@ -168,6 +168,8 @@ let seller: Seller;
 let spareSession: Seller;
 const ids: Record<string, string> = {};
 let merchantKey = '';
+/** A test-mode key (sk_test_): the test-data routes take no live key. */
+let testKey = '';
 let customerCookie = '';
 let spareCustomerCookie = '';
 let orderToken = '';
@@ -182,7 +184,7 @@ function headersFor(op: Operation, extra: Record<string, string> = {}): Record<s
     headers.cookie = who.cookie;
     if (op.method !== 'GET') headers['x-csrf-token'] = who.csrfToken;
   } else if (op.security === 'bearerAuth') {
-    headers.authorization = `Bearer ${merchantKey}`;
+    headers.authorization = `Bearer ${op.path.includes('/test-data') ? testKey : merchantKey}`;
   } else if (op.security === 'customerCookie' || op.key === 'POST /api/customer/auth/logout') {
     headers.cookie = logout ? spareCustomerCookie : customerCookie;
   }
@@ -1423,6 +1425,10 @@ beforeAll(async () => {
     body: JSON.stringify({ orderId: paid.id, token: orderToken, subject: 'Help', message: 'Where is it?' }),
   });
   ids.ticketId = (await ok(ticket, 201, 'ticket')).id;
+  testKey = (await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id], mode: 'test' })).key;
+  ids.jobId = (
+    await ok(await dashboard(seller, 'DELETE', `/api/dashboard/stores/${store.id}/test-data`), 202, 'test data job')
+  ).id;
   customerCookie = await customerSession(store.id, buyerEmail);
   spareCustomerCookie = await customerSession(store.id, uniqueEmail('spare'));
 }, 120_000);

@@ -70,7 +70,7 @@ export async function createStoreFor(seller: Seller, name = 'Shop'): Promise<{ i
 
 export async function createKeyFor(
   seller: Seller,
-  opts: { scopes: string[]; storeIds: string[]; expiresAt?: string },
+  opts: { scopes: string[]; storeIds: string[]; expiresAt?: string; mode?: 'live' | 'test' },
 ): Promise<{ key: string; id: string }> {
   const response = await dashboard(seller, 'POST', '/api/dashboard/api-keys', { name: 'test key', ...opts });
   expect(response.status).toBe(201);

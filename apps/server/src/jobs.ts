@@ -7,11 +7,13 @@ import { expirePendingOrders } from './modules/checkout/checkout.service.js';
 import { pruneFinishedMail } from './modules/mail/mail.service.js';
 import { pruneDeliveries, pruneEvents } from './modules/webhooks/webhooks.service.js';
 import { pruneIdempotencyKeys } from './modules/idempotency/idempotency.service.js';
+import { runTestDataWipes } from './modules/test-data/test-data.service.js';
 
 export interface Job {
   name: string;
   everyMs: number;
-  run(deps: AppDeps): Promise<unknown>;
+  /** `signal` aborts when the process stops: a long job gives its work back between two steps. */
+  run(deps: AppDeps, signal?: AbortSignal): Promise<unknown>;
 }
 
 export const JOBS: Job[] = [
@@ -47,15 +49,23 @@ export const JOBS: Job[] = [
     everyMs: 60 * 60_000,
     run: (deps) => pruneFinishedMail(deps),
   },
+  {
+    // Wipes of a store's test data (test mode), asked for by the merchant API or the dashboard:
+    // looked for every second (an index of the waiting ones), run in batches until none waits.
+    name: 'wipe-test-data',
+    everyMs: 1_000,
+    run: (deps, signal) => runTestDataWipes(deps, signal ? { signal } : {}),
+  },
 ];
 
 export function startJobs(deps: AppDeps, jobs: Job[] = JOBS): () => Promise<void> {
   const running = new Map<string, Promise<unknown>>();
+  const stopping = new AbortController();
   const timers = jobs.map((job) => {
     const tick = () => {
       if (running.has(job.name)) return;
       const run = job
-        .run(deps)
+        .run(deps, stopping.signal)
         .catch((error: unknown) => deps.log.error({ err: error, job: job.name }, 'scheduled job failed'))
         .finally(() => running.delete(job.name));
       running.set(job.name, run);
@@ -66,6 +76,7 @@ export function startJobs(deps: AppDeps, jobs: Job[] = JOBS): () => Promise<void
   });
   return async () => {
     for (const timer of timers) clearInterval(timer);
+    stopping.abort();
     await Promise.allSettled(running.values());
   };
 }

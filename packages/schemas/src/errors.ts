@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   cart_empty: 400,
   /** A cart of test-mode and live products together (test mode, DESIGN §9.3). */
   mixed_modes: 400,
+  /** A route for test data only (deleting it) called with a live key (test mode, DESIGN §9.3). */
+  test_key_required: 403,
   out_of_stock: 400,
   product_unavailable: 400,
   coupon_invalid: 400,

@@ -16,3 +16,4 @@ export * from './tickets.js';
 export * from './tracking.js';
 export * from './webhooks.js';
 export * from './events.js';
+export * from './test-data.js';

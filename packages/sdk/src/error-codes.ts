@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'store_banned',
   'cart_empty',
   'mixed_modes',
+  'test_key_required',
   'out_of_stock',
   'product_unavailable',
   'coupon_invalid',

@@ -1,8 +1,8 @@
 /**
  * The merchant client: server-side code holding an `sk_live_` or `sk_test_` API key (its `mode`). Orders (read, update, mark paid, refund,
  * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses,
- * coupons, products and their key stock, the store itself (name and look), and the store's events
- * (what a reconciliation of missed webhooks walks).
+ * coupons, products and their key stock, the store itself (name and look), the store's events
+ * (what a reconciliation of missed webhooks walks), and deleting the store's test data (a test key).
  *
  * ```ts
  * const svc = createMerchantClient({ baseUrl: 'https://svc.example', apiKey: process.env.SVC_API_KEY! });
@@ -89,6 +89,9 @@ export type CouponUpdateParams = In<'coupons.update'>;
 export type MerchantStore = Out<'stores.merchantGet'>;
 /** `name`, `description` (plain text) and `accentColor` (`#rrggbb`, null for the default); what is left out stays. */
 export type StoreUpdateParams = In<'stores.merchantUpdate'>;
+
+/** A job deleting a store's test data: `status` (queued, running, succeeded, failed) and the rows `deleted` by table. */
+export type TestDataJob = Out<'testData.merchantGet'>;
 
 /** Identifies one coupon of a store. */
 export interface CouponRef {
@@ -255,6 +258,20 @@ export function createMerchantClient(options: MerchantClientOptions) {
       transport.call('stores.merchantUpdate', params, update, opts),
   };
 
+  /**
+   * The store's test data (test mode; a test key, `sk_test_...`: a live key is 403
+   * `test_key_required`). Deleting runs in the background: the answer (202) is the job; read it
+   * with `get` until its `status` is `succeeded` or `failed`. Live objects are never touched.
+   */
+  const testData = {
+    /** Deletes every test object of the store (scope product:write); while a job waits or runs, answers that one. */
+    delete: (params: { storeId: string }, opts?: RequestOptions): Promise<TestDataJob> =>
+      transport.call('testData.merchantDelete', params, update, opts),
+    /** A deletion job: its status and what it has deleted so far (scope product:read). */
+    get: (params: { storeId: string; jobId: string }, opts?: RequestOptions): Promise<TestDataJob> =>
+      transport.call('testData.merchantGet', params, read, opts),
+  };
+
   const events = {
     /** One page of the store's events, newest first (scope event:read); filters `type`, `from`, `to`. Kept 30 days. */
     list: <E extends WebhookEventName = WebhookEventName>(
@@ -348,5 +365,6 @@ export function createMerchantClient(options: MerchantClientOptions) {
     products,
     productImages,
     licenseKeys,
+    testData,
   };
 }

@@ -15,9 +15,12 @@ export function ConfirmAction({
   error,
   triggerLabel,
   destructive = true,
+  confirm,
 }: {
   /** The trigger's and the confirming button's text. */
   verb: string;
+  /** The confirming button's text when it is shorter than the trigger's (`Delete test data` asks, `Delete` confirms). */
+  confirm?: string;
   title: string;
   children?: ReactNode;
   /** Resolves when done: the dialog closes; rejects: it stays open with the error. */
@@ -53,7 +56,7 @@ export function ConfirmAction({
                   );
                 }}
               >
-                {verb}
+                {confirm ?? verb}
               </Button>
             </div>
           </Dialog>

@@ -15,6 +15,7 @@ import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.
 import { IdempotencyKeySchema } from '../modules/idempotency/idempotency.entities.js';
 import { PaymentNotificationSchema, PaymentSchema } from '../modules/payments/payments.entities.js';
 import { StoreMemberSchema, StoreSchema } from '../modules/stores/stores.entities.js';
+import { TestDataWipeSchema } from '../modules/test-data/test-data.entities.js';
 import { TicketMessageSchema, TicketSchema } from '../modules/tickets/tickets.entities.js';
 
 export const ENTITIES = [
@@ -46,4 +47,5 @@ export const ENTITIES = [
   WebhookDeliverySchema,
   TicketSchema,
   TicketMessageSchema,
+  TestDataWipeSchema,
 ];

@@ -17,6 +17,7 @@ import { orderActionsRouter } from '../modules/order-actions/order-actions.route
 import { licensesRouter } from '../modules/licenses/licenses.router.js';
 import { ordersRouter } from '../modules/orders/orders.router.js';
 import { storesRouter } from '../modules/stores/stores.router.js';
+import { testDataRouter } from '../modules/test-data/test-data.router.js';
 import { ticketsRouter } from '../modules/tickets/tickets.router.js';
 import { trackingRouter } from '../modules/tracking/tracking.router.js';
 import { webhooksRouter } from '../modules/webhooks/webhooks.router.js';
@@ -44,6 +45,7 @@ export const appRouter = router({
   tickets: ticketsRouter,
   webhooks: webhooksRouter,
   licenses: licensesRouter,
+  testData: testDataRouter,
 });
 
 // Built at import: a procedure whose declaration has a gap fails here, before anything serves it.

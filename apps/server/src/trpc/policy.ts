@@ -44,8 +44,8 @@ export interface RoutePolicy {
   rateLimit?: RateLimitRule | undefined;
   /** Honours Idempotency-Key, scoped to the store the input names in this field. */
   idempotency?: { storeField: string } | undefined;
-  /** Success status when not 200 (201 create, 204 delete). */
-  successStatus?: 201 | 204 | undefined;
+  /** Success status when not 200 (201 create, 202 accepted for a background job, 204 delete). */
+  successStatus?: 201 | 202 | 204 | undefined;
   /**
    * The route's own error codes (domain rules). The table adds what follows from the rest of the
    * policy: validation, credentials, CSRF, limits, idempotency, and the internal errors.

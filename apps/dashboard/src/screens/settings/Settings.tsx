@@ -2,7 +2,9 @@
  * Settings: the store's name, currency, payment gateways, manual payment instructions, e-mail order
  * access, receipts and allowed origins (stores.update, manageSettings). The subdomain is the
  * storefront's address and the API does not change it: it is shown, read-only. A member without
- * manageSettings sees the same facts as a read-only list, with no form and no Save.
+ * manageSettings sees the same facts as a read-only list, with no form and no Save. `Delete test
+ * data` (manageSettings) starts the background job that deletes the store's test-mode objects and
+ * shows its status until it finishes.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { PAYMENT_METHODS, ZAccentColor, ZOrigin, ZUpdateStoreInput } from '@svc/schemas';
@@ -14,6 +16,7 @@ import { z } from 'zod';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
 import { deleteRoute, trpc, uploadFile } from '../../api';
 import { storesQuery, useStore, useStoreId } from '../../store';
+import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { CheckboxGroup, TextArea, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
@@ -107,6 +110,7 @@ export function Settings() {
               <>
                 <SettingsForm key={data.id} store={data} />
                 <StoreLogo store={data} />
+                <TestData storeId={data.id} />
               </>
             ) : (
               <SettingsView store={data} />
@@ -398,5 +402,74 @@ function SettingsView({ store }: { store: Store }) {
         <dd>{store.allowedOrigins.length ? store.allowedOrigins.join(', ') : 'None'}</dd>
       </dl>
     </>
+  );
+}
+
+type TestDataJob = inferRouterOutputs<AppRouter>['testData']['dashboardGet'];
+
+/** A job still at work: its status is read again every second. */
+const working = (job: TestDataJob | undefined) => job?.status === 'queued' || job?.status === 'running';
+
+const rowCount = (job: TestDataJob) => Object.values(job.deleted).reduce((sum, n) => sum + n, 0);
+
+function jobStatus(job: TestDataJob): string {
+  switch (job.status) {
+    case 'queued':
+      return 'Deleting test data: waiting to start…';
+    case 'running':
+      return `Deleting test data… ${rowCount(job).toLocaleString('en')} rows so far.`;
+    case 'succeeded':
+      return `Test data deleted: ${rowCount(job).toLocaleString('en')} rows.`;
+    case 'failed':
+      return `Deleting test data failed: ${job.error ?? 'unknown error'}. Try again.`;
+  }
+}
+
+/**
+ * Deleting the store's test data (test mode): asks first, then starts the background job
+ * (testData.dashboardDelete, 202) and polls its status (testData.dashboardGet) until it finishes.
+ */
+function TestData({ storeId }: { storeId: string }) {
+  const id = useId();
+  const queryClient = useQueryClient();
+  const [jobId, setJobId] = useState<string | null>(null);
+  const wipe = useMutation(
+    trpc.testData.dashboardDelete.mutationOptions({
+      onSuccess: (job) => {
+        queryClient.setQueryData(trpc.testData.dashboardGet.queryKey({ storeId, jobId: job.id }), job);
+        setJobId(job.id);
+      },
+    }),
+  );
+  const job = useQuery({
+    ...trpc.testData.dashboardGet.queryOptions({ storeId, jobId: jobId ?? '' }),
+    enabled: jobId !== null,
+    refetchInterval: (query) => (working(query.state.data) ? 1_000 : false),
+  });
+  return (
+    <section aria-labelledby={`${id}-title`} className="settings">
+      <h2 id={`${id}-title`}>Test data</h2>
+      <p>
+        Deletes every test-mode object of this store: products, orders, customers, licenses, events, webhook endpoints
+        and their deliveries, tickets, coupons and blacklist entries. Live data is never touched.
+      </p>
+      <div className="actions">
+        <ConfirmAction
+          verb="Delete test data"
+          confirm="Delete"
+          title="Delete this store’s test data?"
+          onConfirm={() => wipe.mutateAsync({ storeId })}
+          pending={wipe.isPending || working(job.data)}
+          error={wipe.error}
+        >
+          <p>
+            Every test-mode object of this store is deleted, in the background. This cannot be undone. Live data is not
+            touched.
+          </p>
+        </ConfirmAction>
+      </div>
+      <ErrorNote error={job.error} />
+      <p role="status">{job.data ? jobStatus(job.data) : ''}</p>
+    </section>
   );
 }

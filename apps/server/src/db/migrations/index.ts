@@ -17,6 +17,7 @@ import { Migration20261126023435_store_look } from './Migration20261126023435_st
 import { Migration20261126051230_product_images } from './Migration20261126051230_product_images.js';
 import { Migration20261126052204_webhook_request_headers } from './Migration20261126052204_webhook_request_headers.js';
 import { Migration20261126054100_test_mode } from './Migration20261126054100_test_mode.js';
+import { Migration20261126082147_test_data_wipe } from './Migration20261126082147_test_data_wipe.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -32,4 +33,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126051230_product_images', class: Migration20261126051230_product_images },
   { name: 'Migration20261126052204_webhook_request_headers', class: Migration20261126052204_webhook_request_headers },
   { name: 'Migration20261126054100_test_mode', class: Migration20261126054100_test_mode },
+  { name: 'Migration20261126082147_test_data_wipe', class: Migration20261126082147_test_data_wipe },
 ];

@@ -135,7 +135,11 @@ export type LicenseKey = InferEntity<typeof LicenseKeySchema>;
 export const StoredFileSchema = defineEntity({
   name: 'StoredFile',
   tableName: 'file',
-  indexes: [{ name: 'file_product_index', properties: ['product'] }],
+  indexes: [
+    { name: 'file_product_index', properties: ['product'] },
+    // The wipe of test data takes a store's test files in batches (test-data.repo.ts).
+    { name: 'file_store_mode_index', properties: ['store', 'livemode'] },
+  ],
   // A payment proof's order and number go together; the newest proofs of an order are read by them.
   uniques: [{ name: 'file_order_proof_unique', properties: ['order', 'proofNumber'] }],
   checks: [{ name: 'file_proof_check', expression: '(order_id is null) = (proof_number is null)' }],
