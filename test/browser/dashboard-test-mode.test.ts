@@ -35,6 +35,8 @@ dashboardPagePerTest(
 );
 
 const modeSwitch = () => page.getByRole('switch', { name: 'Test mode' });
+/** A pointer's click on the switch: on its visible label (the input itself is visually hidden). */
+const clickModeSwitch = () => page.locator('label', { has: modeSwitch() }).click();
 const banner = () => page.getByRole('status').filter({ hasText: 'You are viewing test data' });
 
 async function signIn(seller: Seller, url: string): Promise<void> {
@@ -131,7 +133,8 @@ describe('dashboard test mode', () => {
     await banner().waitFor();
     const productId = new URL(page.url()).pathname.split('/').pop()!;
     await goTo('Products');
-    expect(await listedProducts()).toEqual([expect.stringContaining('Test Teapot')]);
+    // The list cached before the creation may show until its refetch lands.
+    await expect.poll(listedProducts, { timeout: 10_000 }).toEqual([expect.stringContaining('Test Teapot')]);
 
     // Bought: a test order, counted on Home in test mode.
     await paidOrder(shop.store.id, productId);
@@ -159,12 +162,12 @@ describe('dashboard test mode', () => {
     }
 
     // Off: no banner, the live figures and list without the test product and its order.
-    await modeSwitch().click();
+    await clickModeSwitch();
     await banner().waitFor({ state: 'detached' });
     expect(await modeSwitch().isChecked()).toBe(false);
     await expect.poll(ordersToday, { timeout: 10_000 }).toBe('0');
     await goTo('Products');
-    expect(await listedProducts()).toEqual([expect.stringContaining('Live Lantern')]);
+    await expect.poll(listedProducts, { timeout: 10_000 }).toEqual([expect.stringContaining('Live Lantern')]);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Products' }).waitFor();
     expect(await modeSwitch().isChecked()).toBe(false);
@@ -175,7 +178,7 @@ describe('dashboard test mode', () => {
     const shop = await createShop(server.url, 'Test Keys');
     await signIn(shop.seller, storeUrl(server.url, shop.store.id, '/api-keys'));
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-    await modeSwitch().click();
+    await clickModeSwitch();
     await banner().waitFor();
 
     await page.getByRole('button', { name: 'Create API key' }).click();
