@@ -4,9 +4,11 @@
  * says so on every screen (axe-clean, light and dark). A product created in test mode is listed
  * in test mode only; a test order bought with it counts in Home's figures in test mode only; the
  * mode survives a reload and a deep link. A key created in test mode is `sk_test_…` in its dialog
- * and `test` in the list.
+ * and `test` in the list. A test order's payment proof downloads from its page in test mode (a plain
+ * route, fetched with the mode header).
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../support/catalog.js';
@@ -224,5 +226,70 @@ describe('dashboard test mode', () => {
     await live.waitFor();
     expect((await live.getByRole('cell').nth(2).textContent())?.trim()).toBe('live');
     await expectAccessible(page, 'API keys in test mode');
+  }, 120_000);
+
+  it("downloads a test order's payment proof from its page in test mode; in live mode the order is not found", async () => {
+    const shop = await createShop(server.url, 'Proof Works');
+    // A test product, made over HTTP as the dashboard does in test mode.
+    const made = await fetch(`${server.url}/api/dashboard/stores/${shop.store.id}/products`, {
+      method: 'POST',
+      headers: {
+        cookie: shop.seller.cookie,
+        'x-csrf-token': shop.seller.csrfToken,
+        'x-svc-mode': 'test',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        name: 'Test Transfer',
+        price: 7,
+        deliveryMethods: ['deliveryInstructions'],
+        deliveryInstructions: 'Thanks!',
+      }),
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const product = (await made.json()) as { id: string; livemode: boolean };
+    expect(product.livemode).toBe(false);
+    // The buyer checks out, chooses the manual transfer and sends the proof.
+    const checkout = await fetch(`${server.url}/api/v1/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        shopId: shop.store.id,
+        cart: [{ productId: product.id, quantity: 1 }],
+        email: `buyer-${randomBytes(4).toString('hex')}@example.test`,
+      }),
+    });
+    expect(checkout.status, await checkout.clone().text()).toBe(200);
+    const { url, orderId } = (await checkout.json()) as { url: string; orderId: string };
+    const token = new URL(url).searchParams.get('token')!;
+    const start = await fetch(`${server.url}/api/checkout/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ orderId, token, paymentMethod: 'manual' }),
+    });
+    expect(start.status, await start.clone().text()).toBe(200);
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('test receipt bytes')], { type: 'image/png' }), 'receipt.png');
+    const sent = await fetch(`${server.url}/api/orders/${orderId}/payment-proof?token=${token}`, {
+      method: 'POST',
+      body: form,
+    });
+    expect(sent.status, await sent.clone().text()).toBe(201);
+
+    const orderPage = storeUrl(server.url, shop.store.id, `/orders/${orderId}`);
+    await signIn(shop.seller, orderPage);
+    // Live (the default): the test order is not found.
+    await page.getByRole('alert').filter({ hasText: 'Order not found.' }).waitFor();
+    expect(await page.getByRole('heading', { level: 1, name: /^Order ORD-/ }).count()).toBe(0);
+    await clickModeSwitch();
+    await banner().waitFor();
+    await page.getByRole('heading', { level: 1, name: /^Order ORD-/ }).waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Payment proof' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('receipt.png');
+    expect(await readFile((await download.path())!, 'utf8')).toBe('test receipt bytes');
+    await expectAccessible(page, 'a test order in test mode');
   }, 120_000);
 });
