@@ -289,7 +289,7 @@ describe('dashboard test mode', () => {
       page.getByRole('button', { name: 'Payment proof' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('receipt.png');
-    expect(await readFile((await download.path())!, 'utf8')).toBe('test receipt bytes');
+    expect(await readFile(await download.path(), 'utf8')).toBe('test receipt bytes');
     await expectAccessible(page, 'a test order in test mode');
   }, 120_000);
 });
