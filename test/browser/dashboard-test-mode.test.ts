@@ -226,6 +226,15 @@ describe('dashboard test mode', () => {
     await live.waitFor();
     expect((await live.getByRole('cell').nth(2).textContent())?.trim()).toBe('live');
     await expectAccessible(page, 'API keys in test mode');
+
+    // The Developers screen offers the test key only, in test mode.
+    await goTo('Developers');
+    const offered = page.getByRole('combobox', { name: 'API key' });
+    await offered.waitFor();
+    expect((await offered.getByRole('option').allTextContents()).map((name) => name.trim())).toEqual([
+      `Staging (${key.slice(0, 14)}…)`,
+    ]);
+    expect(await page.getByRole('region', { name: 'curl' }).textContent()).toContain(`Bearer ${key.slice(0, 14)}...`);
   }, 120_000);
 
   it("downloads a test order's payment proof from its page in test mode; in live mode the order is not found", async () => {
