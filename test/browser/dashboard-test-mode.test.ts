@@ -2,8 +2,9 @@
  * In a real browser: the dashboard's Test mode (DESIGN §9.3, issue 31 item 3). The `Test mode`
  * switch in the header is reached with Tab and turned on with Space; a `Test mode` status then
  * says so on every screen (axe-clean, light and dark). A product created in test mode is listed
- * in test mode only; a test order bought with it counts in Home's figures in test mode only; the
- * mode survives a reload and a deep link. A key created in test mode is `sk_test_…` in its dialog
+ * in test mode only; a test order bought with it counts in Home's figures in test mode only; every
+ * API call carries the mode in `X-Svc-Mode`; the mode survives a reload and a deep link, and a
+ * switch in another tab is followed. A key created in test mode is `sk_test_…` in its dialog
  * and `test` in the list. A test order's payment proof downloads from its page in test mode (a plain
  * route, fetched with the mode header).
  */
@@ -174,6 +175,20 @@ describe('dashboard test mode', () => {
     await page.getByRole('heading', { level: 1, name: 'Products' }).waitFor();
     expect(await modeSwitch().isChecked()).toBe(false);
     expect(await banner().count()).toBe(0);
+
+    // Switched on in another tab of this browser: this tab follows, list and banner together.
+    const second = await page.context().newPage();
+    try {
+      await second.goto(storeUrl(server.url, shop.store.id, '/products'));
+      await second.getByRole('heading', { level: 1, name: 'Products' }).waitFor();
+      await second.locator('label', { has: second.getByRole('switch', { name: 'Test mode' }) }).click();
+      await second.getByRole('status').filter({ hasText: 'You are viewing test data' }).waitFor();
+    } finally {
+      await second.close();
+    }
+    await banner().waitFor();
+    expect(await modeSwitch().isChecked()).toBe(true);
+    await expect.poll(listedProducts, { timeout: 10_000 }).toEqual([expect.stringContaining('Test Teapot')]);
   }, 120_000);
 
   it('a key made in test mode is sk_test_ in its dialog and test in the list', async () => {
