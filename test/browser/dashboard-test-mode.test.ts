@@ -16,7 +16,7 @@ import { createProduct } from '../support/catalog.js';
 import { pay } from '../support/payments.js';
 import { type Seller } from '../support/seller.js';
 import { dashboardPagePerTest, expectAccessible, signInThroughUi, storeUrl } from './dashboard-support.js';
-import { createShop, launchChromium, startPageServer } from './support.js';
+import { createShop, launchChromium, screenshots, startPageServer } from './support.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
 declare const document: any;
@@ -123,6 +123,11 @@ describe('dashboard test mode', () => {
     // The live product is gone from the list at once: the cache was reset, the list is the test one.
     expect(await listedProducts()).toEqual([]);
     await expectAccessible(page, 'Products in test mode');
+    // The banner at a phone's and a laptop's width, light and dark: no sideways scrolling, no low-contrast text.
+    await screenshots(page, 'dashboard-test-mode-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshots(page, 'dashboard-test-mode-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // A product created in test mode is listed in test mode.
     await page.getByRole('link', { name: 'New product' }).click();
