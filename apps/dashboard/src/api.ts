@@ -7,6 +7,7 @@ import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import { currentMode, onModeSwitch } from './mode';
 
 let csrfToken: string | undefined;
 
@@ -25,9 +26,9 @@ export interface ApiFailure {
   offline: boolean;
 }
 
-/** The header an unsafe call outside tRPC (a multipart upload) sends with the session cookie. */
-export function csrfHeader(): Record<string, string> {
-  return csrfToken ? { 'X-CSRF-Token': csrfToken } : {};
+/** The headers a call outside tRPC (an upload, a download) sends with the session cookie: the mode and CSRF. */
+export function plainHeaders(): Record<string, string> {
+  return { 'X-Svc-Mode': currentMode(), ...(csrfToken ? { 'X-CSRF-Token': csrfToken } : {}) };
 }
 
 /** Our error body ({ error, code, issues }) from a plain route, or a lost connection (status 0). */
@@ -56,7 +57,7 @@ export function uploadFile(
     const xhr = new XMLHttpRequest();
     xhr.open('POST', url);
     xhr.withCredentials = true;
-    for (const [name, value] of Object.entries(csrfHeader())) xhr.setRequestHeader(name, value);
+    for (const [name, value] of Object.entries(plainHeaders())) xhr.setRequestHeader(name, value);
     xhr.responseType = 'json';
     xhr.upload.addEventListener('progress', (event) => {
       if (event.lengthComputable) onProgress(event.loaded, event.total);
@@ -92,7 +93,7 @@ export function uploadFile(
 export async function deleteRoute(url: string): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(url, { method: 'DELETE', credentials: 'same-origin', headers: csrfHeader() });
+    response = await fetch(url, { method: 'DELETE', credentials: 'same-origin', headers: plainHeaders() });
   } catch {
     throw new HttpFailure('Could not reach svc. Check the connection and try again.', 'offline', 0);
   }
@@ -104,6 +105,36 @@ export async function deleteRoute(url: string): Promise<void> {
     response.status,
     [],
   );
+}
+
+/**
+ * GETs a file from a plain route with the mode and CSRF headers (a link could send neither) and
+ * hands it to the browser as a download, named as the server's Content-Disposition says.
+ */
+export async function downloadFile(url: string, fallbackName: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin', headers: plainHeaders() });
+  } catch {
+    throw new HttpFailure('Could not reach svc. Check the connection and try again.', 'offline', 0);
+  }
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as { error?: unknown; code?: unknown } | null;
+    throw new HttpFailure(
+      typeof body?.error === 'string' ? body.error : `The download failed (${response.status}).`,
+      typeof body?.code === 'string' ? body.code : 'internal_error',
+      response.status,
+      [],
+    );
+  }
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = encoded ? decodeURIComponent(encoded) : fallbackName;
+  link.click();
+  // The click has started the download; the object URL is not needed once it has read the blob.
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 }
 
 export function apiFailure(error: unknown): ApiFailure {
@@ -169,12 +200,27 @@ export const queryClient = new QueryClient({
   },
 });
 
+// The mode switched: every cached answer is the other mode's. Reset, not invalidate: a reset query
+// drops its data (no live rows under the test banner while the test ones load), and a fetch still
+// on its way with the old header is cancelled; the queries on screen fetch again. The auth router's
+// queries (the signed-in user and the CSRF token) are the same in both modes and stay.
+onModeSwitch(() => {
+  void queryClient.resetQueries({ predicate: (query) => !isAuthQuery(query.queryKey) });
+});
+
+/** A tRPC query key is [path, { input, type }]; the path's first part is the router. */
+function isAuthQuery(key: readonly unknown[]): boolean {
+  const path = key[0];
+  return Array.isArray(path) && path[0] === 'auth';
+}
+
 export const trpcClient = createTRPCClient<AppRouter>({
   links: [
     httpBatchLink({
       url: '/trpc',
       maxItems: 10,
-      headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+      // Read at each send: a call made after the switch carries the new mode.
+      headers: () => ({ 'x-svc-mode': currentMode(), ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}) }),
       fetch: (url, options) => fetch(url, { ...options, credentials: 'same-origin' }),
     }),
   ],

@@ -1,10 +1,14 @@
 /**
- * The frame of every store screen: a banner with the store switcher (`Store`) and `Sign out`, the
- * `Main` navigation, and the screen. Skip link first, so the keyboard reaches the content at once.
+ * The frame of every store screen: a banner with the store switcher (`Store`), the `Test mode`
+ * switch and `Sign out`, the `Main` navigation, and the screen. Skip link first, so the keyboard
+ * reaches the content at once. While test mode is on, a `Test mode` status under the header says
+ * so on every screen.
  */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate, useRouter } from '@tanstack/react-router';
+import { Switch } from 'react-aria-components';
 import { trpc } from '../api';
+import { setMode, useMode } from '../mode';
 import { sessionQuery, signedOut } from '../session';
 import { storesQuery, useStore, useStoreId } from '../store';
 
@@ -52,6 +56,34 @@ function StoreSwitcher() {
   );
 }
 
+/** The dashboard's mode (DESIGN §9.3): a switch, so Space toggles it and a screen reader says on or off. */
+function TestModeSwitch() {
+  const mode = useMode();
+  return (
+    <Switch className="mode-switch" isSelected={mode === 'test'} onChange={(on) => setMode(on ? 'test' : 'live')}>
+      <span className="mode-switch-track" aria-hidden="true">
+        <span className="mode-switch-thumb" />
+      </span>
+      Test mode
+    </Switch>
+  );
+}
+
+/** Shown on every store screen while test mode is on, announced when it appears. */
+function TestModeBanner() {
+  const mode = useMode();
+  if (mode !== 'test') return null;
+  return (
+    <div role="status" className="mode-banner">
+      <strong>Test mode</strong>{' '}
+      <span>
+        You are viewing test data: test products, orders, customers, licenses, webhooks and events. Nothing here touches
+        your live store; turn off Test mode to see it.
+      </span>
+    </div>
+  );
+}
+
 function SignOut() {
   const router = useRouter();
   const signOut = useMutation(
@@ -88,13 +120,17 @@ export function StoreShell() {
       <a href="#main" className="skip-link">
         Skip to content
       </a>
-      <header className="topbar">
-        <Link to="/stores/$storeId" params={{ storeId }} className="brand">
-          svc
-        </Link>
-        <StoreSwitcher />
-        <span className="muted user">{session.data?.user.email}</span>
-        <SignOut />
+      <header className="top">
+        <div className="topbar">
+          <Link to="/stores/$storeId" params={{ storeId }} className="brand">
+            svc
+          </Link>
+          <StoreSwitcher />
+          <TestModeSwitch />
+          <span className="muted user">{session.data?.user.email}</span>
+          <SignOut />
+        </div>
+        <TestModeBanner />
       </header>
       <nav aria-label="Main" className="sidebar">
         <ul>

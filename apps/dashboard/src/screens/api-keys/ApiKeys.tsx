@@ -1,7 +1,9 @@
 /**
  * API keys: the signed-in seller's merchant keys (a key belongs to its user and lists the stores
- * it reaches). Created with a name, scopes, stores and an optional expiry; the key itself is shown
- * once in a SecretDialog; the list shows only its prefix. Revoking asks first.
+ * it reaches). Created with a name, a mode (live or test, the dashboard's mode first), scopes,
+ * stores and an optional expiry; the key itself (`sk_live_…` / `sk_test_…`) is shown once in a
+ * SecretDialog; the list shows only its prefix and its mode. Revoking asks first. Keys are the
+ * seller's, not a mode's: the list is the same in both modes.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { ZCreateApiKeyInput } from '@svc/schemas';
@@ -12,6 +14,7 @@ import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
 import { trpc } from '../../api';
+import { useMode } from '../../mode';
 import { useStore, useStoreId } from '../../store';
 import { ConfirmAction, FormDialog, SecretDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -24,7 +27,7 @@ import { SCOPE_GROUPS } from './scopes';
 type ApiKey = inferRouterOutputs<AppRouter>['apiKeys']['list']['apiKeys'][number];
 
 // The server's own fields; the expiry is a day here, sent as the end of that day in the seller's time zone.
-const ZKeyForm = ZCreateApiKeyInput.pick({ name: true, scopes: true, storeIds: true }).extend({
+const ZKeyForm = ZCreateApiKeyInput.pick({ name: true, mode: true, scopes: true, storeIds: true }).extend({
   expiresOn: z.union([z.iso.date(), z.literal('')]).optional(),
 });
 type KeyForm = z.input<typeof ZKeyForm>;
@@ -41,11 +44,12 @@ function keyState(key: ApiKey, now: number): string {
 
 function CreateKeyForm({ onCreated, close }: { onCreated: (key: string) => void; close: () => void }) {
   const storeId = useStoreId();
+  const mode = useMode();
   const { stores } = useStore();
   const queryClient = useQueryClient();
   const form = useForm<KeyForm>({
     resolver: zodResolver(ZKeyForm),
-    defaultValues: { name: '', scopes: [], storeIds: [storeId], expiresOn: '' },
+    defaultValues: { name: '', mode, scopes: [], storeIds: [storeId], expiresOn: '' },
   });
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
@@ -63,6 +67,7 @@ function CreateKeyForm({ onCreated, close }: { onCreated: (key: string) => void;
       onSubmit={onValid(form, (values) =>
         create.mutate({
           name: values.name,
+          mode: values.mode,
           scopes: values.scopes,
           storeIds: values.storeIds,
           ...(values.expiresOn ? { expiresAt: endOfDay(values.expiresOn) } : {}),
@@ -70,6 +75,18 @@ function CreateKeyForm({ onCreated, close }: { onCreated: (key: string) => void;
       )}
     >
       <TextInput label="Name" registration={form.register('name')} error={errors.name} />
+      <fieldset className="field" aria-describedby="key-mode-hint">
+        <legend>Mode</legend>
+        <label className="check">
+          <input type="radio" value="live" {...form.register('mode')} /> Live
+        </label>
+        <label className="check">
+          <input type="radio" value="test" {...form.register('mode')} /> Test
+        </label>
+        <span id="key-mode-hint" className="muted">
+          A live key (sk_live_…) reads and writes your live store; a test key (sk_test_…) only test data.
+        </span>
+      </fieldset>
       <fieldset className="field" aria-describedby={errors.scopes ? 'key-scopes-error' : undefined}>
         <legend>Scopes</legend>
         {SCOPE_GROUPS.map((group) => (
@@ -172,6 +189,7 @@ export function ApiKeys() {
             columns={[
               { header: 'Name', cell: (key) => key.name },
               { header: 'Key', cell: (key) => <code>{`${key.prefix}…`}</code> },
+              { header: 'Mode', cell: (key) => key.mode },
               {
                 header: 'Scopes',
                 cell: (key) => (

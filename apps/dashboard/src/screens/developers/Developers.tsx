@@ -1,12 +1,14 @@
 /**
  * The developer's home: where the API is, this store's id, and a first call (list the orders)
  * with `curl` and with `@svc/sdk`, for a key the seller picks. Only a key's prefix is known after
- * it was created, so the snippets hold the prefix with `...` for the seller to replace.
+ * it was created, so the snippets hold the prefix with `...` for the seller to replace. The keys
+ * offered are of the dashboard's mode: in test mode, test keys (`sk_test_…`).
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { trpc } from '../../api';
+import { useMode } from '../../mode';
 import { useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 
@@ -37,6 +39,7 @@ function Snippet({ label, text }: { label: string; text: string }) {
 
 export function Developers() {
   const storeId = useStoreId();
+  const mode = useMode();
   const keys = useQuery(trpc.apiKeys.list.queryOptions());
   const [keyId, setKeyId] = useState('');
   const origin = window.location.origin;
@@ -78,6 +81,7 @@ export function Developers() {
         {({ apiKeys }) => {
           const usable = apiKeys.filter(
             (key) =>
+              key.mode === mode &&
               !key.revokedAt &&
               (!key.expiresAt || Date.parse(key.expiresAt) > Date.now()) &&
               key.storeIds.includes(storeId) &&
@@ -85,7 +89,7 @@ export function Developers() {
           );
           const chosen = usable.find((key) => key.id === keyId) ?? usable[0];
           // The key is shown once, at creation: here only its prefix is known.
-          const placeholder = chosen ? `${chosen.prefix}...` : 'sk_...';
+          const placeholder = chosen ? `${chosen.prefix}...` : `sk_${mode}_...`;
           const curl = [
             `curl ${baseUrl}/merchant/v1/stores/${storeId}/orders?limit=10 \\`,
             `  -H "Authorization: Bearer ${placeholder}"`,
@@ -105,7 +109,8 @@ export function Developers() {
             <>
               {usable.length === 0 ? (
                 <p>
-                  No key of yours reaches this store with <code>order:read</code>.{' '}
+                  No key of yours reaches this store with <code>order:read</code>
+                  {mode === 'test' ? ' in test mode' : ''}.{' '}
                   <Link to="/stores/$storeId/api-keys" params={{ storeId }}>
                     Create one
                   </Link>

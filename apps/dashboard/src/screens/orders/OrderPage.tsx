@@ -13,7 +13,7 @@ import { Fragment } from 'react';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { trpc } from '../../api';
+import { downloadFile, trpc } from '../../api';
 import { orderRoute } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { ConfirmAction, FormDialog } from '../../ui/dialogs';
@@ -87,12 +87,28 @@ export function OrderPage() {
   );
 }
 
+/** The buyer's proof of a manual payment, fetched with the mode and CSRF headers (a plain link sends neither). */
+function PaymentProof({ order }: { order: Order }) {
+  const url = `/api/dashboard/stores/${encodeURIComponent(order.storeId)}/orders/${encodeURIComponent(order.id)}/payment-proof`;
+  const download = useMutation({ mutationFn: () => downloadFile(url, `payment-proof-${order.orderId}`) });
+  return (
+    <>
+      <p>
+        <button type="button" className="button" onClick={() => download.mutate()} disabled={download.isPending}>
+          Payment proof
+        </button>{' '}
+        <span className="muted">(the file the buyer sent, if they sent one)</span>
+      </p>
+      <ErrorNote error={download.error} />
+    </>
+  );
+}
+
 function OrderView({ order }: { order: Order }) {
   const { store, can } = useStore();
   const currency = store?.currency ?? 'USD';
   const money = (amount: number) => formatMoney(amount, currency);
   const mayEdit = can('editOrders');
-  const proof = `/api/dashboard/stores/${encodeURIComponent(order.storeId)}/orders/${encodeURIComponent(order.id)}/payment-proof`;
   return (
     <>
       <p>
@@ -157,14 +173,7 @@ function OrderView({ order }: { order: Order }) {
           <dt>Paid</dt>
           <dd>{money(order.paid)}</dd>
         </dl>
-        {order.paymentMethod === 'manual' && (
-          <p>
-            <a href={proof} download>
-              Payment proof
-            </a>{' '}
-            <span className="muted">(the file the buyer sent, if they sent one)</span>
-          </p>
-        )}
+        {order.paymentMethod === 'manual' && <PaymentProof order={order} />}
       </section>
 
       <section aria-labelledby="delivered">
