@@ -6,6 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TPaymentMethod } from '@svc/schemas';
+import type { Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import { can } from '../orders/order-lifecycle.js';
@@ -16,6 +17,7 @@ import type { Gateway, GatewayContext } from './gateway.js';
 import { PaymentSchema } from './payments.entities.js';
 import type { GatewayRefunds } from './settlement.js';
 import { stripeGateway } from './stripe-gateway.js';
+import { testGatewaySettles } from './test-gateway.js';
 
 /** The buyer pays as the seller instructs and the seller marks the order paid. */
 export const manualGateway: Gateway = {
@@ -32,13 +34,43 @@ export const manualGateway: Gateway = {
   },
 };
 
-/** Outside production: pay on the local pay page, or by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts). */
+/** A Stripe secret key of Stripe's test mode: it may take test orders. */
+export const isStripeTestKey = (key: string | undefined): boolean => !!key && key.startsWith('sk_test_');
+
+/**
+ * Why this process cannot take an order of this mode with this method, or undefined. The mode
+ * decides as much as the configuration (DESIGN §9.3: a test order is settled only by the test
+ * gateway, and by Stripe when its configured key is a test key):
+ * - `test`: testGatewaySettles;
+ * - `stripe`: configured; a test order only with an `sk_test_…` key (a live key would charge a card);
+ * - `manual`: live orders only. The seller's confirmation moves real money outside svc and would
+ *   deliver a test order as paid; a test order is paid on the test gateway's page instead.
+ */
+export function gatewayRefusal(
+  config: Pick<Config, 'isProduction' | 'testGatewaySecret' | 'stripeSecretKey'>,
+  method: TPaymentMethod,
+  livemode: boolean,
+): string | undefined {
+  if (!GATEWAYS[method]) return 'This payment method is not available.';
+  if (method === 'test' && !testGatewaySettles(config, livemode))
+    return config.isProduction
+      ? 'The test gateway settles test orders only.'
+      : 'The test gateway is not available here.';
+  if (method === 'stripe' && !config.stripeSecretKey) return 'Stripe is not configured.';
+  if (method === 'stripe' && !livemode && !isStripeTestKey(config.stripeSecretKey))
+    return 'This is a test order: pay it with the test gateway (Stripe takes test orders only with a test key, sk_test_…).';
+  if (method === 'manual' && !livemode) return 'This is a test order: pay it with the test gateway.';
+  return undefined;
+}
+
+/** Pay on the pay page, or by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts); testGatewaySettles says which orders. */
 export const testGateway: Gateway = {
   method: 'test',
   start(order, _store, { config }) {
-    if (config.isProduction || !config.testGatewaySecret) {
+    const refusal = gatewayRefusal(config, 'test', order.livemode);
+    if (refusal) {
       throw new AppError('validation_failed', 'The request is not valid.', {
-        issues: [{ path: 'paymentMethod', message: 'The test gateway is not available here.' }],
+        issues: [{ path: 'paymentMethod', message: refusal }],
       });
     }
     return {
