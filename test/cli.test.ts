@@ -84,7 +84,7 @@ describe('svc operator commands', () => {
         '--stores',
         subdomain,
       );
-      const key = /^(sk_[0-9A-Za-z]{40})$/m.exec(created.stdout)?.[1];
+      const key = /^(sk_live_[0-9A-Za-z]{40})$/m.exec(created.stdout)?.[1];
       expect(key).toBeDefined();
 
       server = await spawnServer(env);
@@ -92,6 +92,44 @@ describe('svc operator commands', () => {
         headers: { authorization: `Bearer ${key}` },
       });
       expect(orders.status).toBe(200);
+
+      // --mode test makes a test key: it answers for the store's test objects only (an empty list here).
+      const testCreated = await svc(
+        'create-api-key',
+        '--owner',
+        'ops@example.test',
+        '--name',
+        'ci-test',
+        '--scopes',
+        'order:read',
+        '--stores',
+        subdomain,
+        '--mode',
+        'test',
+      );
+      expect(testCreated.stdout).toContain('created test API key');
+      const testKey = /^(sk_test_[0-9A-Za-z]{40})$/m.exec(testCreated.stdout)?.[1];
+      expect(testKey).toBeDefined();
+      const testOrders = await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders`, {
+        headers: { authorization: `Bearer ${testKey}` },
+      });
+      expect(testOrders.status).toBe(200);
+      expect(((await testOrders.json()) as { orders: unknown[] }).orders).toEqual([]);
+      const badMode = await svc(
+        'create-api-key',
+        '--owner',
+        'ops@example.test',
+        '--name',
+        'x',
+        '--scopes',
+        'order:read',
+        '--stores',
+        subdomain,
+        '--mode',
+        'prod',
+      );
+      expect(badMode.code).toBe(2);
+      expect(badMode.stderr).toContain('mode');
 
       expect((await svc('ban-store', subdomain)).stdout).toContain(`banned ${subdomain}`);
       expect((await fetch(`${server.url}/api/store/${subdomain}`)).status).toBe(403);
@@ -106,7 +144,7 @@ describe('svc operator commands', () => {
     async () => {
       const seeded = await svc('seed-demo');
       expect(seeded.code).toBe(0);
-      const key = /(sk_[0-9A-Za-z]{40})/.exec(seeded.stdout)?.[1];
+      const key = /(sk_live_[0-9A-Za-z]{40})/.exec(seeded.stdout)?.[1];
       const storeId = /\(([a-z0-9]{20,})\), subdomain demo/.exec(seeded.stdout)?.[1];
       expect(key && storeId).toBeTruthy();
       server ??= await spawnServer(env);
@@ -223,7 +261,7 @@ describe('svc operator commands', () => {
         store.subdomain,
       );
       expect(created.code, created.stderr).toBe(0);
-      const key = /^(sk_[0-9A-Za-z]{40})$/m.exec(created.stdout)![1]!;
+      const key = /^(sk_live_[0-9A-Za-z]{40})$/m.exec(created.stdout)![1]!;
 
       // The key's record, as the dashboard lists it.
       const keys = (await (await dashboard(seller, 'GET', '/api/dashboard/api-keys')).json()) as {

@@ -128,7 +128,7 @@ describe('changes take effect on the next request', () => {
     const text = await list.text();
     expect(text).not.toContain(key);
     const entry = JSON.parse(text).apiKeys.find((k: { id: string }) => k.id === id);
-    expect(entry.prefix).toBe(key.slice(0, 10));
+    expect(entry.prefix).toBe(key.slice(0, 14));
     expect(entry.lastUsedAt).not.toBeNull();
   });
 

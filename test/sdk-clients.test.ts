@@ -202,6 +202,14 @@ describe('merchant client: typed errors', () => {
   it('refuses a malformed key before any request', () => {
     expect(() => createMerchantClient({ baseUrl: server.url, apiKey: ' sk_abc ' })).toThrow(TypeError);
     expect(() => createMerchantClient({ baseUrl: 'not a url', apiKey: `sk_${'D'.repeat(40)}` })).toThrow(SvcError);
+    expect(() => createMerchantClient({ baseUrl: server.url, apiKey: `sk_prod_${'D'.repeat(40)}` })).toThrow(TypeError);
+  });
+
+  it("exposes the key's mode: test for an sk_test_ key, live for sk_live_ and for keys issued before modes", () => {
+    const client = (apiKey: string) => createMerchantClient({ baseUrl: server.url, apiKey });
+    expect(client(`sk_test_${'E'.repeat(40)}`).mode).toBe('test');
+    expect(client(`sk_live_${'E'.repeat(40)}`).mode).toBe('live');
+    expect(client(`sk_${'E'.repeat(40)}`).mode).toBe('live');
   });
 });
 

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const seeded = await run(process.execPath, [SERVER_ENTRY, 'seed-demo'], {
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: server.db.url, ...shared },
   });
-  const apiKey = /(sk_[0-9A-Za-z]{40})/.exec(seeded.stdout)?.[1];
+  const apiKey = /(sk_live_[0-9A-Za-z]{40})/.exec(seeded.stdout)?.[1];
   const storeId = /\(([a-z0-9]{20,})\), subdomain demo/.exec(seeded.stdout)?.[1];
   expect(apiKey && storeId, seeded.stdout).toBeTruthy();
   demo = { storeId: storeId!, apiKey: apiKey! };

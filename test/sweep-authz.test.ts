@@ -337,7 +337,7 @@ async function buildWorld(tag: string): Promise<World> {
     'delivery',
   );
   const fileLink = new URL(delivery.downloadFiles[0].url).pathname + new URL(delivery.downloadFiles[0].url).search;
-  const keyPrefix = merchant.key.slice(0, 10);
+  const keyPrefix = merchant.key.slice(0, 14);
   return {
     seller,
     storeId: store.id,

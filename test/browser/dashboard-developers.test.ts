@@ -105,11 +105,11 @@ describe('API keys', () => {
     const shown = page.getByRole('dialog', { name: 'Your new API key' });
     await shown.getByRole('button', { name: 'Copy' }).waitFor();
     const key = (await shown.getByLabel('Secret').textContent())?.trim() ?? '';
-    expect(key).toMatch(/^sk_[0-9A-Za-z]{40}$/);
+    expect(key).toMatch(/^sk_live_[0-9A-Za-z]{40}$/);
     await shown.getByRole('button', { name: 'Done' }).click();
 
     const row = page.getByRole('row', { name: /Reporting/ });
-    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain(`${key.slice(0, 10)}…`);
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain(`${key.slice(0, 14)}…`);
     expect(await row.textContent()).toContain('order:read');
     expect(await row.textContent()).not.toContain(key);
     await checkScreen();

@@ -78,6 +78,7 @@ export function requestContext(base: ServiceContext, opts: RequestOptions = {}):
         customerToken: undefined,
         checkout: undefined,
         idempotencyKey: undefined,
+        mode: undefined,
         ...opts.credentials,
       },
     },

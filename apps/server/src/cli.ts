@@ -7,7 +7,15 @@
  * embedded one of a running `svc serve` on the same data directory.
  */
 import { parseArgs } from 'node:util';
-import { API_KEY_SCOPES, ZApiKeyScope, ZCredentials, ZEmail, ZTimestamp, ZCreateStoreInput } from '@svc/schemas';
+import {
+  API_KEY_SCOPES,
+  ZApiKeyMode,
+  ZApiKeyScope,
+  ZCredentials,
+  ZEmail,
+  ZTimestamp,
+  ZCreateStoreInput,
+} from '@svc/schemas';
 import { z } from 'zod';
 import type { Runtime } from './runtime.js';
 import { seedDemo } from './seed-demo.js';
@@ -268,6 +276,11 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
         required: true,
       },
       { name: 'expires', value: 'ISO time', description: 'when the key stops working (default never)' },
+      {
+        name: 'mode',
+        value: 'live|test',
+        description: 'the objects the key reads and writes: live (default, sk_live_...) or test (sk_test_...)',
+      },
     ],
     example: 'svc create-api-key --owner you@example.com --name ci --scopes order:read,order:update --stores my-shop',
     parse(values) {
@@ -282,6 +295,7 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
         scopes: scopes[0] === ALL_SCOPES ? [...API_KEY_SCOPES] : check(z.array(ZApiKeyScope).min(1), scopes, 'scopes'),
         stores,
         expiresAt: values.expires === undefined ? undefined : check(ZTimestamp, values.expires, 'expires'),
+        mode: values.mode === undefined ? ('live' as const) : check(ZApiKeyMode, values.mode, 'mode'),
       };
     },
     async run(runtime, input) {
@@ -298,8 +312,9 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
         scopes: input.scopes,
         storeIds,
         expiresAt: input.expiresAt,
+        mode: input.mode,
       });
-      return `created API key ${apiKey.id} (${apiKey.scopes.join(', ')}); it is shown only now:\n${key}`;
+      return `created ${apiKey.mode} API key ${apiKey.id} (${apiKey.scopes.join(', ')}); it is shown only now:\n${key}`;
     },
   }),
   'seed-demo': operator({

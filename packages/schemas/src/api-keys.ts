@@ -22,8 +22,15 @@ export const API_KEY_SCOPES = [
 export const ZApiKeyScope = z.enum(API_KEY_SCOPES);
 export type TApiKeyScope = z.infer<typeof ZApiKeyScope>;
 
+/** A key's mode (test mode, DESIGN §9.3): it reads and writes only that mode's objects. */
+export const API_KEY_MODES = ['live', 'test'] as const;
+export const ZApiKeyMode = z.enum(API_KEY_MODES);
+export type TApiKeyMode = z.infer<typeof ZApiKeyMode>;
+
 export const ZCreateApiKeyInput = z.strictObject({
   name: z.string().trim().min(1).max(100),
+  /** `live` (the default) answers `sk_live_…`, `test` answers `sk_test_…`. */
+  mode: ZApiKeyMode.default('live'),
   scopes: z.array(ZApiKeyScope).min(1).max(API_KEY_SCOPES.length),
   storeIds: z.array(ZId).min(1).max(100),
   expiresAt: ZTimestamp.optional(),
@@ -34,6 +41,8 @@ export const ZApiKey = z.object({
   name: z.string(),
   /** The first 10 characters, enough to recognise a key, never enough to use it. */
   prefix: z.string(),
+  /** The key's mode; keys issued before modes existed are live. */
+  mode: ZApiKeyMode,
   scopes: z.array(ZApiKeyScope),
   storeIds: z.array(z.string()),
   expiresAt: ZTimestamp.nullable(),

@@ -1,5 +1,5 @@
 /**
- * The merchant client: server-side code holding an `sk_` API key. Orders (read, update, mark paid, refund,
+ * The merchant client: server-side code holding an `sk_live_` or `sk_test_` API key (its `mode`). Orders (read, update, mark paid, refund,
  * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses,
  * coupons, products and their key stock, the store itself (name and look), and the store's events
  * (what a reconciliation of missed webhooks walks).
@@ -20,9 +20,15 @@ import {
 } from './transport.js';
 
 export interface MerchantClientOptions extends ClientOptions {
-  /** A merchant API key (`sk_...`), created in the dashboard; never ship it to a browser. */
+  /**
+   * A merchant API key (`sk_live_…` or `sk_test_…`), created in the dashboard; never ship it to a
+   * browser. A test key reads and writes only the store's test objects (its `mode`).
+   */
   apiKey: string;
 }
+
+/** The objects a key reads and writes: `live`, or `test` for an `sk_test_` key (test mode). */
+export type MerchantMode = 'live' | 'test';
 
 export type OrderList = Out<'orders.list'>;
 export type OrderListParams = In<'orders.list'>;
@@ -104,12 +110,16 @@ export interface WebhookRef {
 
 export type MerchantClient = ReturnType<typeof createMerchantClient>;
 
-const API_KEY = /^sk_[A-Za-z0-9]{20,}$/;
+const API_KEY = /^sk_(?:live_|test_)?[A-Za-z0-9]{20,}$/;
 
 export function createMerchantClient(options: MerchantClientOptions) {
   if (typeof options.apiKey !== 'string' || options.apiKey !== options.apiKey.trim() || !API_KEY.test(options.apiKey)) {
-    throw new TypeError('apiKey must be a merchant API key (sk_ followed by letters and digits, no whitespace).');
+    throw new TypeError(
+      'apiKey must be a merchant API key (sk_live_ or sk_test_ followed by letters and digits, no whitespace).',
+    );
   }
+  // Keys issued before modes (`sk_` and the rest) are live.
+  const mode: MerchantMode = options.apiKey.startsWith('sk_test_') ? 'test' : 'live';
   const transport = createTransport({ ...options, headers: { authorization: `Bearer ${options.apiKey}` } });
   const read = { type: 'query', retry: 'safe' } as const;
   const update = { type: 'mutation', retry: 'safe' } as const;
@@ -326,5 +336,17 @@ export function createMerchantClient(options: MerchantClientOptions) {
       ),
   };
 
-  return { stores, orders, webhooks, licenses, coupons, events, products, productImages, licenseKeys };
+  return {
+    /** The key's mode: `test` for an `sk_test_` key, which sees only the store's test objects; `live` otherwise. */
+    mode,
+    stores,
+    orders,
+    webhooks,
+    licenses,
+    coupons,
+    events,
+    products,
+    productImages,
+    licenseKeys,
+  };
 }

@@ -19,6 +19,7 @@ import {
   authenticateOperator,
   authenticateSession,
   authorizeMerchant,
+  dashboardLivemode,
   requireMember,
   storeIdOf,
 } from '../modules/access/guards.js';
@@ -64,6 +65,8 @@ async function guard(route: PlainRoute, ctx: PlainContext): Promise<void> {
     case 'session': {
       const { user } = await authenticateSession(ctx, ctx.call);
       ctx.user = user;
+      // The dashboard's mode (X-Svc-Mode) is the call's (test mode, DESIGN §9.3).
+      ctx.livemode = dashboardLivemode(ctx);
       if (auth.store)
         ctx.member = await requireMember(
           ctx,

@@ -334,7 +334,11 @@ export function buildOpenApiDocument(
     version,
     baseUrl: '/',
     securitySchemes: {
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'Merchant API key (`sk_...`)' },
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Merchant API key (`sk_live_...` or `sk_test_...`; a test key reads and writes only test objects)',
+      },
     },
     paths: plainPaths(plainRoutes),
   });

@@ -42,6 +42,7 @@ export function resolveCaller(deps: AppDeps, req: FastifyRequest): CallerInfo {
       customerToken: cookies[CUSTOMER_COOKIE] || undefined,
       checkout: parseCheckoutCookie(cookies[CHECKOUT_COOKIE]),
       idempotencyKey: headers['idempotency-key'],
+      mode: header(headers['x-svc-mode']),
     },
   };
 }

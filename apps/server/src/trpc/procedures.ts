@@ -9,7 +9,13 @@ import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
 import { TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
 import { AppError, toPublicError } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
-import { authenticateSession, authorizeMerchant, requireMember, storeIdOf } from '../modules/access/guards.js';
+import {
+  authenticateSession,
+  authorizeMerchant,
+  dashboardLivemode,
+  requireMember,
+  storeIdOf,
+} from '../modules/access/guards.js';
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
 import type { Context, RouteCall } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
@@ -124,7 +130,8 @@ export const sessionProcedure = baseProcedure
   .use(async ({ ctx, meta, type, next }) => {
     authOf(meta, 'session');
     const { user, session, token } = await authenticateSession(ctx, callOf(meta, type));
-    return next({ ctx: { user, session, sessionToken: token } });
+    // The dashboard's mode (X-Svc-Mode) is the call's.
+    return next({ ctx: { user, session, sessionToken: token, livemode: dashboardLivemode(ctx) } });
   });
 
 /** A member of the store named by `storeId` in the input, holding `permission` when given. */
@@ -142,7 +149,8 @@ export function storeProcedure(permission?: TStorePermission, opts: { ownerOnly?
       const { user, session, token } = await authenticateSession(ctx, callOf(meta, type));
       const storeId = storeIdOf(await getRawInput());
       const member = await requireMember(ctx, user.id, storeId, store?.permission, store?.ownerOnly);
-      return next({ ctx: { user, session, sessionToken: token, storeId, member } });
+      // The dashboard's mode (X-Svc-Mode) is the call's.
+      return next({ ctx: { user, session, sessionToken: token, storeId, member, livemode: dashboardLivemode(ctx) } });
     });
 }
 

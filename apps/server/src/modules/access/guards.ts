@@ -45,6 +45,20 @@ export function storeIdOf(input: unknown): string {
   return storeId;
 }
 
+/**
+ * The mode a dashboard call reads and writes: `X-Svc-Mode` (test mode, DESIGN §9.3), live when
+ * absent. Any other value is 400: a typo must not quietly show live data to a seller who asked
+ * for test data.
+ */
+export function dashboardLivemode(ctx: Pick<Context, 'caller'>): boolean {
+  const mode = ctx.caller.credentials.mode;
+  if (mode === undefined || mode === 'live') return true;
+  if (mode === 'test') return false;
+  throw new AppError('validation_failed', 'X-Svc-Mode must be live or test.', {
+    issues: [{ path: 'X-Svc-Mode', message: 'Must be live or test.' }],
+  });
+}
+
 /** The signed-in seller of a request; an unsafe call also needs the CSRF token when the route requires it. */
 export async function authenticateSession(
   ctx: Pick<Context, 'em' | 'clock' | 'deps' | 'caller' | 'answer'>,

@@ -30,7 +30,8 @@ afterAll(() => orm?.close());
 
 const START = Date.UTC(2026, 3, 1, 12, 0);
 const INVALID_TOKEN = 'Bearer realm="svc", error="invalid_token"';
-const KEY_SHAPE = /^sk_[0-9A-Za-z]{40}$/;
+const KEY_SHAPE = /^sk_live_[0-9A-Za-z]{40}$/;
+const TEST_KEY_SHAPE = /^sk_test_[0-9A-Za-z]{40}$/;
 
 /** The AppError a call rejects with; fails the test when it resolves or throws anything else. */
 async function appError(promise: Promise<unknown>, code: string): Promise<AppError> {
@@ -61,7 +62,7 @@ const bearer = (base: ServiceContext, key: string): Context => presenting(base, 
 const storedKey = (id: string) => orm.em.fork().findOneOrFail(ApiKeySchema, { id });
 
 describe('createApiKey', () => {
-  it('makes an sk_ key of 40 base62 characters, shown once, with only its SHA-256 stored', async () => {
+  it('makes an sk_live_ key of 40 base62 characters, shown once, with only its SHA-256 stored', async () => {
     const ctx = serviceContext(orm, new ManualClock(START));
     const owner = await newUser(ctx);
     const storeId = await newStoreOf(ctx, owner);
@@ -75,7 +76,8 @@ describe('createApiKey', () => {
     expect(apiKey).toEqual({
       id: apiKey.id,
       name: 'CI',
-      prefix: key.slice(0, 10),
+      prefix: key.slice(0, 14),
+      mode: 'live',
       scopes: ['order:read'],
       storeIds: [storeId],
       expiresAt: null,
@@ -91,10 +93,76 @@ describe('createApiKey', () => {
         [apiKey.id],
       );
     expect(row!.key_hash).toBe(createHash('sha256').update(key).digest('hex'));
-    // Neither the key nor its secret part (after the 10-character prefix) is stored anywhere in the row.
+    // Neither the key nor its secret part (after the 14-character prefix) is stored anywhere in the row.
     expect(row!.row).not.toContain(key);
-    expect(row!.row).not.toContain(key.slice(10));
-    expect(row!.row).not.toContain(key.slice(3));
+    expect(row!.row).not.toContain(key.slice(14));
+    expect(row!.row).not.toContain(key.slice(8));
+  });
+
+  it('makes an sk_test_ key for mode test, whose record says test and whose requests are test calls', async () => {
+    const ctx = serviceContext(orm, new ManualClock(START));
+    const owner = await newUser(ctx);
+    const storeId = await newStoreOf(ctx, owner);
+
+    const test = await createApiKey(ctx, owner, {
+      name: 'Test',
+      mode: 'test',
+      scopes: ['order:read'],
+      storeIds: [storeId],
+    });
+    const live = await createApiKey(ctx, owner, {
+      name: 'Live',
+      mode: 'live',
+      scopes: ['order:read'],
+      storeIds: [storeId],
+    });
+
+    expect(test.key).toMatch(TEST_KEY_SHAPE);
+    expect(test.apiKey).toMatchObject({ mode: 'test', prefix: test.key.slice(0, 14) });
+    expect(live.key).toMatch(KEY_SHAPE);
+    expect(live.apiKey.mode).toBe('live');
+    // Both made at the same instant of the manual clock: compare by name.
+    expect((await listApiKeys(ctx, owner)).map((key) => [key.name, key.mode]).sort()).toEqual([
+      ['Live', 'live'],
+      ['Test', 'test'],
+    ]);
+    await expect(
+      authenticateApiKey(presenting(serviceContext(orm), `Bearer ${test.key}`), storeId),
+    ).resolves.toMatchObject({
+      keyId: test.apiKey.id,
+      livemode: false,
+    });
+    await expect(
+      authenticateApiKey(presenting(serviceContext(orm), `Bearer ${live.key}`), storeId),
+    ).resolves.toMatchObject({
+      keyId: live.apiKey.id,
+      livemode: true,
+    });
+  });
+
+  it('keeps a key issued before modes (sk_ and 40 characters, no mode given) working as a live key', async () => {
+    const ctx = serviceContext(orm, new ManualClock(START));
+    const owner = await newUser(ctx);
+    const storeId = await newStoreOf(ctx, owner);
+    const legacy = `sk_${randomBytes(30)
+      .toString('base64')
+      .replace(/[^0-9A-Za-z]/g, '')
+      .padEnd(40, 'x')
+      .slice(0, 40)}`;
+    const id = newId();
+    // As the rows of keys made before modes: no mode written, the column's default applies.
+    await orm.em.fork().execute(
+      `insert into api_key (id, user_id, name, prefix, key_hash, scopes, store_ids, created_at)
+       values (?, ?, 'old', ?, ?, '{order:read}', ?, now())`,
+      [id, owner.id, legacy.slice(0, 10), createHash('sha256').update(legacy).digest('hex'), `{${storeId}}`],
+    );
+    await expect(
+      authenticateApiKey(presenting(serviceContext(orm), `Bearer ${legacy}`), storeId),
+    ).resolves.toMatchObject({
+      keyId: id,
+      livemode: true,
+    });
+    expect((await listApiKeys(ctx, owner)).find((key) => key.id === id)?.mode).toBe('live');
   });
 
   it('refuses stores the user is not a member of, including stores that do not exist', async () => {
@@ -219,6 +287,8 @@ describe('authenticateApiKey', () => {
       `Bearer ${key}x`, // 41 characters
       `Bearer ${key.slice(0, -1)}-`, // not base62
       `Bearer pk_${key.slice(3)}`,
+      `Bearer sk_demo_${key.slice(8)}`, // not a mode
+      `Bearer sk_live${key.slice(8)}`, // the mode without its underscore
       `Bearer ${key} extra`,
     ];
     for (const authorization of [...malformed, `Bearer ${unknown}`]) {

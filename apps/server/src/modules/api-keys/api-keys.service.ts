@@ -1,7 +1,8 @@
 /**
- * Merchant API keys: `sk_` + 40 base62 characters, stored as SHA-256, shown once. A key
- * belongs to a user and lists the stores it may reach; what it may do there is capped
- * at request time by the owner's current membership (access/guards.ts).
+ * Merchant API keys: `sk_live_` or `sk_test_` + 40 base62 characters (keys issued before modes,
+ * `sk_` + 40, stay live), stored as SHA-256, shown once. A key belongs to a user, is of one mode
+ * and lists the stores it may reach; what it may do there is capped at request time by the
+ * owner's current membership (access/guards.ts).
  */
 import type { TApiKey } from '@svc/schemas';
 import { ZCreateApiKeyInput } from '@svc/schemas';
@@ -15,8 +16,9 @@ import { StoreMemberSchema } from '../stores/stores.entities.js';
 import { selectCredential } from './api-keys.repo.js';
 import { ApiKeySchema, type ApiKey } from './api-keys.entities.js';
 
-export const API_KEY_PATTERN = /^sk_[0-9A-Za-z]{40}$/;
-const PREFIX_LENGTH = 10;
+export const API_KEY_PATTERN = /^sk_(?:live_|test_)?[0-9A-Za-z]{40}$/;
+/** What the list shows of a key: its mode's part and six characters, enough to recognise it, never to use it. */
+const PREFIX_LENGTH = 'sk_live_'.length + 6;
 /** lastUsedAt is written at most this often per key, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -25,6 +27,7 @@ export function toApiKeyView(key: ApiKey): TApiKey {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
+    mode: key.mode,
     scopes: key.scopes as TApiKey['scopes'],
     storeIds: key.storeIds,
     expiresAt: key.expiresAt?.toISOString() ?? null,
@@ -37,7 +40,7 @@ export function toApiKeyView(key: ApiKey): TApiKey {
 export async function createApiKey(
   ctx: ServiceContext,
   user: User,
-  input: z.infer<typeof ZCreateApiKeyInput>,
+  input: z.input<typeof ZCreateApiKeyInput>,
 ): Promise<{ apiKey: TApiKey; key: string }> {
   const now = ctx.clock.now();
   const storeIds = [...new Set(input.storeIds)];
@@ -48,11 +51,13 @@ export async function createApiKey(
   if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime()) {
     throw invalidField('expiresAt', 'Must be in the future.');
   }
-  const key = `sk_${randomBase62(40)}`;
+  const mode = input.mode ?? 'live';
+  const key = `sk_${mode}_${randomBase62(40)}`;
   const apiKey = ctx.em.create(ApiKeySchema, {
     id: newId(),
     user,
     name: input.name,
+    mode,
     prefix: key.slice(0, PREFIX_LENGTH),
     keyHash: sha256Hex(key),
     scopes: [...new Set(input.scopes)],

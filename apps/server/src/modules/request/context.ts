@@ -32,6 +32,8 @@ export interface Credentials {
   checkout: CheckoutCookie | undefined;
   /** Idempotency-Key as sent (checked by the idempotency step). */
   idempotencyKey: string | string[] | undefined;
+  /** X-Svc-Mode as sent: the dashboard's mode, `live` or `test` (read by the session guards). */
+  mode: string | undefined;
 }
 
 export interface CallerInfo {
