@@ -6,21 +6,18 @@
  * cart of test products is priced, checked out and paid with the test gateway; a cart that mixes
  * the modes is 400 `mixed_modes`.
  *
- * Test products are made as the seller makes products, then turned into test ones in the
- * database (no credential of this branch creates test data yet).
+ * Test products are made as a seller makes them with the dashboard's Test mode on (X-Svc-Mode: test).
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { TEST_GATEWAY_SECRET } from './support/payments.js';
-import { createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
+import { createStoreFor, dashboard, dashboardInMode, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
 const PUBLIC_URL = 'https://shop.example.test';
 
 let server: Awaited<ReturnType<typeof startServer>>;
-let db: pg.Client;
 let seller: Seller;
 let store: { id: string; subdomain: string };
 let live: { id: string; slug: string };
@@ -35,30 +32,21 @@ const post = (path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-/** A product (and its keys) of test mode, as a test key will make them. */
-async function toTestMode(productId: string): Promise<void> {
-  await db.query('update product set livemode = false, updated_at = now() where id = $1', [productId]);
-  await db.query('update license_key set livemode = false where product_id = $1', [productId]);
-}
-
 beforeAll(async () => {
   server = await startServer({ PUBLIC_URL, TEST_GATEWAY_SECRET });
-  db = new pg.Client({ connectionString: server.db.url });
-  await db.connect();
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller, 'Mode Shop');
   live = await createProduct(seller, store.id, { name: 'Live lamp', price: 12 });
-  racer = await createProduct(seller, store.id, {
-    name: 'Test racer',
-    price: 3,
-    deliveryMethods: ['licenseKeys'],
-  });
+  racer = await createProduct(
+    seller,
+    store.id,
+    { name: 'Test racer', price: 3, deliveryMethods: ['licenseKeys'] },
+    'test',
+  );
   keys = [`TR-${randomBytes(4).toString('hex')}`, `TR-${randomBytes(4).toString('hex')}`];
-  await importKeys(seller, store.id, racer.id, keys);
-  await toTestMode(racer.id);
+  await importKeys(seller, store.id, racer.id, keys, 'test');
 });
 afterAll(async () => {
-  await db?.end();
   await server?.stop();
 });
 
@@ -131,8 +119,7 @@ describe('ETags per mode', () => {
   it('a test change never changes the live ETag, and a live change never the test ETag', async () => {
     const other = await createStoreFor(seller, 'Etag Modes');
     const lamp = await createProduct(seller, other.id, { name: 'Desk lamp' });
-    const kite = await createProduct(seller, other.id, { name: 'Test kite' });
-    await toTestMode(kite.id);
+    const kite = await createProduct(seller, other.id, { name: 'Test kite' }, 'test');
     const pages = [`/s/${other.subdomain}`, `/s/${other.subdomain}/cart`];
     const tags = async () => {
       const out: Record<string, string> = {};
@@ -149,7 +136,14 @@ describe('ETags per mode', () => {
     for (const path of pages) expect(before[path]).not.toBe(before[`${path}?mode=test`]);
 
     // A test product changes: every test ETag changes, no live one does.
-    await db.query(`update product set name = 'Test kite 2', updated_at = now() where id = $1`, [kite.id]);
+    const renamedKite = await dashboardInMode(
+      seller,
+      'test',
+      'PATCH',
+      `/api/dashboard/stores/${other.id}/products/${kite.id}`,
+      { name: 'Test kite 2' },
+    );
+    expect(renamedKite.status).toBe(200);
     for (const path of pages) {
       expect((await get(path, { 'if-none-match': before[path]! })).status, path).toBe(304);
       expect((await get(`${path}?mode=test`, { 'if-none-match': before[`${path}?mode=test`]! })).status).toBe(200);

@@ -3,10 +3,11 @@
  * (DESIGN §9.3). A test order is paid on the test gateway's page (no secret needed) or by a
  * notification signed with TEST_GATEWAY_SECRET; a live order is refused by both, with nothing
  * settled or recorded, and cannot even choose the test gateway at checkout. A test order takes no
- * real gateway (`manual`; Stripe without a test key). Live orders with real gateways are unchanged.
+ * real gateway (Stripe without a test key); `manual` (no gateway) tells the buyer to send no money.
+ * Live orders with real gateways are unchanged.
  *
- * Test products are made as the seller makes products, then turned into test ones in the
- * database (no credential of this branch creates test data yet); an order takes its products' mode.
+ * Test products are made as a seller makes them with the dashboard's Test mode on (X-Svc-Mode:
+ * test); an order takes its products' mode.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -63,12 +64,6 @@ async function orderRow(orderId: string, client = db) {
   return rows[0] as { status: string; livemode: boolean; payment_method: string; notifications: number };
 }
 
-/** A product of test mode (and its keys), as a test key will make them. */
-async function toTestMode(client: pg.Client, productId: string): Promise<void> {
-  await client.query('update product set livemode = false, updated_at = now() where id = $1', [productId]);
-  await client.query('update license_key set livemode = false where product_id = $1', [productId]);
-}
-
 beforeAll(async () => {
   server = await startServer({
     NODE_ENV: 'production',
@@ -86,14 +81,14 @@ beforeAll(async () => {
   expect(settings.status, await settings.clone().text()).toBe(200);
   liveProduct = await createProduct(seller, store.id, { name: 'Live key', deliveryMethods: ['licenseKeys'] });
   await importKeys(seller, store.id, liveProduct.id, [`L-${randomBytes(4).toString('hex')}`]);
-  testProduct = await createProduct(seller, store.id, { name: 'Test key', deliveryMethods: ['licenseKeys'] });
+  testProduct = await createProduct(seller, store.id, { name: 'Test key', deliveryMethods: ['licenseKeys'] }, 'test');
   await importKeys(
     seller,
     store.id,
     testProduct.id,
     Array.from({ length: 5 }, () => `T-${randomBytes(4).toString('hex')}`),
+    'test',
   );
-  await toTestMode(db, testProduct.id);
 });
 afterAll(async () => {
   await db?.end();
@@ -126,23 +121,21 @@ describe('a test order in production', () => {
     expect((await orderRow(orderId)).status).toBe('completed');
   });
 
-  it('is offered the test gateway only, and refused by a real one (manual)', async () => {
+  it('is refused by a real gateway (Stripe without a test key); manual says to send no money', async () => {
     const { orderId, token } = await pendingOrder(testProduct.id);
     const session = await fetch(`${server.url}/api/checkout/session`, {
       headers: { cookie: `svc_checkout=${orderId}.${token}` },
     });
     expect(session.status, await session.clone().text()).toBe(200);
-    expect((await session.json()).paymentMethods).toEqual(['test']);
-    const manual = await post('/api/checkout/start', { orderId, token, paymentMethod: 'manual' });
-    expect(manual.status).toBe(400);
-    const body = await manual.json();
-    expect(body.code).toBe('validation_failed');
-    expect(body.issues).toEqual([
-      { path: 'paymentMethod', message: 'This is a test order: pay it with the test gateway.' },
-    ]);
+    // Stripe is not configured here; the store offers test and manual.
+    expect((await session.json()).paymentMethods).toEqual(['test', 'manual']);
     const stripe = await post('/api/checkout/start', { orderId, token, paymentMethod: 'stripe' });
     expect(stripe.status).toBe(400);
     expect(await orderRow(orderId)).toMatchObject({ status: 'pending', payment_method: '' });
+    const manual = await post('/api/checkout/start', { orderId, token, paymentMethod: 'manual' });
+    expect(manual.status, await manual.clone().text()).toBe(200);
+    expect((await manual.json()).instructions).toMatch(/^This is a test order: send no money\./);
+    expect(await orderRow(orderId)).toMatchObject({ status: 'pending', payment_method: 'manual' });
   });
 });
 
@@ -183,7 +176,9 @@ describe('a live order in production', () => {
     const { orderId, token } = await pendingOrder(liveProduct.id);
     const start = await post('/api/checkout/start', { orderId, token, paymentMethod: 'manual' });
     expect(start.status, await start.clone().text()).toBe(200);
-    expect((await start.json()).instructions).toContain('Pay');
+    const { instructions } = await start.json();
+    expect(instructions).toMatch(/^Pay /);
+    expect(instructions).not.toContain('test order');
   });
 });
 
@@ -195,8 +190,12 @@ describe('production without TEST_GATEWAY_SECRET', () => {
     try {
       const seller = await registerSeller(bare.url);
       const shop = await createStoreFor(seller, 'Bare Shop');
-      const product = await createProduct(seller, shop.id, { name: 'Test file', deliveryMethods: ['manualDelivery'] });
-      await toTestMode(client, product.id);
+      const product = await createProduct(
+        seller,
+        shop.id,
+        { name: 'Test file', deliveryMethods: ['manualDelivery'] },
+        'test',
+      );
       const { orderId, token } = await pendingOrder(product.id, bare.url, shop.id);
       // The store offers only `manual`: a test order is offered the test gateway all the same.
       const start = await post('/api/checkout/start', { orderId, token, paymentMethod: 'test' }, bare.url);

@@ -6,12 +6,13 @@
  * in test mode (`?mode=test`): the banner, the mode kept from store to cart, a test cart of its own.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importKeys } from '../support/catalog.js';
 import { dashboard } from '../support/seller.js';
 import {
+  createProduct,
   createShop,
   keyProduct,
   launchChromium,
@@ -128,17 +129,15 @@ describe('a buyer on the hosted storefront in test mode', () => {
   it('sees the Test mode banner, keeps the mode from store to cart, and pays a test order with the test gateway', async () => {
     const shop = await createShop(server.url, 'Mode Forge');
     const keys = ['TEST-1111-AAAA'];
-    const product = await keyProduct(shop, keys, { name: 'Trial Racer', price: 4 });
+    // The seller's test product, made with the dashboard's Test mode on.
+    const product = await createProduct(
+      shop.seller,
+      shop.store.id,
+      { name: 'Trial Racer', price: 4, deliveryMethods: ['licenseKeys'] },
+      'test',
+    );
+    await importKeys(shop.seller, shop.store.id, product.id, keys, 'test');
     await keyProduct(shop, ['LIVE-1111-AAAA'], { name: 'Live Racer', price: 6 });
-    // Test data as a test key will make it (no credential of this branch makes it yet).
-    const db = new pg.Client({ connectionString: server.db.url });
-    await db.connect();
-    try {
-      await db.query('update product set livemode = false, updated_at = now() where id = $1', [product.id]);
-      await db.query('update license_key set livemode = false where product_id = $1', [product.id]);
-    } finally {
-      await db.end();
-    }
 
     await page.goto(`${server.url}/s/${shop.store.subdomain}?mode=test`);
     await page.getByRole('complementary', { name: 'Test mode' }).waitFor();

@@ -1,6 +1,7 @@
 /**
  * Which gateway takes an order of which mode (DESIGN §9.3): the test gateway never settles a live
- * order in production; a test order takes only the test gateway, or Stripe with a test key.
+ * order in production; a test order takes no real gateway: the test gateway, Stripe with a test key,
+ * or manual (no gateway: the seller's confirmation in test mode).
  */
 import { describe, expect, it } from 'vitest';
 import { gatewayRefusal } from './gateways.js';
@@ -30,7 +31,8 @@ describe('gatewayRefusal', () => {
   });
   it('pays a test order with the test gateway, and with Stripe only on a test key', () => {
     expect(gatewayRefusal(production, 'test', false)).toBeUndefined();
-    expect(gatewayRefusal(production, 'manual', false)).toBe('This is a test order: pay it with the test gateway.');
+    // Manual is no gateway: the seller confirms a test order in test mode; nothing is charged.
+    expect(gatewayRefusal(production, 'manual', false)).toBeUndefined();
     expect(gatewayRefusal(production, 'stripe', false)).toMatch(/test key, sk_test_/);
     expect(gatewayRefusal({ ...production, stripeSecretKey: 'sk_test_abc' }, 'stripe', false)).toBeUndefined();
     expect(gatewayRefusal({ ...production, stripeSecretKey: undefined }, 'stripe', false)).toBe(

@@ -19,18 +19,24 @@ import type { GatewayRefunds } from './settlement.js';
 import { stripeGateway } from './stripe-gateway.js';
 import { testGatewaySettles } from './test-gateway.js';
 
-/** The buyer pays as the seller instructs and the seller marks the order paid. */
+/** Above a test order's manual payment instructions. */
+export const TEST_ORDER_NOTICE = 'This is a test order: send no money. The seller confirms it in test mode.';
+
+/**
+ * The buyer pays as the seller instructs and the seller marks the order paid. A test order's
+ * instructions say first that no money is to be sent: the seller confirms it in the dashboard's
+ * test mode, and nothing moves (gatewayRefusal).
+ */
 export const manualGateway: Gateway = {
   method: 'manual',
   start(order, store) {
     const amount = `${minorToAmount(order.priceMinor, order.currency)} ${order.currency}`;
     const custom = storeSettings(store).manualPaymentInstructions.trim();
     const reference = `Use ${publicOrderNumber(order.number)} as the payment reference.`;
-    return {
-      instructions: custom
-        ? `${custom}\n\nAmount: ${amount}. ${reference}`
-        : `Pay ${amount} to ${store.name} as they instruct you. ${reference} The order is delivered once the seller confirms the payment.`,
-    };
+    const instructions = custom
+      ? `${custom}\n\nAmount: ${amount}. ${reference}`
+      : `Pay ${amount} to ${store.name} as they instruct you. ${reference} The order is delivered once the seller confirms the payment.`;
+    return { instructions: order.livemode ? instructions : `${TEST_ORDER_NOTICE}\n\n${instructions}` };
   },
 };
 
@@ -43,8 +49,9 @@ export const isStripeTestKey = (key: string | undefined): boolean => !!key && ke
  * gateway, and by Stripe when its configured key is a test key):
  * - `test`: testGatewaySettles;
  * - `stripe`: configured; a test order only with an `sk_test_…` key (a live key would charge a card);
- * - `manual`: live orders only. The seller's confirmation moves real money outside svc and would
- *   deliver a test order as paid; a test order is paid on the test gateway's page instead.
+ * - `manual`: both modes. It is no gateway: nothing is charged, and a test order is settled only
+ *   by the seller's own confirmation in the dashboard's test mode (its instructions say to send
+ *   no money: TEST_ORDER_NOTICE).
  */
 export function gatewayRefusal(
   config: Pick<Config, 'isProduction' | 'testGatewaySecret' | 'stripeSecretKey'>,
@@ -59,7 +66,6 @@ export function gatewayRefusal(
   if (method === 'stripe' && !config.stripeSecretKey) return 'Stripe is not configured.';
   if (method === 'stripe' && !livemode && !isStripeTestKey(config.stripeSecretKey))
     return 'This is a test order: pay it with the test gateway (Stripe takes test orders only with a test key, sk_test_…).';
-  if (method === 'manual' && !livemode) return 'This is a test order: pay it with the test gateway.';
   return undefined;
 }
 
