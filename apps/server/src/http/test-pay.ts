@@ -17,7 +17,7 @@ import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { orderForToken } from '../modules/orders/orders.service.js';
 import { publicOrderNumber } from '../modules/orders/orders.service.js';
 import { handleNotification } from '../modules/payments/notifications.js';
-import { testGatewaySettles, testPayPageEnabled } from '../modules/payments/test-gateway.js';
+import { testGatewaySettles, testPayPageEnabled } from '../modules/payments/test-gateway-rule.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { sendPage } from './pages.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { gatewayRefusal } from './gateways.js';
-import { testGatewaySettles } from './test-gateway.js';
+import { testGatewaySettles } from './test-gateway-rule.js';
 
 const production = { isProduction: true, testGatewaySecret: undefined, stripeSecretKey: 'sk_live_abc' };
 const development = { isProduction: false, testGatewaySecret: 'secret', stripeSecretKey: 'sk_test_abc' };

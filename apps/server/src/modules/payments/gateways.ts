@@ -17,7 +17,7 @@ import type { Gateway, GatewayContext } from './gateway.js';
 import { PaymentSchema } from './payments.entities.js';
 import type { GatewayRefunds } from './settlement.js';
 import { stripeGateway } from './stripe-gateway.js';
-import { testGatewaySettles } from './test-gateway.js';
+import { testGatewaySettles } from './test-gateway-rule.js';
 
 /** Above a test order's manual payment instructions. */
 export const TEST_ORDER_NOTICE = 'This is a test order: send no money. The seller confirms it in test mode.';

@@ -11,7 +11,7 @@ import type { ReceiptDeps } from '../receipts/receipts.service.js';
 import { PaymentNotificationSchema } from './payments.entities.js';
 import { claimNotification } from './payments.repo.js';
 import { refundOrder, settleOrder, type SettleOutcome } from './settlement.js';
-import { testGatewaySettles } from './test-gateway.js';
+import { testGatewaySettles } from './test-gateway-rule.js';
 
 export interface PaymentNotification {
   /** The provider's id of this notification; a repeat of it changes nothing. */

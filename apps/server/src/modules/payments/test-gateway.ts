@@ -1,7 +1,7 @@
 /**
  * The `test` gateway: a notification is JSON signed with TEST_GATEWAY_SECRET in the same
  * `t=<unix>,v1=<hex>` scheme our webhooks use, so end-to-end tests and local development run the
- * real settlement path. In production it settles test orders only (testGatewaySettles).
+ * real settlement path. In production it settles test orders only (test-gateway-rule.ts).
  *
  *   X-Test-Signature: t=1700000000,v1=<hex HMAC-SHA256 of "<t>.<raw body>">
  *   { "id": "tevt_1", "type": "payment.succeeded" | "payment.refunded" | "payment.failed",
@@ -12,23 +12,7 @@ import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { safeEqual } from '../../lib/crypto.js';
 import { amountToMinor } from '../../lib/money.js';
-import type { Config } from '../../config.js';
 import type { PaymentNotification } from './notifications.js';
-
-/**
- * Whether the test gateway may settle an order of this mode here (DESIGN §9.3). In production:
- * test orders only, always (the pay page needs no secret: the checkout token opens the order;
- * signed notifications need TEST_GATEWAY_SECRET), and never a live order. Outside production: any
- * order, only with TEST_GATEWAY_SECRET set (development and the test suite settle live orders
- * with it), as before test mode.
- */
-export function testGatewaySettles(config: Pick<Config, 'isProduction' | 'testGatewaySecret'>, livemode: boolean) {
-  return config.isProduction ? !livemode : !!config.testGatewaySecret;
-}
-
-/** Where the test gateway's pay page is served: in production (for test orders), elsewhere with its secret. */
-export const testPayPageEnabled = (config: Pick<Config, 'isProduction' | 'testGatewaySecret'>) =>
-  config.isProduction || !!config.testGatewaySecret;
 
 export const TEST_SIGNATURE_HEADER = 'x-test-signature';
 const TOLERANCE_SECONDS = 300;
