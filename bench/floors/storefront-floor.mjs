@@ -7,10 +7,8 @@
  *
  * 1. the page's version (catalog.repo.ts `selectStorefrontVersion`, the same text), hashed as
  *    catalog.service.ts `storefrontVersion` does; with a matching If-None-Match: 304, nothing more;
- * 2. the store by subdomain (`findSellingStore`: `select "s0".* from "store" ...`);
- * 3. one page (24) of its active products, oldest first, and their count (`storefrontPage`'s
- *    findAndCount: the two statements the ORM sends);
- * 4. the available keys of that page's key products, grouped (key-store.ts `stockOf`).
+ * 2. the page (catalog.repo.ts `selectStorefrontPage`, the same text): the store by subdomain, the
+ *    count of its active products, and one page (24) of them, oldest first, with their key stock.
  *
  * The ETag is built as storefront.ts builds it, `"<version>.<release>.store"` (`store-p<N>` for
  * `?page=N`), with the release
@@ -81,28 +79,34 @@ const VERSION = {
                select 1 from license_key k where k.product_id = p.id and k.status = 'available'
                offset p.min_quantity - 1)
          ), '')) as sold_out
-       from product p where p.store_id = s.id and ($1::text is null or p.id = $2 or p.slug = $3)
+       from product p where p.store_id = s.id and p.livemode = $1 and ($2::text is null or p.id = $3 or p.slug = $4)
      ) v
-     where s.subdomain = $4`,
+     where s.subdomain = $5`,
   types: asText,
 };
-const STORE = {
-  name: 'storefront-store',
-  text: `select "s0".* from "store" as "s0" where "s0"."subdomain" = $1 limit 1`,
+const PAGE = {
+  name: 'storefront-page',
+  text: `select s.id as store_id, s.name as store_name, s.subdomain, s.currency, s.description as store_description,
+       s.accent_color, s.logo_file_id, s.created_at as store_created_at, s.banned, c.total,
+       p.id, p.livemode, p.name, p.slug, p.description, p.price_minor, p.delivery_methods, p.custom_fields,
+       p.min_quantity, p.max_quantity, p.images,
+       case when 'licenseKeys' = any(p.delivery_methods)
+         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
+     from store s
+     cross join lateral (
+       select count(*) as total from product
+       where store_id = s.id and livemode = $1 and status = 'active' and deleted_at is null
+     ) c
+     left join lateral (
+       select id, livemode, name, slug, description, price_minor, delivery_methods, custom_fields, min_quantity,
+         max_quantity, images, created_at
+       from product
+       where store_id = s.id and livemode = $2 and status = 'active' and deleted_at is null
+       order by created_at, id limit $3 offset $4
+     ) p on true
+     where s.subdomain = $5
+     order by p.created_at, p.id`,
   types: asText,
-};
-const PRODUCTS = {
-  name: 'storefront-products',
-  text: `select "p0".* from "product" as "p0" where "p0"."store_id" = $1 and "p0"."livemode" = true and "p0"."status" = 'active' and "p0"."deleted_at" is null order by "p0"."created_at" asc, "p0"."id" asc limit $2 offset $3`,
-  types: asText,
-};
-const COUNT = {
-  name: 'storefront-count',
-  text: `select count(*) as "count" from "product" as "p0" where "p0"."store_id" = $1 and "p0"."livemode" = true and "p0"."status" = 'active' and "p0"."deleted_at" is null`,
-};
-const STOCK = {
-  name: 'storefront-stock',
-  text: `select "k"."product_id", count(*) as n from "license_key" as "k" where "k"."product_id" = any($1) and "k"."status" = 'available' group by "k"."product_id"`,
 };
 
 function unavailable(reply) {
@@ -117,7 +121,7 @@ app.get('/s/:subdomain', async (request, reply) => {
   const pageParam = request.query.page;
   const pageNo = pageParam && /^[1-9][0-9]{0,4}$/.test(pageParam) ? Number(pageParam) : 1;
   if (!/^[a-z0-9-]{1,63}$/.test(subdomain)) return unavailable(reply);
-  const row = (await pool.query({ ...VERSION, values: [null, null, null, subdomain] })).rows[0];
+  const row = (await pool.query({ ...VERSION, values: [true, null, null, null, subdomain] })).rows[0];
   if (!row || row.banned) return unavailable(reply);
   const version = createHash('sha256')
     .update([row.id, row.store_updated_at, row.products_updated_at ?? '', row.products, row.sold_out].join('|'))
@@ -128,44 +132,43 @@ app.get('/s/:subdomain', async (request, reply) => {
   if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => [etag, `W/${etag}`, '*'].includes(tag.trim())))
     return reply.code(304).header('ETag', etag).header('Cache-Control', 'no-cache').send();
 
-  const store = (await pool.query({ ...STORE, values: [subdomain] })).rows[0];
+  const { rows } = await pool.query({
+    ...PAGE,
+    values: [true, true, STOREFRONT_PAGE_SIZE, (pageNo - 1) * STOREFRONT_PAGE_SIZE, subdomain],
+  });
+  const store = rows[0];
   if (!store || store.banned) return unavailable(reply);
-  const [{ rows }, counted] = await Promise.all([
-    pool.query({ ...PRODUCTS, values: [store.id, STOREFRONT_PAGE_SIZE, (pageNo - 1) * STOREFRONT_PAGE_SIZE] }),
-    pool.query({ ...COUNT, values: [store.id] }),
-  ]);
-  if (rows.length === 0 && pageNo > 1) return unavailable(reply);
-  const pages = Math.max(1, Math.ceil(Number(counted.rows[0].count) / STOREFRONT_PAGE_SIZE));
-  const keyed = rows.filter((p) => p.delivery_methods.includes('licenseKeys')).map((p) => p.id);
-  const stock = new Map(keyed.map((id) => [id, 0]));
-  if (keyed.length > 0)
-    for (const k of (await pool.query({ ...STOCK, values: [keyed] })).rows) stock.set(k.product_id, Number(k.n));
-  // toPublicStore, and toPublicProduct(toProductView(...)) of catalog.service.ts.
+  if (store.id === null && pageNo > 1) return unavailable(reply);
+  const pages = Math.max(1, Math.ceil(Number(store.total) / STOREFRONT_PAGE_SIZE));
+  // catalog.service.ts storefrontPage: the rows as the public store and products.
   const view = {
-    id: store.id,
-    name: store.name,
+    id: store.store_id,
+    name: store.store_name,
     subdomain: store.subdomain,
     currency: store.currency,
-    description: store.description,
+    description: store.store_description,
     accentColor: store.accent_color ?? null,
     logoUrl: store.logo_file_id ? `/s/${store.subdomain}/logo/${store.logo_file_id}` : null,
-    createdAt: new Date(store.created_at).toISOString(),
+    createdAt: new Date(store.store_created_at).toISOString(),
   };
-  const products = rows.map((p) => ({
-    id: p.id,
-    storeId: p.store_id,
-    name: p.name,
-    slug: p.slug,
-    description: p.description,
-    price: minorToAmount(Number(p.price_minor), store.currency),
-    currency: store.currency,
-    deliveryMethods: p.delivery_methods,
-    customFields: p.custom_fields,
-    minQuantity: p.min_quantity,
-    maxQuantity: p.max_quantity ?? null,
-    stock: stock.has(p.id) ? stock.get(p.id) : null,
-    images: p.images.map((image) => toImageView(p.id, image)),
-  }));
+  const products = rows
+    .filter((p) => p.id !== null)
+    .map((p) => ({
+      id: p.id,
+      storeId: view.id,
+      livemode: p.livemode,
+      name: p.name,
+      slug: p.slug,
+      description: p.description,
+      price: minorToAmount(Number(p.price_minor), view.currency),
+      currency: view.currency,
+      deliveryMethods: p.delivery_methods,
+      customFields: p.custom_fields,
+      minQuantity: p.min_quantity,
+      maxQuantity: p.max_quantity ?? null,
+      stock: p.available === null ? null : Number(p.available),
+      images: p.images.map((image) => toImageView(p.id, image)),
+    }));
   const page = storePage(publicUrl, view, products, { page: pageNo, pages });
   const csp = page.styleHash ? PAGE_CSP.replace("style-src 'self'", `style-src 'self' ${page.styleHash}`) : PAGE_CSP;
   return reply

@@ -2,17 +2,21 @@
  * In a real browser, on the hosted storefront: a buyer opens /s/<subdomain>, opens a product,
  * adds two to the cart, applies a coupon, checks out, pays with the test gateway and lands on
  * the delivery page with their keys. No CSP violation and nothing from another origin on the
- * way (pagePerTest checks); screenshots at 360 and 1280 px go to test/.screenshots/.
+ * way (pagePerTest checks); screenshots at 360 and 1280 px go to test/.screenshots/. And the same
+ * in test mode (`?mode=test`): the banner, the mode kept from store to cart, a test cart of its own.
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importKeys } from '../support/catalog.js';
 import { dashboard } from '../support/seller.js';
 import {
+  createProduct,
   createShop,
   keyProduct,
   launchChromium,
+  lowContrastText,
   pagePerTest,
   screenshots,
   startPageServer,
@@ -118,5 +122,52 @@ describe('a buyer on the hosted storefront', () => {
     await page.goto(`${server.url}/s/${shop.store.subdomain}`);
     await page.getByText('Sold out').waitFor();
     expect(await page.getByRole('button', { name: /Add to cart/ }).count()).toBe(0);
+  });
+});
+
+describe('a buyer on the hosted storefront in test mode', () => {
+  it('sees the Test mode banner, keeps the mode from store to cart, and pays a test order with the test gateway', async () => {
+    const shop = await createShop(server.url, 'Mode Forge');
+    const keys = ['TEST-1111-AAAA'];
+    // The seller's test product, made with the dashboard's Test mode on.
+    const product = await createProduct(
+      shop.seller,
+      shop.store.id,
+      { name: 'Trial Racer', price: 4, deliveryMethods: ['licenseKeys'] },
+      'test',
+    );
+    await importKeys(shop.seller, shop.store.id, product.id, keys, 'test');
+    await keyProduct(shop, ['LIVE-1111-AAAA'], { name: 'Live Racer', price: 6 });
+
+    await page.goto(`${server.url}/s/${shop.store.subdomain}?mode=test`);
+    await page.getByRole('complementary', { name: 'Test mode' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Live Racer' }).count()).toBe(0);
+    expect(await lowContrastText(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Trial Racer' }).click();
+    await page.waitForURL(`${server.url}/s/${shop.store.subdomain}/products/${product.slug}?mode=test`);
+    await page.getByRole('complementary', { name: 'Test mode' }).waitFor();
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+
+    await page.waitForURL(`${server.url}/s/${shop.store.subdomain}/cart?mode=test`);
+    await page.getByRole('complementary', { name: 'Test mode' }).waitFor();
+    await expect.poll(() => page.locator('#cart-total').textContent()).toBe('$4.00');
+    expect(await page.evaluate((key) => localStorage.getItem(key), `svc-cart:${shop.store.id}:test`)).toBe(
+      JSON.stringify([{ productId: product.id, quantity: 1 }]),
+    );
+    expect(await page.evaluate((key) => localStorage.getItem(key), `svc-cart:${shop.store.id}`)).toBeNull();
+    expect(await page.getByRole('link', { name: 'Trial Racer' }).getAttribute('href')).toBe(
+      `/s/${shop.store.subdomain}/products/${product.id}?mode=test`,
+    );
+
+    await page.getByRole('button', { name: 'Checkout' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/checkout/[a-z0-9]+\\?token=`));
+    await page.getByLabel('E-mail').fill(`buyer-${randomBytes(4).toString('hex')}@example.test`);
+    await page.getByLabel('Test payment').check();
+    await page.getByRole('button', { name: 'Pay $4.00' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
+    await page.getByRole('button', { name: 'Pay 4.00 USD' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/orders/`));
+    await expect.poll(() => page.locator('code.key').allTextContents()).toEqual(keys);
+    expect(watch.foreign()).toEqual([]);
   });
 });

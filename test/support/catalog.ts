@@ -1,6 +1,6 @@
 /** Products and stock through the dashboard API, as a seller makes them. */
 import { expect } from 'vitest';
-import { dashboard, type Seller } from './seller.js';
+import { dashboardInMode, type Seller } from './seller.js';
 
 export interface ProductSeed {
   name?: string;
@@ -14,12 +14,14 @@ export interface ProductSeed {
   maxQuantity?: number | null;
 }
 
+/** A product of the seller's store; `mode: 'test'` makes a test-mode product (DESIGN §9.3). */
 export async function createProduct(
   seller: Seller,
   storeId: string,
   seed: ProductSeed = {},
+  mode: 'live' | 'test' = 'live',
 ): Promise<{ id: string; slug: string; [key: string]: unknown }> {
-  const response = await dashboard(seller, 'POST', `/api/dashboard/stores/${storeId}/products`, {
+  const response = await dashboardInMode(seller, mode, 'POST', `/api/dashboard/stores/${storeId}/products`, {
     name: seed.name ?? 'Product',
     price: seed.price ?? 9.99,
     deliveryMethods: seed.deliveryMethods ?? ['manualDelivery'],
@@ -34,9 +36,11 @@ export async function importKeys(
   storeId: string,
   productId: string,
   keys: string[],
+  mode: 'live' | 'test' = 'live',
 ): Promise<{ added: number; duplicates: number }> {
-  const response = await dashboard(
+  const response = await dashboardInMode(
     seller,
+    mode,
     'POST',
     `/api/dashboard/stores/${storeId}/products/${productId}/license-keys`,
     { keys },

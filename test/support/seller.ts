@@ -51,7 +51,19 @@ export async function registerSeller(baseUrl: string, email = uniqueEmail()): Pr
 
 /** A dashboard call with the session cookie and, for unsafe methods, the CSRF token. */
 export function dashboard(seller: Seller, method: string, path: string, body?: unknown): Promise<Response> {
+  return dashboardInMode(seller, 'live', method, path, body);
+}
+
+/** A dashboard call in one mode: `test` sends `X-Svc-Mode: test`, as the dashboard's Test mode toggle does. */
+export function dashboardInMode(
+  seller: Seller,
+  mode: 'live' | 'test',
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Response> {
   const headers: Record<string, string> = { cookie: seller.cookie };
+  if (mode === 'test') headers['x-svc-mode'] = 'test';
   if (method !== 'GET') headers['x-csrf-token'] = seller.csrfToken;
   if (body !== undefined) headers['content-type'] = 'application/json';
   return fetch(`${seller.baseUrl}${path}`, {

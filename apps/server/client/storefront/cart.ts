@@ -1,7 +1,7 @@
 /**
  * The storefront's cart page (/s/<subdomain>/cart), its one ES module: the SDK's theme client is
  * bundled into it (scripts/build-storefront.mjs). The cart lives in localStorage as product ids
- * and quantities, one cart per store; the page prices it with GET /api/v1/cart, applies a coupon
+ * and quantities, one cart per store and mode; the page prices it with GET /api/v1/cart, applies a coupon
  * with POST /api/v1/coupons/validate, and `Checkout` opens the order with POST /api/v1/checkout
  * and goes to the hosted checkout page it answers.
  *
@@ -14,8 +14,12 @@ const root = document.getElementById('cart')!;
 const storeId = root.dataset.storeId!;
 const subdomain = root.dataset.subdomain!;
 const currency = root.dataset.currency!;
+/** `?mode=test` (DESIGN §9.3): the store's test products, in a cart of their own, and links that keep the mode. */
+const testMode = root.dataset.mode === 'test';
 const shop = createThemeClient({ baseUrl: location.origin, storeId, subdomain });
-const STORAGE_KEY = `svc-cart:${storeId}`;
+// One cart per store and mode: a cart that mixed live and test products would be refused (mixed_modes).
+const STORAGE_KEY = testMode ? `svc-cart:${storeId}:test` : `svc-cart:${storeId}`;
+const withMode = (path: string) => (testMode ? `${path}?mode=test` : path);
 
 type Child = Node | string | null | false;
 
@@ -76,7 +80,7 @@ function takeAddedProduct(): void {
       ? current.map((line) => (line === existing ? { productId, quantity: line.quantity + quantity } : line))
       : [...current, { productId, quantity }],
   );
-  history.replaceState(null, '', location.pathname);
+  history.replaceState(null, '', withMode(location.pathname));
 }
 
 const status = root.querySelector<HTMLElement>('.status')!;
@@ -219,14 +223,14 @@ function render(cart: Cart): void {
   const content: Child[] = [...new Set(notices)].filter(Boolean).map((text) => h('p', { class: 'notice' }, text));
   if (cart.lines.length === 0) {
     setStatus('Your cart is empty.');
-    content.push(h('p', {}, h('a', { href: `/s/${subdomain}` }, 'See the products')));
+    content.push(h('p', {}, h('a', { href: withMode(`/s/${subdomain}`) }, 'See the products')));
   } else {
     setStatus('');
     const rows = cart.lines.map((line) =>
       h(
         'tr',
         {},
-        h('th', { scope: 'row' }, h('a', { href: `/s/${subdomain}/products/${line.productId}` }, line.name)),
+        h('th', { scope: 'row' }, h('a', { href: withMode(`/s/${subdomain}/products/${line.productId}`) }, line.name)),
         h('td', {}, quantityInput(line), removeButton(line)),
         h('td', { class: 'amount' }, money(line.lineTotal)),
       ),

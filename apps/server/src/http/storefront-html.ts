@@ -14,6 +14,11 @@ export type StorefrontStore = TStorePublic & {
   description?: string;
   accentColor?: string | null;
   logoUrl?: string | null;
+  /**
+   * The page shows the store's test products (`?mode=test`, DESIGN §9.3): a `Test mode` banner,
+   * no indexing, and every link and form keeps the mode.
+   */
+  testMode?: boolean;
 };
 
 export interface StorefrontDocument {
@@ -59,6 +64,10 @@ export const productPath = (store: Pick<TStorePublic, 'subdomain'>, product: Pic
   `${storePath(store)}/products/${encodeURIComponent(product.slug)}`;
 const cartPath = (store: Pick<TStorePublic, 'subdomain'>) => `${storePath(store)}/cart`;
 
+/** A path of the store as a link of this page: with `mode=test` on a test-mode page. */
+export const withMode = (store: Pick<StorefrontStore, 'testMode'>, path: string): string =>
+  store.testMode ? `${path}${path.includes('?') ? '&' : '?'}mode=test` : path;
+
 /** A meta description: the text's first 160 characters, on one line. */
 function summary(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -94,7 +103,7 @@ function accentStyle(color: string | null | undefined): { css: string; hash: str
 
 export function renderDocument(publicUrl: string, store: StorefrontStore, doc: StorefrontDocument): RenderedPage {
   const title = doc.title === store.name ? store.name : `${doc.title} · ${store.name}`;
-  const url = `${publicUrl}${doc.path}`;
+  const url = `${publicUrl}${withMode(store, doc.path)}`;
   const accent = accentStyle(store.accentColor);
   const picture = doc.image ?? store.logoUrl;
   const ogImage = picture ? `${publicUrl}${picture}` : undefined;
@@ -107,6 +116,8 @@ export function renderDocument(publicUrl: string, store: StorefrontStore, doc: S
     `<meta property="og:url" content="${escapeHtml(url)}">`,
     `<meta property="og:site_name" content="${escapeHtml(store.name)}">`,
     ...(ogImage ? [`<meta property="og:image" content="${escapeHtml(ogImage)}">`] : []),
+    // Test products are no store's offer: kept out of search engines.
+    ...(store.testMode ? ['<meta name="robots" content="noindex">'] : []),
   ];
   const head = [
     ...meta,
@@ -128,9 +139,14 @@ export function renderDocument(publicUrl: string, store: StorefrontStore, doc: S
 ${head.join('\n')}
 </head>
 <body class="storefront">
-<header class="store-bar">
-<a class="store-name" href="${storePath(store)}">${logoImg}<span>${escapeHtml(store.name)}</span></a>
-<a class="cart-link" href="${cartPath(store)}">Cart</a>
+${
+  store.testMode
+    ? `<aside class="test-banner" aria-label="Test mode"><p><strong>Test mode</strong>: these are the store's test products. Orders placed here are test orders: no money moves.</p></aside>
+`
+    : ''
+}<header class="store-bar">
+<a class="store-name" href="${withMode(store, storePath(store))}">${logoImg}<span>${escapeHtml(store.name)}</span></a>
+<a class="cart-link" href="${withMode(store, cartPath(store))}">Cart</a>
 </header>
 <main id="main">
 ${doc.body}
@@ -149,9 +165,10 @@ function addToCartForm(store: StorefrontStore, product: TPublicProduct, withQuan
       } value="${product.minQuantity}" required></div>\n`
     : '';
   const label = withQuantity ? '' : `<span class="visually-hidden">: ${escapeHtml(product.name)}</span>`;
+  // A GET form drops its action's query: the mode travels as a field of its own.
   return `<form class="add-to-cart" method="get" action="${cartPath(store)}">
 <input type="hidden" name="add" value="${escapeHtml(product.id)}">
-${quantity}<button type="submit" class="primary">Add to cart${label}</button>
+${store.testMode ? '<input type="hidden" name="mode" value="test">\n' : ''}${quantity}<button type="submit" class="primary">Add to cart${label}</button>
 </form>`;
 }
 
@@ -177,7 +194,7 @@ function productCard(store: StorefrontStore, product: TPublicProduct, index: num
 `
     : '';
   return `<li class="product-card">
-${picture}<h2><a href="${productPath(store, product)}">${escapeHtml(product.name)}</a></h2>
+${picture}<h2><a href="${withMode(store, productPath(store, product))}">${escapeHtml(product.name)}</a></h2>
 <p class="price">${escapeHtml(price(product))}</p>
 ${soldOut(product) ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, false)}
 </li>`;
@@ -190,8 +207,9 @@ const storePagePath = (store: Pick<TStorePublic, 'subdomain'>, page: number) =>
 /** Previous and Next between the store page's pages (plain links: no script). */
 function pager(store: StorefrontStore, page: number, pages: number): string {
   if (pages <= 1) return '';
-  const previous = page > 1 ? `<a rel="prev" href="${storePagePath(store, page - 1)}">Previous</a>` : '';
-  const next = page < pages ? `<a rel="next" href="${storePagePath(store, page + 1)}">Next</a>` : '';
+  const previous =
+    page > 1 ? `<a rel="prev" href="${withMode(store, storePagePath(store, page - 1))}">Previous</a>` : '';
+  const next = page < pages ? `<a rel="next" href="${withMode(store, storePagePath(store, page + 1))}">Next</a>` : '';
   return `\n<nav class="pager" aria-label="Pages">${previous}<span>Page ${page} of ${pages}</span>${next}</nav>`;
 }
 
@@ -230,26 +248,27 @@ export function missingPage(publicUrl: string, store: StorefrontStore, path: str
     path,
     ogType: 'website',
     body: `<h1>Page not found</h1>
-<p>This page has no products. <a href="${storePath(store)}">See the first page of ${escapeHtml(store.name)}</a>.</p>`,
+<p>This page has no products. <a href="${withMode(store, storePath(store))}">See the first page of ${escapeHtml(store.name)}</a>.</p>`,
   });
 }
 
 export function productPage(publicUrl: string, store: StorefrontStore, product: TPublicProduct): RenderedPage {
   const unavailable = soldOut(product);
   const path = productPath(store, product);
+  const url = `${publicUrl}${withMode(store, path)}`;
   const jsonLd = {
     '@context': 'https://schema.org',
     '@type': 'Product',
     name: product.name,
     ...(product.description ? { description: product.description } : {}),
-    url: `${publicUrl}${path}`,
+    url,
     ...(product.images.length > 0 ? { image: product.images.map((i) => `${publicUrl}${i.url}`) } : {}),
     offers: {
       '@type': 'Offer',
       price: product.price.toFixed(currencyExponent(product.currency)),
       priceCurrency: product.currency,
       availability: unavailable ? 'https://schema.org/SoldOut' : 'https://schema.org/InStock',
-      url: `${publicUrl}${path}`,
+      url,
       seller: { '@type': 'Organization', name: store.name },
     },
   };
@@ -273,7 +292,7 @@ ${product.description ? `<div class="description">${paragraphs(product.descripti
 <ul class="delivery">${delivery.join('')}</ul>
 ${unavailable ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, true)}
 </article>
-<p><a href="${storePath(store)}">All products of ${escapeHtml(store.name)}</a></p>`;
+<p><a href="${withMode(store, storePath(store))}">All products of ${escapeHtml(store.name)}</a></p>`;
   return renderDocument(publicUrl, store, {
     title: product.name,
     description: summary(product.description || `${product.name}, ${price(product)}, at ${store.name}.`),
@@ -287,9 +306,9 @@ ${unavailable ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, produc
 
 export function cartPage(publicUrl: string, store: StorefrontStore): RenderedPage {
   const body = `<h1>Your cart</h1>
-<div id="cart" data-store-id="${escapeHtml(store.id)}" data-subdomain="${escapeHtml(store.subdomain)}" data-currency="${escapeHtml(store.currency)}">
+<div id="cart" data-store-id="${escapeHtml(store.id)}" data-subdomain="${escapeHtml(store.subdomain)}" data-currency="${escapeHtml(store.currency)}"${store.testMode ? ' data-mode="test"' : ''}>
 <p class="status" role="status">Loading your cart…</p>
-<noscript><p>The cart needs JavaScript. <a href="${storePath(store)}">Back to the store</a></p></noscript>
+<noscript><p>The cart needs JavaScript. <a href="${withMode(store, storePath(store))}">Back to the store</a></p></noscript>
 </div>`;
   return renderDocument(publicUrl, store, {
     title: 'Your cart',
@@ -331,6 +350,6 @@ export function missingProductPage(publicUrl: string, store: StorefrontStore, pa
     path,
     ogType: 'website',
     body: `<h1>Product not found</h1>
-<p>This product is not for sale. <a href="${storePath(store)}">See all products of ${escapeHtml(store.name)}</a>.</p>`,
+<p>This product is not for sale. <a href="${withMode(store, storePath(store))}">See all products of ${escapeHtml(store.name)}</a>.</p>`,
   });
 }

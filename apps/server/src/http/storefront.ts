@@ -8,11 +8,16 @@
  * If-None-Match. The ETag is the catalog's `storefrontVersion` (one statement: the store's and
  * its products' updated_at and which products are sold out) joined to the fingerprint of this
  * code and its assets, so a 304 costs that one statement and a new release changes every ETag.
+ *
+ * `?mode=test` (DESIGN §9.3) shows the store's test products under a `Test mode` banner: the
+ * page's context is a test context, so the version, the page and the product read that mode only,
+ * and the ETag names the mode (a test change never changes a live ETag, nor the other way round).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TStorePublic } from '@svc/schemas';
 import type { PublicError } from '../lib/errors.js';
 import {
   findSellingStore,
@@ -34,6 +39,7 @@ import {
   storePage,
   unavailablePage,
   type RenderedPage,
+  type StorefrontStore,
 } from './storefront-html.js';
 
 /** apps/server/, from src/http or dist/http alike. */
@@ -78,6 +84,19 @@ function pageNumber(value: string | undefined): number {
   return value && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : 1;
 }
 
+/**
+ * The page's mode from `?mode=`: `test` shows the store's test products; anything else is live.
+ * Set on the context before any read, so every finder the page calls takes it.
+ */
+function readMode(ctx: PlainContext): boolean {
+  ctx.livemode = ctx.query.mode !== 'test';
+  return !ctx.livemode;
+}
+
+/** The store as a page of this mode shows it. */
+const shownStore = (store: TStorePublic, testMode: boolean): StorefrontStore =>
+  testMode ? { ...store, testMode } : store;
+
 /** Same rule as pages.ts's account page: anything else is no store's subdomain. */
 const SUBDOMAIN = /^[a-z0-9-]{1,63}$/;
 
@@ -114,7 +133,7 @@ async function revalidate(
 ): Promise<string | undefined> {
   const version = await storefrontVersion(ctx, { subdomain: ctx.params.subdomain!, productId });
   if (!version) return undefined;
-  const etag = `"${version}.${RELEASE}.${page}"`;
+  const etag = `"${version}.${RELEASE}.${page}${ctx.livemode ? '' : '.test'}"`;
   if (ifNoneMatchHas(request.headers['if-none-match'], etag)) {
     await reply.code(304).header('ETag', etag).header('Cache-Control', 'no-cache').send();
   }
@@ -169,17 +188,19 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     path: '/s/{subdomain}',
     async handler(ctx, request, reply) {
       if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
+      const testMode = readMode(ctx);
       // `?page=N` (from 1): each page its own address, canonical and ETag; anything else is page 1.
       const page = pageNumber(ctx.query.page);
       const etag = await revalidate(ctx, request, reply, page === 1 ? 'store' : `store-p${page}`);
       if (!etag) return sendUnavailable(reply);
       if (reply.sent) return reply;
       const shown = await storefrontPage(ctx, { subdomain: ctx.params.subdomain!, page });
+      const store = shownStore(shown.store, testMode);
       if (shown.products.length === 0 && page > 1) {
-        const path = `/s/${shown.store.subdomain}?page=${page}`;
-        return sendRendered(reply, missingPage(ctx.deps.config.publicUrl, shown.store, path), undefined, 404);
+        const path = `/s/${store.subdomain}?page=${page}`;
+        return sendRendered(reply, missingPage(ctx.deps.config.publicUrl, store, path), undefined, 404);
       }
-      return sendRendered(reply, storePage(ctx.deps.config.publicUrl, shown.store, shown.products, shown), etag);
+      return sendRendered(reply, storePage(ctx.deps.config.publicUrl, store, shown.products, shown), etag);
     },
   }),
   page({
@@ -187,11 +208,12 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     path: '/s/{subdomain}/products/{productId}',
     async handler(ctx, request, reply) {
       if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
+      const testMode = readMode(ctx);
       const productId = ctx.params.productId!;
       const etag = await revalidate(ctx, request, reply, 'product', productId);
       if (reply.sent) return reply;
       const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
-      const view = toPublicStore(store);
+      const view = shownStore(toPublicStore(store), testMode);
       if (!etag) {
         const path = `/s/${store.subdomain}/products/${encodeURIComponent(productId)}`;
         return sendRendered(reply, missingProductPage(ctx.deps.config.publicUrl, view, path), undefined, 404);
@@ -205,11 +227,12 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     path: '/s/{subdomain}/cart',
     async handler(ctx, request, reply) {
       if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
+      const testMode = readMode(ctx);
       const etag = await revalidate(ctx, request, reply, 'cart');
       if (!etag) return sendUnavailable(reply);
       if (reply.sent) return reply;
       const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
-      return sendRendered(reply, cartPage(ctx.deps.config.publicUrl, toPublicStore(store)), etag);
+      return sendRendered(reply, cartPage(ctx.deps.config.publicUrl, shownStore(toPublicStore(store), testMode)), etag);
     },
   }),
 ];

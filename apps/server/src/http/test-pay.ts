@@ -1,13 +1,14 @@
 /**
- * The `test` gateway's pay page (outside production, with TEST_GATEWAY_SECRET set): where
- * `POST /api/checkout/start` with `test` redirects. It shows the amount and a Pay button; the
+ * The `test` gateway's pay page: where `POST /api/checkout/start` with `test` redirects. In
+ * production it is served for test orders, with or without TEST_GATEWAY_SECRET (the checkout
+ * token opens the order), and a live order's page is a 400 with nothing settled; outside
+ * production it is served with TEST_GATEWAY_SECRET set, for any order (testGatewaySettles). It shows the amount and a Pay button; the
  * button settles the order through the same notification path a signed test notification
  * takes (handleNotification), then sends the buyer to the order page. Plain HTML and a form:
  * no script. The checkout token (form field, query or svc_checkout cookie) opens the order.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
 import { AppError, type PublicError } from '../lib/errors.js';
 import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
@@ -16,17 +17,17 @@ import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { orderForToken } from '../modules/orders/orders.service.js';
 import { publicOrderNumber } from '../modules/orders/orders.service.js';
 import { handleNotification } from '../modules/payments/notifications.js';
+import { testGatewaySettles, testPayPageEnabled } from '../modules/payments/test-gateway-rule.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { sendPage } from './pages.js';
 import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
 
-const enabled = (config: Config) => !config.isProduction && !!config.testGatewaySecret;
 const POLICY: RoutePolicy = {
   auth: { kind: 'buyer', staffSession: false },
   csrf: 'none',
   cors: 'none',
-  errors: ['not_found'],
+  errors: ['not_found', 'validation_failed'],
 };
 
 /** The checkout token: the form's field, the query, or the svc_checkout cookie naming this order. */
@@ -40,6 +41,8 @@ async function open(ctx: PlainContext, body: Record<string, string> | undefined)
   const token = tokenOf(ctx, body);
   if (!token) throw new AppError('unauthorized', 'Open this page from the checkout.');
   const order = await orderForToken(ctx.em, orderId, token);
+  if (!testGatewaySettles(ctx.deps.config, order.livemode))
+    throw new AppError('validation_failed', 'The test gateway settles test orders only.');
   const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
   return { order, store, token };
 }
@@ -65,7 +68,7 @@ export const TEST_PAY_ROUTES: PlainRoute[] = [
     body: 'none',
     policy: POLICY,
     openapi: false,
-    enabled,
+    enabled: testPayPageEnabled,
     renderError: payError,
     async handler(ctx, request, reply) {
       const embed = isEmbedQuery(request);
@@ -74,7 +77,7 @@ export const TEST_PAY_ROUTES: PlainRoute[] = [
       const back = `/checkout/${order.id}?token=${encodeURIComponent(token)}${embed ? '&embed=1' : ''}`;
       const payable = order.status === 'pending' && order.paymentMethod === 'test';
       const body = `<h1>Test payment</h1>
-<p class="notice">This is the test gateway: no money moves. It exists only outside production.</p>
+<p class="notice">This is the test gateway: no money moves.</p>
 <dl class="summary">
 <div><dt>Store</dt><dd>${escapeHtml(store.name)}</dd></div>
 <div><dt>Order</dt><dd>${publicOrderNumber(order.number)}</dd></div>
@@ -99,7 +102,7 @@ ${
     body: 'form',
     policy: POLICY,
     openapi: false,
-    enabled,
+    enabled: testPayPageEnabled,
     renderError: payError,
     async handler(ctx, request, reply) {
       const embed = isEmbedQuery(request);

@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedRows } from '../../db/prepared.js';
-import type { Product } from './catalog.entities.js';
+import type { Product, ProductImageRecord } from './catalog.entities.js';
 
 export interface NewKey {
   id: string;
@@ -92,6 +92,75 @@ export async function selectCartProducts(em: EntityManager, storeId: string, ids
   );
 }
 
+export interface StorefrontPageRow {
+  store_id: string;
+  store_name: string;
+  subdomain: string;
+  currency: string;
+  store_description: string;
+  accent_color: string | null;
+  logo_file_id: string | null;
+  store_created_at: string;
+  banned: boolean;
+  /** The store's active products of the mode asked for, on every page. */
+  total: string | number;
+  /** The product's columns: null on the one row of a page without products. */
+  id: string | null;
+  livemode: boolean;
+  name: string;
+  slug: string;
+  description: string;
+  price_minor: string | number;
+  delivery_methods: Product['deliveryMethods'];
+  custom_fields: Product['customFields'];
+  min_quantity: number;
+  max_quantity: number | null;
+  images: ProductImageRecord[];
+  /** Available keys; null for a product not sold by keys. */
+  available: string | number | null;
+}
+
+/**
+ * One page of the hosted store page: the store by subdomain, how many active products of the mode
+ * it has, and the page's products in catalog order with their key stock. Hot path (every store
+ * page a browser does not hold): one statement instead of the store, the page, its count and its
+ * stock as four, and rows mapped straight to the public view instead of hydrated entities. One row
+ * per product, the store's columns on each (24 rows at most); one row with null product columns
+ * when the page has none. The stock is counted in the outer select, so only the page's rows pay
+ * for it, not the ones the offset skips.
+ */
+export async function selectStorefrontPage(
+  em: EntityManager,
+  page: { subdomain: string; livemode: boolean; limit: number; offset: number },
+): Promise<StorefrontPageRow[]> {
+  return preparedRows<StorefrontPageRow>(
+    em,
+    `select s.id as store_id, s.name as store_name, s.subdomain, s.currency, s.description as store_description,
+       s.accent_color, s.logo_file_id, s.created_at as store_created_at, s.banned, c.total,
+       p.id, p.livemode, p.name, p.slug, p.description, p.price_minor, p.delivery_methods, p.custom_fields,
+       p.min_quantity, p.max_quantity, p.images,
+       case when 'licenseKeys' = any(p.delivery_methods)
+         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
+     from store s
+     cross join lateral (
+       select count(*) as total from product
+       where store_id = s.id and livemode = ? and status = 'active' and deleted_at is null
+     ) c
+     left join lateral (
+       select id, livemode, name, slug, description, price_minor, delivery_methods, custom_fields, min_quantity,
+         max_quantity, images, created_at
+       from product
+       where store_id = s.id and livemode = ? and status = 'active' and deleted_at is null
+       order by created_at, id limit ? offset ?
+     ) p on true
+     where s.subdomain = ?
+     order by p.created_at, p.id`,
+    [page.livemode, page.livemode, page.limit, page.offset, page.subdomain],
+    // A listing: on a read replica when there is one (the ORM's page read there too).
+    { replica: true },
+  );
+}
+
 export interface StorefrontVersionRow {
   id: string;
   banned: boolean;
@@ -108,6 +177,7 @@ export interface StorefrontVersionRow {
 
 /**
  * What a storefront page shows changes only when this row does: the store's and its products'
+ * (of the page's mode only, so a test product's change never changes a live page's ETag)
  * `updated_at` (every edit, status change and deletion sets it) and which products are sold out
  * (a sale changes the keys, not the product). Hot path (every page view, and all a 304 costs):
  * one statement; `exists ... offset min_quantity - 1` stops at the product's minimum on the
@@ -116,6 +186,7 @@ export interface StorefrontVersionRow {
 export async function selectStorefrontVersion(
   em: EntityManager,
   subdomain: string,
+  livemode: boolean,
   productId: string | null,
 ): Promise<StorefrontVersionRow | undefined> {
   const [row] = await preparedRows<StorefrontVersionRow>(
@@ -131,10 +202,10 @@ export async function selectStorefrontVersion(
                select 1 from license_key k where k.product_id = p.id and k.status = 'available'
                offset p.min_quantity - 1)
          ), '')) as sold_out
-       from product p where p.store_id = s.id and (?::text is null or p.id = ? or p.slug = ?)
+       from product p where p.store_id = s.id and p.livemode = ? and (?::text is null or p.id = ? or p.slug = ?)
      ) v
      where s.subdomain = ?`,
-    [productId, productId, productId, subdomain],
+    [livemode, productId, productId, productId, subdomain],
   );
   return row;
 }

@@ -10,6 +10,7 @@ import type {
   TListProductsQuery,
   TProduct,
   TPublicProduct,
+  TStorePublic,
   TUpdateProductInput,
 } from '@svc/schemas';
 import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
@@ -20,7 +21,7 @@ import type { ServiceContext } from '../request/context.js';
 import { recordEvent } from '../events/outbox.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { selectStoreRef } from '../stores/stores.repo.js';
-import { selectStorefrontVersion } from './catalog.repo.js';
+import { selectStorefrontPage, selectStorefrontVersion } from './catalog.repo.js';
 import { toPublicStore } from '../stores/stores.service.js';
 import { ProductSchema, type Product } from './catalog.entities.js';
 import { toImageView } from './images.service.js';
@@ -331,25 +332,57 @@ export const STOREFRONT_PAGE_SIZE = 24;
 /**
  * One page (from 1) of the store page: the store, its active products in catalog order (as
  * publicProducts), and how many pages there are (at least 1). A page past the last has no products.
+ * One prepared statement (catalog.repo.ts selectStorefrontPage) on the root EntityManager's pool,
+ * its rows mapped straight to the public views: no entity is hydrated and no unit of work forked.
  */
-export async function storefrontPage(ctx: ServiceContext, input: { subdomain: string; page: number }) {
-  const store = await findSellingStore(ctx.em, input.subdomain, 'subdomain');
-  const [products, total] = await ctx.em.findAndCount(
-    ProductSchema,
-    { store: store.id, livemode: ctx.livemode, status: 'active', deletedAt: null },
-    {
-      orderBy: { createdAt: 'asc', id: 'asc' },
-      limit: STOREFRONT_PAGE_SIZE,
-      offset: (input.page - 1) * STOREFRONT_PAGE_SIZE,
-      ...ON_REPLICA,
-    },
-  );
-  const stock = await stockOf(ctx.em, products);
+export async function storefrontPage(
+  ctx: ServiceContext,
+  input: { subdomain: string; page: number },
+): Promise<{ store: TStorePublic; products: TPublicProduct[]; page: number; pages: number }> {
+  const rows = await selectStorefrontPage(ctx.deps.orm.em, {
+    subdomain: input.subdomain.toLowerCase(),
+    livemode: ctx.livemode,
+    limit: STOREFRONT_PAGE_SIZE,
+    offset: (input.page - 1) * STOREFRONT_PAGE_SIZE,
+  });
+  const first = rows[0];
+  if (!first) throw new AppError('not_found', 'Store not found.');
+  if (first.banned) throw new AppError('store_banned', 'This store is not available.');
+  const store: TStorePublic = {
+    id: first.store_id,
+    name: first.store_name,
+    subdomain: first.subdomain,
+    currency: first.currency,
+    description: first.store_description,
+    accentColor: first.accent_color ?? null,
+    logoUrl: first.logo_file_id ? `/s/${first.subdomain}/logo/${first.logo_file_id}` : null,
+    createdAt: new Date(first.store_created_at).toISOString(),
+  };
+  const products: TPublicProduct[] = [];
+  for (const row of rows) {
+    if (row.id === null) continue;
+    products.push({
+      id: row.id,
+      storeId: store.id,
+      livemode: row.livemode,
+      name: row.name,
+      slug: row.slug,
+      description: row.description,
+      price: minorToAmount(Number(row.price_minor), store.currency),
+      currency: store.currency,
+      deliveryMethods: row.delivery_methods,
+      customFields: row.custom_fields,
+      minQuantity: row.min_quantity,
+      maxQuantity: row.max_quantity ?? null,
+      stock: row.available === null ? null : Number(row.available),
+      images: row.images.map((image) => toImageView(row.id!, image)),
+    });
+  }
   return {
-    store: toPublicStore(store),
-    products: products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null))),
+    store,
+    products,
     page: input.page,
-    pages: Math.max(1, Math.ceil(total / STOREFRONT_PAGE_SIZE)),
+    pages: Math.max(1, Math.ceil(Number(first.total) / STOREFRONT_PAGE_SIZE)),
   };
 }
 
@@ -379,7 +412,13 @@ export async function storefrontVersion(
   ctx: ServiceContext,
   input: { subdomain: string; productId?: string },
 ): Promise<string | undefined> {
-  const row = await selectStorefrontVersion(ctx.em, input.subdomain.toLowerCase(), input.productId ?? null);
+  // The root EntityManager's pool: a prepared read needs no unit of work, and a 304 is this read alone.
+  const row = await selectStorefrontVersion(
+    ctx.deps.orm.em,
+    input.subdomain.toLowerCase(),
+    ctx.livemode,
+    input.productId ?? null,
+  );
   if (!row || row.banned) return undefined;
   if (input.productId !== undefined && Number(row.shown) === 0) return undefined;
   return createHash('sha256')

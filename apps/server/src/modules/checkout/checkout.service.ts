@@ -37,8 +37,8 @@ import {
   toOrderDetail,
   type OrderDetailFields,
 } from '../orders/orders.service.js';
-import { GATEWAYS } from '../payments/gateways.js';
-import { StoreSchema } from '../stores/stores.entities.js';
+import { GATEWAYS, gatewayRefusal } from '../payments/gateways.js';
+import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
 import { normaliseCart, type NormalisedLine } from '../catalog/cart.service.js';
 import { insertOrder, nextOrderNumber } from './checkout.repo.js';
@@ -329,17 +329,19 @@ export async function checkoutSummary(ctx: ServiceContext, order: Order): Promis
   );
 }
 
-/** Why a gateway cannot take payments in this process (`test` never in production, and only with its secret), or undefined. */
-function gatewayUnavailable(ctx: ServiceContext, method: TPaymentMethod): string | undefined {
-  if (!GATEWAYS[method]) return 'This payment method is not available.';
-  if (method === 'test' && (ctx.deps.config.isProduction || !ctx.deps.config.testGatewaySecret))
-    return 'The test gateway is not available here.';
-  if (method === 'stripe' && !ctx.deps.config.stripeSecretKey) return 'Stripe is not configured.';
-  return undefined;
+/** Whether this process takes an order of this mode with this method (payments/gateways.ts gatewayRefusal). */
+export function gatewayAvailable(ctx: ServiceContext, method: TPaymentMethod, livemode: boolean): boolean {
+  return gatewayRefusal(ctx.deps.config, method, livemode) === undefined;
 }
 
-export function gatewayAvailable(ctx: ServiceContext, method: TPaymentMethod): boolean {
-  return gatewayUnavailable(ctx, method) === undefined;
+/**
+ * The methods an order may be paid with: the store's, and for a test order the test gateway
+ * always, so a merchant can settle test orders without offering `test` to live buyers (a test
+ * order takes neither `manual` nor a live Stripe key: gatewayRefusal).
+ */
+function offeredMethods(store: Store, livemode: boolean): TPaymentMethod[] {
+  const methods = storeSettings(store).paymentMethods;
+  return livemode || methods.includes('test') ? methods : ['test', ...methods];
 }
 
 /** The order with what its checkout page asks for: the store, its payment methods here, the products' custom fields. */
@@ -354,7 +356,9 @@ export async function checkoutSession(ctx: ServiceContext, order: Order): Promis
   return {
     order: summary,
     store: { id: store.id, name: store.name, subdomain: store.subdomain },
-    paymentMethods: settings.paymentMethods.filter((method) => gatewayAvailable(ctx, method)),
+    paymentMethods: offeredMethods(store, order.livemode).filter((method) =>
+      gatewayAvailable(ctx, method, order.livemode),
+    ),
     customFields: fieldsOf(products).map((field) => ({ name: field.name, type: field.type, required: field.required })),
     answers: order.customFieldResponses,
     receiptsEnabled: settings.receiptsEnabled,
@@ -376,18 +380,19 @@ export async function startCheckout(
   input: z.infer<typeof ZCheckoutStartInput>,
   buyer: BuyerContext,
 ): Promise<TCheckoutStartResult> {
-  // Before anything is written: a method this process cannot take must leave the order as it was.
-  const unavailable = gatewayUnavailable(ctx, input.paymentMethod);
-  if (unavailable) throw invalidField('paymentMethod', unavailable);
-  const gateway = GATEWAYS[input.paymentMethod]!;
+  const gateway = GATEWAYS[input.paymentMethod];
+  if (!gateway) throw invalidField('paymentMethod', 'This payment method is not available.');
   const { order, store } = await ctx.em.transactional(async (em) => {
     const order = await lockOrder(em, (await orderForToken(em, input.orderId, input.token)).id);
+    // Before anything is written: a method this process cannot take for the order's mode leaves the order as it was.
+    const refusal = gatewayRefusal(ctx.deps.config, input.paymentMethod, order.livemode);
+    if (refusal) throw invalidField('paymentMethod', refusal);
     const now = ctx.clock.now();
     if (order.status !== 'pending' || order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs <= now.getTime()) {
       throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
     }
     const store = await findSellingStore(em, order.store.id);
-    if (!storeSettings(store).paymentMethods.includes(input.paymentMethod)) {
+    if (!offeredMethods(store, order.livemode).includes(input.paymentMethod)) {
       throw invalidField('paymentMethod', 'This store does not offer this payment method.');
     }
     if (input.email) order.customerEmail = input.email;

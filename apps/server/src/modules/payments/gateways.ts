@@ -6,6 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TPaymentMethod } from '@svc/schemas';
+import type { Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import { can } from '../orders/order-lifecycle.js';
@@ -16,29 +17,66 @@ import type { Gateway, GatewayContext } from './gateway.js';
 import { PaymentSchema } from './payments.entities.js';
 import type { GatewayRefunds } from './settlement.js';
 import { stripeGateway } from './stripe-gateway.js';
+import { testGatewaySettles } from './test-gateway-rule.js';
 
-/** The buyer pays as the seller instructs and the seller marks the order paid. */
+/** Above a test order's manual payment instructions. */
+export const TEST_ORDER_NOTICE = 'This is a test order: send no money. The seller confirms it in test mode.';
+
+/**
+ * The buyer pays as the seller instructs and the seller marks the order paid. A test order's
+ * instructions say first that no money is to be sent: the seller confirms it in the dashboard's
+ * test mode, and nothing moves (gatewayRefusal).
+ */
 export const manualGateway: Gateway = {
   method: 'manual',
   start(order, store) {
     const amount = `${minorToAmount(order.priceMinor, order.currency)} ${order.currency}`;
     const custom = storeSettings(store).manualPaymentInstructions.trim();
     const reference = `Use ${publicOrderNumber(order.number)} as the payment reference.`;
-    return {
-      instructions: custom
-        ? `${custom}\n\nAmount: ${amount}. ${reference}`
-        : `Pay ${amount} to ${store.name} as they instruct you. ${reference} The order is delivered once the seller confirms the payment.`,
-    };
+    const instructions = custom
+      ? `${custom}\n\nAmount: ${amount}. ${reference}`
+      : `Pay ${amount} to ${store.name} as they instruct you. ${reference} The order is delivered once the seller confirms the payment.`;
+    return { instructions: order.livemode ? instructions : `${TEST_ORDER_NOTICE}\n\n${instructions}` };
   },
 };
 
-/** Outside production: pay on the local pay page, or by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts). */
+/** A Stripe secret key of Stripe's test mode: it may take test orders. */
+export const isStripeTestKey = (key: string | undefined): boolean => !!key && key.startsWith('sk_test_');
+
+/**
+ * Why this process cannot take an order of this mode with this method, or undefined. The mode
+ * decides as much as the configuration (DESIGN §9.3: a test order is settled only by the test
+ * gateway, and by Stripe when its configured key is a test key):
+ * - `test`: testGatewaySettles;
+ * - `stripe`: configured; a test order only with an `sk_test_…` key (a live key would charge a card);
+ * - `manual`: both modes. It is no gateway: nothing is charged, and a test order is settled only
+ *   by the seller's own confirmation in the dashboard's test mode (its instructions say to send
+ *   no money: TEST_ORDER_NOTICE).
+ */
+export function gatewayRefusal(
+  config: Pick<Config, 'isProduction' | 'testGatewaySecret' | 'stripeSecretKey'>,
+  method: TPaymentMethod,
+  livemode: boolean,
+): string | undefined {
+  if (!GATEWAYS[method]) return 'This payment method is not available.';
+  if (method === 'test' && !testGatewaySettles(config, livemode))
+    return config.isProduction
+      ? 'The test gateway settles test orders only.'
+      : 'The test gateway is not available here.';
+  if (method === 'stripe' && !config.stripeSecretKey) return 'Stripe is not configured.';
+  if (method === 'stripe' && !livemode && !isStripeTestKey(config.stripeSecretKey))
+    return 'This is a test order: pay it with the test gateway (Stripe takes test orders only with a test key, sk_test_…).';
+  return undefined;
+}
+
+/** Pay on the pay page, or by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts); testGatewaySettles says which orders. */
 export const testGateway: Gateway = {
   method: 'test',
   start(order, _store, { config }) {
-    if (config.isProduction || !config.testGatewaySecret) {
+    const refusal = gatewayRefusal(config, 'test', order.livemode);
+    if (refusal) {
       throw new AppError('validation_failed', 'The request is not valid.', {
-        issues: [{ path: 'paymentMethod', message: 'The test gateway is not available here.' }],
+        issues: [{ path: 'paymentMethod', message: refusal }],
       });
     }
     return {

@@ -4,12 +4,14 @@
  * and settling only the stored amount in the stored currency.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../lib/errors.js';
 import { PAID_STATUSES } from '../orders/order-lifecycle.js';
 import { OrderSchema } from '../orders/orders.entities.js';
 import type { ReceiptDeps } from '../receipts/receipts.service.js';
 import { PaymentNotificationSchema } from './payments.entities.js';
 import { claimNotification } from './payments.repo.js';
 import { refundOrder, settleOrder, type SettleOutcome } from './settlement.js';
+import { testGatewaySettles } from './test-gateway-rule.js';
 
 export interface PaymentNotification {
   /** The provider's id of this notification; a repeat of it changes nothing. */
@@ -31,6 +33,15 @@ export async function handleNotification(
   notification: PaymentNotification,
   now: Date,
 ): Promise<NotificationOutcome> {
+  if (gateway === 'test' && deps.config.isProduction) {
+    // In production the test gateway never settles (or refunds) a live order (DESIGN §9.3):
+    // refused before anything is recorded, so the pay page and a signed notification change
+    // nothing. Outside production a test notification got here through TEST_GATEWAY_SECRET (the
+    // verifier, or the pay page served only with it), which settles any order.
+    const order = await em.findOne(OrderSchema, { id: notification.orderId }, { fields: ['livemode'] });
+    if (order && !testGatewaySettles(deps.config, order.livemode))
+      throw new AppError('validation_failed', 'The test gateway settles test orders only.');
+  }
   return em.transactional(async (tx) => {
     if (
       !(await claimNotification(tx, {

@@ -1,7 +1,7 @@
 /**
- * The `test` gateway (outside production only): a notification is JSON signed with
- * TEST_GATEWAY_SECRET in the same `t=<unix>,v1=<hex>` scheme our webhooks use, so
- * end-to-end tests and local development run the real settlement path.
+ * The `test` gateway: a notification is JSON signed with TEST_GATEWAY_SECRET in the same
+ * `t=<unix>,v1=<hex>` scheme our webhooks use, so end-to-end tests and local development run the
+ * real settlement path. In production it settles test orders only (test-gateway-rule.ts).
  *
  *   X-Test-Signature: t=1700000000,v1=<hex HMAC-SHA256 of "<t>.<raw body>">
  *   { "id": "tevt_1", "type": "payment.succeeded" | "payment.refunded" | "payment.failed",
