@@ -343,6 +343,23 @@ describe('theme client', () => {
     await expect(theme.orders.delivery({ orderId, token: 'x'.repeat(43) })).rejects.toBeInstanceOf(SvcPermissionError);
   });
 
+  it("shows the store's test products to a client made with mode test, and only to it", async () => {
+    const testProduct = await createProduct(seller, store.id, { name: 'SDK Test Teapot', price: 5 }, 'test');
+    const live = createThemeClient({ baseUrl: server.url, subdomain: store.subdomain });
+    const test = createThemeClient({ baseUrl: server.url, subdomain: store.subdomain, mode: 'test' });
+    expect([live.mode, test.mode]).toEqual(['live', 'test']);
+
+    const testFront = await test.storefront();
+    expect(testFront.products.map((p) => p.id)).toEqual([testProduct.id]);
+    expect((await test.products()).map((p) => p.id)).toEqual([testProduct.id]);
+    expect((await live.storefront()).products.map((p) => p.id)).not.toContain(testProduct.id);
+    expect((await live.products()).map((p) => p.id)).not.toContain(testProduct.id);
+    // The cart takes its products' mode, whichever client asks.
+    expect((await test.cart.get([{ productId: testProduct.id, quantity: 1 }])).lines).toEqual([
+      expect.objectContaining({ productId: testProduct.id, unitPrice: 5 }),
+    ]);
+  });
+
   it('embed checkout and orders/create answer through the same client', async () => {
     const product = await createProduct(seller, store.id, { name: 'SDK Manual', price: 3 });
     const theme = createThemeClient({ baseUrl: server.url, storeId: store.id });

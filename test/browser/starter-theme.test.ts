@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProduct } from '../support/catalog.js';
 import { dashboard } from '../support/seller.js';
 import { REPO_ROOT } from '../support/server.js';
 import { expectAccessible } from './dashboard-support.js';
@@ -44,9 +45,16 @@ let site: { url: string; stop: () => Promise<void> };
 let outDir: string;
 
 /** `vite build` of the theme with its two settings, as a theme builder runs it, into `outDir`. */
-async function buildTheme(settings: { VITE_SVC_URL: string; VITE_STORE: string }, outDir: string): Promise<void> {
+async function buildTheme(
+  settings: { VITE_SVC_URL: string; VITE_STORE: string; VITE_SVC_MODE?: string },
+  outDir: string,
+): Promise<void> {
   // Vite reads VITE_* from the environment (over any .env file): the theme's own configuration path.
-  const saved = { VITE_SVC_URL: process.env.VITE_SVC_URL, VITE_STORE: process.env.VITE_STORE };
+  const saved = {
+    VITE_SVC_URL: process.env.VITE_SVC_URL,
+    VITE_STORE: process.env.VITE_STORE,
+    VITE_SVC_MODE: process.env.VITE_SVC_MODE,
+  };
   Object.assign(process.env, settings);
   try {
     await build({
@@ -186,6 +194,45 @@ describe('the starter theme, built and served from another origin', () => {
     expect(await page.getByRole('button', { name: /Add to cart/ }).count()).toBe(0);
     await page.goto(`${site.url}/cart.html`);
     await page.getByText('Your cart is empty.').waitFor();
+  });
+
+  it("built with VITE_SVC_MODE=test, shows the store's test products under a Test mode banner, with a cart of its own", async () => {
+    const testDir = mkdtempSync(path.join(tmpdir(), 'svc-starter-theme-test-'));
+    let testSite: { url: string; stop: () => Promise<void> } | undefined;
+    try {
+      await buildTheme({ VITE_SVC_URL: server.url, VITE_STORE: shop.store.subdomain, VITE_SVC_MODE: 'test' }, testDir);
+      testSite = await serveStatic(testDir);
+      const product = await createProduct(
+        shop.seller,
+        shop.store.id,
+        { name: 'Test Teapot', price: 4, deliveryMethods: ['manualDelivery'] },
+        'test',
+      );
+      await createProduct(shop.seller, shop.store.id, { name: 'Live Lamp', price: 6 });
+
+      await page.goto(`${testSite.url}/`);
+      await page.getByRole('link', { name: 'Test Teapot' }).waitFor();
+      await page.getByRole('complementary', { name: 'Test mode' }).waitFor();
+      expect(await page.getByText('Live Lamp').count()).toBe(0);
+      await expectAccessible(page, 'starter theme: store page in test mode');
+      await page.getByRole('link', { name: 'Test Teapot' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Test Teapot' }).waitFor();
+      await page.getByRole('button', { name: 'Add to cart' }).click();
+      await page.waitForURL(`${testSite.url}/cart.html`);
+      await expect.poll(() => page.locator('#cart-total').textContent()).toBe('$4.00');
+      // The test cart is kept apart from the live one.
+      expect(await page.evaluate((key) => localStorage.getItem(key), `svc-cart:${shop.store.subdomain}:test`)).toBe(
+        JSON.stringify([{ productId: product.id, quantity: 1 }]),
+      );
+      // The live build shows the live product, no banner, and not the test one.
+      await page.goto(`${site.url}/`);
+      await page.getByRole('link', { name: 'Live Lamp' }).waitFor();
+      expect(await page.getByText('Test Teapot').count()).toBe(0);
+      expect(await page.getByRole('complementary', { name: 'Test mode' }).count()).toBe(0);
+    } finally {
+      await testSite?.stop();
+      rmSync(testDir, { recursive: true, force: true });
+    }
   });
 
   it('says so for a product the store does not sell', async () => {

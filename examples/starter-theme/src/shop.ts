@@ -23,7 +23,18 @@ export function configured(): boolean {
   return false;
 }
 
-export const shop = createThemeClient({ baseUrl: baseUrl || 'http://localhost', subdomain: subdomain || 'unset' });
+/**
+ * `VITE_SVC_MODE=test`: the store's test products (made with a test key or the dashboard's Test
+ * mode), under a Test mode banner, while the theme is built and tried. Their orders are test
+ * orders: the test gateway settles them and no money moves. Anything else: the live store.
+ */
+export const mode: 'live' | 'test' = import.meta.env.VITE_SVC_MODE === 'test' ? 'test' : 'live';
+
+export const shop = createThemeClient({
+  baseUrl: baseUrl || 'http://localhost',
+  subdomain: subdomain || 'unset',
+  mode,
+});
 
 type Child = Node | string | null | false | undefined;
 
@@ -73,6 +84,18 @@ export function showStore(store: Store, pageTitle?: string): void {
       : null;
     name.replaceChildren(...[logo, h('span', {}, store.name)].filter((node): node is HTMLElement => node !== null));
   }
+  if (mode === 'test' && !document.querySelector('.test-mode')) {
+    document
+      .querySelector('.store-bar')
+      ?.after(
+        h(
+          'aside',
+          { class: 'test-mode', 'aria-label': 'Test mode' },
+          h('strong', {}, 'Test mode'),
+          ": these are the store's test products. Orders are test orders; no money moves.",
+        ),
+      );
+  }
   // Only a checked #rrggbb, as the hosted pages; it draws borders, never text.
   if (store.accentColor && /^#[0-9a-f]{6}$/i.test(store.accentColor))
     document.documentElement.style.setProperty('--accent', store.accentColor);
@@ -82,9 +105,10 @@ export function showStore(store: Store, pageTitle?: string): void {
 export const errorText = (error: unknown): string =>
   isSvcError(error) ? error.message : 'The connection failed. Check your network and try again.';
 
-// The cart: product ids and quantities in localStorage, one cart per store. The service prices
-// it (`shop.cart.get`) every time the cart page opens, so nothing here is trusted for money.
-const STORAGE_KEY = `svc-cart:${subdomain}`;
+// The cart: product ids and quantities in localStorage, one cart per store and mode (a test cart
+// never mixes with the live one). The service prices it (`shop.cart.get`) every time the cart page
+// opens, so nothing here is trusted for money.
+const STORAGE_KEY = `svc-cart:${subdomain}${mode === 'test' ? ':test' : ''}`;
 
 export function readCart(): CartLine[] {
   try {

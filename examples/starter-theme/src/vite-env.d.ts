@@ -6,6 +6,8 @@ interface ImportMetaEnv {
   readonly VITE_SVC_URL?: string;
   /** The store's subdomain, e.g. acme */
   readonly VITE_STORE?: string;
+  /** `test` for the store's test products (test mode); live otherwise */
+  readonly VITE_SVC_MODE?: string;
 }
 
 interface ImportMeta {

@@ -191,6 +191,13 @@ export const ZPublicProduct = ZProduct.pick({
 export type TPublicProduct = z.infer<typeof ZPublicProduct>;
 
 export const ZSubdomainInput = z.strictObject({ subdomain: z.string().min(1).max(63) });
+/** The public catalog of a store: its live products, or with `mode=test` its test products (test mode, DESIGN §9.3). */
+export const ZStorefrontInput = ZSubdomainInput.extend({
+  mode: z
+    .enum(['live', 'test'])
+    .optional()
+    .meta({ description: "`test`: the store's test products (a theme under development); live by default" }),
+});
 export const ZPublicProductList = z.object({ products: z.array(ZPublicProduct) });
 export const ZStorefront = z.object({ store: ZStorePublic, products: z.array(ZPublicProduct) });
 

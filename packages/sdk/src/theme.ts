@@ -25,7 +25,14 @@ import {
  * up once (`GET /api/store/{subdomain}`) when only the subdomain is given.
  */
 export type ThemeClientOptions = ClientOptions &
-  ({ storeId: string; subdomain?: string | undefined } | { storeId?: undefined; subdomain: string });
+  ({ storeId: string; subdomain?: string | undefined } | { storeId?: undefined; subdomain: string }) & {
+    /**
+     * `test`: the storefront and the product listing show the store's test products (a theme
+     * under development, DESIGN §9.3); carts, orders and payments take their products' mode.
+     * Live by default.
+     */
+    mode?: 'live' | 'test' | undefined;
+  };
 
 export interface CartLine {
   productId: string;
@@ -77,16 +84,20 @@ export function createThemeClient(options: ThemeClientOptions) {
     return knownStoreId;
   };
   const lines = (cart: readonly CartLine[]) => cart.map(({ productId, quantity }) => ({ productId, quantity }));
+  const catalog = () =>
+    options.mode === 'test' ? { subdomain: subdomain(), mode: 'test' as const } : { subdomain: subdomain() };
 
   return {
+    /** The products this client shows: `live`, or `test` (the store's test products). */
+    mode: options.mode ?? 'live',
     /** The store's id (looked up by subdomain the first time when only that was given). */
     storeId: (opts?: RequestOptions): Promise<string> => storeId(opts),
     /** The store (name, currency) and its active products. */
     storefront: async (opts?: RequestOptions): Promise<Storefront> =>
-      transport.call('catalog.storefront', { subdomain: subdomain() }, read, opts),
+      transport.call('catalog.storefront', catalog(), read, opts),
     /** The store's active products. */
     products: async (opts?: RequestOptions): Promise<StorefrontProduct[]> =>
-      (await transport.call('catalog.products', { subdomain: subdomain() }, read, opts)).products,
+      (await transport.call('catalog.products', catalog(), read, opts)).products,
     cart: {
       /**
        * The cart as the store will sell it: duplicate lines merged, unknown or unavailable

@@ -18,7 +18,7 @@ import {
   ZReorderProductImagesInput,
   ZStoreIdInput,
   ZStorefront,
-  ZSubdomainInput,
+  ZStorefrontInput,
   ZUpdateProductInput,
 } from '@svc/schemas';
 import { z } from 'zod';
@@ -241,9 +241,13 @@ export const catalogRouter = router({
       },
       errors: ['not_found', 'store_banned'],
     })
-    .input(ZSubdomainInput)
+    .input(ZStorefrontInput)
     .output(ZStorefront)
-    .query(({ ctx, input }) => storefront(ctx, input.subdomain)),
+    .query(({ ctx, input }) => {
+      // A public call's mode is the one it asks for (test mode, DESIGN §9.3).
+      ctx.livemode = input.mode !== 'test';
+      return storefront(ctx, input.subdomain);
+    }),
 
   products: publicProcedure
     .meta({
@@ -255,9 +259,10 @@ export const catalogRouter = router({
       },
       errors: ['not_found', 'store_banned'],
     })
-    .input(ZSubdomainInput)
+    .input(ZStorefrontInput)
     .output(ZPublicProductList)
-    .query(async ({ ctx, input }) => ({
-      products: await publicProducts(ctx, await findSellingStore(ctx.em, input.subdomain, 'subdomain')),
-    })),
+    .query(async ({ ctx, input }) => {
+      ctx.livemode = input.mode !== 'test';
+      return { products: await publicProducts(ctx, await findSellingStore(ctx.em, input.subdomain, 'subdomain')) };
+    }),
 });
