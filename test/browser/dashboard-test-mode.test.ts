@@ -159,6 +159,10 @@ describe('dashboard test mode', () => {
     await banner().waitFor();
     expect(await modeSwitch().isChecked()).toBe(true);
     expect(await ordersToday()).toBe('1');
+    // `View store` opens the storefront of the mode: its test products.
+    expect(await page.getByRole('link', { name: 'View store' }).getAttribute('href')).toBe(
+      `/s/${shop.store.subdomain}?mode=test`,
+    );
     const other = await page.context().newPage();
     try {
       await other.goto(storeUrl(server.url, shop.store.id, '/products'));
@@ -174,6 +178,9 @@ describe('dashboard test mode', () => {
     await banner().waitFor({ state: 'detached' });
     expect(await modeSwitch().isChecked()).toBe(false);
     await expect.poll(ordersToday, { timeout: 10_000 }).toBe('0');
+    expect(await page.getByRole('link', { name: 'View store' }).getAttribute('href')).toBe(
+      `/s/${shop.store.subdomain}`,
+    );
     await goTo('Products');
     await expect.poll(listedProducts, { timeout: 10_000 }).toEqual([expect.stringContaining('Live Lantern')]);
     await page.reload();

@@ -10,6 +10,7 @@ import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
 import { trpc } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
+import { ViewStoreLink } from '../../ui/view-store';
 import { formatMoney } from '../../ui/format';
 
 type Stats = inferRouterOutputs<AppRouter>['orders']['dashboardStats'];
@@ -28,14 +29,7 @@ export function Home() {
   return (
     <>
       <h1>Home</h1>
-      {store && (
-        <p>
-          <a href={`/s/${encodeURIComponent(store.subdomain)}`} target="_blank" rel="noopener">
-            View store
-          </a>{' '}
-          <span className="muted">(opens the storefront in a new tab)</span>
-        </p>
-      )}
+      {store && <ViewStoreLink subdomain={store.subdomain} />}
       {store && !can('viewOrders') ? (
         <p>Sales figures need the View orders permission. Use the menu to reach what you may manage.</p>
       ) : (

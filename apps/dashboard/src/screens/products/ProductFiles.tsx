@@ -2,66 +2,28 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { useId, useRef, useState, type FormEvent } from 'react';
-import { trpc, uploadFile } from '../../api';
+import { useId } from 'react';
+import { trpc } from '../../api';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatBytes, formatDateTime } from '../../ui/format';
 import { DataTable, type ColumnDef } from '../../ui/table';
+import { UploadField, useUpload } from '../../ui/upload';
 
 type StoredFile = inferRouterOutputs<AppRouter>['catalog']['files']['files'][number];
 
 function UploadFile({ storeId, productId }: { storeId: string; productId: string }) {
   const queryClient = useQueryClient();
   const id = useId();
-  const input = useRef<HTMLInputElement>(null);
-  const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null);
-  const [status, setStatus] = useState('');
-  const [problem, setProblem] = useState('');
-  const upload = useMutation({
-    mutationFn: (file: File) =>
-      uploadFile(
-        `/api/dashboard/stores/${encodeURIComponent(storeId)}/products/${encodeURIComponent(productId)}/files`,
-        file,
-        (loaded, total) => setProgress({ loaded, total }),
-      ),
-    onMutate: (file) => {
-      setStatus(`Uploading ${file.name}…`);
-      setProgress({ loaded: 0, total: file.size });
-    },
-    onSuccess: async (_stored, file) => {
-      setStatus(`Uploaded ${file.name}.`);
-      if (input.current) input.current.value = '';
-      await queryClient.invalidateQueries(trpc.catalog.files.queryFilter({ storeId, productId }));
-    },
-    onError: () => setStatus(''),
-    onSettled: () => setProgress(null),
+  const { input, progress, status, problem, upload, submit } = useUpload({
+    url: `/api/dashboard/stores/${encodeURIComponent(storeId)}/products/${encodeURIComponent(productId)}/files`,
+    empty: 'Choose a file first.',
+    onDone: () => queryClient.invalidateQueries(trpc.catalog.files.queryFilter({ storeId, productId })),
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setProblem('');
-    const file = input.current?.files?.[0];
-    if (!file) return setProblem('Choose a file first.');
-    upload.mutate(file);
-  };
   return (
     <form noValidate onSubmit={submit} aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>Upload a file</h3>
-      <div className="field">
-        <label htmlFor={`${id}-file`}>File</label>
-        <input id={`${id}-file`} type="file" ref={input} />
-      </div>
-      {problem && (
-        <p role="alert" className="field-error">
-          {problem}
-        </p>
-      )}
-      {progress && (
-        <div className="field">
-          <label htmlFor={`${id}-progress`}>Upload progress</label>
-          <progress id={`${id}-progress`} max={progress.total || 1} value={progress.loaded} />
-        </div>
-      )}
+      <UploadField id={id} label="File" input={input} problem={problem} progress={progress} />
       <ErrorNote error={upload.error} />
       <button type="submit" className="button primary" disabled={upload.isPending}>
         Upload

@@ -6,10 +6,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { useId, useRef, useState, type FormEvent } from 'react';
-import { trpc, uploadFile } from '../../api';
+import { useId, useState } from 'react';
+import { trpc } from '../../api';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote } from '../../ui/feedback';
+import { UploadField, useUpload } from '../../ui/upload';
 
 type Product = inferRouterOutputs<AppRouter>['catalog']['dashboardGet'];
 type Image = Product['images'][number];
@@ -27,63 +28,23 @@ function UploadImage({
   onDone: () => Promise<void>;
 }) {
   const id = useId();
-  const input = useRef<HTMLInputElement>(null);
-  const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null);
-  const [status, setStatus] = useState('');
-  const [problem, setProblem] = useState('');
-  const upload = useMutation({
-    mutationFn: (file: File) =>
-      uploadFile(
-        `/api/dashboard/stores/${encodeURIComponent(storeId)}/products/${encodeURIComponent(productId)}/images`,
-        file,
-        (loaded, total) => setProgress({ loaded, total }),
-      ),
-    onMutate: (file) => {
-      setStatus(`Uploading ${file.name}…`);
-      setProgress({ loaded: 0, total: file.size });
-    },
-    onSuccess: async (_images, file) => {
-      setStatus(`Uploaded ${file.name}.`);
-      if (input.current) input.current.value = '';
-      await onDone();
-    },
-    onError: () => setStatus(''),
-    onSettled: () => setProgress(null),
+  const { input, progress, status, problem, upload, submit } = useUpload({
+    url: `/api/dashboard/stores/${encodeURIComponent(storeId)}/products/${encodeURIComponent(productId)}/images`,
+    empty: 'Choose an image first.',
+    onDone,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setProblem('');
-    const file = input.current?.files?.[0];
-    if (!file) return setProblem('Choose an image first.');
-    upload.mutate(file);
-  };
   return (
     <form noValidate onSubmit={submit} aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>Add an image</h3>
-      <div className="field">
-        <label htmlFor={`${id}-file`}>Image</label>
-        <input
-          id={`${id}-file`}
-          type="file"
-          accept="image/png,image/jpeg,image/webp"
-          ref={input}
-          aria-describedby={`${id}-hint`}
-        />
-        <span className="hint" id={`${id}-hint`}>
-          PNG, JPEG or WebP, at most 2 MB.
-        </span>
-      </div>
-      {problem && (
-        <p role="alert" className="field-error">
-          {problem}
-        </p>
-      )}
-      {progress && (
-        <div className="field">
-          <label htmlFor={`${id}-progress`}>Upload progress</label>
-          <progress id={`${id}-progress`} max={progress.total || 1} value={progress.loaded} />
-        </div>
-      )}
+      <UploadField
+        id={id}
+        label="Image"
+        accept="image/png,image/jpeg,image/webp"
+        hint="PNG, JPEG or WebP, at most 2 MB."
+        input={input}
+        problem={problem}
+        progress={progress}
+      />
       <ErrorNote error={upload.error} />
       <button type="submit" className="button primary" disabled={upload.isPending}>
         Upload

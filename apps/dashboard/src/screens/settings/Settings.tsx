@@ -10,16 +10,18 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { PAYMENT_METHODS, ZAccentColor, ZOrigin, ZUpdateStoreInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
 import { useForm, type UseFormRegisterReturn } from 'react-hook-form';
 import { z } from 'zod';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { deleteRoute, trpc, uploadFile } from '../../api';
+import { deleteRoute, trpc } from '../../api';
 import { storesQuery, useStore, useStoreId } from '../../store';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { CheckboxGroup, TextArea, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
+import { UploadField, useUpload } from '../../ui/upload';
+import { ViewStoreLink } from '../../ui/view-store';
 
 type Store = inferRouterOutputs<AppRouter>['stores']['get'];
 
@@ -100,12 +102,7 @@ export function Settings() {
       <Loaded query={store} label="Loading settings…">
         {(data) => (
           <>
-            <p>
-              <a href={`/s/${encodeURIComponent(data.subdomain)}`} target="_blank" rel="noopener">
-                View store
-              </a>{' '}
-              <span className="muted">(opens the storefront in a new tab)</span>
-            </p>
+            <ViewStoreLink subdomain={data.subdomain} />
             {can('manageSettings') ? (
               <>
                 <SettingsForm key={data.id} store={data} />
@@ -266,25 +263,13 @@ function AccentColour({ form }: { form: ReturnType<typeof useForm<FormIn, unknow
 function StoreLogo({ store }: { store: Store }) {
   const queryClient = useQueryClient();
   const id = useId();
-  const input = useRef<HTMLInputElement>(null);
-  const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null);
-  const [status, setStatus] = useState('');
-  const [problem, setProblem] = useState('');
   const refresh = () => queryClient.invalidateQueries(trpc.stores.get.queryFilter({ storeId: store.id }));
   const base = `/api/dashboard/stores/${encodeURIComponent(store.id)}/logo`;
-  const upload = useMutation({
-    mutationFn: (file: File) => uploadFile(base, file, (loaded, total) => setProgress({ loaded, total })),
-    onMutate: (file) => {
-      setStatus(`Uploading ${file.name}…`);
-      setProgress({ loaded: 0, total: file.size });
-    },
-    onSuccess: async () => {
-      setStatus('Logo uploaded.');
-      if (input.current) input.current.value = '';
-      await refresh();
-    },
-    onError: () => setStatus(''),
-    onSettled: () => setProgress(null),
+  const { input, progress, status, setStatus, problem, upload, submit } = useUpload({
+    url: base,
+    empty: 'Choose an image first.',
+    uploaded: () => 'Logo uploaded.',
+    onDone: refresh,
   });
   const remove = useMutation({
     mutationFn: () => deleteRoute(base),
@@ -293,13 +278,6 @@ function StoreLogo({ store }: { store: Store }) {
       await refresh();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setProblem('');
-    const file = input.current?.files?.[0];
-    if (!file) return setProblem('Choose an image first.');
-    upload.mutate(file);
-  };
   return (
     <section aria-labelledby={`${id}-title`} className="settings">
       <h2 id={`${id}-title`}>Logo</h2>
@@ -311,30 +289,15 @@ function StoreLogo({ store }: { store: Store }) {
         <p>No logo: the storefront shows the store's name alone.</p>
       )}
       <form noValidate onSubmit={submit}>
-        <div className="field">
-          <label htmlFor={`${id}-file`}>Logo image</label>
-          <input
-            id={`${id}-file`}
-            type="file"
-            accept="image/png,image/jpeg,image/webp"
-            ref={input}
-            aria-describedby={`${id}-hint`}
-          />
-          <span className="hint" id={`${id}-hint`}>
-            PNG, JPEG or WebP, at most 1 MB. It replaces the current logo.
-          </span>
-        </div>
-        {problem && (
-          <p role="alert" className="field-error">
-            {problem}
-          </p>
-        )}
-        {progress && (
-          <div className="field">
-            <label htmlFor={`${id}-progress`}>Upload progress</label>
-            <progress id={`${id}-progress`} max={progress.total || 1} value={progress.loaded} />
-          </div>
-        )}
+        <UploadField
+          id={id}
+          label="Logo image"
+          accept="image/png,image/jpeg,image/webp"
+          hint="PNG, JPEG or WebP, at most 1 MB. It replaces the current logo."
+          input={input}
+          problem={problem}
+          progress={progress}
+        />
         <ErrorNote error={upload.error ?? remove.error} />
         <div className="actions">
           <button type="submit" className="button primary" disabled={upload.isPending}>
