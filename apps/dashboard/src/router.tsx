@@ -11,7 +11,8 @@ import {
   Outlet,
   redirect,
 } from '@tanstack/react-router';
-import { whenSignedOut } from './api';
+import { queryClient, whenSignedOut } from './api';
+import { ordersListQuery } from './screens/orders/orders-query';
 import { requireSession, signedOut } from './session';
 import { RouteError, NotFound } from './shell/RouteError';
 
@@ -142,6 +143,14 @@ export const ordersRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'orders',
   validateSearch: ordersSearch,
+  loaderDeps: ({ search }) => search,
+  // The list is asked for as soon as the session is known, while the shell's and the screen's
+  // chunks load (the router fetches them beside the loaders), not once the screen has rendered;
+  // the screen finds it in the cache under the same key. Not awaited: the screen shows its own
+  // loading state and errors.
+  loader: ({ params, deps }) => {
+    void queryClient.prefetchQuery(ordersListQuery(params.storeId, deps));
+  },
   component: lazyRouteComponent(() => import('./screens/orders/Orders'), 'Orders'),
   errorComponent: RouteError,
 });

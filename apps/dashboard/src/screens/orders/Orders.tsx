@@ -5,13 +5,12 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { ORDER_STATUSES as API_STATUSES, ZDashboardListOrdersQuery, ZOrderStatus } from '@svc/schemas';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import type { inferRouterOutputs } from '@trpc/server';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { trpc } from '../../api';
 import { ordersRoute, type OrdersSearch } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
@@ -20,19 +19,9 @@ import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable, type ColumnDef } from '../../ui/table';
+import { DAY, ordersListQuery } from './orders-query';
 
 type OrderRow = inferRouterOutputs<AppRouter>['orders']['dashboardList']['orders'][number];
-
-/** How often the list asks for new orders while it is open. */
-const REFRESH_MS = 10_000;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-/** A `YYYY-MM-DD` of the URL as the instant the seller means: the start (from) or the end (to) of that day, here. */
-function dayBound(day: string | undefined, end: boolean): string | undefined {
-  if (!day || !DAY.test(day)) return undefined;
-  const instant = new Date(`${day}T${end ? '23:59:59.999' : '00:00:00'}`);
-  return Number.isNaN(instant.getTime()) ? undefined : instant.toISOString();
-}
 
 // The filter form: the list's own `q`, a status or none, and a day range (the API's `from` after `to` rule, on days).
 const ZFilters = z
@@ -57,19 +46,7 @@ export function Orders() {
   const { store } = useStore();
   const currency = store?.currency ?? 'USD';
 
-  const list = useQuery(
-    trpc.orders.dashboardList.queryOptions(
-      {
-        storeId,
-        status: search.status,
-        q: search.q,
-        from: dayBound(search.from, false),
-        to: dayBound(search.to, true),
-        cursor: search.cursor,
-      },
-      { refetchInterval: REFRESH_MS, refetchOnWindowFocus: true, placeholderData: keepPreviousData },
-    ),
-  );
+  const list = useQuery(ordersListQuery(storeId, search));
 
   const form = useForm<Filters>({
     resolver: zodResolver(ZFilters),
