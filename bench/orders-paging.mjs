@@ -200,7 +200,8 @@ export default {
         collisions,
       };
     });
-    const deepCursor = encodeCursor(encryptionKey, cursorScope('orders', { storeId }), {
+    // Sealed as the service seals it: the list, the store and the key's mode (a live key).
+    const deepCursor = encodeCursor(encryptionKey, cursorScope('orders', { storeId, livemode: true }), {
       us: positions.cursorRow.us,
       id: positions.cursorRow.id,
     });
