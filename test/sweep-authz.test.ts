@@ -34,6 +34,7 @@ import {
   type Seller,
 } from './support/seller.js';
 import { REPO_ROOT, startServer } from './support/server.js';
+import { sweep } from './support/sweep.js';
 
 interface Operation {
   method: string;
@@ -797,16 +798,7 @@ async function run(call: Call): Promise<string[]> {
     : [];
 }
 
-async function runAll(calls: Call[], concurrency = 4): Promise<string[]> {
-  const failures: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < calls.length) failures.push(...(await run(calls[next++]!)));
-    }),
-  );
-  return failures;
-}
+const runAll = (calls: Call[]) => sweep(calls, run);
 
 // ---------------------------------------------------------------------------------------------
 

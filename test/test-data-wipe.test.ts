@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { clientIp, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
+import { PER_MODE_TABLES as PER_MODE } from './support/modes.js';
 
 const run = promisify(execFile);
 
@@ -121,23 +122,6 @@ async function seedCustomersAndKeys(storeId: string, productId: string, livemode
     [livemode, count],
   );
 }
-
-const PER_MODE = [
-  'product',
-  'license_key',
-  'license_instance',
-  'file',
-  'coupon',
-  'blacklist_entry',
-  'order',
-  'order_line',
-  'customer',
-  'event',
-  'webhook',
-  'webhook_delivery',
-  'ticket',
-  'ticket_message',
-];
 
 /** The store's rows of one mode, per table (children through their parents). */
 async function countRows(storeId: string, livemode: boolean): Promise<Record<string, number>> {

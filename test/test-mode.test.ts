@@ -26,6 +26,7 @@ import { routeTable, type RouteEntry } from '../apps/server/src/trpc/route-table
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { clientIp, registerSeller, uniqueEmail, createStoreFor, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
+import { sweep } from './support/sweep.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 type Mode = 'live' | 'test';
@@ -374,19 +375,7 @@ async function run(call: Call, other: World): Promise<string[]> {
     : [];
 }
 
-async function runAll(calls: Array<[Call, World]>, concurrency = 4): Promise<string[]> {
-  const failures: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < calls.length) {
-        const [call, other] = calls[next++]!;
-        failures.push(...(await run(call, other)));
-      }
-    }),
-  );
-  return failures;
-}
+const runAll = (calls: Array<[Call, World]>) => sweep(calls, ([call, other]) => run(call, other));
 
 const objectParams = (entry: RouteEntry) => entry.params.filter((name) => name !== 'storeId');
 const perModeRoutes = () =>

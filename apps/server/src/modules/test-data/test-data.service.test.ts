@@ -22,6 +22,7 @@ import { fanOutBatch } from '../webhooks/delivery-log.repo.js';
 import { createWebhook } from '../webhooks/webhooks.service.js';
 import { claimWipe } from './test-data.repo.js';
 import { getTestDataWipe, requestTestDataWipe, requireTestMode, runTestDataWipes } from './test-data.service.js';
+import { PER_MODE_TABLES as PER_MODE, modeTablesInDatabase } from '../../../../../test/support/modes.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -30,23 +31,6 @@ beforeAll(async () => {
 afterAll(() => orm?.close());
 
 const buyer = { ip: '203.0.113.7', userAgent: 'test', country: 'DE' };
-const PER_MODE = [
-  'product',
-  'license_key',
-  'license_instance',
-  'file',
-  'coupon',
-  'blacklist_entry',
-  'order',
-  'order_line',
-  'customer',
-  'event',
-  'webhook',
-  'webhook_delivery',
-  'ticket',
-  'ticket_message',
-] as const;
-
 function inMode(base: ServiceContext, livemode: boolean): ServiceContext {
   return { ...base, em: orm.em.fork(), livemode };
 }
@@ -158,6 +142,10 @@ async function populate(base: ServiceContext, storeId: string) {
 const storageDir = (base: ServiceContext) => base.deps.config.fileStorageDir;
 
 describe('deleting a store’s test data', () => {
+  it('walks every table of the schema that has a livemode column (a new per-mode table must be added here)', async () => {
+    expect(await modeTablesInDatabase(orm.em.fork())).toEqual([...PER_MODE].sort());
+  });
+
   it('deletes every test row and stored object of the store, in batches, and nothing live or of another store', async () => {
     const base = serviceContext(orm);
     const store = await createStore(orm.em.fork());
