@@ -100,7 +100,13 @@ const resetRoute = createRoute({
 const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'app',
-  beforeLoad: ({ location }) => requireSession(location.href),
+  beforeLoad: ({ location }) => {
+    // The screens' chunks start loading while the session is checked, not after: they hold no
+    // data (a signed-out visitor only fetched JavaScript it will not run), and the first screen
+    // then waits for the slower of the two instead of both in turn.
+    for (const route of router.getMatchedRoutes(location.pathname)[0]) void router.loadRouteChunk(route);
+    return requireSession(location.href);
+  },
   component: Outlet,
   errorComponent: RouteError,
 });
