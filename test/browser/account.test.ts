@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pay } from '../support/payments.js';
+import { paidOrder } from '../support/payments.js';
 import {
   createShop,
   keyProduct,
@@ -39,19 +39,6 @@ pagePerTest(
   (opened) => ({ page, watch } = opened),
 );
 
-/** A paid order bought over HTTP, as any buyer would. */
-async function paidOrder(storeId: string, productId: string, email: string, ip: string) {
-  const created = await fetch(`${server.url}/api/orders/create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
-    body: JSON.stringify({ storeId, cart: [{ productId, quantity: 1 }], email }),
-  });
-  expect(created.status).toBe(201);
-  const { order } = await created.json();
-  expect((await (await pay(server.url, { orderId: order.id, amount: order.price })).json()).outcome).toBe('settled');
-  return order as { id: string; orderId: string };
-}
-
 /** The code from the newest sign-in e-mail to `email` in the development mailbox. */
 async function codeFor(email: string): Promise<string> {
   for (let i = 0; i < 50; i++) {
@@ -71,13 +58,18 @@ describe('customer area', () => {
     const shop = await createShop(server.url, 'Night Owl Games');
     const product = await keyProduct(shop, ['OWL-1111-AAAA', 'OWL-2222-BBBB']);
     const email = `owl-${randomBytes(4).toString('hex')}@example.test`;
-    const mine = await paidOrder(shop.store.id, product.id, email, '198.51.100.21');
-    const theirs = await paidOrder(
-      shop.store.id,
-      product.id,
-      `other-${randomBytes(4).toString('hex')}@example.test`,
-      '198.51.100.22',
-    );
+    const mine = await paidOrder(server.url, {
+      storeId: shop.store.id,
+      productId: product.id,
+      email,
+      ip: '198.51.100.21',
+    });
+    const theirs = await paidOrder(server.url, {
+      storeId: shop.store.id,
+      productId: product.id,
+      email: `other-${randomBytes(4).toString('hex')}@example.test`,
+      ip: '198.51.100.22',
+    });
 
     await page.goto(`${server.url}/account/${shop.store.subdomain}`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -151,12 +143,12 @@ describe('customer area', () => {
   it('an order page opened with no credential says how to get in', async () => {
     const shop = await createShop(server.url);
     const product = await keyProduct(shop, ['LOCK-1']);
-    const order = await paidOrder(
-      shop.store.id,
-      product.id,
-      `locked-${randomBytes(4).toString('hex')}@example.test`,
-      '198.51.100.23',
-    );
+    const order = await paidOrder(server.url, {
+      storeId: shop.store.id,
+      productId: product.id,
+      email: `locked-${randomBytes(4).toString('hex')}@example.test`,
+      ip: '198.51.100.23',
+    });
     await page.goto(`${server.url}/orders/${order.id}`);
     const alert = page.getByRole('alert');
     await alert.waitFor();

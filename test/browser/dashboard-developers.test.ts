@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { constructEvent } from '@svc/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pay } from '../support/payments.js';
+import { paidOrder } from '../support/payments.js';
 import { dashboard, type Seller } from '../support/seller.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { createShop, keyProduct, launchChromium, pagePerTest, startPageServer, unlabelledControls } from './support.js';
@@ -67,23 +67,6 @@ async function checkScreen(): Promise<void> {
   expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
   expect(await unlabelledControls(page)).toEqual([]);
   expect(await seriousViolations()).toEqual([]);
-}
-
-/** A paid order of the license-key product, bought over HTTP as any buyer would. */
-async function paidOrder(storeId: string, productId: string): Promise<{ id: string; orderId: string }> {
-  const created = await fetch(`${server.url}/api/orders/create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${randomBytes(1)[0]}` },
-    body: JSON.stringify({
-      storeId,
-      cart: [{ productId, quantity: 1 }],
-      email: `buyer-${randomBytes(4).toString('hex')}@example.test`,
-    }),
-  });
-  expect(created.status, await created.clone().text()).toBe(201);
-  const { order } = await created.json();
-  expect((await (await pay(server.url, { orderId: order.id, amount: order.price })).json()).outcome).toBe('settled');
-  return order;
 }
 
 describe('API keys', () => {
@@ -142,7 +125,7 @@ describe('licenses', () => {
     const shop = await createShop(server.url, 'License Works');
     const licenseKey = `LIC-${randomBytes(6).toString('hex').toUpperCase()}`;
     const product = await keyProduct(shop, [licenseKey]);
-    const order = await paidOrder(shop.store.id, product.id);
+    const order = await paidOrder(server.url, { storeId: shop.store.id, productId: product.id });
     const validate = async () => {
       const response = await fetch(`${server.url}/api/v1/licenses/validate`, {
         method: 'POST',
@@ -222,7 +205,7 @@ describe('webhooks', () => {
     await checkScreen();
 
     const from = new Date(Date.now() - 1_000);
-    await paidOrder(shop.store.id, product.id);
+    await paidOrder(server.url, { storeId: shop.store.id, productId: product.id });
     // Attempt 1 at once, attempt 2 five seconds later (the retry schedule); both answered 503.
     const failures = await receiver.waitFor(2, { timeoutMs: 30_000 });
     const eventId = failures[0]!.eventId!;

@@ -8,7 +8,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pay } from '../support/payments.js';
+import { paidOrder } from '../support/payments.js';
 import { addStaff, clientIp, dashboard, registerSeller, uniqueEmail, type Seller } from '../support/seller.js';
 import { expectAccessible } from './dashboard-support.js';
 import { createShop, keyProduct, launchChromium, pagePerTest, startPageServer } from './support.js';
@@ -31,19 +31,6 @@ pagePerTest(
   () => ({ browser, serviceUrl: server.url }),
   (opened) => ({ page } = opened),
 );
-
-/** A buyer's order over HTTP, paid through the test gateway. */
-async function paidOrder(storeId: string, productId: string): Promise<{ id: string; orderId: string }> {
-  const created = await fetch(`${server.url}/api/orders/create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
-    body: JSON.stringify({ storeId, cart: [{ productId, quantity: 1 }], email: uniqueEmail('buyer') }),
-  });
-  expect(created.status).toBe(201);
-  const { order } = await created.json();
-  expect((await (await pay(server.url, { orderId: order.id, amount: order.price })).json()).outcome).toBe('settled');
-  return order;
-}
 
 async function signIn(seller: Seller): Promise<void> {
   await page.goto(`${server.url}/dashboard/sign-in`);
@@ -76,7 +63,12 @@ describe('dashboard: orders', () => {
     await page.evaluate(() => {
       window.stillThisPage = true;
     });
-    const order = await paidOrder(shop.store.id, product.id);
+    const order = await paidOrder(server.url, {
+      storeId: shop.store.id,
+      productId: product.id,
+      email: uniqueEmail('buyer'),
+      ip: clientIp(),
+    });
     await table.getByRole('link', { name: order.orderId }).waitFor({ timeout: 20_000 });
     await expect(page.evaluate(() => window.stillThisPage === true)).resolves.toBe(true);
     const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: order.orderId }) });
@@ -129,7 +121,12 @@ describe('dashboard: orders', () => {
   it('shows a viewOrders-only member no action, and the API refuses their forced refund', async () => {
     const shop = await createShop(server.url, 'Viewer Goods');
     const product = await keyProduct(shop, ['VIEW-3333-BBBB-4444']);
-    const order = await paidOrder(shop.store.id, product.id);
+    const order = await paidOrder(server.url, {
+      storeId: shop.store.id,
+      productId: product.id,
+      email: uniqueEmail('buyer'),
+      ip: clientIp(),
+    });
     const viewer = await registerSeller(server.url);
     await addStaff(shop.seller, shop.store.id, viewer, ['viewOrders']);
 

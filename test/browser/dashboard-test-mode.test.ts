@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../support/catalog.js';
-import { pay } from '../support/payments.js';
+import { paidOrder } from '../support/payments.js';
 import { type Seller } from '../support/seller.js';
 import { dashboardPagePerTest, expectAccessible, signInThroughUi, storeUrl } from './dashboard-support.js';
 import { createShop, launchChromium, screenshots, startPageServer } from './support.js';
@@ -81,22 +81,6 @@ async function ordersToday(): Promise<string> {
   return ((await card.locator('dd.figure').nth(1).textContent()) ?? '').trim();
 }
 
-/** A paid order of `productId` bought over HTTP, as any buyer would (in the product's mode). */
-async function paidOrder(storeId: string, productId: string): Promise<void> {
-  const created = await fetch(`${server.url}/api/orders/create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${randomBytes(1)[0]}` },
-    body: JSON.stringify({
-      storeId,
-      cart: [{ productId, quantity: 1 }],
-      email: `buyer-${randomBytes(4).toString('hex')}@example.test`,
-    }),
-  });
-  expect(created.status, await created.clone().text()).toBe(201);
-  const { order } = await created.json();
-  expect((await (await pay(server.url, { orderId: order.id, amount: order.price })).json()).outcome).toBe('settled');
-}
-
 describe('dashboard test mode', () => {
   it('the switch by keyboard, the banner, test products and figures kept apart from live ones, and the mode kept on reload', async () => {
     const shop = await createShop(server.url, 'Mode Works');
@@ -145,7 +129,7 @@ describe('dashboard test mode', () => {
     await expect.poll(listedProducts, { timeout: 10_000 }).toEqual([expect.stringContaining('Test Teapot')]);
 
     // Bought: a test order, counted on Home in test mode.
-    await paidOrder(shop.store.id, productId);
+    await paidOrder(server.url, { storeId: shop.store.id, productId: productId });
     await goTo('Home');
     await expect.poll(ordersToday, { timeout: 10_000 }).toBe('1');
     await expectAccessible(page, 'Home in test mode');

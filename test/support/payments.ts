@@ -1,5 +1,6 @@
 /** Paying orders through the `test` gateway, exactly as a gateway would notify the server. */
 import { createHmac, randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 
 export const TEST_GATEWAY_SECRET = 'test-gateway-secret-for-tests';
 
@@ -36,4 +37,30 @@ export function notify(baseUrl: string, signed: { body: string; signature: strin
 
 export async function pay(baseUrl: string, n: TestNotification) {
   return notify(baseUrl, signedNotification(n));
+}
+
+/**
+ * One of `productId`, bought over HTTP as any buyer would (`/api/orders/create`, in the product's
+ * mode) and paid through the test gateway: answers the paid order.
+ */
+export async function paidOrder(
+  baseUrl: string,
+  order: { storeId: string; productId: string; email?: string; ip?: string },
+): Promise<{ id: string; orderId: string }> {
+  const created = await fetch(`${baseUrl}/api/orders/create`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-forwarded-for': order.ip ?? `198.51.100.${randomBytes(1)[0]}`,
+    },
+    body: JSON.stringify({
+      storeId: order.storeId,
+      cart: [{ productId: order.productId, quantity: 1 }],
+      email: order.email ?? `buyer-${randomBytes(4).toString('hex')}@example.test`,
+    }),
+  });
+  expect(created.status, await created.clone().text()).toBe(201);
+  const { order: placed } = await created.json();
+  expect((await (await pay(baseUrl, { orderId: placed.id, amount: placed.price })).json()).outcome).toBe('settled');
+  return placed;
 }
