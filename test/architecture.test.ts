@@ -13,8 +13,46 @@ import { describe, expect, it } from 'vitest';
 const SRC = fileURLToPath(new URL('../apps/server/src/', import.meta.url));
 const MODULES = path.join(SRC, 'modules');
 const TRPC = path.join(SRC, 'trpc');
+const API = path.join(SRC, 'api');
+const FLOWS = path.join(SRC, 'flows');
 const LIB = path.join(SRC, 'lib');
 const DB = path.join(SRC, 'db');
+
+/**
+ * The server's layers, lowest first (docs/architecture.md says what each holds). A file may import
+ * from its own layer and the layers below it, never from one above.
+ */
+const LAYERS: { name: string; holds: (relative: string) => boolean }[] = [
+  { name: 'lib', holds: (f) => f.startsWith('lib/') },
+  {
+    name: 'foundation',
+    holds: (f) =>
+      [
+        'config.ts',
+        'deps.ts',
+        'demo.ts',
+        'node-flags.ts',
+        'db/prepared.ts',
+        'db/replicas.ts',
+        'db/embedded.ts',
+      ].includes(f) || f.startsWith('types/'),
+  },
+  { name: 'modules', holds: (f) => f.startsWith('modules/') },
+  { name: 'db', holds: (f) => f.startsWith('db/') },
+  { name: 'flows', holds: (f) => f.startsWith('flows/') },
+  { name: 'trpc', holds: (f) => f.startsWith('trpc/') },
+  { name: 'api', holds: (f) => f.startsWith('api/') },
+  { name: 'http', holds: (f) => f.startsWith('http/') },
+  { name: 'openapi', holds: (f) => f.startsWith('openapi/') },
+  { name: 'entry', holds: (f) => !f.includes('/') },
+];
+
+function layerOf(file: string): number {
+  const relative = path.relative(SRC, file).split(path.sep).join('/');
+  const index = LAYERS.findIndex((layer) => layer.holds(relative));
+  if (index < 0) throw new Error(`${relative} is in no layer`);
+  return index;
+}
 
 /** Every TypeScript file under `dir`, tests included. */
 function allFiles(dir: string): string[] {
@@ -163,25 +201,51 @@ describe('the code', () => {
     // The graph is real (a reader that found nothing would pass), and holds type-only imports.
     expect(graph.get('app.ts')?.has('deps.ts')).toBe(true);
     expect(graph.get('modules/checkout/checkout.service.ts')?.has('modules/orders/order-lifecycle.ts')).toBe(true);
-    expect(readFileSync(path.join(SRC, 'deps.ts'), 'utf8')).toMatch(/^import type \{ Orm \} from '\.\/db\/orm\.js';$/m);
-    expect(graph.get('deps.ts')?.has('db/orm.ts')).toBe(true);
+    expect(readFileSync(path.join(SRC, 'deps.ts'), 'utf8')).toMatch(
+      /^import type \{ Config \} from '\.\/config\.js';$/m,
+    );
+    expect(graph.get('deps.ts')?.has('config.ts')).toBe(true);
     expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
 
-  it('reaches tRPC from a module only through its router', () => {
+  it('keeps tRPC, the API and the flows out of the modules', () => {
     const files = allFiles(MODULES);
     // Tests included: a service's tests build its context as a service sees it, not as tRPC does.
     expect(files.some((file) => file.endsWith('.service.test.ts'))).toBe(true);
-    const offenders = files
-      .filter((file) => !file.endsWith('.router.ts'))
-      .flatMap((file) =>
-        importsOf(file)
-          .filter((target) => isUnder(target, TRPC))
-          .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
-      );
+    const above = [TRPC, API, FLOWS];
+    const offenders = files.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => above.some((dir) => isUnder(target, dir)))
+        .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+    );
     expect(offenders).toEqual([]);
-    // The routers do import it (a reader that found nothing would pass).
-    expect(importsOf(path.join(MODULES, 'orders/orders.router.ts')).some((target) => isUnder(target, TRPC))).toBe(true);
+    // The routers do import tRPC's procedures (a reader that found nothing would pass).
+    expect(importsOf(path.join(API, 'routers/orders.router.ts')).some((target) => isUnder(target, TRPC))).toBe(true);
+  });
+
+  it("keeps the server's layers in order: no import runs back up", () => {
+    const offenders: string[] = [];
+    let edges = 0;
+    for (const file of sources(SRC)) {
+      const from = layerOf(file);
+      for (const target of importsOf(file)) {
+        if (!isUnder(target, SRC)) continue;
+        edges++;
+        const to = layerOf(target);
+        if (to > from)
+          offenders.push(
+            `${path.relative(SRC, file)} (${LAYERS[from]!.name}) -> ${path.relative(SRC, target)} (${LAYERS[to]!.name})`,
+          );
+      }
+    }
+    expect(offenders).toEqual([]);
+    // Every layer holds files, and the reader saw the imports between them.
+    const counts = LAYERS.map((_, i) => sources(SRC).filter((file) => layerOf(file) === i).length);
+    // (flows/ is filled by the next step, which makes this every layer.)
+    expect(counts.filter((count, i) => count > 0 || LAYERS[i]!.name === 'flows')).toHaveLength(LAYERS.length);
+    expect(edges).toBeGreaterThan(500);
+    // A file no layer names fails (so a new folder has to be placed).
+    expect(() => layerOf(path.join(SRC, 'nowhere/new.ts'))).toThrow(/no layer/);
   });
 
   it('keeps lib/ beneath the modules and the database: it imports neither', () => {

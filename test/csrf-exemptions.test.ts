@@ -10,10 +10,10 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAIN_ROUTES } from '../apps/server/src/http/plain-routes.js';
-import { identityRouter } from '../apps/server/src/modules/identity/identity.router.js';
-import { appRouter } from '../apps/server/src/trpc/app-router.js';
+import { identityRouter } from '../apps/server/src/api/routers/identity.router.js';
+import { appRouter } from '../apps/server/src/api/app-router.js';
 import { router, sessionProcedure } from '../apps/server/src/trpc/procedures.js';
-import { routeTable } from '../apps/server/src/trpc/route-table.js';
+import { routeTable } from '../apps/server/src/api/route-table.js';
 import { startInProcess, type InProcessApp } from './support/in-process.js';
 import { registerSeller, type Seller } from './support/seller.js';
 

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAIN_ROUTES } from '../apps/server/src/http/plain-routes.js';
-import { appRouter } from '../apps/server/src/trpc/app-router.js';
-import { routeTable } from '../apps/server/src/trpc/route-table.js';
+import { appRouter } from '../apps/server/src/api/app-router.js';
+import { routeTable } from '../apps/server/src/api/route-table.js';
 import { REPO_ROOT, startServer } from './support/server.js';
 
 const DIST = path.join(REPO_ROOT, 'apps/dashboard/dist');

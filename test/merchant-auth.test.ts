@@ -83,7 +83,12 @@ describe.each([
     const response = await merchantGet(server.url, key(), path(storeId?.() ?? store.id));
     expect(response.status).toBe(status);
     expect(await response.json()).toMatchObject({ code, error: expect.any(String) });
-    if (status === 401) expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="svc"/);
+    // The transport's Bearer challenge (RFC 6750 §3): invalid_token once a key was sent and refused.
+    if (status === 401)
+      expect(response.headers.get('www-authenticate')).toBe(
+        key() === undefined ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"',
+      );
+    else expect(response.headers.get('www-authenticate')).toBeNull();
   });
 
   it('a valid key -> 200', async () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { checkDocument } from '../apps/server/src/openapi/check.js';
 import { buildOpenApiDocument } from '../apps/server/src/openapi/document.js';
 import { lookupStoreBySubdomain } from '../apps/server/src/modules/stores/stores.service.js';
-import { appRouter } from '../apps/server/src/trpc/app-router.js';
+import { appRouter } from '../apps/server/src/api/app-router.js';
 import { publicProcedure, router } from '../apps/server/src/trpc/procedures.js';
 import { createProbeRouter } from './support/probe-router.js';
 import { REPO_ROOT } from './support/server.js';

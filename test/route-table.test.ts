@@ -9,10 +9,10 @@ import { ERROR_STATUS } from '@svc/schemas';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { PLAIN_ROUTES } from '../apps/server/src/http/plain-routes.js';
-import { appRouter } from '../apps/server/src/trpc/app-router.js';
+import { appRouter } from '../apps/server/src/api/app-router.js';
 import { t } from '../apps/server/src/trpc/init.js';
 import { publicProcedure, router } from '../apps/server/src/trpc/procedures.js';
-import { policyGaps, routeTable } from '../apps/server/src/trpc/route-table.js';
+import { policyGaps, routeTable } from '../apps/server/src/api/route-table.js';
 import { REPO_ROOT } from './support/server.js';
 
 describe('the route table', () => {

@@ -5,7 +5,7 @@
  */
 import { queryInt } from '@svc/schemas';
 import { z } from 'zod';
-import { storesRouter } from '../../apps/server/src/modules/stores/stores.router.js';
+import { storesRouter } from '../../apps/server/src/api/routers/stores.router.js';
 import { publicProcedure, router } from '../../apps/server/src/trpc/procedures.js';
 
 export const PROBE_LIMIT = { name: 'probe', max: 5, windowMs: 60_000 };

@@ -20,9 +20,9 @@ import { restPlugin } from './http/rest.js';
 import { trpcPlugin } from './http/trpc.js';
 import { assertReadableUrl } from './lib/input-limits.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { appRouter } from './trpc/app-router.js';
-import { routeTable } from './trpc/route-table.js';
-import { pinInputCoercion } from './trpc/strict-input.js';
+import { appRouter } from './api/app-router.js';
+import { routeTable } from './api/route-table.js';
+import { pinInputCoercion } from './api/strict-input.js';
 
 export interface BuildAppOptions {
   /** Another router (tests mount procedures that exist only to exercise the pipeline). */

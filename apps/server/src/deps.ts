@@ -1,6 +1,6 @@
 /** What the application is built from; tests pass their own (database, clock, limiter). */
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config.js';
-import type { Orm } from './db/orm.js';
 import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
 import type { RateLimitStore } from './lib/rate-limit.js';
@@ -13,7 +13,8 @@ export interface RedisProbe {
 
 export interface AppDeps {
   config: Config;
-  orm: Orm;
+  /** The ORM db/orm.ts opens (its `Orm`); named by MikroORM's own type so this file stays beneath the modules. */
+  orm: MikroORM;
   clock: Clock;
   limiter: RateLimitStore;
   storage: FileStorage;

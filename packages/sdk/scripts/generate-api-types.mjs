@@ -22,8 +22,8 @@ const outFile = join(sdkRoot, 'src', 'generated', 'api.ts');
  * (Bearer keys), the storefront and buyer routes, and the customer area; not the dashboard
  * (seller sessions) nor the sellers' sign-in.
  */
-const { appRouter } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/trpc/app-router.js')).href);
-const { routeTable } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/trpc/route-table.js')).href);
+const { appRouter } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/api/app-router.js')).href);
+const { routeTable } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/api/route-table.js')).href);
 const SDK_SURFACES = new Set(['apiKey', 'buyer', 'customer']);
 const procedures = routeTable(appRouter)
   .procedures.filter(

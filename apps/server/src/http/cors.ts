@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { isAnyStoreOrigin, ownOrigin } from '../modules/stores/origins.js';
 import type { CorsPolicy } from '../trpc/policy.js';
-import type { RouteTable } from '../trpc/route-table.js';
+import type { RouteTable } from '../api/route-table.js';
 
 const EXPOSED = [
   'Retry-After',

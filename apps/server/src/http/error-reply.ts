@@ -4,6 +4,21 @@ import type { Socket } from 'node:net';
 import type { TErrorBody } from '@svc/schemas';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, invalidField, toPublicError, type PublicError } from '../lib/errors.js';
+import type { RoutePolicy } from '../trpc/policy.js';
+
+/**
+ * The challenge a 401 carries on a route whose credential is a Bearer token (merchant keys, the
+ * operator's metrics token), RFC 6750 §3: `error="invalid_token"` when a token was sent and refused.
+ * Set here, by the transport, from the route's policy: the guards only say "unauthorized".
+ */
+export function bearerChallenge(
+  policy: RoutePolicy,
+  pub: PublicError,
+  authorization: string | undefined,
+): string | undefined {
+  if (pub.status !== 401 || (policy.auth.kind !== 'apiKey' && policy.auth.kind !== 'operator')) return undefined;
+  return authorization === undefined ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"';
+}
 
 /** Our error body with the error's status; a route documented with a bare body (`{ error }`) gets that. */
 export function sendError(reply: FastifyReply, pub: PublicError): FastifyReply {

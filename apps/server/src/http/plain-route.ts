@@ -26,9 +26,9 @@ import {
 import type { Context } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
 import { createContext } from '../trpc/context.js';
-import type { PlainRouteDeclaration } from '../trpc/route-table.js';
+import type { PlainRouteDeclaration } from '../api/route-table.js';
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
-import { sendError } from './error-reply.js';
+import { bearerChallenge, sendError } from './error-reply.js';
 
 /** How a route's body is read: not at all, as raw bytes (signatures), multipart (one file), or an HTML form. */
 export type BodyKind = 'none' | 'raw' | 'multipart' | 'form';
@@ -158,6 +158,8 @@ export async function registerPlainRoutes(
             } catch (error) {
               const pub = toPublicError(route.mapError?.(error) ?? error);
               if (pub.internal) request.log.error({ err: error, route: route.name }, 'route failed');
+              const challenge = bearerChallenge(route.policy, pub, request.headers.authorization);
+              if (challenge) reply.header('WWW-Authenticate', challenge);
               return route.renderError ? route.renderError(reply, pub, request) : sendError(reply, pub);
             }
           },

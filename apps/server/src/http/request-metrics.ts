@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { httpDuration, httpRequests } from '../lib/metrics.js';
-import type { RouteTable } from '../trpc/route-table.js';
+import type { RouteTable } from '../api/route-table.js';
 
 const TRPC_ROUTE = '/trpc/:path';
 

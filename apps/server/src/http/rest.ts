@@ -11,11 +11,12 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { AppError, invalidField, toPublicError } from '../lib/errors.js';
+import { AppError, invalidField } from '../lib/errors.js';
+import { publicError } from '../trpc/errors.js';
 import { createContext } from '../trpc/context.js';
-import { invokeProcedure } from '../trpc/invoke.js';
-import type { RouteEntry, RouteTable } from '../trpc/route-table.js';
-import { sendError } from './error-reply.js';
+import { invokeProcedure } from '../api/invoke.js';
+import type { RouteEntry, RouteTable } from '../api/route-table.js';
+import { bearerChallenge, sendError } from './error-reply.js';
 import { useJsonBodies } from './json-body.js';
 
 /** A REST route reads its input from the query on these methods, from the JSON body on the others. */
@@ -96,9 +97,11 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
       reply.code(status).type('application/json');
       return data === undefined ? reply.send() : reply.send(JSON.stringify(data));
     } catch (error) {
-      const pub = toPublicError(error);
+      const pub = publicError(error);
       // Failures inside the procedure were logged by its request step (requestSteps), once.
-      if (pub.internal && !(error instanceof AppError)) request.log.error({ err: error, path }, 'request failed');
+      if (pub.internal) request.log.error({ err: error, path }, 'request failed');
+      const challenge = bearerChallenge(entry.policy, pub, request.headers.authorization);
+      if (challenge) reply.header('WWW-Authenticate', challenge);
       return sendError(reply, pub);
     }
   };

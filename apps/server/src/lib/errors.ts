@@ -1,42 +1,14 @@
 /**
  * The one error type. Services throw AppError with a code from @svc/schemas; the HTTP
- * status follows from that code's row in ERROR_STATUS on every transport. Anything
+ * status follows from that code's row in ERROR_STATUS on every transport. It is a plain Error:
+ * the transports map it (trpc/errors.ts for tRPC, http/error-reply.ts for the rest). Anything
  * else that is thrown is an internal error whose message never leaves the process.
  */
-import { TRPCError } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ERROR_STATUS, type TErrorCode, type TErrorIssue } from '@svc/schemas';
 import { ZodError } from 'zod';
 
-const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_SUPPORTED',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  422: 'UNPROCESSABLE_CONTENT',
-  429: 'TOO_MANY_REQUESTS',
-  500: 'INTERNAL_SERVER_ERROR',
-  502: 'BAD_GATEWAY',
-  503: 'SERVICE_UNAVAILABLE',
-};
-
-/** What a tRPC error that we did not raise ourselves means in our codes. */
-const APP_CODE_BY_TRPC_CODE: Partial<Record<TRPC_ERROR_CODE_KEY, TErrorCode>> = {
-  PARSE_ERROR: 'invalid_json',
-  BAD_REQUEST: 'validation_failed',
-  NOT_FOUND: 'not_found',
-  METHOD_NOT_SUPPORTED: 'method_not_allowed',
-  PAYLOAD_TOO_LARGE: 'payload_too_large',
-  UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
-  TOO_MANY_REQUESTS: 'rate_limited',
-  UNAUTHORIZED: 'unauthorized',
-};
-
-const GENERIC_MESSAGE: Partial<Record<TErrorCode, string>> = {
+/** The message a code carries when the thrower gave none (also what a framework error shows). */
+export const GENERIC_MESSAGE: Partial<Record<TErrorCode, string>> = {
   invalid_json: 'The request body is not valid JSON.',
   validation_failed: 'The request is not valid.',
   not_found: 'Not found.',
@@ -49,7 +21,8 @@ const GENERIC_MESSAGE: Partial<Record<TErrorCode, string>> = {
   internal_error: 'Internal server error.',
 };
 
-export class AppError extends TRPCError {
+export class AppError extends Error {
+  override readonly name = 'AppError';
   readonly appCode: TErrorCode;
   readonly issues: TErrorIssue[] | undefined;
   /** REST answers with `{ error }` alone (a documented body that has no code). */
@@ -60,13 +33,7 @@ export class AppError extends TRPCError {
     message?: string,
     opts: { issues?: TErrorIssue[]; cause?: unknown; bare?: boolean } = {},
   ) {
-    super({
-      code: TRPC_CODE_BY_STATUS[ERROR_STATUS[code]] ?? 'INTERNAL_SERVER_ERROR',
-      message: message ?? GENERIC_MESSAGE[code] ?? code,
-      cause: opts.cause,
-    });
-    // The name stays 'TRPCError': tRPC adapters recognise tRPC errors by name and would
-    // otherwise wrap ours as a 500.
+    super(message ?? GENERIC_MESSAGE[code] ?? code, { cause: opts.cause });
     this.appCode = code;
     this.issues = opts.issues;
     this.bare = opts.bare ?? false;
@@ -141,8 +108,9 @@ function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
- * The one place that decides what a client may learn about an error. Only AppErrors and
- * the framework's own request errors keep a message; everything else is internal_error.
+ * What a client may learn about an error. Only AppErrors keep a message; an unreachable database
+ * is 503 and a write that lost a race 409, without their text; everything else is internal_error.
+ * tRPC's own errors (and ours as tRPC carries them) are read by trpc/errors.ts, which ends here.
  */
 export function toPublicError(error: unknown): PublicError {
   if (error instanceof AppError) {
@@ -154,32 +122,6 @@ export function toPublicError(error: unknown): PublicError {
       bare: error.bare,
       internal: false,
     };
-  }
-  if (error instanceof TRPCError) {
-    if (error.cause instanceof AppError) return toPublicError(error.cause);
-    if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) {
-      return { code: 'invalid_json', status: 400, message: GENERIC_MESSAGE.invalid_json!, internal: false };
-    }
-    if (error.code === 'BAD_REQUEST' && error.cause instanceof ZodError) {
-      return {
-        code: 'validation_failed',
-        status: 400,
-        message: GENERIC_MESSAGE.validation_failed!,
-        issues: zodIssues(error.cause),
-        internal: false,
-      };
-    }
-    if (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'SERVICE_UNAVAILABLE') {
-      return toPublicError(error.cause ?? new Error(error.message));
-    }
-    const code = APP_CODE_BY_TRPC_CODE[error.code];
-    if (code) {
-      // tRPC's own request errors (bad batch size, parse error) carry safe messages,
-      // but a parse error's message quotes the body: use ours there.
-      const message = code === 'validation_failed' ? error.message : GENERIC_MESSAGE[code]!;
-      return { code, status: ERROR_STATUS[code], message, internal: false };
-    }
-    return { code: 'internal_error', status: 500, message: GENERIC_MESSAGE.internal_error!, internal: true };
   }
   if (isDatabaseUnavailable(error)) {
     return { code: 'service_unavailable', status: 503, message: GENERIC_MESSAGE.service_unavailable!, internal: true };

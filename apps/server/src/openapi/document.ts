@@ -19,7 +19,7 @@ import {
 import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi';
 import { PLAIN_ROUTES } from '../http/plain-routes.js';
 import type { AuthSurface } from '../trpc/policy.js';
-import { API_BASE_PATH, routeTable, type PlainRouteDeclaration, type RouteEntry } from '../trpc/route-table.js';
+import { API_BASE_PATH, routeTable, type PlainRouteDeclaration, type RouteEntry } from '../api/route-table.js';
 
 /** Headers as this module writes them (never references). */
 type Headers = Record<string, oas31.HeaderObject>;

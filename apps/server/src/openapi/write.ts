@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { appRouter } from '../trpc/app-router.js';
+import { appRouter } from '../api/app-router.js';
 import { checkDocument } from './check.js';
 import { buildOpenApiDocument, serialiseDocument } from './document.js';
 

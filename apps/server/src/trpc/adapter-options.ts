@@ -13,6 +13,6 @@ export function logAdapterError({
   req: unknown;
   path?: string | undefined;
 }): void {
-  if (error instanceof AppError || error.code !== 'INTERNAL_SERVER_ERROR') return;
+  if (error.cause instanceof AppError || error.code !== 'INTERNAL_SERVER_ERROR') return;
   (req as FastifyRequest).log.error({ err: error.cause ?? error, path }, 'request failed in tRPC');
 }

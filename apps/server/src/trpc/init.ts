@@ -4,9 +4,10 @@
  * same shape in http/rest.ts).
  */
 import { initTRPC } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { TErrorCode, TErrorIssue } from '@svc/schemas';
-import { toPublicError } from '../lib/errors.js';
+import { publicError, trpcCodeOf } from './errors.js';
 import type { Context } from '../modules/request/context.js';
 import type { RoutePolicy } from './policy.js';
 
@@ -33,10 +34,11 @@ export const t = initTRPC
   .create({
     isDev: false,
     errorFormatter({ shape, error }) {
-      const pub = toPublicError(error);
+      const pub = publicError(error);
       const data: SvcErrorData = { code: pub.code, httpStatus: pub.status, path: shape.data.path };
       if (pub.issues) data.issues = pub.issues;
       if (pub.bare) data.bare = true;
-      return { message: pub.message, code: shape.code, data };
+      // tRPC's numeric code follows our status (an AppError reaches here wrapped as an internal error).
+      return { message: pub.message, code: TRPC_ERROR_CODES_BY_KEY[trpcCodeOf(pub.status)], data };
     },
   });

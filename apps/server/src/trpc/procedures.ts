@@ -7,7 +7,8 @@
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
 import { TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
-import { AppError, toPublicError } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
+import { appErrorOf, publicError, toTRPCError } from './errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import {
   authenticateSession,
@@ -49,14 +50,20 @@ export interface ResourceSurface {
   tags: string[];
 }
 
-/** An error as the client may see it, the original logged once when nothing of it is shown. */
-function normalised(error: unknown, ctx: Context, path: string): AppError {
-  if (error instanceof AppError) return error;
-  const pub = toPublicError(error);
+/** An error as the client may see it (ours, as tRPC carries it), the original logged once when nothing of it is shown. */
+function normalised(error: unknown, ctx: Context, path: string): TRPCError {
+  const ours = appErrorOf(error);
+  if (ours) return error instanceof TRPCError && error.cause === ours ? error : toTRPCError(ours);
+  const pub = publicError(error);
   // tRPC wraps what a later step threw; the original is what is logged.
   if (pub.internal)
     ctx.log.error({ err: error instanceof TRPCError ? (error.cause ?? error) : error, path }, 'procedure failed');
-  return new AppError(pub.code, pub.message, { issues: pub.issues, cause: error });
+  return toTRPCError(new AppError(pub.code, pub.message, { issues: pub.issues, cause: error }));
+}
+
+/** Already in the shape normalised() gives: a TRPCError carrying our error (and so logged if it had to be). */
+export function isNormalised(error: unknown): boolean {
+  return error instanceof TRPCError && error.cause instanceof AppError;
 }
 
 /**
@@ -77,7 +84,7 @@ const requestSteps = t.middleware(async ({ ctx, meta, path, getRawInput, next })
   } catch (error) {
     throw normalised(error, ctx, path);
   }
-  if (!result.ok && !(result.error instanceof AppError)) throw normalised(result.error, ctx, path);
+  if (!result.ok && !isNormalised(result.error)) throw normalised(result.error, ctx, path);
   return result;
 });
 

@@ -12,7 +12,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { trpc } from '../../api';
 import { useMode } from '../../mode';
 import { useStore, useStoreId } from '../../store';

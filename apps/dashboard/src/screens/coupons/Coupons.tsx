@@ -7,7 +7,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { DISCOUNT_TYPES, ZCreateCouponInput, ZDiscountType, ZUpdateCouponInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useForm, type FieldValues, type Resolver } from 'react-hook-form';
 import { z } from 'zod';
 import { trpc } from '../../api';

@@ -6,7 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useState } from 'react';
 import { trpc } from '../../api';
 import { customersRoute } from '../../router';

@@ -10,7 +10,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { trpc } from '../../api';
 import { LICENSE_STATUSES, licensesRoute, type LicensesSearch } from '../../router';
 import { useStoreId } from '../../store';

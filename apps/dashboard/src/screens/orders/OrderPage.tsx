@@ -12,7 +12,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { Fragment } from 'react';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { downloadFile, trpc } from '../../api';
 import { orderRoute } from '../../router';
 import { useStore, useStoreId } from '../../store';

@@ -10,7 +10,7 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import type { inferRouterOutputs } from '@trpc/server';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { ordersRoute, type OrdersSearch } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';

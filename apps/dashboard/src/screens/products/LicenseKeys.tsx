@@ -5,7 +5,7 @@
 import { IMPORT_KEYS_MAX, ZImportKeysInput } from '@svc/schemas';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { trpc } from '../../api';
 import { ConfirmAction } from '../../ui/dialogs';

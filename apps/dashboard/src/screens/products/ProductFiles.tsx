@@ -1,7 +1,7 @@
 /** A download product's files: the list, an upload with its progress, and deleting a file. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useId } from 'react';
 import { trpc } from '../../api';
 import { ConfirmAction } from '../../ui/dialogs';

@@ -13,7 +13,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { useId, useState } from 'react';
 import { useForm, type UseFormRegisterReturn } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { deleteRoute, trpc } from '../../api';
 import { storesQuery, useStore, useStoreId } from '../../store';
 import { ConfirmAction } from '../../ui/dialogs';

@@ -10,7 +10,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import { useForm, type FieldError } from 'react-hook-form';
 import type { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { trpc } from '../../api';
 import { useStore, useStoreId, type Permission } from '../../store';
 import { ConfirmAction, FormDialog } from '../../ui/dialogs';

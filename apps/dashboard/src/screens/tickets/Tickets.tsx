@@ -5,7 +5,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useSearch } from '@tanstack/react-router';
 import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { trpc } from '../../api';
 import { ticketsRoute } from '../../router';
 import { useStore, useStoreId } from '../../store';

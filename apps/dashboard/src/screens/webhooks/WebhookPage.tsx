@@ -10,7 +10,7 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { trpc } from '../../api';
 import { DELIVERY_STATUSES, webhookRoute, type DeliveriesSearch } from '../../router';
 import { useStoreId } from '../../store';

@@ -136,14 +136,12 @@ export async function authorizeMerchant(
  * production, or on the loopback METRICS_PORT). Compared in constant time, as digests, so not even
  * the token's length shows in the timing.
  */
-export function authenticateOperator(ctx: Pick<Context, 'deps' | 'caller' | 'answer'>): void {
+export function authenticateOperator(ctx: Pick<Context, 'deps' | 'caller'>): void {
   const token = ctx.deps.config.metricsToken;
   if (token === undefined) return;
   const header = ctx.caller.credentials.authorization;
   // The scheme name is case-insensitive (RFC 9110 §11.1).
   const given = header === undefined ? undefined : /^Bearer +(\S+)$/i.exec(header)?.[1];
   if (given !== undefined && safeEqual(sha256Hex(given), sha256Hex(token))) return;
-  ctx.answer.headers['WWW-Authenticate'] =
-    header === undefined ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"';
   throw new AppError('unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN>.');
 }

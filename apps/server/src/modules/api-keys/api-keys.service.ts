@@ -83,8 +83,8 @@ export async function revokeApiKey(ctx: ServiceContext, user: User, keyId: strin
   await ctx.em.flush();
 }
 
-function unauthorized(ctx: Pick<Context, 'answer'>, message: string): AppError {
-  ctx.answer.headers['WWW-Authenticate'] = 'Bearer realm="svc", error="invalid_token"';
+/** A refused key; the transport adds the Bearer challenge from the route's policy (http/, bearerChallenge). */
+function unauthorized(message: string): AppError {
   return new AppError('unauthorized', message);
 }
 
@@ -108,25 +108,22 @@ const time = (value: Date | string | null) => (value === null ? null : new Date(
  * revoked key or a lowered permission counts from the next request.
  */
 export async function authenticateApiKey(
-  ctx: ServiceContext & Pick<Context, 'caller' | 'answer'>,
+  ctx: ServiceContext & Pick<Context, 'caller'>,
   storeId: string,
 ): Promise<MerchantCredential> {
   const header = ctx.caller.credentials.authorization;
-  if (!header) {
-    ctx.answer.headers['WWW-Authenticate'] = 'Bearer realm="svc"';
-    throw new AppError('unauthorized', 'Send Authorization: Bearer <API key>.');
-  }
+  if (!header) throw unauthorized('Send Authorization: Bearer <API key>.');
   // The scheme name is case-insensitive (RFC 9110 §11.1).
   const match = /^Bearer +(\S+)$/i.exec(header);
-  if (!match || !API_KEY_PATTERN.test(match[1]!)) throw unauthorized(ctx, 'Malformed API key.');
+  if (!match || !API_KEY_PATTERN.test(match[1]!)) throw unauthorized('Malformed API key.');
   const hash = sha256Hex(match[1]!);
   const row = await selectCredential(ctx.em, hash, storeId);
   // The index found the row by its hash; compare again in constant time all the same.
-  if (!row || !safeEqual(row.key_hash, hash)) throw unauthorized(ctx, 'Unknown API key.');
+  if (!row || !safeEqual(row.key_hash, hash)) throw unauthorized('Unknown API key.');
   const now = ctx.clock.now().getTime();
-  if (row.revoked_at !== null) throw unauthorized(ctx, 'This API key was revoked.');
+  if (row.revoked_at !== null) throw unauthorized('This API key was revoked.');
   const expiresAt = time(row.expires_at);
-  if (expiresAt !== null && expiresAt <= now) throw unauthorized(ctx, 'This API key has expired.');
+  if (expiresAt !== null && expiresAt <= now) throw unauthorized('This API key has expired.');
   const lastUsedAt = time(row.last_used_at);
   if (lastUsedAt === null || now - lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     await ctx.em.nativeUpdate(ApiKeySchema, { id: row.id }, { lastUsedAt: new Date(now) });

@@ -4,7 +4,7 @@
  */
 import { ZEventIdInput, ZEventList, ZListEventsQuery, ZStoredEvent } from '@svc/schemas';
 import { merchantProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
-import { getEvent, listEvents } from './events.service.js';
+import { getEvent, listEvents } from '../../modules/events/events.service.js';
 
 function eventRoutes({ read, base, tags }: { read: GuardedBuilder; base: `/${string}`; tags: string[] }) {
   return {

@@ -1,6 +1,6 @@
 import { ZCreateFeedbackInput, ZFeedback, ZFeedbackList, ZListFeedbackQuery } from '@svc/schemas';
 import { publicProcedure, router } from '../../trpc/procedures.js';
-import { createFeedback, listFeedback } from './feedback.service.js';
+import { createFeedback, listFeedback } from '../../modules/feedback/feedback.service.js';
 
 const MINUTE = 60_000;
 

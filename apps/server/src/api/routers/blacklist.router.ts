@@ -10,7 +10,12 @@ import {
 import { z } from 'zod';
 import { buyerCountry } from '../../lib/geo.js';
 import { publicProcedure, router, storeProcedure } from '../../trpc/procedures.js';
-import { addBlacklistEntry, clientGate, listBlacklist, removeBlacklistEntry } from './blacklist.service.js';
+import {
+  addBlacklistEntry,
+  clientGate,
+  listBlacklist,
+  removeBlacklistEntry,
+} from '../../modules/blacklist/blacklist.service.js';
 
 const dashboard = ['dashboard: blacklist'];
 const base = '/dashboard/stores/{storeId}/blacklist';

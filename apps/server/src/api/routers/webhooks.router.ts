@@ -44,7 +44,7 @@ import {
   testWebhook,
   updateWebhook,
   webhookStats,
-} from './webhooks.service.js';
+} from '../../modules/webhooks/webhooks.service.js';
 
 /** Deleting a webhook has its own scope (webhook:delete). */
 interface WebhookSurface extends ResourceSurface {

@@ -20,7 +20,7 @@ import {
   getStoreTicket,
   listTickets,
   updateTicketStatus,
-} from './tickets.service.js';
+} from '../../modules/tickets/tickets.service.js';
 
 const MINUTE = 60_000;
 const buyerTags = ['buyer'];

@@ -39,10 +39,10 @@ import {
   publicProducts,
   storefront,
   updateProduct,
-} from './catalog.service.js';
-import { deleteProductFile, listProductFiles } from './files.service.js';
-import { deleteProductImage, reorderProductImages } from './images.service.js';
-import { deleteKey, listKeys, listMerchantKeys } from './key-store.js';
+} from '../../modules/catalog/catalog.service.js';
+import { deleteProductFile, listProductFiles } from '../../modules/catalog/files.service.js';
+import { deleteProductImage, reorderProductImages } from '../../modules/catalog/images.service.js';
+import { deleteKey, listKeys, listMerchantKeys } from '../../modules/catalog/key-store.js';
 
 export const PRODUCT_TAGS = ['dashboard: products'];
 const dashboard = PRODUCT_TAGS;

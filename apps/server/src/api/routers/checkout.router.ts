@@ -14,13 +14,19 @@ import type { TErrorCode } from '@svc/schemas';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { buyerCountry } from '../../lib/geo.js';
-import type { Context } from '../request/context.js';
+import type { Context } from '../../modules/request/context.js';
 import { replayable } from '../../trpc/idempotency.middleware.js';
 import { publicProcedure, router } from '../../trpc/procedures.js';
-import { hydrateCart } from '../catalog/cart.service.js';
-import { setCheckoutCookie } from '../orders/checkout-cookie.js';
-import { orderForToken } from '../orders/orders.service.js';
-import { checkoutSession, checkoutUrl, createOrder, startCheckout, type BuyerContext } from './checkout.service.js';
+import { hydrateCart } from '../../modules/catalog/cart.service.js';
+import { setCheckoutCookie } from '../../modules/orders/checkout-cookie.js';
+import { orderForToken } from '../../modules/orders/orders.service.js';
+import {
+  checkoutSession,
+  checkoutUrl,
+  createOrder,
+  startCheckout,
+  type BuyerContext,
+} from '../../modules/checkout/checkout.service.js';
 
 const theme = ['theme'];
 const buyerTags = ['buyer'];

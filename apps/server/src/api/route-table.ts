@@ -15,9 +15,9 @@ import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
-import { isReplayable } from './idempotency.middleware.js';
-import type { SvcMeta } from './init.js';
-import type { CorsPolicy, RoutePolicy } from './policy.js';
+import { isReplayable } from '../trpc/idempotency.middleware.js';
+import type { SvcMeta } from '../trpc/init.js';
+import type { CorsPolicy, RoutePolicy } from '../trpc/policy.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 

@@ -17,7 +17,7 @@ import {
 } from '@svc/schemas';
 import { z } from 'zod';
 import { customerProcedure, publicProcedure, router, storeProcedure } from '../../trpc/procedures.js';
-import { clearCustomerCookie, setCustomerCookie } from './customer-cookie.js';
+import { clearCustomerCookie, setCustomerCookie } from '../../modules/customers/customer-cookie.js';
 import {
   endCustomerSession,
   getCustomerOrder,
@@ -26,7 +26,7 @@ import {
   startCustomerLogin,
   toCustomerView,
   verifyCustomerLogin,
-} from './customers.service.js';
+} from '../../modules/customers/customers.service.js';
 
 const tags = ['customer'];
 const themeTags = ['customer dashboard (themes)'];

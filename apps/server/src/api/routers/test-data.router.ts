@@ -5,7 +5,7 @@
  */
 import { ZStoreIdInput, ZTestDataJob, ZTestDataJobInput } from '@svc/schemas';
 import { merchantProcedure, router, storeProcedure } from '../../trpc/procedures.js';
-import { getTestDataWipe, requestTestDataWipe, requireTestMode } from './test-data.service.js';
+import { getTestDataWipe, requestTestDataWipe, requireTestMode } from '../../modules/test-data/test-data.service.js';
 
 const MERCHANT = '/merchant/v1/stores/{storeId}/test-data';
 const DASHBOARD = '/dashboard/stores/{storeId}/test-data';

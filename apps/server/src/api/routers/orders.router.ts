@@ -20,7 +20,7 @@ import {
   type GuardedBuilder,
   type ResourceSurface,
 } from '../../trpc/procedures.js';
-import { getOrderTimeline, listDashboardOrders, listOrders, storeStats } from './orders.service.js';
+import { getOrderTimeline, listDashboardOrders, listOrders, storeStats } from '../../modules/orders/orders.service.js';
 
 /** One surface's builders and where its routes live; its writes are edits (order:update, editOrders). */
 export interface OrderSurface extends Pick<ResourceSurface, 'read' | 'base' | 'tags'> {

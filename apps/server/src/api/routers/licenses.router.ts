@@ -37,7 +37,7 @@ import {
   listLicenses,
   removeLicenseInstance,
   validateLicense,
-} from './licenses.service.js';
+} from '../../modules/licenses/licenses.service.js';
 
 const MINUTE = 60_000;
 const software = ['licenses'];

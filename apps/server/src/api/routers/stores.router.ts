@@ -28,7 +28,7 @@ import {
   updateMember,
   updateMerchantStore,
   updateStore,
-} from './stores.service.js';
+} from '../../modules/stores/stores.service.js';
 
 const dashboard = ['dashboard'];
 const merchant = ['merchant: store'];

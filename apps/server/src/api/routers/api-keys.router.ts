@@ -1,7 +1,7 @@
 import { ZApiKeyIdInput, ZApiKeyList, ZCreateApiKeyInput, ZCreatedApiKey } from '@svc/schemas';
 import { z } from 'zod';
 import { router, sessionProcedure } from '../../trpc/procedures.js';
-import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../modules/api-keys/api-keys.service.js';
 
 const tags = ['dashboard'];
 

@@ -9,14 +9,14 @@ import {
 } from '@svc/schemas';
 import type { TErrorCode } from '@svc/schemas';
 import { buyerProcedure, merchantProcedure, router, storeProcedure } from '../../trpc/procedures.js';
+import { MERCHANT_PRODUCT_TAGS, MERCHANT_PRODUCTS_BASE, PRODUCT_TAGS, PRODUCTS_BASE } from './catalog.router.js';
 import {
-  MERCHANT_PRODUCT_TAGS,
-  MERCHANT_PRODUCTS_BASE,
-  PRODUCT_TAGS,
-  PRODUCTS_BASE,
-} from '../catalog/catalog.router.js';
-import { buyerOrderAccess, deliveryPayload, orderKeys, tryAssignForBuyer } from './delivery.service.js';
-import { restock } from './fulfilment.service.js';
+  buyerOrderAccess,
+  deliveryPayload,
+  orderKeys,
+  tryAssignForBuyer,
+} from '../../modules/fulfilment/delivery.service.js';
+import { restock } from '../../modules/fulfilment/fulfilment.service.js';
 
 const tags = ['buyer'];
 /** Unpaid: 409; a staff session without viewOrders: 403 (the other credential errors come with the buyer surface). */

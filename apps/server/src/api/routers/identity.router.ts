@@ -1,7 +1,7 @@
 /** Seller sign-up, sign-in and password reset (no credential, same origin only), and the session itself. */
 import { ZAuthResult, ZCredentials, ZForgotInput, ZLoginInput, ZResetInput } from '@svc/schemas';
 import { z } from 'zod';
-import type { Context } from '../request/context.js';
+import type { Context } from '../../modules/request/context.js';
 import { router, sellerAuthProcedure, sessionProcedure } from '../../trpc/procedures.js';
 import {
   login,
@@ -11,8 +11,8 @@ import {
   resetPassword,
   toUserView,
   type SignedIn,
-} from './identity.service.js';
-import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
+} from '../../modules/identity/identity.service.js';
+import { clearSessionCookie, setSessionCookie } from '../../modules/identity/session-cookie.js';
 
 const MINUTE = 60_000;
 const tags = ['auth'];

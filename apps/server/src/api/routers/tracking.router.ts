@@ -1,7 +1,7 @@
 import { ZTrackInput } from '@svc/schemas';
 import { z } from 'zod';
 import { publicProcedure, router } from '../../trpc/procedures.js';
-import { track } from './tracking.service.js';
+import { track } from '../../modules/tracking/tracking.service.js';
 
 export const trackingRouter = router({
   track: publicProcedure

@@ -10,15 +10,15 @@ import {
   ZUpdateOrderBody,
 } from '@svc/schemas';
 import { merchantProcedure, router, type GuardedBuilder } from '../../trpc/procedures.js';
-import { ORDER_SURFACES, type OrderSurface } from '../orders/orders.router.js';
+import { ORDER_SURFACES, type OrderSurface } from './orders.router.js';
 import {
   cancelStoreOrder,
   markOrderDelivered,
   markOrderPaid,
   refundStoreOrder,
   updateOrder,
-} from './order-actions.service.js';
-import { getSellerOrder } from './seller-order.js';
+} from '../../modules/order-actions/order-actions.service.js';
+import { getSellerOrder } from '../../modules/order-actions/seller-order.js';
 
 /** GET one order by cuid or `ORD-<n>`, the same on both surfaces (it reads lines and keys, so it sits here, above the catalog). */
 function orderGet({ read, base, tags }: OrderSurface) {

@@ -20,7 +20,14 @@ import {
   storeProcedure,
   type ResourceSurface,
 } from '../../trpc/procedures.js';
-import { createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon, validateCoupon } from './coupons.service.js';
+import {
+  createCoupon,
+  deleteCoupon,
+  getCoupon,
+  listCoupons,
+  updateCoupon,
+  validateCoupon,
+} from '../../modules/coupons/coupons.service.js';
 
 /** The coupon resource, built once for merchants (/merchant/v1, coupon scopes) and the dashboard. */
 function couponRoutes({ read, write, base, tags }: ResourceSurface) {
