@@ -5,10 +5,8 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
 import { useState } from 'react';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { customersRoute } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
@@ -16,7 +14,7 @@ import { formatDate, formatMoney } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 
-type Customer = inferRouterOutputs<AppRouter>['customers']['dashboardList']['customers'][number];
+type Customer = RouterOutputs['customers']['dashboardList']['customers'][number];
 
 function Search({ initial, onSearch }: { initial: string; onSearch: (q: string | undefined) => void }) {
   const [text, setText] = useState(initial);

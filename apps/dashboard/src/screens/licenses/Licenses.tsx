@@ -6,12 +6,10 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { LICENSE_STATUSES, licensesRoute, type LicensesSearch } from '../../router';
 import { useStoreId } from '../../store';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -21,7 +19,7 @@ import { onValid } from '../../ui/forms';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 
-type License = inferRouterOutputs<AppRouter>['licenses']['dashboardList']['licenses'][number];
+type License = RouterOutputs['licenses']['dashboardList']['licenses'][number];
 
 /** The license table, the same for a page of the list and for the sales of a searched key. */
 function LicenseTable({

@@ -8,12 +8,10 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { ZMarkDeliveredInput, ZUpdateOrderBody } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
 import { Fragment } from 'react';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { downloadFile, trpc } from '../../api';
+import { downloadFile, trpc, type RouterOutputs } from '../../api';
 import { orderRoute } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { ConfirmAction, FormDialog } from '../../ui/dialogs';
@@ -23,9 +21,9 @@ import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 
-type Order = inferRouterOutputs<AppRouter>['orders']['dashboardGet'];
+type Order = RouterOutputs['orders']['dashboardGet'];
 type Line = Order['lines'][number];
-type Timeline = inferRouterOutputs<AppRouter>['orders']['dashboardTimeline'];
+type Timeline = RouterOutputs['orders']['dashboardTimeline'];
 
 const PAID = ['paid', 'processing', 'completed'] as const;
 const isPaid = (order: Order) => (PAID as readonly string[]).includes(order.status);

@@ -7,10 +7,9 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { ORDER_STATUSES as API_STATUSES, ZDashboardListOrdersQuery, ZOrderStatus } from '@svc/schemas';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
+import type { RouterOutputs } from '../../api';
 import { ordersRoute, type OrdersSearch } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
@@ -21,7 +20,7 @@ import { KeysetPager } from '../../ui/pager';
 import { DataTable, type ColumnDef } from '../../ui/table';
 import { DAY, ordersListQuery } from './orders-query';
 
-type OrderRow = inferRouterOutputs<AppRouter>['orders']['dashboardList']['orders'][number];
+type OrderRow = RouterOutputs['orders']['dashboardList']['orders'][number];
 
 // The filter form: the list's own `q`, a status or none, and a day range (the API's `from` after `to` rule, on days).
 const ZFilters = z

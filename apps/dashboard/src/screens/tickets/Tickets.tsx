@@ -4,9 +4,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link, useSearch } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { ticketsRoute } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
@@ -14,7 +12,7 @@ import { formatDateTime } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 
-type TicketSummary = inferRouterOutputs<AppRouter>['tickets']['dashboardList']['tickets'][number];
+type TicketSummary = RouterOutputs['tickets']['dashboardList']['tickets'][number];
 
 export const TICKET_STATUS_LABELS: Record<TicketSummary['status'], string> = {
   open: 'Open',

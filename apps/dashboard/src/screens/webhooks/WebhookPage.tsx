@@ -5,13 +5,11 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/trpc/app-router.js';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { DELIVERY_STATUSES, webhookRoute, type DeliveriesSearch } from '../../router';
 import { useStoreId } from '../../store';
 import { ConfirmAction, FormDialog, SecretDialog } from '../../ui/dialogs';
@@ -23,10 +21,9 @@ import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 import { WebhookForm } from './WebhookForm';
 
-type Outputs = inferRouterOutputs<AppRouter>;
-type Webhook = Outputs['webhooks']['dashboardGet'];
-type Delivery = Outputs['webhooks']['dashboardDeliveries']['deliveries'][number];
-type Stats = Outputs['webhooks']['dashboardStats'];
+type Webhook = RouterOutputs['webhooks']['dashboardGet'];
+type Delivery = RouterOutputs['webhooks']['dashboardDeliveries']['deliveries'][number];
+type Stats = RouterOutputs['webhooks']['dashboardStats'];
 
 /** Refetch what a change to this endpoint or its log may have changed. */
 function useRefresh(storeId: string, webhookId: string) {
