@@ -6,8 +6,12 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
+import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { currentMode, onModeSwitch } from './mode';
+
+/** What each procedure answers, as the screens name it: `RouterOutputs['orders']['dashboardGet']`. */
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
 
 let csrfToken: string | undefined;
 

@@ -1,70 +1,24 @@
 /**
- * The dashboard's routes (TanStack Router, code-based). Search params are typed here, so filters
- * and cursors live in the URL and a view can be shared and reloaded; every screen's component is
- * loaded lazily (the shell's JavaScript stays small), and every route has an error boundary.
+ * The dashboard's routes (TanStack Router, code-based). Search params are typed, so filters and
+ * cursors live in the URL and a view can be shared and reloaded; each screen's folder declares its
+ * own (`search.ts`) and this file imports them. Every screen's component is loaded lazily (the
+ * shell's JavaScript stays small), and every route has an error boundary.
+ *
+ * The router sits above the screens: a screen reaches its route by id through the registered
+ * router's types (`getRouteApi('/app/stores/$storeId/orders')`, `useSearch({ from })`, `Link`'s
+ * typed `to`), never by importing this file, so no import runs back up from a screen to here.
  */
-import {
-  createRootRoute,
-  createRoute,
-  createRouter,
-  lazyRouteComponent,
-  Outlet,
-  redirect,
-} from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet } from '@tanstack/react-router';
 import { queryClient, whenSignedOut } from './api';
+import { validateResetPasswordSearch, validateSignInSearch } from './screens/auth/search';
+import { validateEventsSearch } from './screens/events/search';
+import { validateLicensesSearch } from './screens/licenses/search';
 import { ordersListQuery } from './screens/orders/orders-query';
+import { validateOrdersSearch } from './screens/orders/search';
+import { validateDeliveriesSearch } from './screens/webhooks/search';
+import { validatePageSearch } from './search-params';
 import { requireSession, signedOut } from './session';
 import { RouteError, NotFound } from './shell/RouteError';
-
-/** A search param that is a non-empty string, or nothing. */
-function text(value: unknown, max = 200): string | undefined {
-  return typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
-}
-function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | undefined {
-  return allowed.includes(value as T) ? (value as T) : undefined;
-}
-
-// The API's statuses (@svc/schemas ORDER_STATUSES), repeated here so the shell does not load zod; a test compares them.
-export const ORDER_STATUSES = [
-  'pending',
-  'paid',
-  'processing',
-  'completed',
-  'refunded',
-  'cancelled',
-  'expired',
-] as const;
-export type OrderStatusFilter = (typeof ORDER_STATUSES)[number];
-
-export interface OrdersSearch {
-  status?: OrderStatusFilter;
-  q?: string;
-  from?: string;
-  to?: string;
-  cursor?: string;
-}
-export interface PageSearch {
-  cursor?: string;
-  q?: string;
-}
-// The API's license and delivery statuses (@svc/schemas LICENSE_STATUSES, DELIVERY_STATUSES), repeated for the same reason.
-export const LICENSE_STATUSES = ['active', 'expired', 'disabled'] as const;
-export interface LicensesSearch {
-  productId?: string;
-  status?: (typeof LICENSE_STATUSES)[number];
-  cursor?: string;
-}
-export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'queued', 'skipped'] as const;
-export interface DeliveriesSearch {
-  status?: (typeof DELIVERY_STATUSES)[number];
-  cursor?: string;
-}
-export interface EventsSearch {
-  type?: string;
-  from?: string;
-  to?: string;
-  cursor?: string;
-}
 
 const rootRoute = createRootRoute({
   component: Outlet,
@@ -76,7 +30,7 @@ const rootRoute = createRootRoute({
 const signInRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: 'sign-in',
-  validateSearch: (search): { redirect?: string } => ({ redirect: text(search.redirect, 2000) }),
+  validateSearch: validateSignInSearch,
   component: lazyRouteComponent(() => import('./screens/auth/SignIn'), 'SignIn'),
 });
 const registerRoute = createRoute({
@@ -92,7 +46,7 @@ const forgotRoute = createRoute({
 const resetRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: 'reset-password',
-  validateSearch: (search): { token?: string } => ({ token: text(search.token) }),
+  validateSearch: validateResetPasswordSearch,
   component: lazyRouteComponent(() => import('./screens/auth/ResetPassword'), 'ResetPassword'),
 });
 
@@ -127,28 +81,16 @@ const storeRoute = createRoute({
   errorComponent: RouteError,
 });
 
-const pageSearch = (search: Record<string, unknown>): PageSearch => ({
-  cursor: text(search.cursor),
-  q: text(search.q),
-});
-const ordersSearch = (search: Record<string, unknown>): OrdersSearch => ({
-  status: oneOf(search.status, ORDER_STATUSES),
-  q: text(search.q),
-  from: text(search.from, 40),
-  to: text(search.to, 40),
-  cursor: text(search.cursor),
-});
-
-export const homeRoute = createRoute({
+const homeRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: '/',
   component: lazyRouteComponent(() => import('./screens/home/Home'), 'Home'),
   errorComponent: RouteError,
 });
-export const ordersRoute = createRoute({
+const ordersRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'orders',
-  validateSearch: ordersSearch,
+  validateSearch: validateOrdersSearch,
   loaderDeps: ({ search }) => search,
   // The list is asked for as soon as the session is known, while the shell's and the screen's
   // chunks load (the router fetches them beside the loaders), not once the screen has rendered;
@@ -160,135 +102,123 @@ export const ordersRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/orders/Orders'), 'Orders'),
   errorComponent: RouteError,
 });
-export const orderRoute = createRoute({
+const orderRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'orders/$orderId',
   component: lazyRouteComponent(() => import('./screens/orders/OrderPage'), 'OrderPage'),
   errorComponent: RouteError,
 });
-export const productsRoute = createRoute({
+const productsRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'products',
-  validateSearch: pageSearch,
+  validateSearch: validatePageSearch,
   component: lazyRouteComponent(() => import('./screens/products/Products'), 'Products'),
   errorComponent: RouteError,
 });
-export const newProductRoute = createRoute({
+const newProductRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'products/new',
   component: lazyRouteComponent(() => import('./screens/products/ProductForm'), 'NewProduct'),
   errorComponent: RouteError,
 });
-export const productRoute = createRoute({
+const productRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'products/$productId',
   component: lazyRouteComponent(() => import('./screens/products/ProductPage'), 'ProductPage'),
   errorComponent: RouteError,
 });
-export const couponsRoute = createRoute({
+const couponsRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'coupons',
-  validateSearch: pageSearch,
+  validateSearch: validatePageSearch,
   component: lazyRouteComponent(() => import('./screens/coupons/Coupons'), 'Coupons'),
   errorComponent: RouteError,
 });
-export const blacklistRoute = createRoute({
+const blacklistRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'blacklist',
-  validateSearch: pageSearch,
+  validateSearch: validatePageSearch,
   component: lazyRouteComponent(() => import('./screens/blacklist/Blacklist'), 'Blacklist'),
   errorComponent: RouteError,
 });
-export const customersRoute = createRoute({
+const customersRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'customers',
-  validateSearch: pageSearch,
+  validateSearch: validatePageSearch,
   component: lazyRouteComponent(() => import('./screens/customers/Customers'), 'Customers'),
   errorComponent: RouteError,
 });
-export const ticketsRoute = createRoute({
+const ticketsRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'tickets',
-  validateSearch: pageSearch,
+  validateSearch: validatePageSearch,
   component: lazyRouteComponent(() => import('./screens/tickets/Tickets'), 'Tickets'),
   errorComponent: RouteError,
 });
-export const ticketRoute = createRoute({
+const ticketRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'tickets/$ticketId',
   component: lazyRouteComponent(() => import('./screens/tickets/TicketPage'), 'TicketPage'),
   errorComponent: RouteError,
 });
-export const licensesRoute = createRoute({
+const licensesRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'licenses',
-  validateSearch: (search): LicensesSearch => ({
-    productId: text(search.productId, 32),
-    status: oneOf(search.status, LICENSE_STATUSES),
-    cursor: text(search.cursor),
-  }),
+  validateSearch: validateLicensesSearch,
   component: lazyRouteComponent(() => import('./screens/licenses/Licenses'), 'Licenses'),
   errorComponent: RouteError,
 });
-export const licenseRoute = createRoute({
+const licenseRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'licenses/$licenseId',
   component: lazyRouteComponent(() => import('./screens/licenses/LicensePage'), 'LicensePage'),
   errorComponent: RouteError,
 });
-export const webhooksRoute = createRoute({
+const webhooksRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'webhooks',
   component: lazyRouteComponent(() => import('./screens/webhooks/Webhooks'), 'Webhooks'),
   errorComponent: RouteError,
 });
-export const webhookRoute = createRoute({
+const webhookRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'webhooks/$webhookId',
-  validateSearch: (search): DeliveriesSearch => ({
-    status: oneOf(search.status, DELIVERY_STATUSES),
-    cursor: text(search.cursor),
-  }),
+  validateSearch: validateDeliveriesSearch,
   component: lazyRouteComponent(() => import('./screens/webhooks/WebhookPage'), 'WebhookPage'),
   errorComponent: RouteError,
 });
-export const eventsRoute = createRoute({
+const eventsRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'events',
-  validateSearch: (search): EventsSearch => ({
-    type: text(search.type, 50),
-    from: text(search.from, 40),
-    to: text(search.to, 40),
-    cursor: text(search.cursor),
-  }),
+  validateSearch: validateEventsSearch,
   component: lazyRouteComponent(() => import('./screens/events/Events'), 'Events'),
   errorComponent: RouteError,
 });
-export const eventRoute = createRoute({
+const eventRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'events/$eventId',
   component: lazyRouteComponent(() => import('./screens/events/EventPage'), 'EventPage'),
   errorComponent: RouteError,
 });
-export const developersRoute = createRoute({
+const developersRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'developers',
   component: lazyRouteComponent(() => import('./screens/developers/Developers'), 'Developers'),
   errorComponent: RouteError,
 });
-export const apiKeysRoute = createRoute({
+const apiKeysRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'api-keys',
   component: lazyRouteComponent(() => import('./screens/api-keys/ApiKeys'), 'ApiKeys'),
   errorComponent: RouteError,
 });
-export const staffRoute = createRoute({
+const staffRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'staff',
   component: lazyRouteComponent(() => import('./screens/staff/Staff'), 'Staff'),
   errorComponent: RouteError,
 });
-export const settingsRoute = createRoute({
+const settingsRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'settings',
   component: lazyRouteComponent(() => import('./screens/settings/Settings'), 'Settings'),
@@ -350,5 +280,3 @@ whenSignedOut(() => {
   signedOut();
   void router.navigate({ to: '/sign-in', search: { redirect: here } });
 });
-
-export { redirect };

@@ -8,12 +8,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { ZCreateApiKeyInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { useMode } from '../../mode';
 import { useStore, useStoreId } from '../../store';
 import { ConfirmAction, FormDialog, SecretDialog } from '../../ui/dialogs';
@@ -24,7 +22,7 @@ import { onValid } from '../../ui/forms';
 import { DataTable } from '../../ui/table';
 import { SCOPE_GROUPS } from './scopes';
 
-type ApiKey = inferRouterOutputs<AppRouter>['apiKeys']['list']['apiKeys'][number];
+type ApiKey = RouterOutputs['apiKeys']['list']['apiKeys'][number];
 
 // The server's own fields; the expiry is a day here, sent as the end of that day in the seller's time zone.
 const ZKeyForm = ZCreateApiKeyInput.pick({ name: true, mode: true, scopes: true, storeIds: true }).extend({

@@ -6,11 +6,9 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { ZCreateBlacklistEntryInput, type TBlacklistKind } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -19,7 +17,7 @@ import { onValid } from '../../ui/forms';
 import { formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 
-type Entry = inferRouterOutputs<AppRouter>['blacklist']['list']['entries'][number];
+type Entry = RouterOutputs['blacklist']['list']['entries'][number];
 
 const ZEntryForm = ZCreateBlacklistEntryInput.omit({ storeId: true });
 type EntryForm = z.input<typeof ZEntryForm>;

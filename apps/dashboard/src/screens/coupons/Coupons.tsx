@@ -6,11 +6,9 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { DISCOUNT_TYPES, ZCreateCouponInput, ZDiscountType, ZUpdateCouponInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useForm, type FieldValues, type Resolver } from 'react-hook-form';
 import { z } from 'zod';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { ConfirmAction, FormDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -19,7 +17,7 @@ import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 
-type Coupon = inferRouterOutputs<AppRouter>['coupons']['dashboardList']['coupons'][number];
+type Coupon = RouterOutputs['coupons']['dashboardList']['coupons'][number];
 
 /** What the form's inputs hold: text as typed; the schemas below turn it into the API's input. */
 const ZCouponFields = z.object({

@@ -4,19 +4,18 @@
  * Needs viewOrders, as the API does.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useNavigate, useSearch } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
+import { getRouteApi } from '@tanstack/react-router';
 import { useState } from 'react';
-import { trpc } from '../../api';
-import { customersRoute } from '../../router';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { formatDate, formatMoney } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 
-type Customer = inferRouterOutputs<AppRouter>['customers']['dashboardList']['customers'][number];
+const customersRoute = getRouteApi('/app/stores/$storeId/customers');
+
+type Customer = RouterOutputs['customers']['dashboardList']['customers'][number];
 
 function Search({ initial, onSearch }: { initial: string; onSearch: (q: string | undefined) => void }) {
   const [text, setText] = useState(initial);
@@ -54,8 +53,8 @@ export function Customers() {
   const storeId = useStoreId();
   const { store, can } = useStore();
   const allowed = can('viewOrders');
-  const { cursor, q } = useSearch({ from: customersRoute.id });
-  const navigate = useNavigate({ from: customersRoute.fullPath });
+  const { cursor, q } = customersRoute.useSearch();
+  const navigate = customersRoute.useNavigate();
   const customers = useQuery(
     trpc.customers.dashboardList.queryOptions({ storeId, cursor, search: q }, { enabled: allowed }),
   );
@@ -89,7 +88,7 @@ export function Customers() {
                 { header: 'Spent', numeric: true, cell: (customer) => formatMoney(customer.spent, currency) },
               ]}
             />
-            <KeysetPager from={customersRoute.fullPath} cursor={cursor} nextCursor={data.nextCursor} />
+            <KeysetPager from="/stores/$storeId/customers" cursor={cursor} nextCursor={data.nextCursor} />
           </>
         )}
       </Loaded>

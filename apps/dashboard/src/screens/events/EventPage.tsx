@@ -3,14 +3,15 @@
  * it made to the store's endpoints, and `Resend` to one endpoint.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useParams } from '@tanstack/react-router';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { trpc } from '../../api';
-import { eventRoute } from '../../router';
 import { useStoreId } from '../../store';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
+
+const eventRoute = getRouteApi('/app/stores/$storeId/events/$eventId');
 
 function CopyJson({ text }: { text: string }) {
   const [copied, setCopied] = useState(false);
@@ -82,7 +83,7 @@ function Resend({ storeId, eventId, type }: { storeId: string; eventId: string; 
 
 export function EventPage() {
   const storeId = useStoreId();
-  const { eventId } = useParams({ from: eventRoute.id });
+  const { eventId } = eventRoute.useParams();
   const event = useQuery(trpc.events.dashboardGet.queryOptions({ storeId, eventId }));
   const deliveries = useQuery(trpc.webhooks.dashboardEventDeliveries.queryOptions({ storeId, eventId }));
   const webhooks = useQuery(trpc.webhooks.dashboardList.queryOptions({ storeId }));

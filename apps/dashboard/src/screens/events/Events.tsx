@@ -1,14 +1,16 @@
 /** The store's events (kept 30 days), newest first, with type and date filters held in the URL. */
 import { WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from '@svc/schemas';
 import { useQuery } from '@tanstack/react-query';
-import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { trpc } from '../../api';
-import { eventsRoute, type EventsSearch } from '../../router';
 import { useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
+import type { EventsSearch } from './search';
+
+const eventsRoute = getRouteApi('/app/stores/$storeId/events');
 
 const EVENT_TYPES = [...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT] as const;
 type EventType = (typeof EVENT_TYPES)[number];
@@ -39,8 +41,8 @@ function subject(data: unknown): string {
 
 export function Events() {
   const storeId = useStoreId();
-  const search = useSearch({ from: eventsRoute.id });
-  const navigate = useNavigate({ from: eventsRoute.fullPath });
+  const search = eventsRoute.useSearch();
+  const navigate = eventsRoute.useNavigate();
   const from = dayBound(search.from, false);
   const to = dayBound(search.to, true);
   const events = useQuery(
@@ -116,7 +118,7 @@ export function Events() {
                 },
               ]}
             />
-            <KeysetPager from={eventsRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
+            <KeysetPager from="/stores/$storeId/events" cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

@@ -5,15 +5,13 @@
  * screen reader gets the numbers, and its colour follows the scheme (currentColor = --accent).
  */
 import { useQuery } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { ViewStoreLink } from '../../ui/view-store';
 import { formatMoney } from '../../ui/format';
 
-type Stats = inferRouterOutputs<AppRouter>['orders']['dashboardStats'];
+type Stats = RouterOutputs['orders']['dashboardStats'];
 type Day = Stats['daily'][number];
 
 // The API's days are UTC dates (YYYY-MM-DD): shown as such, whatever the browser's zone.

@@ -1,17 +1,18 @@
 /** One license: its facts, its active instances (remove one), and `Disable` / `Enable`. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useParams } from '@tanstack/react-router';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { trpc } from '../../api';
-import { licenseRoute } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatDate, formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 
+const licenseRoute = getRouteApi('/app/stores/$storeId/licenses/$licenseId');
+
 export function LicensePage() {
   const storeId = useStoreId();
-  const { licenseId } = useParams({ from: licenseRoute.id });
+  const { licenseId } = licenseRoute.useParams();
   const { can } = useStore();
   const queryClient = useQueryClient();
   const ref = { storeId, licenseId };

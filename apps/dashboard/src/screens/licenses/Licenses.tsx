@@ -6,13 +6,10 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
-import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { trpc } from '../../api';
-import { LICENSE_STATUSES, licensesRoute, type LicensesSearch } from '../../router';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStoreId } from '../../store';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
@@ -20,8 +17,11 @@ import { formatDate, formatDateTime } from '../../ui/format';
 import { onValid } from '../../ui/forms';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
+import { LICENSE_STATUSES, type LicensesSearch } from './search';
 
-type License = inferRouterOutputs<AppRouter>['licenses']['dashboardList']['licenses'][number];
+const licensesRoute = getRouteApi('/app/stores/$storeId/licenses');
+
+type License = RouterOutputs['licenses']['dashboardList']['licenses'][number];
 
 /** The license table, the same for a page of the list and for the sales of a searched key. */
 function LicenseTable({
@@ -134,8 +134,8 @@ function KeySearch({ productName }: { productName: (id: string) => string }) {
 
 export function Licenses() {
   const storeId = useStoreId();
-  const search = useSearch({ from: licensesRoute.id });
-  const navigate = useNavigate({ from: licensesRoute.fullPath });
+  const search = licensesRoute.useSearch();
+  const navigate = licensesRoute.useNavigate();
   const licenses = useQuery(
     trpc.licenses.dashboardList.queryOptions({
       storeId,
@@ -195,7 +195,7 @@ export function Licenses() {
               empty="No licenses match."
               productName={productName}
             />
-            <KeysetPager from={licensesRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
+            <KeysetPager from="/stores/$storeId/licenses" cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

@@ -7,14 +7,11 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { ZMarkDeliveredInput, ZUpdateOrderBody } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useParams } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { Fragment } from 'react';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { downloadFile, trpc } from '../../api';
-import { orderRoute } from '../../router';
+import { downloadFile, trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { ConfirmAction, FormDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -23,9 +20,11 @@ import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 
-type Order = inferRouterOutputs<AppRouter>['orders']['dashboardGet'];
+const orderRoute = getRouteApi('/app/stores/$storeId/orders/$orderId');
+
+type Order = RouterOutputs['orders']['dashboardGet'];
 type Line = Order['lines'][number];
-type Timeline = inferRouterOutputs<AppRouter>['orders']['dashboardTimeline'];
+type Timeline = RouterOutputs['orders']['dashboardTimeline'];
 
 const PAID = ['paid', 'processing', 'completed'] as const;
 const isPaid = (order: Order) => (PAID as readonly string[]).includes(order.status);
@@ -78,7 +77,7 @@ function Timeline({ storeId, orderId }: { storeId: string; orderId: string }) {
 
 export function OrderPage() {
   const storeId = useStoreId();
-  const { orderId } = useParams({ from: orderRoute.id });
+  const { orderId } = orderRoute.useParams();
   const order = useQuery(trpc.orders.dashboardGet.queryOptions({ storeId, orderId }));
   return (
     <Loaded query={order} label="Loading the order…">

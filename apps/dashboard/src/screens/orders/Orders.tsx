@@ -6,12 +6,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { ORDER_STATUSES as API_STATUSES, ZDashboardListOrdersQuery, ZOrderStatus } from '@svc/schemas';
 import { useQuery } from '@tanstack/react-query';
-import { Link, useNavigate, useSearch } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { ordersRoute, type OrdersSearch } from '../../router';
+import type { RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { SelectInput, TextInput } from '../../ui/fields';
@@ -20,8 +18,11 @@ import { formatDateTime, formatMoney } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable, type ColumnDef } from '../../ui/table';
 import { DAY, ordersListQuery } from './orders-query';
+import type { OrdersSearch } from './search';
 
-type OrderRow = inferRouterOutputs<AppRouter>['orders']['dashboardList']['orders'][number];
+const ordersRoute = getRouteApi('/app/stores/$storeId/orders');
+
+type OrderRow = RouterOutputs['orders']['dashboardList']['orders'][number];
 
 // The filter form: the list's own `q`, a status or none, and a day range (the API's `from` after `to` rule, on days).
 const ZFilters = z
@@ -41,8 +42,8 @@ const STATUS_OPTIONS = [
 
 export function Orders() {
   const storeId = useStoreId();
-  const search = useSearch({ from: ordersRoute.id });
-  const navigate = useNavigate({ from: ordersRoute.fullPath });
+  const search = ordersRoute.useSearch();
+  const navigate = ordersRoute.useNavigate();
   const { store } = useStore();
   const currency = store?.currency ?? 'USD';
 
@@ -118,7 +119,7 @@ export function Orders() {
               rowKey={(order) => order.id}
               empty={filtered ? 'No orders match these filters.' : 'No orders yet.'}
             />
-            <KeysetPager from={ordersRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
+            <KeysetPager from="/stores/$storeId/orders" cursor={search.cursor} nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

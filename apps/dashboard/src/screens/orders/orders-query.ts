@@ -6,7 +6,7 @@
  */
 import { keepPreviousData } from '@tanstack/react-query';
 import { trpc } from '../../api';
-import type { OrdersSearch } from '../../router';
+import type { OrdersSearch } from './search';
 
 /** How often the list asks for new orders while it is open. */
 const REFRESH_MS = 10_000;

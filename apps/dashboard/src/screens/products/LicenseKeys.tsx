@@ -4,16 +4,14 @@
  */
 import { IMPORT_KEYS_MAX, ZImportKeysInput } from '@svc/schemas';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useId, useRef, useState, type FormEvent } from 'react';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
 import { DataTable, type ColumnDef } from '../../ui/table';
 
-type Key = inferRouterOutputs<AppRouter>['catalog']['dashboardKeys']['keys'][number];
+type Key = RouterOutputs['catalog']['dashboardKeys']['keys'][number];
 
 /** The most keys one import takes here (a file of up to this many lines). */
 const MAX_KEYS = 10_000;

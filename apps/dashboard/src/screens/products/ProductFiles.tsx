@@ -1,16 +1,14 @@
 /** A download product's files: the list, an upload with its progress, and deleting a file. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useId } from 'react';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatBytes, formatDateTime } from '../../ui/format';
 import { DataTable, type ColumnDef } from '../../ui/table';
 import { UploadField, useUpload } from '../../ui/upload';
 
-type StoredFile = inferRouterOutputs<AppRouter>['catalog']['files']['files'][number];
+type StoredFile = RouterOutputs['catalog']['files']['files'][number];
 
 function UploadFile({ storeId, productId }: { storeId: string; productId: string }) {
   const queryClient = useQueryClient();

@@ -4,15 +4,13 @@
  * its progress as ProductFiles has. The server makes the WebP renditions the storefront serves.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { useId, useState } from 'react';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote } from '../../ui/feedback';
 import { UploadField, useUpload } from '../../ui/upload';
 
-type Product = inferRouterOutputs<AppRouter>['catalog']['dashboardGet'];
+type Product = RouterOutputs['catalog']['dashboardGet'];
 type Image = Product['images'][number];
 
 /** The server's limit (PRODUCT_IMAGES_MAX in @svc/schemas); said here so the form can say it. */

@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useParams } from '@tanstack/react-router';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { trpc } from '../../api';
-import { productRoute } from '../../router';
 import { useStore } from '../../store';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -13,8 +12,10 @@ import { ProductImages } from './ProductImages';
 import { DELIVERY_LABELS, ProductForm, STATUS_LABELS, type ProductBody } from './ProductForm';
 import { stockText } from './Products';
 
+const productRoute = getRouteApi('/app/stores/$storeId/products/$productId');
+
 export function ProductPage() {
-  const { storeId, productId } = useParams({ from: productRoute.id });
+  const { storeId, productId } = productRoute.useParams();
   const { can } = useStore();
   const manage = can('manageProducts');
   const queryClient = useQueryClient();

@@ -1,15 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { formatMoney } from '../../ui/format';
 import { DataTable, type ColumnDef } from '../../ui/table';
 import { DELIVERY_LABELS, STATUS_LABELS } from './ProductForm';
 
-type Product = inferRouterOutputs<AppRouter>['catalog']['dashboardList']['products'][number];
+type Product = RouterOutputs['catalog']['dashboardList']['products'][number];
 
 /** A keyed product's available keys; others are not limited by stock. */
 export function stockText(product: Pick<Product, 'stock'>): string {

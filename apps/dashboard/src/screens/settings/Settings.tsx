@@ -9,12 +9,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { PAYMENT_METHODS, ZAccentColor, ZOrigin, ZUpdateStoreInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
 import { useId, useState } from 'react';
 import { useForm, type UseFormRegisterReturn } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { deleteRoute, trpc } from '../../api';
+import { deleteRoute, trpc, type RouterOutputs } from '../../api';
 import { storesQuery, useStore, useStoreId } from '../../store';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -23,7 +21,7 @@ import { onValid } from '../../ui/forms';
 import { UploadField, useUpload } from '../../ui/upload';
 import { ViewStoreLink } from '../../ui/view-store';
 
-type Store = inferRouterOutputs<AppRouter>['stores']['get'];
+type Store = RouterOutputs['stores']['get'];
 
 const PAYMENT_LABELS: Record<(typeof PAYMENT_METHODS)[number], string> = {
   manual: 'Manual payment (bank transfer and the like)',
@@ -368,7 +366,7 @@ function SettingsView({ store }: { store: Store }) {
   );
 }
 
-type TestDataJob = inferRouterOutputs<AppRouter>['testData']['dashboardGet'];
+type TestDataJob = RouterOutputs['testData']['dashboardGet'];
 
 /** A job still at work: its status is read again every second. */
 const working = (job: TestDataJob | undefined) => job?.status === 'queued' || job?.status === 'running';

@@ -7,11 +7,9 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { STORE_PERMISSIONS, ZAddMemberInput, ZUpdateMemberInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
 import { useForm, type FieldError } from 'react-hook-form';
 import type { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { trpc } from '../../api';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId, type Permission } from '../../store';
 import { ConfirmAction, FormDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -20,7 +18,7 @@ import { formatDate } from '../../ui/format';
 import { onValid } from '../../ui/forms';
 import { DataTable } from '../../ui/table';
 
-type Member = inferRouterOutputs<AppRouter>['stores']['members']['members'][number];
+type Member = RouterOutputs['stores']['members']['members'][number];
 
 const PERMISSION_LABELS: Record<Permission, string> = {
   viewOrders: 'View orders',

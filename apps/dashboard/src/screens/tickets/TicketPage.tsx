@@ -5,17 +5,18 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { ZStaffTicketReplyInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useParams } from '@tanstack/react-router';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
 import { trpc } from '../../api';
-import { ticketRoute } from '../../router';
 import { useStore, useStoreId } from '../../store';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { TextArea } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime } from '../../ui/format';
 import { TICKET_STATUS_LABELS } from './Tickets';
+
+const ticketRoute = getRouteApi('/app/stores/$storeId/tickets/$ticketId');
 
 const ZReplyForm = ZStaffTicketReplyInput.pick({ message: true });
 type ReplyForm = z.input<typeof ZReplyForm>;
@@ -92,7 +93,7 @@ function Buyer({ orderId }: { orderId: string }) {
 
 export function TicketPage() {
   const storeId = useStoreId();
-  const { ticketId } = useParams({ from: ticketRoute.id });
+  const { ticketId } = ticketRoute.useParams();
   const { store, can } = useStore();
   const allowed = can('viewOrders');
   const ticket = useQuery(trpc.tickets.dashboardGet.queryOptions({ storeId, ticketId }, { enabled: allowed }));

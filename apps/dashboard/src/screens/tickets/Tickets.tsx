@@ -3,18 +3,17 @@
  * keyset-paged with the cursor in the URL. Everything here needs viewOrders, as the API does.
  */
 import { useQuery } from '@tanstack/react-query';
-import { Link, useSearch } from '@tanstack/react-router';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { trpc } from '../../api';
-import { ticketsRoute } from '../../router';
+import { getRouteApi, Link } from '@tanstack/react-router';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 
-type TicketSummary = inferRouterOutputs<AppRouter>['tickets']['dashboardList']['tickets'][number];
+const ticketsRoute = getRouteApi('/app/stores/$storeId/tickets');
+
+type TicketSummary = RouterOutputs['tickets']['dashboardList']['tickets'][number];
 
 export const TICKET_STATUS_LABELS: Record<TicketSummary['status'], string> = {
   open: 'Open',
@@ -26,7 +25,7 @@ export function Tickets() {
   const storeId = useStoreId();
   const { store, can } = useStore();
   const allowed = can('viewOrders');
-  const { cursor } = useSearch({ from: ticketsRoute.id });
+  const { cursor } = ticketsRoute.useSearch();
   const tickets = useQuery(trpc.tickets.dashboardList.queryOptions({ storeId, cursor }, { enabled: allowed }));
   if (store && !allowed) {
     return (
@@ -70,7 +69,7 @@ export function Tickets() {
                 { header: 'Updated', cell: (ticket) => formatDateTime(ticket.updatedAt) },
               ]}
             />
-            <KeysetPager from={ticketsRoute.fullPath} cursor={cursor} nextCursor={data.nextCursor} />
+            <KeysetPager from="/stores/$storeId/tickets" cursor={cursor} nextCursor={data.nextCursor} />
           </>
         )}
       </Loaded>

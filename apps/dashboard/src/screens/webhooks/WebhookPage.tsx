@@ -5,14 +5,11 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
-import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AppRouter } from '@svc/server/dist/api/app-router.js';
-import { trpc } from '../../api';
-import { DELIVERY_STATUSES, webhookRoute, type DeliveriesSearch } from '../../router';
+import { trpc, type RouterOutputs } from '../../api';
 import { useStoreId } from '../../store';
 import { ConfirmAction, FormDialog, SecretDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
@@ -21,12 +18,14 @@ import { formatDateTime } from '../../ui/format';
 import { onValid } from '../../ui/forms';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
+import { DELIVERY_STATUSES, type DeliveriesSearch } from './search';
 import { WebhookForm } from './WebhookForm';
 
-type Outputs = inferRouterOutputs<AppRouter>;
-type Webhook = Outputs['webhooks']['dashboardGet'];
-type Delivery = Outputs['webhooks']['dashboardDeliveries']['deliveries'][number];
-type Stats = Outputs['webhooks']['dashboardStats'];
+const webhookRoute = getRouteApi('/app/stores/$storeId/webhooks/$webhookId');
+
+type Webhook = RouterOutputs['webhooks']['dashboardGet'];
+type Delivery = RouterOutputs['webhooks']['dashboardDeliveries']['deliveries'][number];
+type Stats = RouterOutputs['webhooks']['dashboardStats'];
 
 /** Refetch what a change to this endpoint or its log may have changed. */
 function useRefresh(storeId: string, webhookId: string) {
@@ -313,7 +312,7 @@ function AttemptDetails({ hook, delivery }: { hook: Webhook; delivery: Delivery 
 
 /** The log's page the URL names: asked for beside the endpoint itself, so both go in one batched request. */
 function useDeliveries(storeId: string, webhookId: string) {
-  const search = useSearch({ from: webhookRoute.id });
+  const search = webhookRoute.useSearch();
   return useQuery(
     trpc.webhooks.dashboardDeliveries.queryOptions({
       storeId,
@@ -327,8 +326,8 @@ function useDeliveries(storeId: string, webhookId: string) {
 
 function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnType<typeof useDeliveries> }) {
   const refresh = useRefresh(hook.storeId, hook.id);
-  const search = useSearch({ from: webhookRoute.id });
-  const navigate = useNavigate({ from: webhookRoute.fullPath });
+  const search = webhookRoute.useSearch();
+  const navigate = webhookRoute.useNavigate();
   return (
     <>
       <div className="toolbar">
@@ -378,7 +377,11 @@ function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnTy
                 { header: 'Actions', cell: (delivery) => <RetryDelivery hook={hook} delivery={delivery} /> },
               ]}
             />
-            <KeysetPager from={webhookRoute.fullPath} cursor={search.cursor} nextCursor={page.nextCursor} />
+            <KeysetPager
+              from="/stores/$storeId/webhooks/$webhookId"
+              cursor={search.cursor}
+              nextCursor={page.nextCursor}
+            />
           </>
         )}
       </Loaded>
@@ -388,7 +391,7 @@ function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnTy
 
 export function WebhookPage() {
   const storeId = useStoreId();
-  const { webhookId } = useParams({ from: webhookRoute.id });
+  const { webhookId } = webhookRoute.useParams();
   const hook = useQuery(trpc.webhooks.dashboardGet.queryOptions({ storeId, webhookId }));
   const stats = useQuery(trpc.webhooks.dashboardStats.queryOptions({ storeId, webhookId }));
   const deliveries = useDeliveries(storeId, webhookId);
