@@ -7,8 +7,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { cycles, importsOf, specifiersIn } from './support/imports.js';
 
 const SRC = fileURLToPath(new URL('../apps/server/src/', import.meta.url));
 const MODULES = path.join(SRC, 'modules');
@@ -73,29 +73,6 @@ const moduleOf = (file: string): string | undefined => {
   return relative.startsWith('..') ? undefined : relative.split(path.sep)[0];
 };
 
-/**
- * The module specifiers a source names: imports with and without bindings, type-only ones (also
- * `{ type X }`), re-exports, side-effect and dynamic imports, over as many lines as they take.
- * TypeScript's own scanner reads them, so an import-shaped line in a comment or a string is none.
- */
-function specifiersIn(text: string): string[] {
-  return ts.preProcessFile(text, true, true).importedFiles.map((file) => file.fileName);
-}
-
-/** The source file a relative specifier names (`./x.js` is `./x.ts` in the sources). */
-function resolveSpecifier(from: string, specifier: string): string {
-  const target = path.resolve(path.dirname(from), specifier);
-  const candidates = [target.replace(/\.js$/, '.ts'), target, `${target}.ts`, path.join(target, 'index.ts')];
-  return candidates.find((candidate) => existsSync(candidate)) ?? target;
-}
-
-/** The relative imports of a file, resolved to paths. */
-function importsOf(file: string): string[] {
-  return specifiersIn(readFileSync(file, 'utf8'))
-    .filter((specifier) => specifier.startsWith('./') || specifier.startsWith('../'))
-    .map((specifier) => resolveSpecifier(file, specifier));
-}
-
 /** module -> the modules it imports, with one file that does (for the message). */
 function moduleGraph(): Map<string, Map<string, string>> {
   const graph = new Map<string, Map<string, string>>();
@@ -118,25 +95,6 @@ function fileGraph(): Map<string, Set<string>> {
     graph.set(path.relative(SRC, file), new Set(importsOf(file).map((target) => path.relative(SRC, target))));
   }
   return graph;
-}
-
-/** The cycles of a directed graph, each as the path that closes it. */
-function cycles(graph: Map<string, { keys(): Iterable<string> }>): string[][] {
-  const found: string[][] = [];
-  const state = new Map<string, 'open' | 'done'>();
-  const stack: string[] = [];
-  const visit = (node: string) => {
-    state.set(node, 'open');
-    stack.push(node);
-    for (const next of graph.get(node)?.keys() ?? []) {
-      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next]);
-      else if (!state.has(next)) visit(next);
-    }
-    stack.pop();
-    state.set(node, 'done');
-  };
-  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
-  return found;
 }
 
 describe('the import reader', () => {
