@@ -18,7 +18,7 @@ import { createProduct } from '../catalog/catalog.service.js';
 import { createOrder } from '../checkout/checkout.service.js';
 import { createCoupon } from '../coupons/coupons.service.js';
 import type { ServiceContext } from '../request/context.js';
-import { fanOutBatch } from '../webhooks/delivery-log.repo.js';
+import { fanOutBatch } from '../webhooks/claims.repo.js';
 import { createWebhook } from '../webhooks/webhooks.service.js';
 import { claimWipe } from './test-data.repo.js';
 import { getTestDataWipe, requestTestDataWipe, requireTestMode, runTestDataWipes } from './test-data.service.js';

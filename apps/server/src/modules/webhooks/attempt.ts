@@ -1,7 +1,7 @@
 /**
  * One attempt, from its body to what its outcome does, the same for the dispatcher's attempts
  * and the test ping: the body serialised once and signed with the endpoint's secret, sent
- * (sender.ts), its outcome recorded with the endpoint's failure streak (delivery-log.repo.ts),
+ * (sender.ts), its outcome recorded with the endpoint's failure streak (outcomes.repo.ts),
  * then the retry policy (retry-policy.ts) decides between the next attempt and disabling the
  * endpoint, whose owners are e-mailed once.
  */
@@ -16,7 +16,7 @@ import {
   recordSuccesses,
   type AttemptRef,
   type ClaimedSuccess,
-} from './delivery-log.repo.js';
+} from './outcomes.repo.js';
 import { disableReason, nextAttemptDueAt } from './retry-policy.js';
 import { sendToReceiver, type SendResult } from './sender.js';
 import { signatureHeaders, webhookSecretKey } from './signing.js';

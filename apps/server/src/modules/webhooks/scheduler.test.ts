@@ -37,7 +37,7 @@ import { OutboundEmailSchema } from '../mail/mail.entities.js';
 import { EventSchema } from '../events/events.entities.js';
 import { recordEvent, type EventType } from '../events/outbox.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
-import { ABANDONED_MESSAGE } from './delivery-log.repo.js';
+import { ABANDONED_MESSAGE } from './claims.repo.js';
 import { RETRY_DELAYS_MS } from './retry-policy.js';
 import { Dispatcher } from './scheduler.js';
 import { newWebhookSecret } from './signing.js';

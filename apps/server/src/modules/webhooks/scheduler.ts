@@ -3,8 +3,8 @@
  * into queued attempts (fan-out), claims due attempts under a lease so that any number of
  * dispatchers share the log and none sends what another holds, holds a few ahead for endpoints
  * that answer fast, and starts them as slots free up, at most `concurrency` at once and
- * `perEndpoint` per endpoint. What an attempt does is attempt.ts's; the statements are
- * delivery-log.repo.ts's; when to try again is retry-policy.ts's.
+ * `perEndpoint` per endpoint. What an attempt does is attempt.ts's; the claims are
+ * claims.repo.ts's and the outcomes outcomes.repo.ts's; when to try again is retry-policy.ts's.
  * Wake-ups: a commit that wrote events wakes the dispatchers of this process at once and the
  * others through Redis pub/sub (events/wake.ts); polling covers a lost message and the no-Redis case.
  */
@@ -13,8 +13,9 @@ import type { AppDeps } from '../../deps.js';
 import { webhookAttempts, webhookLag } from '../../lib/metrics.js';
 import { wakeChannel, wakeHubFor } from '../events/wake.js';
 import { SuccessWriter, eventBody, recordAttempt, sendAttempt } from './attempt.js';
-import * as deliveryLog from './delivery-log.repo.js';
-import type { ClaimedAttempt } from './delivery-log.repo.js';
+import * as claims from './claims.repo.js';
+import type { ClaimedAttempt } from './claims.repo.js';
+import { ENDPOINT_DISABLED } from './outcomes.repo.js';
 
 /** A waiting attempt starts only with at least its timeout and this much of its lease left (at most half the slack). */
 const LEASE_MARGIN_MS = 5_000;
@@ -328,11 +329,7 @@ export class Dispatcher {
   }
 
   private async fanOutBatch(): Promise<number> {
-    const { events, queued } = await deliveryLog.fanOutBatch(
-      this.deps.orm.em.fork(),
-      this.batchSize,
-      this.deps.clock.now(),
-    );
+    const { events, queued } = await claims.fanOutBatch(this.deps.orm.em.fork(), this.batchSize, this.deps.clock.now());
     this.counts.events += events;
     this.counts.queued += queued;
     return events;
@@ -340,7 +337,7 @@ export class Dispatcher {
 
   /** Attempts abandoned in flight past their lease are failed and queued again (see the repo's reapAbandoned). */
   private async reapAbandoned(): Promise<void> {
-    const abandoned = await deliveryLog.reapAbandoned(this.deps.orm.em.fork(), this.deps.clock.now());
+    const abandoned = await claims.reapAbandoned(this.deps.orm.em.fork(), this.deps.clock.now());
     if (abandoned > 0)
       this.deps.log.warn({ attempts: abandoned }, 'webhook attempts abandoned past their lease; queued again');
   }
@@ -437,7 +434,7 @@ export class Dispatcher {
   private async giveBack(attempts: ClaimedAttempt[]): Promise<void> {
     if (attempts.length === 0) return;
     try {
-      await deliveryLog.giveBack(this.deps.orm.em.fork(), attempts, this.deps.clock.now());
+      await claims.giveBack(this.deps.orm.em.fork(), attempts, this.deps.clock.now());
       this.kick();
     } catch (error) {
       // Left pending: reaped as abandoned once the lease ran out.
@@ -458,12 +455,7 @@ export class Dispatcher {
     this.waiting.delete(webhookId);
     this.waitingCount -= queue.length;
     for (const attempt of queue) {
-      await deliveryLog.skipClaimed(
-        this.deps.orm.em.fork(),
-        attempt,
-        deliveryLog.ENDPOINT_DISABLED,
-        this.deps.clock.now(),
-      );
+      await claims.skipClaimed(this.deps.orm.em.fork(), attempt, ENDPOINT_DISABLED, this.deps.clock.now());
       this.counts.skipped++;
       webhookAttempts.inc({ outcome: 'skipped' });
     }
@@ -479,7 +471,7 @@ export class Dispatcher {
     // Each endpoint's slots start after what this dispatcher holds of it, and after the places a
     // slow (or unknown) endpoint may not use: the claim caps every endpoint at its hold limit.
     const endpoints = new Set([...this.busy.keys(), ...this.waiting.keys(), ...this.speed.keys()]);
-    const claimed = await deliveryLog.claimDue(this.deps.orm.em.fork(), {
+    const claimed = await claims.claimDue(this.deps.orm.em.fork(), {
       now,
       lease: new Date(now.getTime() + this.leaseMs),
       room,
@@ -535,7 +527,7 @@ export class Dispatcher {
     const room = Math.min(limit - this.held(webhookId), this.maxHeld - (this.inFlight.size + this.waitingCount));
     if (room < batch) return;
     const now = this.deps.clock.now();
-    const refill = deliveryLog
+    const refill = claims
       .claimForEndpoint(this.deps.orm.em, {
         webhookId,
         now,
@@ -561,14 +553,14 @@ export class Dispatcher {
 
   private async deliver(claimed: ClaimedAttempt): Promise<void> {
     const skipReason = !claimed.enabled
-      ? deliveryLog.ENDPOINT_DISABLED
+      ? ENDPOINT_DISABLED
       : claimed.event !== WEBHOOK_TEST_EVENT && !claimed.events.includes(claimed.event)
         ? 'The endpoint is no longer subscribed to this event.'
         : claimed.payload === null || claimed.eventCreatedAt === null
           ? 'The event no longer exists.'
           : null;
     if (skipReason) {
-      await deliveryLog.skipClaimed(this.deps.orm.em.fork(), claimed, skipReason, this.deps.clock.now());
+      await claims.skipClaimed(this.deps.orm.em.fork(), claimed, skipReason, this.deps.clock.now());
       this.counts.skipped++;
       webhookAttempts.inc({ outcome: 'skipped' });
       return;

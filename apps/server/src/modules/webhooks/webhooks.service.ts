@@ -24,10 +24,10 @@ import {
   deleteFinishedEvents,
   eventsWithLastAttempt,
   insertQueuedAttempts,
-  lockStoreWebhooks,
   selectDeliveryPage,
   type DeliveryPageRow,
 } from './delivery-log.repo.js';
+import { lockStoreWebhooks } from './endpoints.repo.js';
 import { newWebhookSecret, webhookSecretKey } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema, type Webhook, type WebhookDelivery } from './webhooks.entities.js';
 
