@@ -23,7 +23,7 @@ import { OrderLineSchema } from '../orders/orders.entities.js';
 import { findStoreOrder, listOrders, storeStats } from '../orders/orders.service.js';
 import { fanOutBatch } from '../webhooks/claims.repo.js';
 import { WebhookDeliverySchema } from '../webhooks/webhooks.entities.js';
-import { createWebhook, getWebhook, listWebhooks } from '../webhooks/webhooks.service.js';
+import { createWebhook, getWebhook, listWebhooks } from '../webhooks/endpoints.service.js';
 import type { ServiceContext } from './context.js';
 
 let orm: Orm;

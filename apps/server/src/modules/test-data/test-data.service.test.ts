@@ -19,7 +19,7 @@ import { createOrder } from '../checkout/checkout.service.js';
 import { createCoupon } from '../coupons/coupons.service.js';
 import type { ServiceContext } from '../request/context.js';
 import { fanOutBatch } from '../webhooks/claims.repo.js';
-import { createWebhook } from '../webhooks/webhooks.service.js';
+import { createWebhook } from '../webhooks/endpoints.service.js';
 import { claimWipe } from './test-data.repo.js';
 import { getTestDataWipe, requestTestDataWipe, requireTestMode, runTestDataWipes } from './test-data.service.js';
 import { PER_MODE_TABLES as PER_MODE, modeTablesInDatabase } from '../../../../../test/support/modes.js';
