@@ -5,7 +5,8 @@
 import type { AppDeps } from './deps.js';
 import { expirePendingOrders } from './modules/checkout/checkout.service.js';
 import { pruneFinishedMail } from './modules/mail/mail.service.js';
-import { pruneDeliveries, pruneEvents } from './modules/webhooks/webhooks.service.js';
+import { serviceContext } from './modules/request/context.js';
+import { pruneDeliveries, pruneEvents } from './modules/webhooks/housekeeping.js';
 import { pruneIdempotencyKeys } from './modules/idempotency/idempotency.service.js';
 import { runTestDataWipes } from './modules/test-data/test-data.service.js';
 
@@ -29,13 +30,13 @@ export const JOBS: Job[] = [
     // The delivery log is kept 30 days (DESIGN §5); attempts still queued or in flight stay.
     name: 'prune-webhook-deliveries',
     everyMs: 60 * 60_000,
-    run: (deps) => pruneDeliveries(deps),
+    run: (deps) => pruneDeliveries(serviceContext(deps)),
   },
   {
     // Outbox events go once nothing will send them again, after the log's 30 days.
     name: 'prune-events',
     everyMs: 60 * 60_000,
-    run: (deps) => pruneEvents(deps),
+    run: (deps) => pruneEvents(serviceContext(deps)),
   },
   {
     // Idempotency-Key answers are replayed for 24 h, then forgotten.

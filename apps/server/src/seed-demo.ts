@@ -29,7 +29,7 @@ import {
 import { createUser } from './modules/identity/identity.service.js';
 import { StoreSchema } from './modules/stores/stores.entities.js';
 import { createStore } from './modules/stores/stores.service.js';
-import { createWebhook, updateWebhook } from './modules/webhooks/webhooks.service.js';
+import { createWebhook, updateWebhook } from './modules/webhooks/endpoints.service.js';
 
 const DAY_MS = 24 * 3_600_000;
 const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'NL', 'SE', 'BR', 'JP', 'CA', 'AU'];

@@ -10,7 +10,7 @@
  * ```
  */
 import { walkPages } from './paging.js';
-import type { WebhookEvent, WebhookEventName } from './webhooks.js';
+import type { WebhookEvent, WebhookEventName } from './webhooks-events.js';
 import {
   createTransport,
   type ClientOptions,

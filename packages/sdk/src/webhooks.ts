@@ -1,5 +1,8 @@
 /**
- * Verifying the webhooks the service sends, in the merchant's own server.
+ * Verifying the webhooks the service sends, in the merchant's own server: `verifySignature` and
+ * `constructEvent`, and the two signature schemes they check. What they take and refuse is
+ * webhooks-inputs.ts's, the error they throw webhooks-errors.ts's, the event types
+ * webhooks-events.ts's; the signing side for a merchant's own tests is webhooks-test-header.ts.
  *
  * Every delivery is signed twice:
  *  - `X-Service-Signature: t=<unix seconds>,v1=<hex>`, hex = HMAC-SHA256 keyed with the whole
@@ -14,98 +17,26 @@
  * (>= 20), Deno, Bun, browsers and edge runtimes; WebCrypto is asynchronous, hence every
  * function here returns a Promise.
  */
-import { SvcError } from './errors.js';
-import type { ApiProcedures } from './generated/api.js';
-
-// ---------------------------------------------------------------------------------------------
-// Events
-
-/**
- * Every event the service sends, discriminated on `event`, each with its own `data`: generated
- * from the server's schemas (the events API's answer, `ZEventBody`), so a webhook body, an
- * `events.get` answer and each event of `events.list` / `events.iterate` are the same type.
- */
-type AnyWebhookEvent = ApiProcedures['events.get']['output'];
-
-/** Every event name: `order.created`, ..., `webhook.test`. */
-export type WebhookEventName = AnyWebhookEvent['event'];
-
-/**
- * A webhook body, discriminated on `event`: `WebhookEvent` is the union of all of them,
- * `WebhookEvent<'order.paid'>` one of them. `id` is the event id (`evt_...`), the same on every
- * retry (deduplicate on it); `createdAt` is when the event happened, not when it was sent.
- */
-export type WebhookEvent<E extends WebhookEventName = WebhookEventName> = Extract<AnyWebhookEvent, { event: E }>;
-
-/** The `data` of each event the service sends. */
-export type WebhookEventDataMap = { [E in WebhookEventName]: WebhookEvent<E>['data'] };
-
-export type OrderEvent = WebhookEvent<'order.created' | 'order.paid' | 'order.completed' | 'order.refunded'>;
-export type ProductEvent = WebhookEvent<'product.created' | 'product.updated' | 'product.deleted'>;
-export type LicenseEvent = WebhookEvent<
-  'license.activated' | 'license.deactivated' | 'license.disabled' | 'license.enabled'
->;
-export type WebhookTestEvent = WebhookEvent<'webhook.test'>;
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-export type WebhookVerificationErrorCode =
-  /** None of the signature headers, or an incomplete set of the Standard Webhooks ones. */
-  | 'missing_header'
-  /** A signature header that cannot be parsed. */
-  | 'malformed_header'
-  /** The signature is right but its timestamp is older (a replay?) or newer than the tolerance. */
-  | 'timestamp_out_of_tolerance'
-  /** No signature matches: another body (re-serialised JSON?), another secret, or a forgery. */
-  | 'signature_mismatch'
-  /** The body was given parsed, not as the raw bytes received. */
-  | 'payload_not_raw'
-  /** The secret is not a `whsec_...` string as shown by the service. */
-  | 'secret_malformed'
-  /** `toleranceSeconds` is not a positive number. */
-  | 'tolerance_invalid'
-  /** The headers argument is neither the request's headers nor a signature header's value. */
-  | 'headers_invalid';
-
-export class WebhookVerificationError extends SvcError<WebhookVerificationErrorCode> {
-  override name = 'WebhookVerificationError';
-
-  constructor(code: WebhookVerificationErrorCode, message: string) {
-    super(message, { code });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Inputs
-
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
-export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
-
-export const SERVICE_SIGNATURE_HEADER = 'x-service-signature';
-export const STANDARD_ID_HEADER = 'webhook-id';
-export const STANDARD_TIMESTAMP_HEADER = 'webhook-timestamp';
-export const STANDARD_SIGNATURE_HEADER = 'webhook-signature';
-
-/** The request body exactly as received: a string, a Node `Buffer`, a `Uint8Array` or an `ArrayBuffer`. */
-export type RawBody = string | Uint8Array | ArrayBuffer;
-
-/** Anything with a case-insensitive `get`, such as the Fetch API's `Headers`. */
-export interface HeadersLike {
-  get(name: string): string | null;
-}
-
-/**
- * Request headers: a `Headers` instance (fetch, Next.js, Hono, workers) or a plain object such
- * as Node's `req.headers` or a Lambda event's `headers`; names are matched case-insensitively.
- */
-export type WebhookHeaders = HeadersLike | Readonly<Record<string, string | readonly string[] | undefined>>;
-
-/**
- * What the verifying functions take as their second argument: the request's headers, or (as with
- * Stripe's `constructEvent`) the value of the `X-Service-Signature` header alone.
- */
-export type WebhookSignatureInput = WebhookHeaders | string;
+import { anyMatch, concat, fromBase64, fromHex, hmacSha256, utf8, type Bytes } from './webhooks-crypto.js';
+import { malformed, WebhookVerificationError } from './webhooks-errors.js';
+import type { WebhookEvent } from './webhooks-events.js';
+import {
+  checkHeadersArgument,
+  checkSecret,
+  checkTolerance,
+  clip,
+  currentSeconds,
+  rawBytes,
+  readHeader,
+  SERVICE_SIGNATURE_HEADER,
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
+  standardKey,
+  TIMESTAMP,
+  type RawBody,
+  type WebhookSignatureInput,
+} from './webhooks-inputs.js';
 
 export interface VerifyOptions {
   /**
@@ -219,72 +150,6 @@ export async function constructEvent(
   return JSON.parse(text) as WebhookEvent;
 }
 
-/** The second argument must be headers or a signature header's value; say what to pass when it is not. */
-function checkHeadersArgument(headers: unknown): void {
-  if (typeof headers === 'string' || (typeof headers === 'object' && headers !== null && !Array.isArray(headers)))
-    return;
-  const got = headers === null ? 'null' : Array.isArray(headers) ? 'an array' : typeof headers;
-  throw new WebhookVerificationError(
-    'headers_invalid',
-    `The second argument must be the request's headers (a Headers object, or a plain object such as req.headers) or the X-Service-Signature header's value as a string; got ${got}.`,
-  );
-}
-
-export interface TestHeaderInput {
-  /** The exact body your test will send. */
-  payload: RawBody;
-  secret: string;
-  /** Unix seconds; default now. */
-  timestamp?: number;
-  /** The `webhook-id`; default the payload's `id`, else a random `evt_test_...`. */
-  eventId?: string;
-}
-
-export interface WebhookTestHeaders {
-  'content-type': 'application/json';
-  'x-service-signature': string;
-  'webhook-id': string;
-  'webhook-timestamp': string;
-  'webhook-signature': string;
-  [name: string]: string;
-}
-
-/**
- * The headers the service would send with `payload`, signed both ways, for testing your
- * webhook handler without the service. Async (WebCrypto).
- *
- *     const body = JSON.stringify(event);
- *     const headers = await generateTestHeader({ payload: body, secret });
- *     await fetch('http://localhost:3000/webhooks', { method: 'POST', headers, body });
- */
-export async function generateTestHeader(input: TestHeaderInput): Promise<WebhookTestHeaders> {
-  const { secret } = input;
-  checkSecret(secret);
-  const key = standardKey(secret);
-  const body = rawBytes(input.payload);
-  const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
-    throw new TypeError(
-      `generateTestHeader: timestamp must be a non-negative integer of unix seconds, got ${String(timestamp)}.`,
-    );
-  }
-  const eventId = input.eventId ?? payloadEventId(body) ?? `evt_test_${randomHex(12)}`;
-  if (typeof eventId !== 'string' || eventId === '')
-    throw new TypeError('generateTestHeader: eventId must be a non-empty string.');
-  const t = String(timestamp);
-  const [service, standard] = await Promise.all([
-    hmacSha256(utf8(secret), concat(utf8(`${t}.`), body)),
-    hmacSha256(key, concat(utf8(`${eventId}.${t}.`), body)),
-  ]);
-  return {
-    'content-type': 'application/json',
-    'x-service-signature': `t=${t},v1=${toHex(service)}`,
-    'webhook-id': eventId,
-    'webhook-timestamp': t,
-    'webhook-signature': `v1,${toBase64(standard)}`,
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // The two schemes
 
@@ -348,224 +213,4 @@ async function verifyStandard(
     );
   }
   return { scheme: 'standard', timestamp: Number(timestamp) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Checks of the inputs
-
-const TIMESTAMP = /^\d{1,12}$/;
-
-function checkTolerance(value: number | undefined): number {
-  const tolerance = value ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
-  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0) {
-    throw new WebhookVerificationError(
-      'tolerance_invalid',
-      `toleranceSeconds must be a positive number of seconds, got ${String(tolerance)}: 0 or less would switch the replay protection off, which is refused. Leave it out for the default of ${DEFAULT_WEBHOOK_TOLERANCE_SECONDS}.`,
-    );
-  }
-  return tolerance;
-}
-
-function currentSeconds(now: Date | undefined): number {
-  // Not `instanceof Date`: a Date from another realm (an iframe, a vm context) is one too.
-  const ms =
-    now === undefined ? Date.now() : Object.prototype.toString.call(now) === '[object Date]' ? now.getTime() : NaN;
-  if (!Number.isFinite(ms)) throw new TypeError('options.now must be a valid Date.');
-  return Math.floor(ms / 1000);
-}
-
-function checkSecret(secret: unknown): asserts secret is string {
-  if (typeof secret !== 'string') {
-    throw new WebhookVerificationError(
-      'secret_malformed',
-      `The webhook secret must be a string (whsec_...), got ${secret === null ? 'null' : typeof secret}: is the environment variable set?`,
-    );
-  }
-  if (secret !== secret.trim()) {
-    throw new WebhookVerificationError(
-      'secret_malformed',
-      'The webhook secret is malformed: the secret has surrounding whitespace (a newline from the .env file or the copy?). Trim it where you load it.',
-    );
-  }
-  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX) || secret.length === WEBHOOK_SECRET_PREFIX.length) {
-    throw new WebhookVerificationError(
-      'secret_malformed',
-      `The webhook secret is malformed: it must start with "${WEBHOOK_SECRET_PREFIX}", as the service shows it when the webhook is created or its secret rotated (not the secret prefix, nor an API key).`,
-    );
-  }
-}
-
-/** The Standard Webhooks key: the bytes the base64 after `whsec_` stands for. */
-function standardKey(secret: string): Bytes {
-  const key = fromBase64(secret.slice(WEBHOOK_SECRET_PREFIX.length));
-  if (key === null || key.length === 0) {
-    throw new WebhookVerificationError(
-      'secret_malformed',
-      `The webhook secret is malformed: what follows "${WEBHOOK_SECRET_PREFIX}" is not base64.`,
-    );
-  }
-  return key;
-}
-
-/** The body as bytes, copied; anything but raw data is refused. */
-function rawBytes(body: unknown): Bytes {
-  if (typeof body === 'string') return utf8(body);
-  if (body instanceof ArrayBuffer || Object.prototype.toString.call(body) === '[object ArrayBuffer]')
-    return new Uint8Array((body as ArrayBuffer).slice(0));
-  if (ArrayBuffer.isView(body)) return new Uint8Array(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
-  const got =
-    body === null
-      ? 'null'
-      : body === undefined
-        ? 'undefined'
-        : Array.isArray(body)
-          ? 'an array'
-          : typeof body === 'object'
-            ? 'an object'
-            : typeof body;
-  throw new WebhookVerificationError(
-    'payload_not_raw',
-    `The webhook payload must be the raw request body (a string, Buffer, Uint8Array or ArrayBuffer), got ${got}. ` +
-      'The signature covers the exact bytes that were sent, which JSON parsing loses: pass the raw bytes, e.g. express.raw({ type: "application/json" }) instead of express.json() for this route, or `await request.text()` with fetch-style requests.',
-  );
-}
-
-/** One header's value, case-insensitively; undefined when absent. */
-function readHeader(headers: WebhookHeaders, name: string): string | undefined {
-  if (typeof headers !== 'object' || headers === null) {
-    throw new TypeError('headers must be a Headers instance or an object of header names to values.');
-  }
-  if (typeof (headers as HeadersLike).get === 'function') {
-    return (headers as HeadersLike).get(name) ?? undefined;
-  }
-  const values: string[] = [];
-  for (const [key, value] of Object.entries(headers as Record<string, unknown>)) {
-    if (key.toLowerCase() !== name || value === undefined || value === null) continue;
-    if (typeof value === 'string') values.push(value);
-    else if (Array.isArray(value)) values.push(...value.map(String));
-    else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-      values.push(String(value));
-    else throw malformed(name, 'it is not text');
-  }
-  if (values.length === 0) return undefined;
-  if (new Set(values).size > 1) throw malformed(name, 'it appears more than once with different values');
-  return values[0];
-}
-
-function payloadEventId(body: Bytes): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(body));
-    if (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      typeof (parsed as { id?: unknown }).id === 'string' &&
-      (parsed as { id: string }).id !== ''
-    ) {
-      return (parsed as { id: string }).id;
-    }
-  } catch {
-    // not JSON: a random id then
-  }
-  return undefined;
-}
-
-function malformed(header: string, why: string): WebhookVerificationError {
-  return new WebhookVerificationError('malformed_header', `The ${header} header is malformed: ${why}.`);
-}
-
-function clip(value: string): string {
-  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bytes and WebCrypto
-
-type Bytes = Uint8Array<ArrayBuffer>;
-
-interface WebCryptoLike {
-  subtle: {
-    importKey(
-      format: 'raw',
-      keyData: Bytes,
-      algorithm: { name: 'HMAC'; hash: 'SHA-256' },
-      extractable: false,
-      usages: ['sign'],
-    ): Promise<unknown>;
-    sign(algorithm: 'HMAC', key: unknown, data: Bytes): Promise<ArrayBuffer>;
-  };
-  getRandomValues(array: Bytes): Bytes;
-}
-
-function webCrypto(): WebCryptoLike {
-  const found = (globalThis as { crypto?: Partial<WebCryptoLike> }).crypto;
-  if (found?.subtle === undefined || found.getRandomValues === undefined) {
-    throw new Error(
-      '@svc/sdk webhooks need WebCrypto (globalThis.crypto.subtle): Node 20 or later, Deno, Bun, a browser (in a secure context) or an edge runtime.',
-    );
-  }
-  return found as WebCryptoLike;
-}
-
-async function hmacSha256(key: Bytes, data: Bytes): Promise<Bytes> {
-  const { subtle } = webCrypto();
-  const cryptoKey = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await subtle.sign('HMAC', cryptoKey, data));
-}
-
-/** Compares every candidate in full, in time that depends on the lengths only. */
-function anyMatch(expected: Bytes, candidates: Bytes[]): boolean {
-  let matched = 0;
-  for (const candidate of candidates) matched |= timingSafeEqual(expected, candidate) ? 1 : 0;
-  return matched === 1;
-}
-
-function timingSafeEqual(a: Bytes, b: Bytes): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
-  return diff === 0;
-}
-
-const encoder = new TextEncoder();
-
-function utf8(text: string): Bytes {
-  return encoder.encode(text);
-}
-
-function concat(head: Bytes, tail: Bytes): Bytes {
-  const out = new Uint8Array(head.length + tail.length);
-  out.set(head, 0);
-  out.set(tail, head.length);
-  return out;
-}
-
-function toHex(bytes: Bytes): string {
-  let out = '';
-  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
-  return out;
-}
-
-function fromHex(hex: string): Bytes {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-function toBase64(bytes: Bytes): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-/** Strict base64 (standard alphabet, padded); null when it is not. */
-function fromBase64(text: string): Bytes | null {
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
-function randomHex(bytes: number): string {
-  return toHex(webCrypto().getRandomValues(new Uint8Array(bytes)));
 }

@@ -9,7 +9,8 @@ import type { Config } from '../config.js';
 import { pingDatabase } from '../db/orm.js';
 import type { AppDeps } from '../deps.js';
 import { dbPoolInUse, dbPoolPending, registry, webhookQueueDepth } from '../lib/metrics.js';
-import { countDueAttempts } from '../modules/webhooks/webhooks.service.js';
+import { serviceContext } from '../modules/request/context.js';
+import { countDueAttempts } from '../modules/webhooks/housekeeping.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { installErrorReplies } from './error-reply.js';
 import { plainRoute, registerPlainRoutes } from './plain-route.js';
@@ -42,7 +43,7 @@ async function readGauges(deps: AppDeps): Promise<void> {
     dbPoolPending.set(pool.numPendingAcquires());
   }
   try {
-    webhookQueueDepth.set(await withTimeout(countDueAttempts(deps), 2000));
+    webhookQueueDepth.set(await withTimeout(countDueAttempts(serviceContext(deps)), 2000));
   } catch (error) {
     deps.log.debug({ err: error }, 'due webhook attempts not counted');
   }

@@ -31,20 +31,22 @@ import {
   type ResourceSurface,
 } from '../../trpc/procedures.js';
 import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
   listDeliveries,
   listEventDeliveries,
-  listWebhooks,
   replayWebhook,
   resendEvent,
   retryWebhookDelivery,
-  rotateWebhookSecret,
   testWebhook,
-  updateWebhook,
   webhookStats,
-} from '../../modules/webhooks/webhooks.service.js';
+} from '../../modules/webhooks/deliveries.service.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+} from '../../modules/webhooks/endpoints.service.js';
 
 /** Deleting a webhook has its own scope (webhook:delete). */
 interface WebhookSurface extends ResourceSurface {

@@ -66,6 +66,14 @@ export interface ServiceContext {
   idempotency?: IdempotentCall;
 }
 
+/**
+ * A plain service context for work no request asks for (scheduled jobs, the metrics): the
+ * application's deps, a fresh EntityManager, live mode. One per run, as a request has its own.
+ */
+export function serviceContext(deps: AppDeps): ServiceContext {
+  return { deps, em: deps.orm.em.fork(), clock: deps.clock, livemode: true };
+}
+
 export interface Context extends ServiceContext {
   log: Logger;
   caller: CallerInfo;

@@ -21,9 +21,9 @@ import { EventSchema } from '../events/events.entities.js';
 import { listEvents } from '../events/events.service.js';
 import { OrderLineSchema } from '../orders/orders.entities.js';
 import { findStoreOrder, listOrders, storeStats } from '../orders/orders.service.js';
-import { fanOutBatch } from '../webhooks/delivery-log.repo.js';
+import { fanOutBatch } from '../webhooks/claims.repo.js';
 import { WebhookDeliverySchema } from '../webhooks/webhooks.entities.js';
-import { createWebhook, getWebhook, listWebhooks } from '../webhooks/webhooks.service.js';
+import { createWebhook, getWebhook, listWebhooks } from '../webhooks/endpoints.service.js';
 import type { ServiceContext } from './context.js';
 
 let orm: Orm;

@@ -1,22 +1,26 @@
 /**
  * One attempt, from its body to what its outcome does, the same for the dispatcher's attempts
- * and the test ping: the body serialised once and signed with the endpoint's secret, sent
- * (sender.ts), its outcome recorded with the endpoint's failure streak (delivery-log.repo.ts),
- * then the retry policy (retry-policy.ts) decides between the next attempt and disabling the
- * endpoint, whose owners are e-mailed once.
+ * and the test ping: whether a claimed attempt is still to be sent (skipReason), the body
+ * serialised once and signed with the endpoint's secret, sent (sender.ts), its outcome recorded
+ * with the endpoint's failure streak (outcomes.repo.ts; the successes of claims together,
+ * SuccessWriter), then the retry policy (retry-policy.ts) decides between the next attempt and
+ * disabling the endpoint, whose owners are e-mailed once.
  */
+import { WEBHOOK_TEST_EVENT } from '@svc/schemas';
 import type { AppDeps } from '../../deps.js';
 import { unseal } from '../../lib/crypto.js';
-import { webhookAttempts } from '../../lib/metrics.js';
+import { webhookAttempts, webhookLag } from '../../lib/metrics.js';
 import { recordMail } from '../mail/outbox.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
+import type { ClaimedAttempt } from './claims.repo.js';
 import {
+  ENDPOINT_DISABLED,
   recordFailure,
   recordSuccess,
   recordSuccesses,
   type AttemptRef,
   type ClaimedSuccess,
-} from './delivery-log.repo.js';
+} from './outcomes.repo.js';
 import { disableReason, nextAttemptDueAt } from './retry-policy.js';
 import { sendToReceiver, type SendResult } from './sender.js';
 import { signatureHeaders, webhookSecretKey } from './signing.js';
@@ -95,6 +99,41 @@ export async function sendAttempt(
   );
 }
 
+/**
+ * Why a claimed attempt is not sent, or null: its endpoint was disabled, or unsubscribed from the
+ * event since the attempt was queued (the test event needs no subscription), or the event is gone.
+ */
+export function skipReason(claimed: ClaimedAttempt): string | null {
+  return !claimed.enabled
+    ? ENDPOINT_DISABLED
+    : claimed.event !== WEBHOOK_TEST_EVENT && !claimed.events.includes(claimed.event)
+      ? 'The endpoint is no longer subscribed to this event.'
+      : claimed.payload === null || claimed.eventCreatedAt === null
+        ? 'The event no longer exists.'
+        : null;
+}
+
+/** Sends a claimed attempt that skipReason lets through, started at `startedAt` (sendAttempt: never throws). */
+export async function sendClaimed(
+  deps: AppDeps,
+  timeoutMs: number,
+  claimed: ClaimedAttempt,
+  startedAt: Date,
+): Promise<SendResult> {
+  const createdAt = claimed.eventCreatedAt!;
+  // The lag a merchant sees: from the event's commit (its created_at, in the same transaction) to its first send.
+  if (claimed.attempt === 1) webhookLag.observe(Math.max(0, startedAt.getTime() - createdAt.getTime()) / 1000);
+  const body = eventBody({
+    id: claimed.eventId,
+    type: claimed.event,
+    createdAt,
+    storeId: claimed.storeId,
+    livemode: claimed.livemode,
+    payload: claimed.payload!,
+  });
+  return sendAttempt(deps, timeoutMs, { ...claimed, body });
+}
+
 export interface RecordOutcome {
   /** False when the lease was lost (another dispatcher took the attempt over) or the endpoint is gone. */
   recorded: boolean;
@@ -144,8 +183,8 @@ const SUCCESS_BATCH = 500;
 /**
  * The successes of claimed attempts, written together: one statement at a time, and every success
  * that comes in while it runs goes into the next (recordSuccesses). A lone success is written at
- * once; under load a statement carries many. `record` resolves once its success is written: true,
- * or false when its claim's lease was lost.
+ * once; under load a statement carries many. `settled` resolves once every success recorded so
+ * far is written (or failed to be).
  */
 export class SuccessWriter {
   private queue: Array<{
@@ -154,15 +193,39 @@ export class SuccessWriter {
     reject: (error: unknown) => void;
   }> = [];
   private writing = false;
+  /** Successes recorded whose write has not settled yet. */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly deps: AppDeps) {}
 
-  record(success: ClaimedSuccess): Promise<boolean> {
+  /**
+   * Writes a success with the others of the moment. One not written (its claim's lease was lost)
+   * or whose write failed is logged: past its lease the attempt is reaped and sent again.
+   */
+  record(success: ClaimedSuccess): void {
     webhookAttempts.inc({ outcome: 'success' });
-    return new Promise<boolean>((resolve, reject) => {
+    const settled = new Promise<boolean>((resolve, reject) => {
       this.queue.push({ success, resolve, reject });
       this.write();
-    });
+    })
+      .then(
+        (recorded) => {
+          if (!recorded)
+            this.deps.log.warn(
+              { deliveryId: success.id },
+              'webhook attempt outcome not recorded: its lease was taken over or the endpoint is gone',
+            );
+        },
+        (error: unknown) =>
+          this.deps.log.error({ err: error, deliveryId: success.id }, 'webhook attempt could not be recorded'),
+      )
+      .finally(() => this.pending.delete(settled));
+    this.pending.add(settled);
+  }
+
+  /** Resolves once every success recorded so far has its outcome written (or failed to). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
   private write(): void {

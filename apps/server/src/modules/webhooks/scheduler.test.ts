@@ -2,8 +2,9 @@
  * The webhook delivery engine (the dispatcher of scheduler.ts, with attempt.ts, the delivery log
  * and the retry policy) against the real database and real receivers on loopback: fan-out, the
  * retry schedule on a clock the test moves, failure streaks and automatic disabling, what an
- * attempt records, skips, leases, two dispatchers sharing 10,000 attempts, wake-ups, pruning the
- * log, and the test ping, retry and replay of webhooks.service.ts as a dispatcher sends them.
+ * attempt records, skips, leases, two dispatchers sharing 10,000 attempts, wake-ups, and the
+ * test ping, retry and replay of deliveries.service.ts as a dispatcher sends them. Pruning the log
+ * is housekeeping.test.ts's.
  *
  * Every test runs on its own ManualClock, each earlier than the one before and all earlier
  * than the real date, so attempts other tests (or other test files sharing this worker's
@@ -26,7 +27,6 @@ import {
 } from '../../../../../test/support/webhook-receiver.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import type { AppDeps } from '../../deps.js';
-import { JOBS } from '../../jobs.js';
 import { ManualClock } from '../../lib/clock.js';
 import { deriveKey, seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
@@ -36,13 +36,14 @@ import { UserSchema } from '../identity/identity.entities.js';
 import { OutboundEmailSchema } from '../mail/mail.entities.js';
 import { EventSchema } from '../events/events.entities.js';
 import { recordEvent, type EventType } from '../events/outbox.js';
+import { serviceContext as contextOf } from '../request/context.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
-import { ABANDONED_MESSAGE } from './delivery-log.repo.js';
+import { ABANDONED_MESSAGE } from './claims.repo.js';
+import { replayRange, retryDelivery, sendTestPing } from './deliveries.service.js';
 import { RETRY_DELAYS_MS } from './retry-policy.js';
 import { Dispatcher } from './scheduler.js';
 import { newWebhookSecret } from './signing.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';
-import { replayRange, retryDelivery, sendTestPing } from './webhooks.service.js';
 
 const DAY = 24 * 3_600_000;
 let orm: Orm;
@@ -664,7 +665,7 @@ describe('test ping, retry and replay', () => {
     });
     const hook = await createWebhook(deps, store.id, `${rx.url}/ping`, ['order.created']);
 
-    const ok = await sendTestPing(deps, hook.id);
+    const ok = await sendTestPing(contextOf(deps), { webhookId: hook.id });
     expect(ok).toMatchObject({
       event: 'webhook.test',
       attempt: 1,
@@ -685,7 +686,7 @@ describe('test ping, retry and replay', () => {
     expectSigned(rx.received);
 
     status = 500;
-    const failed = await sendTestPing(deps, hook.id);
+    const failed = await sendTestPing(contextOf(deps), { webhookId: hook.id });
     expect(failed).toMatchObject({ event: 'webhook.test', attempt: 1, status: 'failed', responseCode: 500 });
     expect(failed.eventId).not.toBe(ok.eventId);
     expect((await webhookRow(hook.id)).failureCount).toBe(1);
@@ -695,8 +696,10 @@ describe('test ping, retry and replay', () => {
     expect((await attemptsOf(hook.id)).filter((d) => d.eventId === failed.eventId)).toHaveLength(1);
 
     await orm.em.fork().nativeUpdate(WebhookSchema, { id: hook.id }, { enabled: false });
-    await expect(sendTestPing(deps, hook.id)).rejects.toMatchObject({ appCode: 'webhook_disabled' });
-    await expect(sendTestPing(deps, newId())).rejects.toBeInstanceOf(AppError);
+    await expect(sendTestPing(contextOf(deps), { webhookId: hook.id })).rejects.toMatchObject({
+      appCode: 'webhook_disabled',
+    });
+    await expect(sendTestPing(contextOf(deps), { webhookId: newId() })).rejects.toBeInstanceOf(AppError);
   });
 
   it('retries a delivery as the next attempt, and replays a range (all, or only events whose last attempt failed)', async () => {
@@ -720,7 +723,7 @@ describe('test ping, retry and replay', () => {
     await dispatcher.runOnce(); // their attempt 2 succeeds
 
     const firstOfCreated = (await attemptsOf(hook.id)).find((d) => d.eventId === created && d.attempt === 1)!;
-    const retried = await retryDelivery(deps, firstOfCreated.id);
+    const retried = await retryDelivery(contextOf(deps), { deliveryId: firstOfCreated.id });
     expect(retried).toMatchObject({ eventId: created, attempt: 3, status: 'queued' });
     await dispatcher.runOnce();
     expect(rx.received.at(-1)!.eventId).toBe(created);
@@ -732,7 +735,9 @@ describe('test ping, retry and replay', () => {
     const lost = await emit(clock, store.id, 'order.paid');
     await dispatcher.runOnce();
     expect((await webhookRow(hook.id)).enabled).toBe(false);
-    await expect(retryDelivery(deps, firstOfCreated.id)).rejects.toMatchObject({ appCode: 'webhook_disabled' });
+    await expect(retryDelivery(contextOf(deps), { deliveryId: firstOfCreated.id })).rejects.toMatchObject({
+      appCode: 'webhook_disabled',
+    });
     await orm.em
       .fork()
       .nativeUpdate(
@@ -742,9 +747,9 @@ describe('test ping, retry and replay', () => {
       );
     answer = 200;
     const to = clock.now();
-    expect(await replayRange(deps, hook.id, { from, to, status: 'failed' })).toBe(1);
+    expect(await replayRange(contextOf(deps), { webhookId: hook.id, from, to, status: 'failed' })).toBe(1);
     // `lost` is queued already; `before` is outside the range and product.updated is not subscribed.
-    expect(await replayRange(deps, hook.id, { from, to })).toBe(2);
+    expect(await replayRange(contextOf(deps), { webhookId: hook.id, from, to })).toBe(2);
     const sent = rx.received.length;
     await dispatcher.runOnce();
     expect(
@@ -765,7 +770,9 @@ describe('test ping, retry and replay', () => {
     expect(await last(paid)).toEqual([3, 'success']);
     expect(await last(before)).toEqual([2, 'success']);
     expect(await last(unsubscribed)).toBeUndefined();
-    await expect(retryDelivery(deps, newId())).rejects.toMatchObject({ appCode: 'not_found' });
+    await expect(retryDelivery(contextOf(deps), { deliveryId: newId() })).rejects.toMatchObject({
+      appCode: 'not_found',
+    });
   });
 });
 
@@ -878,40 +885,6 @@ describe('wake-ups', () => {
     await rx.waitFor(2, { timeoutMs: 5_000 });
     expect(rx.received.map((h) => h.eventId)).toContain(quiet);
     await b.stop();
-  });
-});
-
-describe('pruning', () => {
-  it('deletes delivery rows older than 30 days (never a queued one) in the scheduled job', async () => {
-    const clock = freshClock();
-    const deps = depsFor(clock);
-    const store = await createStore(orm.em.fork());
-    const hook = await createWebhook(deps, store.id, 'http://127.0.0.1:9/none', ['order.created']);
-    const em = orm.em.fork();
-    const row = (status: 'success' | 'queued' | 'failed', ageDays: number, attempt: number) => {
-      const at = new Date(clock.now().getTime() - ageDays * DAY);
-      return em.create(WebhookDeliverySchema, {
-        id: newId(),
-        webhook: hook.id,
-        storeId: store.id,
-        eventId: `evt_${newId()}`,
-        event: 'order.created',
-        attempt,
-        status,
-        dueAt: at,
-        lockedUntil: null,
-        createdAt: at,
-        updatedAt: at,
-      });
-    };
-    const old = row('success', 31, 1);
-    const oldQueued = row('queued', 31, 1);
-    const recent = row('failed', 29, 1);
-    await em.flush();
-    await JOBS.find((job) => job.name === 'prune-webhook-deliveries')!.run(deps);
-    const left = (await attemptsOf(hook.id)).map((d) => d.id).sort();
-    expect(left).toEqual([oldQueued.id, recent.id].sort());
-    expect(left).not.toContain(old.id);
   });
 });
 

@@ -3,27 +3,24 @@
  * into queued attempts (fan-out), claims due attempts under a lease so that any number of
  * dispatchers share the log and none sends what another holds, holds a few ahead for endpoints
  * that answer fast, and starts them as slots free up, at most `concurrency` at once and
- * `perEndpoint` per endpoint. What an attempt does is attempt.ts's; the statements are
- * delivery-log.repo.ts's; when to try again is retry-policy.ts's.
+ * `perEndpoint` per endpoint. What it holds of each endpoint is endpoint-slots.ts's; what an
+ * attempt does is attempt.ts's; the claims are claims.repo.ts's and the outcomes
+ * outcomes.repo.ts's; when to try again is retry-policy.ts's.
  * Wake-ups: a commit that wrote events wakes the dispatchers of this process at once and the
- * others through Redis pub/sub (events/wake.ts); polling covers a lost message and the no-Redis case.
+ * others through Redis pub/sub (wake-ups.ts); polling covers a lost message and the no-Redis case.
  */
 import { WEBHOOK_TEST_EVENT } from '@svc/schemas';
 import type { AppDeps } from '../../deps.js';
-import { webhookAttempts, webhookLag } from '../../lib/metrics.js';
-import { wakeChannel, wakeHubFor } from '../events/wake.js';
-import { SuccessWriter, eventBody, recordAttempt, sendAttempt } from './attempt.js';
-import * as deliveryLog from './delivery-log.repo.js';
-import type { ClaimedAttempt } from './delivery-log.repo.js';
+import { webhookAttempts } from '../../lib/metrics.js';
+import { SuccessWriter, recordAttempt, sendClaimed, skipReason } from './attempt.js';
+import * as claims from './claims.repo.js';
+import type { ClaimedAttempt } from './claims.repo.js';
+import { EndpointSlots } from './endpoint-slots.js';
+import { ENDPOINT_DISABLED } from './outcomes.repo.js';
+import { DispatcherWakeUps, type RedisWakeClient } from './wake-ups.js';
 
 /** A waiting attempt starts only with at least its timeout and this much of its lease left (at most half the slack). */
 const LEASE_MARGIN_MS = 5_000;
-/**
- * Only endpoints that answer this fast (moving average) are claimed ahead: a slow or hanging
- * endpoint's backlog stays in the table for any dispatcher with a free slot, instead of waiting
- * behind this one's attempts in flight. An endpoint not heard from yet counts as slow.
- */
-const FAST_ENDPOINT_MS = 1_000;
 
 export interface DispatcherOptions {
   /** Look for work this often without a wake-up (default WEBHOOK_POLL_MS). */
@@ -49,19 +46,6 @@ export interface DispatcherOptions {
   redis?: RedisWakeClient | undefined;
 }
 
-/** The part of a node-redis client the wake-ups use: it publishes, and a duplicate subscribes. */
-export interface RedisWakeClient {
-  publish(channel: string, message: string): Promise<unknown>;
-  duplicate(): RedisWakeSubscriber;
-}
-export interface RedisWakeSubscriber {
-  connect(): Promise<unknown>;
-  subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>;
-  close(): Promise<unknown>;
-  destroy(): void;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-}
-
 export interface DispatchCounts {
   /** Events turned into attempts. */
   events: number;
@@ -76,39 +60,27 @@ export interface DispatchCounts {
 
 const zeroCounts = (): DispatchCounts => ({ events: 0, queued: 0, claimed: 0, succeeded: 0, failed: 0, skipped: 0 });
 
-type Listener = () => void;
-
 export class Dispatcher {
   private readonly pollMs: number;
   private readonly batchSize: number;
   private readonly concurrency: number;
-  private readonly perEndpoint: number;
   private readonly minClaim: number;
-  /** Held (in flight + waiting) per endpoint, and in all. */
-  private readonly holdPerEndpoint: number;
   /** Lease a waiting attempt must have left beyond its timeout to start (a fresh claim always has). */
   private readonly leaseMarginMs: number;
   private readonly maxHeld: number;
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
   private readonly random: () => number;
-  private readonly redis: RedisWakeClient | undefined;
 
   private readonly inFlight = new Map<string, Promise<void>>();
-  /** Successes sent whose outcome is being written (their slots are free already). */
-  private readonly recording = new Set<Promise<void>>();
+  /** Writes the successes sent (their slots are free already) together. */
   private readonly successes: SuccessWriter;
   /** Endpoints with a refill claim running, and that claim. */
   private readonly refilling = new Map<string, Promise<void>>();
   /** Endpoints whose last refill found nothing: not refilled again until new work may be due. */
   private readonly drained = new Set<string>();
-  /** In-flight attempts per endpoint. */
-  private readonly busy = new Map<string, number>();
-  /** Claimed attempts not started yet, per endpoint, in claim order. */
-  private readonly waiting = new Map<string, ClaimedAttempt[]>();
-  private waitingCount = 0;
-  /** Moving average of attempt durations per endpoint, ms. */
-  private readonly speed = new Map<string, number>();
+  /** What is held of each endpoint: in flight, and claimed ahead waiting for a slot. */
+  private readonly slots: EndpointSlots;
   private readonly counts = zeroCounts();
   private claiming: Promise<number> | undefined;
   /** fill() was asked for while a claim ran: claim again when it is done. */
@@ -122,9 +94,7 @@ export class Dispatcher {
   private moreMayBeDue = false;
   private signal: (() => void) | undefined;
   private kicked = false;
-  private readonly onWake = () => this.wake();
-  private subscriber: RedisWakeSubscriber | undefined;
-  private readonly publish: Listener;
+  private readonly wakeUps: DispatcherWakeUps;
 
   constructor(
     private readonly deps: AppDeps,
@@ -133,39 +103,18 @@ export class Dispatcher {
     this.pollMs = options.pollMs ?? deps.config.webhookPollMs;
     this.batchSize = options.batchSize ?? 200;
     this.concurrency = options.concurrency ?? 32;
-    this.perEndpoint = options.perEndpoint ?? 4;
+    const perEndpoint = options.perEndpoint ?? 4;
     const prefetch = Math.max(0, options.prefetch ?? deps.config.webhookPrefetch);
-    this.holdPerEndpoint = this.perEndpoint * (1 + prefetch);
+    // Held (in flight + waiting) per endpoint that answers fast, and in all.
+    this.slots = new EndpointSlots(perEndpoint, perEndpoint * (1 + prefetch));
     this.maxHeld = this.concurrency * (1 + Math.min(prefetch, 3));
     this.minClaim = Math.max(1, Math.floor(this.maxHeld / 8));
     this.leaseMs = options.leaseMs ?? deps.config.webhookLeaseMs;
     this.timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
     this.leaseMarginMs = Math.max(0, Math.min(LEASE_MARGIN_MS, (this.leaseMs - this.timeoutMs) / 2));
     this.random = options.random ?? Math.random;
-    this.redis = options.redis;
     this.successes = new SuccessWriter(deps);
-    const channel = wakeChannel(deps.config.redisKeyPrefix);
-    // One message in flight at a time: commits that land meanwhile share the next one.
-    let publishing = false;
-    let again = false;
-    this.publish = () => {
-      if (!this.redis) return;
-      if (publishing) {
-        again = true;
-        return;
-      }
-      publishing = true;
-      this.redis
-        .publish(channel, '1')
-        .catch((error: unknown) => deps.log.debug({ err: error }, 'webhook wake-up not published'))
-        .finally(() => {
-          publishing = false;
-          if (again) {
-            again = false;
-            this.publish();
-          }
-        });
-    };
+    this.wakeUps = new DispatcherWakeUps(deps, options.redis, () => this.wake());
   }
 
   /** Runs until stop(): wake-ups, polling, and sends pipelined up to the concurrency. */
@@ -173,12 +122,7 @@ export class Dispatcher {
     if (this.running) return;
     this.running = true;
     this.stopping = false;
-    const hub = wakeHubFor(this.deps.orm);
-    hub.listeners.add(this.onWake);
-    if (this.redis) {
-      hub.publishers.add(this.publish);
-      this.subscribe(this.redis);
-    }
+    this.wakeUps.start();
     this.wakeWanted = true;
     this.loop = this.run();
   }
@@ -187,18 +131,14 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.stopping = true;
     this.running = false;
-    const hub = wakeHubFor(this.deps.orm);
-    hub?.listeners.delete(this.onWake);
-    hub?.publishers.delete(this.publish);
+    this.wakeUps.stop();
     this.kick();
     await this.loop;
     await this.claiming;
     await this.releaseWaiting();
     await Promise.allSettled([...this.inFlight.values()]);
-    await this.recorded();
-    const subscriber = this.subscriber;
-    this.subscriber = undefined;
-    if (subscriber) await subscriber.close().catch(() => subscriber.destroy());
+    await this.successes.settled();
+    await this.wakeUps.unsubscribe();
   }
 
   /** Work is due now (an event committed, a retry was queued). */
@@ -218,11 +158,6 @@ export class Dispatcher {
     else this.deps.log.error({ err: error, ...fields }, message);
   }
 
-  /** Resolves once every success sent so far has its outcome written (or failed to). */
-  private async recorded(): Promise<void> {
-    while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
-  }
-
   /**
    * One full pass: fans out every undispatched event, then claims and sends until nothing due
    * is left and nothing is in flight. Returns what this pass did.
@@ -234,11 +169,12 @@ export class Dispatcher {
     for (;;) {
       const claimed = await this.fill();
       this.pump();
-      if (claimed === 0 && this.inFlight.size === 0 && this.waitingCount === 0 && this.refilling.size === 0) break;
+      if (claimed === 0 && this.inFlight.size === 0 && this.slots.waitingCount === 0 && this.refilling.size === 0)
+        break;
       if (this.inFlight.size > 0) await Promise.race(this.inFlight.values());
       else if (this.refilling.size > 0) await Promise.race(this.refilling.values());
     }
-    await this.recorded();
+    await this.successes.settled();
     const after = this.counts;
     return {
       events: after.events - before.events,
@@ -248,18 +184,6 @@ export class Dispatcher {
       failed: after.failed - before.failed,
       skipped: after.skipped - before.skipped,
     };
-  }
-
-  private subscribe(redis: RedisWakeClient): void {
-    const subscriber = redis.duplicate();
-    this.subscriber = subscriber;
-    subscriber.on('error', (error) => this.deps.log.debug({ err: error }, 'webhook wake-up subscriber error'));
-    const channel = wakeChannel(this.deps.config.redisKeyPrefix);
-    // Reconnects resubscribe by themselves; until the first connect, polling serves.
-    subscriber
-      .connect()
-      .then(() => (this.subscriber === subscriber ? subscriber.subscribe(channel, this.onWake) : undefined))
-      .catch((error: unknown) => this.deps.log.warn({ err: error }, 'webhook wake-ups not subscribed; polling only'));
   }
 
   /** Wakes the loop (or keeps it from sleeping when it is busy with a pass). */
@@ -328,11 +252,7 @@ export class Dispatcher {
   }
 
   private async fanOutBatch(): Promise<number> {
-    const { events, queued } = await deliveryLog.fanOutBatch(
-      this.deps.orm.em.fork(),
-      this.batchSize,
-      this.deps.clock.now(),
-    );
+    const { events, queued } = await claims.fanOutBatch(this.deps.orm.em.fork(), this.batchSize, this.deps.clock.now());
     this.counts.events += events;
     this.counts.queued += queued;
     return events;
@@ -340,7 +260,7 @@ export class Dispatcher {
 
   /** Attempts abandoned in flight past their lease are failed and queued again (see the repo's reapAbandoned). */
   private async reapAbandoned(): Promise<void> {
-    const abandoned = await deliveryLog.reapAbandoned(this.deps.orm.em.fork(), this.deps.clock.now());
+    const abandoned = await claims.reapAbandoned(this.deps.orm.em.fork(), this.deps.clock.now());
     if (abandoned > 0)
       this.deps.log.warn({ attempts: abandoned }, 'webhook attempts abandoned past their lease; queued again');
   }
@@ -355,14 +275,14 @@ export class Dispatcher {
     const claiming = (async () => {
       let total = 0;
       while (!this.stopping) {
-        const held = this.inFlight.size + this.waitingCount;
+        const held = this.inFlight.size + this.slots.waitingCount;
         const room = this.maxHeld - held;
         // Claims come in batches: a few freed places among many held ones wait for more.
         if (room <= 0 || (room < this.minClaim && held > 0)) break;
         const claimed = await this.claim(room);
         total += claimed.length;
         this.moreMayBeDue = claimed.length > 0;
-        for (const attempt of claimed) this.hold(attempt);
+        for (const attempt of claimed) this.slots.hold(attempt);
         this.pump();
         if (claimed.length < room) break;
       }
@@ -385,28 +305,6 @@ export class Dispatcher {
     return claiming;
   }
 
-  private held(webhookId: string): number {
-    return (this.busy.get(webhookId) ?? 0) + (this.waiting.get(webhookId)?.length ?? 0);
-  }
-
-  /** How many attempts of this endpoint this dispatcher may hold: in flight, plus ahead when it is fast. */
-  private holdLimit(webhookId: string): number {
-    return (this.speed.get(webhookId) ?? Infinity) <= FAST_ENDPOINT_MS ? this.holdPerEndpoint : this.perEndpoint;
-  }
-
-  private recordSpeed(webhookId: string, durationMs: number): void {
-    const previous = this.speed.get(webhookId);
-    if (previous === undefined && this.speed.size >= 10_000) this.speed.clear();
-    this.speed.set(webhookId, previous === undefined ? durationMs : previous * 0.7 + durationMs * 0.3);
-  }
-
-  private hold(attempt: ClaimedAttempt): void {
-    const queue = this.waiting.get(attempt.webhookId);
-    if (queue) queue.push(attempt);
-    else this.waiting.set(attempt.webhookId, [attempt]);
-    this.waitingCount++;
-  }
-
   /**
    * Starts waiting attempts while there are free slots, taking endpoints in turn. An attempt
    * whose lease would run out before it could finish is given back instead of sent (another
@@ -416,19 +314,9 @@ export class Dispatcher {
     if (this.stopping) return;
     const now = this.deps.clock.now().getTime();
     const expiring: ClaimedAttempt[] = [];
-    let started = true;
-    while (started && this.inFlight.size < this.concurrency && this.waitingCount > 0) {
-      started = false;
-      for (const [webhookId, queue] of this.waiting) {
-        if (this.inFlight.size >= this.concurrency) break;
-        if ((this.busy.get(webhookId) ?? 0) >= this.perEndpoint) continue;
-        const attempt = queue.shift()!;
-        this.waitingCount--;
-        if (queue.length === 0) this.waiting.delete(webhookId);
-        if (attempt.lease.getTime() - now < this.timeoutMs + this.leaseMarginMs) expiring.push(attempt);
-        else this.launch(attempt);
-        started = true;
-      }
+    for (const attempt of this.slots.startable(() => this.inFlight.size < this.concurrency)) {
+      if (attempt.lease.getTime() - now < this.timeoutMs + this.leaseMarginMs) expiring.push(attempt);
+      else this.launch(attempt);
     }
     if (expiring.length > 0) void this.giveBack(expiring);
   }
@@ -437,7 +325,7 @@ export class Dispatcher {
   private async giveBack(attempts: ClaimedAttempt[]): Promise<void> {
     if (attempts.length === 0) return;
     try {
-      await deliveryLog.giveBack(this.deps.orm.em.fork(), attempts, this.deps.clock.now());
+      await claims.giveBack(this.deps.orm.em.fork(), attempts, this.deps.clock.now());
       this.kick();
     } catch (error) {
       // Left pending: reaped as abandoned once the lease ran out.
@@ -446,24 +334,13 @@ export class Dispatcher {
   }
 
   private async releaseWaiting(): Promise<void> {
-    const all = [...this.waiting.values()].flat();
-    this.waiting.clear();
-    this.waitingCount = 0;
-    await this.giveBack(all);
+    await this.giveBack(this.slots.releaseAll());
   }
 
   /** The endpoint was disabled: its waiting attempts are skipped, not sent. */
   private async dropWaiting(webhookId: string): Promise<void> {
-    const queue = this.waiting.get(webhookId) ?? [];
-    this.waiting.delete(webhookId);
-    this.waitingCount -= queue.length;
-    for (const attempt of queue) {
-      await deliveryLog.skipClaimed(
-        this.deps.orm.em.fork(),
-        attempt,
-        deliveryLog.ENDPOINT_DISABLED,
-        this.deps.clock.now(),
-      );
+    for (const attempt of this.slots.dropWaiting(webhookId)) {
+      await claims.skipClaimed(this.deps.orm.em.fork(), attempt, ENDPOINT_DISABLED, this.deps.clock.now());
       this.counts.skipped++;
       webhookAttempts.inc({ outcome: 'skipped' });
     }
@@ -476,43 +353,31 @@ export class Dispatcher {
    */
   private async claim(room: number): Promise<ClaimedAttempt[]> {
     const now = this.deps.clock.now();
-    // Each endpoint's slots start after what this dispatcher holds of it, and after the places a
-    // slow (or unknown) endpoint may not use: the claim caps every endpoint at its hold limit.
-    const endpoints = new Set([...this.busy.keys(), ...this.waiting.keys(), ...this.speed.keys()]);
-    const claimed = await deliveryLog.claimDue(this.deps.orm.em.fork(), {
+    const claimed = await claims.claimDue(this.deps.orm.em.fork(), {
       now,
       lease: new Date(now.getTime() + this.leaseMs),
       room,
-      // Endpoints holding all they may are left out of the scan, so a backlog at a slow endpoint
-      // does not fill the window and hold up the others.
-      saturated: [...endpoints].filter((id) => this.held(id) >= this.holdLimit(id)),
-      offsets: Object.fromEntries(
-        [...endpoints].map((id) => [id, this.held(id) + this.holdPerEndpoint - this.holdLimit(id)]),
-      ),
-      defaultOffset: this.holdPerEndpoint - this.perEndpoint,
-      slotsPerEndpoint: this.holdPerEndpoint,
+      ...this.slots.claimWindow(),
     });
     this.counts.claimed += claimed.length;
     return claimed;
   }
 
   private launch(claimed: ClaimedAttempt): void {
-    this.busy.set(claimed.webhookId, (this.busy.get(claimed.webhookId) ?? 0) + 1);
+    this.slots.started(claimed.webhookId);
     const work = this.deliver(claimed)
       .catch((error: unknown) =>
         this.deps.log.error({ err: error, deliveryId: claimed.id }, 'webhook attempt could not be recorded'),
       )
       .finally(() => {
-        const left = (this.busy.get(claimed.webhookId) ?? 1) - 1;
-        if (left > 0) this.busy.set(claimed.webhookId, left);
-        else this.busy.delete(claimed.webhookId);
+        this.slots.finished(claimed.webhookId);
         this.inFlight.delete(claimed.id);
         // A freed slot: the next waiting attempt starts at once, and the endpoint's own backlog
         // refills what it holds (refill). Claim across endpoints again when what is held ran low
         // and the last claim found work; the loop only, runOnce claims by itself.
         this.pump();
         this.refill(claimed.webhookId);
-        const low = this.inFlight.size + this.waitingCount <= this.maxHeld - this.minClaim;
+        const low = this.inFlight.size + this.slots.waitingCount <= this.maxHeld - this.minClaim;
         if (this.running && this.moreMayBeDue && low) this.kick();
       });
     this.inFlight.set(claimed.id, work);
@@ -528,14 +393,17 @@ export class Dispatcher {
    */
   private refill(webhookId: string): void {
     if (this.stopping || this.refilling.has(webhookId) || this.drained.has(webhookId)) return;
-    const limit = this.holdLimit(webhookId);
+    const limit = this.slots.holdLimit(webhookId);
     // Half of what it holds ahead (16 of 32 at the defaults), so a claim is a batch while the
     // other half keeps its slots busy; an endpoint that may hold no more than its slots, at once.
-    const batch = Math.max(1, Math.floor((limit - this.perEndpoint) / 2));
-    const room = Math.min(limit - this.held(webhookId), this.maxHeld - (this.inFlight.size + this.waitingCount));
+    const batch = Math.max(1, Math.floor((limit - this.slots.perEndpoint) / 2));
+    const room = Math.min(
+      limit - this.slots.held(webhookId),
+      this.maxHeld - (this.inFlight.size + this.slots.waitingCount),
+    );
     if (room < batch) return;
     const now = this.deps.clock.now();
-    const refill = deliveryLog
+    const refill = claims
       .claimForEndpoint(this.deps.orm.em, {
         webhookId,
         now,
@@ -548,7 +416,7 @@ export class Dispatcher {
           // Nothing due of it now, or what is due was locked by a claim across endpoints running
           // at the same moment (fill clears this when it ends).
           if (claimed.length === 0) this.drained.add(webhookId);
-          for (const attempt of claimed) this.hold(attempt);
+          for (const attempt of claimed) this.slots.hold(attempt);
         },
         (error: unknown) => this.passFailed(error, 'webhook attempts of an endpoint not claimed', { webhookId }),
       )
@@ -560,57 +428,26 @@ export class Dispatcher {
   }
 
   private async deliver(claimed: ClaimedAttempt): Promise<void> {
-    const skipReason = !claimed.enabled
-      ? deliveryLog.ENDPOINT_DISABLED
-      : claimed.event !== WEBHOOK_TEST_EVENT && !claimed.events.includes(claimed.event)
-        ? 'The endpoint is no longer subscribed to this event.'
-        : claimed.payload === null || claimed.eventCreatedAt === null
-          ? 'The event no longer exists.'
-          : null;
-    if (skipReason) {
-      await deliveryLog.skipClaimed(this.deps.orm.em.fork(), claimed, skipReason, this.deps.clock.now());
+    const skipped = skipReason(claimed);
+    if (skipped) {
+      await claims.skipClaimed(this.deps.orm.em.fork(), claimed, skipped, this.deps.clock.now());
       this.counts.skipped++;
       webhookAttempts.inc({ outcome: 'skipped' });
       return;
     }
     const startedAt = this.deps.clock.now();
-    const createdAt = claimed.eventCreatedAt!;
-    // The lag a merchant sees: from the event's commit (its created_at, in the same transaction) to its first send.
-    if (claimed.attempt === 1) webhookLag.observe(Math.max(0, startedAt.getTime() - createdAt.getTime()) / 1000);
-    const body = eventBody({
-      id: claimed.eventId,
-      type: claimed.event,
-      createdAt,
-      storeId: claimed.storeId,
-      livemode: claimed.livemode,
-      payload: claimed.payload!,
-    });
-    const result = await sendAttempt(this.deps, this.timeoutMs, { ...claimed, body });
-    this.recordSpeed(claimed.webhookId, result.durationMs);
+    const result = await sendClaimed(this.deps, this.timeoutMs, claimed, startedAt);
+    this.slots.recordSpeed(claimed.webhookId, result.durationMs);
     if (result.ok) {
       // The slot frees now: the outcome is written with the other successes of the moment.
       // runOnce and stop() wait for it; lost, the attempt is reaped past its lease and sent again.
-      const recording = this.successes
-        .record({
-          id: claimed.id,
-          webhookId: claimed.webhookId,
-          lease: claimed.lease,
-          result,
-          at: this.deps.clock.now(),
-        })
-        .then(
-          (recorded) => {
-            if (!recorded)
-              this.deps.log.warn(
-                { deliveryId: claimed.id },
-                'webhook attempt outcome not recorded: its lease was taken over or the endpoint is gone',
-              );
-          },
-          (error: unknown) =>
-            this.deps.log.error({ err: error, deliveryId: claimed.id }, 'webhook attempt could not be recorded'),
-        )
-        .finally(() => this.recording.delete(recording));
-      this.recording.add(recording);
+      this.successes.record({
+        id: claimed.id,
+        webhookId: claimed.webhookId,
+        lease: claimed.lease,
+        result,
+        at: this.deps.clock.now(),
+      });
       this.counts.succeeded++;
       return;
     }

@@ -1,18 +1,14 @@
 /**
- * Webhook endpoints of a store: create (the secret shown once), read, change, delete, rotate
- * the secret, the delivery log, and what the API does with deliveries: the test ping (sent
- * while the caller waits), retry and replay (queued for the dispatchers, scheduler.ts).
- * And the housekeeping of the outbox and the log: pruning, and counting the dispatchers' backlog.
+ * What a store's webhook endpoints are sent, as the API shows and asks for it: the delivery log
+ * (an endpoint's page of attempts, one event's attempts across endpoints, the hourly chart), the
+ * test ping (sent while the caller waits), and sending events again (retry an attempt, resend one
+ * event, replay a range), queued for the dispatchers (scheduler.ts) and woken at once.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WEBHOOK_TEST_EVENT, type TWebhook, type TWebhookDelivery, type TWebhookEvent } from '@svc/schemas';
-import type { Config } from '../../config.js';
-import type { AppDeps } from '../../deps.js';
+import { WEBHOOK_TEST_EVENT, type TWebhookDelivery } from '@svc/schemas';
 import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
-import { seal } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { parseReceiverUrl, resolveReceiver } from '../../lib/outbound-url.js';
 import type { ServiceContext } from '../request/context.js';
 import { EventSchema } from '../events/events.entities.js';
 import { recordEvent } from '../events/outbox.js';
@@ -20,44 +16,13 @@ import { notifyDispatchers } from '../events/wake.js';
 import { eventBody, recordAttempt, sendAttempt } from './attempt.js';
 import {
   countOutcomesByHour,
-  deleteFinishedDeliveries,
-  deleteFinishedEvents,
   eventsWithLastAttempt,
   insertQueuedAttempts,
-  lockStoreWebhooks,
   selectDeliveryPage,
   type DeliveryPageRow,
 } from './delivery-log.repo.js';
-import { newWebhookSecret, webhookSecretKey } from './signing.js';
+import { findWebhook } from './endpoints.service.js';
 import { WebhookDeliverySchema, WebhookSchema, type Webhook, type WebhookDelivery } from './webhooks.entities.js';
-
-export const MAX_WEBHOOKS_PER_STORE = 16;
-const SECRET_PREFIX_LENGTH = 12;
-/** Delivery log rows are kept this long (DESIGN §5). */
-export const DELIVERY_RETENTION_MS = 30 * 24 * 3_600_000;
-/** Outbox events are kept as long as the delivery log, so a replay reaches back as far as the log shows (then longer only while an attempt is left). */
-export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
-/** Rows deleted per statement when pruning: short statements, short locks. */
-const PRUNE_BATCH = 5_000;
-
-export function toWebhookView(webhook: Webhook): TWebhook {
-  return {
-    id: webhook.id,
-    storeId: webhook.store.id,
-    livemode: webhook.livemode,
-    name: webhook.name,
-    url: webhook.url,
-    secretPrefix: webhook.secretPrefix,
-    events: webhook.events as TWebhookEvent[],
-    enabled: webhook.enabled,
-    failureCount: webhook.failureCount,
-    disabledAt: webhook.disabledAt?.toISOString() ?? null,
-    disabledReason: webhook.disabledReason ?? null,
-    lastDeliveredAt: webhook.lastDeliveredAt?.toISOString() ?? null,
-    createdAt: webhook.createdAt.toISOString(),
-    updatedAt: webhook.updatedAt.toISOString(),
-  };
-}
 
 export function toDeliveryView(delivery: WebhookDelivery): TWebhookDelivery {
   return {
@@ -97,138 +62,6 @@ function pageRowView(row: DeliveryPageRow): TWebhookDelivery {
   };
 }
 
-/** The receiver's URL, checked for its form and, in production, that it resolves to public addresses only. */
-async function checkedUrl(config: Config, value: string): Promise<string> {
-  const url = parseReceiverUrl(value, config.isProduction);
-  if (config.isProduction) await resolveReceiver(url, true);
-  return url.toString();
-}
-
-/** An endpoint of the store and mode; 404 for any other store's or mode's. */
-export async function findWebhook(
-  em: EntityManager,
-  storeId: string,
-  livemode: boolean,
-  webhookId: string,
-): Promise<Webhook> {
-  const webhook = await em.findOne(WebhookSchema, { id: webhookId, store: storeId, livemode });
-  if (!webhook) throw new AppError('not_found', 'Webhook not found.');
-  return webhook;
-}
-
-function setSecret(config: Config, webhook: Webhook): string {
-  const secret = newWebhookSecret();
-  webhook.secretEnc = seal(webhookSecretKey(config), secret);
-  webhook.secretPrefix = secret.slice(0, SECRET_PREFIX_LENGTH);
-  return secret;
-}
-
-export async function createWebhook(
-  ctx: ServiceContext,
-  input: { storeId: string; name: string; url: string; events: TWebhookEvent[] },
-): Promise<TWebhook & { secret: string }> {
-  const url = await checkedUrl(ctx.deps.config, input.url);
-  return ctx.em.transactional(async (em) => {
-    // Serialise creates per store so the limit holds under racing requests.
-    await lockStoreWebhooks(em, input.storeId);
-    // The limit holds per mode: test endpoints never crowd out live ones.
-    if ((await em.count(WebhookSchema, { store: input.storeId, livemode: ctx.livemode })) >= MAX_WEBHOOKS_PER_STORE) {
-      throw new AppError(
-        'webhook_limit_reached',
-        `A store has at most ${MAX_WEBHOOKS_PER_STORE} webhooks in each mode.`,
-      );
-    }
-    const now = ctx.clock.now();
-    const webhook = em.create(WebhookSchema, {
-      id: newId(),
-      store: input.storeId,
-      livemode: ctx.livemode,
-      name: input.name,
-      url,
-      secretEnc: '',
-      secretPrefix: '',
-      events: input.events,
-      enabled: true,
-      failureCount: 0,
-      firstFailureAt: null,
-      disabledAt: null,
-      disabledReason: null,
-      lastDeliveredAt: null,
-      createdAt: now,
-      updatedAt: now,
-    });
-    const secret = setSecret(ctx.deps.config, webhook);
-    return { ...toWebhookView(webhook), secret };
-  });
-}
-
-export async function listWebhooks(ctx: ServiceContext, storeId: string): Promise<TWebhook[]> {
-  const webhooks = await ctx.em.find(
-    WebhookSchema,
-    { store: storeId, livemode: ctx.livemode },
-    { orderBy: { createdAt: 'asc', id: 'asc' } },
-  );
-  return webhooks.map(toWebhookView);
-}
-
-export async function getWebhook(
-  ctx: ServiceContext,
-  input: { storeId: string; webhookId: string },
-): Promise<TWebhook> {
-  return toWebhookView(await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId));
-}
-
-/** Any subset of name, url, events, enabled. Re-enabling clears the failure count and disabledAt. */
-export async function updateWebhook(
-  ctx: ServiceContext,
-  input: {
-    storeId: string;
-    webhookId: string;
-    name?: string | undefined;
-    url?: string | undefined;
-    events?: TWebhookEvent[] | undefined;
-    enabled?: boolean | undefined;
-  },
-): Promise<TWebhook> {
-  const url = input.url === undefined ? undefined : await checkedUrl(ctx.deps.config, input.url);
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
-  const now = ctx.clock.now();
-  if (input.name !== undefined) webhook.name = input.name;
-  if (url !== undefined) webhook.url = url;
-  if (input.events !== undefined) webhook.events = input.events;
-  if (input.enabled === true && !webhook.enabled) {
-    webhook.enabled = true;
-    webhook.disabledAt = null;
-    webhook.disabledReason = null;
-    webhook.failureCount = 0;
-    webhook.firstFailureAt = null;
-  } else if (input.enabled === false && webhook.enabled) {
-    webhook.enabled = false;
-    webhook.disabledAt = now;
-    webhook.disabledReason = null;
-  }
-  webhook.updatedAt = now;
-  await ctx.em.flush();
-  return toWebhookView(webhook);
-}
-
-export async function deleteWebhook(ctx: ServiceContext, input: { storeId: string; webhookId: string }): Promise<void> {
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
-  await ctx.em.remove(webhook).flush();
-}
-
-/** A new secret, shown once; signatures made with the old one stop verifying at once. */
-export async function rotateWebhookSecret(
-  ctx: ServiceContext,
-  input: { storeId: string; webhookId: string },
-): Promise<TWebhook & { secret: string }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
-  const secret = setSecret(ctx.deps.config, webhook);
-  webhook.updatedAt = ctx.clock.now();
-  await ctx.em.flush();
-  return { ...toWebhookView(webhook), secret };
-}
-
 export async function listDeliveries(
   ctx: ServiceContext,
   input: {
@@ -240,7 +73,7 @@ export async function listDeliveries(
     event?: string | undefined;
   },
 ) {
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
+  const webhook = await findWebhook(ctx, input);
   const limit = input.limit ?? 50;
   const key = ctx.deps.config.encryptionKey;
   const filter = { webhookId: webhook.id, status: input.status, event: input.event };
@@ -260,9 +93,9 @@ export async function testWebhook(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string },
 ): Promise<{ delivery: TWebhookDelivery }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
+  const webhook = await findWebhook(ctx, input);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
-  return { delivery: toDeliveryView(await sendTestPing(ctx.deps, webhook.id)) };
+  return { delivery: toDeliveryView(await sendTestPing(ctx, { webhookId: webhook.id })) };
 }
 
 /** Sends the event of one logged attempt again, now, as a new attempt. */
@@ -270,11 +103,11 @@ export async function retryWebhookDelivery(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string; deliveryId: string },
 ): Promise<{ delivery: TWebhookDelivery }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
+  const webhook = await findWebhook(ctx, input);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   const delivery = await ctx.em.findOne(WebhookDeliverySchema, { id: input.deliveryId, webhook: webhook.id });
   if (!delivery) throw new AppError('not_found', 'Delivery not found.');
-  return { delivery: toDeliveryView(await retryDelivery(ctx.deps, delivery.id)) };
+  return { delivery: toDeliveryView(await retryDelivery(ctx, { deliveryId: delivery.id })) };
 }
 
 /** Queues again every event of the range the webhook is subscribed to (optionally only failed ones). */
@@ -282,10 +115,11 @@ export async function replayWebhook(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string; from: string; to: string; status?: 'failed' | undefined },
 ): Promise<{ queued: number }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
+  const webhook = await findWebhook(ctx, input);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   return {
-    queued: await replayRange(ctx.deps, webhook.id, {
+    queued: await replayRange(ctx, {
+      webhookId: webhook.id,
       from: new Date(input.from),
       to: new Date(input.to),
       status: input.status,
@@ -307,14 +141,14 @@ async function enabledWebhook(em: EntityManager, webhookId: string, disabledMess
  * streak like any attempt. A disabled endpoint -> webhook_disabled.
  */
 export async function sendTestPing(
-  deps: AppDeps,
-  webhookId: string,
-  opts: { timeoutMs?: number } = {},
+  ctx: ServiceContext,
+  input: { webhookId: string; timeoutMs?: number },
 ): Promise<WebhookDelivery> {
-  const em = deps.orm.em.fork();
+  const { deps, em } = ctx;
+  const { webhookId } = input;
   const hook = await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before sending a test event.');
   const storeId = hook.store.id;
-  const createdAt = deps.clock.now();
+  const createdAt = ctx.clock.now();
   const payload = { webhookId };
   // Kept as an outbox row (already dispatched: nobody subscribes to it) so a manual retry can resend it.
   const eventId = await recordEvent(em, {
@@ -334,7 +168,7 @@ export async function sendTestPing(
     livemode: hook.livemode,
     payload,
   });
-  const result = await sendAttempt(deps, opts.timeoutMs ?? deps.config.webhookTimeoutMs, {
+  const result = await sendAttempt(deps, input.timeoutMs ?? deps.config.webhookTimeoutMs, {
     id,
     url: hook.url,
     secretEnc: hook.secretEnc,
@@ -348,20 +182,20 @@ export async function sendTestPing(
     result,
     { retry: false, random: Math.random },
   );
-  return deps.orm.em.fork().findOneOrFail(WebhookDeliverySchema, { id });
+  return em.findOneOrFail(WebhookDeliverySchema, { id });
 }
 
 /**
  * Sends a delivery's event again now: a new `queued` attempt (the highest attempt number of that
  * endpoint and event + 1). A disabled endpoint -> webhook_disabled; an unknown delivery -> not_found.
  */
-export async function retryDelivery(deps: AppDeps, deliveryId: string): Promise<WebhookDelivery> {
-  const em = deps.orm.em.fork();
-  const delivery = await em.findOne(WebhookDeliverySchema, { id: deliveryId });
+export async function retryDelivery(ctx: ServiceContext, input: { deliveryId: string }): Promise<WebhookDelivery> {
+  const { em } = ctx;
+  const delivery = await em.findOne(WebhookDeliverySchema, { id: input.deliveryId });
   if (!delivery) throw new AppError('not_found', 'Delivery not found.');
   const webhookId = delivery.webhook.id;
   await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before sending events again.');
-  return queueNextAttempt(deps, {
+  return queueNextAttempt(ctx, {
     webhookId,
     storeId: delivery.storeId,
     eventId: delivery.eventId,
@@ -374,10 +208,10 @@ export async function retryDelivery(deps: AppDeps, deliveryId: string): Promise<
  * endpoint and event + 1 (1 when it has none), and the dispatchers woken.
  */
 async function queueNextAttempt(
-  deps: AppDeps,
+  ctx: ServiceContext,
   ref: { webhookId: string; storeId: string; eventId: string; event: string },
 ): Promise<WebhookDelivery> {
-  const em = deps.orm.em.fork();
+  const { em } = ctx;
   // A racing retry or scheduled attempt may take the same number: read again and take the next.
   for (let round = 0; round < 5; round++) {
     const last = await em.findOne(
@@ -385,11 +219,11 @@ async function queueNextAttempt(
       { webhook: ref.webhookId, eventId: ref.eventId },
       { orderBy: { attempt: 'desc' }, fields: ['attempt'] },
     );
-    const now = deps.clock.now();
+    const now = ctx.clock.now();
     const [id] = await insertQueuedAttempts(em, [{ ...ref, attempt: (last?.attempt ?? 0) + 1, dueAt: now }], now);
     if (id) {
-      notifyDispatchers(deps.orm);
-      return deps.orm.em.fork().findOneOrFail(WebhookDeliverySchema, { id });
+      notifyDispatchers(ctx.deps.orm);
+      return em.findOneOrFail(WebhookDeliverySchema, { id });
     }
   }
   throw new AppError('conflict', 'The event is being sent to this endpoint already.');
@@ -404,7 +238,7 @@ export async function resendEvent(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string; eventId: string },
 ): Promise<{ delivery: TWebhookDelivery }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
+  const webhook = await findWebhook(ctx, input);
   if (!webhook.enabled) throw new AppError('webhook_disabled', 'This webhook is disabled; enable it first.');
   // Only an event of the endpoint's own mode.
   const event = await ctx.em.findOne(
@@ -413,7 +247,7 @@ export async function resendEvent(
     { fields: ['type'] },
   );
   if (!event) throw new AppError('not_found', 'No event with this id in this store.');
-  const delivery = await queueNextAttempt(ctx.deps, {
+  const delivery = await queueNextAttempt(ctx, {
     webhookId: webhook.id,
     storeId: input.storeId,
     eventId: event.id,
@@ -458,7 +292,7 @@ export async function webhookStats(
   ctx: ServiceContext,
   input: { storeId: string; webhookId: string },
 ): Promise<{ hours: Array<{ hour: string; success: number; failed: number }> }> {
-  const webhook = await findWebhook(ctx.em, input.storeId, ctx.livemode, input.webhookId);
+  const webhook = await findWebhook(ctx, input);
   const currentHour = Math.floor(ctx.clock.now().getTime() / HOUR_MS);
   const first = currentHour - 23;
   const rows = await countOutcomesByHour(ctx.em, webhook.id, new Date(first * HOUR_MS));
@@ -482,11 +316,11 @@ export async function webhookStats(
  * many attempts were queued.
  */
 export async function replayRange(
-  deps: AppDeps,
-  webhookId: string,
-  range: { from: Date; to: Date; status?: 'failed' | undefined },
+  ctx: ServiceContext,
+  range: { webhookId: string; from: Date; to: Date; status?: 'failed' | undefined },
 ): Promise<number> {
-  const em = deps.orm.em.fork();
+  const { em } = ctx;
+  const { webhookId } = range;
   const hook = await enabledWebhook(em, webhookId, 'The webhook is disabled; enable it before replaying events.');
   if (hook.events.length === 0) return 0;
   const storeId = hook.store.id;
@@ -499,7 +333,7 @@ export async function replayRange(
     if (event.last_status === 'queued' || event.last_status === 'pending') return false;
     return range.status === 'failed' ? event.last_status === 'failed' : true;
   });
-  const now = deps.clock.now();
+  const now = ctx.clock.now();
   const queued = await insertQueuedAttempts(
     em,
     wanted.map((event) => ({
@@ -512,36 +346,6 @@ export async function replayRange(
     })),
     now,
   );
-  if (queued.length > 0) notifyDispatchers(deps.orm);
+  if (queued.length > 0) notifyDispatchers(ctx.deps.orm);
   return queued.length;
-}
-
-/** Attempts queued and due now: the dispatchers' backlog (the partial index on due_at answers it). */
-export async function countDueAttempts(deps: AppDeps): Promise<number> {
-  return deps.orm.em.fork().count(WebhookDeliverySchema, { status: 'queued', dueAt: { $lte: deps.clock.now() } });
-}
-
-/** Runs `deleteBatch` until a batch comes back short; returns how many rows went in all. */
-async function deleteInBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const deleted = await deleteBatch(PRUNE_BATCH);
-    total += deleted;
-    if (deleted < PRUNE_BATCH) return total;
-  }
-}
-
-/** Deletes delivery log rows past the retention (never an attempt still queued or in flight). */
-export async function pruneDeliveries(deps: AppDeps, retentionMs = DELIVERY_RETENTION_MS): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - retentionMs);
-  return deleteInBatches((limit) => deleteFinishedDeliveries(deps.orm.em.fork(), cutoff, limit));
-}
-
-/**
- * Deletes outbox events past the retention that nothing will send again: dispatched, with no
- * attempt still queued or in flight (a retry of an older attempt keeps its event until it is sent).
- */
-export async function pruneEvents(deps: AppDeps, retentionMs = EVENT_RETENTION_MS): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - retentionMs);
-  return deleteInBatches((limit) => deleteFinishedEvents(deps.orm.em.fork(), cutoff, limit));
 }

@@ -1,16 +1,18 @@
 /**
- * The delivery log's claim of one endpoint's backlog and its batched write of successes, against
- * the real database: concurrent refills of one endpoint take disjoint attempts and lock only
- * what they take (another endpoint and the rows past the limit stay claimable), and a batch of
- * successes writes each attempt only while its claim's lease holds, ending the endpoint's
- * failure streak. Each test makes its own store and endpoints.
+ * A claim's lease against the real database: the claim of one endpoint's backlog (claims.repo.ts)
+ * and the batched write of successes under their claims' leases (outcomes.repo.ts). Concurrent
+ * refills of one endpoint take disjoint attempts and lock only what they take (another endpoint
+ * and the rows past the limit stay claimable), and a batch of successes writes each attempt only
+ * while its claim's lease holds, ending the endpoint's failure streak. Each test makes its own
+ * store and endpoints.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { newId } from '../../lib/ids.js';
-import { claimForEndpoint, recordSuccesses } from './delivery-log.repo.js';
+import { claimForEndpoint } from './claims.repo.js';
+import { recordSuccesses } from './outcomes.repo.js';
 import { WebhookDeliverySchema, WebhookSchema } from './webhooks.entities.js';
 
 let orm: Orm;
