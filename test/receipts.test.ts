@@ -268,6 +268,7 @@ describe('the receipt of a paid order', () => {
     // On again: the next paid order of the same buyer gets one, and only that one is ever received.
     expect((await updateSettings(store.id, { receiptsEnabled: true })).status).toBe(200);
     const loud = await buy(server.url, { storeId: store.id, productId: product.id, email });
+    expect(loud.price).toBe(2);
     const receipt = await smtp.waitFor((mail) => mail.to.includes(email), ARRIVAL_MS);
     expect(linkIn(receipt).pathname).toBe(`/orders/${loud.id}`);
     expect(mailsTo(email)).toHaveLength(1);
