@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
-import { pay } from './support/payments.js';
+import { buy } from './support/payments.js';
 import { createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { REPO_ROOT, startServer } from './support/server.js';
 import { startPageServer } from './browser/support.js';
@@ -326,29 +326,26 @@ describe('order pages with a customer session', () => {
   }
 
   it('opens the delivery and keys of the signed-in buyer’s own orders in that store only', async () => {
-    const mine = await pendingOrder({ Nickname: 'c1' });
-    const theirs = await pendingOrder({ Nickname: 'c2' });
-    for (const order of [mine, theirs])
-      expect((await (await pay(server.url, { orderId: order.orderId, amount: 4 })).json()).outcome).toBe('settled');
+    const mine = await buy(server.url, { storeId: store.id, productId: keyed.id, customFields: { Nickname: 'c1' } });
+    const theirs = await buy(server.url, { storeId: store.id, productId: keyed.id, customFields: { Nickname: 'c2' } });
+    for (const order of [mine, theirs]) expect(order.price).toBe(4);
     const cookie = await customerCookie(store.id, mine.email);
 
-    const delivery = await fetch(`${server.url}/api/orders/${mine.orderId}/delivery`, { headers: { cookie } });
+    const delivery = await fetch(`${server.url}/api/orders/${mine.id}/delivery`, { headers: { cookie } });
     expect(delivery.status).toBe(200);
     expect((await delivery.json()).licenseKeys).toHaveLength(1);
-    expect((await fetch(`${server.url}/api/orders/${mine.orderId}/keys`, { headers: { cookie } })).status).toBe(200);
-    expect((await fetch(`${server.url}/api/orders/${theirs.orderId}/delivery`, { headers: { cookie } })).status).toBe(
-      403,
-    );
+    expect((await fetch(`${server.url}/api/orders/${mine.id}/keys`, { headers: { cookie } })).status).toBe(200);
+    expect((await fetch(`${server.url}/api/orders/${theirs.id}/delivery`, { headers: { cookie } })).status).toBe(403);
 
     // The same address signed in to another store opens nothing here.
     const other = await createStoreFor(seller, 'Other Shop');
     const elsewhere = await customerCookie(other.id, mine.email);
     expect(
-      (await fetch(`${server.url}/api/orders/${mine.orderId}/delivery`, { headers: { cookie: elsewhere } })).status,
+      (await fetch(`${server.url}/api/orders/${mine.id}/delivery`, { headers: { cookie: elsewhere } })).status,
     ).toBe(403);
     // A stale cookie counts as no credential.
     expect(
-      (await fetch(`${server.url}/api/orders/${mine.orderId}/delivery`, { headers: { cookie: 'svc_customer=stale' } }))
+      (await fetch(`${server.url}/api/orders/${mine.id}/delivery`, { headers: { cookie: 'svc_customer=stale' } }))
         .status,
     ).toBe(401);
   });

@@ -10,11 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../apps/server/src/lib/clock.js';
 import { createProduct, importKeys } from './support/catalog.js';
 import { startInProcess } from './support/in-process.js';
-import { pay } from './support/payments.js';
+import { buy, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
-const TEST_GATEWAY_SECRET = 'test-gateway-secret-for-tests';
 let server: Awaited<ReturnType<typeof startServer>>;
 let seller: Seller;
 let store: { id: string };
@@ -69,22 +68,10 @@ async function buyKey(
   const key = `APP-${randomBytes(10).toString('hex').toUpperCase()}`;
   boughtKeys.push(key);
   await importKeys(owner, storeId, product.id, [key]);
-  const response = await fetch(`${base}/api/v1/checkout`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      shopId: storeId,
-      cart: [{ productId: product.id, quantity: 1 }],
-      email,
-    }),
-  });
-  expect(response.status).toBe(200);
-  const { url, orderId } = await response.json();
-  const token = new URL(url).searchParams.get('token')!;
-  expect((await pay(base, { orderId, amount: 12 })).status).toBe(200);
+  const { id: orderId, token } = await buy(base, { storeId, productId: product.id, email });
   const delivered = await (await fetch(`${base}/api/orders/${orderId}/keys?token=${token}`)).json();
   expect(delivered.keys.map((k: { key: string }) => k.key)).toEqual([key]);
-  return { productId: product.id, key, orderId: orderId as string };
+  return { productId: product.id, key, orderId };
 }
 
 describe('the License API', () => {

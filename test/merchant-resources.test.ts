@@ -8,7 +8,7 @@
 import { API_KEY_SCOPES, type TApiKeyScope } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
-import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { buy, pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import {
   addStaff,
   clientIp,
@@ -36,18 +36,6 @@ interface Seeded {
 const stores: Record<'mine' | 'other', Seeded> = {} as never;
 const keys: Record<string, string> = {};
 
-async function paidOrder(storeId: string, productId: string): Promise<string> {
-  const created = await fetch(`${server.url}/api/orders/create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
-    body: JSON.stringify({ storeId, cart: [{ productId, quantity: 1 }], email: uniqueEmail('buyer') }),
-  });
-  expect(created.status).toBe(201);
-  const { order } = await created.json();
-  expect((await pay(server.url, { orderId: order.id, amount: 4 })).status).toBe(200);
-  return order.id;
-}
-
 async function seedStore(): Promise<Seeded> {
   const store = await createStoreFor(owner);
   const product = await createProduct(owner, store.id, {
@@ -68,7 +56,10 @@ async function seedStore(): Promise<Seeded> {
   });
   expect(coupon.status).toBe(201);
   const orderIds = [];
-  for (let i = 0; i < 3; i++) orderIds.push(await paidOrder(store.id, product.id));
+  for (let i = 0; i < 3; i++)
+    orderIds.push(
+      (await buy(server.url, { storeId: store.id, productId: product.id, email: uniqueEmail('buyer') })).id,
+    );
   const spareProductIds = [];
   for (let i = 0; i < 2; i++)
     spareProductIds.push(

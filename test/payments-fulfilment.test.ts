@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
-import { notify, pay, signedNotification, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { buy, notify, pay, signedNotification, TEST_GATEWAY_SECRET } from './support/payments.js';
 import {
   addStaff,
   clientIp,
@@ -229,8 +229,7 @@ describe('PATCH /api/merchant/v1/stores/{storeId}/orders/{orderId}', () => {
       deliveryMethods: ['manualDelivery'],
     });
     pending = (await checkout(manual.id)).orderId;
-    paid = (await checkout(manual.id)).orderId;
-    await pay(server.url, { orderId: paid, amount: 3 });
+    paid = (await buy(server.url, { storeId: store.id, productId: manual.id })).id;
     const keyed = await createProduct(seller, store.id, {
       name: 'No stock',
       price: 2,
@@ -400,26 +399,17 @@ describe('buyer delivery', () => {
 
   it('takes keys out of the delivery once refunded', async () => {
     await importKeys(seller, store.id, product.id, ['REFUND-ME']);
-    const refunded = await checkout(product.id);
-    await pay(server.url, { orderId: refunded.orderId, amount: 7 });
-    const before = await (
-      await fetch(`${server.url}/api/orders/${refunded.orderId}/keys?token=${refunded.token}`)
-    ).json();
+    const refunded = await buy(server.url, { storeId: store.id, productId: product.id });
+    const before = await (await fetch(`${server.url}/api/orders/${refunded.id}/keys?token=${refunded.token}`)).json();
     expect(before.keys.map((k: { key: string }) => k.key)).toEqual(['REFUND-ME']);
-    const refund = await dashboard(
-      seller,
-      'POST',
-      `/api/dashboard/stores/${store.id}/orders/${refunded.orderId}/refund`,
-    );
+    const refund = await dashboard(seller, 'POST', `/api/dashboard/stores/${store.id}/orders/${refunded.id}/refund`);
     expect(refund.status).toBe(200);
     expect((await refund.json()).status).toBe('refunded');
-    const keys = await (
-      await fetch(`${server.url}/api/orders/${refunded.orderId}/keys?token=${refunded.token}`)
-    ).json();
-    expect(keys).toEqual({ orderId: refunded.orderId, status: 'refunded', keys: [] });
-    const payload = await (await delivery(refunded.orderId, `?token=${refunded.token}`)).json();
+    const keys = await (await fetch(`${server.url}/api/orders/${refunded.id}/keys?token=${refunded.token}`)).json();
+    expect(keys).toEqual({ orderId: refunded.id, status: 'refunded', keys: [] });
+    const payload = await (await delivery(refunded.id, `?token=${refunded.token}`)).json();
     expect(JSON.stringify(payload)).not.toContain('REFUND-ME');
-    expect((await db.query(`select status from license_key where order_id = $1`, [refunded.orderId])).rows).toEqual([
+    expect((await db.query(`select status from license_key where order_id = $1`, [refunded.id])).rows).toEqual([
       { status: 'revoked' },
     ]);
   });
@@ -596,9 +586,8 @@ describe('order lines and the buyer’s link on the seller’s order', () => {
     const page = await fetch(paid.orderUrl.replace(link.origin, server.url));
     expect(page.status).toBe(200);
     // It opens this order only, and an edited token opens nothing.
-    const other = await checkout(guide.id);
-    await pay(server.url, { orderId: other.orderId, amount: 3 });
-    expect((await fetch(`${server.url}/api/orders/${other.orderId}/delivery?token=${token}`)).status).toBe(403);
+    const other = await buy(server.url, { storeId: store.id, productId: guide.id });
+    expect((await fetch(`${server.url}/api/orders/${other.id}/delivery?token=${token}`)).status).toBe(403);
     const edited = `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`;
     expect((await fetch(`${server.url}/api/orders/${orderId}/delivery?token=${edited}`)).status).toBe(403);
     // The same link on every read: it is the order's, not the request's.

@@ -28,7 +28,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { insertOrders } from './support/orders.js';
-import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { buy, pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 import { startSmtpListener } from './support/smtp.js';
@@ -537,12 +537,7 @@ describe('the license client and the merchant license resources', () => {
     } as never);
     const key = `SDK-${randomBytes(8).toString('hex')}`;
     await importKeys(seller, store.id, product.id, [key]);
-    const theme = createThemeClient({ baseUrl: server.url, storeId: store.id });
-    const order = await theme.checkout({
-      cart: [{ productId: product.id, quantity: 1 }],
-      email: 'licensee@example.test',
-    });
-    expect((await pay(server.url, { orderId: order.orderId, amount: 5 })).status).toBe(200);
+    await buy(server.url, { storeId: store.id, productId: product.id, email: 'licensee@example.test' });
 
     const licenses = createLicenseClient({ baseUrl: server.url, productId: product.id });
     const { instance, license } = await licenses.activate(key, 'workstation');
@@ -640,16 +635,12 @@ describe('merchant client: coupons and refunds', () => {
       deliveryMethods: ['licenseKeys'],
     });
     await importKeys(seller, store.id, product.id, [`REFUND-${randomBytes(6).toString('hex')}`]);
-    const order = await createThemeClient({ baseUrl: server.url, storeId: store.id }).checkout({
-      cart: [{ productId: product.id, quantity: 1 }],
-      email: 'refund@example.test',
-    });
-    expect((await pay(server.url, { orderId: order.orderId, amount: 3 })).status).toBe(200);
-    expect(await merchant.orders.refund({ storeId: store.id, orderId: order.orderId })).toMatchObject({
-      id: order.orderId,
+    const order = await buy(server.url, { storeId: store.id, productId: product.id, email: 'refund@example.test' });
+    expect(await merchant.orders.refund({ storeId: store.id, orderId: order.id })).toMatchObject({
+      id: order.id,
       status: 'refunded',
     });
-    expect((await merchant.orders.get({ storeId: store.id, orderId: order.orderId })).status).toBe('refunded');
+    expect((await merchant.orders.get({ storeId: store.id, orderId: order.id })).status).toBe('refunded');
 
     await importKeys(seller, store.id, product.id, [`MARKED-${randomBytes(6).toString('hex')}`]);
     const unpaid = await createThemeClient({ baseUrl: server.url, storeId: store.id }).checkout({

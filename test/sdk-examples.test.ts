@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { buy, pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { REPO_ROOT, SERVER_ENTRY, startServer } from './support/server.js';
 
 const run = promisify(execFile);
@@ -111,20 +111,9 @@ describe('packages/sdk/examples against a seeded service', () => {
     const game = (storefront.products as Array<{ id: string; price: number; deliveryMethods: string[] }>).find((p) =>
       p.deliveryMethods.includes('licenseKeys'),
     )!;
-    const bought = await (
-      await fetch(`${server.url}/api/v1/checkout`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          shopId: demo.storeId,
-          cart: [{ productId: game.id, quantity: 1 }],
-          email: 'licensee@example.test',
-        }),
-      })
-    ).json();
-    expect((await pay(server.url, { orderId: bought.orderId, amount: game.price })).status).toBe(200);
-    const token = new URL(bought.url).searchParams.get('token')!;
-    const key = (await (await fetch(`${server.url}/api/orders/${bought.orderId}/keys?token=${token}`)).json()).keys[0]
+    const bought = await buy(server.url, { storeId: demo.storeId, productId: game.id, email: 'licensee@example.test' });
+    expect(bought.price).toBe(game.price);
+    const key = (await (await fetch(`${server.url}/api/orders/${bought.id}/keys?token=${bought.token}`)).json()).keys[0]
       .key as string;
     const env = {
       SVC_PRODUCT_ID: game.id,

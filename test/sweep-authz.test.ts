@@ -22,7 +22,7 @@ import path from 'node:path';
 import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
-import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { buy, TEST_GATEWAY_SECRET } from './support/payments.js';
 import {
   addStaff,
   clientIp,
@@ -270,8 +270,7 @@ async function buildWorld(tag: string): Promise<World> {
     );
     return { id: body.order.id as string, number: body.order.orderId as string, token: body.checkoutToken as string };
   };
-  const paid = await placed();
-  await ok(await pay(server.url, { orderId: paid.id, amount: 10 }), 200, 'payment');
+  const paid = await buy(server.url, { storeId: store.id, productId: product.id, email: SHARED_BUYER });
   const pending = await placed();
   await ok(
     await post('/api/checkout/start', { orderId: pending.id, token: pending.token, paymentMethod: 'manual' }),

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { buy, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { clientIp, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 import { PER_MODE_TABLES as PER_MODE } from './support/modes.js';
@@ -181,18 +181,11 @@ async function dump(storeId: string): Promise<{ live: string[]; testOf: string[]
   return { live: live.sort(), testOf: testOf.sort() };
 }
 
+/** A live order of `productId`, bought and paid. */
 async function checkout(productId: string): Promise<{ orderId: string; email: string }> {
   const email = `live-${randomBytes(4).toString('hex')}@example.test`;
-  const response = await fetch(`${server.url}/api/v1/checkout`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
-    body: JSON.stringify({ shopId: shop.id, cart: [{ productId, quantity: 1 }], email }),
-  });
-  expect(response.status, await response.clone().text()).toBe(200);
-  const { orderId } = (await response.json()) as { orderId: string };
-  const paid = await pay(server.url, { orderId, amount: 5 });
-  expect(paid.status).toBe(200);
-  expect(await paid.json()).toEqual({ outcome: 'settled' });
+  const { id: orderId, price } = await buy(server.url, { storeId: shop.id, productId, email, ip: clientIp() });
+  expect(price).toBe(5);
   return { orderId, email };
 }
 

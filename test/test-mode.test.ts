@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAIN_ROUTES } from '../apps/server/src/http/plain-routes.js';
 import { appRouter } from '../apps/server/src/api/app-router.js';
 import { routeTable, type RouteEntry } from '../apps/server/src/api/route-table.js';
-import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { buy, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { clientIp, registerSeller, uniqueEmail, createStoreFor, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 import { sweep } from './support/sweep.js';
@@ -191,8 +191,8 @@ async function buildWorld(mode: Mode, price: number): Promise<World> {
     );
     return { id: body.order.id as string, token: body.checkoutToken as string };
   };
-  const paid = await placed();
-  await ok(await pay(server.url, { orderId: paid.id, amount: price }), 200, 'payment');
+  const paid = await buy(server.url, { storeId, productId: product.id, email: buyer });
+  expect(paid.price).toBe(price);
   const pending = await placed();
   await ok(
     await post('/api/checkout/start', { orderId: pending.id, token: pending.token, paymentMethod: 'manual' }),
@@ -567,18 +567,9 @@ describe('a test checkout end to end', () => {
       'stock',
     );
     // The buyer's side: the public checkout takes the product's mode.
-    const checkout = await ok(
-      await post('/api/v1/checkout', {
-        shopId: storeId,
-        cart: [{ productId: product.id, quantity: 1 }],
-        email: uniqueEmail('e2e-buyer'),
-      }),
-      200,
-      'checkout',
-    );
-    const orderId = checkout.orderId as string;
-    const token = new URL(checkout.url as string).searchParams.get('token')!;
-    await ok(await pay(server.url, { orderId, amount: 3 }), 200, 'test payment');
+    const bought = await buy(server.url, { storeId, productId: product.id, email: uniqueEmail('e2e-buyer') });
+    const { id: orderId, token } = bought;
+    expect(bought.price).toBe(3);
     const order = await ok(
       await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders/${orderId}`, {
         headers: { authorization: `Bearer ${worlds.test.key}` },

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paidOrder } from '../support/payments.js';
+import { buy } from '../support/payments.js';
 import {
   createShop,
   keyProduct,
@@ -58,13 +58,13 @@ describe('customer area', () => {
     const shop = await createShop(server.url, 'Night Owl Games');
     const product = await keyProduct(shop, ['OWL-1111-AAAA', 'OWL-2222-BBBB']);
     const email = `owl-${randomBytes(4).toString('hex')}@example.test`;
-    const mine = await paidOrder(server.url, {
+    const mine = await buy(server.url, {
       storeId: shop.store.id,
       productId: product.id,
       email,
       ip: '198.51.100.21',
     });
-    const theirs = await paidOrder(server.url, {
+    const theirs = await buy(server.url, {
       storeId: shop.store.id,
       productId: product.id,
       email: `other-${randomBytes(4).toString('hex')}@example.test`,
@@ -143,7 +143,7 @@ describe('customer area', () => {
   it('an order page opened with no credential says how to get in', async () => {
     const shop = await createShop(server.url);
     const product = await keyProduct(shop, ['LOCK-1']);
-    const order = await paidOrder(server.url, {
+    const order = await buy(server.url, {
       storeId: shop.store.id,
       productId: product.id,
       email: `locked-${randomBytes(4).toString('hex')}@example.test`,

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { constructEvent } from '@svc/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paidOrder } from '../support/payments.js';
+import { buy } from '../support/payments.js';
 import { dashboard, type Seller } from '../support/seller.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { createShop, keyProduct, launchChromium, pagePerTest, startPageServer, unlabelledControls } from './support.js';
@@ -125,7 +125,7 @@ describe('licenses', () => {
     const shop = await createShop(server.url, 'License Works');
     const licenseKey = `LIC-${randomBytes(6).toString('hex').toUpperCase()}`;
     const product = await keyProduct(shop, [licenseKey]);
-    const order = await paidOrder(server.url, { storeId: shop.store.id, productId: product.id });
+    const order = await buy(server.url, { storeId: shop.store.id, productId: product.id });
     const validate = async () => {
       const response = await fetch(`${server.url}/api/v1/licenses/validate`, {
         method: 'POST',
@@ -205,7 +205,7 @@ describe('webhooks', () => {
     await checkScreen();
 
     const from = new Date(Date.now() - 1_000);
-    await paidOrder(server.url, { storeId: shop.store.id, productId: product.id });
+    await buy(server.url, { storeId: shop.store.id, productId: product.id });
     // Attempt 1 at once, attempt 2 five seconds later (the retry schedule); both answered 503.
     const failures = await receiver.waitFor(2, { timeoutMs: 30_000 });
     const eventId = failures[0]!.eventId!;

@@ -7,7 +7,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../support/catalog.js';
-import { pay } from '../support/payments.js';
+import { buy } from '../support/payments.js';
 import { clientIp, dashboard, uniqueEmail } from '../support/seller.js';
 import { expectAccessible } from './dashboard-support.js';
 import { createShop, launchChromium, pagePerTest, startPageServer, unlabelledControls, type Shop } from './support.js';
@@ -249,15 +249,7 @@ describe('dashboard lists', { timeout: 60_000 }, () => {
     const product = await createProduct(own.seller, own.store.id, { name: 'Poster', price: 12.5 });
     const alice = uniqueEmail('alice');
     const bob = uniqueEmail('bob');
-    const ip = clientIp();
-    const placed = await buyerCall(ip, '/api/orders/create', {
-      storeId: own.store.id,
-      cart: [{ productId: product.id, quantity: 2 }],
-      email: alice,
-    });
-    expect(placed.status).toBe(201);
-    const { order } = await placed.json();
-    expect((await (await pay(server.url, { orderId: order.id, amount: order.price })).json()).outcome).toBe('settled');
+    await buy(server.url, { storeId: own.store.id, productId: product.id, quantity: 2, email: alice, ip: clientIp() });
     await signInCustomer(own.store.id, alice);
     await signInCustomer(own.store.id, bob);
 

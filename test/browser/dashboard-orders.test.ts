@@ -8,7 +8,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paidOrder } from '../support/payments.js';
+import { buy } from '../support/payments.js';
 import { addStaff, clientIp, dashboard, registerSeller, uniqueEmail, type Seller } from '../support/seller.js';
 import { expectAccessible } from './dashboard-support.js';
 import { createShop, keyProduct, launchChromium, pagePerTest, startPageServer } from './support.js';
@@ -63,7 +63,7 @@ describe('dashboard: orders', () => {
     await page.evaluate(() => {
       window.stillThisPage = true;
     });
-    const order = await paidOrder(server.url, {
+    const order = await buy(server.url, {
       storeId: shop.store.id,
       productId: product.id,
       email: uniqueEmail('buyer'),
@@ -121,7 +121,7 @@ describe('dashboard: orders', () => {
   it('shows a viewOrders-only member no action, and the API refuses their forced refund', async () => {
     const shop = await createShop(server.url, 'Viewer Goods');
     const product = await keyProduct(shop, ['VIEW-3333-BBBB-4444']);
-    const order = await paidOrder(server.url, {
+    const order = await buy(server.url, {
       storeId: shop.store.id,
       productId: product.id,
       email: uniqueEmail('buyer'),

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pay } from '../support/payments.js';
+import { buy } from '../support/payments.js';
 import { dashboard, registerSeller, type Seller } from '../support/seller.js';
 import {
   createShop,
@@ -204,18 +204,7 @@ describe('dashboard settings', () => {
   it('Home shows a paid order in today’s and the 30 days’ figures, and the chart’s table', async () => {
     const shop = await createShop(server.url, 'Field Notes');
     const product = await keyProduct(shop, ['FN-1111', 'FN-2222'], { price: 12.5 });
-    const created = await fetch(`${server.url}/api/orders/create`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.41' },
-      body: JSON.stringify({
-        storeId: shop.store.id,
-        cart: [{ productId: product.id, quantity: 1 }],
-        email: 'buyer@example.test',
-      }),
-    });
-    expect(created.status).toBe(201);
-    const { order } = await created.json();
-    expect((await (await pay(server.url, { orderId: order.id, amount: order.price })).json()).outcome).toBe('settled');
+    await buy(server.url, { storeId: shop.store.id, productId: product.id, email: 'buyer@example.test' });
 
     await signIn(page, shop.seller, `/stores/${shop.store.id}`);
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();

@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../support/catalog.js';
-import { paidOrder } from '../support/payments.js';
+import { buy } from '../support/payments.js';
 import { type Seller } from '../support/seller.js';
 import { dashboardPagePerTest, expectAccessible, signInThroughUi, storeUrl } from './dashboard-support.js';
 import { createShop, launchChromium, screenshots, startPageServer } from './support.js';
@@ -129,7 +129,7 @@ describe('dashboard test mode', () => {
     await expect.poll(listedProducts, { timeout: 10_000 }).toEqual([expect.stringContaining('Test Teapot')]);
 
     // Bought: a test order, counted on Home in test mode.
-    await paidOrder(server.url, { storeId: shop.store.id, productId: productId });
+    await buy(server.url, { storeId: shop.store.id, productId: productId });
     await goTo('Home');
     await expect.poll(ordersToday, { timeout: 10_000 }).toBe('1');
     await expectAccessible(page, 'Home in test mode');

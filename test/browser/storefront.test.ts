@@ -101,6 +101,19 @@ describe('a buyer on the hosted storefront', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('TENOFF takes $2.00 off.').waitFor();
     expect(await total.textContent()).toBe('$18.00');
+    // Another quantity: kept, priced again, and the coupon applied again to the new cart.
+    const quantity = page.getByLabel('Quantity of Nova Racer (Steam key)');
+    await quantity.fill('1');
+    await quantity.press('Tab');
+    await page.getByText('TENOFF takes $1.00 off.').waitFor();
+    expect(await total.textContent()).toBe('$9.00');
+    expect(await page.evaluate((key) => localStorage.getItem(key), `svc-cart:${shop.store.id}`)).toBe(
+      JSON.stringify([{ productId: product.id, quantity: 1 }]),
+    );
+    await quantity.fill('2');
+    await quantity.press('Tab');
+    await page.getByText('TENOFF takes $2.00 off.').waitFor();
+    expect(await total.textContent()).toBe('$18.00');
     expect(await unlabelledControls(page)).toEqual([]);
     await screenshots(page, 'storefront-cart');
 

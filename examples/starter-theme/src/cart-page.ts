@@ -1,27 +1,15 @@
 /**
- * cart.html, the cart: the lines in localStorage priced by the service (`shop.cart.get`, the
- * procedure behind GET /api/v1/cart), quantities and `Remove`, a coupon field
- * (`shop.coupons.validate`), and `Checkout`, which opens the order (`shop.checkout`) and goes to
- * the hosted checkout page it answers, where the buyer pays.
+ * cart.html, the cart: the buyer's cart (`shop.cart`, kept in localStorage) priced by the service
+ * (`shop.cart.load()`, the procedure behind GET /api/v1/cart), quantities and `Remove`, a coupon
+ * field (`shop.cart.applyCoupon`), and `Checkout`, which opens the order (`shop.cart.checkout()`)
+ * and goes to the hosted checkout page it answers, where the buyer pays. The cart's logic is the
+ * SDK's; this page is its rendering.
  */
-import {
-  configured,
-  errorText,
-  h,
-  money,
-  productHref,
-  readCart,
-  saveCart,
-  shop,
-  showStore,
-  type CartLine,
-} from './shop.js';
+import { configured, errorText, h, money, productHref, shop, showStore } from './shop.js';
 import type { Cart } from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
 const status = root.querySelector<HTMLElement>('.status')!;
-let current: CartLine[] = readCart();
-let coupon: { code: string; discount: number } | undefined;
 /** Product slugs by id, for links back to the product pages. */
 const slugs = new Map<string, string>();
 /** The store's name and look, and the products' slugs; loaded beside the cart, never failing it. */
@@ -44,11 +32,6 @@ const NOTICES: Record<string, string> = {
   stock: 'A quantity was lowered to the keys left in stock.',
 };
 
-function setCart(lines: CartLine[]): void {
-  current = lines;
-  saveCart(lines);
-}
-
 function quantityInput(line: Cart['lines'][number]): HTMLInputElement {
   const input = h('input', {
     type: 'number',
@@ -60,7 +43,7 @@ function quantityInput(line: Cart['lines'][number]): HTMLInputElement {
   input.addEventListener('change', () => {
     const quantity = Math.floor(Number(input.value));
     if (!Number.isFinite(quantity) || quantity < 1) return;
-    setCart(current.map((l) => (l.productId === line.productId ? { productId: l.productId, quantity } : l)));
+    shop.cart.update(line.productId, quantity);
     void refresh();
   });
   return input;
@@ -69,7 +52,7 @@ function quantityInput(line: Cart['lines'][number]): HTMLInputElement {
 function removeButton(line: Cart['lines'][number]): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${line.name}` }, 'Remove');
   button.addEventListener('click', () => {
-    setCart(current.filter((l) => l.productId !== line.productId));
+    shop.cart.remove(line.productId);
     void refresh();
   });
   return button;
@@ -85,11 +68,13 @@ function couponForm(cart: Cart, total: HTMLElement, discountRow: HTMLElement): H
     spellcheck: 'false',
     'aria-describedby': 'coupon-error',
   });
-  if (coupon) input.value = coupon.code;
+  const applied = shop.cart.coupon();
+  if (applied) input.value = applied.code;
   const error = h('p', { id: 'coupon-error', class: 'field-error' });
   const result = h('p', { class: 'coupon-result', role: 'status' });
   const apply = h('button', { type: 'submit', class: 'secondary' }, 'Apply');
   const show = () => {
+    const coupon = shop.cart.coupon();
     const discount = coupon?.discount ?? 0;
     discountRow.hidden = !coupon;
     discountRow.querySelector('dd')!.textContent = `−${money(discount, cart.currency)}`;
@@ -110,25 +95,21 @@ function couponForm(cart: Cart, total: HTMLElement, discountRow: HTMLElement): H
     error.textContent = '';
     input.removeAttribute('aria-invalid');
     if (!code) {
-      coupon = undefined;
+      shop.cart.removeCoupon();
       show();
       return;
     }
     apply.disabled = true;
-    shop.coupons
-      .validate({ code, cart: current })
+    shop.cart
+      .applyCoupon(code)
       .then((check) => {
-        if (check.valid) {
-          coupon = { code: check.code, discount: check.discount ?? 0 };
-        } else {
-          coupon = undefined;
+        if (!check.valid) {
           input.setAttribute('aria-invalid', 'true');
           error.textContent = check.reason ?? 'This coupon does not work here.';
           input.focus();
         }
       })
       .catch((failure: unknown) => {
-        coupon = undefined;
         input.setAttribute('aria-invalid', 'true');
         error.textContent = errorText(failure);
       })
@@ -148,13 +129,10 @@ function checkoutButton(): HTMLElement {
   button.addEventListener('click', () => {
     button.disabled = true;
     alert.hidden = true;
-    shop
-      .checkout({ cart: current, email: null, ...(coupon ? { coupon: coupon.code } : {}) })
-      .then(({ url }) => {
-        // The order holds the lines now; the cart starts again empty.
-        setCart([]);
-        location.assign(url);
-      })
+    // Once the order holds the lines, the cart starts again empty.
+    shop.cart
+      .checkout()
+      .then(({ url }) => location.assign(url))
       .catch((failure: unknown) => {
         button.disabled = false;
         alert.textContent = errorText(failure);
@@ -214,21 +192,23 @@ function render(cart: Cart): void {
   root.replaceChildren(status, ...content);
 }
 
+const EMPTY: Cart = { storeId: '', currency: 'USD', lines: [], removed: [], adjusted: [], subtotal: 0, itemCount: 0 };
+
 async function refresh(): Promise<void> {
-  if (current.length === 0) {
-    coupon = undefined;
-    render({ storeId: '', currency: 'USD', lines: [], removed: [], adjusted: [], subtotal: 0, itemCount: 0 });
+  if (shop.cart.lines().length === 0) {
+    shop.cart.removeCoupon();
+    render(EMPTY);
     return;
   }
   status.textContent = 'Loading your cart…';
   try {
-    // The cart procedure (GET /api/v1/cart) prices it as the store will sell it.
-    const [cart] = await Promise.all([shop.cart.get(current), storeShown]);
-    // Keep what the store will sell: removed lines leave, clamped quantities stay clamped.
-    setCart(cart.lines.map((line) => ({ productId: line.productId, quantity: line.quantity })));
+    // The cart procedure (GET /api/v1/cart) prices it as the store will sell it, and the cart
+    // keeps it so: removed lines leave, clamped quantities stay clamped.
+    const [loaded] = await Promise.all([shop.cart.load(), storeShown]);
+    const cart = loaded ?? EMPTY;
     // A coupon's discount was for the old cart: apply it again to the new one.
-    const code = coupon?.code;
-    coupon = undefined;
+    const code = shop.cart.coupon()?.code;
+    shop.cart.removeCoupon();
     render(cart);
     const input = document.getElementById('coupon') as HTMLInputElement | null;
     if (code && input) {

@@ -3,7 +3,6 @@
  * it is delivered, and a quantity with `Add to cart`, or `Sold out`.
  */
 import {
-  addToCart,
   configured,
   errorText,
   h,
@@ -42,7 +41,7 @@ function addToCartForm(product: StorefrontProduct): HTMLFormElement {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     // The browser checked min/max/required already (the form is not novalidate).
-    addToCart(product.id, Math.floor(quantity.valueAsNumber));
+    shop.cart.add(product.id, Math.floor(quantity.valueAsNumber));
     location.assign('./cart.html');
   });
   return form;

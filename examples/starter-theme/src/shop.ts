@@ -1,11 +1,11 @@
 /**
- * What the three pages share: the theme client for the store, the store's look in the header,
- * prices, the cart in localStorage, and a small element helper. The only API this theme calls
- * is `@svc/sdk/theme`: change the pages freely, keep the calls.
+ * What the three pages share: the theme client for the store (with the buyer's cart,
+ * `shop.cart`, kept in localStorage), the store's look in the header, prices, and a small element
+ * helper. The only API this theme calls is `@svc/sdk/theme`: change the pages freely, keep the calls.
  */
-import { createThemeClient, isSvcError, type CartLine, type Storefront, type StorefrontProduct } from '@svc/sdk/theme';
+import { createThemeClient, isSvcError, type Storefront, type StorefrontProduct } from '@svc/sdk/theme';
 
-export type { CartLine, Storefront, StorefrontProduct };
+export type { Storefront, StorefrontProduct };
 export type Store = Storefront['store'];
 
 /** The service and the store, from .env (VITE_SVC_URL, VITE_STORE); baked in at build time. */
@@ -30,6 +30,12 @@ export function configured(): boolean {
  */
 export const mode: 'live' | 'test' = import.meta.env.VITE_SVC_MODE === 'test' ? 'test' : 'live';
 
+/**
+ * The theme client; `shop.cart` is the buyer's cart, product ids and quantities in localStorage
+ * under `svc-cart:<subdomain>` (`svc-cart:<subdomain>:test` in test mode, so a test cart never
+ * mixes with the live one). The service prices it (`shop.cart.load()`) every time the cart page
+ * opens, so nothing stored is trusted for money.
+ */
 export const shop = createThemeClient({
   baseUrl: baseUrl || 'http://localhost',
   subdomain: subdomain || 'unset',
@@ -104,45 +110,3 @@ export function showStore(store: Store, pageTitle?: string): void {
 /** What to tell the buyer when a call fails: svc's message, or the network's. */
 export const errorText = (error: unknown): string =>
   isSvcError(error) ? error.message : 'The connection failed. Check your network and try again.';
-
-// The cart: product ids and quantities in localStorage, one cart per store and mode (a test cart
-// never mixes with the live one). The service prices it (`shop.cart.get`) every time the cart page
-// opens, so nothing here is trusted for money.
-const STORAGE_KEY = `svc-cart:${subdomain}${mode === 'test' ? ':test' : ''}`;
-
-export function readCart(): CartLine[] {
-  try {
-    const parsed: unknown = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]');
-    if (!Array.isArray(parsed)) return [];
-    return parsed.filter(
-      (line): line is CartLine =>
-        typeof line === 'object' &&
-        line !== null &&
-        typeof (line as CartLine).productId === 'string' &&
-        Number.isInteger((line as CartLine).quantity) &&
-        (line as CartLine).quantity > 0,
-    );
-  } catch {
-    return [];
-  }
-}
-
-export function saveCart(lines: readonly CartLine[]): void {
-  try {
-    if (lines.length === 0) localStorage.removeItem(STORAGE_KEY);
-    else localStorage.setItem(STORAGE_KEY, JSON.stringify(lines));
-  } catch {
-    // Storage refused (private mode, full): the cart lasts as long as the page.
-  }
-}
-
-/** Adds `quantity` of a product (to the line it already has, if any). */
-export function addToCart(productId: string, quantity: number): void {
-  const lines = readCart();
-  const existing = lines.find((line) => line.productId === productId);
-  saveCart(
-    existing
-      ? lines.map((line) => (line === existing ? { productId, quantity: line.quantity + quantity } : line))
-      : [...lines, { productId, quantity }],
-  );
-}

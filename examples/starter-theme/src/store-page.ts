@@ -3,7 +3,6 @@
  * price in the store's currency and `Add to cart` (its smallest quantity), or `Sold out`.
  */
 import {
-  addToCart,
   configured,
   errorText,
   h,
@@ -28,7 +27,7 @@ function productCard(product: StorefrontProduct): HTMLLIElement {
       h('span', { class: 'visually-hidden' }, `: ${product.name}`),
     );
     button.addEventListener('click', () => {
-      addToCart(product.id, product.minQuantity);
+      shop.cart.add(product.id, product.minQuantity);
       location.assign('./cart.html');
     });
     action = button;

@@ -5,11 +5,23 @@
  *
  * ```ts
  * const shop = createThemeClient({ baseUrl: 'https://svc.example', subdomain: 'acme' });
- * const cart = await shop.cart.get([{ productId, quantity: 2 }]);
- * const { url } = await shop.checkout({ cart: cart.lines, email: 'buyer@example.com' });
- * location.href = url;
+ * shop.cart.add(productId, 2); // kept in localStorage (theme-cart.ts)
+ * const cart = await shop.cart.load(); // priced by the service
+ * const { url } = await shop.cart.checkout();
+ * location.assign(url);
  * ```
  */
+import {
+  browserStorage,
+  cartStorageKey,
+  storedCart,
+  type Cart,
+  type CartLine,
+  type CartStorage,
+  type CheckoutParams,
+  type CheckoutResult,
+  type CouponCheck,
+} from './theme-cart.js';
 import {
   createTransport,
   type ClientOptions,
@@ -32,21 +44,28 @@ export type ThemeClientOptions = ClientOptions &
      * Live by default.
      */
     mode?: 'live' | 'test' | undefined;
+    /**
+     * Where `shop.cart` keeps the buyer's cart: the browser's `localStorage` by default, or any
+     * object with its `getItem`, `setItem` and `removeItem`. `null`, or a platform without
+     * `localStorage` (a server): in memory, for as long as the client lives.
+     */
+    cartStorage?: CartStorage | null | undefined;
   };
 
-export interface CartLine {
-  productId: string;
-  quantity: number;
-}
-
+export type {
+  AppliedCoupon,
+  Cart,
+  CartCheckoutParams,
+  CartLine,
+  CartStorage,
+  CheckoutParams,
+  CheckoutResult,
+  CouponCheck,
+} from './theme-cart.js';
 export type Storefront = Out<'catalog.storefront'>;
 export type StorefrontProduct = Out<'catalog.products'>['products'][number];
-export type Cart = Out<'checkout.cart'>;
-export type CheckoutParams = Omit<In<'checkout.checkout'>, 'shopId' | 'cart'> & { cart: readonly CartLine[] };
-export type CheckoutResult = Out<'checkout.checkout'>;
 export type CreateOrderParams = Omit<In<'checkout.create'>, 'storeId' | 'cart'> & { cart: readonly CartLine[] };
 export type CreatedOrder = Out<'checkout.create'>;
-export type CouponCheck = Out<'coupons.validate'>;
 export type StartPaymentParams = In<'checkout.start'>;
 export type PaymentStart = Out<'checkout.start'>;
 export type Delivery = Out<'fulfilment.delivery'>;
@@ -86,6 +105,31 @@ export function createThemeClient(options: ThemeClientOptions) {
   const lines = (cart: readonly CartLine[]) => cart.map(({ productId, quantity }) => ({ productId, quantity }));
   const catalog = () =>
     options.mode === 'test' ? { subdomain: subdomain(), mode: 'test' as const } : { subdomain: subdomain() };
+  const priceCart = async (cart: readonly CartLine[], opts?: RequestOptions): Promise<Cart> =>
+    transport.call('checkout.cart', { storeId: await storeId(opts), cart: JSON.stringify(lines(cart)) }, read, opts);
+  const checkout = async (params: CheckoutParams, opts?: CreateRequestOptions): Promise<CheckoutResult> =>
+    transport.call(
+      'checkout.checkout',
+      { ...params, shopId: await storeId(opts), cart: lines(params.cart) },
+      createOrder,
+      opts,
+    );
+  const validateCoupon = async (
+    params: { code: string; cart?: readonly CartLine[] },
+    opts?: RequestOptions,
+  ): Promise<CouponCheck> =>
+    transport.call(
+      'coupons.validate',
+      { storeId: await storeId(opts), code: params.code, ...(params.cart ? { cart: lines(params.cart) } : {}) },
+      safeWrite,
+      opts,
+    );
+  // One cart per store and mode: by id when the client has it, else by subdomain (all a static theme knows).
+  const cart = storedCart(
+    () => (options.cartStorage === undefined ? browserStorage() : (options.cartStorage ?? undefined)),
+    cartStorageKey(options.storeId ?? options.subdomain, options.mode ?? 'live'),
+    { price: priceCart, validateCoupon, checkout },
+  );
 
   return {
     /** The products this client shows: `live`, or `test` (the store's test products). */
@@ -98,30 +142,23 @@ export function createThemeClient(options: ThemeClientOptions) {
     /** The store's active products. */
     products: async (opts?: RequestOptions): Promise<StorefrontProduct[]> =>
       (await transport.call('catalog.products', catalog(), read, opts)).products,
+    /**
+     * The buyer's cart, kept in `localStorage` (one per store and mode) and priced by the service:
+     * `get` prices any lines; the rest work on the stored cart.
+     */
     cart: {
       /**
        * The cart as the store will sell it: duplicate lines merged, unknown or unavailable
        * products dropped (`removed`), quantities clamped (`adjusted`), prices and subtotal.
        */
-      get: async (cart: readonly CartLine[], opts?: RequestOptions): Promise<Cart> =>
-        transport.call(
-          'checkout.cart',
-          { storeId: await storeId(opts), cart: JSON.stringify(lines(cart)) },
-          read,
-          opts,
-        ),
+      get: priceCart,
+      ...cart,
     },
     /**
      * Opens a pending order for the cart and answers the hosted checkout `url` to send the buyer
      * to. Sent with an Idempotency-Key, so a retried call never makes a second order.
      */
-    checkout: async (params: CheckoutParams, opts?: CreateRequestOptions): Promise<CheckoutResult> =>
-      transport.call(
-        'checkout.checkout',
-        { ...params, shopId: await storeId(opts), cart: lines(params.cart) },
-        createOrder,
-        opts,
-      ),
+    checkout,
     /** As `checkout`, for the embeddable checkout (CORS open to every origin). */
     embedCheckout: async (params: CheckoutParams, opts?: CreateRequestOptions): Promise<CheckoutResult> =>
       transport.call(
@@ -143,16 +180,7 @@ export function createThemeClient(options: ThemeClientOptions) {
       transport.call('checkout.start', params, once, opts),
     coupons: {
       /** Whether a code works here, and the discount it gives on `cart` when one is passed. */
-      validate: async (
-        params: { code: string; cart?: readonly CartLine[] },
-        opts?: RequestOptions,
-      ): Promise<CouponCheck> =>
-        transport.call(
-          'coupons.validate',
-          { storeId: await storeId(opts), code: params.code, ...(params.cart ? { cart: lines(params.cart) } : {}) },
-          safeWrite,
-          opts,
-        ),
+      validate: validateCoupon,
     },
     /** Whether the store takes orders from this buyer (e-mail, and the caller's IP and country). */
     clientGate: async (params: { email?: string } = {}, opts?: RequestOptions): Promise<ClientGate> =>

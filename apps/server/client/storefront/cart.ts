@@ -1,24 +1,24 @@
 /**
  * The storefront's cart page (/s/<subdomain>/cart), its one ES module: the SDK's theme client is
- * bundled into it (scripts/build-storefront.mjs). The cart lives in localStorage as product ids
- * and quantities, one cart per store and mode; the page prices it with GET /api/v1/cart, applies a coupon
- * with POST /api/v1/coupons/validate, and `Checkout` opens the order with POST /api/v1/checkout
- * and goes to the hosted checkout page it answers.
+ * bundled into it (scripts/build-storefront.mjs). The cart itself is the client's `shop.cart`
+ * (packages/sdk/src/theme-cart.ts, which the starter theme runs on too): product ids and
+ * quantities in localStorage, one cart per store and mode, priced with GET /api/v1/cart, a coupon
+ * checked with POST /api/coupons/validate, and `Checkout`, which opens the order with
+ * POST /api/v1/checkout; the page goes to the hosted checkout page it answers. What is here is
+ * the page's rendering.
  *
  * The store and product pages send `?add=<productId>&quantity=<n>` here (a plain form, so they
  * need no script): this module moves it into the cart and takes it off the address.
  */
-import { createThemeClient, isSvcError, type Cart, type CartLine } from '@svc/sdk/theme';
+import { createThemeClient, isSvcError, type Cart } from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
 const storeId = root.dataset.storeId!;
 const subdomain = root.dataset.subdomain!;
 const currency = root.dataset.currency!;
-/** `?mode=test` (DESIGN §9.3): the store's test products, in a cart of their own, and links that keep the mode. */
+/** `?mode=test`: the store's test products, in a cart of their own, and links that keep the mode. */
 const testMode = root.dataset.mode === 'test';
-const shop = createThemeClient({ baseUrl: location.origin, storeId, subdomain });
-// One cart per store and mode: a cart that mixed live and test products would be refused (mixed_modes).
-const STORAGE_KEY = testMode ? `svc-cart:${storeId}:test` : `svc-cart:${storeId}`;
+const shop = createThemeClient({ baseUrl: location.origin, storeId, subdomain, mode: testMode ? 'test' : 'live' });
 const withMode = (path: string) => (testMode ? `${path}?mode=test` : path);
 
 type Child = Node | string | null | false;
@@ -39,52 +39,17 @@ function h<K extends keyof HTMLElementTagNameMap>(
 const format = new Intl.NumberFormat('en', { style: 'currency', currency });
 const money = (amount: number) => format.format(amount);
 
-function readCart(): CartLine[] {
-  try {
-    const parsed: unknown = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]');
-    if (!Array.isArray(parsed)) return [];
-    return parsed.filter(
-      (line): line is CartLine =>
-        typeof line === 'object' &&
-        line !== null &&
-        typeof (line as CartLine).productId === 'string' &&
-        Number.isInteger((line as CartLine).quantity) &&
-        (line as CartLine).quantity > 0,
-    );
-  } catch {
-    return [];
-  }
-}
-
-function saveCart(lines: CartLine[]): void {
-  try {
-    if (lines.length === 0) localStorage.removeItem(STORAGE_KEY);
-    else localStorage.setItem(STORAGE_KEY, JSON.stringify(lines));
-  } catch {
-    // Storage refused (private mode, full): the cart lasts as long as the page.
-  }
-  current = lines;
-}
-
-let current = readCart();
-
 /** `?add=<id>&quantity=<n>` from a store or product page: into the cart, off the address. */
 function takeAddedProduct(): void {
   const params = new URLSearchParams(location.search);
   const productId = params.get('add');
   if (!productId) return;
   const quantity = Math.max(1, Math.min(10_000, Math.floor(Number(params.get('quantity') ?? '1')) || 1));
-  const existing = current.find((line) => line.productId === productId);
-  saveCart(
-    existing
-      ? current.map((line) => (line === existing ? { productId, quantity: line.quantity + quantity } : line))
-      : [...current, { productId, quantity }],
-  );
+  shop.cart.add(productId, quantity);
   history.replaceState(null, '', withMode(location.pathname));
 }
 
 const status = root.querySelector<HTMLElement>('.status')!;
-let coupon: { code: string; discount: number } | undefined;
 
 function setStatus(text: string): void {
   status.textContent = text;
@@ -113,7 +78,7 @@ function quantityInput(line: Cart['lines'][number]): HTMLInputElement {
   input.addEventListener('change', () => {
     const quantity = Math.floor(Number(input.value));
     if (!Number.isFinite(quantity) || quantity < 1) return;
-    saveCart(current.map((l) => (l.productId === line.productId ? { productId: l.productId, quantity } : l)));
+    shop.cart.update(line.productId, quantity);
     void refresh();
   });
   return input;
@@ -122,7 +87,7 @@ function quantityInput(line: Cart['lines'][number]): HTMLInputElement {
 function removeButton(line: Cart['lines'][number]): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${line.name}` }, 'Remove');
   button.addEventListener('click', () => {
-    saveCart(current.filter((l) => l.productId !== line.productId));
+    shop.cart.remove(line.productId);
     void refresh();
   });
   return button;
@@ -138,11 +103,13 @@ function couponForm(cart: Cart, total: HTMLElement, discountRow: HTMLElement): H
     spellcheck: 'false',
     'aria-describedby': 'coupon-error',
   });
-  if (coupon) input.value = coupon.code;
+  const applied = shop.cart.coupon();
+  if (applied) input.value = applied.code;
   const error = h('p', { id: 'coupon-error', class: 'field-error' });
   const result = h('p', { class: 'coupon-result', role: 'status' });
   const apply = h('button', { type: 'submit', class: 'secondary' }, 'Apply');
   const show = () => {
+    const coupon = shop.cart.coupon();
     const discount = coupon?.discount ?? 0;
     discountRow.hidden = !coupon;
     discountRow.querySelector('dd')!.textContent = `−${money(discount)}`;
@@ -163,25 +130,21 @@ function couponForm(cart: Cart, total: HTMLElement, discountRow: HTMLElement): H
     error.textContent = '';
     input.removeAttribute('aria-invalid');
     if (!code) {
-      coupon = undefined;
+      shop.cart.removeCoupon();
       show();
       return;
     }
     apply.disabled = true;
-    shop.coupons
-      .validate({ code, cart: current })
+    shop.cart
+      .applyCoupon(code)
       .then((check) => {
-        if (check.valid) {
-          coupon = { code: check.code, discount: check.discount ?? 0 };
-        } else {
-          coupon = undefined;
+        if (!check.valid) {
           input.setAttribute('aria-invalid', 'true');
           error.textContent = check.reason ?? 'This coupon does not work here.';
           input.focus();
         }
       })
       .catch((failure: unknown) => {
-        coupon = undefined;
         input.setAttribute('aria-invalid', 'true');
         error.textContent = errorText(failure);
       })
@@ -201,13 +164,10 @@ function checkoutButton(): HTMLElement {
   button.addEventListener('click', () => {
     button.disabled = true;
     alert.hidden = true;
-    shop
-      .checkout({ cart: current, email: null, ...(coupon ? { coupon: coupon.code } : {}) })
-      .then(({ url }) => {
-        // The order holds the lines now; the cart starts again empty.
-        saveCart([]);
-        location.assign(url);
-      })
+    // Once the order holds the lines, the cart starts again empty.
+    shop.cart
+      .checkout()
+      .then(({ url }) => location.assign(url))
       .catch((failure: unknown) => {
         button.disabled = false;
         alert.textContent = errorText(failure);
@@ -265,20 +225,17 @@ function render(cart: Cart): void {
   root.replaceChildren(status, ...content.filter((child): child is Node => child instanceof Node));
 }
 
+const EMPTY: Cart = { storeId, currency, lines: [], removed: [], adjusted: [], subtotal: 0, itemCount: 0 };
+
 async function refresh(): Promise<void> {
-  if (current.length === 0) {
-    coupon = undefined;
-    render({ storeId, currency, lines: [], removed: [], adjusted: [], subtotal: 0, itemCount: 0 });
-    return;
-  }
-  setStatus('Loading your cart…');
+  if (shop.cart.lines().length > 0) setStatus('Loading your cart…');
   try {
-    const cart = await shop.cart.get(current);
-    // Keep what the store will sell: removed lines leave, clamped quantities stay clamped.
-    saveCart(cart.lines.map((line) => ({ productId: line.productId, quantity: line.quantity })));
+    // Priced and kept as the store will sell it: removed lines leave, clamped quantities stay
+    // clamped. An empty cart is not asked of the service (and has no coupon).
+    const cart = (await shop.cart.load()) ?? EMPTY;
     // A coupon's discount was for the old cart: apply it again to the new one.
-    const code = coupon?.code;
-    coupon = undefined;
+    const code = shop.cart.coupon()?.code;
+    shop.cart.removeCoupon();
     render(cart);
     const input = document.getElementById('coupon') as HTMLInputElement | null;
     if (code && input) {
