@@ -26,13 +26,6 @@ const DEEP_OFFSET = DEEP_PAGE * LIMIT;
 const SEED_CHUNK = 100_000;
 const SEED_CONNECTIONS = 2;
 
-/** The page SQL of orders.service.ts pageOrders (no filters), with pg placeholders. */
-const LIST_COLUMNS = `o.id, o.number, o.store_id, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
-  o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,
-  (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
-const FIRST_PAGE_SQL = `select ${LIST_COLUMNS} from "order" o where o.store_id = $1 order by o.created_at desc, o.id desc limit $2`;
-const AFTER_SQL = `select ${LIST_COLUMNS} from "order" o where o.store_id = $1 and (o.created_at, o.id) < (timestamptz 'epoch' + ($2::bigint) * interval '1 microsecond', $3) order by o.created_at desc, o.id desc limit $4`;
-
 /**
  * Orders g = 1..total, oldest first (the heap fills in time order, as in production); every
  * sixth goes to the other store. Orders are 1.000123 s apart and every g ending in 1 takes
@@ -346,15 +339,32 @@ export default {
     const serviceHwm = memoryOf(service.pid).hwmMiB;
     const floorHwm = memoryOf(floor.pid).hwmMiB;
 
-    // 6. The plans, warm, with the service's SQL and parameters.
+    // 6. The plans, warm: the service's own statements (orders.repo.ts orderPageStatement, as
+    //    selectOrderPage builds them for a live key: the store and the mode, then the cursor's
+    //    position) with their parameters, one more row than the page as pageOrders asks. The
+    //    service runs them as named prepared statements (db/prepared.ts), which PostgreSQL may
+    //    serve with a generic plan from the sixth execution on: each is prepared here, executed
+    //    five times, and its sixth execution explained, so the plan is the one the plan cache chose.
+    const { orderPageStatement } = await importDist('modules/orders/orders.repo.js');
+    const { numberPlaceholders } = await importDist('db/prepared.js');
+    const filter = { storeId, livemode: true };
+    const statements = {
+      first: orderPageStatement(filter, undefined, LIMIT + 1),
+      deep: orderPageStatement(filter, { us: positions.cursorRow.us, id: positions.cursorRow.id }, LIMIT + 1),
+    };
     const plans = await withClient(db.url, async (client) => {
-      const explain = async (sql, params) =>
-        (await client.query(`explain (analyze, buffers) ${sql}`, params)).rows
+      const explain = async (name, { sql, params }) => {
+        await client.query(`prepare ${name} as ${numberPlaceholders(sql)}`);
+        // EXECUTE takes no bind parameters: the values as literals, typed by the prepared statement.
+        const args = params.map((value) => client.escapeLiteral(String(value))).join(', ');
+        for (let i = 0; i < 5; i++) await client.query(`execute ${name}(${args})`);
+        return (await client.query(`explain (analyze, buffers) execute ${name}(${args})`)).rows
           .map((row) => row['QUERY PLAN'])
           .join('\n');
+      };
       return {
-        first: await explain(FIRST_PAGE_SQL, [storeId, LIMIT + 1]),
-        deep: await explain(AFTER_SQL, [storeId, positions.cursorRow.us, positions.cursorRow.id, LIMIT + 1]),
+        first: await explain('orders_first', statements.first),
+        deep: await explain('orders_deep', statements.deep),
       };
     });
 
@@ -432,10 +442,20 @@ export default {
         );
     }
 
-    console.log(heading('EXPLAIN (ANALYZE, BUFFERS): first page'));
+    // A generic plan names the parameters ($1) where a custom one shows their values.
+    const planKind = (plan) => (/\$\d/.test(plan) ? 'generic plan' : 'custom plan');
+    console.log(heading(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE, sixth execution: first page (${planKind(plans.first)})`));
+    console.log(
+      `${numberPlaceholders(statements.first.sql).replace(/\s+/g, ' ')}\n  parameters ${JSON.stringify(statements.first.params)}`,
+    );
     console.log(plans.first);
     console.log(
-      heading(`EXPLAIN (ANALYZE, BUFFERS): page ${DEEP_PAGE} (after row ${DEEP_OFFSET.toLocaleString('en-US')})`),
+      heading(
+        `EXPLAIN (ANALYZE, BUFFERS) EXECUTE, sixth execution: page ${DEEP_PAGE} (after row ${DEEP_OFFSET.toLocaleString('en-US')}; ${planKind(plans.deep)})`,
+      ),
+    );
+    console.log(
+      `${numberPlaceholders(statements.deep.sql).replace(/\s+/g, ' ')}\n  parameters ${JSON.stringify(statements.deep.params)}`,
     );
     console.log(plans.deep);
     console.log(`\norders-paging took ${seconds(Date.now() - started)} (seeding ${seconds(seedMs)})`);

@@ -125,12 +125,16 @@ export default {
       const { selectStoreRef, anyStoreAllows } = await importDist('modules/stores/stores.repo.js');
       const { selectCredential } = await importDist('modules/api-keys/api-keys.repo.js');
       const { matchingKinds } = await importDist('modules/blacklist/blacklist.repo.js');
-      const { insertOrder, nextOrderNumber } = await importDist('modules/checkout/checkout.repo.js');
-      const { eventInsert, recordEvent } = await importDist('modules/events/outbox.js');
+      const { insertOrder } = await importDist('modules/checkout/checkout.repo.js');
+      const { recordEvent } = await importDist('modules/events/outbox.js');
+      const { toOrderDetail } = await importDist('modules/orders/orders.service.js');
       const { newId } = await importDist('lib/ids.js');
 
       const em = () => orm.em.fork();
-      const pageIds = (await selectOrderPage(em(), { storeId: ids.store }, undefined, 50)).map((row) => row.id);
+      // Live mode throughout: the seeded rows take the columns' default (live).
+      const pageIds = (await selectOrderPage(em(), { storeId: ids.store, livemode: true }, undefined, 50)).map(
+        (row) => row.id,
+      );
       check(pageIds.length === 50, 'the seeded store has a first page of 50 orders');
       const buyer = [
         { kind: 'ip', value: '203.0.113.9' },
@@ -141,6 +145,7 @@ export default {
         id: newId(),
         number: 0,
         store: { id: ids.store },
+        livemode: true,
         status: 'pending',
         productName: 'Manual +1 more',
         priceMinor: 4498,
@@ -160,16 +165,29 @@ export default {
           { id: newId(), productId: ids.keyed, productName: 'Keyed', quantity: 1, unitPriceMinor: 2500 },
         ],
       });
+      // The order.created payload as the checkout builds it (the outbox checks it against its schema).
       const detail = (order) => ({
-        order: { id: order.id, orderId: `ORD-${order.number}`, storeId: ids.store, status: 'pending' },
+        order: toOrderDetail({
+          ...order,
+          paidMinor: 0,
+          paymentMethod: '',
+          keyCount: 0,
+          note: '',
+          completedAt: null,
+          updatedAt: order.createdAt,
+        }),
       });
 
       const pairs = [
         {
           name: 'orders list, first page of 50 (orders.repo selectOrderPage)',
-          raw: () => selectOrderPage(em(), { storeId: ids.store }, undefined, 51),
+          raw: () => selectOrderPage(em(), { storeId: ids.store, livemode: true }, undefined, 51),
           orm: () =>
-            em().find(OrderSchema, { store: ids.store }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 51 }),
+            em().find(
+              OrderSchema,
+              { store: ids.store, livemode: true },
+              { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 51 },
+            ),
         },
         {
           name: "lines of a page's 50 orders (orders.repo linesOf)",
@@ -202,11 +220,11 @@ export default {
         },
         {
           name: 'blacklist check (blacklist.repo matchingKinds)',
-          raw: () => matchingKinds(em(), ids.store, buyer),
+          raw: () => matchingKinds(em(), ids.store, true, buyer),
           orm: () =>
             em().find(
               BlacklistEntrySchema,
-              { store: ids.store, $or: buyer.map((c) => ({ kind: c.kind, value: c.value })) },
+              { store: ids.store, livemode: true, $or: buyer.map((c) => ({ kind: c.kind, value: c.value })) },
               { fields: ['kind'] },
             ),
         },
@@ -216,27 +234,23 @@ export default {
           orm: () => em().count(StoreSchema, { allowedOrigins: { $contains: [ids.origin] }, banned: false }),
         },
         {
-          name: 'order + 2 lines + event in one transaction (checkout.repo insertOrder)',
+          name: 'number + order + 2 lines + event in one statement (checkout.repo insertOrder)',
           raw: async () => {
-            const e = em();
             const order = newOrder(new Date());
-            order.number = await nextOrderNumber(e);
-            await insertOrder(
-              e,
-              order,
-              eventInsert({
-                storeId: ids.store,
-                type: 'order.created',
-                payload: detail(order),
-                at: order.createdAt,
-                dispatched: true,
-              }),
-            );
+            order.number = await insertOrder(em(), order, {
+              storeId: ids.store,
+              livemode: true,
+              type: 'order.created',
+              payload: detail(order),
+              at: order.createdAt,
+              dispatched: true,
+            });
           },
           orm: async () => {
             const order = newOrder(new Date());
             await em().transactional(async (tx) => {
-              order.number = await nextOrderNumber(tx);
+              const [{ number }] = await tx.execute(`select nextval('order_number_seq') as number`);
+              order.number = Number(number);
               const { lines, couponId, customFieldResponses, ...fields } = order;
               const entity = tx.create(OrderSchema, {
                 ...fields,
@@ -255,6 +269,7 @@ export default {
               await tx.flush();
               await recordEvent(tx, {
                 storeId: ids.store,
+                livemode: true,
                 type: 'order.created',
                 payload: detail(order),
                 at: order.createdAt,

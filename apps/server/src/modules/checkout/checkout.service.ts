@@ -26,7 +26,7 @@ import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
 import { CouponSchema } from '../coupons/coupons.entities.js';
 import { claimCouponUse, releaseCoupons, requireCoupon } from '../coupons/coupons.service.js';
-import { afterEventWrite, eventInsert } from '../events/outbox.js';
+import { afterEventWrite, type OutboxEvent } from '../events/outbox.js';
 import { recordIdempotentResult } from '../idempotency/idempotency.service.js';
 import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
 import { expireStale, INITIAL_STATUS } from '../orders/order-lifecycle.js';
@@ -41,7 +41,7 @@ import { GATEWAYS, gatewayRefusal } from '../payments/gateways.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { storeSettings } from '../stores/stores.service.js';
 import { normaliseCart, type NormalisedLine } from '../catalog/cart.service.js';
-import { insertOrder, nextOrderNumber } from './checkout.repo.js';
+import { insertOrder } from './checkout.repo.js';
 
 export interface BuyerContext {
   ip: string;
@@ -238,7 +238,7 @@ export async function createOrder(
   const first = lines[0]!;
   const order: CheckoutOrderFields = {
     id: newId(),
-    number: 0, // drawn from the sequence below
+    number: 0, // drawn by the insert below, which writes it into the event's payload too
     store: { id: store.id },
     livemode,
     status: INITIAL_STATUS,
@@ -269,15 +269,14 @@ export async function createOrder(
     checkoutToken,
   });
   const insert = async (em: EntityManager) => {
-    order.number = await nextOrderNumber(em);
-    const event = eventInsert({
+    const event: OutboxEvent = {
       storeId: store.id,
       livemode,
       type: 'order.created',
       payload: { order: toOrderDetail(order) },
       at: now,
-    });
-    await insertOrder(
+    };
+    order.number = await insertOrder(
       em,
       {
         ...order,

@@ -6,19 +6,23 @@ import { KeysetWhere } from '../../lib/keyset.js';
 
 /**
  * The INSERT of one event row, for a statement that writes it beside other rows (the checkout's
- * one-statement order insert). Only the outbox (outbox.ts `eventInsert`) builds it.
+ * one-statement order insert). Only the outbox (outbox.ts `eventInsert`) builds it. `payloadSql`:
+ * the payload's expression around its one parameter, the JSON as built (`?::jsonb` unless given).
  */
-export function eventRowInsert(row: {
-  id: string;
-  storeId: string;
-  livemode: boolean;
-  type: string;
-  payload: Record<string, unknown>;
-  at: Date;
-  dispatchedAt: Date | null;
-}): { sql: string; params: unknown[] } {
+export function eventRowInsert(
+  row: {
+    id: string;
+    storeId: string;
+    livemode: boolean;
+    type: string;
+    payload: Record<string, unknown>;
+    at: Date;
+    dispatchedAt: Date | null;
+  },
+  payloadSql = '?::jsonb',
+): { sql: string; params: unknown[] } {
   return {
-    sql: `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at) values (?, ?, ?, ?, ?::jsonb, ?, ?)`,
+    sql: `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at) values (?, ?, ?, ?, ${payloadSql}, ?, ?)`,
     params: [row.id, row.storeId, row.livemode, row.type, JSON.stringify(row.payload), row.at, row.dispatchedAt],
   };
 }

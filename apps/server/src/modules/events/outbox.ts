@@ -44,21 +44,29 @@ export function assertEventPayload(type: OutboxEvent['type'], payload: Record<st
   }
 }
 
-/** The INSERT of one event, for a statement that writes it beside other rows; its id first. */
-export function eventInsert(event: OutboxEvent): { id: string; sql: string; params: unknown[] } {
+/**
+ * The INSERT of one event, for a statement that writes it beside other rows; its id first.
+ * `payloadSql`, for a statement that fills in a value of the payload it makes itself (the
+ * checkout's order number, drawn by the same statement): the payload's SQL expression around its
+ * one `?::jsonb`, the payload as built and checked here.
+ */
+export function eventInsert(event: OutboxEvent, payloadSql?: string): { id: string; sql: string; params: unknown[] } {
   assertEventPayload(event.type, event.payload);
   const id = newEventId();
   return {
     id,
-    ...eventRowInsert({
-      id,
-      storeId: event.storeId,
-      livemode: event.livemode,
-      type: event.type,
-      payload: event.payload,
-      at: event.at,
-      dispatchedAt: event.dispatched ? event.at : null,
-    }),
+    ...eventRowInsert(
+      {
+        id,
+        storeId: event.storeId,
+        livemode: event.livemode,
+        type: event.type,
+        payload: event.payload,
+        at: event.at,
+        dispatchedAt: event.dispatched ? event.at : null,
+      },
+      payloadSql,
+    ),
   };
 }
 

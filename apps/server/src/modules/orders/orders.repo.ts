@@ -48,6 +48,30 @@ export interface OrderPageFilter {
 }
 
 /**
+ * The statement of one keyset page (`?` placeholders) and its parameters, as selectOrderPage runs
+ * it; also what the orders-paging benchmark EXPLAINs, so the plan it prints is the service's.
+ */
+export function orderPageStatement(
+  filter: OrderPageFilter,
+  before: KeysetPosition | undefined,
+  limit: number,
+): { sql: string; params: unknown[] } {
+  const where = new KeysetWhere('o.store_id = ?', filter.storeId);
+  where.and('o.livemode = ?', filter.livemode);
+  if (filter.customerEmail !== undefined) where.and('o.customer_email = ?', filter.customerEmail);
+  if (filter.number !== undefined) where.and('o.number = ?', filter.number);
+  if (filter.id !== undefined) where.and('o.id = ?', filter.id);
+  if (filter.status) where.and('o.status = ?', filter.status);
+  if (filter.from) where.and('o.created_at >= ?', new Date(filter.from));
+  if (filter.to) where.and('o.created_at <= ?', new Date(filter.to));
+  where.before(before, 'o.created_at', 'o.id');
+  return {
+    sql: `select ${LIST_COLUMNS} from "order" o where ${where.sql} order by o.created_at desc, o.id desc limit ?`,
+    params: [...where.params, limit],
+  };
+}
+
+/**
  * One keyset page of a store's orders, newest first: `(created_at, id) < before`, served by the
  * (store, livemode, [status | customer_email,] created_at, id) indexes, or one order by its number or id (a
  * unique index, the primary key). Hot path (the orders list): a row
@@ -59,21 +83,9 @@ export async function selectOrderPage(
   before: KeysetPosition | undefined,
   limit: number,
 ): Promise<OrderRow[]> {
-  const where = new KeysetWhere('o.store_id = ?', filter.storeId);
-  where.and('o.livemode = ?', filter.livemode);
-  if (filter.customerEmail !== undefined) where.and('o.customer_email = ?', filter.customerEmail);
-  if (filter.number !== undefined) where.and('o.number = ?', filter.number);
-  if (filter.id !== undefined) where.and('o.id = ?', filter.id);
-  if (filter.status) where.and('o.status = ?', filter.status);
-  if (filter.from) where.and('o.created_at >= ?', new Date(filter.from));
-  if (filter.to) where.and('o.created_at <= ?', new Date(filter.to));
-  where.before(before, 'o.created_at', 'o.id');
+  const { sql, params } = orderPageStatement(filter, before, limit);
   // A listing: on a read replica when there is one (db/replicas.ts).
-  return readOnReplica(
-    em,
-    `select ${LIST_COLUMNS} from "order" o where ${where.sql} order by o.created_at desc, o.id desc limit ?`,
-    [...where.params, limit],
-  );
+  return readOnReplica(em, sql, params);
 }
 
 export interface LineRow {
