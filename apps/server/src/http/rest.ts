@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { AppError, invalidField, toPublicError } from '../lib/errors.js';
+import { AppError, invalidField, logUnshown, toPublicError } from '../lib/errors.js';
 import { createContext } from '../trpc/context.js';
 import { invokeProcedure } from '../trpc/invoke.js';
 import type { RouteEntry, RouteTable } from '../trpc/route-table.js';
@@ -98,7 +98,7 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
     } catch (error) {
       const pub = toPublicError(error);
       // Failures inside the procedure were logged by its request step (requestSteps), once.
-      if (pub.internal && !(error instanceof AppError)) request.log.error({ err: error, path }, 'request failed');
+      if (!(error instanceof AppError)) logUnshown(request.log, error, pub, { path }, 'request failed');
       return sendError(reply, pub);
     }
   };

@@ -1,7 +1,7 @@
 /** What the /trpc adapter and the REST adapter share: context and error logging. */
-import { TRPCError } from '@trpc/server';
+import type { TRPCError } from '@trpc/server';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../lib/errors.js';
+import { AppError, logUnshown, toPublicError } from '../lib/errors.js';
 
 /** Errors raised by tRPC outside any procedure middleware (those log themselves). */
 export function logAdapterError({
@@ -14,5 +14,6 @@ export function logAdapterError({
   path?: string | undefined;
 }): void {
   if (error instanceof AppError || error.code !== 'INTERNAL_SERVER_ERROR') return;
-  (req as FastifyRequest).log.error({ err: error.cause ?? error, path }, 'request failed in tRPC');
+  const cause = error.cause ?? error;
+  logUnshown((req as FastifyRequest).log, cause, toPublicError(cause), { path }, 'request failed in tRPC');
 }

@@ -7,7 +7,7 @@
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
 import { TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
-import { AppError, toPublicError } from '../lib/errors.js';
+import { AppError, logUnshown, toPublicError } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import {
   authenticateSession,
@@ -54,8 +54,7 @@ function normalised(error: unknown, ctx: Context, path: string): AppError {
   if (error instanceof AppError) return error;
   const pub = toPublicError(error);
   // tRPC wraps what a later step threw; the original is what is logged.
-  if (pub.internal)
-    ctx.log.error({ err: error instanceof TRPCError ? (error.cause ?? error) : error, path }, 'procedure failed');
+  logUnshown(ctx.log, error instanceof TRPCError ? (error.cause ?? error) : error, pub, { path }, 'procedure failed');
   return new AppError(pub.code, pub.message, { issues: pub.issues, cause: error });
 }
 
