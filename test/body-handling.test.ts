@@ -253,6 +253,26 @@ describe('statuses', () => {
       `${app.url}/trpc/${calls.join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`,
     );
     expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await response.json()).error.data.code).toBe('validation_failed');
+  });
+
+  it('types every /trpc refusal as JSON: a body that is not JSON, a batch over the maximum, an unknown procedure', async () => {
+    const refusals = [
+      await post('/trpc/probe.toggle', 'flag=true', 'application/x-www-form-urlencoded'),
+      await post('/trpc/probe.toggle', 'flag=true', 'text/plain'),
+      await post(`/trpc/${Array.from({ length: 21 }, () => 'probe.touch').join(',')}?batch=1`, '{}'),
+      await post('/trpc/probe.nothing', '{}'),
+    ];
+    expect(refusals.map((response) => response.status)).toEqual([415, 415, 400, 404]);
+    const codes: string[] = [];
+    for (const response of refusals) {
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      const body = await response.json();
+      // A form body never reaches tRPC: the server's own parser refuses it, in our REST body.
+      codes.push(body.code ?? body.error.data.code);
+    }
+    expect(codes).toEqual(['unsupported_media_type', 'unsupported_media_type', 'validation_failed', 'not_found']);
   });
 });
 

@@ -1,4 +1,4 @@
-/** What the /trpc adapter and the REST adapter share: context and error logging. */
+/** What the /trpc adapter and the REST adapter share: context and error logging; the /trpc answer's type. */
 import type { TRPCError } from '@trpc/server';
 import type { FastifyRequest } from 'fastify';
 import { AppError, logUnshown, toPublicError } from '../lib/errors.js';
@@ -16,4 +16,16 @@ export function logAdapterError({
   if (error instanceof AppError || error.code !== 'INTERNAL_SERVER_ERROR') return;
   const cause = error.cause ?? error;
   logUnshown((req as FastifyRequest).log, cause, toPublicError(cause), { path }, 'request failed in tRPC');
+}
+
+/**
+ * Every /trpc answer is JSON, and says so. tRPC types the answers it makes itself, before any
+ * procedure runs (a batch over TRPC_MAX_BATCH_SIZE, a body that is not application/json), as
+ * `text/plain`; the calls' answers it types itself. A streamed batch (`trpc-accept:
+ * application/jsonl`) keeps the type tRPC gives it.
+ */
+export function jsonAnswers({ info }: { info?: { accept?: string | null } | undefined }): {
+  headers?: Record<string, string>;
+} {
+  return info?.accept === 'application/jsonl' ? {} : { headers: { 'content-type': 'application/json' } };
 }
