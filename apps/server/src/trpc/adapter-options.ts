@@ -1,4 +1,4 @@
-/** What the /trpc adapter and the REST adapter share: context and error logging; the /trpc answer's type. */
+/** What the /trpc adapter and the REST adapter share: context and error logging, the order of a batch's mutations; the /trpc answer's type. */
 import type { TRPCError } from '@trpc/server';
 import type { FastifyRequest } from 'fastify';
 import { AppError, logUnshown, toPublicError } from '../lib/errors.js';
@@ -28,4 +28,20 @@ export function jsonAnswers({ info }: { info?: { accept?: string | null } | unde
   headers?: Record<string, string>;
 } {
   return info?.accept === 'application/jsonl' ? {} : { headers: { 'content-type': 'application/json' } };
+}
+
+const turns = new WeakMap<object, Promise<unknown>>();
+const settle = () => undefined;
+
+/**
+ * Runs `call` once the calls of the same request that asked before it have settled, whatever
+ * their outcome: the mutations of one /trpc batch run one after another, in the batch's order
+ * (docs/decisions.md, #37). `request` is what the batch's calls share (their ResponseSink). A
+ * REST request or a single call waits for nothing.
+ */
+export function inTurn<T>(request: object, call: () => Promise<T>): Promise<T> {
+  const before = turns.get(request);
+  const mine = before ? before.then(call) : call();
+  turns.set(request, mine.then(settle, settle));
+  return mine;
 }

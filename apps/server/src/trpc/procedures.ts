@@ -19,6 +19,7 @@ import {
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
 import type { Context, RouteCall } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
+import { inTurn } from './adapter-options.js';
 import { applyIdempotency } from './idempotency.middleware.js';
 import { t, type SvcMeta } from './init.js';
 import type { AuthSurface, RoutePolicy } from './policy.js';
@@ -64,20 +65,24 @@ function normalised(error: unknown, ctx: Context, path: string): AppError {
  * every number finite (lib/input-limits.ts), the Idempotency-Key step (unreadable input claims no
  * key); and whatever fails, in them or after them, leaves as an AppError. One middleware, not
  * four: tRPC copies the call's options and context at every layer, which was most of its time on
- * a REST call (bench/README.md, License API).
+ * a REST call (bench/README.md, License API). The mutations of one /trpc batch take turns, in the
+ * batch's order (`inTurn`); queries run together.
  */
-const requestSteps = t.middleware(async ({ ctx, meta, path, getRawInput, next }) => {
-  let result: Awaited<ReturnType<typeof next>>;
-  try {
-    if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
-    const input = await getRawInput();
-    assertReadable(input);
-    result = await applyIdempotency(ctx, meta, path, input, next);
-  } catch (error) {
-    throw normalised(error, ctx, path);
-  }
-  if (!result.ok && !(result.error instanceof AppError)) throw normalised(result.error, ctx, path);
-  return result;
+const requestSteps = t.middleware(async ({ ctx, meta, path, type, getRawInput, next }) => {
+  const steps = async () => {
+    let result: Awaited<ReturnType<typeof next>>;
+    try {
+      if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
+      const input = await getRawInput();
+      assertReadable(input);
+      result = await applyIdempotency(ctx, meta, path, input, next);
+    } catch (error) {
+      throw normalised(error, ctx, path);
+    }
+    if (!result.ok && !(result.error instanceof AppError)) throw normalised(result.error, ctx, path);
+    return result;
+  };
+  return type === 'mutation' ? inTurn(ctx.answer, steps) : steps();
 });
 
 /** What the guards need of the route being called: whether the call is unsafe, and its CSRF policy. */
