@@ -157,12 +157,13 @@ async function mailSignInCode(ctx: ServiceContext, user: User): Promise<void> {
 /**
  * Whether `code` is one of the account's open codes (each allows MAX_CODE_ATTEMPTS tries), and
  * uses it. A try counts only behind the right password (`counts`), so a guesser without it cannot
- * wear out the owner's code; the statement that counts runs either way (identity.repo.ts).
+ * wear out the owner's code; the statement that counts runs either way, and for any address
+ * (identity.repo.ts).
  */
 async function useSignInCode(ctx: ServiceContext, user: User | null, counts: boolean, code: string): Promise<boolean> {
-  if (!user) return false;
-  const open = await tryOpenSignInCodes(ctx.em, user.id, ctx.clock.now(), counts);
-  if (!counts) return false;
+  // An address with no account runs the statement too (it matches no row), as one without codes does.
+  const open = await tryOpenSignInCodes(ctx.em, user?.id ?? '', ctx.clock.now(), counts);
+  if (!counts || !user) return false;
   const hash = codeHash(ctx, user.id, code);
   const match = open.find((row) => row.attempts <= MAX_CODE_ATTEMPTS && safeEqual(row.code_hash, hash));
   if (!match) return false;
