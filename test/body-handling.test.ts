@@ -253,6 +253,64 @@ describe('statuses', () => {
       `${app.url}/trpc/${calls.join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`,
     );
     expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await response.json()).error.data.code).toBe('validation_failed');
+  });
+
+  it('types every /trpc refusal as JSON: a body that is not JSON, a batch over the maximum, an unknown procedure', async () => {
+    const refusals = [
+      await post('/trpc/probe.toggle', 'flag=true', 'application/x-www-form-urlencoded'),
+      await post('/trpc/probe.toggle', 'flag=true', 'text/plain'),
+      await post(`/trpc/${Array.from({ length: 21 }, () => 'probe.touch').join(',')}?batch=1`, '{}'),
+      await post('/trpc/probe.nothing', '{}'),
+    ];
+    expect(refusals.map((response) => response.status)).toEqual([415, 415, 400, 404]);
+    const codes: string[] = [];
+    for (const response of refusals) {
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      const body = await response.json();
+      // A form body never reaches tRPC: the server's own parser refuses it, in our REST body.
+      codes.push(body.code ?? body.error.data.code);
+    }
+    expect(codes).toEqual(['unsupported_media_type', 'unsupported_media_type', 'validation_failed', 'not_found']);
+  });
+});
+
+describe('tRPC batches', () => {
+  const batch = (procedure: string, count: number) => ({
+    path: `/trpc/${Array.from({ length: count }, () => procedure).join(',')}?batch=1`,
+    input: Object.fromEntries(Array.from({ length: count }, (_, i) => [String(i), { n: i }])),
+  });
+
+  it("runs a batch's mutations one after another, in the batch's order, each with its own answer", async () => {
+    const { path, input } = batch('probe.turn', 20);
+    const response = await post(path, JSON.stringify(input));
+    expect(response.status).toBe(200);
+    const answers = (await response.json()).map((answer: { result: { data: unknown } }) => answer.result.data);
+    expect(answers.map((turn: { n: number }) => turn.n)).toEqual([...Array(20).keys()]);
+    // Each began with none beside it, after the one before it in the batch.
+    expect(answers.map((turn: { alongside: number }) => turn.alongside)).toEqual(Array(20).fill(0));
+    const orders = answers.map((turn: { order: number }) => turn.order);
+    expect(orders).toEqual([...orders].sort((a, b) => a - b));
+  });
+
+  it('takes the next mutation of a batch after one that failed', async () => {
+    const path = '/trpc/probe.turn,probe.explode,probe.turn?batch=1';
+    const response = await post(path, JSON.stringify({ 0: { n: 1 }, 1: {}, 2: { n: 2 } }));
+    const answers = await response.json();
+    expect(answers[1].error.data.code).toBe('internal_error');
+    expect([answers[0].result.data.alongside, answers[2].result.data]).toEqual([
+      0,
+      expect.objectContaining({ n: 2, alongside: 0 }),
+    ]);
+  });
+
+  it("runs a batch's queries together", async () => {
+    const { path, input } = batch('probe.readTurn', 5);
+    const response = await fetch(`${app.url}${path}&input=${encodeURIComponent(JSON.stringify(input))}`);
+    expect(response.status).toBe(200);
+    const answers = (await response.json()).map((answer: { result: { data: unknown } }) => answer.result.data);
+    expect(Math.max(...answers.map((turn: { alongside: number }) => turn.alongside))).toBeGreaterThan(0);
   });
 });
 

@@ -878,6 +878,25 @@ describe('CORS for themes', () => {
       expect((await call('/api/customer/orders', { cookie, origin })).status, String(origin)).toBe(200);
     }
   });
+
+  it("refuses to sign a customer of store A out from store B's origin with 403, and keeps the session", async () => {
+    const a = await storeWithOrigin();
+    const b = await storeWithOrigin();
+    const { cookie } = await signIn(a.store.id, buyerEmail());
+
+    for (const origin of [b.origin, `https://${b.store.subdomain}.${BASE_DOMAIN}`]) {
+      const logout = await call('/api/customer/auth/logout', { method: 'POST', cookie, origin });
+      expect(logout.status, origin).toBe(403);
+      expect(await logout.json()).toEqual(WRONG_ORIGIN);
+      // The cookie is not cleared, and the session still opens the buyer's orders.
+      expect(logout.headers.getSetCookie().filter((value) => value.startsWith('svc_customer='))).toEqual([]);
+      expect((await call('/api/customer/orders', { cookie, origin: a.origin })).status, origin).toBe(200);
+    }
+    const own = await call('/api/customer/auth/logout', { method: 'POST', cookie, origin: a.origin });
+    expect(own.status).toBe(204);
+    expectAllowed(own, a.origin);
+    expect((await call('/api/customer/orders', { cookie, origin: a.origin })).status).toBe(401);
+  });
 });
 
 describe('without SMTP_URL', () => {

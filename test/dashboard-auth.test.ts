@@ -104,23 +104,51 @@ describe('register and login', () => {
     expect(statuses[20]).toBe(429);
   });
 
-  it('limits sign-in attempts on one account to 10 per 15 minutes from any addresses; then even the right password waits', async () => {
+  it('limits sign-in attempts on one account to 10 per 15 minutes from any addresses; past them the right password needs an e-mailed code', async () => {
     const seller = await registerSeller(server.url);
-    const statuses: number[] = [];
+    const codes: string[] = [];
     // Each guess from an address of its own: the per-address budget never comes into it.
     for (let i = 0; i < 12; i++) {
-      statuses.push((await post('/api/auth/login', { email: seller.email, password: `guess ${i}` })).status);
+      const guess = await post('/api/auth/login', { email: seller.email, password: `guess ${i}` });
+      expect(guess.status).toBe(401);
+      codes.push((await guess.json()).code);
     }
-    expect(statuses).toEqual([...Array<number>(10).fill(401), 429, 429]);
+    expect(codes).toEqual([
+      ...Array<string>(10).fill('unauthorized'),
+      'sign_in_code_required',
+      'sign_in_code_required',
+    ]);
+    const mailsBefore = smtp.mails.length;
     const right = await post('/api/auth/login', { email: seller.email.toUpperCase(), password: seller.password });
-    expect(right.status).toBe(429);
-    expect(await right.json()).toMatchObject({ code: 'rate_limited' });
+    expect(right.status).toBe(401);
+    expect(await right.json()).toMatchObject({ code: 'sign_in_code_required' });
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(right.headers.get('ratelimit-policy')).toContain('"auth.login.account";q=10;w=900');
     expect(right.headers.get('set-cookie')).toBeNull();
+    // The right password mailed a code (the guesses did not); with it, the password signs in.
+    const mail = await smtp.waitFor((m) => m.to.includes(seller.email) && m.subject === 'Your svc sign-in code');
+    expect(smtp.mails.slice(mailsBefore).filter((m) => m.to.includes(seller.email))).toHaveLength(1);
+    const code = /enter this code with your password: (\d{6})/.exec(mail.text)![1];
+    const withCode = await post('/api/auth/login', { email: seller.email, password: seller.password, code });
+    expect(withCode.status).toBe(200);
+    expect(sessionCookieFrom(withCode)).toMatch(/^svc_session=/);
     // Another account is not held back by this one's window.
     const other = await registerSeller(server.url);
     expect((await post('/api/auth/login', { email: other.email, password: other.password })).status).toBe(200);
+  });
+
+  it('lets the new password in at once after a completed reset, however many guesses came before', async () => {
+    const seller = await registerSeller(server.url);
+    for (let i = 0; i < 11; i++) await post('/api/auth/login', { email: seller.email, password: `guess ${i}` });
+    expect((await (await post('/api/auth/login', { email: seller.email, password: 'guess' })).json()).code).toBe(
+      'sign_in_code_required',
+    );
+    expect((await post('/api/auth/forgot', { email: seller.email })).status).toBe(204);
+    const mail = await smtp.waitFor((m) => m.to.includes(seller.email) && m.subject === 'Reset your svc password');
+    const token = /token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
+    expect((await post('/api/auth/reset', { token, password: 'a brand new password' })).status).toBe(204);
+    const login = await post('/api/auth/login', { email: seller.email, password: 'a brand new password' });
+    expect(login.status).toBe(200);
   });
 
   it('clears an account’s window when it signs in, so a seller who mistypes now and then is never held back', async () => {
@@ -234,6 +262,18 @@ describe('password reset', () => {
     const reused = await post('/api/auth/reset', { token, password: 'yet another password' });
     expect(reused.status).toBe(400);
     expect((await reused.json()).code).toBe('token_invalid');
+  });
+
+  it('mails one account at most 3 reset links an hour, whatever addresses ask; every request answers 204', async () => {
+    const seller = await registerSeller(server.url);
+    const statuses: number[] = [];
+    // From addresses of their own: the route's 3 an hour per address never comes into it.
+    for (let i = 0; i < 5; i++) statuses.push((await post('/api/auth/forgot', { email: seller.email })).status);
+    expect(statuses).toEqual([204, 204, 204, 204, 204]);
+    const deadline = Date.now() + 10_000;
+    const resets = () => smtp.mails.filter((m) => m.to.includes(seller.email));
+    while (resets().length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(resets()).toHaveLength(3);
   });
 
   it('answers an unknown e-mail the same and mails nothing', async () => {

@@ -2,12 +2,13 @@
  * In a real browser: the dashboard's shell. A signed-out deep link comes back after sign-in;
  * registering and creating a store lead to the store's frame (the `Main` navigation of DESIGN
  * §9.1, the `Store` switcher, `Sign out`); a session ended elsewhere goes to sign-in and back to
- * where the seller was; a password reset by the e-mailed link; sign-in and the navigation from the
- * keyboard alone; and axe-core, light and dark, on every screen the shell reaches.
+ * where the seller was; a password reset by the e-mailed link; a sign-in past the account's
+ * attempts with the e-mailed code; sign-in and the navigation from the keyboard alone; and
+ * axe-core, light and dark, on every screen the shell reaches.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueEmail } from '../support/seller.js';
+import { clientIp, uniqueEmail } from '../support/seller.js';
 import { launchChromium } from './support.js';
 import {
   dashboardPagePerTest,
@@ -51,6 +52,21 @@ async function resetLinkFor(email: string): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`no reset link e-mailed to ${email}`);
+}
+
+/** The code in the newest sign-in code e-mail to `email` in the development mailbox. */
+async function signInCodeFor(email: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const { emails } = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
+    const mail = emails.find(
+      (m: { to: string; subject: string }) => m.to === email && m.subject === 'Your svc sign-in code',
+    );
+    const code = mail && /enter this code with your password: (\d{6})/.exec(mail.text)?.[1];
+    if (code) return code as string;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no sign-in code e-mailed to ${email}`);
 }
 
 /** The browser's session cookie, as a Cookie header. */
@@ -193,6 +209,34 @@ describe('dashboard shell', () => {
     await page.getByRole('alert').waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
     await signInThroughUi(page, { email: seller.email, password });
+    await expectMainNavigation();
+  });
+
+  it('past the account’s sign-in attempts, asks for the e-mailed code and signs in with it and the password', async () => {
+    const { seller } = await sellerWithStore(server.url);
+    // Someone else spent the account's attempts, each from an address of its own.
+    for (let i = 0; i < 10; i++) {
+      const guess = await fetch(`${server.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+        body: JSON.stringify({ email: seller.email, password: `guess ${i}` }),
+      });
+      expect(guess.status).toBe(401);
+    }
+    await page.goto(`${server.url}/dashboard/sign-in`);
+    await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
+    await page.getByLabel('Email').fill(seller.email);
+    await page.getByLabel('Password').fill(seller.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Too many sign-in attempts on this account' }).waitFor();
+    const codeField = page.getByLabel('Sign-in code');
+    await codeField.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.labels?.[0]?.textContent?.trim())).toBe('Sign-in code');
+    await expectAccessible(page, 'sign-in asking for the e-mailed code');
+
+    await codeField.fill(await signInCodeFor(seller.email));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => !url.pathname.startsWith('/dashboard/sign-in'));
     await expectMainNavigation();
   });
 

@@ -18,6 +18,7 @@ import { installResponseSink } from './http/response-sink.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { restPlugin } from './http/rest.js';
 import { trpcPlugin } from './http/trpc.js';
+import { settleAfterAnswer } from './lib/after-answer.js';
 import { assertReadableUrl } from './lib/input-limits.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { appRouter } from './api/app-router.js';
@@ -89,6 +90,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     );
     done();
   });
+
+  // Work requests left for after their answers (a reset link, a sign-in code) ends before the
+  // database closes.
+  app.addHook('onClose', () => settleAfterAnswer());
 
   installRequestMetrics(app, table);
   installErrorReplies(app);

@@ -1,6 +1,6 @@
 /** Merchant API keys: scoped, store-bound, shown once. */
 import { z } from 'zod';
-import { ZId, ZTimestamp } from './common.js';
+import { ZId, ZSingleLine, ZTimestamp } from './common.js';
 
 export const API_KEY_SCOPES = [
   'order:read',
@@ -28,7 +28,7 @@ export const ZApiKeyMode = z.enum(API_KEY_MODES);
 export type TApiKeyMode = z.infer<typeof ZApiKeyMode>;
 
 export const ZCreateApiKeyInput = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: ZSingleLine(100),
   /** `live` (the default) answers `sk_live_…`, `test` answers `sk_test_…`. */
   mode: ZApiKeyMode.default('live'),
   scopes: z.array(ZApiKeyScope).min(1).max(API_KEY_SCOPES.length),

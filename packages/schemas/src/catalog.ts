@@ -1,6 +1,6 @@
 /** Products, their delivery configuration, license-key stock and the public catalog. */
 import { z } from 'zod';
-import { decimalPlaces, ZId, ZTimestamp, ZCount, ZLivemode } from './common.js';
+import { decimalPlaces, ZId, ZSingleLine, ZTimestamp, ZCount, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 import { ZStorePublic } from './stores.js';
 
@@ -20,7 +20,7 @@ export const ZAmount = z
 
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'email', 'checkbox'] as const;
 export const ZCustomField = z.strictObject({
-  name: z.string().trim().min(1).max(50),
+  name: ZSingleLine(50),
   type: z.enum(CUSTOM_FIELD_TYPES).default('text'),
   required: z.boolean().default(false),
 });
@@ -29,7 +29,7 @@ export type TCustomField = z.infer<typeof ZCustomField>;
 const ZQuantity = z.number().int().min(1).max(10_000);
 
 const productFields = {
-  name: z.string().trim().min(1).max(200),
+  name: ZSingleLine(200),
   price: ZAmount,
   description: z.string().max(20_000).optional(),
   status: ZProductStatus.optional(),

@@ -30,6 +30,24 @@ export const ZPlainText = (max: number) =>
     );
 
 /**
+ * A name shown on one line (a store's, a product's, a webhook's): trimmed, not blank, and no
+ * control character at all, line breaks and tabs included, nor a Unicode line or paragraph
+ * separator. Names go into e-mail subjects, page titles, CSV cells and log lines, where a line
+ * break starts something else.
+ */
+export const ZSingleLine = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine(
+      // eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to refuse them
+      (value) => !/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/.test(value),
+      'one line, without control characters',
+    );
+
+/**
  * The decimal places of a number as its shortest decimal text reads (`0.3` -> 1, `1.005` -> 3,
  * `0.30000000000000004` -> 17, `1e-7` -> 7, `100` -> 0). A JSON number is exactly the double its
  * text parses to, and the shortest text of that double is what any decimal reading of it gives,

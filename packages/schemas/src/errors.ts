@@ -10,6 +10,11 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   validation_failed: 400,
   unauthorized: 401,
+  /**
+   * A seller's sign-in past its account's attempts: the password must come with the one-time code
+   * e-mailed to the account (sent when the password is right).
+   */
+  sign_in_code_required: 401,
   csrf_failed: 403,
   scope_missing: 403,
   store_forbidden: 403,

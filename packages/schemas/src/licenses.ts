@@ -3,7 +3,7 @@
  * the license keys it sold, with the key as the credential; and the merchant's view of them.
  */
 import { z } from 'zod';
-import { ZId, ZTimestamp, ZLivemode } from './common.js';
+import { ZId, ZSingleLine, ZTimestamp, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 
 export const LICENSE_STATUSES = ['active', 'expired', 'disabled'] as const;
@@ -16,7 +16,7 @@ export const ZLicenseInvalidReason = z.enum(LICENSE_INVALID_REASONS);
 
 /** A license key as the buyer typed it; compared trimmed, as it was stocked. */
 const ZLicenseKeyValue = z.string().min(1).max(500);
-const ZInstanceName = z.string().trim().min(1).max(200);
+const ZInstanceName = ZSingleLine(200);
 
 export const ZActivateLicenseInput = z.strictObject({
   productId: ZId,

@@ -1,6 +1,6 @@
 /** Store schemas shown to the public and to sellers. */
 import { z } from 'zod';
-import { ZEmail, ZId, ZPlainText, ZTimestamp } from './common.js';
+import { ZEmail, ZId, ZPlainText, ZSingleLine, ZTimestamp } from './common.js';
 
 /** Subdomain rule: lowercase letters, digits and hyphens, 3-63 chars, no leading/trailing hyphen. */
 export const ZSubdomain = z
@@ -96,7 +96,7 @@ export const ZStore = z.object({
 export type TStore = z.infer<typeof ZStore>;
 
 export const ZCreateStoreInput = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: ZSingleLine(100),
   subdomain: ZSubdomain,
   currency: ZCurrency.optional(),
 });
@@ -105,7 +105,7 @@ export const ZStoreIdInput = z.strictObject({ storeId: ZId });
 
 export const ZUpdateStoreInput = z.strictObject({
   storeId: ZId,
-  name: z.string().trim().min(1).max(100).optional(),
+  name: ZSingleLine(100).optional(),
   currency: ZCurrency.optional(),
   /** Plain text shown on the storefront (no markup is read: it is escaped). */
   description: ZPlainText(STORE_DESCRIPTION_MAX).optional(),

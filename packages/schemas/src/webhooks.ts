@@ -1,6 +1,6 @@
 /** Outgoing webhooks: endpoints, their delivery log, and the events they carry. */
 import { z } from 'zod';
-import { ZId, ZTimestamp, ZCount, ZLivemode } from './common.js';
+import { ZId, ZSingleLine, ZTimestamp, ZCount, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 
 export const WEBHOOK_EVENTS = [
@@ -58,7 +58,7 @@ const ZEvents = z
 
 export const ZCreateWebhookInput = z.strictObject({
   storeId: ZId,
-  name: z.string().trim().min(1).max(100),
+  name: ZSingleLine(100),
   url: z.string().min(1).max(2048),
   events: ZEvents,
 });
@@ -66,7 +66,7 @@ export const ZCreateWebhookInput = z.strictObject({
 export const ZUpdateWebhookInput = z.strictObject({
   storeId: ZId,
   webhookId: ZId,
-  name: z.string().trim().min(1).max(100).optional(),
+  name: ZSingleLine(100).optional(),
   url: z.string().min(1).max(2048).optional(),
   events: ZEvents.optional(),
   enabled: z.boolean().optional(),

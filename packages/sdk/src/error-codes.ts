@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'payload_too_large',
   'validation_failed',
   'unauthorized',
+  'sign_in_code_required',
   'csrf_failed',
   'scope_missing',
   'store_forbidden',

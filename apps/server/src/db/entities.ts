@@ -9,7 +9,12 @@ import { FeedbackSchema } from '../modules/feedback/feedback.entities.js';
 import { TrackEventSchema } from '../modules/tracking/tracking.entities.js';
 import { WebhookDeliverySchema, WebhookSchema } from '../modules/webhooks/webhooks.entities.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from '../modules/customers/customers.entities.js';
-import { PasswordResetSchema, SessionSchema, UserSchema } from '../modules/identity/identity.entities.js';
+import {
+  PasswordResetSchema,
+  SessionSchema,
+  SignInCodeSchema,
+  UserSchema,
+} from '../modules/identity/identity.entities.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
 import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
 import { IdempotencyKeySchema } from '../modules/idempotency/idempotency.entities.js';
@@ -22,6 +27,7 @@ export const ENTITIES = [
   UserSchema,
   SessionSchema,
   PasswordResetSchema,
+  SignInCodeSchema,
   StoreSchema,
   StoreMemberSchema,
   ApiKeySchema,

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TErrorBody } from '@svc/schemas';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, invalidField, toPublicError, type PublicError } from '../lib/errors.js';
+import { AppError, invalidField, logUnshown, toPublicError, type PublicError } from '../lib/errors.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 
 /**
@@ -62,7 +62,7 @@ function drainRefusedBody(request: FastifyRequest, reply: FastifyReply): void {
 export function installErrorReplies(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const pub = fromFastifyError(error);
-    if (pub.internal) request.log.error({ err: error }, 'request failed');
+    logUnshown(request.log, error, pub, {}, 'request failed');
     if (pub.status === 413) drainRefusedBody(request, reply);
     return sendError(reply, pub);
   });

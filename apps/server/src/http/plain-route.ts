@@ -11,7 +11,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { AppDeps } from '../deps.js';
-import { AppError, toPublicError, zodIssues, type PublicError } from '../lib/errors.js';
+import { AppError, logUnshown, toPublicError, zodIssues, type PublicError } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import type { User } from '../modules/identity/identity.entities.js';
 import type { StoreMember } from '../modules/stores/stores.entities.js';
@@ -157,7 +157,7 @@ export async function registerPlainRoutes(
               return await route.handler(ctx, request, reply);
             } catch (error) {
               const pub = toPublicError(route.mapError?.(error) ?? error);
-              if (pub.internal) request.log.error({ err: error, route: route.name }, 'route failed');
+              logUnshown(request.log, error, pub, { route: route.name }, 'route failed');
               const challenge = bearerChallenge(route.policy, pub, request.headers.authorization);
               if (challenge) reply.header('WWW-Authenticate', challenge);
               return route.renderError ? route.renderError(reply, pub, request) : sendError(reply, pub);

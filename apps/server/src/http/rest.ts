@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { AppError, invalidField } from '../lib/errors.js';
+import { AppError, invalidField, logUnshown } from '../lib/errors.js';
 import { publicError } from '../trpc/errors.js';
 import { createContext } from '../trpc/context.js';
 import { invokeProcedure } from '../api/invoke.js';
@@ -99,7 +99,8 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
     } catch (error) {
       const pub = publicError(error);
       // Failures inside the procedure were logged by its request step (requestSteps), once.
-      if (pub.internal) request.log.error({ err: error, path }, 'request failed');
+      // A failure inside the procedure was logged by its request step (requestSteps), once: it arrives as ours.
+      logUnshown(request.log, error, pub, { path }, 'request failed');
       const challenge = bearerChallenge(entry.policy, pub, request.headers.authorization);
       if (challenge) reply.header('WWW-Authenticate', challenge);
       return sendError(reply, pub);

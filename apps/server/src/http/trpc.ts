@@ -4,7 +4,7 @@ import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { jsonShapeProblem } from '../lib/input-limits.js';
-import { logAdapterError } from '../trpc/adapter-options.js';
+import { jsonAnswers, logAdapterError } from '../trpc/adapter-options.js';
 import { contextFactory } from '../trpc/context.js';
 import type { SvcErrorData } from '../trpc/init.js';
 
@@ -33,6 +33,7 @@ export async function trpcPlugin(app: FastifyInstance, opts: { deps: AppDeps; ro
       router: opts.router,
       createContext: contextFactory(opts.deps),
       onError: logAdapterError,
+      responseMeta: jsonAnswers,
       maxBatchSize: opts.deps.config.trpcMaxBatchSize,
       maxBodySize: opts.deps.config.bodyLimitBytes,
     },

@@ -6,6 +6,7 @@
  */
 import { ERROR_STATUS, type TErrorCode, type TErrorIssue } from '@svc/schemas';
 import { ZodError } from 'zod';
+import { databaseFailure } from './database-failure.js';
 
 /** The message a code carries when the thrower gave none (also what a framework error shows). */
 export const GENERIC_MESSAGE: Partial<Record<TErrorCode, string>> = {
@@ -126,8 +127,7 @@ export function toPublicError(error: unknown): PublicError {
   if (isDatabaseUnavailable(error)) {
     return { code: 'service_unavailable', status: 503, message: GENERIC_MESSAGE.service_unavailable!, internal: true };
   }
-  const e = error as { name?: unknown } | null;
-  if (e && (e.name === 'UniqueConstraintViolationException' || e.name === 'OptimisticLockError')) {
+  if (isConflict(error)) {
     return {
       code: 'conflict',
       status: 409,
@@ -136,6 +136,52 @@ export function toPublicError(error: unknown): PublicError {
     };
   }
   return { code: 'internal_error', status: 500, message: GENERIC_MESSAGE.internal_error!, internal: true };
+}
+
+/**
+ * A change the current state refused: a unique or foreign-key constraint (a race with a
+ * concurrent insert, or with the deletion of what the row points at) or an optimistic lock.
+ */
+const CONFLICT_ERRORS = new Set([
+  'UniqueConstraintViolationException',
+  'ForeignKeyConstraintViolationException',
+  'OptimisticLockError',
+]);
+
+function isConflict(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  if (typeof name === 'string' && CONFLICT_ERRORS.has(name)) return true;
+  const sqlState = databaseFailure(error)?.sqlState;
+  return sqlState === '23505' || sqlState === '23503';
+}
+
+/** The part of a logger `logUnshown` writes to. */
+interface FailureLog {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/**
+ * Logs, once, an error the client learnt nothing of (`internal`). A conflict is expected (two
+ * writers raced): a warning that names the constraint and its table, never the statement or the
+ * row. Anything else is an error with the error itself; the logger keeps a database error's
+ * names and drops its statement (lib/logger.ts).
+ */
+export function logUnshown(
+  log: FailureLog,
+  error: unknown,
+  pub: PublicError,
+  fields: Record<string, unknown>,
+  message: string,
+): void {
+  if (!pub.internal) return;
+  if (pub.code !== 'conflict') {
+    log.error({ ...fields, err: error }, message);
+    return;
+  }
+  const refused = databaseFailure(error);
+  if (refused) log.warn({ ...fields, database: refused }, 'conflict: the database refused the change');
+  else log.warn({ ...fields, err: error }, 'conflict: the change lost a race');
 }
 
 /** `400 validation_failed` naming one field: for rules a schema cannot state. */

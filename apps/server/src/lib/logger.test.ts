@@ -209,6 +209,57 @@ describe('log format', () => {
     expect(lines[0]).not.toMatch(/SECRET/);
   });
 
+  it('logs a database error, and whatever it caused, by its SQLSTATE, constraint and table: never the statement or the row', () => {
+    const { log, lines } = capture('json');
+    const refused = Object.assign(
+      new Error(
+        `insert into "product" ("name", "delivery_instructions") values ('Course', 'PAID-CONTENT') - new row for relation "product" violates check constraint "product_price_check"`,
+      ),
+      {
+        name: 'CheckConstraintViolationException',
+        code: '23514',
+        severity: 'ERROR',
+        detail: 'Failing row contains (p1, Course, PAID-CONTENT).',
+        constraint: 'product_price_check',
+        table: 'product',
+      },
+    );
+    // tRPC's wrapper takes the message of what it wraps.
+    const wrapped = Object.assign(new Error(refused.message, { cause: refused }), { name: 'TRPCError' });
+    log.error({ err: refused }, 'procedure failed');
+    log.error({ err: wrapped }, 'request failed in tRPC');
+    expect(lines).toHaveLength(2);
+    for (const text of lines) {
+      expect(text).not.toMatch(/PAID-CONTENT|Course|Failing row|insert into/);
+      const line = JSON.parse(text);
+      expect(line.err.database).toMatchObject({
+        sqlState: '23514',
+        constraint: 'product_price_check',
+        table: 'product',
+      });
+      expect(line.err.code).toBe('23514');
+      expect(line.err.message).toBe(
+        'the database refused a statement: SQLSTATE 23514 (constraint product_price_check, table product)',
+      );
+      expect(line.err.stack).toMatch(/^\s*at /);
+    }
+    expect(JSON.parse(lines[1]!).err.type).toBe('TRPCError');
+  });
+
+  it('logs a statement the connection failed under by the driver’s words alone', () => {
+    const { log, lines } = capture('json');
+    const lost = Object.assign(
+      new Error(`update "customer" set "email" = 'buyer@PRIVATE.test' - Connection terminated unexpectedly`),
+      { name: 'DriverException' },
+    );
+    log.error({ err: lost }, 'procedure failed');
+    expect(lines[0]).not.toContain('PRIVATE');
+    expect(JSON.parse(lines[0]!).err).toMatchObject({
+      type: 'DriverException',
+      message: 'a statement failed: Connection terminated unexpectedly',
+    });
+  });
+
   it('censors every credential header of a request and of a response', () => {
     const { log, lines } = capture('json');
     const headers = {

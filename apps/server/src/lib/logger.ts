@@ -7,6 +7,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, type DestinationStream, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
+import { databaseFailure, framesOf } from './database-failure.js';
 
 export type Logger = FastifyBaseLogger;
 
@@ -213,8 +214,32 @@ interface LoggedRequest {
   headers?: Record<string, unknown>;
 }
 
+/**
+ * An error as a line carries it (pino's own shape). A database error, or one caused by it, by the
+ * names of what refused and where (SQLSTATE, constraint, table, the stack's frames) and nothing
+ * else: its message and its causes' messages quote the statement with its parameters, and
+ * PostgreSQL's `detail` the row it refused (lib/database-failure.ts).
+ */
+function serializeError(value: unknown): unknown {
+  const failure = databaseFailure(value);
+  if (!failure) return pino.stdSerializers.err(value as Error);
+  const named = [failure.constraint && `constraint ${failure.constraint}`, failure.table && `table ${failure.table}`];
+  const where = named.filter(Boolean).join(', ');
+  return {
+    type: (value as { name?: unknown }).name,
+    // Where pino's shape has the error's code (57P01: the server is shutting down; ECONNREFUSED).
+    code: failure.sqlState ?? failure.code,
+    message: failure.sqlState
+      ? `the database refused a statement: SQLSTATE ${failure.sqlState}${where ? ` (${where})` : ''}`
+      : `a statement failed: ${failure.reason}`,
+    database: failure,
+    stack: framesOf(value),
+  };
+}
+
 /** Requests are logged with the path the client sent and their headers (credentials censored), so a failed call can be traced. */
 const serializers = {
+  err: serializeError,
   req: (req: LoggedRequest) => ({
     method: req.method,
     url: redactUrl(req.url),

@@ -7,7 +7,7 @@
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
 import { TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
-import { AppError } from '../lib/errors.js';
+import { AppError, logUnshown } from '../lib/errors.js';
 import { appErrorOf, publicError, toTRPCError } from './errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import {
@@ -20,6 +20,7 @@ import {
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
 import type { Context, RouteCall } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
+import { inTurn } from './adapter-options.js';
 import { applyIdempotency } from './idempotency.middleware.js';
 import { t, type SvcMeta } from './init.js';
 import type { AuthSurface, RoutePolicy } from './policy.js';
@@ -56,8 +57,7 @@ function normalised(error: unknown, ctx: Context, path: string): TRPCError {
   if (ours) return error instanceof TRPCError && error.cause === ours ? error : toTRPCError(ours);
   const pub = publicError(error);
   // tRPC wraps what a later step threw; the original is what is logged.
-  if (pub.internal)
-    ctx.log.error({ err: error instanceof TRPCError ? (error.cause ?? error) : error, path }, 'procedure failed');
+  logUnshown(ctx.log, error instanceof TRPCError ? (error.cause ?? error) : error, pub, { path }, 'procedure failed');
   return toTRPCError(new AppError(pub.code, pub.message, { issues: pub.issues, cause: error }));
 }
 
@@ -72,20 +72,24 @@ export function isNormalised(error: unknown): boolean {
  * every number finite (lib/input-limits.ts), the Idempotency-Key step (unreadable input claims no
  * key); and whatever fails, in them or after them, leaves as an AppError. One middleware, not
  * four: tRPC copies the call's options and context at every layer, which was most of its time on
- * a REST call (bench/README.md, License API).
+ * a REST call (bench/README.md, License API). The mutations of one /trpc batch take turns, in the
+ * batch's order (`inTurn`); queries run together.
  */
-const requestSteps = t.middleware(async ({ ctx, meta, path, getRawInput, next }) => {
-  let result: Awaited<ReturnType<typeof next>>;
-  try {
-    if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
-    const input = await getRawInput();
-    assertReadable(input);
-    result = await applyIdempotency(ctx, meta, path, input, next);
-  } catch (error) {
-    throw normalised(error, ctx, path);
-  }
-  if (!result.ok && !isNormalised(result.error)) throw normalised(result.error, ctx, path);
-  return result;
+const requestSteps = t.middleware(async ({ ctx, meta, path, type, getRawInput, next }) => {
+  const steps = async () => {
+    let result: Awaited<ReturnType<typeof next>>;
+    try {
+      if (meta?.rateLimit) await enforceRateLimit(ctx, meta.rateLimit);
+      const input = await getRawInput();
+      assertReadable(input);
+      result = await applyIdempotency(ctx, meta, path, input, next);
+    } catch (error) {
+      throw normalised(error, ctx, path);
+    }
+    if (!result.ok && !isNormalised(result.error)) throw normalised(result.error, ctx, path);
+    return result;
+  };
+  return type === 'mutation' ? inTurn(ctx.answer, steps) : steps();
 });
 
 /** What the guards need of the route being called: whether the call is unsafe, and its CSRF policy. */

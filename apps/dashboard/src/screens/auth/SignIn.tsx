@@ -2,9 +2,10 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { ZLoginInput } from '@svc/schemas';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useRouter, useSearch } from '@tanstack/react-router';
+import { useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
-import { trpc } from '../../api';
+import { apiFailure, trpc } from '../../api';
 import { ErrorNote } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
@@ -15,14 +16,23 @@ export function SignIn() {
   const router = useRouter();
   const { redirect } = useSearch({ from: '/sign-in' });
   const form = useForm<z.infer<typeof ZLoginInput>>({ resolver: zodResolver(ZLoginInput) });
+  // Past the account's sign-in attempts the server asks for the code it e-mailed to the account
+  // (when the password was right); once asked, the field stays for the next try.
+  const [codeAsked, setCodeAsked] = useState(false);
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: (result) => {
         signedIn(result);
         void router.navigate({ href: safeRedirect(redirect) });
       },
+      onError: (error) => {
+        if (apiFailure(error).code === 'sign_in_code_required') setCodeAsked(true);
+      },
     }),
   );
+  useEffect(() => {
+    if (codeAsked) form.setFocus('code');
+  }, [codeAsked, form]);
   return (
     <AuthFrame title="Sign in to svc">
       <form noValidate onSubmit={onValid(form, (values) => login.mutate(values))}>
@@ -40,6 +50,19 @@ export function SignIn() {
           registration={form.register('password')}
           error={form.formState.errors.password}
         />
+        {codeAsked && (
+          <TextInput
+            label="Sign-in code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            hint="The 6 digits e-mailed to the account's address; a code works once, for 15 minutes. Left empty, signing in sends a new one."
+            // Empty is no code: the password alone asks for one again.
+            registration={form.register('code', {
+              setValueAs: (value: string | undefined) => value?.trim() || undefined,
+            })}
+            error={form.formState.errors.code}
+          />
+        )}
         <ErrorNote error={login.error} />
         <button type="submit" className="button primary" disabled={login.isPending}>
           Sign in

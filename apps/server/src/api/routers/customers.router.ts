@@ -106,7 +106,8 @@ export const customersRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/customer/auth/logout', tags, summary: 'Sign the customer out' },
       successStatus: 204,
-      errors: [],
+      // From an origin of another store (the session's store's origin rule).
+      errors: ['store_forbidden'],
     })
     .input(z.strictObject({}).optional())
     .output(z.void())

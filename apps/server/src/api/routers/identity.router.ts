@@ -39,7 +39,8 @@ export const identityRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/auth/login', tags, summary: 'Sign in; sets the svc_session cookie' },
       rateLimit: { name: 'auth.login', max: 20, windowMs: 15 * MINUTE },
-      errors: ['unauthorized'],
+      // Past the account's attempts, the password must come with the code e-mailed to the account.
+      errors: ['unauthorized', 'sign_in_code_required'],
     })
     .input(ZLoginInput)
     .output(ZAuthResult)

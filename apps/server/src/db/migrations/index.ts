@@ -18,6 +18,7 @@ import { Migration20261126051230_product_images } from './Migration2026112605123
 import { Migration20261126052204_webhook_request_headers } from './Migration20261126052204_webhook_request_headers.js';
 import { Migration20261126054100_test_mode } from './Migration20261126054100_test_mode.js';
 import { Migration20261126082147_test_data_wipe } from './Migration20261126082147_test_data_wipe.js';
+import { Migration20261128072009_sign_in_code } from './Migration20261128072009_sign_in_code.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -34,4 +35,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126052204_webhook_request_headers', class: Migration20261126052204_webhook_request_headers },
   { name: 'Migration20261126054100_test_mode', class: Migration20261126054100_test_mode },
   { name: 'Migration20261126082147_test_data_wipe', class: Migration20261126082147_test_data_wipe },
+  { name: 'Migration20261128072009_sign_in_code', class: Migration20261128072009_sign_in_code },
 ];

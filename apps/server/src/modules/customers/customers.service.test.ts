@@ -415,13 +415,46 @@ describe('authenticateCustomer', () => {
     const store = await createStore(orm.em.fork());
     const laptop = await signIn(base, store.id);
     const phone = await signIn(base, store.id, laptop.email);
-    await endCustomerSession(service(base), laptop.token);
+    await endCustomerSession(request(base), laptop.token);
     await expect(authenticate(base, laptop.token)).rejects.toMatchObject({ appCode: 'unauthorized' });
     expect(await orm.em.fork().count(CustomerSessionSchema, { idHash: sha256Hex(laptop.token) })).toBe(0);
     await expect(authenticate(base, phone.token)).resolves.toMatchObject({ id: phone.customer.id });
     // No token: nothing to end, no error.
-    await endCustomerSession(service(base), undefined);
+    await endCustomerSession(request(base), undefined);
     await expect(authenticate(base, phone.token)).resolves.toMatchObject({ id: phone.customer.id });
+  });
+
+  it("endCustomerSession takes the store's own origins and the service's, and store_forbidden from another store's", async () => {
+    const { base } = setup();
+    const store = await createStore(orm.em.fork());
+    const neighbour = await createStore(orm.em.fork());
+    await orm.em.fork().nativeUpdate(StoreSchema, { id: store.id }, { allowedOrigins: ['https://theme.example.com'] });
+    // Any store may claim any origin: the neighbour claims one it does not own.
+    await orm.em
+      .fork()
+      .nativeUpdate(StoreSchema, { id: neighbour.id }, { allowedOrigins: ['https://neighbour.example.com'] });
+    const end = (token: string, origin: string | undefined) => endCustomerSession(request(base, { origin }), token);
+
+    const buyer = await signIn(base, store.id);
+    for (const origin of [`https://${neighbour.subdomain}.${BASE_DOMAIN}`, 'https://neighbour.example.com', 'null']) {
+      await expect(end(buyer.token, origin), origin).rejects.toMatchObject({ appCode: 'store_forbidden' });
+    }
+    // The session is still open.
+    await expect(authenticate(base, buyer.token)).resolves.toMatchObject({ id: buyer.customer.id });
+    expect(await orm.em.fork().count(CustomerSessionSchema, { idHash: sha256Hex(buyer.token) })).toBe(1);
+
+    for (const origin of [
+      undefined,
+      PUBLIC_URL,
+      'https://theme.example.com',
+      `https://${store.subdomain}.${BASE_DOMAIN}`,
+    ]) {
+      const session = await signIn(base, store.id, buyer.email);
+      await end(session.token, origin);
+      await expect(authenticate(base, session.token), String(origin)).rejects.toMatchObject({
+        appCode: 'unauthorized',
+      });
+    }
   });
 });
 

@@ -15,7 +15,7 @@ import { enforceTighterLimit } from '../request/rate-limit.js';
 import { recordMail } from '../mail/outbox.js';
 import { DEFAULT_PAGE_SIZE, getBuyerOrder, listBuyerOrders, spendByEmail } from '../orders/orders.service.js';
 import { ownOrigin, storeOrigins } from '../stores/origins.js';
-import { StoreSchema } from '../stores/stores.entities.js';
+import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { CUSTOMER_SESSION_TTL_MS } from './customer-cookie.js';
 import { countAttempt, lockAddress, selectCustomerPage } from './customers.repo.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema, type Customer } from './customers.entities.js';
@@ -127,14 +127,38 @@ export async function verifyCustomerLogin(
   return { customer: toCustomerView(customer), token };
 }
 
-export async function endCustomerSession(ctx: ServiceContext, token: string | undefined): Promise<void> {
-  if (token) await ctx.em.nativeDelete(CustomerSessionSchema, { idHash: sha256Hex(token) });
+/**
+ * Ends the buyer's session. Its store's origin rule holds here too (`assertStoreOrigin`): the
+ * cookie goes with any store's call (SameSite=None), so a theme on another store's origin must
+ * not sign this store's buyer out. No session, or one already gone: nothing to end.
+ */
+export async function endCustomerSession(
+  ctx: ServiceContext & Pick<Context, 'caller'>,
+  token: string | undefined,
+): Promise<void> {
+  if (!token) return;
+  const session = await ctx.em.findOne(
+    CustomerSessionSchema,
+    { idHash: sha256Hex(token) },
+    { populate: ['customer.store'] },
+  );
+  if (!session) return;
+  assertStoreOrigin(ctx, session.customer.getEntity().store.getEntity());
+  await ctx.em.nativeDelete(CustomerSessionSchema, { idHash: session.idHash });
 }
 
 /**
- * The signed-in customer, or 401. A request that names an Origin must come from the
- * customer's store or from this service itself: one store's theme cannot read another's buyers.
+ * A request that names an Origin must come from the customer's store or from this service
+ * itself: one store's theme cannot read, or end, another's buyers.
  */
+function assertStoreOrigin(ctx: ServiceContext & Pick<Context, 'caller'>, store: Store): void {
+  const origin = ctx.caller.origin;
+  if (origin && origin !== ownOrigin(ctx.deps.config) && !storeOrigins(ctx.deps.config, store).includes(origin)) {
+    throw new AppError('store_forbidden', 'This origin does not belong to the store.');
+  }
+}
+
+/** The signed-in customer, or 401; from an origin of another store, 403 (`assertStoreOrigin`). */
 export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, 'caller'>): Promise<Customer> {
   const token = ctx.caller.credentials.customerToken;
   if (!token) throw new AppError('unauthorized', 'Sign in with the code sent to your e-mail.');
@@ -150,10 +174,7 @@ export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, '
   const store = customer.store.getEntity();
   // A banned store's customer area closes for sessions already open too, not only for new sign-ins.
   if (store.banned) throw new AppError('store_banned', 'This store is closed.');
-  const origin = ctx.caller.origin;
-  if (origin && origin !== ownOrigin(ctx.deps.config) && !storeOrigins(ctx.deps.config, store).includes(origin)) {
-    throw new AppError('store_forbidden', 'This origin does not belong to the store.');
-  }
+  assertStoreOrigin(ctx, store);
   return customer;
 }
 

@@ -54,3 +54,30 @@ export const PasswordResetSchema = defineEntity({
   }),
 });
 export type PasswordReset = InferEntity<typeof PasswordResetSchema>;
+
+/**
+ * A one-time code for a sign-in past the account's attempts (identity.service.ts `login`): mailed
+ * when the right password came, stored as an HMAC under a server key (six digits would fall to an
+ * offline search of a plain hash), 15 minutes, 5 tries, used once. Codes still open all work, so a
+ * second request does not void the one the seller is typing.
+ */
+export const SignInCodeSchema = defineEntity({
+  name: 'SignInCode',
+  tableName: 'sign_in_code',
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    user: p
+      .manyToOne(UserSchema)
+      .ref()
+      .foreignKeyName('sign_in_code_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
+    codeHash: p.string().length(64),
+    attempts: p.integer().default(0),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+  }),
+});
+export type SignInCode = InferEntity<typeof SignInCodeSchema>;

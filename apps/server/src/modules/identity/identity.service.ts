@@ -1,28 +1,67 @@
 /**
  * Seller accounts: register, login, logout, password reset. Login costs the same scrypt
- * work whether or not the e-mail exists, and says the same thing when it fails.
+ * work whether or not the e-mail exists, and says the same thing when it fails. Past the
+ * account's sign-in attempts, the right password needs a code e-mailed to the account too; a
+ * reset mails its link after the answer; neither answer tells by its time whether the account
+ * exists or the password was right.
  */
 import type { TUser } from '@svc/schemas';
+import { afterAnswer } from '../../lib/after-answer.js';
+import {
+  deriveKey,
+  dummyPasswordHash,
+  hashPassword,
+  hmacHex,
+  randomDigits,
+  randomToken,
+  safeEqual,
+  sha256Hex,
+  verifyPassword,
+} from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
-import { dummyPasswordHash, hashPassword, randomToken, sha256Hex, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import type { RateLimitRule } from '../../lib/rate-limit.js';
 import { recordMail } from '../mail/outbox.js';
 import type { Context, ServiceContext } from '../request/context.js';
-import { enforceTighterLimit } from '../request/rate-limit.js';
-import { PasswordResetSchema, UserSchema, type User } from './identity.entities.js';
+import { promisedRemaining, setRateLimitHeaders } from '../request/rate-limit.js';
+import { PasswordResetSchema, SignInCodeSchema, UserSchema, type User } from './identity.entities.js';
+import { resetLinkMail, signInCodeMail } from './identity-mail.js';
+import { tryOpenSignInCodes } from './identity.repo.js';
 import { createSession, deleteSession, deleteSessionsOf, type IssuedSession } from './sessions.js';
 
 const RESET_TTL_MS = 60 * 60_000;
+const CODE_TTL_MS = 15 * 60_000;
+const MAX_CODE_ATTEMPTS = 5;
 
 /**
  * Sign-in attempts on one account, from whatever addresses they come (the route's own budget is
- * per address): guesses spread over many addresses still stop here, and then even the right
- * password waits for the window. A successful sign-in clears the account's window, so a seller
- * who signs in often never meets it. Keyed by the address's hash: no e-mail in Redis.
+ * per address): guesses spread over many addresses stop here. Past it, a sign-in needs the right
+ * password and a one-time code mailed to the account when the right password came
+ * (`sign_in_code_required`): every attempt without a code gets that answer, so a guesser learns
+ * nothing of the password, and the owner, who reads the account's mail, still gets in. A
+ * successful sign-in clears the account's window, so a seller who signs in often never meets it;
+ * so does a password reset. Keyed by the address's hash: no e-mail in Redis.
  */
 export const LOGIN_ATTEMPTS_PER_ACCOUNT: RateLimitRule = { name: 'auth.login.account', max: 10, windowMs: 15 * 60_000 };
+/** Sign-in codes mailed to one account: only the right password asks for one. */
+export const SIGN_IN_CODES_PER_ACCOUNT: RateLimitRule = { name: 'auth.login.code', max: 5, windowMs: 15 * 60_000 };
+/**
+ * Reset mails to one account, beside the route's 3 an hour per address: a request over it still
+ * answers 204 and mails nothing, so it reveals neither the account nor the budget.
+ */
+export const RESET_MAILS_PER_ACCOUNT: RateLimitRule = { name: 'auth.forgot.account', max: 3, windowMs: 60 * 60_000 };
 const accountKey = (email: string) => `account:${sha256Hex(email)}`;
+
+const codeHash = (ctx: ServiceContext, userId: string, code: string) =>
+  hmacHex(deriveKey(ctx.deps.config.encryptionKey, 'sign-in-code'), `${userId}:${code}`);
+
+/** The context of work done after the answer: its own EntityManager, nothing of the request's. */
+const workContext = (ctx: ServiceContext): ServiceContext => ({
+  deps: ctx.deps,
+  clock: ctx.clock,
+  livemode: ctx.livemode,
+  em: ctx.deps.orm.em.fork(),
+});
 
 export function toUserView(user: User): TUser {
   return { id: user.id, email: user.email, createdAt: user.createdAt.toISOString() };
@@ -56,14 +95,83 @@ export async function register(ctx: ServiceContext, input: { email: string; pass
 
 export async function login(
   ctx: ServiceContext & Pick<Context, 'answer'>,
-  input: { email: string; password: string },
+  input: { email: string; password: string; code?: string | undefined },
 ): Promise<SignedIn> {
-  await enforceTighterLimit(ctx, LOGIN_ATTEMPTS_PER_ACCOUNT, accountKey(input.email));
+  const key = accountKey(input.email);
+  const budget = await ctx.deps.limiter.hit(key, LOGIN_ATTEMPTS_PER_ACCOUNT, ctx.clock.now().getTime());
+  // The headers describe the tighter of the route's budget and the account's (Retry-After: when the
+  // password alone works again).
+  if (!budget.allowed || budget.remaining < promisedRemaining(ctx.answer))
+    setRateLimitHeaders(ctx.answer, LOGIN_ATTEMPTS_PER_ACCOUNT, budget);
   const user = await ctx.em.findOne(UserSchema, { email: input.email });
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()));
-  if (!user || !user.passwordHash || !ok) throw new AppError('unauthorized', 'Wrong e-mail or password.');
-  await ctx.deps.limiter.clear(accountKey(input.email), LOGIN_ATTEMPTS_PER_ACCOUNT);
-  return { user: toUserView(user), session: await createSession(ctx.em, ctx.clock, user) };
+  const owner = user?.passwordHash && ok ? user : undefined;
+  if (budget.allowed) {
+    if (!owner) throw new AppError('unauthorized', 'Wrong e-mail or password.');
+  } else if (input.code === undefined) {
+    // The code is written and mailed after the answer: its time is the same whatever the password.
+    if (owner) afterAnswer(ctx.deps.log, 'sign-in code mail', () => mailSignInCode(workContext(ctx), owner));
+    throw new AppError(
+      'sign_in_code_required',
+      'Too many sign-in attempts on this account. If the password is right, a sign-in code is on its way to the account’s e-mail address: enter it with the password.',
+    );
+  } else {
+    const used = await useSignInCode(ctx, user, owner !== undefined, input.code);
+    if (!owner || !used) throw new AppError('unauthorized', 'Wrong e-mail, password or code.');
+  }
+  await ctx.deps.limiter.clear(key, LOGIN_ATTEMPTS_PER_ACCOUNT);
+  return { user: toUserView(owner), session: await createSession(ctx.em, ctx.clock, owner) };
+}
+
+/**
+ * Mails a sign-in code to the account, within its budget of codes (a request over it mails
+ * nothing; the codes already sent still work). The code and its mail commit together.
+ */
+async function mailSignInCode(ctx: ServiceContext, user: User): Promise<void> {
+  const now = ctx.clock.now();
+  const budget = await ctx.deps.limiter.hit(accountKey(user.email), SIGN_IN_CODES_PER_ACCOUNT, now.getTime());
+  if (!budget.allowed) return;
+  const code = randomDigits(6);
+  await ctx.em.transactional(async (em) => {
+    // What is used or expired is of no more use: the account keeps only its open codes.
+    await em.nativeDelete(SignInCodeSchema, {
+      user: user.id,
+      $or: [{ usedAt: { $ne: null } }, { expiresAt: { $lte: now } }],
+    });
+    await em.insert(SignInCodeSchema, {
+      id: newId(),
+      user: user.id,
+      codeHash: codeHash(ctx, user.id, code),
+      attempts: 0,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+      usedAt: null,
+    });
+    await recordMail(em, ctx.deps, {
+      to: user.email,
+      ...signInCodeMail(code, `${ctx.deps.config.publicUrl}/dashboard/forgot-password`),
+    });
+  });
+}
+
+/**
+ * Whether `code` is one of the account's open codes (each allows MAX_CODE_ATTEMPTS tries), and
+ * uses it. A try counts only behind the right password (`counts`), so a guesser without it cannot
+ * wear out the owner's code; the statement that counts runs either way, and for any address
+ * (identity.repo.ts).
+ */
+async function useSignInCode(ctx: ServiceContext, user: User | null, counts: boolean, code: string): Promise<boolean> {
+  // An address with no account runs the statement too (it matches no row), as one without codes does.
+  const open = await tryOpenSignInCodes(ctx.em, user?.id ?? '', ctx.clock.now(), counts);
+  if (!counts || !user) return false;
+  const hash = codeHash(ctx, user.id, code);
+  const match = open.find((row) => row.attempts <= MAX_CODE_ATTEMPTS && safeEqual(row.code_hash, hash));
+  if (!match) return false;
+  // Single use: only the request that marks it used wins; signing in closes the account's other codes.
+  const used = await ctx.em.nativeUpdate(SignInCodeSchema, { id: match.id, usedAt: null }, { usedAt: ctx.clock.now() });
+  if (used !== 1) return false;
+  await ctx.em.nativeUpdate(SignInCodeSchema, { user: user.id, usedAt: null }, { usedAt: ctx.clock.now() });
+  return true;
 }
 
 export async function logout(ctx: ServiceContext, sessionToken: string): Promise<void> {
@@ -72,11 +180,23 @@ export async function logout(ctx: ServiceContext, sessionToken: string): Promise
 
 /**
  * Always succeeds from the caller's view; mails a reset link only when the account exists. The
- * link and its mail are written in one transaction and the mail is sent later by the mail sender
- * (modules/mail), so the answer neither waits for SMTP nor tells by its time that the account exists.
+ * answer does the same for every address: one hit of the address's budget of reset mails
+ * (RESET_MAILS_PER_ACCOUNT), nothing else. The lookup, the link and its mail (one transaction;
+ * the mail sender sends it later) come after the answer, so its time does not tell that the
+ * account exists.
  */
 export async function requestPasswordReset(ctx: ServiceContext, input: { email: string }): Promise<void> {
-  const user = await ctx.em.findOne(UserSchema, { email: input.email });
+  const budget = await ctx.deps.limiter.hit(
+    accountKey(input.email),
+    RESET_MAILS_PER_ACCOUNT,
+    ctx.clock.now().getTime(),
+  );
+  if (!budget.allowed) return;
+  afterAnswer(ctx.deps.log, 'password reset mail', () => mailResetLink(workContext(ctx), input.email));
+}
+
+async function mailResetLink(ctx: ServiceContext, email: string): Promise<void> {
+  const user = await ctx.em.findOne(UserSchema, { email });
   if (!user) return;
   const token = randomToken(32);
   const now = ctx.clock.now();
@@ -89,15 +209,15 @@ export async function requestPasswordReset(ctx: ServiceContext, input: { email: 
       expiresAt: new Date(now.getTime() + RESET_TTL_MS),
       usedAt: null,
     });
-    await recordMail(em, ctx.deps, {
-      to: user.email,
-      subject: 'Reset your svc password',
-      text: `Someone asked to reset the password of this account.\n\nTo choose a new one, open:\n${link}\n\nThe link works once, for one hour. If it was not you, ignore this e-mail.`,
-    });
+    await recordMail(em, ctx.deps, { to: user.email, ...resetLinkMail(link) });
   });
 }
 
-/** Sets the new password, burns the link, and signs every existing session out. */
+/**
+ * Sets the new password, burns the link, and signs every existing session out. The account's
+ * sign-in window empties and its open sign-in codes close: whoever guessed before the reset
+ * holds nothing back.
+ */
 export async function resetPassword(ctx: ServiceContext, input: { token: string; password: string }): Promise<void> {
   const now = ctx.clock.now();
   const reset = await ctx.em.findOne(
@@ -119,4 +239,6 @@ export async function resetPassword(ctx: ServiceContext, input: { token: string;
   user.updatedAt = now;
   await ctx.em.flush();
   await deleteSessionsOf(ctx.em, user.id);
+  await ctx.em.nativeUpdate(SignInCodeSchema, { user: user.id, usedAt: null }, { usedAt: now });
+  await ctx.deps.limiter.clear(accountKey(user.email), LOGIN_ATTEMPTS_PER_ACCOUNT);
 }
