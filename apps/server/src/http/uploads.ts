@@ -19,6 +19,7 @@ import {
 } from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
+import { servedMediaType, uploadedMediaType } from '../lib/storage.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
 import { productImageFile, uploadProductImage } from '../modules/catalog/images.service.js';
 import { deleteStoreLogo, LOGO_MAX_BYTES, uploadStoreLogo } from '../modules/catalog/logo.service.js';
@@ -143,7 +144,7 @@ export const productFileUploadRoute = plainRoute({
         storeId: ctx.params.storeId!,
         productId: ctx.params.productId!,
         name: part.filename,
-        contentType: part.mimetype,
+        contentType: uploadedMediaType(part.mimetype),
         stream: content,
       });
     });
@@ -199,7 +200,7 @@ export const paymentProofUploadRoute = plainRoute({
         orderId,
         token,
         name: part.filename,
-        contentType: part.mimetype,
+        contentType: uploadedMediaType(part.mimetype),
         stream: content,
       });
     });
@@ -240,7 +241,7 @@ export const paymentProofDownloadRoute = plainRoute({
   async handler(ctx, _request, reply) {
     const file = await paymentProofOf(ctx, ctx.params.storeId!, ctx.params.orderId!);
     return reply
-      .header('Content-Type', file.contentType)
+      .header('Content-Type', servedMediaType(file.contentType))
       .header('Content-Length', String(file.size))
       .header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`)
       .header('Cache-Control', 'private, no-store')
