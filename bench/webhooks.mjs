@@ -45,7 +45,15 @@ import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
 import { fixed, heading, ratioLine, seconds, table } from './lib/format.mjs';
 import { percentile } from './lib/load.mjs';
 import { memoryOf, spawnLogged, trackPeakRss } from './lib/proc.mjs';
-import { importDist, REDIS_URL, REPO_ROOT, SERVER_ENTRY, serviceNodeArgs, tempDir } from './lib/service.mjs';
+import {
+  importDist,
+  REDIS_URL,
+  REPO_ROOT,
+  SERVER_ENTRY,
+  serviceEnv,
+  serviceNodeArgs,
+  tempDir,
+} from './lib/service.mjs';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const LAG_EVENTS = Number(process.env.BENCH_WEBHOOK_LAG_EVENTS ?? 4_000);
@@ -648,7 +656,11 @@ export default {
     const redis = await redisClient();
     onCleanup(`delete Redis keys ${redisKeyPrefix}*`, () => deleteKeysUnder(redis, redisKeyPrefix));
     console.log(`database ${db.name}, Redis prefix ${redisKeyPrefix} (wake-up channel ${channel})`);
-    const env = (pollMs) => workerEnv({ db, encryptionKey, dataDir: workDir, redisKeyPrefix, pollMs });
+    const processEnv = await serviceEnv();
+    const env = (pollMs) => ({
+      ...processEnv,
+      ...workerEnv({ db, encryptionKey, dataDir: workDir, redisKeyPrefix, pollMs }),
+    });
 
     // 1. Schema: `svc migrate`, then the endpoint and the events, in SQL. Without REDIS_URL:
     // migrations do not use Redis, and with it this build's `svc migrate` never exits (the
