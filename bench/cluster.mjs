@@ -36,6 +36,7 @@ import {
   REDIS_URL,
   REPO_ROOT,
   SERVER_ENTRY,
+  serviceEnv,
   serviceNodeArgs,
   startService,
   tempDir,
@@ -144,6 +145,7 @@ export default {
       }),
     );
     const workerArgs = await serviceNodeArgs();
+    const workerProcessEnv = await serviceEnv();
     const workers = [1, 2].map((n) =>
       spawnLogged({
         label: `svc worker ${n}`,
@@ -159,6 +161,7 @@ export default {
           REDIS_URL,
           APP_ENCRYPTION_KEY: encryptionKey.toString('base64'),
           DATA_DIR: workDir,
+          ...workerProcessEnv,
           ...env,
         },
       }),

@@ -15,6 +15,7 @@ import cart from './cart.mjs';
 import checkout from './checkout.mjs';
 import cluster from './cluster.mjs';
 import dashboard from './dashboard.mjs';
+import imageMemory from './image-memory.mjs';
 import licenses from './licenses.mjs';
 import lighthouse from './lighthouse.mjs';
 import ordersPaging from './orders-paging.mjs';
@@ -39,6 +40,7 @@ const BENCHMARKS = [
   dashboard,
   storefront,
   lighthouse,
+  imageMemory,
   soak,
 ];
 

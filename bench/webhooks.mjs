@@ -39,7 +39,7 @@ import { check } from './lib/check.mjs';
 import { onCleanup } from './lib/cleanup.mjs';
 import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
 import { fixed, seconds } from './lib/format.mjs';
-import { importDist, REPO_ROOT, SERVER_ENTRY, tempDir } from './lib/service.mjs';
+import { importDist, REPO_ROOT, SERVER_ENTRY, serviceEnv, tempDir } from './lib/service.mjs';
 import { spawnChild, workerEnv } from './webhooks/children.mjs';
 import {
   DISPATCHER_PER_ENDPOINT,
@@ -75,7 +75,12 @@ export default {
     const redis = await redisClient();
     onCleanup(`delete Redis keys ${redisKeyPrefix}*`, () => deleteKeysUnder(redis, redisKeyPrefix));
     console.log(`database ${db.name}, Redis prefix ${redisKeyPrefix} (wake-up channel ${channel})`);
-    const env = (pollMs) => workerEnv({ db, encryptionKey, dataDir: workDir, redisKeyPrefix, pollMs });
+    // The service's process environment (PROCESS_ENV, as `npm start` sets it) under the worker's own.
+    const processEnv = await serviceEnv();
+    const env = (pollMs) => ({
+      ...processEnv,
+      ...workerEnv({ db, encryptionKey, dataDir: workDir, redisKeyPrefix, pollMs }),
+    });
 
     // 1. Schema: `svc migrate`, then the endpoint and the events, in SQL. Without REDIS_URL:
     // migrations do not use Redis, and with it this build's `svc migrate` never exits (the

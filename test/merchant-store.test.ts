@@ -2,11 +2,13 @@
  * Black-box: the store itself in the merchant API (#30 item 4, DESIGN §9.2): a key with
  * store:read reads the store and its look, one with store:write renames it, changes its
  * description and accent colour and uploads or removes its logo, through the services the
- * dashboard uses; the storefront serves the logo. Scopes, stores and the ceiling as for every
- * merchant route.
+ * dashboard uses; the storefront serves the logo, encoded again as product images are (no
+ * metadata, bounded pixels, nothing that does not decode). Scopes, stores and the ceiling as for
+ * every merchant route.
  */
-import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pngClaiming } from './support/pictures.js';
 import { addStaff, createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
@@ -44,9 +46,19 @@ async function errorOf(response: Response): Promise<{ status: number; code: stri
   return { status: response.status, code: body.code, paths: (body.issues ?? []).map((i) => i.path) };
 }
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(300)]);
+/** A small picture with some detail, so it is no trivial file. */
+const picture = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: '#2266aa' } }).composite([
+    {
+      input: {
+        create: { width: Math.ceil(width / 2), height: Math.ceil(height / 3), channels: 3, background: 'white' },
+      },
+    },
+  ]);
+let PNG: Buffer;
 
 beforeAll(async () => {
+  PNG = await picture(64, 48).png().toBuffer();
   server = await startServer();
   owner = await registerSeller(server.url);
   shop = await createStoreFor(owner, 'Look Shop');
@@ -144,7 +156,10 @@ describe('the store in the merchant API', () => {
     const served = await fetch(`${server.url}${logoUrl}`);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/png');
-    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+    // The same picture, encoded again.
+    const logo = Buffer.from(await served.arrayBuffer());
+    expect(await sharp(logo).metadata()).toMatchObject({ format: 'png', width: 64, height: 48 });
+    expect(Number(served.headers.get('content-length'))).toBe(logo.length);
 
     const removed = await fetch(`${server.url}/api/merchant/v1/stores/${shop.id}/logo`, {
       method: 'DELETE',
@@ -153,6 +168,50 @@ describe('the store in the merchant API', () => {
     expect(removed.status).toBe(204);
     expect((await (await call(keys.readOnly, 'GET', `/stores/${shop.id}`)).json()).logoUrl).toBeNull();
     expect((await fetch(`${server.url}${logoUrl}`)).status).toBe(404);
+  });
+
+  it('serves the logo encoded again: no EXIF (GPS, Artist), at most 512 px a side; refuses a cut-short or oversized picture', async () => {
+    const located = await picture(1200, 800)
+      .jpeg()
+      .withExif({
+        IFD0: { Artist: 'Jane Roe, 12 Hidden Lane', Copyright: 'Jane Roe' },
+        IFD3: {
+          GPSLatitudeRef: 'N',
+          GPSLatitude: '48/1 51/1 2976/100',
+          GPSLongitudeRef: 'E',
+          GPSLongitude: '2/1 21/1 780/100',
+        },
+      })
+      .toBuffer();
+    // Control: the upload does carry them (0x8825, little-endian: the EXIF pointer to the GPS fields).
+    expect(located.includes(Buffer.from('Jane Roe'))).toBe(true);
+    expect((await sharp(located).metadata()).exif!.includes(Buffer.from([0x25, 0x88]))).toBe(true);
+
+    const uploaded = await uploadLogo(keys.all, shop.id, located, 'image/jpeg');
+    expect(uploaded.status, await uploaded.clone().text()).toBe(200);
+    const served = await fetch(`${server.url}${(await uploaded.json()).logoUrl}`);
+    expect(served.headers.get('content-type')).toBe('image/jpeg');
+    const logo = Buffer.from(await served.arrayBuffer());
+    const meta = await sharp(logo).metadata();
+    expect(meta).toMatchObject({ format: 'jpeg', width: 512, height: 341 });
+    expect(meta.exif).toBeUndefined();
+    expect(logo.includes(Buffer.from('Jane Roe'))).toBe(false);
+    expect(logo.includes(Buffer.from('Exif'))).toBe(false);
+
+    const before = (await (await call(keys.readOnly, 'GET', `/stores/${shop.id}`)).json()).logoUrl;
+    // A PNG cut in half: its header is whole, its pixels are not.
+    const whole = await picture(300, 300).png().toBuffer();
+    const cut = await errorOf(await uploadLogo(keys.all, shop.id, whole.subarray(0, Math.floor(whole.length / 2))));
+    expect(cut).toMatchObject({ status: 415, code: 'unsupported_media_type' });
+    // 20000 × 20000 in a few hundred bytes: refused from its header, never decoded.
+    const huge = await uploadLogo(keys.all, shop.id, pngClaiming(20_000, 20_000));
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toEqual({
+      error: 'The logo may have at most 16777216 pixels (4096 × 4096); this one is 20000 × 20000.',
+      code: 'payload_too_large',
+    });
+    // Neither replaced the logo.
+    expect((await (await call(keys.readOnly, 'GET', `/stores/${shop.id}`)).json()).logoUrl).toBe(before);
   });
 
   it('answers 403 without the scope, for another store and above the ceiling; 401 without a key', async () => {

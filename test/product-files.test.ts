@@ -1,10 +1,16 @@
-/** Black-box: uploading, listing and deleting a product's downloadable files. */
+/**
+ * Black-box: uploading, listing and deleting a product's downloadable files; the media type a
+ * file is stored and served with (a Content-Type that cannot be sent back as a header is refused
+ * at upload, and one stored before that rule is served as application/octet-stream).
+ */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from './support/catalog.js';
+import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
@@ -25,7 +31,7 @@ function storedFiles(): string[] {
 }
 
 beforeAll(async () => {
-  server = await startServer({ FILE_MAX_BYTES: String(MAX), DATA_DIR: dataDir });
+  server = await startServer({ FILE_MAX_BYTES: String(MAX), DATA_DIR: dataDir, TEST_GATEWAY_SECRET });
   seller = await registerSeller(server.url);
   store = await createStoreFor(seller);
   product = await createProduct(seller, store.id, { name: 'E-book', deliveryMethods: ['downloadFiles'] });
@@ -152,5 +158,108 @@ describe('product files', () => {
       body: '{}',
     });
     expect(json.status).toBe(415);
+  });
+});
+
+/** A multipart body of one file part whose Content-Type header is `type`, byte for byte (FormData would clean it). */
+function rawPart(type: string, bytes: Buffer, name = 'scan.png'): { body: Buffer; contentType: string } {
+  const boundary = `svc${randomBytes(8).toString('hex')}`;
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: ${type}\r\n\r\n`;
+  return {
+    body: Buffer.concat([Buffer.from(head, 'latin1'), bytes, Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1')]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
+}
+
+describe('the media type of an upload', () => {
+  const post = (url: string, part: { body: Buffer; contentType: string }, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${url}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': part.contentType },
+      body: new Uint8Array(part.body),
+    });
+
+  it('refuses a Content-Type with a control character (415, our error body) on a product file and a payment proof, keeping nothing', async () => {
+    const before = storedFiles();
+    const files = `/api/dashboard/stores/${store.id}/products/${product.id}/files`;
+    const refused = await post(files, rawPart('image/png\x01', randomBytes(500)), {
+      cookie: seller.cookie,
+      'x-csrf-token': seller.csrfToken,
+    });
+    expect(refused.status).toBe(415);
+    expect(await refused.json()).toEqual({ error: expect.any(String), code: 'unsupported_media_type' });
+
+    const created = await fetch(`${server.url}/api/orders/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        storeId: store.id,
+        cart: [{ productId: product.id, quantity: 1 }],
+        email: 'p@example.test',
+      }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { order, checkoutToken } = await created.json();
+    const started = await fetch(`${server.url}/api/checkout/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ orderId: order.id, token: checkoutToken, paymentMethod: 'manual' }),
+    });
+    expect(started.status, await started.clone().text()).toBe(200);
+    const proof = `/api/orders/${order.id}/payment-proof?token=${checkoutToken}`;
+    for (const type of ['image/png\x01', 'image/png\x7f']) {
+      const response = await post(proof, rawPart(type, randomBytes(300)));
+      expect(response.status, JSON.stringify(type)).toBe(415);
+      expect((await response.json()).code).toBe('unsupported_media_type');
+    }
+    expect(storedFiles()).toEqual(before);
+    // A plain one is taken as sent.
+    const taken = await post(proof, rawPart('image/png', randomBytes(300)));
+    expect(taken.status, await taken.clone().text()).toBe(201);
+    expect((await taken.json()).proof.contentType).toBe('image/png');
+
+    // A proof stored with such a type before the check: the seller's download still works.
+    const db = new pg.Client({ connectionString: server.db.url });
+    await db.connect();
+    try {
+      await db.query('update file set content_type = $1 where order_id = $2', ['image/png\x01', order.id]);
+    } finally {
+      await db.end();
+    }
+    const download = await fetch(`${server.url}/api/dashboard/stores/${store.id}/orders/${order.id}/payment-proof`, {
+      headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+    });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+  });
+
+  it('serves a file whose stored type could not be a header as application/octet-stream, instead of failing', async () => {
+    const bad = await createProduct(seller, store.id, { name: 'Old upload', deliveryMethods: ['downloadFiles'] });
+    const bytes = randomBytes(1000);
+    const uploaded = await upload(seller, bytes, { productId: bad.id, name: 'old.png' });
+    expect(uploaded.status).toBe(201);
+    const file = await uploaded.json();
+    // As an upload stored before the check left it.
+    const db = new pg.Client({ connectionString: server.db.url });
+    await db.connect();
+    try {
+      await db.query('update file set content_type = $1 where id = $2', ['image/png\x01', file.id]);
+    } finally {
+      await db.end();
+    }
+    const created = await fetch(`${server.url}/api/orders/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ storeId: store.id, cart: [{ productId: bad.id, quantity: 1 }], email: 'o@example.test' }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { order, checkoutToken } = await created.json();
+    expect((await (await pay(server.url, { orderId: order.id, amount: order.price })).json()).outcome).toBe('settled');
+    const delivery = await (await fetch(`${server.url}/api/orders/${order.id}/delivery?token=${checkoutToken}`)).json();
+    const link = new URL(delivery.downloadFiles[0].url);
+    const download = await fetch(`${server.url}${link.pathname}${link.search}`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(bytes);
   });
 });

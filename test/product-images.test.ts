@@ -132,6 +132,30 @@ describe('product images', () => {
     expect(foreign.status).toBe(403);
   });
 
+  it('refuses a picture of more than 4096 × 4096 pixels with 413 though its file is small, and takes one of 4096 × 4096', async () => {
+    const product = await createProduct(seller, store.id, { name: 'Large pictures' });
+    // 6300 × 6300 (39.7 million pixels) in about 130 KB: what the outside probe sent 32 at a time.
+    const bomb = await sharp({ create: { width: 6300, height: 6300, channels: 3, background: '#ffffff' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
+    expect(bomb.length).toBeLessThan(200_000);
+    const refused = await upload(imagesPath(product.id), bomb, sessionAuth());
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toEqual({
+      error: 'The image may have at most 16777216 pixels (4096 × 4096); this one is 6300 × 6300.',
+      code: 'payload_too_large',
+    });
+    const largest = await upload(imagesPath(product.id), await picture(4096, 4096, 'png'), sessionAuth());
+    expect(largest.status, await largest.clone().text()).toBe(201);
+    const { images } = (await largest.json()) as { images: Image[] };
+    expect(images.map((i) => i.variants.map((v) => [v.width, v.height]))).toEqual([
+      [
+        [480, 480],
+        [960, 960],
+      ],
+    ]);
+  });
+
   it('reorders and removes images on the dashboard; a removed image is no longer served', async () => {
     const product = await createProduct(seller, store.id, { name: 'Reorder me' });
     for (const size of [100, 120, 140])

@@ -74,6 +74,12 @@ export async function serviceNodeArgs(extra = process.env.BENCH_SERVER_NODE_ARGS
   return [...NODE_FLAGS, ...(extra ?? '').split(/\s+/).filter(Boolean)];
 }
 
+/** The environment every svc process starts with (`PROCESS_ENV` of apps/server/src/node-flags.ts, as `npm start` sets it). */
+export async function serviceEnv() {
+  const { PROCESS_ENV } = await import(pathToFileURL(path.join(SERVER_DIST, 'node-flags.js')).href);
+  return { ...PROCESS_ENV };
+}
+
 /**
  * Starts `svc serve`; resolves once it logs `svc listening ...` with its port.
  *
@@ -113,6 +119,7 @@ export async function startService({
       // Lifts the per-key budget (300/min) so the load is not just 429s; the limiter still runs.
       MERCHANT_RATE_LIMIT_PER_MINUTE: '1000000000',
       REDIS_KEY_PREFIX: redisKeyPrefix,
+      ...(await serviceEnv()),
       ...env,
     },
     isReady: (line) =>

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-old-space-size=512
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-old-space-size=512
 /**
  * The `svc` command: `svc serve` (HTTP API, webhook dispatcher, mail sender, scheduled jobs), `svc
  * worker` (the webhook dispatcher and the mail sender; run as many as needed), `svc migrate` (apply migrations), and

@@ -1,5 +1,6 @@
 /** `GET /api/orders/{orderId}/files/{fileId}?expires=&sig=`: a signed, expiring file link from the delivery payload. */
 import { z } from 'zod';
+import { servedMediaType } from '../lib/storage.js';
 import { fileForLink } from '../modules/fulfilment/delivery.service.js';
 import { plainRoute } from './plain-route.js';
 
@@ -38,7 +39,7 @@ export const fileDownloadRoute = plainRoute({
       sig: String(ctx.query.sig ?? ''),
     });
     return reply
-      .header('Content-Type', file.contentType)
+      .header('Content-Type', servedMediaType(file.contentType))
       .header('Content-Length', String(file.size))
       .header(
         'Content-Disposition',

@@ -19,12 +19,13 @@ import {
 } from '@svc/schemas';
 import { AppError, invalidField } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
+import { servedMediaType, uploadedMediaType } from '../lib/storage.js';
 import { uploadProductFile } from '../modules/catalog/files.service.js';
 import { productImageFile, uploadProductImage } from '../modules/catalog/images.service.js';
-import { deleteStoreLogo, LOGO_MAX_BYTES, uploadStoreLogo } from '../modules/catalog/logo.service.js';
+import { deleteStoreLogo, LOGO_MAX_BYTES, LOGO_MAX_SIDE, uploadStoreLogo } from '../modules/catalog/logo.service.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { paymentProofOf, uploadPaymentProof } from '../modules/payments/proofs.service.js';
-import { plainRoute, type PlainRoute } from './plain-route.js';
+import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
 
 const ONE_PART = 'Send one part, named file, holding the file.';
 
@@ -113,6 +114,19 @@ async function withSoleFile<T>(
   }
 }
 
+/**
+ * Runs an upload that decodes a picture (a product image, a logo): when the image queue is full
+ * (503, modules/catalog/image-work.ts) the answer says to try again in a moment.
+ */
+async function decodingPicture<T>(ctx: PlainContext, upload: () => Promise<T>): Promise<T> {
+  try {
+    return await upload();
+  } catch (error) {
+    if (error instanceof AppError && error.appCode === 'service_unavailable') ctx.answer.headers['Retry-After'] = '2';
+    throw error;
+  }
+}
+
 export const productFileUploadRoute = plainRoute({
   name: 'catalog.uploadFile',
   method: 'POST',
@@ -143,7 +157,7 @@ export const productFileUploadRoute = plainRoute({
         storeId: ctx.params.storeId!,
         productId: ctx.params.productId!,
         name: part.filename,
-        contentType: part.mimetype,
+        contentType: uploadedMediaType(part.mimetype),
         stream: content,
       });
     });
@@ -199,7 +213,7 @@ export const paymentProofUploadRoute = plainRoute({
         orderId,
         token,
         name: part.filename,
-        contentType: part.mimetype,
+        contentType: uploadedMediaType(part.mimetype),
         stream: content,
       });
     });
@@ -240,7 +254,7 @@ export const paymentProofDownloadRoute = plainRoute({
   async handler(ctx, _request, reply) {
     const file = await paymentProofOf(ctx, ctx.params.storeId!, ctx.params.orderId!);
     return reply
-      .header('Content-Type', file.contentType)
+      .header('Content-Type', servedMediaType(file.contentType))
       .header('Content-Length', String(file.size))
       .header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`)
       .header('Cache-Control', 'private, no-store')
@@ -270,7 +284,7 @@ function storeLogoUploadRoute(surface: 'dashboard' | 'merchant'): PlainRoute {
     policy: { ...logoPolicy(surface), errors: ['payload_too_large', 'unsupported_media_type'] },
     openapi: {
       operationId: dashboard ? 'stores-uploadLogo' : 'stores-merchantUploadLogo',
-      summary: `Upload the store's logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES} bytes; multipart/form-data, one part named "file"); it replaces the old one`,
+      summary: `Upload the store's logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES} bytes and 4096 × 4096 pixels; multipart/form-data, one part named "file"); it replaces the old one, stored encoded again without its metadata, at most ${LOGO_MAX_SIDE} px a side`,
       tags: [dashboard ? 'dashboard' : 'merchant: store'],
       requestParams: { path: z.object({ storeId: z.string() }) },
       requestBody: { required: true, content: MULTIPART_FILE },
@@ -284,8 +298,10 @@ function storeLogoUploadRoute(surface: 'dashboard' | 'merchant'): PlainRoute {
     mapError: multipartError,
     async handler(ctx, request, reply) {
       if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the logo as multipart/form-data.');
-      const result = await withSoleFile(request, (_part, content) =>
-        uploadStoreLogo(ctx, { storeId: ctx.params.storeId!, stream: content }),
+      const result = await decodingPicture(ctx, () =>
+        withSoleFile(request, (_part, content) =>
+          uploadStoreLogo(ctx, { storeId: ctx.params.storeId!, stream: content }),
+        ),
       );
       return reply.send(result);
     },
@@ -341,7 +357,7 @@ function productImageUploadRoute(surface: 'dashboard' | 'merchant'): PlainRoute 
     },
     openapi: {
       operationId: dashboard ? 'catalog-uploadImage' : 'catalog-merchantUploadImage',
-      summary: `Add an image to a product (PNG, JPEG or WebP, at most ${PRODUCT_IMAGE_MAX_BYTES} bytes, at most ${PRODUCT_IMAGES_MAX} per product; multipart/form-data, one part named "file"); it is served as WebP 480 and 960 px wide`,
+      summary: `Add an image to a product (PNG, JPEG or WebP, at most ${PRODUCT_IMAGE_MAX_BYTES} bytes and 4096 × 4096 pixels, at most ${PRODUCT_IMAGES_MAX} per product; multipart/form-data, one part named "file"); it is served as WebP 480 and 960 px wide`,
       tags: [dashboard ? 'dashboard: products' : 'merchant: products'],
       requestParams: { path: z.object({ storeId: z.string(), productId: z.string() }) },
       requestBody: { required: true, content: MULTIPART_FILE },
@@ -356,8 +372,10 @@ function productImageUploadRoute(surface: 'dashboard' | 'merchant'): PlainRoute 
     async handler(ctx, request, reply) {
       if (!request.isMultipart())
         throw new AppError('unsupported_media_type', 'Send the image as multipart/form-data.');
-      const result = await withSoleFile(request, (_part, content) =>
-        uploadProductImage(ctx, { storeId: ctx.params.storeId!, productId: ctx.params.productId!, stream: content }),
+      const result = await decodingPicture(ctx, () =>
+        withSoleFile(request, (_part, content) =>
+          uploadProductImage(ctx, { storeId: ctx.params.storeId!, productId: ctx.params.productId!, stream: content }),
+        ),
       );
       return reply.code(201).send(result);
     },

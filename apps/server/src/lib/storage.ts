@@ -8,6 +8,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { AppError } from './errors.js';
 
 export class FileTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
@@ -25,6 +26,38 @@ export interface FileStorage {
   write(key: string, source: Readable, maxBytes: number): Promise<StoredObject>;
   read(key: string): Readable;
   remove(key: string): Promise<void>;
+}
+
+/**
+ * A media type as a `Content-Type` may carry it: `type/subtype`, then parameters, in printable
+ * ASCII. Anything else (a control character, a line break, a non-ASCII letter) cannot be sent
+ * back as a header: Node refuses it (`ERR_INVALID_CHAR`), and every download of the file failed.
+ */
+const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*;[\x20-\x7e\t]*)?$/;
+
+/** The longest media type kept with a file: longer ones are no type a browser knows. */
+export const MEDIA_TYPE_MAX = 100;
+
+/**
+ * The media type to store with an uploaded file, from what the client declared: the default for
+ * an empty one, 415 for one that could not be sent back as a header (see MEDIA_TYPE).
+ */
+export function uploadedMediaType(declared: string | undefined): string {
+  const type = (declared ?? '').trim();
+  if (type === '') return 'application/octet-stream';
+  if (!MEDIA_TYPE.test(type))
+    throw new AppError('unsupported_media_type', "The file's Content-Type is not a valid media type.");
+  if (type.length <= MEDIA_TYPE_MAX) return type;
+  // Too long with its parameters: the type alone, if that is short enough.
+  const bare = type.split(';')[0]!.trim();
+  if (bare.length > MEDIA_TYPE_MAX)
+    throw new AppError('unsupported_media_type', `A media type has at most ${MEDIA_TYPE_MAX} characters.`);
+  return bare;
+}
+
+/** The `Content-Type` to serve a stored file with: its own, or `application/octet-stream` for a value stored before it was checked. */
+export function servedMediaType(stored: string): string {
+  return stored.length <= MEDIA_TYPE_MAX && MEDIA_TYPE.test(stored) ? stored : 'application/octet-stream';
 }
 
 const KEY = /^[a-z0-9][a-z0-9/_-]{0,190}$/;

@@ -2,7 +2,7 @@
  * Product images (issue #30, DESIGN §9.2): at most PRODUCT_IMAGES_MAX per product, each a PNG,
  * JPEG or WebP of at most PRODUCT_IMAGE_MAX_BYTES, its type read from its first bytes as a
  * logo's is. At upload `sharp` makes WebP renditions 480 and 960 px wide (never wider than the
- * original) once; they are kept in the files' storage beside the original and served as they are,
+ * original) once, in its turn of the image queue (image-work.ts); they are kept in the files' storage beside the original and served as they are,
  * immutable, by the image's address. The product row's `images` column lists them in order; this
  * module is its one writer.
  */
@@ -16,13 +16,12 @@ import { FileTooLargeError } from '../../lib/storage.js';
 import type { ServiceContext } from '../request/context.js';
 import { ProductSchema, type Product, type ProductImageRecord } from './catalog.entities.js';
 import { selectImageStore } from './catalog.repo.js';
+import { DECODE, pictureSize, unreadable, withImageTurn, type SharpFactory } from './image-work.js';
 import { logoTypeOf } from './logo.service.js';
 import { findProduct } from './products.js';
 
 /** The renditions' widths; an original narrower than one gets its own width instead (no upscaling). */
 export const IMAGE_WIDTHS = [480, 960] as const;
-/** Larger than any photo a seller needs; refuses a small file that would decode into gigabytes. */
-const MAX_INPUT_PIXELS = 40_000_000;
 
 /** Where an image's original, or its rendition of a width, is kept. */
 function storageKeyOf(storeId: string, imageId: string, width?: number): string {
@@ -70,20 +69,27 @@ function full(): AppError {
   return new AppError('conflict', `A product has at most ${PRODUCT_IMAGES_MAX} images; remove one first.`);
 }
 
-/** The WebP renditions of an image: one per width of IMAGE_WIDTHS, none wider than the original. */
-async function renditions(original: Buffer): Promise<{ width: number; height: number; data: Buffer }[]> {
-  // Loaded on the first upload: the native library costs every process start (the CLI's too) otherwise.
-  const { default: sharp } = await import('sharp');
+/**
+ * The WebP renditions of an image, narrowest first: one per width of IMAGE_WIDTHS, none wider than
+ * the original. The original is decoded once, into the widest rendition's pixels, which the
+ * narrower ones are made from. 415 for what does not decode, 413 past the pixel cap (image-work.ts).
+ */
+async function renditions(
+  sharp: SharpFactory,
+  original: Buffer,
+): Promise<{ width: number; height: number; data: Buffer }[]> {
+  const size = await pictureSize(sharp, original, 'The image');
+  const widths = [...new Set(IMAGE_WIDTHS.map((w) => Math.min(w, size.shownWidth)))];
   try {
-    const meta = await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-    // EXIF orientations 5 to 8 turn the picture a quarter: its shown width is the stored height.
-    const shownWidth = (meta.orientation ?? 1) >= 5 ? meta.height : meta.width;
-    if (!shownWidth) throw new Error('no size');
-    const widths = [...new Set(IMAGE_WIDTHS.map((w) => Math.min(w, shownWidth)))];
+    const widest = await sharp(original, DECODE)
+      .rotate()
+      .resize({ width: widths[widths.length - 1]!, withoutEnlargement: true })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const raw = { raw: { width: widest.info.width, height: widest.info.height, channels: widest.info.channels } };
     const made = [];
     for (const width of widths) {
-      const { data, info } = await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS })
-        .rotate()
+      const { data, info } = await sharp(widest.data, raw)
         .resize({ width, withoutEnlargement: true })
         .webp({ quality: 80 })
         .toBuffer({ resolveWithObject: true });
@@ -91,14 +97,15 @@ async function renditions(original: Buffer): Promise<{ width: number; height: nu
     }
     return made;
   } catch {
-    throw new AppError('unsupported_media_type', 'The image could not be read: send a whole PNG, JPEG or WebP.');
+    throw unreadable('The image');
   }
 }
 
 /**
  * Adds an image after the product's others: 404 for a product not the store's, 409 when it has
- * PRODUCT_IMAGES_MAX already, 413 past PRODUCT_IMAGE_MAX_BYTES, 415 for anything but a PNG,
- * JPEG or WebP that decodes. A refused image leaves nothing in storage.
+ * PRODUCT_IMAGES_MAX already, 413 past PRODUCT_IMAGE_MAX_BYTES or the pixel cap, 415 for
+ * anything but a PNG, JPEG or WebP that decodes, 503 when too many images wait to be decoded
+ * (image-work.ts). A refused image leaves nothing in storage.
  */
 export async function uploadProductImage(
   ctx: ServiceContext,
@@ -120,11 +127,15 @@ export async function uploadProductImage(
         throw new AppError('payload_too_large', `An image may be at most ${PRODUCT_IMAGE_MAX_BYTES} bytes.`);
       throw error;
     }
-    const original = await bufferOf(ctx.deps.storage.read(originalKey));
-    const contentType = logoTypeOf(original.subarray(0, 12));
-    if (!contentType) throw new AppError('unsupported_media_type', 'An image is a PNG, JPEG or WebP.');
+    // Read and decoded in its turn: an upload waiting for one holds no more than its stored file.
+    const { contentType, made } = await withImageTurn(async (sharp) => {
+      const original = await bufferOf(ctx.deps.storage.read(originalKey));
+      const type = logoTypeOf(original.subarray(0, 12));
+      if (!type) throw new AppError('unsupported_media_type', 'An image is a PNG, JPEG or WebP.');
+      return { contentType: type, made: await renditions(sharp, original) };
+    });
     const variants = [];
-    for (const rendition of await renditions(original)) {
+    for (const rendition of made) {
       const key = storageKeyOf(input.storeId, id, rendition.width);
       written.push(key);
       await ctx.deps.storage.write(key, Readable.from([rendition.data]), rendition.data.length);
