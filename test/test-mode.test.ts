@@ -14,8 +14,9 @@
  * A parameter that names an object of neither mode (a member, shared by both) is listed with its
  * reason; a route with an unknown parameter fails the test, so a new route cannot be forgotten.
  *
- * Then a test checkout end to end: test product, test order, the test gateway, a test license
- * answered by the License API in test mode, and its events delivered to the test endpoint only.
+ * Then a test checkout end to end: test product, test order (the seller's side only: a stranger
+ * cannot order a test product), the test gateway, a test license answered by the License API in
+ * test mode, and its events delivered to the test endpoint only.
  */
 import { randomBytes } from 'node:crypto';
 import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
@@ -183,9 +184,14 @@ async function buildWorld(mode: Mode, price: number): Promise<World> {
   ids.deliveryId = (await ok(await dash(mode, 'POST', `${s}/webhooks/${ids.webhookId}/test`), 200, 'ping')).delivery.id;
 
   const buyer = uniqueEmail(`buyer-${tag}`);
+  // A test product is ordered by the seller's side only: here with the test key (as a theme's server would).
   const placed = async () => {
     const body = await ok(
-      await post('/api/orders/create', { storeId, cart: [{ productId: product.id, quantity: 1 }], email: buyer }),
+      await post(
+        '/api/orders/create',
+        { storeId, cart: [{ productId: product.id, quantity: 1 }], email: buyer },
+        mode === 'test' ? { authorization: `Bearer ${created.key}` } : {},
+      ),
       201,
       'order',
     );
@@ -566,13 +572,18 @@ describe('a test checkout end to end', () => {
       200,
       'stock',
     );
-    // The buyer's side: the public checkout takes the product's mode.
+    // The buyer's side: the public checkout takes the product's mode, for the seller's side only
+    // (the test key here; a browser would carry a preview token). A stranger cannot order it.
+    const cart = [{ productId: product.id, quantity: 1 }];
+    const stranger = await post('/api/v1/checkout', { shopId: storeId, cart, email: uniqueEmail('stranger') });
+    expect(stranger.status).toBe(400);
+    expect((await stranger.json()).code).toBe('product_unavailable');
     const checkout = await ok(
-      await post('/api/v1/checkout', {
-        shopId: storeId,
-        cart: [{ productId: product.id, quantity: 1 }],
-        email: uniqueEmail('e2e-buyer'),
-      }),
+      await post(
+        '/api/v1/checkout',
+        { shopId: storeId, cart, email: uniqueEmail('e2e-buyer') },
+        { authorization: `Bearer ${worlds.test.key}` },
+      ),
       200,
       'checkout',
     );

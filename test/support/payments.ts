@@ -41,17 +41,19 @@ export async function pay(baseUrl: string, n: TestNotification) {
 
 /**
  * One of `productId`, bought over HTTP as any buyer would (`/api/orders/create`, in the product's
- * mode) and paid through the test gateway: answers the paid order.
+ * mode) and paid through the test gateway: answers the paid order. A test product needs the
+ * seller's side: `testCredential`, a preview token or a test key of the store.
  */
 export async function paidOrder(
   baseUrl: string,
-  order: { storeId: string; productId: string; email?: string; ip?: string },
+  order: { storeId: string; productId: string; email?: string; ip?: string; testCredential?: string },
 ): Promise<{ id: string; orderId: string }> {
   const created = await fetch(`${baseUrl}/api/orders/create`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       'x-forwarded-for': order.ip ?? `198.51.100.${randomBytes(1)[0]}`,
+      ...(order.testCredential ? { authorization: `Bearer ${order.testCredential}` } : {}),
     },
     body: JSON.stringify({
       storeId: order.storeId,

@@ -16,7 +16,13 @@ const subdomain = root.dataset.subdomain!;
 const currency = root.dataset.currency!;
 /** `?mode=test` (DESIGN §9.3): the store's test products, in a cart of their own, and links that keep the mode. */
 const testMode = root.dataset.mode === 'test';
-const shop = createThemeClient({ baseUrl: location.origin, storeId, subdomain });
+// A test page hands over the preview token that lets the API calls see the test products.
+const shop = createThemeClient({
+  baseUrl: location.origin,
+  storeId,
+  subdomain,
+  ...(testMode && root.dataset.preview ? { previewToken: root.dataset.preview } : {}),
+});
 // One cart per store and mode: a cart that mixed live and test products would be refused (mixed_modes).
 const STORAGE_KEY = testMode ? `svc-cart:${storeId}:test` : `svc-cart:${storeId}`;
 const withMode = (path: string) => (testMode ? `${path}?mode=test` : path);
