@@ -29,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { insertOrders } from './support/orders.js';
 import { buy, pay, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { previewToken } from './support/preview.js';
 import { createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 import { startSmtpListener } from './support/smtp.js';
@@ -343,11 +344,30 @@ describe('theme client', () => {
     await expect(theme.orders.delivery({ orderId, token: 'x'.repeat(43) })).rejects.toBeInstanceOf(SvcPermissionError);
   });
 
-  it("shows the store's test products to a client made with mode test, and only to it", async () => {
+  it("shows the store's test products to a client made with mode test and the store's preview token, and only to it", async () => {
     const testProduct = await createProduct(seller, store.id, { name: 'SDK Test Teapot', price: 5 }, 'test');
     const live = createThemeClient({ baseUrl: server.url, subdomain: store.subdomain });
-    const test = createThemeClient({ baseUrl: server.url, subdomain: store.subdomain, mode: 'test' });
+    const test = createThemeClient({
+      baseUrl: server.url,
+      subdomain: store.subdomain,
+      mode: 'test',
+      previewToken: await previewToken(seller, store.id),
+    });
     expect([live.mode, test.mode]).toEqual(['live', 'test']);
+    // Without the token, test mode is the seller's: the live store, and a test product is unknown.
+    const stranger = createThemeClient({ baseUrl: server.url, subdomain: store.subdomain, mode: 'test' });
+    expect((await stranger.products()).map((p) => p.id)).not.toContain(testProduct.id);
+    expect((await stranger.cart.get([{ productId: testProduct.id, quantity: 1 }])).removed).toEqual([
+      { productId: testProduct.id, reason: 'unknown_product' },
+    ]);
+    // A token that no longer opens it is a typed 401.
+    const expired = createThemeClient({
+      baseUrl: server.url,
+      subdomain: store.subdomain,
+      mode: 'test',
+      previewToken: `svc_preview_${store.id}.1000000000.${'0'.repeat(64)}`,
+    });
+    await expect(expired.products()).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
 
     const testFront = await test.storefront();
     expect(testFront.products.map((p) => p.id)).toEqual([testProduct.id]);

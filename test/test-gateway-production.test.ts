@@ -7,13 +7,16 @@
  * Live orders with real gateways are unchanged.
  *
  * Test products are made as a seller makes them with the dashboard's Test mode on (X-Svc-Mode:
- * test); an order takes its products' mode.
+ * test); an order takes its products' mode. Only the seller's side orders them (here a preview
+ * token of the store): a stranger gets the live store and nothing of a test product, so the test
+ * gateway's free settlement never hands out a test product's goods.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
 import { notify, signedNotification, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { bearer, previewToken } from './support/preview.js';
 import { createStoreFor, dashboard, registerSeller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
@@ -24,12 +27,14 @@ let bare: Awaited<ReturnType<typeof startServer>>;
 let db: pg.Client;
 let store: { id: string; subdomain: string };
 let liveProduct: { id: string };
-let testProduct: { id: string };
+let testProduct: { id: string; slug: string };
+/** The store's preview token: the seller's side, which test orders need. */
+let preview: string;
 
-const post = (path: string, body: unknown, base = server.url) =>
+const post = (path: string, body: unknown, base = server.url, headers: Record<string, string> = {}) =>
   fetch(`${base}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
 
@@ -41,7 +46,8 @@ const payOnPage = (orderId: string, token: string, base = server.url) =>
     redirect: 'manual',
   });
 
-async function pendingOrder(productId: string, base = server.url, shopId = store.id) {
+/** A pending order of one product; `credential` (a preview token) for a test product. */
+async function pendingOrder(productId: string, credential?: string, base = server.url, shopId = store.id) {
   const response = await post(
     '/api/v1/checkout',
     {
@@ -50,6 +56,7 @@ async function pendingOrder(productId: string, base = server.url, shopId = store
       email: `buyer-${randomBytes(4).toString('hex')}@example.test`,
     },
     base,
+    credential ? bearer(credential) : {},
   );
   expect(response.status, await response.clone().text()).toBe(200);
   const { url, orderId } = await response.json();
@@ -89,6 +96,7 @@ beforeAll(async () => {
     Array.from({ length: 5 }, () => `T-${randomBytes(4).toString('hex')}`),
     'test',
   );
+  preview = await previewToken(seller, store.id);
 });
 afterAll(async () => {
   await db?.end();
@@ -97,7 +105,7 @@ afterAll(async () => {
 
 describe('a test order in production', () => {
   it('is settled on the test gateway’s page, and its key delivered', async () => {
-    const { orderId, token } = await pendingOrder(testProduct.id);
+    const { orderId, token } = await pendingOrder(testProduct.id, preview);
     expect((await orderRow(orderId)).livemode).toBe(false);
     const start = await post('/api/checkout/start', { orderId, token, paymentMethod: 'test' });
     expect(start.status, await start.clone().text()).toBe(200);
@@ -113,7 +121,7 @@ describe('a test order in production', () => {
   });
 
   it('is settled by a notification signed with TEST_GATEWAY_SECRET', async () => {
-    const { orderId, token } = await pendingOrder(testProduct.id);
+    const { orderId, token } = await pendingOrder(testProduct.id, preview);
     expect((await post('/api/checkout/start', { orderId, token, paymentMethod: 'test' })).status).toBe(200);
     const response = await notify(server.url, signedNotification({ orderId, amount: 9.99 }));
     expect(response.status, await response.clone().text()).toBe(200);
@@ -122,7 +130,7 @@ describe('a test order in production', () => {
   });
 
   it('is refused by a real gateway (Stripe without a test key); manual says to send no money', async () => {
-    const { orderId, token } = await pendingOrder(testProduct.id);
+    const { orderId, token } = await pendingOrder(testProduct.id, preview);
     const session = await fetch(`${server.url}/api/checkout/session`, {
       headers: { cookie: `svc_checkout=${orderId}.${token}` },
     });
@@ -136,6 +144,39 @@ describe('a test order in production', () => {
     expect(manual.status, await manual.clone().text()).toBe(200);
     expect((await manual.json()).instructions).toMatch(/^This is a test order: send no money\./);
     expect(await orderRow(orderId)).toMatchObject({ status: 'pending', payment_method: 'manual' });
+  });
+});
+
+describe('a stranger in production', () => {
+  it('gets the live store for mode=test and cannot order a test product, so never reaches its goods', async () => {
+    const page = await (await fetch(`${server.url}/s/${store.subdomain}?mode=test`)).text();
+    expect(page).toContain('Live key');
+    expect(page).not.toContain('Test key');
+    expect(page).not.toContain('Test mode');
+    expect((await fetch(`${server.url}/s/${store.subdomain}/products/${testProduct.slug}?mode=test`)).status).toBe(404);
+    const catalog = await (
+      await fetch(`${server.url}/api/stores/by-subdomain/${store.subdomain}/products?mode=test`)
+    ).json();
+    expect(catalog.products.map((p: { id: string }) => p.id)).toEqual([liveProduct.id]);
+    const cart = [{ productId: testProduct.id, quantity: 1 }];
+    for (const [path, body] of [
+      ['/api/v1/checkout', { shopId: store.id, cart, email: 'stranger@example.test' }],
+      ['/api/orders/create', { storeId: store.id, cart, email: 'stranger@example.test' }],
+    ] as const) {
+      const refused = await post(path, body);
+      expect(refused.status, path).toBe(400);
+      expect((await refused.json()).code, path).toBe('product_unavailable');
+    }
+    const { rows } = await db.query('select count(*)::int as n from "order" where store_id = $1 and not livemode', [
+      store.id,
+    ]);
+    // Only the seller's own test orders (the tests above, each with the preview token).
+    const before = rows[0].n as number;
+    expect((await post('/api/orders/create', { storeId: store.id, cart, email: 's@example.test' })).status).toBe(400);
+    const after = await db.query('select count(*)::int as n from "order" where store_id = $1 and not livemode', [
+      store.id,
+    ]);
+    expect(after.rows[0].n).toBe(before);
   });
 });
 
@@ -196,7 +237,7 @@ describe('production without TEST_GATEWAY_SECRET', () => {
         { name: 'Test file', deliveryMethods: ['manualDelivery'] },
         'test',
       );
-      const { orderId, token } = await pendingOrder(product.id, bare.url, shop.id);
+      const { orderId, token } = await pendingOrder(product.id, await previewToken(seller, shop.id), bare.url, shop.id);
       // The store offers only `manual`: a test order is offered the test gateway all the same.
       const start = await post('/api/checkout/start', { orderId, token, paymentMethod: 'test' }, bare.url);
       expect(start.status, await start.clone().text()).toBe(200);

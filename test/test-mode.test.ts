@@ -14,8 +14,9 @@
  * A parameter that names an object of neither mode (a member, shared by both) is listed with its
  * reason; a route with an unknown parameter fails the test, so a new route cannot be forgotten.
  *
- * Then a test checkout end to end: test product, test order, the test gateway, a test license
- * answered by the License API in test mode, and its events delivered to the test endpoint only.
+ * Then a test checkout end to end: test product, test order (the seller's side only: a stranger
+ * cannot order a test product), the test gateway, a test license answered by the License API in
+ * test mode, and its events delivered to the test endpoint only.
  */
 import { randomBytes } from 'node:crypto';
 import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
@@ -23,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAIN_ROUTES } from '../apps/server/src/http/plain-routes.js';
 import { appRouter } from '../apps/server/src/api/app-router.js';
 import { routeTable, type RouteEntry } from '../apps/server/src/api/route-table.js';
-import { buy, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { buy, pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { clientIp, registerSeller, uniqueEmail, createStoreFor, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 import { sweep } from './support/sweep.js';
@@ -183,15 +184,26 @@ async function buildWorld(mode: Mode, price: number): Promise<World> {
   ids.deliveryId = (await ok(await dash(mode, 'POST', `${s}/webhooks/${ids.webhookId}/test`), 200, 'ping')).delivery.id;
 
   const buyer = uniqueEmail(`buyer-${tag}`);
+  // A test product is ordered by the seller's side only: here with the test key (as a theme's server would).
   const placed = async () => {
     const body = await ok(
-      await post('/api/orders/create', { storeId, cart: [{ productId: product.id, quantity: 1 }], email: buyer }),
+      await post(
+        '/api/orders/create',
+        { storeId, cart: [{ productId: product.id, quantity: 1 }], email: buyer },
+        mode === 'test' ? { authorization: `Bearer ${created.key}` } : {},
+      ),
       201,
       'order',
     );
     return { id: body.order.id as string, token: body.checkoutToken as string };
   };
-  const paid = await buy(server.url, { storeId, productId: product.id, email: buyer });
+  // A test product is bought only with the store's own credential beside the request (its test key).
+  const paid = await buy(server.url, {
+    storeId,
+    productId: product.id,
+    email: buyer,
+    headers: mode === 'test' ? { authorization: `Bearer ${created.key}` } : {},
+  });
   expect(paid.price).toBe(price);
   const pending = await placed();
   await ok(
@@ -566,10 +578,24 @@ describe('a test checkout end to end', () => {
       200,
       'stock',
     );
-    // The buyer's side: the public checkout takes the product's mode.
-    const bought = await buy(server.url, { storeId, productId: product.id, email: uniqueEmail('e2e-buyer') });
-    const { id: orderId, token } = bought;
-    expect(bought.price).toBe(3);
+    // The buyer's side: the public checkout takes the product's mode, for the seller's side only
+    // (the test key here; a browser would carry a preview token). A stranger cannot order it.
+    const cart = [{ productId: product.id, quantity: 1 }];
+    const stranger = await post('/api/v1/checkout', { shopId: storeId, cart, email: uniqueEmail('stranger') });
+    expect(stranger.status).toBe(400);
+    expect((await stranger.json()).code).toBe('product_unavailable');
+    const checkout = await ok(
+      await post(
+        '/api/v1/checkout',
+        { shopId: storeId, cart, email: uniqueEmail('e2e-buyer') },
+        { authorization: `Bearer ${worlds.test.key}` },
+      ),
+      200,
+      'checkout',
+    );
+    const orderId = checkout.orderId as string;
+    const token = new URL(checkout.url as string).searchParams.get('token')!;
+    await ok(await pay(server.url, { orderId, amount: 3 }), 200, 'test payment');
     const order = await ok(
       await fetch(`${server.url}/api/merchant/v1/stores/${storeId}/orders/${orderId}`, {
         headers: { authorization: `Bearer ${worlds.test.key}` },

@@ -14,6 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../support/catalog.js';
 import { buy } from '../support/payments.js';
+import { previewToken } from '../support/preview.js';
 import { type Seller } from '../support/seller.js';
 import { dashboardPagePerTest, expectAccessible, signInThroughUi, storeUrl } from './dashboard-support.js';
 import { createShop, launchChromium, screenshots, startPageServer } from './support.js';
@@ -128,8 +129,9 @@ describe('dashboard test mode', () => {
     // The list cached before the creation may show until its refetch lands.
     await expect.poll(listedProducts, { timeout: 10_000 }).toEqual([expect.stringContaining('Test Teapot')]);
 
-    // Bought: a test order, counted on Home in test mode.
-    await buy(server.url, { storeId: shop.store.id, productId: productId });
+    // Bought: a test order (by the seller's side: a preview token), counted on Home in test mode.
+    const preview = await previewToken(shop.seller, shop.store.id);
+    await buy(server.url, { storeId: shop.store.id, productId, headers: { authorization: `Bearer ${preview}` } });
     await goTo('Home');
     await expect.poll(ordersToday, { timeout: 10_000 }).toBe('1');
     await expectAccessible(page, 'Home in test mode');
@@ -143,10 +145,32 @@ describe('dashboard test mode', () => {
     await banner().waitFor();
     expect(await modeSwitch().isChecked()).toBe(true);
     expect(await ordersToday()).toBe('1');
-    // `View store` opens the storefront of the mode: its test products.
-    expect(await page.getByRole('link', { name: 'View store' }).getAttribute('href')).toBe(
-      `/s/${shop.store.subdomain}?mode=test`,
-    );
+    // `View store` opens the storefront of the mode: its test products, with a preview token in
+    // the link, which opens them in a browser without this session too (a colleague's).
+    const viewStore = page.getByRole('link', { name: 'View store' });
+    await expect
+      .poll(() => viewStore.getAttribute('href'))
+      .toMatch(new RegExp(`^/s/${shop.store.subdomain}\\?mode=test&preview=svc_preview_`));
+    const elsewhere = await browser.newContext();
+    try {
+      const tab = await elsewhere.newPage();
+      await tab.goto(`${server.url}${(await viewStore.getAttribute('href'))!}`);
+      expect(tab.url()).toBe(`${server.url}/s/${shop.store.subdomain}?mode=test`);
+      await tab.getByRole('complementary', { name: 'Test mode' }).waitFor();
+      await tab.getByRole('link', { name: 'Test Teapot' }).waitFor();
+      // Without the token, the same address in that browser is the live store.
+      const stranger = await browser.newContext();
+      try {
+        const strangerTab = await stranger.newPage();
+        await strangerTab.goto(`${server.url}/s/${shop.store.subdomain}?mode=test`);
+        await strangerTab.getByRole('link', { name: 'Live Lantern' }).waitFor();
+        expect(await strangerTab.getByRole('link', { name: 'Test Teapot' }).count()).toBe(0);
+      } finally {
+        await stranger.close();
+      }
+    } finally {
+      await elsewhere.close();
+    }
     const other = await page.context().newPage();
     try {
       await other.goto(storeUrl(server.url, shop.store.id, '/products'));
@@ -269,10 +293,14 @@ describe('dashboard test mode', () => {
     expect(made.status, await made.clone().text()).toBe(201);
     const product = (await made.json()) as { id: string; livemode: boolean };
     expect(product.livemode).toBe(false);
-    // The buyer checks out, chooses the manual transfer and sends the proof.
+    // The buyer (the seller's side, with the store's preview token) checks out, chooses the manual
+    // transfer and sends the proof.
     const checkout = await fetch(`${server.url}/api/v1/checkout`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${await previewToken(shop.seller, shop.store.id)}`,
+      },
       body: JSON.stringify({
         shopId: shop.store.id,
         cart: [{ productId: product.id, quantity: 1 }],

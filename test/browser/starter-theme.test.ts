@@ -15,6 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../support/catalog.js';
+import { previewToken } from '../support/preview.js';
 import { dashboard } from '../support/seller.js';
 import { REPO_ROOT } from '../support/server.js';
 import { expectAccessible } from './dashboard-support.js';
@@ -46,7 +47,7 @@ let outDir: string;
 
 /** `vite build` of the theme with its two settings, as a theme builder runs it, into `outDir`. */
 async function buildTheme(
-  settings: { VITE_SVC_URL: string; VITE_STORE: string; VITE_SVC_MODE?: string },
+  settings: { VITE_SVC_URL: string; VITE_STORE: string; VITE_SVC_MODE?: string; VITE_SVC_PREVIEW_TOKEN?: string },
   outDir: string,
 ): Promise<void> {
   // Vite reads VITE_* from the environment (over any .env file): the theme's own configuration path.
@@ -54,6 +55,7 @@ async function buildTheme(
     VITE_SVC_URL: process.env.VITE_SVC_URL,
     VITE_STORE: process.env.VITE_STORE,
     VITE_SVC_MODE: process.env.VITE_SVC_MODE,
+    VITE_SVC_PREVIEW_TOKEN: process.env.VITE_SVC_PREVIEW_TOKEN,
   };
   Object.assign(process.env, settings);
   try {
@@ -196,12 +198,18 @@ describe('the starter theme, built and served from another origin', () => {
     await page.getByText('Your cart is empty.').waitFor();
   });
 
-  it("built with VITE_SVC_MODE=test, shows the store's test products under a Test mode banner, with a cart of its own", async () => {
+  it("built with VITE_SVC_MODE=test and a preview token, shows the store's test products under a Test mode banner, with a cart of its own", async () => {
     const testDir = mkdtempSync(path.join(tmpdir(), 'svc-starter-theme-test-'));
+    const strangerDir = mkdtempSync(path.join(tmpdir(), 'svc-starter-theme-stranger-'));
     let testSite: { url: string; stop: () => Promise<void> } | undefined;
+    let strangerSite: { url: string; stop: () => Promise<void> } | undefined;
     try {
-      await buildTheme({ VITE_SVC_URL: server.url, VITE_STORE: shop.store.subdomain, VITE_SVC_MODE: 'test' }, testDir);
+      const theme = { VITE_SVC_URL: server.url, VITE_STORE: shop.store.subdomain, VITE_SVC_MODE: 'test' };
+      await buildTheme({ ...theme, VITE_SVC_PREVIEW_TOKEN: await previewToken(shop.seller, shop.store.id) }, testDir);
+      // The same test build without the token: what anyone could build against the store.
+      await buildTheme(theme, strangerDir);
       testSite = await serveStatic(testDir);
+      strangerSite = await serveStatic(strangerDir);
       const product = await createProduct(
         shop.seller,
         shop.store.id,
@@ -229,9 +237,15 @@ describe('the starter theme, built and served from another origin', () => {
       await page.getByRole('link', { name: 'Live Lamp' }).waitFor();
       expect(await page.getByText('Test Teapot').count()).toBe(0);
       expect(await page.getByRole('complementary', { name: 'Test mode' }).count()).toBe(0);
+      // A test build without the seller's preview token gets the live products from svc: never the test ones.
+      await page.goto(`${strangerSite.url}/`);
+      await page.getByRole('link', { name: 'Live Lamp' }).waitFor();
+      expect(await page.getByText('Test Teapot').count()).toBe(0);
     } finally {
       await testSite?.stop();
+      await strangerSite?.stop();
       rmSync(testDir, { recursive: true, force: true });
+      rmSync(strangerDir, { recursive: true, force: true });
     }
   });
 

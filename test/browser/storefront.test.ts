@@ -3,13 +3,16 @@
  * adds two to the cart, applies a coupon, checks out, pays with the test gateway and lands on
  * the delivery page with their keys. No CSP violation and nothing from another origin on the
  * way (pagePerTest checks); screenshots at 360 and 1280 px go to test/.screenshots/. And the same
- * in test mode (`?mode=test`): the banner, the mode kept from store to cart, a test cart of its own.
+ * in test mode (`?mode=test`), opened as the dashboard's View store link opens it (with the store's
+ * preview token): the banner, the mode kept from store to cart, a test cart of its own; a stranger's
+ * browser at the same address gets the live store.
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importKeys } from '../support/catalog.js';
+import { previewToken } from '../support/preview.js';
 import { dashboard } from '../support/seller.js';
 import {
   createProduct,
@@ -152,7 +155,16 @@ describe('a buyer on the hosted storefront in test mode', () => {
     await importKeys(shop.seller, shop.store.id, product.id, keys, 'test');
     await keyProduct(shop, ['LIVE-1111-AAAA'], { name: 'Live Racer', price: 6 });
 
+    // A stranger's browser at the test address: the live store, no banner, no test product.
     await page.goto(`${server.url}/s/${shop.store.subdomain}?mode=test`);
+    await page.getByRole('link', { name: 'Live Racer' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Trial Racer' }).count()).toBe(0);
+    expect(await page.getByRole('complementary', { name: 'Test mode' }).count()).toBe(0);
+
+    // The dashboard's View store link: the preview token once, then the svc_preview cookie.
+    const token = await previewToken(shop.seller, shop.store.id);
+    await page.goto(`${server.url}/s/${shop.store.subdomain}?mode=test&preview=${encodeURIComponent(token)}`);
+    expect(page.url()).toBe(`${server.url}/s/${shop.store.subdomain}?mode=test`);
     await page.getByRole('complementary', { name: 'Test mode' }).waitFor();
     expect(await page.getByRole('link', { name: 'Live Racer' }).count()).toBe(0);
     expect(await lowContrastText(page)).toEqual([]);

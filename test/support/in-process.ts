@@ -79,6 +79,7 @@ export function requestContext(base: ServiceContext, opts: RequestOptions = {}):
         checkout: undefined,
         idempotencyKey: undefined,
         mode: undefined,
+        preview: undefined,
         ...opts.credentials,
       },
     },

@@ -27,8 +27,12 @@ export function configured(): boolean {
  * `VITE_SVC_MODE=test`: the store's test products (made with a test key or the dashboard's Test
  * mode), under a Test mode banner, while the theme is built and tried. Their orders are test
  * orders: the test gateway settles them and no money moves. Anything else: the live store.
+ * Test products are the seller's: svc shows them only with `VITE_SVC_PREVIEW_TOKEN`, a preview
+ * token of the store (an hour long; the README says where to get one). It opens nothing but the
+ * store's test mode, so it may be baked into a test build; never put an API key here.
  */
 export const mode: 'live' | 'test' = import.meta.env.VITE_SVC_MODE === 'test' ? 'test' : 'live';
+const previewToken = mode === 'test' ? import.meta.env.VITE_SVC_PREVIEW_TOKEN || undefined : undefined;
 
 /**
  * The theme client; `shop.cart` is the buyer's cart, product ids and quantities in localStorage
@@ -40,6 +44,7 @@ export const shop = createThemeClient({
   baseUrl: baseUrl || 'http://localhost',
   subdomain: subdomain || 'unset',
   mode,
+  previewToken,
 });
 
 type Child = Node | string | null | false | undefined;

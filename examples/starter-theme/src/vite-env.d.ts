@@ -8,6 +8,8 @@ interface ImportMetaEnv {
   readonly VITE_STORE?: string;
   /** `test` for the store's test products (test mode); live otherwise */
   readonly VITE_SVC_MODE?: string;
+  /** With `VITE_SVC_MODE=test`: a preview token of the store (`svc_preview_…`), which test products need */
+  readonly VITE_SVC_PREVIEW_TOKEN?: string;
 }
 
 interface ImportMeta {

@@ -193,10 +193,10 @@ export type TPublicProduct = z.infer<typeof ZPublicProduct>;
 export const ZSubdomainInput = z.strictObject({ subdomain: z.string().min(1).max(63) });
 /** The public catalog of a store: its live products, or with `mode=test` its test products (test mode, DESIGN §9.3). */
 export const ZStorefrontInput = ZSubdomainInput.extend({
-  mode: z
-    .enum(['live', 'test'])
-    .optional()
-    .meta({ description: "`test`: the store's test products (a theme under development); live by default" }),
+  mode: z.enum(['live', 'test']).optional().meta({
+    description:
+      "`test`: the store's test products (a theme under development), for the store's seller only: `Authorization: Bearer` with a test key (`sk_test_…`) or a preview token of the store; anyone else gets the live products. Live by default",
+  }),
 });
 export const ZPublicProductList = z.object({ products: z.array(ZPublicProduct) });
 export const ZStorefront = z.object({ store: ZStorePublic, products: z.array(ZPublicProduct) });

@@ -103,6 +103,17 @@ export const ZCreateStoreInput = z.strictObject({
 
 export const ZStoreIdInput = z.strictObject({ storeId: ZId });
 
+/** A preview token of a store's test mode (stores.previewToken): what lets a browser see and buy its test products. */
+export const ZStorePreview = z.object({
+  token: z.string().meta({
+    description:
+      '`svc_preview_…`: send it as `Authorization: Bearer` on the theme API (catalog with `mode=test`, cart, checkout), or open the storefront with `?mode=test&preview=<token>`. It opens nothing else.',
+  }),
+  expiresAt: ZTimestamp,
+  url: z.string().meta({ description: "The storefront's test mode with this token: the dashboard's View store link" }),
+});
+export type TStorePreview = z.infer<typeof ZStorePreview>;
+
 export const ZUpdateStoreInput = z.strictObject({
   storeId: ZId,
   name: ZSingleLine(100).optional(),

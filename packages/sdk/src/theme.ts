@@ -41,7 +41,8 @@ export type ThemeClientOptions = ClientOptions &
     /**
      * `test`: the storefront and the product listing show the store's test products (a theme
      * under development, DESIGN §9.3); carts, orders and payments take their products' mode.
-     * Live by default.
+     * Live by default. Test products are the seller's: pass `previewToken` too, else the store
+     * answers with its live products.
      */
     mode?: 'live' | 'test' | undefined;
     /**
@@ -50,6 +51,14 @@ export type ThemeClientOptions = ClientOptions &
      * `localStorage` (a server): in memory, for as long as the client lives.
      */
     cartStorage?: CartStorage | null | undefined;
+    /**
+     * A preview token of the store (`svc_preview_…`, an hour long: the dashboard's `View store` in
+     * test mode, or `GET /api/dashboard/stores/{storeId}/preview-token`), sent as
+     * `Authorization: Bearer` with every call: it lets this client see and buy the store's test
+     * products. Not a secret key: it opens nothing else. A theme's own server may pass a test key
+     * (`sk_test_…`) here instead; never put a key in a browser.
+     */
+    previewToken?: string | undefined;
   };
 
 export type {
@@ -80,7 +89,9 @@ export type ThemeClient = ReturnType<typeof createThemeClient>;
 
 export function createThemeClient(options: ThemeClientOptions) {
   if (!options.storeId && !options.subdomain) throw new TypeError('Pass the store: storeId, subdomain, or both.');
-  const transport = createTransport(options);
+  const transport = createTransport(
+    options.previewToken ? { ...options, headers: { authorization: `Bearer ${options.previewToken}` } } : options,
+  );
   const read = { type: 'query', retry: 'safe' } as const;
   const safeWrite = { type: 'mutation', retry: 'safe' } as const;
   const once = { type: 'mutation', retry: 'rate-limit-only' } as const;

@@ -18,7 +18,14 @@ const subdomain = root.dataset.subdomain!;
 const currency = root.dataset.currency!;
 /** `?mode=test`: the store's test products, in a cart of their own, and links that keep the mode. */
 const testMode = root.dataset.mode === 'test';
-const shop = createThemeClient({ baseUrl: location.origin, storeId, subdomain, mode: testMode ? 'test' : 'live' });
+// A test page hands over the preview token that lets the API calls see the test products.
+const shop = createThemeClient({
+  baseUrl: location.origin,
+  storeId,
+  subdomain,
+  mode: testMode ? 'test' : 'live',
+  ...(testMode && root.dataset.preview ? { previewToken: root.dataset.preview } : {}),
+});
 const withMode = (path: string) => (testMode ? `${path}?mode=test` : path);
 
 type Child = Node | string | null | false;

@@ -25,7 +25,8 @@ const EXPOSED = [
   'RateLimit-Policy',
   'Idempotent-Replayed',
 ];
-const ALLOWED_HEADERS = ['content-type', 'idempotency-key', 'x-request-id', 'trpc-accept'];
+// authorization: a theme's preview token (test mode, modules/access/test-mode.ts); no cookie rides on open CORS.
+const ALLOWED_HEADERS = ['content-type', 'idempotency-key', 'x-request-id', 'trpc-accept', 'authorization'];
 const COMMON: FastifyCorsOptions = {
   methods: ['GET', 'POST', 'OPTIONS'],
   allowedHeaders: ALLOWED_HEADERS,

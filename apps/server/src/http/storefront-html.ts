@@ -19,6 +19,8 @@ export type StorefrontStore = TStorePublic & {
    * no indexing, and every link and form keeps the mode.
    */
   testMode?: boolean;
+  /** On a test-mode cart page: the preview token its module sends with its API calls (access/test-mode.ts). */
+  previewToken?: string;
 };
 
 export interface StorefrontDocument {
@@ -306,7 +308,7 @@ ${unavailable ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, produc
 
 export function cartPage(publicUrl: string, store: StorefrontStore): RenderedPage {
   const body = `<h1>Your cart</h1>
-<div id="cart" data-store-id="${escapeHtml(store.id)}" data-subdomain="${escapeHtml(store.subdomain)}" data-currency="${escapeHtml(store.currency)}"${store.testMode ? ' data-mode="test"' : ''}>
+<div id="cart" data-store-id="${escapeHtml(store.id)}" data-subdomain="${escapeHtml(store.subdomain)}" data-currency="${escapeHtml(store.currency)}"${store.testMode ? ` data-mode="test" data-preview="${escapeHtml(store.previewToken ?? '')}"` : ''}>
 <p class="status" role="status">Loading your cart…</p>
 <noscript><p>The cart needs JavaScript. <a href="${withMode(store, storePath(store))}">Back to the store</a></p></noscript>
 </div>`;

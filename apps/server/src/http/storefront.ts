@@ -9,9 +9,11 @@
  * its products' updated_at and which products are sold out) joined to the fingerprint of this
  * code and its assets, so a 304 costs that one statement and a new release changes every ETag.
  *
- * `?mode=test` (DESIGN §9.3) shows the store's test products under a `Test mode` banner: the
- * page's context is a test context, so the version, the page and the product read that mode only,
- * and the ETag names the mode (a test change never changes a live ETag, nor the other way round).
+ * `?mode=test` (DESIGN §9.3) shows the store's test products under a `Test mode` banner, to the
+ * seller's side only (a preview token or a member's session, access/test-mode.ts; anyone else
+ * gets the live page): the page's context is a test context, so the version, the page and the
+ * product read that mode only, and the ETag names the mode (a test change never changes a live
+ * ETag, nor the other way round). Test pages are `private`: they depend on the browser's cookies.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -26,6 +28,8 @@ import {
   storefrontVersion,
 } from '../modules/catalog/catalog.service.js';
 import { storeLogo } from '../modules/catalog/logo.service.js';
+import { pageTestModeAccess } from '../modules/access/test-mode.js';
+import { checkPreviewToken, setPreviewCookie } from '../modules/stores/preview-token.js';
 import { toPublicStore } from '../modules/stores/stores.service.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { ifNoneMatchHas } from './etag.js';
@@ -84,18 +88,48 @@ function pageNumber(value: string | undefined): number {
   return value && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : 1;
 }
 
+/** How a page shows the store: live, or its test products with the token the cart module sends. */
+type PageMode = { testMode: false } | { testMode: true; previewToken: string };
+const LIVE: PageMode = { testMode: false };
+
 /**
- * The page's mode from `?mode=`: `test` shows the store's test products; anything else is live.
- * Set on the context before any read, so every finder the page calls takes it.
+ * The page's mode: `?mode=test` shows the store's test products to the seller's side (the
+ * svc_preview cookie's token, or a member's session: pageTestModeAccess), the live store to anyone
+ * else; anything but `test` is live. Set on the context before any read, so every finder the page
+ * calls takes it. Undefined when the answer is sent already: a page opened with `?preview=<token>`
+ * (the dashboard's View store link) keeps a valid token in the svc_preview cookie, for the store's
+ * pages only, and answers 303 to its own address without it (so the token leaves the address bar
+ * and the history).
  */
-function readMode(ctx: PlainContext): boolean {
-  ctx.livemode = ctx.query.mode !== 'test';
-  return !ctx.livemode;
+async function readMode(
+  ctx: PlainContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<PageMode | undefined> {
+  ctx.livemode = true;
+  const preview = ctx.query.preview;
+  if (preview === undefined && ctx.query.mode !== 'test') return LIVE;
+  const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
+  if (preview !== undefined) {
+    const check = checkPreviewToken(ctx, preview, store.id);
+    if (check.ok) setPreviewCookie(ctx, store.subdomain, preview, check.expiresAt);
+    const address = new URL(request.url, 'http://page');
+    address.searchParams.delete('preview');
+    await reply.redirect(`${address.pathname}${address.search}`, 303);
+    return undefined;
+  }
+  const access = await pageTestModeAccess(ctx, store.id);
+  if (!access.allowed) return LIVE;
+  ctx.livemode = false;
+  return { testMode: true, previewToken: access.token };
 }
 
 /** The store as a page of this mode shows it. */
-const shownStore = (store: TStorePublic, testMode: boolean): StorefrontStore =>
-  testMode ? { ...store, testMode } : store;
+const shownStore = (store: TStorePublic, mode: PageMode): StorefrontStore =>
+  mode.testMode ? { ...store, ...mode } : store;
+
+/** A page of the store's test products depends on the browser's cookies: no shared cache keeps it. */
+const cacheControl = (ctx: PlainContext) => (ctx.livemode ? 'no-cache' : 'private, no-cache');
 
 /** Same rule as pages.ts's account page: anything else is no store's subdomain. */
 const SUBDOMAIN = /^[a-z0-9-]{1,63}$/;
@@ -109,13 +143,19 @@ function sendUnavailable(reply: FastifyReply): FastifyReply {
     .send(unavailablePage());
 }
 
-function sendRendered(reply: FastifyReply, page: RenderedPage, etag: string | undefined, status = 200): FastifyReply {
+function sendRendered(
+  ctx: PlainContext,
+  reply: FastifyReply,
+  page: RenderedPage,
+  etag: string | undefined,
+  status = 200,
+): FastifyReply {
   const csp = page.styleHash ? PAGE_CSP.replace("style-src 'self'", `style-src 'self' ${page.styleHash}`) : PAGE_CSP;
   if (etag) reply.header('ETag', etag);
   return reply
     .code(status)
     .header('Content-Security-Policy', csp)
-    .header('Cache-Control', 'no-cache')
+    .header('Cache-Control', cacheControl(ctx))
     .type('text/html; charset=utf-8')
     .send(page.html);
 }
@@ -129,13 +169,18 @@ async function revalidate(
   request: FastifyRequest,
   reply: FastifyReply,
   page: string,
+  mode: PageMode,
   productId?: string,
 ): Promise<string | undefined> {
   const version = await storefrontVersion(ctx, { subdomain: ctx.params.subdomain!, productId });
   if (!version) return undefined;
-  const etag = `"${version}.${RELEASE}.${page}${ctx.livemode ? '' : '.test'}"`;
+  // A test page names its mode, and the cart page the token its module sends (a new one is a new page).
+  const test = mode.testMode
+    ? `.test.${createHash('sha256').update(mode.previewToken).digest('base64url').slice(0, 8)}`
+    : '';
+  const etag = `"${version}.${RELEASE}.${page}${test}"`;
   if (ifNoneMatchHas(request.headers['if-none-match'], etag)) {
-    await reply.code(304).header('ETag', etag).header('Cache-Control', 'no-cache').send();
+    await reply.code(304).header('ETag', etag).header('Cache-Control', cacheControl(ctx)).send();
   }
   return etag;
 }
@@ -188,19 +233,20 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     path: '/s/{subdomain}',
     async handler(ctx, request, reply) {
       if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
-      const testMode = readMode(ctx);
+      const mode = await readMode(ctx, request, reply);
+      if (!mode) return reply;
       // `?page=N` (from 1): each page its own address, canonical and ETag; anything else is page 1.
       const page = pageNumber(ctx.query.page);
-      const etag = await revalidate(ctx, request, reply, page === 1 ? 'store' : `store-p${page}`);
+      const etag = await revalidate(ctx, request, reply, page === 1 ? 'store' : `store-p${page}`, mode);
       if (!etag) return sendUnavailable(reply);
       if (reply.sent) return reply;
       const shown = await storefrontPage(ctx, { subdomain: ctx.params.subdomain!, page });
-      const store = shownStore(shown.store, testMode);
+      const store = shownStore(shown.store, mode);
       if (shown.products.length === 0 && page > 1) {
         const path = `/s/${store.subdomain}?page=${page}`;
-        return sendRendered(reply, missingPage(ctx.deps.config.publicUrl, store, path), undefined, 404);
+        return sendRendered(ctx, reply, missingPage(ctx.deps.config.publicUrl, store, path), undefined, 404);
       }
-      return sendRendered(reply, storePage(ctx.deps.config.publicUrl, store, shown.products, shown), etag);
+      return sendRendered(ctx, reply, storePage(ctx.deps.config.publicUrl, store, shown.products, shown), etag);
     },
   }),
   page({
@@ -208,18 +254,19 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     path: '/s/{subdomain}/products/{productId}',
     async handler(ctx, request, reply) {
       if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
-      const testMode = readMode(ctx);
+      const mode = await readMode(ctx, request, reply);
+      if (!mode) return reply;
       const productId = ctx.params.productId!;
-      const etag = await revalidate(ctx, request, reply, 'product', productId);
+      const etag = await revalidate(ctx, request, reply, 'product', mode, productId);
       if (reply.sent) return reply;
       const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
-      const view = shownStore(toPublicStore(store), testMode);
+      const view = shownStore(toPublicStore(store), mode);
       if (!etag) {
         const path = `/s/${store.subdomain}/products/${encodeURIComponent(productId)}`;
-        return sendRendered(reply, missingProductPage(ctx.deps.config.publicUrl, view, path), undefined, 404);
+        return sendRendered(ctx, reply, missingProductPage(ctx.deps.config.publicUrl, view, path), undefined, 404);
       }
       const product = await publicProduct(ctx, store, { productId });
-      return sendRendered(reply, productPage(ctx.deps.config.publicUrl, view, product), etag);
+      return sendRendered(ctx, reply, productPage(ctx.deps.config.publicUrl, view, product), etag);
     },
   }),
   page({
@@ -227,12 +274,18 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     path: '/s/{subdomain}/cart',
     async handler(ctx, request, reply) {
       if (!SUBDOMAIN.test(ctx.params.subdomain!.toLowerCase())) return sendUnavailable(reply);
-      const testMode = readMode(ctx);
-      const etag = await revalidate(ctx, request, reply, 'cart');
+      const mode = await readMode(ctx, request, reply);
+      if (!mode) return reply;
+      const etag = await revalidate(ctx, request, reply, 'cart', mode);
       if (!etag) return sendUnavailable(reply);
       if (reply.sent) return reply;
       const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
-      return sendRendered(reply, cartPage(ctx.deps.config.publicUrl, shownStore(toPublicStore(store), testMode)), etag);
+      return sendRendered(
+        ctx,
+        reply,
+        cartPage(ctx.deps.config.publicUrl, shownStore(toPublicStore(store), mode)),
+        etag,
+      );
     },
   }),
 ];

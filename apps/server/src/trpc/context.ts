@@ -13,6 +13,7 @@ import { viaTrustedProxy } from '../lib/trust-proxy.js';
 import { CHECKOUT_COOKIE, parseCheckoutCookie } from '../modules/orders/checkout-cookie.js';
 import { CUSTOMER_COOKIE } from '../modules/customers/customer-cookie.js';
 import { SESSION_COOKIE } from '../modules/identity/session-cookie.js';
+import { PREVIEW_COOKIE } from '../modules/stores/preview-token.js';
 import type { CallerInfo, Context } from '../modules/request/context.js';
 
 declare module 'fastify' {
@@ -43,6 +44,7 @@ export function resolveCaller(deps: AppDeps, req: FastifyRequest): CallerInfo {
       checkout: parseCheckoutCookie(cookies[CHECKOUT_COOKIE]),
       idempotencyKey: headers['idempotency-key'],
       mode: header(headers['x-svc-mode']),
+      preview: cookies[PREVIEW_COOKIE] || undefined,
     },
   };
 }

@@ -32,14 +32,14 @@ import {
 import {
   createProduct,
   deleteProduct,
-  findSellingStore,
   getProduct,
   listProductPage,
   listProducts,
-  publicProducts,
   storefront,
+  storeProducts,
   updateProduct,
 } from '../../modules/catalog/catalog.service.js';
+import { testModeAccess } from '../../modules/access/test-mode.js';
 import { deleteProductFile, listProductFiles } from '../../modules/catalog/files.service.js';
 import { deleteProductImage, reorderProductImages } from '../../modules/catalog/images.service.js';
 import { deleteKey, listKeys, listMerchantKeys } from '../../modules/catalog/key-store.js';
@@ -239,15 +239,12 @@ export const catalogRouter = router({
         tags: publicTags,
         summary: 'A store and its active products',
       },
-      errors: ['not_found', 'store_banned'],
+      // unauthorized: a credential (test key, preview token) that does not open the store's test mode.
+      errors: ['not_found', 'store_banned', 'unauthorized'],
     })
     .input(ZStorefrontInput)
     .output(ZStorefront)
-    .query(({ ctx, input }) => {
-      // A public call's mode is the one it asks for (test mode, DESIGN §9.3).
-      ctx.livemode = input.mode !== 'test';
-      return storefront(ctx, input.subdomain);
-    }),
+    .query(({ ctx, input }) => storefront(ctx, input, testModeAccess(ctx))),
 
   products: publicProcedure
     .meta({
@@ -257,12 +254,9 @@ export const catalogRouter = router({
         tags: publicTags,
         summary: "A store's active products",
       },
-      errors: ['not_found', 'store_banned'],
+      errors: ['not_found', 'store_banned', 'unauthorized'],
     })
     .input(ZStorefrontInput)
     .output(ZPublicProductList)
-    .query(async ({ ctx, input }) => {
-      ctx.livemode = input.mode !== 'test';
-      return { products: await publicProducts(ctx, await findSellingStore(ctx.em, input.subdomain, 'subdomain')) };
-    }),
+    .query(({ ctx, input }) => storeProducts(ctx, input, testModeAccess(ctx))),
 });

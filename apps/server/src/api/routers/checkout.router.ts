@@ -17,6 +17,7 @@ import { buyerCountry } from '../../lib/geo.js';
 import type { Context } from '../../modules/request/context.js';
 import { replayable } from '../../trpc/idempotency.middleware.js';
 import { publicProcedure, router } from '../../trpc/procedures.js';
+import { testModeAccess } from '../../modules/access/test-mode.js';
 import { hydrateCart } from '../../modules/catalog/cart.service.js';
 import { setCheckoutCookie } from '../../modules/orders/checkout-cookie.js';
 import { orderForToken } from '../../modules/orders/orders.service.js';
@@ -33,12 +34,19 @@ const buyerTags = ['buyer'];
 const MINUTE = 60_000;
 
 function buyerOf(ctx: Context): BuyerContext {
-  return { ip: ctx.caller.ip, userAgent: ctx.caller.userAgent, country: buyerCountry(ctx.caller) };
+  return {
+    ip: ctx.caller.ip,
+    userAgent: ctx.caller.userAgent,
+    country: buyerCountry(ctx.caller),
+    testMode: testModeAccess(ctx),
+  };
 }
 
 /** What creating an order can refuse (checkout, embed, orders/create). */
 const ORDER_ERRORS: TErrorCode[] = [
   'not_found',
+  // A credential (test key, preview token) that does not open the store's test mode.
+  'unauthorized',
   'store_banned',
   'cart_empty',
   'mixed_modes',
@@ -61,11 +69,11 @@ export const checkoutRouter = router({
   cart: publicProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/cart', tags: theme, summary: 'Normalise and price a cart' },
-      errors: ['not_found', 'store_banned', 'mixed_modes'],
+      errors: ['not_found', 'store_banned', 'mixed_modes', 'unauthorized'],
     })
     .input(ZCartQuery)
     .output(ZCartResult)
-    .query(({ ctx, input }) => hydrateCart(ctx, input)),
+    .query(({ ctx, input }) => hydrateCart(ctx, input, testModeAccess(ctx))),
 
   checkout: publicProcedure
     .meta({

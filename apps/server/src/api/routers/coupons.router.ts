@@ -20,6 +20,7 @@ import {
   storeProcedure,
   type ResourceSurface,
 } from '../../trpc/procedures.js';
+import { testModeAccess } from '../../modules/access/test-mode.js';
 import {
   createCoupon,
   deleteCoupon,
@@ -103,9 +104,10 @@ export const couponsRouter = router({
         summary: 'Whether a code works in a store, and its discount on a cart',
       },
       rateLimit: { name: 'coupons.validate', max: 20, windowMs: 60_000 },
-      errors: ['not_found', 'store_banned'],
+      // unauthorized: a credential (test key, preview token) that does not open the store's test mode.
+      errors: ['not_found', 'store_banned', 'unauthorized'],
     })
     .input(ZValidateCouponInput)
     .output(ZCouponValidation)
-    .mutation(({ ctx, input }) => validateCoupon(ctx, input)),
+    .mutation(({ ctx, input }) => validateCoupon(ctx, input, testModeAccess(ctx))),
 });

@@ -10,12 +10,14 @@ import {
   ZStoreIdInput,
   ZStoreList,
   ZStoreLookupInput,
+  ZStorePreview,
   ZStorePublic,
   ZUpdateMemberInput,
   ZUpdateStoreInput,
 } from '@svc/schemas';
 import { z } from 'zod';
 import { merchantProcedure, publicProcedure, router, sessionProcedure, storeProcedure } from '../../trpc/procedures.js';
+import { storePreview } from '../../modules/stores/preview-token.js';
 import {
   addMember,
   createStore,
@@ -70,6 +72,21 @@ export const storesRouter = router({
     .input(z.strictObject({}).optional())
     .output(ZStoreList)
     .query(async ({ ctx }) => ({ stores: await listStores(ctx, ctx.user) })),
+
+  previewToken: storeProcedure()
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/preview-token',
+        tags: dashboard,
+        summary:
+          "A preview token of the store's test mode, for an hour: the storefront and the theme API show its bearer the store's test products",
+      },
+      errors: [],
+    })
+    .input(ZStoreIdInput)
+    .output(ZStorePreview)
+    .query(({ ctx, input }) => storePreview(ctx, input)),
 
   get: storeProcedure()
     .meta({

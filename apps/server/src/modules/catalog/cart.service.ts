@@ -3,6 +3,8 @@
  * merged, unknown or unpurchasable products set aside with a reason, quantities held to
  * the product's minimum, maximum and key stock, and every price from the database. A cart is of
  * one mode (test mode, DESIGN §9.3): its products' mode; a cart that mixes modes is 400 mixed_modes.
+ * Test products count only for a caller that may see the store's test mode (access/test-mode.ts):
+ * for anyone else they are unknown products, as an id that names nothing is.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TCartLine, TCartResult } from '@svc/schemas';
@@ -10,6 +12,7 @@ import { ZCart } from '@svc/schemas';
 import { AppError, zodIssues } from '../../lib/errors.js';
 import { readJsonField } from '../../lib/input-limits.js';
 import { minorToAmount } from '../../lib/money.js';
+import type { TestModeAccess } from '../access/test-mode.js';
 import type { ServiceContext } from '../request/context.js';
 import type { Product } from './catalog.entities.js';
 import { selectCartProducts } from './catalog.repo.js';
@@ -84,9 +87,14 @@ export async function normaliseCart(
   em: EntityManager,
   store: Pick<SellingStoreRef, 'id'>,
   lines: TCartLine[],
+  testMode: TestModeAccess,
 ): Promise<NormalisedCart> {
   const merged = merge(lines);
   const { products: byId, stock } = await cartProducts(em, store.id, [...merged.keys()]);
+  const hasTest = [...byId.values()].some((product) => !product.livemode);
+  if (hasTest && !(await testMode(store.id))) {
+    for (const [id, product] of byId) if (!product.livemode) byId.delete(id);
+  }
   const modes = new Set([...byId.values()].map((product) => product.livemode));
   if (modes.size > 1) throw new AppError('mixed_modes', 'The cart mixes test-mode and live products.');
   const out: NormalisedCart = { livemode: modes.has(false) ? false : true, lines: [], removed: [], adjusted: [] };
@@ -140,8 +148,12 @@ export function cartResult(store: SellingStoreRef, cart: NormalisedCart): TCartR
   };
 }
 
-/** `GET /api/v1/cart`: the cart arrives as JSON in the query string. */
-export async function hydrateCart(ctx: ServiceContext, input: { storeId: string; cart: string }): Promise<TCartResult> {
+/** `GET /api/v1/cart`: the cart arrives as JSON in the query string; test products only for `testMode`'s callers. */
+export async function hydrateCart(
+  ctx: ServiceContext,
+  input: { storeId: string; cart: string },
+  testMode: TestModeAccess,
+): Promise<TCartResult> {
   const parsed = ZCart.safeParse(readJsonField('cart', input.cart));
   if (!parsed.success) {
     throw new AppError('validation_failed', 'The request is not valid.', {
@@ -154,5 +166,5 @@ export async function hydrateCart(ctx: ServiceContext, input: { storeId: string;
   // Two prepared reads and no entity: the root EntityManager's pool, without forking a unit of work.
   const em = ctx.deps.orm.em;
   const store = await findSellingStoreRef(em, input.storeId);
-  return cartResult(store, await normaliseCart(em, store, parsed.data));
+  return cartResult(store, await normaliseCart(em, store, parsed.data, testMode));
 }

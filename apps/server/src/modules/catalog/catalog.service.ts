@@ -17,6 +17,7 @@ import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
+import type { TestModeAccess } from '../access/test-mode.js';
 import type { ServiceContext } from '../request/context.js';
 import { recordEvent } from '../events/outbox.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
@@ -321,9 +322,38 @@ export async function publicProducts(ctx: ServiceContext, store: Store): Promise
   return products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null)));
 }
 
-export async function storefront(ctx: ServiceContext, subdomain: string) {
-  const store = await findSellingStore(ctx.em, subdomain, 'subdomain');
+/**
+ * The store of a public catalog read, in the mode it shows: `mode=test` shows the test products
+ * to a caller `testMode` lets see them (the seller's side, access/test-mode.ts), the live ones to
+ * anyone else. Sets the context's mode before any product is read.
+ */
+async function shownStore(
+  ctx: ServiceContext,
+  input: { subdomain: string; mode?: 'live' | 'test' | undefined },
+  testMode: TestModeAccess,
+): Promise<Store> {
+  const store = await findSellingStore(ctx.em, input.subdomain, 'subdomain');
+  ctx.livemode = !(input.mode === 'test' && (await testMode(store.id)));
+  return store;
+}
+
+/** The store and its active products, of the mode shown (shownStore). */
+export async function storefront(
+  ctx: ServiceContext,
+  input: { subdomain: string; mode?: 'live' | 'test' | undefined },
+  testMode: TestModeAccess,
+) {
+  const store = await shownStore(ctx, input, testMode);
   return { store: toPublicStore(store), products: await publicProducts(ctx, store) };
+}
+
+/** The store's active products, of the mode shown (shownStore). */
+export async function storeProducts(
+  ctx: ServiceContext,
+  input: { subdomain: string; mode?: 'live' | 'test' | undefined },
+  testMode: TestModeAccess,
+): Promise<{ products: TPublicProduct[] }> {
+  return { products: await publicProducts(ctx, await shownStore(ctx, input, testMode)) };
 }
 
 /** Products on one page of the hosted store page: any page of a 1,000-product store stays within its 30 KB. */

@@ -21,6 +21,7 @@ import { ordersCreated } from '../../lib/metrics.js';
 import { newId } from '../../lib/ids.js';
 import { minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../request/context.js';
+import { NO_TEST_MODE, type TestModeAccess } from '../access/test-mode.js';
 import { blacklistMatches } from '../blacklist/blacklist.service.js';
 import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
@@ -47,6 +48,8 @@ export interface BuyerContext {
   ip: string;
   userAgent: string | undefined;
   country: string;
+  /** Whether the buyer may see and buy the store's test products (the seller's side); no one when absent. */
+  testMode?: TestModeAccess;
 }
 
 export interface CreateOrderRequest {
@@ -67,9 +70,10 @@ async function sellableLines(
   em: EntityManager,
   store: SellingStoreRef,
   cart: TCartLine[],
+  testMode: TestModeAccess,
 ): Promise<{ livemode: boolean; lines: NormalisedLine[] }> {
   if (cart.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
-  const normalised = await normaliseCart(em, store, cart);
+  const normalised = await normaliseCart(em, store, cart, testMode);
   const refused = normalised.removed.find((r) => r.reason !== 'out_of_stock');
   if (refused) throw new AppError('product_unavailable', `Product ${refused.productId} cannot be bought.`);
   const sold = [
@@ -212,7 +216,8 @@ export async function createOrder(
   const store = await findSellingStoreRef(ctx.em, request.store);
   const email = request.email ?? undefined;
   // The order is of its products' mode (test mode, DESIGN §9.3), and so are the blacklist and coupon it meets.
-  const { livemode, lines } = await sellableLines(ctx.em, store, request.cart);
+  // Test products only for a buyer who may see the store's test mode: to anyone else they are unknown.
+  const { livemode, lines } = await sellableLines(ctx.em, store, request.cart, buyer.testMode ?? NO_TEST_MODE);
   if (
     (await blacklistMatches(ctx.em, store.id, livemode, { email, ip: buyer.ip, country: buyer.country })).length > 0
   ) {

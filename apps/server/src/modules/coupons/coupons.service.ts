@@ -13,6 +13,7 @@ import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../request/context.js';
 import { ProductSchema } from '../catalog/catalog.entities.js';
 import { findSellingStore } from '../catalog/catalog.service.js';
+import { NO_TEST_MODE, type TestModeAccess } from '../access/test-mode.js';
 import { normaliseCart } from '../catalog/cart.service.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { CouponSchema, type Coupon } from './coupons.entities.js';
@@ -305,19 +306,23 @@ const CART_REFUSALS: ReadonlySet<CouponRefusal> = new Set(['minimum_not_met', 'n
 /**
  * The buyer's check of a code, always 200. A code the store does not have, and one the
  * seller switched off, answer alike (nothing about which codes exist beyond valid or not),
- * and uses and limits are never shown.
+ * and uses and limits are never shown. The code is looked up in the cart's mode, as checkout
+ * does: a cart of test products (for a caller `testMode` lets see them) meets the test coupons.
  */
-export async function validateCoupon(ctx: ServiceContext, input: TValidateCouponInput): Promise<TCouponValidation> {
+export async function validateCoupon(
+  ctx: ServiceContext,
+  input: TValidateCouponInput,
+  testMode: TestModeAccess = NO_TEST_MODE,
+): Promise<TCouponValidation> {
   const store = await findSellingStore(ctx.em, input.storeId);
-  const coupon = await findCoupon(ctx.em, store.id, ctx.livemode, input.code);
+  const cart = input.cart ? await normaliseCart(ctx.em, store, input.cart, testMode) : undefined;
+  const coupon = await findCoupon(ctx.em, store.id, cart?.livemode ?? true, input.code);
   const now = ctx.clock.now();
-  const lines: PricedLine[] = input.cart
-    ? (await normaliseCart(ctx.em, store, input.cart)).lines.map((line) => ({
-        productId: line.product.id,
-        quantity: line.quantity,
-        unitPriceMinor: line.unitPriceMinor,
-      }))
-    : [];
+  const lines: PricedLine[] = (cart?.lines ?? []).map((line) => ({
+    productId: line.product.id,
+    quantity: line.quantity,
+    unitPriceMinor: line.unitPriceMinor,
+  }));
   const outcome = evaluateCoupon(coupon, lines, now);
   if (!coupon || ('refusal' in outcome && (outcome.refusal === 'unknown' || outcome.refusal === 'inactive'))) {
     return {

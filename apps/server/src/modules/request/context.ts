@@ -34,6 +34,8 @@ export interface Credentials {
   idempotencyKey: string | string[] | undefined;
   /** X-Svc-Mode as sent: the dashboard's mode, `live` or `test` (read by the session guards). */
   mode: string | undefined;
+  /** svc_preview: the preview token a storefront page was opened with (access/test-mode.ts). */
+  preview: string | undefined;
 }
 
 export interface CallerInfo {

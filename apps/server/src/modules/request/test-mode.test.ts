@@ -3,9 +3,10 @@
  * context's `livemode` decides what a service reads and writes. Objects made in one mode are not
  * listed, found, changed or counted in the other (404 exactly as another store's); a cart that
  * mixes modes is 400 mixed_modes; an order, its lines and its event take its products' mode; the
- * fan-out queues an event only for endpoints of its mode. No credential makes a test context yet
- * (keys and the dashboard's header come with the isolation test over every route), so this is
- * the services' side of the contract.
+ * fan-out queues an event only for endpoints of its mode; a buyer who may not see the store's test
+ * mode (no preview token or test key) cannot order a test product. No credential makes a test
+ * context here (keys and the dashboard's header come with the isolation test over every route),
+ * so this is the services' side of the contract.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +33,10 @@ beforeAll(async () => {
 });
 afterAll(() => orm?.close());
 
-const buyer = { ip: '203.0.113.7', userAgent: 'test', country: 'DE' };
+/** A buyer on the seller's side (a preview token or test key, access/test-mode.ts): test products are theirs to buy. */
+const buyer = { ip: '203.0.113.7', userAgent: 'test', country: 'DE', testMode: () => Promise.resolve(true) };
+/** Anyone else: test products are unknown to them. */
+const stranger = { ip: '203.0.113.8', userAgent: 'test', country: 'DE' };
 
 function inMode(livemode: boolean): ServiceContext {
   return { ...serviceContext(orm), livemode };
@@ -142,6 +146,28 @@ describe('a store in two modes', () => {
     );
     expect((await listOrders(inMode(true), { storeId: store.id })).orders).toEqual([]);
     expect((await listOrders(inMode(false), { storeId: store.id })).orders).toEqual([]);
+  });
+
+  it('never sells a test product to a buyer who may not see the store’s test mode: to them it is unknown', async () => {
+    const store = await createStore(orm.em.fork());
+    const base = { storeId: store.id, price: 5, deliveryMethods: ['manualDelivery' as const] };
+    const live = await createProduct(inMode(true), { ...base, name: 'Live one' });
+    const test = await createProduct(inMode(false), { ...base, name: 'Test one' });
+    const order = (cart: Array<{ productId: string; quantity: number }>) =>
+      createOrder(inMode(true), { store: store.id, cart, email: 's@example.test' }, stranger);
+    expect(await codeOf(order([{ productId: test.id, quantity: 1 }]))).toBe('product_unavailable');
+    // Beside a live product it is left out as an unknown one would be: no mixed_modes, nothing of it.
+    expect(
+      await codeOf(
+        order([
+          { productId: live.id, quantity: 1 },
+          { productId: test.id, quantity: 1 },
+        ]),
+      ),
+    ).toBe('product_unavailable');
+    expect((await listOrders(inMode(false), { storeId: store.id })).orders).toEqual([]);
+    const bought = await order([{ productId: live.id, quantity: 1 }]);
+    expect(bought.order.livemode).toBe(true);
   });
 
   it('queues an event only for the endpoints of its mode', async () => {
