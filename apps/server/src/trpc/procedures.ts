@@ -13,6 +13,7 @@ import { assertReadable } from '../lib/input-limits.js';
 import {
   authenticateSession,
   authorizeMerchant,
+  authorizeStoreAccess,
   dashboardLivemode,
   requireMember,
   storeIdOf,
@@ -20,6 +21,7 @@ import {
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
 import type { Context, RouteCall } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
+import type { ApiContext } from './context.js';
 import { applyIdempotency } from './idempotency.middleware.js';
 import { t, type SvcMeta } from './init.js';
 import type { AuthSurface, RoutePolicy } from './policy.js';
@@ -32,7 +34,7 @@ export const mergeRouters = t.mergeRouters;
  * procedures of one resource, built once) take, so each twin keeps its exact input and output types.
  */
 export type GuardedBuilder<Extra extends object = object> = TRPCProcedureBuilder<
-  Context,
+  ApiContext,
   SvcMeta,
   Extra,
   TRPCUnsetMarker,
@@ -170,6 +172,34 @@ export function merchantProcedure(scope: TApiKeyScope) {
       const { credential, storeId } = await authorizeMerchant(ctx, declared, await getRawInput());
       // The key's mode is the call's: every service reads and writes only its objects.
       return next({ ctx: { credential, storeId, livemode: credential.livemode } });
+    });
+}
+
+/**
+ * A store operation both audiences call, declared once: a merchant key with `scope`, or a
+ * member's session holding `permission` (membership alone when absent) with CSRF on unsafe
+ * calls. Its meta says the merchant path (`openapi`, under /merchant/v1/stores/{storeId}) and the
+ * dashboard path's tags (`dashboard`); the route table gives it both REST routes, each bound to
+ * its credential, and /trpc takes either. The call's mode is the credential's.
+ */
+export function storeResource(access: { scope: TApiKeyScope; permission?: TStorePermission }) {
+  const auth: AuthSurface = {
+    kind: 'storeAccess',
+    scope: access.scope,
+    ...(access.permission && { permission: access.permission }),
+  };
+  return baseProcedure
+    .meta(declare({ auth, csrf: 'required', cors: 'none' }))
+    .use(async ({ ctx, meta, type, getRawInput, next }) => {
+      const { scope, permission } = authOf(meta, 'storeAccess');
+      const { storeId, livemode, actor } = await authorizeStoreAccess(
+        ctx,
+        { scope, permission },
+        callOf(meta, type),
+        await getRawInput(),
+        ctx.boundCredential,
+      );
+      return next({ ctx: { storeId, livemode, actor } });
     });
 }
 
