@@ -6,7 +6,7 @@
  * `baseProcedure`: the rate limit, readable input and the Idempotency-Key step, errors normalised.
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
-import { TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 import { AppError } from '../lib/errors.js';
 import { appErrorOf, publicError, toTRPCError } from './errors.js';
 import { assertReadable } from '../lib/input-limits.js';
@@ -21,36 +21,11 @@ import {
 import { authenticateCustomer } from '../modules/customers/customers.service.js';
 import type { Context, RouteCall } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
-import type { ApiContext } from './context.js';
 import { applyIdempotency } from './idempotency.middleware.js';
 import { t, type SvcMeta } from './init.js';
 import type { AuthSurface, RoutePolicy } from './policy.js';
 
 export const router = t.router;
-export const mergeRouters = t.mergeRouters;
-
-/**
- * A guarded builder whose context adds `Extra`: what the twin factories (merchant and dashboard
- * procedures of one resource, built once) take, so each twin keeps its exact input and output types.
- */
-export type GuardedBuilder<Extra extends object = object> = TRPCProcedureBuilder<
-  ApiContext,
-  SvcMeta,
-  Extra,
-  TRPCUnsetMarker,
-  TRPCUnsetMarker,
-  TRPCUnsetMarker,
-  TRPCUnsetMarker,
-  false
->;
-
-/** One surface of a resource built once for merchants and the dashboard: its builders, where its routes live, their tags. */
-export interface ResourceSurface {
-  read: GuardedBuilder;
-  write: GuardedBuilder;
-  base: `/${string}`;
-  tags: string[];
-}
 
 /** An error as the client may see it (ours, as tRPC carries it), the original logged once when nothing of it is shown. */
 function normalised(error: unknown, ctx: Context, path: string): TRPCError {

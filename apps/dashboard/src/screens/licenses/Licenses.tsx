@@ -21,7 +21,7 @@ import { onValid } from '../../ui/forms';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 
-type License = inferRouterOutputs<AppRouter>['licenses']['dashboardList']['licenses'][number];
+type License = inferRouterOutputs<AppRouter>['licenses']['list']['licenses'][number];
 
 /** The license table, the same for a page of the list and for the sales of a searched key. */
 function LicenseTable({
@@ -137,7 +137,7 @@ export function Licenses() {
   const search = useSearch({ from: licensesRoute.id });
   const navigate = useNavigate({ from: licensesRoute.fullPath });
   const licenses = useQuery(
-    trpc.licenses.dashboardList.queryOptions({
+    trpc.licenses.list.queryOptions({
       storeId,
       ...(search.productId ? { productId: search.productId } : {}),
       ...(search.status ? { status: search.status } : {}),

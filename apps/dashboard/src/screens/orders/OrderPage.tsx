@@ -23,7 +23,7 @@ import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 
-type Order = inferRouterOutputs<AppRouter>['orders']['dashboardGet'];
+type Order = inferRouterOutputs<AppRouter>['orders']['get'];
 type Line = Order['lines'][number];
 type Timeline = inferRouterOutputs<AppRouter>['orders']['dashboardTimeline'];
 
@@ -34,12 +34,9 @@ const isPaid = (order: Order) => (PAID as readonly string[]).includes(order.stat
 function useOrderActionDone() {
   const queryClient = useQueryClient();
   return async (order: Order) => {
-    queryClient.setQueryData(
-      trpc.orders.dashboardGet.queryKey({ storeId: order.storeId, orderId: order.orderId }),
-      order,
-    );
+    queryClient.setQueryData(trpc.orders.get.queryKey({ storeId: order.storeId, orderId: order.orderId }), order);
     await queryClient.invalidateQueries(trpc.orders.dashboardList.pathFilter());
-    await queryClient.invalidateQueries(trpc.orders.dashboardGet.pathFilter());
+    await queryClient.invalidateQueries(trpc.orders.get.pathFilter());
     await queryClient.invalidateQueries(trpc.orders.dashboardTimeline.pathFilter());
   };
 }
@@ -79,7 +76,7 @@ function Timeline({ storeId, orderId }: { storeId: string; orderId: string }) {
 export function OrderPage() {
   const storeId = useStoreId();
   const { orderId } = useParams({ from: orderRoute.id });
-  const order = useQuery(trpc.orders.dashboardGet.queryOptions({ storeId, orderId }));
+  const order = useQuery(trpc.orders.get.queryOptions({ storeId, orderId }));
   return (
     <Loaded query={order} label="Loading the order…">
       {(data) => <OrderView order={data} />}
@@ -239,7 +236,7 @@ function NoteForm({ order }: { order: Order }) {
     values: { note: order.note },
     resetOptions: { keepDirtyValues: true },
   });
-  const save = useMutation(trpc.orders.dashboardUpdate.mutationOptions({ onSuccess: done }));
+  const save = useMutation(trpc.orders.update.mutationOptions({ onSuccess: done }));
   return (
     <form
       noValidate
@@ -268,9 +265,9 @@ function NoteForm({ order }: { order: Order }) {
 function OrderActions({ order, money }: { order: Order; money: (amount: number) => string }) {
   const done = useOrderActionDone();
   const ref = { storeId: order.storeId, orderId: order.orderId };
-  const markPaid = useMutation(trpc.orders.dashboardMarkPaid.mutationOptions({ onSuccess: done }));
+  const markPaid = useMutation(trpc.orders.markPaid.mutationOptions({ onSuccess: done }));
   const cancel = useMutation(trpc.orders.cancel.mutationOptions({ onSuccess: done }));
-  const refund = useMutation(trpc.orders.dashboardRefund.mutationOptions({ onSuccess: done }));
+  const refund = useMutation(trpc.orders.refund.mutationOptions({ onSuccess: done }));
   const pending = order.status === 'pending';
   const deliverable = isPaid(order) && order.lines.some((line) => line.delivered.manualDelivery === 'pending');
   const manual = order.paymentMethod === 'manual' || order.paymentMethod === '';

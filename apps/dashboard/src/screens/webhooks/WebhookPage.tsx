@@ -24,8 +24,8 @@ import { DataTable } from '../../ui/table';
 import { WebhookForm } from './WebhookForm';
 
 type Outputs = inferRouterOutputs<AppRouter>;
-type Webhook = Outputs['webhooks']['dashboardGet'];
-type Delivery = Outputs['webhooks']['dashboardDeliveries']['deliveries'][number];
+type Webhook = Outputs['webhooks']['get'];
+type Delivery = Outputs['webhooks']['deliveries']['deliveries'][number];
 type Stats = Outputs['webhooks']['dashboardStats'];
 
 /** Refetch what a change to this endpoint or its log may have changed. */
@@ -33,16 +33,16 @@ function useRefresh(storeId: string, webhookId: string) {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardGet.queryKey({ storeId, webhookId }) }),
-      queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardList.queryKey({ storeId }) }),
-      queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardDeliveries.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey({ storeId, webhookId }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey({ storeId }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardStats.queryKey() }),
     ]);
 }
 
 function DisabledNote({ hook }: { hook: Webhook }) {
   const refresh = useRefresh(hook.storeId, hook.id);
-  const enable = useMutation(trpc.webhooks.dashboardUpdate.mutationOptions({ onSuccess: refresh }));
+  const enable = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: refresh }));
   return (
     <section className="notice" aria-labelledby="disabled-title">
       <h2 id="disabled-title">This endpoint is disabled</h2>
@@ -70,18 +70,18 @@ function EndpointActions({ hook }: { hook: Webhook }) {
   const refresh = useRefresh(hook.storeId, hook.id);
   const navigate = useNavigate();
   const [secret, setSecret] = useState<string | null>(null);
-  const update = useMutation(trpc.webhooks.dashboardUpdate.mutationOptions({ onSuccess: refresh }));
+  const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: refresh }));
   const rotate = useMutation(
-    trpc.webhooks.dashboardRotate.mutationOptions({
+    trpc.webhooks.rotate.mutationOptions({
       onSuccess: async (rotated) => {
         await refresh();
         setSecret(rotated.secret);
       },
     }),
   );
-  const test = useMutation(trpc.webhooks.dashboardTest.mutationOptions({ onSettled: refresh }));
+  const test = useMutation(trpc.webhooks.test.mutationOptions({ onSettled: refresh }));
   const remove = useMutation(
-    trpc.webhooks.dashboardDelete.mutationOptions({
+    trpc.webhooks.delete.mutationOptions({
       onSuccess: () => navigate({ to: '/stores/$storeId/webhooks', params: { storeId: hook.storeId }, replace: true }),
     }),
   );
@@ -193,7 +193,7 @@ function ReplayRange({ hook }: { hook: Webhook }) {
     resolver: zodResolver(ZReplayForm),
     defaultValues: { from: '', to: '', onlyFailed: false },
   });
-  const replay = useMutation(trpc.webhooks.dashboardReplay.mutationOptions({ onSuccess: refresh }));
+  const replay = useMutation(trpc.webhooks.replay.mutationOptions({ onSuccess: refresh }));
   return (
     <form
       noValidate
@@ -239,7 +239,7 @@ function ReplayRange({ hook }: { hook: Webhook }) {
 
 function RetryDelivery({ hook, delivery }: { hook: Webhook; delivery: Delivery }) {
   const refresh = useRefresh(hook.storeId, hook.id);
-  const retry = useMutation(trpc.webhooks.dashboardRetry.mutationOptions({ onSuccess: refresh }));
+  const retry = useMutation(trpc.webhooks.retry.mutationOptions({ onSuccess: refresh }));
   if (!hook.enabled || delivery.status === 'queued' || delivery.status === 'pending') return null;
   return (
     <>
@@ -315,7 +315,7 @@ function AttemptDetails({ hook, delivery }: { hook: Webhook; delivery: Delivery 
 function useDeliveries(storeId: string, webhookId: string) {
   const search = useSearch({ from: webhookRoute.id });
   return useQuery(
-    trpc.webhooks.dashboardDeliveries.queryOptions({
+    trpc.webhooks.deliveries.queryOptions({
       storeId,
       webhookId,
       limit: 25,
@@ -389,7 +389,7 @@ function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnTy
 export function WebhookPage() {
   const storeId = useStoreId();
   const { webhookId } = useParams({ from: webhookRoute.id });
-  const hook = useQuery(trpc.webhooks.dashboardGet.queryOptions({ storeId, webhookId }));
+  const hook = useQuery(trpc.webhooks.get.queryOptions({ storeId, webhookId }));
   const stats = useQuery(trpc.webhooks.dashboardStats.queryOptions({ storeId, webhookId }));
   const deliveries = useDeliveries(storeId, webhookId);
   return (
