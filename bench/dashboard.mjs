@@ -14,7 +14,7 @@
  * Then the same for a webhook endpoint's page (issue 29) whose delivery log holds 100,000 attempts
  * (seeded by one INSERT ... SELECT generate_series): its first log page and the page 1,000 pages
  * deep (25 rows a page; its cursor found by following nextCursor over HTTP), each load's
- * `webhooks.dashboardDeliveries` requests and /trpc requests counted, and EXPLAIN (ANALYZE) of the
+ * `webhooks.deliveries` requests and /trpc requests counted, and EXPLAIN (ANALYZE) of the
  * repository's page statement at that depth, checked to be a seek on webhook_delivery_log_index
  * (no Sort, no OFFSET, a page's worth of rows read).
  *
@@ -43,7 +43,7 @@ const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const LIST = 'orders.dashboardList';
 const DELIVERIES = Number(process.env.BENCH_DASHBOARD_DELIVERIES ?? 100_000);
 const DELIVERY_DEEP_PAGE = Number(process.env.BENCH_DASHBOARD_DELIVERY_DEEP_PAGE ?? 1000);
-const DELIVERY_LIST = 'webhooks.dashboardDeliveries';
+const DELIVERY_LIST = 'webhooks.deliveries';
 const CASES = (process.env.BENCH_DASHBOARD_CASES ?? 'orders,deliveries').split(',').map((name) => name.trim());
 
 function check(condition, message) {

@@ -11,8 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { PLAIN_ROUTES } from '../apps/server/src/http/plain-routes.js';
 import { appRouter } from '../apps/server/src/api/app-router.js';
 import { t } from '../apps/server/src/trpc/init.js';
-import { publicProcedure, router } from '../apps/server/src/trpc/procedures.js';
-import { policyGaps, routeTable } from '../apps/server/src/api/route-table.js';
+import { publicProcedure, router, storeResource } from '../apps/server/src/trpc/procedures.js';
+import { impliedCodes, policyGaps, routeTable } from '../apps/server/src/api/route-table.js';
+import type { RoutePolicy } from '../apps/server/src/trpc/policy.js';
 import { REPO_ROOT } from './support/server.js';
 
 describe('the route table', () => {
@@ -20,7 +21,7 @@ describe('the route table', () => {
 
   it('holds every procedure of the router, with a whole policy', () => {
     const procedures = Object.keys(appRouter._def.procedures);
-    expect(table.procedures.map((entry) => entry.name).sort()).toEqual(procedures.sort());
+    expect([...new Set(table.procedures.map((entry) => entry.name))].sort()).toEqual(procedures.sort());
     for (const entry of table.entries) {
       expect(policyGaps(entry.name, entry.policy, entry.method), entry.name).toEqual([]);
       expect(['public', 'session', 'apiKey', 'customer', 'buyer', 'signature', 'operator'], entry.name).toContain(
@@ -70,7 +71,12 @@ describe('the route table', () => {
 
   it('answers which route a request reaches, and the CORS policy of a /trpc call', () => {
     expect(table.match('GET', '/api/merchant/v1/stores/s1/orders/o1')?.name).toBe('orders.get');
-    expect(table.match('PATCH', '/api/dashboard/stores/s1/orders/o1')?.name).toBe('orders.dashboardUpdate');
+    // One procedure for both audiences: each path its own route, bound to its credential.
+    const dashboardUpdate = table.match('PATCH', '/api/dashboard/stores/s1/orders/o1');
+    expect(dashboardUpdate?.name).toBe('orders.update');
+    expect(dashboardUpdate?.credential).toBe('session');
+    expect(table.match('PATCH', '/api/merchant/v1/stores/s1/orders/o1')?.credential).toBe('apiKey');
+    expect(table.match('GET', '/api/dashboard/stores/s1/orders')?.name).toBe('orders.dashboardList');
     expect(table.match('GET', '/api/dashboard/stores/s1/orders/o1/payment-proof')?.name).toBe(
       'payments.dashboardProof',
     );
@@ -117,6 +123,95 @@ describe('the route table', () => {
         'GET',
       ),
     ).toEqual(["y: reads no seller session, so its CSRF policy is 'none'"]);
+  });
+
+  it('refuses a storeAccess declaration with a gap', () => {
+    const declare = (path: `/${string}`, dashboard?: { tags: string[] }) =>
+      storeResource({ scope: 'coupon:read', permission: 'manageProducts' })
+        .meta({ openapi: { method: 'GET', path }, dashboard, errors: [] })
+        .input(z.strictObject({ storeId: z.string() }))
+        .output(z.object({}))
+        .query(() => ({}));
+    expect(() =>
+      routeTable(router({ outside: declare('/dashboard/stores/{storeId}/things', { tags: ['x'] }) })),
+    ).toThrow(/outside: a storeAccess route declares its merchant path, under \/merchant\/v1\/stores\/\{storeId\}/);
+    expect(() => routeTable(router({ untagged: declare('/merchant/v1/stores/{storeId}/things') }))).toThrow(
+      /untagged: a storeAccess route names the tags of its dashboard path/,
+    );
+    const keyOnly = publicProcedure
+      .meta({ openapi: { method: 'GET', path: '/open' }, dashboard: { tags: ['x'] }, errors: [] })
+      .input(z.strictObject({}))
+      .output(z.object({}))
+      .query(() => ({}));
+    expect(() => routeTable(router({ keyOnly }))).toThrow(/keyOnly: only a storeAccess route has a dashboard path/);
+    // It reads a session, so its unsafe calls check CSRF.
+    expect(
+      policyGaps(
+        'w',
+        {
+          auth: { kind: 'storeAccess', scope: 'coupon:write' },
+          csrf: 'none',
+          cors: 'none',
+          errors: [],
+          dashboard: { tags: ['x'] },
+        },
+        'POST',
+        { path: '/merchant/v1/stores/{storeId}/things' },
+      ),
+    ).toEqual(['w: reads a seller session on an unsafe call but declares no CSRF check']);
+    // A plain route declares one credential per path.
+    expect(
+      policyGaps(
+        'p',
+        {
+          auth: { kind: 'storeAccess', scope: 'coupon:read' },
+          csrf: 'required',
+          cors: 'none',
+          errors: [],
+          dashboard: { tags: ['x'] },
+        },
+        'GET',
+        { path: '/api/merchant/v1/stores/{storeId}/things', plain: true },
+      ),
+    ).toEqual(['p: a plain route declares one credential per path, not storeAccess']);
+  });
+
+  it("gives a storeAccess procedure two routes, each with its credential's policy and codes, and /trpc the union", () => {
+    const pairs = table.procedures.filter((entry) => entry.credential !== undefined);
+    const byName = new Map<string, typeof pairs>();
+    for (const entry of pairs) byName.set(entry.name, [...(byName.get(entry.name) ?? []), entry]);
+    expect(byName.size).toBeGreaterThanOrEqual(30);
+    for (const [name, [merchant, dashboard, ...rest]] of byName) {
+      expect(rest, name).toEqual([]);
+      const declared = (merchant!.procedure!._def as { meta?: { auth?: { kind: string } } }).meta?.auth;
+      expect(declared?.kind, name).toBe('storeAccess');
+      expect(merchant!.credential, name).toBe('apiKey');
+      expect(merchant!.path, name).toMatch(/^\/api\/merchant\/v1\/stores\/\{storeId\}/);
+      expect(merchant!.policy.auth.kind, name).toBe('apiKey');
+      expect(merchant!.policy.csrf, name).toBe('none');
+      expect(dashboard!.credential, name).toBe('session');
+      expect(dashboard!.path, name).toBe(merchant!.path.replace('/api/merchant/v1/', '/api/dashboard/'));
+      expect(dashboard!.policy.auth.kind, name).toBe('session');
+      expect(dashboard!.policy.csrf, name).toBe('required');
+      // The key's budget and scope on its path only; CSRF on the session's unsafe calls only.
+      expect(merchant!.errorCodes, name).toEqual(expect.arrayContaining(['scope_missing', 'rate_limited']));
+      expect(dashboard!.errorCodes, name).not.toContain('scope_missing');
+      expect(dashboard!.errorCodes, name).not.toContain('rate_limited');
+      expect(merchant!.errorCodes, name).not.toContain('csrf_failed');
+      expect(dashboard!.errorCodes.includes('csrf_failed'), name).toBe(dashboard!.method !== 'GET');
+      expect(table.procedure(name), name).toBe(merchant);
+    }
+    // Unbound (/trpc takes either credential): the codes of both.
+    const declared: RoutePolicy = {
+      auth: { kind: 'storeAccess', scope: 'coupon:write' },
+      csrf: 'required',
+      cors: 'none',
+      errors: [],
+    };
+    const trpc = impliedCodes(declared, { method: 'POST', hasJsonBody: true });
+    expect(trpc).toEqual(
+      expect.arrayContaining(['unauthorized', 'scope_missing', 'rate_limited', 'permission_missing', 'csrf_failed']),
+    );
   });
 
   it('refuses an idempotent procedure whose resolver cannot replay', () => {

@@ -136,7 +136,7 @@ describe('dashboard test mode', () => {
     await expect.poll(ordersToday, { timeout: 10_000 }).toBe('1');
     await expectAccessible(page, 'Home in test mode');
     // Every call since the switch said test: the lists, the product's creation, Home's figures.
-    expect(calls.some((call) => call.url.includes('catalog.dashboardCreate'))).toBe(true);
+    expect(calls.some((call) => call.url.includes('catalog.create'))).toBe(true);
     expect(calls.filter((call) => call.mode !== 'test')).toEqual([]);
 
     // A reload, and a deep link in a new tab of the same browser, keep the mode.

@@ -10,7 +10,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@svc/server/dist/api/app-router.js';
 import { currentMode, onModeSwitch } from './mode';
 
-/** What each procedure answers, as the screens name it: `RouterOutputs['orders']['dashboardGet']`. */
+/** What each procedure answers, as the screens name it: `RouterOutputs['orders']['dashboardList']`. */
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 
 let csrfToken: string | undefined;

@@ -20,7 +20,9 @@ const outFile = join(sdkRoot, 'src', 'generated', 'api.ts');
 /**
  * Which procedures, and their kinds, come from the built server's route table: the merchant API
  * (Bearer keys), the storefront and buyer routes, and the customer area; not the dashboard
- * (seller sessions) nor the sellers' sign-in.
+ * (seller sessions) nor the sellers' sign-in. The table gives each route the policy its path
+ * enforces, so a procedure both audiences call (storeAccess) is here by its merchant route (a
+ * key's) and left out by its dashboard route (a session's).
  */
 const { appRouter } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/api/app-router.js')).href);
 const { routeTable } = await import(pathToFileURL(join(repoRoot, 'apps/server/dist/api/route-table.js')).href);

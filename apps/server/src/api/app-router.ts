@@ -1,4 +1,4 @@
-/** The application router: every domain's procedures, one tree for /trpc and REST. */
+/** The application router: every domain's procedures, one tree for /trpc and REST; each namespace is one router. */
 import { apiKeysRouter } from './routers/api-keys.router.js';
 import { blacklistRouter } from './routers/blacklist.router.js';
 import { catalogRouter } from './routers/catalog.router.js';
@@ -7,9 +7,8 @@ import { couponsRouter } from './routers/coupons.router.js';
 import { customerDashboardRouter, customersRouter, storeCustomersRouter } from './routers/customers.router.js';
 import { eventsRouter } from './routers/events.router.js';
 import { feedbackRouter } from './routers/feedback.router.js';
-import { fulfilmentRouter, restockRouter } from './routers/fulfilment.router.js';
+import { fulfilmentRouter } from './routers/fulfilment.router.js';
 import { identityRouter } from './routers/identity.router.js';
-import { orderActionsRouter } from './routers/order-actions.router.js';
 import { licensesRouter } from './routers/licenses.router.js';
 import { ordersRouter } from './routers/orders.router.js';
 import { storesRouter } from './routers/stores.router.js';
@@ -17,7 +16,7 @@ import { testDataRouter } from './routers/test-data.router.js';
 import { ticketsRouter } from './routers/tickets.router.js';
 import { trackingRouter } from './routers/tracking.router.js';
 import { webhooksRouter } from './routers/webhooks.router.js';
-import { mergeRouters, router } from '../trpc/procedures.js';
+import { router } from '../trpc/procedures.js';
 import { routeTable } from './route-table.js';
 import { pinInputCoercion } from './strict-input.js';
 
@@ -25,12 +24,11 @@ export const appRouter = router({
   auth: identityRouter,
   stores: storesRouter,
   apiKeys: apiKeysRouter,
-  // Namespaces whose procedures come from two modules (the lower one cannot import the upper).
-  orders: mergeRouters(ordersRouter, orderActionsRouter),
+  orders: ordersRouter,
   customer: customersRouter,
   customerDashboard: customerDashboardRouter,
   customers: storeCustomersRouter,
-  catalog: mergeRouters(catalogRouter, restockRouter),
+  catalog: catalogRouter,
   checkout: checkoutRouter,
   coupons: couponsRouter,
   events: eventsRouter,

@@ -9,6 +9,12 @@
  * - metrics (http/request-metrics.ts): route templates;
  * - the SDK generator (packages/sdk/scripts): which procedures each client may call.
  * Building the table refuses a route whose declaration has a gap.
+ *
+ * A `storeAccess` procedure (one declaration for merchants and the dashboard) has two entries,
+ * one per REST path, each with the policy that path enforces: the merchant path
+ * (`/merchant/v1/stores/{storeId}/...`) a key's, the dashboard path (the same under
+ * `/dashboard/stores/{storeId}`) a session's. So every reader above sees, per path, exactly the
+ * credential, CSRF, limits and error codes it answers with.
  */
 import { ERROR_STATUS, type TErrorCode } from '@svc/schemas';
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
@@ -17,7 +23,7 @@ import type { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
 import { isReplayable } from '../trpc/idempotency.middleware.js';
 import type { SvcMeta } from '../trpc/init.js';
-import type { CorsPolicy, RoutePolicy } from '../trpc/policy.js';
+import type { AuthSurface, CorsPolicy, RoutePolicy, StoreCredential } from '../trpc/policy.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -39,7 +45,7 @@ export interface PlainRouteDeclaration {
 }
 
 export interface RouteEntry {
-  /** `orders.list` for a procedure; the declaration's name for a plain route. */
+  /** `orders.list` for a procedure (both routes of a storeAccess procedure); the declaration's name for a plain route. */
   name: string;
   source: 'procedure' | 'plain';
   type: 'query' | 'mutation' | undefined;
@@ -47,7 +53,10 @@ export interface RouteEntry {
   path: string;
   /** The names of the path's parameters, in order. */
   params: string[];
+  /** What the route enforces: its declared policy, a storeAccess one as its path binds it (boundPolicy). */
   policy: RoutePolicy;
+  /** The credential this path reads, on the two routes of a storeAccess procedure (REST binds it; /trpc takes either). */
+  credential?: StoreCredential | undefined;
   /** Every error code the route can answer with: its own and those its policy implies. */
   errorCodes: TErrorCode[];
   /** The HTTP statuses of those codes. */
@@ -62,7 +71,9 @@ export interface RouteEntry {
 
 export interface RouteTable {
   entries: RouteEntry[];
+  /** The procedures' REST routes (two for a storeAccess procedure). */
   procedures: RouteEntry[];
+  /** A procedure's route (a storeAccess procedure's merchant route). */
   procedure(name: string): RouteEntry | undefined;
   /** The route a request to `method path` (no query) reaches, REST or plain. */
   match(method: string, path: string): RouteEntry | undefined;
@@ -74,8 +85,78 @@ const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 // DELETE too: the REST adapter reads a DELETE's JSON body (its input), so its media type and size are checked.
 const WITH_BODY = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
-/** What a route can answer besides its own codes, from the rest of its policy. */
-function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasJsonBody: boolean }): TErrorCode[] {
+/** Where a storeAccess route's merchant path lives, and the dashboard's path for the same operation. */
+const MERCHANT_STORE_PATH = '/merchant/v1/stores/{storeId}';
+const DASHBOARD_STORE_PATH = '/dashboard/stores/{storeId}';
+const STORE_CREDENTIALS: StoreCredential[] = ['apiKey', 'session'];
+
+/** A storeAccess route's path for `credential`, from its declared (merchant) path. */
+function storeAccessPath(merchantPath: string, credential: StoreCredential): string {
+  return credential === 'apiKey' ? merchantPath : DASHBOARD_STORE_PATH + merchantPath.slice(MERCHANT_STORE_PATH.length);
+}
+
+/**
+ * The policy a storeAccess route enforces on the path bound to `credential`: on the merchant
+ * path a key's (`apiKey` with the scope, no CSRF: no session is read), on the dashboard path a
+ * session's (`session` with the permission, CSRF as declared). Any other policy as it is.
+ */
+function boundPolicy(policy: RoutePolicy, credential: StoreCredential): RoutePolicy {
+  const auth = policy.auth;
+  if (auth.kind !== 'storeAccess') return policy;
+  // Each path is one route: the dashboard path is not another one's any more.
+  const bound = { ...policy };
+  delete bound.dashboard;
+  return credential === 'apiKey'
+    ? { ...bound, auth: { kind: 'apiKey', scope: auth.scope }, csrf: 'none' }
+    : { ...bound, auth: { kind: 'session', store: { permission: auth.permission } } };
+}
+
+/** What a credential check can answer: the auth surface's codes, CSRF on a session's unsafe call. */
+function credentialCodes(policy: RoutePolicy, unsafe: boolean, credential: StoreCredential | undefined): TErrorCode[] {
+  const auth: AuthSurface = policy.auth;
+  switch (auth.kind) {
+    case 'session':
+      return [
+        'unauthorized',
+        ...(auth.store ? (['store_forbidden', 'permission_missing'] as const) : []),
+        ...(unsafe && policy.csrf === 'required' ? (['csrf_failed'] as const) : []),
+      ];
+    case 'apiKey':
+      return ['unauthorized', 'scope_missing', 'store_forbidden', 'permission_missing', 'rate_limited'];
+    case 'storeAccess':
+      // On a REST path, the codes of the one credential it reads; unbound (/trpc), of either.
+      return (credential ? [credential] : STORE_CREDENTIALS).flatMap((one) =>
+        credentialCodes(boundPolicy(policy, one), unsafe, one),
+      );
+    case 'customer':
+      // store_forbidden: an origin that is not the store's; store_banned: the store was banned.
+      return ['unauthorized', 'store_forbidden', 'store_banned'];
+    case 'buyer':
+      // No credential, credentials that do not open the order, and a staff session's CSRF.
+      return [
+        'unauthorized',
+        'store_forbidden',
+        'store_banned',
+        'not_found',
+        ...(auth.staffSession && unsafe && policy.csrf === 'required' ? (['csrf_failed'] as const) : []),
+      ];
+    case 'signature':
+      return ['signature_invalid'];
+    case 'operator':
+      return ['unauthorized'];
+    case 'public':
+      return [];
+  }
+}
+
+/**
+ * What a route can answer besides its own codes, from the rest of its policy. `credential`: the
+ * one a storeAccess route's path reads (none: /trpc, which takes either, so both credentials' codes).
+ */
+export function impliedCodes(
+  policy: RoutePolicy,
+  route: { method: HttpMethod; hasJsonBody: boolean; credential?: StoreCredential | undefined },
+): TErrorCode[] {
   // payload_too_large: any request whose line or headers are over the server's limits (a long query, say).
   // validation_failed: any request whose URL is not readable text (`%ff`, an encoded NUL; lib/input-limits.ts).
   const codes: TErrorCode[] = ['internal_error', 'service_unavailable', 'payload_too_large', 'validation_failed'];
@@ -83,43 +164,21 @@ function impliedCodes(policy: RoutePolicy, route: { method: HttpMethod; hasJsonB
   const unsafe = UNSAFE.has(route.method);
   // A write that races another one (a unique or optimistic-lock violation) is answered 409.
   if (unsafe) codes.push('conflict');
-  switch (policy.auth.kind) {
-    case 'session':
-      codes.push('unauthorized');
-      if (policy.auth.store) codes.push('store_forbidden', 'permission_missing');
-      if (unsafe && policy.csrf === 'required') codes.push('csrf_failed');
-      break;
-    case 'apiKey':
-      codes.push('unauthorized', 'scope_missing', 'store_forbidden', 'permission_missing', 'rate_limited');
-      break;
-    case 'customer':
-      // store_forbidden: an origin that is not the store's; store_banned: the store was banned.
-      codes.push('unauthorized', 'store_forbidden', 'store_banned');
-      break;
-    case 'buyer':
-      // No credential, credentials that do not open the order, and a staff session's CSRF.
-      codes.push('unauthorized', 'store_forbidden', 'store_banned', 'not_found');
-      if (policy.auth.staffSession && unsafe && policy.csrf === 'required') codes.push('csrf_failed');
-      break;
-    case 'signature':
-      codes.push('signature_invalid');
-      break;
-    case 'operator':
-      codes.push('unauthorized');
-      break;
-    case 'public':
-      break;
-  }
+  codes.push(...credentialCodes(policy, unsafe, route.credential));
   if (policy.rateLimit) codes.push('rate_limited');
   if (policy.idempotency) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'validation_failed');
-  return codes;
+  return [...new Set(codes)];
 }
 
-/** What is missing or inconsistent in a route's declared policy; empty when it is whole. */
+/**
+ * What is missing or inconsistent in a route's declared policy; empty when it is whole. `route`:
+ * the declared path, and whether it is a plain route (those declare one credential per path).
+ */
 export function policyGaps(
   name: string,
   policy: Partial<RoutePolicy> | undefined,
   method: string | undefined,
+  route: { path?: string | undefined; plain?: boolean } = {},
 ): string[] {
   const gaps: string[] = [];
   if (!policy?.auth) gaps.push(`${name}: no auth surface`);
@@ -133,14 +192,26 @@ export function policyGaps(
   if (!method) gaps.push(`${name}: no REST route (openapi method and path)`);
   if (policy?.auth && policy.csrf) {
     // A seller session on an unsafe call is the one credential a cross-site form can carry.
-    const readsSession = policy.auth.kind === 'session' || (policy.auth.kind === 'buyer' && policy.auth.staffSession);
+    const readsSession =
+      policy.auth.kind === 'session' ||
+      policy.auth.kind === 'storeAccess' ||
+      (policy.auth.kind === 'buyer' && policy.auth.staffSession);
     if (readsSession && policy.csrf === 'none' && method && UNSAFE.has(method))
       gaps.push(`${name}: reads a seller session on an unsafe call but declares no CSRF check`);
     if (!readsSession && policy.csrf !== 'none')
       gaps.push(`${name}: reads no seller session, so its CSRF policy is 'none'`);
   }
+  if (policy?.auth?.kind === 'storeAccess') {
+    if (route.plain) gaps.push(`${name}: a plain route declares one credential per path, not storeAccess`);
+    else if (route.path !== undefined && !isUnder(route.path, MERCHANT_STORE_PATH))
+      gaps.push(`${name}: a storeAccess route declares its merchant path, under ${MERCHANT_STORE_PATH}`);
+    if (!policy.dashboard?.tags.length)
+      gaps.push(`${name}: a storeAccess route names the tags of its dashboard path (dashboard.tags)`);
+  } else if (policy?.dashboard) gaps.push(`${name}: only a storeAccess route has a dashboard path`);
   return gaps;
 }
+
+const isUnder = (path: string, base: string) => path === base || path.startsWith(`${base}/`);
 
 const paramsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
 
@@ -180,35 +251,42 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
     const meta = def.meta;
     const openapi = meta?.openapi;
     const method = openapi?.method;
-    gaps.push(...policyGaps(name, meta, method));
+    gaps.push(...policyGaps(name, meta, method, { path: openapi?.path }));
     if (meta?.idempotency && !isReplayable(def.resolver))
       gaps.push(`${name}: declares idempotency but its resolver is not replayable()`);
     if (!method || !openapi?.path || !meta?.auth) continue;
-    const policy = complete(meta);
+    const declared = complete(meta);
     const hasInput = def.inputs.length > 0;
-    const errorCodes = [
-      ...new Set([
-        ...impliedCodes(policy, { method, hasJsonBody: hasInput && WITH_BODY.has(method) }),
-        ...(policy.errors ?? []),
-      ]),
-    ];
-    entries.push({
-      name,
-      source: 'procedure',
-      type: def.type,
-      method,
-      path: `${API_BASE_PATH}${openapi.path}`,
-      params: paramsOf(openapi.path),
-      policy,
-      errorCodes,
-      errorStatuses: [...new Set(errorCodes.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b),
-      documented: true,
-      jsonBody: BODY_INPUT.has(method) && hasBodyFields(def.inputs, paramsOf(openapi.path)),
-      procedure,
-    });
+    // One route; a storeAccess procedure's two, each bound to the credential its path reads.
+    const bindings = declared.auth.kind === 'storeAccess' ? STORE_CREDENTIALS : [undefined];
+    for (const credential of bindings) {
+      const path = credential ? storeAccessPath(openapi.path, credential) : openapi.path;
+      const policy = credential ? boundPolicy(declared, credential) : declared;
+      const errorCodes = [
+        ...new Set([
+          ...impliedCodes(declared, { method, hasJsonBody: hasInput && WITH_BODY.has(method), credential }),
+          ...(declared.errors ?? []),
+        ]),
+      ];
+      entries.push({
+        name,
+        source: 'procedure',
+        type: def.type,
+        method,
+        path: `${API_BASE_PATH}${path}`,
+        params: paramsOf(path),
+        policy,
+        credential,
+        errorCodes,
+        errorStatuses: [...new Set(errorCodes.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b),
+        documented: true,
+        jsonBody: BODY_INPUT.has(method) && hasBodyFields(def.inputs, paramsOf(path)),
+        procedure,
+      });
+    }
   }
   for (const plain of plainRoutes) {
-    gaps.push(...policyGaps(plain.name, plain.policy, plain.method));
+    gaps.push(...policyGaps(plain.name, plain.policy, plain.method, { path: plain.path, plain: true }));
     const errorCodes = [
       ...new Set([...impliedCodes(plain.policy, { method: plain.method, hasJsonBody: false }), ...plain.policy.errors]),
     ];
@@ -232,7 +310,9 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
   const lookup = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 2048 });
   for (const entry of entries)
     lookup.on(entry.method, entry.path.replace(/\{(\w+)\}/g, ':$1'), () => undefined, { entry });
-  const byName = new Map(entries.map((entry) => [entry.name, entry]));
+  const byName = new Map<string, RouteEntry>();
+  // A storeAccess procedure's merchant route comes first: it is the one named.
+  for (const entry of entries) if (!byName.has(entry.name)) byName.set(entry.name, entry);
   const table: RouteTable = {
     entries,
     procedures: entries.filter((entry) => entry.source === 'procedure'),

@@ -1,13 +1,15 @@
 /**
  * REST: every procedure of the route table served at its documented path under /api, as one
- * Fastify route each. The handler reads the input (a GET's or DELETE's query, any other
- * method's JSON body, plus the path's parameters), calls the procedure with the request's
- * context through invokeProcedure (the same middleware chain /trpc runs: errors, rate limit, readable input,
- * idempotency, the builder's guard, the input and output schemas) and answers with the
- * route's success status, or with our error body. trpc-to-openapi builds the OpenAPI document
- * from the same procedures (openapi/document.ts); its runtime adapter is not used: it made a
- * URL, an AbortController with an undici Request and a tRPC caller for every request, and
- * found the route by trying each path's regular expression in turn.
+ * Fastify route each (a storeAccess procedure at its two, each reading only the credential the
+ * table binds it to: the merchant path the key, the dashboard path the session). The handler
+ * reads the input (a GET's or DELETE's query, any other method's JSON body, plus the path's
+ * parameters), calls the procedure with the request's context through invokeProcedure (the same
+ * middleware chain /trpc runs: errors, rate limit, readable input, idempotency, the builder's
+ * guard, the input and output schemas) and answers with the route's success status, or with our
+ * error body. trpc-to-openapi builds the OpenAPI document from the same procedures
+ * (openapi/document.ts); its runtime adapter is not used: it made a URL, an AbortController with
+ * an undici Request and a tRPC caller for every request, and found the route by trying each
+ * path's regular expression in turn.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
@@ -85,7 +87,8 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
       const body = request.method === 'GET' ? undefined : bodyInput(request, entry, request.restTypeAdded === true);
       const given = fromQuery ? queryInput(request.query as Record<string, string | string[] | undefined>) : body!;
       const input = Object.assign(given, request.params as Record<string, string>);
-      const ctx = createContext(deps, request);
+      // A storeAccess route reads, on this path, only the credential the path is bound to.
+      const ctx = createContext(deps, request, entry.credential);
       const data = await invokeProcedure(procedure, {
         ctx,
         path,

@@ -5,7 +5,7 @@
  * body), security, 429 with its headers where a route is limited, the Idempotency-Key header and
  * its 409/422, and the plain API routes (payment notifications, uploads, downloads).
  */
-import type { AnyRouter } from '@trpc/server';
+import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import {
@@ -18,8 +18,15 @@ import {
 } from '@svc/schemas';
 import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi';
 import { PLAIN_ROUTES } from '../http/plain-routes.js';
+import type { SvcMeta } from '../trpc/init.js';
 import type { AuthSurface } from '../trpc/policy.js';
-import { API_BASE_PATH, routeTable, type PlainRouteDeclaration, type RouteEntry } from '../api/route-table.js';
+import {
+  API_BASE_PATH,
+  routeTable,
+  type PlainRouteDeclaration,
+  type RouteEntry,
+  type RouteTable,
+} from '../api/route-table.js';
 
 /** Headers as this module writes them (never references). */
 type Headers = Record<string, oas31.HeaderObject>;
@@ -322,13 +329,42 @@ function webhooksSection(): oas31.PathsObject {
   return section;
 }
 
+/**
+ * The procedures as the generator reads them, a storeAccess procedure's dashboard route among
+ * them: its procedure again, with the merchant route's schemas and summary, at the dashboard
+ * path, under the dashboard's tags and the operationId `<namespace>-dashboard<Name>`
+ * (`orders-dashboardGet` for `orders.get`: the ids these routes had as procedures of their own).
+ * The generator reads only `_def` (meta, inputs, output, type) of each procedure in the record.
+ */
+function documentedProcedures(table: RouteTable): AnyRouter {
+  const procedures: Record<string, AnyProcedure> = {};
+  for (const entry of table.procedures) {
+    if (entry.credential !== 'session') {
+      procedures[entry.name] = entry.procedure!;
+      continue;
+    }
+    const def = entry.procedure!._def as unknown as { meta: SvcMeta };
+    const split = entry.name.lastIndexOf('.');
+    const procedure = entry.name.slice(split + 1);
+    const name = `${entry.name.slice(0, split)}.dashboard${procedure[0]!.toUpperCase()}${procedure.slice(1)}`;
+    if (table.procedure(name)) throw new Error(`${entry.name}: its dashboard route's operationId is ${name}'s`);
+    const openapi = {
+      ...def.meta.openapi!,
+      path: entry.path.slice(API_BASE_PATH.length) as `/${string}`,
+      tags: def.meta.dashboard!.tags,
+    };
+    procedures[name] = { _def: { ...def, meta: { ...def.meta, openapi } } } as unknown as AnyProcedure;
+  }
+  return { _def: { procedures } } as unknown as AnyRouter;
+}
+
 export function buildOpenApiDocument(
   router: AnyRouter,
   plainRoutes: readonly PlainRouteDeclaration[] = PLAIN_ROUTES,
   version = '1.0.0',
 ): oas31.OpenAPIObject {
   const table = routeTable(router, plainRoutes);
-  const document: oas31.OpenAPIObject = generateOpenApiDocument(router, {
+  const document: oas31.OpenAPIObject = generateOpenApiDocument(documentedProcedures(table), {
     title: 'svc API',
     description: 'Merchant, buyer, theme and public routes of svc. Error bodies are `{ error, code, issues? }`.',
     version,

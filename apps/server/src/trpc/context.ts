@@ -15,6 +15,16 @@ import { CUSTOMER_COOKIE } from '../modules/customers/customer-cookie.js';
 import { SESSION_COOKIE } from '../modules/identity/session-cookie.js';
 import { PREVIEW_COOKIE } from '../modules/stores/preview-token.js';
 import type { CallerInfo, Context } from '../modules/request/context.js';
+import type { StoreCredential } from './policy.js';
+
+/**
+ * The context procedures get: the request's, and on REST the credential the route's path is
+ * bound to, where a route reads one of two (a `storeAccess` route: its merchant path the key,
+ * its dashboard path the session). Unset on /trpc, which takes either.
+ */
+export interface ApiContext extends Context {
+  boundCredential: StoreCredential | undefined;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,8 +59,15 @@ export function resolveCaller(deps: AppDeps, req: FastifyRequest): CallerInfo {
   };
 }
 
-/** A request's context; its ResponseSink is handed to the reply when the answer is sent. */
-export function createContext(deps: AppDeps, req: FastifyRequest): Context {
+/**
+ * A request's context; its ResponseSink is handed to the reply when the answer is sent. REST
+ * passes the credential its route's path reads, when the route takes either (ApiContext).
+ */
+export function createContext(
+  deps: AppDeps,
+  req: FastifyRequest,
+  boundCredential: StoreCredential | undefined = undefined,
+): ApiContext {
   const response = req.svcResponse ?? newResponseSink();
   req.svcResponse = response;
   let em: EntityManager | undefined;
@@ -70,10 +87,11 @@ export function createContext(deps: AppDeps, req: FastifyRequest): Context {
     answer: response,
     // The strictest until the route is known: an unsafe call whose session needs the CSRF token.
     call: { unsafe: true, csrf: 'required' },
+    boundCredential,
   };
 }
 
 /** For the tRPC and REST adapters, which hand over `{ req, res }`. */
 export function contextFactory(deps: AppDeps) {
-  return ({ req }: { req: FastifyRequest }): Context => createContext(deps, req);
+  return ({ req }: { req: FastifyRequest }): ApiContext => createContext(deps, req);
 }

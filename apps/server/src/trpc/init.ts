@@ -8,7 +8,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { TErrorCode, TErrorIssue } from '@svc/schemas';
 import { publicError, trpcCodeOf } from './errors.js';
-import type { Context } from '../modules/request/context.js';
+import type { ApiContext } from './context.js';
 import type { RoutePolicy } from './policy.js';
 
 /**
@@ -29,7 +29,7 @@ export interface SvcErrorData {
 }
 
 export const t = initTRPC
-  .context<Context>()
+  .context<ApiContext>()
   .meta<SvcMeta>()
   .create({
     isDev: false,

@@ -16,6 +16,14 @@ export type AuthSurface =
   | { kind: 'session'; store?: { permission?: TStorePermission; ownerOnly?: boolean } }
   /** A merchant API key (Bearer) with `scope`, reaching the input's `storeId`, within its owner's ceiling (SCOPE_CEILING). */
   | { kind: 'apiKey'; scope: TApiKeyScope }
+  /**
+   * A store operation both audiences call, declared once: a merchant key with `scope` (as
+   * `apiKey`), or a member's session holding `permission` (as `session` with `store`; membership
+   * alone when absent), CSRF on its unsafe calls. REST serves it at two paths, each bound to one
+   * credential: `openapi.path`, the merchant's (`/merchant/v1/stores/{storeId}/...`, the key),
+   * and the same path under `/dashboard/stores/{storeId}` (the session). /trpc takes either.
+   */
+  | { kind: 'storeAccess'; scope: TApiKeyScope; permission?: TStorePermission }
   /** A buyer signed in to one store's customer area (svc_customer). */
   | { kind: 'customer' }
   /**
@@ -36,6 +44,9 @@ export type AuthSurface =
  */
 export type CorsPolicy = 'none' | 'open' | 'store-origins';
 
+/** The credential a `storeAccess` route reads on one of its REST paths: the key (merchant path) or the session (dashboard path). */
+export type StoreCredential = 'apiKey' | 'session';
+
 export interface RoutePolicy {
   auth: AuthSurface;
   csrf: CsrfPolicy;
@@ -51,4 +62,10 @@ export interface RoutePolicy {
    * policy: validation, credentials, CSRF, limits, idempotency, and the internal errors.
    */
   errors: TErrorCode[];
+  /**
+   * A `storeAccess` route's dashboard path: its tags in the OpenAPI document. The path is the
+   * merchant path's under `/dashboard/stores/{storeId}`, its operationId
+   * `<namespace>-dashboard<Name>` (`orders-dashboardGet` for `orders.get`).
+   */
+  dashboard?: { tags: string[] } | undefined;
 }

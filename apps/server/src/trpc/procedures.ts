@@ -6,13 +6,14 @@
  * `baseProcedure`: the rate limit, readable input and the Idempotency-Key step, errors normalised.
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
-import { TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 import { AppError, logUnshown } from '../lib/errors.js';
 import { appErrorOf, publicError, toTRPCError } from './errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import {
   authenticateSession,
   authorizeMerchant,
+  authorizeStoreAccess,
   dashboardLivemode,
   requireMember,
   storeIdOf,
@@ -26,30 +27,6 @@ import { t, type SvcMeta } from './init.js';
 import type { AuthSurface, RoutePolicy } from './policy.js';
 
 export const router = t.router;
-export const mergeRouters = t.mergeRouters;
-
-/**
- * A guarded builder whose context adds `Extra`: what the twin factories (merchant and dashboard
- * procedures of one resource, built once) take, so each twin keeps its exact input and output types.
- */
-export type GuardedBuilder<Extra extends object = object> = TRPCProcedureBuilder<
-  Context,
-  SvcMeta,
-  Extra,
-  TRPCUnsetMarker,
-  TRPCUnsetMarker,
-  TRPCUnsetMarker,
-  TRPCUnsetMarker,
-  false
->;
-
-/** One surface of a resource built once for merchants and the dashboard: its builders, where its routes live, their tags. */
-export interface ResourceSurface {
-  read: GuardedBuilder;
-  write: GuardedBuilder;
-  base: `/${string}`;
-  tags: string[];
-}
 
 /** An error as the client may see it (ours, as tRPC carries it), the original logged once when nothing of it is shown. */
 function normalised(error: unknown, ctx: Context, path: string): TRPCError {
@@ -174,6 +151,34 @@ export function merchantProcedure(scope: TApiKeyScope) {
       const { credential, storeId } = await authorizeMerchant(ctx, declared, await getRawInput());
       // The key's mode is the call's: every service reads and writes only its objects.
       return next({ ctx: { credential, storeId, livemode: credential.livemode } });
+    });
+}
+
+/**
+ * A store operation both audiences call, declared once: a merchant key with `scope`, or a
+ * member's session holding `permission` (membership alone when absent) with CSRF on unsafe
+ * calls. Its meta says the merchant path (`openapi`, under /merchant/v1/stores/{storeId}) and the
+ * dashboard path's tags (`dashboard`); the route table gives it both REST routes, each bound to
+ * its credential, and /trpc takes either. The call's mode is the credential's.
+ */
+export function storeResource(access: { scope: TApiKeyScope; permission?: TStorePermission }) {
+  const auth: AuthSurface = {
+    kind: 'storeAccess',
+    scope: access.scope,
+    ...(access.permission && { permission: access.permission }),
+  };
+  return baseProcedure
+    .meta(declare({ auth, csrf: 'required', cors: 'none' }))
+    .use(async ({ ctx, meta, type, getRawInput, next }) => {
+      const { scope, permission } = authOf(meta, 'storeAccess');
+      const { storeId, livemode, actor } = await authorizeStoreAccess(
+        ctx,
+        { scope, permission },
+        callOf(meta, type),
+        await getRawInput(),
+        ctx.boundCredential,
+      );
+      return next({ ctx: { storeId, livemode, actor } });
     });
 }
 

@@ -17,7 +17,7 @@ import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 
-type Coupon = RouterOutputs['coupons']['dashboardList']['coupons'][number];
+type Coupon = RouterOutputs['coupons']['list']['coupons'][number];
 
 /** What the form's inputs hold: text as typed; the schemas below turn it into the API's input. */
 const ZCouponFields = z.object({
@@ -208,13 +208,13 @@ function fieldsOf(coupon: Coupon): CouponFields {
 
 function useRefreshCoupons() {
   const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: trpc.coupons.dashboardList.queryKey() });
+  return () => queryClient.invalidateQueries({ queryKey: trpc.coupons.list.queryKey() });
 }
 
 function NewCoupon({ currency }: { currency: string }) {
   const storeId = useStoreId();
   const refresh = useRefreshCoupons();
-  const create = useMutation(trpc.coupons.dashboardCreate.mutationOptions({ onSuccess: refresh }));
+  const create = useMutation(trpc.coupons.create.mutationOptions({ onSuccess: refresh }));
   return (
     <FormDialog trigger="New coupon" title="New coupon" triggerClass="button primary">
       {(close) => (
@@ -236,7 +236,7 @@ function NewCoupon({ currency }: { currency: string }) {
 function EditCoupon({ coupon, currency }: { coupon: Coupon; currency: string }) {
   const storeId = useStoreId();
   const refresh = useRefreshCoupons();
-  const update = useMutation(trpc.coupons.dashboardUpdate.mutationOptions({ onSuccess: refresh }));
+  const update = useMutation(trpc.coupons.update.mutationOptions({ onSuccess: refresh }));
   return (
     <FormDialog trigger="Edit" triggerLabel={`Edit ${coupon.code}`} title={`Edit coupon ${coupon.code}`}>
       {(close) => (
@@ -258,7 +258,7 @@ function EditCoupon({ coupon, currency }: { coupon: Coupon; currency: string }) 
 function DeleteCoupon({ coupon }: { coupon: Coupon }) {
   const storeId = useStoreId();
   const refresh = useRefreshCoupons();
-  const remove = useMutation(trpc.coupons.dashboardDelete.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.coupons.delete.mutationOptions({ onSuccess: refresh }));
   return (
     <ConfirmAction
       verb="Delete"
@@ -277,7 +277,7 @@ export function Coupons() {
   const storeId = useStoreId();
   const { store, can } = useStore();
   const allowed = can('manageProducts');
-  const coupons = useQuery(trpc.coupons.dashboardList.queryOptions({ storeId }, { enabled: allowed }));
+  const coupons = useQuery(trpc.coupons.list.queryOptions({ storeId }, { enabled: allowed }));
   const currency = store?.currency ?? 'USD';
   if (store && !allowed) {
     return (

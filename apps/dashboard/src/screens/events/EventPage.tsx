@@ -33,7 +33,7 @@ function CopyJson({ text }: { text: string }) {
 
 function Resend({ storeId, eventId, type }: { storeId: string; eventId: string; type: string }) {
   const queryClient = useQueryClient();
-  const webhooks = useQuery(trpc.webhooks.dashboardList.queryOptions({ storeId }));
+  const webhooks = useQuery(trpc.webhooks.list.queryOptions({ storeId }));
   const [webhookId, setWebhookId] = useState('');
   const resend = useMutation(
     trpc.webhooks.dashboardResend.mutationOptions({
@@ -84,9 +84,9 @@ function Resend({ storeId, eventId, type }: { storeId: string; eventId: string; 
 export function EventPage() {
   const storeId = useStoreId();
   const { eventId } = eventRoute.useParams();
-  const event = useQuery(trpc.events.dashboardGet.queryOptions({ storeId, eventId }));
+  const event = useQuery(trpc.events.get.queryOptions({ storeId, eventId }));
   const deliveries = useQuery(trpc.webhooks.dashboardEventDeliveries.queryOptions({ storeId, eventId }));
-  const webhooks = useQuery(trpc.webhooks.dashboardList.queryOptions({ storeId }));
+  const webhooks = useQuery(trpc.webhooks.list.queryOptions({ storeId }));
   const endpoint = (id: string) => webhooks.data?.webhooks.find((hook) => hook.id === id);
   return (
     <>

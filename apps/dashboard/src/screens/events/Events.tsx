@@ -46,7 +46,7 @@ export function Events() {
   const from = dayBound(search.from, false);
   const to = dayBound(search.to, true);
   const events = useQuery(
-    trpc.events.dashboardList.queryOptions({
+    trpc.events.list.queryOptions({
       storeId,
       limit: 50,
       ...(isEventType(search.type) ? { type: search.type } : {}),

@@ -16,15 +16,15 @@ export function LicensePage() {
   const { can } = useStore();
   const queryClient = useQueryClient();
   const ref = { storeId, licenseId };
-  const license = useQuery(trpc.licenses.dashboardGet.queryOptions(ref));
+  const license = useQuery(trpc.licenses.get.queryOptions(ref));
   const changed = () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.licenses.dashboardGet.queryKey(ref) }),
-      queryClient.invalidateQueries({ queryKey: trpc.licenses.dashboardList.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.licenses.get.queryKey(ref) }),
+      queryClient.invalidateQueries({ queryKey: trpc.licenses.list.queryKey() }),
     ]);
-  const disable = useMutation(trpc.licenses.dashboardDisable.mutationOptions({ onSuccess: changed }));
-  const enable = useMutation(trpc.licenses.dashboardEnable.mutationOptions({ onSuccess: changed }));
-  const remove = useMutation(trpc.licenses.dashboardRemoveInstance.mutationOptions({ onSuccess: changed }));
+  const disable = useMutation(trpc.licenses.disable.mutationOptions({ onSuccess: changed }));
+  const enable = useMutation(trpc.licenses.enable.mutationOptions({ onSuccess: changed }));
+  const remove = useMutation(trpc.licenses.removeInstance.mutationOptions({ onSuccess: changed }));
   const editable = can('editOrders');
   return (
     <>

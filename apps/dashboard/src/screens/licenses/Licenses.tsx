@@ -21,7 +21,7 @@ import { LICENSE_STATUSES, type LicensesSearch } from './search';
 
 const licensesRoute = getRouteApi('/app/stores/$storeId/licenses');
 
-type License = RouterOutputs['licenses']['dashboardList']['licenses'][number];
+type License = RouterOutputs['licenses']['list']['licenses'][number];
 
 /** The license table, the same for a page of the list and for the sales of a searched key. */
 function LicenseTable({
@@ -137,7 +137,7 @@ export function Licenses() {
   const search = licensesRoute.useSearch();
   const navigate = licensesRoute.useNavigate();
   const licenses = useQuery(
-    trpc.licenses.dashboardList.queryOptions({
+    trpc.licenses.list.queryOptions({
       storeId,
       ...(search.productId ? { productId: search.productId } : {}),
       ...(search.status ? { status: search.status } : {}),

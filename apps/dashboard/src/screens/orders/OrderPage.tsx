@@ -22,7 +22,7 @@ import { DataTable } from '../../ui/table';
 
 const orderRoute = getRouteApi('/app/stores/$storeId/orders/$orderId');
 
-type Order = RouterOutputs['orders']['dashboardGet'];
+type Order = RouterOutputs['orders']['get'];
 type Line = Order['lines'][number];
 type Timeline = RouterOutputs['orders']['dashboardTimeline'];
 
@@ -33,12 +33,9 @@ const isPaid = (order: Order) => (PAID as readonly string[]).includes(order.stat
 function useOrderActionDone() {
   const queryClient = useQueryClient();
   return async (order: Order) => {
-    queryClient.setQueryData(
-      trpc.orders.dashboardGet.queryKey({ storeId: order.storeId, orderId: order.orderId }),
-      order,
-    );
+    queryClient.setQueryData(trpc.orders.get.queryKey({ storeId: order.storeId, orderId: order.orderId }), order);
     await queryClient.invalidateQueries(trpc.orders.dashboardList.pathFilter());
-    await queryClient.invalidateQueries(trpc.orders.dashboardGet.pathFilter());
+    await queryClient.invalidateQueries(trpc.orders.get.pathFilter());
     await queryClient.invalidateQueries(trpc.orders.dashboardTimeline.pathFilter());
   };
 }
@@ -78,7 +75,7 @@ function Timeline({ storeId, orderId }: { storeId: string; orderId: string }) {
 export function OrderPage() {
   const storeId = useStoreId();
   const { orderId } = orderRoute.useParams();
-  const order = useQuery(trpc.orders.dashboardGet.queryOptions({ storeId, orderId }));
+  const order = useQuery(trpc.orders.get.queryOptions({ storeId, orderId }));
   return (
     <Loaded query={order} label="Loading the order…">
       {(data) => <OrderView order={data} />}
@@ -238,7 +235,7 @@ function NoteForm({ order }: { order: Order }) {
     values: { note: order.note },
     resetOptions: { keepDirtyValues: true },
   });
-  const save = useMutation(trpc.orders.dashboardUpdate.mutationOptions({ onSuccess: done }));
+  const save = useMutation(trpc.orders.update.mutationOptions({ onSuccess: done }));
   return (
     <form
       noValidate
@@ -267,9 +264,9 @@ function NoteForm({ order }: { order: Order }) {
 function OrderActions({ order, money }: { order: Order; money: (amount: number) => string }) {
   const done = useOrderActionDone();
   const ref = { storeId: order.storeId, orderId: order.orderId };
-  const markPaid = useMutation(trpc.orders.dashboardMarkPaid.mutationOptions({ onSuccess: done }));
+  const markPaid = useMutation(trpc.orders.markPaid.mutationOptions({ onSuccess: done }));
   const cancel = useMutation(trpc.orders.cancel.mutationOptions({ onSuccess: done }));
-  const refund = useMutation(trpc.orders.dashboardRefund.mutationOptions({ onSuccess: done }));
+  const refund = useMutation(trpc.orders.refund.mutationOptions({ onSuccess: done }));
   const pending = order.status === 'pending';
   const deliverable = isPaid(order) && order.lines.some((line) => line.delivered.manualDelivery === 'pending');
   const manual = order.paymentMethod === 'manual' || order.paymentMethod === '';

@@ -103,7 +103,7 @@ function ImportKeys({ storeId, productId }: { storeId: string; productId: string
       setBusy(false);
       await Promise.all([
         queryClient.invalidateQueries(trpc.catalog.dashboardKeys.pathFilter()),
-        queryClient.invalidateQueries(trpc.catalog.dashboardGet.queryFilter({ storeId, productId })),
+        queryClient.invalidateQueries(trpc.catalog.get.queryFilter({ storeId, productId })),
         queryClient.invalidateQueries(trpc.catalog.dashboardList.pathFilter()),
       ]);
     }
@@ -149,7 +149,7 @@ function DeleteKey({ storeId, productId, keyRow }: { storeId: string; productId:
       onSuccess: async () => {
         await Promise.all([
           queryClient.invalidateQueries(trpc.catalog.dashboardKeys.pathFilter()),
-          queryClient.invalidateQueries(trpc.catalog.dashboardGet.queryFilter({ storeId, productId })),
+          queryClient.invalidateQueries(trpc.catalog.get.queryFilter({ storeId, productId })),
           queryClient.invalidateQueries(trpc.catalog.dashboardList.pathFilter()),
         ]);
       },

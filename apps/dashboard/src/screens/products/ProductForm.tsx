@@ -205,7 +205,7 @@ export function NewProduct() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const create = useMutation(
-    trpc.catalog.dashboardCreate.mutationOptions({
+    trpc.catalog.create.mutationOptions({
       onSuccess: async (product) => {
         await queryClient.invalidateQueries(trpc.catalog.dashboardList.pathFilter());
         await navigate({

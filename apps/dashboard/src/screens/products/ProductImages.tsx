@@ -10,7 +10,7 @@ import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote } from '../../ui/feedback';
 import { UploadField, useUpload } from '../../ui/upload';
 
-type Product = RouterOutputs['catalog']['dashboardGet'];
+type Product = RouterOutputs['catalog']['get'];
 type Image = Product['images'][number];
 
 /** The server's limit (PRODUCT_IMAGES_MAX in @svc/schemas); said here so the form can say it. */
@@ -56,9 +56,9 @@ export function ProductImages({ product, manage }: { product: Product; manage: b
   const queryClient = useQueryClient();
   const { storeId, id: productId, name } = product;
   const [status, setStatus] = useState('');
-  const changed = () => queryClient.invalidateQueries(trpc.catalog.dashboardGet.queryFilter({ storeId, productId }));
-  const reorder = useMutation(trpc.catalog.dashboardReorderImages.mutationOptions({ onSuccess: changed }));
-  const remove = useMutation(trpc.catalog.dashboardDeleteImage.mutationOptions({ onSuccess: changed }));
+  const changed = () => queryClient.invalidateQueries(trpc.catalog.get.queryFilter({ storeId, productId }));
+  const reorder = useMutation(trpc.catalog.reorderImages.mutationOptions({ onSuccess: changed }));
+  const remove = useMutation(trpc.catalog.deleteImage.mutationOptions({ onSuccess: changed }));
   const images = product.images;
   const move = (index: number, by: -1 | 1) => {
     const ids = images.map((i) => i.id);

@@ -21,16 +21,16 @@ export function ProductPage() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [saved, setSaved] = useState('');
-  const product = useQuery(trpc.catalog.dashboardGet.queryOptions({ storeId, productId }));
+  const product = useQuery(trpc.catalog.get.queryOptions({ storeId, productId }));
 
   const changed = async () => {
     await Promise.all([
-      queryClient.invalidateQueries(trpc.catalog.dashboardGet.queryFilter({ storeId, productId })),
+      queryClient.invalidateQueries(trpc.catalog.get.queryFilter({ storeId, productId })),
       queryClient.invalidateQueries(trpc.catalog.dashboardList.pathFilter()),
     ]);
   };
   const update = useMutation(
-    trpc.catalog.dashboardUpdate.mutationOptions({
+    trpc.catalog.update.mutationOptions({
       onMutate: () => setSaved(''),
       onSuccess: async () => {
         await changed();
@@ -39,7 +39,7 @@ export function ProductPage() {
     }),
   );
   const archive = useMutation(
-    trpc.catalog.dashboardUpdate.mutationOptions({
+    trpc.catalog.update.mutationOptions({
       onMutate: () => setSaved(''),
       onSuccess: async () => {
         await changed();
@@ -48,7 +48,7 @@ export function ProductPage() {
     }),
   );
   const remove = useMutation(
-    trpc.catalog.dashboardDelete.mutationOptions({
+    trpc.catalog.delete.mutationOptions({
       onSuccess: async () => {
         await queryClient.invalidateQueries(trpc.catalog.dashboardList.pathFilter());
         await navigate({ to: '/stores/$storeId/products', params: { storeId } });

@@ -86,7 +86,7 @@ function StatusChange({ ticketId, closed }: { ticketId: string; closed: boolean 
 /** The buyer's e-mail comes with the order (one batched round trip with the ticket). */
 function Buyer({ orderId }: { orderId: string }) {
   const storeId = useStoreId();
-  const order = useQuery(trpc.orders.dashboardGet.queryOptions({ storeId, orderId }));
+  const order = useQuery(trpc.orders.get.queryOptions({ storeId, orderId }));
   if (order.error) return <>—</>;
   return <>{order.data ? order.data.customerEmail || '—' : '…'}</>;
 }

@@ -23,8 +23,8 @@ import { WebhookForm } from './WebhookForm';
 
 const webhookRoute = getRouteApi('/app/stores/$storeId/webhooks/$webhookId');
 
-type Webhook = RouterOutputs['webhooks']['dashboardGet'];
-type Delivery = RouterOutputs['webhooks']['dashboardDeliveries']['deliveries'][number];
+type Webhook = RouterOutputs['webhooks']['get'];
+type Delivery = RouterOutputs['webhooks']['deliveries']['deliveries'][number];
 type Stats = RouterOutputs['webhooks']['dashboardStats'];
 
 /** Refetch what a change to this endpoint or its log may have changed. */
@@ -32,16 +32,16 @@ function useRefresh(storeId: string, webhookId: string) {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardGet.queryKey({ storeId, webhookId }) }),
-      queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardList.queryKey({ storeId }) }),
-      queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardDeliveries.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey({ storeId, webhookId }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey({ storeId }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardStats.queryKey() }),
     ]);
 }
 
 function DisabledNote({ hook }: { hook: Webhook }) {
   const refresh = useRefresh(hook.storeId, hook.id);
-  const enable = useMutation(trpc.webhooks.dashboardUpdate.mutationOptions({ onSuccess: refresh }));
+  const enable = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: refresh }));
   return (
     <section className="notice" aria-labelledby="disabled-title">
       <h2 id="disabled-title">This endpoint is disabled</h2>
@@ -69,18 +69,18 @@ function EndpointActions({ hook }: { hook: Webhook }) {
   const refresh = useRefresh(hook.storeId, hook.id);
   const navigate = useNavigate();
   const [secret, setSecret] = useState<string | null>(null);
-  const update = useMutation(trpc.webhooks.dashboardUpdate.mutationOptions({ onSuccess: refresh }));
+  const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: refresh }));
   const rotate = useMutation(
-    trpc.webhooks.dashboardRotate.mutationOptions({
+    trpc.webhooks.rotate.mutationOptions({
       onSuccess: async (rotated) => {
         await refresh();
         setSecret(rotated.secret);
       },
     }),
   );
-  const test = useMutation(trpc.webhooks.dashboardTest.mutationOptions({ onSettled: refresh }));
+  const test = useMutation(trpc.webhooks.test.mutationOptions({ onSettled: refresh }));
   const remove = useMutation(
-    trpc.webhooks.dashboardDelete.mutationOptions({
+    trpc.webhooks.delete.mutationOptions({
       onSuccess: () => navigate({ to: '/stores/$storeId/webhooks', params: { storeId: hook.storeId }, replace: true }),
     }),
   );
@@ -192,7 +192,7 @@ function ReplayRange({ hook }: { hook: Webhook }) {
     resolver: zodResolver(ZReplayForm),
     defaultValues: { from: '', to: '', onlyFailed: false },
   });
-  const replay = useMutation(trpc.webhooks.dashboardReplay.mutationOptions({ onSuccess: refresh }));
+  const replay = useMutation(trpc.webhooks.replay.mutationOptions({ onSuccess: refresh }));
   return (
     <form
       noValidate
@@ -238,7 +238,7 @@ function ReplayRange({ hook }: { hook: Webhook }) {
 
 function RetryDelivery({ hook, delivery }: { hook: Webhook; delivery: Delivery }) {
   const refresh = useRefresh(hook.storeId, hook.id);
-  const retry = useMutation(trpc.webhooks.dashboardRetry.mutationOptions({ onSuccess: refresh }));
+  const retry = useMutation(trpc.webhooks.retry.mutationOptions({ onSuccess: refresh }));
   if (!hook.enabled || delivery.status === 'queued' || delivery.status === 'pending') return null;
   return (
     <>
@@ -314,7 +314,7 @@ function AttemptDetails({ hook, delivery }: { hook: Webhook; delivery: Delivery 
 function useDeliveries(storeId: string, webhookId: string) {
   const search = webhookRoute.useSearch();
   return useQuery(
-    trpc.webhooks.dashboardDeliveries.queryOptions({
+    trpc.webhooks.deliveries.queryOptions({
       storeId,
       webhookId,
       limit: 25,
@@ -392,7 +392,7 @@ function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnTy
 export function WebhookPage() {
   const storeId = useStoreId();
   const { webhookId } = webhookRoute.useParams();
-  const hook = useQuery(trpc.webhooks.dashboardGet.queryOptions({ storeId, webhookId }));
+  const hook = useQuery(trpc.webhooks.get.queryOptions({ storeId, webhookId }));
   const stats = useQuery(trpc.webhooks.dashboardStats.queryOptions({ storeId, webhookId }));
   const deliveries = useDeliveries(storeId, webhookId);
   return (

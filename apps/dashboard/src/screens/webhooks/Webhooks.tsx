@@ -14,9 +14,9 @@ function AddEndpoint({ close, onSecret }: { close: () => void; onSecret: (secret
   const storeId = useStoreId();
   const queryClient = useQueryClient();
   const create = useMutation(
-    trpc.webhooks.dashboardCreate.mutationOptions({
+    trpc.webhooks.create.mutationOptions({
       onSuccess: async (created) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.webhooks.dashboardList.queryKey({ storeId }) });
+        await queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey({ storeId }) });
         close();
         onSecret(created.secret);
       },
@@ -35,7 +35,7 @@ function AddEndpoint({ close, onSecret }: { close: () => void; onSecret: (secret
 
 export function Webhooks() {
   const storeId = useStoreId();
-  const webhooks = useQuery(trpc.webhooks.dashboardList.queryOptions({ storeId }));
+  const webhooks = useQuery(trpc.webhooks.list.queryOptions({ storeId }));
   const [secret, setSecret] = useState<string | null>(null);
   return (
     <>

@@ -1,11 +1,20 @@
+/**
+ * The catalogue: products, their images, files and key stock, for merchants under /merchant/v1
+ * (Bearer key with product scopes, capped by manageProducts) and the dashboard (session; reads
+ * need membership, writes manageProducts), each operation both call declared once
+ * (storeResource); and the public storefront reads.
+ */
 import {
   ZCreateProductInput,
   ZFileIdInput,
   ZFileList,
+  ZImportKeysInput,
+  ZImportKeysResult,
   ZKeyIdInput,
   ZKeyList,
   ZListKeysQuery,
   ZListProductsQuery,
+  ZMerchantImportKeysInput,
   ZMerchantKeyList,
   ZMerchantKeyListQuery,
   ZProduct,
@@ -22,13 +31,7 @@ import {
   ZUpdateProductInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import {
-  merchantProcedure,
-  publicProcedure,
-  router,
-  storeProcedure,
-  type ResourceSurface,
-} from '../../trpc/procedures.js';
+import { merchantProcedure, publicProcedure, router, storeProcedure, storeResource } from '../../trpc/procedures.js';
 import {
   createProduct,
   deleteProduct,
@@ -43,100 +46,100 @@ import { testModeAccess } from '../../modules/access/test-mode.js';
 import { deleteProductFile, listProductFiles } from '../../modules/catalog/files.service.js';
 import { deleteProductImage, reorderProductImages } from '../../modules/catalog/images.service.js';
 import { deleteKey, listKeys, listMerchantKeys } from '../../modules/catalog/key-store.js';
+import { restock } from '../../modules/fulfilment/fulfilment.service.js';
 
-export const PRODUCT_TAGS = ['dashboard: products'];
-const dashboard = PRODUCT_TAGS;
 const publicTags = ['public'];
-export const PRODUCTS_BASE = '/dashboard/stores/{storeId}/products';
-export const MERCHANT_PRODUCTS_BASE = '/merchant/v1/stores/{storeId}/products';
-export const MERCHANT_PRODUCT_TAGS = ['merchant: products'];
-const base = PRODUCTS_BASE;
+const MERCHANT = '/merchant/v1/stores/{storeId}/products';
+const DASHBOARD = '/dashboard/stores/{storeId}/products';
+const tags = ['merchant: products'];
+const dashboard = { tags: ['dashboard: products'] };
+const one = `${MERCHANT}/{productId}` as const;
 
-/** create, get, update and delete (archive), the same on both surfaces. */
-function productRoutes({ read, write, base, tags }: ResourceSurface) {
-  const one = `${base}/{productId}` as const;
-  return {
-    create: write
-      .meta({
-        openapi: { method: 'POST', path: base, tags, summary: 'Create a product' },
-        successStatus: 201,
-        errors: [],
-      })
-      .input(ZCreateProductInput)
-      .output(ZProduct)
-      .mutation(({ ctx, input }) => createProduct(ctx, input)),
-    get: read
-      .meta({
-        openapi: { method: 'GET', path: one, tags, summary: 'One product, with its stock (available keys, or null)' },
-        errors: ['not_found'],
-      })
-      .input(ZProductIdInput)
-      .output(ZProduct)
-      .query(({ ctx, input }) => getProduct(ctx, input)),
-    update: write
-      .meta({ openapi: { method: 'PATCH', path: one, tags, summary: 'Change a product' }, errors: ['not_found'] })
-      .input(ZUpdateProductInput)
-      .output(ZProduct)
-      .mutation(({ ctx, input }) => updateProduct(ctx, input)),
-    delete: write
-      .meta({
-        openapi: { method: 'DELETE', path: one, tags, summary: 'Archive a product (orders keep naming it)' },
-        successStatus: 204,
-        errors: ['not_found'],
-      })
-      .input(ZProductIdInput)
-      .output(z.void())
-      .mutation(({ ctx, input }) => deleteProduct(ctx, input)),
-    // Adding an image is a multipart plain route (http/uploads.ts); these two take JSON.
-    deleteImage: write
-      .meta({
-        openapi: {
-          method: 'DELETE',
-          path: `${one}/images/{imageId}`,
-          tags,
-          summary: "Remove one of a product's images",
-        },
-        successStatus: 204,
-        errors: ['not_found'],
-      })
-      .input(ZProductImageIdInput)
-      .output(z.void())
-      .mutation(({ ctx, input }) => deleteProductImage(ctx, input)),
-    reorderImages: write
-      .meta({
-        openapi: {
-          method: 'PUT',
-          path: `${one}/images/order`,
-          tags,
-          summary: "Put a product's images in a new order (every image id once)",
-        },
-        errors: ['not_found'],
-      })
-      .input(ZReorderProductImagesInput)
-      .output(ZProductImageList)
-      .mutation(({ ctx, input }) => reorderProductImages(ctx, input)),
-  };
-}
-
-const manage = storeProcedure('manageProducts');
-const member = storeProcedure();
-const dashboardProducts = productRoutes({ read: member, write: manage, base, tags: dashboard });
+/** Reading a product needs membership alone on the dashboard; a key needs product:read. */
+const read = storeResource({ scope: 'product:read' });
+const write = storeResource({ scope: 'product:write', permission: 'manageProducts' });
 const merchantRead = merchantProcedure('product:read');
-const merchantProducts = productRoutes({
-  read: merchantRead,
-  write: merchantProcedure('product:write'),
-  base: MERCHANT_PRODUCTS_BASE,
-  tags: MERCHANT_PRODUCT_TAGS,
-});
+const member = storeProcedure();
+const manage = storeProcedure('manageProducts');
 
 export const catalogRouter = router({
-  ...merchantProducts,
+  create: write
+    .meta({
+      openapi: { method: 'POST', path: MERCHANT, tags, summary: 'Create a product' },
+      dashboard,
+      successStatus: 201,
+      errors: [],
+    })
+    .input(ZCreateProductInput)
+    .output(ZProduct)
+    .mutation(({ ctx, input }) => createProduct(ctx, input)),
+  get: read
+    .meta({
+      openapi: { method: 'GET', path: one, tags, summary: 'One product, with its stock (available keys, or null)' },
+      dashboard,
+      errors: ['not_found'],
+    })
+    .input(ZProductIdInput)
+    .output(ZProduct)
+    .query(({ ctx, input }) => getProduct(ctx, input)),
+  update: write
+    .meta({
+      openapi: { method: 'PATCH', path: one, tags, summary: 'Change a product' },
+      dashboard,
+      errors: ['not_found'],
+    })
+    .input(ZUpdateProductInput)
+    .output(ZProduct)
+    .mutation(({ ctx, input }) => updateProduct(ctx, input)),
+  delete: write
+    .meta({
+      openapi: { method: 'DELETE', path: one, tags, summary: 'Archive a product (orders keep naming it)' },
+      dashboard,
+      successStatus: 204,
+      errors: ['not_found'],
+    })
+    .input(ZProductIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteProduct(ctx, input)),
+  // Adding an image is a multipart plain route (http/uploads.ts); these two take JSON.
+  deleteImage: write
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: `${one}/images/{imageId}`,
+        tags,
+        summary: "Remove one of a product's images",
+      },
+      dashboard,
+      successStatus: 204,
+      errors: ['not_found'],
+    })
+    .input(ZProductImageIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteProductImage(ctx, input)),
+  reorderImages: write
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: `${one}/images/order`,
+        tags,
+        summary: "Put a product's images in a new order (every image id once)",
+      },
+      dashboard,
+      errors: ['not_found'],
+    })
+    .input(ZReorderProductImagesInput)
+    .output(ZProductImageList)
+    .mutation(({ ctx, input }) => reorderProductImages(ctx, input)),
+
+  // The lists and the key stock differ on purpose (docs/decisions.md): a keyset page and the
+  // `licenseKeys` shape for merchants, the whole catalogue and the `keys` shape for the dashboard.
   list: merchantRead
     .meta({
       openapi: {
         method: 'GET',
-        path: MERCHANT_PRODUCTS_BASE,
-        tags: MERCHANT_PRODUCT_TAGS,
+        path: MERCHANT,
+        tags,
         summary: "The store's products, newest first, with their stock (filter `status`)",
       },
       errors: [],
@@ -148,8 +151,8 @@ export const catalogRouter = router({
     .meta({
       openapi: {
         method: 'GET',
-        path: `${MERCHANT_PRODUCTS_BASE}/{productId}/license-keys`,
-        tags: MERCHANT_PRODUCT_TAGS,
+        path: `${one}/license-keys`,
+        tags,
         summary: "A product's license keys, masked, with the stock counts (never the key)",
       },
       errors: ['not_found'],
@@ -158,15 +161,14 @@ export const catalogRouter = router({
     .output(ZMerchantKeyList)
     .query(({ ctx, input }) => listMerchantKeys(ctx, input)),
 
-  dashboardCreate: dashboardProducts.create,
-  dashboardGet: dashboardProducts.get,
-  dashboardUpdate: dashboardProducts.update,
-  dashboardDelete: dashboardProducts.delete,
-  dashboardDeleteImage: dashboardProducts.deleteImage,
-  dashboardReorderImages: dashboardProducts.reorderImages,
   dashboardList: member
     .meta({
-      openapi: { method: 'GET', path: base, tags: dashboard, summary: "The store's products with their stock" },
+      openapi: {
+        method: 'GET',
+        path: DASHBOARD,
+        tags: dashboard.tags,
+        summary: "The store's products with their stock",
+      },
       errors: [],
     })
     .input(ZStoreIdInput)
@@ -177,8 +179,8 @@ export const catalogRouter = router({
     .meta({
       openapi: {
         method: 'GET',
-        path: `${base}/{productId}/license-keys`,
-        tags: dashboard,
+        path: `${DASHBOARD}/{productId}/license-keys`,
+        tags: dashboard.tags,
         summary: 'License keys, masked',
       },
       errors: ['not_found'],
@@ -187,12 +189,43 @@ export const catalogRouter = router({
     .output(ZKeyList)
     .query(({ ctx, input }) => listKeys(ctx, input)),
 
+  /**
+   * Adding keys to stock also serves the orders that waited for them (restock). The merchant's
+   * import takes 1 to 10,000 keys of 1 to 500 characters, the dashboard's up to 20,000 of 1,000.
+   */
+  importKeys: merchantProcedure('product:write')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${one}/license-keys`,
+        tags,
+        summary: 'Add 1 to 10,000 license keys to stock (duplicates dropped); orders waiting for keys are filled',
+      },
+      errors: ['not_found', 'conflict'],
+    })
+    .input(ZMerchantImportKeysInput)
+    .output(ZImportKeysResult)
+    .mutation(({ ctx, input }) => restock(ctx, input)),
+  dashboardImportKeys: manage
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${DASHBOARD}/{productId}/license-keys`,
+        tags: dashboard.tags,
+        summary: 'Add license keys to stock (duplicates dropped)',
+      },
+      errors: ['not_found'],
+    })
+    .input(ZImportKeysInput)
+    .output(ZImportKeysResult)
+    .mutation(({ ctx, input }) => restock(ctx, input)),
+
   deleteKey: manage
     .meta({
       openapi: {
         method: 'DELETE',
-        path: `${base}/{productId}/license-keys/{keyId}`,
-        tags: dashboard,
+        path: `${DASHBOARD}/{productId}/license-keys/{keyId}`,
+        tags: dashboard.tags,
         summary: 'Delete an unsold key',
       },
       successStatus: 204,
@@ -206,8 +239,8 @@ export const catalogRouter = router({
     .meta({
       openapi: {
         method: 'GET',
-        path: `${base}/{productId}/files`,
-        tags: dashboard,
+        path: `${DASHBOARD}/{productId}/files`,
+        tags: dashboard.tags,
         summary: "A product's downloadable files",
       },
       errors: ['not_found'],
@@ -216,12 +249,12 @@ export const catalogRouter = router({
     .output(ZFileList)
     .query(async ({ ctx, input }) => ({ files: await listProductFiles(ctx, input) })),
 
-  deleteFile: storeProcedure('manageProducts')
+  deleteFile: manage
     .meta({
       openapi: {
         method: 'DELETE',
-        path: `${base}/{productId}/files/{fileId}`,
-        tags: dashboard,
+        path: `${DASHBOARD}/{productId}/files/{fileId}`,
+        tags: dashboard.tags,
         summary: 'Delete a file',
       },
       successStatus: 204,

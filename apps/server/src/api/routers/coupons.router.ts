@@ -1,6 +1,7 @@
 /**
  * Coupons: the resource for merchants (/merchant/v1, Bearer key with coupon scopes, capped by
- * manageProducts) and the dashboard (session with manageProducts), built once; and the buyer's check.
+ * manageProducts) and the dashboard (session with manageProducts), each operation declared once
+ * for both (storeResource); and the buyer's check.
  */
 import {
   ZCoupon,
@@ -13,13 +14,7 @@ import {
   ZValidateCouponInput,
 } from '@svc/schemas';
 import { z } from 'zod';
-import {
-  merchantProcedure,
-  publicProcedure,
-  router,
-  storeProcedure,
-  type ResourceSurface,
-} from '../../trpc/procedures.js';
+import { publicProcedure, router, storeResource } from '../../trpc/procedures.js';
 import { testModeAccess } from '../../modules/access/test-mode.js';
 import {
   createCoupon,
@@ -30,70 +25,54 @@ import {
   validateCoupon,
 } from '../../modules/coupons/coupons.service.js';
 
-/** The coupon resource, built once for merchants (/merchant/v1, coupon scopes) and the dashboard. */
-function couponRoutes({ read, write, base, tags }: ResourceSurface) {
-  const one = `${base}/{couponId}` as const;
-  return {
-    create: write
-      .meta({
-        openapi: { method: 'POST', path: base, tags, summary: 'Create a coupon' },
-        successStatus: 201,
-        errors: ['conflict'],
-      })
-      .input(ZCreateCouponInput)
-      .output(ZCoupon)
-      .mutation(({ ctx, input }) => createCoupon(ctx, input)),
-    list: read
-      .meta({ openapi: { method: 'GET', path: base, tags, summary: "The store's coupons" }, errors: [] })
-      .input(ZStoreIdInput)
-      .output(ZCouponList)
-      .query(async ({ ctx, input }) => ({ coupons: await listCoupons(ctx, input) })),
-    get: read
-      .meta({ openapi: { method: 'GET', path: one, tags, summary: 'One coupon' }, errors: ['not_found'] })
-      .input(ZCouponIdInput)
-      .output(ZCoupon)
-      .query(({ ctx, input }) => getCoupon(ctx, input)),
-    update: write
-      .meta({
-        openapi: { method: 'PATCH', path: one, tags, summary: 'Change a coupon' },
-        errors: ['not_found', 'conflict'],
-      })
-      .input(ZUpdateCouponInput)
-      .output(ZCoupon)
-      .mutation(({ ctx, input }) => updateCoupon(ctx, input)),
-    delete: write
-      .meta({
-        openapi: { method: 'DELETE', path: one, tags, summary: 'Delete a coupon (orders keep their discount)' },
-        successStatus: 204,
-        errors: ['not_found'],
-      })
-      .input(ZCouponIdInput)
-      .output(z.void())
-      .mutation(({ ctx, input }) => deleteCoupon(ctx, input)),
-  };
-}
+const MERCHANT = '/merchant/v1/stores/{storeId}/coupons';
+const tags = ['merchant: coupons'];
+const dashboard = { tags: ['dashboard: coupons'] };
+const one = `${MERCHANT}/{couponId}` as const;
 
-const merchant = couponRoutes({
-  read: merchantProcedure('coupon:read'),
-  write: merchantProcedure('coupon:write'),
-  base: '/merchant/v1/stores/{storeId}/coupons',
-  tags: ['merchant: coupons'],
-});
-const products = storeProcedure('manageProducts');
-const dashboard = couponRoutes({
-  read: products,
-  write: products,
-  base: '/dashboard/stores/{storeId}/coupons',
-  tags: ['dashboard: coupons'],
-});
+const read = storeResource({ scope: 'coupon:read', permission: 'manageProducts' });
+const write = storeResource({ scope: 'coupon:write', permission: 'manageProducts' });
 
 export const couponsRouter = router({
-  ...merchant,
-  dashboardCreate: dashboard.create,
-  dashboardList: dashboard.list,
-  dashboardGet: dashboard.get,
-  dashboardUpdate: dashboard.update,
-  dashboardDelete: dashboard.delete,
+  create: write
+    .meta({
+      openapi: { method: 'POST', path: MERCHANT, tags, summary: 'Create a coupon' },
+      dashboard,
+      successStatus: 201,
+      errors: ['conflict'],
+    })
+    .input(ZCreateCouponInput)
+    .output(ZCoupon)
+    .mutation(({ ctx, input }) => createCoupon(ctx, input)),
+  list: read
+    .meta({ openapi: { method: 'GET', path: MERCHANT, tags, summary: "The store's coupons" }, dashboard, errors: [] })
+    .input(ZStoreIdInput)
+    .output(ZCouponList)
+    .query(async ({ ctx, input }) => ({ coupons: await listCoupons(ctx, input) })),
+  get: read
+    .meta({ openapi: { method: 'GET', path: one, tags, summary: 'One coupon' }, dashboard, errors: ['not_found'] })
+    .input(ZCouponIdInput)
+    .output(ZCoupon)
+    .query(({ ctx, input }) => getCoupon(ctx, input)),
+  update: write
+    .meta({
+      openapi: { method: 'PATCH', path: one, tags, summary: 'Change a coupon' },
+      dashboard,
+      errors: ['not_found', 'conflict'],
+    })
+    .input(ZUpdateCouponInput)
+    .output(ZCoupon)
+    .mutation(({ ctx, input }) => updateCoupon(ctx, input)),
+  delete: write
+    .meta({
+      openapi: { method: 'DELETE', path: one, tags, summary: 'Delete a coupon (orders keep their discount)' },
+      dashboard,
+      successStatus: 204,
+      errors: ['not_found'],
+    })
+    .input(ZCouponIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteCoupon(ctx, input)),
 
   validate: publicProcedure
     .meta({

@@ -1,55 +1,44 @@
 /**
- * The events API, built once for two surfaces: merchants under /merchant/v1 (Bearer key with
- * event:read, capped by manageSettings) and the dashboard (session with manageSettings).
+ * The events API for merchants under /merchant/v1 (Bearer key with event:read, capped by
+ * manageSettings) and the dashboard (session with manageSettings), each operation declared once
+ * for both (storeResource).
  */
 import { ZEventIdInput, ZEventList, ZListEventsQuery, ZStoredEvent } from '@svc/schemas';
-import { merchantProcedure, router, storeProcedure, type GuardedBuilder } from '../../trpc/procedures.js';
+import { router, storeResource } from '../../trpc/procedures.js';
 import { getEvent, listEvents } from '../../modules/events/events.service.js';
 
-function eventRoutes({ read, base, tags }: { read: GuardedBuilder; base: `/${string}`; tags: string[] }) {
-  return {
-    list: read
-      .meta({
-        openapi: {
-          method: 'GET',
-          path: base,
-          tags,
-          summary: "The store's events, newest first (filters `type`, `from`, `to`); kept 30 days",
-        },
-        errors: [],
-      })
-      .input(ZListEventsQuery)
-      .output(ZEventList)
-      .query(({ ctx, input }) => listEvents(ctx, input)),
-    get: read
-      .meta({
-        openapi: {
-          method: 'GET',
-          path: `${base}/{eventId}`,
-          tags,
-          summary: 'One event, byte for byte the body its webhook deliveries carry',
-        },
-        errors: ['not_found'],
-      })
-      .input(ZEventIdInput)
-      .output(ZStoredEvent)
-      .query(({ ctx, input }) => getEvent(ctx, input)),
-  };
-}
-
-const merchant = eventRoutes({
-  read: merchantProcedure('event:read'),
-  base: '/merchant/v1/stores/{storeId}/events',
-  tags: ['merchant: events'],
-});
-const dashboard = eventRoutes({
-  read: storeProcedure('manageSettings'),
-  base: '/dashboard/stores/{storeId}/events',
-  tags: ['dashboard: events'],
-});
+const MERCHANT = '/merchant/v1/stores/{storeId}/events';
+const tags = ['merchant: events'];
+const dashboard = { tags: ['dashboard: events'] };
+const read = storeResource({ scope: 'event:read', permission: 'manageSettings' });
 
 export const eventsRouter = router({
-  ...merchant,
-  dashboardList: dashboard.list,
-  dashboardGet: dashboard.get,
+  list: read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: MERCHANT,
+        tags,
+        summary: "The store's events, newest first (filters `type`, `from`, `to`); kept 30 days",
+      },
+      dashboard,
+      errors: [],
+    })
+    .input(ZListEventsQuery)
+    .output(ZEventList)
+    .query(({ ctx, input }) => listEvents(ctx, input)),
+  get: read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${MERCHANT}/{eventId}`,
+        tags,
+        summary: 'One event, byte for byte the body its webhook deliveries carry',
+      },
+      dashboard,
+      errors: ['not_found'],
+    })
+    .input(ZEventIdInput)
+    .output(ZStoredEvent)
+    .query(({ ctx, input }) => getEvent(ctx, input)),
 });

@@ -1,8 +1,9 @@
 /**
  * The License API: three public routes the merchant's software calls with the key as its
- * credential (CORS open, no cookies, limited per client address), and the merchant's license
- * resources, built once for the merchant API (Bearer key, license scopes, capped by viewOrders /
- * editOrders) and the dashboard (session with those permissions).
+ * credential (CORS open, no cookies, limited per client address), and the seller's license
+ * resources for the merchant API (Bearer key, license scopes, capped by viewOrders / editOrders)
+ * and the dashboard (session with those permissions), each operation declared once for both
+ * (storeResource); and the dashboard's search by a whole key.
  */
 import {
   ZActivateLicenseInput,
@@ -20,13 +21,7 @@ import {
   ZValidateLicenseResult,
 } from '@svc/schemas';
 import { z } from 'zod';
-import {
-  merchantProcedure,
-  publicProcedure,
-  router,
-  storeProcedure,
-  type ResourceSurface,
-} from '../../trpc/procedures.js';
+import { publicProcedure, router, storeProcedure, storeResource } from '../../trpc/procedures.js';
 import {
   activateLicense,
   deactivateLicense,
@@ -42,106 +37,13 @@ import {
 const MINUTE = 60_000;
 const software = ['licenses'];
 
-const LICENSE_SURFACES = {
-  merchant: {
-    read: merchantProcedure('license:read'),
-    write: merchantProcedure('license:write'),
-    base: '/merchant/v1/stores/{storeId}/licenses',
-    tags: ['merchant: licenses'],
-  },
-  dashboard: {
-    read: storeProcedure('viewOrders'),
-    write: storeProcedure('editOrders'),
-    base: '/dashboard/stores/{storeId}/licenses',
-    tags: ['dashboard'],
-  },
-} satisfies Record<string, ResourceSurface>;
+const MERCHANT = '/merchant/v1/stores/{storeId}/licenses';
+const tags = ['merchant: licenses'];
+const dashboard = { tags: ['dashboard'] };
+const one = `${MERCHANT}/{licenseId}` as const;
 
-/** The seller's license resources, the same on both surfaces. */
-function licenseResources({ read, write, base, tags }: ResourceSurface) {
-  return {
-    list: read
-      .meta({
-        openapi: { method: 'GET', path: base, tags, summary: 'List licenses (sold license keys), newest first' },
-        errors: [],
-      })
-      .input(ZListLicensesQuery)
-      .output(ZLicenseList)
-      .query(({ ctx, input }) => listLicenses(ctx, input)),
-    get: read
-      .meta({
-        openapi: { method: 'GET', path: `${base}/{licenseId}`, tags, summary: 'A license with its active instances' },
-        errors: ['not_found'],
-      })
-      .input(ZLicenseIdInput)
-      .output(ZMerchantLicense)
-      .query(({ ctx, input }) => getLicense(ctx, input)),
-    disable: write
-      .meta({
-        openapi: {
-          method: 'POST',
-          path: `${base}/{licenseId}/disable`,
-          tags,
-          summary: 'Disable a license (validate answers disabled)',
-        },
-        errors: ['not_found'],
-      })
-      .input(ZLicenseIdInput)
-      .output(ZMerchantLicense)
-      .mutation(({ ctx, input }) => disableLicense(ctx, input)),
-    enable: write
-      .meta({
-        openapi: {
-          method: 'POST',
-          path: `${base}/{licenseId}/enable`,
-          tags,
-          summary: 'Enable a license the seller disabled',
-        },
-        errors: ['not_found', 'conflict'],
-      })
-      .input(ZLicenseIdInput)
-      .output(ZMerchantLicense)
-      .mutation(({ ctx, input }) => enableLicense(ctx, input)),
-    removeInstance: write
-      .meta({
-        openapi: {
-          method: 'DELETE',
-          path: `${base}/{licenseId}/instances/{instanceId}`,
-          tags,
-          summary: 'Remove an instance of a license',
-        },
-        successStatus: 204,
-        errors: ['not_found'],
-      })
-      .input(ZLicenseInstanceIdInput)
-      .output(z.void())
-      .mutation(({ ctx, input }) => removeLicenseInstance(ctx, input)),
-  };
-}
-
-const merchant = licenseResources(LICENSE_SURFACES.merchant);
-const dashboard = licenseResources(LICENSE_SURFACES.dashboard);
-
-/**
- * The dashboard's search by a whole key (issue 29): a POST, so the key travels in a body and is
- * in no URL or access log. Dashboard only, as the webhooks' dashboard-only procedures: an
- * integration that holds a key has the License API's validate.
- */
-const findByKey = storeProcedure('viewOrders')
-  .meta({
-    openapi: {
-      method: 'POST',
-      path: `${LICENSE_SURFACES.dashboard.base}/search`,
-      tags: LICENSE_SURFACES.dashboard.tags,
-      summary: 'Find the sold keys whose value is the given whole key (shown masked)',
-    },
-    // A member guessing keys gets no further than the License API's own limit would let anyone.
-    rateLimit: { name: 'licenses.findByKey', max: 60, windowMs: MINUTE },
-    errors: [],
-  })
-  .input(ZFindLicensesByKeyInput)
-  .output(ZLicenseMatches)
-  .mutation(({ ctx, input }) => findLicensesByKey(ctx, input));
+const read = storeResource({ scope: 'license:read', permission: 'viewOrders' });
+const write = storeResource({ scope: 'license:write', permission: 'editOrders' });
 
 export const licensesRouter = router({
   activate: publicProcedure
@@ -186,11 +88,87 @@ export const licensesRouter = router({
     .input(ZDeactivateLicenseInput)
     .output(ZDeactivateLicenseResult)
     .mutation(({ ctx, input }) => deactivateLicense(ctx, input)),
-  ...merchant,
-  dashboardList: dashboard.list,
-  dashboardGet: dashboard.get,
-  dashboardFindByKey: findByKey,
-  dashboardDisable: dashboard.disable,
-  dashboardEnable: dashboard.enable,
-  dashboardRemoveInstance: dashboard.removeInstance,
+  /** The seller's license resources. */
+  list: read
+    .meta({
+      openapi: { method: 'GET', path: MERCHANT, tags, summary: 'List licenses (sold license keys), newest first' },
+      dashboard,
+      errors: [],
+    })
+    .input(ZListLicensesQuery)
+    .output(ZLicenseList)
+    .query(({ ctx, input }) => listLicenses(ctx, input)),
+  get: read
+    .meta({
+      openapi: { method: 'GET', path: one, tags, summary: 'A license with its active instances' },
+      dashboard,
+      errors: ['not_found'],
+    })
+    .input(ZLicenseIdInput)
+    .output(ZMerchantLicense)
+    .query(({ ctx, input }) => getLicense(ctx, input)),
+  disable: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${one}/disable`,
+        tags,
+        summary: 'Disable a license (validate answers disabled)',
+      },
+      dashboard,
+      errors: ['not_found'],
+    })
+    .input(ZLicenseIdInput)
+    .output(ZMerchantLicense)
+    .mutation(({ ctx, input }) => disableLicense(ctx, input)),
+  enable: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${one}/enable`,
+        tags,
+        summary: 'Enable a license the seller disabled',
+      },
+      dashboard,
+      errors: ['not_found', 'conflict'],
+    })
+    .input(ZLicenseIdInput)
+    .output(ZMerchantLicense)
+    .mutation(({ ctx, input }) => enableLicense(ctx, input)),
+  removeInstance: write
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: `${one}/instances/{instanceId}`,
+        tags,
+        summary: 'Remove an instance of a license',
+      },
+      dashboard,
+      successStatus: 204,
+      errors: ['not_found'],
+    })
+    .input(ZLicenseInstanceIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => removeLicenseInstance(ctx, input)),
+
+  /**
+   * The dashboard's search by a whole key (issue 29): a POST, so the key travels in a body and is
+   * in no URL or access log. Dashboard only, as the webhooks' dashboard-only procedures: an
+   * integration that holds a key has the License API's validate.
+   */
+  dashboardFindByKey: storeProcedure('viewOrders')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/dashboard/stores/{storeId}/licenses/search',
+        tags: dashboard.tags,
+        summary: 'Find the sold keys whose value is the given whole key (shown masked)',
+      },
+      // A member guessing keys gets no further than the License API's own limit would let anyone.
+      rateLimit: { name: 'licenses.findByKey', max: 60, windowMs: MINUTE },
+      errors: [],
+    })
+    .input(ZFindLicensesByKeyInput)
+    .output(ZLicenseMatches)
+    .mutation(({ ctx, input }) => findLicensesByKey(ctx, input)),
 });

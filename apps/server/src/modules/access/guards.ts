@@ -3,7 +3,8 @@
  * (modules/request/context.ts), without the transport: procedures on /trpc and REST and the
  * plain routes call the same ones, so they enforce the same rules: seller sessions (with CSRF as
  * the route declares it), store membership and permissions, merchant API keys (scope, store,
- * permission ceiling, per-key limit), the operator's scrape token. Customer sessions are the
+ * permission ceiling, per-key limit), either of the two for a store operation both audiences
+ * call (authorizeStoreAccess), the operator's scrape token. Customer sessions are the
  * customers module's (authenticateCustomer).
  */
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
@@ -128,6 +129,45 @@ export async function authorizeMerchant(
   if (ceiling && !hasPermission(member, ceiling))
     throw new AppError('permission_missing', `The key owner lacks the ${ceiling} permission in this store.`);
   return { credential, storeId };
+}
+
+/** Who a store call acts for: a merchant key, or a member signed in to the dashboard. */
+export type StoreActor =
+  | { kind: 'apiKey'; credential: MerchantCredential }
+  | ({ kind: 'session'; member: Awaited<ReturnType<typeof requireMember>> } & Awaited<
+      ReturnType<typeof authenticateSession>
+    >);
+
+/**
+ * A store operation either audience may call: a merchant key with `scope` (as authorizeMerchant:
+ * the store, the owner's ceiling, the per-key budget), or a member's session holding `permission`
+ * (as a dashboard route: CSRF on an unsafe call, membership, the permission when given).
+ * `via` is the one credential the route's path reads (REST binds it: the merchant path the key,
+ * the dashboard path the session, each refusing the other as before). Unbound (/trpc), a request
+ * with an Authorization header is a key call and any other a session call: a Bearer request is
+ * never a cookie session. The call's mode is the credential's: the key's, or the session's
+ * X-Svc-Mode.
+ */
+export async function authorizeStoreAccess(
+  ctx: Context,
+  access: { scope: TApiKeyScope; permission?: TStorePermission | undefined },
+  call: RouteCall,
+  input: unknown,
+  via: 'apiKey' | 'session' | undefined,
+): Promise<{ storeId: string; livemode: boolean; actor: StoreActor }> {
+  const credential = via ?? (ctx.caller.credentials.authorization === undefined ? 'session' : 'apiKey');
+  if (credential === 'apiKey') {
+    const merchant = await authorizeMerchant(ctx, access.scope, input);
+    return {
+      storeId: merchant.storeId,
+      livemode: merchant.credential.livemode,
+      actor: { kind: 'apiKey', credential: merchant.credential },
+    };
+  }
+  const session = await authenticateSession(ctx, call);
+  const storeId = storeIdOf(input);
+  const member = await requireMember(ctx, session.user.id, storeId, access.permission);
+  return { storeId, livemode: dashboardLivemode(ctx), actor: { kind: 'session', ...session, member } };
 }
 
 /**
