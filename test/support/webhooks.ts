@@ -7,12 +7,32 @@
  */
 import type { TWebhookEvent } from '@svc/schemas';
 import type { Orm } from '../../apps/server/src/db/orm.js';
+import { ManualClock } from '../../apps/server/src/lib/clock.js';
 import { newEventId, newId } from '../../apps/server/src/lib/ids.js';
 import { EventSchema } from '../../apps/server/src/modules/events/events.entities.js';
 import type { ServiceContext } from '../../apps/server/src/modules/request/context.js';
 import { createWebhook } from '../../apps/server/src/modules/webhooks/endpoints.service.js';
 import { WebhookDeliverySchema, WebhookSchema } from '../../apps/server/src/modules/webhooks/webhooks.entities.js';
+import { serviceContext } from './in-process.js';
 import { startWebhookReceiver, type ReceiverAnswer, type WebhookReceiver } from './webhook-receiver.js';
+
+/**
+ * Each test's own clock and deps: every clock 40 days after the previous test's, starting at
+ * `start` (each file its own far-off era, so no two files' rows meet in one worker database), and
+ * one application's worth of deps (its own APP_ENCRYPTION_KEY) on it.
+ */
+export function clockedSetups(orm: () => Orm, start: number) {
+  let epoch = start;
+  const freshClock = (): ManualClock => {
+    epoch += 40 * 24 * 3_600_000;
+    return new ManualClock(epoch);
+  };
+  const setup = (env: Record<string, string> = {}) => {
+    const clock = freshClock();
+    return { clock, base: serviceContext(orm(), clock, env) };
+  };
+  return { freshClock, setup };
+}
 
 /** A service call as a request makes it: the same deps, a fresh EntityManager. */
 export const call = (base: ServiceContext): ServiceContext => ({ ...base, em: base.deps.orm.em.fork() });

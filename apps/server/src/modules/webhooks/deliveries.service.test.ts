@@ -13,15 +13,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
-import { serviceContext } from '../../../../../test/support/in-process.js';
 import {
   verifyServiceSignature,
   verifyStandardSignature,
   type ReceiverAnswer,
 } from '../../../../../test/support/webhook-receiver.js';
-import { call, createEndpoint, webhookTestData } from '../../../../../test/support/webhooks.js';
+import { call, clockedSetups, createEndpoint, webhookTestData } from '../../../../../test/support/webhooks.js';
 import { openOrm, type Orm } from '../../db/orm.js';
-import { ManualClock } from '../../lib/clock.js';
 import { newEventId, newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
 import {
@@ -50,18 +48,7 @@ afterAll(async () => {
 });
 const { attemptsOf, receiver, insertEvent, logAttempt } = webhookTestData(() => orm, cleanups);
 
-let epoch = Date.UTC(2200, 0, 1);
-/** A clock 40 days after the previous test's, far past any other test's clock. */
-function freshClock(): ManualClock {
-  epoch += 40 * DAY;
-  return new ManualClock(epoch);
-}
-
-/** One application's worth of deps (its own APP_ENCRYPTION_KEY) on a clock of its own. */
-function setup(env: Record<string, string> = {}) {
-  const clock = freshClock();
-  return { clock, base: serviceContext(orm, clock, env) };
-}
+const { setup } = clockedSetups(() => orm, Date.UTC(2200, 0, 1));
 
 describe('testWebhook', () => {
   it('makes one signed webhook.test attempt now and records what the receiver answered', async () => {

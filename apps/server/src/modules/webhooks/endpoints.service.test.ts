@@ -14,11 +14,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
-import { serviceContext } from '../../../../../test/support/in-process.js';
 import { verifyServiceSignature, verifyStandardSignature } from '../../../../../test/support/webhook-receiver.js';
-import { call, createEndpoint, webhookTestData } from '../../../../../test/support/webhooks.js';
+import { call, clockedSetups, createEndpoint, webhookTestData } from '../../../../../test/support/webhooks.js';
 import { openOrm, type Orm } from '../../db/orm.js';
-import { ManualClock } from '../../lib/clock.js';
 import { unseal } from '../../lib/crypto.js';
 import { replayWebhook, retryWebhookDelivery, testWebhook, listDeliveries } from './deliveries.service.js';
 import {
@@ -50,18 +48,7 @@ const { webhookRow, countWebhooks, attemptsOf, receiver, insertEvent, logAttempt
   cleanups,
 );
 
-let epoch = Date.UTC(2100, 0, 1);
-/** A clock 40 days after the previous test's, far past any other test's clock. */
-function freshClock(): ManualClock {
-  epoch += 40 * DAY;
-  return new ManualClock(epoch);
-}
-
-/** One application's worth of deps (its own APP_ENCRYPTION_KEY) on a clock of its own. */
-function setup(env: Record<string, string> = {}) {
-  const clock = freshClock();
-  return { clock, base: serviceContext(orm, clock, env) };
-}
+const { setup } = clockedSetups(() => orm, Date.UTC(2100, 0, 1));
 
 describe('createWebhook', () => {
   it('shows the secret once (whsec_ + base64 of 32 bytes, prefix its first 12 characters) and stores it only encrypted', async () => {
@@ -229,7 +216,7 @@ describe('store isolation', () => {
     });
     const before = await webhookRow(hook.id);
     const ref = { storeId: intruder.id, webhookId: hook.id };
-    const range = { from: new Date(0).toISOString(), to: new Date(epoch + DAY).toISOString() };
+    const range = { from: new Date(0).toISOString(), to: new Date(base.clock.now().getTime() + DAY).toISOString() };
 
     const attempts: Array<[string, () => Promise<unknown>]> = [
       ['get', () => getWebhook(call(base), ref)],

@@ -11,11 +11,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
-import { serviceContext } from '../../../../../test/support/in-process.js';
-import { createEndpoint, webhookTestData } from '../../../../../test/support/webhooks.js';
+import { clockedSetups, createEndpoint, webhookTestData } from '../../../../../test/support/webhooks.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { JOBS } from '../../jobs.js';
-import { ManualClock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { EventSchema } from '../events/events.entities.js';
 import { EVENT_RETENTION_MS } from './housekeeping.js';
@@ -34,18 +32,7 @@ afterAll(async () => {
 });
 const { attemptsOf, insertEvent, logAttempt } = webhookTestData(() => orm, cleanups);
 
-let epoch = Date.UTC(2300, 0, 1);
-/** A clock 40 days after the previous test's, far past any other test's clock. */
-function freshClock(): ManualClock {
-  epoch += 40 * DAY;
-  return new ManualClock(epoch);
-}
-
-/** One application's worth of deps (its own APP_ENCRYPTION_KEY) on a clock of its own. */
-function setup(env: Record<string, string> = {}) {
-  const clock = freshClock();
-  return { clock, base: serviceContext(orm, clock, env) };
-}
+const { setup } = clockedSetups(() => orm, Date.UTC(2300, 0, 1));
 
 describe('pruneEvents', () => {
   it('deletes, in the hourly job, outbox events past 30 days that were dispatched and whose attempts all finished; keeps the rest', async () => {
