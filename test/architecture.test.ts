@@ -1,5 +1,5 @@
 /**
- * The shape DESIGN §8 asks of the code, read from the sources: no import cycle between module
+ * The shape docs/architecture.md asks of the code, read from the sources: no import cycle between module
  * folders nor between files, modules that reach tRPC only through their routers, a lib/ beneath
  * modules/ and db/, an order's status written only by the lifecycle, and raw SQL only in a
  * module's repository (`<domain>.repo.ts`), each statement with the line that says why.

@@ -1,7 +1,7 @@
 /**
  * Buyer routes and the checkout token, black-box: a token that does not open the order is 403
  * in our error body whatever its shape (one character, the right length but wrong, 200 or 4,000
- * characters, unicode), as DESIGN says of a token given but not matching; none given is 401.
+ * characters, unicode), as docs/decisions.md says of a token given but not matching; none given is 401.
  * (A token of the wrong length once answered 400 from the input schema.)
  */
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * CSRF is each route's declared policy, on both transports, and nothing else: no URL prefix
- * decides it. Session-guarded probe mutations are mounted under the paths DESIGN once named as
+ * decides it. Session-guarded probe mutations are mounted under the paths the design once named as
  * exempt prefixes and under guarded ones, some declaring the exemption and some not, and are
  * called over real HTTP with a real session. The product's own table is checked too: the routes
  * under the documented exempt prefixes read no seller session on unsafe calls (so there is
@@ -55,7 +55,7 @@ const call = (path: string, headers: Record<string, string> = {}) =>
     body: '{}',
   });
 
-/** The documented exemptions of DESIGN §5: auth bootstrap, payments, embed, checkout, /api/v1. */
+/** The documented exemptions of docs/decisions.md: auth bootstrap, payments, embed, checkout, /api/v1. */
 const DOCUMENTED_EXEMPT_PREFIXES = ['/api/auth/', '/api/payments/', '/api/embed/', '/api/checkout/', '/api/v1/'];
 
 describe('CSRF by route policy', () => {

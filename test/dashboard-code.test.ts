@@ -1,5 +1,5 @@
 /**
- * The dashboard is typed from the router (DESIGN §9.1): it takes only types from the server, talks
+ * The dashboard is typed from the router (docs/architecture.md, The faces): it takes only types from the server, talks
  * to the API only through its tRPC client, and repeats nothing of the API's but what a test pins.
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Black-box over HTTP: how `svc serve` serves the dashboard's build (DESIGN §9.1). The page and
+ * Black-box over HTTP: how `svc serve` serves the dashboard's build (docs/architecture.md, The faces). The page and
  * every client route answer index.html, revalidated (`no-cache`, ETag, 304) under a CSP of this
  * origin only; /dashboard goes to /dashboard/; each hashed file of the build's manifest is
  * immutable for a year, compressed when asked; an unknown asset is a 404; and the route table

@@ -1,5 +1,5 @@
 /**
- * Black-box: the merchant events API (DESIGN §7). A store's events newest first with `type`,
+ * Black-box: the merchant events API (docs/architecture.md, The faces). A store's events newest first with `type`,
  * `from`, `to` and keyset pages; one event byte for byte as its webhook delivery carried it; the
  * scope, store, ceiling and other-store answers; and the SDK walking 250 events.
  */

@@ -1,5 +1,5 @@
 /**
- * Black-box: the License API as the merchant's software meets it (DESIGN §7). Keys are bought
+ * Black-box: the License API as the merchant's software meets it (docs/architecture.md, The faces). Keys are bought
  * through checkout and paid through the test gateway; the software activates, validates and
  * deactivates over HTTP; the seller reads and disables through the merchant API. Expiry needs
  * the server's clock: that part runs on an in-process server (real HTTP) with a ManualClock.

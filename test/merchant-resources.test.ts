@@ -1,5 +1,5 @@
 /**
- * Black-box: the merchant API's products and key stock, coupons and refunds (DESIGN §7, "Merchant
+ * Black-box: the merchant API's products and key stock, coupons and refunds (docs/architecture.md, The faces, "Merchant
  * API, more resources"),
  * one table over every route: each scope missing, a store not in the key, the ceiling removed, an
  * object of another store, and a key that may: the same answers as the dashboard's, through the

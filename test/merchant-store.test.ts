@@ -1,5 +1,5 @@
 /**
- * Black-box: the store itself in the merchant API (#30 item 4, DESIGN §9.2): a key with
+ * Black-box: the store itself in the merchant API (#30 item 4, docs/architecture.md, The faces): a key with
  * store:read reads the store and its look, one with store:write renames it, changes its
  * description and accent colour and uploads or removes its logo, through the services the
  * dashboard uses; the storefront serves the logo, encoded again as product images are (no

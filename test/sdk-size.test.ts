@@ -1,5 +1,5 @@
 /**
- * What the SDK costs a browser (DESIGN §1: themes ship @svc/sdk to browsers): each entry point
+ * What the SDK costs a browser (docs/architecture.md, Who uses svc: themes ship @svc/sdk to browsers): each entry point
  * imported whole and one client imported by name, bundled for the browser, minified and gzipped
  * (packages/sdk/scripts/size.mjs). Each entry stays under its budget, a subpath costs less than
  * the root, the file the service serves at /sdk/v1/theme.js is the theme entry so measured, and

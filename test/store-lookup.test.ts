@@ -33,7 +33,7 @@ describe('GET /api/store/{subdomain}', () => {
       name: 'Pixel Goods',
       subdomain: store.subdomain,
       currency: 'EUR',
-      // The store's look (DESIGN §9.2): public, a theme draws the storefront with it.
+      // The store's look (docs/architecture.md, The faces): public, a theme draws the storefront with it.
       description: '',
       accentColor: null,
       logoUrl: null,

@@ -1,5 +1,5 @@
 /**
- * Black-box, over HTTP: the hosted storefront's test mode (DESIGN §9.3). `/s/{subdomain}` shows
+ * Black-box, over HTTP: the hosted storefront's test mode (docs/architecture.md, Test mode). `/s/{subdomain}` shows
  * the live products; `?mode=test` shows the store's test products under a `Test mode` banner, on
  * the store, product and cart pages, with links and forms that keep the mode, to the seller's side
  * only: a preview token (the dashboard's View store link: `?preview=` once, then the svc_preview

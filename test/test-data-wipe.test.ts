@@ -1,5 +1,5 @@
 /**
- * Black-box: deleting a store's test data (issue 31 item 6, DESIGN §9.3) on a started server. A
+ * Black-box: deleting a store's test data (issue 31 item 6, docs/architecture.md, Test mode) on a started server. A
  * store holds 100,000 test orders with their lines, events and webhook deliveries (seeded in SQL
  * with generate_series), test customers and license keys, and live products, orders, events,
  * deliveries, customers and licenses beside them; another store has test data of its own.

@@ -1,6 +1,6 @@
 /**
  * Black-box, against a server started in production: the test gateway settles test orders only
- * (DESIGN §9.3). A test order is paid on the test gateway's page (no secret needed) or by a
+ * (docs/architecture.md, Test mode). A test order is paid on the test gateway's page (no secret needed) or by a
  * notification signed with TEST_GATEWAY_SECRET; a live order is refused by both, with nothing
  * settled or recorded, and cannot even choose the test gateway at checkout. A test order takes no
  * real gateway (Stripe without a test key); `manual` (no gateway) tells the buyer to send no money.

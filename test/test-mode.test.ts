@@ -1,5 +1,5 @@
 /**
- * Test mode's isolation, black-box (issue 31, DESIGN §9.3). One seller's store holds two worlds:
+ * Test mode's isolation, black-box (issue 31, docs/architecture.md, Test mode). One seller's store holds two worlds:
  * live objects made with a live key and the dashboard as it is, test objects made with a test
  * key and the dashboard under `X-Svc-Mode: test` (products with key stock, a file and an image,
  * a coupon, a blacklist entry, an endpoint with a delivery, a paid and a pending order, a
@@ -41,7 +41,7 @@ const STORE_ROUTES = TABLE.entries.filter(
     (entry.policy.auth.kind === 'apiKey' || (entry.policy.auth.kind === 'session' && entry.policy.auth.store)),
 );
 
-/** Path parameters that name no object of either mode: the store's shared records (DESIGN §9.3). */
+/** Path parameters that name no object of either mode: the store's shared records (docs/architecture.md, Test mode). */
 const SHARED_PARAMS: Record<string, string> = {
   memberId: "a store member: members are the store's, shared by both modes",
   jobId: "a test-data wipe job: the store's, readable whatever the mode",

@@ -1,7 +1,7 @@
 /**
  * In a real browser: the dashboard's shell. A signed-out deep link comes back after sign-in;
- * registering and creating a store lead to the store's frame (the `Main` navigation of DESIGN
- * §9.1, the `Store` switcher, `Sign out`); a session ended elsewhere goes to sign-in and back to
+ * registering and creating a store lead to the store's frame (the `Main` navigation docs/architecture.md names
+ * under The faces, the `Store` switcher, `Sign out`); a session ended elsewhere goes to sign-in and back to
  * where the seller was; a password reset by the e-mailed link; a sign-in past the account's
  * attempts with the e-mailed code; sign-in and the navigation from the keyboard alone; and
  * axe-core, light and dark, on every screen the shell reaches.
@@ -94,7 +94,7 @@ async function expectMainNavigation(): Promise<void> {
   const nav = page.getByRole('navigation', { name: 'Main' });
   await nav.waitFor();
   const names = await nav.getByRole('link').allTextContents();
-  // Every link DESIGN §9.1 names is there (Blacklist is the §9.1-adjacent screen of issue 28 item 6).
+  // Every link of the `Main` navigation is there (Blacklist is the screen issue 28 item 6 added beside them).
   expect(names.map((name) => name.trim())).toEqual(MAIN_NAV.map((link) => link.name));
   await page.getByRole('combobox', { name: 'Store' }).waitFor();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();

@@ -19,7 +19,7 @@ declare const axe: any;
 
 export { startPageServer };
 
-/** The links of the `Main` navigation (DESIGN §9.1), in order, and the path under the store of each. */
+/** The links of the `Main` navigation (docs/architecture.md, The faces), in order, and the path under the store of each. */
 export const MAIN_NAV: ReadonlyArray<{ name: string; path: string }> = [
   { name: 'Home', path: '' },
   { name: 'Orders', path: '/orders' },

@@ -1,5 +1,5 @@
 /**
- * In a real browser: `Delete test data` on the Settings screen (test mode, DESIGN §9.3). The owner
+ * In a real browser: `Delete test data` on the Settings screen (test mode: docs/architecture.md). The owner
  * asks, a dialog asks back (its confirming button is `Delete`), Cancel deletes nothing; `Delete`
  * starts the background job and the screen shows its status until it finishes. The store's test
  * products and orders are gone; its live ones stay.

@@ -1,5 +1,5 @@
 /**
- * In a real browser: the dashboard's Test mode (DESIGN §9.3, issue 31 item 3). The `Test mode`
+ * In a real browser: the dashboard's Test mode (docs/architecture.md, Test mode, issue 31 item 3). The `Test mode`
  * switch in the header is reached with Tab and turned on with Space; a `Test mode` status then
  * says so on every screen (axe-clean, light and dark). A product created in test mode is listed
  * in test mode only; a test order bought with it counts in Home's figures in test mode only; every

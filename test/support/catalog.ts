@@ -14,7 +14,7 @@ export interface ProductSeed {
   maxQuantity?: number | null;
 }
 
-/** A product of the seller's store; `mode: 'test'` makes a test-mode product (DESIGN §9.3). */
+/** A product of the seller's store; `mode: 'test'` makes a test-mode product (docs/architecture.md, Test mode). */
 export async function createProduct(
   seller: Seller,
   storeId: string,

@@ -1,5 +1,5 @@
 /**
- * The tables whose rows belong to one mode (test mode, DESIGN §9.3): each has its own `livemode`
+ * The tables whose rows belong to one mode (test mode: docs/architecture.md): each has its own `livemode`
  * column. The wipe's tests walk this list; `modeTablesInDatabase` is what the schema says, so a
  * per-mode table added later without the wipe knowing it fails the service test.
  */

@@ -20,7 +20,7 @@ export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
-/** The error the API answered with: our code (DESIGN §4c), its message, and field issues. */
+/** The error the API answered with: our code (docs/architecture.md, Errors), its message, and field issues. */
 export interface ApiFailure {
   code: string;
   message: string;

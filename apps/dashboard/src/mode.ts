@@ -1,5 +1,5 @@
 /**
- * The dashboard's mode (DESIGN §9.3): `live` or `test`, kept per browser in localStorage (not a
+ * The dashboard's mode (docs/architecture.md, Test mode): `live` or `test`, kept per browser in localStorage (not a
  * secret), so it survives reloads and deep links. Every call to the API says which one it means in
  * `X-Svc-Mode` (api.ts reads `currentMode()` when it sends), and the server answers with that
  * mode's objects only.

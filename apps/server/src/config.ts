@@ -121,9 +121,9 @@ export interface Config {
   countryHeader: string;
   /** How long a pending order waits for payment before it expires. */
   checkoutLifetimeMs: number;
-  /** Merchant API budget per key per minute (DESIGN §5: 300). */
+  /** Merchant API budget per key per minute (docs/decisions.md: 300). */
   merchantRateLimitPerMinute: number;
-  /** One webhook attempt's budget: connect, headers and the body preview (DESIGN §5: 10 s). */
+  /** One webhook attempt's budget: connect, headers and the body preview (docs/decisions.md: 10 s). */
   webhookTimeoutMs: number;
   /** How often the dispatcher looks for work without a wake-up (a lost Redis message, no Redis). */
   webhookPollMs: number;
@@ -137,7 +137,7 @@ export interface Config {
   webhookPrefetch: number;
   /** An endpoint is disabled after failing for this long without a success ... */
   webhookDisableAfterDays: number;
-  /** ... and at least this many consecutive failed attempts (DESIGN §5: 5 days and 20). */
+  /** ... and at least this many consecutive failed attempts (docs/decisions.md: 5 days and 20). */
   webhookDisableAfterFailures: number;
   /** Scrapers send `Authorization: Bearer <metricsToken>` when it is set (wherever /metrics is served). */
   metricsToken: string | undefined;

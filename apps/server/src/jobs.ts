@@ -27,7 +27,7 @@ export const JOBS: Job[] = [
         .transactional((em) => expirePendingOrders(em, deps.clock.now(), deps.config.checkoutLifetimeMs)),
   },
   {
-    // The delivery log is kept 30 days (DESIGN §5); attempts still queued or in flight stay.
+    // The delivery log is kept 30 days (docs/decisions.md); attempts still queued or in flight stay.
     name: 'prune-webhook-deliveries',
     everyMs: 60 * 60_000,
     run: (deps) => pruneDeliveries(serviceContext(deps)),

@@ -22,7 +22,7 @@ export const API_KEY_SCOPES = [
 export const ZApiKeyScope = z.enum(API_KEY_SCOPES);
 export type TApiKeyScope = z.infer<typeof ZApiKeyScope>;
 
-/** A key's mode (test mode, DESIGN §9.3): it reads and writes only that mode's objects. */
+/** A key's mode (test mode: docs/architecture.md): it reads and writes only that mode's objects. */
 export const API_KEY_MODES = ['live', 'test'] as const;
 export const ZApiKeyMode = z.enum(API_KEY_MODES);
 export type TApiKeyMode = z.infer<typeof ZApiKeyMode>;

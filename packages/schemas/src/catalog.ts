@@ -191,7 +191,7 @@ export const ZPublicProduct = ZProduct.pick({
 export type TPublicProduct = z.infer<typeof ZPublicProduct>;
 
 export const ZSubdomainInput = z.strictObject({ subdomain: z.string().min(1).max(63) });
-/** The public catalog of a store: its live products, or with `mode=test` its test products (test mode, DESIGN §9.3). */
+/** The public catalog of a store: its live products, or with `mode=test` its test products (test mode: docs/architecture.md). */
 export const ZStorefrontInput = ZSubdomainInput.extend({
   mode: z.enum(['live', 'test']).optional().meta({
     description:

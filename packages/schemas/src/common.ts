@@ -61,7 +61,7 @@ export function decimalPlaces(value: number): number {
 
 /**
  * A buyer's checkout token as a client presents it: any string (bounded), so that one that does
- * not open the order is 403 whatever its shape, as a wrong one of the right length is (DESIGN:
+ * not open the order is 403 whatever its shape, as a wrong one of the right length is (docs/decisions.md:
  * given but not matching: 403; none given: 401).
  */
 export const ZBuyerToken = z
@@ -73,7 +73,7 @@ export const ZBuyerToken = z
 export const ZCount = z.number().int().min(0).max(2_147_483_647);
 
 /**
- * Test mode (DESIGN §9.3): true for a live object, false for a test one. Every object of a mode
+ * Test mode (docs/architecture.md, Test mode): true for a live object, false for a test one. Every object of a mode
  * (products, orders, licenses, events, webhooks ...) carries it.
  */
 export const ZLivemode = z.boolean().meta({ description: 'true for a live object, false for a test-mode one' });

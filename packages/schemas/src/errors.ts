@@ -1,6 +1,6 @@
 /**
  * The one error model: every error code the API can answer with, and the single
- * code -> HTTP status table. Codes are added to, never renamed (DESIGN.md §4c).
+ * code -> HTTP status table. Codes are added to, never renamed (docs/architecture.md, Errors).
  */
 import { z } from 'zod';
 
@@ -25,9 +25,9 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   store_banned: 403,
   cart_empty: 400,
-  /** A cart of test-mode and live products together (test mode, DESIGN §9.3). */
+  /** A cart of test-mode and live products together (test mode: docs/architecture.md). */
   mixed_modes: 400,
-  /** A route for test data only (deleting it) called with a live key (test mode, DESIGN §9.3). */
+  /** A route for test data only (deleting it) called with a live key (test mode: docs/architecture.md). */
   test_key_required: 403,
   out_of_stock: 400,
   product_unavailable: 400,

@@ -1,5 +1,5 @@
 /**
- * The License API (DESIGN §7): the merchant's own software activates, validates and deactivates
+ * The License API (docs/architecture.md, The faces): the merchant's own software activates, validates and deactivates
  * the license keys it sold, with the key as the credential; and the merchant's view of them.
  */
 import { z } from 'zod';

@@ -143,7 +143,7 @@ export const ZStoreList = z.object({ stores: z.array(ZStore) });
 export const ZMerchantStore = ZStore.omit({ role: true, permissions: true, banned: true });
 export type TMerchantStore = z.infer<typeof ZMerchantStore>;
 
-/** What a merchant API key may change of the store: its name and its look (DESIGN §9.2). */
+/** What a merchant API key may change of the store: its name and its look (docs/architecture.md, The faces). */
 export const ZMerchantUpdateStoreInput = ZUpdateStoreInput.pick({
   storeId: true,
   name: true,

@@ -1,4 +1,4 @@
-/** Test mode (DESIGN §9.3): the job that deletes a store's test data. */
+/** Test mode (docs/architecture.md, Test mode): the job that deletes a store's test data. */
 import { z } from 'zod';
 import { ZCount, ZId, ZTimestamp } from './common.js';
 

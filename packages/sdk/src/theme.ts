@@ -40,7 +40,7 @@ export type ThemeClientOptions = ClientOptions &
   ({ storeId: string; subdomain?: string | undefined } | { storeId?: undefined; subdomain: string }) & {
     /**
      * `test`: the storefront and the product listing show the store's test products (a theme
-     * under development, DESIGN §9.3); carts, orders and payments take their products' mode.
+     * under development, docs/architecture.md, Test mode); carts, orders and payments take their products' mode.
      * Live by default. Test products are the seller's: pass `previewToken` too, else the store
      * answers with its live products.
      */

@@ -56,7 +56,7 @@ function StoreSwitcher() {
   );
 }
 
-/** The dashboard's mode (DESIGN §9.3): a switch, so Space toggles it and a screen reader says on or off. */
+/** The dashboard's mode (docs/architecture.md, Test mode): a switch, so Space toggles it and a screen reader says on or off. */
 function TestModeSwitch() {
   const mode = useMode();
   return (

@@ -1,6 +1,6 @@
 /**
  * The seller dashboard (apps/dashboard, a single-page app built by Vite) served from this origin
- * at /dashboard/ (DESIGN §9.1): no second process. The build's files are read once at start and
+ * at /dashboard/ (docs/architecture.md, The faces): no second process. The build's files are read once at start and
  * kept in memory with their gzip and brotli encodings (about 1 MB in all):
  * - hashed files under /dashboard/assets/ are immutable for a year;
  * - every other path under /dashboard/ is a client route: it answers index.html, `no-cache` with

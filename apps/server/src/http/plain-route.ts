@@ -65,7 +65,7 @@ async function guard(route: PlainRoute, ctx: PlainContext): Promise<void> {
     case 'session': {
       const { user } = await authenticateSession(ctx, ctx.call);
       ctx.user = user;
-      // The dashboard's mode (X-Svc-Mode) is the call's (test mode, DESIGN §9.3).
+      // The dashboard's mode (X-Svc-Mode) is the call's (test mode: docs/architecture.md).
       ctx.livemode = dashboardLivemode(ctx);
       if (auth.store)
         ctx.member = await requireMember(
@@ -78,7 +78,7 @@ async function guard(route: PlainRoute, ctx: PlainContext): Promise<void> {
       return;
     }
     case 'apiKey':
-      // The key's mode is the call's (test mode, DESIGN §9.3).
+      // The key's mode is the call's (test mode: docs/architecture.md).
       ctx.livemode = (await authorizeMerchant(ctx, auth.scope, ctx.params)).credential.livemode;
       return;
     case 'customer':

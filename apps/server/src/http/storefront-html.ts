@@ -15,7 +15,7 @@ export type StorefrontStore = TStorePublic & {
   accentColor?: string | null;
   logoUrl?: string | null;
   /**
-   * The page shows the store's test products (`?mode=test`, DESIGN §9.3): a `Test mode` banner,
+   * The page shows the store's test products (`?mode=test`, docs/architecture.md, Test mode): a `Test mode` banner,
    * no indexing, and every link and form keeps the mode.
    */
   testMode?: boolean;

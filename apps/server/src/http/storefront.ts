@@ -1,5 +1,5 @@
 /**
- * The hosted storefront (DESIGN §9.2): `/s/{subdomain}`, `/s/{subdomain}/products/{productId}`
+ * The hosted storefront (docs/architecture.md, The faces): `/s/{subdomain}`, `/s/{subdomain}/products/{productId}`
  * and `/s/{subdomain}/cart`, server-rendered from the catalog services the public catalog routes
  * use, plus their stylesheet and the cart's one ES module (client/storefront/, bundled with the
  * SDK's theme client by scripts/build-storefront.mjs).
@@ -9,7 +9,7 @@
  * its products' updated_at and which products are sold out) joined to the fingerprint of this
  * code and its assets, so a 304 costs that one statement and a new release changes every ETag.
  *
- * `?mode=test` (DESIGN §9.3) shows the store's test products under a `Test mode` banner, to the
+ * `?mode=test` (docs/architecture.md, Test mode) shows the store's test products under a `Test mode` banner, to the
  * seller's side only (a preview token or a member's session, access/test-mode.ts; anyone else
  * gets the live page): the page's context is a test context, so the version, the page and the
  * product read that mode only, and the ETag names the mode (a test change never changes a live

@@ -1,5 +1,5 @@
 /**
- * The outbound URL guard's address rule (DESIGN §5 "Outgoing webhooks"): in production a
+ * The outbound URL guard's address rule (docs/decisions.md): in production a
  * receiver must be on the public internet, whatever spelling of an address the URL or the DNS
  * answer uses. The same function decides at create (parseReceiverUrl + resolveReceiver) and at
  * send (resolveReceiver on the connection's address).

@@ -1,5 +1,5 @@
 /**
- * Deleting a store's test data (test mode, DESIGN §9.3): the merchant API's routes (a test key)
+ * Deleting a store's test data (test mode: docs/architecture.md): the merchant API's routes (a test key)
  * and the dashboard's twins (manageSettings, whatever mode the dashboard shows). 202 with the job;
  * its status is read by id.
  */

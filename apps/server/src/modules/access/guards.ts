@@ -47,7 +47,7 @@ export function storeIdOf(input: unknown): string {
 }
 
 /**
- * The mode a dashboard call reads and writes: `X-Svc-Mode` (test mode, DESIGN §9.3), live when
+ * The mode a dashboard call reads and writes: `X-Svc-Mode` (test mode: docs/architecture.md), live when
  * absent. Any other value is 400: a typo must not quietly show live data to a seller who asked
  * for test data.
  */

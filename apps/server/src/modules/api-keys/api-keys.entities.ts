@@ -15,7 +15,7 @@ export const ApiKeySchema = defineEntity({
       .deleteRule('cascade')
       .index(),
     name: p.string().length(100),
-    /** The mode the key reads and writes (test mode, DESIGN §9.3); keys made before modes are live. */
+    /** The mode the key reads and writes (test mode: docs/architecture.md); keys made before modes are live. */
     mode: p.enum(['live', 'test']).default('live'),
     prefix: p.string().length(16),
     keyHash: p.string().length(64).unique(),

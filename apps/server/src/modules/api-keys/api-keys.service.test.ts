@@ -482,7 +482,7 @@ describe('authorizeMerchant (the merchant guard)', () => {
   it("caps each scope by the owner's current permission (SCOPE_CEILING) with permission_missing, read at request time", async () => {
     const { base, storeId, memberId, ownerKey, staffKey } = await merchantSetup();
     const scopes = ['order:read', 'order:update', 'webhook:read', 'webhook:write', 'webhook:delete'] as const;
-    // DESIGN §5: order:read needs viewOrders, order:update editOrders, webhook:* manageSettings.
+    // docs/decisions.md: order:read needs viewOrders, order:update editOrders, webhook:* manageSettings.
     const allowedWith: Record<string, readonly string[]> = {
       viewOrders: ['order:read'],
       editOrders: ['order:update'],

@@ -91,7 +91,7 @@ function unauthorized(message: string): AppError {
 /** A merchant request's key, with its owner's membership of the store the request names. */
 export interface MerchantCredential {
   keyId: string;
-  /** The key's mode: a merchant call reads and writes only this mode's objects (test mode, DESIGN §9.3). */
+  /** The key's mode: a merchant call reads and writes only this mode's objects (test mode: docs/architecture.md). */
   livemode: boolean;
   userId: string;
   scopes: string[];

@@ -11,7 +11,7 @@ export const BlacklistEntrySchema = defineEntity({
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('blacklist_entry_store_id_fkey').updateRule('no action'),
-    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    /** Test mode (docs/architecture.md, Test mode): false for a test-mode row; every row a mode's objects are made of carries it. */
     livemode: p.boolean().default(true),
     kind: p.enum([...BLACKLIST_KINDS]),
     /** Normalised: e-mails lower-cased, countries upper-cased. */

@@ -2,7 +2,7 @@
  * Cart normalisation, shared by the theme cart and by order creation: duplicate lines
  * merged, unknown or unpurchasable products set aside with a reason, quantities held to
  * the product's minimum, maximum and key stock, and every price from the database. A cart is of
- * one mode (test mode, DESIGN §9.3): its products' mode; a cart that mixes modes is 400 mixed_modes.
+ * one mode (test mode: docs/architecture.md): its products' mode; a cart that mixes modes is 400 mixed_modes.
  * Test products count only for a caller that may see the store's test mode (access/test-mode.ts):
  * for anyone else they are unknown products, as an id that names nothing is.
  */

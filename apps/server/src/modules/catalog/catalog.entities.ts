@@ -47,7 +47,7 @@ export const ProductSchema = defineEntity({
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('product_store_id_fkey').updateRule('no action'),
-    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    /** Test mode (docs/architecture.md, Test mode): false for a test-mode row; every row a mode's objects are made of carries it. */
     livemode: p.boolean().default(true),
     name: p.string().length(200),
     slug: p.string().length(100),

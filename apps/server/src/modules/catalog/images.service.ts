@@ -1,5 +1,5 @@
 /**
- * Product images (issue #30, DESIGN §9.2): at most PRODUCT_IMAGES_MAX per product, each a PNG,
+ * Product images (issue #30, docs/architecture.md, The faces): at most PRODUCT_IMAGES_MAX per product, each a PNG,
  * JPEG or WebP of at most PRODUCT_IMAGE_MAX_BYTES, its type read from its first bytes as a
  * logo's is. At upload `sharp` makes WebP renditions 480 and 960 px wide (never wider than the
  * original) once, in its turn of the image queue (image-work.ts); they are kept in the files' storage beside the original and served as they are,

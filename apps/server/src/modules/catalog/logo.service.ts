@@ -1,5 +1,5 @@
 /**
- * The store's logo (DESIGN §9.2): one PNG, JPEG or WebP of at most 1 MB, encoded again as product
+ * The store's logo (docs/architecture.md, The faces): one PNG, JPEG or WebP of at most 1 MB, encoded again as product
  * images are (no metadata, bounded pixels; image-work.ts) and stored like product
  * files (a `file` row of the store, no product, in the same storage) and named by the store's
  * `logoFileId`. Here, not in the stores module: the file table is the catalog's, and the stores

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../lib/errors.js';
 import { ProductSchema, type Product } from './catalog.entities.js';
 
-/** A product (not deleted) of the store and mode (test mode, DESIGN §9.3), or 404. */
+/** A product (not deleted) of the store and mode (test mode: docs/architecture.md), or 404. */
 export async function findProduct(
   em: EntityManager,
   storeId: string,

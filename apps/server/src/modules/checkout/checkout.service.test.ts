@@ -1,6 +1,6 @@
 /**
  * Checkout rules against the real database, without HTTP, on a clock the test moves
- * (DESIGN §5 "Buyer routes and checkout", "IDs and money"):
+ * (docs/decisions.md, "IDs and money"):
  * - pending orders expire after the checkout lifetime and give their coupon uses back;
  * - createOrder refuses what cannot be sold (empty cart, unavailable products, short key stock,
  *   blacklisted buyers, banned or unknown stores), prices from the database, applies a coupon and

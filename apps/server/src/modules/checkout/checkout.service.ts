@@ -215,7 +215,7 @@ export async function createOrder(
   if (ctx.idempotency?.mode === 'replay') return ctx.idempotency.result as CreatedOrder;
   const store = await findSellingStoreRef(ctx.em, request.store);
   const email = request.email ?? undefined;
-  // The order is of its products' mode (test mode, DESIGN §9.3), and so are the blacklist and coupon it meets.
+  // The order is of its products' mode (test mode: docs/architecture.md), and so are the blacklist and coupon it meets.
   // Test products only for a buyer who may see the store's test mode: to anyone else they are unknown.
   const { livemode, lines } = await sellableLines(ctx.em, store, request.cart, buyer.testMode ?? NO_TEST_MODE);
   if (

@@ -23,7 +23,7 @@ export const CouponSchema = defineEntity({
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('coupon_store_id_fkey').updateRule('no action'),
-    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    /** Test mode (docs/architecture.md, Test mode): false for a test-mode row; every row a mode's objects are made of carries it. */
     livemode: p.boolean().default(true),
     /** As the seller typed it; matched case-insensitively (unique on lower(code) per store). */
     code: p.string().length(64),

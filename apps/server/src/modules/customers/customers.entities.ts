@@ -28,7 +28,7 @@ export const CustomerSchema = defineEntity({
       .foreignKeyName('customer_store_id_fkey')
       .updateRule('no action')
       .deleteRule('cascade'),
-    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    /** Test mode (docs/architecture.md, Test mode): false for a test-mode row; every row a mode's objects are made of carries it. */
     livemode: p.boolean().default(true),
     email: p.string().length(320),
     createdAt: p.datetime(),

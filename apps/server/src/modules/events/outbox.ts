@@ -17,7 +17,7 @@ export type EventType = TWebhookEvent;
 
 export interface OutboxEvent {
   storeId: string;
-  /** The mode of the object it is about (test mode, DESIGN §9.3): only that mode's endpoints receive it. */
+  /** The mode of the object it is about (test mode: docs/architecture.md): only that mode's endpoints receive it. */
   livemode: boolean;
   type: EventType | 'webhook.test';
   payload: Record<string, unknown>;

@@ -17,7 +17,7 @@ export interface FeedbackRow {
  * One keyset page of a store's feedback, newest first, with the product each order was for: a
  * row-value comparison `(created_at, id) < before` on the (store, created_at desc, id desc) index,
  * which the ORM cannot write, and the join straight into the view. Feedback is on an order, so it is
- * of the order's mode (test mode, DESIGN §9.3).
+ * of the order's mode (test mode: docs/architecture.md).
  */
 export async function selectFeedbackPage(
   em: EntityManager,

@@ -1,6 +1,6 @@
 /**
  * The order state machine and buyer access against the real database, without HTTP
- * (DESIGN §5 "Orders" and "Buyer routes"):
+ * (docs/decisions.md):
  * - settlement: the stored amount (or more) in the stored currency settles and fulfils in one
  *   transaction (completed, or processing for a manual-delivery line or short keys); anything else
  *   only flags the order; a second settlement is already_settled; keys are assigned exactly once;
@@ -837,7 +837,7 @@ describe('buyerOrderAccess', () => {
   it('answers store_forbidden, not unauthorized, to a wrong token beside a session cookie that is gone', async () => {
     const shop = await newShop();
     const order = await paidKeyOrder(shop);
-    // Given but not matching is 403 (DESIGN §5); the stale cookie is no credential at all.
+    // Given but not matching is 403 (docs/decisions.md); the stale cookie is no credential at all.
     expect(
       await codeOf(
         access(

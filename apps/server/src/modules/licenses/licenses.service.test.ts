@@ -1,5 +1,5 @@
 /**
- * The License API's rules against the real database, without HTTP (DESIGN §7 "License API"):
+ * The License API's rules against the real database, without HTTP (docs/architecture.md, The faces):
  * activation limits under the key's row lock (concurrent activations leave exactly the limit),
  * idempotent names, validity counted from the assignment on the service's clock, disable /
  * enable by the seller, refund disables, one 404 for an unknown product and a wrong key, and

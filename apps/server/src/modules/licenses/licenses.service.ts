@@ -1,5 +1,5 @@
 /**
- * The License API (DESIGN §7): a license is a sold license key; its product says how many
+ * The License API (docs/architecture.md, The faces): a license is a sold license key; its product says how many
  * instances it may activate at once and for how many days from its assignment it is valid. The
  * merchant's software activates, validates and deactivates with the key as its credential; the
  * seller (merchant API or dashboard) lists, reads, disables and enables licenses and removes

@@ -37,7 +37,7 @@ export interface MailToRecord extends OutgoingMail {
   dedupeKey?: string | undefined;
   /**
    * False for mail about a test-mode object (a test order's receipt, its tickets, a test endpoint):
-   * it is `kept` for the development mailbox and never sent, SMTP_URL or not (DESIGN §9.3).
+   * it is `kept` for the development mailbox and never sent, SMTP_URL or not (docs/architecture.md, Test mode).
    */
   livemode?: boolean;
 }

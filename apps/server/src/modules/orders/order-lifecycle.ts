@@ -1,5 +1,5 @@
 /**
- * The order lifecycle: the one place an order's status changes (DESIGN §5 Orders, §8).
+ * The order lifecycle: the one place an order's status changes (docs/architecture.md, The data rules).
  *
  *   checkout ──────────────────────────────> pending
  *   pending ──pay──> paid ──wait──> processing          (keys short, or the seller delivers by hand)

@@ -53,7 +53,7 @@ export const OrderSchema = defineEntity({
     /** From its own sequence (`order_number_seq`); shown as `ORD-<number>`. */
     number: p.bigint('number').autoincrement().unique(),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('order_store_id_fkey').updateRule('no action'),
-    /** Test mode (DESIGN §9.3): false for a test-mode row; every row a mode's objects are made of carries it. */
+    /** Test mode (docs/architecture.md, Test mode): false for a test-mode row; every row a mode's objects are made of carries it. */
     livemode: p.boolean().default(true),
     status: p.enum([...ORDER_STATUSES]),
     /** Display name: the first line's product, with ` +N more` when there are more lines. */

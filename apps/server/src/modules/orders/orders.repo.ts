@@ -36,7 +36,7 @@ const LIST_COLUMNS = `o.id, o.number, o.store_id, o.livemode, o.status, o.produc
 
 export interface OrderPageFilter {
   storeId: string;
-  /** The mode read (test mode, DESIGN §9.3): every index of a list leads with (store_id, livemode). */
+  /** The mode read (test mode: docs/architecture.md): every index of a list leads with (store_id, livemode). */
   livemode: boolean;
   status?: TOrderStatus | undefined;
   from?: string | undefined;

@@ -1,5 +1,5 @@
 /**
- * Which gateway takes an order of which mode (DESIGN §9.3): the test gateway never settles a live
+ * Which gateway takes an order of which mode (docs/architecture.md, Test mode): the test gateway never settles a live
  * order in production; a test order takes no real gateway: the test gateway, Stripe with a test key,
  * or manual (no gateway: the seller's confirmation in test mode).
  */

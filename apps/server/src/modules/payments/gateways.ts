@@ -45,7 +45,7 @@ export const isStripeTestKey = (key: string | undefined): boolean => !!key && ke
 
 /**
  * Why this process cannot take an order of this mode with this method, or undefined. The mode
- * decides as much as the configuration (DESIGN §9.3: a test order is settled only by the test
+ * decides as much as the configuration (docs/architecture.md, Test mode: a test order is settled only by the test
  * gateway, and by Stripe when its configured key is a test key):
  * - `test`: testGatewaySettles;
  * - `stripe`: configured; a test order only with an `sk_test_…` key (a live key would charge a card);

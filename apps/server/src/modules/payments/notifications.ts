@@ -34,7 +34,7 @@ export async function handleNotification(
   now: Date,
 ): Promise<NotificationOutcome> {
   if (gateway === 'test' && deps.config.isProduction) {
-    // In production the test gateway never settles (or refunds) a live order (DESIGN §9.3):
+    // In production the test gateway never settles (or refunds) a live order (docs/architecture.md, Test mode):
     // refused before anything is recorded, so the pay page and a signed notification change
     // nothing. Outside production a test notification got here through TEST_GATEWAY_SECRET (the
     // verifier, or the pay page served only with it), which settles any order.

@@ -1,5 +1,5 @@
 /**
- * Payment rules against the real database, without HTTP (DESIGN §5 Payments):
+ * Payment rules against the real database, without HTTP (docs/decisions.md Payments):
  * - inbound notifications are handled once per (gateway, event id), settle only the stored
  *   amount in the stored currency, and refund only what was settled (notifications.ts);
  * - the `test` and `stripe` gateways verify the raw bytes before anything is parsed

@@ -1,12 +1,12 @@
 /**
- * Which orders the `test` gateway may settle, in this process (DESIGN §9.3), read by checkout, the
+ * Which orders the `test` gateway may settle, in this process (docs/architecture.md, Test mode), read by checkout, the
  * pay page and inbound notifications alike. A file of its own: in test-gateway.ts, whose types
  * come from notifications.ts, notifications.ts's import of it would be a cycle.
  */
 import type { Config } from '../../config.js';
 
 /**
- * Whether the test gateway may settle an order of this mode here (DESIGN §9.3). In production:
+ * Whether the test gateway may settle an order of this mode here (docs/architecture.md, Test mode). In production:
  * test orders only, always (the pay page needs no secret: the checkout token opens the order;
  * signed notifications need TEST_GATEWAY_SECRET), and never a live order. Outside production: any
  * order, only with TEST_GATEWAY_SECRET set (development and the test suite settle live orders

@@ -64,7 +64,7 @@ export async function recordReceipt(
     to: order.customerEmail,
     ...mail,
     dedupeKey: receiptDedupeKey(order.id),
-    // A test order's receipt stays in the development mailbox (test mode, DESIGN §9.3).
+    // A test order's receipt stays in the development mailbox (test mode: docs/architecture.md).
     livemode: order.livemode,
   });
 }

@@ -55,7 +55,7 @@ export interface ServiceContext {
   em: EntityManager;
   clock: Clock;
   /**
-   * The mode the call reads and writes (test mode, DESIGN §9.3): true for live, false for test.
+   * The mode the call reads and writes (test mode: docs/architecture.md): true for live, false for test.
    * Live unless the caller's credential says test: a merchant key's mode, the dashboard's
    * X-Svc-Mode. Buyer routes take the mode of the objects they act on (a product's, an order's).
    */

@@ -1,5 +1,5 @@
 /**
- * Test mode at the service level (DESIGN §9.3), against the real database, without HTTP: the
+ * Test mode at the service level (docs/architecture.md, Test mode), against the real database, without HTTP: the
  * context's `livemode` decides what a service reads and writes. Objects made in one mode are not
  * listed, found, changed or counted in the other (404 exactly as another store's); a cart that
  * mixes modes is 400 mixed_modes; an order, its lines and its event take its products' mode; the

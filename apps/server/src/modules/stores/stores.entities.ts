@@ -19,7 +19,7 @@ export const StoreSchema = defineEntity({
     subdomain: p.string().length(63).unique(),
     currency: p.string().length(3),
     banned: p.boolean().default(false),
-    /** The storefront's look (DESIGN §9.2): plain text under the name, and a `#rrggbb` accent. */
+    /** The storefront's look (docs/architecture.md, The faces): plain text under the name, and a `#rrggbb` accent. */
     description: p.text().default(''),
     accentColor: p.string().length(7).nullable(),
     /** The logo's `file` row (catalog/logo.service.ts); no foreign key, as the stores module cannot name the catalog's entity. */

@@ -1,5 +1,5 @@
 /**
- * Test mode (DESIGN §9.3): a job that deletes a store's test data. Requested by the merchant API
+ * Test mode (docs/architecture.md, Test mode): a job that deletes a store's test data. Requested by the merchant API
  * or the dashboard, run in the background by `svc serve` (test-data.runner.ts).
  */
 import { defineEntity, type InferEntity } from '@mikro-orm/core';

@@ -1,5 +1,5 @@
 /**
- * The statements of the wipe of a store's test data (DESIGN §9.3) and of its job rows. Raw SQL:
+ * The statements of the wipe of a store's test data (docs/architecture.md, Test mode) and of its job rows. Raw SQL:
  * each batch is one `DELETE ... WHERE id IN (SELECT ... LIMIT n)` (the ORM would load every row
  * to delete it), and the job's claim takes a row with FOR UPDATE SKIP LOCKED.
  *

@@ -1,5 +1,5 @@
 /**
- * Deleting a store's test data at the service level (test mode, DESIGN §9.3), against the real
+ * Deleting a store's test data at the service level (test mode: docs/architecture.md), against the real
  * database and file storage: a job per store (asking again answers it), run in batches by the
  * runner, every test row and stored object of the store gone, every live row (and another
  * store's test rows) exactly as before; a runner that died is taken over once its lease ran out.

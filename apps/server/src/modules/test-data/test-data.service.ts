@@ -1,5 +1,5 @@
 /**
- * Deleting a store's test data (test mode, DESIGN §9.3): a request queues a job (one waiting or
+ * Deleting a store's test data (test mode: docs/architecture.md): a request queues a job (one waiting or
  * running per store: asking again answers that one), `svc serve` runs it in the background
  * (runTestDataWipes, a scheduled job of jobs.ts), and its status is read by id.
  *

@@ -127,7 +127,7 @@ async function sendQuietly(
 ): Promise<void> {
   const ticketId = ticket.id;
   try {
-    // A test order's tickets mail nobody: kept for the development mailbox (test mode, DESIGN §9.3).
+    // A test order's tickets mail nobody: kept for the development mailbox (test mode: docs/architecture.md).
     await recordMail(ctx.em, ctx.deps, { ...mail, livemode: ticket.livemode });
   } catch (error) {
     // The message is saved and shown on both sides; a notification not recorded must not fail the request.

@@ -1,10 +1,10 @@
 /**
- * The retry policy of webhook attempts (DESIGN §5): when the attempt after a failed one is due,
+ * The retry policy of webhook attempts (docs/decisions.md): when the attempt after a failed one is due,
  * and when an endpoint that keeps failing is disabled. Pure: the caller passes the time, the
  * randomness and the thresholds, so every rule here is tested without a database or a clock.
  */
 
-/** Delay before attempt n + 1 after attempt n failed (DESIGN §5): 8 attempts in all. */
+/** Delay before attempt n + 1 after attempt n failed (docs/decisions.md): 8 attempts in all. */
 export const RETRY_DELAYS_MS = [
   5_000,
   5 * 60_000,

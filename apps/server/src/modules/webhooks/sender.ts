@@ -13,7 +13,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { AppError } from '../../lib/errors.js';
 import { parseReceiverUrl, resolveReceiver } from '../../lib/outbound-url.js';
 
-/** What the log keeps of the receiver's answer (DESIGN §5: a preview of at most 1 KB). */
+/** What the log keeps of the receiver's answer (docs/decisions.md: a preview of at most 1 KB). */
 export const PREVIEW_BYTES = 1024;
 
 export interface SendRequest {
