@@ -84,10 +84,15 @@ export class LocalFileStorage implements FileStorage {
         callback(null, chunk);
       },
     });
+    const sink = createWriteStream(partial, { flags: 'wx' });
     try {
-      await pipeline(source, meter, createWriteStream(partial, { flags: 'wx' }));
+      await pipeline(source, meter, sink);
       await rename(partial, target);
     } catch (error) {
+      // pipeline() rejects on the first failure, before the file stream has closed: its open may
+      // still wait in the thread pool, and a removal that ran first would leave the file it then
+      // creates. The removal waits for the close.
+      if (!sink.closed) await new Promise((closed) => sink.once('close', closed));
       await rm(partial, { force: true });
       throw error;
     }
