@@ -7,19 +7,16 @@
  * stylesheet. The modules speak to the JSON API with same-origin fetch. Every page carries a
  * strict Content-Security-Policy; only the embed pages may be framed.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PublicError } from '../lib/errors.js';
 import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
 import type { RoutePolicy } from '../trpc/policy.js';
+import { loadAsset, loadStylesheet } from './client-assets.js';
 import { plainRoute, type PlainRoute } from './plain-route.js';
 
 /** apps/server/, from src/http or dist/http alike. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 const BASE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
@@ -89,19 +86,10 @@ function notFound(reply: FastifyReply, what: string, embed = false): FastifyRepl
 
 const isEmbed = (query: unknown) => (query as { embed?: unknown }).embed === '1';
 
-/** A static asset's bytes, or undefined when the client build is missing. */
-function loadAsset(relative: string): Buffer | undefined {
-  try {
-    return readFileSync(PACKAGE_ROOT + relative);
-  } catch {
-    return undefined;
-  }
-}
-
 const CLIENT_MODULES = ['checkout.js', 'delivery.js', 'account.js', 'embed-checkout.js', 'common.js'];
 
 // Read once, at start: a missing client build is a 404, not a crash.
-const css = loadAsset('client/app.css');
+const css = loadStylesheet('client/app.css');
 const modules = new Map(CLIENT_MODULES.map((name) => [name, loadAsset(`dist/public/js/${name}`)]));
 const embedScript = loadAsset('dist/public/embed.js');
 const favicon = loadAsset('client/favicon.ico');

@@ -16,8 +16,6 @@
  * ETag, nor the other way round). Test pages are `private`: they depend on the browser's cookies.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TStorePublic } from '@svc/schemas';
 import type { PublicError } from '../lib/errors.js';
@@ -34,6 +32,7 @@ import { toPublicStore } from '../modules/stores/stores.service.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { ifNoneMatchHas } from './etag.js';
 import { PAGE_CSP } from './pages.js';
+import { loadAsset, loadStylesheet } from './client-assets.js';
 import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
 import {
   cartPage,
@@ -47,18 +46,8 @@ import {
 } from './storefront-html.js';
 
 /** apps/server/, from src/http or dist/http alike. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function loadAsset(relative: string): Buffer | undefined {
-  try {
-    return readFileSync(PACKAGE_ROOT + relative);
-  } catch {
-    return undefined;
-  }
-}
-
 // Read once, at start: a missing build is a 404, not a crash.
-const css = loadAsset('client/storefront.css');
+const css = loadStylesheet('client/storefront.css');
 const cartModule = loadAsset('dist/public/storefront/cart.js');
 
 /**
