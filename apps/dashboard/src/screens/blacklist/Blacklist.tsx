@@ -16,6 +16,8 @@ import { SelectInput, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
+import { PageHeader } from '../../ui/layout';
 
 type Entry = RouterOutputs['blacklist']['list']['entries'][number];
 
@@ -72,7 +74,7 @@ function AddEntry() {
           <TextInput label="Note" hint="Optional; for you." registration={form.register('note')} error={errors.note} />
         </div>
         <ErrorNote error={add.error} />
-        <button type="submit" className="button primary" disabled={add.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={add.isPending}>
           Add to blacklist
         </button>
       </form>
@@ -106,14 +108,14 @@ export function Blacklist() {
   if (store && !allowed) {
     return (
       <>
-        <h1>Blacklist</h1>
+        <PageHeader title="Blacklist" description="E-mail addresses, IPs and countries that may not buy." />
         <p>The blacklist needs the manageSettings permission, which you do not have in this store.</p>
       </>
     );
   }
   return (
     <>
-      <h1>Blacklist</h1>
+      <PageHeader title="Blacklist" description="E-mail addresses, IPs and countries that may not buy." />
       <p className="muted">
         Orders from these e-mail addresses, IP addresses and countries are refused. To change an entry, delete it and
         add the new value.

@@ -9,6 +9,7 @@ import { storesQuery } from '../../store';
 import { ErrorNote } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
+import { buttonClass } from '../../ui/button';
 
 export function NewStore() {
   const navigate = useNavigate();
@@ -45,7 +46,7 @@ export function NewStore() {
           error={form.formState.errors.currency}
         />
         <ErrorNote error={create.error} />
-        <button type="submit" className="button primary" disabled={create.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={create.isPending}>
           Create store
         </button>
       </form>

@@ -15,6 +15,8 @@ import { TextArea } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime } from '../../ui/format';
 import { TICKET_STATUS_LABELS } from './Tickets';
+import { buttonClass } from '../../ui/button';
+import { StatusBadge } from '../../ui/badge';
 
 const ticketRoute = getRouteApi('/app/stores/$storeId/tickets/$ticketId');
 
@@ -56,7 +58,7 @@ function Reply({ ticketId }: { ticketId: string }) {
           error={form.formState.errors.message}
         />
         <ErrorNote error={reply.error} />
-        <button type="submit" className="button primary" disabled={reply.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={reply.isPending}>
           Send reply
         </button>
       </form>
@@ -72,7 +74,7 @@ function StatusChange({ ticketId, closed }: { ticketId: string; closed: boolean 
     <div>
       <button
         type="button"
-        className="button"
+        className={buttonClass('secondary')}
         disabled={update.isPending}
         onClick={() => update.mutate({ storeId, ticketId, status: closed ? 'open' : 'closed' })}
       >
@@ -117,7 +119,9 @@ export function TicketPage() {
           <h1>{data.subject}</h1>
           <dl className="facts">
             <dt>Status</dt>
-            <dd>{TICKET_STATUS_LABELS[data.status]}</dd>
+            <dd>
+              <StatusBadge kind="ticket" status={data.status} label={TICKET_STATUS_LABELS[data.status]} />
+            </dd>
             <dt>Order</dt>
             <dd>
               <Link to="/stores/$storeId/orders/$orderId" params={{ storeId, orderId: data.orderId }}>
