@@ -8,7 +8,7 @@
  */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate, useRouter } from '@tanstack/react-router';
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { Button, Dialog, Modal, ModalOverlay, Switch } from 'react-aria-components';
 import { trpc } from '../api';
 import { buttonClass } from '../ui/button';
@@ -37,13 +37,15 @@ function StoreSwitcher({ onNavigate }: { onNavigate: () => void }) {
   const storeId = useStoreId();
   const navigate = useNavigate();
   const stores = useQuery(storesQuery);
+  // The sidebar is drawn twice (beside the screen, hidden on a phone, and in the phone's drawer): ids of its own.
+  const id = useId();
   return (
     <div className="flex flex-col gap-1">
-      <label htmlFor="store-switcher" className="text-xs font-medium tracking-wide text-muted uppercase">
+      <label htmlFor={id} className="text-xs font-medium tracking-wide text-muted uppercase">
         Store
       </label>
       <select
-        id="store-switcher"
+        id={id}
         className="w-full"
         value={storeId}
         onChange={(event) => {

@@ -89,8 +89,6 @@ export function ProductPage() {
               <dd>{p.deliveryMethods.map((m) => DELIVERY_LABELS[m]).join(', ')}</dd>
               <dt>Stock</dt>
               <dd>{stockText(p)}</dd>
-              <dt>Updated</dt>
-              <dd>{formatDateTime(p.updatedAt)}</dd>
             </dl>
           </Card>
         );
@@ -104,7 +102,7 @@ export function ProductPage() {
               }
               title={p.name}
               badge={<StatusBadge kind="product" status={p.status} label={STATUS_LABELS[p.status]} />}
-              description={`${formatMoney(p.price, p.currency)} · ${stockText(p)}`}
+              description={`Updated ${formatDateTime(p.updatedAt)}`}
               actions={
                 manage && (
                   <>

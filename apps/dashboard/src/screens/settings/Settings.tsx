@@ -161,7 +161,6 @@ function SettingsForm({ store }: { store: Store }) {
         <TextInput
           label="Currency"
           width="sm"
-          className="uppercase"
           hint="ISO 4217 code, such as USD or EUR. Orders already placed keep their currency."
           maxLength={3}
           registration={form.register('currency')}
