@@ -53,7 +53,14 @@ async function signedInPage(width: number, colorScheme: 'light' | 'dark' = 'ligh
 async function settled(page: Page): Promise<void> {
   await page.locator('main h1').first().waitFor();
   await expect
-    .poll(() => page.getByRole('status').filter({ hasText: /Loading/ }).count(), { timeout: 15_000 })
+    .poll(
+      () =>
+        page
+          .getByRole('status')
+          .filter({ hasText: /Loading/ })
+          .count(),
+      { timeout: 15_000 },
+    )
     .toBe(0);
 }
 

@@ -17,7 +17,7 @@ import { onValid } from '../../ui/forms';
 import { formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 import { buttonClass } from '../../ui/button';
-import { PageHeader } from '../../ui/layout';
+import { Card, PageHeader } from '../../ui/layout';
 
 type Entry = RouterOutputs['blacklist']['list']['entries'][number];
 
@@ -56,8 +56,7 @@ function AddEntry() {
   );
   const errors = form.formState.errors;
   return (
-    <section aria-labelledby="blacklist-add">
-      <h2 id="blacklist-add">Add an entry</h2>
+    <Card id="blacklist-add" title="Add an entry">
       <form
         noValidate
         onSubmit={onValid(form, (values) => add.mutate({ storeId, ...values, note: values.note || undefined }))}
@@ -78,7 +77,7 @@ function AddEntry() {
           Add to blacklist
         </button>
       </form>
-    </section>
+    </Card>
   );
 }
 

@@ -19,7 +19,7 @@ import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 import { LICENSE_STATUSES, type LicensesSearch } from './search';
 import { buttonClass } from '../../ui/button';
-import { PageHeader } from '../../ui/layout';
+import { Card, PageHeader } from '../../ui/layout';
 import { StatusBadge } from '../../ui/badge';
 
 const licensesRoute = getRouteApi('/app/stores/$storeId/licenses');
@@ -92,10 +92,7 @@ function KeySearch({ productName }: { productName: (id: string) => string }) {
   const form = useForm<z.infer<typeof ZKeySearch>>({ resolver: zodResolver(ZKeySearch), defaultValues: { key: '' } });
   const find = useMutation(trpc.licenses.dashboardFindByKey.mutationOptions());
   return (
-    <section aria-labelledby="key-search-title">
-      <h2 id="key-search-title" className="small-heading">
-        Find by key
-      </h2>
+    <Card id="key-search-title" title="Find by key">
       <form
         noValidate
         className="toolbar"
@@ -131,7 +128,7 @@ function KeySearch({ productName }: { productName: (id: string) => string }) {
           productName={productName}
         />
       )}
-    </section>
+    </Card>
   );
 }
 

@@ -18,7 +18,7 @@ import { formatDate } from '../../ui/format';
 import { onValid } from '../../ui/forms';
 import { DataTable } from '../../ui/table';
 import { buttonClass } from '../../ui/button';
-import { PageHeader } from '../../ui/layout';
+import { Card, PageHeader } from '../../ui/layout';
 
 type Member = RouterOutputs['stores']['members']['members'][number];
 
@@ -105,8 +105,7 @@ function Invite() {
     }),
   );
   return (
-    <section aria-labelledby="invite-heading">
-      <h2 id="invite-heading">Invite a member</h2>
+    <Card id="invite-heading" title="Invite a member">
       <p className="muted">They need an svc account first: ask them to register with this e-mail address.</p>
       <form noValidate onSubmit={onValid(form, (values) => add.mutate({ storeId, ...values }))}>
         <TextInput
@@ -132,7 +131,7 @@ function Invite() {
           </p>
         </div>
       </form>
-    </section>
+    </Card>
   );
 }
 

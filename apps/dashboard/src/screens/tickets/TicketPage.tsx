@@ -17,6 +17,7 @@ import { formatDateTime } from '../../ui/format';
 import { TICKET_STATUS_LABELS } from './Tickets';
 import { buttonClass } from '../../ui/button';
 import { StatusBadge } from '../../ui/badge';
+import { Card } from '../../ui/layout';
 
 const ticketRoute = getRouteApi('/app/stores/$storeId/tickets/$ticketId');
 
@@ -48,8 +49,7 @@ function Reply({ ticketId }: { ticketId: string }) {
     }),
   );
   return (
-    <section aria-labelledby="ticket-reply">
-      <h2 id="ticket-reply">Reply</h2>
+    <Card id="ticket-reply" title="Reply">
       <form noValidate onSubmit={onValid(form, (values) => reply.mutate({ storeId, ticketId, ...values }))}>
         <TextArea
           label="Message"
@@ -62,7 +62,7 @@ function Reply({ ticketId }: { ticketId: string }) {
           Send reply
         </button>
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -136,8 +136,7 @@ export function TicketPage() {
             <dd>{formatDateTime(data.createdAt)}</dd>
           </dl>
           <StatusChange ticketId={data.id} closed={data.status === 'closed'} />
-          <section aria-labelledby="ticket-thread">
-            <h2 id="ticket-thread">Messages</h2>
+          <Card id="ticket-thread" title="Messages">
             <ol className="thread">
               {data.messages.map((message) => (
                 <li key={message.id} className={message.author === 'staff' ? 'message staff' : 'message'}>
@@ -149,7 +148,7 @@ export function TicketPage() {
                 </li>
               ))}
             </ol>
-          </section>
+          </Card>
           <Reply ticketId={data.id} />
         </>
       )}
