@@ -73,7 +73,7 @@ export function Card({
         </div>
         {actions && <div className="flex flex-wrap items-center gap-2">{actions}</div>}
       </div>
-      <div className={flush ? 'min-w-0' : 'min-w-0 px-5 py-4'}>{children}</div>
+      <div className={`min-w-0 [&>:first-child]:mt-0 [&>:last-child]:mb-0 ${flush ? '' : 'px-5 py-4'}`}>{children}</div>
     </section>
   );
 }
