@@ -254,7 +254,7 @@ describe('webhooks', () => {
           await page.getByRole('button', { name: 'Refresh' }).click();
           return page
             .getByRole('table', { name: 'Deliveries' })
-            .getByRole('row', { name: /success/ })
+            .getByRole('row', { name: /Success/ })
             .count();
         },
         // The receiver answered; the dispatcher records the success when it has the answer (a busy CI machine: later).

@@ -72,7 +72,8 @@ describe('dashboard: orders', () => {
     await table.getByRole('link', { name: order.orderId }).waitFor({ timeout: 20_000 });
     await expect(page.evaluate(() => window.stillThisPage === true)).resolves.toBe(true);
     const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: order.orderId }) });
-    await expect(row.getByRole('cell').first().textContent()).resolves.toBe('completed');
+    // The status is a badge in words, not colour alone.
+    await expect(row.getByRole('cell').first().textContent()).resolves.toBe('Completed');
 
     // A deep link with a status opens on that filter: the key was delivered, so it is completed, not paid.
     await page.goto(`${ordersUrl}?status=paid`);
@@ -90,7 +91,7 @@ describe('dashboard: orders', () => {
     // The order: a note, then a refund in the dialog that repeats the verb.
     await table.getByRole('link', { name: order.orderId }).click();
     await page.getByRole('heading', { level: 1, name: `Order ${order.orderId}` }).waitFor();
-    await page.getByRole('cell', { name: 'active' }).waitFor();
+    await page.getByRole('cell', { name: 'Active' }).waitFor();
     // The key is shown masked, never whole.
     expect(await page.content()).not.toContain('ORBIT-1111-AAAA-2222');
     await page.getByLabel('Seller note').fill('Buyer asked for a refund by e-mail.');
@@ -109,9 +110,9 @@ describe('dashboard: orders', () => {
     await dialog.waitFor({ state: 'detached' });
     await page
       .getByRole('definition')
-      .filter({ hasText: /^refunded$/ })
+      .filter({ hasText: /^Refunded$/ })
       .waitFor();
-    await page.getByRole('cell', { name: 'disabled' }).waitFor();
+    await page.getByRole('cell', { name: 'Disabled' }).waitFor();
     await expect(page.getByRole('button', { name: 'Refund' }).count()).resolves.toBe(0);
     const refunded = await apiOrder(shop.seller, shop.store.id, order.id);
     expect(refunded.status).toBe('refunded');
@@ -134,7 +135,7 @@ describe('dashboard: orders', () => {
     await page.goto(`${server.url}/dashboard/stores/${shop.store.id}/orders/${order.orderId}`);
     await page.getByRole('heading', { level: 1, name: `Order ${order.orderId}` }).waitFor();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
-    for (const name of ['Refund', 'Mark paid', 'Cancel order', 'Mark delivered', 'Save note'])
+    for (const name of ['Refund', 'Mark paid', 'Cancel order', 'Mark delivered', 'Save note', 'More actions'])
       await expect(page.getByRole('button', { name }).count(), name).resolves.toBe(0);
     await expect(page.getByLabel('Seller note').count()).resolves.toBe(0);
 

@@ -90,11 +90,14 @@ describe('dashboard products', () => {
       expect(await page.getByText('1000 available').count()).toBe(1); // the product's stock
       await screenshots(page, 'dashboard-product-keys');
 
-      // Deleting a key asks first, and the confirming button repeats the verb.
+      // Deleting a key asks first, and the confirming button repeats the verb; the row offers it in
+      // its action menu, not as a red button on every row.
+      expect(await table.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
       await table
-        .getByRole('button', { name: /^Delete key/ })
+        .getByRole('button', { name: /^Actions for key/ })
         .first()
         .click();
+      await page.getByRole('menuitem', { name: 'Delete' }).click();
       const dialog = page.getByRole('alertdialog', { name: 'Delete this key?' });
       await dialog.getByRole('button', { name: 'Delete' }).click();
       await dialog.waitFor({ state: 'detached' });
@@ -224,7 +227,9 @@ describe('dashboard products', () => {
     // Delete asks in a dialog whose button repeats the verb, then the list no longer has it.
     await row.getByRole('link', { name: 'Field Guide' }).click();
     await page.getByRole('heading', { name: 'Field Guide', level: 1 }).waitFor();
-    await page.getByRole('button', { name: 'Delete', exact: true }).first().click();
+    // Delete is in the header's menu of secondary actions.
+    await page.getByRole('button', { name: 'More actions' }).click();
+    await page.getByRole('menuitem', { name: 'Delete', exact: true }).click();
     await page
       .getByRole('alertdialog', { name: 'Delete Field Guide?' })
       .getByRole('button', { name: 'Delete' })

@@ -9,9 +9,19 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { beforeEach, expect } from 'vitest';
-import { clientIp, createStoreFor, registerSeller, type Seller } from '../support/seller.js';
+import { createProduct } from '../support/catalog.js';
+import { buy } from '../support/payments.js';
+import { clientIp, createStoreFor, dashboard, registerSeller, type Seller } from '../support/seller.js';
 import { REPO_ROOT } from '../support/server.js';
-import { pagePerTest, startPageServer, type PageOfTest } from './support.js';
+import {
+  createShop,
+  fileProduct,
+  keyProduct,
+  pagePerTest,
+  startPageServer,
+  type PageOfTest,
+  type Shop,
+} from './support.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
 declare const document: any;
@@ -143,4 +153,58 @@ export async function expectAccessible(page: Page, screenName: string): Promise<
     await page.emulateMedia({ colorScheme: 'light' });
   }
   expect(found, `axe on ${screenName}`).toEqual([]);
+}
+
+/** A store as a seller would show it off: a few products (keys, a file, a plain one), a coupon, paid orders (one with the coupon) and a buyer. */
+export interface ShowcaseStore extends Shop {
+  orderId: string;
+  productId: string;
+}
+
+/**
+ * The seeded store the layout test and the screenshots use: three products (one with keys in
+ * stock, one with a file, one delivered by hand), a 20% coupon, three paid orders (one of two
+ * lines with the coupon) and a pending one.
+ */
+export async function showcaseStore(baseUrl: string): Promise<ShowcaseStore> {
+  const shop = await createShop(baseUrl, 'Pixel Forge');
+  const game = await keyProduct(shop, ['STAR-1111-AAAA', 'STAR-2222-BBBB', 'STAR-3333-CCCC', 'STAR-4444-DDDD'], {
+    description: 'A space trading game. **Lifetime updates.**',
+  });
+  const guide = await fileProduct(shop, { name: 'field-guide.pdf', bytes: Buffer.from('%PDF-1.4\n%%EOF\n') });
+  const icons = await createProduct(shop.seller, shop.store.id, { name: 'Icon Pack', price: 12 });
+  const coupon = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/coupons`, {
+    code: 'LAUNCH20',
+    discountType: 'percent',
+    discountValue: 20,
+  });
+  expect(coupon.status, await coupon.clone().text()).toBe(201);
+  const first = await buy(baseUrl, {
+    storeId: shop.store.id,
+    productId: game.id,
+    email: 'ada@example.test',
+    ip: clientIp(),
+  });
+  await buy(baseUrl, {
+    storeId: shop.store.id,
+    cart: [
+      { productId: game.id, quantity: 1 },
+      { productId: guide.id, quantity: 2 },
+    ],
+    coupon: 'LAUNCH20',
+    email: 'grace@example.test',
+    ip: clientIp(),
+  });
+  await buy(baseUrl, { storeId: shop.store.id, productId: guide.id, email: 'linus@example.test', ip: clientIp() });
+  const pending = await fetch(`${baseUrl}/api/v1/checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    body: JSON.stringify({
+      shopId: shop.store.id,
+      cart: [{ productId: icons.id, quantity: 1 }],
+      email: 'ken@example.test',
+    }),
+  });
+  expect(pending.status, await pending.clone().text()).toBe(200);
+  return { ...shop, orderId: first.orderId, productId: game.id };
 }

@@ -1,6 +1,7 @@
 /** Each route's error boundary: the failure in words and a way on, never a blank screen. */
 import { Link, useRouter, type ErrorComponentProps } from '@tanstack/react-router';
 import { apiFailure } from '../api';
+import { buttonClass } from '../ui/button';
 
 export function RouteError({ error, reset }: ErrorComponentProps) {
   const router = useRouter();
@@ -14,7 +15,7 @@ export function RouteError({ error, reset }: ErrorComponentProps) {
       <div className="actions">
         <button
           type="button"
-          className="button"
+          className={buttonClass('secondary')}
           onClick={() => {
             reset();
             void router.invalidate();
@@ -22,7 +23,7 @@ export function RouteError({ error, reset }: ErrorComponentProps) {
         >
           Retry
         </button>
-        <Link to="/" className="button">
+        <Link to="/" className={buttonClass('secondary')}>
           Back to the dashboard
         </Link>
       </div>

@@ -4,65 +4,93 @@
  */
 import { useState, type ReactNode } from 'react';
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
+import { buttonClass, type ButtonVariant } from './button';
 import { ErrorNote } from './feedback';
 
-export function ConfirmAction({
-  verb,
-  title,
-  children,
-  onConfirm,
-  pending,
-  error,
-  triggerLabel,
-  destructive = true,
-  confirm,
-}: {
-  /** The trigger's and the confirming button's text. */
+const OVERLAY = 'fixed inset-0 z-40 flex items-center justify-center bg-scrim p-4';
+const MODAL = 'max-h-[90vh] w-full max-w-lg overflow-auto rounded-lg border border-line bg-raised text-fg shadow-md';
+const DIALOG = 'p-6 outline-none';
+const TITLE = 'm-0 mb-3 text-lg font-semibold';
+
+interface ConfirmProps {
+  /** The confirming button's text, repeating the action's verb. */
   verb: string;
-  /** The confirming button's text when it is shorter than the trigger's (`Delete test data` asks, `Delete` confirms). */
-  confirm?: string;
   title: string;
   children?: ReactNode;
   /** Resolves when done: the dialog closes; rejects: it stays open with the error. */
   onConfirm: () => Promise<unknown>;
   pending?: boolean;
   error?: unknown;
-  triggerLabel?: string;
   destructive?: boolean;
+}
+
+/** The asking dialog alone, opened by its owner (a menu item, a selection's button). */
+export function ConfirmDialog({
+  isOpen,
+  onOpenChange,
+  verb,
+  title,
+  children,
+  onConfirm,
+  pending,
+  error,
+  destructive = true,
+}: ConfirmProps & { isOpen: boolean; onOpenChange: (open: boolean) => void }) {
+  return (
+    <ModalOverlay className={OVERLAY} isDismissable isOpen={isOpen} onOpenChange={onOpenChange}>
+      <Modal className={MODAL}>
+        <Dialog className={DIALOG} role="alertdialog">
+          <Heading slot="title" className={TITLE}>
+            {title}
+          </Heading>
+          <div className="text-sm">{children}</div>
+          <ErrorNote error={error} />
+          <div className="mt-6 flex flex-wrap justify-end gap-2">
+            <Button className={buttonClass('secondary')} onPress={() => onOpenChange(false)}>
+              Cancel
+            </Button>
+            <Button
+              className={buttonClass(destructive ? 'danger' : 'primary')}
+              isDisabled={pending}
+              onPress={() => {
+                onConfirm().then(
+                  () => onOpenChange(false),
+                  () => undefined,
+                );
+              }}
+            >
+              {verb}
+            </Button>
+          </div>
+        </Dialog>
+      </Modal>
+    </ModalOverlay>
+  );
+}
+
+/** A button that asks in a dialog before it acts. */
+export function ConfirmAction({
+  verb,
+  confirm,
+  triggerLabel,
+  triggerVariant = 'secondary',
+  ...props
+}: Omit<ConfirmProps, 'verb'> & {
+  /** The trigger's and the confirming button's text. */
+  verb: string;
+  /** The confirming button's text when it is shorter than the trigger's (`Delete test data` asks, `Delete` confirms). */
+  confirm?: string;
+  triggerLabel?: string;
+  triggerVariant?: ButtonVariant;
 }) {
   const [open, setOpen] = useState(false);
   return (
-    <DialogTrigger isOpen={open} onOpenChange={setOpen}>
-      <Button className={destructive ? 'button danger' : 'button'} aria-label={triggerLabel}>
+    <>
+      <Button className={buttonClass(triggerVariant)} aria-label={triggerLabel} onPress={() => setOpen(true)}>
         {verb}
       </Button>
-      <ModalOverlay className="overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog className="dialog" role="alertdialog">
-            <Heading slot="title">{title}</Heading>
-            {children}
-            <ErrorNote error={error} />
-            <div className="actions">
-              <Button className="button" onPress={() => setOpen(false)}>
-                Cancel
-              </Button>
-              <Button
-                className={destructive ? 'button danger' : 'button primary'}
-                isDisabled={pending}
-                onPress={() => {
-                  onConfirm().then(
-                    () => setOpen(false),
-                    () => undefined,
-                  );
-                }}
-              >
-                {confirm ?? verb}
-              </Button>
-            </div>
-          </Dialog>
-        </Modal>
-      </ModalOverlay>
-    </DialogTrigger>
+      <ConfirmDialog {...props} verb={confirm ?? verb} isOpen={open} onOpenChange={setOpen} />
+    </>
   );
 }
 
@@ -71,7 +99,7 @@ export function FormDialog({
   trigger,
   title,
   children,
-  triggerClass = 'button',
+  triggerClass = buttonClass('secondary'),
   triggerLabel,
 }: {
   trigger: string;
@@ -87,10 +115,12 @@ export function FormDialog({
       <Button className={triggerClass} aria-label={triggerLabel}>
         {trigger}
       </Button>
-      <ModalOverlay className="overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog className="dialog">
-            <Heading slot="title">{title}</Heading>
+      <ModalOverlay className={OVERLAY} isDismissable>
+        <Modal className={MODAL}>
+          <Dialog className={DIALOG}>
+            <Heading slot="title" className={TITLE}>
+              {title}
+            </Heading>
             {children(() => setOpen(false))}
           </Dialog>
         </Modal>
@@ -106,24 +136,26 @@ export function FormDialog({
 export function SecretDialog({ title, secret, onClose }: { title: string; secret: string; onClose: () => void }) {
   const [copied, setCopied] = useState(false);
   return (
-    <ModalOverlay className="overlay" isOpen onOpenChange={(open) => !open && onClose()}>
-      <Modal className="modal">
-        <Dialog className="dialog">
-          <Heading slot="title">{title}</Heading>
+    <ModalOverlay className={OVERLAY} isOpen onOpenChange={(open) => !open && onClose()}>
+      <Modal className={MODAL}>
+        <Dialog className={DIALOG}>
+          <Heading slot="title" className={TITLE}>
+            {title}
+          </Heading>
           <p>Copy it now: it is shown once and svc cannot show it again.</p>
           <code className="secret" aria-label="Secret">
             {secret}
           </code>
           <div className="actions">
             <Button
-              className="button primary"
+              className={buttonClass('primary')}
               onPress={() => {
                 void navigator.clipboard?.writeText(secret).then(() => setCopied(true));
               }}
             >
               Copy
             </Button>
-            <Button className="button" onPress={onClose}>
+            <Button className={buttonClass('secondary')} onPress={onClose}>
               Done
             </Button>
           </div>

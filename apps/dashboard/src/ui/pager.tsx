@@ -7,6 +7,7 @@
  * no `Previous page`; the browser's Back button returns to the page before.
  */
 import { Link } from '@tanstack/react-router';
+import { buttonClass } from './button';
 
 /** The screens paged by a keyset cursor kept in their URL. */
 type PagedPath =
@@ -32,12 +33,22 @@ export function KeysetPager({
   return (
     <nav className="pager" aria-label="Pages">
       {cursor && (
-        <Link from={from} to="." search={(prev) => ({ ...prev, cursor: undefined })} className="button">
+        <Link
+          from={from}
+          to="."
+          search={(prev) => ({ ...prev, cursor: undefined })}
+          className={buttonClass('secondary')}
+        >
           First page
         </Link>
       )}
       {nextCursor && (
-        <Link from={from} to="." search={(prev) => ({ ...prev, cursor: nextCursor })} className="button">
+        <Link
+          from={from}
+          to="."
+          search={(prev) => ({ ...prev, cursor: nextCursor })}
+          className={buttonClass('secondary')}
+        >
           Next page
         </Link>
       )}

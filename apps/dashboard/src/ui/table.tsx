@@ -2,6 +2,8 @@
  * Lists are tables with column headers. These are read-only tables of links and buttons, so they
  * are native <table>s (Tab reaches each link, a screen reader announces the headers); React Aria's
  * Table is a grid for selection and arrow-key navigation, which no list here has (docs/decisions.md).
+ * A table scrolls inside its own frame, so a phone never scrolls the page sideways; an empty one
+ * says what to do next in its one row.
  */
 import type { ReactNode } from 'react';
 
@@ -10,6 +12,8 @@ export interface ColumnDef<T> {
   cell: (row: T) => ReactNode;
   /** Right-aligned figures (money, counts). */
   numeric?: boolean;
+  /** Text that may wrap (names, messages); other cells keep to one line and the table scrolls. */
+  wrap?: boolean;
 }
 
 export function DataTable<T>({
@@ -18,22 +22,26 @@ export function DataTable<T>({
   rows,
   rowKey,
   empty,
+  bare = false,
 }: {
   /** The table's accessible name (shown visually hidden when the heading above says it). */
   caption: string;
   columns: ReadonlyArray<ColumnDef<T>>;
   rows: readonly T[];
   rowKey: (row: T) => string;
-  empty: string;
+  /** The one row of an empty table: a sentence, or an EmptyState with its action. */
+  empty: ReactNode;
+  /** Inside a card that is its frame already: no border of its own. */
+  bare?: boolean;
 }) {
   return (
-    <div className="table-wrap">
+    <div className={bare ? 'min-w-0 overflow-x-auto' : 'table-wrap'}>
       <table>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
             {columns.map((column) => (
-              <th key={column.header} scope="col" className={column.numeric ? 'numeric' : undefined}>
+              <th key={column.header} scope="col" className={`whitespace-nowrap ${column.numeric ? 'numeric' : ''}`}>
                 {column.header}
               </th>
             ))}
@@ -42,15 +50,18 @@ export function DataTable<T>({
         <tbody>
           {rows.length === 0 ? (
             <tr>
-              <td colSpan={columns.length} className="muted">
+              <td colSpan={columns.length} className="text-muted">
                 {empty}
               </td>
             </tr>
           ) : (
             rows.map((row) => (
-              <tr key={rowKey(row)}>
+              <tr key={rowKey(row)} className="hover:bg-surface">
                 {columns.map((column) => (
-                  <td key={column.header} className={column.numeric ? 'numeric' : undefined}>
+                  <td
+                    key={column.header}
+                    className={`${column.numeric ? 'numeric' : ''} ${column.wrap ? 'min-w-48' : 'whitespace-nowrap'}`}
+                  >
                     {column.cell(row)}
                   </td>
                 ))}

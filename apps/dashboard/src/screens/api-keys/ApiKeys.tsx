@@ -21,6 +21,8 @@ import { formatDate, formatDateTime } from '../../ui/format';
 import { onValid } from '../../ui/forms';
 import { DataTable } from '../../ui/table';
 import { SCOPE_GROUPS } from './scopes';
+import { buttonClass } from '../../ui/button';
+import { EmptyState, PageHeader } from '../../ui/layout';
 
 type ApiKey = RouterOutputs['apiKeys']['list']['apiKeys'][number];
 
@@ -126,10 +128,10 @@ function CreateKeyForm({ onCreated, close }: { onCreated: (key: string) => void;
       />
       <ErrorNote error={create.error} />
       <div className="actions">
-        <button type="submit" className="button primary" disabled={create.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={create.isPending}>
           Create key
         </button>
-        <button type="button" className="button" onClick={close}>
+        <button type="button" className={buttonClass('secondary')} onClick={close}>
           Cancel
         </button>
       </div>
@@ -166,16 +168,15 @@ export function ApiKeys() {
   const now = Date.now();
   return (
     <>
-      <h1>API keys</h1>
-      <p className="muted">
-        Keys for the merchant API. Each belongs to you and reaches only the stores and scopes it lists, within your
-        permissions in each store.
-      </p>
-      <div className="actions">
-        <FormDialog trigger="Create API key" title="Create an API key" triggerClass="button primary">
-          {(close) => <CreateKeyForm close={close} onCreated={setSecret} />}
-        </FormDialog>
-      </div>
+      <PageHeader
+        title="API keys"
+        description="Keys for the merchant API. Each belongs to you and reaches only the stores and scopes it lists, within your permissions in each store."
+        actions={
+          <FormDialog trigger="Create API key" title="Create an API key" triggerClass={buttonClass('primary')}>
+            {(close) => <CreateKeyForm close={close} onCreated={setSecret} />}
+          </FormDialog>
+        }
+      />
       {secret && <SecretDialog title="Your new API key" secret={secret} onClose={() => setSecret(null)} />}
       <Loaded query={keys} label="Loading API keys…">
         {({ apiKeys }) => (
@@ -183,7 +184,11 @@ export function ApiKeys() {
             caption="API keys"
             rows={[...apiKeys].reverse()}
             rowKey={(key) => key.id}
-            empty="No API keys yet."
+            empty={
+              <EmptyState title="No API keys yet.">
+                Use Create API key for a key your code or theme sends as a Bearer token; it is shown once.
+              </EmptyState>
+            }
             columns={[
               { header: 'Name', cell: (key) => key.name },
               { header: 'Key', cell: (key) => <code>{`${key.prefix}…`}</code> },

@@ -9,6 +9,7 @@ import { ErrorNote } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { AuthFrame } from './AuthFrame';
+import { buttonClass } from '../../ui/button';
 
 export function ForgotPassword() {
   const form = useForm<z.infer<typeof ZForgotInput>>({ resolver: zodResolver(ZForgotInput) });
@@ -27,7 +28,7 @@ export function ForgotPassword() {
             error={form.formState.errors.email}
           />
           <ErrorNote error={forgot.error} />
-          <button type="submit" className="button primary" disabled={forgot.isPending}>
+          <button type="submit" className={buttonClass('primary')} disabled={forgot.isPending}>
             Send reset link
           </button>
         </form>

@@ -10,6 +10,7 @@ import { ErrorNote } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { AuthFrame } from './AuthFrame';
+import { buttonClass } from '../../ui/button';
 
 export function Register() {
   const router = useRouter();
@@ -41,7 +42,7 @@ export function Register() {
           error={form.formState.errors.password}
         />
         <ErrorNote error={register.error} />
-        <button type="submit" className="button primary" disabled={register.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={register.isPending}>
           Create account
         </button>
       </form>

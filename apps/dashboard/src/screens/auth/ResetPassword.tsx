@@ -9,6 +9,7 @@ import { ErrorNote } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { AuthFrame } from './AuthFrame';
+import { buttonClass } from '../../ui/button';
 
 const ZNewPassword = z.object({ password: ZPassword });
 
@@ -43,7 +44,7 @@ export function ResetPassword() {
             error={form.formState.errors.password}
           />
           <ErrorNote error={reset.error} />
-          <button type="submit" className="button primary" disabled={reset.isPending}>
+          <button type="submit" className={buttonClass('primary')} disabled={reset.isPending}>
             Set password
           </button>
         </form>

@@ -11,6 +11,7 @@ import { TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { safeRedirect, signedIn } from '../../session';
 import { AuthFrame } from './AuthFrame';
+import { buttonClass } from '../../ui/button';
 
 export function SignIn() {
   const router = useRouter();
@@ -64,7 +65,7 @@ export function SignIn() {
           />
         )}
         <ErrorNote error={login.error} />
-        <button type="submit" className="button primary" disabled={login.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={login.isPending}>
           Sign in
         </button>
       </form>

@@ -16,6 +16,8 @@ import { SelectInput, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
+import { Card, PageHeader } from '../../ui/layout';
 
 type Entry = RouterOutputs['blacklist']['list']['entries'][number];
 
@@ -54,8 +56,7 @@ function AddEntry() {
   );
   const errors = form.formState.errors;
   return (
-    <section aria-labelledby="blacklist-add">
-      <h2 id="blacklist-add">Add an entry</h2>
+    <Card id="blacklist-add" title="Add an entry">
       <form
         noValidate
         onSubmit={onValid(form, (values) => add.mutate({ storeId, ...values, note: values.note || undefined }))}
@@ -72,11 +73,11 @@ function AddEntry() {
           <TextInput label="Note" hint="Optional; for you." registration={form.register('note')} error={errors.note} />
         </div>
         <ErrorNote error={add.error} />
-        <button type="submit" className="button primary" disabled={add.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={add.isPending}>
           Add to blacklist
         </button>
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -106,14 +107,14 @@ export function Blacklist() {
   if (store && !allowed) {
     return (
       <>
-        <h1>Blacklist</h1>
+        <PageHeader title="Blacklist" description="E-mail addresses, IPs and countries that may not buy." />
         <p>The blacklist needs the manageSettings permission, which you do not have in this store.</p>
       </>
     );
   }
   return (
     <>
-      <h1>Blacklist</h1>
+      <PageHeader title="Blacklist" description="E-mail addresses, IPs and countries that may not buy." />
       <p className="muted">
         Orders from these e-mail addresses, IP addresses and countries are refused. To change an entry, delete it and
         add the new value.

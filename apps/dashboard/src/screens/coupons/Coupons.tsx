@@ -16,6 +16,8 @@ import { SelectInput, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { DataTable } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
+import { EmptyState, PageHeader } from '../../ui/layout';
 
 type Coupon = RouterOutputs['coupons']['list']['coupons'][number];
 
@@ -173,10 +175,10 @@ function CouponForm<Output extends FieldValues>({
       </div>
       <ErrorNote error={error} />
       <div className="actions">
-        <button type="submit" className="button primary" disabled={pending}>
+        <button type="submit" className={buttonClass('primary')} disabled={pending}>
           {submitLabel}
         </button>
-        <button type="button" className="button" onClick={onCancel}>
+        <button type="button" className={buttonClass('secondary')} onClick={onCancel}>
           Cancel
         </button>
       </div>
@@ -216,7 +218,7 @@ function NewCoupon({ currency }: { currency: string }) {
   const refresh = useRefreshCoupons();
   const create = useMutation(trpc.coupons.create.mutationOptions({ onSuccess: refresh }));
   return (
-    <FormDialog trigger="New coupon" title="New coupon" triggerClass="button primary">
+    <FormDialog trigger="New coupon" title="New coupon" triggerClass={buttonClass('primary')}>
       {(close) => (
         <CouponForm<z.output<typeof ZCreateCouponInput>>
           resolver={zodResolver(createSchema(storeId))}
@@ -282,7 +284,7 @@ export function Coupons() {
   if (store && !allowed) {
     return (
       <>
-        <h1>Coupons</h1>
+        <PageHeader title="Coupons" description="Discount codes buyers enter at checkout." />
         <p>Coupons need the manageProducts permission, which you do not have in this store.</p>
       </>
     );
@@ -290,17 +292,22 @@ export function Coupons() {
   const now = Date.now();
   return (
     <>
-      <h1>Coupons</h1>
-      <div className="toolbar">
-        <NewCoupon currency={currency} />
-      </div>
+      <PageHeader
+        title="Coupons"
+        description="Discount codes buyers enter at checkout."
+        actions={<NewCoupon currency={currency} />}
+      />
       <Loaded query={coupons} label="Loading coupons…">
         {(data) => (
           <DataTable<Coupon>
             caption="Coupons"
             rows={data.coupons}
             rowKey={(coupon) => coupon.id}
-            empty="No coupons yet."
+            empty={
+              <EmptyState title="No coupons yet.">
+                Use New coupon to make a code that takes a percentage or an amount off, for every product or a few.
+              </EmptyState>
+            }
             columns={[
               { header: 'Code', cell: (coupon) => <code>{coupon.code}</code> },
               {

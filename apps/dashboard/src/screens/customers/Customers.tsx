@@ -12,6 +12,8 @@ import { Loaded } from '../../ui/feedback';
 import { formatDate, formatMoney } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
+import { PageHeader } from '../../ui/layout';
 
 const customersRoute = getRouteApi('/app/stores/$storeId/customers');
 
@@ -42,7 +44,7 @@ function Search({ initial, onSearch }: { initial: string; onSearch: (q: string |
           The start of an e-mail address.
         </span>
       </div>
-      <button type="submit" className="button">
+      <button type="submit" className={buttonClass('secondary')}>
         Search
       </button>
     </form>
@@ -62,14 +64,14 @@ export function Customers() {
   if (store && !allowed) {
     return (
       <>
-        <h1>Customers</h1>
+        <PageHeader title="Customers" description="Buyers of this store, with their orders and what they spent." />
         <p>Customers need the viewOrders permission, which you do not have in this store.</p>
       </>
     );
   }
   return (
     <>
-      <h1>Customers</h1>
+      <PageHeader title="Customers" description="Buyers of this store, with their orders and what they spent." />
       <p className="muted">Buyers who signed in to your store's customer area. Orders and spend count paid orders.</p>
       {/* Keyed by q, so the field shows the URL's search after Back or a shared link. */}
       <Search key={q ?? ''} initial={q ?? ''} onSearch={(next) => void navigate({ search: { q: next } })} />

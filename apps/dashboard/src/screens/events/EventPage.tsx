@@ -10,6 +10,7 @@ import { useStoreId } from '../../store';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
 
 const eventRoute = getRouteApi('/app/stores/$storeId/events/$eventId');
 
@@ -19,7 +20,7 @@ function CopyJson({ text }: { text: string }) {
     <>
       <button
         type="button"
-        className="button"
+        className={buttonClass('secondary')}
         onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
       >
         Copy
@@ -70,7 +71,7 @@ function Resend({ storeId, eventId, type }: { storeId: string; eventId: string; 
           ))}
         </select>
       </div>
-      <button type="submit" className="button primary" disabled={resend.isPending || !chosen}>
+      <button type="submit" className={buttonClass('primary')} disabled={resend.isPending || !chosen}>
         Resend
       </button>
       <ErrorNote error={resend.error} />

@@ -9,6 +9,7 @@ import { formatDateTime } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 import type { EventsSearch } from './search';
+import { PageHeader } from '../../ui/layout';
 
 const eventsRoute = getRouteApi('/app/stores/$storeId/events');
 
@@ -59,7 +60,7 @@ export function Events() {
     void navigate({ search: (prev) => ({ ...prev, ...next, cursor: undefined }) });
   return (
     <>
-      <h1>Events</h1>
+      <PageHeader title="Events" description="What happened in the store, as your webhooks receive it." />
       <p className="muted">Everything your webhooks receive, as they receive it. Kept 30 days.</p>
       <div className="toolbar">
         <div className="field">

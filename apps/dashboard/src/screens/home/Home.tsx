@@ -8,6 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
+import { Card, PageHeader, Stack } from '../../ui/layout';
 import { ViewStoreLink } from '../../ui/view-store';
 import { formatMoney } from '../../ui/format';
 
@@ -26,7 +27,7 @@ export function Home() {
   const { store, can } = useStore();
   return (
     <>
-      <h1>Home</h1>
+      <PageHeader title="Home" description={store ? `How ${store.name} is selling.` : undefined} />
       {store && <ViewStoreLink subdomain={store.subdomain} />}
       {store && !can('viewOrders') ? (
         <p>Sales figures need the View orders permission. Use the menu to reach what you may manage.</p>
@@ -41,34 +42,38 @@ function Figures() {
   const storeId = useStoreId();
   const stats = useQuery(trpc.orders.dashboardStats.queryOptions({ storeId }));
   return (
-    <Loaded query={stats} label="Loading figures…">
+    <Loaded query={stats} label="Loading figures…" lines={6}>
       {(data) => (
-        <>
-          <div className="cards">
-            <Card
+        <Stack>
+          <div className="cards mb-0">
+            <FigureCard
               title="Today"
               note="since midnight UTC"
               revenue={data.today.revenue}
               orders={data.today.orders}
               currency={data.currency}
             />
-            <Card
+            <FigureCard
               title="Last 30 days"
               revenue={data.last30Days.revenue}
               orders={data.last30Days.orders}
               currency={data.currency}
             />
           </div>
-          <h2 id="chart-heading">Revenue per day</h2>
-          <DailyChart days={data.daily} currency={data.currency} />
-          <p className="muted">Paid orders that were not refunded, in {data.currency}; days are UTC days.</p>
-        </>
+          <Card
+            id="chart-heading"
+            title="Revenue per day"
+            description={`Paid orders that were not refunded, in ${data.currency}; days are UTC days.`}
+          >
+            <DailyChart days={data.daily} currency={data.currency} />
+          </Card>
+        </Stack>
       )}
     </Loaded>
   );
 }
 
-function Card({
+function FigureCard({
   title,
   note,
   revenue,
@@ -116,39 +121,67 @@ function DailyChart({ days, currency }: { days: readonly Day[]; currency: string
           ? `; highest ${formatMoney(best.revenue, currency)} on ${formatDay(best.date)}.`
           : '.')
       : 'No days to show.';
+  const middle = days[Math.floor((days.length - 1) / 2)];
+  // The value axis: nought, half and the highest day, in the store's currency.
+  const ticks = [max, max / 2, 0];
   return (
-    <figure className="chart">
-      <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT + 1}`}
-        role="img"
-        aria-labelledby="chart-title"
-        preserveAspectRatio="none"
-        focusable="false"
-      >
-        <title id="chart-title">{summary}</title>
-        {days.map((day, index) => {
-          const height = max > 0 ? Math.max((day.revenue / max) * HEIGHT, day.revenue > 0 ? 2 : 0) : 0;
-          return (
-            <rect
-              key={day.date}
-              x={index * slot + GAP / 2}
-              y={HEIGHT - height}
-              width={slot - GAP}
-              height={height}
-              fill="currentColor"
-            >
-              <title>{`${formatDay(day.date)}: ${formatMoney(day.revenue, currency)}, ${orderCount(day.orders)}`}</title>
-            </rect>
-          );
-        })}
-        <line x1={0} x2={WIDTH} y1={HEIGHT + 0.5} y2={HEIGHT + 0.5} />
-      </svg>
-      {first && last && (
-        <div className="chart-axis muted" aria-hidden="true">
-          <span>{formatDay(first.date)}</span>
-          <span>{formatDay(last.date)}</span>
+    <figure className="m-0">
+      <div className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3">
+        <div
+          className="flex h-40 flex-col justify-between text-right text-xs text-muted tabular-nums"
+          aria-hidden="true"
+        >
+          {ticks.map((tick, index) => (
+            <span key={index} className="-my-2 leading-4">
+              {formatMoney(tick, currency)}
+            </span>
+          ))}
         </div>
-      )}
+        <svg
+          className="block h-40 w-full border-b border-l border-line-strong text-accent"
+          viewBox={`0 0 ${WIDTH} ${HEIGHT + 1}`}
+          role="img"
+          aria-labelledby="chart-title"
+          preserveAspectRatio="none"
+          focusable="false"
+        >
+          <title id="chart-title">{summary}</title>
+          {[0.5, 0].map((share) => (
+            <line
+              key={share}
+              x1={0}
+              x2={WIDTH}
+              y1={share * HEIGHT + 0.5}
+              y2={share * HEIGHT + 0.5}
+              stroke="currentColor"
+              strokeOpacity={0.15}
+              vectorEffect="non-scaling-stroke"
+            />
+          ))}
+          {days.map((day, index) => {
+            const height = max > 0 ? Math.max((day.revenue / max) * HEIGHT, day.revenue > 0 ? 2 : 0) : 0;
+            return (
+              <rect
+                key={day.date}
+                x={index * slot + GAP / 2}
+                y={HEIGHT - height}
+                width={slot - GAP}
+                height={height}
+                fill="currentColor"
+              >
+                <title>{`${formatDay(day.date)}: ${formatMoney(day.revenue, currency)}, ${orderCount(day.orders)}`}</title>
+              </rect>
+            );
+          })}
+        </svg>
+        {first && last && (
+          <div className="col-start-2 mt-1 flex justify-between text-xs text-muted" aria-hidden="true">
+            <span>{formatDay(first.date)}</span>
+            {middle && middle !== first && middle !== last && <span>{formatDay(middle.date)}</span>}
+            <span>{formatDay(last.date)}</span>
+          </div>
+        )}
+      </div>
       {/* A table is not clipped by .visually-hidden itself (tables grow to their rows): its wrapper is. */}
       <div className="visually-hidden">
         <table>

@@ -7,6 +7,8 @@ import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatDate, formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
+import { StatusBadge } from '../../ui/badge';
 
 const licenseRoute = getRouteApi('/app/stores/$storeId/licenses/$licenseId');
 
@@ -41,7 +43,9 @@ export function LicensePage() {
             </h1>
             <dl className="facts">
               <dt>Status</dt>
-              <dd>{data.status}</dd>
+              <dd>
+                <StatusBadge kind="license" status={data.status} />
+              </dd>
               <dt>Order</dt>
               <dd>
                 <Link to="/stores/$storeId/orders/$orderId" params={{ storeId, orderId: data.orderId }}>
@@ -70,7 +74,7 @@ export function LicensePage() {
                 {data.status === 'disabled' ? (
                   <button
                     type="button"
-                    className="button primary"
+                    className={buttonClass('primary')}
                     disabled={enable.isPending}
                     onClick={() => enable.mutate(ref)}
                   >

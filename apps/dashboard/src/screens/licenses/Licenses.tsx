@@ -18,6 +18,9 @@ import { onValid } from '../../ui/forms';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 import { LICENSE_STATUSES, type LicensesSearch } from './search';
+import { buttonClass } from '../../ui/button';
+import { Card, PageHeader } from '../../ui/layout';
+import { StatusBadge } from '../../ui/badge';
 
 const licensesRoute = getRouteApi('/app/stores/$storeId/licenses');
 
@@ -56,7 +59,7 @@ function LicenseTable({
           ),
         },
         { header: 'Product', cell: (license) => productName(license.productId) },
-        { header: 'Status', cell: (license) => license.status },
+        { header: 'Status', cell: (license) => <StatusBadge kind="license" status={license.status} /> },
         {
           header: 'Order',
           cell: (license) => (
@@ -89,10 +92,7 @@ function KeySearch({ productName }: { productName: (id: string) => string }) {
   const form = useForm<z.infer<typeof ZKeySearch>>({ resolver: zodResolver(ZKeySearch), defaultValues: { key: '' } });
   const find = useMutation(trpc.licenses.dashboardFindByKey.mutationOptions());
   return (
-    <section aria-labelledby="key-search-title">
-      <h2 id="key-search-title" className="small-heading">
-        Find by key
-      </h2>
+    <Card id="key-search-title" title="Find by key">
       <form
         noValidate
         className="toolbar"
@@ -110,11 +110,11 @@ function KeySearch({ productName }: { productName: (id: string) => string }) {
           error={form.formState.errors.key}
           hint="The whole key, as the buyer has it. It is not kept or shown; the result shows it masked."
         />
-        <button type="submit" className="button" disabled={find.isPending}>
+        <button type="submit" className={buttonClass('secondary')} disabled={find.isPending}>
           Find
         </button>
         {find.data && (
-          <button type="button" className="button" onClick={() => find.reset()}>
+          <button type="button" className={buttonClass('secondary')} onClick={() => find.reset()}>
             Clear
           </button>
         )}
@@ -128,7 +128,7 @@ function KeySearch({ productName }: { productName: (id: string) => string }) {
           productName={productName}
         />
       )}
-    </section>
+    </Card>
   );
 }
 
@@ -150,7 +150,10 @@ export function Licenses() {
     void navigate({ search: (prev) => ({ ...prev, ...next, cursor: undefined }) });
   return (
     <>
-      <h1>Licenses</h1>
+      <PageHeader
+        title="Licenses"
+        description="Licenses sold with your products: look one up by its key, see its activations, disable it."
+      />
       <KeySearch productName={productName} />
       <div className="toolbar">
         <div className="field">

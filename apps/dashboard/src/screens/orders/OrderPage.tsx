@@ -8,17 +8,21 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { ZMarkDeliveredInput, ZUpdateOrderBody } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link } from '@tanstack/react-router';
-import { Fragment } from 'react';
+import { Fragment, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
 import { downloadFile, trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
-import { ConfirmAction, FormDialog } from '../../ui/dialogs';
+import { StatusBadge, statusLabel } from '../../ui/badge';
+import { ConfirmAction, ConfirmDialog, FormDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { TextArea } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
+import { Card, PageHeader, Stack } from '../../ui/layout';
+import { ActionMenu } from '../../ui/menu';
 import { DataTable } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
 
 const orderRoute = getRouteApi('/app/stores/$storeId/orders/$orderId');
 
@@ -54,21 +58,23 @@ const TIMELINE_WORDS: Record<Timeline['events'][number]['type'], string> = {
 function Timeline({ storeId, orderId }: { storeId: string; orderId: string }) {
   const timeline = useQuery(trpc.orders.dashboardTimeline.queryOptions({ storeId, orderId }));
   return (
-    <section aria-labelledby="timeline">
-      <h2 id="timeline">Timeline</h2>
-      <Loaded query={timeline} label="Loading the timeline…">
+    <Card id="timeline" title="Timeline">
+      <Loaded query={timeline} label="Loading the timeline…" lines={3}>
         {({ events }) => (
           <ol className="timeline">
             {events.map((event) => (
               <li key={`${event.type}:${event.at}`}>
-                <time dateTime={event.at}>{formatDateTime(event.at)}</time> {TIMELINE_WORDS[event.type]}
-                {event.text ? `: ${event.text}` : ''}
+                <span className="font-medium">{TIMELINE_WORDS[event.type]}</span>
+                {event.text ? `: ${event.text}` : ''}{' '}
+                <time dateTime={event.at} className="block text-muted">
+                  {formatDateTime(event.at)}
+                </time>
               </li>
             ))}
           </ol>
         )}
       </Loaded>
-    </section>
+    </Card>
   );
 }
 
@@ -77,7 +83,7 @@ export function OrderPage() {
   const { orderId } = orderRoute.useParams();
   const order = useQuery(trpc.orders.get.queryOptions({ storeId, orderId }));
   return (
-    <Loaded query={order} label="Loading the order…">
+    <Loaded query={order} label="Loading the order…" lines={8}>
       {(data) => <OrderView order={data} />}
     </Loaded>
   );
@@ -88,107 +94,136 @@ function PaymentProof({ order }: { order: Order }) {
   const url = `/api/dashboard/stores/${encodeURIComponent(order.storeId)}/orders/${encodeURIComponent(order.id)}/payment-proof`;
   const download = useMutation({ mutationFn: () => downloadFile(url, `payment-proof-${order.orderId}`) });
   return (
-    <>
-      <p>
-        <button type="button" className="button" onClick={() => download.mutate()} disabled={download.isPending}>
-          Payment proof
-        </button>{' '}
-        <span className="muted">(the file the buyer sent, if they sent one)</span>
-      </p>
+    <div className="mt-4">
+      <button
+        type="button"
+        className={buttonClass('secondary')}
+        onClick={() => download.mutate()}
+        disabled={download.isPending}
+      >
+        Payment proof
+      </button>
+      <p className="m-0 mt-1 text-sm text-muted">The file the buyer sent, if they sent one.</p>
       <ErrorNote error={download.error} />
-    </>
+    </div>
   );
 }
 
+/**
+ * Medusa Admin's order page: the header with the status and the actions (the main one a button,
+ * the rest in `More actions`), then the summary (lines and totals), what was delivered, the note
+ * and the timeline in the wide column; the customer and the payment beside them.
+ */
 function OrderView({ order }: { order: Order }) {
   const { store, can } = useStore();
   const currency = store?.currency ?? 'USD';
   const money = (amount: number) => formatMoney(amount, currency);
   const mayEdit = can('editOrders');
+  const subtotal = order.lines.reduce((sum, line) => sum + line.unitPrice * line.quantity, 0);
+  // The lines' sum less the price: what a coupon took off (the order carries no other reduction).
+  const discount = Math.round((subtotal - order.price) * 100) / 100;
   return (
     <>
-      <p>
-        <Link to="/stores/$storeId/orders" params={{ storeId: order.storeId }} search={{}}>
-          All orders
-        </Link>
-      </p>
-      <h1>Order {order.orderId}</h1>
-      <dl className="facts">
-        <dt>Status</dt>
-        <dd>{order.status}</dd>
-        <dt>Total</dt>
-        <dd>{money(order.price)}</dd>
-        <dt>Placed</dt>
-        <dd>{formatDateTime(order.createdAt)}</dd>
-      </dl>
+      <PageHeader
+        back={
+          <Link to="/stores/$storeId/orders" params={{ storeId: order.storeId }} search={{}}>
+            ← All orders
+          </Link>
+        }
+        title={`Order ${order.orderId}`}
+        badge={<StatusBadge kind="order" status={order.status} />}
+        description={`Placed ${formatDateTime(order.createdAt)}`}
+        actions={mayEdit ? <OrderActions order={order} money={money} /> : undefined}
+      />
+      <div className="grid min-w-0 gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
+        <Stack>
+          <Card id="summary" title="Summary" flush>
+            <DataTable<Line>
+              caption="Order lines"
+              bare
+              rows={order.lines}
+              rowKey={(line) => line.id}
+              empty="This order has no lines."
+              columns={[
+                { header: 'Product', cell: (line) => line.productName, wrap: true },
+                { header: 'Quantity', numeric: true, cell: (line) => line.quantity },
+                { header: 'Unit price', numeric: true, cell: (line) => money(line.unitPrice) },
+                { header: 'Line total', numeric: true, cell: (line) => money(line.unitPrice * line.quantity) },
+              ]}
+            />
+            <dl className="m-0 grid grid-cols-[1fr_auto] gap-x-6 gap-y-1.5 border-t border-line px-5 py-4 text-sm">
+              <dt className="text-muted">Status</dt>
+              <dd className="m-0 text-right">{statusLabel(order.status)}</dd>
+              <dt className="text-muted">Subtotal</dt>
+              <dd className="m-0 text-right tabular-nums">{money(subtotal)}</dd>
+              {discount > 0 && (
+                <>
+                  <dt className="text-muted">Discount</dt>
+                  <dd className="m-0 text-right tabular-nums">−{money(discount)}</dd>
+                </>
+              )}
+              <dt className="font-semibold">Total</dt>
+              <dd className="m-0 text-right font-semibold tabular-nums">{money(order.price)}</dd>
+              <dt className="text-muted">Paid by the buyer</dt>
+              <dd className="m-0 text-right tabular-nums">{money(order.paid)}</dd>
+            </dl>
+          </Card>
 
-      {mayEdit && <OrderActions order={order} money={money} />}
+          <Card id="delivered" title="Delivered">
+            <Stack className="gap-4">
+              {order.lines.map((line) => (
+                <Delivered key={line.id} line={line} />
+              ))}
+            </Stack>
+          </Card>
 
-      <section aria-labelledby="lines">
-        <h2 id="lines">Lines</h2>
-        <DataTable<Line>
-          caption="Order lines"
-          rows={order.lines}
-          rowKey={(line) => line.id}
-          empty="This order has no lines."
-          columns={[
-            { header: 'Product', cell: (line) => line.productName },
-            { header: 'Quantity', numeric: true, cell: (line) => line.quantity },
-            { header: 'Unit price', numeric: true, cell: (line) => money(line.unitPrice) },
-            { header: 'Line total', numeric: true, cell: (line) => money(line.unitPrice * line.quantity) },
-          ]}
-        />
-      </section>
+          <Card id="note" title="Note">
+            {mayEdit ? (
+              <NoteForm order={order} />
+            ) : (
+              <p className={order.note ? 'm-0' : 'm-0 text-muted'}>{order.note || 'No note.'}</p>
+            )}
+          </Card>
 
-      <section aria-labelledby="buyer">
-        <h2 id="buyer">Buyer</h2>
-        <dl className="facts">
-          <dt>E-mail</dt>
-          <dd>{order.customerEmail || 'None given'}</dd>
-          <dt>Country</dt>
-          <dd>{order.country === 'XX' ? 'Unknown' : order.country}</dd>
-          {order.customFieldResponses.map((field) => (
-            <Fragment key={field.name}>
-              <dt>{field.name}</dt>
-              <dd>{field.value}</dd>
-            </Fragment>
-          ))}
-        </dl>
-        <p>
-          <a href={order.orderUrl}>The buyer&apos;s order page</a>
-        </p>
-      </section>
+          <Timeline storeId={order.storeId} orderId={order.orderId} />
+        </Stack>
 
-      <section aria-labelledby="payment">
-        <h2 id="payment">Payment</h2>
-        <dl className="facts">
-          <dt>Method</dt>
-          <dd>{order.paymentMethod || 'Not chosen yet'}</dd>
-          <dt>Price</dt>
-          <dd>{money(order.price)}</dd>
-          <dt>Paid</dt>
-          <dd>{money(order.paid)}</dd>
-        </dl>
-        {order.paymentMethod === 'manual' && <PaymentProof order={order} />}
-      </section>
+        <Stack>
+          <Card id="buyer" title="Customer">
+            <dl className="facts">
+              <dt>E-mail</dt>
+              <dd>{order.customerEmail || 'None given'}</dd>
+              <dt>Country</dt>
+              <dd>{order.country === 'XX' ? 'Unknown' : order.country}</dd>
+              {order.customFieldResponses.map((field) => (
+                <Fragment key={field.name}>
+                  <dt>{field.name}</dt>
+                  <dd>{field.value}</dd>
+                </Fragment>
+              ))}
+            </dl>
+            <p className="m-0 mt-4 text-sm">
+              <a href={order.orderUrl}>The buyer&apos;s order page</a>
+            </p>
+          </Card>
 
-      <section aria-labelledby="delivered">
-        <h2 id="delivered">Delivered</h2>
-        {order.lines.map((line) => (
-          <Delivered key={line.id} line={line} />
-        ))}
-      </section>
-
-      <section aria-labelledby="note">
-        <h2 id="note">Note</h2>
-        {mayEdit ? (
-          <NoteForm order={order} />
-        ) : (
-          <p className={order.note ? undefined : 'muted'}>{order.note || 'No note.'}</p>
-        )}
-      </section>
-
-      <Timeline storeId={order.storeId} orderId={order.orderId} />
+          <Card
+            id="payment"
+            title="Payment"
+            actions={mayEdit && isPaid(order) ? <RefundAction order={order} /> : undefined}
+          >
+            <dl className="facts">
+              <dt>Method</dt>
+              <dd>{order.paymentMethod ? statusLabel(order.paymentMethod) : 'Not chosen yet'}</dd>
+              <dt>Price</dt>
+              <dd>{money(order.price)}</dd>
+              <dt>Paid</dt>
+              <dd>{money(order.paid)}</dd>
+            </dl>
+            {order.paymentMethod === 'manual' && <PaymentProof order={order} />}
+          </Card>
+        </Stack>
+      </div>
     </>
   );
 }
@@ -197,9 +232,9 @@ function Delivered({ line }: { line: Line }) {
   const { licenseKeys, downloadFiles, deliveryInstructions, manualDelivery } = line.delivered;
   const nothing = !licenseKeys.length && !downloadFiles.length && !deliveryInstructions && !manualDelivery;
   return (
-    <>
-      <h3>{line.productName}</h3>
-      {nothing && <p className="muted">Nothing delivered.</p>}
+    <div className="min-w-0">
+      <h3 className="m-0 mb-2">{line.productName}</h3>
+      {nothing && <p className="m-0 text-sm text-muted">Nothing delivered.</p>}
       {licenseKeys.length > 0 && (
         <DataTable
           caption={`License keys of ${line.productName}`}
@@ -208,12 +243,15 @@ function Delivered({ line }: { line: Line }) {
           empty="No keys."
           columns={[
             { header: 'Key', cell: (key) => <code>{key.masked}</code> },
-            { header: 'Key status', cell: (key) => (key.status === 'revoked' ? 'disabled' : 'active') },
+            {
+              header: 'Key status',
+              cell: (key) => <StatusBadge kind="key" status={key.status === 'revoked' ? 'disabled' : 'active'} />,
+            },
           ]}
         />
       )}
       {downloadFiles.length > 0 && (
-        <ul aria-label={`Files of ${line.productName}`}>
+        <ul aria-label={`Files of ${line.productName}`} className="m-0 pl-5 text-sm">
           {downloadFiles.map((file) => (
             <li key={file.id}>
               {file.name} <span className="muted">({Math.max(1, Math.round(file.size / 1024))} KB)</span>
@@ -221,9 +259,13 @@ function Delivered({ line }: { line: Line }) {
           ))}
         </ul>
       )}
-      {deliveryInstructions && <p>Instructions: {deliveryInstructions}</p>}
-      {manualDelivery && <p>Delivery by hand: {manualDelivery === 'delivered' ? 'delivered' : 'not delivered yet'}</p>}
-    </>
+      {deliveryInstructions && <p className="m-0 mt-2 text-sm">Instructions: {deliveryInstructions}</p>}
+      {manualDelivery && (
+        <p className="m-0 mt-2 text-sm">
+          Delivery by hand: {manualDelivery === 'delivered' ? 'delivered' : 'not delivered yet'}
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -251,7 +293,7 @@ function NoteForm({ order }: { order: Order }) {
         error={form.formState.errors.note}
       />
       <ErrorNote error={save.error} />
-      <button type="submit" className="button" disabled={save.isPending}>
+      <button type="submit" className={buttonClass('secondary')} disabled={save.isPending}>
         Save note
       </button>
       <span role="status" className="muted">
@@ -261,60 +303,73 @@ function NoteForm({ order }: { order: Order }) {
   );
 }
 
+/** Refund, in the payment card: the payment goes back, after a dialog that repeats the verb. */
+function RefundAction({ order }: { order: Order }) {
+  const done = useOrderActionDone();
+  const refund = useMutation(trpc.orders.refund.mutationOptions({ onSuccess: done }));
+  return (
+    <ConfirmAction
+      verb="Refund"
+      title={`Refund ${order.orderId}?`}
+      pending={refund.isPending}
+      error={refund.error}
+      onConfirm={() => refund.mutateAsync({ storeId: order.storeId, orderId: order.orderId })}
+    >
+      <p>
+        The payment goes back to the buyer (at Stripe for a Stripe payment), its license keys are disabled and the
+        delivery is withdrawn. This cannot be undone.
+      </p>
+    </ConfirmAction>
+  );
+}
+
+/** The header's actions: the one the order waits for as a button (mark delivered, mark paid), cancelling in `More actions`. */
 function OrderActions({ order, money }: { order: Order; money: (amount: number) => string }) {
   const done = useOrderActionDone();
   const ref = { storeId: order.storeId, orderId: order.orderId };
   const markPaid = useMutation(trpc.orders.markPaid.mutationOptions({ onSuccess: done }));
   const cancel = useMutation(trpc.orders.cancel.mutationOptions({ onSuccess: done }));
-  const refund = useMutation(trpc.orders.refund.mutationOptions({ onSuccess: done }));
+  const [cancelling, setCancelling] = useState(false);
   const pending = order.status === 'pending';
   const deliverable = isPaid(order) && order.lines.some((line) => line.delivered.manualDelivery === 'pending');
   const manual = order.paymentMethod === 'manual' || order.paymentMethod === '';
-  if (!pending && !isPaid(order)) return null;
+  if (!pending && !deliverable) return null;
   return (
-    <section aria-labelledby="actions">
-      <h2 id="actions">Actions</h2>
-      <div className="actions">
-        {deliverable && <MarkDelivered order={order} />}
-        {pending && manual && (
-          <ConfirmAction
-            verb="Mark paid"
-            destructive={false}
-            title={`Mark ${order.orderId} paid?`}
-            pending={markPaid.isPending}
-            error={markPaid.error}
-            onConfirm={() => markPaid.mutateAsync(ref)}
-          >
-            <p>Do this once the payment of {money(order.price)} has arrived: the order is settled and delivered.</p>
-          </ConfirmAction>
-        )}
-        {pending && (
-          <ConfirmAction
+    <>
+      {deliverable && <MarkDelivered order={order} />}
+      {pending && manual && (
+        <ConfirmAction
+          verb="Mark paid"
+          destructive={false}
+          triggerVariant="primary"
+          title={`Mark ${order.orderId} paid?`}
+          pending={markPaid.isPending}
+          error={markPaid.error}
+          onConfirm={() => markPaid.mutateAsync(ref)}
+        >
+          <p>Do this once the payment of {money(order.price)} has arrived: the order is settled and delivered.</p>
+        </ConfirmAction>
+      )}
+      {pending && (
+        <>
+          <ActionMenu
+            label="More actions"
+            items={[{ id: 'cancel', label: 'Cancel order', destructive: true, onAction: () => setCancelling(true) }]}
+          />
+          <ConfirmDialog
             verb="Cancel order"
             title={`Cancel ${order.orderId}?`}
+            isOpen={cancelling}
+            onOpenChange={setCancelling}
             pending={cancel.isPending}
             error={cancel.error}
             onConfirm={() => cancel.mutateAsync(ref)}
           >
             <p>The buyer can no longer pay for it; a coupon it used is given back.</p>
-          </ConfirmAction>
-        )}
-        {isPaid(order) && (
-          <ConfirmAction
-            verb="Refund"
-            title={`Refund ${order.orderId}?`}
-            pending={refund.isPending}
-            error={refund.error}
-            onConfirm={() => refund.mutateAsync(ref)}
-          >
-            <p>
-              The payment goes back to the buyer (at Stripe for a Stripe payment), its license keys are disabled and the
-              delivery is withdrawn. This cannot be undone.
-            </p>
-          </ConfirmAction>
-        )}
-      </div>
-    </section>
+          </ConfirmDialog>
+        </>
+      )}
+    </>
   );
 }
 
@@ -324,7 +379,11 @@ function MarkDelivered({ order }: { order: Order }) {
   const form = useForm<z.input<typeof schema>>({ resolver: zodResolver(schema), defaultValues: { content: '' } });
   const deliver = useMutation(trpc.orders.markDelivered.mutationOptions({ onSuccess: done }));
   return (
-    <FormDialog trigger="Mark delivered" title={`Mark ${order.orderId} delivered`}>
+    <FormDialog
+      trigger="Mark delivered"
+      title={`Mark ${order.orderId} delivered`}
+      triggerClass={buttonClass('primary')}
+    >
       {(close) => (
         <form
           noValidate
@@ -344,10 +403,10 @@ function MarkDelivered({ order }: { order: Order }) {
           />
           <ErrorNote error={deliver.error} />
           <div className="actions">
-            <button type="button" className="button" onClick={close}>
+            <button type="button" className={buttonClass('secondary')} onClick={close}>
               Close
             </button>
-            <button type="submit" className="button primary" disabled={deliver.isPending}>
+            <button type="submit" className={buttonClass('primary')} disabled={deliver.isPending}>
               Mark delivered
             </button>
           </div>

@@ -11,14 +11,17 @@ import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import type { RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
+import { StatusBadge } from '../../ui/badge';
 import { Loaded } from '../../ui/feedback';
 import { SelectInput, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime, formatMoney } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
+import { EmptyState, PageHeader } from '../../ui/layout';
 import { DataTable, type ColumnDef } from '../../ui/table';
 import { DAY, ordersListQuery } from './orders-query';
 import type { OrdersSearch } from './search';
+import { buttonClass } from '../../ui/button';
 
 const ordersRoute = getRouteApi('/app/stores/$storeId/orders');
 
@@ -64,7 +67,7 @@ export function Orders() {
   };
 
   const columns: ReadonlyArray<ColumnDef<OrderRow>> = [
-    { header: 'Status', cell: (order) => order.status },
+    { header: 'Status', cell: (order) => <StatusBadge kind="order" status={order.status} /> },
     {
       header: 'Order',
       cell: (order) => (
@@ -82,29 +85,43 @@ export function Orders() {
   const filtered = !!(search.status || search.q || search.from || search.to);
   return (
     <>
-      <h1>Orders</h1>
+      <PageHeader title="Orders" description="Every order of the store, newest first; new ones appear on their own." />
       <form className="toolbar" role="search" aria-label="Filter orders" noValidate onSubmit={onValid(form, apply)}>
         <SelectInput
           label="Status"
+          width="sm"
           options={STATUS_OPTIONS}
           registration={form.register('status')}
           error={form.formState.errors.status}
         />
-        <TextInput label="From" type="date" registration={form.register('from')} error={form.formState.errors.from} />
-        <TextInput label="To" type="date" registration={form.register('to')} error={form.formState.errors.to} />
+        <TextInput
+          label="From"
+          type="date"
+          width="sm"
+          registration={form.register('from')}
+          error={form.formState.errors.from}
+        />
+        <TextInput
+          label="To"
+          type="date"
+          width="sm"
+          registration={form.register('to')}
+          error={form.formState.errors.to}
+        />
         <TextInput
           label="Order or e-mail"
           type="search"
           hint="ORD-number, order id or the buyer's e-mail, exactly"
+          width="md"
           maxLength={320}
           registration={form.register('q')}
           error={form.formState.errors.q}
         />
-        <button type="submit" className="button primary">
+        <button type="submit" className={buttonClass('primary')}>
           Apply filters
         </button>
         {filtered && (
-          <Link to="." search={{}} className="button">
+          <Link to="." search={{}} className={buttonClass('secondary')}>
             Clear filters
           </Link>
         )}
@@ -117,7 +134,22 @@ export function Orders() {
               columns={columns}
               rows={page.orders}
               rowKey={(order) => order.id}
-              empty={filtered ? 'No orders match these filters.' : 'No orders yet.'}
+              empty={
+                filtered ? (
+                  <EmptyState title="No orders match these filters.">Clear the filters to see every order.</EmptyState>
+                ) : (
+                  <EmptyState
+                    title="No orders yet."
+                    action={
+                      <Link to="/stores/$storeId/products" params={{ storeId }} className={buttonClass('secondary')}>
+                        Go to products
+                      </Link>
+                    }
+                  >
+                    Orders appear here as buyers check out. Share your store, or make a test purchase in Test mode.
+                  </EmptyState>
+                )
+              }
             />
             <KeysetPager from="/stores/$storeId/orders" cursor={search.cursor} nextCursor={page.nextCursor} />
           </>

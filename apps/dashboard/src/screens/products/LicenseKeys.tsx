@@ -6,10 +6,14 @@ import { IMPORT_KEYS_MAX, ZImportKeysInput } from '@svc/schemas';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { trpc, type RouterOutputs } from '../../api';
-import { ConfirmAction } from '../../ui/dialogs';
+import { StatusBadge } from '../../ui/badge';
+import { ConfirmDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
 import { DataTable, type ColumnDef } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
+import { Card } from '../../ui/layout';
+import { ActionMenu } from '../../ui/menu';
 
 type Key = RouterOutputs['catalog']['dashboardKeys']['keys'][number];
 
@@ -111,7 +115,9 @@ function ImportKeys({ storeId, productId }: { storeId: string; productId: string
 
   return (
     <form noValidate onSubmit={(event) => void submit(event)} aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Import keys</h3>
+      <h3 id={`${id}-title`} className="m-0 mb-3">
+        Import keys
+      </h3>
       <div className="field">
         <label htmlFor={`${id}-text`}>Keys, one a line</label>
         <textarea
@@ -134,7 +140,7 @@ function ImportKeys({ storeId, productId }: { storeId: string; productId: string
         </p>
       )}
       <ErrorNote error={failure} />
-      <button type="submit" className="button primary" disabled={busy}>
+      <button type="submit" className={buttonClass('primary')} disabled={busy}>
         Import keys
       </button>
       <p role="status">{status}</p>
@@ -142,8 +148,10 @@ function ImportKeys({ storeId, productId }: { storeId: string; productId: string
   );
 }
 
-function DeleteKey({ storeId, productId, keyRow }: { storeId: string; productId: string; keyRow: Key }) {
+/** A key row's actions: a menu (no red button on every row); Delete asks in a dialog that repeats the verb. */
+function KeyActions({ storeId, productId, keyRow }: { storeId: string; productId: string; keyRow: Key }) {
   const queryClient = useQueryClient();
+  const [deleting, setDeleting] = useState(false);
   const remove = useMutation(
     trpc.catalog.deleteKey.mutationOptions({
       onSuccess: async () => {
@@ -156,18 +164,26 @@ function DeleteKey({ storeId, productId, keyRow }: { storeId: string; productId:
     }),
   );
   return (
-    <ConfirmAction
-      verb="Delete"
-      triggerLabel={`Delete key ${keyRow.masked}`}
-      title="Delete this key?"
-      pending={remove.isPending}
-      error={remove.error}
-      onConfirm={() => remove.mutateAsync({ storeId, productId, keyId: keyRow.id })}
-    >
-      <p>
-        The key <code>{keyRow.masked}</code> leaves your stock; it cannot be sold afterwards.
-      </p>
-    </ConfirmAction>
+    <>
+      <ActionMenu
+        quiet
+        label={`Actions for key ${keyRow.masked}`}
+        items={[{ id: 'delete', label: 'Delete', destructive: true, onAction: () => setDeleting(true) }]}
+      />
+      <ConfirmDialog
+        verb="Delete"
+        title="Delete this key?"
+        isOpen={deleting}
+        onOpenChange={setDeleting}
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => remove.mutateAsync({ storeId, productId, keyId: keyRow.id })}
+      >
+        <p>
+          The key <code>{keyRow.masked}</code> leaves your stock; it cannot be sold afterwards.
+        </p>
+      </ConfirmDialog>
+    </>
   );
 }
 
@@ -189,25 +205,24 @@ export function LicenseKeys({ storeId, productId }: { storeId: string; productId
   const last = pages.data?.[pages.data.length - 1];
   const columns: ColumnDef<Key>[] = [
     { header: 'Key', cell: (k) => <code>{k.masked}</code> },
-    { header: 'Status', cell: (k) => STATUS_LABELS[k.status] },
+    { header: 'Status', cell: (k) => <StatusBadge kind="key" status={k.status} label={STATUS_LABELS[k.status]} /> },
     { header: 'Added', cell: (k) => formatDateTime(k.createdAt) },
     { header: 'Sold', cell: (k) => formatDateTime(k.assignedAt) },
     {
       header: 'Actions',
-      cell: (k) => (k.status === 'available' ? <DeleteKey storeId={storeId} productId={productId} keyRow={k} /> : null),
+      cell: (k) =>
+        k.status === 'available' ? <KeyActions storeId={storeId} productId={productId} keyRow={k} /> : null,
     },
   ];
   return (
-    <section aria-labelledby="license-keys">
-      <h2 id="license-keys">License keys</h2>
-      <ImportKeys storeId={storeId} productId={productId} />
+    <Card id="license-keys" title="License keys">
       <Loaded query={pages} label="Loading keys…">
         {(shown) => {
           const counts = shown[0]?.counts ?? { available: 0, assigned: 0, revoked: 0 };
           return (
             <>
-              <h3>Stock</h3>
-              <dl className="facts">
+              <h3 className="m-0 mb-2">Stock</h3>
+              <dl className="facts mb-4">
                 <dt>Available</dt>
                 <dd>{counts.available}</dd>
                 <dt>Sold</dt>
@@ -226,7 +241,7 @@ export function LicenseKeys({ storeId, productId }: { storeId: string; productId
                 <div className="pager">
                   <button
                     type="button"
-                    className="button"
+                    className={buttonClass('secondary')}
                     disabled={pages.isFetching}
                     onClick={() => setCursors((shown) => [...shown, last.nextCursor ?? undefined])}
                   >
@@ -238,6 +253,9 @@ export function LicenseKeys({ storeId, productId }: { storeId: string; productId
           );
         }}
       </Loaded>
-    </section>
+      <div className="mt-6 border-t border-line pt-4">
+        <ImportKeys storeId={storeId} productId={productId} />
+      </div>
+    </Card>
   );
 }

@@ -7,6 +7,8 @@ import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatBytes, formatDateTime } from '../../ui/format';
 import { DataTable, type ColumnDef } from '../../ui/table';
 import { UploadField, useUpload } from '../../ui/upload';
+import { buttonClass } from '../../ui/button';
+import { Card } from '../../ui/layout';
 
 type StoredFile = RouterOutputs['catalog']['files']['files'][number];
 
@@ -23,7 +25,7 @@ function UploadFile({ storeId, productId }: { storeId: string; productId: string
       <h3 id={`${id}-title`}>Upload a file</h3>
       <UploadField id={id} label="File" input={input} problem={problem} progress={progress} />
       <ErrorNote error={upload.error} />
-      <button type="submit" className="button primary" disabled={upload.isPending}>
+      <button type="submit" className={buttonClass('primary')} disabled={upload.isPending}>
         Upload
       </button>
       <p role="status">{status}</p>
@@ -69,14 +71,13 @@ export function ProductFiles({ storeId, productId, manage }: { storeId: string; 
       : []),
   ];
   return (
-    <section aria-labelledby="product-files">
-      <h2 id="product-files">Files</h2>
+    <Card id="product-files" title="Files">
       <Loaded query={files} label="Loading files…">
         {(data) => (
           <DataTable caption="Files" columns={columns} rows={data.files} rowKey={(f) => f.id} empty="No files yet." />
         )}
       </Loaded>
       {manage && <UploadFile storeId={storeId} productId={productId} />}
-    </section>
+    </Card>
   );
 }

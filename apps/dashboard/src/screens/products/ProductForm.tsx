@@ -11,9 +11,11 @@ import { useFieldArray, useForm, type DefaultValues } from 'react-hook-form';
 import type { z } from 'zod';
 import { apiFailure, trpc } from '../../api';
 import { useStore, useStoreId } from '../../store';
-import { ErrorNote } from '../../ui/feedback';
+import { FormError } from '../../ui/form-error';
 import { CheckboxGroup, SelectInput, TextArea, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
+import { Card, PageHeader } from '../../ui/layout';
+import { buttonClass } from '../../ui/button';
 
 export type ProductBody = z.input<typeof ZProductBody>;
 
@@ -81,9 +83,10 @@ export function ProductForm({
   }, [error, form]);
   return (
     <form noValidate onSubmit={onValid(form, onSubmit)}>
-      <TextInput label="Name" registration={form.register('name')} error={errors.name} />
+      <TextInput label="Name" width="md" registration={form.register('name')} error={errors.name} />
       <TextInput
         label="Slug"
+        width="md"
         hint="The product's address on the storefront: lowercase letters and digits joined by hyphens. Empty: made from the name."
         registration={form.register('slug', {
           setValueAs: (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined),
@@ -92,6 +95,7 @@ export function ProductForm({
       />
       <TextInput
         label="Price"
+        width="sm"
         type="number"
         inputMode="decimal"
         min={0}
@@ -103,6 +107,7 @@ export function ProductForm({
       <TextArea label="Description" registration={form.register('description')} error={errors.description} />
       <SelectInput
         label="Status"
+        width="sm"
         hint="Only active products are sold."
         options={PRODUCT_STATUSES.map((value) => ({ value, label: STATUS_LABELS[value] }))}
         registration={form.register('status')}
@@ -126,6 +131,7 @@ export function ProductForm({
         <>
           <TextInput
             label="Activation limit"
+            width="sm"
             type="number"
             min={1}
             hint="Instances one license may activate at once; empty for no limit."
@@ -134,6 +140,7 @@ export function ProductForm({
           />
           <TextInput
             label="Validity (days)"
+            width="sm"
             type="number"
             min={1}
             hint="Days a license stays valid from its sale; empty for no expiry."
@@ -144,6 +151,7 @@ export function ProductForm({
       )}
       <TextInput
         label="Minimum quantity"
+        width="sm"
         type="number"
         min={1}
         registration={form.register('minQuantity', { setValueAs: numberOr(undefined) })}
@@ -151,6 +159,7 @@ export function ProductForm({
       />
       <TextInput
         label="Maximum quantity"
+        width="sm"
         type="number"
         min={1}
         hint="Empty for no maximum."
@@ -164,18 +173,20 @@ export function ProductForm({
           <div key={field.id} className="toolbar">
             <TextInput
               label={`Field ${index + 1} name`}
+              width="md"
               registration={form.register(`customFields.${index}.name`)}
               error={errors.customFields?.[index]?.name}
             />
             <SelectInput
               label={`Field ${index + 1} type`}
+              width="sm"
               options={CUSTOM_FIELD_TYPES.map((value) => ({ value, label: FIELD_TYPE_LABELS[value] }))}
               registration={form.register(`customFields.${index}.type`)}
             />
             <label className="check">
               <input type="checkbox" {...form.register(`customFields.${index}.required`)} /> Required
             </label>
-            <button type="button" className="button" onClick={() => customFields.remove(index)}>
+            <button type="button" className={buttonClass('secondary')} onClick={() => customFields.remove(index)}>
               Remove field {index + 1}
             </button>
           </div>
@@ -184,17 +195,19 @@ export function ProductForm({
         <div>
           <button
             type="button"
-            className="button"
+            className={buttonClass('secondary')}
             onClick={() => customFields.append({ name: '', type: 'text', required: false })}
           >
             Add custom field
           </button>
         </div>
       </fieldset>
-      <ErrorNote error={error} />
-      <button type="submit" className="button primary" disabled={pending}>
-        {submitLabel}
-      </button>
+      <FormError form={form} error={error} />
+      <div className="mt-2 flex justify-end border-t border-line pt-4">
+        <button type="submit" className={buttonClass('primary')} disabled={pending}>
+          {submitLabel}
+        </button>
+      </div>
     </form>
   );
 }
@@ -217,22 +230,27 @@ export function NewProduct() {
   );
   return (
     <>
-      <h1>New product</h1>
+      <PageHeader
+        back={
+          <Link to="/stores/$storeId/products" params={{ storeId }}>
+            ← Back to products
+          </Link>
+        }
+        title="New product"
+        description="Name it, price it and choose how it is delivered; images, files and keys come next."
+      />
       {can('manageProducts') ? (
-        <ProductForm
-          submitLabel="Create product"
-          pending={create.isPending}
-          error={create.error}
-          onSubmit={(values) => create.mutate({ ...values, storeId })}
-        />
+        <Card id="new-product-details" title="Details" className="max-w-3xl">
+          <ProductForm
+            submitLabel="Create product"
+            pending={create.isPending}
+            error={create.error}
+            onSubmit={(values) => create.mutate({ ...values, storeId })}
+          />
+        </Card>
       ) : (
         <p>Your role in this store does not include managing products.</p>
       )}
-      <p>
-        <Link to="/stores/$storeId/products" params={{ storeId }}>
-          Back to products
-        </Link>
-      </p>
     </>
   );
 }

@@ -9,6 +9,8 @@ import { trpc, type RouterOutputs } from '../../api';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote } from '../../ui/feedback';
 import { UploadField, useUpload } from '../../ui/upload';
+import { buttonClass } from '../../ui/button';
+import { Card } from '../../ui/layout';
 
 type Product = RouterOutputs['catalog']['get'];
 type Image = Product['images'][number];
@@ -44,7 +46,7 @@ function UploadImage({
         progress={progress}
       />
       <ErrorNote error={upload.error} />
-      <button type="submit" className="button primary" disabled={upload.isPending}>
+      <button type="submit" className={buttonClass('primary')} disabled={upload.isPending}>
         Upload
       </button>
       <p role="status">{status}</p>
@@ -72,8 +74,7 @@ export function ProductImages({ product, manage }: { product: Product; manage: b
   };
   const label = (index: number) => `image ${index + 1} of ${images.length}`;
   return (
-    <section aria-labelledby="product-images">
-      <h2 id="product-images">Images</h2>
+    <Card id="product-images" title="Images">
       {images.length === 0 ? (
         <p>No images yet: the storefront shows the product without a picture.</p>
       ) : (
@@ -90,7 +91,7 @@ export function ProductImages({ product, manage }: { product: Product; manage: b
                 <div className="actions">
                   <button
                     type="button"
-                    className="button"
+                    className={buttonClass('secondary')}
                     disabled={index === 0 || reorder.isPending}
                     aria-label={`Move up ${label(index)}`}
                     onClick={() => move(index, -1)}
@@ -99,7 +100,7 @@ export function ProductImages({ product, manage }: { product: Product; manage: b
                   </button>
                   <button
                     type="button"
-                    className="button"
+                    className={buttonClass('secondary')}
                     disabled={index === images.length - 1 || reorder.isPending}
                     aria-label={`Move down ${label(index)}`}
                     onClick={() => move(index, 1)}
@@ -130,6 +131,6 @@ export function ProductImages({ product, manage }: { product: Product; manage: b
         ) : (
           <p>This product has {IMAGES_MAX} images, the most it may have: remove one to add another.</p>
         ))}
-    </section>
+    </Card>
   );
 }

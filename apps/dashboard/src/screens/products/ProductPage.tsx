@@ -3,14 +3,18 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { trpc } from '../../api';
 import { useStore } from '../../store';
-import { ConfirmAction } from '../../ui/dialogs';
+import { StatusBadge } from '../../ui/badge';
+import { ConfirmDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatDateTime, formatMoney } from '../../ui/format';
+import { Card, PageHeader, Stack } from '../../ui/layout';
+import { ActionMenu } from '../../ui/menu';
 import { LicenseKeys } from './LicenseKeys';
 import { ProductFiles } from './ProductFiles';
 import { ProductImages } from './ProductImages';
 import { DELIVERY_LABELS, ProductForm, STATUS_LABELS, type ProductBody } from './ProductForm';
 import { stockText } from './Products';
+import { buttonClass } from '../../ui/button';
 
 const productRoute = getRouteApi('/app/stores/$storeId/products/$productId');
 
@@ -21,6 +25,7 @@ export function ProductPage() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [saved, setSaved] = useState('');
+  const [deleting, setDeleting] = useState(false);
   const product = useQuery(trpc.catalog.get.queryOptions({ storeId, productId }));
 
   const changed = async () => {
@@ -73,14 +78,8 @@ export function ProductPage() {
           licenseActivationLimit: p.licenseActivationLimit,
           licenseValidityDays: p.licenseValidityDays,
         };
-        return (
-          <>
-            <p>
-              <Link to="/stores/$storeId/products" params={{ storeId }}>
-                Products
-              </Link>
-            </p>
-            <h1>{p.name}</h1>
+        const summary = (
+          <Card id="product-summary" title="Summary">
             <dl className="facts">
               <dt>Status</dt>
               <dd>{STATUS_LABELS[p.status]}</dd>
@@ -90,66 +89,90 @@ export function ProductPage() {
               <dd>{p.deliveryMethods.map((m) => DELIVERY_LABELS[m]).join(', ')}</dd>
               <dt>Stock</dt>
               <dd>{stockText(p)}</dd>
-              <dt>Updated</dt>
-              <dd>{formatDateTime(p.updatedAt)}</dd>
             </dl>
-            {manage && (
-              <div className="actions">
-                {p.status !== 'archived' && (
-                  <button
-                    type="button"
-                    className="button"
-                    disabled={archive.isPending}
-                    onClick={() => archive.mutate({ storeId, productId, status: 'archived' })}
-                  >
-                    Archive
-                  </button>
-                )}
-                <ConfirmAction
-                  verb="Delete"
-                  title={`Delete ${p.name}?`}
-                  pending={remove.isPending}
-                  error={remove.error}
-                  onConfirm={() => remove.mutateAsync({ storeId, productId })}
-                >
-                  <p>
-                    It leaves your product list and the storefront for good. Orders that include it keep naming it, and
-                    keys already sold stay with their buyers.
-                  </p>
-                </ConfirmAction>
-              </div>
-            )}
+          </Card>
+        );
+        return (
+          <>
+            <PageHeader
+              back={
+                <Link to="/stores/$storeId/products" params={{ storeId }}>
+                  ← Products
+                </Link>
+              }
+              title={p.name}
+              badge={<StatusBadge kind="product" status={p.status} label={STATUS_LABELS[p.status]} />}
+              description={`Updated ${formatDateTime(p.updatedAt)}`}
+              actions={
+                manage && (
+                  <>
+                    {p.status !== 'archived' && (
+                      <button
+                        type="button"
+                        className={buttonClass('secondary')}
+                        disabled={archive.isPending}
+                        onClick={() => archive.mutate({ storeId, productId, status: 'archived' })}
+                      >
+                        Archive
+                      </button>
+                    )}
+                    <ActionMenu
+                      label="More actions"
+                      items={[{ id: 'delete', label: 'Delete', destructive: true, onAction: () => setDeleting(true) }]}
+                    />
+                    <ConfirmDialog
+                      verb="Delete"
+                      title={`Delete ${p.name}?`}
+                      isOpen={deleting}
+                      onOpenChange={setDeleting}
+                      pending={remove.isPending}
+                      error={remove.error}
+                      onConfirm={() => remove.mutateAsync({ storeId, productId })}
+                    >
+                      <p>
+                        It leaves your product list and the storefront for good. Orders that include it keep naming it,
+                        and keys already sold stay with their buyers.
+                      </p>
+                    </ConfirmDialog>
+                  </>
+                )
+              }
+            />
             <ErrorNote error={archive.error} />
-            <p role="status">{saved}</p>
+            <p role="status" className="m-0 text-sm empty:hidden">
+              {saved}
+            </p>
 
-            <ProductImages product={p} manage={manage} />
-            {p.deliveryMethods.includes('licenseKeys') && manage && (
-              <LicenseKeys storeId={storeId} productId={productId} />
-            )}
-            {p.deliveryMethods.includes('downloadFiles') && (
-              <ProductFiles storeId={storeId} productId={productId} manage={manage} />
-            )}
-
-            {manage && (
-              <section aria-labelledby="edit-product">
-                <h2 id="edit-product">Edit product</h2>
-                <ProductForm
-                  // A new form when the saved product changes, so it shows what was saved.
-                  key={p.updatedAt}
-                  initial={initial}
-                  submitLabel="Save changes"
-                  pending={update.isPending}
-                  error={update.error}
-                  onSubmit={(values) => update.mutate({ ...values, storeId, productId })}
-                />
-              </section>
-            )}
-            {!manage && p.description && (
-              <section aria-labelledby="product-description">
-                <h2 id="product-description">Description</h2>
-                <p>{p.description}</p>
-              </section>
-            )}
+            <div className="grid min-w-0 gap-6 lg:grid-cols-[minmax(0,1fr)_18rem]">
+              <Stack>
+                {manage && (
+                  <Card id="edit-product" title="Edit product">
+                    <ProductForm
+                      // A new form when the saved product changes, so it shows what was saved.
+                      key={p.updatedAt}
+                      initial={initial}
+                      submitLabel="Save changes"
+                      pending={update.isPending}
+                      error={update.error}
+                      onSubmit={(values) => update.mutate({ ...values, storeId, productId })}
+                    />
+                  </Card>
+                )}
+                {!manage && p.description && (
+                  <Card id="product-description" title="Description">
+                    <p className="m-0 whitespace-pre-wrap">{p.description}</p>
+                  </Card>
+                )}
+                <ProductImages product={p} manage={manage} />
+                {p.deliveryMethods.includes('downloadFiles') && (
+                  <ProductFiles storeId={storeId} productId={productId} manage={manage} />
+                )}
+                {p.deliveryMethods.includes('licenseKeys') && manage && (
+                  <LicenseKeys storeId={storeId} productId={productId} />
+                )}
+              </Stack>
+              <Stack className="order-first lg:order-none">{summary}</Stack>
+            </div>
           </>
         );
       }}

@@ -4,8 +4,11 @@ import { trpc, type RouterOutputs } from '../../api';
 import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { formatMoney } from '../../ui/format';
+import { StatusBadge } from '../../ui/badge';
+import { EmptyState, PageHeader } from '../../ui/layout';
 import { DataTable, type ColumnDef } from '../../ui/table';
 import { DELIVERY_LABELS, STATUS_LABELS } from './ProductForm';
+import { buttonClass } from '../../ui/button';
 
 type Product = RouterOutputs['catalog']['dashboardList']['products'][number];
 
@@ -27,21 +30,24 @@ export function Products() {
         </Link>
       ),
     },
-    { header: 'Status', cell: (p) => STATUS_LABELS[p.status] },
+    { header: 'Status', cell: (p) => <StatusBadge kind="product" status={p.status} label={STATUS_LABELS[p.status]} /> },
     { header: 'Price', numeric: true, cell: (p) => formatMoney(p.price, p.currency) },
-    { header: 'Delivery', cell: (p) => p.deliveryMethods.map((m) => DELIVERY_LABELS[m]).join(', ') },
+    { header: 'Delivery', wrap: true, cell: (p) => p.deliveryMethods.map((m) => DELIVERY_LABELS[m]).join(', ') },
     { header: 'Stock', numeric: true, cell: stockText },
   ];
+  const newProduct = can('manageProducts') ? (
+    <Link to="/stores/$storeId/products/new" params={{ storeId }} className={buttonClass('primary')}>
+      New product
+    </Link>
+  ) : undefined;
   return (
     <>
-      <h1>Products</h1>
-      {can('manageProducts') && (
-        <div className="actions">
-          <Link to="/stores/$storeId/products/new" params={{ storeId }} className="button primary">
-            New product
-          </Link>
-        </div>
-      )}
+      <PageHeader
+        title="Products"
+        description="What your store sells: price, delivery and stock."
+        // Once there are products; an empty store has the action in its empty state instead.
+        actions={products.data?.products.length ? newProduct : undefined}
+      />
       <Loaded query={products} label="Loading products…">
         {(data) => (
           <DataTable
@@ -49,7 +55,12 @@ export function Products() {
             columns={columns}
             rows={data.products}
             rowKey={(p) => p.id}
-            empty="No products yet."
+            empty={
+              <EmptyState title="No products yet." action={newProduct}>
+                Add a product with its price and how it is delivered (license keys, files, or by hand); it is on sale in
+                your store at once.
+              </EmptyState>
+            }
           />
         )}
       </Loaded>

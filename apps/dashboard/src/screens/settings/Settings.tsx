@@ -16,10 +16,13 @@ import { deleteRoute, trpc, type RouterOutputs } from '../../api';
 import { storesQuery, useStore, useStoreId } from '../../store';
 import { ConfirmAction } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
+import { FormError } from '../../ui/form-error';
+import { Card, PageHeader, Stack } from '../../ui/layout';
 import { CheckboxGroup, TextArea, TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { UploadField, useUpload } from '../../ui/upload';
 import { ViewStoreLink } from '../../ui/view-store';
+import { buttonClass } from '../../ui/button';
 
 type Store = RouterOutputs['stores']['get'];
 
@@ -96,10 +99,10 @@ export function Settings() {
   const store = useQuery(trpc.stores.get.queryOptions({ storeId }));
   return (
     <>
-      <h1>Settings</h1>
-      <Loaded query={store} label="Loading settings…">
+      <PageHeader title="Settings" description="Your store's name, look, payments and what buyers receive." />
+      <Loaded query={store} label="Loading settings…" lines={8}>
         {(data) => (
-          <>
+          <Stack className="max-w-3xl">
             <ViewStoreLink subdomain={data.subdomain} />
             {can('manageSettings') ? (
               <>
@@ -110,7 +113,7 @@ export function Settings() {
             ) : (
               <SettingsView store={data} />
             )}
-          </>
+          </Stack>
         )}
       </Loaded>
     </>
@@ -145,76 +148,82 @@ function SettingsForm({ store }: { store: Store }) {
   };
   const status = form.formState.isDirty ? 'Unsaved changes.' : save.isSuccess ? 'Saved.' : '';
   return (
-    <form noValidate onSubmit={onValid(form, submit)} className="settings">
-      <h2>Store</h2>
-      <TextInput label="Store name" registration={form.register('name')} error={errors.name} />
-      <div className="field">
-        <label htmlFor="store-subdomain">Subdomain</label>
-        <input id="store-subdomain" readOnly value={store.subdomain} aria-describedby="store-subdomain-note" />
-        <span className="hint" id="store-subdomain-note">
-          {SUBDOMAIN_NOTE}
-        </span>
-      </div>
-      <TextInput
-        label="Currency"
-        hint="ISO 4217 code, such as USD or EUR. Orders already placed keep their currency."
-        maxLength={3}
-        registration={form.register('currency')}
-        error={errors.currency}
-      />
+    <form noValidate onSubmit={onValid(form, submit)} className="flex flex-col gap-6">
+      <Card id="settings-store" title="Store">
+        <TextInput label="Store name" width="md" registration={form.register('name')} error={errors.name} />
+        <div className="field max-w-sm">
+          <label htmlFor="store-subdomain">Subdomain</label>
+          <input id="store-subdomain" readOnly value={store.subdomain} aria-describedby="store-subdomain-note" />
+          <span className="hint" id="store-subdomain-note">
+            {SUBDOMAIN_NOTE}
+          </span>
+        </div>
+        <TextInput
+          label="Currency"
+          width="sm"
+          hint="ISO 4217 code, such as USD or EUR. Orders already placed keep their currency."
+          maxLength={3}
+          registration={form.register('currency')}
+          error={errors.currency}
+        />
+      </Card>
 
-      <h2>Storefront</h2>
-      <TextArea
-        label="Store description"
-        hint="Plain text the storefront shows under the store's name, and in search results."
-        registration={form.register('description')}
-        error={errors.description}
-      />
-      <AccentColour form={form} />
+      <Card id="settings-storefront" title="Storefront">
+        <TextArea
+          label="Store description"
+          hint="Plain text the storefront shows under the store's name, and in search results."
+          registration={form.register('description')}
+          error={errors.description}
+        />
+        <AccentColour form={form} />
+      </Card>
 
-      <h2>Payments</h2>
-      <CheckboxGroup
-        legend="Payment methods"
-        registration={form.register('paymentMethods')}
-        // The one way to fail here is to tick none (the schema's min(1)): said in words.
-        error={errors.paymentMethods ? { type: 'min', message: 'Choose at least one payment method.' } : undefined}
-        options={paymentOptions}
-      />
-      <TextArea
-        label="Manual payment instructions"
-        hint="Shown to buyers who choose manual payment: bank details, reference to quote."
-        registration={form.register('manualPaymentInstructions')}
-        error={errors.manualPaymentInstructions}
-      />
+      <Card id="settings-payments" title="Payments">
+        <CheckboxGroup
+          legend="Payment methods"
+          registration={form.register('paymentMethods')}
+          // The one way to fail here is to tick none (the schema's min(1)): said in words.
+          error={errors.paymentMethods ? { type: 'min', message: 'Choose at least one payment method.' } : undefined}
+          options={paymentOptions}
+        />
+        <TextArea
+          label="Manual payment instructions"
+          hint="Shown to buyers who choose manual payment: bank details, reference to quote."
+          registration={form.register('manualPaymentInstructions')}
+          error={errors.manualPaymentInstructions}
+        />
+      </Card>
 
-      <h2>Buyers</h2>
-      <Checkbox
-        label="Let buyers open an order with their e-mail address"
-        hint="Besides the link with the order's token."
-        registration={form.register('emailOrderAccess')}
-      />
-      <Checkbox label="E-mail a receipt when an order is paid" registration={form.register('receiptsEnabled')} />
-      <TextArea
-        label="Receipt note"
-        hint="Plain text the receipt ends with: a support address, thanks. Empty for none."
-        registration={form.register('receiptNote')}
-        error={errors.receiptNote}
-      />
+      <Card id="settings-buyers" title="Buyers">
+        <Checkbox
+          label="Let buyers open an order with their e-mail address"
+          hint="Besides the link with the order's token."
+          registration={form.register('emailOrderAccess')}
+        />
+        <Checkbox label="E-mail a receipt when an order is paid" registration={form.register('receiptsEnabled')} />
+        <TextArea
+          label="Receipt note"
+          hint="Plain text the receipt ends with: a support address, thanks. Empty for none."
+          registration={form.register('receiptNote')}
+          error={errors.receiptNote}
+        />
+      </Card>
 
-      <h2>Theme origins</h2>
-      <TextArea
-        label="Allowed origins"
-        hint="One a line, such as https://shop.example.com: sites that may call the customer routes from a browser."
-        registration={form.register('allowedOrigins')}
-        error={errors.allowedOrigins}
-      />
+      <Card id="settings-origins" title="Theme origins">
+        <TextArea
+          label="Allowed origins"
+          hint="One a line, such as https://shop.example.com: sites that may call the customer routes from a browser."
+          registration={form.register('allowedOrigins')}
+          error={errors.allowedOrigins}
+        />
+      </Card>
 
-      <ErrorNote error={save.error} />
-      <div className="actions">
-        <button type="submit" className="button primary" disabled={save.isPending}>
+      <FormError form={form} error={save.error} />
+      <div className="sticky bottom-0 z-10 -mx-1 flex flex-wrap items-center gap-3 rounded-lg border border-line bg-raised px-4 py-3 shadow-md">
+        <button type="submit" className={buttonClass('primary')} disabled={save.isPending}>
           Save
         </button>
-        <p role="status" className="muted">
+        <p role="status" className="m-0 text-sm text-muted">
           {status}
         </p>
       </div>
@@ -228,7 +237,7 @@ function AccentColour({ form }: { form: ReturnType<typeof useForm<FormIn, unknow
   const value = form.watch('accentColor');
   const error = form.formState.errors.accentColor;
   return (
-    <div className="field">
+    <div className="field max-w-sm">
       <label htmlFor={`${id}-text`}>Accent colour</label>
       <div className="colour-field">
         <input
@@ -277,8 +286,7 @@ function StoreLogo({ store }: { store: Store }) {
     },
   });
   return (
-    <section aria-labelledby={`${id}-title`} className="settings">
-      <h2 id={`${id}-title`}>Logo</h2>
+    <Card id={`${id}-title`} title="Logo">
       {store.logoUrl ? (
         <p>
           <img className="logo-preview" src={store.logoUrl} alt={`${store.name} logo`} />
@@ -298,18 +306,23 @@ function StoreLogo({ store }: { store: Store }) {
         />
         <ErrorNote error={upload.error ?? remove.error} />
         <div className="actions">
-          <button type="submit" className="button primary" disabled={upload.isPending}>
+          <button type="submit" className={buttonClass('primary')} disabled={upload.isPending}>
             Upload logo
           </button>
           {store.logoUrl && (
-            <button type="button" className="button" disabled={remove.isPending} onClick={() => remove.mutate()}>
+            <button
+              type="button"
+              className={buttonClass('secondary')}
+              disabled={remove.isPending}
+              onClick={() => remove.mutate()}
+            >
               Remove logo
             </button>
           )}
         </div>
         <p role="status">{status}</p>
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -408,8 +421,7 @@ function TestData({ storeId }: { storeId: string }) {
     refetchInterval: (query) => (working(query.state.data) ? 1_000 : false),
   });
   return (
-    <section aria-labelledby={`${id}-title`} className="settings">
-      <h2 id={`${id}-title`}>Test data</h2>
+    <Card id={`${id}-title`} title="Test data">
       <p>
         Deletes every test-mode object of this store: products, orders, customers, licenses, events, webhook endpoints
         and their deliveries, tickets, coupons and blacklist entries. Live data is never touched.
@@ -431,6 +443,6 @@ function TestData({ storeId }: { storeId: string }) {
       </div>
       <ErrorNote error={job.error} />
       <p role="status">{job.data ? jobStatus(job.data) : ''}</p>
-    </section>
+    </Card>
   );
 }

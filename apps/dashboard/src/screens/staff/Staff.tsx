@@ -17,6 +17,8 @@ import { CheckboxGroup, TextInput } from '../../ui/fields';
 import { formatDate } from '../../ui/format';
 import { onValid } from '../../ui/forms';
 import { DataTable } from '../../ui/table';
+import { buttonClass } from '../../ui/button';
+import { Card, PageHeader } from '../../ui/layout';
 
 type Member = RouterOutputs['stores']['members']['members'][number];
 
@@ -37,7 +39,7 @@ export function Staff() {
   const { store, isOwner } = useStore();
   return (
     <>
-      <h1>Staff</h1>
+      <PageHeader title="Staff" description="Who may work in this store, and what each may do." />
       {isOwner ? (
         <OwnerStaff />
       ) : (
@@ -103,8 +105,7 @@ function Invite() {
     }),
   );
   return (
-    <section aria-labelledby="invite-heading">
-      <h2 id="invite-heading">Invite a member</h2>
+    <Card id="invite-heading" title="Invite a member">
       <p className="muted">They need an svc account first: ask them to register with this e-mail address.</p>
       <form noValidate onSubmit={onValid(form, (values) => add.mutate({ storeId, ...values }))}>
         <TextInput
@@ -122,7 +123,7 @@ function Invite() {
         />
         <ErrorNote error={add.error} />
         <div className="actions">
-          <button type="submit" className="button primary" disabled={add.isPending}>
+          <button type="submit" className={buttonClass('primary')} disabled={add.isPending}>
             Invite
           </button>
           <p role="status" className="muted">
@@ -130,7 +131,7 @@ function Invite() {
           </p>
         </div>
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -192,10 +193,10 @@ function PermissionsForm({ member, onDone }: { member: Member; onDone: () => voi
       />
       <ErrorNote error={change.error} />
       <div className="actions">
-        <button type="button" className="button" onClick={onDone}>
+        <button type="button" className={buttonClass('secondary')} onClick={onDone}>
           Cancel
         </button>
-        <button type="submit" className="button primary" disabled={change.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={change.isPending}>
           Save
         </button>
       </div>

@@ -6,9 +6,11 @@ import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
 import { trpc } from '../../api';
 import { storesQuery } from '../../store';
-import { ErrorNote } from '../../ui/feedback';
+import { FormError } from '../../ui/form-error';
 import { TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
+import { buttonClass } from '../../ui/button';
+import { AuthFrame } from '../auth/AuthFrame';
 
 export function NewStore() {
   const navigate = useNavigate();
@@ -26,9 +28,7 @@ export function NewStore() {
     }),
   );
   return (
-    <main id="main" className="auth">
-      <p className="brand">svc</p>
-      <h1>Create a store</h1>
+    <AuthFrame title="Create a store">
       <form noValidate onSubmit={onValid(form, (values) => create.mutate(values))}>
         <TextInput label="Store name" registration={form.register('name')} error={form.formState.errors.name} />
         <TextInput
@@ -39,19 +39,20 @@ export function NewStore() {
         />
         <TextInput
           label="Currency"
+          width="sm"
           hint="ISO 4217 code, such as USD or EUR."
           maxLength={3}
           registration={form.register('currency')}
           error={form.formState.errors.currency}
         />
-        <ErrorNote error={create.error} />
-        <button type="submit" className="button primary" disabled={create.isPending}>
+        <FormError form={form} error={create.error} />
+        <button type="submit" className={buttonClass('primary')} disabled={create.isPending}>
           Create store
         </button>
       </form>
-      <p>
+      <p className="mb-0">
         <Link to="/">Back</Link>
       </p>
-    </main>
+    </AuthFrame>
   );
 }

@@ -15,6 +15,9 @@ import { TextArea } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
 import { formatDateTime } from '../../ui/format';
 import { TICKET_STATUS_LABELS } from './Tickets';
+import { buttonClass } from '../../ui/button';
+import { StatusBadge } from '../../ui/badge';
+import { Card } from '../../ui/layout';
 
 const ticketRoute = getRouteApi('/app/stores/$storeId/tickets/$ticketId');
 
@@ -46,8 +49,7 @@ function Reply({ ticketId }: { ticketId: string }) {
     }),
   );
   return (
-    <section aria-labelledby="ticket-reply">
-      <h2 id="ticket-reply">Reply</h2>
+    <Card id="ticket-reply" title="Reply">
       <form noValidate onSubmit={onValid(form, (values) => reply.mutate({ storeId, ticketId, ...values }))}>
         <TextArea
           label="Message"
@@ -56,11 +58,11 @@ function Reply({ ticketId }: { ticketId: string }) {
           error={form.formState.errors.message}
         />
         <ErrorNote error={reply.error} />
-        <button type="submit" className="button primary" disabled={reply.isPending}>
+        <button type="submit" className={buttonClass('primary')} disabled={reply.isPending}>
           Send reply
         </button>
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -72,7 +74,7 @@ function StatusChange({ ticketId, closed }: { ticketId: string; closed: boolean 
     <div>
       <button
         type="button"
-        className="button"
+        className={buttonClass('secondary')}
         disabled={update.isPending}
         onClick={() => update.mutate({ storeId, ticketId, status: closed ? 'open' : 'closed' })}
       >
@@ -117,7 +119,9 @@ export function TicketPage() {
           <h1>{data.subject}</h1>
           <dl className="facts">
             <dt>Status</dt>
-            <dd>{TICKET_STATUS_LABELS[data.status]}</dd>
+            <dd>
+              <StatusBadge kind="ticket" status={data.status} label={TICKET_STATUS_LABELS[data.status]} />
+            </dd>
             <dt>Order</dt>
             <dd>
               <Link to="/stores/$storeId/orders/$orderId" params={{ storeId, orderId: data.orderId }}>
@@ -132,8 +136,7 @@ export function TicketPage() {
             <dd>{formatDateTime(data.createdAt)}</dd>
           </dl>
           <StatusChange ticketId={data.id} closed={data.status === 'closed'} />
-          <section aria-labelledby="ticket-thread">
-            <h2 id="ticket-thread">Messages</h2>
+          <Card id="ticket-thread" title="Messages">
             <ol className="thread">
               {data.messages.map((message) => (
                 <li key={message.id} className={message.author === 'staff' ? 'message staff' : 'message'}>
@@ -145,7 +148,7 @@ export function TicketPage() {
                 </li>
               ))}
             </ol>
-          </section>
+          </Card>
           <Reply ticketId={data.id} />
         </>
       )}

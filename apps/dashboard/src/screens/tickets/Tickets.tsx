@@ -10,6 +10,8 @@ import { Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
+import { EmptyState, PageHeader } from '../../ui/layout';
+import { StatusBadge } from '../../ui/badge';
 
 const ticketsRoute = getRouteApi('/app/stores/$storeId/tickets');
 
@@ -30,14 +32,14 @@ export function Tickets() {
   if (store && !allowed) {
     return (
       <>
-        <h1>Tickets</h1>
+        <PageHeader title="Tickets" description="Buyers' questions about their orders." />
         <p>Tickets need the viewOrders permission, which you do not have in this store.</p>
       </>
     );
   }
   return (
     <>
-      <h1>Tickets</h1>
+      <PageHeader title="Tickets" description="Buyers' questions about their orders." />
       <Loaded query={tickets} label="Loading tickets…">
         {(data) => (
           <>
@@ -45,7 +47,15 @@ export function Tickets() {
               caption="Tickets"
               rows={data.tickets}
               rowKey={(ticket) => ticket.id}
-              empty={cursor ? 'No more tickets.' : 'No tickets yet.'}
+              empty={
+                cursor ? (
+                  'No more tickets.'
+                ) : (
+                  <EmptyState title="No tickets yet.">
+                    Buyers ask about an order from their order page; each question arrives here and by e-mail.
+                  </EmptyState>
+                )
+              }
               columns={[
                 {
                   header: 'Subject',
@@ -55,7 +65,12 @@ export function Tickets() {
                     </Link>
                   ),
                 },
-                { header: 'Status', cell: (ticket) => TICKET_STATUS_LABELS[ticket.status] },
+                {
+                  header: 'Status',
+                  cell: (ticket) => (
+                    <StatusBadge kind="ticket" status={ticket.status} label={TICKET_STATUS_LABELS[ticket.status]} />
+                  ),
+                },
                 { header: 'Customer', cell: (ticket) => ticket.customerEmail ?? '—' },
                 {
                   header: 'Order',

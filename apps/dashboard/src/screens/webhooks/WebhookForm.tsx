@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { ErrorNote } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { onValid } from '../../ui/forms';
+import { buttonClass } from '../../ui/button';
 
 const ZCreateForm = ZCreateWebhookInput.omit({ storeId: true });
 const ZEditForm = ZUpdateWebhookInput.omit({ storeId: true, webhookId: true }).required({
@@ -66,10 +67,10 @@ export function WebhookForm({
       )}
       <ErrorNote error={error} />
       <div className="actions">
-        <button type="submit" className="button primary" disabled={pending}>
+        <button type="submit" className={buttonClass('primary')} disabled={pending}>
           {submitLabel}
         </button>
-        <button type="button" className="button" onClick={close}>
+        <button type="button" className={buttonClass('secondary')} onClick={close}>
           Cancel
         </button>
       </div>

@@ -20,6 +20,8 @@ import { KeysetPager } from '../../ui/pager';
 import { DataTable } from '../../ui/table';
 import { DELIVERY_STATUSES, type DeliveriesSearch } from './search';
 import { WebhookForm } from './WebhookForm';
+import { buttonClass } from '../../ui/button';
+import { StatusBadge } from '../../ui/badge';
 
 const webhookRoute = getRouteApi('/app/stores/$storeId/webhooks/$webhookId');
 
@@ -53,7 +55,7 @@ function DisabledNote({ hook }: { hook: Webhook }) {
       </p>
       <button
         type="button"
-        className="button primary"
+        className={buttonClass('primary')}
         disabled={enable.isPending}
         onClick={() => enable.mutate({ storeId: hook.storeId, webhookId: hook.id, enabled: true })}
       >
@@ -101,7 +103,12 @@ function EndpointActions({ hook }: { hook: Webhook }) {
           )}
         </FormDialog>
         {hook.enabled && (
-          <button type="button" className="button" disabled={test.isPending} onClick={() => test.mutate(ref)}>
+          <button
+            type="button"
+            className={buttonClass('secondary')}
+            disabled={test.isPending}
+            onClick={() => test.mutate(ref)}
+          >
             Send test
           </button>
         )}
@@ -225,7 +232,7 @@ function ReplayRange({ hook }: { hook: Webhook }) {
       <label className="check field">
         <input type="checkbox" {...form.register('onlyFailed')} /> Only events whose last attempt failed
       </label>
-      <button type="submit" className="button" disabled={replay.isPending || !hook.enabled}>
+      <button type="submit" className={buttonClass('secondary')} disabled={replay.isPending || !hook.enabled}>
         Replay
       </button>
       <ErrorNote error={replay.error} />
@@ -244,7 +251,7 @@ function RetryDelivery({ hook, delivery }: { hook: Webhook; delivery: Delivery }
     <>
       <button
         type="button"
-        className="button"
+        className={buttonClass('secondary')}
         aria-label={`Retry ${delivery.event} attempt ${delivery.attempt}`}
         disabled={retry.isPending}
         onClick={() => retry.mutate({ storeId: hook.storeId, webhookId: hook.id, deliveryId: delivery.id })}
@@ -350,7 +357,7 @@ function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnTy
             ))}
           </select>
         </div>
-        <button type="button" className="button" onClick={() => void refresh()}>
+        <button type="button" className={buttonClass('secondary')} onClick={() => void refresh()}>
           Refresh
         </button>
       </div>
@@ -366,7 +373,7 @@ function DeliveryLog({ hook, deliveries }: { hook: Webhook; deliveries: ReturnTy
                 { header: 'Time', cell: (delivery) => formatDateTime(delivery.createdAt) },
                 { header: 'Event', cell: (delivery) => <code>{delivery.event}</code> },
                 { header: 'Attempt', numeric: true, cell: (delivery) => delivery.attempt },
-                { header: 'Status', cell: (delivery) => delivery.status },
+                { header: 'Status', cell: (delivery) => <StatusBadge kind="delivery" status={delivery.status} /> },
                 { header: 'Response', cell: (delivery) => delivery.responseCode ?? '—' },
                 {
                   header: 'Duration',

@@ -9,6 +9,8 @@ import { Loaded } from '../../ui/feedback';
 import { formatDateTime } from '../../ui/format';
 import { DataTable } from '../../ui/table';
 import { WebhookForm } from './WebhookForm';
+import { buttonClass } from '../../ui/button';
+import { EmptyState, PageHeader } from '../../ui/layout';
 
 function AddEndpoint({ close, onSecret }: { close: () => void; onSecret: (secret: string) => void }) {
   const storeId = useStoreId();
@@ -39,15 +41,15 @@ export function Webhooks() {
   const [secret, setSecret] = useState<string | null>(null);
   return (
     <>
-      <h1>Webhooks</h1>
-      <p className="muted">
-        svc POSTs each event your endpoints subscribe to, signed with the endpoint's secret, and retries failures.
-      </p>
-      <div className="actions">
-        <FormDialog trigger="Add endpoint" title="Add a webhook endpoint" triggerClass="button primary">
-          {(close) => <AddEndpoint close={close} onSecret={setSecret} />}
-        </FormDialog>
-      </div>
+      <PageHeader
+        title="Webhooks"
+        description="svc POSTs each event your endpoints subscribe to, signed with the endpoint's secret, and retries failures."
+        actions={
+          <FormDialog trigger="Add endpoint" title="Add a webhook endpoint" triggerClass={buttonClass('primary')}>
+            {(close) => <AddEndpoint close={close} onSecret={setSecret} />}
+          </FormDialog>
+        }
+      />
       {secret && <SecretDialog title="Signing secret" secret={secret} onClose={() => setSecret(null)} />}
       <Loaded query={webhooks} label="Loading webhooks…">
         {({ webhooks: list }) => (
@@ -55,7 +57,11 @@ export function Webhooks() {
             caption="Webhook endpoints"
             rows={list}
             rowKey={(hook) => hook.id}
-            empty="No endpoints yet."
+            empty={
+              <EmptyState title="No endpoints yet.">
+                Use Add endpoint to give svc a URL of yours; it receives the events you choose, such as order.paid.
+              </EmptyState>
+            }
             columns={[
               {
                 header: 'Name',

@@ -1,0 +1,51 @@
+/**
+ * Status badges: the status in words (capitalised, readable without the colour), with a tone the
+ * colour repeats. One table per kind of object, so a status reads the same on every screen.
+ */
+type Tone = 'success' | 'info' | 'warning' | 'danger' | 'neutral';
+
+const TONES: Record<Tone, string> = {
+  success: 'bg-success-soft text-success border-success',
+  info: 'bg-info-soft text-info border-info',
+  warning: 'bg-warning-soft text-warning border-warning',
+  danger: 'bg-danger-soft text-danger border-danger',
+  neutral: 'bg-surface text-muted border-line-strong',
+};
+
+const STATUS_TONES: Record<string, Record<string, Tone>> = {
+  order: {
+    pending: 'warning',
+    paid: 'info',
+    processing: 'info',
+    completed: 'success',
+    refunded: 'neutral',
+    cancelled: 'neutral',
+    expired: 'neutral',
+  },
+  license: { active: 'success', expired: 'neutral', disabled: 'danger' },
+  key: { available: 'success', assigned: 'info', revoked: 'neutral', active: 'success', disabled: 'danger' },
+  delivery: { pending: 'warning', queued: 'info', success: 'success', failed: 'danger', skipped: 'neutral' },
+  ticket: { open: 'warning', answered: 'info', closed: 'neutral' },
+  product: { active: 'success', draft: 'neutral', archived: 'neutral' },
+  coupon: { active: 'success', inactive: 'neutral', expired: 'neutral', 'used up': 'neutral' },
+  webhook: { enabled: 'success', disabled: 'neutral' },
+};
+
+export type StatusKind = keyof typeof STATUS_TONES;
+
+/** `pending` → `Pending`, `used up` → `Used up`. */
+export function statusLabel(status: string): string {
+  return status ? status[0]!.toUpperCase() + status.slice(1) : status;
+}
+
+export function StatusBadge({ kind, status, label }: { kind: StatusKind; status: string; label?: string }) {
+  const tone = STATUS_TONES[kind]?.[status.toLowerCase()] ?? 'neutral';
+  return (
+    <span
+      className={`inline-flex items-center gap-1.5 rounded-full border px-2 py-0.5 text-xs font-medium whitespace-nowrap ${TONES[tone]}`}
+    >
+      <span aria-hidden="true" className="size-1.5 rounded-full bg-current" />
+      {label ?? statusLabel(status)}
+    </span>
+  );
+}
