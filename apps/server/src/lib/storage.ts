@@ -92,7 +92,7 @@ export class LocalFileStorage implements FileStorage {
       // pipeline() rejects on the first failure, before the file stream has closed: its open may
       // still wait in the thread pool, and a removal that ran first would leave the file it then
       // creates. The removal waits for the close.
-      if (!sink.closed) await new Promise((closed) => sink.once('close', closed));
+      if (!sink.closed) await new Promise<void>((closed) => sink.once('close', () => closed()));
       await rm(partial, { force: true });
       throw error;
     }
