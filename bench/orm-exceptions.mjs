@@ -125,9 +125,9 @@ export default {
       const { selectStoreRef, anyStoreAllows } = await importDist('modules/stores/stores.repo.js');
       const { selectCredential } = await importDist('modules/api-keys/api-keys.repo.js');
       const { matchingKinds } = await importDist('modules/blacklist/blacklist.repo.js');
-      const { insertOrder } = await importDist('modules/checkout/checkout.repo.js');
+      const { insertNewOrder } = await importDist('modules/orders/orders.repo.js');
       const { recordEvent } = await importDist('modules/events/outbox.js');
-      const { toOrderDetail } = await importDist('modules/orders/orders.service.js');
+      const { toOrderDetail } = await importDist('modules/orders/order-views.js');
       const { newId } = await importDist('lib/ids.js');
 
       const em = () => orm.em.fork();
@@ -234,10 +234,10 @@ export default {
           orm: () => em().count(StoreSchema, { allowedOrigins: { $contains: [ids.origin] }, banned: false }),
         },
         {
-          name: 'number + order + 2 lines + event in one statement (checkout.repo insertOrder)',
+          name: 'number + order + 2 lines + event in one statement (orders.repo insertNewOrder)',
           raw: async () => {
             const order = newOrder(new Date());
-            order.number = await insertOrder(em(), order, {
+            order.number = await insertNewOrder(em(), order, {
               storeId: ids.store,
               livemode: true,
               type: 'order.created',

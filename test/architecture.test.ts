@@ -2,11 +2,15 @@
  * The shape docs/architecture.md asks of the code, read from the sources: no import cycle between module
  * folders nor between files, modules that reach tRPC only through their routers, a lib/ beneath
  * modules/ and db/, an order's status written only by the lifecycle, and raw SQL only in a
- * module's repository (`<domain>.repo.ts`), each statement with the line that says why.
+ * module's repository (`<domain>.repo.ts`), each statement with the line that says why. Modules
+ * call no other module's services (work that spans modules is a flow in flows/), every service
+ * and flow takes the context first (the transaction rides on it), and each flow says which
+ * transaction it runs in.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { cycles, importsOf, specifiersIn } from './support/imports.js';
 
@@ -158,7 +162,7 @@ describe('the code', () => {
     const graph = fileGraph();
     // The graph is real (a reader that found nothing would pass), and holds type-only imports.
     expect(graph.get('app.ts')?.has('deps.ts')).toBe(true);
-    expect(graph.get('modules/checkout/checkout.service.ts')?.has('modules/orders/order-lifecycle.ts')).toBe(true);
+    expect(graph.get('flows/place-order.ts')?.has('modules/orders/order-lifecycle.ts')).toBe(true);
     expect(readFileSync(path.join(SRC, 'deps.ts'), 'utf8')).toMatch(
       /^import type \{ Config \} from '\.\/config\.js';$/m,
     );
@@ -197,10 +201,9 @@ describe('the code', () => {
       }
     }
     expect(offenders).toEqual([]);
-    // Every layer holds files, and the reader saw the imports between them.
+    // Every layer holds files (flows/ included), and the reader saw the imports between them.
     const counts = LAYERS.map((_, i) => sources(SRC).filter((file) => layerOf(file) === i).length);
-    // (flows/ is filled by the next step, which makes this every layer.)
-    expect(counts.filter((count, i) => count > 0 || LAYERS[i]!.name === 'flows')).toHaveLength(LAYERS.length);
+    expect(LAYERS.filter((_, i) => counts[i] === 0).map((layer) => layer.name)).toEqual([]);
     expect(edges).toBeGreaterThan(500);
     // A file no layer names fails (so a new folder has to be placed).
     expect(() => layerOf(path.join(SRC, 'nowhere/new.ts'))).toThrow(/no layer/);
@@ -220,8 +223,8 @@ describe('the code', () => {
   it('has no import cycle between module folders', () => {
     const graph = moduleGraph();
     // The graph is real: the modules import each other (a parser that found nothing would pass).
-    expect(graph.get('checkout')?.has('orders')).toBe(true);
-    expect(graph.get('payments')?.has('fulfilment')).toBe(true);
+    expect(graph.get('fulfilment')?.has('orders')).toBe(true);
+    expect(graph.get('payments')?.has('orders')).toBe(true);
     const described = cycles(graph).map((cycle) =>
       cycle
         .slice(1)
@@ -311,5 +314,123 @@ describe('the code', () => {
       .map((file) => path.relative(SRC, file));
     expect(parsing.filter((file) => !(file in parsesItsOwn))).toEqual([]);
     expect(readFileSync(path.join(MODULES, 'catalog/cart.service.ts'), 'utf8')).toContain("readJsonField('cart'");
+  });
+});
+
+/** An exported function of a source: its name, its first parameter as written, its doc comment. */
+interface ExportedFunction {
+  name: string;
+  param: { name: string; type: string } | undefined;
+  doc: string;
+  isAsync: boolean;
+}
+
+/** The exported functions of a file (declarations and `export const f = (...) =>`), read by TypeScript's parser. */
+function exportedFunctions(file: string): ExportedFunction[] {
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: ExportedFunction[] = [];
+  const add = (name: string, fn: ts.SignatureDeclaration, statement: ts.Statement) => {
+    const first = fn.parameters[0];
+    const docs = ts.getJSDocCommentsAndTags(statement).map((doc) => doc.getText());
+    found.push({
+      name,
+      param: first && { name: first.name.getText(), type: first.type?.getText() ?? '' },
+      doc: docs.join('\n'),
+      isAsync: ts.canHaveModifiers(fn) && !!ts.getModifiers(fn)?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword),
+    });
+  };
+  for (const statement of source.statements) {
+    if (!ts.getModifiers(statement as ts.HasModifiers)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+    if (ts.isFunctionDeclaration(statement) && statement.name) add(statement.name.text, statement, statement);
+    if (ts.isVariableStatement(statement))
+      for (const declaration of statement.declarationList.declarations) {
+        const init = declaration.initializer;
+        if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)))
+          add(declaration.name.getText(), init, statement);
+      }
+  }
+  return found;
+}
+
+/**
+ * The exported functions of modules/ and flows/ that may take something other than the context
+ * first, each with its reason (docs/architecture.md, "The context and the transaction").
+ */
+const TAKES_NO_CONTEXT: Record<string, string> = {
+  'modules/request/context.ts serviceContext': "it makes the context, from the application's deps (jobs, the CLI)",
+  'modules/events/wake.ts wakeHubOf':
+    "the outbox's wake-up hub hangs on the ORM behind an EntityManager; recordEvent reads it for the context's",
+  'modules/events/wake.ts wakeHubFor': 'the hub is per ORM (one per process), made when the app is built',
+  'modules/events/wake.ts notifyDispatchers':
+    "wakes this process's dispatchers once attempts are queued (replays, resends); the hub is the ORM's",
+  'modules/mail/wake.ts mailWakeHubFor': "the mail senders' hub, per ORM as the outbox's is",
+  'modules/mail/wake.ts wakeMailSendersAfterCommit':
+    "an after-commit hook on the EntityManager's own transaction; recordMail sets it for the context's",
+};
+
+describe('the flows and the context', () => {
+  it("lets no module import another module's services (work that spans modules is a flow)", () => {
+    const offenders = sources(MODULES).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => target.endsWith('.service.ts') && moduleOf(target) && moduleOf(target) !== moduleOf(file))
+        .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+    );
+    expect(offenders).toEqual([]);
+    // The flows do import services (a reader that found nothing would pass).
+    expect(importsOf(path.join(FLOWS, 'settle-payment.ts'))).toContain(
+      path.join(MODULES, 'fulfilment/fulfilment.service.ts'),
+    );
+  });
+
+  it('gives every exported function of a module and a flow the context first, never an EntityManager, the ORM or AppDeps', () => {
+    const layerFiles = [...sources(MODULES), ...sources(FLOWS)].filter(
+      (file) => !file.endsWith('.repo.ts') && !file.endsWith('.entities.ts'),
+    );
+    const offenders: string[] = [];
+    const excused = new Set<string>();
+    let withContext = 0;
+    for (const file of layerFiles) {
+      for (const fn of exportedFunctions(file)) {
+        const key = `${path.relative(SRC, file)} ${fn.name}`;
+        const param = fn.param;
+        if (param?.name === 'ctx') withContext++;
+        const bare =
+          !!param &&
+          (/\b(EntityManager|AppDeps|Orm)\b/.test(param.type) || ['em', 'tx', 'deps', 'orm'].includes(param.name));
+        if (!bare) continue;
+        if (key in TAKES_NO_CONTEXT) excused.add(key);
+        else offenders.push(`${key}(${param.name}: ${param.type})`);
+      }
+    }
+    expect(offenders).toEqual([]);
+    // Every exception is still real (a stale one would excuse a newcomer), and the reader saw the services.
+    expect([...excused].sort()).toEqual(Object.keys(TAKES_NO_CONTEXT).sort());
+    expect(withContext).toBeGreaterThan(150);
+    // The parser reads what the rule needs: a function whose first parameter is an EntityManager is seen as one.
+    const probe = exportedFunctions(path.join(MODULES, 'orders/orders.repo.ts')).find(
+      (fn) => fn.name === 'insertNewOrder',
+    );
+    expect(probe?.param).toEqual({ name: 'em', type: 'EntityManager' });
+  });
+
+  it('has each exported flow say in its doc comment which transaction it runs in', () => {
+    const flows = sources(FLOWS).flatMap((file) =>
+      exportedFunctions(file)
+        .filter((fn) => fn.isAsync)
+        .map((fn) => ({ key: `${path.relative(SRC, file)} ${fn.name}`, doc: fn.doc })),
+    );
+    expect(flows.length).toBeGreaterThan(10);
+    expect(flows.filter((flow) => !/\btransactions?\b/i.test(flow.doc)).map((flow) => flow.key)).toEqual([]);
+  });
+
+  it("runs the flows the routers call for placing an order, settling, the seller's actions and restock", () => {
+    const routers = path.join(API, 'routers');
+    expect(importsOf(path.join(routers, 'checkout.router.ts'))).toContain(path.join(FLOWS, 'place-order.ts'));
+    expect(importsOf(path.join(routers, 'orders.router.ts'))).toContain(path.join(FLOWS, 'seller-order-actions.ts'));
+    expect(importsOf(path.join(routers, 'catalog.router.ts'))).toContain(path.join(FLOWS, 'restock.ts'));
+    // The orchestration that sat in modules is gone from them.
+    const gone = new Set(['checkout', 'order-actions']);
+    expect(sources(MODULES).filter((file) => gone.has(moduleOf(file)!))).toEqual([]);
   });
 });

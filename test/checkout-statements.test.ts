@@ -3,7 +3,7 @@
  * benchmark's floor (bench/floors/checkout-floor.mjs) reads the store, the cart's products and
  * the blacklist, then writes the order, its lines and its order.created event in one transaction;
  * the service does the same in exactly four statements, the last one drawing the order's number
- * itself (checkout.repo.ts `insertOrder`), and keeps the transaction that a coupon claim or an
+ * itself (orders.repo.ts `insertNewOrder`), and keeps the transaction that a coupon claim or an
  * Idempotency-Key needs around its writes. Counted at the driver, as in
  * storefront-304-queries.test.ts: every statement goes through `pg.Client#query`.
  */

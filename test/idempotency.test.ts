@@ -354,7 +354,7 @@ describe('claims', () => {
 
     const orm = await openOrm(server.db.url, { poolMax: 1 });
     try {
-      expect(await pruneIdempotencyKeys(serviceContext(orm).deps)).toBeGreaterThanOrEqual(1);
+      expect(await pruneIdempotencyKeys(serviceContext(orm))).toBeGreaterThanOrEqual(1);
     } finally {
       await orm.close();
     }

@@ -1,7 +1,7 @@
 /**
  * Floor for checkout: the least a server can do to take the same order. A bare Fastify
  * route (no request logging, tRPC, OpenAPI adapter, zod, ORM) does the database work of
- * checkout.service.ts `createOrder` with plain SQL through a `pg` Pool of the same size as
+ * flows/place-order.ts `createOrder` with plain SQL through a `pg` Pool of the same size as
  * the service's (10), and answers the same JSON:
  *
  *   POST /api/v1/checkout  { shopId, cart: [{ productId, quantity }], email }  ->  200 { url, orderId }
@@ -106,7 +106,7 @@ app.post('/api/v1/checkout', async (request, reply) => {
   if (merged.size === 0) return fail(reply, 400, 'cart_empty', 'The cart is empty.');
   const products = (await pool.query({ name: 'products', text: PRODUCTS, values: [[...merged.keys()], store.id] }))
     .rows;
-  // The cart's mode is its products' (checkout.service.ts sellableLines); the blacklist is that mode's.
+  // The cart's mode is its products' (flows/place-order.ts sellableLines); the blacklist is that mode's.
   const livemode = products[0]?.livemode ?? true;
   if (products.some((p) => p.livemode !== livemode))
     return fail(reply, 400, 'mixed_modes', 'A cart cannot mix test and live products.');
@@ -186,7 +186,7 @@ app.post('/api/v1/checkout', async (request, reply) => {
         ],
       });
     }
-    // The order detail, as toOrderDetail (orders.service.ts) writes it into the outbox.
+    // The order detail, as toOrderDetail (orders/order-views.ts) writes it into the outbox.
     const at = now.toISOString();
     const detail = {
       id: orderId,

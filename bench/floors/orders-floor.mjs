@@ -1,7 +1,7 @@
 /**
  * Floor for the merchant orders list: the least a server can do to answer the same page.
  * A bare Fastify route (no logging, auth, rate limit, tRPC or validation layers) runs the
- * service's own page SQL (orders.service.ts pageOrders, unfiltered but for the live mode) through a `pg` Pool of
+ * service's own page SQL (orders/order-reads.ts pageOrders, unfiltered but for the live mode) through a `pg` Pool of
  * the same size as the service's (10), as named prepared statements (parsed and planned once per
  * connection, as the service's hot reads are), and answers the same JSON shape.
  *

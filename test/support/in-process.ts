@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AnyRouter } from '@trpc/server';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
@@ -43,7 +44,20 @@ export function serviceContext(orm: Orm, clock: Clock = systemClock, env: Record
     storage: new LocalFileStorage(config.fileStorageDir),
     log: createLogger('silent'),
   };
-  return { em: orm.em.fork(), clock, deps, livemode: true };
+  return { em: orm.em.fork(), clock, log: deps.log, deps, livemode: true };
+}
+
+/**
+ * The context a service sees on `em` (a test's own EntityManager, or a transaction it holds), with
+ * `deps` when the call reads them (the clock is theirs); the calls that read neither get defaults.
+ */
+export function contextOn(
+  em: EntityManager,
+  deps?: Pick<AppDeps, 'config' | 'clock'> & Partial<AppDeps>,
+): ServiceContext {
+  const log = deps?.log ?? createLogger('silent');
+  const full = { config: testConfig(), clock: systemClock, log, ...deps } as AppDeps;
+  return { em, deps: full, clock: full.clock, log, livemode: true };
 }
 
 export interface RequestOptions {
@@ -64,7 +78,6 @@ export function requestContext(base: ServiceContext, opts: RequestOptions = {}):
   return {
     ...base,
     em: base.em.fork(),
-    log: base.deps.log,
     caller: {
       id: 'test-request',
       ip: opts.ip ?? '203.0.113.7',

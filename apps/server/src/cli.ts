@@ -19,6 +19,7 @@ import {
 import { z } from 'zod';
 import type { Runtime } from './runtime.js';
 import { seedDemo } from './seed-demo.js';
+import { serviceContext } from './modules/request/context.js';
 import { createApiKey } from './modules/api-keys/api-keys.service.js';
 import { UserSchema } from './modules/identity/identity.entities.js';
 import { createUser } from './modules/identity/identity.service.js';
@@ -197,7 +198,7 @@ const list = (value: string | undefined) =>
     .filter(Boolean);
 
 function context(runtime: Runtime) {
-  return { em: runtime.deps.orm.em.fork(), clock: runtime.deps.clock, deps: runtime.deps, livemode: true };
+  return serviceContext(runtime.deps);
 }
 
 async function userByEmail(runtime: Runtime, email: string) {
@@ -331,7 +332,7 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
     example: 'svc ban-store my-shop',
     parse: (_values, [subdomain]) => check(z.string().min(1), subdomain, 'subdomain'),
     async run(runtime, subdomain) {
-      const store = await setStoreBanned(runtime.deps.orm.em.fork(), subdomain, true, runtime.deps.clock.now());
+      const store = await setStoreBanned(context(runtime), { subdomain, banned: true });
       return `banned ${store.subdomain}`;
     },
   }),
@@ -342,7 +343,7 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
     example: 'svc unban-store my-shop',
     parse: (_values, [subdomain]) => check(z.string().min(1), subdomain, 'subdomain'),
     async run(runtime, subdomain) {
-      const store = await setStoreBanned(runtime.deps.orm.em.fork(), subdomain, false, runtime.deps.clock.now());
+      const store = await setStoreBanned(context(runtime), { subdomain, banned: false });
       return `unbanned ${store.subdomain}`;
     },
   }),

@@ -3,7 +3,7 @@
  * is safe to run in several processes at once (each statement claims its rows).
  */
 import type { AppDeps } from './deps.js';
-import { expirePendingOrders } from './modules/checkout/checkout.service.js';
+import { expirePendingOrders } from './flows/expire-orders.js';
 import { pruneFinishedMail } from './modules/mail/mail.service.js';
 import { serviceContext } from './modules/request/context.js';
 import { pruneDeliveries, pruneEvents } from './modules/webhooks/housekeeping.js';
@@ -21,10 +21,7 @@ export const JOBS: Job[] = [
   {
     name: 'expire-pending-orders',
     everyMs: 60_000,
-    run: (deps) =>
-      deps.orm.em
-        .fork()
-        .transactional((em) => expirePendingOrders(em, deps.clock.now(), deps.config.checkoutLifetimeMs)),
+    run: (deps) => expirePendingOrders(serviceContext(deps)),
   },
   {
     // The delivery log is kept 30 days (docs/decisions.md); attempts still queued or in flight stay.
@@ -42,20 +39,20 @@ export const JOBS: Job[] = [
     // Idempotency-Key answers are replayed for 24 h, then forgotten.
     name: 'prune-idempotency-keys',
     everyMs: 60 * 60_000,
-    run: (deps) => pruneIdempotencyKeys(deps),
+    run: (deps) => pruneIdempotencyKeys(serviceContext(deps)),
   },
   {
     // Sent (and given-up) mail is kept 7 days for support, then its sealed text goes too.
     name: 'prune-sent-mail',
     everyMs: 60 * 60_000,
-    run: (deps) => pruneFinishedMail(deps),
+    run: (deps) => pruneFinishedMail(serviceContext(deps)),
   },
   {
     // Wipes of a store's test data (test mode), asked for by the merchant API or the dashboard:
     // looked for every second (an index of the waiting ones), run in batches until none waits.
     name: 'wipe-test-data',
     everyMs: 1_000,
-    run: (deps, signal) => runTestDataWipes(deps, signal ? { signal } : {}),
+    run: (deps, signal) => runTestDataWipes(serviceContext(deps), signal ? { signal } : {}),
   },
 ];
 

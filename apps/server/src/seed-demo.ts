@@ -14,18 +14,15 @@ import { DEMO_OWNER, DEMO_SUBDOMAIN } from './demo.js';
 import type { Clock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
 import { newId } from './lib/ids.js';
+import { serviceContext } from './modules/request/context.js';
 import { createApiKey } from './modules/api-keys/api-keys.service.js';
 import { createProduct } from './modules/catalog/catalog.service.js';
-import { restock } from './modules/fulfilment/fulfilment.service.js';
+import { restock } from './flows/restock.js';
 import { uploadProductFile } from './modules/catalog/files.service.js';
-import { createOrder, expirePendingOrders, startCheckout } from './modules/checkout/checkout.service.js';
+import { createOrder, startCheckout } from './flows/place-order.js';
+import { expirePendingOrders } from './flows/expire-orders.js';
 import { CouponSchema } from './modules/coupons/coupons.entities.js';
-import {
-  cancelStoreOrder,
-  markOrderDelivered,
-  markOrderPaid,
-  refundStoreOrder,
-} from './modules/order-actions/order-actions.service.js';
+import { cancelStoreOrder, markOrderDelivered, markOrderPaid, refundStoreOrder } from './flows/seller-order-actions.js';
 import { createUser } from './modules/identity/identity.service.js';
 import { StoreSchema } from './modules/stores/stores.entities.js';
 import { createStore } from './modules/stores/stores.service.js';
@@ -57,7 +54,7 @@ interface PlannedOrder {
 export async function seedDemo(runtime: Runtime): Promise<string> {
   const { deps } = runtime;
   const now = deps.clock.now();
-  const ctxAt = (clock: Clock = deps.clock) => ({ em: deps.orm.em.fork(), clock, deps, livemode: true });
+  const ctxAt = (clock: Clock = deps.clock) => ({ ...serviceContext(deps), clock });
   const existing = await deps.orm.em.fork().findOne(StoreSchema, { subdomain: DEMO_SUBDOMAIN });
   if (existing) {
     return [
@@ -195,7 +192,7 @@ export async function seedDemo(runtime: Runtime): Promise<string> {
     counts.set(planned.fate, (counts.get(planned.fate) ?? 0) + 1);
   }
   // The orders left unpaid past the checkout lifetime, as the scheduled job would have found them.
-  await deps.orm.em.fork().transactional((em) => expirePendingOrders(em, now, deps.config.checkoutLifetimeMs));
+  await expirePendingOrders(ctxAt({ now: () => now }));
 
   const { key } = await createApiKey(ctxAt(), owner, {
     name: 'demo',

@@ -66,7 +66,7 @@ export async function installCors(app: FastifyInstance, deps: AppDeps, table: Ro
       const policy = policyOf(table, request);
       if (policy === 'open') return callback(null, OPEN);
       if (policy === 'none') return callback(null, DISABLED);
-      isAnyStoreOrigin(deps.orm.em.fork(), deps.config, origin).then(
+      isAnyStoreOrigin({ em: deps.orm.em.fork(), deps }, origin).then(
         (claimed) => callback(null, claimed ? { ...COMMON, origin, credentials: true } : DISABLED),
         (error: Error) => callback(error, DISABLED),
       );

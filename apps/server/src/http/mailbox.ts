@@ -4,7 +4,7 @@ import { keptMail } from '../modules/mail/outbox.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { plainRoute, type PlainContext } from './plain-route.js';
 
-const latest = (ctx: PlainContext) => keptMail(ctx.em, ctx.deps.config.encryptionKey);
+const latest = (ctx: PlainContext) => keptMail(ctx);
 const POLICY: RoutePolicy = { auth: { kind: 'public', audience: 'seller' }, csrf: 'none', cors: 'none', errors: [] };
 const enabled = (config: { isProduction: boolean }) => !config.isProduction;
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
-import { handleNotification, type PaymentNotification } from '../modules/payments/notifications.js';
+import { handleNotification, type PaymentNotification } from '../flows/settle-payment.js';
 import { STRIPE_SIGNATURE_HEADER, verifyStripeNotification } from '../modules/payments/stripe-gateway.js';
 import { TEST_SIGNATURE_HEADER, verifyTestNotification } from '../modules/payments/test-gateway.js';
 import { plainRoute } from './plain-route.js';
@@ -112,7 +112,7 @@ export const paymentNotificationRoute = plainRoute({
     }
     // What is stored of it must be storable text (a NUL in an event id once reached PostgreSQL).
     assertReadable(notification);
-    const outcome = await handleNotification(ctx.em, ctx.deps, gateway, notification, ctx.clock.now());
+    const outcome = await handleNotification(ctx, { gateway, notification, now: ctx.clock.now() });
     request.log.info(
       { gateway, eventId: notification.eventId, orderId: notification.orderId, outcome },
       'payment notification',

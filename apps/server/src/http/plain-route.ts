@@ -27,7 +27,7 @@ import type { Context } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
 import { createContext } from '../trpc/context.js';
 import type { PlainRouteDeclaration } from '../api/route-table.js';
-import { authenticateCustomer } from '../modules/customers/customers.service.js';
+import { authenticateCustomer } from '../modules/customers/customer-session.js';
 import { bearerChallenge, sendError } from './error-reply.js';
 
 /** How a route's body is read: not at all, as raw bytes (signatures), multipart (one file), or an HTML form. */

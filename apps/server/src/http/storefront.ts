@@ -19,16 +19,12 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TStorePublic } from '@svc/schemas';
 import type { PublicError } from '../lib/errors.js';
-import {
-  findSellingStore,
-  publicProduct,
-  storefrontPage,
-  storefrontVersion,
-} from '../modules/catalog/catalog.service.js';
+import { findSellingStore } from '../modules/stores/selling-store.js';
+import { publicProduct, storefrontPage, storefrontVersion } from '../modules/catalog/catalog.service.js';
 import { storeLogo } from '../modules/catalog/logo.service.js';
 import { pageTestModeAccess } from '../modules/access/test-mode.js';
 import { checkPreviewToken, setPreviewCookie } from '../modules/stores/preview-token.js';
-import { toPublicStore } from '../modules/stores/stores.service.js';
+import { toPublicStore } from '../modules/stores/store-views.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { ifNoneMatchHas } from './etag.js';
 import { PAGE_CSP } from './pages.js';
@@ -98,7 +94,7 @@ async function readMode(
   ctx.livemode = true;
   const preview = ctx.query.preview;
   if (preview === undefined && ctx.query.mode !== 'test') return LIVE;
-  const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
+  const store = await findSellingStore(ctx, ctx.params.subdomain!, 'subdomain');
   if (preview !== undefined) {
     const check = checkPreviewToken(ctx, preview, store.id);
     if (check.ok) setPreviewCookie(ctx, store.subdomain, preview, check.expiresAt);
@@ -248,7 +244,7 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
       const productId = ctx.params.productId!;
       const etag = await revalidate(ctx, request, reply, 'product', mode, productId);
       if (reply.sent) return reply;
-      const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
+      const store = await findSellingStore(ctx, ctx.params.subdomain!, 'subdomain');
       const view = shownStore(toPublicStore(store), mode);
       if (!etag) {
         const path = `/s/${store.subdomain}/products/${encodeURIComponent(productId)}`;
@@ -268,7 +264,7 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
       const etag = await revalidate(ctx, request, reply, 'cart', mode);
       if (!etag) return sendUnavailable(reply);
       if (reply.sent) return reply;
-      const store = await findSellingStore(ctx.em, ctx.params.subdomain!, 'subdomain');
+      const store = await findSellingStore(ctx, ctx.params.subdomain!, 'subdomain');
       return sendRendered(
         ctx,
         reply,

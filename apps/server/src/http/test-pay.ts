@@ -14,9 +14,9 @@ import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
 import { minorToAmount } from '../lib/money.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
-import { orderForToken } from '../modules/orders/orders.service.js';
-import { publicOrderNumber } from '../modules/orders/orders.service.js';
-import { handleNotification } from '../modules/payments/notifications.js';
+import { orderForToken } from '../modules/orders/order-lookup.js';
+import { publicOrderNumber } from '../modules/orders/order-views.js';
+import { handleNotification } from '../flows/settle-payment.js';
 import { testGatewaySettles, testPayPageEnabled } from '../modules/payments/test-gateway-rule.js';
 import { StoreSchema } from '../modules/stores/stores.entities.js';
 import type { RoutePolicy } from '../trpc/policy.js';
@@ -40,7 +40,7 @@ async function open(ctx: PlainContext, body: Record<string, string> | undefined)
   if (!looksLikeId(orderId)) throw new AppError('not_found', 'There is no such order.');
   const token = tokenOf(ctx, body);
   if (!token) throw new AppError('unauthorized', 'Open this page from the checkout.');
-  const order = await orderForToken(ctx.em, orderId, token);
+  const order = await orderForToken(ctx, orderId, token);
   if (!testGatewaySettles(ctx.deps.config, order.livemode))
     throw new AppError('validation_failed', 'The test gateway settles test orders only.');
   const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
@@ -109,11 +109,9 @@ ${
       const { order, token } = await open(ctx, request.body as Record<string, string> | undefined);
       if (order.status === 'pending' && order.paymentMethod === 'test') {
         const eventId = `page_${randomBytes(12).toString('hex')}`;
-        const outcome = await handleNotification(
-          ctx.em,
-          ctx.deps,
-          'test',
-          {
+        const outcome = await handleNotification(ctx, {
+          gateway: 'test',
+          notification: {
             eventId,
             kind: 'paid',
             orderId: order.id,
@@ -121,8 +119,8 @@ ${
             currency: order.currency,
             providerRef: `test:${eventId}`,
           },
-          ctx.clock.now(),
-        );
+          now: ctx.clock.now(),
+        });
         request.log.info({ gateway: 'test', eventId, orderId: order.id, outcome }, 'test pay page');
       }
       return reply.redirect(`/orders/${order.id}?token=${encodeURIComponent(token)}${embed ? '&embed=1' : ''}`, 303);

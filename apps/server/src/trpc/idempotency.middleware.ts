@@ -85,7 +85,7 @@ async function scopeOf(ctx: Context, input: unknown, storeField: string): Promis
 
 /** The claim's outcome: run the procedure, replay what is stored, or 409 while the first still runs. */
 async function claimOrAnswer(ctx: Context, claim: Claim): Promise<Exclude<Decision, { inUse: true }>> {
-  const decision = await decide(ctx.em, ctx.clock, claim, idempotentResponseKey(ctx.deps.config.encryptionKey));
+  const decision = await decide(ctx, { claim, responseKey: idempotentResponseKey(ctx.deps.config.encryptionKey) });
   if ('inUse' in decision) {
     ctx.answer.headers['Retry-After'] = '1';
     throw new AppError(
@@ -165,7 +165,7 @@ export async function applyIdempotency<Result extends { ok: boolean; data?: unkn
     // A failed run gives the key back (a successful one recorded its result with its work, or
     // replayable() failed it); a claim already holding a result is not released: its retry replays it.
     if (!result?.ok) {
-      await releaseClaim(ctx.em, claim).catch((error: unknown) =>
+      await releaseClaim(ctx, claim).catch((error: unknown) =>
         // The claim stays until it counts as abandoned; a repeat meanwhile is 409.
         ctx.log.error({ err: error, path: claim.path }, 'idempotency: releasing the key failed'),
       );

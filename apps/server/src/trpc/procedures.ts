@@ -18,7 +18,7 @@ import {
   requireMember,
   storeIdOf,
 } from '../modules/access/guards.js';
-import { authenticateCustomer } from '../modules/customers/customers.service.js';
+import { authenticateCustomer } from '../modules/customers/customer-session.js';
 import type { Context, RouteCall } from '../modules/request/context.js';
 import { enforceRateLimit } from '../modules/request/rate-limit.js';
 import { inTurn } from './adapter-options.js';

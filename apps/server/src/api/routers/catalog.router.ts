@@ -46,7 +46,7 @@ import { testModeAccess } from '../../modules/access/test-mode.js';
 import { deleteProductFile, listProductFiles } from '../../modules/catalog/files.service.js';
 import { deleteProductImage, reorderProductImages } from '../../modules/catalog/images.service.js';
 import { deleteKey, listKeys, listMerchantKeys } from '../../modules/catalog/key-store.js';
-import { restock } from '../../modules/fulfilment/fulfilment.service.js';
+import { restock } from '../../flows/restock.js';
 
 const publicTags = ['public'];
 const MERCHANT = '/merchant/v1/stores/{storeId}/products';

@@ -20,14 +20,14 @@ import { publicProcedure, router } from '../../trpc/procedures.js';
 import { testModeAccess } from '../../modules/access/test-mode.js';
 import { hydrateCart } from '../../modules/catalog/cart.service.js';
 import { setCheckoutCookie } from '../../modules/orders/checkout-cookie.js';
-import { orderForToken } from '../../modules/orders/orders.service.js';
+import { orderForToken } from '../../modules/orders/order-lookup.js';
 import {
   checkoutSession,
   checkoutUrl,
   createOrder,
   startCheckout,
   type BuyerContext,
-} from '../../modules/checkout/checkout.service.js';
+} from '../../flows/place-order.js';
 
 const theme = ['theme'];
 const buyerTags = ['buyer'];
@@ -140,7 +140,7 @@ export const checkoutRouter = router({
     .input(ZCheckoutEnterInput)
     .output(ZCheckoutSession)
     .mutation(async ({ ctx, input }) => {
-      const order = await orderForToken(ctx.em, input.orderId, input.token);
+      const order = await orderForToken(ctx, input.orderId, input.token);
       setCheckoutCookie(ctx.answer, ctx.deps.config, { orderId: order.id, token: input.token });
       return checkoutSession(ctx, order);
     }),
@@ -175,6 +175,6 @@ export const checkoutRouter = router({
     .query(async ({ ctx }) => {
       const cookie = ctx.caller.credentials.checkout;
       if (!cookie) throw new AppError('unauthorized', 'Open the checkout link first.');
-      return checkoutSession(ctx, await orderForToken(ctx.em, cookie.orderId, cookie.token));
+      return checkoutSession(ctx, await orderForToken(ctx, cookie.orderId, cookie.token));
     }),
 });

@@ -22,12 +22,12 @@ import { merchantProcedure, router, storeProcedure, storeResource } from '../../
 import { getOrderTimeline, listDashboardOrders, listOrders, storeStats } from '../../modules/orders/orders.service.js';
 import {
   cancelStoreOrder,
+  getSellerOrder,
   markOrderDelivered,
   markOrderPaid,
   refundStoreOrder,
   updateOrder,
-} from '../../modules/order-actions/order-actions.service.js';
-import { getSellerOrder } from '../../modules/order-actions/seller-order.js';
+} from '../../flows/seller-order-actions.js';
 
 const MERCHANT = '/merchant/v1/stores/{storeId}/orders';
 const DASHBOARD = '/dashboard/stores/{storeId}/orders';

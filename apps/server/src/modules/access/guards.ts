@@ -10,7 +10,7 @@
 import type { TApiKeyScope, TStorePermission } from '@svc/schemas';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError, invalidField } from '../../lib/errors.js';
-import { authenticateApiKey, type MerchantCredential } from '../api-keys/api-keys.service.js';
+import { authenticateApiKey, type MerchantCredential } from '../api-keys/api-key-credential.js';
 import { setSessionCookie } from '../identity/session-cookie.js';
 import { resolveSession } from '../identity/sessions.js';
 import type { Context, RouteCall } from '../request/context.js';
@@ -71,7 +71,7 @@ export async function authenticateSession(
     throw new AppError('unauthorized', 'Dashboard routes take the session cookie, not a Bearer key.');
   const token = credentials.sessionToken;
   if (!token) throw new AppError('unauthorized', 'Sign in first.');
-  const resolved = await resolveSession(ctx.em, ctx.clock, token);
+  const resolved = await resolveSession(ctx, token);
   if (!resolved) throw new AppError('unauthorized', 'The session has expired; sign in again.');
   if (call.unsafe && call.csrf !== 'exempt') {
     const header = credentials.csrfToken;
@@ -91,7 +91,7 @@ export async function requireMember(
   permission?: TStorePermission,
   ownerOnly = false,
 ) {
-  const member = await findMembership(ctx.em, storeId, userId);
+  const member = await findMembership(ctx, storeId, userId);
   if (!member) throw new AppError('store_forbidden', 'You are not a member of this store.');
   if (ownerOnly && member.role !== 'owner')
     throw new AppError('permission_missing', 'Only the store owner manages members.');

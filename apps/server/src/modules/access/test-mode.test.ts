@@ -126,7 +126,7 @@ describe('pageTestModeAccess (the storefront pages)', () => {
       await pageTestModeAccess(presenting(base, { preview: newPreviewToken(base, 'a'.repeat(24)).token }), store.id),
     ).toEqual({ allowed: false });
 
-    const session = await createSession(orm.em.fork(), base.clock, user);
+    const session = await createSession({ ...base, em: orm.em.fork() }, user);
     const bySession = await pageTestModeAccess(presenting(base, { sessionToken: session.token }), store.id);
     expect(bySession.allowed).toBe(true);
     // The token made for a session lasts to the end of the next whole hour: the same all this hour.
@@ -134,7 +134,7 @@ describe('pageTestModeAccess (the storefront pages)', () => {
     expect(checkPreviewToken(base, made, store.id)).toEqual({ ok: true, expiresAt: new Date(START + 2 * 3600_000) });
     // Another store's member: live.
     const other = await seller(base);
-    const otherSession = await createSession(orm.em.fork(), base.clock, other.user);
+    const otherSession = await createSession({ ...base, em: orm.em.fork() }, other.user);
     expect(await pageTestModeAccess(presenting(base, { sessionToken: otherSession.token }), store.id)).toEqual({
       allowed: false,
     });

@@ -8,7 +8,7 @@
  * as for any order.
  */
 import { AppError } from '../../lib/errors.js';
-import { authenticateApiKey } from '../api-keys/api-keys.service.js';
+import { authenticateApiKey } from '../api-keys/api-key-credential.js';
 import type { Context } from '../request/context.js';
 import { findMembership } from '../stores/membership.js';
 import { checkPreviewToken, PREVIEW_PREFIX, signPreviewToken, type PreviewCheck } from '../stores/preview-token.js';
@@ -82,7 +82,7 @@ export async function pageTestModeAccess(
     if (error instanceof AppError) return undefined;
     throw error;
   });
-  if (!session || !(await findMembership(ctx.em, storeId, session.user.id))) return { allowed: false };
+  if (!session || !(await findMembership(ctx, storeId, session.user.id))) return { allowed: false };
   const hour = 3600_000;
   const expiresAt = new Date((Math.floor(ctx.clock.now().getTime() / hour) + 2) * hour);
   return { allowed: true, token: signPreviewToken(ctx, storeId, expiresAt) };

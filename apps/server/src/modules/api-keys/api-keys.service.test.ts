@@ -21,7 +21,8 @@ import type { User } from '../identity/identity.entities.js';
 import { createUser } from '../identity/identity.service.js';
 import { addMember, createStore, removeMember, updateMember } from '../stores/stores.service.js';
 import { ApiKeySchema } from './api-keys.entities.js';
-import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.js';
+import { authenticateApiKey } from './api-key-credential.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.js';
 
 let orm: Orm;
 beforeAll(async () => {

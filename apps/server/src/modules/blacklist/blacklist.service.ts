@@ -1,11 +1,10 @@
 /** Whether a store refuses a buyer, by e-mail, IP or country. */
 import { isIP } from 'node:net';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { ZEmail, type TBlacklistEntry, type TClientGate, type TCreateBlacklistEntryInput } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
-import { findSellingStore } from '../catalog/catalog.service.js';
+import { findSellingStore } from '../stores/selling-store.js';
 import { BLACKLIST_KINDS, BlacklistEntrySchema, type BlacklistEntry } from './blacklist.entities.js';
 import { matchingKinds } from './blacklist.repo.js';
 
@@ -19,7 +18,7 @@ export type BlacklistReason = 'email' | 'ip' | 'country';
 
 /** The kinds of the store's blacklist that match this buyer (empty: allowed). */
 export async function blacklistMatches(
-  em: EntityManager,
+  ctx: ServiceContext,
   storeId: string,
   livemode: boolean,
   buyer: BuyerIdentity,
@@ -29,7 +28,7 @@ export async function blacklistMatches(
     { kind: 'country' as const, value: buyer.country.toUpperCase() },
     ...(buyer.email ? [{ kind: 'email' as const, value: buyer.email.toLowerCase() }] : []),
   ];
-  return matchingKinds(em, storeId, livemode, candidates);
+  return matchingKinds(ctx.em, storeId, livemode, candidates);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,9 +135,9 @@ export async function clientGate(
   input: { storeId: string; email?: string | undefined },
   client: { ip: string; country: string },
 ): Promise<TClientGate> {
-  const store = await findSellingStore(ctx.em, input.storeId);
+  const store = await findSellingStore(ctx, input.storeId);
   // The storefront's gate asks for live buyers (a test checkout is checked against the test list).
-  const matched = await blacklistMatches(ctx.em, store.id, ctx.livemode, {
+  const matched = await blacklistMatches(ctx, store.id, ctx.livemode, {
     email: input.email,
     ip: client.ip,
     country: client.country,

@@ -3,6 +3,7 @@
  * merchant API's product pages, the public catalog and the stores that may sell. A product's
  * license-key stock is key-store.ts's.
  */
+import { inTransaction } from '../request/transaction.js';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
@@ -21,9 +22,9 @@ import type { TestModeAccess } from '../access/test-mode.js';
 import type { ServiceContext } from '../request/context.js';
 import { recordEvent } from '../events/outbox.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
-import { selectStoreRef } from '../stores/stores.repo.js';
 import { selectStorefrontPage, selectStorefrontVersion } from './catalog.repo.js';
-import { toPublicStore } from '../stores/stores.service.js';
+import { toPublicStore } from '../stores/store-views.js';
+import { findSellingStore } from '../stores/selling-store.js';
 import { ProductSchema, type Product } from './catalog.entities.js';
 import { toImageView } from './images.service.js';
 import { isKeyed, stockOf } from './key-store.js';
@@ -94,8 +95,8 @@ async function storeOf(em: EntityManager, storeId: string): Promise<Store> {
   return em.findOneOrFail(StoreSchema, { id: storeId });
 }
 
-async function viewOf(em: EntityManager, product: Product, currency: string): Promise<TProduct> {
-  const stock = await stockOf(em, [product]);
+async function viewOf(ctx: ServiceContext, product: Product, currency: string): Promise<TProduct> {
+  const stock = await stockOf(ctx, [product]);
   return toProductView(product, currency, stock.get(product.id) ?? null);
 }
 
@@ -138,15 +139,15 @@ async function freeSlug(em: EntityManager, storeId: string, livemode: boolean, n
 export async function createProduct(ctx: ServiceContext, input: TCreateProductInput): Promise<TProduct> {
   const store = await storeOf(ctx.em, input.storeId);
   checkInstructions(input.deliveryMethods, input.deliveryInstructions ?? '');
-  return ctx.em.transactional(async (em) => {
+  return inTransaction(ctx, async (tx) => {
     const now = ctx.clock.now();
-    const product = em.create(ProductSchema, {
+    const product = tx.em.create(ProductSchema, {
       id: newId(),
       store: store.id,
       livemode: ctx.livemode,
       name: input.name,
       // A slug two creates race for loses at the unique (store, slug): 409 conflict.
-      slug: input.slug ?? (await freeSlug(em, store.id, ctx.livemode, input.name)),
+      slug: input.slug ?? (await freeSlug(tx.em, store.id, ctx.livemode, input.name)),
       description: input.description ?? '',
       priceMinor: inputAmountToMinor(input.price, store.currency, 'price'),
       status: input.status ?? 'active',
@@ -163,7 +164,7 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       updatedAt: now,
     });
     const view = toProductView(product, store.currency, isKeyed(product) ? 0 : null);
-    await recordEvent(em, {
+    await recordEvent(tx, {
       storeId: store.id,
       livemode: product.livemode,
       type: 'product.created',
@@ -176,8 +177,8 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
 
 export async function updateProduct(ctx: ServiceContext, input: TUpdateProductInput): Promise<TProduct> {
   const store = await storeOf(ctx.em, input.storeId);
-  return ctx.em.transactional(async (em) => {
-    const product = await findProduct(em, input.storeId, ctx.livemode, input.productId);
+  return inTransaction(ctx, async (tx) => {
+    const product = await findProduct(tx, input.storeId, ctx.livemode, input.productId);
     if (input.name !== undefined) product.name = input.name;
     if (input.slug !== undefined) product.slug = input.slug;
     if (input.price !== undefined) product.priceMinor = inputAmountToMinor(input.price, store.currency, 'price');
@@ -197,9 +198,9 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
     const now = ctx.clock.now();
     product.updatedAt = now;
     // Flush first: a change the database refuses must leave no event behind.
-    await em.flush();
-    const view = await viewOf(em, product, store.currency);
-    await recordEvent(em, {
+    await tx.em.flush();
+    const view = await viewOf(tx, product, store.currency);
+    await recordEvent(tx, {
       storeId: store.id,
       livemode: product.livemode,
       type: 'product.updated',
@@ -213,13 +214,13 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
 /** Soft delete: orders keep naming the product; it leaves the catalog and the dashboard. */
 export async function deleteProduct(ctx: ServiceContext, input: { storeId: string; productId: string }): Promise<void> {
   const store = await storeOf(ctx.em, input.storeId);
-  await ctx.em.transactional(async (em) => {
-    const product = await findProduct(em, input.storeId, ctx.livemode, input.productId);
+  await inTransaction(ctx, async (tx) => {
+    const product = await findProduct(tx, input.storeId, ctx.livemode, input.productId);
     const now = ctx.clock.now();
     product.deletedAt = now;
     product.status = 'archived';
     product.updatedAt = now;
-    await recordEvent(em, {
+    await recordEvent(tx, {
       storeId: store.id,
       livemode: product.livemode,
       type: 'product.deleted',
@@ -234,7 +235,7 @@ export async function getProduct(
   input: { storeId: string; productId: string },
 ): Promise<TProduct> {
   const store = await storeOf(ctx.em, input.storeId);
-  return viewOf(ctx.em, await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId), store.currency);
+  return viewOf(ctx, await findProduct(ctx, input.storeId, ctx.livemode, input.productId), store.currency);
 }
 
 export async function listProducts(ctx: ServiceContext, input: { storeId: string }): Promise<TProduct[]> {
@@ -244,7 +245,7 @@ export async function listProducts(ctx: ServiceContext, input: { storeId: string
     { store: store.id, livemode: ctx.livemode, deletedAt: null },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
-  const stock = await stockOf(ctx.em, products);
+  const stock = await stockOf(ctx, products);
   return products.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null));
 }
 
@@ -273,42 +274,8 @@ export async function listProductPage(ctx: ServiceContext, input: TListProductsQ
   const { page, hasMore, nextCursor } = keysetPage(key, scope, products, limit, (p) =>
     String(p.createdAt.getTime() * 1000),
   );
-  const stock = await stockOf(ctx.em, page);
+  const stock = await stockOf(ctx, page);
   return { products: page.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null)), hasMore, nextCursor };
-}
-
-/** A store that may sell: exists and is not banned, by id or subdomain (`shopId`), or by subdomain only. */
-export async function findSellingStore(
-  em: EntityManager,
-  ref: string,
-  by: 'id-or-subdomain' | 'subdomain' = 'id-or-subdomain',
-): Promise<Store> {
-  const subdomain = ref.toLowerCase();
-  const store = await em.findOne(
-    StoreSchema,
-    by === 'subdomain' ? { subdomain } : { $or: [{ id: ref }, { subdomain }] },
-  );
-  if (!store) throw new AppError('not_found', 'Store not found.');
-  if (store.banned) throw new AppError('store_banned', 'This store is not available.');
-  return store;
-}
-
-/** What the cart and order creation need of the store. */
-export interface SellingStoreRef {
-  id: string;
-  currency: string;
-}
-
-/**
- * findSellingStore for the hot buyer paths (cart, order creation): the same rules (by id or
- * subdomain, an id match first; 404 unknown, 403 banned) in one raw statement, without
- * hydrating the entity.
- */
-export async function findSellingStoreRef(em: EntityManager, ref: string): Promise<SellingStoreRef> {
-  const store = await selectStoreRef(em, ref);
-  if (!store) throw new AppError('not_found', 'Store not found.');
-  if (store.banned) throw new AppError('store_banned', 'This store is not available.');
-  return { id: store.id, currency: store.currency };
 }
 
 export async function publicProducts(ctx: ServiceContext, store: Store): Promise<TPublicProduct[]> {
@@ -318,7 +285,7 @@ export async function publicProducts(ctx: ServiceContext, store: Store): Promise
     { store: store.id, livemode: ctx.livemode, status: 'active', deletedAt: null },
     { orderBy: { createdAt: 'asc', id: 'asc' }, ...ON_REPLICA },
   );
-  const stock = await stockOf(ctx.em, products);
+  const stock = await stockOf(ctx, products);
   return products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null)));
 }
 
@@ -332,7 +299,7 @@ async function shownStore(
   input: { subdomain: string; mode?: 'live' | 'test' | undefined },
   testMode: TestModeAccess,
 ): Promise<Store> {
-  const store = await findSellingStore(ctx.em, input.subdomain, 'subdomain');
+  const store = await findSellingStore(ctx, input.subdomain, 'subdomain');
   ctx.livemode = !(input.mode === 'test' && (await testMode(store.id)));
   return store;
 }
@@ -428,7 +395,7 @@ export async function publicProduct(
     (await ctx.em.findOne(ProductSchema, { id: input.productId, ...shown })) ??
     (await ctx.em.findOne(ProductSchema, { slug: input.productId, ...shown }));
   if (!product) throw new AppError('not_found', 'Product not found.');
-  const stock = await stockOf(ctx.em, [product]);
+  const stock = await stockOf(ctx, [product]);
   return toPublicProduct(toProductView(product, store.currency, stock.get(product.id) ?? null));
 }
 

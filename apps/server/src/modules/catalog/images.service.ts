@@ -6,6 +6,7 @@
  * immutable, by the image's address. The product row's `images` column lists them in order; this
  * module is its one writer.
  */
+import { inTransaction } from '../request/transaction.js';
 import { Readable } from 'node:stream';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -111,7 +112,7 @@ export async function uploadProductImage(
   ctx: ServiceContext,
   input: { storeId: string; productId: string; stream: Readable },
 ): Promise<{ images: TProductImage[] }> {
-  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
+  const product = await findProduct(ctx, input.storeId, ctx.livemode, input.productId);
   // Checked before the upload is stored, to spare the work; again under the lock below.
   if (product.images.length >= PRODUCT_IMAGES_MAX) throw full();
   const id = newId();
@@ -142,12 +143,12 @@ export async function uploadProductImage(
       variants.push({ width: rendition.width, height: rendition.height });
     }
     const record: ProductImageRecord = { id, contentType, size: stored.size, sha256: stored.sha256, variants };
-    const saved = await ctx.em.transactional(async (em) => {
-      const locked = await lockedProduct(em, input.storeId, ctx.livemode, input.productId);
+    const saved = await inTransaction(ctx, async (tx) => {
+      const locked = await lockedProduct(tx.em, input.storeId, ctx.livemode, input.productId);
       if (locked.images.length >= PRODUCT_IMAGES_MAX) throw full();
       locked.images = [...locked.images, record];
       locked.updatedAt = ctx.clock.now();
-      await em.flush();
+      await tx.em.flush();
       return locked;
     });
     return { images: saved.images.map((image) => toImageView(saved.id, image)) };
@@ -162,13 +163,13 @@ export async function deleteProductImage(
   ctx: ServiceContext,
   input: { storeId: string; productId: string; imageId: string },
 ): Promise<void> {
-  const removed = await ctx.em.transactional(async (em) => {
-    const product = await lockedProduct(em, input.storeId, ctx.livemode, input.productId);
+  const removed = await inTransaction(ctx, async (tx) => {
+    const product = await lockedProduct(tx.em, input.storeId, ctx.livemode, input.productId);
     const image = product.images.find((i) => i.id === input.imageId);
     if (!image) throw new AppError('not_found', 'Image not found.');
     product.images = product.images.filter((i) => i !== image);
     product.updatedAt = ctx.clock.now();
-    await em.flush();
+    await tx.em.flush();
     return image;
   });
   await ctx.deps.storage.remove(storageKeyOf(input.storeId, removed.id));
@@ -180,8 +181,8 @@ export async function reorderProductImages(
   ctx: ServiceContext,
   input: { storeId: string; productId: string; imageIds: string[] },
 ): Promise<{ images: TProductImage[] }> {
-  return ctx.em.transactional(async (em) => {
-    const product = await lockedProduct(em, input.storeId, ctx.livemode, input.productId);
+  return inTransaction(ctx, async (tx) => {
+    const product = await lockedProduct(tx.em, input.storeId, ctx.livemode, input.productId);
     const byId = new Map(product.images.map((i) => [i.id, i]));
     const same =
       input.imageIds.length === byId.size &&
@@ -190,7 +191,7 @@ export async function reorderProductImages(
     if (!same) throw invalidField('imageIds', "Name each of the product's images once, in the new order.");
     product.images = input.imageIds.map((id) => byId.get(id)!);
     product.updatedAt = ctx.clock.now();
-    await em.flush();
+    await tx.em.flush();
     return { images: product.images.map((image) => toImageView(product.id, image)) };
   });
 }

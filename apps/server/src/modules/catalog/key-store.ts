@@ -6,7 +6,7 @@
  * the values' crypto is license-key-crypto.ts's.
  */
 import { raw } from '@mikro-orm/core';
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { FilterQuery } from '@mikro-orm/postgresql';
 import type { TMerchantKeyListQuery } from '@svc/schemas';
 import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
@@ -24,13 +24,13 @@ export function isKeyed(product: Pick<Product, 'deliveryMethods'>): boolean {
 
 /** Available keys per product, for the keyed ones among `products`. */
 export async function stockOf(
-  em: EntityManager,
+  ctx: ServiceContext,
   products: Array<Pick<Product, 'id' | 'deliveryMethods'>>,
 ): Promise<Map<string, number>> {
   const keyed = products.filter(isKeyed).map((p) => p.id);
   const stock = new Map<string, number>(keyed.map((id) => [id, 0]));
   if (keyed.length === 0) return stock;
-  const rows = await em
+  const rows = await ctx.em
     .createQueryBuilder(LicenseKeySchema, 'k')
     .select(['k.product', raw('count(*) as n')])
     .where({ product: { $in: keyed }, status: 'available' })
@@ -44,13 +44,13 @@ export async function stockOf(
  * Adds keys to a keyed product's stock. Values are trimmed; empty lines are ignored;
  * duplicates within the import and against stock are dropped (the unique
  * (product, value hash) constraint decides, so two imports racing cannot both add one).
- * Serving the orders that waited for them is fulfilment's (restock in fulfilment.service.ts).
+ * Serving the orders that waited for them is the restock flow's (flows/restock.ts).
  */
 export async function importKeys(
   ctx: ServiceContext,
   input: { storeId: string; productId: string; keys: string[] },
 ): Promise<{ added: number; duplicates: number }> {
-  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
+  const product = await findProduct(ctx, input.storeId, ctx.livemode, input.productId);
   if (!isKeyed(product)) throw new AppError('conflict', 'This product is not delivered by license keys.');
   const sealer = keySealer(ctx.deps.config);
   const values = input.keys.map((key) => key.trim()).filter((key) => key.length > 0);
@@ -81,7 +81,7 @@ export async function listKeys(
     cursor?: string | undefined;
   },
 ) {
-  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
+  const product = await findProduct(ctx, input.storeId, ctx.livemode, input.productId);
   const limit = input.limit ?? 50;
   const cursorKey = ctx.deps.config.encryptionKey;
   const scope = cursorScope('dashboard.license-keys', {
@@ -131,7 +131,7 @@ const MERCHANT_KEY_STATUS: Record<'available' | 'assigned' | 'disabled', FilterQ
 
 /** A product's keys, masked, with the stock counts (the merchant API); keyset by id. */
 export async function listMerchantKeys(ctx: ServiceContext, input: TMerchantKeyListQuery) {
-  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
+  const product = await findProduct(ctx, input.storeId, ctx.livemode, input.productId);
   const limit = input.limit ?? 50;
   const cursorKey = ctx.deps.config.encryptionKey;
   const scope = cursorScope('license-keys', { storeId: input.storeId, productId: product.id, status: input.status });
@@ -178,7 +178,7 @@ export async function deleteKey(
   ctx: ServiceContext,
   input: { storeId: string; productId: string; keyId: string },
 ): Promise<void> {
-  const product = await findProduct(ctx.em, input.storeId, ctx.livemode, input.productId);
+  const product = await findProduct(ctx, input.storeId, ctx.livemode, input.productId);
   const deleted = await ctx.em.nativeDelete(LicenseKeySchema, {
     id: input.keyId,
     product: product.id,
@@ -193,8 +193,8 @@ export async function deleteKey(
 }
 
 /** The keys each line of an order holds (line id -> count). */
-export async function assignedKeyCounts(em: EntityManager, orderId: string): Promise<Map<string, number>> {
-  const rows = await em
+export async function assignedKeyCounts(ctx: ServiceContext, orderId: string): Promise<Map<string, number>> {
+  const rows = await ctx.em
     .createQueryBuilder(LicenseKeySchema, 'k')
     .select(['k.orderLineId', raw('count(*) as n')])
     .where({ order: orderId, status: 'assigned' })
@@ -204,6 +204,6 @@ export async function assignedKeyCounts(em: EntityManager, orderId: string): Pro
 }
 
 /** A refund takes back the keys an order holds; returns how many. */
-export async function revokeOrderKeys(em: EntityManager, orderId: string): Promise<number> {
-  return em.nativeUpdate(LicenseKeySchema, { order: orderId, status: 'assigned' }, { status: 'revoked' });
+export async function revokeOrderKeys(ctx: ServiceContext, orderId: string): Promise<number> {
+  return ctx.em.nativeUpdate(LicenseKeySchema, { order: orderId, status: 'assigned' }, { status: 'revoked' });
 }

@@ -11,7 +11,7 @@ import { newId } from '../../lib/ids.js';
 import { FileTooLargeError } from '../../lib/storage.js';
 import type { ServiceContext } from '../request/context.js';
 import { StoreSchema } from '../stores/stores.entities.js';
-import { toPublicStore } from '../stores/stores.service.js';
+import { toPublicStore } from '../stores/store-views.js';
 import { StoredFileSchema } from './catalog.entities.js';
 import { DECODE, pictureSize, unreadable, withImageTurn } from './image-work.js';
 

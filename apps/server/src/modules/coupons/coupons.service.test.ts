@@ -9,7 +9,7 @@ import type { TCouponValidation } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
-import { serviceContext } from '../../../../../test/support/in-process.js';
+import { serviceContext, contextOn } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
@@ -569,10 +569,10 @@ describe('validateCoupon: refusals', () => {
     });
     const check = () => validateCoupon(ctxOn(), { storeId: store.id, code: coupon.code });
 
-    await claimCouponUse(orm.em.fork(), coupon.id);
+    await claimCouponUse(contextOn(orm.em.fork()), coupon.id);
     const open: TCouponValidation = await check();
     expect(open.valid).toBe(true);
-    await claimCouponUse(orm.em.fork(), coupon.id);
+    await claimCouponUse(contextOn(orm.em.fork()), coupon.id);
     const usedUp = await check();
     expect(usedUp).toEqual({
       valid: false,
@@ -584,7 +584,7 @@ describe('validateCoupon: refusals', () => {
     for (const answer of [open, usedUp]) expect(Object.keys(answer)).not.toEqual(expect.arrayContaining(['uses']));
     for (const answer of [open, usedUp]) expect(Object.keys(answer)).not.toEqual(expect.arrayContaining(['maxUses']));
 
-    await appError(claimCouponUse(orm.em.fork(), coupon.id), 'coupon_invalid');
+    await appError(claimCouponUse(contextOn(orm.em.fork()), coupon.id), 'coupon_invalid');
     expect((await storedCoupon(coupon.id)).uses).toBe(2);
 
     // The limit cannot go below the uses so far; raising it opens the coupon again.
@@ -633,7 +633,7 @@ describe('claimCouponUse under concurrency', () => {
     });
 
     const results = await Promise.allSettled(
-      Array.from({ length: 12 }, () => wide.em.fork().transactional((em) => claimCouponUse(em, coupon.id))),
+      Array.from({ length: 12 }, () => wide.em.fork().transactional((em) => claimCouponUse(contextOn(em), coupon.id))),
     );
 
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
@@ -674,7 +674,7 @@ describe('claimCouponUse under concurrency', () => {
     });
 
     await Promise.all(
-      Array.from({ length: 12 }, () => wide.em.fork().transactional((em) => claimCouponUse(em, coupon.id))),
+      Array.from({ length: 12 }, () => wide.em.fork().transactional((em) => claimCouponUse(contextOn(em), coupon.id))),
     );
 
     expect((await storedCoupon(coupon.id)).uses).toBe(12);

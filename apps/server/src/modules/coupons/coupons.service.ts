@@ -12,9 +12,9 @@ import { newId } from '../../lib/ids.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
 import type { ServiceContext } from '../request/context.js';
 import { ProductSchema } from '../catalog/catalog.entities.js';
-import { findSellingStore } from '../catalog/catalog.service.js';
+import { findSellingStore } from '../stores/selling-store.js';
 import { NO_TEST_MODE, type TestModeAccess } from '../access/test-mode.js';
-import { normaliseCart } from '../catalog/cart.service.js';
+import { normaliseCart } from '../catalog/cart.js';
 import { StoreSchema, type Store } from '../stores/stores.entities.js';
 import { CouponSchema, type Coupon } from './coupons.entities.js';
 import { decrementUses, incrementUses } from './coupons.repo.js';
@@ -42,12 +42,12 @@ const REFUSAL_TEXT: Record<CouponRefusal, string> = {
 };
 
 export function findCoupon(
-  em: EntityManager,
+  ctx: Pick<ServiceContext, 'em'>,
   storeId: string,
   livemode: boolean,
   code: string,
 ): Promise<Coupon | null> {
-  return em.findOne(CouponSchema, {
+  return ctx.em.findOne(CouponSchema, {
     store: storeId,
     livemode,
     code: { $ilike: code.replace(/[\\%_]/g, (c) => `\\${c}`) },
@@ -80,26 +80,26 @@ export function evaluateCoupon(
 
 /** For checkout: the discount, or 400 coupon_invalid saying why. */
 export async function requireCoupon(
-  em: EntityManager,
+  ctx: ServiceContext,
   store: Pick<Store, 'id'>,
   livemode: boolean,
   code: string,
   lines: PricedLine[],
   now: Date,
 ): Promise<CouponOutcome> {
-  const outcome = evaluateCoupon(await findCoupon(em, store.id, livemode, code), lines, now);
+  const outcome = evaluateCoupon(await findCoupon(ctx, store.id, livemode, code), lines, now);
   if ('refusal' in outcome) throw new AppError('coupon_invalid', REFUSAL_TEXT[outcome.refusal]);
   return outcome;
 }
 
 /** Counts one use inside the order's transaction; fails when a racing order took the last one. */
-export async function claimCouponUse(em: EntityManager, couponId: string): Promise<void> {
-  if (!(await incrementUses(em, couponId))) throw new AppError('coupon_invalid', REFUSAL_TEXT.used_up);
+export async function claimCouponUse(ctx: ServiceContext, couponId: string): Promise<void> {
+  if (!(await incrementUses(ctx.em, couponId))) throw new AppError('coupon_invalid', REFUSAL_TEXT.used_up);
 }
 
 /** Gives back uses of orders that will never be paid (cancelled, expired): coupon id -> count. */
-export async function releaseCoupons(em: EntityManager, uses: Map<string, number>): Promise<void> {
-  for (const [couponId, count] of uses) await decrementUses(em, couponId, count);
+export async function releaseCoupons(ctx: ServiceContext, uses: Map<string, number>): Promise<void> {
+  for (const [couponId, count] of uses) await decrementUses(ctx.em, couponId, count);
 }
 
 export function couponRefusalText(refusal: CouponRefusal): string {
@@ -175,7 +175,7 @@ async function assertCodeFree(
   code: string,
   exceptId?: string,
 ): Promise<void> {
-  const existing = await findCoupon(em, storeId, livemode, code);
+  const existing = await findCoupon({ em }, storeId, livemode, code);
   if (existing && existing.id !== exceptId) throw new AppError('conflict', CODE_TAKEN);
 }
 
@@ -314,9 +314,9 @@ export async function validateCoupon(
   input: TValidateCouponInput,
   testMode: TestModeAccess = NO_TEST_MODE,
 ): Promise<TCouponValidation> {
-  const store = await findSellingStore(ctx.em, input.storeId);
-  const cart = input.cart ? await normaliseCart(ctx.em, store, input.cart, testMode) : undefined;
-  const coupon = await findCoupon(ctx.em, store.id, cart?.livemode ?? true, input.code);
+  const store = await findSellingStore(ctx, input.storeId);
+  const cart = input.cart ? await normaliseCart(ctx, store, input.cart, testMode) : undefined;
+  const coupon = await findCoupon(ctx, store.id, cart?.livemode ?? true, input.code);
   const now = ctx.clock.now();
   const lines: PricedLine[] = (cart?.lines ?? []).map((line) => ({
     productId: line.product.id,

@@ -28,13 +28,13 @@ import { CUSTOMER_SESSION_TTL_MS } from './customer-cookie.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from './customers.entities.js';
 import {
   CODE_REQUESTS_PER_EMAIL,
-  authenticateCustomer,
   endCustomerSession,
   getCustomerOrder,
   listCustomerOrders,
   startCustomerLogin,
   verifyCustomerLogin,
 } from './customers.service.js';
+import { authenticateCustomer } from './customer-session.js';
 
 const MINUTE = 60_000;
 const CODE_TTL_MS = 10 * MINUTE;
@@ -71,7 +71,7 @@ const wrongCode = (code: string) => code.replace(/\d/g, (d) => String((Number(d)
 
 /** The mail kept for `address`, opened with the key of the context that sent it. */
 const mailsTo = (base: ServiceContext, address: string) =>
-  keptMail(orm.em.fork(), base.deps.config.encryptionKey, { to: address });
+  keptMail({ em: orm.em.fork(), deps: base.deps }, { to: address });
 const mailCount = (address: string) => orm.em.fork().count(OutboundEmailSchema, { to: address });
 const codeRows = (storeId: string, email: string) =>
   orm.em.fork().find(CustomerCodeSchema, { store: storeId, email }, { orderBy: { createdAt: 'asc' } });

@@ -3,6 +3,7 @@
  * server key, single use, 10 minutes, 5 tries), then a `svc_customer` session that is
  * separate from any seller session.
  */
+import { inTransaction } from '../request/transaction.js';
 import type { TBuyerOrder, TCustomer, TCustomerList, TListCustomersQuery } from '@svc/schemas';
 import type { Config } from '../../config.js';
 import { deriveKey, hmacHex, randomDigits, randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
@@ -13,9 +14,9 @@ import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../request/context.js';
 import { enforceTighterLimit } from '../request/rate-limit.js';
 import { recordMail } from '../mail/outbox.js';
-import { DEFAULT_PAGE_SIZE, getBuyerOrder, listBuyerOrders, spendByEmail } from '../orders/orders.service.js';
-import { ownOrigin, storeOrigins } from '../stores/origins.js';
-import { StoreSchema, type Store } from '../stores/stores.entities.js';
+import { DEFAULT_PAGE_SIZE, getBuyerOrder, listBuyerOrders, spendByEmail } from '../orders/order-reads.js';
+import { assertStoreOrigin } from './customer-session.js';
+import { StoreSchema } from '../stores/stores.entities.js';
 import { CUSTOMER_SESSION_TTL_MS } from './customer-cookie.js';
 import { countAttempt, lockAddress, selectCustomerPage } from './customers.repo.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema, type Customer } from './customers.entities.js';
@@ -59,12 +60,16 @@ export async function startCustomerLogin(
   await enforceTighterLimit(ctx, CODE_REQUESTS_PER_EMAIL, `${store.id}:${input.email}`);
   const now = ctx.clock.now();
   const code = randomDigits(6);
-  await ctx.em.transactional(async (em) => {
+  await inTransaction(ctx, async (tx) => {
     // A new code replaces any earlier one still open. Requests for the same address take
     // turns, so two in parallel cannot each leave their code open beside the other's.
-    await lockAddress(em, store.id, input.email);
-    await em.nativeUpdate(CustomerCodeSchema, { store: store.id, email: input.email, usedAt: null }, { usedAt: now });
-    await em.insert(CustomerCodeSchema, {
+    await lockAddress(tx.em, store.id, input.email);
+    await tx.em.nativeUpdate(
+      CustomerCodeSchema,
+      { store: store.id, email: input.email, usedAt: null },
+      { usedAt: now },
+    );
+    await tx.em.insert(CustomerCodeSchema, {
       id: newId(),
       store: store.id,
       email: input.email,
@@ -75,7 +80,7 @@ export async function startCustomerLogin(
       usedAt: null,
     });
     // The code and its mail commit together; the mail sender sends it, never this request.
-    await recordMail(em, ctx.deps, {
+    await recordMail(tx, {
       to: input.email,
       subject: `Your sign-in code for ${store.name}`,
       text: `Your code is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, ignore this e-mail.`,
@@ -145,37 +150,6 @@ export async function endCustomerSession(
   if (!session) return;
   assertStoreOrigin(ctx, session.customer.getEntity().store.getEntity());
   await ctx.em.nativeDelete(CustomerSessionSchema, { idHash: session.idHash });
-}
-
-/**
- * A request that names an Origin must come from the customer's store or from this service
- * itself: one store's theme cannot read, or end, another's buyers.
- */
-function assertStoreOrigin(ctx: ServiceContext & Pick<Context, 'caller'>, store: Store): void {
-  const origin = ctx.caller.origin;
-  if (origin && origin !== ownOrigin(ctx.deps.config) && !storeOrigins(ctx.deps.config, store).includes(origin)) {
-    throw new AppError('store_forbidden', 'This origin does not belong to the store.');
-  }
-}
-
-/** The signed-in customer, or 401; from an origin of another store, 403 (`assertStoreOrigin`). */
-export async function authenticateCustomer(ctx: ServiceContext & Pick<Context, 'caller'>): Promise<Customer> {
-  const token = ctx.caller.credentials.customerToken;
-  if (!token) throw new AppError('unauthorized', 'Sign in with the code sent to your e-mail.');
-  const session = await ctx.em.findOne(
-    CustomerSessionSchema,
-    { idHash: sha256Hex(token) },
-    { populate: ['customer.store'] },
-  );
-  if (!session || session.expiresAt.getTime() <= ctx.clock.now().getTime()) {
-    throw new AppError('unauthorized', 'The session has expired; sign in again.');
-  }
-  const customer = session.customer.getEntity();
-  const store = customer.store.getEntity();
-  // A banned store's customer area closes for sessions already open too, not only for new sign-ins.
-  if (store.banned) throw new AppError('store_banned', 'This store is closed.');
-  assertStoreOrigin(ctx, store);
-  return customer;
 }
 
 export function listCustomerOrders(

@@ -39,7 +39,7 @@ describe('recordEvent', () => {
   it('outside a transaction: writes the event and wakes at once', async () => {
     const store = await createStore(orm.em.fork());
     const before = wakes;
-    const id = await recordEvent(orm.em.fork(), event(store.id));
+    const id = await recordEvent({ em: orm.em.fork() }, event(store.id));
     expect(id).toMatch(/^evt_[a-z0-9]{24}$/);
     expect(await exists(id)).toBe(true);
     expect(wakes).toBe(before + 1);
@@ -50,7 +50,7 @@ describe('recordEvent', () => {
     let before = wakes;
     let written = '';
     await orm.em.fork().transactional(async (em) => {
-      written = await recordEvent(em, event(store.id));
+      written = await recordEvent({ em }, event(store.id));
       expect(wakes).toBe(before);
     });
     expect(wakes).toBe(before + 1);
@@ -59,7 +59,7 @@ describe('recordEvent', () => {
     before = wakes;
     await expect(
       orm.em.fork().transactional(async (em) => {
-        written = await recordEvent(em, event(store.id));
+        written = await recordEvent({ em }, event(store.id));
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -72,7 +72,7 @@ describe('recordEvent', () => {
     const before = wakes;
     await orm.em.fork().transactional(async (outer) => {
       await outer.transactional(async (inner) => {
-        await recordEvent(inner, event(store.id));
+        await recordEvent({ em: inner }, event(store.id));
       });
       // The savepoint is released; the event is not committed yet.
       expect(wakes).toBe(before);
@@ -83,12 +83,15 @@ describe('recordEvent', () => {
   it('writes an already dispatched event (the test ping) without a wake-up', async () => {
     const store = await createStore(orm.em.fork());
     const before = wakes;
-    const id = await recordEvent(orm.em.fork(), {
-      ...event(store.id),
-      type: 'webhook.test',
-      payload: { webhookId: 'wh1' },
-      dispatched: true,
-    });
+    const id = await recordEvent(
+      { em: orm.em.fork() },
+      {
+        ...event(store.id),
+        type: 'webhook.test',
+        payload: { webhookId: 'wh1' },
+        dispatched: true,
+      },
+    );
     expect(wakes).toBe(before);
     expect((await orm.em.fork().findOneOrFail(EventSchema, { id })).dispatchedAt).not.toBeNull();
   });
@@ -103,7 +106,7 @@ describe('eventInsert and afterEventWrite (a raw statement writing the event bes
       const insert = eventInsert(event(store.id));
       id = insert.id;
       await em.execute(`with marker as (select 1) ${insert.sql}`, insert.params);
-      afterEventWrite(em);
+      afterEventWrite({ em });
       expect(wakes).toBe(before);
     });
     expect(wakes).toBe(before + 1);
@@ -115,7 +118,7 @@ describe('payload schemas (EVENT_PAYLOADS)', () => {
   it('refuses, in every shape, a payload that does not match its event type, and writes nothing', async () => {
     const store = await createStore(orm.em.fork());
     const bad = { ...event(store.id), type: 'order.created' as const, payload: { order: { id: 'o' } } };
-    await expect(recordEvent(orm.em.fork(), bad)).rejects.toThrow(/order\.created payload does not match/);
+    await expect(recordEvent({ em: orm.em.fork() }, bad)).rejects.toThrow(/order\.created payload does not match/);
     expect(() => eventInsert(bad)).toThrow(/order\.created payload does not match/);
     expect(() => eventInsert({ ...event(store.id), payload: productPayload(store.id, { minQuantity: -1 }) })).toThrow(
       /product\.minQuantity/,

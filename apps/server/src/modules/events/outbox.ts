@@ -5,7 +5,7 @@
  * ORM's transactions, savepoints nested in them, or a raw statement that writes the event beside
  * other rows (`eventInsert`, then `afterEventWrite`).
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ServiceContext } from '../request/context.js';
 import { EVENT_PAYLOADS, type TWebhookEvent } from '@svc/schemas';
 import { newEventId } from '../../lib/ids.js';
 import { EventSchema } from './events.entities.js';
@@ -71,17 +71,18 @@ export function eventInsert(event: OutboxEvent, payloadSql?: string): { id: stri
 }
 
 /** After a raw statement wrote events: the wake-up when its transaction commits (at once outside one). */
-export function afterEventWrite(em: EntityManager): void {
-  wakeHubOf(em)?.afterCommitOf(em);
+export function afterEventWrite(ctx: Pick<ServiceContext, 'em'>): void {
+  wakeHubOf(ctx.em)?.afterCommitOf(ctx.em);
 }
 
 /**
- * Writes an event in `em`'s transaction and arranges the wake-up. Returns its id (`evt_...`).
+ * Writes an event in the context's transaction (inTransaction's, or none) and arranges the wake-up. Returns its id (`evt_...`).
  * Inside a transaction the row joins the unit of work, so it is inserted by the transaction's
  * closing flush in one batch with the change it describes (a settlement's `order.paid` and
  * `order.completed` cost no round trip of their own); outside one it is inserted at once.
  */
-export async function recordEvent(em: EntityManager, event: OutboxEvent): Promise<string> {
+export async function recordEvent(ctx: Pick<ServiceContext, 'em'>, event: OutboxEvent): Promise<string> {
+  const { em } = ctx;
   assertEventPayload(event.type, event.payload);
   const id = newEventId();
   const row = {
@@ -95,6 +96,6 @@ export async function recordEvent(em: EntityManager, event: OutboxEvent): Promis
   };
   if (em.isInTransaction()) em.create(EventSchema, row);
   else await em.insert(EventSchema, row);
-  if (!event.dispatched) afterEventWrite(em);
+  if (!event.dispatched) afterEventWrite({ em });
   return id;
 }

@@ -8,8 +8,8 @@ import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
-import { findSellingStore } from '../catalog/catalog.service.js';
-import { orderForToken } from '../orders/orders.service.js';
+import { findSellingStore } from '../stores/selling-store.js';
+import { orderForToken } from '../orders/order-lookup.js';
 import { FeedbackSchema } from './feedback.entities.js';
 import { selectFeedbackPage, type FeedbackRow } from './feedback.repo.js';
 import { iso } from '../../lib/timestamps.js';
@@ -30,7 +30,7 @@ function rowToFeedback(row: FeedbackRow): TFeedback {
 /** One page, newest first: `(created_at, id) < cursor`, served by the (store, created_at desc, id desc) index. */
 export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuery): Promise<TFeedbackList> {
   const key = ctx.deps.config.encryptionKey;
-  const store = await findSellingStore(ctx.em, input.storeId);
+  const store = await findSellingStore(ctx, input.storeId);
   // Sealed with the store's id, so a cursor pages the store by id or by subdomain alike.
   const scope = cursorScope('feedback', { storeId: store.id, livemode: ctx.livemode });
   const position = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
@@ -53,7 +53,7 @@ export async function listFeedback(ctx: ServiceContext, input: TListFeedbackQuer
 
 /** The buyer rates a completed order once; the unique (order) constraint settles a race. */
 export async function createFeedback(ctx: ServiceContext, input: TCreateFeedbackInput): Promise<TFeedback> {
-  const order = await orderForToken(ctx.em, input.orderId, input.token);
+  const order = await orderForToken(ctx, input.orderId, input.token);
   if (order.status !== 'completed') throw new AppError('order_not_paid', 'Feedback opens once the order is completed.');
   if (await ctx.em.count(FeedbackSchema, { order: order.id })) throw new AppError('conflict', ALREADY_RATED);
   const feedback = ctx.em.create(FeedbackSchema, {

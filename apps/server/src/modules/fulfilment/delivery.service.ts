@@ -14,10 +14,10 @@ import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/ca
 import { decryptLicenseKey } from '../catalog/license-key-crypto.js';
 import { checkoutTokenFor } from '../orders/checkout-cookie.js';
 import { opensOrderLink } from '../orders/order-link.js';
-import { authenticateCustomer } from '../customers/customers.service.js';
+import { authenticateCustomer } from '../customers/customer-session.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
-import { storeSettings } from '../stores/stores.service.js';
+import { storeSettings } from '../stores/store-views.js';
 import { PAID_STATUSES } from '../orders/order-lifecycle.js';
 import { keysOwed, tryAssignKeys } from './fulfilment.service.js';
 
@@ -173,12 +173,12 @@ export async function orderKeys(ctx: ServiceContext, order: Order) {
 
 export async function tryAssignForBuyer(ctx: ServiceContext, order: Order) {
   if (order.status === 'refunded') throw new AppError('order_not_paid', 'This order was refunded.');
-  const updated = await tryAssignKeys(ctx.em.fork(), order.id, ctx.clock.now());
+  const updated = await tryAssignKeys({ ...ctx, em: ctx.em.fork() }, { orderId: order.id, now: ctx.clock.now() });
   return {
     orderId: updated.id,
     status: updated.status,
     keyCount: updated.keyCount,
-    missingKeys: await keysOwed(ctx.em.fork(), updated),
+    missingKeys: await keysOwed({ ...ctx, em: ctx.em.fork() }, updated),
   };
 }
 

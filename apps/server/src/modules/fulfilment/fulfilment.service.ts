@@ -3,18 +3,19 @@
  * FOR UPDATE SKIP LOCKED (catalog.repo.ts) and a key row holds one order, so no key is ever sold
  * twice; an order moves to `completed` when nothing is left to deliver, else waits in
  * `processing` (order-lifecycle.ts makes every status change). Restocks serve the orders that
- * waited, oldest payment first; the seller can mark an order delivered.
+ * waited, oldest payment first (flows/restock.ts adds the keys and calls fillWaitingOrders); the
+ * seller can mark an order delivered.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTransaction } from '../request/transaction.js';
 import { AppError } from '../../lib/errors.js';
 import { keyShortages, keysAssigned } from '../../lib/metrics.js';
 import type { ServiceContext } from '../request/context.js';
 import { ProductSchema, StoredFileSchema, type Product } from '../catalog/catalog.entities.js';
 import { claimKeys } from '../catalog/catalog.repo.js';
-import { assignedKeyCounts, importKeys, revokeOrderKeys } from '../catalog/key-store.js';
+import { assignedKeyCounts, revokeOrderKeys } from '../catalog/key-store.js';
 import { PAID_STATUSES, transition } from '../orders/order-lifecycle.js';
 import { OrderLineSchema, type Order, type OrderLine } from '../orders/orders.entities.js';
-import { lockOrder } from '../orders/orders.service.js';
+import { lockOrder } from '../orders/order-lookup.js';
 
 interface LineState {
   line: OrderLine;
@@ -22,11 +23,12 @@ interface LineState {
   keysAssigned: number;
 }
 
-async function lineStates(em: EntityManager, order: Order): Promise<LineState[]> {
+async function lineStates(ctx: ServiceContext, order: Order): Promise<LineState[]> {
+  const { em } = ctx;
   const lines = await em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
   const productIds = lines.map((l) => l.productId).filter((id): id is string => !!id);
   const products = productIds.length ? await em.find(ProductSchema, { id: { $in: productIds } }) : [];
-  const counts = lines.length ? await assignedKeyCounts(em, order.id) : new Map<string, number>();
+  const counts = lines.length ? await assignedKeyCounts(ctx, order.id) : new Map<string, number>();
   return lines.map((line) => ({
     line,
     product: products.find((p) => p.id === line.productId),
@@ -44,11 +46,12 @@ const keysMissing = (states: LineState[]) =>
  * nothing is left to deliver, or lets a just-paid one `wait`. The order must be locked by the
  * caller's transaction. An order that gains nothing is left as it was.
  */
-export async function fulfil(em: EntityManager, order: Order, now: Date): Promise<void> {
-  const states = await lineStates(em, order);
+export async function fulfil(ctx: ServiceContext, input: { order: Order; now: Date }): Promise<void> {
+  const { order, now } = input;
+  const states = await lineStates(ctx, order);
   let assigned = 0;
   for (const state of states.filter(needsKeys)) {
-    const got = await claimKeys(em, {
+    const got = await claimKeys(ctx.em, {
       productId: state.product!.id,
       orderId: order.id,
       orderLineId: state.line.id,
@@ -66,28 +69,33 @@ export async function fulfil(em: EntityManager, order: Order, now: Date): Promis
   const keysDone = keysMissing(states) === 0;
   if (!keysDone) keyShortages.inc();
   const sellerDone = !states.some(needsSeller) || order.deliveredAt !== null;
-  if (keysDone && sellerDone) await transition(em, order, 'complete', now);
-  else if (order.status === 'paid') await transition(em, order, 'wait', now);
+  if (keysDone && sellerDone) await transition(ctx, order, 'complete', now);
+  else if (order.status === 'paid') await transition(ctx, order, 'wait', now);
 }
 
 /** `POST /api/orders/{id}/try-assign-keys` and restocks: fill what a processing order still lacks. */
-export async function tryAssignKeys(em: EntityManager, orderId: string, now: Date): Promise<Order> {
-  return em.transactional(async (tx) => {
+export async function tryAssignKeys(ctx: ServiceContext, input: { orderId: string; now: Date }): Promise<Order> {
+  const { orderId, now } = input;
+  return inTransaction(ctx, async (tx) => {
     const order = await lockOrder(tx, orderId);
     if (!PAID_STATUSES.includes(order.status)) throw new AppError('order_not_paid', 'This order is not paid.');
-    if (order.status === 'processing') await fulfil(tx, order, now);
+    if (order.status === 'processing') await fulfil(tx, { order, now });
     return order;
   });
 }
 
 /** The keys an order is still owed. */
-export async function keysOwed(em: EntityManager, order: Order): Promise<number> {
-  return keysMissing(await lineStates(em, order));
+export async function keysOwed(ctx: ServiceContext, order: Order): Promise<number> {
+  return keysMissing(await lineStates(ctx, order));
 }
 
-/** After a restock: orders still waiting for this product's keys, oldest payment first. */
-export async function fillWaitingOrders(em: EntityManager, productId: string, now: Date): Promise<number> {
-  const waiting = await em
+/**
+ * After a restock: orders still waiting for this product's keys, oldest payment first, each in a
+ * transaction of its own (one order's lock is never held while the next is served).
+ */
+export async function fillWaitingOrders(ctx: ServiceContext, input: { productId: string; now: Date }): Promise<number> {
+  const { productId, now } = input;
+  const waiting = await ctx.em
     .createQueryBuilder(OrderLineSchema, 'l')
     .select(['o.id', 'o.paidAt'], true)
     .join('l.order', 'o')
@@ -97,29 +105,20 @@ export async function fillWaitingOrders(em: EntityManager, productId: string, no
     .execute<Array<{ id: string }>>('all');
   let filled = 0;
   for (const { id } of waiting) {
-    const order = await tryAssignKeys(em.fork(), id, now);
+    const order = await tryAssignKeys({ ...ctx, em: ctx.em.fork() }, { orderId: id, now });
     if (order.status === 'completed') filled++;
   }
   return filled;
-}
-
-/** Adds keys to stock (catalog) and serves the orders that waited for them, oldest payment first. */
-export async function restock(
-  ctx: ServiceContext,
-  input: { storeId: string; productId: string; keys: string[] },
-): Promise<{ added: number; duplicates: number }> {
-  const result = await importKeys(ctx, input);
-  if (result.added > 0) await fillWaitingOrders(ctx.em.fork(), input.productId, ctx.clock.now());
-  return result;
 }
 
 /** The lifecycle's `revokeKeys` effect: a refunded order's keys leave the buyer. */
 export const revokeKeys = revokeOrderKeys;
 
 /** Whether there is anything to hand the buyer: a key, a file, instruction text or a manual-delivery line. */
-async function hasDeliverableContent(em: EntityManager, order: Order): Promise<boolean> {
+async function hasDeliverableContent(ctx: ServiceContext, order: Order): Promise<boolean> {
+  const { em } = ctx;
   if (order.keyCount > 0) return true;
-  const products = (await lineStates(em, order)).map((s) => s.product).filter((p): p is Product => !!p);
+  const products = (await lineStates(ctx, order)).map((s) => s.product).filter((p): p is Product => !!p);
   if (products.some((p) => p.deliveryMethods.includes('manualDelivery'))) return true;
   if (products.some((p) => p.deliveryMethods.includes('deliveryInstructions') && p.deliveryInstructions.trim() !== ''))
     return true;
@@ -132,19 +131,23 @@ async function hasDeliverableContent(em: EntityManager, order: Order): Promise<b
  * they delivered by hand: it completes; marking a completed order again changes nothing unless
  * the content does.
  */
-export async function markDelivered(em: EntityManager, order: Order, now: Date, content?: string): Promise<void> {
+export async function markDelivered(
+  ctx: ServiceContext,
+  input: { order: Order; now: Date; content?: string | undefined },
+): Promise<void> {
+  const { order, now, content } = input;
   if (!PAID_STATUSES.includes(order.status)) {
     throw new AppError(
       'order_not_deliverable',
       `A ${order.status} order cannot be marked delivered; it must be paid first.`,
     );
   }
-  if (!(await hasDeliverableContent(em, order)))
+  if (!(await hasDeliverableContent(ctx, order)))
     throw new AppError('nothing_to_deliver', 'This order has nothing to deliver.');
   if ((content !== undefined && content !== order.manualDeliveryContent) || order.deliveredAt === null) {
     if (content !== undefined) order.manualDeliveryContent = content;
     order.deliveredAt ??= now;
     order.updatedAt = now;
   }
-  if (order.status !== 'completed') await transition(em, order, 'complete', now);
+  if (order.status !== 'completed') await transition(ctx, order, 'complete', now);
 }

@@ -54,12 +54,14 @@ const rowOf = (claim: Claim) =>
 describe('idempotent results', () => {
   it("records the result sealed in the work's transaction: the checkout token is not in the row, and a repeat replays it exactly", async () => {
     const claim = claimOf('{"cart":1}');
-    expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
+    expect(await decide({ em: orm.em.fork(), clock: clock }, { claim: claim, responseKey: responseKey })).toEqual({
+      run: true,
+    });
     const checkoutToken = randomBytes(32).toString('base64url');
     // An id with a '-', which base64 never holds: the check below cannot pass or fail by chance.
     const result = { order: { id: 'order-one', status: 'pending' }, checkoutToken };
     const call = runOf(claim);
-    await orm.em.fork().transactional((em) => recordIdempotentResult(em, serviceCtx(call), result));
+    await orm.em.fork().transactional((em) => recordIdempotentResult({ ...serviceCtx(call), em: em }, result));
     expect(call.recorded).toBe(true);
 
     const row = (await rowOf(claim))!;
@@ -68,53 +70,87 @@ describe('idempotent results', () => {
     expect(row.response).not.toContain('order-one');
     expect(row.response).toMatch(/^sealed:v2:/);
 
-    const repeat = await decide(orm.em.fork(), clock, { ...claim, token: 'another-request' }, responseKey);
+    const repeat = await decide(
+      { em: orm.em.fork(), clock: clock },
+      { claim: { ...claim, token: 'another-request' }, responseKey: responseKey },
+    );
     expect(repeat).toEqual({ run: false, response: JSON.stringify(result), kind: 'result' });
     // Another body with the same key is refused, whatever is stored.
     await expect(
-      decide(orm.em.fork(), clock, { ...claim, bodyHash: sha256Hex('{"cart":2}'), token: 'x' }, responseKey),
+      decide(
+        { em: orm.em.fork(), clock: clock },
+        { claim: { ...claim, bodyHash: sha256Hex('{"cart":2}'), token: 'x' }, responseKey: responseKey },
+      ),
     ).rejects.toMatchObject({ appCode: 'idempotency_key_reused' });
     // Under another app key the sealed answer does not open.
     await expect(
-      decide(orm.em.fork(), clock, { ...claim, token: 'y' }, idempotentResponseKey(randomBytes(32))),
+      decide(
+        { em: orm.em.fork(), clock: clock },
+        { claim: { ...claim, token: 'y' }, responseKey: idempotentResponseKey(randomBytes(32)) },
+      ),
     ).rejects.toThrow();
   });
 
   it("records nothing when the work's transaction rolls back: the abandoned claim is taken over and runs again", async () => {
     const claim = claimOf('{"cart":4}');
-    expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
+    expect(await decide({ em: orm.em.fork(), clock: clock }, { claim: claim, responseKey: responseKey })).toEqual({
+      run: true,
+    });
     await expect(
       orm.em.fork().transactional(async (em) => {
-        await recordIdempotentResult(em, serviceCtx(runOf(claim)), { order: { id: 'o4' } });
+        await recordIdempotentResult({ ...serviceCtx(runOf(claim)), em: em }, { order: { id: 'o4' } });
         throw new Error('the work failed after recording');
       }),
     ).rejects.toThrow('the work failed after recording');
     expect((await rowOf(claim))!.response).toBeNull();
     // Before the claim timeout a repeat waits (409); after it, the repeat takes the claim over.
-    expect(await decide(orm.em.fork(), clock, { ...claim, token: 'early' }, responseKey)).toEqual({
+    expect(
+      await decide(
+        { em: orm.em.fork(), clock: clock },
+        { claim: { ...claim, token: 'early' }, responseKey: responseKey },
+      ),
+    ).toEqual({
       run: false,
       inUse: true,
     });
     const later = new ManualClock(new Date(clock.now().getTime() + IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1));
-    expect(await decide(orm.em.fork(), later, { ...claim, token: 'retry' }, responseKey)).toEqual({ run: true });
+    expect(
+      await decide(
+        { em: orm.em.fork(), clock: later },
+        { claim: { ...claim, token: 'retry' }, responseKey: responseKey },
+      ),
+    ).toEqual({ run: true });
   });
 
   it('refuses to record for a run whose claim a retry took over, so its transaction rolls back', async () => {
     const claim = claimOf('{"cart":5}');
-    expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
+    expect(await decide({ em: orm.em.fork(), clock: clock }, { claim: claim, responseKey: responseKey })).toEqual({
+      run: true,
+    });
     const later = new ManualClock(new Date(clock.now().getTime() + IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1));
     const retry = { ...claim, token: 'retry' };
-    expect(await decide(orm.em.fork(), later, retry, responseKey)).toEqual({ run: true });
+    expect(await decide({ em: orm.em.fork(), clock: later }, { claim: retry, responseKey: responseKey })).toEqual({
+      run: true,
+    });
     // The slow first run reaches its commit only now.
     const slow = runOf(claim);
     await expect(
-      orm.em.fork().transactional((em) => recordIdempotentResult(em, serviceCtx(slow), { order: { id: 'first' } })),
+      orm.em
+        .fork()
+        .transactional((em) => recordIdempotentResult({ ...serviceCtx(slow), em: em }, { order: { id: 'first' } })),
     ).rejects.toMatchObject({ appCode: 'idempotency_key_in_use' });
     expect(slow.recorded).toBe(false);
     await orm.em
       .fork()
-      .transactional((em) => recordIdempotentResult(em, serviceCtx(runOf(retry)), { order: { id: 'retried' } }));
-    expect(await decide(orm.em.fork(), later, { ...claim, token: 'third' }, responseKey)).toEqual({
+      .transactional((em) =>
+        recordIdempotentResult({ ...serviceCtx(runOf(retry)), em: em }, { order: { id: 'retried' } }),
+      );
+    expect(
+      await decide(
+        { em: orm.em.fork(), clock: later },
+        { claim: { ...claim, token: 'third' }, responseKey: responseKey },
+      ),
+    ).toEqual({
       run: false,
       response: JSON.stringify({ order: { id: 'retried' } }),
       kind: 'result',
@@ -123,17 +159,22 @@ describe('idempotent results', () => {
 
   it('records nothing without an Idempotency-Key, and nothing on a replay', async () => {
     const em = orm.em.fork();
-    await recordIdempotentResult(em, { clock, deps: { config: { encryptionKey } } }, { order: { id: 'x' } });
-    await recordIdempotentResult(em, serviceCtx({ mode: 'replay', result: { order: { id: 'x' } } }), {
-      order: { id: 'x' },
-    });
+    await recordIdempotentResult({ ...{ clock, deps: { config: { encryptionKey } } }, em: em }, { order: { id: 'x' } });
+    await recordIdempotentResult(
+      { ...serviceCtx({ mode: 'replay', result: { order: { id: 'x' } } }), em: em },
+      {
+        order: { id: 'x' },
+      },
+    );
   });
 
   it('replays answers stored by earlier versions: sealed:v1, and in clear before answers were sealed', async () => {
     const legacy = JSON.stringify({ order: { id: 'o2' } });
     for (const stored of [`sealed:v1:${seal(responseKey, legacy)}`, legacy]) {
       const claim = claimOf('{"cart":3}');
-      expect(await decide(orm.em.fork(), clock, claim, responseKey)).toEqual({ run: true });
+      expect(await decide({ em: orm.em.fork(), clock: clock }, { claim: claim, responseKey: responseKey })).toEqual({
+        run: true,
+      });
       await orm.em
         .fork()
         .nativeUpdate(
@@ -141,7 +182,12 @@ describe('idempotent results', () => {
           { path: claim.path, scope: claim.scope, keyHash: claim.keyHash },
           { status: 201, response: stored, completedAt: clock.now() },
         );
-      expect(await decide(orm.em.fork(), clock, { ...claim, token: 'again' }, responseKey)).toEqual({
+      expect(
+        await decide(
+          { em: orm.em.fork(), clock: clock },
+          { claim: { ...claim, token: 'again' }, responseKey: responseKey },
+        ),
+      ).toEqual({
         run: false,
         response: legacy,
         kind: 'answer',

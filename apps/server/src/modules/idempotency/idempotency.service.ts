@@ -10,51 +10,29 @@
  * the work twice; and a run whose claim was taken over (it outlived CLAIM_TIMEOUT_MS) finds the
  * claim no longer its own, and its transaction rolls back.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../lib/errors.js';
-import type { Clock } from '../../lib/clock.js';
 import { deriveKey, seal, unseal } from '../../lib/crypto.js';
 import { IdempotencyKeySchema } from './idempotency.entities.js';
 import { deleteKeysBefore, insertClaim } from './idempotency.repo.js';
+import type { ServiceContext } from '../request/context.js';
+import type { Claim, Decision, StoredKind } from '../request/idempotent-call.js';
+
+export type { Claim, Decision, IdempotentCall, StoredKind } from '../request/idempotent-call.js';
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
 /** A claim without an answer this old belongs to a process that died; it may be taken over. */
 export const IDEMPOTENCY_CLAIM_TIMEOUT_MS = 60_000;
 
-export interface Claim {
-  path: string;
-  scope: string;
-  keyHash: string;
-  bodyHash: string;
-  /** This request's random token: only its holder may answer or release the claim. */
-  token: string;
-}
-
-/**
- * What is stored: `result`, what the service returned (sealed:v2, written in its transaction);
- * `answer`, what the procedure answered (sealed:v1 or in clear, written after the answer by
- * earlier versions; gone within the 24 h retention).
- */
-export type StoredKind = 'result' | 'answer';
-
-export type Decision = { run: true } | { run: false; response: string; kind: StoredKind } | { run: false; inUse: true };
-
-/**
- * The request's Idempotency-Key as the service doing the work sees it (the idempotency step puts
- * it in the context): `run`, do the work and record its result with recordIdempotentResult in the
- * same transaction; `replay`, the work was done: give this result back and do nothing; `answer`,
- * an answer stored by an earlier version, given back without calling the service.
- */
-export type IdempotentCall =
-  | { mode: 'run'; claim: Claim; status: number; recorded: boolean }
-  | { mode: 'replay'; result: unknown }
-  | { mode: 'answer'; data: unknown };
-
 const keyOf = (claim: Claim) => ({ path: claim.path, scope: claim.scope, keyHash: claim.keyHash });
 
 /** Claims the key, or says what to answer instead of running the procedure. */
-export async function decide(em: EntityManager, clock: Clock, claim: Claim, responseKey: Buffer): Promise<Decision> {
+export async function decide(
+  ctx: Pick<ServiceContext, 'em' | 'clock'>,
+  input: { claim: Claim; responseKey: Buffer },
+): Promise<Decision> {
+  const { em, clock } = ctx;
+  const { claim, responseKey } = input;
   // A row can vanish between the insert and the read (its attempt failed): then claim again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = clock.now();
@@ -104,16 +82,16 @@ function openResponse(responseKey: Buffer, stored: string): { response: string; 
 }
 
 /**
- * Records the result of the work the request's claim stands for, in the transaction `em` does the
- * work in, sealed; nothing without an Idempotency-Key. The claim must still be this request's and
+ * Records the result of the work the request's claim stands for, in the transaction the context
+ * does the work in (inTransaction's), sealed; nothing without an Idempotency-Key. The claim must still be this request's and
  * without a result: when a retry took it over (this run outlived the claim timeout), this throws
  * 409 idempotency_key_in_use and the transaction, with the work, rolls back.
  */
 export async function recordIdempotentResult(
-  em: EntityManager,
-  ctx: { idempotency?: IdempotentCall; clock: Clock; deps: { config: { encryptionKey: Buffer } } },
+  ctx: Pick<ServiceContext, 'em' | 'idempotency' | 'clock'> & { deps: { config: { encryptionKey: Buffer } } },
   result: unknown,
 ): Promise<void> {
+  const { em } = ctx;
   const call = ctx.idempotency;
   if (call?.mode !== 'run') return;
   const response = `${RESULT_PREFIX}${seal(idempotentResponseKey(ctx.deps.config.encryptionKey), JSON.stringify(result ?? null))}`;
@@ -132,19 +110,19 @@ export async function recordIdempotentResult(
 }
 
 /** Gives the key back after a failed run, so a retry runs again. */
-export async function releaseClaim(em: EntityManager, claim: Claim): Promise<void> {
-  await em.nativeDelete(IdempotencyKeySchema, { ...keyOf(claim), claim: claim.token, response: null });
+export async function releaseClaim(ctx: Pick<ServiceContext, 'em'>, claim: Claim): Promise<void> {
+  await ctx.em.nativeDelete(IdempotencyKeySchema, { ...keyOf(claim), claim: claim.token, response: null });
 }
 
 /** Forgets keys older than the retention (24 h); the scheduled job. */
 export async function pruneIdempotencyKeys(
-  deps: { orm: { em: EntityManager }; clock: Clock },
-  retentionMs = IDEMPOTENCY_RETENTION_MS,
+  ctx: Pick<ServiceContext, 'em' | 'clock'>,
+  input: { retentionMs?: number } = {},
 ): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - retentionMs);
+  const cutoff = new Date(ctx.clock.now().getTime() - (input.retentionMs ?? IDEMPOTENCY_RETENTION_MS));
   let total = 0;
   for (;;) {
-    const deleted = await deleteKeysBefore(deps.orm.em.fork(), cutoff, 5000);
+    const deleted = await deleteKeysBefore(ctx.em.fork(), cutoff, 5000);
     total += deleted;
     if (deleted < 5000) return total;
   }

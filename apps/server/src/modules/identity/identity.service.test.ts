@@ -83,7 +83,7 @@ async function exhaust(base: ServiceContext, email: string): Promise<void> {
 
 const mailsTo = async (base: ServiceContext, address: string) => {
   await settleAfterAnswer();
-  return keptMail(orm.em.fork(), base.deps.config.encryptionKey, { to: address });
+  return keptMail({ em: orm.em.fork(), deps: base.deps }, { to: address });
 };
 
 const codesIn = (mails: Array<{ text: string }>) =>
@@ -246,7 +246,7 @@ describe('password reset', () => {
         const deadline = new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000).unref());
         expect(await Promise.race([answered, deadline]), email).toBe('answered');
       }
-      expect(await keptMail(orm.em.fork(), base.deps.config.encryptionKey, { to: seller.email })).toEqual([]);
+      expect(await keptMail({ em: orm.em.fork(), deps: base.deps }, { to: seller.email })).toEqual([]);
     } finally {
       await locker.query('rollback');
       await locker.end();

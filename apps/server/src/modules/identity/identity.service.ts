@@ -5,6 +5,7 @@
  * reset mails its link after the answer; neither answer tells by its time whether the account
  * exists or the password was right.
  */
+import { inTransaction } from '../request/transaction.js';
 import type { TUser } from '@svc/schemas';
 import { afterAnswer } from '../../lib/after-answer.js';
 import {
@@ -60,6 +61,7 @@ const workContext = (ctx: ServiceContext): ServiceContext => ({
   deps: ctx.deps,
   clock: ctx.clock,
   livemode: ctx.livemode,
+  log: ctx.log,
   em: ctx.deps.orm.em.fork(),
 });
 
@@ -90,7 +92,7 @@ export async function createUser(ctx: ServiceContext, input: { email: string; pa
 
 export async function register(ctx: ServiceContext, input: { email: string; password: string }): Promise<SignedIn> {
   const user = await createUser(ctx, input);
-  return { user: toUserView(user), session: await createSession(ctx.em, ctx.clock, user) };
+  return { user: toUserView(user), session: await createSession(ctx, user) };
 }
 
 export async function login(
@@ -120,7 +122,7 @@ export async function login(
     if (!owner || !used) throw new AppError('unauthorized', 'Wrong e-mail, password or code.');
   }
   await ctx.deps.limiter.clear(key, LOGIN_ATTEMPTS_PER_ACCOUNT);
-  return { user: toUserView(owner), session: await createSession(ctx.em, ctx.clock, owner) };
+  return { user: toUserView(owner), session: await createSession(ctx, owner) };
 }
 
 /**
@@ -132,13 +134,13 @@ async function mailSignInCode(ctx: ServiceContext, user: User): Promise<void> {
   const budget = await ctx.deps.limiter.hit(accountKey(user.email), SIGN_IN_CODES_PER_ACCOUNT, now.getTime());
   if (!budget.allowed) return;
   const code = randomDigits(6);
-  await ctx.em.transactional(async (em) => {
+  await inTransaction(ctx, async (tx) => {
     // What is used or expired is of no more use: the account keeps only its open codes.
-    await em.nativeDelete(SignInCodeSchema, {
+    await tx.em.nativeDelete(SignInCodeSchema, {
       user: user.id,
       $or: [{ usedAt: { $ne: null } }, { expiresAt: { $lte: now } }],
     });
-    await em.insert(SignInCodeSchema, {
+    await tx.em.insert(SignInCodeSchema, {
       id: newId(),
       user: user.id,
       codeHash: codeHash(ctx, user.id, code),
@@ -147,7 +149,7 @@ async function mailSignInCode(ctx: ServiceContext, user: User): Promise<void> {
       expiresAt: new Date(now.getTime() + CODE_TTL_MS),
       usedAt: null,
     });
-    await recordMail(em, ctx.deps, {
+    await recordMail(tx, {
       to: user.email,
       ...signInCodeMail(code, `${ctx.deps.config.publicUrl}/dashboard/forgot-password`),
     });
@@ -175,7 +177,7 @@ async function useSignInCode(ctx: ServiceContext, user: User | null, counts: boo
 }
 
 export async function logout(ctx: ServiceContext, sessionToken: string): Promise<void> {
-  await deleteSession(ctx.em, sessionToken);
+  await deleteSession(ctx, sessionToken);
 }
 
 /**
@@ -201,15 +203,15 @@ async function mailResetLink(ctx: ServiceContext, email: string): Promise<void> 
   const token = randomToken(32);
   const now = ctx.clock.now();
   const link = `${ctx.deps.config.publicUrl}/dashboard/reset-password?token=${encodeURIComponent(token)}`;
-  await ctx.em.transactional(async (em) => {
-    em.create(PasswordResetSchema, {
+  await inTransaction(ctx, async (tx) => {
+    tx.em.create(PasswordResetSchema, {
       tokenHash: sha256Hex(token),
       user,
       createdAt: now,
       expiresAt: new Date(now.getTime() + RESET_TTL_MS),
       usedAt: null,
     });
-    await recordMail(em, ctx.deps, { to: user.email, ...resetLinkMail(link) });
+    await recordMail(tx, { to: user.email, ...resetLinkMail(link) });
   });
 }
 
@@ -238,7 +240,7 @@ export async function resetPassword(ctx: ServiceContext, input: { token: string;
   user.passwordHash = await hashPassword(input.password);
   user.updatedAt = now;
   await ctx.em.flush();
-  await deleteSessionsOf(ctx.em, user.id);
+  await deleteSessionsOf(ctx, user.id);
   await ctx.em.nativeUpdate(SignInCodeSchema, { user: user.id, usedAt: null }, { usedAt: now });
   await ctx.deps.limiter.clear(accountKey(user.email), LOGIN_ATTEMPTS_PER_ACCOUNT);
 }

@@ -2,9 +2,8 @@
  * Dashboard sessions: a random token in the `svc_session` cookie, its SHA-256 as the row
  * id, a CSRF token beside it, and a 30-day expiry that slides while the session is used.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Clock } from '../../lib/clock.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import type { ServiceContext } from '../request/context.js';
 import { SessionSchema, type Session, type User } from './identity.entities.js';
 import { SESSION_TTL_MS } from './session-cookie.js';
 
@@ -16,7 +15,8 @@ export interface IssuedSession {
   csrfToken: string;
 }
 
-export async function createSession(em: EntityManager, clock: Clock, user: User): Promise<IssuedSession> {
+export async function createSession(ctx: ServiceContext, user: User): Promise<IssuedSession> {
+  const { em, clock } = ctx;
   const token = randomToken(32);
   const csrfToken = randomToken(32);
   const now = clock.now();
@@ -38,7 +38,11 @@ export interface ResolvedSession {
   slid: boolean;
 }
 
-export async function resolveSession(em: EntityManager, clock: Clock, token: string): Promise<ResolvedSession | null> {
+export async function resolveSession(
+  ctx: Pick<ServiceContext, 'em' | 'clock'>,
+  token: string,
+): Promise<ResolvedSession | null> {
+  const { em, clock } = ctx;
   const session = await em.findOne(SessionSchema, { idHash: sha256Hex(token) }, { populate: ['user'] });
   const now = clock.now().getTime();
   if (!session) return null;
@@ -55,10 +59,10 @@ export async function resolveSession(em: EntityManager, clock: Clock, token: str
   return { session, user: session.user.getEntity(), slid };
 }
 
-export async function deleteSession(em: EntityManager, token: string): Promise<void> {
-  await em.nativeDelete(SessionSchema, { idHash: sha256Hex(token) });
+export async function deleteSession(ctx: ServiceContext, token: string): Promise<void> {
+  await ctx.em.nativeDelete(SessionSchema, { idHash: sha256Hex(token) });
 }
 
-export async function deleteSessionsOf(em: EntityManager, userId: string): Promise<void> {
-  await em.nativeDelete(SessionSchema, { user: userId });
+export async function deleteSessionsOf(ctx: ServiceContext, userId: string): Promise<void> {
+  await ctx.em.nativeDelete(SessionSchema, { user: userId });
 }

@@ -6,6 +6,7 @@
  * instances. Activation and deactivation run under the key's row lock, so N concurrent
  * activations against a limit of L leave exactly L instances.
  */
+import { inTransaction } from '../request/transaction.js';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
@@ -113,14 +114,14 @@ export async function activateLicense(
   const valueHash = hashOf(ctx, input.key);
   const now = ctx.clock.now();
   try {
-    return await ctx.em.transactional(async (em) => {
-      const row = await lookupLicense(em, input.productId, valueHash, null, true);
+    return await inTransaction(ctx, async (tx) => {
+      const row = await lookupLicense(tx.em, input.productId, valueHash, null, true);
       if (!row) throw notFound();
-      row.usage = await usageUnderLock(em, row.id);
+      row.usage = await usageUnderLock(tx.em, row.id);
       const status = licenseStatus(row, now);
       if (status !== 'active')
         throw new AppError('license_inactive', `This license is ${status}; it cannot be activated.`);
-      const existing = await em.findOne(LicenseInstanceSchema, { licenseKey: row.id, name: input.instanceName });
+      const existing = await tx.em.findOne(LicenseInstanceSchema, { licenseKey: row.id, name: input.instanceName });
       if (existing) return { activated: true as const, license: toLicense(row, now), instance: toInstance(existing) };
       if (row.activation_limit !== null && row.usage >= row.activation_limit) {
         throw new AppError(
@@ -128,16 +129,16 @@ export async function activateLicense(
           `This license has reached its activation limit (${row.activation_limit}); deactivate an instance first.`,
         );
       }
-      const instance = em.create(LicenseInstanceSchema, {
+      const instance = tx.em.create(LicenseInstanceSchema, {
         id: newId(),
         licenseKey: row.id,
         livemode: row.livemode,
         name: input.instanceName,
         createdAt: now,
       });
-      await em.flush();
+      await tx.em.flush();
       const updated = { ...row, usage: row.usage + 1 };
-      await recordLicenseEvent(ctx, em, 'license.activated', row.id, now);
+      await recordLicenseEvent(ctx, tx.em, 'license.activated', row.id, now);
       return { activated: true as const, license: toLicense(updated, now), instance: toInstance(instance) };
     });
   } catch (error) {
@@ -184,14 +185,14 @@ export async function deactivateLicense(
 ): Promise<TDeactivateLicenseResult> {
   const valueHash = hashOf(ctx, input.key);
   const now = ctx.clock.now();
-  return ctx.em.transactional(async (em) => {
-    const row = await lookupLicense(em, input.productId, valueHash, input.instanceId, true);
+  return inTransaction(ctx, async (tx) => {
+    const row = await lookupLicense(tx.em, input.productId, valueHash, input.instanceId, true);
     if (!row) throw notFound();
     // Read again under the lock: a deactivation that waited for it may find the instance gone.
-    const removed = row.instance_id ? await em.nativeDelete(LicenseInstanceSchema, { id: row.instance_id }) : 0;
+    const removed = row.instance_id ? await tx.em.nativeDelete(LicenseInstanceSchema, { id: row.instance_id }) : 0;
     if (removed === 0) throw new AppError('not_found', 'This license has no such instance.');
-    row.usage = await usageUnderLock(em, row.id);
-    await recordLicenseEvent(ctx, em, 'license.deactivated', row.id, now);
+    row.usage = await usageUnderLock(tx.em, row.id);
+    await recordLicenseEvent(ctx, tx.em, 'license.deactivated', row.id, now);
     return { deactivated: true as const, license: toLicense(row, now) };
   });
 }
@@ -237,13 +238,16 @@ async function recordLicenseEvent(
   now: Date,
 ): Promise<void> {
   const [license] = await merchantLicenses(ctx, em, [licenseId]);
-  await recordEvent(em, {
-    storeId: license!.storeId,
-    livemode: license!.livemode,
-    type,
-    payload: { license: license!.view },
-    at: now,
-  });
+  await recordEvent(
+    { em },
+    {
+      storeId: license!.storeId,
+      livemode: license!.livemode,
+      type,
+      payload: { license: license!.view },
+      at: now,
+    },
+  );
 }
 
 export async function listLicenses(ctx: ServiceContext, input: TListLicensesQuery) {
@@ -335,16 +339,16 @@ async function setDisabled(
   disable: boolean,
 ): Promise<TMerchantLicense> {
   const now = ctx.clock.now();
-  return ctx.em.transactional(async (em) => {
-    const row = await lockLicenseOfStore(em, input.storeId, ctx.livemode, input.licenseId);
+  return inTransaction(ctx, async (tx) => {
+    const row = await lockLicenseOfStore(tx.em, input.storeId, ctx.livemode, input.licenseId);
     if (!row) throw new AppError('not_found', 'No license with this id in this store.');
     if (!disable && row.key_status === 'revoked')
       throw new AppError('conflict', 'This license was disabled by a refund of its order; it cannot be enabled.');
     if (Boolean(row.disabled_at) !== disable) {
-      await em.nativeUpdate(LicenseKeySchema, { id: row.id }, { disabledAt: disable ? now : null });
-      await recordLicenseEvent(ctx, em, disable ? 'license.disabled' : 'license.enabled', row.id, now);
+      await tx.em.nativeUpdate(LicenseKeySchema, { id: row.id }, { disabledAt: disable ? now : null });
+      await recordLicenseEvent(ctx, tx.em, disable ? 'license.disabled' : 'license.enabled', row.id, now);
     }
-    const [license] = await merchantLicenses(ctx, em, [row.id]);
+    const [license] = await merchantLicenses(ctx, tx.em, [row.id]);
     return license!.view;
   });
 }
@@ -355,11 +359,11 @@ export async function removeLicenseInstance(
   input: { storeId: string; licenseId: string; instanceId: string },
 ): Promise<void> {
   const now = ctx.clock.now();
-  await ctx.em.transactional(async (em) => {
-    const row = await lockLicenseOfStore(em, input.storeId, ctx.livemode, input.licenseId);
+  await inTransaction(ctx, async (tx) => {
+    const row = await lockLicenseOfStore(tx.em, input.storeId, ctx.livemode, input.licenseId);
     if (!row) throw new AppError('not_found', 'No license with this id in this store.');
-    const removed = await em.nativeDelete(LicenseInstanceSchema, { id: input.instanceId, licenseKey: row.id });
+    const removed = await tx.em.nativeDelete(LicenseInstanceSchema, { id: input.instanceId, licenseKey: row.id });
     if (removed === 0) throw new AppError('not_found', 'This license has no such instance.');
-    await recordLicenseEvent(ctx, em, 'license.deactivated', row.id, now);
+    await recordLicenseEvent(ctx, tx.em, 'license.deactivated', row.id, now);
   });
 }

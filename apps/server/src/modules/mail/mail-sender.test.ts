@@ -20,6 +20,7 @@ import type { MailTransport, OutgoingMail } from '../../lib/mailer.js';
 import { OutboundEmailSchema } from './mail.entities.js';
 import { claimDueMail } from './mail.repo.js';
 import { MAIL_LEASE_MS, MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_MS, MailSender } from './mail-sender.js';
+import { serviceContext as jobContext } from '../request/context.js';
 import { pruneFinishedMail, MAIL_RETENTION_MS } from './mail.service.js';
 import { keptMail, recordMail } from './outbox.js';
 
@@ -74,7 +75,7 @@ describe('recording mail', () => {
     const lost = address('lost');
     await expect(
       orm.em.fork().transactional(async (em) => {
-        await recordMail(em, deps, { to: lost, subject: 'Lost', text: 'never sent' });
+        await recordMail({ em, deps }, { to: lost, subject: 'Lost', text: 'never sent' });
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
@@ -84,7 +85,7 @@ describe('recording mail', () => {
     await orm.em
       .fork()
       .transactional((em) =>
-        recordMail(em, deps, { to: kept, subject: 'Hello', text: 'secret link', html: '<p>secret link</p>' }),
+        recordMail({ em, deps }, { to: kept, subject: 'Hello', text: 'secret link', html: '<p>secret link</p>' }),
       );
     const [row] = await rowsTo(kept);
     expect(row).toMatchObject({ status: 'queued', attempts: 0, dueAt: clock.now(), sentAt: null, lastError: null });
@@ -96,18 +97,20 @@ describe('recording mail', () => {
     const deps = sendingDeps(freshClock());
     const to = address('receipt');
     const key = `receipt:${randomBytes(6).toString('hex')}`;
-    expect(await recordMail(orm.em.fork(), deps, { to, subject: 'Receipt', text: 'first', dedupeKey: key })).toBe(true);
-    expect(await recordMail(orm.em.fork(), deps, { to, subject: 'Receipt', text: 'again', dedupeKey: key })).toBe(
-      false,
-    );
+    expect(
+      await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Receipt', text: 'first', dedupeKey: key }),
+    ).toBe(true);
+    expect(
+      await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Receipt', text: 'again', dedupeKey: key }),
+    ).toBe(false);
     // Inside a transaction too, without failing it.
     await orm.em.fork().transactional(async (em) => {
-      expect(await recordMail(em, deps, { to, subject: 'Receipt', text: 'third', dedupeKey: key })).toBe(false);
+      expect(await recordMail({ em, deps }, { to, subject: 'Receipt', text: 'third', dedupeKey: key })).toBe(false);
     });
     expect(await rowsTo(to)).toHaveLength(1);
     // Without a key, any number.
-    await recordMail(orm.em.fork(), deps, { to, subject: 'Other', text: 'x' });
-    await recordMail(orm.em.fork(), deps, { to, subject: 'Other', text: 'x' });
+    await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Other', text: 'x' });
+    await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Other', text: 'x' });
     expect(await rowsTo(to)).toHaveLength(3);
   });
 
@@ -115,8 +118,8 @@ describe('recording mail', () => {
     const clock = freshClock();
     const { deps } = serviceContext(orm, clock);
     const to = address('dev');
-    await recordMail(orm.em.fork(), deps, { to, subject: 'Dev', text: 'plain text', html: '<b>html</b>' });
-    const [mail] = await keptMail(orm.em.fork(), deps.config.encryptionKey, { to });
+    await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Dev', text: 'plain text', html: '<b>html</b>' });
+    const [mail] = await keptMail({ em: orm.em.fork(), deps }, { to });
     expect(mail).toMatchObject({ to, subject: 'Dev', text: 'plain text', html: '<b>html</b>', status: 'kept' });
     const transport = new RecordingTransport();
     await new MailSender(deps, transport).runOnce();
@@ -129,7 +132,7 @@ describe('the mail sender', () => {
     const clock = freshClock();
     const deps = sendingDeps(clock);
     const to = address();
-    await recordMail(orm.em.fork(), deps, { to, subject: 'Hi', text: 'the text', html: '<p>the html</p>' });
+    await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Hi', text: 'the text', html: '<p>the html</p>' });
     const transport = new RecordingTransport();
     const sender = new MailSender(deps, transport);
     expect(await sender.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0 });
@@ -143,7 +146,7 @@ describe('the mail sender', () => {
     const clock = freshClock();
     const deps = sendingDeps(clock);
     const to = address('retry');
-    await recordMail(orm.em.fork(), deps, { to, subject: 'Retry', text: 'secret text' });
+    await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Retry', text: 'secret text' });
     const transport = new RecordingTransport();
     transport.failing = true;
     // No jitter: each retry exactly on the schedule.
@@ -169,7 +172,7 @@ describe('the mail sender', () => {
 
     // A mail that never gets through is given up after the last attempt.
     const lost = address('lost');
-    await recordMail(orm.em.fork(), deps, { to: lost, subject: 'Lost', text: 'x' });
+    await recordMail({ em: orm.em.fork(), deps }, { to: lost, subject: 'Lost', text: 'x' });
     transport.failing = true;
     for (let attempt = 1; attempt <= MAIL_MAX_ATTEMPTS; attempt++) {
       const counts = await sender.runOnce();
@@ -187,7 +190,7 @@ describe('the mail sender', () => {
     const clock = freshClock();
     const deps = sendingDeps(clock);
     const to = address('orphan');
-    await recordMail(orm.em.fork(), deps, { to, subject: 'Orphan', text: 'x' });
+    await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Orphan', text: 'x' });
     // A sender claims it and dies before sending or recording anything.
     const now = clock.now();
     const [claimed] = await claimDueMail(orm.em.fork(), {
@@ -212,7 +215,7 @@ describe('the mail sender', () => {
     const deps = sendingDeps(clock);
     const batch = `race-${randomBytes(4).toString('hex')}`;
     const addresses = Array.from({ length: 60 }, (_, i) => `${batch}-${i}@example.test`);
-    for (const to of addresses) await recordMail(orm.em.fork(), deps, { to, subject: 'Race', text: to });
+    for (const to of addresses) await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Race', text: to });
 
     // Each send takes a moment, so the two senders' claims overlap.
     const first = new RecordingTransport(5);
@@ -240,7 +243,7 @@ describe('the mail sender', () => {
     const sender = new MailSender(deps, transport, { pollMs: 60_000 });
     sender.start();
     // Woken by the commit, not by polling (the poll interval is a minute).
-    await recordMail(orm.em.fork(), deps, { to, subject: 'Stop', text: 'x' });
+    await recordMail({ em: orm.em.fork(), deps }, { to, subject: 'Stop', text: 'x' });
     await expect.poll(() => transport.sent.some((mail) => mail.to === to), { timeout: 5_000 }).toBe(true);
     await sender.stop();
     expect(transport.closed).toBe(true);
@@ -256,19 +259,19 @@ describe('pruning', () => {
     const sentTo = address('sent');
     const queuedTo = address('queued');
     const keptTo = address('kept');
-    await recordMail(orm.em.fork(), deps, { to: sentTo, subject: 's', text: 'x' });
+    await recordMail({ em: orm.em.fork(), deps }, { to: sentTo, subject: 's', text: 'x' });
     await new MailSender(deps, new RecordingTransport()).runOnce();
     const transport = new RecordingTransport();
     transport.failing = true;
-    await recordMail(orm.em.fork(), deps, { to: queuedTo, subject: 'q', text: 'x' });
+    await recordMail({ em: orm.em.fork(), deps }, { to: queuedTo, subject: 'q', text: 'x' });
     await new MailSender(deps, transport).runOnce();
-    await recordMail(orm.em.fork(), keeping, { to: keptTo, subject: 'k', text: 'x' });
+    await recordMail({ em: orm.em.fork(), deps: keeping }, { to: keptTo, subject: 'k', text: 'x' });
 
     clock.advance(MAIL_RETENTION_MS - 1);
-    await pruneFinishedMail(deps);
+    await pruneFinishedMail(jobContext(deps));
     expect(await rowsTo(sentTo)).toHaveLength(1);
     clock.advance(2);
-    expect(await pruneFinishedMail(deps)).toBeGreaterThanOrEqual(1);
+    expect(await pruneFinishedMail(jobContext(deps))).toBeGreaterThanOrEqual(1);
     expect(await rowsTo(sentTo)).toEqual([]);
     expect(await rowsTo(queuedTo)).toHaveLength(1);
     expect(await rowsTo(keptTo)).toHaveLength(1);

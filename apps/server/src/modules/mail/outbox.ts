@@ -6,7 +6,8 @@
  * without, it is `kept` (outside production; production refuses to start without SMTP_URL) and
  * shown at /dev/mailbox and to tests (keptMail), never sent.
  */
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { FilterQuery } from '@mikro-orm/postgresql';
+import type { ServiceContext } from '../request/context.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../lib/clock.js';
 import { deriveKey, seal, unseal } from '../../lib/crypto.js';
@@ -43,14 +44,14 @@ export interface MailToRecord extends OutgoingMail {
 }
 
 /**
- * Records `mail` in the outbox through `em` (in its transaction, if any) and wakes this process's
+ * Records `mail` in the outbox in the context's transaction (if any) and wakes this process's
  * senders once that commits. Returns false when its dedupe key was recorded before.
  */
 export async function recordMail(
-  em: EntityManager,
-  deps: { config: Pick<Config, 'encryptionKey' | 'smtpUrl'>; clock: Clock },
+  ctx: Pick<ServiceContext, 'em'> & { deps: { config: Pick<Config, 'encryptionKey' | 'smtpUrl'>; clock: Clock } },
   mail: MailToRecord,
 ): Promise<boolean> {
+  const { em, deps } = ctx;
   const now = deps.clock.now();
   const sending = !!deps.config.smtpUrl && mail.livemode !== false;
   const inserted = await insertMail(em, {
@@ -70,12 +71,12 @@ export async function recordMail(
 
 /** Kept mail (recorded without SMTP_URL) matching `where`, newest first, text and html opened (the mailbox, tests). */
 export async function keptMail(
-  em: EntityManager,
-  encryptionKey: Buffer,
+  ctx: Pick<ServiceContext, 'em'> & { deps: { config: Pick<Config, 'encryptionKey'> } },
   where: FilterQuery<OutboundEmail> = {},
   limit = 50,
 ): Promise<OutboundEmail[]> {
-  const rows = await em.find(
+  const { encryptionKey } = ctx.deps.config;
+  const rows = await ctx.em.find(
     OutboundEmailSchema,
     { $and: [{ status: 'kept' }, where] },
     { orderBy: { createdAt: 'desc', id: 'desc' }, limit },

@@ -11,8 +11,9 @@ import { codeOf, serviceContext } from '../../../../../test/support/in-process.j
 import { insertOrders, type OrderSeed } from '../../../../../test/support/orders.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
-import { cancelStoreOrder } from '../order-actions/order-actions.service.js';
-import { expireStale, PAID_STATUSES } from './order-lifecycle.js';
+import { inTransaction } from '../request/transaction.js';
+import { expireStale, PAID_STATUSES, transition } from './order-lifecycle.js';
+import { lockOrder } from './order-lookup.js';
 import { PAID_STATUS_SQL } from './orders.repo.js';
 import { getOrderTimeline, storeStats } from './orders.service.js';
 
@@ -127,7 +128,10 @@ describe('getOrderTimeline', () => {
       { status: 'pending', createdAt: at('2001-01-01T00:00:00Z') },
     ]);
     const cancelAt = at('2026-05-10T09:00:00Z');
-    await cancelStoreOrder(contextAt(cancelAt), { storeId: store.id, orderId: toCancel!.id });
+    // As the seller's cancel does (flows/seller-order-actions.ts): the order locked, the lifecycle's cancel.
+    await inTransaction(contextAt(cancelAt), async (tx) =>
+      transition(tx, await lockOrder(tx, toCancel!.id), 'cancel', cancelAt, { releaseCoupons: async () => {} }),
+    );
     const cancelled = await getOrderTimeline(contextAt(NOW), { storeId: store.id, orderId: toCancel!.id });
     expect(cancelled.events.map((e) => [e.type, e.at])).toEqual([
       ['created', '2026-05-10T08:00:00.000Z'],
@@ -135,7 +139,11 @@ describe('getOrderTimeline', () => {
     ]);
 
     const expireAt = at('2026-05-10T09:45:00Z');
-    await expireStale(orm.em.fork(), at('2001-01-01T00:00:00Z'), expireAt, { releaseCoupons: async () => {} });
+    await expireStale(
+      contextAt(expireAt),
+      { createdBefore: at('2001-01-01T00:00:00Z'), now: expireAt },
+      { releaseCoupons: async () => {} },
+    );
     const expired = await getOrderTimeline(contextAt(NOW), { storeId: store.id, orderId: toExpire!.id });
     expect(expired.events.map((e) => [e.type, e.at])).toEqual([
       ['created', '2001-01-01T00:00:00.000Z'],

@@ -14,22 +14,23 @@
  * refund revokes keys, not how: keys are the catalog's rows, payments the payments module's).
  * `expireStale()` is the same `expire` row for every stale order in one statement.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTransaction } from '../request/transaction.js';
+import type { ServiceContext } from '../request/context.js';
 import type { TErrorCode, TOrderStatus } from '@svc/schemas';
 import { AppError } from '../../lib/errors.js';
 import { recordEvent, type EventType } from '../events/outbox.js';
 import type { Order } from './orders.entities.js';
 import { expirePendingOrders } from './orders.repo.js';
-import { toOrderDetail } from './orders.service.js';
+import { toOrderDetail } from './order-views.js';
 
 /** What the effects of the table's rows do, supplied by the module that owns the rows they touch. */
 export interface LifecycleEffects {
   /** Revokes the keys the order holds; returns how many. */
-  revokeKeys(em: EntityManager, orderId: string): Promise<number>;
+  revokeKeys(ctx: ServiceContext, orderId: string): Promise<number>;
   /** Marks the order's settled payments refunded. */
-  refundPayments(em: EntityManager, orderId: string, now: Date): Promise<void>;
+  refundPayments(ctx: ServiceContext, orderId: string, now: Date): Promise<void>;
   /** Gives back coupon uses: coupon id -> how many orders gave one back. */
-  releaseCoupons(em: EntityManager, uses: Map<string, number>): Promise<void>;
+  releaseCoupons(ctx: ServiceContext, uses: Map<string, number>): Promise<void>;
 }
 type Effect = keyof LifecycleEffects;
 
@@ -113,28 +114,28 @@ type EffectsFor<A extends OrderAction> = (typeof LIFECYCLE)[A]['effects'] extend
  * code) when the order's status is not one the action leaves from.
  */
 export async function transition<A extends OrderAction>(
-  em: EntityManager,
+  ctx: ServiceContext,
   order: Order,
   action: A,
   now: Date,
   ...effects: EffectsFor<A>
 ): Promise<void> {
   const rule: Rule = LIFECYCLE[action];
-  if (!em.isInTransaction())
+  if (!ctx.em.isInTransaction())
     throw new Error(`order ${action}: the caller must hold the order's row lock in a transaction`);
   if (!rule.from.includes(order.status)) throw new AppError(rule.refusal.code, rule.refusal.message);
   const handlers = effects[0] as Partial<LifecycleEffects> | undefined;
   for (const effect of rule.effects) {
-    if (effect === 'revokeKeys') order.keyCount -= await handlers!.revokeKeys!(em, order.id);
-    if (effect === 'refundPayments') await handlers!.refundPayments!(em, order.id, now);
+    if (effect === 'revokeKeys') order.keyCount -= await handlers!.revokeKeys!(ctx, order.id);
+    if (effect === 'refundPayments') await handlers!.refundPayments!(ctx, order.id, now);
     if (effect === 'releaseCoupons' && order.couponId)
-      await handlers!.releaseCoupons!(em, new Map([[order.couponId, 1]]));
+      await handlers!.releaseCoupons!(ctx, new Map([[order.couponId, 1]]));
   }
   order.status = rule.to;
   if (rule.stamp) order[rule.stamp] = now;
   order.updatedAt = now;
   if (rule.event)
-    await recordEvent(em, {
+    await recordEvent(ctx, {
       storeId: order.store.id,
       livemode: order.livemode,
       type: rule.event,
@@ -148,14 +149,14 @@ export async function transition<A extends OrderAction>(
  * the coupon uses they held given back in the same transaction. Returns how many expired.
  */
 export async function expireStale(
-  em: EntityManager,
-  createdBefore: Date,
-  now: Date,
+  ctx: ServiceContext,
+  input: { createdBefore: Date; now: Date },
   effects: Pick<LifecycleEffects, 'releaseCoupons'>,
 ): Promise<number> {
   const rule = LIFECYCLE.expire;
-  return em.transactional(async (tx) => {
-    const expired = await expirePendingOrders(tx, { from: rule.from, to: rule.to, createdBefore, now });
+  return inTransaction(ctx, async (tx) => {
+    const { createdBefore, now } = input;
+    const expired = await expirePendingOrders(tx.em, { from: rule.from, to: rule.to, createdBefore, now });
     const uses = new Map<string, number>();
     for (const { couponId } of expired) if (couponId) uses.set(couponId, (uses.get(couponId) ?? 0) + 1);
     if (uses.size > 0) await effects.releaseCoupons(tx, uses);

@@ -1,8 +1,8 @@
 /**
  * Order reads against the real database, without HTTP: the merchant list (newest first by
  * createdAt then id, keyset-paged with signed cursors, filtered by status and an inclusive
- * from/to range), the detail by cuid or `ORD-<n>` only within its own store, and the buyer's
- * view limited to their e-mail in that store. Orders are seeded straight into the database so
+ * from/to range), and the buyer's view limited to their e-mail in that store (the seller's
+ * detail, by cuid or `ORD-<n>` within its own store, is flows/seller-order-actions.test.ts's). Orders are seeded straight into the database so
  * each test controls status and createdAt exactly.
  */
 import { randomBytes } from 'node:crypto';
@@ -14,8 +14,8 @@ import { codeOf, serviceContext } from '../../../../../test/support/in-process.j
 import { insertOrders, type OrderSeed, type SeededOrder } from '../../../../../test/support/orders.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import type { ServiceContext } from '../request/context.js';
-import { getSellerOrder as getOrder } from '../order-actions/seller-order.js';
-import { findStoreOrder, getBuyerOrder, listBuyerOrders, listDashboardOrders, listOrders } from './orders.service.js';
+import { getBuyerOrder, listBuyerOrders } from './order-reads.js';
+import { listDashboardOrders, listOrders } from './orders.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -279,44 +279,6 @@ describe("listDashboardOrders' q: one order or one buyer, matched exactly", () =
     );
     const list = await listDashboardOrders(contextFor()(), { storeId: store.id });
     expect(list.orders.map((o) => o.id)).toEqual(newestFirst(seeded));
-  });
-});
-
-describe('findStoreOrder and the seller’s getOrder', () => {
-  it('finds an order by its cuid and by ORD-<n>', async () => {
-    const store = await newStore();
-    const [order] = await seed(store.id, [{ status: 'completed', note: 'seller note' }]);
-    const ctx = contextFor();
-    const byId = await getOrder(ctx(), { storeId: store.id, orderId: order!.id });
-    const byNumber = await getOrder(ctx(), { storeId: store.id, orderId: `ORD-${order!.number}` });
-    expect(byId).toEqual(byNumber);
-    expect(byId).toMatchObject({
-      id: order!.id,
-      orderId: `ORD-${order!.number}`,
-      storeId: store.id,
-      status: 'completed',
-      note: 'seller note',
-    });
-    expect((await findStoreOrder(ctx().em, store.id, true, `ORD-${order!.number}`)).id).toBe(order!.id);
-  });
-
-  it('answers not_found for an order of another store, by cuid or by number', async () => {
-    const store = await newStore();
-    const other = await newStore();
-    const [foreign] = await seed(other.id, [{}]);
-    const ctx = contextFor();
-    expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: foreign!.id }))).toBe('not_found');
-    expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: `ORD-${foreign!.number}` }))).toBe('not_found');
-    expect(await codeOf(findStoreOrder(ctx().em, store.id, true, foreign!.id))).toBe('not_found');
-    // Its own store still finds it: the refusal is about the store, not the order.
-    expect((await getOrder(ctx(), { storeId: other.id, orderId: foreign!.id })).id).toBe(foreign!.id);
-  });
-
-  it('answers not_found for an unknown id or number', async () => {
-    const store = await newStore();
-    const ctx = contextFor();
-    expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: 'doesnotexist000000000000' }))).toBe('not_found');
-    expect(await codeOf(getOrder(ctx(), { storeId: store.id, orderId: 'ORD-999999999999' }))).toBe('not_found');
   });
 });
 

@@ -40,3 +40,14 @@ export interface Gateway {
    */
   refund?(payment: Payment, order: Order, ctx: GatewayContext): Promise<GatewayRefund>;
 }
+
+/** An inbound notification as a gateway's verifier reads it (flows/settle-payment.ts handles it). */
+export interface PaymentNotification {
+  /** The provider's id of this notification; a repeat of it changes nothing. */
+  eventId: string;
+  kind: 'paid' | 'refunded' | 'failed';
+  orderId: string;
+  amountMinor: number;
+  currency: string;
+  providerRef: string | null;
+}

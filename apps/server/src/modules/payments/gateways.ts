@@ -4,18 +4,17 @@
  * the payments capability. refundAtGateways gives an order's settled payments back at their
  * gateways when the seller refunds.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ServiceContext } from '../request/context.js';
 import type { TPaymentMethod } from '@svc/schemas';
 import type { Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
 import { can } from '../orders/order-lifecycle.js';
 import type { Order } from '../orders/orders.entities.js';
-import { publicOrderNumber } from '../orders/orders.service.js';
-import { storeSettings } from '../stores/stores.service.js';
+import { publicOrderNumber } from '../orders/order-views.js';
+import { storeSettings } from '../stores/store-views.js';
 import type { Gateway, GatewayContext } from './gateway.js';
 import { PaymentSchema } from './payments.entities.js';
-import type { GatewayRefunds } from './settlement.js';
 import { stripeGateway } from './stripe-gateway.js';
 import { testGatewaySettles } from './test-gateway-rule.js';
 
@@ -93,6 +92,9 @@ export const GATEWAYS: Partial<Record<TPaymentMethod, Gateway>> = {
   stripe: stripeGateway,
 };
 
+/** Payment id -> the gateway's id of the refund that gave it back. */
+export type GatewayRefunds = ReadonlyMap<string, string>;
+
 /**
  * The seller's refund, at the gateways first: each settled payment of a refundable order whose
  * gateway holds the money (Stripe) is refunded there, and their refund ids come back for
@@ -101,13 +103,18 @@ export const GATEWAYS: Partial<Record<TPaymentMethod, Gateway>> = {
  * the order, its keys and payments as they were. An order already refunded, or not paid, makes
  * no call (refundOrder answers it as before). Manual and test payments have no gateway refund.
  */
-export async function refundAtGateways(em: EntityManager, order: Order, ctx: GatewayContext): Promise<GatewayRefunds> {
+export async function refundAtGateways(ctx: ServiceContext, order: Order): Promise<GatewayRefunds> {
   const refunds = new Map<string, string>();
   if (!can(order.status, 'refund')) return refunds;
-  const payments = await em.find(PaymentSchema, { order: order.id, status: 'paid' }, { orderBy: { createdAt: 'asc' } });
+  const at: GatewayContext = { config: ctx.deps.config, log: ctx.log, now: ctx.clock.now() };
+  const payments = await ctx.em.find(
+    PaymentSchema,
+    { order: order.id, status: 'paid' },
+    { orderBy: { createdAt: 'asc' } },
+  );
   for (const payment of payments) {
     const gateway = GATEWAYS[payment.gateway as TPaymentMethod];
-    if (gateway?.refund) refunds.set(payment.id, (await gateway.refund(payment, order, ctx)).refundRef);
+    if (gateway?.refund) refunds.set(payment.id, (await gateway.refund(payment, order, at)).refundRef);
   }
   return refunds;
 }

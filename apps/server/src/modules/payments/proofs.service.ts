@@ -3,13 +3,14 @@
  * `manual` method; the seller looks at it on the dashboard and approves with mark-paid.
  * The merchant API never returns it.
  */
+import { inTransaction } from '../request/transaction.js';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { FileTooLargeError } from '../../lib/storage.js';
 import type { ServiceContext } from '../request/context.js';
 import { StoredFileSchema } from '../catalog/catalog.entities.js';
-import { findStoreOrder, lockOrder, orderForToken } from '../orders/orders.service.js';
+import { findStoreOrder, lockOrder, orderForToken } from '../orders/order-lookup.js';
 
 export const PROOF_MAX_BYTES = 10 * 1024 * 1024;
 /** Proofs kept per order: the newest; storing one more drops the oldest row and its file. */
@@ -19,7 +20,7 @@ export async function uploadPaymentProof(
   ctx: ServiceContext,
   input: { orderId: string; token: string; name: string; contentType: string; stream: Readable },
 ): Promise<{ orderId: string; proof: { name: string; size: number; contentType: string } }> {
-  const opened = await orderForToken(ctx.em, input.orderId, input.token);
+  const opened = await orderForToken(ctx, input.orderId, input.token);
   // Past the checkout lifetime the order is as good as expired (the job may not have run yet).
   const awaiting = (order: { status: string; createdAt: Date }) =>
     order.status === 'pending' &&
@@ -43,12 +44,12 @@ export async function uploadPaymentProof(
   }
   let kept;
   try {
-    kept = await ctx.em.transactional(async (em) => {
+    kept = await inTransaction(ctx, async (tx) => {
       // The order's row lock serialises the proofs of one order: numbers and pruning never race.
-      const order = await lockOrder(em, opened.id);
+      const order = await lockOrder(tx, opened.id);
       if (!awaiting(order)) throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
-      const earlier = await em.find(StoredFileSchema, { order: order.id }, { orderBy: { proofNumber: 'desc' } });
-      const file = em.create(StoredFileSchema, {
+      const earlier = await tx.em.find(StoredFileSchema, { order: order.id }, { orderBy: { proofNumber: 'desc' } });
+      const file = tx.em.create(StoredFileSchema, {
         id,
         store: order.store.id,
         livemode: order.livemode,
@@ -63,7 +64,7 @@ export async function uploadPaymentProof(
         createdAt: ctx.clock.now(),
       });
       const dropped = earlier.slice(PROOFS_KEPT - 1);
-      for (const old of dropped) em.remove(old);
+      for (const old of dropped) tx.em.remove(old);
       order.paymentProofFileId = file.id;
       order.updatedAt = ctx.clock.now();
       return {
@@ -88,7 +89,7 @@ export async function uploadPaymentProof(
 
 /** The proof of an order of the store, for the dashboard: the newest the buyer sent. */
 export async function paymentProofOf(ctx: ServiceContext, storeId: string, orderId: string) {
-  const order = await findStoreOrder(ctx.em, storeId, ctx.livemode, orderId);
+  const order = await findStoreOrder(ctx, { storeId, orderId });
   const file = order.paymentProofFileId
     ? await ctx.em.findOne(StoredFileSchema, { id: order.paymentProofFileId, store: storeId, livemode: order.livemode })
     : null;

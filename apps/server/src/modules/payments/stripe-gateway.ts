@@ -19,9 +19,9 @@ import Stripe from 'stripe';
 import type { Config } from '../../config.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { looksLikeId } from '../../lib/ids.js';
-import { publicOrderNumber } from '../orders/orders.service.js';
+import { publicOrderNumber } from '../orders/order-views.js';
 import type { Gateway } from './gateway.js';
-import type { PaymentNotification } from './notifications.js';
+import type { PaymentNotification } from './gateway.js';
 
 export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
 /** Seconds a signed event stays acceptable (Stripe's default, and ours for the test gateway). */

@@ -1,7 +1,7 @@
 /**
  * Which orders the `test` gateway may settle, in this process (docs/architecture.md, Test mode), read by checkout, the
- * pay page and inbound notifications alike. A file of its own: in test-gateway.ts, whose types
- * come from notifications.ts, notifications.ts's import of it would be a cycle.
+ * pay page and inbound notifications alike (flows/settle-payment.ts). A file of its own, apart from
+ * the test gateway's signing (test-gateway.ts).
  */
 import type { Config } from '../../config.js';
 

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { safeEqual } from '../../lib/crypto.js';
 import { amountToMinor } from '../../lib/money.js';
-import type { PaymentNotification } from './notifications.js';
+import type { PaymentNotification } from './gateway.js';
 
 export const TEST_SIGNATURE_HEADER = 'x-test-signature';
 const TOLERANCE_SECONDS = 300;

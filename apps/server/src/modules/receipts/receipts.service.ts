@@ -1,22 +1,18 @@
 /**
  * The buyer's receipt (issue 27): when an order is paid, the buyer is e-mailed what they bought,
  * what it cost and the order's own link. It is recorded in the mail outbox inside the settling
- * transaction (payments/settlement.ts), so it commits with the payment and a rollback takes it
+ * transaction (flows/settle-payment.ts), so it commits with the payment and a rollback takes it
  * away, and it is named `receipt:<orderId>`, so no retry, duplicate notification or crash and
  * retry records a second one. What it says is receipt-mail.ts's.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppDeps } from '../../deps.js';
+import type { ServiceContext } from '../request/context.js';
 import { recordMail } from '../mail/outbox.js';
 import { orderUrl } from '../orders/order-link.js';
 import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
-import { publicOrderNumber } from '../orders/orders.service.js';
+import { publicOrderNumber } from '../orders/order-views.js';
 import { StoreSchema } from '../stores/stores.entities.js';
-import { storeSettings } from '../stores/stores.service.js';
+import { storeSettings } from '../stores/store-views.js';
 import { receiptMail } from './receipt-mail.js';
-
-/** What recording a receipt needs: the app key and the mail and link settings, and the clock. */
-export type ReceiptDeps = Pick<AppDeps, 'config' | 'clock'>;
 
 /** The outbox's name for an order's receipt: recorded once, whatever calls it again. */
 export const receiptDedupeKey = (orderId: string) => `receipt:${orderId}`;
@@ -28,16 +24,16 @@ export interface ReceiptPayment {
 }
 
 /**
- * Records the receipt of `order`, just paid, through `em` (the settling transaction, with the
- * order's row locked). Nothing when the store turned receipts off or the order has no buyer
+ * Records the receipt of `order`, just paid, in the context's transaction (the settling one, with
+ * the order's row locked). Nothing when the store turned receipts off or the order has no buyer
  * e-mail. Returns whether a receipt was recorded now.
  */
 export async function recordReceipt(
-  em: EntityManager,
-  deps: ReceiptDeps,
-  order: Order,
-  payment: ReceiptPayment,
+  ctx: ServiceContext,
+  input: { order: Order; payment: ReceiptPayment },
 ): Promise<boolean> {
+  const { order, payment } = input;
+  const { em, deps } = ctx;
   if (!order.customerEmail) return false;
   const store = await em.findOneOrFail(StoreSchema, { id: order.store.id });
   const settings = storeSettings(store);
@@ -60,11 +56,14 @@ export async function recordReceipt(
     orderUrl: orderUrl(deps.config, order.id),
     note: settings.receiptNote,
   });
-  return recordMail(em, deps, {
-    to: order.customerEmail,
-    ...mail,
-    dedupeKey: receiptDedupeKey(order.id),
-    // A test order's receipt stays in the development mailbox (test mode: docs/architecture.md).
-    livemode: order.livemode,
-  });
+  return recordMail(
+    { em, deps },
+    {
+      to: order.customerEmail,
+      ...mail,
+      dedupeKey: receiptDedupeKey(order.id),
+      // A test order's receipt stays in the development mailbox (test mode: docs/architecture.md).
+      livemode: order.livemode,
+    },
+  );
 }

@@ -2,15 +2,16 @@
  * The request context as services and guards see it: plain data, resolved once per request by
  * the transport's adapter (trpc/context.ts reads the request into it). The credentials the request
  * presents, the client's address, user agent, origin and trusted-proxy country, plus the clock, a
- * forked EntityManager and a ResponseSink for the headers and cookies its answer should carry.
- * Nothing here knows HTTP: services take `(ctx, input)` and never see the transport.
+ * forked EntityManager, the request's logger and a ResponseSink for the headers and cookies its
+ * answer should carry. Nothing here knows HTTP: services take `(ctx, input)` and never see the
+ * transport. A transaction rides on the context (transaction.ts `inTransaction`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../../deps.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ResponseSink } from '../../lib/cookies.js';
 import type { Logger } from '../../lib/logger.js';
-import type { IdempotentCall } from '../idempotency/idempotency.service.js';
+import type { IdempotentCall } from './idempotent-call.js';
 
 /** The order a checkout credential (svc_checkout; its format is orders/checkout-cookie.ts's) opens and its token. */
 export interface CheckoutCookie {
@@ -49,11 +50,14 @@ export interface CallerInfo {
   credentials: Credentials;
 }
 
-/** What every service gets: the database, the clock and the application's parts. */
+/** What every service gets: the database, the clock, a logger and the application's parts. */
 export interface ServiceContext {
   deps: AppDeps;
+  /** The call's EntityManager: a transaction's inside `inTransaction` (transaction.ts). */
   em: EntityManager;
   clock: Clock;
+  /** The request's logger (its id on every line); a job's is the application's. */
+  log: Logger;
   /**
    * The mode the call reads and writes (test mode: docs/architecture.md): true for live, false for test.
    * Live unless the caller's credential says test: a merchant key's mode, the dashboard's
@@ -73,11 +77,10 @@ export interface ServiceContext {
  * application's deps, a fresh EntityManager, live mode. One per run, as a request has its own.
  */
 export function serviceContext(deps: AppDeps): ServiceContext {
-  return { deps, em: deps.orm.em.fork(), clock: deps.clock, livemode: true };
+  return { deps, em: deps.orm.em.fork(), clock: deps.clock, log: deps.log, livemode: true };
 }
 
 export interface Context extends ServiceContext {
-  log: Logger;
   caller: CallerInfo;
   answer: ResponseSink;
   /** The route being called, as far as guards need it (set from the route's policy once it is known). */

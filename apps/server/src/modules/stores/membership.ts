@@ -1,5 +1,5 @@
 /** Who may do what in a store: the owner holds every permission, staff hold what they were given. */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ServiceContext } from '../request/context.js';
 import type { TStorePermission } from '@svc/schemas';
 import { StoreMemberSchema, type StoreMember } from './stores.entities.js';
 
@@ -16,6 +16,10 @@ export function effectivePermissions(member: StoreMember): TStorePermission[] {
     : (member.permissions as TStorePermission[]);
 }
 
-export function findMembership(em: EntityManager, storeId: string, userId: string): Promise<StoreMember | null> {
-  return em.findOne(StoreMemberSchema, { store: storeId, user: userId });
+export function findMembership(
+  ctx: Pick<ServiceContext, 'em'>,
+  storeId: string,
+  userId: string,
+): Promise<StoreMember | null> {
+  return ctx.em.findOne(StoreMemberSchema, { store: storeId, user: userId });
 }

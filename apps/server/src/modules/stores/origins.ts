@@ -2,7 +2,7 @@
  * A store's own origins, from which themes may call the customer routes:
  * `https://<subdomain>.<STOREFRONT_BASE_DOMAIN>` and the seller's `allowedOrigins`.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ServiceContext } from '../request/context.js';
 import type { Config } from '../../config.js';
 import { StoreSchema, type Store } from './stores.entities.js';
 import { anyStoreAllows } from './stores.repo.js';
@@ -18,8 +18,9 @@ export function ownOrigin(config: Config): string {
 }
 
 /** Whether any store that is not banned claims this origin (answers CORS preflights, which carry no cookie). */
-export async function isAnyStoreOrigin(em: EntityManager, config: Config, origin: string): Promise<boolean> {
-  const base = config.storefrontBaseDomain;
+export async function isAnyStoreOrigin(ctx: Pick<ServiceContext, 'em' | 'deps'>, origin: string): Promise<boolean> {
+  const { em } = ctx;
+  const base = ctx.deps.config.storefrontBaseDomain;
   if (base) {
     const match = new RegExp(`^https://([a-z0-9-]{3,63})\\.${base.replace(/[.]/g, '\\.')}$`).exec(origin);
     if (match && (await em.count(StoreSchema, { subdomain: match[1]!, banned: false })) > 0) return true;

@@ -1,7 +1,6 @@
 /** Store rules: public lookup, and management by sellers and their staff. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  ZStoreSettings,
   type TMember,
   type TMerchantStore,
   type TMerchantUpdateStoreInput,
@@ -9,7 +8,6 @@ import {
   type TStoreLookupInput,
   type TStorePermission,
   type TStorePublic,
-  type TStoreSettings,
 } from '@svc/schemas';
 import type { z } from 'zod';
 import type { ZCreateStoreInput, ZUpdateStoreInput } from '@svc/schemas';
@@ -18,6 +16,7 @@ import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
 import { UserSchema, type User } from '../identity/identity.entities.js';
 import { effectivePermissions } from './membership.js';
+import { logoUrlOf, storeSettings, toPublicStore } from './store-views.js';
 import { StoreMemberSchema, StoreSchema, type Store, type StoreMember } from './stores.entities.js';
 
 /** Subdomains that name our own hosts or invite phishing. */
@@ -58,38 +57,6 @@ export const RESERVED_SUBDOMAINS = new Set([
   'root',
   'security',
 ]);
-
-/** Where the storefront serves the store's logo (http/storefront.ts), or null without one. */
-function logoUrlOf(store: Store): string | null {
-  return store.logoFileId ? `/s/${store.subdomain}/logo/${store.logoFileId}` : null;
-}
-
-export function toPublicStore(store: Store): TStorePublic {
-  return {
-    id: store.id,
-    name: store.name,
-    subdomain: store.subdomain,
-    currency: store.currency,
-    description: store.description,
-    accentColor: store.accentColor ?? null,
-    logoUrl: logoUrlOf(store),
-    createdAt: store.createdAt.toISOString(),
-  };
-}
-
-const DEFAULT_SETTINGS: TStoreSettings = {
-  paymentMethods: ['manual'],
-  manualPaymentInstructions: '',
-  emailOrderAccess: true,
-  receiptsEnabled: true,
-  receiptNote: '',
-};
-
-/** The store's settings with defaults for what was never set. */
-export function storeSettings(store: Store): TStoreSettings {
-  const parsed = ZStoreSettings.partial().safeParse(store.settings);
-  return { ...DEFAULT_SETTINGS, ...(parsed.success ? parsed.data : {}) };
-}
 
 export function toStoreView(store: Store, member: StoreMember): TStore {
   return {
@@ -300,11 +267,14 @@ export async function removeMember(ctx: ServiceContext, storeId: string, memberI
 }
 
 /** Operator action (`svc ban-store` / `svc unban-store`). */
-export async function setStoreBanned(em: EntityManager, subdomain: string, banned: boolean, now: Date): Promise<Store> {
-  const store = await em.findOne(StoreSchema, { subdomain: subdomain.toLowerCase() });
-  if (!store) throw new AppError('not_found', `No store has the subdomain ${subdomain}.`);
-  store.banned = banned;
-  store.updatedAt = now;
-  await em.flush();
+export async function setStoreBanned(
+  ctx: ServiceContext,
+  input: { subdomain: string; banned: boolean },
+): Promise<Store> {
+  const store = await ctx.em.findOne(StoreSchema, { subdomain: input.subdomain.toLowerCase() });
+  if (!store) throw new AppError('not_found', `No store has the subdomain ${input.subdomain}.`);
+  store.banned = input.banned;
+  store.updatedAt = ctx.clock.now();
+  await ctx.em.flush();
   return store;
 }

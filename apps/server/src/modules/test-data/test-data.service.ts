@@ -231,7 +231,8 @@ class WipeRun {
  * several processes: each takes a different job, and a job whose runner died is taken over once
  * its lease runs out. Returns how many it ran.
  */
-export async function runTestDataWipes(deps: AppDeps, options: WipeRunOptions = {}): Promise<number> {
+export async function runTestDataWipes(ctx: ServiceContext, options: WipeRunOptions = {}): Promise<number> {
+  const { deps } = ctx;
   let ran = 0;
   while (!options.signal?.aborted) {
     const now = deps.clock.now();

@@ -20,11 +20,11 @@ import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../request/context.js';
 import { checkoutTokenFor } from '../orders/checkout-cookie.js';
-import { orderForToken } from '../orders/orders.service.js';
-import { authenticateCustomer } from '../customers/customers.service.js';
+import { orderForToken } from '../orders/order-lookup.js';
+import { authenticateCustomer } from '../customers/customer-session.js';
 import { recordMail } from '../mail/outbox.js';
 import { OrderSchema, type Order } from '../orders/orders.entities.js';
-import { publicOrderNumber } from '../orders/orders.service.js';
+import { publicOrderNumber } from '../orders/order-views.js';
 import { hasPermission } from '../stores/membership.js';
 import { StoreMemberSchema, StoreSchema } from '../stores/stores.entities.js';
 import { TicketMessageSchema, TicketSchema, type Ticket, type TicketMessage } from './tickets.entities.js';
@@ -86,7 +86,7 @@ function hasBuyerCredential(ctx: BuyerRequest, token: string | undefined): boole
  */
 export async function buyerTicketAccess(ctx: BuyerRequest, orderId: string, token?: string): Promise<Order> {
   const checkoutToken = token ?? checkoutTokenFor(ctx.caller.credentials.checkout, orderId);
-  if (checkoutToken !== undefined) return orderForToken(ctx.em, orderId, checkoutToken);
+  if (checkoutToken !== undefined) return orderForToken(ctx, orderId, checkoutToken);
   if (!ctx.caller.credentials.customerToken) throw new AppError('unauthorized', NO_CREDENTIAL);
   const customer = await authenticateCustomer(ctx);
   const order = await ctx.em.findOne(OrderSchema, {
@@ -128,7 +128,7 @@ async function sendQuietly(
   const ticketId = ticket.id;
   try {
     // A test order's tickets mail nobody: kept for the development mailbox (test mode: docs/architecture.md).
-    await recordMail(ctx.em, ctx.deps, { ...mail, livemode: ticket.livemode });
+    await recordMail(ctx, { ...mail, livemode: ticket.livemode });
   } catch (error) {
     // The message is saved and shown on both sides; a notification not recorded must not fail the request.
     ctx.deps.log.error({ err: error, ticketId }, 'ticket e-mail failed');

@@ -2,11 +2,11 @@
 import type { TTrackInput } from '@svc/schemas';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
-import { findSellingStore } from '../catalog/catalog.service.js';
+import { findSellingStore } from '../stores/selling-store.js';
 import { TrackEventSchema } from './tracking.entities.js';
 
 export async function track(ctx: ServiceContext, input: TTrackInput): Promise<void> {
-  const store = await findSellingStore(ctx.em, input.storeId);
+  const store = await findSellingStore(ctx, input.storeId);
   ctx.em.create(TrackEventSchema, {
     id: newId(),
     store: store.id,

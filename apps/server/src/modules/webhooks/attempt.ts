@@ -8,6 +8,7 @@
  */
 import { WEBHOOK_TEST_EVENT } from '@svc/schemas';
 import type { AppDeps } from '../../deps.js';
+import type { ServiceContext } from '../request/context.js';
 import { unseal } from '../../lib/crypto.js';
 import { webhookAttempts, webhookLag } from '../../lib/metrics.js';
 import { recordMail } from '../mail/outbox.js';
@@ -25,6 +26,9 @@ import { disableReason, nextAttemptDueAt } from './retry-policy.js';
 import { sendToReceiver, type SendResult } from './sender.js';
 import { signatureHeaders, webhookSecretKey } from './signing.js';
 import { WebhookSchema } from './webhooks.entities.js';
+
+/** What sending and recording an attempt read of the context: each write takes a fresh EntityManager of its own. */
+export type DispatchContext = Pick<ServiceContext, 'deps' | 'clock' | 'log'>;
 
 /** The body receivers get: serialised once per attempt, and exactly these bytes are signed. */
 export function eventBody(event: {
@@ -66,15 +70,16 @@ function openSecret(deps: AppDeps, sealed: string): string {
 
 /** Signs and sends one attempt; never throws. */
 export async function sendAttempt(
-  deps: AppDeps,
+  ctx: DispatchContext,
   timeoutMs: number,
   attempt: { id: string; url: string; secretEnc: string; eventId: string; event: string; body: string },
 ): Promise<SendResult> {
+  const { deps } = ctx;
   let secret: string;
   try {
     secret = openSecret(deps, attempt.secretEnc);
   } catch {
-    deps.log.error({ deliveryId: attempt.id }, 'webhook secret cannot be decrypted (APP_ENCRYPTION_KEY changed?)');
+    ctx.log.error({ deliveryId: attempt.id }, 'webhook secret cannot be decrypted (APP_ENCRYPTION_KEY changed?)');
     return {
       ok: false,
       statusCode: null,
@@ -85,7 +90,7 @@ export async function sendAttempt(
       requestHeaders: null,
     };
   }
-  const now = deps.clock.now();
+  const now = ctx.clock.now();
   const headers = signatureHeaders(secret, {
     eventId: attempt.eventId,
     event: attempt.event,
@@ -115,7 +120,7 @@ export function skipReason(claimed: ClaimedAttempt): string | null {
 
 /** Sends a claimed attempt that skipReason lets through, started at `startedAt` (sendAttempt: never throws). */
 export async function sendClaimed(
-  deps: AppDeps,
+  ctx: DispatchContext,
   timeoutMs: number,
   claimed: ClaimedAttempt,
   startedAt: Date,
@@ -131,7 +136,7 @@ export async function sendClaimed(
     livemode: claimed.livemode,
     payload: claimed.payload!,
   });
-  return sendAttempt(deps, timeoutMs, { ...claimed, body });
+  return sendAttempt(ctx, timeoutMs, { ...claimed, body });
 }
 
 export interface RecordOutcome {
@@ -148,12 +153,13 @@ export interface RecordOutcome {
  * `enabled` sends.
  */
 export async function recordAttempt(
-  deps: AppDeps,
+  ctx: DispatchContext,
   ref: AttemptRef,
   result: SendResult,
   opts: { retry: boolean; random: () => number },
 ): Promise<RecordOutcome> {
-  const now = deps.clock.now();
+  const { deps } = ctx;
+  const now = ctx.clock.now();
   webhookAttempts.inc({ outcome: result.ok ? 'success' : 'failed' });
   if (result.ok) return { recorded: await recordSuccess(deps.orm.em.fork(), ref, result, now), disabledReason: null };
 
@@ -262,15 +268,18 @@ async function emailOwnersAboutDisabling(deps: AppDeps, webhookId: string, reaso
       const members = await em.find(StoreMemberSchema, { store: webhook.store, role: 'owner' }, { populate: ['user'] });
       owners = members.length;
       for (const member of members) {
-        await recordMail(em, deps, {
-          to: member.user.$.email,
-          subject: `Webhook endpoint "${webhook.name}" was disabled`,
-          text:
-            `The webhook endpoint "${webhook.name}" (${webhook.url}) of your store ${webhook.store.$.name} was disabled on ${at.toISOString()}.\n\n` +
-            `Reason: ${reason}\n\n` +
-            `Events are not sent to it while it is disabled. When the receiver works again, enable the endpoint in the dashboard ` +
-            `(or PATCH it with "enabled": true) and replay the events you missed.\n`,
-        });
+        await recordMail(
+          { em, deps },
+          {
+            to: member.user.$.email,
+            subject: `Webhook endpoint "${webhook.name}" was disabled`,
+            text:
+              `The webhook endpoint "${webhook.name}" (${webhook.url}) of your store ${webhook.store.$.name} was disabled on ${at.toISOString()}.\n\n` +
+              `Reason: ${reason}\n\n` +
+              `Events are not sent to it while it is disabled. When the receiver works again, enable the endpoint in the dashboard ` +
+              `(or PATCH it with "enabled": true) and replay the events you missed.\n`,
+          },
+        );
       }
     }
     deps.log.warn({ webhookId, reason, owners }, 'webhook endpoint disabled');

@@ -151,14 +151,17 @@ export async function sendTestPing(
   const createdAt = ctx.clock.now();
   const payload = { webhookId };
   // Kept as an outbox row (already dispatched: nobody subscribes to it) so a manual retry can resend it.
-  const eventId = await recordEvent(em, {
-    storeId,
-    livemode: hook.livemode,
-    type: WEBHOOK_TEST_EVENT,
-    payload,
-    at: createdAt,
-    dispatched: true,
-  });
+  const eventId = await recordEvent(
+    { em },
+    {
+      storeId,
+      livemode: hook.livemode,
+      type: WEBHOOK_TEST_EVENT,
+      payload,
+      at: createdAt,
+      dispatched: true,
+    },
+  );
   const id = newId();
   const body = eventBody({
     id: eventId,
@@ -168,7 +171,7 @@ export async function sendTestPing(
     livemode: hook.livemode,
     payload,
   });
-  const result = await sendAttempt(deps, input.timeoutMs ?? deps.config.webhookTimeoutMs, {
+  const result = await sendAttempt(ctx, input.timeoutMs ?? deps.config.webhookTimeoutMs, {
     id,
     url: hook.url,
     secretEnc: hook.secretEnc,
@@ -177,7 +180,7 @@ export async function sendTestPing(
     body,
   });
   await recordAttempt(
-    deps,
+    ctx,
     { id, webhookId, storeId, eventId, event: WEBHOOK_TEST_EVENT, attempt: 1, lease: null, startedAt: createdAt },
     result,
     { retry: false, random: Math.random },

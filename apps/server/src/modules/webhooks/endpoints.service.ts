@@ -4,6 +4,7 @@
  * store and mode that every operation on one starts with. What is sent to an endpoint, and its
  * log, is deliveries.service.ts's; the dispatchers are scheduler.ts's.
  */
+import { inTransaction } from '../request/transaction.js';
 import { type TWebhook, type TWebhookEvent } from '@svc/schemas';
 import type { Config } from '../../config.js';
 import { seal } from '../../lib/crypto.js';
@@ -70,18 +71,20 @@ export async function createWebhook(
   input: { storeId: string; name: string; url: string; events: TWebhookEvent[] },
 ): Promise<TWebhook & { secret: string }> {
   const url = await checkedUrl(ctx.deps.config, input.url);
-  return ctx.em.transactional(async (em) => {
+  return inTransaction(ctx, async (tx) => {
     // Serialise creates per store so the limit holds under racing requests.
-    await lockStoreWebhooks(em, input.storeId);
+    await lockStoreWebhooks(tx.em, input.storeId);
     // The limit holds per mode: test endpoints never crowd out live ones.
-    if ((await em.count(WebhookSchema, { store: input.storeId, livemode: ctx.livemode })) >= MAX_WEBHOOKS_PER_STORE) {
+    if (
+      (await tx.em.count(WebhookSchema, { store: input.storeId, livemode: ctx.livemode })) >= MAX_WEBHOOKS_PER_STORE
+    ) {
       throw new AppError(
         'webhook_limit_reached',
         `A store has at most ${MAX_WEBHOOKS_PER_STORE} webhooks in each mode.`,
       );
     }
     const now = ctx.clock.now();
-    const webhook = em.create(WebhookSchema, {
+    const webhook = tx.em.create(WebhookSchema, {
       id: newId(),
       store: input.storeId,
       livemode: ctx.livemode,

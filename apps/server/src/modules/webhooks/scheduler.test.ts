@@ -122,7 +122,7 @@ async function emit(
   const data =
     payload ??
     (type.startsWith('product.') ? productPayload(storeId, { id: newId() }) : orderPayload(storeId, { id: newId() }));
-  return recordEvent(orm.em.fork(), { storeId, livemode: true, type, payload: data, at: clock.now() });
+  return recordEvent({ em: orm.em.fork() }, { storeId, livemode: true, type, payload: data, at: clock.now() });
 }
 
 const attemptsOf = (webhookId: string) =>
@@ -295,7 +295,7 @@ describe('disabling an endpoint', () => {
     await new Dispatcher(deps).runOnce();
     expect(rx.received).toHaveLength(1);
     expect(await attemptsOf(hook.id)).toHaveLength(2);
-    const mails = await keptMail(orm.em.fork(), deps.config.encryptionKey, { to: owner });
+    const mails = await keptMail({ em: orm.em.fork(), deps }, { to: owner });
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toContain('disabled');
     expect(mails[0]!.text).toContain('410');
@@ -344,7 +344,7 @@ describe('disabling an endpoint', () => {
     const log = await attemptsOf(hook.id);
     expect(log.filter((d) => d.status === 'queued' || d.status === 'pending')).toEqual([]);
     expect(log.filter((d) => d.status === 'skipped').length).toBeGreaterThan(0);
-    const mails = await keptMail(orm.em.fork(), deps.config.encryptionKey, { to: owner });
+    const mails = await keptMail({ em: orm.em.fork(), deps }, { to: owner });
     expect(mails).toHaveLength(1);
     expect(mails[0]!.text).toContain('No successful delivery for 5 days');
 
@@ -789,13 +789,16 @@ describe('wake-ups', () => {
     await new Promise((resolve) => setTimeout(resolve, 300)); // its first pass is over; it sleeps for a minute
     const started = Date.now();
     const eventId = await orm.em.fork().transactional(async (em) =>
-      recordEvent(em, {
-        livemode: true,
-        storeId: store.id,
-        type: 'order.created',
-        payload: orderPayload(store.id, { id: 'o' }),
-        at: clock.now(),
-      }),
+      recordEvent(
+        { em },
+        {
+          livemode: true,
+          storeId: store.id,
+          type: 'order.created',
+          payload: orderPayload(store.id, { id: 'o' }),
+          at: clock.now(),
+        },
+      ),
     );
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });
     expect(hit!.eventId).toBe(eventId);
@@ -839,13 +842,16 @@ describe('wake-ups', () => {
 
     await expect(
       ormA.em.fork().transactional(async (em) => {
-        await recordEvent(em, {
-          livemode: true,
-          storeId: store.id,
-          type: 'order.created',
-          payload: orderPayload(store.id, { id: 'rolled back' }),
-          at: clock.now(),
-        });
+        await recordEvent(
+          { em },
+          {
+            livemode: true,
+            storeId: store.id,
+            type: 'order.created',
+            payload: orderPayload(store.id, { id: 'rolled back' }),
+            at: clock.now(),
+          },
+        );
         await em.flush();
         throw new Error('roll back');
       }),
@@ -853,13 +859,16 @@ describe('wake-ups', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(messages).toEqual([]);
     await ormA.em.fork().transactional(async (em) =>
-      recordEvent(em, {
-        livemode: true,
-        storeId: store.id,
-        type: 'order.created',
-        payload: orderPayload(store.id, { id: 'committed' }),
-        at: clock.now(),
-      }),
+      recordEvent(
+        { em },
+        {
+          livemode: true,
+          storeId: store.id,
+          type: 'order.created',
+          payload: orderPayload(store.id, { id: 'committed' }),
+          at: clock.now(),
+        },
+      ),
     );
     await rx.waitFor(1, { timeoutMs: 5_000 });
     await expect.poll(() => messages.length, { timeout: 3_000 }).toBeGreaterThan(0);
@@ -871,13 +880,16 @@ describe('wake-ups', () => {
     cleanups.push(() => b.stop());
     await new Promise((resolve) => setTimeout(resolve, 300));
     const em = ormC.em.fork();
-    const quiet = await recordEvent(em, {
-      livemode: true,
-      storeId: store.id,
-      type: 'order.created',
-      payload: orderPayload(store.id, { id: 'quiet' }),
-      at: clock.now(),
-    });
+    const quiet = await recordEvent(
+      { em },
+      {
+        livemode: true,
+        storeId: store.id,
+        type: 'order.created',
+        payload: orderPayload(store.id, { id: 'quiet' }),
+        at: clock.now(),
+      },
+    );
     await em.flush();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(rx.received.map((h) => h.eventId)).not.toContain(quiet);
@@ -1017,26 +1029,32 @@ describe('wake-ups from nested transactions', () => {
     await expect(
       orm.em.fork().transactional(async (outer) => {
         await outer.transactional(async (inner) => {
-          await recordEvent(inner, {
-            livemode: true,
-            storeId: store.id,
-            type: 'order.paid',
-            payload: orderPayload(store.id, { id: 'rolled back' }),
-            at: clock.now(),
-          });
+          await recordEvent(
+            { em: inner },
+            {
+              livemode: true,
+              storeId: store.id,
+              type: 'order.paid',
+              payload: orderPayload(store.id, { id: 'rolled back' }),
+              at: clock.now(),
+            },
+          );
         });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await orm.em.fork().transactional(async (outer) => {
       await outer.transactional(async (inner) => {
-        await recordEvent(inner, {
-          livemode: true,
-          storeId: store.id,
-          type: 'order.paid',
-          payload: orderPayload(store.id, { id: 'nested' }),
-          at: clock.now(),
-        });
+        await recordEvent(
+          { em: inner },
+          {
+            livemode: true,
+            storeId: store.id,
+            type: 'order.paid',
+            payload: orderPayload(store.id, { id: 'nested' }),
+            at: clock.now(),
+          },
+        );
       });
     });
     const [hit] = await rx.waitFor(1, { timeoutMs: 5_000 });

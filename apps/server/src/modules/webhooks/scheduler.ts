@@ -12,7 +12,7 @@
 import { WEBHOOK_TEST_EVENT } from '@svc/schemas';
 import type { AppDeps } from '../../deps.js';
 import { webhookAttempts } from '../../lib/metrics.js';
-import { SuccessWriter, recordAttempt, sendClaimed, skipReason } from './attempt.js';
+import { SuccessWriter, recordAttempt, sendClaimed, skipReason, type DispatchContext } from './attempt.js';
 import * as claims from './claims.repo.js';
 import type { ClaimedAttempt } from './claims.repo.js';
 import { EndpointSlots } from './endpoint-slots.js';
@@ -96,10 +96,14 @@ export class Dispatcher {
   private kicked = false;
   private readonly wakeUps: DispatcherWakeUps;
 
+  /** What sending and recording read of the context (attempt.ts): the application's parts, clock and logger. */
+  private readonly dispatch: DispatchContext;
+
   constructor(
     private readonly deps: AppDeps,
     options: DispatcherOptions = {},
   ) {
+    this.dispatch = { deps, clock: deps.clock, log: deps.log };
     this.pollMs = options.pollMs ?? deps.config.webhookPollMs;
     this.batchSize = options.batchSize ?? 200;
     this.concurrency = options.concurrency ?? 32;
@@ -436,7 +440,7 @@ export class Dispatcher {
       return;
     }
     const startedAt = this.deps.clock.now();
-    const result = await sendClaimed(this.deps, this.timeoutMs, claimed, startedAt);
+    const result = await sendClaimed(this.dispatch, this.timeoutMs, claimed, startedAt);
     this.slots.recordSpeed(claimed.webhookId, result.durationMs);
     if (result.ok) {
       // The slot frees now: the outcome is written with the other successes of the moment.
@@ -452,7 +456,7 @@ export class Dispatcher {
       return;
     }
     // The test event is sent only by the test ping and a manual retry: never retried by itself.
-    const { recorded, disabledReason } = await recordAttempt(this.deps, { ...claimed, startedAt }, result, {
+    const { recorded, disabledReason } = await recordAttempt(this.dispatch, { ...claimed, startedAt }, result, {
       retry: claimed.event !== WEBHOOK_TEST_EVENT,
       random: this.random,
     });

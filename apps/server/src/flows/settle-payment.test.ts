@@ -1,14 +1,14 @@
 /**
  * Payment rules against the real database, without HTTP (docs/decisions.md Payments):
  * - inbound notifications are handled once per (gateway, event id), settle only the stored
- *   amount in the stored currency, and refund only what was settled (notifications.ts);
+ *   amount in the stored currency, and refund only what was settled (settle-payment.ts handleNotification);
  * - the `test` and `stripe` gateways verify the raw bytes before anything is parsed
  *   (test-gateway.ts, stripe-gateway.ts; signed here independently of the code under test);
  * - a proof of manual payment is taken only for a pending order paid by `manual`, opened with
  *   its checkout token, and within the size limit; an order keeps its newest 5, rows and files,
  *   even under concurrent uploads (proofs.service.ts);
  * - a seller's refund calls the gateway only for a refundable order's gateway-held payments, and
- *   keeps the gateway's refund id even when the order was refunded meanwhile (gateways.ts, settlement.ts).
+ *   keeps the gateway's refund id even when the order was refunded meanwhile (gateways.ts, flows/refund-order.ts).
  * Every test makes its own store, products and orders; time comes from a ManualClock.
  */
 import { createHmac, createHash, randomBytes } from 'node:crypto';
@@ -18,32 +18,37 @@ import { Readable } from 'node:stream';
 import Stripe from 'stripe';
 import type { TPaymentMethod } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerDatabaseUrl } from '../../../../../test/support/env.js';
-import { createStore } from '../../../../../test/support/factories.js';
-import { serviceContext } from '../../../../../test/support/in-process.js';
-import { openOrm, type Orm } from '../../db/orm.js';
-import { ManualClock } from '../../lib/clock.js';
-import { AppError } from '../../lib/errors.js';
-import type { ReceiptDeps } from '../receipts/receipts.service.js';
-import type { ServiceContext } from '../request/context.js';
-import { LicenseKeySchema, StoredFileSchema } from '../catalog/catalog.entities.js';
-import { createProduct } from '../catalog/catalog.service.js';
-import { importKeys } from '../catalog/key-store.js';
-import { createOrder, startCheckout } from '../checkout/checkout.service.js';
-import { EventSchema } from '../events/events.entities.js';
-import { OrderSchema } from '../orders/orders.entities.js';
-import { StoreSchema } from '../stores/stores.entities.js';
-import { handleNotification, type PaymentNotification } from './notifications.js';
-import { PaymentSchema } from './payments.entities.js';
-import { PROOF_MAX_BYTES, PROOFS_KEPT, paymentProofOf, uploadPaymentProof } from './proofs.service.js';
-import { refundAtGateways } from './gateways.js';
-import { refundOrder } from './settlement.js';
-import { verifyStripeNotification } from './stripe-gateway.js';
-import { verifyTestNotification } from './test-gateway.js';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { serviceContext, contextOn } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { ManualClock } from '../lib/clock.js';
+import { AppError } from '../lib/errors.js';
+import type { AppDeps } from '../deps.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { LicenseKeySchema, StoredFileSchema } from '../modules/catalog/catalog.entities.js';
+import { createProduct } from '../modules/catalog/catalog.service.js';
+import { importKeys } from '../modules/catalog/key-store.js';
+import { createOrder, startCheckout } from './place-order.js';
+import { EventSchema } from '../modules/events/events.entities.js';
+import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { StoreSchema } from '../modules/stores/stores.entities.js';
+import { handleNotification, type PaymentNotification } from './settle-payment.js';
+import { PaymentSchema } from '../modules/payments/payments.entities.js';
+import {
+  PROOF_MAX_BYTES,
+  PROOFS_KEPT,
+  paymentProofOf,
+  uploadPaymentProof,
+} from '../modules/payments/proofs.service.js';
+import { refundAtGateways } from '../modules/payments/gateways.js';
+import { refundOrder } from './refund-order.js';
+import { verifyStripeNotification } from '../modules/payments/stripe-gateway.js';
+import { verifyTestNotification } from '../modules/payments/test-gateway.js';
 
 let orm: Orm;
 /** What a settlement needs besides the database (the receipt's link and mail settings). */
-let receiptDeps: ReceiptDeps;
+let receiptDeps: AppDeps;
 beforeAll(async () => {
   orm = await openOrm(workerDatabaseUrl(), { poolMax: 2 });
   receiptDeps = serviceContext(orm).deps;
@@ -146,7 +151,7 @@ function paid(sale: Sale, overrides: Partial<PaymentNotification> = {}): Payment
 
 /** Handles a notification as the webhook route does: a fresh EntityManager per request. */
 const notify = (gateway: string, notification: PaymentNotification, at: Date) =>
-  handleNotification(orm.em.fork(), receiptDeps, gateway, notification, at);
+  handleNotification(contextOn(orm.em.fork(), receiptDeps), { gateway, notification, now: at });
 
 describe('handleNotification: settling', () => {
   it('settles a pending order paid in full and fulfils it in the same step', async () => {
@@ -309,8 +314,7 @@ describe('handleNotification: refunds', () => {
   });
 });
 
-describe('the seller refund at the gateway (gateways.ts refundAtGateways, settlement.ts refundOrder)', () => {
-  const gatewayCtx = (sale: Sale) => ({ config: sale.ctx.deps.config, log: sale.ctx.deps.log, now: sale.clock.now() });
+describe('the seller refund at the gateway (gateways.ts refundAtGateways, refund-order.ts refundOrder)', () => {
   /** The AppError code a call rejects with ('resolved' when it does not reject; anything else fails the test). */
   async function codeOf(promise: Promise<unknown>): Promise<string> {
     try {
@@ -325,13 +329,13 @@ describe('the seller refund at the gateway (gateways.ts refundAtGateways, settle
   it('calls no gateway for a pending, a refunded or a test-paid order; a Stripe payment it cannot refund is gateway_error with nothing changed', async () => {
     // No STRIPE_SECRET_KEY here: a Stripe refund that were attempted would be refused.
     const pending = await pendingOrder();
-    expect(await refundAtGateways(orm.em.fork(), await orderOf(pending.orderId), gatewayCtx(pending))).toEqual(
+    expect(await refundAtGateways({ ...pending.ctx, em: orm.em.fork() }, await orderOf(pending.orderId))).toEqual(
       new Map(),
     );
 
     const viaTest = await pendingOrder({ keys: 1 });
     expect(await notify('test', paid(viaTest), viaTest.clock.now())).toBe('settled');
-    expect(await refundAtGateways(orm.em.fork(), await orderOf(viaTest.orderId), gatewayCtx(viaTest))).toEqual(
+    expect(await refundAtGateways({ ...viaTest.ctx, em: orm.em.fork() }, await orderOf(viaTest.orderId))).toEqual(
       new Map(),
     );
 
@@ -347,13 +351,13 @@ describe('the seller refund at the gateway (gateways.ts refundAtGateways, settle
     const before = await state();
     expect(before).toMatchObject({ status: 'completed', keyCount: 1, payments: [['paid', null, expect.any(Date)]] });
     const order = await orderOf(viaStripe.orderId);
-    expect(await codeOf(refundAtGateways(orm.em.fork(), order, gatewayCtx(viaStripe)))).toBe('gateway_error');
+    expect(await codeOf(refundAtGateways({ ...viaStripe.ctx, em: orm.em.fork() }, order))).toBe('gateway_error');
     expect(await state()).toEqual(before);
 
     // Refunded by Stripe's own notification: the seller's refund makes no call.
     expect(await notify('stripe', paid(viaStripe, { kind: 'refunded' }), viaStripe.clock.now())).toBe('refunded');
     const refunded = await orderOf(viaStripe.orderId);
-    expect(await refundAtGateways(orm.em.fork(), refunded, gatewayCtx(viaStripe))).toEqual(new Map());
+    expect(await refundAtGateways({ ...viaStripe.ctx, em: orm.em.fork() }, refunded)).toEqual(new Map());
   });
 
   it("records the gateway's refund id on the payment, also when the order was refunded meanwhile, with one order.refunded", async () => {
@@ -361,7 +365,11 @@ describe('the seller refund at the gateway (gateways.ts refundAtGateways, settle
     expect(await notify('stripe', paid(sale, { providerRef: `pi_${unique()}` }), sale.clock.now())).toBe('settled');
     const [payment] = await paymentsOf(sale.orderId);
     expect(payment).toMatchObject({ status: 'paid', refundRef: null });
-    await refundOrder(orm.em.fork(), sale.orderId, sale.clock.now(), new Map([[payment!.id, 're_first']]));
+    await refundOrder(contextOn(orm.em.fork()), {
+      orderId: sale.orderId,
+      now: sale.clock.now(),
+      refunds: new Map([[payment!.id, 're_first']]),
+    });
     expect(await paymentsOf(sale.orderId)).toEqual([
       expect.objectContaining({ status: 'refunded', refundRef: 're_first' }),
     ]);
@@ -371,12 +379,11 @@ describe('the seller refund at the gateway (gateways.ts refundAtGateways, settle
     const [racedPayment] = await paymentsOf(raced.orderId);
     // charge.refunded lands between our call to Stripe and our commit.
     expect(await notify('stripe', paid(raced, { kind: 'refunded' }), raced.clock.now())).toBe('refunded');
-    const order = await refundOrder(
-      orm.em.fork(),
-      raced.orderId,
-      raced.clock.now(),
-      new Map([[racedPayment!.id, 're_raced']]),
-    );
+    const order = await refundOrder(contextOn(orm.em.fork()), {
+      orderId: raced.orderId,
+      now: raced.clock.now(),
+      refunds: new Map([[racedPayment!.id, 're_raced']]),
+    });
     expect(order.status).toBe('refunded');
     expect(await paymentsOf(raced.orderId)).toEqual([
       expect.objectContaining({ status: 'refunded', refundRef: 're_raced' }),

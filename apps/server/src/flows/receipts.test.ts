@@ -7,22 +7,22 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerDatabaseUrl } from '../../../../../test/support/env.js';
-import { createStore } from '../../../../../test/support/factories.js';
-import { serviceContext } from '../../../../../test/support/in-process.js';
-import { openOrm, type Orm } from '../../db/orm.js';
-import { ManualClock } from '../../lib/clock.js';
-import { createProduct } from '../catalog/catalog.service.js';
-import { createOrder } from '../checkout/checkout.service.js';
-import { OutboundEmailSchema } from '../mail/mail.entities.js';
-import { keptMail } from '../mail/outbox.js';
-import { orderUrl } from '../orders/order-link.js';
-import { OrderSchema } from '../orders/orders.entities.js';
-import { handleNotification } from '../payments/notifications.js';
-import { settleOrder, type Settlement } from '../payments/settlement.js';
-import type { ServiceContext } from '../request/context.js';
-import { StoreSchema } from '../stores/stores.entities.js';
-import { receiptDedupeKey, recordReceipt } from './receipts.service.js';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { serviceContext, contextOn } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { ManualClock } from '../lib/clock.js';
+import { createProduct } from '../modules/catalog/catalog.service.js';
+import { createOrder } from './place-order.js';
+import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
+import { keptMail } from '../modules/mail/outbox.js';
+import { orderUrl } from '../modules/orders/order-link.js';
+import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { handleNotification } from './settle-payment.js';
+import { settleOrder, type Settlement } from './settle-payment.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { StoreSchema } from '../modules/stores/stores.entities.js';
+import { receiptDedupeKey, recordReceipt } from '../modules/receipts/receipts.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -69,7 +69,12 @@ async function pendingOrder(opts: { settings?: Record<string, unknown>; email?: 
   };
 }
 
-const settle = (sale: Sale) => settleOrder(orm.em.fork(), sale.ctx.deps, sale.orderId, sale.payment, sale.clock.now());
+const settle = (sale: Sale) =>
+  settleOrder(contextOn(orm.em.fork(), sale.ctx.deps), {
+    orderId: sale.orderId,
+    payment: sale.payment,
+    now: sale.clock.now(),
+  });
 
 /** Every receipt recorded for the order, whatever its status. */
 const receiptsOf = (orderId: string) =>
@@ -81,7 +86,13 @@ describe('the receipt in the settlement', () => {
     const rollback = new Error('roll back the surrounding transaction');
     await expect(
       orm.em.fork().transactional(async (tx) => {
-        expect(await settleOrder(tx, sale.ctx.deps, sale.orderId, sale.payment, sale.clock.now())).toBe('settled');
+        expect(
+          await settleOrder(contextOn(tx, sale.ctx.deps), {
+            orderId: sale.orderId,
+            payment: sale.payment,
+            now: sale.clock.now(),
+          }),
+        ).toBe('settled');
         // Inside the transaction the receipt is there...
         expect(await tx.count(OutboundEmailSchema, { dedupeKey: receiptDedupeKey(sale.orderId) })).toBe(1);
         throw rollback;
@@ -92,7 +103,7 @@ describe('the receipt in the settlement', () => {
     expect((await orm.em.fork().findOneOrFail(OrderSchema, { id: sale.orderId })).status).toBe('pending');
 
     expect(await settle(sale)).toBe('settled');
-    const [mail, ...more] = await keptMail(orm.em.fork(), sale.ctx.deps.config.encryptionKey, { to: sale.email! });
+    const [mail, ...more] = await keptMail({ em: orm.em.fork(), deps: sale.ctx.deps }, { to: sale.email! });
     expect(more).toEqual([]);
     expect(mail!.dedupeKey).toBe(`receipt:${sale.orderId}`);
     expect(mail!.subject).toMatch(/^Your receipt from Receipt Lab — ORD-\d+$/);
@@ -114,7 +125,12 @@ describe('the receipt in the settlement', () => {
       currency: 'USD',
       providerRef: null,
     };
-    const notify = () => handleNotification(orm.em.fork(), sale.ctx.deps, 'test', notification, sale.clock.now());
+    const notify = () =>
+      handleNotification(contextOn(orm.em.fork(), sale.ctx.deps), {
+        gateway: 'test',
+        notification: notification,
+        now: sale.clock.now(),
+      });
     expect(await notify()).toBe('already_settled');
     expect(await notify()).toBe('duplicate');
     expect(await receiptsOf(sale.orderId)).toHaveLength(1);
@@ -126,7 +142,10 @@ describe('the receipt in the settlement', () => {
     const em = orm.em.fork();
     const order = await em.findOneOrFail(OrderSchema, { id: sale.orderId });
     const again = await em.transactional((tx) =>
-      recordReceipt(tx, sale.ctx.deps, order, { paidAt: sale.clock.now(), gateway: 'test' }),
+      recordReceipt(contextOn(tx, sale.ctx.deps), {
+        order: order,
+        payment: { paidAt: sale.clock.now(), gateway: 'test' },
+      }),
     );
     expect(again).toBe(false);
     expect(await receiptsOf(sale.orderId)).toHaveLength(1);
@@ -146,7 +165,7 @@ describe('the receipt in the settlement', () => {
   it('ends with the store’s receipt note', async () => {
     const sale = await pendingOrder({ settings: { receiptNote: 'Reply to this e-mail for help.' } });
     expect(await settle(sale)).toBe('settled');
-    const [mail] = await keptMail(orm.em.fork(), sale.ctx.deps.config.encryptionKey, { to: sale.email! });
+    const [mail] = await keptMail({ em: orm.em.fork(), deps: sale.ctx.deps }, { to: sale.email! });
     expect(mail!.text).toContain('\n\nReply to this e-mail for help.\n\n');
     expect(mail!.html).toContain('Reply to this e-mail for help.');
   });

@@ -8,21 +8,26 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerDatabaseUrl } from '../../../../../test/support/env.js';
-import { createStore } from '../../../../../test/support/factories.js';
-import { codeOf, serviceContext } from '../../../../../test/support/in-process.js';
-import { openOrm, type Orm } from '../../db/orm.js';
-import { newId } from '../../lib/ids.js';
-import { addBlacklistEntry } from '../blacklist/blacklist.service.js';
-import { createProduct } from '../catalog/catalog.service.js';
-import { createOrder } from '../checkout/checkout.service.js';
-import { createCoupon } from '../coupons/coupons.service.js';
-import type { ServiceContext } from '../request/context.js';
-import { fanOutBatch } from '../webhooks/claims.repo.js';
-import { createWebhook } from '../webhooks/endpoints.service.js';
-import { claimWipe } from './test-data.repo.js';
-import { getTestDataWipe, requestTestDataWipe, requireTestMode, runTestDataWipes } from './test-data.service.js';
-import { PER_MODE_TABLES as PER_MODE, modeTablesInDatabase } from '../../../../../test/support/modes.js';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { codeOf, serviceContext } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { newId } from '../lib/ids.js';
+import { addBlacklistEntry } from '../modules/blacklist/blacklist.service.js';
+import { createProduct } from '../modules/catalog/catalog.service.js';
+import { createOrder } from './place-order.js';
+import { createCoupon } from '../modules/coupons/coupons.service.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { fanOutBatch } from '../modules/webhooks/claims.repo.js';
+import { createWebhook } from '../modules/webhooks/endpoints.service.js';
+import { claimWipe } from '../modules/test-data/test-data.repo.js';
+import {
+  getTestDataWipe,
+  requestTestDataWipe,
+  requireTestMode,
+  runTestDataWipes,
+} from '../modules/test-data/test-data.service.js';
+import { PER_MODE_TABLES as PER_MODE, modeTablesInDatabase } from '../../../../test/support/modes.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -167,7 +172,7 @@ describe('deleting a store’s test data', () => {
     expect((await requestTestDataWipe(test, { storeId: store.id }, 'user:someone')).id).toBe(job.id);
 
     // Batches of 2 rows: every table of more than two rows takes several transactions.
-    expect(await runTestDataWipes(base.deps, { batch: 2 })).toBe(1);
+    expect(await runTestDataWipes(base, { batch: 2 })).toBe(1);
     const done = await getTestDataWipe(test, { storeId: store.id, jobId: job.id });
     expect([done.status, done.error]).toEqual(['succeeded', null]);
     expect(done.finishedAt).not.toBeNull();
@@ -186,7 +191,7 @@ describe('deleting a store’s test data', () => {
     // Once it finished, asking again starts a new job.
     const again = await requestTestDataWipe(test, { storeId: store.id }, 'user:someone');
     expect(again.id).not.toBe(job.id);
-    await runTestDataWipes(base.deps);
+    await runTestDataWipes(base);
     expect((await getTestDataWipe(test, { storeId: store.id, jobId: again.id })).status).toBe('succeeded');
   });
 
@@ -198,7 +203,7 @@ describe('deleting a store’s test data', () => {
     expect(await codeOf(getTestDataWipe(inMode(base, false), { storeId: other.id, jobId: job.id }))).toBe('not_found');
     expect(await codeOf(getTestDataWipe(inMode(base, false), { storeId: store.id, jobId: newId() }))).toBe('not_found');
     expect(await codeOf(Promise.resolve().then(() => requireTestMode(inMode(base, true))))).toBe('test_key_required');
-    await runTestDataWipes(base.deps);
+    await runTestDataWipes(base);
   });
 
   it('takes over a job whose runner died once its lease ran out', async () => {
@@ -212,14 +217,14 @@ describe('deleting a store’s test data', () => {
     const now = new Date();
     const claimed = await claimWipe(orm.em.fork(), { now, lease: new Date(now.getTime() + 60_000) });
     expect(claimed?.id).toBe(job.id);
-    await runTestDataWipes(base.deps);
+    await runTestDataWipes(base);
     expect((await getTestDataWipe(test, { storeId: store.id, jobId: job.id })).status).toBe('running');
 
     // Its lease ran out: the next runner finishes it.
     await orm.em
       .fork()
       .execute(`update test_data_wipe set locked_until = now() - interval '1 second' where id = ?`, [job.id]);
-    await runTestDataWipes(base.deps);
+    await runTestDataWipes(base);
     const done = await getTestDataWipe(test, { storeId: store.id, jobId: job.id });
     expect(done.status).toBe('succeeded');
     expect(done.deleted.order).toBe(3);
@@ -247,13 +252,13 @@ describe('deleting a store’s test data', () => {
         },
       },
     };
-    expect(await runTestDataWipes(stopping, { signal: stop.signal })).toBe(1);
+    expect(await runTestDataWipes({ ...base, deps: stopping }, { signal: stop.signal })).toBe(1);
     const given = await getTestDataWipe(test, { storeId: store.id, jobId: job.id });
     expect(given.status).toBe('running');
     expect(given.deleted.event).toBeGreaterThan(0);
     expect(given.deleted.order).toBeUndefined();
     // Given back, not leased: the next run takes it at once.
-    await runTestDataWipes(base.deps, { batch: 1 });
+    await runTestDataWipes(base, { batch: 1 });
     const done = await getTestDataWipe(test, { storeId: store.id, jobId: job.id });
     expect(done.status).toBe('succeeded');
     expect(done.deleted.order).toBe(3);

@@ -10,22 +10,23 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerDatabaseUrl } from '../../../../../test/support/env.js';
-import { createStore } from '../../../../../test/support/factories.js';
-import { codeOf, serviceContext } from '../../../../../test/support/in-process.js';
-import { openOrm, type Orm } from '../../db/orm.js';
-import { addBlacklistEntry, listBlacklist } from '../blacklist/blacklist.service.js';
-import { createProduct, getProduct, listProducts, updateProduct } from '../catalog/catalog.service.js';
-import { createOrder } from '../checkout/checkout.service.js';
-import { createCoupon, listCoupons } from '../coupons/coupons.service.js';
-import { EventSchema } from '../events/events.entities.js';
-import { listEvents } from '../events/events.service.js';
-import { OrderLineSchema } from '../orders/orders.entities.js';
-import { findStoreOrder, listOrders, storeStats } from '../orders/orders.service.js';
-import { fanOutBatch } from '../webhooks/claims.repo.js';
-import { WebhookDeliverySchema } from '../webhooks/webhooks.entities.js';
-import { createWebhook, getWebhook, listWebhooks } from '../webhooks/endpoints.service.js';
-import type { ServiceContext } from './context.js';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { codeOf, serviceContext, contextOn } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { addBlacklistEntry, listBlacklist } from '../modules/blacklist/blacklist.service.js';
+import { createProduct, getProduct, listProducts, updateProduct } from '../modules/catalog/catalog.service.js';
+import { createOrder } from './place-order.js';
+import { createCoupon, listCoupons } from '../modules/coupons/coupons.service.js';
+import { EventSchema } from '../modules/events/events.entities.js';
+import { listEvents } from '../modules/events/events.service.js';
+import { OrderLineSchema } from '../modules/orders/orders.entities.js';
+import { findStoreOrder } from '../modules/orders/order-lookup.js';
+import { listOrders, storeStats } from '../modules/orders/orders.service.js';
+import { fanOutBatch } from '../modules/webhooks/claims.repo.js';
+import { WebhookDeliverySchema } from '../modules/webhooks/webhooks.entities.js';
+import { createWebhook, getWebhook, listWebhooks } from '../modules/webhooks/endpoints.service.js';
+import type { ServiceContext } from '../modules/request/context.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -94,8 +95,22 @@ describe('a store in two modes', () => {
     expect(created.order.livemode).toBe(false);
     const lines = await orm.em.fork().find(OrderLineSchema, { order: created.order.id });
     expect(lines.map((line) => line.livemode)).toEqual([false]);
-    expect(await codeOf(findStoreOrder(orm.em.fork(), store.id, true, created.order.id))).toBe('not_found');
-    expect((await findStoreOrder(orm.em.fork(), store.id, false, created.order.id)).id).toBe(created.order.id);
+    expect(
+      await codeOf(
+        findStoreOrder(
+          { ...contextOn(orm.em.fork()), livemode: true },
+          { storeId: store.id, orderId: created.order.id },
+        ),
+      ),
+    ).toBe('not_found');
+    expect(
+      (
+        await findStoreOrder(
+          { ...contextOn(orm.em.fork()), livemode: false },
+          { storeId: store.id, orderId: created.order.id },
+        )
+      ).id,
+    ).toBe(created.order.id);
     expect((await listOrders(live, { storeId: store.id })).orders).toEqual([]);
     expect((await listOrders(test, { storeId: store.id })).orders.map((o) => [o.id, o.livemode])).toEqual([
       [created.order.id, false],

@@ -7,19 +7,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerDatabaseUrl } from '../../../../../test/support/env.js';
-import { createStore } from '../../../../../test/support/factories.js';
-import { codeOf, serviceContext } from '../../../../../test/support/in-process.js';
-import { openOrm, type Orm } from '../../db/orm.js';
-import { ManualClock } from '../../lib/clock.js';
-import { AppError } from '../../lib/errors.js';
-import type { ServiceContext } from '../request/context.js';
-import { createProduct, updateProduct } from '../catalog/catalog.service.js';
-import { createOrder } from '../checkout/checkout.service.js';
-import { EventSchema } from '../events/events.entities.js';
-import { restock } from '../fulfilment/fulfilment.service.js';
-import { OrderSchema } from '../orders/orders.entities.js';
-import { refundOrder, settleOrder } from '../payments/settlement.js';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { codeOf, serviceContext, contextOn } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { ManualClock } from '../lib/clock.js';
+import { AppError } from '../lib/errors.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { createProduct, updateProduct } from '../modules/catalog/catalog.service.js';
+import { createOrder } from './place-order.js';
+import { EventSchema } from '../modules/events/events.entities.js';
+import { restock } from './restock.js';
+import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { refundOrder } from './refund-order.js';
+import { settleOrder } from './settle-payment.js';
 import {
   activateLicense,
   deactivateLicense,
@@ -30,7 +31,7 @@ import {
   listLicenses,
   removeLicenseInstance,
   validateLicense,
-} from './licenses.service.js';
+} from '../modules/licenses/licenses.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -75,13 +76,11 @@ async function soldKey(
   );
   const order = await orm.em.fork().findOneOrFail(OrderSchema, { id: created.order.id });
   expect(
-    await settleOrder(
-      orm.em.fork(),
-      base.deps,
-      order.id,
-      { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
-      clock.now(),
-    ),
+    await settleOrder(contextOn(orm.em.fork(), base.deps), {
+      orderId: order.id,
+      payment: { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
+      now: clock.now(),
+    }),
   ).toBe('settled');
   return { storeId: store.id, productId: product.id, orderId: order.id, key, email, clock, ctx };
 }
@@ -312,7 +311,7 @@ describe('the seller', () => {
       key: sold.key,
       instanceName: 'laptop',
     });
-    await refundOrder(orm.em.fork(), sold.orderId, sold.clock.now());
+    await refundOrder(contextOn(orm.em.fork()), { orderId: sold.orderId, now: sold.clock.now() });
     expect(await validateLicense(sold.ctx(), { productId: sold.productId, key: sold.key })).toMatchObject({
       valid: false,
       reason: 'disabled',
@@ -344,13 +343,11 @@ describe('the seller', () => {
       { ip: '203.0.113.5', userAgent: 'test', country: 'DE' },
     );
     const order = await orm.em.fork().findOneOrFail(OrderSchema, { id: created.order.id });
-    await settleOrder(
-      orm.em.fork(),
-      sold.ctx().deps,
-      order.id,
-      { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
-      sold.clock.now(),
-    );
+    await settleOrder(contextOn(orm.em.fork(), sold.ctx().deps), {
+      orderId: order.id,
+      payment: { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
+      now: sold.clock.now(),
+    });
     const unsold = `LIC-${randomBytes(8).toString('hex')}`;
     await restock(sold.ctx(), { storeId: sold.storeId, productId: second.id, keys: [unsold] });
     const listed = (await listLicenses(sold.ctx(), { storeId: sold.storeId })).licenses;
@@ -393,13 +390,11 @@ describe('the seller', () => {
         { ip: '203.0.113.5', userAgent: 'test', country: 'DE' },
       );
       const order = await orm.em.fork().findOneOrFail(OrderSchema, { id: created.order.id });
-      await settleOrder(
-        orm.em.fork(),
-        sold.ctx().deps,
-        order.id,
-        { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
-        sold.clock.now(),
-      );
+      await settleOrder(contextOn(orm.em.fork(), sold.ctx().deps), {
+        orderId: order.id,
+        payment: { gateway: 'test', providerRef: null, amountMinor: order.priceMinor, currency: order.currency },
+        now: sold.clock.now(),
+      });
     }
     const first = await listLicenses(sold.ctx(), { storeId: sold.storeId, limit: 3 });
     expect(first.hasMore).toBe(true);

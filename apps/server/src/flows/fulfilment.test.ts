@@ -13,25 +13,31 @@
 import { randomBytes } from 'node:crypto';
 import type { TDeliveryMethod } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerDatabaseUrl } from '../../../../../test/support/env.js';
-import { createStore } from '../../../../../test/support/factories.js';
-import { codeOf, requestContext, serviceContext, type RequestOptions } from '../../../../../test/support/in-process.js';
-import { openOrm, type Orm } from '../../db/orm.js';
-import { ManualClock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
-import type { ServiceContext } from '../request/context.js';
-import { LicenseKeySchema } from '../catalog/catalog.entities.js';
-import { createProduct } from '../catalog/catalog.service.js';
-import { importKeys } from '../catalog/key-store.js';
-import { createOrder } from '../checkout/checkout.service.js';
-import { CouponSchema } from '../coupons/coupons.entities.js';
-import { EventSchema } from '../events/events.entities.js';
-import { register } from '../identity/identity.service.js';
-import { OrderSchema } from '../orders/orders.entities.js';
-import { PaymentSchema } from '../payments/payments.entities.js';
-import { handleNotification } from '../payments/notifications.js';
-import { StoreMemberSchema, StoreSchema } from '../stores/stores.entities.js';
-import { buyerOrderAccess, deliveryPayload, orderKeys } from './delivery.service.js';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import {
+  codeOf,
+  requestContext,
+  serviceContext,
+  type RequestOptions,
+  contextOn,
+} from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { ManualClock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { LicenseKeySchema } from '../modules/catalog/catalog.entities.js';
+import { createProduct } from '../modules/catalog/catalog.service.js';
+import { importKeys } from '../modules/catalog/key-store.js';
+import { createOrder } from './place-order.js';
+import { CouponSchema } from '../modules/coupons/coupons.entities.js';
+import { EventSchema } from '../modules/events/events.entities.js';
+import { register } from '../modules/identity/identity.service.js';
+import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { PaymentSchema } from '../modules/payments/payments.entities.js';
+import { handleNotification } from './settle-payment.js';
+import { StoreMemberSchema, StoreSchema } from '../modules/stores/stores.entities.js';
+import { buyerOrderAccess, deliveryPayload, orderKeys } from '../modules/fulfilment/delivery.service.js';
 import {
   cancelOrder,
   cancelStoreOrder,
@@ -39,9 +45,11 @@ import {
   markOrderPaid,
   refundStoreOrder,
   updateOrder,
-} from '../order-actions/order-actions.service.js';
-import { refundOrder, settleOrder, type Settlement } from '../payments/settlement.js';
-import { fillWaitingOrders, restock as importAndServe, tryAssignKeys } from './fulfilment.service.js';
+} from './seller-order-actions.js';
+import { refundOrder } from './refund-order.js';
+import { settleOrder, type Settlement } from './settle-payment.js';
+import { fillWaitingOrders, tryAssignKeys } from '../modules/fulfilment/fulfilment.service.js';
+import { restock as importAndServe } from './restock.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -121,19 +129,17 @@ async function loadOrder(id: string) {
 /** Settles with what the order asks for, unless told otherwise. */
 async function pay(shop: Shop, orderId: string, override: Partial<Settlement> = {}) {
   const order = await loadOrder(orderId);
-  return settleOrder(
-    orm.em.fork(),
-    shop.ctx().deps,
-    orderId,
-    {
+  return settleOrder(contextOn(orm.em.fork(), shop.ctx().deps), {
+    orderId: orderId,
+    payment: {
       gateway: 'test',
       providerRef: `pi_${randomBytes(4).toString('hex')}`,
       amountMinor: order.priceMinor,
       currency: order.currency,
       ...override,
     },
-    shop.clock.now(),
-  );
+    now: shop.clock.now(),
+  });
 }
 
 async function keyRowsOfProduct(productId: string) {
@@ -342,7 +348,7 @@ describe('settleOrder', () => {
     const shop = await newShop();
     const product = await newProduct(shop, ['manualDelivery']);
     const order = await placeOrder(shop, [[product.id, 1]]);
-    await cancelOrder(orm.em.fork(), order.id, shop.clock.now());
+    await cancelOrder(contextOn(orm.em.fork()), { orderId: order.id, now: shop.clock.now() });
     expect(await pay(shop, order.id)).toBe('not_pending');
     expect(await loadOrder(order.id)).toMatchObject({ status: 'cancelled', paidAt: null });
     expect(await paymentsOf(order.id)).toHaveLength(0);
@@ -358,13 +364,11 @@ describe('settleOrder', () => {
     await expect(
       orm.em.fork().transactional(async (tx) => {
         expect(
-          await settleOrder(
-            tx,
-            shop.ctx().deps,
-            order.id,
-            { gateway: 'test', providerRef: null, amountMinor: 1000, currency: 'USD' },
-            shop.clock.now(),
-          ),
+          await settleOrder(contextOn(tx, shop.ctx().deps), {
+            orderId: order.id,
+            payment: { gateway: 'test', providerRef: null, amountMinor: 1000, currency: 'USD' },
+            now: shop.clock.now(),
+          }),
         ).toBe('settled');
         throw rollback;
       }),
@@ -384,13 +388,11 @@ describe('handleNotification', () => {
     await restock(shop, product.id, 1);
     const order = await placeOrder(shop, [[product.id, 1]]);
     const notify = (eventId: string, amountMinor: number) =>
-      handleNotification(
-        orm.em.fork(),
-        shop.ctx().deps,
-        'test',
-        { eventId, kind: 'paid', orderId: order.id, amountMinor, currency: 'USD', providerRef: null },
-        shop.clock.now(),
-      );
+      handleNotification(contextOn(orm.em.fork(), shop.ctx().deps), {
+        gateway: 'test',
+        notification: { eventId, kind: 'paid', orderId: order.id, amountMinor, currency: 'USD', providerRef: null },
+        now: shop.clock.now(),
+      });
 
     const eventId = `tevt_${randomBytes(6).toString('hex')}`;
     expect(await notify(eventId, 500)).toBe('amount_mismatch');
@@ -416,14 +418,14 @@ describe('tryAssignKeys and fillWaitingOrders', () => {
     expect(await loadOrder(order.id)).toMatchObject({ status: 'processing', keyCount: 1 });
 
     // Without stock nothing changes.
-    expect(await tryAssignKeys(orm.em.fork(), order.id, shop.clock.now())).toMatchObject({
+    expect(await tryAssignKeys(contextOn(orm.em.fork()), { orderId: order.id, now: shop.clock.now() })).toMatchObject({
       status: 'processing',
       keyCount: 1,
     });
 
     await addKeysQuietly(shop, product.id, 2);
     shop.clock.advance(10 * MINUTE);
-    const filled = await tryAssignKeys(orm.em.fork(), order.id, shop.clock.now());
+    const filled = await tryAssignKeys(contextOn(orm.em.fork()), { orderId: order.id, now: shop.clock.now() });
 
     expect(filled).toMatchObject({ status: 'completed', keyCount: 2 });
     expect(filled.completedAt).toEqual(shop.clock.now());
@@ -441,10 +443,14 @@ describe('tryAssignKeys and fillWaitingOrders', () => {
     const completed = await placeOrder(shop, [[product.id, 1]]);
     await pay(shop, completed.id);
 
-    expect(await codeOf(tryAssignKeys(orm.em.fork(), pending.id, shop.clock.now()))).toBe('order_not_paid');
+    expect(await codeOf(tryAssignKeys(contextOn(orm.em.fork()), { orderId: pending.id, now: shop.clock.now() }))).toBe(
+      'order_not_paid',
+    );
     expect(await keyRowsOfOrder(pending.id)).toHaveLength(0);
 
-    expect(await tryAssignKeys(orm.em.fork(), completed.id, shop.clock.now())).toMatchObject({
+    expect(
+      await tryAssignKeys(contextOn(orm.em.fork()), { orderId: completed.id, now: shop.clock.now() }),
+    ).toMatchObject({
       status: 'completed',
       keyCount: 1,
     });
@@ -468,7 +474,7 @@ describe('tryAssignKeys and fillWaitingOrders', () => {
     expect((await loadOrder(a.id)).status).toBe('processing');
 
     await addKeysQuietly(shop, product.id, 1);
-    expect(await fillWaitingOrders(orm.em.fork(), product.id, shop.clock.now())).toBe(1);
+    expect(await fillWaitingOrders(contextOn(orm.em.fork()), { productId: product.id, now: shop.clock.now() })).toBe(1);
     expect(await loadOrder(b.id)).toMatchObject({ status: 'completed', keyCount: 1 });
     expect(await loadOrder(a.id)).toMatchObject({ status: 'processing', keyCount: 0 });
 
@@ -493,7 +499,7 @@ describe('refundOrder', () => {
     await pay(shop, other.id);
     shop.clock.advance(MINUTE);
 
-    const refunded = await refundOrder(orm.em.fork(), order.id, shop.clock.now());
+    const refunded = await refundOrder(contextOn(orm.em.fork()), { orderId: order.id, now: shop.clock.now() });
 
     expect(refunded.status).toBe('refunded');
     expect((await loadOrder(order.id)).refundedAt).toEqual(shop.clock.now());
@@ -515,10 +521,12 @@ describe('refundOrder', () => {
     await pay(shop, order.id);
     expect((await loadOrder(order.id)).status).toBe('processing');
 
-    await refundOrder(orm.em.fork(), order.id, shop.clock.now());
+    await refundOrder(contextOn(orm.em.fork()), { orderId: order.id, now: shop.clock.now() });
     const first = await loadOrder(order.id);
     shop.clock.advance(MINUTE);
-    expect((await refundOrder(orm.em.fork(), order.id, shop.clock.now())).status).toBe('refunded');
+    expect((await refundOrder(contextOn(orm.em.fork()), { orderId: order.id, now: shop.clock.now() })).status).toBe(
+      'refunded',
+    );
     expect((await loadOrder(order.id)).refundedAt).toEqual(first.refundedAt);
     expect(await eventsOf(shop, 'order.refunded', order.id)).toHaveLength(1);
   });
@@ -528,9 +536,11 @@ describe('refundOrder', () => {
     const product = await newProduct(shop, ['manualDelivery']);
     const pending = await placeOrder(shop, [[product.id, 1]]);
     const cancelled = await placeOrder(shop, [[product.id, 1]]);
-    await cancelOrder(orm.em.fork(), cancelled.id, shop.clock.now());
+    await cancelOrder(contextOn(orm.em.fork()), { orderId: cancelled.id, now: shop.clock.now() });
 
-    expect(await codeOf(refundOrder(orm.em.fork(), pending.id, shop.clock.now()))).toBe('order_not_paid');
+    expect(await codeOf(refundOrder(contextOn(orm.em.fork()), { orderId: pending.id, now: shop.clock.now() }))).toBe(
+      'order_not_paid',
+    );
     expect(await codeOf(refundStoreOrder(shop.ctx(), { storeId: shop.storeId, orderId: cancelled.id }))).toBe(
       'order_not_paid',
     );
@@ -593,11 +603,15 @@ describe('cancelOrder', () => {
     const paid = await placeOrder(shop, [[product.id, 1]], { coupon: coupon.code });
     const cancelled = await placeOrder(shop, [[product.id, 1]], { coupon: coupon.code });
     await pay(shop, paid.id);
-    await cancelOrder(orm.em.fork(), cancelled.id, shop.clock.now());
+    await cancelOrder(contextOn(orm.em.fork()), { orderId: cancelled.id, now: shop.clock.now() });
     expect(await usesOf(coupon.id)).toBe(1);
 
-    expect(await codeOf(cancelOrder(orm.em.fork(), paid.id, shop.clock.now()))).toBe('order_not_pending');
-    expect(await codeOf(cancelOrder(orm.em.fork(), cancelled.id, shop.clock.now()))).toBe('order_not_pending');
+    expect(await codeOf(cancelOrder(contextOn(orm.em.fork()), { orderId: paid.id, now: shop.clock.now() }))).toBe(
+      'order_not_pending',
+    );
+    expect(await codeOf(cancelOrder(contextOn(orm.em.fork()), { orderId: cancelled.id, now: shop.clock.now() }))).toBe(
+      'order_not_pending',
+    );
     expect((await loadOrder(paid.id)).status).toBe('processing');
     expect(await usesOf(coupon.id)).toBe(1);
   });
@@ -953,7 +967,7 @@ describe('buyerOrderAccess', () => {
     expect((await deliveryPayload(shop.ctx(), opened)).licenseKeys?.map((k) => k.key)).toEqual([order.key]);
     expect((await orderKeys(shop.ctx(), opened)).keys.map((k) => k.key)).toEqual([order.key]);
 
-    await refundOrder(orm.em.fork(), order.id, shop.clock.now());
+    await refundOrder(contextOn(orm.em.fork()), { orderId: order.id, now: shop.clock.now() });
     const refunded = await access(shop, { orderId: order.id, token: order.token });
     expect(refunded.status).toBe('refunded');
     const payload = await deliveryPayload(shop.ctx(), refunded);

@@ -1,10 +1,12 @@
 /**
- * Order creation, shared by `/api/v1/checkout`, `/api/embed/checkout` and
- * `/api/orders/create`: prices and discounts from the database only, stock checked,
- * blacklists applied, custom-field answers checked against the products' fields, the
- * checkout token stored hashed, and `order.created` written in the same transaction.
+ * Placing an order, shared by `/api/v1/checkout`, `/api/embed/checkout` and `/api/orders/create`:
+ * the selling store (stores), the cart (catalog: prices and discounts from the database only,
+ * stock checked), coupons, the blacklist, custom-field answers checked against the products'
+ * fields, the order and its lines written in one statement with `order.created` (orders), the
+ * checkout token stored hashed, and the idempotent result. Then the buyer's checkout: the order's
+ * session page and the start of its payment (`POST /api/checkout/start`). Test products are sold
+ * only to a buyer whose `testMode` (access/test-mode.ts) lets them see the store's test mode.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
   TCartLine,
   TCheckoutOrder,
@@ -15,34 +17,30 @@ import type {
 } from '@svc/schemas';
 import type { ZCheckoutStartInput } from '@svc/schemas';
 import type { z } from 'zod';
-import { AppError, invalidField } from '../../lib/errors.js';
-import { randomToken, sha256Hex } from '../../lib/crypto.js';
-import { ordersCreated } from '../../lib/metrics.js';
-import { newId } from '../../lib/ids.js';
-import { minorToAmount } from '../../lib/money.js';
-import type { ServiceContext } from '../request/context.js';
-import { NO_TEST_MODE, type TestModeAccess } from '../access/test-mode.js';
-import { blacklistMatches } from '../blacklist/blacklist.service.js';
-import { ProductSchema, type Product } from '../catalog/catalog.entities.js';
-import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../catalog/catalog.service.js';
-import { CouponSchema } from '../coupons/coupons.entities.js';
-import { claimCouponUse, releaseCoupons, requireCoupon } from '../coupons/coupons.service.js';
-import { afterEventWrite, type OutboxEvent } from '../events/outbox.js';
-import { recordIdempotentResult } from '../idempotency/idempotency.service.js';
-import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
-import { expireStale, INITIAL_STATUS } from '../orders/order-lifecycle.js';
-import {
-  lockOrder,
-  orderForToken,
-  publicOrderNumber,
-  toOrderDetail,
-  type OrderDetailFields,
-} from '../orders/orders.service.js';
-import { GATEWAYS, gatewayRefusal } from '../payments/gateways.js';
-import { StoreSchema, type Store } from '../stores/stores.entities.js';
-import { storeSettings } from '../stores/stores.service.js';
-import { normaliseCart, type NormalisedLine } from '../catalog/cart.service.js';
-import { insertOrder } from './checkout.repo.js';
+import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { AppError, invalidField } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { ordersCreated } from '../lib/metrics.js';
+import { minorToAmount } from '../lib/money.js';
+import { NO_TEST_MODE, type TestModeAccess } from '../modules/access/test-mode.js';
+import { blacklistMatches } from '../modules/blacklist/blacklist.service.js';
+import { normaliseCart, type NormalisedLine } from '../modules/catalog/cart.js';
+import { ProductSchema, type Product } from '../modules/catalog/catalog.entities.js';
+import { CouponSchema } from '../modules/coupons/coupons.entities.js';
+import { claimCouponUse, requireCoupon } from '../modules/coupons/coupons.service.js';
+import { afterEventWrite, type OutboxEvent } from '../modules/events/outbox.js';
+import { recordIdempotentResult } from '../modules/idempotency/idempotency.service.js';
+import { INITIAL_STATUS } from '../modules/orders/order-lifecycle.js';
+import { lockOrder, orderForToken } from '../modules/orders/order-lookup.js';
+import { toCheckoutOrder, toOrderDetail, type CheckoutOrderFields } from '../modules/orders/order-views.js';
+import { OrderLineSchema, type Order } from '../modules/orders/orders.entities.js';
+import { insertNewOrder } from '../modules/orders/orders.repo.js';
+import { GATEWAYS, gatewayRefusal } from '../modules/payments/gateways.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { inTransaction } from '../modules/request/transaction.js';
+import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../modules/stores/selling-store.js';
+import { storeSettings } from '../modules/stores/store-views.js';
+import { StoreSchema, type Store } from '../modules/stores/stores.entities.js';
 
 export interface BuyerContext {
   ip: string;
@@ -67,13 +65,13 @@ export interface CreatedOrder {
 
 /** The cart as it will be sold, or a 4xx naming what stops it. Nothing is adjusted silently here. */
 async function sellableLines(
-  em: EntityManager,
+  ctx: ServiceContext,
   store: SellingStoreRef,
   cart: TCartLine[],
   testMode: TestModeAccess,
 ): Promise<{ livemode: boolean; lines: NormalisedLine[] }> {
   if (cart.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
-  const normalised = await normaliseCart(em, store, cart, testMode);
+  const normalised = await normaliseCart(ctx, store, cart, testMode);
   const refused = normalised.removed.find((r) => r.reason !== 'out_of_stock');
   if (refused) throw new AppError('product_unavailable', `Product ${refused.productId} cannot be bought.`);
   const sold = [
@@ -104,9 +102,9 @@ function requireAnswers(fields: TCustomField[], responses: Array<{ name: string;
 }
 
 /** The products of these ids in this order (an id whose product is gone is skipped). */
-async function productsInOrder(em: EntityManager, productIds: Array<string | null>): Promise<Product[]> {
+async function productsInOrder(ctx: ServiceContext, productIds: Array<string | null>): Promise<Product[]> {
   const ids = productIds.filter((id): id is string => !!id);
-  const products = ids.length ? await em.find(ProductSchema, { id: { $in: ids } }) : [];
+  const products = ids.length ? await ctx.em.find(ProductSchema, { id: { $in: ids } }) : [];
   return ids.map((id) => products.find((p) => p.id === id)).filter((p): p is Product => !!p);
 }
 
@@ -176,36 +174,12 @@ export function customFieldResponses(
   return responses;
 }
 
-export type CheckoutOrderFields = OrderDetailFields & Pick<Order, 'subtotalMinor' | 'discountMinor'>;
-
-export function toCheckoutOrder(
-  order: CheckoutOrderFields,
-  lines: Array<{ productId: string | null; productName: string; quantity: number; unitPriceMinor: number }>,
-  lifetimeMs: number,
-): TCheckoutOrder {
-  return {
-    id: order.id,
-    orderId: publicOrderNumber(order.number),
-    storeId: order.store.id,
-    livemode: order.livemode,
-    status: order.status,
-    lines: lines.map((line) => ({
-      productId: line.productId,
-      productName: line.productName,
-      quantity: line.quantity,
-      unitPrice: minorToAmount(line.unitPriceMinor, order.currency),
-    })),
-    subtotal: minorToAmount(order.subtotalMinor, order.currency),
-    discount: minorToAmount(order.discountMinor, order.currency),
-    price: minorToAmount(order.priceMinor, order.currency),
-    currency: order.currency,
-    email: order.customerEmail,
-    paymentMethod: order.paymentMethod,
-    createdAt: order.createdAt.toISOString(),
-    expiresAt: new Date(order.createdAt.getTime() + lifetimeMs).toISOString(),
-  };
-}
-
+/**
+ * Places the order. A retry with the Idempotency-Key of an order already placed gets that order
+ * back with nothing done. Transaction: the insert is one statement (the order, its lines and its
+ * event); with a coupon or an Idempotency-Key, one transaction holds it with the coupon's use and
+ * the recorded result (joined when the context holds one).
+ */
 export async function createOrder(
   ctx: ServiceContext,
   request: CreateOrderRequest,
@@ -213,14 +187,12 @@ export async function createOrder(
 ): Promise<CreatedOrder> {
   // A retry with the Idempotency-Key of an order already created: that order, and nothing done.
   if (ctx.idempotency?.mode === 'replay') return ctx.idempotency.result as CreatedOrder;
-  const store = await findSellingStoreRef(ctx.em, request.store);
+  const store = await findSellingStoreRef(ctx, request.store);
   const email = request.email ?? undefined;
   // The order is of its products' mode (test mode: docs/architecture.md), and so are the blacklist and coupon it meets.
   // Test products only for a buyer who may see the store's test mode: to anyone else they are unknown.
-  const { livemode, lines } = await sellableLines(ctx.em, store, request.cart, buyer.testMode ?? NO_TEST_MODE);
-  if (
-    (await blacklistMatches(ctx.em, store.id, livemode, { email, ip: buyer.ip, country: buyer.country })).length > 0
-  ) {
+  const { livemode, lines } = await sellableLines(ctx, store, request.cart, buyer.testMode ?? NO_TEST_MODE);
+  if ((await blacklistMatches(ctx, store.id, livemode, { email, ip: buyer.ip, country: buyer.country })).length > 0) {
     throw new AppError('blacklisted', 'This store does not accept orders from you.');
   }
   // Without any answers (a theme that leaves them to the checkout page), required ones wait for checkout/start.
@@ -236,7 +208,7 @@ export async function createOrder(
     unitPriceMinor: line.unitPriceMinor,
   }));
   const subtotalMinor = priced.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
-  const coupon = request.coupon ? await requireCoupon(ctx.em, store, livemode, request.coupon, priced, now) : undefined;
+  const coupon = request.coupon ? await requireCoupon(ctx, store, livemode, request.coupon, priced, now) : undefined;
   const discountMinor = coupon?.discountMinor ?? 0;
   const checkoutToken = randomToken(32);
 
@@ -273,7 +245,7 @@ export async function createOrder(
     order: toCheckoutOrder(order, lineViews, ctx.deps.config.checkoutLifetimeMs),
     checkoutToken,
   });
-  const insert = async (em: EntityManager) => {
+  const insert = async (tx: ServiceContext) => {
     const event: OutboxEvent = {
       storeId: store.id,
       livemode,
@@ -281,8 +253,8 @@ export async function createOrder(
       payload: { order: toOrderDetail(order) },
       at: now,
     };
-    order.number = await insertOrder(
-      em,
+    order.number = await insertNewOrder(
+      tx.em,
       {
         ...order,
         couponId: coupon?.coupon.id ?? null,
@@ -299,17 +271,19 @@ export async function createOrder(
       },
       event,
     );
-    afterEventWrite(em);
+    afterEventWrite(tx);
     // With an Idempotency-Key: the answer's makings commit with the order, or neither does.
-    await recordIdempotentResult(em, ctx, created());
+    await recordIdempotentResult(tx, created());
   };
+  // The insert is one statement: a transaction of its own only when more must commit with it (the
+  // coupon's use, the idempotent result), so a plain checkout stays at its statement budget.
   if (coupon || ctx.idempotency) {
-    await ctx.em.transactional(async (em) => {
-      if (coupon) await claimCouponUse(em, coupon.coupon.id);
-      await insert(em);
+    await inTransaction(ctx, async (tx) => {
+      if (coupon) await claimCouponUse(tx, coupon.coupon.id);
+      await insert(tx);
     });
   } else {
-    await insert(ctx.em);
+    await insert(ctx);
   }
   ordersCreated.inc();
   return created();
@@ -319,6 +293,7 @@ export function checkoutUrl(publicUrl: string, orderId: string, token: string): 
   return `${publicUrl}/checkout/${orderId}?token=${encodeURIComponent(token)}`;
 }
 
+/** The order as its checkout page shows it. Transaction: none. */
 export async function checkoutSummary(ctx: ServiceContext, order: Order): Promise<TCheckoutOrder> {
   const lines = await ctx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
   return toCheckoutOrder(
@@ -348,12 +323,15 @@ function offeredMethods(store: Store, livemode: boolean): TPaymentMethod[] {
   return livemode || methods.includes('test') ? methods : ['test', ...methods];
 }
 
-/** The order with what its checkout page asks for: the store, its payment methods here, the products' custom fields. */
+/**
+ * The order with what its checkout page asks for: the store, its payment methods here, the
+ * products' custom fields. Transaction: none.
+ */
 export async function checkoutSession(ctx: ServiceContext, order: Order): Promise<TCheckoutSession> {
   const summary = await checkoutSummary(ctx, order);
   const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
   const products = await productsInOrder(
-    ctx.em,
+    ctx,
     summary.lines.map((line) => line.productId),
   );
   const settings = storeSettings(store);
@@ -369,15 +347,11 @@ export async function checkoutSession(ctx: ServiceContext, order: Order): Promis
   };
 }
 
-/** Pending orders past the checkout lifetime become `expired`; their coupon uses are given back. */
-export async function expirePendingOrders(em: EntityManager, now: Date, lifetimeMs: number): Promise<number> {
-  return expireStale(em, new Date(now.getTime() - lifetimeMs), now, { releaseCoupons });
-}
-
 /**
  * `POST /api/checkout/start`: the buyer picks a payment method (and may add an e-mail,
  * custom-field answers or a coupon) for a pending order opened with its token; the
- * gateway says where to go or what to do. The order row is locked while it changes.
+ * gateway says where to go or what to do. Transaction: one, holding the order's row lock while
+ * it changes (joined when the context holds one); the gateway's start runs after it commits.
  */
 export async function startCheckout(
   ctx: ServiceContext,
@@ -386,8 +360,8 @@ export async function startCheckout(
 ): Promise<TCheckoutStartResult> {
   const gateway = GATEWAYS[input.paymentMethod];
   if (!gateway) throw invalidField('paymentMethod', 'This payment method is not available.');
-  const { order, store } = await ctx.em.transactional(async (em) => {
-    const order = await lockOrder(em, (await orderForToken(em, input.orderId, input.token)).id);
+  const { order, store } = await inTransaction(ctx, async (tx) => {
+    const order = await lockOrder(tx, (await orderForToken(tx, input.orderId, input.token)).id);
     // Before anything is written: a method this process cannot take for the order's mode leaves the order as it was.
     const refusal = gatewayRefusal(ctx.deps.config, input.paymentMethod, order.livemode);
     if (refusal) throw invalidField('paymentMethod', refusal);
@@ -395,7 +369,7 @@ export async function startCheckout(
     if (order.status !== 'pending' || order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs <= now.getTime()) {
       throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
     }
-    const store = await findSellingStore(em, order.store.id);
+    const store = await findSellingStore(tx, order.store.id);
     if (!offeredMethods(store, order.livemode).includes(input.paymentMethod)) {
       throw invalidField('paymentMethod', 'This store does not offer this payment method.');
     }
@@ -403,7 +377,7 @@ export async function startCheckout(
     if (!order.customerEmail) throw invalidField('email', 'Required.');
     if (
       (
-        await blacklistMatches(em, store.id, order.livemode, {
+        await blacklistMatches(tx, store.id, order.livemode, {
           email: order.customerEmail,
           ip: buyer.ip,
           country: buyer.country,
@@ -412,17 +386,17 @@ export async function startCheckout(
     ) {
       throw new AppError('blacklisted', 'This store does not accept orders from you.');
     }
-    const lines = await em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
+    const lines = await tx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
     const fields = fieldsOf(
       await productsInOrder(
-        em,
+        tx,
         lines.map((line) => line.productId ?? null),
       ),
     );
     if (input.customFields) order.customFieldResponses = customFieldResponses(fields, input.customFields);
     else requireAnswers(fields, order.customFieldResponses);
     // The coupon already applied, named again (a retry), changes nothing; another one is refused.
-    const applied = input.coupon && order.couponId ? await em.findOne(CouponSchema, { id: order.couponId }) : null;
+    const applied = input.coupon && order.couponId ? await tx.em.findOne(CouponSchema, { id: order.couponId }) : null;
     if (input.coupon && !(applied && applied.code.toLowerCase() === input.coupon.toLowerCase())) {
       if (order.couponId) throw new AppError('conflict', 'A coupon is already applied to this order.');
       const priced = lines.map((line) => ({
@@ -430,8 +404,8 @@ export async function startCheckout(
         quantity: line.quantity,
         unitPriceMinor: line.unitPriceMinor,
       }));
-      const coupon = await requireCoupon(em, store, order.livemode, input.coupon, priced, now);
-      await claimCouponUse(em, coupon.coupon.id);
+      const coupon = await requireCoupon(tx, store, order.livemode, input.coupon, priced, now);
+      await claimCouponUse(tx, coupon.coupon.id);
       order.couponId = coupon.coupon.id;
       order.discountMinor = coupon.discountMinor;
       order.priceMinor = order.subtotalMinor - coupon.discountMinor;
@@ -440,7 +414,7 @@ export async function startCheckout(
     order.updatedAt = now;
     return { order, store };
   });
-  const next = await gateway.start(order, store, { config: ctx.deps.config, log: ctx.deps.log, now: ctx.clock.now() });
+  const next = await gateway.start(order, store, { config: ctx.deps.config, log: ctx.log, now: ctx.clock.now() });
   return {
     orderId: order.id,
     paymentMethod: input.paymentMethod,

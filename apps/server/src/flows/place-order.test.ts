@@ -14,38 +14,38 @@
 import { randomBytes } from 'node:crypto';
 import type { TCreateProductInput, TPaymentMethod } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerDatabaseUrl } from '../../../../../test/support/env.js';
-import { createStore } from '../../../../../test/support/factories.js';
-import { serviceContext } from '../../../../../test/support/in-process.js';
-import { openOrm, type Orm } from '../../db/orm.js';
-import { ManualClock } from '../../lib/clock.js';
-import { sha256Hex } from '../../lib/crypto.js';
-import { newId } from '../../lib/ids.js';
-import { addBlacklistEntry } from '../blacklist/blacklist.service.js';
-import { CouponSchema } from '../coupons/coupons.entities.js';
-import { createCoupon } from '../coupons/coupons.service.js';
-import { createProduct, deleteProduct } from '../catalog/catalog.service.js';
-import { importKeys } from '../catalog/key-store.js';
-import { EventSchema } from '../events/events.entities.js';
-import { cancelOrder } from '../order-actions/order-actions.service.js';
-import { orderForToken } from '../orders/orders.service.js';
-import { OrderLineSchema, OrderSchema } from '../orders/orders.entities.js';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { serviceContext, contextOn } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { ManualClock } from '../lib/clock.js';
+import { sha256Hex } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
+import { addBlacklistEntry } from '../modules/blacklist/blacklist.service.js';
+import { CouponSchema } from '../modules/coupons/coupons.entities.js';
+import { createCoupon } from '../modules/coupons/coupons.service.js';
+import { createProduct, deleteProduct } from '../modules/catalog/catalog.service.js';
+import { importKeys } from '../modules/catalog/key-store.js';
+import { EventSchema } from '../modules/events/events.entities.js';
+import { cancelOrder } from './seller-order-actions.js';
+import { orderForToken } from '../modules/orders/order-lookup.js';
+import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
 import {
   decide,
   IDEMPOTENCY_CLAIM_TIMEOUT_MS,
   idempotentResponseKey,
   type Claim,
   type IdempotentCall,
-} from '../idempotency/idempotency.service.js';
-import { StoreSchema } from '../stores/stores.entities.js';
+} from '../modules/idempotency/idempotency.service.js';
+import { StoreSchema } from '../modules/stores/stores.entities.js';
 import {
   checkoutSession,
   createOrder,
-  expirePendingOrders,
   startCheckout,
   type BuyerContext,
   type CreateOrderRequest,
-} from './checkout.service.js';
+} from './place-order.js';
+import { expirePendingOrders } from './expire-orders.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -101,10 +101,10 @@ describe('pending order expiry', () => {
 
     const statusOf = async (id: string) => (await orm.em.fork().findOneOrFail(OrderSchema, { id })).status;
     clock.advance(30 * 60_000 - 1); // the first is 1 ms short of its lifetime
-    await orm.em.fork().transactional((em) => expirePendingOrders(em, clock.now(), lifetime));
+    await expirePendingOrders(serviceContext(orm, clock));
     expect(await statusOf(first.order.id)).toBe('pending');
     clock.advance(1);
-    await orm.em.fork().transactional((em) => expirePendingOrders(em, clock.now(), lifetime));
+    await expirePendingOrders(serviceContext(orm, clock));
 
     const em = orm.em.fork();
     expect((await em.findOneOrFail(OrderSchema, { id: first.order.id })).status).toBe('expired');
@@ -449,13 +449,18 @@ describe('createOrder with an Idempotency-Key: the order and its result commit t
     const p = await product(s, { price: 3 });
     const request = { store: s.id, email: 'once@example.test', cart: [line(p.id)] };
     const first = claimFor(s, 'first');
-    expect(await decide(orm.em.fork(), s.clock, first, responseKey(s))).toEqual({ run: true });
+    expect(await decide({ em: orm.em.fork(), clock: s.clock }, { claim: first, responseKey: responseKey(s) })).toEqual({
+      run: true,
+    });
     const call = { mode: 'run' as const, claim: first, status: 201, recorded: false };
     const created = await createOrder(requestCtx(s, call), request, buyer);
     expect(call.recorded).toBe(true);
     // The process dies here: nothing after the service runs. The retry comes after the claim timeout.
     s.clock.advance(IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1_000);
-    const retry = await decide(orm.em.fork(), s.clock, claimFor(s, 'retry'), responseKey(s));
+    const retry = await decide(
+      { em: orm.em.fork(), clock: s.clock },
+      { claim: claimFor(s, 'retry'), responseKey: responseKey(s) },
+    );
     expect(retry).toEqual({ run: false, response: JSON.stringify(created), kind: 'result' });
     if (retry.run || !('kind' in retry)) throw new Error('unreachable');
     const replayed = await createOrder(
@@ -473,10 +478,14 @@ describe('createOrder with an Idempotency-Key: the order and its result commit t
     await createCoupon(ctxOf(s), { storeId: s.id, code: 'FIVE', discountType: 'percent', discountValue: 5 });
     const request = { store: s.id, email: 'slow@example.test', cart: [line(p.id)], coupon: 'FIVE' };
     const slow = claimFor(s, 'slow');
-    expect(await decide(orm.em.fork(), s.clock, slow, responseKey(s))).toEqual({ run: true });
+    expect(await decide({ em: orm.em.fork(), clock: s.clock }, { claim: slow, responseKey: responseKey(s) })).toEqual({
+      run: true,
+    });
     s.clock.advance(IDEMPOTENCY_CLAIM_TIMEOUT_MS + 1_000);
     const retry = claimFor(s, 'retry');
-    expect(await decide(orm.em.fork(), s.clock, retry, responseKey(s))).toEqual({ run: true });
+    expect(await decide({ em: orm.em.fork(), clock: s.clock }, { claim: retry, responseKey: responseKey(s) })).toEqual({
+      run: true,
+    });
     const retried = await createOrder(
       requestCtx(s, { mode: 'run', claim: retry, status: 201, recorded: false }),
       request,
@@ -498,14 +507,16 @@ describe('orderForToken', () => {
     const mine = await order(s, { cart: [line(p.id)] });
     const theirs = await order(s, { cart: [line(p.id)] });
 
-    expect((await orderForToken(orm.em.fork(), mine.order.id, mine.checkoutToken)).id).toBe(mine.order.id);
-    await expect(orderForToken(orm.em.fork(), mine.order.id, theirs.checkoutToken)).rejects.toMatchObject({
+    expect((await orderForToken(contextOn(orm.em.fork()), mine.order.id, mine.checkoutToken)).id).toBe(mine.order.id);
+    await expect(orderForToken(contextOn(orm.em.fork()), mine.order.id, theirs.checkoutToken)).rejects.toMatchObject({
       appCode: 'store_forbidden',
     });
-    await expect(orderForToken(orm.em.fork(), mine.order.id, mine.checkoutToken.slice(1))).rejects.toMatchObject({
+    await expect(
+      orderForToken(contextOn(orm.em.fork()), mine.order.id, mine.checkoutToken.slice(1)),
+    ).rejects.toMatchObject({
       appCode: 'store_forbidden',
     });
-    await expect(orderForToken(orm.em.fork(), newId(), mine.checkoutToken)).rejects.toMatchObject({
+    await expect(orderForToken(contextOn(orm.em.fork()), newId(), mine.checkoutToken)).rejects.toMatchObject({
       appCode: 'not_found',
     });
   });
@@ -588,7 +599,7 @@ describe('startCheckout', () => {
     await expect(start(s, created)).rejects.toMatchObject({ appCode: 'order_not_pending' });
 
     const cancelled = await order(s, { cart: [line(p.id)] });
-    await cancelOrder(orm.em.fork(), cancelled.order.id, s.clock.now());
+    await cancelOrder(contextOn(orm.em.fork()), { orderId: cancelled.order.id, now: s.clock.now() });
     await expect(start(s, cancelled)).rejects.toMatchObject({ appCode: 'order_not_pending' });
   });
 
@@ -696,7 +707,7 @@ describe('checkoutSession', () => {
       coupon: 'TENOFF',
       customFields: { Domain: 'example.org', Agree: true },
     });
-    const opened = await orderForToken(orm.em.fork(), created.order.id, created.checkoutToken);
+    const opened = await orderForToken(contextOn(orm.em.fork()), created.order.id, created.checkoutToken);
 
     const session = await checkoutSession(ctxOf(s), opened);
 

@@ -1,0 +1,39 @@
+/**
+ * How a store reads to others: its public face and its settings with their defaults. Plain
+ * functions of the entity, so other modules (receipts, payments, delivery) read them without the
+ * store's services.
+ */
+import { ZStoreSettings, type TStorePublic, type TStoreSettings } from '@svc/schemas';
+import type { Store } from './stores.entities.js';
+
+/** Where the storefront serves the store's logo (http/storefront.ts), or null without one. */
+export function logoUrlOf(store: Store): string | null {
+  return store.logoFileId ? `/s/${store.subdomain}/logo/${store.logoFileId}` : null;
+}
+
+export function toPublicStore(store: Store): TStorePublic {
+  return {
+    id: store.id,
+    name: store.name,
+    subdomain: store.subdomain,
+    currency: store.currency,
+    description: store.description,
+    accentColor: store.accentColor ?? null,
+    logoUrl: logoUrlOf(store),
+    createdAt: store.createdAt.toISOString(),
+  };
+}
+
+const DEFAULT_SETTINGS: TStoreSettings = {
+  paymentMethods: ['manual'],
+  manualPaymentInstructions: '',
+  emailOrderAccess: true,
+  receiptsEnabled: true,
+  receiptNote: '',
+};
+
+/** The store's settings with defaults for what was never set. */
+export function storeSettings(store: Store): TStoreSettings {
+  const parsed = ZStoreSettings.partial().safeParse(store.settings);
+  return { ...DEFAULT_SETTINGS, ...(parsed.success ? parsed.data : {}) };
+}
