@@ -13,11 +13,13 @@ import {
   formAlert,
   h,
   isEmbedded,
+  linkified,
   main,
   money,
   orderPagePath,
   proofForm,
   replaceContent,
+  returnAddress,
   setStatus,
   showProblem,
   type Field,
@@ -309,6 +311,8 @@ function next(session: CheckoutSession, started: StartResult): void {
       // Our own pay step (the test gateway): it needs the token, as a framed page has no cookie.
       if (token) target.searchParams.set('token', token);
       if (isEmbedded()) target.searchParams.set('embed', '1');
+      const back = returnAddress(orderId);
+      if (back) target.searchParams.set('return', back);
       location.assign(target.toString());
       return;
     }
@@ -345,7 +349,7 @@ function manualPayment(session: CheckoutSession, started: StartResult): void {
       'section',
       { class: 'card', 'aria-labelledby': 'instructions-heading' },
       h('h2', { id: 'instructions-heading', tabindex: '-1' }, 'How to pay'),
-      h('p', { class: 'instructions' }, started.instructions ?? ''),
+      h('p', { class: 'instructions' }, ...linkified(started.instructions ?? '')),
     ),
     form,
     h('p', {}, h('a', { href: orderPagePath('orders', orderId, token) }, 'Send the proof later: go to your order')),

@@ -60,7 +60,7 @@ export const RESERVED_SUBDOMAINS = new Set([
 ]);
 
 /** Where the storefront serves the store's logo (http/storefront.ts), or null without one. */
-function logoUrlOf(store: Store): string | null {
+export function logoUrlOf(store: Store): string | null {
   return store.logoFileId ? `/s/${store.subdomain}/logo/${store.logoFileId}` : null;
 }
 
