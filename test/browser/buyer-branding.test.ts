@@ -102,6 +102,8 @@ describe('the store’s brand on the buyer’s pages', () => {
     await page.getByRole('button', { name: 'Add to cart' }).click();
     await page.waitForURL(`${server.url}${home}/cart`);
     await expect.poll(() => page.locator('#cart-total').textContent()).toBe('$12.00');
+    // No coupon, no Discount row (it was shown as "−$0.00": a display rule beat the hidden attribute).
+    expect(await page.locator('dl.totals dt', { hasText: 'Discount' }).isVisible()).toBe(false);
     await expectBrand('Brand Forge', home);
     await expectAccessible(page, 'cart page');
 
