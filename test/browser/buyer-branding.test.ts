@@ -91,6 +91,10 @@ describe('the store’s brand on the buyer’s pages', () => {
     await page.goto(`${server.url}${home}`);
     await expectBrand('Brand Forge', home);
     expect(await buttonColour()).toBe('rgb(15, 118, 110)');
+    // Teal is too dark for AA on the dark scheme's backgrounds: there the token accent (#8ab4ff) is used.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await buttonColour()).toBe('rgb(138, 180, 255)');
+    await page.emulateMedia({ colorScheme: 'light' });
     await expectAccessible(page, 'store page');
 
     await page.getByRole('link', { name: 'Nova Racer' }).click();
@@ -139,7 +143,7 @@ describe('the store’s brand on the buyer’s pages', () => {
     expect(product.id).toBeTruthy();
   });
 
-  it('falls back to the token accent where the store’s is too light for AA (light scheme), and keeps it where it fits (dark)', async () => {
+  it('falls back to the token accent where the store’s is too light for AA (light scheme), and uses it where it fits (dark)', async () => {
     const shop = await brandedShop('Lemon Forge', '#fde047');
     await keyProduct(shop, ['LEMON-1111-AAAA'], { name: 'Lemon Racer', price: 3 });
     await page.goto(`${server.url}/s/${shop.store.subdomain}`);
