@@ -263,7 +263,7 @@ describe('test gateway pay page', () => {
     const page = await fetch(`${server.url}/pay/test/${orderId}?token=${token}`);
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('Pay 4.00 USD');
+    expect(html).toContain('Pay $4.00');
     expect(html).toContain(`<form method="post" action="/pay/test/${orderId}">`);
 
     const paid = await fetch(`${server.url}/pay/test/${orderId}`, {
@@ -348,5 +348,126 @@ describe('order pages with a customer session', () => {
       (await fetch(`${server.url}/api/orders/${mine.id}/delivery`, { headers: { cookie: 'svc_customer=stale' } }))
         .status,
     ).toBe(401);
+  });
+});
+
+describe('the store’s brand on the buyer pages', () => {
+  let brandShop: { id: string; subdomain: string };
+  let product: { id: string };
+
+  beforeAll(async () => {
+    brandShop = await createStoreFor(seller, 'Brand <Shop>');
+    const look = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${brandShop.id}`, {
+      accentColor: '#0f766e',
+      allowedOrigins: ['https://theme.example'],
+      settings: { paymentMethods: ['manual', 'test'] },
+    });
+    expect(look.status, await look.clone().text()).toBe(200);
+    product = await createProduct(seller, brandShop.id, { name: 'Course', price: 56.4 });
+  });
+
+  const order = async (extra: Record<string, unknown> = {}) => {
+    const response = await post('/api/v1/checkout', {
+      shopId: brandShop.id,
+      cart: [{ productId: product.id, quantity: 1 }],
+      email: `brand-${randomBytes(4).toString('hex')}@example.test`,
+      ...extra,
+    });
+    return { response, body: await response.json() };
+  };
+
+  it('puts the store’s name linking to its storefront and its accent (allowed by hash) on checkout, order, pay and account pages', async () => {
+    const { body } = await order();
+    const token = new URL(body.url).searchParams.get('token')!;
+    const home = `<a class="store-name" href="/s/${brandShop.subdomain}"><span>Brand &lt;Shop&gt;</span></a>`;
+    for (const path of [
+      `/checkout/${body.orderId}?token=${token}`,
+      `/orders/${body.orderId}`,
+      `/pay/test/${body.orderId}?token=${token}`,
+      `/account/${brandShop.subdomain}`,
+    ]) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status, path).toBe(200);
+      const html = await response.text();
+      expect(html, path).toContain(`<header class="store-bar">`);
+      expect(html, path).toContain(home);
+      const style = /<style>([^<]*)<\/style>/.exec(html)?.[1];
+      expect(style, path).toContain('--svc-accent:#0f766e');
+      const { createHash } = await import('node:crypto');
+      const hash = createHash('sha256').update(style!).digest('base64');
+      expect(response.headers.get('content-security-policy'), path).toBe(
+        PAGE_CSP.replace("style-src 'self'", `style-src 'self' 'sha256-${hash}'`),
+      );
+    }
+    // Framed: the name is no link (the theme is right there), and the page may still be framed.
+    const framed = await fetch(`${server.url}/checkout/${body.orderId}?token=${token}&embed=1`);
+    expect(framed.headers.get('content-security-policy')).toContain('frame-ancestors *');
+    expect(await framed.text()).toContain('<span class="store-name"><span>Brand &lt;Shop&gt;</span></span>');
+  });
+
+  it('links back to the theme’s returnUrl on the store’s origins, carried from checkout to pay to order page', async () => {
+    const back = 'https://theme.example/thanks?from=svc';
+    const { response, body } = await order({ returnUrl: back });
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    const url = new URL(body.url);
+    expect(url.searchParams.get('return')).toBe(back);
+    const token = url.searchParams.get('token')!;
+    const link = `<a class="store-name" href="${back.replace('&', '&amp;')}">`;
+    expect(await (await fetch(body.url)).text()).toContain(link);
+    expect((await post('/api/checkout/start', { orderId: body.orderId, token, paymentMethod: 'test' })).status).toBe(
+      200,
+    );
+
+    const pay = await (
+      await fetch(`${server.url}/pay/test/${body.orderId}?token=${token}&return=${encodeURIComponent(back)}`)
+    ).text();
+    expect(pay).toContain(link);
+    expect(pay).toContain(
+      `<form method="post" action="/pay/test/${body.orderId}?return=${encodeURIComponent(back).replace(/%20/g, '+')}">`,
+    );
+    const paid = await fetch(`${server.url}/pay/test/${body.orderId}?return=${encodeURIComponent(back)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${encodeURIComponent(token)}`,
+      redirect: 'manual',
+    });
+    expect(paid.status).toBe(303);
+    const orderPage = new URL(paid.headers.get('location')!, server.url);
+    expect(orderPage.pathname).toBe(`/orders/${body.orderId}`);
+    expect(orderPage.searchParams.get('return')).toBe(back);
+    expect(await (await fetch(orderPage)).text()).toContain(link);
+    // An address on no origin of the store is ignored: the name links to the storefront.
+    const forged = await (
+      await fetch(
+        `${server.url}/checkout/${body.orderId}?token=${token}&return=${encodeURIComponent('https://evil.example/')}`,
+      )
+    ).text();
+    expect(forged).toContain(`<a class="store-name" href="/s/${brandShop.subdomain}">`);
+    expect(forged).not.toContain('evil.example');
+  });
+
+  it('refuses a returnUrl off the store’s origins, or not http(s), with 400 at the field', async () => {
+    for (const returnUrl of [
+      'https://evil.example/x',
+      'javascript:alert(1)',
+      'not a url',
+      'https://theme.example.evil.test/',
+    ]) {
+      const { response, body } = await order({ returnUrl });
+      expect(response.status, returnUrl).toBe(400);
+      expect(body, returnUrl).toMatchObject({ code: 'validation_failed', issues: [{ path: 'returnUrl' }] });
+    }
+  });
+
+  it('words a manual payment without seller instructions as a sentence, the amount as money', async () => {
+    const { body } = await order();
+    const token = new URL(body.url).searchParams.get('token')!;
+    const started = await post('/api/checkout/start', { orderId: body.orderId, token, paymentMethod: 'manual' });
+    expect(started.status).toBe(200);
+    const { instructions } = await started.json();
+    expect(instructions).toMatch(
+      /^Pay \$56\.40 to Brand <Shop>, who will send you their payment details\. Use ORD-\d+ as the payment reference\. Your order is delivered once Brand <Shop> confirms the payment\.$/,
+    );
+    expect(instructions).not.toContain('USD');
   });
 });

@@ -368,9 +368,12 @@ describe('the store’s look and product slugs', () => {
     expect(html).toContain('<p>Games &amp; keys.</p>');
     expect(html).toContain('&lt;b&gt;Fast&lt;/b&gt; delivery.');
     expect(html).toContain('<meta name="description" content="Games &amp; keys. &lt;b&gt;Fast&lt;/b&gt; delivery.">');
-    expect(html).toContain('<style>:root{--accent:#aa3300}</style>');
+    // #aa3300 is AA on the light scheme's backgrounds, not on the dark one's: it is the light accent only.
+    const accentCss =
+      '@media (prefers-color-scheme:light){:root{--svc-accent:#aa3300;--svc-accent-hover:#912b00;--svc-accent-soft:#f5e7e0;--svc-focus:#aa3300}}';
+    expect(html).toContain(`<style>${accentCss}</style>`);
     const { createHash } = await import('node:crypto');
-    const hash = createHash('sha256').update(':root{--accent:#aa3300}').digest('base64');
+    const hash = createHash('sha256').update(accentCss).digest('base64');
     expect(response.headers.get('content-security-policy')).toBe(
       PAGE_CSP.replace("style-src 'self'", `style-src 'self' 'sha256-${hash}'`),
     );
@@ -454,5 +457,41 @@ describe('the store’s look and product slugs', () => {
     expect(removed.status).toBe(204);
     expect(await (await get(`/s/${shop.subdomain}`)).text()).not.toContain('store-logo');
     expect((await get(logoUrl)).status).toBe(404);
+  });
+});
+
+describe('Markdown descriptions', () => {
+  it('renders a product’s Markdown on its page and as descriptionHtml, with no raw HTML, script link or image', async () => {
+    const shop = await createStoreFor(seller, 'Markdown Shop');
+    const description = [
+      'An arcade racer across **twelve neon cities**.',
+      '',
+      '- Split-screen for four',
+      '- Docs at https://example.com/docs',
+      '',
+      '<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) ![pixel](https://tracker.example/p.png)',
+    ].join('\n');
+    const product = await createProduct(seller, shop.id, { name: 'Racer', description });
+
+    const html = await (await get(`/s/${shop.subdomain}/products/${product.slug}`)).text();
+    const section = html.slice(html.indexOf('<section class="description"'), html.indexOf('</section>'));
+    expect(section).toContain('<strong>twelve neon cities</strong>');
+    expect(section).toContain('<li>Split-screen for four</li>');
+    expect(section).toContain(
+      '<a href="https://example.com/docs" rel="nofollow noopener">https://example.com/docs</a>',
+    );
+    expect(section).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    // Raw HTML is text, a javascript: link no link, an image no image (its address at most a link).
+    expect(html).not.toMatch(/<script>alert|<img\b[^>]*(onerror|src=x|tracker)|href="javascript:/i);
+    expect(section).not.toMatch(/<img\b/i);
+    // What search engines and sharing read is the text, not the Markdown.
+    expect(html).toContain('<meta name="description" content="An arcade racer across twelve neon cities.');
+    expect(html).toContain('"description":"An arcade racer across twelve neon cities.');
+
+    const listed = await (await get(`/api/stores/by-subdomain/${shop.subdomain}/products`)).json();
+    const [shown] = listed.products;
+    expect(shown.description).toBe(description);
+    expect(shown.descriptionHtml).toContain('<strong>twelve neon cities</strong>');
+    expect(shown.descriptionHtml).not.toMatch(/<script|<img|href="javascript:/i);
   });
 });

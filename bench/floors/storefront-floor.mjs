@@ -11,8 +11,7 @@
  *    count of its active products, and one page (24) of them, oldest first, with their key stock.
  *
  * The ETag is built as storefront.ts builds it, `"<version>.<release>.store"` (`store-p<N>` for
- * `?page=N`), with the release
- * hash of the same built files, so the floor's ETag equals the service's and the bench checks
+ * `?page=N`), with the service's own release hash (imported), so the floor's ETag equals the service's and the bench checks
  * both answers byte for byte. When the route changes what it reads (paging the store page, say),
  * that check fails and names the difference: update the statements here to the route's.
  *
@@ -20,7 +19,6 @@
  * FLOOR_POOL_MAX (10). Prints `{"msg":"floor listening","port":N}` and stops on SIGTERM.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
@@ -31,6 +29,8 @@ const dist = path.join(serverRoot, 'dist');
 const { storePage } = await import(pathToFileURL(path.join(dist, 'http/storefront-html.js')).href);
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
 const { PAGE_CSP } = await import(pathToFileURL(path.join(dist, 'http/pages.js')).href);
+// The release part of the ETag, as the service computes it (its templates and its stylesheets as served).
+const { RELEASE } = await import(pathToFileURL(path.join(dist, 'http/storefront.js')).href);
 const { toImageView } = await import(pathToFileURL(path.join(dist, 'modules/catalog/images.service.js')).href);
 const { STOREFRONT_PAGE_SIZE } = await import(
   pathToFileURL(path.join(dist, 'modules/catalog/catalog.service.js')).href
@@ -45,26 +45,6 @@ const pool = new pg.Pool({
 const asText = {
   getTypeParser: (oid, format) => (oid === 1114 || oid === 1184 ? (v) => v : pg.types.getTypeParser(oid, format)),
 };
-
-/** storefront.ts RELEASE: the templates and assets the page depends on, as the built service hashes them. */
-const RELEASE = (() => {
-  const hash = createHash('sha256');
-  const read = (relative) => {
-    try {
-      return readFileSync(path.join(serverRoot, relative));
-    } catch {
-      return undefined;
-    }
-  };
-  const parts = [
-    ...['storefront', 'storefront-html', 'pages'].map((name) => read(`dist/http/${name}.js`)),
-    read('client/storefront.css'),
-    read('dist/public/storefront/cart.js'),
-    read('client/app.css'),
-  ];
-  for (const part of parts) if (part) hash.update(part);
-  return hash.digest('base64url').slice(0, 10);
-})();
 
 const VERSION = {
   name: 'storefront-version',

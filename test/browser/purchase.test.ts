@@ -82,7 +82,7 @@ describe('a key product, from the theme cart', () => {
     await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
     await page.getByText('no money moves').waitFor();
     await screenshots(page, 'test-pay');
-    await page.getByRole('button', { name: 'Pay 19.99 USD' }).click();
+    await page.getByRole('button', { name: 'Pay $19.99' }).click();
 
     await page.waitForURL(new RegExp(`^${server.url}/orders/`));
     const key = page.locator('code.key');
@@ -123,7 +123,7 @@ describe('a file product, from an /embed.js button on a theme page', () => {
 
     await frame.getByLabel('Test payment').check();
     await frame.getByRole('button', { name: 'Pay $7.50' }).click();
-    await frame.getByRole('button', { name: 'Pay 7.50 USD' }).click();
+    await frame.getByRole('button', { name: 'Pay $7.50' }).click();
     const link = frame.getByRole('link', { name: 'field-guide.pdf' });
     await link.waitFor();
     await frame.getByText('Open the PDF with any reader.').waitFor();

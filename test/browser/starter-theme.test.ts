@@ -121,7 +121,11 @@ pagePerTest(
 describe('the starter theme, built and served from another origin', () => {
   it('a buyer opens the store, a product, adds two, applies a coupon, pays and gets the keys', async () => {
     const keys = ['STAR-1111-AAAA', 'STAR-2222-BBBB'];
-    const product = await keyProduct(shop, keys, { name: 'Nova Racer (Steam key)', price: 10 });
+    const product = await keyProduct(shop, keys, {
+      name: 'Nova Racer (Steam key)',
+      price: 10,
+      description: 'Race across **twelve neon cities**.\n\n<script>document.title = "owned"</script>',
+    });
     await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/products`, {
       name: 'Hidden draft',
       price: 1,
@@ -150,6 +154,10 @@ describe('the starter theme, built and served from another origin', () => {
     await page.waitForURL(`${site.url}/product.html?slug=${product.slug}`);
     await page.getByRole('heading', { level: 1, name: 'Nova Racer (Steam key)' }).waitFor();
     expect(await page.locator('.price').textContent()).toBe('$10.00');
+    // The description as svc renders its Markdown (descriptionHtml): bold is bold, raw HTML is text.
+    expect(await page.locator('.description strong').textContent()).toBe('twelve neon cities');
+    expect(await page.locator('.description script').count()).toBe(0);
+    expect(await page.locator('.description').textContent()).toContain('<script>');
     expect(await unlabelledControls(page)).toEqual([]);
     await expectAccessible(page, 'starter theme: product page');
     await screenshots(page, 'starter-theme-product');
@@ -183,7 +191,7 @@ describe('the starter theme, built and served from another origin', () => {
     await page.getByLabel('Test payment').check();
     await page.getByRole('button', { name: 'Pay $18.00' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
-    await page.getByRole('button', { name: 'Pay 18.00 USD' }).click();
+    await page.getByRole('button', { name: 'Pay $18.00' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/orders/`));
     const delivered = page.locator('code.key');
     await expect.poll(() => delivered.count()).toBe(2);

@@ -126,7 +126,7 @@ describe('a buyer on the hosted storefront', () => {
     await page.getByLabel('Test payment').check();
     await page.getByRole('button', { name: 'Pay $18.00' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
-    await page.getByRole('button', { name: 'Pay 18.00 USD' }).click();
+    await page.getByRole('button', { name: 'Pay $18.00' }).click();
 
     await page.waitForURL(new RegExp(`^${server.url}/orders/`));
     const delivered = page.locator('code.key');
@@ -190,7 +190,7 @@ describe('a buyer on the hosted storefront in test mode', () => {
     await page.getByLabel('Test payment').check();
     await page.getByRole('button', { name: 'Pay $4.00' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
-    await page.getByRole('button', { name: 'Pay 4.00 USD' }).click();
+    await page.getByRole('button', { name: 'Pay $4.00' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/orders/`));
     await expect.poll(() => page.locator('code.key').allTextContents()).toEqual(keys);
     expect(watch.foreign()).toEqual([]);

@@ -6,7 +6,7 @@
  * SDK's; this page is its rendering.
  */
 import { configured, errorText, h, money, productHref, shop, showStore } from './shop.js';
-import type { Cart } from '@svc/sdk/theme';
+import { SvcApiError, type Cart } from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
 const status = root.querySelector<HTMLElement>('.status')!;
@@ -122,6 +122,20 @@ function couponForm(cart: Cart, total: HTMLElement, discountRow: HTMLElement): H
   return form;
 }
 
+/**
+ * Opens the order with this site's store page as the checkout's way back (its header links there).
+ * svc takes it only from one of the store's allowed origins (the dashboard's Settings); from any
+ * other site the order opens without it, and the checkout links to the store's hosted page.
+ */
+function checkout(): ReturnType<typeof shop.cart.checkout> {
+  const returnUrl = new URL('./index.html', location.href).href;
+  return shop.cart.checkout({ returnUrl }).catch((failure: unknown) => {
+    if (failure instanceof SvcApiError && failure.issues.some((issue) => issue.path === 'returnUrl'))
+      return shop.cart.checkout();
+    throw failure;
+  });
+}
+
 function checkoutButton(): HTMLElement {
   const alert = h('p', { class: 'form-error', role: 'alert', tabindex: '-1' });
   alert.hidden = true;
@@ -130,8 +144,7 @@ function checkoutButton(): HTMLElement {
     button.disabled = true;
     alert.hidden = true;
     // Once the order holds the lines, the cart starts again empty.
-    shop.cart
-      .checkout()
+    checkout()
       .then(({ url }) => location.assign(url))
       .catch((failure: unknown) => {
         button.disabled = false;

@@ -2,17 +2,7 @@
  * product.html?slug=<slug> (or ?id=<productId>), a product page: name, price, description, how
  * it is delivered, and a quantity with `Add to cart`, or `Sold out`.
  */
-import {
-  configured,
-  errorText,
-  h,
-  money,
-  paragraphs,
-  shop,
-  showStore,
-  soldOut,
-  type StorefrontProduct,
-} from './shop.js';
+import { configured, errorText, h, money, shop, showStore, soldOut, type StorefrontProduct } from './shop.js';
 
 const DELIVERY_LABELS: Record<StorefrontProduct['deliveryMethods'][number], string> = {
   licenseKeys: 'A license key, shown as soon as you have paid',
@@ -47,11 +37,28 @@ function addToCartForm(product: StorefrontProduct): HTMLFormElement {
   return form;
 }
 
+/**
+ * The description as svc renders it from the seller's Markdown (`descriptionHtml`): svc lets no raw
+ * HTML, script link or image through, so it can go into the page as it is.
+ */
+/** The text of that HTML, on one line (for the meta description). */
+function plainText(html: string): string {
+  const box = h('div', {});
+  box.innerHTML = html;
+  return (box.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+function description(html: string): HTMLElement {
+  const box = h('div', { class: 'description' });
+  box.innerHTML = html;
+  return box;
+}
+
 function productView(product: StorefrontProduct): Node[] {
   const parts: Array<Node | null> = [
     h('h1', {}, product.name),
     h('p', { class: 'price' }, money(product.price, product.currency)),
-    product.description ? h('div', { class: 'description' }, ...paragraphs(product.description)) : null,
+    product.descriptionHtml ? description(product.descriptionHtml) : null,
     h('h2', {}, 'Delivery'),
     h('ul', { class: 'delivery' }, ...product.deliveryMethods.map((method) => h('li', {}, DELIVERY_LABELS[method]))),
     soldOut(product) ? h('p', { class: 'sold-out' }, 'Sold out') : addToCartForm(product),
@@ -74,8 +81,8 @@ async function main(): Promise<void> {
       article.replaceChildren(h('h1', {}, 'Product not found'), h('p', {}, 'This product is not for sale.'));
       return;
     }
-    const description = document.querySelector<HTMLMetaElement>('meta[name="description"]');
-    if (description) description.content = product.description || `${product.name} at ${store.name}.`;
+    const meta = document.querySelector<HTMLMetaElement>('meta[name="description"]');
+    if (meta) meta.content = plainText(product.descriptionHtml) || `${product.name} at ${store.name}.`;
     article.replaceChildren(...productView(product));
   } catch (error) {
     article.replaceChildren(h('h1', {}, 'Product'), h('p', { role: 'alert' }, errorText(error)));

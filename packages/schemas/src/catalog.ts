@@ -187,6 +187,11 @@ export const ZPublicProduct = ZProduct.pick({
   maxQuantity: true,
   stock: true,
   images: true,
+}).extend({
+  descriptionHtml: z.string().meta({
+    description:
+      'The description (Markdown) rendered as HTML safe to put in a page: no raw HTML, links only to http(s), mailto or a path, each `rel="nofollow noopener"`, no images, headings from h3',
+  }),
 });
 export type TPublicProduct = z.infer<typeof ZPublicProduct>;
 

@@ -56,6 +56,10 @@ export const ZCheckoutInput = z.strictObject({
   email: ZEmail.nullable().optional(),
   coupon: z.string().trim().min(1).max(64).optional(),
   customFields: ZCustomFieldAnswers.optional(),
+  returnUrl: z.string().max(2048).optional().meta({
+    description:
+      "Where the buyer goes back to from the checkout, pay and order pages (the store's name in their header links there): an http(s) address on one of the store's allowed origins, else 400",
+  }),
 });
 export const ZCheckoutResult = z.object({ url: z.string(), orderId: z.string() });
 

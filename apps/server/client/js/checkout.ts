@@ -13,11 +13,13 @@ import {
   formAlert,
   h,
   isEmbedded,
+  linkified,
   main,
   money,
   orderPagePath,
   proofForm,
   replaceContent,
+  returnAddress,
   setStatus,
   showProblem,
   type Field,
@@ -106,7 +108,7 @@ function summary(
   );
   return h(
     'section',
-    { class: 'card', 'aria-labelledby': 'summary-heading' },
+    { class: 'card order-summary', 'aria-labelledby': 'summary-heading' },
     h('h2', { id: 'summary-heading' }, `Order ${order.orderId} at ${session.store.name}`),
     h(
       'table',
@@ -133,6 +135,14 @@ function summary(
       h('div', { class: 'total' }, h('dt', {}, 'Total'), h('dd', { id: 'order-total' }, money(price, order.currency))),
     ),
   );
+}
+
+/**
+ * The order's summary and the step: one column (summary first), or from 64rem the step on the left
+ * and the summary beside it (app.css), as hosted checkouts lay it out.
+ */
+function layout(orderSummary: HTMLElement, ...step: HTMLElement[]): HTMLElement {
+  return h('div', { class: 'checkout-layout' }, orderSummary, h('div', { class: 'checkout-step' }, ...step));
 }
 
 function render(session: CheckoutSession, stripeCancelled: boolean): void {
@@ -298,7 +308,7 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
   form.addEventListener('submit', (event) => void onSubmit(event));
 
   setStatus(stripeCancelled ? 'The card payment was cancelled. You can choose again.' : '');
-  replaceContent(summary(session), form);
+  replaceContent(layout(summary(session), form));
 }
 
 /** Where the gateway sends the buyer. */
@@ -309,6 +319,8 @@ function next(session: CheckoutSession, started: StartResult): void {
       // Our own pay step (the test gateway): it needs the token, as a framed page has no cookie.
       if (token) target.searchParams.set('token', token);
       if (isEmbedded()) target.searchParams.set('embed', '1');
+      const back = returnAddress(orderId);
+      if (back) target.searchParams.set('return', back);
       location.assign(target.toString());
       return;
     }
@@ -340,15 +352,17 @@ function manualPayment(session: CheckoutSession, started: StartResult): void {
   });
   setStatus('');
   replaceContent(
-    summary(session, started.price, session.order.subtotal - started.price),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'instructions-heading' },
-      h('h2', { id: 'instructions-heading', tabindex: '-1' }, 'How to pay'),
-      h('p', { class: 'instructions' }, started.instructions ?? ''),
+    layout(
+      summary(session, started.price, session.order.subtotal - started.price),
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'instructions-heading' },
+        h('h2', { id: 'instructions-heading', tabindex: '-1' }, 'How to pay'),
+        h('p', { class: 'instructions' }, ...linkified(started.instructions ?? '')),
+      ),
+      form,
+      h('p', {}, h('a', { href: orderPagePath('orders', orderId, token) }, 'Send the proof later: go to your order')),
     ),
-    form,
-    h('p', {}, h('a', { href: orderPagePath('orders', orderId, token) }, 'Send the proof later: go to your order')),
   );
   main().querySelector<HTMLElement>('#instructions-heading')?.focus();
 }

@@ -1,6 +1,8 @@
 /**
  * Shared by the buyer pages: element building, same-origin JSON calls, money, field errors
- * placed next to their field (from the API's `issues[].path`), and live status messages.
+ * placed next to their field (from the API's `issues[].path`), live status messages, a seller's
+ * text with its web addresses as links, and the addresses that carry the order's token and the
+ * theme's return address from page to page.
  */
 
 type Child = Node | string | null | undefined | false;
@@ -83,6 +85,42 @@ export function money(amount: number, currency: string): string {
   } catch {
     return `${amount.toFixed(2)} ${currency}`;
   }
+}
+
+/** A web address in a seller's text; punctuation that ends a sentence is not part of it. */
+const ADDRESS = /\bhttps?:\/\/[^\s<>"']+/gi;
+const TRAILING = /[.,;:!?'")\]]+$/;
+
+/**
+ * A seller's plain text (delivery or payment instructions) as text nodes and links: each http(s)
+ * address becomes a link (`rel="nofollow noopener"`, a new tab in a frame); nothing else does, so
+ * no `javascript:` or markup in the text can become one. Built as nodes, never as HTML.
+ */
+export function linkified(text: string): Array<Node | string> {
+  const parts: Array<Node | string> = [];
+  let last = 0;
+  for (const match of text.matchAll(ADDRESS)) {
+    const address = match[0].replace(TRAILING, '');
+    let url: URL;
+    try {
+      url = new URL(address);
+    } catch {
+      continue;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') continue;
+    parts.push(text.slice(last, match.index));
+    const framed = isEmbedded();
+    parts.push(
+      h(
+        'a',
+        { href: url.href, rel: 'nofollow noopener', target: framed ? '_blank' : undefined, class: 'text-link' },
+        address,
+      ),
+    );
+    last = match.index + address.length;
+  }
+  parts.push(text.slice(last));
+  return parts.filter((part) => part !== '');
 }
 
 export function date(iso: string): string {
@@ -251,11 +289,30 @@ export function isEmbedded(): boolean {
   return new URLSearchParams(location.search).get('embed') === '1';
 }
 
-/** An address of this service's order pages, carrying the token and the embed flag along. */
+const returnKey = (orderId: string) => `svc-return:${orderId}`;
+
+/**
+ * The theme's address the buyer came from (`return` in the checkout link), kept for the tab like
+ * the token, so the pages after a payment provider's page still link back to it. The server checks
+ * it against the store's origins before any page links it.
+ */
+export function returnAddress(orderId: string): string | undefined {
+  const given = new URLSearchParams(location.search).get('return') ?? undefined;
+  try {
+    if (given) sessionStorage.setItem(returnKey(orderId), given);
+    return given ?? sessionStorage.getItem(returnKey(orderId)) ?? undefined;
+  } catch {
+    return given;
+  }
+}
+
+/** An address of this service's order pages, carrying the token, the embed flag and the theme's return address along. */
 export function orderPagePath(kind: 'checkout' | 'orders', orderId: string, token: string | undefined): string {
   const query = new URLSearchParams();
   if (token) query.set('token', token);
   if (isEmbedded()) query.set('embed', '1');
+  const back = returnAddress(orderId);
+  if (back) query.set('return', back);
   const text = query.toString();
   return `/${kind}/${encodeURIComponent(orderId)}${text ? `?${text}` : ''}`;
 }

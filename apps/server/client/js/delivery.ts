@@ -11,6 +11,7 @@ import {
   date,
   h,
   isEmbedded,
+  linkified,
   main,
   money,
   orderPagePath,
@@ -242,7 +243,7 @@ function render(delivery: Delivery): void {
               'div',
               {},
               h('p', { class: 'delivered' }, 'Delivered.'),
-              manual.content ? h('p', { class: 'instructions' }, manual.content) : null,
+              manual.content ? h('p', { class: 'instructions' }, ...linkified(manual.content)) : null,
             )
           : h('p', { class: 'pending' }, 'The seller delivers this by hand. This page updates by itself when they do.'),
       ),
@@ -255,7 +256,7 @@ function render(delivery: Delivery): void {
         'section',
         { class: 'card', 'aria-labelledby': 'instructions-heading' },
         h('h2', { id: 'instructions-heading' }, 'Instructions'),
-        ...instructions.map((item) => h('p', { class: 'instructions' }, item.text)),
+        ...instructions.map((item) => h('p', { class: 'instructions' }, ...linkified(item.text))),
       ),
     );
   }

@@ -2,19 +2,27 @@
  * The buyer's pages, served by the service from its own origin: checkout, order status and
  * delivery, the customer area, the embed checkout a theme frames, and `/embed.js` for themes.
  *
- * Each page is a small HTML shell (no inline script or style; data in `data-` attributes)
- * plus one ES module from `apps/server/client/` (compiled by tsc into dist/public/js) and one
- * stylesheet. The modules speak to the JSON API with same-origin fetch. Every page carries a
- * strict Content-Security-Policy; only the embed pages may be framed.
+ * Each page is a small HTML shell (no inline script; data in `data-` attributes) plus one ES
+ * module from `apps/server/client/` (compiled by tsc into dist/public/js) and one stylesheet. The
+ * modules speak to the JSON API with same-origin fetch. Every page carries a strict
+ * Content-Security-Policy; only the embed pages may be framed. A page that knows its store (from
+ * the order in its address, or the customer area's subdomain) carries the store's brand: its logo
+ * and name linking back to the store, or to the theme the buyer came from (`?return=`, checked
+ * against the store's origins), and its accent colour (brand.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
 import type { PublicError } from '../lib/errors.js';
 import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
-import { StoreSchema } from '../modules/stores/stores.entities.js';
+import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { storeReturnUrl } from '../modules/stores/origins.js';
+import { StoreSchema, type Store } from '../modules/stores/stores.entities.js';
+import { logoUrlOf } from '../modules/stores/store-views.js';
 import type { RoutePolicy } from '../trpc/policy.js';
+import { brandStyle, cspWithStyle, storeHeader, storefrontPath, type Brand } from './brand.js';
 import { loadAsset, loadStylesheet } from './client-assets.js';
-import { plainRoute, type PlainRoute } from './plain-route.js';
+import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
 
 /** apps/server/, from src/http or dist/http alike. */
 const BASE_CSP = [
@@ -41,12 +49,20 @@ export interface PageShell {
   /** Server-rendered content of <main> (already escaped). */
   body: string;
   embed?: boolean;
+  /** The store the page belongs to, and where its name links (none in a frame: the theme is right there). */
+  brand?: PageBrand | undefined;
+}
+
+export interface PageBrand {
+  store: Brand;
+  href: string | undefined;
 }
 
 export function renderPage(shell: PageShell): string {
   const data = Object.entries(shell.data ?? {})
     .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
     .join('');
+  const style = brandStyle(shell.brand?.store.accentColor);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -55,9 +71,9 @@ export function renderPage(shell: PageShell): string {
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(shell.title)}</title>
 <link rel="stylesheet" href="/assets/app.css">
-${shell.script ? `<script type="module" src="/assets/js/${shell.script}"></script>\n` : ''}</head>
+${style ? `<style>${style.css}</style>\n` : ''}${shell.script ? `<script type="module" src="/assets/js/${shell.script}"></script>\n` : ''}</head>
 <body${shell.embed ? ' class="embed"' : ''}>
-<main id="main"${data}>
+${shell.brand ? `${storeHeader(shell.brand.store, shell.brand.href)}\n` : ''}<main id="main"${data}>
 ${shell.body}
 </main>
 </body>
@@ -69,7 +85,10 @@ export function sendPage(reply: FastifyReply, shell: PageShell, status = 200): F
   return (
     reply
       .code(status)
-      .header('Content-Security-Policy', shell.embed ? EMBED_PAGE_CSP : PAGE_CSP)
+      .header(
+        'Content-Security-Policy',
+        cspWithStyle(shell.embed ? EMBED_PAGE_CSP : PAGE_CSP, brandStyle(shell.brand?.store.accentColor)),
+      )
       // The addresses carry checkout tokens: nothing keeps a copy.
       .header('Cache-Control', 'no-store')
       .type('text/html; charset=utf-8')
@@ -85,6 +104,29 @@ function notFound(reply: FastifyReply, what: string, embed = false): FastifyRepl
 }
 
 const isEmbed = (query: unknown) => (query as { embed?: unknown }).embed === '1';
+
+/**
+ * The brand of a page of this store: its name links to the theme's address in `?return=` when that
+ * is on one of the store's origins, else to its hosted storefront; a framed page links nowhere.
+ */
+export function pageBrand(config: Config, store: Store, query: unknown, embed: boolean): PageBrand {
+  const brand: Brand = {
+    name: store.name,
+    subdomain: store.subdomain,
+    logoUrl: logoUrlOf(store),
+    accentColor: store.accentColor ?? null,
+  };
+  if (embed) return { store: brand, href: undefined };
+  const back = storeReturnUrl(config, store, (query as { return?: unknown }).return);
+  return { store: brand, href: back ?? storefrontPath(brand) };
+}
+
+/** The brand of an order's pages, from the order id in the address (none for an unknown order: its script says so). */
+async function orderBrand(ctx: PlainContext, request: FastifyRequest, orderId: string): Promise<PageBrand | undefined> {
+  const order = await ctx.em.findOne(OrderSchema, { id: orderId }, { fields: ['store'] });
+  const store = order && (await ctx.em.findOne(StoreSchema, { id: order.store.id, banned: false }));
+  return store ? pageBrand(ctx.deps.config, store, request.query, isEmbed(request.query)) : undefined;
+}
 
 const CLIENT_MODULES = ['checkout.js', 'delivery.js', 'account.js', 'embed-checkout.js', 'common.js'];
 
@@ -179,6 +221,7 @@ export const PAGE_ROUTES: PlainRoute[] = [
       const embed = isEmbed(request.query);
       if (!looksLikeId(ctx.params.orderId!)) return notFound(reply, 'There is no such order.', embed);
       return sendPage(reply, {
+        brand: await orderBrand(ctx, request, ctx.params.orderId!),
         title: 'Checkout',
         script: 'checkout.js',
         data: { page: 'checkout', 'order-id': ctx.params.orderId! },
@@ -195,6 +238,7 @@ export const PAGE_ROUTES: PlainRoute[] = [
       const embed = isEmbed(request.query);
       if (!looksLikeId(ctx.params.orderId!)) return notFound(reply, 'There is no such order.', embed);
       return sendPage(reply, {
+        brand: await orderBrand(ctx, request, ctx.params.orderId!),
         title: 'Your order',
         script: 'delivery.js',
         data: { page: 'delivery', 'order-id': ctx.params.orderId! },
@@ -207,13 +251,14 @@ export const PAGE_ROUTES: PlainRoute[] = [
     name: 'pages.account',
     method: 'GET',
     path: '/account/{subdomain}',
-    async handler(ctx, _request, reply) {
+    async handler(ctx, request, reply) {
       const subdomain = ctx.params.subdomain!.toLowerCase();
       const store = /^[a-z0-9-]{1,63}$/.test(subdomain)
         ? await ctx.em.findOne(StoreSchema, { subdomain, banned: false })
         : null;
       if (!store) return notFound(reply, 'There is no such store.');
       return sendPage(reply, {
+        brand: pageBrand(ctx.deps.config, store, request.query, false),
         title: `Your orders at ${store.name}`,
         script: 'account.js',
         data: { page: 'account', 'store-id': store.id, 'store-name': store.name },

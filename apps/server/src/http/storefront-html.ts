@@ -1,13 +1,15 @@
 /**
  * The hosted storefront's HTML: the store page, a product page, the cart page and the page of a
  * store that is not available. Pure functions of what the catalog services answer; every text
- * escaped, prices formatted here with Intl in the store's currency, no inline script or style
- * (the accent colour is the one exception, allowed by its hash in the page's CSP: storefront.ts).
+ * escaped, prices formatted here with Intl in the store's currency, descriptions rendered from
+ * Markdown (lib/markdown.ts), no inline script or style (the store's accent colour is the one
+ * exception, allowed by its hash in the page's CSP: brand.ts).
  */
-import { createHash } from 'node:crypto';
 import type { TDeliveryMethod, TProductImage, TPublicProduct, TStorePublic } from '@svc/schemas';
 import { escapeHtml } from '../lib/html.js';
+import { markdownText } from '../lib/markdown.js';
 import { amountToMinor, currencyExponent, formatMoney } from '../lib/money.js';
+import { brandStyle, storeHeader } from './brand.js';
 
 /** The store as the pages show it (the public store, and its look once it has one). */
 export type StorefrontStore = TStorePublic & {
@@ -96,17 +98,10 @@ function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-/** The inline style that sets the accent colour, and its CSP hash; only a checked #rrggbb gets here. */
-function accentStyle(color: string | null | undefined): { css: string; hash: string } | undefined {
-  if (!color || !/^#[0-9a-f]{6}$/i.test(color)) return undefined;
-  const css = `:root{--accent:${color.toLowerCase()}}`;
-  return { css, hash: `'sha256-${createHash('sha256').update(css).digest('base64')}'` };
-}
-
 export function renderDocument(publicUrl: string, store: StorefrontStore, doc: StorefrontDocument): RenderedPage {
   const title = doc.title === store.name ? store.name : `${doc.title} · ${store.name}`;
   const url = `${publicUrl}${withMode(store, doc.path)}`;
-  const accent = accentStyle(store.accentColor);
+  const accent = brandStyle(store.accentColor);
   const picture = doc.image ?? store.logoUrl;
   const ogImage = picture ? `${publicUrl}${picture}` : undefined;
   const meta = [
@@ -129,9 +124,6 @@ export function renderDocument(publicUrl: string, store: StorefrontStore, doc: S
     ...(doc.script ? ['<script type="module" src="/assets/storefront/cart.js"></script>'] : []),
     ...(doc.jsonLd ? [`<script type="application/ld+json">${scriptJson(doc.jsonLd)}</script>`] : []),
   ];
-  const logoImg = store.logoUrl
-    ? `<img class="store-logo" src="${escapeHtml(store.logoUrl)}" alt="" width="40" height="40">`
-    : '';
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -146,10 +138,7 @@ ${
     ? `<aside class="test-banner" aria-label="Test mode"><p><strong>Test mode</strong>: these are the store's test products. Orders placed here are test orders: no money moves.</p></aside>
 `
     : ''
-}<header class="store-bar">
-<a class="store-name" href="${withMode(store, storePath(store))}">${logoImg}<span>${escapeHtml(store.name)}</span></a>
-<a class="cart-link" href="${withMode(store, cartPath(store))}">Cart</a>
-</header>
+}${storeHeader(store, withMode(store, storePath(store)), `<a class="cart-link" href="${withMode(store, cartPath(store))}">Cart</a>`)}
 <main id="main">
 ${doc.body}
 </main>
@@ -189,14 +178,30 @@ export function imageTag(image: TProductImage, alt: string, sizes: string, lazy:
   } decoding="async">`;
 }
 
+/**
+ * Where a product without images shows its picture: its initial on the accent's soft shade, the
+ * same size as an image, so a grid or a product page has no hole (decorative: the name says it).
+ */
+function placeholder(product: Pick<TPublicProduct, 'name'>, className: string): string {
+  const initial = Array.from(product.name.trim())[0]?.toUpperCase() ?? '';
+  return `<div class="${className} placeholder" aria-hidden="true"><span>${escapeHtml(initial)}</span></div>`;
+}
+
 function productCard(store: StorefrontStore, product: TPublicProduct, index: number): string {
   const image = product.images[0];
   const picture = image
-    ? `${imageTag(image, product.name, '(min-width: 64rem) 15rem, (min-width: 32rem) 50vw, 100vw', index >= FIRST_ROW, 'card-image')}
-`
-    : '';
+    ? imageTag(
+        image,
+        product.name,
+        '(min-width: 64rem) 15rem, (min-width: 32rem) 50vw, 100vw',
+        index >= FIRST_ROW,
+        'card-image',
+      )
+    : placeholder(product, 'card-image');
+  // The title's link covers the card (CSS), so the picture opens the product too; the button stays its own.
   return `<li class="product-card">
-${picture}<h2><a href="${withMode(store, productPath(store, product))}">${escapeHtml(product.name)}</a></h2>
+${picture}
+<h2><a href="${withMode(store, productPath(store, product))}">${escapeHtml(product.name)}</a></h2>
 <p class="price">${escapeHtml(price(product))}</p>
 ${soldOut(product) ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, false)}
 </li>`;
@@ -262,7 +267,7 @@ export function productPage(publicUrl: string, store: StorefrontStore, product: 
     '@context': 'https://schema.org',
     '@type': 'Product',
     name: product.name,
-    ...(product.description ? { description: product.description } : {}),
+    ...(product.description ? { description: markdownText(product.description) } : {}),
     url,
     ...(product.images.length > 0 ? { image: product.images.map((i) => `${publicUrl}${i.url}`) } : {}),
     offers: {
@@ -276,28 +281,40 @@ export function productPage(publicUrl: string, store: StorefrontStore, product: 
   };
   const delivery = product.deliveryMethods.map((method) => `<li>${escapeHtml(DELIVERY_LABELS[method])}</li>`);
   const [main, ...more] = product.images;
-  const gallery = main
-    ? `<div class="product-images">
-${imageTag(main, product.name, '(min-width: 48rem) 30rem, 100vw', false, 'main-image')}${
-        more.length > 0
-          ? `\n<ul class="more-images">${more
-              .map((image) => `<li>${imageTag(image, product.name, '10rem', true, 'more-image')}</li>`)
-              .join('')}</ul>`
-          : ''
-      }
-</div>\n`
-    : '';
-  const body = `<article class="product">
-${gallery}<h1>${escapeHtml(product.name)}</h1>
+  // Images | buy box from 48rem (storefront.css); one column on a phone: pictures, buy box, description.
+  const gallery = `<div class="product-images">
+${main ? imageTag(main, product.name, '(min-width: 64rem) 34rem, (min-width: 48rem) 55vw, 100vw', false, 'main-image') : placeholder(product, 'main-image')}${
+    more.length > 0
+      ? `\n<ul class="more-images">${more
+          .map((image) => `<li>${imageTag(image, product.name, '8rem', true, 'more-image')}</li>`)
+          .join('')}</ul>`
+      : ''
+  }
+</div>`;
+  const { descriptionHtml } = product;
+  const body = `<p class="back"><a href="${withMode(store, storePath(store))}">All products of ${escapeHtml(store.name)}</a></p>
+<article class="product">
+${gallery}
+<div class="buy-box">
+<h1>${escapeHtml(product.name)}</h1>
 <p class="price">${escapeHtml(price(product))}</p>
-${product.description ? `<div class="description">${paragraphs(product.description)}</div>\n` : ''}<h2>Delivery</h2>
+<h2>Delivery</h2>
 <ul class="delivery">${delivery.join('')}</ul>
 ${unavailable ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, true)}
-</article>
-<p><a href="${withMode(store, storePath(store))}">All products of ${escapeHtml(store.name)}</a></p>`;
+</div>
+${
+  descriptionHtml
+    ? `<section class="description" aria-labelledby="description-heading">
+<h2 id="description-heading" class="visually-hidden">Description</h2>
+${descriptionHtml}</section>\n`
+    : ''
+}</article>`;
   return renderDocument(publicUrl, store, {
     title: product.name,
-    description: summary(product.description || `${product.name}, ${price(product)}, at ${store.name}.`),
+    description: summary(
+      (product.description && markdownText(product.description)) ||
+        `${product.name}, ${price(product)}, at ${store.name}.`,
+    ),
     path,
     ogType: 'product',
     body,

@@ -50,12 +50,12 @@ const cartModule = loadAsset('dist/public/storefront/cart.js');
  * What the pages' bytes depend on besides the data: the templates (this code) and the assets.
  * Part of every ETag, so a browser never keeps a page of the previous release.
  */
-const RELEASE = (() => {
+export const RELEASE = (() => {
   const hash = createHash('sha256');
-  // This module's own directory holds the templates, as .js once built (.ts under vitest).
+  // The templates, as .js once built (.ts under vitest): the pages, the store's header and accent, the Markdown.
   const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  const code = ['storefront', 'storefront-html', 'pages'].map((name) =>
-    loadAsset(`${extension === 'ts' ? 'src' : 'dist'}/http/${name}.${extension}`),
+  const code = ['http/storefront', 'http/storefront-html', 'http/pages', 'http/brand', 'lib/markdown'].map((name) =>
+    loadAsset(`${extension === 'ts' ? 'src' : 'dist'}/${name}.${extension}`),
   );
   for (const part of [...code, css, cartModule, loadAsset('client/app.css')]) if (part) hash.update(part);
   return hash.digest('base64url').slice(0, 10);

@@ -12,15 +12,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type PublicError } from '../lib/errors.js';
 import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
-import { minorToAmount } from '../lib/money.js';
+import { formatMoney } from '../lib/money.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { orderForToken } from '../modules/orders/order-lookup.js';
 import { publicOrderNumber } from '../modules/orders/order-views.js';
 import { handleNotification } from '../flows/settle-payment.js';
 import { testGatewaySettles, testPayPageEnabled } from '../modules/payments/test-gateway-rule.js';
-import { StoreSchema } from '../modules/stores/stores.entities.js';
+import { storeReturnUrl } from '../modules/stores/origins.js';
+import { StoreSchema, type Store } from '../modules/stores/stores.entities.js';
 import type { RoutePolicy } from '../trpc/policy.js';
-import { sendPage } from './pages.js';
+import { pageBrand, sendPage } from './pages.js';
 import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
 
 const POLICY: RoutePolicy = {
@@ -60,6 +61,20 @@ const payError = (reply: FastifyReply, error: PublicError, request: FastifyReque
 
 const isEmbedQuery = (request: FastifyRequest) => (request.query as { embed?: string }).embed === '1';
 
+/**
+ * What the next page's address carries on: `embed=1` in a frame, and the theme's address to go back
+ * to when it is on one of the store's origins (pages.ts checks it again there).
+ */
+function carried(ctx: PlainContext, store: Store, request: FastifyRequest, token?: string): string {
+  const query = new URLSearchParams();
+  if (token) query.set('token', token);
+  if (isEmbedQuery(request)) query.set('embed', '1');
+  const address = storeReturnUrl(ctx.deps.config, store, (request.query as { return?: unknown }).return);
+  if (address) query.set('return', address);
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
 export const TEST_PAY_ROUTES: PlainRoute[] = [
   plainRoute({
     name: 'testPay.page',
@@ -73,26 +88,27 @@ export const TEST_PAY_ROUTES: PlainRoute[] = [
     async handler(ctx, request, reply) {
       const embed = isEmbedQuery(request);
       const { order, store, token } = await open(ctx, undefined);
-      const amount = `${minorToAmount(order.priceMinor, order.currency).toFixed(2)} ${order.currency}`;
-      const back = `/checkout/${order.id}?token=${encodeURIComponent(token)}${embed ? '&embed=1' : ''}`;
+      const amount = formatMoney(order.priceMinor, order.currency);
+      const brand = pageBrand(ctx.deps.config, store, request.query, embed);
+      const back = `/checkout/${order.id}${carried(ctx, store, request, token)}`;
       const payable = order.status === 'pending' && order.paymentMethod === 'test';
       const body = `<h1>Test payment</h1>
 <p class="notice">This is the test gateway: no money moves.</p>
-<dl class="summary">
+<dl class="summary card">
 <div><dt>Store</dt><dd>${escapeHtml(store.name)}</dd></div>
 <div><dt>Order</dt><dd>${publicOrderNumber(order.number)}</dd></div>
 <div><dt>Amount</dt><dd>${escapeHtml(amount)}</dd></div>
 </dl>
 ${
   payable
-    ? `<form method="post" action="/pay/test/${order.id}${embed ? '?embed=1' : ''}">
+    ? `<form method="post" action="${escapeHtml(`/pay/test/${order.id}${carried(ctx, store, request)}`)}">
 <input type="hidden" name="token" value="${escapeHtml(token)}">
 <button type="submit" class="primary">Pay ${escapeHtml(amount)}</button>
 </form>`
     : `<p role="alert">This order is not waiting for a test payment.</p>`
 }
 <p><a href="${escapeHtml(back)}">Back to the checkout</a></p>`;
-      return sendPage(reply, { title: 'Test payment', body, embed });
+      return sendPage(reply, { title: 'Test payment', body, embed, brand });
     },
   }),
   plainRoute({
@@ -105,8 +121,7 @@ ${
     enabled: testPayPageEnabled,
     renderError: payError,
     async handler(ctx, request, reply) {
-      const embed = isEmbedQuery(request);
-      const { order, token } = await open(ctx, request.body as Record<string, string> | undefined);
+      const { order, store, token } = await open(ctx, request.body as Record<string, string> | undefined);
       if (order.status === 'pending' && order.paymentMethod === 'test') {
         const eventId = `page_${randomBytes(12).toString('hex')}`;
         const outcome = await handleNotification(ctx, {
@@ -123,7 +138,7 @@ ${
         });
         request.log.info({ gateway: 'test', eventId, orderId: order.id, outcome }, 'test pay page');
       }
-      return reply.redirect(`/orders/${order.id}?token=${encodeURIComponent(token)}${embed ? '&embed=1' : ''}`, 303);
+      return reply.redirect(`/orders/${order.id}${carried(ctx, store, request, token)}`, 303);
     },
   }),
 ];

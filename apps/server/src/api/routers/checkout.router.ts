@@ -12,13 +12,15 @@ import {
 } from '@svc/schemas';
 import type { TErrorCode } from '@svc/schemas';
 import { z } from 'zod';
-import { AppError } from '../../lib/errors.js';
+import { AppError, invalidField } from '../../lib/errors.js';
 import { buyerCountry } from '../../lib/geo.js';
 import type { Context } from '../../modules/request/context.js';
 import { replayable } from '../../trpc/idempotency.middleware.js';
 import { publicProcedure, router } from '../../trpc/procedures.js';
 import { testModeAccess } from '../../modules/access/test-mode.js';
 import { hydrateCart } from '../../modules/catalog/cart.service.js';
+import { findSellingStore } from '../../modules/stores/selling-store.js';
+import { storeReturnUrl } from '../../modules/stores/origins.js';
 import { setCheckoutCookie } from '../../modules/orders/checkout-cookie.js';
 import { orderForToken } from '../../modules/orders/order-lookup.js';
 import {
@@ -60,9 +62,32 @@ const TOKEN_ERRORS: TErrorCode[] = ['not_found', 'store_forbidden'];
 
 type CheckoutInput = z.infer<typeof ZCheckoutInput>;
 
+/**
+ * The theme's `returnUrl`, checked against the store's origins before any order exists: the
+ * checkout, pay and order pages link the store's name there (http/pages.ts checks it again).
+ */
+async function returnAddress(ctx: Context, input: CheckoutInput): Promise<string | undefined> {
+  if (input.returnUrl === undefined) return undefined;
+  const store = await findSellingStore(ctx, input.shopId);
+  const address = storeReturnUrl(ctx.deps.config, store, input.returnUrl);
+  if (!address)
+    throw invalidField(
+      'returnUrl',
+      "The return address must be an http(s) address on one of the store's allowed origins.",
+    );
+  return address;
+}
+
 async function checkout(ctx: Context, input: CheckoutInput) {
-  const { order, checkoutToken } = await createOrder(ctx, { ...input, store: input.shopId }, buyerOf(ctx));
-  return { url: checkoutUrl(ctx.deps.config.publicUrl, order.id, checkoutToken), orderId: order.id };
+  const back = await returnAddress(ctx, input);
+  const { shopId, cart, email, coupon, customFields } = input;
+  const { order, checkoutToken } = await createOrder(
+    ctx,
+    { store: shopId, cart, email, coupon, customFields },
+    buyerOf(ctx),
+  );
+  const url = checkoutUrl(ctx.deps.config.publicUrl, order.id, checkoutToken);
+  return { url: back ? `${url}&return=${encodeURIComponent(back)}` : url, orderId: order.id };
 }
 
 export const checkoutRouter = router({

@@ -17,6 +17,7 @@ import type {
 import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { renderMarkdown } from '../../lib/markdown.js';
 import { inputAmountToMinor, minorToAmount } from '../../lib/money.js';
 import type { TestModeAccess } from '../access/test-mode.js';
 import type { ServiceContext } from '../request/context.js';
@@ -88,6 +89,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     maxQuantity,
     stock,
     images,
+    descriptionHtml: renderMarkdown(description),
   };
 }
 
@@ -373,6 +375,7 @@ export async function storefrontPage(
       maxQuantity: row.max_quantity ?? null,
       stock: row.available === null ? null : Number(row.available),
       images: row.images.map((image) => toImageView(row.id!, image)),
+      descriptionHtml: renderMarkdown(row.description),
     });
   }
   return {

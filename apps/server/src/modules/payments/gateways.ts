@@ -8,7 +8,7 @@ import type { ServiceContext } from '../request/context.js';
 import type { TPaymentMethod } from '@svc/schemas';
 import type { Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
-import { minorToAmount } from '../../lib/money.js';
+import { formatMoney, minorToAmount } from '../../lib/money.js';
 import { can } from '../orders/order-lifecycle.js';
 import type { Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/order-views.js';
@@ -29,12 +29,13 @@ export const TEST_ORDER_NOTICE = 'This is a test order: send no money. The selle
 export const manualGateway: Gateway = {
   method: 'manual',
   start(order, store) {
-    const amount = `${minorToAmount(order.priceMinor, order.currency)} ${order.currency}`;
+    const amount = formatMoney(order.priceMinor, order.currency);
     const custom = storeSettings(store).manualPaymentInstructions.trim();
     const reference = `Use ${publicOrderNumber(order.number)} as the payment reference.`;
+    // A seller who wrote no instructions takes the payment their own way: say who tells the buyer how.
     const instructions = custom
       ? `${custom}\n\nAmount: ${amount}. ${reference}`
-      : `Pay ${amount} to ${store.name} as they instruct you. ${reference} The order is delivered once the seller confirms the payment.`;
+      : `Pay ${amount} to ${store.name}, who will send you their payment details. ${reference} Your order is delivered once ${store.name} confirms the payment.`;
     return { instructions: order.livemode ? instructions : `${TEST_ORDER_NOTICE}\n\n${instructions}` };
   },
 };

@@ -13,6 +13,24 @@ export function storeOrigins(config: Config, store: Store): string[] {
   return origins;
 }
 
+/**
+ * A theme's address the buyer may be sent back to after a checkout: an http(s) URL on one of the
+ * store's own origins (storeOrigins), normalised; undefined for anything else, so a link built
+ * from it never leads off the store's sites.
+ */
+export function storeReturnUrl(config: Config, store: Store, raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || raw.length > 2048) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username || url.password) return undefined;
+  return storeOrigins(config, store).includes(url.origin) ? url.href : undefined;
+}
+
 export function ownOrigin(config: Config): string {
   return new URL(config.publicUrl).origin;
 }
