@@ -30,7 +30,7 @@ import { pageTestModeAccess } from '../modules/access/test-mode.js';
 import { checkPreviewToken, setPreviewCookie } from '../modules/stores/preview-token.js';
 import { toPublicStore } from '../modules/stores/stores.service.js';
 import type { RoutePolicy } from '../trpc/policy.js';
-import { ifNoneMatchHas } from './etag.js';
+import { ifNoneMatchHas, sendNotModified } from './etag.js';
 import { PAGE_CSP } from './pages.js';
 import { loadAsset, loadStylesheet } from './client-assets.js';
 import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
@@ -169,7 +169,7 @@ async function revalidate(
     : '';
   const etag = `"${version}.${RELEASE}.${page}${test}"`;
   if (ifNoneMatchHas(request.headers['if-none-match'], etag)) {
-    await reply.code(304).header('ETag', etag).header('Cache-Control', cacheControl(ctx)).send();
+    await sendNotModified(reply.header('ETag', etag).header('Cache-Control', cacheControl(ctx)));
   }
   return etag;
 }
