@@ -9,7 +9,7 @@ import type { AnyRouter } from '@trpc/server';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.js';
 import { installCors } from './http/cors.js';
-import { docsPlugin, openApiJsonRoute } from './http/docs.js';
+import { docsPlugin, openApiJsonRoute, openApiPartRoute } from './http/docs.js';
 import { clientErrorHandler, installErrorReplies, routerErrorHandler } from './http/error-reply.js';
 import { registerPlainRoutes } from './http/plain-route.js';
 import { PLAIN_ROUTES } from './http/plain-routes.js';
@@ -42,7 +42,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const router = options.router ?? appRouter;
   const document = () => buildOpenApiDocument(router);
-  const plainRoutes = [...PLAIN_ROUTES, openApiJsonRoute(document)];
+  const plainRoutes = [...PLAIN_ROUTES, openApiJsonRoute(document), openApiPartRoute(document)];
   const table = routeTable(router, plainRoutes);
   pinInputCoercion(table);
 
