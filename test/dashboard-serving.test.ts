@@ -115,6 +115,12 @@ describe('the dashboard as svc serves it', () => {
     expect(etags.size, 'one page, one ETag').toBe(1);
   });
 
+  it("links the dashboard from the service's root page", async () => {
+    const root = await get('/', {});
+    expect(root.status).toBe(200);
+    expect(await root.text()).toContain('<a href="/dashboard/">Dashboard</a>');
+  });
+
   it('sends /dashboard to /dashboard/', async () => {
     const response = await get('/dashboard');
     expect([301, 308]).toContain(response.status);
