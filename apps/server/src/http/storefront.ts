@@ -210,11 +210,15 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     renderError: (reply) => reply.code(404).header('Cache-Control', 'no-store').send(),
     async handler(ctx, _request, reply) {
       const logo = await storeLogo(ctx, { subdomain: ctx.params.subdomain!, fileId: ctx.params.fileId! });
-      return reply
-        .header('Content-Type', logo.contentType)
-        .header('Content-Length', String(logo.size))
-        .header('Cache-Control', 'public, max-age=31536000, immutable')
-        .send(ctx.deps.storage.read(logo.storageKey));
+      return (
+        reply
+          .header('Content-Type', logo.contentType)
+          .header('Content-Length', String(logo.size))
+          .header('Cache-Control', 'public, max-age=31536000, immutable')
+          // Public, as product images are: a theme on its own origin shows it.
+          .header('Cross-Origin-Resource-Policy', 'cross-origin')
+          .send(ctx.deps.storage.read(logo.storageKey))
+      );
     },
   }),
   page({
