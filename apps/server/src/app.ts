@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import type { AnyRouter } from '@trpc/server';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { sellerErrorMap } from '@svc/schemas';
+import { z } from 'zod';
 import type { AppDeps } from './deps.js';
 import { installCors } from './http/cors.js';
 import { docsPlugin, openApiJsonRoute, openApiPartRoute } from './http/docs.js';
@@ -40,6 +42,9 @@ declare module 'fastify' {
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  // Every validation issue is said as a sentence (@svc/schemas' error map), in the error body's
+  // `issues` of every route as in the dashboard's forms; a schema's own message still wins.
+  z.config({ customError: sellerErrorMap });
   const router = options.router ?? appRouter;
   const document = () => buildOpenApiDocument(router);
   const plainRoutes = [...PLAIN_ROUTES, openApiJsonRoute(document), openApiPartRoute(document)];
