@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TPaymentMethod } from '@svc/schemas';
 import type { Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
-import { minorToAmount } from '../../lib/money.js';
+import { formatMoney, minorToAmount } from '../../lib/money.js';
 import { can } from '../orders/order-lifecycle.js';
 import type { Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/orders.service.js';
@@ -30,12 +30,14 @@ export const TEST_ORDER_NOTICE = 'This is a test order: send no money. The selle
 export const manualGateway: Gateway = {
   method: 'manual',
   start(order, store) {
-    const amount = `${minorToAmount(order.priceMinor, order.currency)} ${order.currency}`;
+    // As the buyer reads an amount ($56.40, not "56.4 USD"); a store that wrote no instructions
+    // gets no sentence pointing at instructions that do not exist.
+    const amount = formatMoney(order.priceMinor, order.currency);
     const custom = storeSettings(store).manualPaymentInstructions.trim();
-    const reference = `Use ${publicOrderNumber(order.number)} as the payment reference.`;
+    const orderNumber = publicOrderNumber(order.number);
     const instructions = custom
-      ? `${custom}\n\nAmount: ${amount}. ${reference}`
-      : `Pay ${amount} to ${store.name} as they instruct you. ${reference} The order is delivered once the seller confirms the payment.`;
+      ? `${custom}\n\nAmount: ${amount}. Use ${orderNumber} as the payment reference.`
+      : `Ask ${store.name} how to pay ${amount}, and give ${orderNumber} as the payment reference. The order is delivered once the seller confirms the payment.`;
     return { instructions: order.livemode ? instructions : `${TEST_ORDER_NOTICE}\n\n${instructions}` };
   },
 };
