@@ -538,7 +538,7 @@ describe('startCheckout', () => {
 
     expect(started).toMatchObject({ orderId: created.order.id, paymentMethod: 'manual', price: 25, currency: 'USD' });
     expect(started.instructions).toContain('IBAN DE00 1234 5678');
-    expect(started.instructions).toContain('25 USD');
+    expect(started.instructions).toContain('Amount: $25.00.');
     expect(started.instructions).toContain(created.order.orderId);
     expect((await orderRow(created.order.id)).paymentMethod).toBe('manual');
   });
