@@ -626,6 +626,10 @@ describe('POST /api/checkout/start', () => {
       [orderId],
     );
     expect(body.instructions).toContain(`ORD-${rows[0].number}`);
+    // The amount as a buyer reads it ($5.00, not "5 USD").
+    expect(body.instructions).toBe(
+      `IBAN DE00 1234\n\nAmount: $5.00. Use ORD-${rows[0].number} as the payment reference.`,
+    );
     expect(rows[0]).toMatchObject({
       payment_method: 'manual',
       customer_email: 'late@example.test',
@@ -634,6 +638,24 @@ describe('POST /api/checkout/start', () => {
         { name: 'Region', value: 'US' },
       ],
     });
+  });
+
+  it('tells the buyer the seller will send their payment details when the store wrote no instructions', async () => {
+    const bare = await createStoreFor(seller, 'Quiet Shop');
+    const product = await createProduct(seller, bare.id, { name: 'Lesson', price: 56.4 });
+    const created = await post('/api/v1/checkout', { shopId: bare.id, cart: [{ productId: product.id, quantity: 1 }] });
+    const { url, orderId } = await created.json();
+    const response = await post('/api/checkout/start', {
+      orderId,
+      token: new URL(url).searchParams.get('token')!,
+      paymentMethod: 'manual',
+      email: 'quiet@example.test',
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const { rows } = await db.query('select number from "order" where id = $1', [orderId]);
+    expect((await response.json()).instructions).toBe(
+      `Pay $56.40 to Quiet Shop, who will send you their payment details. Use ORD-${rows[0].number} as the payment reference. Your order is delivered once Quiet Shop confirms the payment.`,
+    );
   });
 
   it('needs an e-mail when the order has none, the right token, and a method the store offers', async () => {

@@ -107,10 +107,18 @@ describe('the dashboard as svc serves it', () => {
       expect(again.status, pathname).toBe(304);
       expect(await again.text()).toBe('');
       expect(again.headers.get('etag')).toBe(etag);
+      // The 304 carries no policy of its own: the browser keeps the page's (its 200's).
+      expect(again.headers.get('content-security-policy')).toBeNull();
       // Another ETag gets the page.
       expect((await get(pathname, { 'if-none-match': '"stale"' })).status).toBe(200);
     }
     expect(etags.size, 'one page, one ETag').toBe(1);
+  });
+
+  it("links the dashboard from the service's root page", async () => {
+    const root = await get('/', {});
+    expect(root.status).toBe(200);
+    expect(await root.text()).toContain('<a href="/dashboard/">Dashboard</a>');
   });
 
   it('sends /dashboard to /dashboard/', async () => {

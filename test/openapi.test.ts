@@ -113,6 +113,20 @@ describe('/docs and /api/openapi.json', () => {
         const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
         expect(served).toEqual(document);
         expect(document).toEqual(JSON.parse(readFileSync(COMMITTED, 'utf8')));
+
+        // The reference's parts (its definitions): the merchant API's operations and the events,
+        // parts of the same document; an unknown part is our 404.
+        const merchant = await (await fetch(`${app.url}/api/openapi/merchant`)).json();
+        expect(Object.keys(merchant.paths).length).toBeGreaterThan(20);
+        for (const [template, item] of Object.entries(merchant.paths as Record<string, object>)) {
+          expect(template).toMatch(/^\/api\/merchant\/v1\//);
+          expect(item).toEqual(document.paths[template]);
+        }
+        expect(merchant.webhooks).toEqual(document.webhooks);
+        expect(merchant.components).toEqual(document.components);
+        const unknown = await fetch(`${app.url}/api/openapi/nope`);
+        expect(unknown.status).toBe(404);
+        expect((await unknown.json()).code).toBe('not_found');
       } finally {
         await app.close();
       }

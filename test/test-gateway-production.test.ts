@@ -218,7 +218,8 @@ describe('a live order in production', () => {
     const start = await post('/api/checkout/start', { orderId, token, paymentMethod: 'manual' });
     expect(start.status, await start.clone().text()).toBe(200);
     const { instructions } = await start.json();
-    expect(instructions).toMatch(/^Pay /);
+    // The manual instructions themselves, with no test-order notice before them.
+    expect(instructions).toMatch(/^Pay \$9\.99 to Prod Shop, who will send you their payment details\. /);
     expect(instructions).not.toContain('test order');
   });
 });

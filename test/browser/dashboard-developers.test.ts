@@ -9,10 +9,13 @@
  * signatures the receiver got. A whole key typed in the Licenses screen's `Key` field finds its
  * sale, shown masked, and is left in no URL. axe-core finds nothing serious or critical on these screens.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { constructEvent } from '@svc/sdk';
+import { constructEvent, createMerchantClient } from '@svc/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buy } from '../support/payments.js';
@@ -118,6 +121,46 @@ describe('API keys', () => {
     expect(await page.getByText(shop.store.id).first().isVisible()).toBe(true);
     await checkScreen();
   }, 120_000);
+});
+
+describe('the Developers screen', () => {
+  it("shows the origin as the SDK's base URL, and a curl that a shell refusing unmatched globs (zsh) runs as written", async () => {
+    const shop = await createShop(server.url, 'Snippet Works');
+    const created = await dashboard(shop.seller, 'POST', '/api/dashboard/api-keys', {
+      name: 'Snippets',
+      scopes: ['order:read'],
+      storeIds: [shop.store.id],
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { key } = (await created.json()) as { key: string };
+    await signIn(shop.seller, `/stores/${shop.store.id}/developers`);
+    await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+
+    // The base URL is the origin, and the SDK given exactly that lists the orders.
+    const baseUrl = (await page.locator('dt', { hasText: 'Base URL' }).locator('+ dd code').textContent())?.trim();
+    expect(baseUrl).toBe(server.url);
+    const listed = await createMerchantClient({ baseUrl: baseUrl!, apiKey: key }).orders.list({
+      storeId: shop.store.id,
+      limit: 10,
+    });
+    expect(listed.orders).toEqual([]);
+    const sdk = await page.getByRole('region', { name: '@svc/sdk' }).locator('pre').textContent();
+    expect(sdk).toContain(`baseUrl: '${server.url}',`);
+
+    // The curl snippet, with the whole key in place of its prefix, run by bash with failglob (an
+    // unquoted `?` that matches no file is then an error, as in zsh): it lists the orders.
+    const curl = (await page.getByRole('region', { name: 'curl' }).locator('pre').textContent()) ?? '';
+    expect(curl).toContain(`curl '${server.url}/api/merchant/v1/stores/${shop.store.id}/orders?limit=10'`);
+    const command = curl.replace(/sk_live_[0-9A-Za-z]*\.\.\./, key);
+    const run = spawnSync('bash', ['-O', 'failglob', '-c', `${command} --silent --show-error --fail`], {
+      encoding: 'utf8',
+      cwd: mkdtempSync(path.join(tmpdir(), 'svc-curl-')),
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ orders: [] });
+    await checkScreen();
+  });
 });
 
 describe('licenses', () => {

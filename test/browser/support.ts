@@ -49,8 +49,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The built server with the test gateway, its PUBLIC_URL its real address (checkout links point there). */
-export async function startPageServer(env: Record<string, string> = {}) {
+/**
+ * The built server with the test gateway, its PUBLIC_URL its real address (checkout links point
+ * there). A variable given as undefined is left out (TEST_GATEWAY_SECRET, for a plain start).
+ */
+export async function startPageServer(env: Record<string, string | undefined> = {}) {
   const port = await freePort();
   return startServer({ TEST_GATEWAY_SECRET, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
 }

@@ -7,9 +7,11 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import type { AnyRouter } from '@trpc/server';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { sellerErrorMap } from '@svc/schemas';
+import { z } from 'zod';
 import type { AppDeps } from './deps.js';
 import { installCors } from './http/cors.js';
-import { docsPlugin, openApiJsonRoute } from './http/docs.js';
+import { docsPlugin, openApiJsonRoute, openApiPartRoute } from './http/docs.js';
 import { clientErrorHandler, installErrorReplies, routerErrorHandler } from './http/error-reply.js';
 import { registerPlainRoutes } from './http/plain-route.js';
 import { PLAIN_ROUTES } from './http/plain-routes.js';
@@ -40,9 +42,12 @@ declare module 'fastify' {
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  // Every validation issue is said as a sentence (@svc/schemas' error map), in the error body's
+  // `issues` of every route as in the dashboard's forms; a schema's own message still wins.
+  z.config({ customError: sellerErrorMap });
   const router = options.router ?? appRouter;
   const document = () => buildOpenApiDocument(router);
-  const plainRoutes = [...PLAIN_ROUTES, openApiJsonRoute(document)];
+  const plainRoutes = [...PLAIN_ROUTES, openApiJsonRoute(document), openApiPartRoute(document)];
   const table = routeTable(router, plainRoutes);
   pinInputCoercion(table);
 

@@ -94,6 +94,38 @@ describe('loadConfig', () => {
     expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
   });
 
+  it("generates the test gateway's secret outside production, one per data directory; production reads the variable only", () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
+    const first = loadConfig({ DATA_DIR: dataDir, APP_ENCRYPTION_KEY: key });
+    // A plain start offers the test gateway: its secret is there, random, and every process on the directory shares it.
+    expect(first.testGatewaySecret).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    expect(readFileSync(path.join(dataDir, 'test-gateway.secret'), 'utf8').trim()).toBe(first.testGatewaySecret);
+    expect(loadConfig({ DATA_DIR: dataDir, APP_ENCRYPTION_KEY: key }).testGatewaySecret).toBe(first.testGatewaySecret);
+    const other = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
+    expect(loadConfig({ DATA_DIR: other, APP_ENCRYPTION_KEY: key }).testGatewaySecret).not.toBe(
+      first.testGatewaySecret,
+    );
+    // A secret that is set wins; empty counts as unset.
+    expect(
+      loadConfig({ DATA_DIR: other, APP_ENCRYPTION_KEY: key, TEST_GATEWAY_SECRET: 'mine' }).testGatewaySecret,
+    ).toBe('mine');
+    expect(loadConfig({ DATA_DIR: other, APP_ENCRYPTION_KEY: key, TEST_GATEWAY_SECRET: '' }).testGatewaySecret).toMatch(
+      /^[A-Za-z0-9+/]{43}=$/,
+    );
+    // Production: only the variable, and no file.
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://x/y',
+      PUBLIC_URL: 'https://shop.example/',
+      APP_ENCRYPTION_KEY: key,
+      SMTP_URL: 'smtp://mail.example:587',
+    };
+    const fresh = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
+    expect(loadConfig({ ...production, DATA_DIR: fresh }).testGatewaySecret).toBeUndefined();
+    expect(() => readFileSync(path.join(fresh, 'test-gateway.secret'))).toThrow();
+    expect(loadConfig({ ...production, DATA_DIR: fresh, TEST_GATEWAY_SECRET: 'set' }).testGatewaySecret).toBe('set');
+  });
+
   it('reads TRUST_PROXY as off, on, a hop count or a list', () => {
     expect(loadConfig({ DATA_DIR: tmpdir(), APP_ENCRYPTION_KEY: key }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true', APP_ENCRYPTION_KEY: key }).trustProxy).toBe(true);

@@ -160,13 +160,29 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
     .filter(Boolean);
 }
 
-function loadOrCreateKey(dataDir: string): Buffer {
-  const file = path.join(dataDir, 'encryption.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+/** 32 random bytes, base64, kept in a file of the data directory: made on first start, read after. */
+function loadOrCreateSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600 });
-  return key;
+  const secret = randomBytes(32).toString('base64');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+/**
+ * The test gateway's secret. Outside production the gateway works with nothing set, so a seller
+ * tries a purchase end to end on a plain `npm start` (its pay page needs only the order's checkout
+ * token). What the secret protects is the notification endpoint: a notification signed with it
+ * settles an order without any payment (outside production a live order too), so it is never a
+ * fixed default: one random secret per data directory, kept as the encryption key is, which every
+ * process on that directory shares and a developer who signs notifications reads from the file.
+ * Production reads TEST_GATEWAY_SECRET only (docs/decisions.md, #38 The test gateway on a plain start).
+ */
+function testGatewaySecret(e: z.infer<typeof ZEnv>, dataDir: string): string | undefined {
+  // Empty counts as unset (a `.env` line without a value).
+  if (e.TEST_GATEWAY_SECRET || e.NODE_ENV === 'production') return e.TEST_GATEWAY_SECRET || undefined;
+  return loadOrCreateSecret(dataDir, 'test-gateway.secret');
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -211,13 +227,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReplicaUrls: e.DATABASE_REPLICA_URLS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    encryptionKey: e.APP_ENCRYPTION_KEY ? Buffer.from(e.APP_ENCRYPTION_KEY, 'base64') : loadOrCreateKey(dataDir),
+    encryptionKey: Buffer.from(e.APP_ENCRYPTION_KEY ?? loadOrCreateSecret(dataDir, 'encryption.key'), 'base64'),
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     isTrustedProxy: trustFunction(parseTrustProxy(e.TRUST_PROXY)),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     mailPollMs: e.MAIL_POLL_MS,
-    testGatewaySecret: e.TEST_GATEWAY_SECRET,
+    testGatewaySecret: testGatewaySecret(e, dataDir),
     stripeSecretKey: e.STRIPE_SECRET_KEY,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
     stripeApiBase: e.STRIPE_API_BASE?.replace(/\/$/, ''),

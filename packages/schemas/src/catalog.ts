@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { decimalPlaces, ZId, ZSingleLine, ZTimestamp, ZCount, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 import { ZStorePublic } from './stores.js';
+import { twoDecimalsSentence } from './error-map.js';
 
 export const DELIVERY_METHODS = ['licenseKeys', 'downloadFiles', 'manualDelivery', 'deliveryInstructions'] as const;
 export const ZDeliveryMethod = z.enum(DELIVERY_METHODS);
@@ -16,7 +17,10 @@ export const ZAmount = z
   .number()
   .nonnegative()
   .max(1_000_000)
-  .refine((value) => decimalPlaces(value) <= 2, 'at most two decimals');
+  .refine((value) => decimalPlaces(value) <= 2, { error: (issue) => twoDecimalsSentence(issue.path ?? []) });
+
+/** A product whose minimum quantity is above its maximum. */
+export const MIN_ABOVE_MAX = "Minimum quantity can't be above the maximum.";
 
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'email', 'checkbox'] as const;
 export const ZCustomField = z.strictObject({
@@ -49,7 +53,7 @@ export const ZProductSlug = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters and digits, words joined by single hyphens');
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Use lowercase letters and digits, words joined by single hyphens.');
 
 function productRules<
   T extends z.ZodType<{
@@ -61,13 +65,13 @@ function productRules<
 >(schema: T) {
   return schema
     .refine((p) => !p.deliveryMethods || new Set(p.deliveryMethods).size === p.deliveryMethods.length, {
-      message: 'each delivery method once',
+      message: 'Choose each delivery method once.',
       path: ['deliveryMethods'],
     })
     .refine(
       (p) => !p.customFields || new Set(p.customFields.map((f) => f.name.toLowerCase())).size === p.customFields.length,
       {
-        message: 'custom field names must be unique',
+        message: 'Give each custom field its own name.',
         path: ['customFields'],
       },
     )
@@ -78,7 +82,7 @@ function productRules<
         p.maxQuantity === null ||
         p.minQuantity <= p.maxQuantity,
       {
-        message: 'minQuantity is above maxQuantity',
+        message: MIN_ABOVE_MAX,
         path: ['minQuantity'],
       },
     );

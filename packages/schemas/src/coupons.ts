@@ -13,7 +13,7 @@ export const ZCouponCode = z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only');
+  .regex(/^[A-Za-z0-9_-]+$/, 'Use letters, digits, - and _ only.');
 
 /** Percent: a whole number 1..100. Fixed: an amount in the store currency (above zero). */
 export const ZDiscountValue = z.number().positive().max(1_000_000);
@@ -25,8 +25,8 @@ function discountIssue(type: TDiscountType, value: number): string | undefined {
   if (type === 'percent')
     return Number.isInteger(value) && value >= 1 && value <= 100
       ? undefined
-      : 'a percent discount is a whole number from 1 to 100';
-  return ZAmount.safeParse(value).success ? undefined : 'at most two decimals';
+      : 'A percent discount is a whole number from 1 to 100.';
+  return ZAmount.safeParse(value).success ? undefined : 'The discount can have at most two decimals.';
 }
 
 export const ZCreateCouponInput = z

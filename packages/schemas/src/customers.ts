@@ -8,7 +8,7 @@ export const ZCustomerAuthStart = z.strictObject({ storeId: ZId, email: ZEmail }
 export const ZCustomerAuthVerify = z.strictObject({
   storeId: ZId,
   email: ZEmail,
-  code: z.string().regex(/^\d{6}$/, 'the 6-digit code from the e-mail'),
+  code: z.string().regex(/^\d{6}$/, 'Enter the 6-digit code from the e-mail.'),
 });
 
 export const ZCustomer = z.object({

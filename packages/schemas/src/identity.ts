@@ -2,14 +2,14 @@
 import { z } from 'zod';
 import { ZEmail, ZTimestamp } from './common.js';
 
-export const ZPassword = z.string().min(10, 'at least 10 characters').max(200);
+export const ZPassword = z.string().min(10, 'The password must be at least 10 characters.').max(200);
 
 export const ZCredentials = z.strictObject({ email: ZEmail, password: ZPassword });
 /** The one-time code a sign-in past the account's attempts needs (`sign_in_code_required`), as e-mailed. */
 export const ZSignInCode = z
   .string()
   .trim()
-  .regex(/^\d{6}$/, 'the 6-digit code from the e-mail');
+  .regex(/^\d{6}$/, 'Enter the 6-digit code from the e-mail.');
 
 /** Login takes any password length so a wrong guess never reveals the rules. */
 export const ZLoginInput = z.strictObject({

@@ -17,3 +17,4 @@ export * from './tracking.js';
 export * from './webhooks.js';
 export * from './events.js';
 export * from './test-data.js';
+export * from './error-map.js';

@@ -9,10 +9,36 @@ export const ZSubdomain = z
   .max(63)
   .regex(
     /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/,
-    'lowercase letters, digits and hyphens only, not starting or ending with a hyphen',
+    'Use lowercase letters, digits and hyphens only, not starting or ending with a hyphen.',
   );
 
-export const ZCurrency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in capitals');
+/**
+ * The ISO 4217 codes of money in circulation (the list as of 2025: XCG replaced ANG, ZWG ZWL, SLE
+ * SLL), without the codes for precious metals, funds units and testing (XAU, XDR, XTS, XXX ...).
+ */
+// prettier-ignore
+export const ISO_4217_CURRENCIES = [
+  'AED', 'AFN', 'ALL', 'AMD', 'AOA', 'ARS', 'AUD', 'AWG', 'AZN', 'BAM', 'BBD', 'BDT', 'BGN', 'BHD',
+  'BIF', 'BMD', 'BND', 'BOB', 'BRL', 'BSD', 'BTN', 'BWP', 'BYN', 'BZD', 'CAD', 'CDF', 'CHF', 'CLP',
+  'CNY', 'COP', 'CRC', 'CUP', 'CVE', 'CZK', 'DJF', 'DKK', 'DOP', 'DZD', 'EGP', 'ERN', 'ETB', 'EUR',
+  'FJD', 'FKP', 'GBP', 'GEL', 'GHS', 'GIP', 'GMD', 'GNF', 'GTQ', 'GYD', 'HKD', 'HNL', 'HTG', 'HUF',
+  'IDR', 'ILS', 'INR', 'IQD', 'IRR', 'ISK', 'JMD', 'JOD', 'JPY', 'KES', 'KGS', 'KHR', 'KMF', 'KPW',
+  'KRW', 'KWD', 'KYD', 'KZT', 'LAK', 'LBP', 'LKR', 'LRD', 'LSL', 'LYD', 'MAD', 'MDL', 'MGA', 'MKD',
+  'MMK', 'MNT', 'MOP', 'MRU', 'MUR', 'MVR', 'MWK', 'MXN', 'MYR', 'MZN', 'NAD', 'NGN', 'NIO', 'NOK',
+  'NPR', 'NZD', 'OMR', 'PAB', 'PEN', 'PGK', 'PHP', 'PKR', 'PLN', 'PYG', 'QAR', 'RON', 'RSD', 'RUB',
+  'RWF', 'SAR', 'SBD', 'SCR', 'SDG', 'SEK', 'SGD', 'SHP', 'SLE', 'SOS', 'SRD', 'SSP', 'STN', 'SVC',
+  'SYP', 'SZL', 'THB', 'TJS', 'TMT', 'TND', 'TOP', 'TRY', 'TTD', 'TWD', 'TZS', 'UAH', 'UGX', 'USD',
+  'UYU', 'UZS', 'VES', 'VND', 'VUV', 'WST', 'XAF', 'XCD', 'XCG', 'XOF', 'XPF', 'YER', 'ZAR', 'ZMW',
+  'ZWG',
+] as const;
+
+/** A store's currency: an ISO 4217 code of money in circulation, in capitals. */
+export const ZCurrency = z.enum(ISO_4217_CURRENCIES, {
+  error: (issue) =>
+    typeof issue.input === 'string' && issue.input !== ''
+      ? `${issue.input.slice(0, 10)} is not a currency: use an ISO 4217 code such as USD or EUR.`
+      : 'Enter a currency: an ISO 4217 code such as USD or EUR.',
+});
 
 /** The longest store `description` (plain text). */
 export const STORE_DESCRIPTION_MAX = 2000;
@@ -20,7 +46,7 @@ export const STORE_DESCRIPTION_MAX = 2000;
 /** A store's accent colour on its storefront: `#rrggbb`. */
 export const ZAccentColor = z
   .string()
-  .regex(/^#[0-9a-fA-F]{6}$/, 'a colour as #rrggbb')
+  .regex(/^#[0-9a-fA-F]{6}$/, 'Enter a colour as #rrggbb, such as #1a73e8.')
   .transform((color) => color.toLowerCase());
 
 export const ZStoreLookupInput = z.strictObject({

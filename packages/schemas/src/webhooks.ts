@@ -54,7 +54,7 @@ const ZEvents = z
   .array(ZWebhookEvent)
   .min(1)
   .max(WEBHOOK_EVENTS.length)
-  .refine((events) => new Set(events).size === events.length, 'each event once');
+  .refine((events) => new Set(events).size === events.length, 'Choose each event once.');
 
 export const ZCreateWebhookInput = z.strictObject({
   storeId: ZId,

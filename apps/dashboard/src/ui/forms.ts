@@ -1,10 +1,12 @@
 import type { BaseSyntheticEvent } from 'react';
 import type { FieldValues, SubmitHandler, UseFormReturn } from 'react-hook-form';
+import { sellerErrorMap } from '@svc/schemas';
 import { z } from 'zod';
 
 // zod 4 probes whether it may compile validators with `new Function`; under the page's CSP
 // (script-src 'self') the probe is refused and reported as a violation. Interpreted is enough here.
-z.config({ jitless: true });
+// Every issue a form's resolver finds is said as the API says it: @svc/schemas' error map.
+z.config({ jitless: true, customError: sellerErrorMap });
 
 /**
  * A form's onSubmit: react-hook-form validates with the schema, then `submit` runs (its promise is the mutation's)

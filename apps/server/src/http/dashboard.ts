@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePolicy } from '../trpc/policy.js';
+import { ifNoneMatchHas, sendNotModified } from './etag.js';
 import { plainRoute } from './plain-route.js';
 
 /** apps/dashboard/dist/, from apps/server/src/http or apps/server/dist/http alike. */
@@ -95,15 +96,6 @@ export function loadDashboard(dir = DASHBOARD_DIST): Build | undefined {
 
 const build = loadDashboard();
 
-/** Whether an If-None-Match names this ETag (a list, weak or strong, or `*`). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`;
-  });
-}
-
 /** The best encoding the client accepts (brotli, then gzip), by the header's listed codings. */
 function encodingFor(request: FastifyRequest, file: Asset): 'br' | 'gzip' | undefined {
   const accepted = String(request.headers['accept-encoding'] ?? '');
@@ -117,7 +109,7 @@ function encodingFor(request: FastifyRequest, file: Asset): 'br' | 'gzip' | unde
 function send(request: FastifyRequest, reply: FastifyReply, file: Asset, cacheControl: string): FastifyReply {
   reply.header('Cache-Control', cacheControl).header('ETag', file.etag);
   if (file.gzip) reply.header('Vary', 'Accept-Encoding');
-  if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  if (ifNoneMatchHas(request.headers['if-none-match'], file.etag)) return sendNotModified(reply);
   const encoding = encodingFor(request, file);
   if (encoding) reply.header('Content-Encoding', encoding);
   return reply.type(file.type).send(encoding ? file[encoding] : file.identity);

@@ -1,6 +1,6 @@
 /**
- * `GET /`: what a person who opens the service's address finds — the API reference, the demo
- * store's pages when `svc seed-demo` made one, and the health endpoints. No script.
+ * `GET /`: what a person who opens the service's address finds — the seller dashboard, the API
+ * reference, the demo store's pages when `svc seed-demo` made one, and the health endpoints. No script.
  */
 import { DEMO_SUBDOMAIN } from '../demo.js';
 import { escapeHtml } from '../lib/html.js';
@@ -40,6 +40,10 @@ ${deps.config.isProduction ? '' : link('/dev/mailbox', 'Mailbox', 'e-mail kept w
       title: 'svc',
       body: `<h1>svc</h1>
 <p>A storefront and digital-goods selling platform: this is its API server.</p>
+<h2>Sellers</h2>
+<ul>
+${link('/dashboard/', 'Dashboard', 'sign in or create an account, then set up your store')}
+</ul>
 <h2>API</h2>
 <ul>
 ${link('/docs', 'API reference')}

@@ -22,7 +22,8 @@ type Verifier = (
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 export const VERIFIERS: Record<string, Verifier> = {
-  // Everywhere TEST_GATEWAY_SECRET is set (404 without it); in production it settles test orders only (handleNotification).
+  // Signed with the test gateway's secret (TEST_GATEWAY_SECRET, or outside production the data directory's
+  // test-gateway.secret; 404 without one); in production it settles test orders only (handleNotification).
   test: (deps, raw, headers) => {
     return verifyTestNotification(
       deps.config.testGatewaySecret,

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
-import { ifNoneMatchHas } from './etag.js';
+import { ifNoneMatchHas, sendNotModified } from './etag.js';
 import { plainRoute } from './plain-route.js';
 
 /** packages/sdk/dist/browser/, from apps/server/src/http or apps/server/dist/http alike. */
@@ -50,7 +50,7 @@ function sendScript(reply: FastifyReply, script: Script, ifNoneMatch: string | u
     // Also without an Origin header: a shared cache may hand this answer to a cross-origin module load.
     .header('Access-Control-Allow-Origin', '*')
     .header('Cross-Origin-Resource-Policy', 'cross-origin');
-  if (ifNoneMatchHas(ifNoneMatch, script.etag)) return reply.code(304).send();
+  if (ifNoneMatchHas(ifNoneMatch, script.etag)) return sendNotModified(reply);
   return reply.type('text/javascript; charset=utf-8').send(script.body);
 }
 

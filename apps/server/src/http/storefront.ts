@@ -26,7 +26,7 @@ import { pageTestModeAccess } from '../modules/access/test-mode.js';
 import { checkPreviewToken, setPreviewCookie } from '../modules/stores/preview-token.js';
 import { toPublicStore } from '../modules/stores/store-views.js';
 import type { RoutePolicy } from '../trpc/policy.js';
-import { ifNoneMatchHas } from './etag.js';
+import { ifNoneMatchHas, sendNotModified } from './etag.js';
 import { PAGE_CSP } from './pages.js';
 import { loadAsset, loadStylesheet } from './client-assets.js';
 import { plainRoute, type PlainContext, type PlainRoute } from './plain-route.js';
@@ -165,7 +165,7 @@ async function revalidate(
     : '';
   const etag = `"${version}.${RELEASE}.${page}${test}"`;
   if (ifNoneMatchHas(request.headers['if-none-match'], etag)) {
-    await reply.code(304).header('ETag', etag).header('Cache-Control', cacheControl(ctx)).send();
+    await sendNotModified(reply.header('ETag', etag).header('Cache-Control', cacheControl(ctx)));
   }
   return etag;
 }
@@ -206,11 +206,15 @@ export const STOREFRONT_ROUTES: PlainRoute[] = [
     renderError: (reply) => reply.code(404).header('Cache-Control', 'no-store').send(),
     async handler(ctx, _request, reply) {
       const logo = await storeLogo(ctx, { subdomain: ctx.params.subdomain!, fileId: ctx.params.fileId! });
-      return reply
-        .header('Content-Type', logo.contentType)
-        .header('Content-Length', String(logo.size))
-        .header('Cache-Control', 'public, max-age=31536000, immutable')
-        .send(ctx.deps.storage.read(logo.storageKey));
+      return (
+        reply
+          .header('Content-Type', logo.contentType)
+          .header('Content-Length', String(logo.size))
+          .header('Cache-Control', 'public, max-age=31536000, immutable')
+          // Public, as product images are: a theme on its own origin shows it.
+          .header('Cross-Origin-Resource-Policy', 'cross-origin')
+          .send(ctx.deps.storage.read(logo.storageKey))
+      );
     },
   }),
   page({

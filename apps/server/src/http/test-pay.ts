@@ -2,7 +2,8 @@
  * The `test` gateway's pay page: where `POST /api/checkout/start` with `test` redirects. In
  * production it is served for test orders, with or without TEST_GATEWAY_SECRET (the checkout
  * token opens the order), and a live order's page is a 400 with nothing settled; outside
- * production it is served with TEST_GATEWAY_SECRET set, for any order (testGatewaySettles). It shows the amount and a Pay button; the
+ * production it is served for any order (testGatewaySettles: the secret is always there, config.ts).
+ * It shows the amount and a Pay button; the
  * button settles the order through the same notification path a signed test notification
  * takes (handleNotification), then sends the buyer to the order page. Plain HTML and a form:
  * no script. The checkout token (form field, query or svc_checkout cookie) opens the order.

@@ -385,7 +385,7 @@ function productImageUploadRoute(surface: 'dashboard' | 'merchant'): PlainRoute 
 /** A rendition's file name in the image address: `<width>.webp`. */
 const RENDITION = /^([1-9][0-9]{0,3})\.webp$/;
 
-/** A product image's WebP rendition: public (storefronts and themes), immutable. */
+/** A product image's WebP rendition: public (storefronts and themes on any origin), immutable. */
 export const productImageRoute = plainRoute({
   name: 'catalog.image',
   method: 'GET',
@@ -402,10 +402,14 @@ export const productImageRoute = plainRoute({
       imageId: ctx.params.imageId!,
       width: Number(width),
     });
-    return reply
-      .header('Content-Type', 'image/webp')
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
-      .send(ctx.deps.storage.read(storageKey));
+    return (
+      reply
+        .header('Content-Type', 'image/webp')
+        .header('Cache-Control', 'public, max-age=31536000, immutable')
+        // A theme on its own origin shows it (the default same-origin made the browser refuse it).
+        .header('Cross-Origin-Resource-Policy', 'cross-origin')
+        .send(ctx.deps.storage.read(storageKey))
+    );
   },
 });
 

@@ -3,6 +3,10 @@
  * with `curl` and with `@svc/sdk`, for a key the seller picks. Only a key's prefix is known after
  * it was created, so the snippets hold the prefix with `...` for the seller to replace. The keys
  * offered are of the dashboard's mode: in test mode, test keys (`sk_test_…`).
+ *
+ * The base URL shown is the origin, which is what the SDK's `baseUrl` takes (it adds `/api/...`
+ * itself; given `…/api` it called `…/api/api/…` and failed). The curl snippet quotes its URL: an
+ * unquoted `?` is a glob to zsh (macOS's shell), which refuses the command.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -43,14 +47,13 @@ export function Developers() {
   const keys = useQuery(trpc.apiKeys.list.queryOptions());
   const [keyId, setKeyId] = useState('');
   const origin = window.location.origin;
-  const baseUrl = `${origin}/api`;
   return (
     <>
       <h1>Developers</h1>
       <dl className="facts">
         <dt>Base URL</dt>
         <dd>
-          <code>{baseUrl}</code>
+          <code>{origin}</code> <span className="muted">(the SDK's baseUrl; REST paths start with /api/)</span>
         </dd>
         <dt>Store id</dt>
         <dd>
@@ -91,7 +94,7 @@ export function Developers() {
           // The key is shown once, at creation: here only its prefix is known.
           const placeholder = chosen ? `${chosen.prefix}...` : `sk_${mode}_...`;
           const curl = [
-            `curl ${baseUrl}/merchant/v1/stores/${storeId}/orders?limit=10 \\`,
+            `curl '${origin}/api/merchant/v1/stores/${storeId}/orders?limit=10' \\`,
             `  -H "Authorization: Bearer ${placeholder}"`,
           ].join('\n');
           const sdk = [

@@ -83,7 +83,8 @@ function formValues(store: Store): FormIn {
     name: store.name,
     description: store.description,
     accentColor: store.accentColor ?? '',
-    currency: store.currency,
+    // A text field: a currency stored before the ISO 4217 list is shown as it is, and refused only if saved.
+    currency: store.currency as FormIn['currency'],
     paymentMethods: store.settings.paymentMethods,
     manualPaymentInstructions: store.settings.manualPaymentInstructions,
     emailOrderAccess: store.settings.emailOrderAccess,

@@ -6,6 +6,7 @@
 import { inTransaction } from '../request/transaction.js';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { MIN_ABOVE_MAX } from '@svc/schemas';
 import type {
   TCreateProductInput,
   TListProductsQuery,
@@ -194,7 +195,7 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
     if (input.licenseActivationLimit !== undefined) product.licenseActivationLimit = input.licenseActivationLimit;
     if (input.licenseValidityDays !== undefined) product.licenseValidityDays = input.licenseValidityDays;
     if (product.maxQuantity != null && product.minQuantity > product.maxQuantity) {
-      throw invalidField('minQuantity', 'minQuantity is above maxQuantity');
+      throw invalidField('minQuantity', MIN_ABOVE_MAX);
     }
     checkInstructions(product.deliveryMethods, product.deliveryInstructions);
     const now = ctx.clock.now();

@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids.js';
 import { FileTooLargeError } from '../../lib/storage.js';
 import type { ServiceContext } from '../request/context.js';
 import { ProductSchema, StoredFileSchema, type StoredFile } from './catalog.entities.js';
+import { describeBytes } from '@svc/schemas';
 
 export interface FileView {
   id: string;
@@ -64,7 +65,7 @@ export async function uploadProductFile(
     stored = await ctx.deps.storage.write(storageKey, input.stream, ctx.deps.config.fileMaxBytes);
   } catch (error) {
     if (error instanceof FileTooLargeError)
-      throw new AppError('payload_too_large', `Files may be at most ${error.maxBytes} bytes.`);
+      throw new AppError('payload_too_large', `A file must be ${describeBytes(error.maxBytes)} or smaller.`);
     throw error;
   }
   try {

@@ -10,7 +10,7 @@ import { inTransaction } from '../request/transaction.js';
 import { Readable } from 'node:stream';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PRODUCT_IMAGE_MAX_BYTES, PRODUCT_IMAGES_MAX, type TProductImage } from '@svc/schemas';
+import { describeBytes, PRODUCT_IMAGE_MAX_BYTES, PRODUCT_IMAGES_MAX, type TProductImage } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { FileTooLargeError } from '../../lib/storage.js';
@@ -125,7 +125,10 @@ export async function uploadProductImage(
       stored = await ctx.deps.storage.write(originalKey, input.stream, PRODUCT_IMAGE_MAX_BYTES);
     } catch (error) {
       if (error instanceof FileTooLargeError)
-        throw new AppError('payload_too_large', `An image may be at most ${PRODUCT_IMAGE_MAX_BYTES} bytes.`);
+        throw new AppError(
+          'payload_too_large',
+          `Each image must be ${describeBytes(PRODUCT_IMAGE_MAX_BYTES)} or smaller.`,
+        );
       throw error;
     }
     // Read and decoded in its turn: an upload waiting for one holds no more than its stored file.

@@ -14,6 +14,7 @@ import { StoreSchema } from '../stores/stores.entities.js';
 import { toPublicStore } from '../stores/store-views.js';
 import { StoredFileSchema } from './catalog.entities.js';
 import { DECODE, pictureSize, unreadable, withImageTurn } from './image-work.js';
+import { describeBytes } from '@svc/schemas';
 
 export const LOGO_MAX_BYTES = 1024 * 1024;
 
@@ -78,7 +79,7 @@ export async function uploadStoreLogo(
   } catch (error) {
     await ctx.deps.storage.remove(uploadKey);
     if (error instanceof FileTooLargeError)
-      throw new AppError('payload_too_large', `A logo may be at most ${LOGO_MAX_BYTES} bytes.`);
+      throw new AppError('payload_too_large', `The logo must be ${describeBytes(LOGO_MAX_BYTES)} or smaller.`);
     throw error;
   }
   let stored;

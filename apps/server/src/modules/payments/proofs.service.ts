@@ -11,6 +11,7 @@ import { FileTooLargeError } from '../../lib/storage.js';
 import type { ServiceContext } from '../request/context.js';
 import { StoredFileSchema } from '../catalog/catalog.entities.js';
 import { findStoreOrder, lockOrder, orderForToken } from '../orders/order-lookup.js';
+import { describeBytes } from '@svc/schemas';
 
 export const PROOF_MAX_BYTES = 10 * 1024 * 1024;
 /** Proofs kept per order: the newest; storing one more drops the oldest row and its file. */
@@ -39,7 +40,7 @@ export async function uploadPaymentProof(
     );
   } catch (error) {
     if (error instanceof FileTooLargeError)
-      throw new AppError('payload_too_large', `A proof may be at most ${error.maxBytes} bytes.`);
+      throw new AppError('payload_too_large', `The proof must be ${describeBytes(error.maxBytes)} or smaller.`);
     throw error;
   }
   let kept;
