@@ -127,7 +127,10 @@ describe('dashboard settings', () => {
     expect(stored.logoUrl).toMatch(/^\/s\/.+\/logo\/\w+$/);
     const storefront = await (await fetch(`${server.url}/s/${shop.store.subdomain}`)).text();
     expect(storefront).toContain('Hand-made pixel art packs.');
-    expect(storefront).toContain(':root{--accent:#aa3300}');
+    // #aa3300 is AA on the light scheme's backgrounds only: the light accent (the dark scheme keeps the token's).
+    expect(storefront).toContain(
+      '@media (prefers-color-scheme:light){:root{--svc-accent:#aa3300;--svc-accent-hover:#912b00;--svc-accent-soft:#f5e7e0;--svc-focus:#aa3300}}',
+    );
 
     await page.getByRole('button', { name: 'Remove logo' }).click();
     await page.getByRole('status').filter({ hasText: 'Logo removed.' }).waitFor();

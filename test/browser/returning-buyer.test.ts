@@ -103,7 +103,7 @@ describe('a returning buyer (same browser, pages revalidated)', () => {
     await page.getByLabel('Test payment').check();
     await page.getByRole('button', { name: 'Pay $20.00' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
-    await page.getByRole('button', { name: 'Pay 20.00 USD' }).click();
+    await page.getByRole('button', { name: 'Pay $20.00' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/orders/`));
     await expect.poll(() => page.locator('code.key').count()).toBe(2);
     await page.reload();
