@@ -11,12 +11,30 @@ export const ZSignInCode = z
   .trim()
   .regex(/^\d{6}$/, 'the 6-digit code from the e-mail');
 
+/**
+ * The second factor at sign-in: six digits from the authenticator app (TOTP, RFC 6238), or one of
+ * the account's ten recovery codes (`xxxxx-xxxxx`, letters and digits, case and dash free to vary).
+ */
+export const ZTwoFactorCode = z
+  .string()
+  .trim()
+  .regex(/^(\d{6}|[0-9a-zA-Z]{5}-?[0-9a-zA-Z]{5})$/, 'the 6-digit code from the authenticator app, or a recovery code');
+/** The code of the authenticator app alone: what confirms an enrolment. */
+export const ZTotpCode = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, 'the 6-digit code from the authenticator app');
+
 /** Login takes any password length so a wrong guess never reveals the rules. */
 export const ZLoginInput = z.strictObject({
   email: ZEmail,
   password: z.string().min(1).max(200),
   code: ZSignInCode.optional().meta({
     description: 'Only after a `sign_in_code_required` answer: the 6-digit code e-mailed to the account',
+  }),
+  twoFactorCode: ZTwoFactorCode.optional().meta({
+    description:
+      'Only after a `two_factor_required` answer: the 6-digit code of the authenticator app, or one of the recovery codes',
   }),
 });
 export const ZForgotInput = z.strictObject({ email: ZEmail });
@@ -31,3 +49,41 @@ export type TUser = z.infer<typeof ZUser>;
 
 export const ZAuthResult = z.object({ user: ZUser, csrfToken: z.string() });
 export type TAuthResult = z.infer<typeof ZAuthResult>;
+
+/** The account as its owner reads it (the Account page). */
+export const ZAccount = z.object({
+  user: ZUser,
+  twoFactor: z.object({
+    enabled: z.boolean(),
+    /** Recovery codes not yet used (0 when two-factor sign-in is off). */
+    recoveryCodesLeft: z.number().int(),
+  }),
+});
+export type TAccount = z.infer<typeof ZAccount>;
+
+/**
+ * An enrolment under way: the secret (base32) to type in, the `otpauth://` URI it encodes, and the
+ * same URI as a QR code (an SVG data URL, shown as an image).
+ */
+export const ZTwoFactorSetup = z.object({
+  secret: z.string(),
+  otpauthUri: z.string(),
+  qrCode: z.string(),
+});
+export type TTwoFactorSetup = z.infer<typeof ZTwoFactorSetup>;
+
+export const ZConfirmTwoFactorInput = z.strictObject({ code: ZTotpCode });
+/** Shown once: the server keeps only their hashes. */
+export const ZRecoveryCodes = z.object({ recoveryCodes: z.array(z.string()) });
+export type TRecoveryCodes = z.infer<typeof ZRecoveryCodes>;
+
+/** Turning two-factor sign-in off takes the password, or a current code (TOTP or recovery). */
+export const ZDisableTwoFactorInput = z
+  .strictObject({
+    password: z.string().min(1).max(200).optional(),
+    code: ZTwoFactorCode.optional(),
+  })
+  .refine((input) => input.password !== undefined || input.code !== undefined, {
+    message: 'the password, or a code from the authenticator app',
+    path: ['password'],
+  });

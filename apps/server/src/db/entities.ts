@@ -13,6 +13,7 @@ import {
   PasswordResetSchema,
   SessionSchema,
   SignInCodeSchema,
+  RecoveryCodeSchema,
   UserSchema,
 } from '../modules/identity/identity.entities.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
@@ -28,6 +29,7 @@ export const ENTITIES = [
   SessionSchema,
   PasswordResetSchema,
   SignInCodeSchema,
+  RecoveryCodeSchema,
   StoreSchema,
   StoreMemberSchema,
   ApiKeySchema,

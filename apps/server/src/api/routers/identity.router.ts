@@ -1,5 +1,16 @@
 /** Seller sign-up, sign-in and password reset (no credential, same origin only), and the session itself. */
-import { ZAuthResult, ZCredentials, ZForgotInput, ZLoginInput, ZResetInput } from '@svc/schemas';
+import {
+  ZAccount,
+  ZAuthResult,
+  ZConfirmTwoFactorInput,
+  ZCredentials,
+  ZDisableTwoFactorInput,
+  ZForgotInput,
+  ZLoginInput,
+  ZRecoveryCodes,
+  ZResetInput,
+  ZTwoFactorSetup,
+} from '@svc/schemas';
 import { z } from 'zod';
 import type { Context } from '../../modules/request/context.js';
 import { router, sellerAuthProcedure, sessionProcedure } from '../../trpc/procedures.js';
@@ -13,6 +24,7 @@ import {
   type SignedIn,
 } from '../../modules/identity/identity.service.js';
 import { clearSessionCookie, setSessionCookie } from '../../modules/identity/session-cookie.js';
+import { confirmTwoFactor, disableTwoFactor, readAccount, startTwoFactor } from '../../modules/identity/two-factor.js';
 
 const MINUTE = 60_000;
 const tags = ['auth'];
@@ -39,8 +51,9 @@ export const identityRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/auth/login', tags, summary: 'Sign in; sets the svc_session cookie' },
       rateLimit: { name: 'auth.login', max: 20, windowMs: 15 * MINUTE },
-      // Past the account's attempts, the password must come with the code e-mailed to the account.
-      errors: ['unauthorized', 'sign_in_code_required'],
+      // Past the account's attempts, the password must come with the code e-mailed to the account;
+      // an account with two-factor sign-in wants the app's code (or a recovery code) as well.
+      errors: ['unauthorized', 'sign_in_code_required', 'two_factor_required'],
     })
     .input(ZLoginInput)
     .output(ZAuthResult)
@@ -101,4 +114,64 @@ export const identityRouter = router({
     .input(ZResetInput)
     .output(z.void())
     .mutation(({ ctx, input }) => resetPassword(ctx, input)),
+
+  account: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/auth/account',
+        tags,
+        summary: 'The signed-in seller’s account and its two-factor state',
+      },
+      errors: [],
+    })
+    .input(z.strictObject({}).optional())
+    .output(ZAccount)
+    .query(({ ctx }) => readAccount(ctx, ctx.user.id)),
+
+  twoFactorSetup: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/two-factor/setup',
+        tags,
+        summary: 'Begin two-factor sign-in: a new TOTP secret, its otpauth URI and QR code (needs X-CSRF-Token)',
+      },
+      rateLimit: { name: 'auth.two_factor.setup', max: 10, windowMs: 60 * MINUTE },
+      errors: ['conflict'],
+    })
+    .input(z.strictObject({}).optional())
+    .output(ZTwoFactorSetup)
+    .mutation(({ ctx }) => startTwoFactor(ctx, ctx.user.id)),
+
+  twoFactorConfirm: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/two-factor/confirm',
+        tags,
+        summary: 'Turn two-factor sign-in on with a first code; answers the ten recovery codes, once',
+      },
+      rateLimit: { name: 'auth.two_factor.confirm', max: 20, windowMs: 15 * MINUTE },
+      errors: ['conflict'],
+    })
+    .input(ZConfirmTwoFactorInput)
+    .output(ZRecoveryCodes)
+    .mutation(async ({ ctx, input }) => ({ recoveryCodes: await confirmTwoFactor(ctx, ctx.user.id, input) })),
+
+  twoFactorDisable: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/two-factor/disable',
+        tags,
+        summary: 'Turn two-factor sign-in off, with the password or a current code',
+      },
+      successStatus: 204,
+      rateLimit: { name: 'auth.two_factor.disable', max: 20, windowMs: 15 * MINUTE },
+      errors: ['unauthorized'],
+    })
+    .input(ZDisableTwoFactorInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => disableTwoFactor(ctx, ctx.user.id, input)),
 });
