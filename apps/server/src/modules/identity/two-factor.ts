@@ -40,6 +40,13 @@ export const TWO_FACTOR_TRIES_PER_ACCOUNT: RateLimitRule = {
   windowMs: 15 * 60_000,
 };
 
+/** Passwords tried to turn it off, per account: a session left open must not become a password oracle. */
+export const DISABLE_PASSWORD_TRIES_PER_ACCOUNT: RateLimitRule = {
+  name: 'auth.two_factor.disable.account',
+  max: 5,
+  windowMs: 15 * 60_000,
+};
+
 const secretKey = (ctx: ServiceContext) => deriveKey(ctx.deps.config.encryptionKey, 'totp-secret');
 const recoveryHash = (ctx: ServiceContext, userId: string, code: string) =>
   hmacHex(deriveKey(ctx.deps.config.encryptionKey, 'recovery-code'), `${userId}:${code}`);
@@ -200,7 +207,7 @@ export async function disableTwoFactor(
   }
   let ok = false;
   if (input.password !== undefined) {
-    await enforceTighterLimit(ctx, TWO_FACTOR_TRIES_PER_ACCOUNT, `user:${user.id}`);
+    await enforceTighterLimit(ctx, DISABLE_PASSWORD_TRIES_PER_ACCOUNT, `user:${user.id}`);
     ok = await verifyPassword(input.password, user.passwordHash ?? (await dummyPasswordHash()));
   } else if (input.code !== undefined) ok = await useSecondFactor(ctx, user, input.code);
   if (!ok) throw new AppError('unauthorized', 'Wrong password or code: two-factor sign-in stays on.');
