@@ -69,6 +69,12 @@ const indexRoute = createRoute({
   path: '/',
   component: lazyRouteComponent(() => import('./screens/stores/StoreIndex'), 'StoreIndex'),
 });
+const accountRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'account',
+  component: lazyRouteComponent(() => import('./screens/account/Account'), 'Account'),
+  errorComponent: RouteError,
+});
 const newStoreRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'stores/new',
@@ -233,6 +239,7 @@ const routeTree = rootRoute.addChildren([
   appRoute.addChildren([
     indexRoute,
     newStoreRoute,
+    accountRoute,
     storeRoute.addChildren([
       homeRoute,
       ordersRoute,

@@ -1,0 +1,194 @@
+/**
+ * Account: the signed-in seller's sign-in details and two-factor sign-in (auth.account). Setting it
+ * up shows a QR code and the secret as text, and turns on with a first code from the app; the ten
+ * recovery codes are shown once, then only how many are left. Turning it off takes the password.
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { ZConfirmTwoFactorInput } from '@svc/schemas';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { trpc, type RouterOutputs } from '../../api';
+import { buttonClass } from '../../ui/button';
+import { ErrorNote, Loaded } from '../../ui/feedback';
+import { TextInput } from '../../ui/fields';
+import { FormError } from '../../ui/form-error';
+import { onValid } from '../../ui/forms';
+import { Card, PageHeader, Stack } from '../../ui/layout';
+
+type Account = RouterOutputs['auth']['account'];
+const accountQuery = trpc.auth.account.queryOptions();
+
+export function Account() {
+  const account = useQuery(accountQuery);
+  return (
+    <main id="main" className="min-h-screen bg-surface px-4 py-8 sm:px-8">
+      <div className="mx-auto w-full max-w-3xl min-w-0">
+        <PageHeader
+          title="Account"
+          description="How you sign in to svc."
+          back={<Link to="/">Back to your stores</Link>}
+        />
+        <Loaded query={account} label="Loading your account…">
+          {(data) => (
+            <Stack>
+              <Card id="account-details" title="Sign-in details">
+                <dl className="m-0 grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
+                  <dt className="text-muted">Email</dt>
+                  <dd className="m-0 break-all">{data.user.email}</dd>
+                </dl>
+              </Card>
+              <TwoFactorCard account={data} />
+            </Stack>
+          )}
+        </Loaded>
+      </div>
+    </main>
+  );
+}
+
+function TwoFactorCard({ account }: { account: Account }) {
+  // The recovery codes of the enrolment just confirmed: shown until the seller says they kept them.
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const on = account.twoFactor.enabled;
+  return (
+    <Card
+      id="two-factor"
+      title="Two-factor sign-in"
+      description={
+        on
+          ? `On: signing in asks for a code from your authenticator app. ${account.twoFactor.recoveryCodesLeft} recovery codes left.`
+          : 'Off: your password alone signs you in.'
+      }
+    >
+      {recoveryCodes ? (
+        <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(null)} />
+      ) : on ? (
+        <TurnOff />
+      ) : (
+        <SetUp onConfirmed={setRecoveryCodes} />
+      )}
+    </Card>
+  );
+}
+
+function SetUp({ onConfirmed }: { onConfirmed: (codes: string[]) => void }) {
+  const queryClient = useQueryClient();
+  const setup = useMutation(trpc.auth.twoFactorSetup.mutationOptions());
+  const form = useForm<z.infer<typeof ZConfirmTwoFactorInput>>({ resolver: zodResolver(ZConfirmTwoFactorInput) });
+  const confirm = useMutation(
+    trpc.auth.twoFactorConfirm.mutationOptions({
+      onSuccess: async (result) => {
+        onConfirmed(result.recoveryCodes);
+        await queryClient.invalidateQueries({ queryKey: accountQuery.queryKey });
+      },
+    }),
+  );
+  if (!setup.data)
+    return (
+      <>
+        <p className="mt-0 text-sm">
+          Protect your account with a code from an authenticator app (1Password, Google Authenticator, Authy and the
+          like) besides your password.
+        </p>
+        <ErrorNote error={setup.error} />
+        <button
+          type="button"
+          className={buttonClass('primary')}
+          disabled={setup.isPending}
+          onClick={() => setup.mutate({})}
+        >
+          Set up two-factor sign-in
+        </button>
+      </>
+    );
+  return (
+    <div className="flex flex-col gap-4 sm:flex-row sm:items-start">
+      <img
+        src={setup.data.qrCode}
+        alt="QR code for your authenticator app"
+        width={176}
+        height={176}
+        className="shrink-0 rounded-md border border-line bg-white p-1"
+      />
+      <div className="min-w-0 flex-1">
+        <p className="mt-0 text-sm">Scan the QR code with your authenticator app, or type in this key:</p>
+        <p className="text-sm">
+          <code aria-label="Setup key" className="break-all font-mono">
+            {setup.data.secret}
+          </code>
+        </p>
+        <form noValidate onSubmit={onValid(form, (values) => confirm.mutate(values))}>
+          <TextInput
+            label="Code from the app"
+            width="sm"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            hint="The 6 digits the app shows now."
+            registration={form.register('code')}
+            error={form.formState.errors.code}
+          />
+          <FormError form={form} error={confirm.error} />
+          <button type="submit" className={buttonClass('primary')} disabled={confirm.isPending}>
+            Turn on
+          </button>
+        </form>
+      </div>
+    </div>
+  );
+}
+
+function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+  return (
+    <div role="region" aria-labelledby="recovery-codes">
+      <h3 id="recovery-codes" className="mt-0 text-base">
+        Your recovery codes
+      </h3>
+      <p className="text-sm">
+        Two-factor sign-in is on. Keep these ten codes somewhere safe: each signs you in once without the app. They are
+        shown only now.
+      </p>
+      <ul aria-label="Recovery codes" className="grid list-none grid-cols-2 gap-2 p-0 font-mono text-sm">
+        {codes.map((code) => (
+          <li key={code}>{code}</li>
+        ))}
+      </ul>
+      <button type="button" className={buttonClass('primary')} onClick={onDone}>
+        I have saved my recovery codes
+      </button>
+    </div>
+  );
+}
+
+const ZTurnOff = z.object({ password: z.string().min(1, 'Enter your password.') });
+
+function TurnOff() {
+  const queryClient = useQueryClient();
+  const form = useForm<z.infer<typeof ZTurnOff>>({ resolver: zodResolver(ZTurnOff) });
+  const disable = useMutation(
+    trpc.auth.twoFactorDisable.mutationOptions({
+      onSuccess: async () => {
+        form.reset();
+        await queryClient.invalidateQueries({ queryKey: accountQuery.queryKey });
+      },
+    }),
+  );
+  return (
+    <form noValidate onSubmit={onValid(form, (values) => disable.mutate(values))}>
+      <TextInput
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        hint="Turning two-factor sign-in off needs your password; the recovery codes stop working."
+        registration={form.register('password')}
+        error={form.formState.errors.password}
+      />
+      <FormError form={form} error={disable.error} />
+      <button type="submit" className={buttonClass('secondary')} disabled={disable.isPending}>
+        Turn off two-factor sign-in
+      </button>
+    </form>
+  );
+}
