@@ -1,5 +1,6 @@
 /**
- * In a real browser: the seller's Account page and two-factor sign-in. The seller opens `Account`
+ * In a real browser: the seller's Account page. Its sessions, `Sign out everywhere` and a password
+ * change that keeps this session and ends the others; and two-factor sign-in. The seller opens `Account`
  * from the shell, sets up two-factor sign-in (a QR image and the key as text, turned on with a
  * first code, ten recovery codes shown once), then signs in with the app's code, and with a
  * recovery code, which fails the second time.
@@ -73,8 +74,8 @@ describe('account and two-factor sign-in', () => {
 
     // The shell's `Account` link, beside Sign out.
     await page.getByRole('link', { name: 'Account' }).click();
-    await page.waitForURL(`${server.url}/dashboard/account`);
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/account');
     const twoFactor = page.getByRole('region', { name: 'Two-factor sign-in' });
     await twoFactor.getByText('Off: your password alone signs you in.').waitFor();
     await expectAccessible(page, 'account');
@@ -133,5 +134,42 @@ describe('account and two-factor sign-in', () => {
     await page.waitForURL((url) => !url.pathname.startsWith('/dashboard/sign-in'));
     await page.goto(`${server.url}/dashboard/account`);
     await twoFactor.getByText('8 recovery codes left.', { exact: false }).waitFor();
+  }, 120_000);
+
+  it('lists the sessions, signs the others out, and changes the password keeping this session', async () => {
+    const shop = await createShop(server.url, 'Pixel Forge');
+    const { email, password } = shop.seller;
+    await page.goto(`${server.url}/dashboard/sign-in?redirect=${encodeURIComponent('/account')}`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.url}/dashboard/account`);
+
+    const sessions = page.getByRole('table', { name: 'Sessions' });
+    await expect.poll(() => sessions.getByRole('row').count()).toBe(3);
+    await sessions.getByRole('cell', { name: 'This session' }).waitFor();
+    await expectAccessible(page, 'account with sessions');
+    await shots('dashboard-account-sessions-after');
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await expect.poll(() => sessions.getByRole('row').count()).toBe(2);
+    // The session registration made (over HTTP) is gone; this one stays.
+    expect((await fetch(`${server.url}/api/auth/session`, { headers: { cookie: shop.seller.cookie } })).status).toBe(
+      401,
+    );
+
+    await page.getByLabel('Current password').fill('not the password');
+    await page.getByLabel('New password', { exact: true }).fill('a brand new password');
+    await page.getByLabel('Repeat the new password').fill('a brand new password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Your current password is not right.').first().waitFor();
+    expect(await page.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+    expect(new URL(page.url()).pathname).toBe('/dashboard/account');
+
+    await page.getByLabel('Current password').fill(password);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/account');
   }, 120_000);
 });

@@ -87,3 +87,22 @@ export const ZDisableTwoFactorInput = z
     message: 'the password, or a code from the authenticator app',
     path: ['password'],
   });
+
+export const ZChangePasswordInput = z.strictObject({
+  /** Any length: a wrong guess never reveals the rules. */
+  currentPassword: z.string().min(1).max(200),
+  newPassword: ZPassword,
+});
+
+/** One of the account's sessions; never its address or its token. */
+export const ZAccountSession = z.object({
+  id: z.string(),
+  createdAt: ZTimestamp,
+  /** To the hour. */
+  lastSeenAt: ZTimestamp,
+  /** The session this request came with. */
+  current: z.boolean(),
+});
+export type TAccountSession = z.infer<typeof ZAccountSession>;
+export const ZAccountSessions = z.object({ sessions: z.array(ZAccountSession) });
+export const ZSignedOutOthers = z.object({ signedOut: z.number().int() });

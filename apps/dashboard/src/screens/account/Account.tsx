@@ -1,10 +1,12 @@
 /**
- * Account: the signed-in seller's sign-in details and two-factor sign-in (auth.account). Setting it
+ * Account: the signed-in seller's sign-in details, password, sessions and two-factor sign-in
+ * (auth.account, auth.sessions). A new password needs the current one and signs the other
+ * sessions out; `Sign out everywhere` ends every session but this one. Setting two-factor sign-in
  * up shows a QR code and the secret as text, and turns on with a first code from the app; the ten
  * recovery codes are shown once, then only how many are left. Turning it off takes the password.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { ZConfirmTwoFactorInput } from '@svc/schemas';
+import { ZChangePasswordInput, ZConfirmTwoFactorInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
@@ -16,10 +18,13 @@ import { ErrorNote, Loaded } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { FormError } from '../../ui/form-error';
 import { onValid } from '../../ui/forms';
+import { formatDateTime } from '../../ui/format';
 import { Card, PageHeader, Stack } from '../../ui/layout';
+import { DataTable } from '../../ui/table';
 
 type Account = RouterOutputs['auth']['account'];
 const accountQuery = trpc.auth.account.queryOptions();
+const sessionsQuery = trpc.auth.sessions.queryOptions();
 
 export function Account() {
   const account = useQuery(accountQuery);
@@ -40,7 +45,9 @@ export function Account() {
                   <dd className="m-0 break-all">{data.user.email}</dd>
                 </dl>
               </Card>
+              <PasswordCard />
               <TwoFactorCard account={data} />
+              <SessionsCard />
             </Stack>
           )}
         </Loaded>
@@ -190,5 +197,123 @@ function TurnOff() {
         Turn off two-factor sign-in
       </button>
     </form>
+  );
+}
+
+const ZPasswordForm = ZChangePasswordInput.extend({ confirmPassword: z.string() }).refine(
+  (values) => values.newPassword === values.confirmPassword,
+  { message: 'The two new passwords differ.', path: ['confirmPassword'] },
+);
+
+function PasswordCard() {
+  const queryClient = useQueryClient();
+  const [saved, setSaved] = useState(false);
+  const form = useForm<z.infer<typeof ZPasswordForm>>({ resolver: zodResolver(ZPasswordForm) });
+  const change = useMutation(
+    trpc.auth.changePassword.mutationOptions({
+      onSuccess: async () => {
+        form.reset();
+        setSaved(true);
+        await queryClient.invalidateQueries({ queryKey: sessionsQuery.queryKey });
+      },
+    }),
+  );
+  return (
+    <Card
+      id="password"
+      title="Password"
+      description="A new password signs you out everywhere else; this session stays."
+    >
+      <form
+        noValidate
+        onSubmit={onValid(form, ({ currentPassword, newPassword }) => {
+          setSaved(false);
+          change.mutate({ currentPassword, newPassword });
+        })}
+      >
+        <TextInput
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          registration={form.register('currentPassword')}
+          error={form.formState.errors.currentPassword}
+        />
+        <TextInput
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          hint="At least 10 characters."
+          registration={form.register('newPassword')}
+          error={form.formState.errors.newPassword}
+        />
+        <TextInput
+          label="Repeat the new password"
+          type="password"
+          autoComplete="new-password"
+          registration={form.register('confirmPassword')}
+          error={form.formState.errors.confirmPassword}
+        />
+        <FormError form={form} error={change.error} />
+        {saved && (
+          <p role="status" className="text-sm">
+            Password changed. Your other sessions are signed out.
+          </p>
+        )}
+        <button type="submit" className={buttonClass('primary')} disabled={change.isPending}>
+          Change password
+        </button>
+      </form>
+    </Card>
+  );
+}
+
+function SessionsCard() {
+  const queryClient = useQueryClient();
+  const sessions = useQuery(sessionsQuery);
+  const signOut = useMutation(
+    trpc.auth.signOutOthers.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: sessionsQuery.queryKey }),
+    }),
+  );
+  const others = (sessions.data?.sessions.length ?? 1) - 1;
+  return (
+    <Card
+      id="sessions"
+      title="Sessions"
+      description="Where your account is signed in."
+      actions={
+        <button
+          type="button"
+          className={buttonClass('secondary')}
+          disabled={signOut.isPending || others < 1}
+          onClick={() => signOut.mutate({})}
+        >
+          Sign out everywhere
+        </button>
+      }
+      flush
+    >
+      {signOut.error ? (
+        <div className="px-5 pt-4">
+          <ErrorNote error={signOut.error} />
+        </div>
+      ) : null}
+      <Loaded query={sessions} label="Loading your sessions…" lines={3}>
+        {(data) => (
+          <DataTable
+            caption="Sessions"
+            bare
+            empty="No session."
+            rows={data.sessions}
+            rowKey={(row) => row.id}
+            columns={[
+              { header: 'Signed in', cell: (row) => formatDateTime(row.createdAt) },
+              { header: 'Last seen', cell: (row) => formatDateTime(row.lastSeenAt) },
+              { header: 'Session', cell: (row) => (row.current ? 'This session' : 'Elsewhere') },
+            ]}
+          />
+        )}
+      </Loaded>
+    </Card>
   );
 }

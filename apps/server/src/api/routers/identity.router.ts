@@ -1,7 +1,9 @@
 /** Seller sign-up, sign-in and password reset (no credential, same origin only), and the session itself. */
 import {
   ZAccount,
+  ZAccountSessions,
   ZAuthResult,
+  ZChangePasswordInput,
   ZConfirmTwoFactorInput,
   ZCredentials,
   ZDisableTwoFactorInput,
@@ -9,6 +11,7 @@ import {
   ZLoginInput,
   ZRecoveryCodes,
   ZResetInput,
+  ZSignedOutOthers,
   ZTwoFactorSetup,
 } from '@svc/schemas';
 import { z } from 'zod';
@@ -23,6 +26,7 @@ import {
   toUserView,
   type SignedIn,
 } from '../../modules/identity/identity.service.js';
+import { changePassword, listSessions, signOutOtherSessions } from '../../modules/identity/account.js';
 import { clearSessionCookie, setSessionCookie } from '../../modules/identity/session-cookie.js';
 import { confirmTwoFactor, disableTwoFactor, readAccount, startTwoFactor } from '../../modules/identity/two-factor.js';
 
@@ -169,9 +173,55 @@ export const identityRouter = router({
       },
       successStatus: 204,
       rateLimit: { name: 'auth.two_factor.disable', max: 20, windowMs: 15 * MINUTE },
-      errors: ['unauthorized'],
+      errors: [],
     })
     .input(ZDisableTwoFactorInput)
     .output(z.void())
     .mutation(({ ctx, input }) => disableTwoFactor(ctx, ctx.user.id, input)),
+
+  changePassword: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/password',
+        tags,
+        summary: 'Change the password with the current one; signs the other sessions out, keeps this one',
+      },
+      successStatus: 204,
+      rateLimit: { name: 'auth.password', max: 20, windowMs: 15 * MINUTE },
+      errors: [],
+    })
+    .input(ZChangePasswordInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => changePassword(ctx, { userId: ctx.user.id, sessionToken: ctx.sessionToken }, input)),
+
+  sessions: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/auth/sessions',
+        tags,
+        summary: 'The signed-in seller’s sessions, this one marked',
+      },
+      errors: [],
+    })
+    .input(z.strictObject({}).optional())
+    .output(ZAccountSessions)
+    .query(async ({ ctx }) => ({
+      sessions: await listSessions(ctx, { userId: ctx.user.id, sessionToken: ctx.sessionToken }),
+    })),
+
+  signOutOthers: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/sessions/sign-out-others',
+        tags,
+        summary: 'Sign out everywhere else: every other session of the account ends',
+      },
+      errors: [],
+    })
+    .input(z.strictObject({}).optional())
+    .output(ZSignedOutOthers)
+    .mutation(({ ctx }) => signOutOtherSessions(ctx, { userId: ctx.user.id, sessionToken: ctx.sessionToken })),
 });

@@ -39,6 +39,8 @@ export const SessionSchema = defineEntity({
       .index(),
     csrfToken: p.string().length(64),
     createdAt: p.datetime(),
+    /** When the session was last used, to the hour (sessions.ts writes it at most once an hour). */
+    lastSeenAt: p.datetime().nullable(),
     expiresAt: p.datetime(),
   }),
 });

@@ -199,14 +199,14 @@ describe('turning it off', () => {
     const { base, clock } = setup();
     const seller = await enrolled(base, clock);
     await expect(disableTwoFactor(req(base), seller.id, { password: 'wrong password' })).rejects.toMatchObject({
-      appCode: 'unauthorized',
+      appCode: 'validation_failed',
     });
     await expect(
       disableTwoFactor(req(base), seller.id, {
         code: '000000' === codeAt(seller.secret, clock.now()) ? '111111' : '000000',
       }),
     ).rejects.toMatchObject({
-      appCode: 'unauthorized',
+      appCode: 'validation_failed',
     });
     expect(await outcome(base, seller.email, PASSWORD)).toBe('two_factor_required');
     await disableTwoFactor(req(base), seller.id, { password: PASSWORD });

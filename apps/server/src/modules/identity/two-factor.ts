@@ -210,7 +210,14 @@ export async function disableTwoFactor(
     await enforceTighterLimit(ctx, DISABLE_PASSWORD_TRIES_PER_ACCOUNT, `user:${user.id}`);
     ok = await verifyPassword(input.password, user.passwordHash ?? (await dummyPasswordHash()));
   } else if (input.code !== undefined) ok = await useSecondFactor(ctx, user, input.code);
-  if (!ok) throw new AppError('unauthorized', 'Wrong password or code: two-factor sign-in stays on.');
+  // 400, not 401: the session is fine, and a 401 would send the dashboard to sign-in.
+  if (!ok) {
+    const field = input.password !== undefined ? 'password' : 'code';
+    const message = field === 'password' ? 'That password is not right.' : 'That code is wrong or was already used.';
+    throw new AppError('validation_failed', `${message} Two-factor sign-in stays on.`, {
+      issues: [{ path: field, message }],
+    });
+  }
   const now = ctx.clock.now();
   await inTransaction(ctx, async (tx) => {
     await tx.em.nativeDelete(RecoveryCodeSchema, { user: user.id });

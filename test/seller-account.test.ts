@@ -1,5 +1,6 @@
 /**
- * Black-box: a seller's two-factor sign-in over HTTP. Enrolment (CSRF-guarded, a QR image and the
+ * Black-box: the seller's own account over HTTP. The password changed with the current one (the
+ * other sessions end, this one stays), the sessions listed and signed out, and two-factor sign-in. Enrolment (CSRF-guarded, a QR image and the
  * secret, confirmed by a first code), sign-in asking `two_factor_required` after the right
  * password, a code accepted once, a recovery code used once, and turning it off with the password.
  */
@@ -89,10 +90,57 @@ describe('two-factor sign-in', () => {
 
     // Off: the password is needed; then the password alone signs in.
     const wrongPassword = await dashboard(seller, 'POST', '/api/auth/two-factor/disable', { password: 'not it' });
-    expect(wrongPassword.status).toBe(401);
+    // 400: the session is fine (a 401 would send the dashboard to sign-in).
+    expect(wrongPassword.status).toBe(400);
     expect((await dashboard(seller, 'POST', '/api/auth/two-factor/disable', {})).status).toBe(400);
     const off = await dashboard(seller, 'POST', '/api/auth/two-factor/disable', { password: seller.password });
     expect(off.status).toBe(204);
     expect((await login(seller)).status).toBe(200);
   }, 60_000);
+});
+
+describe('password and sessions', () => {
+  it('changes the password with the current one, ending the other sessions; lists sessions and signs the others out', async () => {
+    const seller = await registerSeller(server.url);
+    const other = await login(seller);
+    expect(other.status).toBe(200);
+    const otherCookie = other.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('svc_session='))!
+      .split(';')[0]!;
+
+    const listed = await (await dashboard(seller, 'GET', '/api/auth/sessions')).json();
+    expect(listed.sessions).toHaveLength(2);
+    expect(listed.sessions.filter((row: { current: boolean }) => row.current)).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toMatch(/203\.0\.|127\.0\.0\.1/);
+
+    const wrong = await dashboard(seller, 'POST', '/api/auth/password', {
+      currentPassword: 'not it',
+      newPassword: 'a brand new password',
+    });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ code: 'validation_failed', issues: [{ path: 'currentPassword' }] });
+    const short = await dashboard(seller, 'POST', '/api/auth/password', {
+      currentPassword: seller.password,
+      newPassword: 'short',
+    });
+    expect(short.status).toBe(400);
+
+    const changed = await dashboard(seller, 'POST', '/api/auth/password', {
+      currentPassword: seller.password,
+      newPassword: 'a brand new password',
+    });
+    expect(changed.status).toBe(204);
+    expect((await dashboard(seller, 'GET', '/api/auth/session')).status).toBe(200);
+    const gone = await fetch(`${server.url}/api/auth/session`, { headers: { cookie: otherCookie } });
+    expect(gone.status).toBe(401);
+    expect((await login(seller)).status).toBe(401);
+    const fresh = await login({ ...seller, password: 'a brand new password' });
+    expect(fresh.status).toBe(200);
+
+    const out = await dashboard(seller, 'POST', '/api/auth/sessions/sign-out-others', {});
+    expect(out.status).toBe(200);
+    expect(await out.json()).toEqual({ signedOut: 1 });
+    expect((await (await dashboard(seller, 'GET', '/api/auth/sessions')).json()).sessions).toHaveLength(1);
+  });
 });
