@@ -144,3 +144,28 @@ describe('password and sessions', () => {
     expect((await (await dashboard(seller, 'GET', '/api/auth/sessions')).json()).sessions).toHaveLength(1);
   });
 });
+
+describe('e-mail change', () => {
+  it('asks for the password, answers 204, and confirms only with a valid link', async () => {
+    const seller = await registerSeller(server.url);
+    const newEmail = `moved-${Date.now().toString(36)}@example.test`;
+    const wrong = await dashboard(seller, 'POST', '/api/auth/email', { newEmail, password: 'not it' });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ code: 'validation_failed', issues: [{ path: 'password' }] });
+    expect(
+      (await dashboard(seller, 'POST', '/api/auth/email', { newEmail: 'nope', password: seller.password })).status,
+    ).toBe(400);
+    expect((await dashboard(seller, 'POST', '/api/auth/email', { newEmail, password: seller.password })).status).toBe(
+      204,
+    );
+    // Unchanged until the link is opened.
+    expect((await (await dashboard(seller, 'GET', '/api/auth/account')).json()).user.email).toBe(seller.email);
+    const bogus = await fetch(`${server.url}/api/auth/email/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+      body: JSON.stringify({ token: 'x'.repeat(40) }),
+    });
+    expect(bogus.status).toBe(400);
+    expect(await bogus.json()).toMatchObject({ code: 'token_invalid' });
+  });
+});

@@ -52,6 +52,21 @@ async function shots(name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
+/** The confirmation link mailed to `email` (the development mailbox). */
+async function confirmLinkFor(email: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const { emails } = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
+    const mail = emails.find(
+      (m: { to: string; text: string }) => m.to === email && /confirm-email\?token=/.test(m.text),
+    );
+    const link = mail && /https?:\/\/\S+\/dashboard\/confirm-email\?token=[^\s)>"]+/.exec(mail.text)?.[0];
+    if (link) return link as string;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no confirmation link e-mailed to ${email}`);
+}
+
 /** Signs out by forgetting the cookie, and opens the sign-in page with the email and password typed in. */
 async function passwordStep(email: string, password: string): Promise<void> {
   await page.context().clearCookies();
@@ -172,4 +187,38 @@ describe('account and two-factor sign-in', () => {
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard/account');
   }, 120_000);
+
+  it('changes the e-mail address through the link mailed to the new one', async () => {
+    const shop = await createShop(server.url, 'Pixel Forge');
+    const { email, password } = shop.seller;
+    const newEmail = `moved-${Date.now().toString(36)}@example.test`;
+    await page.goto(`${server.url}/dashboard/sign-in?redirect=${encodeURIComponent('/account')}`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+
+    // Submitted empty: each missing field is named at the field.
+    await page.getByRole('button', { name: 'Change e-mail address' }).click();
+    await expect.poll(() => page.getByLabel('New e-mail address').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Your password').getAttribute('aria-invalid')).toBe('true');
+
+    await page.getByLabel('New e-mail address').fill(newEmail);
+    await page.getByLabel('Your password').fill(password);
+    await page.getByRole('button', { name: 'Change e-mail address' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `We sent a link to ${newEmail}.` })
+      .waitFor();
+
+    const link = new URL(await confirmLinkFor(newEmail));
+    await page.goto(`${server.url}${link.pathname}${link.search}`);
+    await page.getByRole('button', { name: 'Confirm e-mail address' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Your e-mail address is now ${newEmail}.` })
+      .waitFor();
+    await page.goto(`${server.url}/dashboard/account`);
+    await page.getByText(newEmail, { exact: true }).waitFor();
+  }, 60_000);
 });

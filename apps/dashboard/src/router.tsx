@@ -10,7 +10,7 @@
  */
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet } from '@tanstack/react-router';
 import { queryClient, whenSignedOut } from './api';
-import { validateResetPasswordSearch, validateSignInSearch } from './screens/auth/search';
+import { validateConfirmEmailSearch, validateResetPasswordSearch, validateSignInSearch } from './screens/auth/search';
 import { validateEventsSearch } from './screens/events/search';
 import { validateLicensesSearch } from './screens/licenses/search';
 import { ordersListQuery } from './screens/orders/orders-query';
@@ -48,6 +48,14 @@ const resetRoute = createRoute({
   path: 'reset-password',
   validateSearch: validateResetPasswordSearch,
   component: lazyRouteComponent(() => import('./screens/auth/ResetPassword'), 'ResetPassword'),
+});
+
+// The link mailed to a new e-mail address: its token is the credential, signed in or not.
+const confirmEmailRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'confirm-email',
+  validateSearch: validateConfirmEmailSearch,
+  component: lazyRouteComponent(() => import('./screens/account/ConfirmEmail'), 'ConfirmEmail'),
 });
 
 // Everything else needs a session; without one, sign-in and then back here.
@@ -236,6 +244,7 @@ const routeTree = rootRoute.addChildren([
   registerRoute,
   forgotRoute,
   resetRoute,
+  confirmEmailRoute,
   appRoute.addChildren([
     indexRoute,
     newStoreRoute,

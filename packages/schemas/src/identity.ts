@@ -106,3 +106,8 @@ export const ZAccountSession = z.object({
 export type TAccountSession = z.infer<typeof ZAccountSession>;
 export const ZAccountSessions = z.object({ sessions: z.array(ZAccountSession) });
 export const ZSignedOutOthers = z.object({ signedOut: z.number().int() });
+
+/** A new e-mail address for the account: confirmed by a link mailed to it; the password is asked. */
+export const ZChangeEmailInput = z.strictObject({ newEmail: ZEmail, password: z.string().min(1).max(200) });
+export const ZConfirmEmailInput = z.strictObject({ token: z.string().min(20).max(200) });
+export const ZEmailChanged = z.object({ email: z.string() });

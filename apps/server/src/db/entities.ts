@@ -10,6 +10,7 @@ import { TrackEventSchema } from '../modules/tracking/tracking.entities.js';
 import { WebhookDeliverySchema, WebhookSchema } from '../modules/webhooks/webhooks.entities.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from '../modules/customers/customers.entities.js';
 import {
+  EmailChangeSchema,
   PasswordResetSchema,
   SessionSchema,
   SignInCodeSchema,
@@ -30,6 +31,7 @@ export const ENTITIES = [
   PasswordResetSchema,
   SignInCodeSchema,
   RecoveryCodeSchema,
+  EmailChangeSchema,
   StoreSchema,
   StoreMemberSchema,
   ApiKeySchema,

@@ -6,7 +6,7 @@
  * recovery codes are shown once, then only how many are left. Turning it off takes the password.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { ZChangePasswordInput, ZConfirmTwoFactorInput } from '@svc/schemas';
+import { ZChangeEmailInput, ZChangePasswordInput, ZConfirmTwoFactorInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
@@ -44,6 +44,7 @@ export function Account() {
                   <dt className="text-muted">Email</dt>
                   <dd className="m-0 break-all">{data.user.email}</dd>
                 </dl>
+                <EmailChange />
               </Card>
               <PasswordCard />
               <TwoFactorCard account={data} />
@@ -315,5 +316,55 @@ function SessionsCard() {
         )}
       </Loaded>
     </Card>
+  );
+}
+
+function EmailChange() {
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  const form = useForm<z.input<typeof ZChangeEmailInput>, unknown, z.output<typeof ZChangeEmailInput>>({
+    resolver: zodResolver(ZChangeEmailInput),
+  });
+  const change = useMutation(
+    trpc.auth.changeEmail.mutationOptions({
+      onSuccess: (_result, input) => {
+        setSentTo(input.newEmail);
+        form.reset();
+      },
+    }),
+  );
+  return (
+    <form
+      noValidate
+      className="mt-4 border-t border-line pt-4"
+      onSubmit={onValid(form, (values) => {
+        setSentTo(null);
+        change.mutate(values);
+      })}
+    >
+      <TextInput
+        label="New e-mail address"
+        type="email"
+        autoComplete="email"
+        hint="We mail a link to it; the address changes when the link is opened."
+        registration={form.register('newEmail')}
+        error={form.formState.errors.newEmail}
+      />
+      <TextInput
+        label="Your password"
+        type="password"
+        autoComplete="current-password"
+        registration={form.register('password')}
+        error={form.formState.errors.password}
+      />
+      <FormError form={form} error={change.error} />
+      {sentTo && (
+        <p role="status" className="text-sm">
+          We sent a link to {sentTo}. Open it to finish the change; your current address was told.
+        </p>
+      )}
+      <button type="submit" className={buttonClass('secondary')} disabled={change.isPending}>
+        Change e-mail address
+      </button>
+    </form>
   );
 }

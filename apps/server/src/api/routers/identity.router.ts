@@ -3,10 +3,13 @@ import {
   ZAccount,
   ZAccountSessions,
   ZAuthResult,
+  ZChangeEmailInput,
   ZChangePasswordInput,
+  ZConfirmEmailInput,
   ZConfirmTwoFactorInput,
   ZCredentials,
   ZDisableTwoFactorInput,
+  ZEmailChanged,
   ZForgotInput,
   ZLoginInput,
   ZRecoveryCodes,
@@ -26,7 +29,13 @@ import {
   toUserView,
   type SignedIn,
 } from '../../modules/identity/identity.service.js';
-import { changePassword, listSessions, signOutOtherSessions } from '../../modules/identity/account.js';
+import {
+  changePassword,
+  confirmEmailChange,
+  listSessions,
+  requestEmailChange,
+  signOutOtherSessions,
+} from '../../modules/identity/account.js';
 import { clearSessionCookie, setSessionCookie } from '../../modules/identity/session-cookie.js';
 import { confirmTwoFactor, disableTwoFactor, readAccount, startTwoFactor } from '../../modules/identity/two-factor.js';
 
@@ -224,4 +233,36 @@ export const identityRouter = router({
     .input(z.strictObject({}).optional())
     .output(ZSignedOutOthers)
     .mutation(({ ctx }) => signOutOtherSessions(ctx, { userId: ctx.user.id, sessionToken: ctx.sessionToken })),
+
+  changeEmail: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/email',
+        tags,
+        summary: 'Change the e-mail address: a confirmation link goes to the new one, a notice to the old one',
+      },
+      successStatus: 204,
+      rateLimit: { name: 'auth.email', max: 5, windowMs: 60 * MINUTE },
+      errors: [],
+    })
+    .input(ZChangeEmailInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => requestEmailChange(ctx, ctx.user.id, input)),
+
+  // The link's token is the credential: it may be opened in a browser where no one is signed in.
+  confirmEmail: sellerAuthProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/email/confirm',
+        tags,
+        summary: 'Confirm a new e-mail address with the link mailed to it',
+      },
+      rateLimit: { name: 'auth.email.confirm', max: 20, windowMs: 15 * MINUTE },
+      errors: ['token_invalid', 'conflict'],
+    })
+    .input(ZConfirmEmailInput)
+    .output(ZEmailChanged)
+    .mutation(({ ctx, input }) => confirmEmailChange(ctx, input)),
 });

@@ -21,6 +21,7 @@ import { Migration20261126082147_test_data_wipe } from './Migration2026112608214
 import { Migration20261128072009_sign_in_code } from './Migration20261128072009_sign_in_code.js';
 import { Migration20261128104426_two_factor } from './Migration20261128104426_two_factor.js';
 import { Migration20261128105338_session_last_seen } from './Migration20261128105338_session_last_seen.js';
+import { Migration20261128110306_email_change } from './Migration20261128110306_email_change.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -40,4 +41,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128072009_sign_in_code', class: Migration20261128072009_sign_in_code },
   { name: 'Migration20261128104426_two_factor', class: Migration20261128104426_two_factor },
   { name: 'Migration20261128105338_session_last_seen', class: Migration20261128105338_session_last_seen },
+  { name: 'Migration20261128110306_email_change', class: Migration20261128110306_email_change },
 ];

@@ -11,7 +11,15 @@ import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { verifyPassword } from '../../lib/crypto.js';
 import type { ServiceContext } from '../request/context.js';
-import { changePassword, listSessions, PASSWORD_CHECKS_PER_ACCOUNT, signOutOtherSessions } from './account.js';
+import { keptMail } from '../mail/outbox.js';
+import {
+  changePassword,
+  confirmEmailChange,
+  listSessions,
+  PASSWORD_CHECKS_PER_ACCOUNT,
+  requestEmailChange,
+  signOutOtherSessions,
+} from './account.js';
 import { SessionSchema, UserSchema } from './identity.entities.js';
 import { createUser, login } from './identity.service.js';
 import { resolveSession } from './sessions.js';
@@ -97,5 +105,59 @@ describe('sessions', () => {
     expect(await alive(s.base, first)).toBe(false);
     expect(await alive(s.base, here)).toBe(true);
     expect(await orm.em.fork().count(SessionSchema, { user: s.id })).toBe(1);
+  });
+});
+
+describe('e-mail change', () => {
+  const mails = (base: ServiceContext, to: string) => keptMail({ em: orm.em.fork(), deps: base.deps }, { to });
+  const linkIn = (text: string) => /confirm-email\?token=([\w%-]+)/.exec(text)![1]!;
+
+  it('mails a link to the new address and a notice to the old; the link changes it once; the old address is told', async () => {
+    const s = await seller();
+    const newEmail = `new-${randomBytes(5).toString('hex')}@example.test`;
+    const ctx = () => requestContext(s.base, { ip: ip() });
+    await expect(requestEmailChange(ctx(), s.id, { newEmail, password: 'not it' })).rejects.toMatchObject({
+      appCode: 'validation_failed',
+    });
+    await expect(requestEmailChange(ctx(), s.id, { newEmail: s.email, password: PASSWORD })).rejects.toMatchObject({
+      appCode: 'validation_failed',
+    });
+    await requestEmailChange(ctx(), s.id, { newEmail, password: PASSWORD });
+    const [confirm] = await mails(s.base, newEmail);
+    expect(confirm!.subject).toBe('Confirm your new svc e-mail address');
+    expect((await mails(s.base, s.email)).map((m) => m.subject)).toEqual([
+      'A change of your svc e-mail address was asked for',
+    ]);
+    // Nothing changes before the link is opened.
+    expect((await orm.em.fork().findOneOrFail(UserSchema, { id: s.id })).email).toBe(s.email);
+
+    const token = decodeURIComponent(linkIn(confirm!.text));
+    expect(await confirmEmailChange({ ...s.base, em: orm.em.fork() }, { token })).toEqual({ email: newEmail });
+    expect((await orm.em.fork().findOneOrFail(UserSchema, { id: s.id })).email).toBe(newEmail);
+    expect((await mails(s.base, s.email)).map((m) => m.subject)).toContain('Your svc e-mail address was changed');
+    await expect(confirmEmailChange({ ...s.base, em: orm.em.fork() }, { token })).rejects.toMatchObject({
+      appCode: 'token_invalid',
+    });
+  });
+
+  it('refuses, when the link is opened, an address another account took meanwhile; an expired link is refused', async () => {
+    const s = await seller();
+    const other = await seller();
+    const ctx = () => requestContext(s.base, { ip: ip() });
+    await requestEmailChange(ctx(), s.id, { newEmail: other.email, password: PASSWORD });
+    const token = decodeURIComponent(
+      linkIn((await mails(s.base, other.email)).find((m) => m.subject.startsWith('Confirm'))!.text),
+    );
+    await expect(confirmEmailChange({ ...s.base, em: orm.em.fork() }, { token })).rejects.toMatchObject({
+      appCode: 'conflict',
+    });
+
+    const late = `late-${randomBytes(5).toString('hex')}@example.test`;
+    await requestEmailChange(ctx(), s.id, { newEmail: late, password: PASSWORD });
+    const lateToken = decodeURIComponent(linkIn((await mails(s.base, late))[0]!.text));
+    s.clock.advance(60 * 60_000);
+    await expect(confirmEmailChange({ ...s.base, em: orm.em.fork() }, { token: lateToken })).rejects.toMatchObject({
+      appCode: 'token_invalid',
+    });
   });
 });

@@ -114,3 +114,27 @@ export const RecoveryCodeSchema = defineEntity({
   }),
 });
 export type RecoveryCode = InferEntity<typeof RecoveryCodeSchema>;
+
+/**
+ * A change of the account's e-mail address waiting for its confirmation: the link mailed to the
+ * new address holds the token, the row only its SHA-256. One hour, used once.
+ */
+export const EmailChangeSchema = defineEntity({
+  name: 'EmailChange',
+  tableName: 'email_change',
+  properties: (p) => ({
+    tokenHash: p.string().primary().length(64),
+    user: p
+      .manyToOne(UserSchema)
+      .ref()
+      .foreignKeyName('email_change_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
+    newEmail: p.string().length(320),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+  }),
+});
+export type EmailChange = InferEntity<typeof EmailChangeSchema>;
