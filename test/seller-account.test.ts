@@ -36,30 +36,30 @@ describe('two-factor sign-in', () => {
     const seller = await registerSeller(server.url);
 
     // CSRF-guarded like every unsafe session call.
-    const noCsrf = await fetch(`${server.url}/api/auth/two-factor/setup`, {
+    const noCsrf = await fetch(`${server.url}/api/dashboard/account/two-factor/setup`, {
       method: 'POST',
       headers: { cookie: seller.cookie, 'content-type': 'application/json' },
       body: '{}',
     });
     expect(noCsrf.status).toBe(403);
 
-    const setup = await dashboard(seller, 'POST', '/api/auth/two-factor/setup', {});
+    const setup = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/setup', {});
     expect(setup.status).toBe(200);
     const { secret, otpauthUri, qrCode } = await setup.json();
     expect(otpauthUri).toContain(`secret=${secret}`);
     expect(qrCode).toMatch(/^data:image\/svg\+xml;base64,/);
 
-    const wrong = await dashboard(seller, 'POST', '/api/auth/two-factor/confirm', { code: 'abcdef' });
+    const wrong = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/confirm', { code: 'abcdef' });
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ code: 'validation_failed' });
 
-    const confirmed = await dashboard(seller, 'POST', '/api/auth/two-factor/confirm', {
+    const confirmed = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/confirm', {
       code: totp(secret).generate(),
     });
     expect(confirmed.status).toBe(200);
     const { recoveryCodes } = await confirmed.json();
     expect(recoveryCodes).toHaveLength(10);
-    const account = await (await dashboard(seller, 'GET', '/api/auth/account')).json();
+    const account = await (await dashboard(seller, 'GET', '/api/dashboard/account')).json();
     expect(account).toMatchObject({
       user: { email: seller.email },
       twoFactor: { enabled: true, recoveryCodesLeft: 10 },
@@ -89,11 +89,15 @@ describe('two-factor sign-in', () => {
     expect(usedAgain.status).toBe(401);
 
     // Off: the password is needed; then the password alone signs in.
-    const wrongPassword = await dashboard(seller, 'POST', '/api/auth/two-factor/disable', { password: 'not it' });
+    const wrongPassword = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/disable', {
+      password: 'not it',
+    });
     // 400: the session is fine (a 401 would send the dashboard to sign-in).
     expect(wrongPassword.status).toBe(400);
-    expect((await dashboard(seller, 'POST', '/api/auth/two-factor/disable', {})).status).toBe(400);
-    const off = await dashboard(seller, 'POST', '/api/auth/two-factor/disable', { password: seller.password });
+    expect((await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/disable', {})).status).toBe(400);
+    const off = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/disable', {
+      password: seller.password,
+    });
     expect(off.status).toBe(204);
     expect((await login(seller)).status).toBe(200);
   }, 60_000);
@@ -109,24 +113,24 @@ describe('password and sessions', () => {
       .find((c) => c.startsWith('svc_session='))!
       .split(';')[0]!;
 
-    const listed = await (await dashboard(seller, 'GET', '/api/auth/sessions')).json();
+    const listed = await (await dashboard(seller, 'GET', '/api/dashboard/account/sessions')).json();
     expect(listed.sessions).toHaveLength(2);
     expect(listed.sessions.filter((row: { current: boolean }) => row.current)).toHaveLength(1);
     expect(JSON.stringify(listed)).not.toMatch(/203\.0\.|127\.0\.0\.1/);
 
-    const wrong = await dashboard(seller, 'POST', '/api/auth/password', {
+    const wrong = await dashboard(seller, 'POST', '/api/dashboard/account/password', {
       currentPassword: 'not it',
       newPassword: 'a brand new password',
     });
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ code: 'validation_failed', issues: [{ path: 'currentPassword' }] });
-    const short = await dashboard(seller, 'POST', '/api/auth/password', {
+    const short = await dashboard(seller, 'POST', '/api/dashboard/account/password', {
       currentPassword: seller.password,
       newPassword: 'short',
     });
     expect(short.status).toBe(400);
 
-    const changed = await dashboard(seller, 'POST', '/api/auth/password', {
+    const changed = await dashboard(seller, 'POST', '/api/dashboard/account/password', {
       currentPassword: seller.password,
       newPassword: 'a brand new password',
     });
@@ -138,10 +142,10 @@ describe('password and sessions', () => {
     const fresh = await login({ ...seller, password: 'a brand new password' });
     expect(fresh.status).toBe(200);
 
-    const out = await dashboard(seller, 'POST', '/api/auth/sessions/sign-out-others', {});
+    const out = await dashboard(seller, 'POST', '/api/dashboard/account/sessions/sign-out-others', {});
     expect(out.status).toBe(200);
     expect(await out.json()).toEqual({ signedOut: 1 });
-    expect((await (await dashboard(seller, 'GET', '/api/auth/sessions')).json()).sessions).toHaveLength(1);
+    expect((await (await dashboard(seller, 'GET', '/api/dashboard/account/sessions')).json()).sessions).toHaveLength(1);
   });
 });
 
@@ -149,17 +153,18 @@ describe('e-mail change', () => {
   it('asks for the password, answers 204, and confirms only with a valid link', async () => {
     const seller = await registerSeller(server.url);
     const newEmail = `moved-${Date.now().toString(36)}@example.test`;
-    const wrong = await dashboard(seller, 'POST', '/api/auth/email', { newEmail, password: 'not it' });
+    const wrong = await dashboard(seller, 'POST', '/api/dashboard/account/email', { newEmail, password: 'not it' });
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ code: 'validation_failed', issues: [{ path: 'password' }] });
     expect(
-      (await dashboard(seller, 'POST', '/api/auth/email', { newEmail: 'nope', password: seller.password })).status,
+      (await dashboard(seller, 'POST', '/api/dashboard/account/email', { newEmail: 'nope', password: seller.password }))
+        .status,
     ).toBe(400);
-    expect((await dashboard(seller, 'POST', '/api/auth/email', { newEmail, password: seller.password })).status).toBe(
-      204,
-    );
+    expect(
+      (await dashboard(seller, 'POST', '/api/dashboard/account/email', { newEmail, password: seller.password })).status,
+    ).toBe(204);
     // Unchanged until the link is opened.
-    expect((await (await dashboard(seller, 'GET', '/api/auth/account')).json()).user.email).toBe(seller.email);
+    expect((await (await dashboard(seller, 'GET', '/api/dashboard/account')).json()).user.email).toBe(seller.email);
     const bogus = await fetch(`${server.url}/api/auth/email/confirm`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },

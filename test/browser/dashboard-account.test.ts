@@ -13,8 +13,8 @@ import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/server.js';
-import { expectAccessible } from './dashboard-support.js';
-import { createShop, launchChromium, pagePerTest, startPageServer, unlabelledControls } from './support.js';
+import { dashboardPagePerTest, expectAccessible } from './dashboard-support.js';
+import { createShop, launchChromium, startPageServer, unlabelledControls } from './support.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
@@ -27,7 +27,8 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-pagePerTest(
+// Each test's requests from an address of its own: the sign-ins here spend no other test's budget.
+dashboardPagePerTest(
   () => ({ browser, serviceUrl: server.url }),
   (opened) => ({ page } = opened),
 );
@@ -39,12 +40,13 @@ async function nextStep(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 50));
 }
 
-async function shots(name: string): Promise<void> {
+async function shots(name: string, focus?: import('playwright-core').Locator): Promise<void> {
   if (!process.env.SVC_SCREENSHOTS) return;
   for (const colorScheme of ['light', 'dark'] as const)
     for (const width of [1280, 390]) {
       await page.emulateMedia({ colorScheme });
       await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await focus?.evaluate((element: any) => element.scrollIntoView({ block: 'start' }));
       const suffix = colorScheme === 'dark' ? '-dark' : '';
       await page.screenshot({ path: path.join(REPO_ROOT, 'docs/screenshots', `${name}-${width}${suffix}.png`) });
     }
@@ -88,8 +90,8 @@ describe('account and two-factor sign-in', () => {
     await page.waitForURL(`${server.url}/dashboard/stores/${shop.store.id}`);
 
     // The shell's `Account` link, beside Sign out.
-    await page.getByRole('link', { name: 'Account' }).click();
-    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
+    await page.getByRole('heading', { name: 'Account', level: 1, exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard/account');
     const twoFactor = page.getByRole('region', { name: 'Two-factor sign-in' });
     await twoFactor.getByText('Off: your password alone signs you in.').waitFor();
@@ -104,7 +106,7 @@ describe('account and two-factor sign-in', () => {
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(await unlabelledControls(page)).toEqual([]);
     await expectAccessible(page, 'account, setting up');
-    await shots('dashboard-account-setup-after');
+    await shots('dashboard-account-setup-after', twoFactor);
 
     // A wrong code is named at the field; the right one turns it on.
     await page.getByLabel('Code from the app').fill('12');
@@ -164,7 +166,7 @@ describe('account and two-factor sign-in', () => {
     await expect.poll(() => sessions.getByRole('row').count()).toBe(3);
     await sessions.getByRole('cell', { name: 'This session' }).waitFor();
     await expectAccessible(page, 'account with sessions');
-    await shots('dashboard-account-sessions-after');
+    await shots('dashboard-account-sessions-after', page.getByRole('region', { name: 'Sessions' }));
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await expect.poll(() => sessions.getByRole('row').count()).toBe(2);
     // The session registration made (over HTTP) is gone; this one stays.
@@ -184,7 +186,7 @@ describe('account and two-factor sign-in', () => {
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
     await page.reload();
-    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Account', level: 1, exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard/account');
   }, 120_000);
 
@@ -196,7 +198,7 @@ describe('account and two-factor sign-in', () => {
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Account', level: 1, exact: true }).waitFor();
 
     // Submitted empty: each missing field is named at the field.
     await page.getByRole('button', { name: 'Change e-mail address' }).click();

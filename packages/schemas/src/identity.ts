@@ -1,6 +1,6 @@
 /** Seller identity: registration, login, sessions, password reset. */
 import { z } from 'zod';
-import { ZEmail, ZTimestamp } from './common.js';
+import { ZCount, ZEmail, ZTimestamp } from './common.js';
 
 export const ZPassword = z.string().min(10, 'at least 10 characters').max(200);
 
@@ -56,7 +56,7 @@ export const ZAccount = z.object({
   twoFactor: z.object({
     enabled: z.boolean(),
     /** Recovery codes not yet used (0 when two-factor sign-in is off). */
-    recoveryCodesLeft: z.number().int(),
+    recoveryCodesLeft: ZCount,
   }),
 });
 export type TAccount = z.infer<typeof ZAccount>;
@@ -105,7 +105,7 @@ export const ZAccountSession = z.object({
 });
 export type TAccountSession = z.infer<typeof ZAccountSession>;
 export const ZAccountSessions = z.object({ sessions: z.array(ZAccountSession) });
-export const ZSignedOutOthers = z.object({ signedOut: z.number().int() });
+export const ZSignedOutOthers = z.object({ signedOut: ZCount });
 
 /** A new e-mail address for the account: confirmed by a link mailed to it; the password is asked. */
 export const ZChangeEmailInput = z.strictObject({ newEmail: ZEmail, password: z.string().min(1).max(200) });

@@ -132,7 +132,7 @@ export const identityRouter = router({
     .meta({
       openapi: {
         method: 'GET',
-        path: '/auth/account',
+        path: '/dashboard/account',
         tags,
         summary: 'The signed-in seller’s account and its two-factor state',
       },
@@ -146,7 +146,7 @@ export const identityRouter = router({
     .meta({
       openapi: {
         method: 'POST',
-        path: '/auth/two-factor/setup',
+        path: '/dashboard/account/two-factor/setup',
         tags,
         summary: 'Begin two-factor sign-in: a new TOTP secret, its otpauth URI and QR code (needs X-CSRF-Token)',
       },
@@ -161,7 +161,7 @@ export const identityRouter = router({
     .meta({
       openapi: {
         method: 'POST',
-        path: '/auth/two-factor/confirm',
+        path: '/dashboard/account/two-factor/confirm',
         tags,
         summary: 'Turn two-factor sign-in on with a first code; answers the ten recovery codes, once',
       },
@@ -176,7 +176,7 @@ export const identityRouter = router({
     .meta({
       openapi: {
         method: 'POST',
-        path: '/auth/two-factor/disable',
+        path: '/dashboard/account/two-factor/disable',
         tags,
         summary: 'Turn two-factor sign-in off, with the password or a current code',
       },
@@ -192,7 +192,7 @@ export const identityRouter = router({
     .meta({
       openapi: {
         method: 'POST',
-        path: '/auth/password',
+        path: '/dashboard/account/password',
         tags,
         summary: 'Change the password with the current one; signs the other sessions out, keeps this one',
       },
@@ -208,7 +208,7 @@ export const identityRouter = router({
     .meta({
       openapi: {
         method: 'GET',
-        path: '/auth/sessions',
+        path: '/dashboard/account/sessions',
         tags,
         summary: 'The signed-in seller’s sessions, this one marked',
       },
@@ -224,9 +224,9 @@ export const identityRouter = router({
     .meta({
       openapi: {
         method: 'POST',
-        path: '/auth/sessions/sign-out-others',
+        path: '/dashboard/account/sessions/sign-out-others',
         tags,
-        summary: 'Sign out everywhere else: every other session of the account ends',
+        summary: 'Sign out everywhere else (needs X-CSRF-Token): every other session of the account ends',
       },
       errors: [],
     })
@@ -238,7 +238,7 @@ export const identityRouter = router({
     .meta({
       openapi: {
         method: 'POST',
-        path: '/auth/email',
+        path: '/dashboard/account/email',
         tags,
         summary: 'Change the e-mail address: a confirmation link goes to the new one, a notice to the old one',
       },
