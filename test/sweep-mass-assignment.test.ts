@@ -143,6 +143,20 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     },
     'POST /api/auth/login': { body: { email: seller.email, password: seller.password }, control: true },
     'POST /api/auth/logout': { body: {}, control: false },
+    // The seller's own account: the controls would change its password, address or sessions.
+    'POST /api/dashboard/account/two-factor/setup': { body: {}, control: true },
+    'POST /api/dashboard/account/two-factor/confirm': { body: { code: '000000' }, control: false },
+    'POST /api/dashboard/account/two-factor/disable': { body: { password: 'not the password' }, control: false },
+    'POST /api/dashboard/account/password': {
+      body: { currentPassword: 'not the password', newPassword: 'a-long-password-1' },
+      control: false,
+    },
+    'POST /api/dashboard/account/sessions/sign-out-others': { body: {}, control: false },
+    'POST /api/dashboard/account/email': {
+      body: { newEmail: uniqueEmail('ma'), password: 'not the password' },
+      control: false,
+    },
+    'POST /api/auth/email/confirm': { body: { token: 'x'.repeat(40) }, control: false },
     'POST /api/auth/forgot': { body: { email: seller.email }, control: true, status: 204 },
     'POST /api/auth/reset': { body: { token: 'x'.repeat(40), password: 'a-long-password-1' }, control: false },
     'POST /api/dashboard/stores': {

@@ -10,7 +10,7 @@
  */
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet } from '@tanstack/react-router';
 import { queryClient, whenSignedOut } from './api';
-import { validateResetPasswordSearch, validateSignInSearch } from './screens/auth/search';
+import { validateConfirmEmailSearch, validateResetPasswordSearch, validateSignInSearch } from './screens/auth/search';
 import { validateEventsSearch } from './screens/events/search';
 import { validateLicensesSearch } from './screens/licenses/search';
 import { ordersListQuery } from './screens/orders/orders-query';
@@ -50,6 +50,14 @@ const resetRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/auth/ResetPassword'), 'ResetPassword'),
 });
 
+// The link mailed to a new e-mail address: its token is the credential, signed in or not.
+const confirmEmailRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'confirm-email',
+  validateSearch: validateConfirmEmailSearch,
+  component: lazyRouteComponent(() => import('./screens/account/ConfirmEmail'), 'ConfirmEmail'),
+});
+
 // Everything else needs a session; without one, sign-in and then back here.
 const appRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -68,6 +76,12 @@ const indexRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/',
   component: lazyRouteComponent(() => import('./screens/stores/StoreIndex'), 'StoreIndex'),
+});
+const accountRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'account',
+  component: lazyRouteComponent(() => import('./screens/account/Account'), 'Account'),
+  errorComponent: RouteError,
 });
 const newStoreRoute = createRoute({
   getParentRoute: () => appRoute,
@@ -230,9 +244,11 @@ const routeTree = rootRoute.addChildren([
   registerRoute,
   forgotRoute,
   resetRoute,
+  confirmEmailRoute,
   appRoute.addChildren([
     indexRoute,
     newStoreRoute,
+    accountRoute,
     storeRoute.addChildren([
       homeRoute,
       ordersRoute,

@@ -15,6 +15,11 @@ export const ERROR_STATUS = {
    * e-mailed to the account (sent when the password is right).
    */
   sign_in_code_required: 401,
+  /**
+   * A seller's sign-in with the right password on an account with two-factor sign-in: send it
+   * again with `twoFactorCode` (the authenticator app's code, or a recovery code).
+   */
+  two_factor_required: 401,
   csrf_failed: 403,
   scope_missing: 403,
   store_forbidden: 403,

@@ -1,6 +1,6 @@
 /**
  * The frame of every store screen, Medusa Admin's: a sidebar with the store switcher (`Store`), the
- * `Test mode` switch, the `Main` navigation and, at its foot, who is signed in and `Sign out`; the
+ * `Test mode` switch, the `Main` navigation and, at its foot, who is signed in, `Account` and `Sign out`; the
  * screen beside it. On a phone the sidebar folds behind a `Menu` button in a top bar: it opens as a
  * drawer (a modal dialog: focus moves in and returns to the button; Escape, a tap outside or
  * choosing a link closes it). Skip link first, so the keyboard reaches the content at once. While
@@ -161,6 +161,9 @@ function Sidebar({ onNavigate }: { onNavigate: () => void }) {
         <span className="truncate text-sm text-muted" title={session.data?.user.email}>
           {session.data?.user.email}
         </span>
+        <Link to="/account" onClick={onNavigate} className={buttonClass('secondary', 'w-full')}>
+          Account
+        </Link>
         <SignOut />
       </div>
     </div>

@@ -10,9 +10,11 @@ import { TrackEventSchema } from '../modules/tracking/tracking.entities.js';
 import { WebhookDeliverySchema, WebhookSchema } from '../modules/webhooks/webhooks.entities.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema } from '../modules/customers/customers.entities.js';
 import {
+  EmailChangeSchema,
   PasswordResetSchema,
   SessionSchema,
   SignInCodeSchema,
+  RecoveryCodeSchema,
   UserSchema,
 } from '../modules/identity/identity.entities.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
@@ -28,6 +30,8 @@ export const ENTITIES = [
   SessionSchema,
   PasswordResetSchema,
   SignInCodeSchema,
+  RecoveryCodeSchema,
+  EmailChangeSchema,
   StoreSchema,
   StoreMemberSchema,
   ApiKeySchema,

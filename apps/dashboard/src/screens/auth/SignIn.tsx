@@ -20,6 +20,9 @@ export function SignIn() {
   // Past the account's sign-in attempts the server asks for the code it e-mailed to the account
   // (when the password was right); once asked, the field stays for the next try.
   const [codeAsked, setCodeAsked] = useState(false);
+  // An account with two-factor sign-in asks, after the right password, for the authenticator app's
+  // code or a recovery code; the e-mailed code (when asked too) is sent again with it.
+  const [twoFactorAsked, setTwoFactorAsked] = useState(false);
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: (result) => {
@@ -27,13 +30,18 @@ export function SignIn() {
         void router.navigate({ href: safeRedirect(redirect) });
       },
       onError: (error) => {
-        if (apiFailure(error).code === 'sign_in_code_required') setCodeAsked(true);
+        const code = apiFailure(error).code;
+        if (code === 'sign_in_code_required') setCodeAsked(true);
+        if (code === 'two_factor_required') setTwoFactorAsked(true);
       },
     }),
   );
   useEffect(() => {
     if (codeAsked) form.setFocus('code');
   }, [codeAsked, form]);
+  useEffect(() => {
+    if (twoFactorAsked) form.setFocus('twoFactorCode');
+  }, [twoFactorAsked, form]);
   return (
     <AuthFrame title="Sign in to svc">
       <form noValidate onSubmit={onValid(form, (values) => login.mutate(values))}>
@@ -62,6 +70,17 @@ export function SignIn() {
               setValueAs: (value: string | undefined) => value?.trim() || undefined,
             })}
             error={form.formState.errors.code}
+          />
+        )}
+        {twoFactorAsked && (
+          <TextInput
+            label="Authentication code"
+            autoComplete="one-time-code"
+            hint="The 6 digits your authenticator app shows, or one of your recovery codes."
+            registration={form.register('twoFactorCode', {
+              setValueAs: (value: string | undefined) => value?.trim() || undefined,
+            })}
+            error={form.formState.errors.twoFactorCode}
           />
         )}
         <ErrorNote error={login.error} />

@@ -14,3 +14,10 @@ export interface ResetPasswordSearch {
 export const validateResetPasswordSearch = (search: Record<string, unknown>): ResetPasswordSearch => ({
   token: text(search.token),
 });
+
+export interface ConfirmEmailSearch {
+  token?: string;
+}
+export const validateConfirmEmailSearch = (search: Record<string, unknown>): ConfirmEmailSearch => ({
+  token: text(search.token),
+});

@@ -19,6 +19,9 @@ import { Migration20261126052204_webhook_request_headers } from './Migration2026
 import { Migration20261126054100_test_mode } from './Migration20261126054100_test_mode.js';
 import { Migration20261126082147_test_data_wipe } from './Migration20261126082147_test_data_wipe.js';
 import { Migration20261128072009_sign_in_code } from './Migration20261128072009_sign_in_code.js';
+import { Migration20261128104426_two_factor } from './Migration20261128104426_two_factor.js';
+import { Migration20261128105338_session_last_seen } from './Migration20261128105338_session_last_seen.js';
+import { Migration20261128110306_email_change } from './Migration20261128110306_email_change.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -36,4 +39,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126054100_test_mode', class: Migration20261126054100_test_mode },
   { name: 'Migration20261126082147_test_data_wipe', class: Migration20261126082147_test_data_wipe },
   { name: 'Migration20261128072009_sign_in_code', class: Migration20261128072009_sign_in_code },
+  { name: 'Migration20261128104426_two_factor', class: Migration20261128104426_two_factor },
+  { name: 'Migration20261128105338_session_last_seen', class: Migration20261128105338_session_last_seen },
+  { name: 'Migration20261128110306_email_change', class: Migration20261128110306_email_change },
 ];

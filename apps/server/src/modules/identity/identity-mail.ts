@@ -32,3 +32,24 @@ export function signInCodeMail(code: string, resetUrl: string): IdentityMail {
     ].join('\n'),
   };
 }
+
+/** To the new address: the link that confirms it. */
+export function confirmEmailMail(link: string): IdentityMail {
+  return {
+    subject: 'Confirm your new svc e-mail address',
+    text: `Someone asked to use this address for an svc account.\n\nTo confirm it, open:\n${link}\n\nThe link works once, for one hour. If it was not you, ignore this e-mail: nothing changes.`,
+  };
+}
+
+/** To the old address, when the change is asked for and when it is done. */
+export function emailChangeNotice(newEmail: string, done: boolean): IdentityMail {
+  return done
+    ? {
+        subject: 'Your svc e-mail address was changed',
+        text: `The e-mail address of your svc account is now ${newEmail}. This address no longer signs in.\n\nIf it was not you, someone has your password: reset it at once from the sign-in page.`,
+      }
+    : {
+        subject: 'A change of your svc e-mail address was asked for',
+        text: `Someone signed in to your svc account asked to change its e-mail address to ${newEmail}. It changes once the link sent there is opened.\n\nIf it was not you, change your password now: a new password signs every other session out.`,
+      };
+}

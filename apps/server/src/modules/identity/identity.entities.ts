@@ -10,6 +10,14 @@ export const UserSchema = defineEntity({
     /** Always stored lower-cased; the column has a check constraint saying so. */
     email: p.string().length(320).unique(),
     passwordHash: p.text().nullable(),
+    /**
+     * The TOTP secret (RFC 6238), sealed with a key derived from the app key (two-factor.ts). Set
+     * while an enrolment is under way and while two-factor sign-in is on; `totpEnabledAt` says which.
+     */
+    totpSecretEnc: p.text().nullable(),
+    totpEnabledAt: p.datetime().nullable(),
+    /** The last 30-second step whose code was accepted: a code is taken once, not again in its window. */
+    totpLastStep: p.integer().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),
@@ -31,6 +39,8 @@ export const SessionSchema = defineEntity({
       .index(),
     csrfToken: p.string().length(64),
     createdAt: p.datetime(),
+    /** When the session was last used, to the hour (sessions.ts writes it at most once an hour). */
+    lastSeenAt: p.datetime().nullable(),
     expiresAt: p.datetime(),
   }),
 });
@@ -81,3 +91,50 @@ export const SignInCodeSchema = defineEntity({
   }),
 });
 export type SignInCode = InferEntity<typeof SignInCodeSchema>;
+
+/**
+ * One of the ten single-use recovery codes of an account with two-factor sign-in, stored as an
+ * HMAC under a server key (as the sign-in codes are); shown to the owner once, when made.
+ */
+export const RecoveryCodeSchema = defineEntity({
+  name: 'RecoveryCode',
+  tableName: 'recovery_code',
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    user: p
+      .manyToOne(UserSchema)
+      .ref()
+      .foreignKeyName('recovery_code_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
+    codeHash: p.string().length(64),
+    createdAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+  }),
+});
+export type RecoveryCode = InferEntity<typeof RecoveryCodeSchema>;
+
+/**
+ * A change of the account's e-mail address waiting for its confirmation: the link mailed to the
+ * new address holds the token, the row only its SHA-256. One hour, used once.
+ */
+export const EmailChangeSchema = defineEntity({
+  name: 'EmailChange',
+  tableName: 'email_change',
+  properties: (p) => ({
+    tokenHash: p.string().primary().length(64),
+    user: p
+      .manyToOne(UserSchema)
+      .ref()
+      .foreignKeyName('email_change_user_id_fkey')
+      .updateRule('no action')
+      .deleteRule('cascade')
+      .index(),
+    newEmail: p.string().length(320),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+  }),
+});
+export type EmailChange = InferEntity<typeof EmailChangeSchema>;

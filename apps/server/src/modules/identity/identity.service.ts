@@ -28,6 +28,8 @@ import { promisedRemaining, setRateLimitHeaders } from '../request/rate-limit.js
 import { PasswordResetSchema, SignInCodeSchema, UserSchema, type User } from './identity.entities.js';
 import { resetLinkMail, signInCodeMail } from './identity-mail.js';
 import { tryOpenSignInCodes } from './identity.repo.js';
+import { requireSecondFactor } from './two-factor.js';
+import { toUserView } from './user-view.js';
 import { createSession, deleteSession, deleteSessionsOf, type IssuedSession } from './sessions.js';
 
 const RESET_TTL_MS = 60 * 60_000;
@@ -65,9 +67,7 @@ const workContext = (ctx: ServiceContext): ServiceContext => ({
   em: ctx.deps.orm.em.fork(),
 });
 
-export function toUserView(user: User): TUser {
-  return { id: user.id, email: user.email, createdAt: user.createdAt.toISOString() };
-}
+export { toUserView };
 
 export interface SignedIn {
   user: TUser;
@@ -97,7 +97,7 @@ export async function register(ctx: ServiceContext, input: { email: string; pass
 
 export async function login(
   ctx: ServiceContext & Pick<Context, 'answer'>,
-  input: { email: string; password: string; code?: string | undefined },
+  input: { email: string; password: string; code?: string | undefined; twoFactorCode?: string | undefined },
 ): Promise<SignedIn> {
   const key = accountKey(input.email);
   const budget = await ctx.deps.limiter.hit(key, LOGIN_ATTEMPTS_PER_ACCOUNT, ctx.clock.now().getTime());
@@ -118,9 +118,18 @@ export async function login(
       'Too many sign-in attempts on this account. If the password is right, a sign-in code is on its way to the account’s e-mail address: enter it with the password.',
     );
   } else {
-    const used = await useSignInCode(ctx, user, owner !== undefined, input.code);
-    if (!owner || !used) throw new AppError('unauthorized', 'Wrong e-mail, password or code.');
+    // The e-mailed code is checked here and used only once the second factor (if any) has passed,
+    // so a seller asked for both can send the same e-mailed code again with the app's code.
+    const match = await matchSignInCode(ctx, user, owner !== undefined, input.code);
+    if (!owner || !match) throw new AppError('unauthorized', 'Wrong e-mail, password or code.');
+    await requireSecondFactor(ctx, owner, input.twoFactorCode);
+    if (!(await claimSignInCode(ctx, owner, match)))
+      throw new AppError('unauthorized', 'Wrong e-mail, password or code.');
+    await ctx.deps.limiter.clear(key, LOGIN_ATTEMPTS_PER_ACCOUNT);
+    return { user: toUserView(owner), session: await createSession(ctx, owner) };
   }
+  // The right password: an account with two-factor sign-in wants its second factor too.
+  await requireSecondFactor(ctx, owner, input.twoFactorCode);
   await ctx.deps.limiter.clear(key, LOGIN_ATTEMPTS_PER_ACCOUNT);
   return { user: toUserView(owner), session: await createSession(ctx, owner) };
 }
@@ -157,20 +166,27 @@ async function mailSignInCode(ctx: ServiceContext, user: User): Promise<void> {
 }
 
 /**
- * Whether `code` is one of the account's open codes (each allows MAX_CODE_ATTEMPTS tries), and
- * uses it. A try counts only behind the right password (`counts`), so a guesser without it cannot
+ * The open code `code` matches among the account's (each allows MAX_CODE_ATTEMPTS tries), not yet
+ * used. A try counts only behind the right password (`counts`), so a guesser without it cannot
  * wear out the owner's code; the statement that counts runs either way, and for any address
  * (identity.repo.ts).
  */
-async function useSignInCode(ctx: ServiceContext, user: User | null, counts: boolean, code: string): Promise<boolean> {
+async function matchSignInCode(
+  ctx: ServiceContext,
+  user: User | null,
+  counts: boolean,
+  code: string,
+): Promise<string | undefined> {
   // An address with no account runs the statement too (it matches no row), as one without codes does.
   const open = await tryOpenSignInCodes(ctx.em, user?.id ?? '', ctx.clock.now(), counts);
-  if (!counts || !user) return false;
+  if (!counts || !user) return undefined;
   const hash = codeHash(ctx, user.id, code);
-  const match = open.find((row) => row.attempts <= MAX_CODE_ATTEMPTS && safeEqual(row.code_hash, hash));
-  if (!match) return false;
-  // Single use: only the request that marks it used wins; signing in closes the account's other codes.
-  const used = await ctx.em.nativeUpdate(SignInCodeSchema, { id: match.id, usedAt: null }, { usedAt: ctx.clock.now() });
+  return open.find((row) => row.attempts <= MAX_CODE_ATTEMPTS && safeEqual(row.code_hash, hash))?.id;
+}
+
+/** Uses the matched code. Single use: only the request that marks it used wins; signing in closes the account's other codes. */
+async function claimSignInCode(ctx: ServiceContext, user: User, codeId: string): Promise<boolean> {
+  const used = await ctx.em.nativeUpdate(SignInCodeSchema, { id: codeId, usedAt: null }, { usedAt: ctx.clock.now() });
   if (used !== 1) return false;
   await ctx.em.nativeUpdate(SignInCodeSchema, { user: user.id, usedAt: null }, { usedAt: ctx.clock.now() });
   return true;

@@ -1,0 +1,7 @@
+/** The account as its outputs show it. */
+import type { TUser } from '@svc/schemas';
+import type { User } from './identity.entities.js';
+
+export function toUserView(user: User): TUser {
+  return { id: user.id, email: user.email, createdAt: user.createdAt.toISOString() };
+}

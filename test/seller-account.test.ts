@@ -1,0 +1,176 @@
+/**
+ * Black-box: the seller's own account over HTTP. The password changed with the current one (the
+ * other sessions end, this one stays), the sessions listed and signed out, and two-factor sign-in. Enrolment (CSRF-guarded, a QR image and the
+ * secret, confirmed by a first code), sign-in asking `two_factor_required` after the right
+ * password, a code accepted once, a recovery code used once, and turning it off with the password.
+ */
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientIp, dashboard, registerSeller, type Seller } from './support/seller.js';
+import { startServer } from './support/server.js';
+
+let server: Awaited<ReturnType<typeof startServer>>;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server?.stop());
+
+const totp = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 });
+
+function login(seller: Seller, extra: Record<string, string> = {}) {
+  return fetch(`${server.url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    body: JSON.stringify({ email: seller.email, password: seller.password, ...extra }),
+  });
+}
+
+/** Waits for the next 30-second step, so a fresh code is not the one just spent. */
+async function nextStep(): Promise<void> {
+  const left = 30_000 - (Date.now() % 30_000);
+  await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
+describe('two-factor sign-in', () => {
+  it('enrols with a first code, then asks for the code after the password; a code and a recovery code work once', async () => {
+    const seller = await registerSeller(server.url);
+
+    // CSRF-guarded like every unsafe session call.
+    const noCsrf = await fetch(`${server.url}/api/dashboard/account/two-factor/setup`, {
+      method: 'POST',
+      headers: { cookie: seller.cookie, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(noCsrf.status).toBe(403);
+
+    const setup = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/setup', {});
+    expect(setup.status).toBe(200);
+    const { secret, otpauthUri, qrCode } = await setup.json();
+    expect(otpauthUri).toContain(`secret=${secret}`);
+    expect(qrCode).toMatch(/^data:image\/svg\+xml;base64,/);
+
+    const wrong = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/confirm', { code: 'abcdef' });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ code: 'validation_failed' });
+
+    const confirmed = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/confirm', {
+      code: totp(secret).generate(),
+    });
+    expect(confirmed.status).toBe(200);
+    const { recoveryCodes } = await confirmed.json();
+    expect(recoveryCodes).toHaveLength(10);
+    const account = await (await dashboard(seller, 'GET', '/api/dashboard/account')).json();
+    expect(account).toMatchObject({
+      user: { email: seller.email },
+      twoFactor: { enabled: true, recoveryCodesLeft: 10 },
+    });
+
+    const asked = await login(seller);
+    expect(asked.status).toBe(401);
+    expect(await asked.json()).toMatchObject({ code: 'two_factor_required' });
+    expect(asked.headers.getSetCookie().some((c) => c.startsWith('svc_session='))).toBe(false);
+
+    const badShape = await login(seller, { twoFactorCode: '12' });
+    expect(badShape.status).toBe(400);
+
+    await nextStep();
+    const code = totp(secret).generate();
+    const signedIn = await login(seller, { twoFactorCode: code });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.headers.getSetCookie().some((c) => c.startsWith('svc_session='))).toBe(true);
+    // The same code again, in its window: refused.
+    const replay = await login(seller, { twoFactorCode: code });
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toMatchObject({ code: 'unauthorized' });
+
+    const recovery = recoveryCodes[0] as string;
+    expect((await login(seller, { twoFactorCode: recovery })).status).toBe(200);
+    const usedAgain = await login(seller, { twoFactorCode: recovery });
+    expect(usedAgain.status).toBe(401);
+
+    // Off: the password is needed; then the password alone signs in.
+    const wrongPassword = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/disable', {
+      password: 'not it',
+    });
+    // 400: the session is fine (a 401 would send the dashboard to sign-in).
+    expect(wrongPassword.status).toBe(400);
+    expect((await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/disable', {})).status).toBe(400);
+    const off = await dashboard(seller, 'POST', '/api/dashboard/account/two-factor/disable', {
+      password: seller.password,
+    });
+    expect(off.status).toBe(204);
+    expect((await login(seller)).status).toBe(200);
+  }, 60_000);
+});
+
+describe('password and sessions', () => {
+  it('changes the password with the current one, ending the other sessions; lists sessions and signs the others out', async () => {
+    const seller = await registerSeller(server.url);
+    const other = await login(seller);
+    expect(other.status).toBe(200);
+    const otherCookie = other.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('svc_session='))!
+      .split(';')[0]!;
+
+    const listed = await (await dashboard(seller, 'GET', '/api/dashboard/account/sessions')).json();
+    expect(listed.sessions).toHaveLength(2);
+    expect(listed.sessions.filter((row: { current: boolean }) => row.current)).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toMatch(/203\.0\.|127\.0\.0\.1/);
+
+    const wrong = await dashboard(seller, 'POST', '/api/dashboard/account/password', {
+      currentPassword: 'not it',
+      newPassword: 'a brand new password',
+    });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ code: 'validation_failed', issues: [{ path: 'currentPassword' }] });
+    const short = await dashboard(seller, 'POST', '/api/dashboard/account/password', {
+      currentPassword: seller.password,
+      newPassword: 'short',
+    });
+    expect(short.status).toBe(400);
+
+    const changed = await dashboard(seller, 'POST', '/api/dashboard/account/password', {
+      currentPassword: seller.password,
+      newPassword: 'a brand new password',
+    });
+    expect(changed.status).toBe(204);
+    expect((await dashboard(seller, 'GET', '/api/auth/session')).status).toBe(200);
+    const gone = await fetch(`${server.url}/api/auth/session`, { headers: { cookie: otherCookie } });
+    expect(gone.status).toBe(401);
+    expect((await login(seller)).status).toBe(401);
+    const fresh = await login({ ...seller, password: 'a brand new password' });
+    expect(fresh.status).toBe(200);
+
+    const out = await dashboard(seller, 'POST', '/api/dashboard/account/sessions/sign-out-others', {});
+    expect(out.status).toBe(200);
+    expect(await out.json()).toEqual({ signedOut: 1 });
+    expect((await (await dashboard(seller, 'GET', '/api/dashboard/account/sessions')).json()).sessions).toHaveLength(1);
+  });
+});
+
+describe('e-mail change', () => {
+  it('asks for the password, answers 204, and confirms only with a valid link', async () => {
+    const seller = await registerSeller(server.url);
+    const newEmail = `moved-${Date.now().toString(36)}@example.test`;
+    const wrong = await dashboard(seller, 'POST', '/api/dashboard/account/email', { newEmail, password: 'not it' });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ code: 'validation_failed', issues: [{ path: 'password' }] });
+    expect(
+      (await dashboard(seller, 'POST', '/api/dashboard/account/email', { newEmail: 'nope', password: seller.password }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await dashboard(seller, 'POST', '/api/dashboard/account/email', { newEmail, password: seller.password })).status,
+    ).toBe(204);
+    // Unchanged until the link is opened.
+    expect((await (await dashboard(seller, 'GET', '/api/dashboard/account')).json()).user.email).toBe(seller.email);
+    const bogus = await fetch(`${server.url}/api/auth/email/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+      body: JSON.stringify({ token: 'x'.repeat(40) }),
+    });
+    expect(bogus.status).toBe(400);
+    expect(await bogus.json()).toMatchObject({ code: 'token_invalid' });
+  });
+});
