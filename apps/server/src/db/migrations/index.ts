@@ -19,6 +19,7 @@ import { Migration20261126052204_webhook_request_headers } from './Migration2026
 import { Migration20261126054100_test_mode } from './Migration20261126054100_test_mode.js';
 import { Migration20261126082147_test_data_wipe } from './Migration20261126082147_test_data_wipe.js';
 import { Migration20261128072009_sign_in_code } from './Migration20261128072009_sign_in_code.js';
+import { Migration20261128104500_order_coupon_code } from './Migration20261128104500_order_coupon_code.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -36,4 +37,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126054100_test_mode', class: Migration20261126054100_test_mode },
   { name: 'Migration20261126082147_test_data_wipe', class: Migration20261126082147_test_data_wipe },
   { name: 'Migration20261128072009_sign_in_code', class: Migration20261128072009_sign_in_code },
+  { name: 'Migration20261128104500_order_coupon_code', class: Migration20261128104500_order_coupon_code },
 ];

@@ -63,6 +63,8 @@ export const OrderSchema = defineEntity({
     subtotalMinor: p.bigint('number').default(0),
     discountMinor: p.bigint('number').default(0),
     couponId: p.string().length(32).nullable(),
+    /** The coupon's code as it was when the order took it: what the seller and the API show, whatever became of the coupon since. */
+    couponCode: p.string().length(64).nullable(),
     paidMinor: p.bigint('number').default(0),
     currency: p.string().length(3),
     paymentMethod: p.string().length(50).default(''),

@@ -214,6 +214,7 @@ export interface NewOrder {
   subtotalMinor: number;
   discountMinor: number;
   couponId: string | null;
+  couponCode: string | null;
   currency: string;
   customerEmail: string;
   country: string;
@@ -252,9 +253,9 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
        select nextval('order_number_seq') as number
      ), new_order as (
        insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
-         paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
+         coupon_code, paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
          checkout_token_hash, key_count, created_at, updated_at, version)
-       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
+       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
      ), new_lines as (
        insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position)
        select line.id, ?, ?, line.product_id, line.product_name, line.quantity, line.unit_price_minor, line.position - 1
@@ -274,6 +275,7 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
       order.subtotalMinor,
       order.discountMinor,
       order.couponId,
+      order.couponCode,
       order.currency,
       order.customerEmail,
       order.country,
