@@ -20,6 +20,7 @@ import { Migration20261126054100_test_mode } from './Migration20261126054100_tes
 import { Migration20261126082147_test_data_wipe } from './Migration20261126082147_test_data_wipe.js';
 import { Migration20261128072009_sign_in_code } from './Migration20261128072009_sign_in_code.js';
 import { Migration20261128104500_order_coupon_code } from './Migration20261128104500_order_coupon_code.js';
+import { Migration20261128110000_event_seq } from './Migration20261128110000_event_seq.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -38,4 +39,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126082147_test_data_wipe', class: Migration20261126082147_test_data_wipe },
   { name: 'Migration20261128072009_sign_in_code', class: Migration20261128072009_sign_in_code },
   { name: 'Migration20261128104500_order_coupon_code', class: Migration20261128104500_order_coupon_code },
+  { name: 'Migration20261128110000_event_seq', class: Migration20261128110000_event_seq },
 ];
