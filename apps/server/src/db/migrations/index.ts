@@ -21,6 +21,7 @@ import { Migration20261126082147_test_data_wipe } from './Migration2026112608214
 import { Migration20261128072009_sign_in_code } from './Migration20261128072009_sign_in_code.js';
 import { Migration20261128104500_order_coupon_code } from './Migration20261128104500_order_coupon_code.js';
 import { Migration20261128110000_event_seq } from './Migration20261128110000_event_seq.js';
+import { Migration20261128111500_customers_by_email } from './Migration20261128111500_customers_by_email.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -40,4 +41,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128072009_sign_in_code', class: Migration20261128072009_sign_in_code },
   { name: 'Migration20261128104500_order_coupon_code', class: Migration20261128104500_order_coupon_code },
   { name: 'Migration20261128110000_event_seq', class: Migration20261128110000_event_seq },
+  { name: 'Migration20261128111500_customers_by_email', class: Migration20261128111500_customers_by_email },
 ];

@@ -37,6 +37,12 @@ export const OrderSchema = defineEntity({
       expression:
         'create index "order_store_mode_email_created_index" on "order" ("store_id", "livemode", "customer_email", "created_at" desc, "id" desc)',
     },
+    // The seller's Customers list: a store's buyers (an order paid, refunded since or not) by
+    // address in byte order, index-only, without reading the pending orders between them.
+    {
+      name: 'order_store_mode_buyer_index',
+      expression: `create index "order_store_mode_buyer_index" on "order" ("store_id", "livemode", "customer_email" collate "C") where "status" in ('paid', 'processing', 'completed', 'refunded')`,
+    },
     // The expiry job finds stale pending orders without scanning paid ones.
     {
       name: 'order_pending_created_index',
