@@ -1,21 +1,24 @@
 /** Black-box: the merchant orders list and detail, as a merchant's integration reads them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProduct } from './support/catalog.js';
 import { insertOrders, type SeededOrder } from './support/orders.js';
-import { createKeyFor, createStoreFor, merchantGet, registerSeller } from './support/seller.js';
+import { buy, TEST_GATEWAY_SECRET } from './support/payments.js';
+import { createKeyFor, createStoreFor, dashboard, merchantGet, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let key: string;
 let store: { id: string };
 let otherStore: { id: string };
+let owner: Seller;
 let seeded: SeededOrder[];
 
 const STATUSES = ['pending', 'paid', 'processing', 'completed', 'refunded'];
 const BASE = Date.UTC(2026, 5, 1, 12, 0, 0);
 
 beforeAll(async () => {
-  server = await startServer();
-  const owner = await registerSeller(server.url);
+  server = await startServer({ TEST_GATEWAY_SECRET });
+  owner = await registerSeller(server.url);
   store = await createStoreFor(owner);
   otherStore = await createStoreFor(owner);
   key = (await createKeyFor(owner, { scopes: ['order:read'], storeIds: [store.id, otherStore.id] })).key;
@@ -172,6 +175,8 @@ describe('GET /orders/{orderId}', () => {
       productName: 'Test Product',
       price: 10.04,
       paid: 10.04,
+      discount: 0,
+      couponCode: null,
       paymentMethod: '',
       customerEmail: expect.stringMatching(/@example\.test$/),
       country: 'XX',
@@ -218,6 +223,35 @@ describe('GET /orders/{orderId}', () => {
       note: 'Gift wrap\nplease',
       customFieldResponses: [{ name: 'Discord', value: 'buyer#1234' }],
     });
+  });
+
+  it('shows the discount and the code of the coupon that made it, and the lines sum to price plus discount', async () => {
+    // A store of its own, so the lists above keep their counts.
+    const shop = await createStoreFor(owner);
+    const shopKey = (await createKeyFor(owner, { scopes: ['order:read'], storeIds: [shop.id] })).key;
+    const product = await createProduct(owner, shop.id, {
+      name: 'Course',
+      price: 23.5,
+      deliveryMethods: ['deliveryInstructions'],
+      deliveryInstructions: 'Watch it.',
+    });
+    const coupon = await dashboard(owner, 'POST', `/api/dashboard/stores/${shop.id}/coupons`, {
+      code: 'Launch20',
+      discountType: 'percent',
+      discountValue: 20,
+    });
+    expect(coupon.status, await coupon.clone().text()).toBe(201);
+    const bought = await buy(server.url, { storeId: shop.id, productId: product.id, quantity: 3, coupon: 'launch20' });
+
+    const body = await (await merchantGet(server.url, shopKey, `/stores/${shop.id}/orders/${bought.orderId}`)).json();
+    expect(body).toMatchObject({
+      status: 'completed',
+      price: 56.4,
+      paid: 56.4,
+      discount: 14.1,
+      couponCode: 'Launch20',
+    });
+    expect(body.lines).toMatchObject([{ quantity: 3, unitPrice: 23.5 }]);
   });
 
   it('answers 404 for an unknown id or number', async () => {

@@ -242,7 +242,11 @@ async function seedWithTodaysCode(url: string, seed: (orm: Orm) => Promise<void>
             continue;
           for (const [i, field] of prop.fieldNames.entries()) {
             if (columns.has(`${meta.tableName}.${field}`)) continue;
-            await client.query(`alter table "${meta.tableName}" add column "${field}" ${prop.columnTypes[i]} null`);
+            // A serial column (an event's seq) fills itself and cannot be declared null.
+            const type = prop.columnTypes[i]!;
+            await client.query(
+              `alter table "${meta.tableName}" add column "${field}" ${type}${/serial$/.test(type) ? '' : ' null'}`,
+            );
             // Today's code may lean on the column's uniqueness (ON CONFLICT on a dedupe key); dropped with the column.
             if (prop.unique) await client.query(`create unique index on "${meta.tableName}" ("${field}")`);
             added.push([meta.tableName, field]);

@@ -244,27 +244,54 @@ describe('dashboard lists', { timeout: 60_000 }, () => {
     expect(await unlabelledControls(page)).toEqual([]);
   });
 
-  it('lists signed-in buyers with their paid orders and spend, and searches by e-mail with the search in the URL', async () => {
+  it('lists every buyer by e-mail, signed in or not, with orders, spend and last order, and searches with the search in the URL', async () => {
     const own = await createShop(server.url, 'Customer Shop');
     const product = await createProduct(own.seller, own.store.id, { name: 'Poster', price: 12.5 });
     const alice = uniqueEmail('alice');
     const bob = uniqueEmail('bob');
+    // Carol buys without ever signing in to the customer area: she is a customer all the same.
+    const carol = uniqueEmail('carol');
     await buy(server.url, { storeId: own.store.id, productId: product.id, quantity: 2, email: alice, ip: clientIp() });
+    await buy(server.url, { storeId: own.store.id, productId: product.id, email: carol, ip: clientIp() });
     await signInCustomer(own.store.id, alice);
     await signInCustomer(own.store.id, bob);
 
     await openScreen('customers', own);
     const rows = page.getByRole('row');
-    // Newest first: bob signed in last.
-    await poll(() => rows.count()).toBe(3);
+    // By address: alice, bob, carol.
+    await poll(() => rows.count()).toBe(4);
     expect(await rows.nth(0).getByRole('columnheader').allTextContents()).toEqual([
       'Email',
-      'Since',
       'Orders',
       'Spent',
+      'Last order',
+      'Since',
+      'Customer area',
     ]);
-    expect(await rows.nth(1).getByRole('cell').allTextContents()).toEqual([bob, expect.any(String), '0', '$0.00']);
-    expect(await rows.nth(2).getByRole('cell').allTextContents()).toEqual([alice, expect.any(String), '1', '$25.00']);
+    expect(await rows.nth(1).getByRole('cell').allTextContents()).toEqual([
+      alice,
+      '1',
+      '$25.00',
+      expect.any(String),
+      expect.any(String),
+      'Signed in',
+    ]);
+    expect(await rows.nth(2).getByRole('cell').allTextContents()).toEqual([
+      bob,
+      '0',
+      '$0.00',
+      'None',
+      expect.any(String),
+      'Signed in',
+    ]);
+    expect(await rows.nth(3).getByRole('cell').allTextContents()).toEqual([
+      carol,
+      '1',
+      '$12.50',
+      expect.any(String),
+      expect.any(String),
+      'Never signed in',
+    ]);
 
     await page.getByRole('searchbox', { name: 'Search' }).fill(alice.slice(0, 12).toUpperCase());
     await page.getByRole('button', { name: 'Search' }).click();

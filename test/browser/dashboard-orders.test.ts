@@ -119,6 +119,33 @@ describe('dashboard: orders', () => {
     expect(refunded.lines[0].delivered.licenseKeys.map((k: { status: string }) => k.status)).toEqual(['revoked']);
   }, 90_000);
 
+  it("shows the order's discount and the coupon code that made it, from the order itself", async () => {
+    const shop = await createShop(server.url, 'Coupon Corner');
+    const product = await keyProduct(shop, ['CPN-1111-AAAA-1', 'CPN-1111-AAAA-2', 'CPN-1111-AAAA-3'], { price: 23.5 });
+    const coupon = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/coupons`, {
+      code: 'Launch20',
+      discountType: 'percent',
+      discountValue: 20,
+    });
+    expect(coupon.status, await coupon.clone().text()).toBe(201);
+    const order = await buy(server.url, {
+      storeId: shop.store.id,
+      productId: product.id,
+      quantity: 3,
+      coupon: 'LAUNCH20',
+      ip: clientIp(),
+    });
+
+    await signIn(shop.seller);
+    await page.goto(`${server.url}/dashboard/stores/${shop.store.id}/orders/${order.orderId}`);
+    await page.getByRole('heading', { level: 1, name: `Order ${order.orderId}` }).waitFor();
+    const summary = page.getByRole('region', { name: 'Summary' });
+    // The lines sum to $70.50, the buyer paid $56.40: the summary says why, and with which code.
+    await summary.getByRole('term').filter({ hasText: 'Discount (coupon Launch20)' }).waitFor();
+    const texts = await summary.getByRole('definition').allTextContents();
+    expect(texts).toEqual(expect.arrayContaining(['$70.50', '−$14.10', '$56.40']));
+  }, 60_000);
+
   it('shows a viewOrders-only member no action, and the API refuses their forced refund', async () => {
     const shop = await createShop(server.url, 'Viewer Goods');
     const product = await keyProduct(shop, ['VIEW-3333-BBBB-4444']);

@@ -44,6 +44,8 @@ export function orderPayload(storeId: string, order: Partial<TOrderDetail> = {})
       status: 'pending',
       productName: 'Product',
       price: 9.99,
+      discount: 0,
+      couponCode: null,
       paid: 0,
       paymentMethod: 'stripe',
       customerEmail: 'buyer@example.com',

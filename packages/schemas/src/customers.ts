@@ -33,11 +33,14 @@ export const ZCustomerOrderList = z.object({
 });
 export const ZCustomerOrderInput = z.strictObject({ orderId: ZOrderRef });
 
-/** The seller's list of the store's customers (buyers who signed in to its customer area), newest first. */
+/**
+ * The seller's list of the store's customers (every address that bought, and every buyer who
+ * signed in to its customer area), by address. The cursor holds an address, so it runs longer.
+ */
 export const ZListCustomersQuery = z.strictObject({
   storeId: ZId,
   limit: queryInt(z.number().int().min(1).max(100)).optional(),
-  cursor: z.string().min(1).max(200).optional(),
+  cursor: z.string().min(1).max(600).optional(),
   search: z
     .string()
     .trim()
@@ -49,16 +52,21 @@ export const ZListCustomersQuery = z.strictObject({
 export type TListCustomersQuery = z.infer<typeof ZListCustomersQuery>;
 
 export const ZSellerCustomer = z.object({
-  id: z.string(),
+  id: z.string().nullable().meta({
+    description: "The buyer's customer-area account; null for a buyer who never signed in to it",
+  }),
   livemode: ZLivemode,
   email: z.string(),
-  createdAt: ZTimestamp,
+  createdAt: ZTimestamp.meta({ description: 'When the store first saw the buyer: their first order or their sign-in' }),
   orders: ZCount.meta({
     description: 'Orders of this e-mail address in the store that count as revenue (paid, not refunded)',
   }),
   spent: z
     .number()
     .meta({ description: 'Their prices in the store currency (orders in another currency are left out)' }),
+  lastOrderAt: ZTimestamp.nullable().meta({
+    description: "The buyer's last order in the store (refunded ones too); null for a buyer who only signed in",
+  }),
 });
 export type TSellerCustomer = z.infer<typeof ZSellerCustomer>;
 

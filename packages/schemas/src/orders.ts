@@ -41,6 +41,13 @@ export type TOrder = z.infer<typeof ZOrder>;
 export const ZCustomFieldResponse = z.object({ name: z.string(), value: z.string() });
 
 export const ZOrderDetail = ZOrder.extend({
+  discount: z.number().meta({
+    description:
+      'What a coupon took off the lines, in the currency of `price` (0 without one): the lines sum to `price` plus `discount`',
+  }),
+  couponCode: z.string().nullable().meta({
+    description: 'The code of the coupon that made the discount, as it was when the order took it; null without one',
+  }),
   note: z.string().meta({ description: "The seller's note; an empty string when there is none" }),
   customFieldResponses: z.array(ZCustomFieldResponse),
 });

@@ -49,6 +49,8 @@ const order: OrderDetail = {
   status: 'paid',
   productName: 'Ключ — “Pro” 🔑',
   price: 10,
+  discount: 0,
+  couponCode: null,
   paid: 10,
   paymentMethod: 'stripe',
   customerEmail: 'buyer@example.com',

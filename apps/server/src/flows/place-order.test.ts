@@ -285,6 +285,24 @@ describe('createOrder: price, coupon and custom fields', () => {
     expect(coupon.uses).toBe(1);
   });
 
+  it('keeps the coupon code on the order and shows it with the discount in order.created', async () => {
+    const s = await shop();
+    const p = await product(s, { price: 12.5 });
+    await createCoupon(ctxOf(s), { storeId: s.id, code: 'Spring10', discountType: 'fixed', discountValue: 1.25 });
+
+    const created = await order(s, { cart: [line(p.id, 2)], coupon: 'SPRING10' });
+
+    // The code as the seller wrote it, not as the buyer typed it.
+    expect(await orderRow(created.order.id)).toMatchObject({ couponCode: 'Spring10', discountMinor: 125 });
+    const [event] = await orm.em.fork().find(EventSchema, { store: s.id, type: 'order.created' });
+    expect(event!.payload).toMatchObject({ order: { price: 23.75, discount: 1.25, couponCode: 'Spring10' } });
+    const plain = await order(s, { cart: [line(p.id)] });
+    const events = await orm.em.fork().find(EventSchema, { store: s.id, type: 'order.created' });
+    expect(events.find((e) => (e.payload.order as { id: string }).id === plain.order.id)!.payload).toMatchObject({
+      order: { discount: 0, couponCode: null },
+    });
+  });
+
   it('refuses a coupon that does not apply (coupon_invalid) and claims nothing', async () => {
     const s = await shop();
     const p = await product(s);

@@ -223,6 +223,7 @@ export async function createOrder(
     priceMinor: subtotalMinor - discountMinor,
     subtotalMinor,
     discountMinor,
+    couponCode: coupon?.coupon.code ?? null,
     paidMinor: 0,
     currency: store.currency,
     paymentMethod: '',
@@ -258,6 +259,7 @@ export async function createOrder(
       {
         ...order,
         couponId: coupon?.coupon.id ?? null,
+        couponCode: coupon?.coupon.code ?? null,
         buyerIp: buyer.ip,
         userAgent: buyer.userAgent?.slice(0, 512) ?? null,
         checkoutTokenHash: sha256Hex(checkoutToken),
@@ -407,6 +409,7 @@ export async function startCheckout(
       const coupon = await requireCoupon(tx, store, order.livemode, input.coupon, priced, now);
       await claimCouponUse(tx, coupon.coupon.id);
       order.couponId = coupon.coupon.id;
+      order.couponCode = coupon.coupon.code;
       order.discountMinor = coupon.discountMinor;
       order.priceMinor = order.subtotalMinor - coupon.discountMinor;
     }

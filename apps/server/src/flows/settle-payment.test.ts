@@ -186,6 +186,22 @@ describe('handleNotification: settling', () => {
     ]);
   });
 
+  it("records the settlement's events in order: order.paid before order.completed, as the fan-out reads them", async () => {
+    const sale = await pendingOrder({ keys: 1 });
+    expect(await notify('test', paid(sale), sale.clock.now())).toBe('settled');
+
+    // One clock reading for both: the fan-out's order is (createdAt, seq).
+    const events = await orm.em
+      .fork()
+      .find(
+        EventSchema,
+        { store: sale.storeId, type: { $like: 'order.%' } },
+        { orderBy: { createdAt: 'asc', seq: 'asc' } },
+      );
+    expect(events.map((event) => event.type)).toEqual(['order.created', 'order.paid', 'order.completed']);
+    expect(events[1]!.createdAt).toEqual(events[2]!.createdAt);
+  });
+
   it('never settles an amount below the price or another currency; the right payment later does', async () => {
     const sale = await pendingOrder({ price: 20 });
 

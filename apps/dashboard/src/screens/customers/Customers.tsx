@@ -1,7 +1,7 @@
 /**
- * Customers: buyers who signed in to the store's customer area, newest first, with their paid
- * orders and what they spent; an e-mail prefix search (`q`) and the keyset cursor live in the URL.
- * Needs viewOrders, as the API does.
+ * Customers: every buyer of the store by e-mail address, whether or not they signed in to its
+ * customer area, with their paid orders, what they spent and their last order; an e-mail prefix
+ * search (`q`) and the keyset cursor live in the URL. Needs viewOrders, as the API does.
  */
 import { useQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
@@ -72,7 +72,10 @@ export function Customers() {
   return (
     <>
       <PageHeader title="Customers" description="Buyers of this store, with their orders and what they spent." />
-      <p className="muted">Buyers who signed in to your store's customer area. Orders and spend count paid orders.</p>
+      <p className="muted">
+        Everyone who bought from your store, by e-mail, whether or not they signed in to its customer area. Orders and
+        spend count paid orders that were not refunded.
+      </p>
       {/* Keyed by q, so the field shows the URL's search after Back or a shared link. */}
       <Search key={q ?? ''} initial={q ?? ''} onSearch={(next) => void navigate({ search: { q: next } })} />
       <Loaded query={customers} label="Loading customers…">
@@ -81,13 +84,18 @@ export function Customers() {
             <DataTable<Customer>
               caption="Customers"
               rows={data.customers}
-              rowKey={(customer) => customer.id}
+              rowKey={(customer) => customer.email}
               empty={q ? 'No customer’s e-mail starts with that.' : cursor ? 'No more customers.' : 'No customers yet.'}
               columns={[
                 { header: 'Email', cell: (customer) => customer.email },
-                { header: 'Since', cell: (customer) => formatDate(customer.createdAt) },
                 { header: 'Orders', numeric: true, cell: (customer) => customer.orders },
                 { header: 'Spent', numeric: true, cell: (customer) => formatMoney(customer.spent, currency) },
+                {
+                  header: 'Last order',
+                  cell: (customer) => (customer.lastOrderAt ? formatDate(customer.lastOrderAt) : 'None'),
+                },
+                { header: 'Since', cell: (customer) => formatDate(customer.createdAt) },
+                { header: 'Customer area', cell: (customer) => (customer.id ? 'Signed in' : 'Never signed in') },
               ]}
             />
             <KeysetPager from="/stores/$storeId/customers" cursor={cursor} nextCursor={data.nextCursor} />

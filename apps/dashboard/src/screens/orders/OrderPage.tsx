@@ -119,9 +119,8 @@ function OrderView({ order }: { order: Order }) {
   const currency = store?.currency ?? 'USD';
   const money = (amount: number) => formatMoney(amount, currency);
   const mayEdit = can('editOrders');
-  const subtotal = order.lines.reduce((sum, line) => sum + line.unitPrice * line.quantity, 0);
-  // The lines' sum less the price: what a coupon took off (the order carries no other reduction).
-  const discount = Math.round((subtotal - order.price) * 100) / 100;
+  // The lines sum to the price plus the discount; both come with the order, so this is exact.
+  const subtotal = Math.round((order.price + order.discount) * 1e6) / 1e6;
   return (
     <>
       <PageHeader
@@ -156,10 +155,18 @@ function OrderView({ order }: { order: Order }) {
               <dd className="m-0 text-right">{statusLabel(order.status)}</dd>
               <dt className="text-muted">Subtotal</dt>
               <dd className="m-0 text-right tabular-nums">{money(subtotal)}</dd>
-              {discount > 0 && (
+              {order.discount > 0 && (
                 <>
-                  <dt className="text-muted">Discount</dt>
-                  <dd className="m-0 text-right tabular-nums">−{money(discount)}</dd>
+                  <dt className="text-muted">
+                    Discount
+                    {order.couponCode && (
+                      <>
+                        {' '}
+                        (coupon <code className="font-mono text-fg">{order.couponCode}</code>)
+                      </>
+                    )}
+                  </dt>
+                  <dd className="m-0 text-right tabular-nums">−{money(order.discount)}</dd>
                 </>
               )}
               <dt className="font-semibold">Total</dt>

@@ -146,7 +146,8 @@ export const storeCustomersRouter = router({
         method: 'GET',
         path: '/dashboard/stores/{storeId}/customers',
         tags: ['dashboard'],
-        summary: "The store's customers, newest first, with their paid orders and what they spent",
+        summary:
+          "The store's customers (every buyer, signed in or not) by e-mail, with their paid orders, spend and last order",
       },
       errors: ['not_found'],
     })

@@ -20,8 +20,11 @@ import { Migration20261126054100_test_mode } from './Migration20261126054100_tes
 import { Migration20261126082147_test_data_wipe } from './Migration20261126082147_test_data_wipe.js';
 import { Migration20261128072009_sign_in_code } from './Migration20261128072009_sign_in_code.js';
 import { Migration20261128104426_two_factor } from './Migration20261128104426_two_factor.js';
+import { Migration20261128104500_order_coupon_code } from './Migration20261128104500_order_coupon_code.js';
 import { Migration20261128105338_session_last_seen } from './Migration20261128105338_session_last_seen.js';
+import { Migration20261128110000_event_seq } from './Migration20261128110000_event_seq.js';
 import { Migration20261128110306_email_change } from './Migration20261128110306_email_change.js';
+import { Migration20261128111500_customers_by_email } from './Migration20261128111500_customers_by_email.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -40,6 +43,9 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126082147_test_data_wipe', class: Migration20261126082147_test_data_wipe },
   { name: 'Migration20261128072009_sign_in_code', class: Migration20261128072009_sign_in_code },
   { name: 'Migration20261128104426_two_factor', class: Migration20261128104426_two_factor },
+  { name: 'Migration20261128104500_order_coupon_code', class: Migration20261128104500_order_coupon_code },
   { name: 'Migration20261128105338_session_last_seen', class: Migration20261128105338_session_last_seen },
+  { name: 'Migration20261128110000_event_seq', class: Migration20261128110000_event_seq },
   { name: 'Migration20261128110306_email_change', class: Migration20261128110306_email_change },
+  { name: 'Migration20261128111500_customers_by_email', class: Migration20261128111500_customers_by_email },
 ];

@@ -7,17 +7,12 @@ export const CustomerSchema = defineEntity({
   tableName: 'customer',
   uniques: [{ properties: ['store', 'livemode', 'email'] }],
   indexes: [
-    // The seller's list (customers.dashboardList): keyset pages of a store's customers, newest first.
+    // The seller's list (customers.dashboardList): a store's signed-in buyers by address, in byte
+    // order (keyset pages and the prefix search alike, whatever the database's collation).
     {
-      name: 'customer_store_mode_created_index',
+      name: 'customer_store_mode_email_c_index',
       expression:
-        'create index "customer_store_mode_created_index" on "customer" ("store_id", "livemode", "created_at" desc, "id" desc)',
-    },
-    // Its search by e-mail prefix (`like 'abc%'`), whatever the database's collation.
-    {
-      name: 'customer_store_mode_email_prefix_index',
-      expression:
-        'create index "customer_store_mode_email_prefix_index" on "customer" ("store_id", "livemode", "email" varchar_pattern_ops)',
+        'create index "customer_store_mode_email_c_index" on "customer" ("store_id", "livemode", "email" collate "C")',
     },
   ],
   properties: (p) => ({

@@ -1,7 +1,6 @@
 /** The customers module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readOnReplica } from '../../db/replicas.js';
-import type { KeysetPosition } from '../../lib/cursor.js';
 import { KeysetWhere } from '../../lib/keyset.js';
 
 /**
@@ -24,36 +23,29 @@ export async function countAttempt(em: EntityManager, codeId: string): Promise<n
   return counted?.attempts;
 }
 
-export interface CustomerRow {
-  livemode: boolean;
-  id: string;
-  email: string;
-  /** MikroORM sets pg to hand timestamps over as text; see `iso`. */
-  created_at: Date | string;
-  created_us: string;
-}
-
 /**
- * One keyset page of a store's customers, newest first: `(created_at, id) < before`, served by
- * customer_store_mode_created_index, or with `emailPrefix` by customer_store_mode_email_prefix_index (`like`
- * with the prefix's wildcards escaped). A row-value comparison the ORM cannot write; the columns
- * straight into the view. A listing: on a replica when there is one.
+ * A page of the addresses of a store's signed-in buyers (customer-area accounts), in byte order
+ * after `after`, those starting with `emailPrefix` only when it is given: the other half of the
+ * seller's list, beside the addresses that bought (orders/order-reads.ts buyerEmails). Served by
+ * customer_store_mode_email_c_index; a keyset in the "C" collation the ORM cannot write.
  */
-export async function selectCustomerPage(
+export async function selectCustomerEmails(
   em: EntityManager,
   filter: { storeId: string; livemode: boolean; emailPrefix?: string | undefined },
-  before: KeysetPosition | undefined,
+  after: string | undefined,
   limit: number,
-): Promise<CustomerRow[]> {
+): Promise<string[]> {
   const where = new KeysetWhere('c.store_id = ?', filter.storeId);
   where.and('c.livemode = ?', filter.livemode);
-  if (filter.emailPrefix !== undefined)
-    where.and(`c.email like ?`, `${filter.emailPrefix.replace(/[\\%_]/g, '\\$&')}%`);
-  where.before(before, 'c.created_at', 'c.id');
-  return readOnReplica(
+  where.and(`c.email collate "C" > ?`, after ?? '');
+  if (filter.emailPrefix !== undefined) {
+    where.and(`c.email collate "C" >= ?`, filter.emailPrefix);
+    where.and(`c.email collate "C" < ?`, `${filter.emailPrefix}\u{10FFFF}`);
+  }
+  const rows = await readOnReplica<{ email: string }>(
     em,
-    `select c.id, c.livemode, c.email, c.created_at, (extract(epoch from c.created_at) * 1000000)::bigint as created_us
-     from customer c where ${where.sql} order by c.created_at desc, c.id desc limit ?`,
+    `select c.email collate "C" as email from customer c where ${where.sql} order by 1 limit ?`,
     [...where.params, limit],
   );
+  return rows.map((row) => row.email);
 }

@@ -9,16 +9,15 @@ import type { Config } from '../../config.js';
 import { deriveKey, hmacHex, randomDigits, randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
-import { iso } from '../../lib/timestamps.js';
 import { newId } from '../../lib/ids.js';
 import type { Context, ServiceContext } from '../request/context.js';
 import { enforceTighterLimit } from '../request/rate-limit.js';
 import { recordMail } from '../mail/outbox.js';
-import { DEFAULT_PAGE_SIZE, getBuyerOrder, listBuyerOrders, spendByEmail } from '../orders/order-reads.js';
+import { buyerEmails, buyerStats, DEFAULT_PAGE_SIZE, getBuyerOrder, listBuyerOrders } from '../orders/order-reads.js';
 import { assertStoreOrigin } from './customer-session.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { CUSTOMER_SESSION_TTL_MS } from './customer-cookie.js';
-import { countAttempt, lockAddress, selectCustomerPage } from './customers.repo.js';
+import { countAttempt, lockAddress, selectCustomerEmails } from './customers.repo.js';
 import { CustomerCodeSchema, CustomerSchema, CustomerSessionSchema, type Customer } from './customers.entities.js';
 
 const CODE_TTL_MS = 10 * 60_000;
@@ -174,36 +173,56 @@ export function getCustomerOrder(ctx: ServiceContext, customer: Customer, orderI
 }
 
 /**
- * The seller's list of the store's customers, newest first, keyset-paged; `search` keeps those
- * whose address starts with it (addresses are stored lower-cased, so it is lower-cased too). Each
- * row has the buyer's paid, unrefunded orders and their sum, read for the page's addresses only.
+ * The seller's list of the store's customers: every address that bought in the store (an order
+ * paid, refunded since or not) and every buyer who signed in to its customer area, one row per
+ * address, in address order, keyset-paged by the address; `search` keeps those whose address
+ * starts with it (addresses are stored lower-cased, so it is lower-cased too). Each row has the
+ * buyer's paid, unrefunded orders and their sum, their last order, and their account if they have
+ * one, read for the page's addresses only: a page costs the same on a store of any size.
  */
 export async function listStoreCustomers(ctx: ServiceContext, input: TListCustomersQuery): Promise<TCustomerList> {
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const emailPrefix = input.search?.toLowerCase();
   const key = ctx.deps.config.encryptionKey;
   const scope = cursorScope('customers', { storeId: input.storeId, livemode: ctx.livemode, search: emailPrefix });
-  const rows = await selectCustomerPage(
-    ctx.em,
-    { storeId: input.storeId, livemode: ctx.livemode, emailPrefix },
-    input.cursor ? decodeCursor(key, scope, input.cursor) : undefined,
-    limit + 1,
+  const after = input.cursor ? decodeCursor(key, scope, input.cursor).id : undefined;
+  const filter = { storeId: input.storeId, emailPrefix };
+  // Both halves in byte order: the first limit + 1 of their union are the page and whether more follow.
+  const [buyers, accounts] = await Promise.all([
+    buyerEmails(ctx, filter, after, limit + 1),
+    selectCustomerEmails(ctx.em, { ...filter, livemode: ctx.livemode }, after, limit + 1),
+  ]);
+  const emails = [...new Set([...buyers, ...accounts])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const { page, hasMore, nextCursor } = keysetPage(
+    key,
+    scope,
+    emails.slice(0, limit + 1).map((email) => ({ id: email })),
+    limit,
+    () => 0,
   );
-  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.created_us);
-  const spend = await spendByEmail(
-    ctx,
-    input.storeId,
-    page.map((row) => row.email),
-  );
+  const pageEmails = page.map((row) => row.id);
+  const [stats, accountRows] = await Promise.all([
+    buyerStats(ctx, input.storeId, pageEmails),
+    pageEmails.length === 0
+      ? []
+      : ctx.em.find(CustomerSchema, { store: input.storeId, livemode: ctx.livemode, email: { $in: pageEmails } }),
+  ]);
+  const accountOf = new Map(accountRows.map((customer) => [customer.email, customer]));
   return {
-    customers: page.map((row) => ({
-      id: row.id,
-      livemode: row.livemode,
-      email: row.email,
-      createdAt: iso(row.created_at),
-      orders: spend.get(row.email)?.orders ?? 0,
-      spent: spend.get(row.email)?.spent ?? 0,
-    })),
+    customers: pageEmails.map((email) => {
+      const bought = stats.get(email);
+      const account = accountOf.get(email);
+      const seen = [account?.createdAt, bought?.firstOrderAt].filter((at): at is Date => at !== undefined);
+      return {
+        id: account?.id ?? null,
+        livemode: ctx.livemode,
+        email,
+        createdAt: new Date(Math.min(...seen.map((at) => at.getTime()))).toISOString(),
+        orders: bought?.orders ?? 0,
+        spent: bought?.spent ?? 0,
+        lastOrderAt: bought?.lastOrderAt.toISOString() ?? null,
+      };
+    }),
     limit,
     hasMore,
     nextCursor,

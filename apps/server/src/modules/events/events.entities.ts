@@ -10,10 +10,11 @@ export const EventSchema = defineEntity({
   tableName: 'event',
   indexes: [
     { name: 'event_store_created_index', properties: ['store', 'livemode', 'createdAt'] },
-    // Fan-out: events not yet turned into deliveries.
+    // Fan-out: events not yet turned into deliveries, in the order they were recorded.
     {
       name: 'event_undispatched_index',
-      expression: 'create index "event_undispatched_index" on "event" ("created_at") where "dispatched_at" is null',
+      expression:
+        'create index "event_undispatched_index" on "event" ("created_at", "seq") where "dispatched_at" is null',
     },
     // Pruning (webhooks' prune-events job): dispatched events past the retention, oldest first.
     {
@@ -31,6 +32,12 @@ export const EventSchema = defineEntity({
     type: p.string().length(50),
     payload: p.json<Record<string, unknown>>(),
     createdAt: p.datetime(),
+    /**
+     * The order events were recorded in, from a sequence: the events of one transaction share its
+     * clock's `createdAt` (a settlement's `order.paid` and `order.completed`), and the fan-out
+     * sends them in (createdAt, seq) order, so paid comes before completed (docs/decisions.md, #38).
+     */
+    seq: p.bigint('number').autoincrement(),
     /** When the dispatcher turned it into deliveries (null: not yet). */
     dispatchedAt: p.datetime().nullable(),
   }),

@@ -14,7 +14,8 @@ import { publicOrderNumber } from './order-views.js';
 import {
   linesOf,
   selectOrderPage,
-  selectSpendByEmail,
+  selectBuyerStats,
+  selectBuyerEmails,
   type LineRow,
   type OrderPageFilter,
   type OrderRow,
@@ -148,21 +149,44 @@ export async function getBuyerOrder(
   return toBuyerOrder({ ...order, storeId: order.store.id, completedAt: order.completedAt ?? null }, lines);
 }
 
+export interface BuyerStats {
+  orders: number;
+  spent: number;
+  firstOrderAt: Date;
+  lastOrderAt: Date;
+}
+
 /**
  * What each of these buyers has bought in the store: their paid, unrefunded orders and the sum of
- * their prices in the store currency, by e-mail address (addresses without any are left out).
+ * their prices in the store currency, and their first and last order (refunded ones too), by
+ * e-mail address (addresses that never bought are left out).
  */
-export async function spendByEmail(
+export async function buyerStats(
   ctx: ServiceContext,
   storeId: string,
   emails: string[],
-): Promise<Map<string, { orders: number; spent: number }>> {
+): Promise<Map<string, BuyerStats>> {
   const currency = await storeCurrency(ctx, storeId);
-  const rows = await selectSpendByEmail(ctx.em, { storeId, livemode: ctx.livemode, currency, emails });
+  const rows = await selectBuyerStats(ctx.em, { storeId, livemode: ctx.livemode, currency, emails });
   return new Map(
     rows.map((row) => [
       row.customer_email,
-      { orders: Number(row.orders), spent: minorToAmount(Number(row.spent_minor), currency) },
+      {
+        orders: Number(row.orders),
+        spent: minorToAmount(Number(row.spent_minor), currency),
+        firstOrderAt: new Date(iso(row.first_order_at)),
+        lastOrderAt: new Date(iso(row.last_order_at)),
+      },
     ]),
   );
+}
+
+/** A page of the addresses that bought in the store, in byte order after `after` (orders.repo.ts selectBuyerEmails). */
+export function buyerEmails(
+  ctx: ServiceContext,
+  filter: { storeId: string; emailPrefix?: string | undefined },
+  after: string | undefined,
+  limit: number,
+): Promise<string[]> {
+  return selectBuyerEmails(ctx.em, { ...filter, livemode: ctx.livemode }, after, limit);
 }

@@ -19,6 +19,8 @@ export type OrderDetailFields = Pick<
   | 'status'
   | 'productName'
   | 'priceMinor'
+  | 'discountMinor'
+  | 'couponCode'
   | 'paidMinor'
   | 'currency'
   | 'paymentMethod'
@@ -41,6 +43,8 @@ export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
     status: order.status,
     productName: order.productName,
     price: minorToAmount(order.priceMinor, order.currency),
+    discount: minorToAmount(order.discountMinor, order.currency),
+    couponCode: order.couponCode ?? null,
     paid: minorToAmount(order.paidMinor, order.currency),
     paymentMethod: order.paymentMethod,
     customerEmail: order.customerEmail,
@@ -55,7 +59,7 @@ export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
 }
 
 /** What the buyer's checkout shows of an order: the detail's fields and the discount's. */
-export type CheckoutOrderFields = OrderDetailFields & Pick<Order, 'subtotalMinor' | 'discountMinor'>;
+export type CheckoutOrderFields = OrderDetailFields & Pick<Order, 'subtotalMinor'>;
 
 /** The order as its checkout page reads it, its lifetime from the configuration. */
 export function toCheckoutOrder(

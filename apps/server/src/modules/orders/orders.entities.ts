@@ -37,6 +37,12 @@ export const OrderSchema = defineEntity({
       expression:
         'create index "order_store_mode_email_created_index" on "order" ("store_id", "livemode", "customer_email", "created_at" desc, "id" desc)',
     },
+    // The seller's Customers list: a store's buyers (an order paid, refunded since or not) by
+    // address in byte order, index-only, without reading the pending orders between them.
+    {
+      name: 'order_store_mode_buyer_index',
+      expression: `create index "order_store_mode_buyer_index" on "order" ("store_id", "livemode", "customer_email" collate "C") where "status" in ('paid', 'processing', 'completed', 'refunded')`,
+    },
     // The expiry job finds stale pending orders without scanning paid ones.
     {
       name: 'order_pending_created_index',
@@ -63,6 +69,8 @@ export const OrderSchema = defineEntity({
     subtotalMinor: p.bigint('number').default(0),
     discountMinor: p.bigint('number').default(0),
     couponId: p.string().length(32).nullable(),
+    /** The coupon's code as it was when the order took it: what the seller and the API show, whatever became of the coupon since. */
+    couponCode: p.string().length(64).nullable(),
     paidMinor: p.bigint('number').default(0),
     currency: p.string().length(3),
     paymentMethod: p.string().length(50).default(''),

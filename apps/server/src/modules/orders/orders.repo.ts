@@ -178,29 +178,67 @@ export async function selectSalesByDay(
   );
 }
 
-export interface SpendRow {
+/** The statuses of an order that was paid, refunded since or not: its address is a buyer's. */
+export const BOUGHT_STATUS_SQL = `'paid', 'processing', 'completed', 'refunded'`;
+
+/**
+ * A page of the addresses that bought in a store (an order paid, refunded since or not), in byte
+ * order after `after`, those starting with `emailPrefix` only when it is given. Index-only on
+ * order_store_mode_buyer_index (partial on those statuses, the address in the "C" collation), so
+ * a page reads its own addresses' rows and stops: DISTINCT over a keyset the ORM cannot write.
+ */
+export async function selectBuyerEmails(
+  em: EntityManager,
+  filter: { storeId: string; livemode: boolean; emailPrefix?: string | undefined },
+  after: string | undefined,
+  limit: number,
+): Promise<string[]> {
+  const where = new KeysetWhere('o.store_id = ?', filter.storeId);
+  where.and('o.livemode = ?', filter.livemode);
+  where.and(`o.status in (${BOUGHT_STATUS_SQL})`);
+  where.and(`o.customer_email collate "C" > ?`, after ?? '');
+  if (filter.emailPrefix !== undefined) {
+    // Every address starting with the prefix sorts from it to it followed by the last code point.
+    where.and(`o.customer_email collate "C" >= ?`, filter.emailPrefix);
+    where.and(`o.customer_email collate "C" < ?`, `${filter.emailPrefix}\u{10FFFF}`);
+  }
+  const rows = await readOnReplica<{ email: string }>(
+    em,
+    `select distinct o.customer_email collate "C" as email from "order" o where ${where.sql} order by 1 limit ?`,
+    [...where.params, limit],
+  );
+  return rows.map((row) => row.email);
+}
+
+export interface BuyerStatsRow {
   customer_email: string;
   orders: string;
   spent_minor: string;
+  first_order_at: Date | string;
+  last_order_at: Date | string;
 }
 
 /**
- * The paid orders and what they cost, per e-mail address, for a page of a store's customers (only
- * those addresses: the (store, customer_email, ...) index finds each one's orders). A grouped
- * aggregate over `= any(?)`, one statement for the page; statuses literal as in selectSalesByDay.
+ * What each of a page of addresses bought in a store: their paid, unrefunded orders in the store
+ * currency and what those cost, and their first and last order (refunded ones too). Only those
+ * addresses: the (store, customer_email, ...) index finds each one's orders. A grouped aggregate
+ * over `= any(?)` with FILTER clauses, one statement for the page; statuses literal as in selectSalesByDay.
  */
-export async function selectSpendByEmail(
+export async function selectBuyerStats(
   em: EntityManager,
   filter: { storeId: string; livemode: boolean; currency: string; emails: string[] },
-): Promise<SpendRow[]> {
+): Promise<BuyerStatsRow[]> {
   if (filter.emails.length === 0) return [];
   return readOnReplica(
     em,
-    `select o.customer_email, count(*) as orders, sum(o.price_minor) as spent_minor
+    `select o.customer_email,
+       count(*) filter (where o.status in (${PAID_STATUS_SQL}) and o.currency = ?) as orders,
+       coalesce(sum(o.price_minor) filter (where o.status in (${PAID_STATUS_SQL}) and o.currency = ?), 0) as spent_minor,
+       min(o.created_at) as first_order_at, max(o.created_at) as last_order_at
      from "order" o
-     where o.store_id = ? and o.livemode = ? and o.customer_email = any(?) and o.status in (${PAID_STATUS_SQL}) and o.currency = ?
+     where o.store_id = ? and o.livemode = ? and o.customer_email = any(?) and o.status in (${BOUGHT_STATUS_SQL})
      group by o.customer_email`,
-    [filter.storeId, filter.livemode, filter.emails, filter.currency],
+    [filter.currency, filter.currency, filter.storeId, filter.livemode, filter.emails],
   );
 }
 
@@ -214,6 +252,7 @@ export interface NewOrder {
   subtotalMinor: number;
   discountMinor: number;
   couponId: string | null;
+  couponCode: string | null;
   currency: string;
   customerEmail: string;
   country: string;
@@ -252,9 +291,9 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
        select nextval('order_number_seq') as number
      ), new_order as (
        insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
-         paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
+         coupon_code, paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
          checkout_token_hash, key_count, created_at, updated_at, version)
-       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
+       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
      ), new_lines as (
        insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position)
        select line.id, ?, ?, line.product_id, line.product_name, line.quantity, line.unit_price_minor, line.position - 1
@@ -274,6 +313,7 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
       order.subtotalMinor,
       order.discountMinor,
       order.couponId,
+      order.couponCode,
       order.currency,
       order.customerEmail,
       order.country,

@@ -29,9 +29,11 @@ export async function fanOutBatch(
 ): Promise<{ events: number; queued: number }> {
   return em.transactional(async (tx) => {
     // Raw: FOR UPDATE SKIP LOCKED, so dispatchers fanning out at once take disjoint batches. Prepared.
+    // In the order the events were recorded (seq breaks a transaction's tie on created_at), and the
+    // attempts are queued in that order (insertQueuedAttempts' ids ascend with it): paid before completed.
     const events = await preparedRows<{ id: string; store_id: string; livemode: boolean; type: string }>(
       tx,
-      `select id, store_id, livemode, type from event where dispatched_at is null order by created_at limit ? for update skip locked`,
+      `select id, store_id, livemode, type from event where dispatched_at is null order by created_at, seq limit ? for update skip locked`,
       [batchSize],
     );
     if (events.length === 0) return { events: 0, queued: 0 };
@@ -103,6 +105,8 @@ export async function reapAbandoned(em: EntityManager, now: Date): Promise<numbe
 /** One attempt as a claim returns it, with what sending needs. */
 export interface ClaimedAttempt {
   id: string;
+  /** When it was due: with the id, its place in its endpoint's queue. */
+  dueAt: Date;
   webhookId: string;
   storeId: string;
   /** The attempt's mode (its endpoint's and its event's). */
@@ -152,7 +156,7 @@ export async function claimDue(em: EntityManager, request: ClaimRequest): Promis
        select id, webhook_id, event_id, due_at from webhook_delivery
        where status = 'queued' and due_at <= ?
          and webhook_id <> all (select jsonb_array_elements_text(?::jsonb))
-       order by due_at limit ?
+       order by due_at, id limit ?
        for update skip locked
      ), ranked as (
        select c.*, row_number() over (partition by c.webhook_id order by c.due_at, c.id) + coalesce(b.value::int, ?) as slot
@@ -176,7 +180,7 @@ export async function claimDue(em: EntityManager, request: ClaimRequest): Promis
       request.now,
     ],
   );
-  return rows.map((row) => claimedAttempt(row, request.lease));
+  return inQueueOrder(rows).map((row) => claimedAttempt(row, request.lease));
 }
 
 /**
@@ -205,15 +209,25 @@ export async function claimForEndpoint(
      returning ${CLAIMED_COLUMNS}`,
     [request.webhookId, request.now, request.limit, request.lease, request.now],
   );
-  return rows.map((row) => claimedAttempt(row, request.lease));
+  return inQueueOrder(rows).map((row) => claimedAttempt(row, request.lease));
+}
+
+/**
+ * Claimed rows in the order they were queued, (due_at, id) as the claims chose them: UPDATE ...
+ * RETURNING gives no order, and the dispatcher starts an endpoint's attempts in claim order.
+ */
+function inQueueOrder(rows: ClaimedRow[]): ClaimedRow[] {
+  const at = (row: ClaimedRow) => toDate(row.due_at).getTime();
+  return rows.sort((a, b) => at(a) - at(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** What a claim returns of each attempt: the attempt, its endpoint now, and its event's payload. */
-const CLAIMED_COLUMNS = `d.id, d.webhook_id, d.store_id, d.livemode, d.event_id, d.event, d.attempt, w.url, w.secret_enc, w.enabled, w.events,
+const CLAIMED_COLUMNS = `d.id, d.due_at, d.webhook_id, d.store_id, d.livemode, d.event_id, d.event, d.attempt, w.url, w.secret_enc, w.enabled, w.events,
        e.payload, e.created_at as event_created_at`;
 
 interface ClaimedRow {
   id: string;
+  due_at: string | Date;
   webhook_id: string;
   store_id: string;
   livemode: boolean;
@@ -231,6 +245,7 @@ interface ClaimedRow {
 function claimedAttempt(row: ClaimedRow, lease: Date): ClaimedAttempt {
   return {
     id: row.id,
+    dueAt: toDate(row.due_at),
     webhookId: row.webhook_id,
     storeId: row.store_id,
     livemode: row.livemode,

@@ -37,6 +37,10 @@ export interface QueuedAttempt {
  * test), read from the endpoint in the same statement. Returns the ids inserted.
  */
 export async function insertQueuedAttempts(em: EntityManager, attempts: QueuedAttempt[], now: Date): Promise<string[]> {
+  // The new ids ascend in the order the attempts are given (ids are lower-case letters and digits
+  // of one length, which collations order as bytes): the claims break a tie on due_at by id, so
+  // the attempts of one fan-out are sent in the order their events were recorded (fanOutBatch).
+  const newIds = attempts.map(() => newId()).sort();
   const ids: string[] = [];
   for (let start = 0; start < attempts.length; start += INSERT_CHUNK) {
     const chunk = attempts.slice(start, start + INSERT_CHUNK);
@@ -53,7 +57,7 @@ export async function insertQueuedAttempts(em: EntityManager, attempts: QueuedAt
       [
         now,
         now,
-        chunk.map(() => newId()),
+        newIds.slice(start, start + INSERT_CHUNK),
         chunk.map((a) => a.webhookId),
         chunk.map((a) => a.storeId),
         chunk.map((a) => a.eventId),

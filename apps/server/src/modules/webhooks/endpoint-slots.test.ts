@@ -5,11 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ClaimedAttempt } from './claims.repo.js';
-import { EndpointSlots } from './endpoint-slots.js';
+import { EndpointSlots, subjectOf } from './endpoint-slots.js';
 
 let next = 0;
 const attempt = (webhookId: string): ClaimedAttempt => ({
   id: `del_${++next}`,
+  // Due in the order made: the queues keep it.
+  dueAt: new Date(next),
   webhookId,
   storeId: 'store',
   livemode: true,
@@ -79,5 +81,38 @@ describe('EndpointSlots', () => {
     expect(slots.dropWaiting('slow').map((held) => held.webhookId)).toEqual(['slow']);
     expect(slots.releaseAll().map((held) => held.webhookId)).toEqual(['fast']);
     expect(slots.waitingCount).toBe(0);
+  });
+
+  it('sends the events of one subject to an endpoint one at a time, in queue order, others meanwhile', () => {
+    const slots = new EndpointSlots(4, 16);
+    const about = (id: string, orderId: string, event: string): ClaimedAttempt => ({
+      ...attempt('a'),
+      id,
+      event,
+      payload: { order: { id: orderId } },
+      dueAt: new Date(1_000),
+    });
+    const paid = about('d1', 'o1', 'order.paid');
+    const completed = about('d2', 'o1', 'order.completed');
+    const other = about('d3', 'o2', 'order.paid');
+    // Claims brought them out of order: the queue puts them back in (due, id) order.
+    slots.hold(other);
+    slots.hold(completed);
+    slots.hold(paid);
+
+    const start = () => {
+      const ids: string[] = [];
+      for (const held of slots.startable(() => true)) {
+        slots.started(held.webhookId, subjectOf(held));
+        ids.push(held.id);
+      }
+      return ids;
+    };
+    // The second of o1 waits for the first to be answered, though the endpoint has free slots.
+    expect(start()).toEqual(['d1', 'd3']);
+    expect(start()).toEqual([]);
+    slots.finished('a', 'o1');
+    expect(start()).toEqual(['d2']);
+    expect(subjectOf({ event: 'webhook.test', payload: {} })).toBeNull();
   });
 });

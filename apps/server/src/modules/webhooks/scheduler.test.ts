@@ -146,6 +146,46 @@ const expectSigned = (hits: ReceivedWebhook[]) => {
   }
 };
 
+describe('event order', () => {
+  it("sends a settlement's order.paid before its order.completed, the second once the first is answered", async () => {
+    const clock = freshClock();
+    const deps = depsFor(clock);
+    const store = await createStore(orm.em.fork());
+    const rx = await receiver({
+      secretFor: () => hook.secret,
+      // A slow answer to the first: without waiting for it, the second would arrive meanwhile.
+      answer: (hit) => (hit.body?.event === 'order.paid' ? { status: 200, delayMs: 60 } : { status: 200 }),
+    });
+    const hook = await createWebhook(deps, store.id, `${rx.url}/hooks/orders`, ['order.paid', 'order.completed']);
+    const orderIds = Array.from({ length: 20 }, () => newId());
+    for (const id of orderIds) {
+      // As a settlement records them: in one transaction, at one clock reading.
+      await orm.em.fork().transactional(async (em) => {
+        for (const status of ['paid', 'completed'] as const)
+          await recordEvent(
+            { em },
+            {
+              storeId: store.id,
+              livemode: true,
+              type: `order.${status}`,
+              payload: orderPayload(store.id, { id, status }),
+              at: clock.now(),
+            },
+          );
+      });
+    }
+
+    await new Dispatcher(deps).runOnce();
+
+    expect(rx.received).toHaveLength(40);
+    for (const id of orderIds) {
+      const hits = rx.received.filter((hit) => (hit.body?.data.order as { id: string }).id === id);
+      expect(hits.map((hit) => hit.body?.event)).toEqual(['order.paid', 'order.completed']);
+      expect(hits[1]!.receivedAt - hits[0]!.receivedAt).toBeGreaterThanOrEqual(50);
+    }
+  });
+});
+
 describe('retry schedule', () => {
   it('sends 8 attempts at 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (+/-10%) and a success ends the failure streak', async () => {
     const clock = freshClock();

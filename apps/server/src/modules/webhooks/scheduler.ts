@@ -15,7 +15,7 @@ import { webhookAttempts } from '../../lib/metrics.js';
 import { SuccessWriter, recordAttempt, sendClaimed, skipReason, type DispatchContext } from './attempt.js';
 import * as claims from './claims.repo.js';
 import type { ClaimedAttempt } from './claims.repo.js';
-import { EndpointSlots } from './endpoint-slots.js';
+import { EndpointSlots, subjectOf } from './endpoint-slots.js';
 import { ENDPOINT_DISABLED } from './outcomes.repo.js';
 import { DispatcherWakeUps, type RedisWakeClient } from './wake-ups.js';
 
@@ -368,13 +368,14 @@ export class Dispatcher {
   }
 
   private launch(claimed: ClaimedAttempt): void {
-    this.slots.started(claimed.webhookId);
+    const subject = subjectOf(claimed);
+    this.slots.started(claimed.webhookId, subject);
     const work = this.deliver(claimed)
       .catch((error: unknown) =>
         this.deps.log.error({ err: error, deliveryId: claimed.id }, 'webhook attempt could not be recorded'),
       )
       .finally(() => {
-        this.slots.finished(claimed.webhookId);
+        this.slots.finished(claimed.webhookId, subject);
         this.inFlight.delete(claimed.id);
         // A freed slot: the next waiting attempt starts at once, and the endpoint's own backlog
         // refills what it holds (refill). Claim across endpoints again when what is held ran low
