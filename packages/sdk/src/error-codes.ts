@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'validation_failed',
   'unauthorized',
   'sign_in_code_required',
+  'two_factor_required',
   'csrf_failed',
   'scope_missing',
   'store_forbidden',
