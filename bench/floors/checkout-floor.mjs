@@ -197,6 +197,8 @@ app.post('/api/v1/checkout', async (request, reply) => {
       productName,
       price: minorToAmount(subtotalMinor, store.currency),
       paid: minorToAmount(0, store.currency),
+      discount: minorToAmount(0, store.currency),
+      couponCode: null,
       paymentMethod: '',
       customerEmail: email ?? '',
       country,
