@@ -209,7 +209,8 @@ describe('licenses', () => {
 
     await expect
       .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 })
-      .toMatch(/^License/);
+      // The license's own heading ("License ••••"), not the list's "Licenses" still on screen.
+      .toMatch(/^License\s/);
     await checkScreen();
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Disable' }).click();
