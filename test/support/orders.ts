@@ -8,6 +8,8 @@ import { newId } from '../../apps/server/src/lib/ids.js';
 
 export interface OrderSeed {
   status?: string;
+  /** The order's mode: live unless false (a test-mode order). */
+  livemode?: boolean;
   priceMinor?: number;
   paidMinor?: number;
   currency?: string;
@@ -63,6 +65,7 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
           JSON.stringify(seed.customFieldResponses ?? []),
           createdAt,
           createdAt,
+          seed.livemode ?? true,
         ];
         rows.push(`(${row.map((_, i) => `$${values.length + i + 1}`).join(', ')})`);
         values.push(...row);
@@ -73,7 +76,7 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
         }
       }
       const result = await client.query<{ id: string; number: string; created_at: Date | string }>(
-        `insert into "order" (id, store_id, status, product_name, price_minor, paid_minor, currency, customer_email, buyer_ip, user_agent, note, custom_field_responses, created_at, updated_at)
+        `insert into "order" (id, store_id, status, product_name, price_minor, paid_minor, currency, customer_email, buyer_ip, user_agent, note, custom_field_responses, created_at, updated_at, livemode)
          values ${rows.join(', ')} returning id, number, created_at`,
         values,
       );

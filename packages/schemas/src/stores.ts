@@ -140,6 +140,26 @@ export const ZStorePreview = z.object({
 });
 export type TStorePreview = z.infer<typeof ZStorePreview>;
 
+/**
+ * The steps of a new store's setup, in the order the dashboard's Home lists them
+ * (stores.onboarding; docs/decisions.md, "Onboarding checklist").
+ */
+export const ONBOARDING_STEPS = ['add_product', 'payment_methods', 'view_store', 'test_purchase', 'api_key'] as const;
+export const ZOnboardingStepId = z.enum(ONBOARDING_STEPS);
+export type TOnboardingStepId = z.infer<typeof ZOnboardingStepId>;
+
+/** Which setup steps a store has done; `complete` when all of them are. */
+export const ZStoreOnboarding = z.object({
+  steps: z.array(
+    z.object({
+      id: ZOnboardingStepId,
+      done: z.boolean(),
+    }),
+  ),
+  complete: z.boolean(),
+});
+export type TStoreOnboarding = z.infer<typeof ZStoreOnboarding>;
+
 export const ZUpdateStoreInput = z.strictObject({
   storeId: ZId,
   name: ZSingleLine(100).optional(),

@@ -22,9 +22,10 @@ import type { PublicError } from '../lib/errors.js';
 import { findSellingStore } from '../modules/stores/selling-store.js';
 import { publicProduct, storefrontPage, storefrontVersion } from '../modules/catalog/catalog.service.js';
 import { storeLogo } from '../modules/catalog/logo.service.js';
-import { pageTestModeAccess } from '../modules/access/test-mode.js';
+import { isMemberSession, pageTestModeAccess } from '../modules/access/test-mode.js';
 import { checkPreviewToken, setPreviewCookie } from '../modules/stores/preview-token.js';
 import { toPublicStore } from '../modules/stores/store-views.js';
+import { markStorePreviewed } from '../modules/stores/stores.service.js';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { ifNoneMatchHas, sendNotModified } from './etag.js';
 import { PAGE_CSP } from './pages.js';
@@ -93,11 +94,18 @@ async function readMode(
 ): Promise<PageMode | undefined> {
   ctx.livemode = true;
   const preview = ctx.query.preview;
-  if (preview === undefined && ctx.query.mode !== 'test') return LIVE;
+  if (preview === undefined && ctx.query.mode !== 'test') {
+    await noteMemberVisit(ctx);
+    return LIVE;
+  }
   const store = await findSellingStore(ctx, ctx.params.subdomain!, 'subdomain');
   if (preview !== undefined) {
     const check = checkPreviewToken(ctx, preview, store.id);
-    if (check.ok) setPreviewCookie(ctx, store.subdomain, preview, check.expiresAt);
+    if (check.ok) {
+      setPreviewCookie(ctx, store.subdomain, preview, check.expiresAt);
+      // The dashboard's View store link: the seller's side opened the storefront.
+      if (!store.firstPreviewedAt) await markStorePreviewed(ctx, store.id);
+    }
     const address = new URL(request.url, 'http://page');
     address.searchParams.delete('preview');
     await reply.redirect(`${address.pathname}${address.search}`, 303);
@@ -105,8 +113,21 @@ async function readMode(
   }
   const access = await pageTestModeAccess(ctx, store.id);
   if (!access.allowed) return LIVE;
+  if (!store.firstPreviewedAt) await markStorePreviewed(ctx, store.id);
   ctx.livemode = false;
   return { testMode: true, previewToken: access.token };
+}
+
+/**
+ * A live page opened in a browser signed in to the dashboard as a member of the store is the
+ * seller looking at their storefront: noted the first time, for the Home's setup checklist
+ * (docs/decisions.md, "Onboarding checklist"). Only a request with a session cookie pays for the
+ * look-ups; a buyer's carries none, and a theme's API calls never come here.
+ */
+async function noteMemberVisit(ctx: PlainContext): Promise<void> {
+  if (ctx.caller.credentials.sessionToken === undefined) return;
+  const store = await findSellingStore(ctx, ctx.params.subdomain!, 'subdomain');
+  if (!store.firstPreviewedAt && (await isMemberSession(ctx, store.id))) await markStorePreviewed(ctx, store.id);
 }
 
 /** The store as a page of this mode shows it. */

@@ -9,6 +9,7 @@ import {
   ZStore,
   ZStoreIdInput,
   ZStoreList,
+  ZStoreOnboarding,
   ZStoreLookupInput,
   ZStorePreview,
   ZStorePublic,
@@ -18,6 +19,7 @@ import {
 import { z } from 'zod';
 import { merchantProcedure, publicProcedure, router, sessionProcedure, storeProcedure } from '../../trpc/procedures.js';
 import { storePreview } from '../../modules/stores/preview-token.js';
+import { storeOnboarding } from '../../flows/store-onboarding.js';
 import {
   addMember,
   createStore,
@@ -96,6 +98,22 @@ export const storesRouter = router({
     .input(ZStoreIdInput)
     .output(ZStore)
     .query(({ ctx }) => getStore(ctx, ctx.member)),
+
+  /** The Home's setup checklist: five existence reads (flows/store-onboarding.ts), read with Home's figures. */
+  onboarding: storeProcedure('viewOrders')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/onboarding',
+        tags: dashboard,
+        summary:
+          "A new store's setup steps (add a product, choose payment methods, view the store, make a test purchase, create an API key) and whether each is done",
+      },
+      errors: [],
+    })
+    .input(ZStoreIdInput)
+    .output(ZStoreOnboarding)
+    .query(({ ctx, input }) => storeOnboarding(ctx, input)),
 
   update: storeProcedure('manageSettings')
     .meta({

@@ -78,12 +78,21 @@ export async function pageTestModeAccess(
 ): Promise<{ allowed: false } | { allowed: true; token: string }> {
   const cookie = ctx.caller.credentials.preview;
   if (cookie !== undefined && checkPreviewToken(ctx, cookie, storeId).ok) return { allowed: true, token: cookie };
+  if (!(await isMemberSession(ctx, storeId))) return { allowed: false };
+  const hour = 3600_000;
+  const expiresAt = new Date((Math.floor(ctx.clock.now().getTime() / hour) + 2) * hour);
+  return { allowed: true, token: signPreviewToken(ctx, storeId, expiresAt) };
+}
+
+/**
+ * Whether a storefront page's browser is signed in to the dashboard as a member of the store (its
+ * svc_session cookie). Never refuses: a missing, expired or foreign session is simply not one.
+ */
+export async function isMemberSession(ctx: Context, storeId: string): Promise<boolean> {
+  if (ctx.caller.credentials.sessionToken === undefined) return false;
   const session = await authenticateSession(ctx, { unsafe: false, csrf: 'none' }).catch((error: unknown) => {
     if (error instanceof AppError) return undefined;
     throw error;
   });
-  if (!session || !(await findMembership(ctx, storeId, session.user.id))) return { allowed: false };
-  const hour = 3600_000;
-  const expiresAt = new Date((Math.floor(ctx.clock.now().getTime() / hour) + 2) * hour);
-  return { allowed: true, token: signPreviewToken(ctx, storeId, expiresAt) };
+  return !!session && !!(await findMembership(ctx, storeId, session.user.id));
 }

@@ -5,6 +5,13 @@ import { UserSchema } from '../identity/identity.entities.js';
 export const ApiKeySchema = defineEntity({
   name: 'ApiKey',
   tableName: 'api_key',
+  // Whether a store has any key (the Home's setup checklist): array containment on a GIN index.
+  indexes: [
+    {
+      name: 'api_key_store_ids_index',
+      expression: 'create index "api_key_store_ids_index" on "api_key" using gin ("store_ids")',
+    },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
     user: p

@@ -35,3 +35,13 @@ export async function selectCredential(
   );
   return row;
 }
+
+/**
+ * Whether any key (revoked and expired ones too) reaches the store: the Home's setup checklist.
+ * Array containment (`@>`) on the GIN index api_key_store_ids_index, one row at most; the ORM
+ * has no containment operator for a text[] column.
+ */
+export async function anyApiKeyFor(em: EntityManager, storeId: string): Promise<boolean> {
+  const rows = await preparedRows(em, 'select 1 from api_key where store_ids @> array[?]::text[] limit 1', [storeId]);
+  return rows.length > 0;
+}

@@ -230,3 +230,14 @@ export async function selectImageStore(
   );
   return row?.store_id;
 }
+
+/**
+ * Whether the store has a product that is not deleted, in either mode: the Home's setup checklist.
+ * One probe of the partial index product_store_mode_status_index (`deleted_at is null`), no hydration.
+ */
+export async function anyProductOf(em: EntityManager, storeId: string): Promise<boolean> {
+  const rows = await preparedRows(em, 'select 1 from product where store_id = ? and deleted_at is null limit 1', [
+    storeId,
+  ]);
+  return rows.length > 0;
+}

@@ -26,6 +26,13 @@ export const StoreSchema = defineEntity({
     logoFileId: p.string().length(32).nullable(),
     allowedOrigins: p.array().default([]),
     settings: p.json<Record<string, unknown>>().default('{}'),
+    /**
+     * Setup marks for the Home's checklist (flows/store-onboarding.ts), each set once: when payment
+     * settings were first saved (a new store already offers manual payment, so the methods alone
+     * cannot say the seller chose), and when the seller's side first opened the storefront.
+     */
+    paymentMethodsChosenAt: p.datetime().nullable(),
+    firstPreviewedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

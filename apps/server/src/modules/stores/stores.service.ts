@@ -119,6 +119,8 @@ export async function createStore(
     logoFileId: null,
     allowedOrigins: [],
     settings: {},
+    paymentMethodsChosenAt: null,
+    firstPreviewedAt: null,
     createdAt: now,
     updatedAt: now,
   });
@@ -168,6 +170,8 @@ async function changeStore(
     const next = { ...storeSettings(store), ...input.settings };
     if (input.settings.paymentMethods) next.paymentMethods = [...new Set(input.settings.paymentMethods)];
     store.settings = next;
+    // The first save of the payment methods is the seller's choice (a new store offers manual already).
+    if (input.settings.paymentMethods && !store.paymentMethodsChosenAt) store.paymentMethodsChosenAt = ctx.clock.now();
   }
   store.updatedAt = ctx.clock.now();
   await ctx.em.flush();
@@ -277,4 +281,18 @@ export async function setStoreBanned(
   store.updatedAt = ctx.clock.now();
   await ctx.em.flush();
   return store;
+}
+
+/**
+ * Notes that the seller's side opened the store's storefront (the Home's setup checklist), the
+ * first time only: one conditional update, so a later visit or a racing one changes nothing.
+ * The caller decides who is the seller's side (http/storefront.ts); `updatedAt` stays, as the
+ * storefront's ETag reads it and nothing it shows changed.
+ */
+export async function markStorePreviewed(ctx: ServiceContext, storeId: string): Promise<void> {
+  await ctx.em.nativeUpdate(
+    StoreSchema,
+    { id: storeId, firstPreviewedAt: null },
+    { firstPreviewedAt: ctx.clock.now() },
+  );
 }
