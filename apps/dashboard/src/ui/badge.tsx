@@ -29,6 +29,7 @@ const STATUS_TONES: Record<string, Record<string, Tone>> = {
   product: { active: 'success', draft: 'neutral', archived: 'neutral' },
   coupon: { active: 'success', inactive: 'neutral', expired: 'neutral', 'used up': 'neutral' },
   webhook: { enabled: 'success', disabled: 'neutral' },
+  step: { done: 'success', 'to do': 'neutral' },
 };
 
 export type StatusKind = keyof typeof STATUS_TONES;

@@ -6,23 +6,31 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { trpc } from '../api';
-import { useMode } from '../mode';
+import { useMode, type Mode } from '../mode';
 import { useStoreId } from '../store';
 
 const HALF_HOUR = 30 * 60_000;
 
-export function ViewStoreLink({ subdomain }: { subdomain: string }) {
-  const mode = useMode();
+/**
+ * The storefront's address in `mode` (the dashboard's by default): in test mode the preview link
+ * once its token is there; until then the test page still opens for this browser's session.
+ */
+export function useStorefrontHref(subdomain: string, mode?: Mode): string {
+  const current = useMode();
+  const shown = mode ?? current;
   const storeId = useStoreId();
   const preview = useQuery({
     ...trpc.stores.previewToken.queryOptions({ storeId }),
-    enabled: mode === 'test' && storeId !== '',
+    enabled: shown === 'test' && storeId !== '',
     staleTime: HALF_HOUR,
     refetchInterval: HALF_HOUR,
   });
   const store = `/s/${encodeURIComponent(subdomain)}`;
-  // Until the token is there, the test page still opens for this browser's session.
-  const href = mode === 'test' ? (preview.data?.url ?? `${store}?mode=test`) : store;
+  return shown === 'test' ? (preview.data?.url ?? `${store}?mode=test`) : store;
+}
+
+export function ViewStoreLink({ subdomain }: { subdomain: string }) {
+  const href = useStorefrontHref(subdomain);
   return (
     <p>
       <a href={href} target="_blank" rel="noopener">

@@ -1,5 +1,6 @@
 /**
- * Home: today's and the last 30 days' revenue and order count, and a bar chart of the 30 days
+ * Home: a new store's setup checklist (SetupChecklist, gone once done), today's and the last 30
+ * days' revenue and order count, and a bar chart of the 30 days
  * (orders.dashboardStats: one SQL aggregate on the server; days are UTC days). The chart is an
  * inline SVG drawn here (no chart library): its figures are also in a visually hidden table, so a
  * screen reader gets the numbers, and its colour follows the scheme (currentColor = --accent).
@@ -10,6 +11,7 @@ import { useStore, useStoreId } from '../../store';
 import { Loaded } from '../../ui/feedback';
 import { Card, PageHeader, Stack } from '../../ui/layout';
 import { ViewStoreLink } from '../../ui/view-store';
+import { SetupChecklist } from './SetupChecklist';
 import { formatMoney } from '../../ui/format';
 
 type Stats = RouterOutputs['orders']['dashboardStats'];
@@ -32,7 +34,10 @@ export function Home() {
       {store && !can('viewOrders') ? (
         <p>Sales figures need the View orders permission. Use the menu to reach what you may manage.</p>
       ) : (
-        <Figures />
+        <Stack>
+          {store && <SetupChecklist subdomain={store.subdomain} />}
+          <Figures />
+        </Stack>
       )}
     </>
   );
