@@ -233,11 +233,15 @@ export async function selectImageStore(
 
 /**
  * Whether the store has a product that is not deleted, in either mode: the Home's setup checklist.
- * One probe of the partial index product_store_mode_status_index (`deleted_at is null`), no hydration.
+ * One probe of the partial index product_store_mode_status_index (`deleted_at is null`), no
+ * hydration; the ORDER BY is the index's order, so the planner never prefers a sequential scan
+ * betting on an early match (as it does for a store that holds most rows: see anyPaidTestOrder).
  */
 export async function anyProductOf(em: EntityManager, storeId: string): Promise<boolean> {
-  const rows = await preparedRows(em, 'select 1 from product where store_id = ? and deleted_at is null limit 1', [
-    storeId,
-  ]);
+  const rows = await preparedRows(
+    em,
+    'select 1 from product where store_id = ? and deleted_at is null order by livemode, status, created_at limit 1',
+    [storeId],
+  );
   return rows.length > 0;
 }

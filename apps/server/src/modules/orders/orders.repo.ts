@@ -339,12 +339,16 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
 /**
  * Whether the store has a paid test-mode order (refunded ones count: they were paid): the Home's
  * setup checklist. The status list is literal, that of the partial index order_store_mode_buyer_index,
- * so a store with a million orders answers with one index probe.
+ * and the ORDER BY is that index's order: without it the planner, seeing a store with many orders,
+ * bets on a sequential scan finding a row early and reads every order of a store that has no paid
+ * test order (1.1 s on a million orders); with it, one index probe (0.07 ms).
  */
 export async function anyPaidTestOrder(em: EntityManager, storeId: string): Promise<boolean> {
   const rows = await preparedRows(
     em,
-    `select 1 from "order" where store_id = ? and livemode = false and status in ('paid', 'processing', 'completed', 'refunded') limit 1`,
+    `select 1 from "order"
+     where store_id = ? and livemode = false and status in ('paid', 'processing', 'completed', 'refunded')
+     order by customer_email collate "C" limit 1`,
     [storeId],
   );
   return rows.length > 0;
