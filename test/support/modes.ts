@@ -20,6 +20,7 @@ export const PER_MODE_TABLES = [
   'webhook_delivery',
   'ticket',
   'ticket_message',
+  'subscription',
 ] as const;
 
 /** Every table of the schema with a `livemode` column, sorted. */

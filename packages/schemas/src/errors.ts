@@ -53,6 +53,11 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
   service_unavailable: 503,
+  /**
+   * A subscription move that does not apply to its current status (resume an active one, cancel an
+   * ended one); the message names the status.
+   */
+  invalid_transition: 409,
   /** The payment gateway refused or did not answer a call the action needs; nothing was changed. */
   gateway_error: 502,
   internal_error: 500,

@@ -10,11 +10,13 @@ import { ZId, ZLivemode, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 import { ZMerchantLicense } from './licenses.js';
 import { ZOrderDetail } from './orders.js';
+import { ZSubscription } from './subscriptions.js';
 import { WEBHOOK_TEST_EVENT, ZEventId, ZEventName, type TWebhookEvent } from './webhooks.js';
 
 const orderPayload = z.strictObject({ order: ZOrderDetail });
 const productPayload = z.strictObject({ product: ZProduct });
 const licensePayload = z.strictObject({ license: ZMerchantLicense });
+const subscriptionPayload = z.strictObject({ subscription: ZSubscription });
 
 /** The `data` of each event type. */
 export const EVENT_PAYLOADS = {
@@ -29,6 +31,16 @@ export const EVENT_PAYLOADS = {
   'license.deactivated': licensePayload,
   'license.disabled': licensePayload,
   'license.enabled': licensePayload,
+  'subscription.created': subscriptionPayload,
+  'subscription.updated': subscriptionPayload,
+  'subscription.renewed': subscriptionPayload,
+  'subscription.past_due': subscriptionPayload,
+  'subscription.canceled': subscriptionPayload,
+  'subscription.uncanceled': subscriptionPayload,
+  'subscription.paused': subscriptionPayload,
+  'subscription.resumed': subscriptionPayload,
+  'subscription.ended': subscriptionPayload,
+  'subscription.trial_will_end': subscriptionPayload,
   [WEBHOOK_TEST_EVENT]: z.strictObject({ webhookId: ZId }),
 } as const satisfies Record<TWebhookEvent | typeof WEBHOOK_TEST_EVENT, z.ZodType>;
 
@@ -69,6 +81,16 @@ export const ZEventBody = z.discriminatedUnion('event', [
   eventEnvelope('license.deactivated'),
   eventEnvelope('license.disabled'),
   eventEnvelope('license.enabled'),
+  eventEnvelope('subscription.created'),
+  eventEnvelope('subscription.updated'),
+  eventEnvelope('subscription.renewed'),
+  eventEnvelope('subscription.past_due'),
+  eventEnvelope('subscription.canceled'),
+  eventEnvelope('subscription.uncanceled'),
+  eventEnvelope('subscription.paused'),
+  eventEnvelope('subscription.resumed'),
+  eventEnvelope('subscription.ended'),
+  eventEnvelope('subscription.trial_will_end'),
   eventEnvelope(WEBHOOK_TEST_EVENT),
 ]);
 export type TEventBody = z.infer<typeof ZEventBody>;

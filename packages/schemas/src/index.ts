@@ -10,6 +10,7 @@ export * from './feedback.js';
 export * from './identity.js';
 export * from './licenses.js';
 export * from './orders.js';
+export * from './subscriptions.js';
 export * from './query.js';
 export * from './stores.js';
 export * from './tickets.js';

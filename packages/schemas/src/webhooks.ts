@@ -15,6 +15,16 @@ export const WEBHOOK_EVENTS = [
   'license.deactivated',
   'license.disabled',
   'license.enabled',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.renewed',
+  'subscription.past_due',
+  'subscription.canceled',
+  'subscription.uncanceled',
+  'subscription.paused',
+  'subscription.resumed',
+  'subscription.ended',
+  'subscription.trial_will_end',
 ] as const;
 export const ZWebhookEvent = z.enum(WEBHOOK_EVENTS);
 export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;

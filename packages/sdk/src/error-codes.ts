@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   'idempotency_key_reused',
   'idempotency_key_in_use',
   'service_unavailable',
+  'invalid_transition',
   'gateway_error',
   'internal_error',
 ] as const;

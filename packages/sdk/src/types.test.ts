@@ -10,6 +10,7 @@ import type {
   TEventBody,
   TEventName,
   TMerchantLicense,
+  TSubscription,
   TOrder,
   TOrderDetail,
   TProduct,
@@ -60,6 +61,18 @@ function dataOf(event: WebhookEvent): void {
     case 'license.disabled':
     case 'license.enabled':
       expectTypeOf(event.data).toEqualTypeOf<{ license: MerchantLicense }>();
+      return;
+    case 'subscription.created':
+    case 'subscription.updated':
+    case 'subscription.renewed':
+    case 'subscription.past_due':
+    case 'subscription.canceled':
+    case 'subscription.uncanceled':
+    case 'subscription.paused':
+    case 'subscription.resumed':
+    case 'subscription.ended':
+    case 'subscription.trial_will_end':
+      expectTypeOf(event.data).toEqualTypeOf<{ subscription: TSubscription }>();
       return;
     case 'webhook.test':
       expectTypeOf(event.data).toEqualTypeOf<{ webhookId: string }>();

@@ -16,7 +16,7 @@ import {
   signatureHeaders,
   standardSignature,
 } from '../../../apps/server/src/modules/webhooks/signing.js';
-import type { TMerchantLicense, TOrderDetail, TProduct } from '../../schemas/src/index.js';
+import type { TMerchantLicense, TOrderDetail, TProduct, TSubscription } from '../../schemas/src/index.js';
 import { ERROR_CODES as SCHEMA_ERROR_CODES } from '../../schemas/src/errors.js';
 import {
   constructEvent,
@@ -436,6 +436,18 @@ describe('constructEvent', () => {
       case 'license.disabled':
       case 'license.enabled':
         expectTypeOf(event.data.license).toEqualTypeOf<MerchantLicense>();
+        throw new Error('unreachable');
+      case 'subscription.created':
+      case 'subscription.updated':
+      case 'subscription.renewed':
+      case 'subscription.past_due':
+      case 'subscription.canceled':
+      case 'subscription.uncanceled':
+      case 'subscription.paused':
+      case 'subscription.resumed':
+      case 'subscription.ended':
+      case 'subscription.trial_will_end':
+        expectTypeOf(event.data.subscription.status).toEqualTypeOf<TSubscription['status']>();
         throw new Error('unreachable');
       default:
         expectTypeOf(event.data).toEqualTypeOf<{ order: OrderDetail }>();

@@ -22,6 +22,7 @@ import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.
 import { IdempotencyKeySchema } from '../modules/idempotency/idempotency.entities.js';
 import { PaymentNotificationSchema, PaymentSchema } from '../modules/payments/payments.entities.js';
 import { StoreMemberSchema, StoreSchema } from '../modules/stores/stores.entities.js';
+import { SubscriptionSchema } from '../modules/subscriptions/subscriptions.entities.js';
 import { TestDataWipeSchema } from '../modules/test-data/test-data.entities.js';
 import { TicketMessageSchema, TicketSchema } from '../modules/tickets/tickets.entities.js';
 
@@ -37,6 +38,7 @@ export const ENTITIES = [
   ApiKeySchema,
   OrderSchema,
   OrderLineSchema,
+  SubscriptionSchema,
   CustomerSchema,
   CustomerCodeSchema,
   CustomerSessionSchema,

@@ -59,6 +59,7 @@ async function rowsOf(storeId: string, livemode: boolean): Promise<Record<string
     license_instance: `license_key_id in (select k.id from license_key k join product p on p.id = k.product_id where p.store_id = ?)`,
     order_line: `order_id in (select id from "order" where store_id = ?)`,
     ticket_message: `ticket_id in (select id from ticket where store_id = ?)`,
+    subscription: `store_id = ?`,
   };
   for (const table of PER_MODE) {
     const rows = await em.execute<Array<{ row: unknown }>>(
@@ -125,6 +126,15 @@ async function populate(base: ServiceContext, storeId: string) {
         // The seller's side may buy the store's test products (the world's test orders).
         { ...buyer, testMode: () => Promise.resolve(!livemode) },
       );
+    // A subscription (raw: checkout does not make them yet).
+    await em.execute(
+      `insert into subscription (id, store_id, livemode, product_name, plan_id, interval, interval_count, unit_price_minor,
+         quantity, currency, status, customer_email, payment_method, first_order_id, anchor, current_period_start,
+         current_period_end, created_at, updated_at)
+       values (?, ?, ?, 'Plan', ?, 'month', 1, 900, 1, 'USD', 'active', 'sub@example.test', 'test', ?, now(), now(),
+         now() + interval '1 month', now(), now())`,
+      [newId(), storeId, livemode, newId(), newId()],
+    );
     await em.execute(`insert into customer (id, store_id, livemode, email, created_at) values (?, ?, ?, ?, now())`, [
       newId(),
       storeId,

@@ -24,7 +24,9 @@ export type CursorList =
   | 'license-keys'
   | 'dashboard.license-keys'
   | 'tickets'
-  | 'webhook.deliveries';
+  | 'webhook.deliveries'
+  | 'subscriptions'
+  | 'customer.subscriptions';
 
 /** What a cursor pages, canonical: built by `cursorScope` only, so both ends spell it the same way. */
 export type CursorScope = string & { readonly cursorScope: unique symbol };

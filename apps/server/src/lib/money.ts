@@ -99,3 +99,18 @@ export function formatMoney(minor: number, currency: string): string {
     return `${text} ${currency}`;
   }
 }
+
+/**
+ * `amountMinor x part / whole`, rounded half up to a whole minor unit, exactly (in BigInt: a yearly
+ * price in minor units times a year in seconds passes 2^53). Proration's one rounding.
+ */
+export function shareOf(amountMinor: number, part: number, whole: number): number {
+  if (!Number.isSafeInteger(amountMinor) || !Number.isSafeInteger(part) || !Number.isSafeInteger(whole))
+    throw new RangeError('shareOf takes whole numbers');
+  if (whole <= 0 || part < 0 || part > whole) throw new RangeError(`shareOf: ${part} is not a part of ${whole}`);
+  const product = BigInt(amountMinor) * BigInt(part);
+  const w = BigInt(whole);
+  const sign = product < 0n ? -1n : 1n;
+  const magnitude = product * sign;
+  return Number(sign * ((magnitude * 2n + w) / (2n * w)));
+}

@@ -220,8 +220,8 @@ export function deleteTestRowsById(
  * The tables without stored objects, children first: each step's rows are referenced by none of
  * the later steps' tables' test rows. Files and products (with stored objects) are the runner's:
  * files after the orders' and products' other children, products after their keys and files.
- * Index use: every select starts from an index leading with (store_id, livemode) (event, order,
- * ticket, customer, coupon, blacklist_entry, webhook, product) and reaches children through
+ * Index use: every select starts from an index leading with (store_id, livemode) (event,
+ * subscription, order, ticket, customer, coupon, blacklist_entry, webhook, product) and reaches children through
  * their parent's index (license_key by product, license_instance by key, webhook_delivery by
  * endpoint, ticket_message by ticket, payment by order, feedback by order, order_line by order,
  * customer_session by customer).
@@ -243,6 +243,7 @@ export const STEPS_BEFORE_FILES: WipeStep[] = [
      where w.store_id = ? and w.livemode = false and d.livemode = false`,
   ),
   step('event', `select id from event where store_id = ? and livemode = false`),
+  step('subscription', `select id from subscription where store_id = ? and livemode = false`),
   step(
     'ticket_message',
     `select m.id from ticket_message m join ticket t on t.id = m.ticket_id

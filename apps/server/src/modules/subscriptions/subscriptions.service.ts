@@ -1,0 +1,203 @@
+/**
+ * Subscriptions' rules over their own rows: reading them, and applying a move of the table
+ * (subscription-machine.ts) to a locked row with its events in the same transaction. The moves
+ * that need money (a renewal, a retry, a resume from pause, a prorated change) hand their charge
+ * back to the caller: making the order and charging the saved method spans modules, so a flow
+ * does it (docs/architecture.md, Flows).
+ */
+import type {
+  TCancelSubscriptionInput,
+  TListSubscriptionsQuery,
+  TPauseSubscriptionInput,
+  TSubscription,
+  TSubscriptionIdInput,
+} from '@svc/schemas';
+import { LockMode } from '@mikro-orm/core';
+import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
+import { AppError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { recordEvent } from '../events/outbox.js';
+import type { ServiceContext } from '../request/context.js';
+import { StoreSchema } from '../stores/stores.entities.js';
+import { inTransaction } from '../request/transaction.js';
+import { move, type MoveArgs, type MoveName, type MoveResult } from './subscription-machine.js';
+import { stateOf, toSubscriptionView, writeState } from './subscription-views.js';
+import { SubscriptionSchema, type Subscription } from './subscriptions.entities.js';
+import { selectSubscriptionPage } from './subscriptions.repo.js';
+
+function notFound(): AppError {
+  return new AppError('not_found', 'No such subscription.');
+}
+
+/**
+ * The time a subscription's moves run at: a test subscription's own clock (it moves only when
+ * advanced), the one clock for a live one.
+ */
+export function subscriptionNow(ctx: ServiceContext, row: Subscription): Date {
+  return row.clockTime ?? ctx.clock.now();
+}
+
+/** The store's subscription of the caller's mode (another store's, or the other mode's, is 404). */
+export async function findSubscription(
+  ctx: ServiceContext,
+  input: TSubscriptionIdInput,
+  lock = false,
+): Promise<Subscription> {
+  const row = await ctx.em.findOne(
+    SubscriptionSchema,
+    { id: input.subscriptionId, store: input.storeId, livemode: ctx.livemode },
+    lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {},
+  );
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function getSubscription(ctx: ServiceContext, input: TSubscriptionIdInput): Promise<TSubscription> {
+  return toSubscriptionView(await findSubscription(ctx, input));
+}
+
+export async function listSubscriptions(ctx: ServiceContext, input: TListSubscriptionsQuery) {
+  const limit = input.limit ?? 50;
+  const key = ctx.deps.config.encryptionKey;
+  const filter = {
+    storeId: input.storeId,
+    livemode: ctx.livemode,
+    status: input.status,
+    productId: input.productId,
+    customerEmail: input.customerEmail,
+  };
+  const scope = cursorScope('subscriptions', filter);
+  const before = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
+  const rows = await selectSubscriptionPage(ctx.em, filter, before, limit + 1);
+  const { page, hasMore, nextCursor } = keysetPage(key, scope, rows, limit, (row) => row.us);
+  const found = page.length ? await ctx.em.find(SubscriptionSchema, { id: { $in: page.map((row) => row.id) } }) : [];
+  const byId = new Map(found.map((row) => [row.id, row]));
+  return {
+    subscriptions: page.map((row) => toSubscriptionView(byId.get(row.id)!)),
+    hasMore,
+    nextCursor,
+  };
+}
+
+/** What checkout knows of a new subscription: who buys what, at which terms, from which order. */
+export interface NewSubscription {
+  storeId: string;
+  livemode: boolean;
+  productId: string;
+  productName: string;
+  planId: string;
+  interval: Subscription['interval'];
+  intervalCount: number;
+  unitPriceMinor: number;
+  quantity: number;
+  discountMinor: number;
+  couponId: string | null;
+  currency: string;
+  customerEmail: string;
+  paymentMethod: string;
+  firstOrderId: string;
+}
+
+/**
+ * The row of a checkout's subscription, `incomplete` until its first payment (or trial) moves it;
+ * a test subscription's clock starts at `now`. Written in the caller's transaction.
+ */
+export function newSubscriptionRow(ctx: ServiceContext, input: NewSubscription, now: Date): Subscription {
+  const { storeId, ...fields } = input;
+  return ctx.em.create(SubscriptionSchema, {
+    ...fields,
+    id: newId(),
+    store: ctx.em.getReference(StoreSchema, storeId),
+    status: 'incomplete',
+    latestOrderNumber: null,
+    anchor: now,
+    currentPeriodStart: now,
+    currentPeriodEnd: now,
+    trialEnd: null,
+    cancelAtPeriodEnd: false,
+    pauseAtPeriodEnd: false,
+    canceledAt: null,
+    endedAt: null,
+    pausedAt: null,
+    resumesAt: null,
+    pastDueAt: null,
+    retries: 0,
+    unpaidFrom: null,
+    nextRetryAt: null,
+    cancellationReason: null,
+    creditMinor: 0,
+    pendingTerms: null,
+    noticeFor: null,
+    clockTime: input.livemode ? null : now,
+    dueAt: null,
+    leaseUntil: null,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  });
+}
+
+/**
+ * Applies one move to a row the caller has locked in its transaction: the new state, the time
+ * the next move falls due, and the move's events in the outbox (each with the subscription as it
+ * is after the move). Answers the move's result: its charge and mail are the caller's to do.
+ */
+export async function applyMove<M extends MoveName>(
+  ctx: ServiceContext,
+  row: Subscription,
+  name: M,
+  now: Date,
+  ...args: MoveArgs<M>
+): Promise<MoveResult> {
+  if (!ctx.em.isInTransaction())
+    throw new Error(`subscription ${name}: the caller must hold the subscription's row lock in a transaction`);
+  const result = move(stateOf(row), name, now, ...args);
+  writeState(row, result.next, now);
+  if (result.events.length) {
+    const view = toSubscriptionView(row);
+    for (const type of result.events)
+      await recordEvent(ctx, {
+        storeId: row.store.id,
+        livemode: row.livemode,
+        type,
+        payload: { subscription: view },
+        at: now,
+      });
+  }
+  return result;
+}
+
+/** Runs `work` on the locked subscription in a transaction and answers it as the API shows it. */
+async function withLocked(
+  ctx: ServiceContext,
+  input: TSubscriptionIdInput,
+  work: (tx: ServiceContext, row: Subscription, now: Date) => Promise<unknown>,
+): Promise<TSubscription> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await findSubscription(tx, input, true);
+    await work(tx, row, subscriptionNow(tx, row));
+    await tx.em.flush();
+    return toSubscriptionView(row);
+  });
+}
+
+/**
+ * Cancel at the period end (default) or now. The merchant's and the seller's cancels are
+ * `requested_by_merchant` unless they say otherwise; the buyer's own is `requested_by_customer`.
+ */
+export function cancelSubscription(
+  ctx: ServiceContext,
+  input: TCancelSubscriptionInput,
+  requestedBy: 'requested_by_merchant' | 'requested_by_customer' = 'requested_by_merchant',
+): Promise<TSubscription> {
+  return withLocked(ctx, input, (tx, row, now) =>
+    applyMove(tx, row, 'cancel', now, input.atPeriodEnd ?? true, input.reason ?? requestedBy),
+  );
+}
+
+/** Pause from the current period's end, until `resumesAt` or a resume. */
+export function pauseSubscription(ctx: ServiceContext, input: TPauseSubscriptionInput): Promise<TSubscription> {
+  return withLocked(ctx, input, (tx, row, now) =>
+    applyMove(tx, row, 'pause', now, input.resumesAt ? new Date(input.resumesAt) : null),
+  );
+}

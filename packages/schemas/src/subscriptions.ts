@@ -1,0 +1,115 @@
+/** Subscriptions as merchants, staff and buyers see them (docs/decisions.md, Subscriptions). */
+import { z } from 'zod';
+import { ZId, ZLivemode, ZTimestamp } from './common.js';
+import { queryInt } from './query.js';
+
+/** How often a plan bills: `intervalCount` x `interval`, at most a year. */
+export const SUBSCRIPTION_INTERVALS = ['day', 'week', 'month', 'year'] as const;
+export const ZSubscriptionInterval = z.enum(SUBSCRIPTION_INTERVALS);
+export type TSubscriptionInterval = z.infer<typeof ZSubscriptionInterval>;
+
+export const SUBSCRIPTION_STATUSES = [
+  'incomplete',
+  'incomplete_expired',
+  'trialing',
+  'active',
+  'past_due',
+  'paused',
+  'canceled',
+] as const;
+export const ZSubscriptionStatus = z.enum(SUBSCRIPTION_STATUSES);
+export type TSubscriptionStatus = z.infer<typeof ZSubscriptionStatus>;
+
+export const CANCELLATION_REASONS = ['requested_by_customer', 'requested_by_merchant', 'payment_failed'] as const;
+export const ZCancellationReason = z.enum(CANCELLATION_REASONS);
+export type TCancellationReason = z.infer<typeof ZCancellationReason>;
+
+/** A change made with `prorate: false`, waiting for the next renewal. */
+export const ZPendingUpdate = z.object({
+  planId: ZId,
+  quantity: z.number().int().min(1).max(100),
+  /** What each renewal will charge once the change applies. */
+  amount: z.number(),
+});
+
+export const ZSubscription = z.object({
+  id: ZId,
+  storeId: ZId,
+  livemode: ZLivemode,
+  productId: ZId.nullable().meta({ description: 'Null once the product is deleted; the subscription keeps its name' }),
+  productName: z.string(),
+  planId: ZId,
+  interval: ZSubscriptionInterval,
+  intervalCount: z.number().int().min(1).max(12),
+  quantity: z.number().int().min(1).max(100).meta({ description: 'Seats' }),
+  unitPrice: z.number(),
+  amount: z.number().meta({
+    description:
+      'What the next renewal charges: unit price x seats, less a `forever` coupon, before the credit balance',
+  }),
+  creditBalance: z.number().meta({ description: 'Credit from a prorated downgrade, spent by the next renewals' }),
+  currency: z.string(),
+  status: ZSubscriptionStatus,
+  customerEmail: z.string(),
+  paymentMethod: z.string(),
+  currentPeriodStart: ZTimestamp,
+  currentPeriodEnd: ZTimestamp,
+  trialEnd: ZTimestamp.nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+  canceledAt: ZTimestamp.nullable(),
+  endedAt: ZTimestamp.nullable(),
+  pausedAt: ZTimestamp.nullable(),
+  resumesAt: ZTimestamp.nullable(),
+  pastDueAt: ZTimestamp.nullable(),
+  cancellationReason: ZCancellationReason.nullable(),
+  pendingUpdate: ZPendingUpdate.nullable(),
+  latestOrderId: z.string().nullable().meta({ description: '`ORD-<n>` of the last order of this subscription' }),
+  clockTime: ZTimestamp.nullable().meta({ description: "A test subscription's clock; null for a live one" }),
+  createdAt: ZTimestamp,
+  updatedAt: ZTimestamp,
+});
+export type TSubscription = z.infer<typeof ZSubscription>;
+
+export const ZListSubscriptionsQuery = z.strictObject({
+  storeId: ZId,
+  status: ZSubscriptionStatus.optional(),
+  productId: ZId.optional(),
+  customerEmail: z.string().trim().toLowerCase().min(3).max(320).optional(),
+  limit: queryInt(z.number().int().min(1).max(100)).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+});
+export type TListSubscriptionsQuery = z.infer<typeof ZListSubscriptionsQuery>;
+
+export const ZSubscriptionList = z.object({
+  subscriptions: z.array(ZSubscription),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
+
+export const ZSubscriptionIdInput = z.strictObject({ storeId: ZId, subscriptionId: ZId });
+export type TSubscriptionIdInput = z.infer<typeof ZSubscriptionIdInput>;
+
+export const ZCancelSubscriptionInput = ZSubscriptionIdInput.extend({
+  atPeriodEnd: z.boolean().optional().meta({ description: 'true (default): at the period end; false: now' }),
+  reason: ZCancellationReason.exclude(['payment_failed']).optional().meta({
+    description: 'Why; `requested_by_merchant` when left out',
+  }),
+});
+export type TCancelSubscriptionInput = z.infer<typeof ZCancelSubscriptionInput>;
+
+export const ZPauseSubscriptionInput = ZSubscriptionIdInput.extend({
+  resumesAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'When it resumes by itself; after the current period end' }),
+});
+export type TPauseSubscriptionInput = z.infer<typeof ZPauseSubscriptionInput>;
+
+export const ZUpdateSubscriptionInput = ZSubscriptionIdInput.extend({
+  planId: ZId.optional(),
+  quantity: z.number().int().min(1).max(100).optional(),
+  prorate: z.boolean().optional().meta({
+    description: 'true (default): now, the unused part credited; false: at the next renewal (`pendingUpdate`)',
+  }),
+});
+export type TUpdateSubscriptionInput = z.infer<typeof ZUpdateSubscriptionInput>;
