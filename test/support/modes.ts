@@ -20,6 +20,8 @@ export const PER_MODE_TABLES = [
   'webhook_delivery',
   'ticket',
   'ticket_message',
+  'saved_payment_method',
+  'test_gateway_charge',
 ] as const;
 
 /** Every table of the schema with a `livemode` column, sorted. */
