@@ -23,7 +23,7 @@
  *   PaymentIntent succeeded                                            -> succeeded
  *   402 card_error authentication_required / PaymentIntent requires_action -> requires_action
  *   402 card_error (card_declined, expired_card, ...)                  -> failed (decline_code or code)
- *   400 invalid_request_error (a detached or unusable method)          -> failed (its code)
+ *   400/404 invalid_request_error (a detached or missing method)       -> failed (its code)
  *   network error, timeout, 429, 5xx, authentication, idempotency_error -> AppError gateway_error (retry)
  *
  * STRIPE_API_BASE points the client at another host (a local fake in tests).
@@ -122,9 +122,10 @@ export function chargeErrorResult(error: unknown): ChargeResult {
   const providerRef = typeof e.payment_intent?.id === 'string' ? e.payment_intent.id : null;
   if (e.code === 'authentication_required' || e.payment_intent?.status === 'requires_action')
     return { status: 'requires_action', providerRef };
+  // stripe-node gives a card error without one an empty decline_code.
   if (e.type === 'StripeCardError')
-    return { status: 'failed', declineCode: e.decline_code ?? e.code ?? 'card_declined', providerRef };
-  if (e.type === 'StripeInvalidRequestError' && e.statusCode === 400 && e.code)
+    return { status: 'failed', declineCode: e.decline_code || e.code || 'card_declined', providerRef };
+  if (e.type === 'StripeInvalidRequestError' && (e.statusCode === 400 || e.statusCode === 404) && e.code)
     return { status: 'failed', declineCode: e.code, providerRef };
   throw chargeRefused();
 }
