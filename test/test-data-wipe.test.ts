@@ -130,6 +130,7 @@ async function countRows(storeId: string, livemode: boolean): Promise<Record<str
     license_instance: `license_key_id in (select k.id from license_key k join product p on p.id = k.product_id where p.store_id = $1)`,
     order_line: `order_id in (select id from "order" where store_id = $1)`,
     ticket_message: `ticket_id in (select id from ticket where store_id = $1)`,
+    test_gateway_charge: `method_id in (select id from saved_payment_method where store_id = $1)`,
   };
   const out: Record<string, number> = {};
   for (const table of PER_MODE) {

@@ -1,7 +1,8 @@
 /**
  * In a real browser: a buyer goes from a theme's cart (or an /embed.js button, or a link from
  * orders/create) through the checkout page and a payment to the goods on the order page, for
- * a key product, a file product and a manual product; wrong input shows next to its field.
+ * a key product, a file product and a manual product; wrong input shows next to its field. The
+ * test pay page offers its four test cards by name (axe-clean) and pays with the one chosen.
  * Every page checked for requests to other origins and CSP violations; screenshots at 360 and
  * 1280 px go to test/.screenshots/.
  */
@@ -22,6 +23,7 @@ import {
   watchPage,
 } from './support.js';
 import { dashboard } from '../support/seller.js';
+import { expectAccessible } from './dashboard-support.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let theme: Awaited<ReturnType<typeof startTheme>>;
@@ -81,7 +83,18 @@ describe('a key product, from the theme cart', () => {
     await page.getByRole('button', { name: 'Pay $19.99' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
     await page.getByText('no money moves').waitFor();
+    // The four test cards, by their accessible names, in a group named Test card; Succeeds checked.
+    const cards = page.getByRole('group', { name: 'Test card' });
+    const names = ['Succeeds', 'Declines', 'Declines renewals', 'Requires authentication'];
+    for (const name of names) await cards.getByRole('radio', { name, exact: true }).waitFor();
+    expect(await cards.getByRole('radio').count()).toBe(4);
+    expect(await Promise.all(names.map((name) => cards.getByRole('radio', { name, exact: true }).isChecked()))).toEqual(
+      [true, false, false, false],
+    );
+    expect(await unlabelledControls(page)).toEqual([]);
+    await expectAccessible(page, 'test pay page');
     await screenshots(page, 'test-pay');
+    await cards.getByRole('radio', { name: 'Declines renewals', exact: true }).check();
     await page.getByRole('button', { name: 'Pay $19.99' }).click();
 
     await page.waitForURL(new RegExp(`^${server.url}/orders/`));

@@ -1,12 +1,22 @@
 /**
- * A local stand-in for api.stripe.com, enough for Checkout and refunds: `POST /v1/checkout/sessions`
- * and `POST /v1/refunds`, with the form-encoded body the stripe package sends. It records every
- * request and honours idempotency keys as Stripe does (same key and body -> the same object,
- * `idempotent-replayed: true`; same key with another body -> 400 idempotency_error). A refund names
- * a PaymentIntent one of its sessions made; a second refund of one (under another key) is 400
- * `charge_already_refunded`, as Stripe answers. `refuseRefunds` makes refunds fail with a
- * Stripe-shaped error before anything is made or remembered (a transient refusal: clear it and the
- * same key goes through). Point the server at it with STRIPE_API_BASE.
+ * A local stand-in for api.stripe.com, enough for Checkout, refunds and saved payment methods:
+ * `POST /v1/checkout/sessions`, `POST /v1/refunds`, `GET /v1/payment_intents/{id}`,
+ * `GET /v1/setup_intents/{id}` and off-session `POST /v1/payment_intents`, with the form-encoded
+ * body the stripe package sends. It records every request and honours idempotency keys as Stripe
+ * does (same key and body -> the same answer, an error included, `idempotent-replayed: true`; same
+ * key with another body -> 400 idempotency_error). A refund names a PaymentIntent one of its
+ * sessions made; a second refund of one (under another key) is 400 `charge_already_refunded`, as
+ * Stripe answers. `refuseRefunds` makes refunds fail with a Stripe-shaped error before anything is
+ * made or remembered (a transient refusal: clear it and the same key goes through).
+ *
+ * Every session stands for a buyer who completed it: a `payment` session's PaymentIntent has
+ * succeeded with a PaymentMethod (`pm_test_...`), a `setup` session's SetupIntent has set one up,
+ * and `customer_creation: 'always'` made a Customer (`cus_test_...`). An off-session PaymentIntent
+ * on a known customer and PaymentMethod answers as `cards` says for that method (default
+ * `succeeds`): `declines` is Stripe's 402 card_error `card_declined` (decline_code
+ * `insufficient_funds`), `requires_authentication` its 402 `authentication_required` with the
+ * PaymentIntent in `requires_action`. Each such PaymentIntent made (replays are not) is in
+ * `charges`. Point the server at it with STRIPE_API_BASE.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -34,7 +44,11 @@ export interface FakeSession {
   customer_email: string | null;
   metadata: Record<string, string>;
   client_reference_id: string | null;
+  /** A `setup` session's is made but never paid: its SetupIntent is what it completes. */
   payment_intent: string;
+  setup_intent: string | null;
+  /** The Customer the session made (`customer_creation: 'always'`), or null. */
+  customer: string | null;
   success_url: string | null;
   cancel_url: string | null;
   created: number;
@@ -53,6 +67,36 @@ export interface FakeRefund {
   created: number;
 }
 
+export interface FakePaymentIntent {
+  id: string;
+  object: 'payment_intent';
+  amount: number;
+  currency: string;
+  status: 'succeeded' | 'requires_payment_method' | 'requires_action';
+  customer: string | null;
+  payment_method: string | null;
+  setup_future_usage: string | null;
+  metadata: Record<string, string>;
+  last_payment_error: { type: string; code: string; decline_code?: string } | null;
+  created: number;
+  livemode: false;
+}
+
+export interface FakeSetupIntent {
+  id: string;
+  object: 'setup_intent';
+  status: 'succeeded';
+  customer: string | null;
+  payment_method: string;
+  usage: 'off_session';
+  metadata: Record<string, string>;
+  created: number;
+  livemode: false;
+}
+
+/** How an off-session charge of a saved PaymentMethod goes. */
+export type FakeCard = 'succeeds' | 'declines' | 'requires_authentication';
+
 /** A Stripe error as `POST /v1/refunds` answers it: `{ error: { type, code, message } }` with this status. */
 export interface FakeStripeRefusal {
   status: number;
@@ -65,6 +109,12 @@ export interface FakeStripe {
   requests: FakeStripeRequest[];
   sessions: Map<string, FakeSession>;
   refunds: Map<string, FakeRefund>;
+  paymentIntents: Map<string, FakePaymentIntent>;
+  setupIntents: Map<string, FakeSetupIntent>;
+  /** Off-session PaymentIntents made (POST /v1/payment_intents), in order; replays add none. */
+  charges: FakePaymentIntent[];
+  /** A PaymentMethod's behaviour when charged off-session (default `succeeds`). */
+  cards: Map<string, FakeCard>;
   /** While set, every API call answers this HTTP status with a Stripe error body. */
   failWith: number | undefined;
   /** While set, `POST /v1/refunds` answers this error (and makes no refund). */
@@ -95,7 +145,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const requests: FakeStripeRequest[] = [];
   const sessions = new Map<string, FakeSession>();
   const refunds = new Map<string, FakeRefund>();
-  const idempotent = new Map<string, { digest: string; object: FakeSession | FakeRefund }>();
+  const paymentIntents = new Map<string, FakePaymentIntent>();
+  const setupIntents = new Map<string, FakeSetupIntent>();
+  const charges: FakePaymentIntent[] = [];
+  const cards = new Map<string, FakeCard>();
+  const idempotent = new Map<string, { digest: string; status: number; body: string }>();
+  const now = () => Math.floor(Date.now() / 1000);
+  const id = (prefix: string) => `${prefix}_test_${randomBytes(12).toString('hex')}`;
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -113,7 +169,28 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         return stripeError(res, fake.failWith, 'api_error', 'Something went wrong on the fake Stripe (secret detail).');
       if (!authorization?.startsWith('Bearer sk_'))
         return stripeError(res, 401, 'invalid_request_error', 'Invalid API Key provided.');
-      if (req.method !== 'POST' || (path !== '/v1/checkout/sessions' && path !== '/v1/refunds')) {
+      const retrieved = req.method === 'GET' ? /^\/v1\/(payment_intents|setup_intents)\/([^/]+)$/.exec(path) : null;
+      if (retrieved) {
+        const object =
+          retrieved[1] === 'payment_intents' ? paymentIntents.get(retrieved[2]!) : setupIntents.get(retrieved[2]!);
+        if (!object)
+          return stripeError(
+            res,
+            404,
+            'invalid_request_error',
+            `No such ${retrieved[1] === 'payment_intents' ? 'payment_intent' : 'setupintent'}: '${retrieved[2]}'`,
+            'resource_missing',
+          );
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'request-id': `req_${randomBytes(6).toString('hex')}`,
+        });
+        return res.end(JSON.stringify(object));
+      }
+      if (
+        req.method !== 'POST' ||
+        (path !== '/v1/checkout/sessions' && path !== '/v1/refunds' && path !== '/v1/payment_intents')
+      ) {
         return stripeError(res, 404, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${path}).`);
       }
       if (path === '/v1/refunds' && fake.refuseRefunds) {
@@ -139,9 +216,72 @@ export async function startFakeStripe(): Promise<FakeStripe> {
           );
         }
         if (seen) {
-          res.writeHead(200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
-          return res.end(JSON.stringify(seen.object));
+          res.writeHead(seen.status, {
+            'content-type': 'application/json',
+            'idempotent-replayed': 'true',
+            ...(seen.status >= 400 ? { 'stripe-should-retry': 'false' } : {}),
+          });
+          return res.end(seen.body);
         }
+      }
+      /** Answers `object` with `status`, remembered under the request's idempotency key. */
+      const answer = (status: number, object: unknown) => {
+        const text = JSON.stringify(object);
+        if (idempotencyKey) idempotent.set(idempotencyKey, { digest, status, body: text });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'request-id': `req_${randomBytes(6).toString('hex')}`,
+          ...(status >= 400 ? { 'stripe-should-retry': 'false' } : {}),
+        });
+        return res.end(text);
+      };
+
+      if (path === '/v1/payment_intents') {
+        const known = [...paymentIntents.values(), ...setupIntents.values()].some(
+          (i) => i.customer && i.customer === form.customer && i.payment_method === form.payment_method,
+        );
+        if (!form.customer || !form.payment_method || !known)
+          return stripeError(
+            res,
+            400,
+            'invalid_request_error',
+            `No such PaymentMethod: '${form.payment_method ?? ''}' for this customer`,
+            'resource_missing',
+          );
+        if (form.off_session !== 'true' || form.confirm !== 'true' || !Number.isInteger(Number(form.amount)))
+          return stripeError(res, 400, 'invalid_request_error', 'Expected an off-session, confirmed amount.');
+        const card = cards.get(form.payment_method) ?? 'succeeds';
+        const intent: FakePaymentIntent = {
+          id: id('pi'),
+          object: 'payment_intent',
+          amount: Number(form.amount),
+          currency: form.currency ?? 'usd',
+          status:
+            card === 'succeeds' ? 'succeeded' : card === 'declines' ? 'requires_payment_method' : 'requires_action',
+          customer: form.customer,
+          payment_method: form.payment_method,
+          setup_future_usage: null,
+          metadata: formObject(form, 'metadata'),
+          last_payment_error: null,
+          created: now(),
+          livemode: false,
+        };
+        paymentIntents.set(intent.id, intent);
+        charges.push(intent);
+        if (card === 'succeeds') return answer(200, intent);
+        const error =
+          card === 'declines'
+            ? { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds' }
+            : { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required' };
+        intent.last_payment_error = error;
+        return answer(402, {
+          error: {
+            ...error,
+            message:
+              card === 'declines' ? 'Your card has insufficient funds.' : 'This payment requires authentication.',
+            payment_intent: intent,
+          },
+        });
       }
 
       if (path === '/v1/refunds') {
@@ -177,38 +317,67 @@ export async function startFakeStripe(): Promise<FakeStripe> {
           created: Math.floor(Date.now() / 1000),
         };
         refunds.set(refund.id, refund);
-        if (idempotencyKey) idempotent.set(idempotencyKey, { digest, object: refund });
-        res.writeHead(200, {
-          'content-type': 'application/json',
-          'request-id': `req_${randomBytes(6).toString('hex')}`,
-        });
-        return res.end(JSON.stringify(refund));
+        return answer(200, refund);
       }
       const amount =
         Number(form['line_items[0][price_data][unit_amount]'] ?? 0) * Number(form['line_items[0][quantity]'] ?? 1);
-      const id = `cs_test_${randomBytes(12).toString('hex')}`;
+      const sessionId = id('cs');
+      const mode = form.mode ?? 'payment';
+      const customer = form.customer_creation === 'always' ? id('cus') : null;
+      const paymentMethod = id('pm');
+      const metadata = formObject(form, 'metadata');
+      const paymentIntent: FakePaymentIntent = {
+        id: id('pi'),
+        object: 'payment_intent',
+        amount,
+        currency: form['line_items[0][price_data][currency]'] ?? 'usd',
+        status: 'succeeded',
+        customer,
+        payment_method: paymentMethod,
+        setup_future_usage: form['payment_intent_data[setup_future_usage]'] ?? null,
+        metadata: formObject(form, 'payment_intent_data[metadata]'),
+        last_payment_error: null,
+        created: now(),
+        livemode: false,
+      };
+      const setupIntent: FakeSetupIntent | null =
+        mode === 'setup'
+          ? {
+              id: id('seti'),
+              object: 'setup_intent',
+              status: 'succeeded',
+              customer,
+              payment_method: paymentMethod,
+              usage: 'off_session',
+              metadata: formObject(form, 'setup_intent_data[metadata]'),
+              created: now(),
+              livemode: false,
+            }
+          : null;
+      if (setupIntent) setupIntents.set(setupIntent.id, setupIntent);
+      else paymentIntents.set(paymentIntent.id, paymentIntent);
       const session: FakeSession = {
-        id,
+        id: sessionId,
         object: 'checkout.session',
-        url: `https://checkout.stripe.test/c/pay/${id}`,
-        mode: form.mode ?? 'payment',
+        url: `https://checkout.stripe.test/c/pay/${sessionId}`,
+        mode,
         status: 'open',
         payment_status: 'unpaid',
         amount_total: amount,
-        currency: form['line_items[0][price_data][currency]'] ?? 'usd',
+        currency: form['line_items[0][price_data][currency]'] ?? form.currency ?? 'usd',
         customer_email: form.customer_email ?? null,
-        metadata: formObject(form, 'metadata'),
+        metadata,
         client_reference_id: form.client_reference_id ?? null,
-        payment_intent: `pi_test_${randomBytes(12).toString('hex')}`,
+        payment_intent: paymentIntent.id,
+        setup_intent: setupIntent?.id ?? null,
+        customer,
         success_url: form.success_url ?? null,
         cancel_url: form.cancel_url ?? null,
         created: Math.floor(Date.now() / 1000),
         livemode: false,
       };
-      sessions.set(id, session);
-      if (idempotencyKey) idempotent.set(idempotencyKey, { digest, object: session });
-      res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
-      res.end(JSON.stringify(session));
+      sessions.set(sessionId, session);
+      answer(200, session);
     });
   });
 
@@ -219,6 +388,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     requests,
     sessions,
     refunds,
+    paymentIntents,
+    setupIntents,
+    charges,
+    cards,
     failWith: undefined,
     refuseRefunds: undefined,
     close: () =>

@@ -21,6 +21,8 @@ export const PER_MODE_TABLES = [
   'ticket',
   'ticket_message',
   'subscription',
+  'saved_payment_method',
+  'test_gateway_charge',
 ] as const;
 
 /** Every table of the schema with a `livemode` column, sorted. */

@@ -20,7 +20,12 @@ import {
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
 import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
 import { IdempotencyKeySchema } from '../modules/idempotency/idempotency.entities.js';
-import { PaymentNotificationSchema, PaymentSchema } from '../modules/payments/payments.entities.js';
+import {
+  PaymentNotificationSchema,
+  PaymentSchema,
+  SavedPaymentMethodSchema,
+  TestGatewayChargeSchema,
+} from '../modules/payments/payments.entities.js';
 import { StoreMemberSchema, StoreSchema } from '../modules/stores/stores.entities.js';
 import { SubscriptionSchema } from '../modules/subscriptions/subscriptions.entities.js';
 import { TestDataWipeSchema } from '../modules/test-data/test-data.entities.js';
@@ -54,6 +59,8 @@ export const ENTITIES = [
   TrackEventSchema,
   PaymentSchema,
   PaymentNotificationSchema,
+  SavedPaymentMethodSchema,
+  TestGatewayChargeSchema,
   IdempotencyKeySchema,
   WebhookSchema,
   WebhookDeliverySchema,

@@ -17,6 +17,7 @@ import {
   claimGatewayNotification,
   recordNotificationOutcome,
   recordPayment,
+  saveMethodOfOrder,
   type Settlement,
 } from '../modules/payments/payments.service.js';
 import type { PaymentNotification } from '../modules/payments/gateway.js';
@@ -77,8 +78,8 @@ export type NotificationOutcome =
   SettleOutcome | 'duplicate' | 'unknown_order' | 'refunded' | 'not_refundable' | 'recorded';
 
 /**
- * A gateway's notification, verified by the caller: claimed once, then settling, refunding or only
- * recorded. Transaction: one, in which the claim, its effect (settleOrder or refundOrder join it)
+ * A gateway's notification, verified by the caller: claimed once, then settling (with the payment
+ * method its checkout saved, if it did), refunding or only recorded. Transaction: one, in which the claim, its effect (settleOrder or refundOrder join it)
  * and its outcome commit together.
  */
 export async function handleNotification(
@@ -112,7 +113,13 @@ export async function handleNotification(
     if (!(await tx.em.count(OrderSchema, { id: notification.orderId }))) {
       outcome = 'unknown_order';
     } else if (notification.kind === 'paid') {
-      outcome = await settleOrder(tx, { orderId: notification.orderId, payment: { gateway, ...notification }, now });
+      const { savedMethod, ...payment } = notification;
+      outcome = await settleOrder(tx, { orderId: notification.orderId, payment: { gateway, ...payment }, now });
+      // The payment method this checkout saved (for a subscription's renewals), with the payment.
+      if (outcome === 'settled' && savedMethod) {
+        const order = await tx.em.findOneOrFail(OrderSchema, { id: notification.orderId });
+        await saveMethodOfOrder(tx, { order, method: savedMethod, now });
+      }
     } else if (notification.kind === 'refunded') {
       // A refund of an order we never settled is recorded, not retried forever by the gateway.
       const status = (await tx.em.findOneOrFail(OrderSchema, { id: notification.orderId })).status;

@@ -60,6 +60,8 @@ async function rowsOf(storeId: string, livemode: boolean): Promise<Record<string
     order_line: `order_id in (select id from "order" where store_id = ?)`,
     ticket_message: `ticket_id in (select id from ticket where store_id = ?)`,
     subscription: `store_id = ?`,
+    saved_payment_method: `store_id = ?`,
+    test_gateway_charge: `method_id in (select id from saved_payment_method where store_id = ?)`,
   };
   for (const table of PER_MODE) {
     const rows = await em.execute<Array<{ row: unknown }>>(

@@ -8,7 +8,11 @@ import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
 import { handleNotification, type PaymentNotification } from '../flows/settle-payment.js';
-import { STRIPE_SIGNATURE_HEADER, verifyStripeNotification } from '../modules/payments/stripe-gateway.js';
+import {
+  STRIPE_SIGNATURE_HEADER,
+  verifyStripeNotification,
+  withSavedMethod,
+} from '../modules/payments/stripe-gateway.js';
 import { TEST_SIGNATURE_HEADER, verifyTestNotification } from '../modules/payments/test-gateway.js';
 import { plainRoute } from './plain-route.js';
 
@@ -32,8 +36,16 @@ export const VERIFIERS: Record<string, Verifier> = {
       deps.clock.now(),
     );
   },
-  stripe: (deps, raw, headers) =>
-    verifyStripeNotification(deps.config, raw, header(headers[STRIPE_SIGNATURE_HEADER]), deps.clock.now()),
+  // A saving session's completion reads its PaymentMethod from Stripe first (withSavedMethod).
+  stripe: async (deps, raw, headers) => {
+    const verified = verifyStripeNotification(
+      deps.config,
+      raw,
+      header(headers[STRIPE_SIGNATURE_HEADER]),
+      deps.clock.now(),
+    );
+    return verified && withSavedMethod(deps.config, verified, deps.log);
+  },
 };
 
 export const paymentNotificationRoute = plainRoute({

@@ -3,9 +3,11 @@
  * production it is served for test orders, with or without TEST_GATEWAY_SECRET (the checkout
  * token opens the order), and a live order's page is a 400 with nothing settled; outside
  * production it is served for any order (testGatewaySettles: the secret is always there, config.ts).
- * It shows the amount and a Pay button; the
- * button settles the order through the same notification path a signed test notification
- * takes (handleNotification), then sends the buyer to the order page. Plain HTML and a form:
+ * It shows the amount, the four test cards (radio buttons, `Succeeds` checked) and a Pay button;
+ * the button posts `card` and settles the order through the same notification path a signed test
+ * notification takes (handleNotification), saving the card as the order's payment method, then
+ * sends the buyer to the order page. `Declines` fails the payment instead (a `failed`
+ * notification: the order stays pending) and comes back here saying so. Plain HTML and a form:
  * no script. The checkout token (form field, query or svc_checkout cookie) opens the order.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +20,7 @@ import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { orderForToken } from '../modules/orders/order-lookup.js';
 import { publicOrderNumber } from '../modules/orders/order-views.js';
 import { handleNotification } from '../flows/settle-payment.js';
+import { TEST_CARDS, type TestCard } from '../modules/payments/gateway.js';
 import { testGatewaySettles, testPayPageEnabled } from '../modules/payments/test-gateway-rule.js';
 import { storeReturnUrl } from '../modules/stores/origins.js';
 import { StoreSchema, type Store } from '../modules/stores/stores.entities.js';
@@ -48,6 +51,39 @@ async function open(ctx: PlainContext, body: Record<string, string> | undefined)
   const store = await ctx.em.findOneOrFail(StoreSchema, { id: order.store.id });
   return { order, store, token };
 }
+
+/** The test cards as the page names them (DESIGN: the radio buttons carry these labels). */
+const CARD_LABELS: Record<TestCard, { label: string; hint: string }> = {
+  succeeds: { label: 'Succeeds', hint: 'Pays now and every later charge.' },
+  declines: { label: 'Declines', hint: 'The payment is declined.' },
+  declines_renewals: { label: 'Declines renewals', hint: 'Pays now; every later charge is declined.' },
+  requires_authentication: {
+    label: 'Requires authentication',
+    hint: 'Pays now; every later charge needs the buyer to confirm it.',
+  },
+};
+
+/** The posted `card` (`succeeds` when none is posted: a form of an older page, a script). */
+function cardOf(body: Record<string, string> | undefined): TestCard {
+  const card = body?.card ?? 'succeeds';
+  if (!(TEST_CARDS as readonly string[]).includes(card))
+    throw new AppError('validation_failed', 'Choose one of the test cards.', {
+      issues: [{ path: 'card', message: `One of: ${TEST_CARDS.join(', ')}.` }],
+    });
+  return card as TestCard;
+}
+
+const cardChoices = () =>
+  `<fieldset class="methods">
+<legend>Test card</legend>
+${TEST_CARDS.map(
+  (card, i) => `<div class="method">
+<input type="radio" name="card" id="card-${card}" value="${card}" aria-describedby="card-${card}-hint"${i === 0 ? ' checked' : ''}>
+<label for="card-${card}">${CARD_LABELS[card].label}</label>
+<p class="hint" id="card-${card}-hint">${CARD_LABELS[card].hint}</p>
+</div>`,
+).join('\n')}
+</fieldset>`;
 
 const payError = (reply: FastifyReply, error: PublicError, request: FastifyRequest) =>
   sendPage(
@@ -93,8 +129,12 @@ export const TEST_PAY_ROUTES: PlainRoute[] = [
       const brand = pageBrand(ctx.deps.config, store, request.query, embed);
       const back = `/checkout/${order.id}${carried(ctx, store, request, token)}`;
       const payable = order.status === 'pending' && order.paymentMethod === 'test';
+      const declined =
+        payable && (request.query as { declined?: string }).declined === '1'
+          ? `<p role="alert">The test card Declines was declined; the order is not paid. Choose another card.</p>\n`
+          : '';
       const body = `<h1>Test payment</h1>
-<p class="notice">This is the test gateway: no money moves.</p>
+${declined}<p class="notice">This is the test gateway: no money moves.</p>
 <dl class="summary card">
 <div><dt>Store</dt><dd>${escapeHtml(store.name)}</dd></div>
 <div><dt>Order</dt><dd>${publicOrderNumber(order.number)}</dd></div>
@@ -104,6 +144,7 @@ ${
   payable
     ? `<form method="post" action="${escapeHtml(`/pay/test/${order.id}${carried(ctx, store, request)}`)}">
 <input type="hidden" name="token" value="${escapeHtml(token)}">
+${cardChoices()}
 <button type="submit" class="primary">Pay ${escapeHtml(amount)}</button>
 </form>`
     : `<p role="alert">This order is not waiting for a test payment.</p>`
@@ -122,22 +163,32 @@ ${
     enabled: testPayPageEnabled,
     renderError: payError,
     async handler(ctx, request, reply) {
-      const { order, store, token } = await open(ctx, request.body as Record<string, string> | undefined);
+      const body = request.body as Record<string, string> | undefined;
+      const { order, store, token } = await open(ctx, body);
+      const card = cardOf(body);
       if (order.status === 'pending' && order.paymentMethod === 'test') {
         const eventId = `page_${randomBytes(12).toString('hex')}`;
+        const declined = card === 'declines';
         const outcome = await handleNotification(ctx, {
           gateway: 'test',
           notification: {
             eventId,
-            kind: 'paid',
+            kind: declined ? 'failed' : 'paid',
             orderId: order.id,
             amountMinor: order.priceMinor,
             currency: order.currency,
             providerRef: `test:${eventId}`,
+            // Saved whether or not the order asked (docs/decisions.md, Saved payment methods).
+            ...(declined ? {} : { savedMethod: { gateway: 'test' as const, customerRef: null, methodRef: card } }),
           },
           now: ctx.clock.now(),
         });
-        request.log.info({ gateway: 'test', eventId, orderId: order.id, outcome }, 'test pay page');
+        request.log.info({ gateway: 'test', eventId, orderId: order.id, card, outcome }, 'test pay page');
+        if (declined) {
+          const back = new URLSearchParams(carried(ctx, store, request, token).slice(1));
+          back.set('declined', '1');
+          return reply.redirect(`/pay/test/${order.id}?${back.toString()}`, 303);
+        }
       }
       return reply.redirect(`/orders/${order.id}${carried(ctx, store, request, token)}`, 303);
     },

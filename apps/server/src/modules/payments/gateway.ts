@@ -1,15 +1,18 @@
 /**
  * What a payment gateway is: something that starts the payment of a pending order and answers
  * where the buyer goes next (a redirect) or what to do (instructions), and, for a gateway the money
- * went through (Stripe), gives a settled payment back when the seller refunds. The registry
- * (gateways.ts) and each gateway's own file name this one contract.
+ * went through (Stripe), gives a settled payment back when the seller refunds. A gateway that can
+ * keep the buyer's payment method (test, Stripe) saves it at checkout when asked and charges it
+ * later without the buyer (chargeSaved: a subscription's renewals). The registry (gateways.ts) and
+ * each gateway's own file name this one contract.
  */
 import type { TPaymentMethod } from '@svc/schemas';
 import type { Config } from '../../config.js';
+import type { ServiceContext } from '../request/context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Order } from '../orders/orders.entities.js';
 import type { Store } from '../stores/stores.entities.js';
-import type { Payment } from './payments.entities.js';
+import type { Payment, SavedPaymentMethod } from './payments.entities.js';
 
 export interface PaymentStart {
   redirectUrl?: string;
@@ -28,10 +31,55 @@ export interface GatewayContext {
   now: Date;
 }
 
+export interface StartOptions {
+  /**
+   * Keep the buyer's payment method for later off-session charges (a subscription's first order):
+   * Stripe's session sets it up for future use (a zero total, a trial, is a `setup` session); the
+   * test gateway saves the chosen test card whatever this says (docs/decisions.md, Saved payment methods).
+   */
+  saveMethod?: boolean;
+}
+
+/** The payment method a settled checkout saved, as its notification carries it (payments.service saveMethodOfOrder). */
+export interface SavedMethodRefs {
+  gateway: 'test' | 'stripe';
+  customerRef: string | null;
+  methodRef: string;
+}
+
+/** The four test cards of the test gateway's pay page, by the `card` value the page's form posts. */
+export const TEST_CARDS = ['succeeds', 'declines', 'declines_renewals', 'requires_authentication'] as const;
+export type TestCard = (typeof TEST_CARDS)[number];
+
+/**
+ * What charging a saved method came to. `failed`: the provider declined (its decline code, Stripe's
+ * `decline_code` or `code`); `requires_action`: the buyer must authenticate the payment themselves
+ * (providerRef names the provider's payment to confirm, Stripe's `pi_...`).
+ */
+export type ChargeResult =
+  | { status: 'succeeded'; providerRef: string }
+  | { status: 'failed'; declineCode: string; providerRef: string | null }
+  | { status: 'requires_action'; providerRef: string | null };
+
 export interface Gateway {
   method: TPaymentMethod;
   /** A gateway that calls a provider (Stripe) answers a promise; the local ones answer at once. */
-  start(order: Order, store: Store, ctx: GatewayContext): PaymentStart | Promise<PaymentStart>;
+  start(order: Order, store: Store, ctx: GatewayContext, options?: StartOptions): PaymentStart | Promise<PaymentStart>;
+  /**
+   * Charges a payment method saved at checkout, without the buyer (off-session). Idempotent by
+   * `idempotencyKey`: a retry with the same key answers the first attempt's result and charges
+   * nothing more. A network failure, a timeout or the provider's own error throws AppError
+   * `gateway_error` (retryable with the same key). Call it outside any transaction holding row
+   * locks (it may wait on the provider). Absent for `manual`: its renewals are invoices the seller
+   * marks paid.
+   */
+  chargeSaved?(
+    method: SavedPaymentMethod,
+    amountMinor: number,
+    currency: string,
+    idempotencyKey: string,
+    ctx: ServiceContext,
+  ): Promise<ChargeResult>;
   /**
    * Gives a settled payment of `order` back in full at the provider, before the order is marked
    * refunded (gateways.ts refundAtGateways). Idempotent per order: a retry gets the provider's
@@ -50,4 +98,6 @@ export interface PaymentNotification {
   amountMinor: number;
   currency: string;
   providerRef: string | null;
+  /** A `paid` checkout that saved the buyer's payment method: recorded with the settlement. */
+  savedMethod?: SavedMethodRefs;
 }

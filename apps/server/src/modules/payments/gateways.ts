@@ -13,8 +13,10 @@ import { can } from '../orders/order-lifecycle.js';
 import type { Order } from '../orders/orders.entities.js';
 import { publicOrderNumber } from '../orders/order-views.js';
 import { storeSettings } from '../stores/store-views.js';
-import type { Gateway, GatewayContext } from './gateway.js';
+import { newId } from '../../lib/ids.js';
+import type { ChargeResult, Gateway, GatewayContext, TestCard } from './gateway.js';
 import { PaymentSchema } from './payments.entities.js';
+import { claimTestCharge } from './payments.repo.js';
 import { stripeGateway } from './stripe-gateway.js';
 import { testGatewaySettles } from './test-gateway-rule.js';
 
@@ -69,6 +71,24 @@ export function gatewayRefusal(
   return undefined;
 }
 
+/**
+ * What a saved test card answers an off-session charge (docs/architecture.md, Test mode): `succeeds` pays;
+ * `declines_renewals` (and `declines`, never saved by a paid checkout but a card all the same) is
+ * declined with `card_declined`; `requires_authentication` needs the buyer.
+ */
+export function testCardCharge(card: string): { status: ChargeResult['status']; declineCode?: string } {
+  switch (card as TestCard) {
+    case 'succeeds':
+      return { status: 'succeeded' };
+    case 'requires_authentication':
+      return { status: 'requires_action' };
+    default:
+      return { status: 'failed', declineCode: 'card_declined' };
+  }
+}
+
+const chargeRefused = (message: string) => new AppError('gateway_error', message);
+
 /** Pay on the pay page, or by sending a notification signed with TEST_GATEWAY_SECRET (see test-gateway.ts); testGatewaySettles says which orders. */
 export const testGateway: Gateway = {
   method: 'test',
@@ -85,6 +105,35 @@ export const testGateway: Gateway = {
       instructions: `Test payment: open the redirect, or POST a payment.succeeded notification for order ${order.id} of ${minorToAmount(order.priceMinor, order.currency)} ${order.currency} to ${config.publicUrl}/api/payments/test/webhook, signed with TEST_GATEWAY_SECRET.`,
     };
   },
+
+  /**
+   * The saved test card's behaviour (testCardCharge), recorded once per idempotency key in
+   * test_gateway_charge: the same key answers the first attempt's row, whoever asks and however
+   * many at once; the same key with another method or amount is refused as Stripe refuses it.
+   */
+  async chargeSaved(method, amountMinor, currency, idempotencyKey, ctx) {
+    if (method.gateway !== 'test') throw chargeRefused('This payment method is not a test card.');
+    if (!testGatewaySettles(ctx.deps.config, method.livemode))
+      throw chargeRefused('The test gateway charges test payment methods only.');
+    const answer = testCardCharge(method.methodRef);
+    const row = await claimTestCharge(ctx.em, {
+      id: newId(),
+      idempotencyKey,
+      methodId: method.id,
+      livemode: method.livemode,
+      amountMinor,
+      currency,
+      status: answer.status,
+      declineCode: answer.declineCode ?? null,
+      now: ctx.clock.now(),
+    });
+    if (row.method_id !== method.id || Number(row.amount_minor) !== amountMinor || row.currency !== currency)
+      throw chargeRefused('This idempotency key was used with another payment method or amount.');
+    const providerRef = `test:${row.id}`;
+    if (row.status === 'succeeded') return { status: 'succeeded', providerRef };
+    if (row.status === 'requires_action') return { status: 'requires_action', providerRef };
+    return { status: 'failed', declineCode: row.decline_code ?? 'card_declined', providerRef };
+  },
 };
 
 export const GATEWAYS: Partial<Record<TPaymentMethod, Gateway>> = {
@@ -98,7 +147,7 @@ export type GatewayRefunds = ReadonlyMap<string, string>;
 
 /**
  * The seller's refund, at the gateways first: each settled payment of a refundable order whose
- * gateway holds the money (Stripe) is refunded there, and their refund ids come back for
+ * gateway holds the money (Stripe) is refunded there (a zero one, a trial's, needs nothing), and their refund ids come back for
  * refundOrder to record. Nothing is written here and no row lock is held across the calls (an
  * HTTP call can take the client's timeout twice over); a refusal throws `gateway_error` with
  * the order, its keys and payments as they were. An order already refunded, or not paid, makes
@@ -114,6 +163,8 @@ export async function refundAtGateways(ctx: ServiceContext, order: Order): Promi
     { orderBy: { createdAt: 'asc' } },
   );
   for (const payment of payments) {
+    // A zero payment (a trial's setup) holds no money at the gateway.
+    if (payment.amountMinor === 0) continue;
     const gateway = GATEWAYS[payment.gateway as TPaymentMethod];
     if (gateway?.refund) refunds.set(payment.id, (await gateway.refund(payment, order, at)).refundRef);
   }

@@ -1,6 +1,7 @@
 /** Payments of orders and the inbound gateway notifications already handled. */
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { OrderSchema } from '../orders/orders.entities.js';
+import { StoreSchema } from '../stores/stores.entities.js';
 
 export const PaymentSchema = defineEntity({
   name: 'Payment',
@@ -48,3 +49,61 @@ export const PaymentNotificationSchema = defineEntity({
   }),
 });
 export type PaymentNotification = InferEntity<typeof PaymentNotificationSchema>;
+
+/**
+ * A payment method the buyer saved at a checkout, for later off-session charges (a subscription's
+ * renewals: docs/decisions.md, Saved payment methods). One per order that saved it. Nothing in it
+ * is a secret: Stripe's customer and PaymentMethod ids (`cus_...`, `pm_...`) only name objects in
+ * the seller's Stripe account, and a test card is one of the test gateway's four behaviours.
+ */
+export const SavedPaymentMethodSchema = defineEntity({
+  name: 'SavedPaymentMethod',
+  tableName: 'saved_payment_method',
+  indexes: [{ name: 'saved_payment_method_store_mode_index', properties: ['store', 'livemode'] }],
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    store: p.manyToOne(StoreSchema).ref().foreignKeyName('saved_payment_method_store_id_fkey').updateRule('no action'),
+    livemode: p.boolean(),
+    /** The order whose checkout saved it. */
+    order: p
+      .oneToOne(OrderSchema)
+      .ref()
+      .unique('saved_payment_method_order_id_unique')
+      .foreignKeyName('saved_payment_method_order_id_fkey')
+      .updateRule('no action'),
+    gateway: p.enum(['test', 'stripe']),
+    /** Stripe: the customer (`cus_...`); null for the test gateway. */
+    customerRef: p.string().length(200).nullable(),
+    /** Stripe: the PaymentMethod (`pm_...`); test: the card (`succeeds`, `declines_renewals`, ...). */
+    methodRef: p.string().length(200),
+    createdAt: p.datetime(),
+  }),
+});
+export type SavedPaymentMethod = InferEntity<typeof SavedPaymentMethodSchema>;
+
+/**
+ * A charge the test gateway made on a saved test card (chargeSaved), one per idempotency key: a
+ * retry with the same key gets this row's answer back instead of a second charge. Tests count these
+ * as "the gateway's charges".
+ */
+export const TestGatewayChargeSchema = defineEntity({
+  name: 'TestGatewayCharge',
+  tableName: 'test_gateway_charge',
+  indexes: [{ name: 'test_gateway_charge_method_index', properties: ['method'] }],
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    idempotencyKey: p.string().length(200).unique('test_gateway_charge_idempotency_key_unique'),
+    method: p
+      .manyToOne(SavedPaymentMethodSchema)
+      .ref()
+      .foreignKeyName('test_gateway_charge_method_id_fkey')
+      .updateRule('no action'),
+    livemode: p.boolean(),
+    amountMinor: p.bigint('number'),
+    currency: p.string().length(3),
+    status: p.enum(['succeeded', 'failed', 'requires_action']),
+    declineCode: p.string().length(60).nullable(),
+    createdAt: p.datetime(),
+  }),
+});
+export type TestGatewayCharge = InferEntity<typeof TestGatewayChargeSchema>;

@@ -1,13 +1,20 @@
 /**
  * The payments module's rows: a settled payment recorded, payments refunded with the gateways'
- * refund ids, and inbound notifications handled once per (gateway, provider event id). The flows
- * that settle and refund orders (flows/settle-payment.ts, flows/refund-order.ts) write through here.
+ * refund ids, inbound notifications handled once per (gateway, provider event id), and the payment
+ * methods buyers saved at checkout. The flows that settle and refund orders
+ * (flows/settle-payment.ts, flows/refund-order.ts) write through here.
  */
 import { newId } from '../../lib/ids.js';
 import type { Order } from '../orders/orders.entities.js';
 import type { ServiceContext } from '../request/context.js';
+import type { SavedMethodRefs } from './gateway.js';
 import type { GatewayRefunds } from './gateways.js';
-import { PaymentNotificationSchema, PaymentSchema } from './payments.entities.js';
+import {
+  PaymentNotificationSchema,
+  PaymentSchema,
+  SavedPaymentMethodSchema,
+  type SavedPaymentMethod,
+} from './payments.entities.js';
 import { claimNotification } from './payments.repo.js';
 
 export interface Settlement {
@@ -75,4 +82,31 @@ export async function recordNotificationOutcome(
     { gateway: input.gateway, eventId: input.eventId },
     { outcome: input.outcome },
   );
+}
+
+/**
+ * The payment method `order`'s checkout saved, recorded in the settling transaction. One per
+ * order: the first one stays (a repeated notification changes nothing).
+ */
+export async function saveMethodOfOrder(
+  ctx: ServiceContext,
+  input: { order: Order; method: SavedMethodRefs; now: Date },
+): Promise<void> {
+  const { order, method, now } = input;
+  if (await ctx.em.count(SavedPaymentMethodSchema, { order: order.id })) return;
+  ctx.em.create(SavedPaymentMethodSchema, {
+    id: newId(),
+    store: order.store,
+    livemode: order.livemode,
+    order,
+    gateway: method.gateway,
+    customerRef: method.customerRef,
+    methodRef: method.methodRef,
+    createdAt: now,
+  });
+}
+
+/** The payment method the order's checkout saved, or null (for a subscription's renewals: Gateway.chargeSaved). */
+export function savedMethodOfOrder(ctx: ServiceContext, orderId: string): Promise<SavedPaymentMethod | null> {
+  return ctx.em.findOne(SavedPaymentMethodSchema, { order: orderId });
 }

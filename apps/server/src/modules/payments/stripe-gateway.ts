@@ -12,16 +12,30 @@
  * full) with the idempotency key `svc-refund-<orderId>`, so a retry (ours, or stripe-node's own)
  * gets Stripe's same refund back instead of a second one.
  *
+ * Saving the buyer's payment method (start with `saveMethod`, a subscription's first order): the
+ * session sets `payment_intent_data.setup_future_usage: 'off_session'` and `customer_creation:
+ * 'always'`, or, for a zero total (a trial), is a `setup` mode session; its metadata says
+ * `saveMethod: '1'`. Its completion (checkout.session.completed) then reads the PaymentIntent or
+ * SetupIntent for the PaymentMethod, and the settlement records the customer and method
+ * (withSavedMethod). chargeSaved charges them later with an off-session PaymentIntent under the
+ * caller's idempotency key:
+ *
+ *   PaymentIntent succeeded                                            -> succeeded
+ *   402 card_error authentication_required / PaymentIntent requires_action -> requires_action
+ *   402 card_error (card_declined, expired_card, ...)                  -> failed (decline_code or code)
+ *   400/404 invalid_request_error (a detached or missing method)       -> failed (its code)
+ *   network error, timeout, 429, 5xx, authentication, idempotency_error -> AppError gateway_error (retry)
+ *
  * STRIPE_API_BASE points the client at another host (a local fake in tests).
  */
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import type { Config } from '../../config.js';
+import type { Logger } from '../../lib/logger.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { looksLikeId } from '../../lib/ids.js';
 import { publicOrderNumber } from '../orders/order-views.js';
-import type { Gateway } from './gateway.js';
-import type { PaymentNotification } from './gateway.js';
+import type { ChargeResult, Gateway, PaymentNotification } from './gateway.js';
 
 export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
 /** Seconds a signed event stays acceptable (Stripe's default, and ours for the test gateway). */
@@ -86,29 +100,73 @@ const refundRefused = () =>
     'The payment gateway did not refund the payment; nothing was changed. Try again shortly.',
   );
 
+/** A saving session's metadata mark: its completion records the customer and PaymentMethod. */
+const SAVE_METHOD = '1';
+
+/** What a charge of a saved method may not be answered with: ours, without Stripe's words. */
+const chargeRefused = () =>
+  new AppError('gateway_error', 'The payment gateway did not answer the charge; try again shortly.');
+
+/**
+ * A Stripe error of an off-session charge as our answer (the table above): the buyer's bank said
+ * no (failed), the buyer must authenticate (requires_action), or anything retryable (thrown).
+ */
+export function chargeErrorResult(error: unknown): ChargeResult {
+  const e = error as {
+    type?: string;
+    code?: string;
+    decline_code?: string;
+    statusCode?: number;
+    payment_intent?: { id?: string; status?: string };
+  };
+  const providerRef = typeof e.payment_intent?.id === 'string' ? e.payment_intent.id : null;
+  if (e.code === 'authentication_required' || e.payment_intent?.status === 'requires_action')
+    return { status: 'requires_action', providerRef };
+  // stripe-node gives a card error without one an empty decline_code.
+  if (e.type === 'StripeCardError')
+    return { status: 'failed', declineCode: e.decline_code || e.code || 'card_declined', providerRef };
+  if (e.type === 'StripeInvalidRequestError' && (e.statusCode === 400 || e.statusCode === 404) && e.code)
+    return { status: 'failed', declineCode: e.code, providerRef };
+  throw chargeRefused();
+}
+
 export const stripeGateway: Gateway = {
   method: 'stripe',
-  async start(order, store, { config, log, now }) {
+  async start(order, store, { config, log, now }, options = {}) {
     if (!config.stripeSecretKey) throw invalidField('paymentMethod', 'Stripe is not configured.');
     const orderUrl = `${config.publicUrl}/checkout/${encodeURIComponent(order.id)}`;
-    const metadata = { orderId: order.id };
+    const save = options.saveMethod === true;
+    // A trial's first order totals 0: nothing to pay, only the method to set up.
+    const setupOnly = save && order.priceMinor === 0;
+    const metadata: Record<string, string> = save
+      ? { orderId: order.id, saveMethod: SAVE_METHOD }
+      : { orderId: order.id };
     const params: Stripe.Checkout.SessionCreateParams = {
-      mode: 'payment',
-      line_items: [
-        {
-          quantity: 1,
-          price_data: {
+      ...(setupOnly
+        ? {
+            mode: 'setup',
             currency: order.currency.toLowerCase(),
-            unit_amount: order.priceMinor,
-            product_data: { name: `${publicOrderNumber(order.number)} · ${store.name}`.slice(0, 250) },
-          },
-        },
-      ],
+            setup_intent_data: { metadata },
+          }
+        : {
+            mode: 'payment',
+            line_items: [
+              {
+                quantity: 1,
+                price_data: {
+                  currency: order.currency.toLowerCase(),
+                  unit_amount: order.priceMinor,
+                  product_data: { name: `${publicOrderNumber(order.number)} · ${store.name}`.slice(0, 250) },
+                },
+              },
+            ],
+            // Copied onto the PaymentIntent's charges, so `charge.refunded` names the order too.
+            payment_intent_data: save ? { metadata, setup_future_usage: 'off_session' } : { metadata },
+          }),
+      ...(save ? { customer_creation: 'always' as const } : {}),
       customer_email: order.customerEmail,
       client_reference_id: order.id,
       metadata,
-      // Copied onto the PaymentIntent's charges, so `charge.refunded` names the order too.
-      payment_intent_data: { metadata },
       // The session closes with the order (Stripe takes 30 minutes to 24 hours from now), so a
       // buyer cannot pay an order that has already expired.
       expires_at: Math.floor(
@@ -169,7 +227,89 @@ export const stripeGateway: Gateway = {
     }
     return { refundRef: refund.id };
   },
+
+  async chargeSaved(method, amountMinor, currency, idempotencyKey, ctx) {
+    const { config } = ctx.deps;
+    if (!config.stripeSecretKey || method.gateway !== 'stripe' || !method.customerRef) {
+      ctx.log.error(
+        { methodId: method.id, configured: Boolean(config.stripeSecretKey) },
+        'stripe charge impossible: no secret key or no saved Stripe customer',
+      );
+      throw chargeRefused();
+    }
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await stripeClient(config.stripeSecretKey, config.stripeApiBase).paymentIntents.create(
+        {
+          amount: amountMinor,
+          currency: currency.toLowerCase(),
+          customer: method.customerRef,
+          payment_method: method.methodRef,
+          off_session: true,
+          confirm: true,
+          metadata: { orderId: method.order.id, savedMethodId: method.id },
+        },
+        { idempotencyKey },
+      );
+    } catch (error) {
+      ctx.log.warn({ err: stripeFailure(error), methodId: method.id }, 'stripe off-session charge not made');
+      return chargeErrorResult(error);
+    }
+    if (intent.status === 'succeeded') return { status: 'succeeded', providerRef: intent.id };
+    if (intent.status === 'requires_action' || intent.status === 'requires_confirmation')
+      return { status: 'requires_action', providerRef: intent.id };
+    if (intent.status === 'requires_payment_method') {
+      const declineCode = intent.last_payment_error?.decline_code ?? intent.last_payment_error?.code ?? 'card_declined';
+      return { status: 'failed', declineCode, providerRef: intent.id };
+    }
+    // `processing` (a bank debit on its way), `canceled`, `requires_capture`: not a card's answer.
+    ctx.log.error(
+      { methodId: method.id, intentId: intent.id, status: intent.status },
+      'stripe charge in another state',
+    );
+    throw chargeRefused();
+  },
 };
+
+/**
+ * The PaymentMethod a saving session (metadata `saveMethod`) saved: read from its PaymentIntent
+ * or SetupIntent (the completion event names them only). The customer is the session's, or the
+ * intent's. A notification without the mark, or not `paid`, is answered as it is. Stripe not
+ * answering throws `service_unavailable`, so Stripe delivers the event again later.
+ */
+export async function withSavedMethod(
+  config: Config,
+  notification: PaymentNotification & { saveFrom?: SaveFrom },
+  log: Logger,
+): Promise<PaymentNotification> {
+  const { saveFrom, ...plain } = notification;
+  if (!saveFrom || plain.kind !== 'paid') return plain;
+  if (!config.stripeSecretKey) throw new AppError('service_unavailable', 'Stripe is not configured.');
+  const client = stripeClient(config.stripeSecretKey, config.stripeApiBase);
+  let intent: { customer: string | { id: string } | null; payment_method: string | { id: string } | null };
+  try {
+    intent = saveFrom.intent.startsWith('seti_')
+      ? await client.setupIntents.retrieve(saveFrom.intent)
+      : await client.paymentIntents.retrieve(saveFrom.intent);
+  } catch (error) {
+    log.error({ err: stripeFailure(error), orderId: plain.orderId }, 'stripe saved method not read');
+    throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
+  }
+  const customerRef = saveFrom.customer ?? idOf(intent.customer);
+  const methodRef = idOf(intent.payment_method);
+  if (!customerRef || !methodRef) {
+    // Settled all the same: the buyer paid; only renewals cannot be charged without them.
+    log.error({ orderId: plain.orderId, intent: saveFrom.intent }, 'stripe saving session without customer or method');
+    return plain;
+  }
+  return { ...plain, savedMethod: { gateway: 'stripe', customerRef, methodRef } };
+}
+
+/** Where a saving session's PaymentMethod is read (withSavedMethod). */
+interface SaveFrom {
+  intent: string;
+  customer: string | null;
+}
 
 const refuse = (why: string) => new AppError('signature_invalid', `Notification refused: ${why}.`);
 
@@ -192,7 +332,7 @@ export function verifyStripeNotification(
   raw: Buffer,
   header: string | undefined,
   now: Date,
-): PaymentNotification | null {
+): (PaymentNotification & { saveFrom?: SaveFrom }) | null {
   if (!config.stripeWebhookSecret) throw new AppError('not_found', 'The Stripe gateway is not configured.');
   if (!header) throw refuse('no signature header');
   let event: Stripe.Event;
@@ -231,17 +371,36 @@ export function verifyStripeNotification(
     case 'checkout.session.async_payment_failed': {
       const session = event.data.object;
       const failed = event.type === 'checkout.session.async_payment_failed';
+      const saving = session.metadata?.saveMethod === SAVE_METHOD;
+      // A saving `setup` session (a trial's zero total) completes with nothing to pay: it settles 0.
+      if (saving && session.mode === 'setup') {
+        const orderId = ourOrderId(session.metadata);
+        const setupIntent = idOf(session.setup_intent);
+        if (failed || !orderId || !setupIntent || !session.currency || event.type !== 'checkout.session.completed')
+          return null;
+        return {
+          eventId: event.id,
+          kind: 'paid',
+          orderId,
+          amountMinor: 0,
+          currency: session.currency.toUpperCase(),
+          providerRef: setupIntent,
+          saveFrom: { intent: setupIntent, customer: idOf(session.customer) },
+        };
+      }
       // `completed` with payment_status `unpaid` is an async payment still on its way.
       if (!failed && session.payment_status !== 'paid') return null;
       const orderId = ourOrderId(session.metadata);
       if (!orderId || typeof session.amount_total !== 'number' || !session.currency) return null;
+      const paymentIntent = idOf(session.payment_intent);
       return {
         eventId: event.id,
         kind: failed ? 'failed' : 'paid',
         orderId,
         amountMinor: session.amount_total,
         currency: session.currency.toUpperCase(),
-        providerRef: idOf(session.payment_intent) ?? session.id,
+        providerRef: paymentIntent ?? session.id,
+        ...(saving && paymentIntent ? { saveFrom: { intent: paymentIntent, customer: idOf(session.customer) } } : {}),
       };
     }
     case 'charge.refunded': {

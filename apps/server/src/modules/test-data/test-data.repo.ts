@@ -221,10 +221,10 @@ export function deleteTestRowsById(
  * the later steps' tables' test rows. Files and products (with stored objects) are the runner's:
  * files after the orders' and products' other children, products after their keys and files.
  * Index use: every select starts from an index leading with (store_id, livemode) (event,
- * subscription, order, ticket, customer, coupon, blacklist_entry, webhook, product) and reaches children through
- * their parent's index (license_key by product, license_instance by key, webhook_delivery by
- * endpoint, ticket_message by ticket, payment by order, feedback by order, order_line by order,
- * customer_session by customer).
+ * subscription, order, ticket, customer, coupon, blacklist_entry, webhook, product,
+ * saved_payment_method) and reaches children through their parent's index (license_key by product,
+ * license_instance by key, webhook_delivery by endpoint, ticket_message by ticket, payment by order,
+ * feedback by order, order_line by order, customer_session by customer, test_gateway_charge by method).
  */
 export const STEPS_BEFORE_FILES: WipeStep[] = [
   step(
@@ -250,6 +250,13 @@ export const STEPS_BEFORE_FILES: WipeStep[] = [
      where t.store_id = ? and t.livemode = false and m.livemode = false`,
   ),
   step('ticket', `select id from ticket where store_id = ? and livemode = false`),
+  // A saved method's test charges, then the method (its order goes after the files).
+  step(
+    'test_gateway_charge',
+    `select c.id from test_gateway_charge c join saved_payment_method m on m.id = c.method_id
+     where m.store_id = ? and m.livemode = false and c.livemode = false`,
+  ),
+  step('saved_payment_method', `select id from saved_payment_method where store_id = ? and livemode = false`),
   // No livemode of their own: a payment and a feedback are their order's.
   step(
     'payment',
