@@ -10,7 +10,7 @@
 import { AppError } from '../../lib/errors.js';
 import { authenticateApiKey } from '../api-keys/api-key-credential.js';
 import type { Context } from '../request/context.js';
-import { findMembership } from '../stores/membership.js';
+import { findMembership, meetsTwoFactorPolicy } from '../stores/membership.js';
 import { checkPreviewToken, PREVIEW_PREFIX, signPreviewToken, type PreviewCheck } from '../stores/preview-token.js';
 import { authenticateSession } from './guards.js';
 
@@ -82,7 +82,9 @@ export async function pageTestModeAccess(
     if (error instanceof AppError) return undefined;
     throw error;
   });
-  if (!session || !(await findMembership(ctx, storeId, session.user.id))) return { allowed: false };
+  const member = session ? await findMembership(ctx, storeId, session.user.id) : null;
+  // A member the owner's two-factor policy shuts out of the dashboard sees no test products either.
+  if (!session || !member || !meetsTwoFactorPolicy(member, session.user)) return { allowed: false };
   const hour = 3600_000;
   const expiresAt = new Date((Math.floor(ctx.clock.now().getTime() / hour) + 2) * hour);
   return { allowed: true, token: signPreviewToken(ctx, storeId, expiresAt) };

@@ -26,6 +26,11 @@ export const StoreSchema = defineEntity({
     logoFileId: p.string().length(32).nullable(),
     allowedOrigins: p.array().default([]),
     settings: p.json<Record<string, unknown>>().default('{}'),
+    /**
+     * The owner requires two-factor sign-in of every member: the store guard (access/guards.ts)
+     * reads it from the membership row's join, so it costs no query of its own.
+     */
+    requireTwoFactor: p.boolean().default(false),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),
