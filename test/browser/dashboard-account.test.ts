@@ -302,7 +302,7 @@ describe('account and two-factor sign-in', () => {
     await rule.waitFor();
     expect(await rule.isChecked()).toBe(false);
     await rule.check();
-    await page.getByRole('button', { name: 'Save two-factor rule' }).click();
+    await page.getByRole('button', { name: 'Apply two-factor rule' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: /^Saved\.$/ })

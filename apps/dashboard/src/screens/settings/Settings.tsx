@@ -376,7 +376,7 @@ function TwoFactorPolicy({ store }: { store: Store }) {
         <ErrorNote error={save.error} />
         <div className="actions">
           <button type="submit" className={buttonClass('secondary')} disabled={save.isPending}>
-            Save two-factor rule
+            Apply two-factor rule
           </button>
           <p role="status" className="m-0 text-sm text-muted">
             {status}
