@@ -166,10 +166,10 @@ export const ZStoreList = z.object({ stores: z.array(ZStore) });
 
 /**
  * The store as a merchant API key reads it: the dashboard's view without what belongs to a
- * signed-in member (`role`, `permissions`), to the operator (`banned`) or to the owner's staff
- * policy (`requireTwoFactor`: about people, whom keys are not).
+ * signed-in member (`role`, `permissions`) or to the operator (`banned`). The owner's two-factor
+ * rule is shown (read only): it binds people, not keys.
  */
-export const ZMerchantStore = ZStore.omit({ role: true, permissions: true, banned: true, requireTwoFactor: true });
+export const ZMerchantStore = ZStore.omit({ role: true, permissions: true, banned: true });
 export type TMerchantStore = z.infer<typeof ZMerchantStore>;
 
 /** What a merchant API key may change of the store: its name and its look (docs/architecture.md, The faces). */

@@ -222,6 +222,7 @@ export function toMerchantStore(store: Store): TMerchantStore {
     logoUrl: logoUrlOf(store),
     allowedOrigins: store.allowedOrigins,
     settings: storeSettings(store),
+    requireTwoFactor: store.requireTwoFactor,
     createdAt: store.createdAt.toISOString(),
     updatedAt: store.updatedAt.toISOString(),
   };
