@@ -41,7 +41,7 @@ describe('register and login', () => {
     expect(response.status).toBe(201);
     const body = await response.json();
     expect(body).toEqual({
-      user: { id: expect.any(String), email, createdAt: expect.any(String) },
+      user: { id: expect.any(String), email, name: null, createdAt: expect.any(String) },
       csrfToken: expect.any(String),
     });
     const cookie = response.headers.getSetCookie().find((c) => c.startsWith('svc_session='))!;

@@ -110,6 +110,8 @@ const NOT_STORE_SCOPED: Record<string, string> = {
   'POST /api/dashboard/account/two-factor/setup': "the caller's own account",
   'POST /api/dashboard/account/two-factor/confirm': "the caller's own account",
   'POST /api/dashboard/account/two-factor/disable': "the caller's own account",
+  'POST /api/dashboard/account/two-factor/recovery-codes': "the caller's own account (needs its password)",
+  'PATCH /api/dashboard/account': "the caller's own account (its display name)",
   'POST /api/dashboard/account/password': "the caller's own account (needs its current password)",
   'GET /api/dashboard/account/sessions': "the caller's own sessions",
   'POST /api/dashboard/account/sessions/sign-out-others': "ends the caller's own other sessions",
@@ -432,6 +434,7 @@ interface Call {
 function validBody(key: string): Record<string, unknown> | undefined {
   const table: Record<string, Record<string, unknown>> = {
     'PATCH /api/dashboard/stores/{storeId}': { name: 'Taken over' },
+    'PUT /api/dashboard/stores/{storeId}/require-two-factor': { requireTwoFactor: true },
     'PATCH /api/merchant/v1/stores/{storeId}': { name: 'Taken over', accentColor: '#000000' },
     'POST /api/dashboard/stores/{storeId}/members': {
       email: A.seller.email,

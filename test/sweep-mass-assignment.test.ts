@@ -147,6 +147,8 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'POST /api/dashboard/account/two-factor/setup': { body: {}, control: true },
     'POST /api/dashboard/account/two-factor/confirm': { body: { code: '000000' }, control: false },
     'POST /api/dashboard/account/two-factor/disable': { body: { password: 'not the password' }, control: false },
+    'POST /api/dashboard/account/two-factor/recovery-codes': { body: { password: 'not the password' }, control: false },
+    'PATCH /api/dashboard/account': { body: { name: 'Mass Assignment' }, control: true },
     'POST /api/dashboard/account/password': {
       body: { currentPassword: 'not the password', newPassword: 'a-long-password-1' },
       control: false,
@@ -165,6 +167,8 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
       status: 201,
     },
     'PATCH /api/dashboard/stores/{storeId}': { body: { name: 'Renamed' }, control: true },
+    // Off: the sweep's seller has no two-factor sign-in, and on would shut them out of their store.
+    'PUT /api/dashboard/stores/{storeId}/require-two-factor': { body: { requireTwoFactor: false }, control: true },
     'POST /api/dashboard/stores/{storeId}/members': {
       body: { email: spare.email, permissions: ['viewOrders'] },
       control: true,

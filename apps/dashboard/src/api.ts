@@ -191,8 +191,23 @@ export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
 }
 
+/**
+ * Set by the router: sends a member whom the store's owner requires to use two-factor sign-in, and
+ * who has it off, to the Account page to turn it on (which says why). Queries only: a mutation's
+ * refusal (the owner ticking the setting without it) is shown beside its control.
+ */
+let onEnrolmentRequired: () => void = () => undefined;
+export function whenEnrolmentRequired(handler: () => void): void {
+  onEnrolmentRequired = handler;
+}
+
 export const queryClient = new QueryClient({
-  queryCache: new QueryCache({ onError: (error) => isSignedOut(error) && onSignedOut() }),
+  queryCache: new QueryCache({
+    onError: (error) => {
+      if (isSignedOut(error)) onSignedOut();
+      else if (apiFailure(error).code === 'two_factor_enrolment_required') onEnrolmentRequired();
+    },
+  }),
   mutationCache: new MutationCache({ onError: (error) => isSignedOut(error) && onSignedOut() }),
   defaultOptions: {
     queries: {

@@ -9,7 +9,7 @@
  * typed `to`), never by importing this file, so no import runs back up from a screen to here.
  */
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet } from '@tanstack/react-router';
-import { queryClient, whenSignedOut } from './api';
+import { queryClient, whenEnrolmentRequired, whenSignedOut } from './api';
 import { validateConfirmEmailSearch, validateResetPasswordSearch, validateSignInSearch } from './screens/auth/search';
 import { validateEventsSearch } from './screens/events/search';
 import { validateLicensesSearch } from './screens/licenses/search';
@@ -295,4 +295,11 @@ whenSignedOut(() => {
   if (router.state.location.pathname.startsWith('/sign-in')) return;
   signedOut();
   void router.navigate({ to: '/sign-in', search: { redirect: here } });
+});
+
+// A store whose owner requires two-factor sign-in refused this member: the Account page says
+// which store and why, and sets it up.
+whenEnrolmentRequired(() => {
+  if (router.state.location.pathname.startsWith('/account')) return;
+  void router.navigate({ to: '/account' });
 });

@@ -24,6 +24,11 @@ export const ERROR_STATUS = {
   scope_missing: 403,
   store_forbidden: 403,
   permission_missing: 403,
+  /**
+   * A store whose owner requires two-factor sign-in, reached by a member whose account has it
+   * off: turn it on on the Account page (which stays open), then come back.
+   */
+  two_factor_enrolment_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -1,6 +1,6 @@
 /** Seller identity: registration, login, sessions, password reset. */
 import { z } from 'zod';
-import { ZCount, ZEmail, ZTimestamp } from './common.js';
+import { ZCount, ZEmail, ZSingleLine, ZTimestamp } from './common.js';
 
 export const ZPassword = z.string().min(10, 'The password must be at least 10 characters.').max(200);
 
@@ -43,6 +43,8 @@ export const ZResetInput = z.strictObject({ token: z.string().min(20).max(200), 
 export const ZUser = z.object({
   id: z.string(),
   email: z.string(),
+  /** The name the seller gave (Account page), or null. */
+  name: z.string().nullable(),
   createdAt: ZTimestamp,
 });
 export type TUser = z.infer<typeof ZUser>;
@@ -87,6 +89,12 @@ export const ZDisableTwoFactorInput = z
     message: 'the password, or a code from the authenticator app',
     path: ['password'],
   });
+
+/** The account's own fields: the display name (1 to 100 characters, trimmed; null clears it). */
+export const ZUpdateAccountInput = z.strictObject({ name: ZSingleLine(100).nullable() });
+
+/** New recovery codes take the password, or a current code (TOTP or recovery), as turning it off does. */
+export const ZRegenerateRecoveryCodesInput = ZDisableTwoFactorInput;
 
 export const ZChangePasswordInput = z.strictObject({
   /** Any length: a wrong guess never reveals the rules. */

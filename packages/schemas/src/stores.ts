@@ -116,6 +116,8 @@ export const ZStore = z.object({
   role: ZStoreRole,
   permissions: z.array(ZStorePermission),
   settings: ZStoreSettings,
+  /** The owner requires two-factor sign-in of every member (`two_factor_enrolment_required` otherwise). */
+  requireTwoFactor: z.boolean(),
   createdAt: ZTimestamp,
   updatedAt: ZTimestamp,
 });
@@ -184,7 +186,8 @@ export const ZStoreList = z.object({ stores: z.array(ZStore) });
 
 /**
  * The store as a merchant API key reads it: the dashboard's view without what belongs to a
- * signed-in member (`role`, `permissions`) or to the operator (`banned`).
+ * signed-in member (`role`, `permissions`) or to the operator (`banned`). The owner's two-factor
+ * rule is shown (read only): it binds people, not keys.
  */
 export const ZMerchantStore = ZStore.omit({ role: true, permissions: true, banned: true });
 export type TMerchantStore = z.infer<typeof ZMerchantStore>;
@@ -203,6 +206,8 @@ export const ZMember = z.object({
   storeId: z.string(),
   userId: z.string(),
   email: z.string(),
+  /** The member's display name, or null. */
+  name: z.string().nullable(),
   role: ZStoreRole,
   permissions: z.array(ZStorePermission),
   createdAt: ZTimestamp,
@@ -214,4 +219,7 @@ const ZPermissions = z.array(ZStorePermission).max(STORE_PERMISSIONS.length);
 export const ZAddMemberInput = z.strictObject({ storeId: ZId, email: ZEmail, permissions: ZPermissions });
 export const ZUpdateMemberInput = z.strictObject({ storeId: ZId, memberId: ZId, permissions: ZPermissions });
 export const ZMemberIdInput = z.strictObject({ storeId: ZId, memberId: ZId });
+/** The owner's two-factor policy: on, every member needs two-factor sign-in to reach the store. */
+export const ZSetRequireTwoFactorInput = z.strictObject({ storeId: ZId, requireTwoFactor: z.boolean() });
+
 export const ZMemberList = z.object({ members: z.array(ZMember) });

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'scope_missing',
   'store_forbidden',
   'permission_missing',
+  'two_factor_enrolment_required',
   'not_found',
   'method_not_allowed',
   'conflict',

@@ -118,7 +118,7 @@ function credentialCodes(policy: RoutePolicy, unsafe: boolean, credential: Store
     case 'session':
       return [
         'unauthorized',
-        ...(auth.store ? (['store_forbidden', 'permission_missing'] as const) : []),
+        ...(auth.store ? (['store_forbidden', 'two_factor_enrolment_required', 'permission_missing'] as const) : []),
         ...(unsafe && policy.csrf === 'required' ? (['csrf_failed'] as const) : []),
       ];
     case 'apiKey':
@@ -138,6 +138,8 @@ function credentialCodes(policy: RoutePolicy, unsafe: boolean, credential: Store
         'store_forbidden',
         'store_banned',
         'not_found',
+        // A staff session of a store whose owner requires two-factor sign-in, without it.
+        ...(auth.staffSession ? (['two_factor_enrolment_required'] as const) : []),
         ...(auth.staffSession && unsafe && policy.csrf === 'required' ? (['csrf_failed'] as const) : []),
       ];
     case 'signature':

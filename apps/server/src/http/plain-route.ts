@@ -68,13 +68,7 @@ async function guard(route: PlainRoute, ctx: PlainContext): Promise<void> {
       // The dashboard's mode (X-Svc-Mode) is the call's (test mode: docs/architecture.md).
       ctx.livemode = dashboardLivemode(ctx);
       if (auth.store)
-        ctx.member = await requireMember(
-          ctx,
-          user.id,
-          storeIdOf(ctx.params),
-          auth.store.permission,
-          auth.store.ownerOnly,
-        );
+        ctx.member = await requireMember(ctx, user, storeIdOf(ctx.params), auth.store.permission, auth.store.ownerOnly);
       return;
     }
     case 'apiKey':

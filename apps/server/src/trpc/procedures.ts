@@ -136,7 +136,7 @@ export function storeProcedure(permission?: TStorePermission, opts: { ownerOnly?
       const { store } = authOf(meta, 'session');
       const { user, session, token } = await authenticateSession(ctx, callOf(meta, type));
       const storeId = storeIdOf(await getRawInput());
-      const member = await requireMember(ctx, user.id, storeId, store?.permission, store?.ownerOnly);
+      const member = await requireMember(ctx, user, storeId, store?.permission, store?.ownerOnly);
       // The dashboard's mode (X-Svc-Mode) is the call's.
       return next({ ctx: { user, session, sessionToken: token, storeId, member, livemode: dashboardLivemode(ctx) } });
     });

@@ -1,19 +1,23 @@
 /**
- * Account: the signed-in seller's sign-in details, password, sessions and two-factor sign-in
+ * Account: the signed-in seller's name, sign-in details, password, sessions and two-factor sign-in
  * (auth.account, auth.sessions). A new password needs the current one and signs the other
  * sessions out; `Sign out everywhere` ends every session but this one. Setting two-factor sign-in
  * up shows a QR code and the secret as text, and turns on with a first code from the app; the ten
- * recovery codes are shown once, then only how many are left. Turning it off takes the password.
+ * recovery codes are shown once, then only how many are left. `Regenerate recovery codes` and
+ * turning it off take the password. A store whose owner requires two-factor sign-in sends a
+ * member without it here (api.ts): the page names the store and says why, above the setup.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { ZChangeEmailInput, ZChangePasswordInput, ZConfirmTwoFactorInput } from '@svc/schemas';
+import { ZChangeEmailInput, ZChangePasswordInput, ZConfirmTwoFactorInput, ZUpdateAccountInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import { trpc, type RouterOutputs } from '../../api';
+import { storesQuery } from '../../store';
 import { buttonClass } from '../../ui/button';
+import { FormDialog } from '../../ui/dialogs';
 import { ErrorNote, Loaded } from '../../ui/feedback';
 import { TextInput } from '../../ui/fields';
 import { FormError } from '../../ui/form-error';
@@ -39,6 +43,8 @@ export function Account() {
         <Loaded query={account} label="Loading your account…">
           {(data) => (
             <Stack>
+              <EnrolmentNotice account={data} />
+              <NameCard account={data} />
               <Card id="account-details" title="Sign-in details">
                 <dl className="m-0 grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
                   <dt className="text-muted">Email</dt>
@@ -57,9 +63,82 @@ export function Account() {
   );
 }
 
+/**
+ * The stores whose owner requires two-factor sign-in, while this account has it off: why the
+ * seller was sent here, and what to do.
+ */
+function EnrolmentNotice({ account }: { account: Account }) {
+  const stores = useQuery(storesQuery);
+  if (account.twoFactor.enabled) return null;
+  const requiring = (stores.data?.stores ?? []).filter((store) => store.requireTwoFactor);
+  if (requiring.length === 0) return null;
+  const names = new Intl.ListFormat('en', { type: 'conjunction' }).format(requiring.map((store) => store.name));
+  return (
+    <div role="alert" className="rounded-md border-2 border-warning bg-warning-soft px-4 py-3 text-sm text-warning">
+      <strong>Two-factor sign-in needed.</strong>{' '}
+      <span>
+        {names} {requiring.length === 1 ? 'requires' : 'require'} two-factor sign-in for everyone who works in{' '}
+        {requiring.length === 1 ? 'it' : 'them'}. Set it up below, then go back to your stores.
+      </span>
+    </div>
+  );
+}
+
+type NameForm = z.input<typeof ZNameForm>;
+/** An empty field clears the name (null); anything else is the server's own rule. */
+const ZNameForm = z.object({
+  name: z
+    .string()
+    .transform((text) => (text.trim() === '' ? null : text))
+    .pipe(ZUpdateAccountInput.shape.name),
+});
+
+function NameCard({ account }: { account: Account }) {
+  const queryClient = useQueryClient();
+  const form = useForm<NameForm, unknown, z.output<typeof ZNameForm>>({
+    resolver: zodResolver(ZNameForm),
+    defaultValues: { name: account.user.name ?? '' },
+  });
+  const save = useMutation(
+    trpc.auth.updateAccount.mutationOptions({
+      onSuccess: async (user) => {
+        form.reset({ name: user.name ?? '' });
+        await queryClient.invalidateQueries({ queryKey: accountQuery.queryKey });
+      },
+    }),
+  );
+  const status = form.formState.isDirty ? '' : save.isSuccess ? 'Saved.' : '';
+  return (
+    <Card
+      id="account-name"
+      title="Profile"
+      description="Your name is shown to the people you work with, beside your e-mail address."
+    >
+      <form noValidate onSubmit={onValid(form, (values) => save.mutate(values))}>
+        <TextInput
+          label="Name"
+          autoComplete="name"
+          width="md"
+          registration={form.register('name')}
+          error={form.formState.errors.name}
+        />
+        <FormError form={form} error={save.error} />
+        <div className="flex items-center gap-3">
+          <button type="submit" className={buttonClass('primary')} disabled={save.isPending}>
+            Save
+          </button>
+          <p role="status" className="m-0 text-sm">
+            {status}
+          </p>
+        </div>
+      </form>
+    </Card>
+  );
+}
+
 function TwoFactorCard({ account }: { account: Account }) {
-  // The recovery codes of the enrolment just confirmed: shown until the seller says they kept them.
-  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  // The recovery codes just made (by the enrolment or anew): shown until the seller says they kept them.
+  const [recoveryCodes, setRecoveryCodes] = useState<{ codes: string[]; fresh: boolean } | null>(null);
   const on = account.twoFactor.enabled;
   return (
     <Card
@@ -72,11 +151,19 @@ function TwoFactorCard({ account }: { account: Account }) {
       }
     >
       {recoveryCodes ? (
-        <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(null)} />
+        <RecoveryCodes {...recoveryCodes} onDone={() => setRecoveryCodes(null)} />
       ) : on ? (
-        <TurnOff />
+        <>
+          <TurnOff />
+          <div className="mt-4 border-t border-line pt-4">
+            <p className="mt-0 text-sm">
+              Lost your recovery codes, or used most of them? Make ten new ones; the old ones stop working.
+            </p>
+            <RegenerateCodes onMade={(codes) => setRecoveryCodes({ codes, fresh: true })} />
+          </div>
+        </>
       ) : (
-        <SetUp onConfirmed={setRecoveryCodes} />
+        <SetUp onConfirmed={(codes) => setRecoveryCodes({ codes, fresh: false })} />
       )}
     </Card>
   );
@@ -148,15 +235,15 @@ function SetUp({ onConfirmed }: { onConfirmed: (codes: string[]) => void }) {
   );
 }
 
-function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+function RecoveryCodes({ codes, fresh, onDone }: { codes: string[]; fresh: boolean; onDone: () => void }) {
   return (
     <div role="region" aria-labelledby="recovery-codes">
       <h3 id="recovery-codes" className="mt-0 text-base">
-        Your recovery codes
+        {fresh ? 'Your new recovery codes' : 'Your recovery codes'}
       </h3>
       <p className="text-sm">
-        Two-factor sign-in is on. Keep these ten codes somewhere safe: each signs you in once without the app. They are
-        shown only now.
+        {fresh ? 'Your old recovery codes no longer work.' : 'Two-factor sign-in is on.'} Keep these ten codes somewhere
+        safe: each signs you in once without the app. They are shown only now.
       </p>
       <ul aria-label="Recovery codes" className="grid list-none grid-cols-2 gap-2 p-0 font-mono text-sm">
         {codes.map((code) => (
@@ -196,6 +283,51 @@ function TurnOff() {
       <FormError form={form} error={disable.error} />
       <button type="submit" className={buttonClass('secondary')} disabled={disable.isPending}>
         Turn off two-factor sign-in
+      </button>
+    </form>
+  );
+}
+
+/** `Regenerate recovery codes`: asks for the password in a dialog, then the card shows the new codes. */
+function RegenerateCodes({ onMade }: { onMade: (codes: string[]) => void }) {
+  return (
+    <FormDialog trigger="Regenerate recovery codes" title="New recovery codes">
+      {(close) => (
+        <RegenerateForm
+          onMade={(codes) => {
+            close();
+            onMade(codes);
+          }}
+        />
+      )}
+    </FormDialog>
+  );
+}
+
+function RegenerateForm({ onMade }: { onMade: (codes: string[]) => void }) {
+  const queryClient = useQueryClient();
+  const form = useForm<z.infer<typeof ZTurnOff>>({ resolver: zodResolver(ZTurnOff) });
+  const regenerate = useMutation(
+    trpc.auth.regenerateRecoveryCodes.mutationOptions({
+      onSuccess: async (result) => {
+        onMade(result.recoveryCodes);
+        await queryClient.invalidateQueries({ queryKey: accountQuery.queryKey });
+      },
+    }),
+  );
+  return (
+    <form noValidate onSubmit={onValid(form, (values) => regenerate.mutate(values))}>
+      <TextInput
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        hint="Ten new codes replace the old ones, used or not."
+        registration={form.register('password')}
+        error={form.formState.errors.password}
+      />
+      <FormError form={form} error={regenerate.error} />
+      <button type="submit" className={buttonClass('primary')} disabled={regenerate.isPending}>
+        Make new codes
       </button>
     </form>
   );

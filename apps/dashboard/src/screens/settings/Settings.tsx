@@ -4,7 +4,8 @@
  * storefront's address and the API does not change it: it is shown, read-only. A member without
  * manageSettings sees the same facts as a read-only list, with no form and no Save. `Delete test
  * data` (manageSettings) starts the background job that deletes the store's test-mode objects and
- * shows its status until it finishes.
+ * shows its status until it finishes. The owner alone sees `Require two-factor sign-in for staff`
+ * (stores.setRequireTwoFactor, owner only), saved on its own.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { PAYMENT_METHODS, ZAccentColor, ZOrigin, ZUpdateStoreInput } from '@svc/schemas';
@@ -96,7 +97,7 @@ function formValues(store: Store): FormIn {
 
 export function Settings() {
   const storeId = useStoreId();
-  const { can } = useStore();
+  const { can, isOwner } = useStore();
   const store = useQuery(trpc.stores.get.queryOptions({ storeId }));
   return (
     <>
@@ -108,6 +109,7 @@ export function Settings() {
             {can('manageSettings') ? (
               <>
                 <SettingsForm key={data.id} store={data} />
+                {isOwner && <TwoFactorPolicy key={`${data.id}-2fa`} store={data} />}
                 <StoreLogo store={data} />
                 <TestData storeId={data.id} />
               </>
@@ -327,6 +329,64 @@ function StoreLogo({ store }: { store: Store }) {
   );
 }
 
+/**
+ * The owner's rule that every member signs in with two factors. Saved on its own, with its own
+ * button: it shuts out members without two-factor sign-in, so it does not ride along with a
+ * change of the store's name. The server refuses it to an owner without two-factor sign-in; the
+ * refusal is shown here.
+ */
+function TwoFactorPolicy({ store }: { store: Store }) {
+  const id = useId();
+  const queryClient = useQueryClient();
+  const [on, setOn] = useState(store.requireTwoFactor);
+  const save = useMutation(
+    trpc.stores.setRequireTwoFactor.mutationOptions({
+      onSuccess: async (saved) => {
+        queryClient.setQueryData(trpc.stores.get.queryKey({ storeId: saved.id }), saved);
+        await queryClient.invalidateQueries({ queryKey: storesQuery.queryKey });
+      },
+    }),
+  );
+  const status = on !== store.requireTwoFactor ? 'Unsaved change.' : save.isSuccess ? 'Saved.' : '';
+  return (
+    <Card id={`${id}-title`} title="Security">
+      <form
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          save.mutate({ storeId: store.id, requireTwoFactor: on });
+        }}
+      >
+        <div className="field">
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={on}
+              aria-describedby={`${id}-hint`}
+              aria-invalid={save.error ? true : undefined}
+              onChange={(event) => setOn(event.target.checked)}
+            />{' '}
+            Require two-factor sign-in for staff
+          </label>
+          <span className="hint" id={`${id}-hint`}>
+            Everyone who works in this store, you included, then needs a code from an authenticator app to sign in.
+            Staff without two-factor sign-in are sent to their Account page to set it up. Yours must be on first.
+          </span>
+        </div>
+        <ErrorNote error={save.error} />
+        <div className="actions">
+          <button type="submit" className={buttonClass('secondary')} disabled={save.isPending}>
+            Apply two-factor rule
+          </button>
+          <p role="status" className="m-0 text-sm text-muted">
+            {status}
+          </p>
+        </div>
+      </form>
+    </Card>
+  );
+}
+
 /** A single checkbox bound to a boolean field, its label beside it. */
 function Checkbox({
   label,
@@ -375,6 +435,8 @@ function SettingsView({ store }: { store: Store }) {
         <dd>{store.settings.receiptNote || '—'}</dd>
         <dt>Allowed origins</dt>
         <dd>{store.allowedOrigins.length ? store.allowedOrigins.join(', ') : 'None'}</dd>
+        <dt>Two-factor sign-in required of staff</dt>
+        <dd>{yes(store.requireTwoFactor)}</dd>
       </dl>
     </>
   );

@@ -70,7 +70,18 @@ function OwnerStaff() {
             rowKey={(member) => member.id}
             empty="No members."
             columns={[
-              { header: 'Email', cell: (member) => member.email },
+              {
+                header: 'Member',
+                // The name the member gave on their Account page, when there is one, beside the e-mail.
+                cell: (member) =>
+                  member.name ? (
+                    <>
+                      {member.name} <span className="text-muted">{member.email}</span>
+                    </>
+                  ) : (
+                    member.email
+                  ),
+              },
               { header: 'Role', cell: (member) => (member.role === 'owner' ? 'Owner' : 'Staff') },
               { header: 'Permissions', cell: permissionList },
               { header: 'Added', cell: (member) => formatDate(member.createdAt) },

@@ -15,7 +15,7 @@ export const apiKeysRouter = router({
         summary: 'Create a merchant API key (the key is shown once)',
       },
       successStatus: 201,
-      errors: ['store_forbidden'],
+      errors: ['store_forbidden', 'two_factor_enrolment_required'],
     })
     .input(ZCreateApiKeyInput)
     .output(ZCreatedApiKey)

@@ -13,9 +13,12 @@ import {
   ZForgotInput,
   ZLoginInput,
   ZRecoveryCodes,
+  ZRegenerateRecoveryCodesInput,
   ZResetInput,
   ZSignedOutOthers,
   ZTwoFactorSetup,
+  ZUpdateAccountInput,
+  ZUser,
 } from '@svc/schemas';
 import { z } from 'zod';
 import type { Context } from '../../modules/request/context.js';
@@ -35,9 +38,16 @@ import {
   listSessions,
   requestEmailChange,
   signOutOtherSessions,
+  updateAccount,
 } from '../../modules/identity/account.js';
 import { clearSessionCookie, setSessionCookie } from '../../modules/identity/session-cookie.js';
-import { confirmTwoFactor, disableTwoFactor, readAccount, startTwoFactor } from '../../modules/identity/two-factor.js';
+import {
+  confirmTwoFactor,
+  disableTwoFactor,
+  readAccount,
+  regenerateRecoveryCodes,
+  startTwoFactor,
+} from '../../modules/identity/two-factor.js';
 
 const MINUTE = 60_000;
 const tags = ['auth'];
@@ -142,6 +152,20 @@ export const identityRouter = router({
     .output(ZAccount)
     .query(({ ctx }) => readAccount(ctx, ctx.user.id)),
 
+  updateAccount: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/dashboard/account',
+        tags,
+        summary: 'Change the account’s display name (null clears it)',
+      },
+      errors: [],
+    })
+    .input(ZUpdateAccountInput)
+    .output(ZUser)
+    .mutation(({ ctx, input }) => updateAccount(ctx, ctx.user.id, input)),
+
   twoFactorSetup: sessionProcedure
     .meta({
       openapi: {
@@ -187,6 +211,24 @@ export const identityRouter = router({
     .input(ZDisableTwoFactorInput)
     .output(z.void())
     .mutation(({ ctx, input }) => disableTwoFactor(ctx, ctx.user.id, input)),
+
+  regenerateRecoveryCodes: sessionProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/dashboard/account/two-factor/recovery-codes',
+        tags,
+        summary:
+          'Ten new recovery codes, with the password or a current code; the old ones stop working. Answers them, once',
+      },
+      rateLimit: { name: 'auth.two_factor.recovery_codes', max: 20, windowMs: 15 * MINUTE },
+      errors: ['conflict'],
+    })
+    .input(ZRegenerateRecoveryCodesInput)
+    .output(ZRecoveryCodes)
+    .mutation(async ({ ctx, input }) => ({
+      recoveryCodes: await regenerateRecoveryCodes(ctx, ctx.user.id, input),
+    })),
 
   changePassword: sessionProcedure
     .meta({

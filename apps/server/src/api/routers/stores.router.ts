@@ -13,6 +13,7 @@ import {
   ZStoreLookupInput,
   ZStorePreview,
   ZStorePublic,
+  ZSetRequireTwoFactorInput,
   ZUpdateMemberInput,
   ZUpdateStoreInput,
 } from '@svc/schemas';
@@ -29,6 +30,7 @@ import {
   listStores,
   lookupStoreBySubdomain,
   removeMember,
+  setRequireTwoFactor,
   updateMember,
   updateMerchantStore,
   updateStore,
@@ -38,7 +40,7 @@ const dashboard = ['dashboard'];
 const merchant = ['merchant: store'];
 const MERCHANT_STORE = '/merchant/v1/stores/{storeId}';
 
-/** Members are managed by the store's owner only: staff cannot widen their own access. */
+/** Members and the staff's two-factor policy are the store's owner's only: staff cannot widen their own access. */
 const ownerProcedure = storeProcedure(undefined, { ownerOnly: true });
 
 export const storesRouter = router({
@@ -214,4 +216,19 @@ export const storesRouter = router({
     .input(ZMemberIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => removeMember(ctx, ctx.storeId, input.memberId)),
+
+  setRequireTwoFactor: ownerProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/dashboard/stores/{storeId}/require-two-factor',
+        tags: dashboard,
+        summary:
+          'Require two-factor sign-in of every member (owner only; the owner must have it on): members without it are answered two_factor_enrolment_required',
+      },
+      errors: ['two_factor_enrolment_required'],
+    })
+    .input(ZSetRequireTwoFactorInput)
+    .output(ZStore)
+    .mutation(({ ctx, input }) => setRequireTwoFactor(ctx, ctx.member, input)),
 });

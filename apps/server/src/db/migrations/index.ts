@@ -25,6 +25,7 @@ import { Migration20261128105338_session_last_seen } from './Migration2026112810
 import { Migration20261128110000_event_seq } from './Migration20261128110000_event_seq.js';
 import { Migration20261128110306_email_change } from './Migration20261128110306_email_change.js';
 import { Migration20261128111500_customers_by_email } from './Migration20261128111500_customers_by_email.js';
+import { Migration20261128124812_staff_two_factor_account_name } from './Migration20261128124812_staff_two_factor_account_name.js';
 import { Migration20261128125122_store_onboarding } from './Migration20261128125122_store_onboarding.js';
 import { Migration20261128125552_saved_payment_methods } from './Migration20261128125552_saved_payment_methods.js';
 import { Migration20261128133711_subscriptions } from './Migration20261128133711_subscriptions.js';
@@ -51,6 +52,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128110000_event_seq', class: Migration20261128110000_event_seq },
   { name: 'Migration20261128110306_email_change', class: Migration20261128110306_email_change },
   { name: 'Migration20261128111500_customers_by_email', class: Migration20261128111500_customers_by_email },
+  { name: 'Migration20261128124812_staff_two_factor_account_name', class: Migration20261128124812_staff_two_factor_account_name },
   { name: 'Migration20261128125122_store_onboarding', class: Migration20261128125122_store_onboarding },
   { name: 'Migration20261128125552_saved_payment_methods', class: Migration20261128125552_saved_payment_methods },
   { name: 'Migration20261128133711_subscriptions', class: Migration20261128133711_subscriptions },

@@ -15,7 +15,7 @@ import { setSessionCookie } from '../identity/session-cookie.js';
 import { resolveSession } from '../identity/sessions.js';
 import type { Context, RouteCall } from '../request/context.js';
 import { enforceRateLimit } from '../request/rate-limit.js';
-import { findMembership, hasPermission } from '../stores/membership.js';
+import { findMembership, hasPermission, meetsTwoFactorPolicy } from '../stores/membership.js';
 
 /**
  * The dashboard permission each merchant scope is capped by; null: membership alone, as the
@@ -83,18 +83,29 @@ export async function authenticateSession(
   return { ...resolved, token };
 }
 
-/** The user's membership of the store, holding `permission` when given; 403 otherwise. */
+/**
+ * The signed-in user's membership of the store, holding `permission` when given; 403 otherwise.
+ * A store whose owner requires two-factor sign-in refuses a member without it
+ * (`two_factor_enrolment_required`), owner included: the policy rides on the membership's own
+ * query (the store row is joined), and the user is the one the session loaded, so the rule costs
+ * no round trip. Account routes are session routes without a store, so enrolling stays open.
+ */
 export async function requireMember(
   ctx: Pick<Context, 'em'>,
-  userId: string,
+  user: { id: string; totpEnabledAt?: Date | null | undefined },
   storeId: string,
   permission?: TStorePermission,
   ownerOnly = false,
 ) {
-  const member = await findMembership(ctx, storeId, userId);
+  const member = await findMembership(ctx, storeId, user.id);
   if (!member) throw new AppError('store_forbidden', 'You are not a member of this store.');
+  if (!meetsTwoFactorPolicy(member, user))
+    throw new AppError(
+      'two_factor_enrolment_required',
+      `${member.store.getEntity().name} requires two-factor sign-in: turn it on on your Account page first.`,
+    );
   if (ownerOnly && member.role !== 'owner')
-    throw new AppError('permission_missing', 'Only the store owner manages members.');
+    throw new AppError('permission_missing', 'Only the store owner can do this.');
   if (permission && !hasPermission(member, permission)) {
     throw new AppError('permission_missing', `This needs the ${permission} permission.`);
   }
@@ -166,7 +177,7 @@ export async function authorizeStoreAccess(
   }
   const session = await authenticateSession(ctx, call);
   const storeId = storeIdOf(input);
-  const member = await requireMember(ctx, session.user.id, storeId, access.permission);
+  const member = await requireMember(ctx, session.user, storeId, access.permission);
   return { storeId, livemode: dashboardLivemode(ctx), actor: { kind: 'session', ...session, member } };
 }
 

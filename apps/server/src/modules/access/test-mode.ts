@@ -10,7 +10,7 @@
 import { AppError } from '../../lib/errors.js';
 import { authenticateApiKey } from '../api-keys/api-key-credential.js';
 import type { Context } from '../request/context.js';
-import { findMembership } from '../stores/membership.js';
+import { findMembership, meetsTwoFactorPolicy } from '../stores/membership.js';
 import { checkPreviewToken, PREVIEW_PREFIX, signPreviewToken, type PreviewCheck } from '../stores/preview-token.js';
 import { authenticateSession } from './guards.js';
 
@@ -86,7 +86,9 @@ export async function pageTestModeAccess(
 
 /**
  * Whether a storefront page's browser is signed in to the dashboard as a member of the store (its
- * svc_session cookie). Never refuses: a missing, expired or foreign session is simply not one.
+ * svc_session cookie) whom the owner's two-factor policy lets in: a member it shuts out of the
+ * dashboard sees no test products either. Never refuses: a missing, expired or foreign session is
+ * simply not one.
  */
 export async function isMemberSession(ctx: Context, storeId: string): Promise<boolean> {
   if (ctx.caller.credentials.sessionToken === undefined) return false;
@@ -94,5 +96,6 @@ export async function isMemberSession(ctx: Context, storeId: string): Promise<bo
     if (error instanceof AppError) return undefined;
     throw error;
   });
-  return !!session && !!(await findMembership(ctx, storeId, session.user.id));
+  const member = session ? await findMembership(ctx, storeId, session.user.id) : null;
+  return !!session && !!member && meetsTwoFactorPolicy(member, session.user);
 }

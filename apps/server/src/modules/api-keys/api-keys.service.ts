@@ -12,6 +12,7 @@ import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
 import type { User } from '../identity/identity.entities.js';
+import { meetsTwoFactorPolicy } from '../stores/membership.js';
 import { StoreMemberSchema } from '../stores/stores.entities.js';
 import { ApiKeySchema, type ApiKey } from './api-keys.entities.js';
 
@@ -40,10 +41,22 @@ export async function createApiKey(
 ): Promise<{ apiKey: TApiKey; key: string }> {
   const now = ctx.clock.now();
   const storeIds = [...new Set(input.storeIds)];
-  const memberships = await ctx.em.find(StoreMemberSchema, { user: user.id, store: { $in: storeIds } });
+  const memberships = await ctx.em.find(
+    StoreMemberSchema,
+    { user: user.id, store: { $in: storeIds } },
+    { populate: ['store'] },
+  );
   if (memberships.length !== storeIds.length) {
     throw new AppError('store_forbidden', 'A key can only reach stores you are a member of.');
   }
+  // A key works without a person's second factor, so a member the owner's two-factor rule shuts
+  // out of the store must not mint one to walk round it.
+  const shut = memberships.find((member) => !meetsTwoFactorPolicy(member, user));
+  if (shut)
+    throw new AppError(
+      'two_factor_enrolment_required',
+      `${shut.store.getEntity().name} requires two-factor sign-in: turn it on on your Account page before making a key for it.`,
+    );
   if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime()) {
     throw invalidField('expiresAt', 'Must be in the future.');
   }

@@ -83,7 +83,7 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery): Promis
     });
     if (staff) {
       offered = true;
-      await requireMember(ctx, staff.user.id, order.store.id, 'viewOrders');
+      await requireMember(ctx, staff.user, order.store.id, 'viewOrders');
       granted = true;
     }
   }

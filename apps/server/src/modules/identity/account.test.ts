@@ -1,9 +1,10 @@
 /**
  * The seller's own account against the real database: a password change needs the current
  * password and ends the other sessions (this one stays); sessions are listed with this one marked,
- * and `Sign out everywhere` ends the others.
+ * and `Sign out everywhere` ends the others; the display name is set, shown and cleared.
  */
 import { randomBytes } from 'node:crypto';
+import { ZUpdateAccountInput } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { requestContext, serviceContext } from '../../../../../test/support/in-process.js';
@@ -19,9 +20,11 @@ import {
   PASSWORD_CHECKS_PER_ACCOUNT,
   requestEmailChange,
   signOutOtherSessions,
+  updateAccount,
 } from './account.js';
 import { SessionSchema, UserSchema } from './identity.entities.js';
 import { createUser, login } from './identity.service.js';
+import { readAccount } from './two-factor.js';
 import { resolveSession } from './sessions.js';
 
 let orm: Orm;
@@ -159,5 +162,34 @@ describe('e-mail change', () => {
     await expect(confirmEmailChange({ ...s.base, em: orm.em.fork() }, { token: lateToken })).rejects.toMatchObject({
       appCode: 'token_invalid',
     });
+  });
+});
+
+describe('display name', () => {
+  it('is null until set; trimmed, 1 to 100 characters; shown by the account and the sign-in; null clears it', async () => {
+    const s = await seller();
+    expect((await readAccount({ ...s.base, em: orm.em.fork() }, s.id)).user.name).toBeNull();
+
+    expect(ZUpdateAccountInput.safeParse({ name: '' }).success).toBe(false);
+    expect(ZUpdateAccountInput.safeParse({ name: '   ' }).success).toBe(false);
+    expect(ZUpdateAccountInput.safeParse({ name: 'x'.repeat(101) }).success).toBe(false);
+    expect(ZUpdateAccountInput.safeParse({ name: 'a\nb' }).success).toBe(false);
+    expect(ZUpdateAccountInput.safeParse({ name: 'Ada', email: 'x@example.test' }).success).toBe(false);
+    const input = ZUpdateAccountInput.parse({ name: '  Ada Lovelace  ' });
+    expect(input.name).toBe('Ada Lovelace');
+
+    const view = await updateAccount({ ...s.base, em: orm.em.fork() }, s.id, input);
+    expect(view).toMatchObject({ id: s.id, email: s.email, name: 'Ada Lovelace' });
+    expect((await readAccount({ ...s.base, em: orm.em.fork() }, s.id)).user.name).toBe('Ada Lovelace');
+    const signedIn = await login(requestContext(s.base, { ip: ip() }), { email: s.email, password: PASSWORD });
+    expect(signedIn.user.name).toBe('Ada Lovelace');
+
+    const cleared = await updateAccount(
+      { ...s.base, em: orm.em.fork() },
+      s.id,
+      ZUpdateAccountInput.parse({ name: null }),
+    );
+    expect(cleared.name).toBeNull();
+    expect((await orm.em.fork().findOneOrFail(UserSchema, { id: s.id })).name).toBeNull();
   });
 });

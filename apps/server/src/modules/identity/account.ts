@@ -1,10 +1,10 @@
 /**
- * The signed-in seller's own account: the password changed with the current one (the other
+ * The signed-in seller's own account: the display name, the password changed with the current one (the other
  * sessions end, this one stays), the sessions listed and signed out, and the e-mail address
  * changed through a link mailed to the new address (the old one is told when it is asked for and
  * when it is done).
  */
-import type { TAccountSession } from '@svc/schemas';
+import type { TAccountSession, TUser } from '@svc/schemas';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import type { RateLimitRule } from '../../lib/rate-limit.js';
@@ -15,6 +15,7 @@ import { recordMail } from '../mail/outbox.js';
 import { EmailChangeSchema, SignInCodeSchema, UserSchema } from './identity.entities.js';
 import { confirmEmailMail, emailChangeNotice } from './identity-mail.js';
 import { deleteOtherSessionsOf, listSessionsOf } from './sessions.js';
+import { toUserView } from './user-view.js';
 
 /** Current passwords tried on one account from its own sessions: no password oracle behind an open session. */
 export const PASSWORD_CHECKS_PER_ACCOUNT: RateLimitRule = {
@@ -95,6 +96,20 @@ export async function confirmEmailChange(ctx: ServiceContext, input: { token: st
     await recordMail(tx, { to: oldEmail, ...emailChangeNotice(change.newEmail, true) });
     return { email: change.newEmail };
   });
+}
+
+/** The account's display name (shown beside the e-mail in staff lists); null clears it. */
+export async function updateAccount(
+  ctx: ServiceContext,
+  userId: string,
+  input: { name: string | null },
+): Promise<TUser> {
+  const user = await ctx.em.findOne(UserSchema, { id: userId });
+  if (!user) throw new AppError('unauthorized', 'Sign in again.');
+  user.name = input.name;
+  user.updatedAt = ctx.clock.now();
+  await ctx.em.flush();
+  return toUserView(user);
 }
 
 export async function changePassword(

@@ -10,6 +10,8 @@ export const UserSchema = defineEntity({
     /** Always stored lower-cased; the column has a check constraint saying so. */
     email: p.string().length(320).unique(),
     passwordHash: p.text().nullable(),
+    /** The display name the seller gave on the Account page (1 to 100 characters), or null. */
+    name: p.string().length(100).nullable(),
     /**
      * The TOTP secret (RFC 6238), sealed with a key derived from the app key (two-factor.ts). Set
      * while an enrolment is under way and while two-factor sign-in is on; `totpEnabledAt` says which.

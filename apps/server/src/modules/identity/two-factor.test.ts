@@ -1,8 +1,9 @@
 /**
  * Two-factor sign-in against the real database, without HTTP: enrolment confirmed by a first
  * code, the secret sealed at rest, ten recovery codes kept as hashes and used once, a code taken
- * once in its window, the account's budget of second-factor tries, turning it off, and how it
- * meets the e-mailed sign-in code of an account past its attempts.
+ * once in its window, the account's budget of second-factor tries, turning it off, new recovery
+ * codes in place of the old, and how it meets the e-mailed sign-in code of an account past its
+ * attempts.
  */
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
@@ -21,6 +22,7 @@ import {
   confirmTwoFactor,
   disableTwoFactor,
   readAccount,
+  regenerateRecoveryCodes,
   startTwoFactor,
   TWO_FACTOR_TRIES_PER_ACCOUNT,
 } from './two-factor.js';
@@ -218,5 +220,52 @@ describe('turning it off', () => {
     const again = await enrolled(base, clock);
     await disableTwoFactor(req(base), again.id, { code: again.recoveryCodes[0]! });
     expect(await outcome(base, again.email, PASSWORD)).toBe('signed in');
+  });
+});
+
+describe('new recovery codes', () => {
+  it('need the password or a current code; ten new ones replace the old, which stop working', async () => {
+    const { base, clock } = setup();
+    const seller = await enrolled(base, clock);
+    // One old code used, so the count shows the replacement.
+    expect(await outcome(base, seller.email, PASSWORD, { twoFactorCode: seller.recoveryCodes[0]! })).toBe('signed in');
+    expect((await readAccount(req(base), seller.id)).twoFactor.recoveryCodesLeft).toBe(9);
+
+    await expect(regenerateRecoveryCodes(req(base), seller.id, { password: 'wrong password' })).rejects.toMatchObject({
+      appCode: 'validation_failed',
+      issues: [{ path: 'password' }],
+    });
+    // Refused: the old codes still work.
+    expect(await outcome(base, seller.email, PASSWORD, { twoFactorCode: seller.recoveryCodes[1]! })).toBe('signed in');
+
+    const fresh = await regenerateRecoveryCodes(req(base), seller.id, { password: PASSWORD });
+    expect(fresh).toHaveLength(10);
+    expect(new Set(fresh).size).toBe(10);
+    for (const code of fresh) expect(code).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/);
+    expect(fresh.filter((code) => seller.recoveryCodes.includes(code))).toEqual([]);
+    expect((await readAccount(req(base), seller.id)).twoFactor.recoveryCodesLeft).toBe(10);
+    expect(await orm.em.fork().count(RecoveryCodeSchema, { user: seller.id })).toBe(10);
+
+    // An old unused code fails; a new one signs in, once (in a new window of second-factor tries).
+    clock.advance(TWO_FACTOR_TRIES_PER_ACCOUNT.windowMs);
+    expect(await outcome(base, seller.email, PASSWORD, { twoFactorCode: seller.recoveryCodes[2]! })).toBe(
+      'unauthorized',
+    );
+    expect(await outcome(base, seller.email, PASSWORD, { twoFactorCode: fresh[0]! })).toBe('signed in');
+    expect(await outcome(base, seller.email, PASSWORD, { twoFactorCode: fresh[0]! })).toBe('unauthorized');
+
+    // With the app's code instead of the password.
+    clock.advance(TWO_FACTOR_TRIES_PER_ACCOUNT.windowMs);
+    const byCode = await regenerateRecoveryCodes(req(base), seller.id, { code: codeAt(seller.secret, clock.now()) });
+    expect(byCode).toHaveLength(10);
+    expect(await outcome(base, seller.email, PASSWORD, { twoFactorCode: fresh[1]! })).toBe('unauthorized');
+  });
+
+  it('are refused while two-factor sign-in is off', async () => {
+    const { base } = setup();
+    const seller = await newSeller(base);
+    await expect(regenerateRecoveryCodes(req(base), seller.id, { password: PASSWORD })).rejects.toMatchObject({
+      appCode: 'conflict',
+    });
   });
 });

@@ -171,25 +171,71 @@ export async function confirmTwoFactor(
       issues: [{ path: 'code', message: 'That code is wrong: enter the 6 digits the app shows now.' }],
     });
   const now = ctx.clock.now();
+  return inTransaction(ctx, async (tx) => {
+    const codes = await replaceRecoveryCodes(tx, user.id);
+    const row = await tx.em.findOneOrFail(UserSchema, { id: user.id });
+    row.totpEnabledAt = now;
+    row.updatedAt = now;
+    return codes;
+  });
+}
+
+/** Ten new recovery codes for the account, in place of all its old ones (used or not); answers them, once. */
+async function replaceRecoveryCodes(ctx: ServiceContext, userId: string): Promise<string[]> {
+  const now = ctx.clock.now();
   const codes = Array.from({ length: RECOVERY_CODES }, () => {
     const raw = Array.from({ length: 10 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
     return `${raw.slice(0, 5)}-${raw.slice(5)}`;
   });
-  await inTransaction(ctx, async (tx) => {
-    await tx.em.nativeDelete(RecoveryCodeSchema, { user: user.id });
-    for (const code of codes)
-      tx.em.create(RecoveryCodeSchema, {
-        id: newId(),
-        user: user.id,
-        codeHash: recoveryHash(ctx, user.id, normalRecovery(code)),
-        createdAt: now,
-        usedAt: null,
-      });
-    const row = await tx.em.findOneOrFail(UserSchema, { id: user.id });
-    row.totpEnabledAt = now;
-    row.updatedAt = now;
-  });
+  await ctx.em.nativeDelete(RecoveryCodeSchema, { user: userId });
+  for (const code of codes)
+    ctx.em.create(RecoveryCodeSchema, {
+      id: newId(),
+      user: userId,
+      codeHash: recoveryHash(ctx, userId, normalRecovery(code)),
+      createdAt: now,
+      usedAt: null,
+    });
+  await ctx.em.flush();
   return codes;
+}
+
+/**
+ * Proof that the account's owner is at the keyboard, not only its open session: the password, or
+ * a current code (TOTP or recovery, which is then used). A wrong one is a 400 at its field
+ * (`consequence` says what did not happen), not a 401: the session is fine, and a 401 would send
+ * the dashboard to sign-in.
+ */
+async function requireOwnerProof(
+  ctx: ServiceContext & Pick<Context, 'answer'>,
+  user: User,
+  input: { password?: string | undefined; code?: string | undefined },
+  consequence: string,
+): Promise<void> {
+  let ok = false;
+  if (input.password !== undefined) {
+    await enforceTighterLimit(ctx, DISABLE_PASSWORD_TRIES_PER_ACCOUNT, `user:${user.id}`);
+    ok = await verifyPassword(input.password, user.passwordHash ?? (await dummyPasswordHash()));
+  } else if (input.code !== undefined) ok = await useSecondFactor(ctx, user, input.code);
+  if (ok) return;
+  const field = input.password !== undefined ? 'password' : 'code';
+  const message = field === 'password' ? 'That password is not right.' : 'That code is wrong or was already used.';
+  throw new AppError('validation_failed', `${message} ${consequence}`, { issues: [{ path: field, message }] });
+}
+
+/**
+ * Ten new recovery codes, with the password or a current code (as turning it off takes): the old
+ * ones stop working in the same transaction. Answers the new ones, once.
+ */
+export async function regenerateRecoveryCodes(
+  ctx: ServiceContext & Pick<Context, 'answer'>,
+  userId: string,
+  input: { password?: string | undefined; code?: string | undefined },
+): Promise<string[]> {
+  const user = await loadUser(ctx, userId);
+  if (!user.totpEnabledAt) throw new AppError('conflict', 'Two-factor sign-in is off: there are no recovery codes.');
+  await requireOwnerProof(ctx, user, input, 'The recovery codes stay as they were.');
+  return inTransaction(ctx, (tx) => replaceRecoveryCodes(tx, user.id));
 }
 
 /** Turns two-factor sign-in off, with the password or a current code; the recovery codes go with it. */
@@ -205,19 +251,7 @@ export async function disableTwoFactor(
     await ctx.em.flush();
     return;
   }
-  let ok = false;
-  if (input.password !== undefined) {
-    await enforceTighterLimit(ctx, DISABLE_PASSWORD_TRIES_PER_ACCOUNT, `user:${user.id}`);
-    ok = await verifyPassword(input.password, user.passwordHash ?? (await dummyPasswordHash()));
-  } else if (input.code !== undefined) ok = await useSecondFactor(ctx, user, input.code);
-  // 400, not 401: the session is fine, and a 401 would send the dashboard to sign-in.
-  if (!ok) {
-    const field = input.password !== undefined ? 'password' : 'code';
-    const message = field === 'password' ? 'That password is not right.' : 'That code is wrong or was already used.';
-    throw new AppError('validation_failed', `${message} Two-factor sign-in stays on.`, {
-      issues: [{ path: field, message }],
-    });
-  }
+  await requireOwnerProof(ctx, user, input, 'Two-factor sign-in stays on.');
   const now = ctx.clock.now();
   await inTransaction(ctx, async (tx) => {
     await tx.em.nativeDelete(RecoveryCodeSchema, { user: user.id });

@@ -33,6 +33,11 @@ export const StoreSchema = defineEntity({
      */
     paymentMethodsChosenAt: p.datetime().nullable(),
     firstPreviewedAt: p.datetime().nullable(),
+    /**
+     * The owner requires two-factor sign-in of every member: the store guard (access/guards.ts)
+     * reads it from the membership row's join, so it costs no query of its own.
+     */
+    requireTwoFactor: p.boolean().default(false),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

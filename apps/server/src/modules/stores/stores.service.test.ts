@@ -6,7 +6,16 @@ import { serviceContext } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { AppError } from '../../lib/errors.js';
 import { ZMerchantUpdateStoreInput } from '@svc/schemas';
-import { getMerchantStore, lookupStoreBySubdomain, updateMerchantStore } from './stores.service.js';
+import { UserSchema } from '../identity/identity.entities.js';
+import { createUser } from '../identity/identity.service.js';
+import {
+  addMember,
+  createStore as createOwnedStore,
+  getMerchantStore,
+  listMembers,
+  lookupStoreBySubdomain,
+  updateMerchantStore,
+} from './stores.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -73,5 +82,28 @@ describe('the store for a merchant API key', () => {
     }
     expect(ZMerchantUpdateStoreInput.safeParse({ storeId: 'abc', accentColor: 'red' }).success).toBe(false);
     expect(ZMerchantUpdateStoreInput.safeParse({ storeId: 'abc', description: 'x'.repeat(2001) }).success).toBe(false);
+  });
+});
+
+describe('members', () => {
+  it('lists each member with the name they gave beside the e-mail, null without one', async () => {
+    const tag = uniqueSubdomain('mem');
+    const owner = await createUser(ctx(), { email: `${tag}-owner@example.test`, password: 'a long password' });
+    const staff = await createUser(ctx(), { email: `${tag}-staff@example.test`, password: 'a long password' });
+    const em = orm.em.fork();
+    const named = await em.findOneOrFail(UserSchema, { id: staff.id });
+    named.name = 'Grace Hopper';
+    await em.flush();
+    const store = await createOwnedStore(ctx(), await orm.em.fork().findOneOrFail(UserSchema, { id: owner.id }), {
+      name: 'Members',
+      subdomain: tag,
+    });
+    const added = await addMember(ctx(), store.id, { email: staff.email, permissions: ['viewOrders'] });
+    expect(added).toMatchObject({ email: staff.email, name: 'Grace Hopper' });
+    const members = await listMembers(ctx(), store.id);
+    expect(members.map((m) => [m.email, m.name, m.role])).toEqual([
+      [owner.email, null, 'owner'],
+      [staff.email, 'Grace Hopper', 'staff'],
+    ]);
   });
 });

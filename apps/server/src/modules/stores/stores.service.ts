@@ -72,17 +72,19 @@ export function toStoreView(store: Store, member: StoreMember): TStore {
     role: member.role,
     permissions: effectivePermissions(member),
     settings: storeSettings(store),
+    requireTwoFactor: store.requireTwoFactor,
     createdAt: store.createdAt.toISOString(),
     updatedAt: store.updatedAt.toISOString(),
   };
 }
 
-function toMemberView(member: StoreMember, email: string): TMember {
+function toMemberView(member: StoreMember, user: Pick<User, 'email' | 'name'>): TMember {
   return {
     id: member.id,
     storeId: member.store.id,
     userId: member.user.id,
-    email,
+    email: user.email,
+    name: user.name ?? null,
     role: member.role,
     permissions: effectivePermissions(member),
     createdAt: member.createdAt.toISOString(),
@@ -186,6 +188,32 @@ export async function updateStore(
   return toStoreView(await changeStore(ctx, member.store.id, input), member);
 }
 
+/**
+ * The owner's two-factor policy for the store's members. Only the owner sets it (the route is
+ * owner-only, and so is this rule: a staff member with manageSettings cannot lift the rule that
+ * binds them), and the owner turns it on only with two-factor sign-in on their own account, so
+ * the switch never shuts its own owner out.
+ */
+export async function setRequireTwoFactor(
+  ctx: ServiceContext,
+  member: StoreMember,
+  input: { requireTwoFactor: boolean },
+): Promise<TStore> {
+  if (member.role !== 'owner')
+    throw new AppError('permission_missing', 'Only the store owner decides whether staff need two-factor sign-in.');
+  const owner = await ctx.em.findOneOrFail(UserSchema, { id: member.user.id });
+  if (input.requireTwoFactor && !owner.totpEnabledAt)
+    throw new AppError(
+      'two_factor_enrolment_required',
+      'Turn on two-factor sign-in for your own account (Account page) before requiring it of your staff.',
+    );
+  const store = await ctx.em.findOneOrFail(StoreSchema, { id: member.store.id });
+  store.requireTwoFactor = input.requireTwoFactor;
+  store.updatedAt = ctx.clock.now();
+  await ctx.em.flush();
+  return toStoreView(store, member);
+}
+
 /** The store as a merchant API key reads it: no member's role or permissions, not the operator's ban. */
 export function toMerchantStore(store: Store): TMerchantStore {
   return {
@@ -198,6 +226,7 @@ export function toMerchantStore(store: Store): TMerchantStore {
     logoUrl: logoUrlOf(store),
     allowedOrigins: store.allowedOrigins,
     settings: storeSettings(store),
+    requireTwoFactor: store.requireTwoFactor,
     createdAt: store.createdAt.toISOString(),
     updatedAt: store.updatedAt.toISOString(),
   };
@@ -222,7 +251,7 @@ export async function listMembers(ctx: ServiceContext, storeId: string): Promise
     { store: storeId },
     { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' } },
   );
-  return members.map((member) => toMemberView(member, member.user.getEntity().email));
+  return members.map((member) => toMemberView(member, member.user.getEntity()));
 }
 
 export async function addMember(
@@ -244,7 +273,7 @@ export async function addMember(
     createdAt: ctx.clock.now(),
   });
   await ctx.em.flush();
-  return toMemberView(member, user.email);
+  return toMemberView(member, user);
 }
 
 async function findStaff(em: EntityManager, storeId: string, memberId: string): Promise<StoreMember> {
@@ -262,7 +291,7 @@ export async function updateMember(
   const member = await findStaff(ctx.em, storeId, input.memberId);
   member.permissions = [...new Set(input.permissions)];
   await ctx.em.flush();
-  return toMemberView(member, member.user.getEntity().email);
+  return toMemberView(member, member.user.getEntity());
 }
 
 export async function removeMember(ctx: ServiceContext, storeId: string, memberId: string): Promise<void> {
