@@ -25,6 +25,7 @@ import { Migration20261128105338_session_last_seen } from './Migration2026112810
 import { Migration20261128110000_event_seq } from './Migration20261128110000_event_seq.js';
 import { Migration20261128110306_email_change } from './Migration20261128110306_email_change.js';
 import { Migration20261128111500_customers_by_email } from './Migration20261128111500_customers_by_email.js';
+import { Migration20261128125643_product_plans } from './Migration20261128125643_product_plans.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -48,4 +49,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128110000_event_seq', class: Migration20261128110000_event_seq },
   { name: 'Migration20261128110306_email_change', class: Migration20261128110306_email_change },
   { name: 'Migration20261128111500_customers_by_email', class: Migration20261128111500_customers_by_email },
+  { name: 'Migration20261128125643_product_plans', class: Migration20261128125643_product_plans },
 ];
