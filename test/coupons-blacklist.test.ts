@@ -155,6 +155,7 @@ describe('coupons in the dashboard', () => {
       minAmount: 10.5,
       expiresAt: '2098-12-31T22:00:00.000Z',
       active: true,
+      duration: 'once',
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
     });

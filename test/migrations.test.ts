@@ -217,12 +217,13 @@ describe('migrations', () => {
 });
 
 /**
- * Runs `seed` (today's code, through the ORM) against a database of an older schema: the columns
- * today's entities have and that schema lacks are added, nullable, for the seed and dropped after
- * it, so the rows left are ones an older release could have written.
+ * Runs `seed` (today's code, through the ORM) against a database of an older schema: the tables and
+ * columns today's entities have and that schema lacks are added, nullable, for the seed and dropped
+ * after it, so the rows left are ones an older release could have written.
  */
 async function seedWithTodaysCode(url: string, seed: (orm: Orm) => Promise<void>): Promise<void> {
   const added: Array<[table: string, column: string]> = [];
+  const createdTables: string[] = [];
   await withOrm(url, async (orm) => {
     await withClient(url, async (client) => {
       const { rows } = await client.query<{ table_name: string; column_name: string }>(
@@ -231,7 +232,14 @@ async function seedWithTodaysCode(url: string, seed: (orm: Orm) => Promise<void>
       const tables = new Set(rows.map((row) => row.table_name));
       const columns = new Set(rows.map((row) => `${row.table_name}.${row.column_name}`));
       for (const meta of Object.values(orm.getMetadata().getAll())) {
-        if (!meta.tableName || !tables.has(meta.tableName)) continue;
+        if (!meta.tableName) continue;
+        // A table today's code reads that the schema lacks (a statement naming it is planned even
+        // when it reads no row of it): made for the seed, with the columns below, dropped after it.
+        if (!tables.has(meta.tableName)) {
+          await client.query(`create table "${meta.tableName}" ()`);
+          tables.add(meta.tableName);
+          createdTables.push(meta.tableName);
+        }
         for (const prop of meta.props) {
           if (
             prop.persist === false ||
@@ -258,6 +266,7 @@ async function seedWithTodaysCode(url: string, seed: (orm: Orm) => Promise<void>
   });
   await withClient(url, async (client) => {
     for (const [table, column] of added) await client.query(`alter table "${table}" drop column "${column}"`);
+    for (const table of createdTables) await client.query(`drop table "${table}"`);
   });
 }
 

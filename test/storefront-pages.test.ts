@@ -198,6 +198,40 @@ describe('a product page', () => {
     expect(ld![1]).not.toContain('</script');
   });
 
+  it("shows a recurring product's plans and trial, and its first plan's period in the offer", async () => {
+    const recurring = await createProduct(seller, store.id, {
+      name: 'Editor Pro',
+      price: 9,
+      plans: [
+        { interval: 'month', price: 9, trialDays: 7 },
+        { interval: 'year', price: 90 },
+        { interval: 'month', intervalCount: 3, price: 25 },
+      ],
+    });
+    const html = await (await get(`/s/${store.subdomain}/products/${recurring.id}`)).text();
+    expect(html).toMatch(/<p class="price">\$9\.00 \/ month<\/p>/);
+    expect(html).toContain('<ul class="plans" aria-label="Billing">');
+    expect(html).toMatch(/<li>\$9\.00 \/ month, 7-day free trial<\/li>/);
+    expect(html).toMatch(/<li>\$90\.00 \/ year<\/li>/);
+    expect(html).toMatch(/<li>\$25\.00 every 3 months<\/li>/);
+    const data = JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(html)![1]!);
+    expect(data.offers).toMatchObject({
+      '@type': 'Offer',
+      price: '9.00',
+      priceCurrency: 'USD',
+      priceSpecification: {
+        '@type': 'UnitPriceSpecification',
+        price: '9.00',
+        priceCurrency: 'USD',
+        billingDuration: 1,
+        billingIncrement: 1,
+        unitCode: 'MON',
+      },
+    });
+    // The store page's card shows the first plan's price and period too.
+    expect(await (await get(`/s/${store.subdomain}`)).text()).toMatch(/\$9\.00 \/ month/);
+  });
+
   it('says Sold out with no form and SoldOut in its offer', async () => {
     const html = await (await get(`/s/${store.subdomain}/products/${soldOut.id}`)).text();
     expect(html).toContain('<p class="sold-out">Sold out</p>');

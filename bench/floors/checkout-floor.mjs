@@ -203,6 +203,8 @@ app.post('/api/v1/checkout', async (request, reply) => {
       customerEmail: email ?? '',
       country,
       keyCount: 0,
+      subscriptionId: null,
+      billingReason: 'purchase',
       createdAt: at,
       completedAt: null,
       updatedAt: at,

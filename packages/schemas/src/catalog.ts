@@ -32,6 +32,52 @@ export type TCustomField = z.infer<typeof ZCustomField>;
 
 const ZQuantity = z.number().int().min(1).max(10_000);
 
+/** How often a plan bills: every `intervalCount` days, weeks, months or years (at most once a year). */
+export const PLAN_INTERVALS = ['day', 'week', 'month', 'year'] as const;
+export const ZPlanInterval = z.enum(PLAN_INTERVALS);
+export type TPlanInterval = z.infer<typeof ZPlanInterval>;
+/** The most plans a recurring product has (archived ones included). */
+export const PLANS_MAX = 6;
+/** The most seats (a recurring line's quantity) one subscription has. */
+export const SEATS_MAX = 100;
+/** A plan whose period is longer than a year. */
+export const PLAN_OVER_A_YEAR = 'A plan bills at least once a year: a yearly plan has intervalCount 1.';
+
+/**
+ * A plan as the seller sends it: with `id` an existing plan of the product (its price, trial and
+ * `active` may change; its interval may not), without one a new plan. docs/decisions.md, "Plans".
+ */
+export const ZPlanInput = z
+  .strictObject({
+    id: ZId.optional(),
+    interval: ZPlanInterval,
+    intervalCount: z.number().int().min(1).max(12).default(1),
+    price: ZAmount,
+    trialDays: z.number().int().min(0).max(365).default(0),
+    active: z.boolean().default(true),
+  })
+  .refine((plan) => plan.interval !== 'year' || plan.intervalCount === 1, {
+    message: PLAN_OVER_A_YEAR,
+    path: ['intervalCount'],
+  });
+export type TPlanInput = z.infer<typeof ZPlanInput>;
+
+/** A product's plan as every output shows it; archived plans (`active: false`) stay for what was sold on them. */
+export const ZPlan = z.object({
+  id: z.string(),
+  interval: ZPlanInterval,
+  intervalCount: z.number().int().min(1).max(12),
+  price: z.number(),
+  trialDays: z.number().int().min(0).max(365),
+  active: z.boolean(),
+});
+export type TPlan = z.infer<typeof ZPlan>;
+
+const ZPlans = z.array(ZPlanInput).max(PLANS_MAX).meta({
+  description:
+    "How the product is billed: `[]` for a one-time product, 1..6 plans for a recurring one (its `price` is then its first active plan's). On update, a plan with `id` changes that plan, one without is added, and a plan left out is archived (`active: false`), never deleted",
+});
+
 const productFields = {
   name: ZSingleLine(200),
   price: ZAmount,
@@ -46,6 +92,7 @@ const productFields = {
   licenseActivationLimit: z.number().int().min(1).max(10_000).nullable().optional(),
   /** License API: days a license stays valid from its assignment (null: never expires). */
   licenseValidityDays: z.number().int().min(1).max(36_500).nullable().optional(),
+  plans: ZPlans.optional(),
 };
 
 /** A product's address on the storefront (`/s/<subdomain>/products/<slug>`), unique in its store. */
@@ -61,9 +108,21 @@ function productRules<
     customFields?: TCustomField[] | undefined;
     minQuantity?: number | undefined;
     maxQuantity?: number | null | undefined;
+    plans?: TPlanInput[] | undefined;
   }>,
 >(schema: T) {
   return schema
+    .refine((p) => !p.plans || p.plans.length === 0 || p.plans.some((plan) => plan.active), {
+      message: 'A recurring product needs an active plan: send `plans: []` to sell it once instead.',
+      path: ['plans'],
+    })
+    .refine(
+      (p) => {
+        const ids = (p.plans ?? []).flatMap((plan) => (plan.id ? [plan.id] : []));
+        return new Set(ids).size === ids.length;
+      },
+      { message: 'Name each plan once.', path: ['plans'] },
+    )
     .refine((p) => !p.deliveryMethods || new Set(p.deliveryMethods).size === p.deliveryMethods.length, {
       message: 'Choose each delivery method once.',
       path: ['deliveryMethods'],
@@ -88,12 +147,24 @@ function productRules<
     );
 }
 
-export const ZCreateProductInput = productRules(
-  // slug: made from the name when not given.
-  z.strictObject({ storeId: ZId, ...productFields, slug: ZProductSlug.optional() }),
+/** A recurring product's price is its first active plan's: a one-time product needs one of its own. */
+function priceGiven<T extends z.ZodType<{ price?: number | undefined; plans?: TPlanInput[] | undefined }>>(schema: T) {
+  return schema.refine((p) => p.price !== undefined || (p.plans?.length ?? 0) > 0, {
+    message: 'Enter a price (or plans, for a recurring product).',
+    path: ['price'],
+  });
+}
+
+export const ZCreateProductInput = priceGiven(
+  productRules(
+    // slug: made from the name when not given.
+    z.strictObject({ storeId: ZId, ...productFields, price: ZAmount.optional(), slug: ZProductSlug.optional() }),
+  ),
 );
 /** A product's fields with the same rules, without the path's storeId: the dashboard's product form. */
-export const ZProductBody = productRules(z.strictObject({ ...productFields, slug: ZProductSlug.optional() }));
+export const ZProductBody = priceGiven(
+  productRules(z.strictObject({ ...productFields, price: ZAmount.optional(), slug: ZProductSlug.optional() })),
+);
 export type TCreateProductInput = z.infer<typeof ZCreateProductInput>;
 
 export const ZUpdateProductInput = productRules(
@@ -112,6 +183,7 @@ export const ZUpdateProductInput = productRules(
     maxQuantity: productFields.maxQuantity,
     licenseActivationLimit: productFields.licenseActivationLimit,
     licenseValidityDays: productFields.licenseValidityDays,
+    plans: productFields.plans,
   }),
 );
 export type TUpdateProductInput = z.infer<typeof ZUpdateProductInput>;
@@ -165,6 +237,8 @@ export const ZProduct = z.object({
   maxQuantity: ZCount.nullable(),
   licenseActivationLimit: z.number().int().min(1).max(10_000).nullable(),
   licenseValidityDays: z.number().int().min(1).max(36_500).nullable(),
+  /** `[]`: a one-time product. Else its plans in order, archived ones (`active: false`) included; `price` is the first active one's. */
+  plans: z.array(ZPlan),
   /** Available license keys, or null when the product is not limited by keys. */
   stock: ZCount.nullable(),
   /** Its images, in the order shown. */
@@ -192,6 +266,8 @@ export const ZPublicProduct = ZProduct.pick({
   stock: true,
   images: true,
 }).extend({
+  /** `[]`: a one-time product; else the plans a buyer may choose (active ones only), in order. */
+  plans: z.array(ZPlan),
   descriptionHtml: z.string().meta({
     description:
       'The description (Markdown) rendered as HTML safe to put in a page: no raw HTML, links only to http(s), mailto or a path, each `rel="nofollow noopener"`, no images, headings from h3',

@@ -2,13 +2,16 @@
 import { z } from 'zod';
 import { ZBuyerToken, ZCount, ZEmail, ZId, ZTimestamp, ZLivemode } from './common.js';
 import { CUSTOM_FIELD_TYPES } from './catalog.js';
-import { ZOrderStatus } from './orders.js';
+import { orderBillingFields, ZOrderLinePlan, ZOrderStatus } from './orders.js';
 import { jsonQuery } from './query.js';
 import { ZPaymentMethod } from './stores.js';
 
 /** A cart line: which product and how many. Prices never come from the client. */
 export const ZCartLine = z.strictObject({
   productId: z.string().min(1).max(64),
+  /** A recurring product's plan (its first active plan when left out); a one-time product takes none. */
+  planId: ZId.optional(),
+  /** How many; a recurring product's seats, 1..100. */
   quantity: z.number().int().min(1).max(10_000),
 });
 export type TCartLine = z.infer<typeof ZCartLine>;
@@ -26,6 +29,8 @@ export const ZCartResult = z.object({
   lines: z.array(
     z.object({
       productId: z.string(),
+      /** The plan of a recurring product's line; null for a one-time product. */
+      planId: z.string().nullable(),
       name: z.string(),
       quantity: ZCount,
       unitPrice: z.number(),
@@ -79,7 +84,13 @@ export const ZCheckoutOrder = z.object({
   livemode: ZLivemode,
   status: ZOrderStatus,
   lines: z.array(
-    z.object({ productId: z.string().nullable(), productName: z.string(), quantity: ZCount, unitPrice: z.number() }),
+    z.object({
+      productId: z.string().nullable(),
+      productName: z.string(),
+      quantity: ZCount,
+      unitPrice: z.number(),
+      plan: ZOrderLinePlan,
+    }),
   ),
   subtotal: z.number(),
   discount: z.number(),
@@ -87,6 +98,7 @@ export const ZCheckoutOrder = z.object({
   currency: z.string(),
   email: z.string(),
   paymentMethod: z.string(),
+  ...orderBillingFields,
   createdAt: ZTimestamp,
   expiresAt: ZTimestamp,
 });

@@ -20,6 +20,13 @@ export const ZDiscountValue = z.number().positive().max(1_000_000);
 
 const ZExpiresAt = z.iso.datetime({ offset: true });
 
+/** On a subscription: `once` takes the discount off its first payment only, `forever` off every payment. */
+export const COUPON_DURATIONS = ['once', 'forever'] as const;
+export const ZCouponDuration = z.enum(COUPON_DURATIONS).meta({
+  description:
+    'On a subscription: `once` discounts its first payment only (the default), `forever` every payment; a one-time purchase has one payment either way',
+});
+
 /** Percent discounts are whole numbers 1..100; fixed ones amounts with at most two decimals. */
 function discountIssue(type: TDiscountType, value: number): string | undefined {
   if (type === 'percent')
@@ -40,6 +47,7 @@ export const ZCreateCouponInput = z
     minAmount: ZAmount.optional(),
     expiresAt: ZExpiresAt.optional(),
     active: z.boolean().optional(),
+    duration: ZCouponDuration.optional(),
   })
   .superRefine((input, issue) => {
     const message = discountIssue(input.discountType, input.discountValue);
@@ -60,6 +68,7 @@ export const ZUpdateCouponInput = z
     minAmount: ZAmount.nullable().optional(),
     expiresAt: ZExpiresAt.nullable().optional(),
     active: z.boolean().optional(),
+    duration: ZCouponDuration.optional(),
   })
   .superRefine((input, issue) => {
     if (input.discountType === undefined || input.discountValue === undefined) return;
@@ -85,6 +94,7 @@ export const ZCoupon = z.object({
   minAmount: z.number().nullable(),
   expiresAt: ZTimestamp.nullable(),
   active: z.boolean(),
+  duration: ZCouponDuration,
   createdAt: ZTimestamp,
   updatedAt: ZTimestamp,
 });

@@ -40,6 +40,8 @@ export const ERROR_STATUS = {
   /** A route for test data only (deleting it) called with a live key (test mode: docs/architecture.md). */
   test_key_required: 403,
   out_of_stock: 400,
+  /** A cart with a recurring product's line beside any other line: a subscription is checked out alone. */
+  recurring_alone: 400,
   product_unavailable: 400,
   coupon_invalid: 400,
   blacklisted: 403,

@@ -1,6 +1,6 @@
 /** Orders as merchants, staff and buyers see them. */
 import { z } from 'zod';
-import { ZDeliveryMethod } from './catalog.js';
+import { ZDeliveryMethod, ZPlanInterval } from './catalog.js';
 import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 
@@ -15,6 +15,39 @@ export const ORDER_STATUSES = [
 ] as const;
 export const ZOrderStatus = z.enum(ORDER_STATUSES);
 export type TOrderStatus = z.infer<typeof ZOrderStatus>;
+
+/** Why an order exists (Stripe's names): a one-time purchase, or a subscription's first, renewal or change payment. */
+export const BILLING_REASONS = [
+  'purchase',
+  'subscription_create',
+  'subscription_cycle',
+  'subscription_update',
+] as const;
+export const ZBillingReason = z.enum(BILLING_REASONS);
+export type TBillingReason = z.infer<typeof ZBillingReason>;
+
+/** The two fields every view of an order carries about its subscription. */
+export const orderBillingFields = {
+  subscriptionId: z.string().nullable().meta({
+    description:
+      'The subscription the order pays for; null for a one-time purchase (and until the subscription exists)',
+  }),
+  billingReason: ZBillingReason.meta({
+    description:
+      "`purchase` for a one-time purchase; `subscription_create` for a subscription's first payment, `subscription_cycle` for a renewal, `subscription_update` for a change of plan",
+  }),
+};
+
+/** The plan a line of a recurring product was bought on, as it was then; null for a one-time product's line. */
+export const ZOrderLinePlan = z
+  .object({
+    id: z.string(),
+    interval: ZPlanInterval,
+    intervalCount: z.number().int().min(1).max(12),
+    trialDays: z.number().int().min(0).max(365),
+  })
+  .nullable();
+export type TOrderLinePlan = z.infer<typeof ZOrderLinePlan>;
 
 export const ZOrder = z.object({
   id: z.string(),
@@ -32,6 +65,7 @@ export const ZOrder = z.object({
   customerEmail: z.string().meta({ description: "The buyer's e-mail address; an empty string when none was given" }),
   country: z.string().meta({ description: 'Two-letter country code; `XX` when unknown' }),
   keyCount: ZCount,
+  ...orderBillingFields,
   createdAt: ZTimestamp,
   completedAt: ZTimestamp.nullable(),
   updatedAt: ZTimestamp,
@@ -59,8 +93,10 @@ export const ZOrderLine = z.object({
   /** Null once the product is deleted; the line keeps its name and price. */
   productId: z.string().nullable(),
   productName: z.string(),
+  /** Seats, for a recurring product's line. */
   quantity: ZCount,
   unitPrice: z.number(),
+  plan: ZOrderLinePlan,
   /** How the product delivers, as it is configured now (empty once the product is deleted). */
   deliveryMethods: z.array(ZDeliveryMethod),
   delivered: z.object({
@@ -149,7 +185,8 @@ export const ZBuyerOrder = z.object({
   productName: z.string(),
   price: z.number(),
   currency: z.string(),
-  lines: z.array(z.object({ productName: z.string(), quantity: ZCount, unitPrice: z.number() })),
+  lines: z.array(z.object({ productName: z.string(), quantity: ZCount, unitPrice: z.number(), plan: ZOrderLinePlan })),
+  ...orderBillingFields,
   createdAt: ZTimestamp,
   completedAt: ZTimestamp.nullable(),
 });

@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'mixed_modes',
   'test_key_required',
   'out_of_stock',
+  'recurring_alone',
   'product_unavailable',
   'coupon_invalid',
   'blacklisted',

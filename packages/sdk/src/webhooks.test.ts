@@ -56,6 +56,8 @@ const order: OrderDetail = {
   customerEmail: 'buyer@example.com',
   country: 'DE',
   keyCount: 1,
+  subscriptionId: null,
+  billingReason: 'purchase',
   createdAt: '2026-11-21T11:59:00.000Z',
   completedAt: null,
   updatedAt: '2026-11-21T11:59:30.000Z',

@@ -1,7 +1,12 @@
 /** Every entity the ORM knows; each module adds its own here. */
 import { ApiKeySchema } from '../modules/api-keys/api-keys.entities.js';
 import { BlacklistEntrySchema } from '../modules/blacklist/blacklist.entities.js';
-import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../modules/catalog/catalog.entities.js';
+import {
+  LicenseKeySchema,
+  ProductPlanSchema,
+  ProductSchema,
+  StoredFileSchema,
+} from '../modules/catalog/catalog.entities.js';
 import { LicenseInstanceSchema } from '../modules/licenses/licenses.entities.js';
 import { CouponSchema } from '../modules/coupons/coupons.entities.js';
 import { EventSchema } from '../modules/events/events.entities.js';
@@ -49,6 +54,7 @@ export const ENTITIES = [
   CustomerSessionSchema,
   OutboundEmailSchema,
   ProductSchema,
+  ProductPlanSchema,
   LicenseKeySchema,
   LicenseInstanceSchema,
   StoredFileSchema,

@@ -32,7 +32,12 @@ import { afterEventWrite, type OutboxEvent } from '../modules/events/outbox.js';
 import { recordIdempotentResult } from '../modules/idempotency/idempotency.service.js';
 import { INITIAL_STATUS } from '../modules/orders/order-lifecycle.js';
 import { lockOrder, orderForToken } from '../modules/orders/order-lookup.js';
-import { toCheckoutOrder, toOrderDetail, type CheckoutOrderFields } from '../modules/orders/order-views.js';
+import {
+  toCheckoutOrder,
+  toOrderDetail,
+  type CheckoutOrderFields,
+  type LinePlanFields,
+} from '../modules/orders/order-views.js';
 import { OrderLineSchema, type Order } from '../modules/orders/orders.entities.js';
 import { insertNewOrder } from '../modules/orders/orders.repo.js';
 import { GATEWAYS, gatewayRefusal } from '../modules/payments/gateways.js';
@@ -89,6 +94,16 @@ async function sellableLines(
   }
   if (normalised.lines.length === 0) throw new AppError('cart_empty', 'The cart is empty.');
   return { livemode: normalised.livemode, lines: normalised.lines };
+}
+
+/** What an order line records of a cart line's plan (all null for a one-time product). */
+function linePlanFields(line: NormalisedLine): LinePlanFields {
+  return {
+    planId: line.plan?.id ?? null,
+    planInterval: line.plan?.interval ?? null,
+    planIntervalCount: line.plan?.intervalCount ?? null,
+    planTrialDays: line.plan?.trialDays ?? null,
+  };
 }
 
 /** Every required field has a stored answer (a required checkbox: ticked); else 400 naming the first that lacks one. */
@@ -230,6 +245,9 @@ export async function createOrder(
     customerEmail: email ?? '',
     country: buyer.country,
     keyCount: 0,
+    // The subscriptions module names the subscription; a recurring line's order is its first payment.
+    subscriptionId: null,
+    billingReason: lines.some((line) => line.plan) ? 'subscription_create' : 'purchase',
     note: '',
     customFieldResponses: responses,
     createdAt: now,
@@ -241,6 +259,7 @@ export async function createOrder(
     productName: line.product.name,
     quantity: line.quantity,
     unitPriceMinor: line.unitPriceMinor,
+    ...linePlanFields(line),
   }));
   const created = (): CreatedOrder => ({
     order: toCheckoutOrder(order, lineViews, ctx.deps.config.checkoutLifetimeMs),
@@ -263,13 +282,7 @@ export async function createOrder(
         buyerIp: buyer.ip,
         userAgent: buyer.userAgent?.slice(0, 512) ?? null,
         checkoutTokenHash: sha256Hex(checkoutToken),
-        lines: lines.map((line) => ({
-          id: newId(),
-          productId: line.product.id,
-          productName: line.product.name,
-          quantity: line.quantity,
-          unitPriceMinor: line.unitPriceMinor,
-        })),
+        lines: lineViews.map((line) => ({ id: newId(), ...line })),
       },
       event,
     );
@@ -305,6 +318,10 @@ export async function checkoutSummary(ctx: ServiceContext, order: Order): Promis
       productName: line.productName,
       quantity: line.quantity,
       unitPriceMinor: line.unitPriceMinor,
+      planId: line.planId ?? null,
+      planInterval: line.planInterval ?? null,
+      planIntervalCount: line.planIntervalCount ?? null,
+      planTrialDays: line.planTrialDays ?? null,
     })),
     ctx.deps.config.checkoutLifetimeMs,
   );

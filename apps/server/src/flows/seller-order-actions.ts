@@ -15,7 +15,7 @@ import { markDelivered } from '../modules/fulfilment/fulfilment.service.js';
 import { PAID_STATUSES, transition } from '../modules/orders/order-lifecycle.js';
 import { orderUrl } from '../modules/orders/order-link.js';
 import { findStoreOrder, lockOrder } from '../modules/orders/order-lookup.js';
-import { toOrderDetail } from '../modules/orders/order-views.js';
+import { toLinePlan, toOrderDetail } from '../modules/orders/order-views.js';
 import { OrderLineSchema, type Order } from '../modules/orders/orders.entities.js';
 import { refundAtGateways } from '../modules/payments/gateways.js';
 import type { ServiceContext } from '../modules/request/context.js';
@@ -171,6 +171,7 @@ export async function sellerOrderDetail(ctx: ServiceContext, order: Order): Prom
       productName: line.productName,
       quantity: line.quantity,
       unitPrice: minorToAmount(line.unitPriceMinor, order.currency),
+      plan: toLinePlan(line),
       deliveryMethods: methods,
       delivered: {
         licenseKeys: keys

@@ -55,8 +55,39 @@ const DELIVERY_LABELS: Record<TDeliveryMethod, string> = {
   deliveryInstructions: 'Instructions from the seller with your order',
 };
 
-export const price = (product: Pick<TPublicProduct, 'price' | 'currency'>): string =>
-  formatMoney(amountToMinor(product.price, product.currency), product.currency);
+const money = (amount: number, currency: string): string => formatMoney(amountToMinor(amount, currency), currency);
+
+type ShownPlan = TPublicProduct['plans'][number];
+
+/** A plan's price and period: `$9 / month`, `$90 / year`, `$25 every 3 months`. */
+export function planPrice(plan: ShownPlan, currency: string): string {
+  const amount = money(plan.price, currency);
+  return plan.intervalCount === 1
+    ? `${amount} / ${plan.interval}`
+    : `${amount} every ${plan.intervalCount} ${plan.interval}s`;
+}
+
+/** A plan's trial, `7-day free trial`, or '' without one. */
+export const planTrial = (plan: ShownPlan): string => (plan.trialDays > 0 ? `${plan.trialDays}-day free trial` : '');
+
+/** The price a product is shown at: a one-time product's, or a recurring one's first plan with its period. */
+export const price = (product: Pick<TPublicProduct, 'price' | 'currency'> & { plans?: ShownPlan[] }): string => {
+  const first = product.plans?.[0];
+  return first ? planPrice(first, product.currency) : money(product.price, product.currency);
+};
+
+/** schema.org's UN/CEFACT unit codes of a plan's interval. */
+const UNIT_CODES = { day: 'DAY', week: 'WEE', month: 'MON', year: 'ANN' } as const;
+
+/** A recurring product's plans and trials, as the product page lists them; '' for a one-time product. */
+function planList(product: TPublicProduct): string {
+  if (product.plans.length === 0) return '';
+  const items = product.plans.map((plan) => {
+    const trial = planTrial(plan);
+    return `<li>${escapeHtml(planPrice(plan, product.currency))}${trial ? `, ${escapeHtml(trial)}` : ''}</li>`;
+  });
+  return `<ul class="plans" aria-label="Billing">${items.join('')}</ul>\n`;
+}
 
 /** A license-key product without enough keys for its smallest order. */
 export const soldOut = (product: Pick<TPublicProduct, 'stock' | 'minQuantity'>): boolean =>
@@ -274,6 +305,19 @@ export function productPage(publicUrl: string, store: StorefrontStore, product: 
       '@type': 'Offer',
       price: product.price.toFixed(currencyExponent(product.currency)),
       priceCurrency: product.currency,
+      // A subscription's price is per billing period: its first plan's, as schema.org says it.
+      ...(product.plans[0]
+        ? {
+            priceSpecification: {
+              '@type': 'UnitPriceSpecification',
+              price: product.plans[0].price.toFixed(currencyExponent(product.currency)),
+              priceCurrency: product.currency,
+              billingDuration: product.plans[0].intervalCount,
+              billingIncrement: product.plans[0].intervalCount,
+              unitCode: UNIT_CODES[product.plans[0].interval],
+            },
+          }
+        : {}),
       availability: unavailable ? 'https://schema.org/SoldOut' : 'https://schema.org/InStock',
       url,
       seller: { '@type': 'Organization', name: store.name },
@@ -298,7 +342,7 @@ ${gallery}
 <div class="buy-box">
 <h1>${escapeHtml(product.name)}</h1>
 <p class="price">${escapeHtml(price(product))}</p>
-<h2>Delivery</h2>
+${planList(product)}<h2>Delivery</h2>
 <ul class="delivery">${delivery.join('')}</ul>
 ${unavailable ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, true)}
 </div>

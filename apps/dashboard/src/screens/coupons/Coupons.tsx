@@ -4,7 +4,7 @@
  * coupon procedure needs manageProducts, so without it the screen says so and asks nothing.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { DISCOUNT_TYPES, ZCreateCouponInput, ZDiscountType, ZUpdateCouponInput } from '@svc/schemas';
+import { COUPON_DURATIONS, DISCOUNT_TYPES, ZCreateCouponInput, ZDiscountType, ZUpdateCouponInput } from '@svc/schemas';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm, type FieldValues, type Resolver } from 'react-hook-form';
 import { z } from 'zod';
@@ -30,6 +30,7 @@ const ZCouponFields = z.object({
   minAmount: z.string(),
   expiresAt: z.string(),
   active: z.boolean(),
+  duration: z.enum(COUPON_DURATIONS),
 });
 type CouponFields = z.infer<typeof ZCouponFields>;
 
@@ -74,6 +75,7 @@ function createSchema(storeId: string) {
     minAmount: numberOrText(fields.minAmount) as number | undefined,
     expiresAt: instant(fields.expiresAt),
     active: fields.active,
+    duration: fields.duration,
   })).pipe(ZCreateCouponInput);
 }
 
@@ -89,12 +91,18 @@ function updateSchema(storeId: string, couponId: string) {
     minAmount: (numberOrText(fields.minAmount) ?? null) as number | null,
     expiresAt: instant(fields.expiresAt) ?? null,
     active: fields.active,
+    duration: fields.duration,
   })).pipe(ZUpdateCouponInput);
 }
 
 const TYPE_OPTIONS = DISCOUNT_TYPES.map((type) => ({
   value: type,
   label: type === 'percent' ? 'Percent off' : 'Fixed amount off',
+}));
+
+const DURATION_OPTIONS = COUPON_DURATIONS.map((duration) => ({
+  value: duration,
+  label: duration === 'once' ? 'First payment only' : 'Every payment',
 }));
 
 function couponStatus(coupon: Coupon, now: number): string {
@@ -168,6 +176,13 @@ function CouponForm<Output extends FieldValues>({
         registration={form.register('expiresAt')}
         error={errors.expiresAt}
       />
+      <SelectInput
+        label="On a subscription"
+        hint="One-time purchases have one payment either way."
+        options={DURATION_OPTIONS}
+        registration={form.register('duration')}
+        error={errors.duration}
+      />
       <div className="field">
         <label className="check">
           <input type="checkbox" {...form.register('active')} /> Active
@@ -194,6 +209,7 @@ const EMPTY: CouponFields = {
   minAmount: '',
   expiresAt: '',
   active: true,
+  duration: 'once',
 };
 
 function fieldsOf(coupon: Coupon): CouponFields {
@@ -205,6 +221,7 @@ function fieldsOf(coupon: Coupon): CouponFields {
     minAmount: coupon.minAmount === null ? '' : String(coupon.minAmount),
     expiresAt: localInput(coupon.expiresAt),
     active: coupon.active,
+    duration: coupon.duration,
   };
 }
 

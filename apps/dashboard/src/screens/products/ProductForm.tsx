@@ -3,10 +3,10 @@
  * (ZProductBody: the create input's fields and rules without the path's storeId) validates it.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { CUSTOM_FIELD_TYPES, DELIVERY_METHODS, PRODUCT_STATUSES, ZProductBody } from '@svc/schemas';
+import { CUSTOM_FIELD_TYPES, DELIVERY_METHODS, PLAN_INTERVALS, PRODUCT_STATUSES, ZProductBody } from '@svc/schemas';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useEffect } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useFieldArray, useForm, type DefaultValues } from 'react-hook-form';
 import type { z } from 'zod';
 import { apiFailure, trpc } from '../../api';
@@ -37,6 +37,13 @@ const FIELD_TYPE_LABELS: Record<(typeof CUSTOM_FIELD_TYPES)[number], string> = {
   checkbox: 'Checkbox',
 };
 
+const INTERVAL_LABELS: Record<(typeof PLAN_INTERVALS)[number], string> = {
+  day: 'Day',
+  week: 'Week',
+  month: 'Month',
+  year: 'Year',
+};
+
 const NEW_PRODUCT: DefaultValues<ProductBody> = {
   name: '',
   description: '',
@@ -48,6 +55,7 @@ const NEW_PRODUCT: DefaultValues<ProductBody> = {
   maxQuantity: null,
   licenseActivationLimit: null,
   licenseValidityDays: null,
+  plans: [],
 };
 
 /** A number input's value: empty is `empty` (unset, or null for "no limit"). */
@@ -75,14 +83,36 @@ export function ProductForm({
   const form = useForm<ProductBody>({ resolver: zodResolver(ZProductBody), defaultValues: initial });
   const errors = form.formState.errors;
   const customFields = useFieldArray({ control: form.control, name: 'customFields' });
+  const plans = useFieldArray({ control: form.control, name: 'plans' });
+  const planValues = form.watch('plans') ?? [];
+  const [recurring, setRecurring] = useState((initial.plans?.length ?? 0) > 0);
+  const billingId = useId();
   const methods = form.watch('deliveryMethods');
+  // A recurring product is priced by its first active plan: the form sends no price of its own.
+  const submit = (values: ProductBody) =>
+    onSubmit(
+      recurring ? { ...values, price: undefined } : { ...values, plans: initial.plans?.length ? [] : undefined },
+    );
+  const chooseBilling = (next: boolean) => {
+    setRecurring(next);
+    if (!next) plans.replace([]);
+    if (next && plans.fields.length === 0) {
+      plans.append({
+        interval: 'month',
+        intervalCount: 1,
+        price: form.getValues('price') ?? 0,
+        trialDays: 0,
+        active: true,
+      });
+    }
+  };
   // The one conflict a product's save can meet is its slug, taken by another product of the store.
   useEffect(() => {
     if (error && apiFailure(error).status === 409)
       form.setError('slug', { type: 'server', message: 'Another product of this store has this slug.' });
   }, [error, form]);
   return (
-    <form noValidate onSubmit={onValid(form, onSubmit)}>
+    <form noValidate onSubmit={onValid(form, submit)}>
       <TextInput label="Name" width="md" registration={form.register('name')} error={errors.name} />
       <TextInput
         label="Slug"
@@ -93,17 +123,123 @@ export function ProductForm({
         })}
         error={errors.slug}
       />
-      <TextInput
-        label="Price"
-        width="sm"
-        type="number"
-        inputMode="decimal"
-        min={0}
-        step="0.01"
-        hint="In the store's currency, at most two decimals."
-        registration={form.register('price', { setValueAs: numberOr(undefined) })}
-        error={errors.price}
-      />
+      <fieldset className="field">
+        <legend>Billing</legend>
+        <div role="radiogroup" aria-labelledby={`${billingId}-label`} className="toolbar">
+          <span id={`${billingId}-label`} className="visually-hidden">
+            How the product is billed
+          </span>
+          <label className="check">
+            <input
+              type="radio"
+              name={`${billingId}-billing`}
+              checked={!recurring}
+              onChange={() => chooseBilling(false)}
+            />{' '}
+            One-time
+          </label>
+          <label className="check">
+            <input
+              type="radio"
+              name={`${billingId}-billing`}
+              checked={recurring}
+              onChange={() => chooseBilling(true)}
+            />{' '}
+            Recurring
+          </label>
+        </div>
+        {!recurring && (
+          <TextInput
+            label="Price"
+            width="sm"
+            type="number"
+            inputMode="decimal"
+            min={0}
+            step="0.01"
+            hint="In the store's currency, at most two decimals."
+            registration={form.register('price', { setValueAs: numberOr(undefined) })}
+            error={errors.price}
+          />
+        )}
+        {recurring && (
+          <>
+            <span className="hint">
+              The first active plan prices the product. An archived plan is no longer sold; what was sold on it stays.
+            </span>
+            {plans.fields.map((field, index) =>
+              planValues[index]?.active === false ? (
+                <p key={field.id} className="hint">
+                  Plan {index + 1} (archived): every {planValues[index]?.intervalCount} {planValues[index]?.interval}
+                  (s), {planValues[index]?.price}
+                </p>
+              ) : (
+                <div key={field.id} className="toolbar">
+                  <SelectInput
+                    label={`Plan ${index + 1} interval`}
+                    width="sm"
+                    options={PLAN_INTERVALS.map((value) => ({ value, label: INTERVAL_LABELS[value] }))}
+                    registration={form.register(`plans.${index}.interval`)}
+                    error={errors.plans?.[index]?.interval}
+                  />
+                  <TextInput
+                    label={`Plan ${index + 1} every`}
+                    width="sm"
+                    type="number"
+                    min={1}
+                    max={12}
+                    readOnly={Boolean(planValues[index]?.id)}
+                    registration={form.register(`plans.${index}.intervalCount`, { setValueAs: numberOr(undefined) })}
+                    error={errors.plans?.[index]?.intervalCount}
+                  />
+                  <TextInput
+                    label={`Plan ${index + 1} price`}
+                    width="sm"
+                    type="number"
+                    inputMode="decimal"
+                    min={0}
+                    step="0.01"
+                    registration={form.register(`plans.${index}.price`, { setValueAs: numberOr(undefined) })}
+                    error={errors.plans?.[index]?.price}
+                  />
+                  <TextInput
+                    label={`Plan ${index + 1} trial days`}
+                    width="sm"
+                    type="number"
+                    min={0}
+                    max={365}
+                    registration={form.register(`plans.${index}.trialDays`, { setValueAs: numberOr(undefined) })}
+                    error={errors.plans?.[index]?.trialDays}
+                  />
+                  <button
+                    type="button"
+                    className={buttonClass('secondary')}
+                    onClick={() =>
+                      planValues[index]?.id
+                        ? form.setValue(`plans.${index}.active`, false, { shouldDirty: true })
+                        : plans.remove(index)
+                    }
+                  >
+                    Archive plan {index + 1}
+                  </button>
+                </div>
+              ),
+            )}
+            {errors.plans?.message && <span className="field-error">{errors.plans.message}</span>}
+            <div>
+              <button
+                type="button"
+                className={buttonClass('secondary')}
+                disabled={planValues.filter((plan) => plan.active !== false).length >= 6}
+                onClick={() =>
+                  plans.append({ interval: 'month', intervalCount: 1, price: 0, trialDays: 0, active: true })
+                }
+              >
+                Add plan
+              </button>
+            </div>
+          </>
+        )}
+      </fieldset>
       <TextArea label="Description" registration={form.register('description')} error={errors.description} />
       <SelectInput
         label="Status"

@@ -77,6 +77,7 @@ export function ProductPage() {
           maxQuantity: p.maxQuantity,
           licenseActivationLimit: p.licenseActivationLimit,
           licenseValidityDays: p.licenseValidityDays,
+          plans: p.plans,
         };
         const summary = (
           <Card id="product-summary" title="Summary">

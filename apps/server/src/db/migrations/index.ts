@@ -28,6 +28,7 @@ import { Migration20261128111500_customers_by_email } from './Migration202611281
 import { Migration20261128124812_staff_two_factor_account_name } from './Migration20261128124812_staff_two_factor_account_name.js';
 import { Migration20261128125122_store_onboarding } from './Migration20261128125122_store_onboarding.js';
 import { Migration20261128125552_saved_payment_methods } from './Migration20261128125552_saved_payment_methods.js';
+import { Migration20261128125643_product_plans } from './Migration20261128125643_product_plans.js';
 import { Migration20261128133711_subscriptions } from './Migration20261128133711_subscriptions.js';
 
 export const MIGRATIONS: MigrationObject[] = [
@@ -55,5 +56,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128124812_staff_two_factor_account_name', class: Migration20261128124812_staff_two_factor_account_name },
   { name: 'Migration20261128125122_store_onboarding', class: Migration20261128125122_store_onboarding },
   { name: 'Migration20261128125552_saved_payment_methods', class: Migration20261128125552_saved_payment_methods },
+  { name: 'Migration20261128125643_product_plans', class: Migration20261128125643_product_plans },
   { name: 'Migration20261128133711_subscriptions', class: Migration20261128133711_subscriptions },
 ];

@@ -18,6 +18,7 @@ export function cartResult(store: SellingStoreRef, cart: NormalisedCart): TCartR
     currency: store.currency,
     lines: cart.lines.map((line) => ({
       productId: line.product.id,
+      planId: line.plan?.id ?? null,
       name: line.product.name,
       quantity: line.quantity,
       unitPrice: minorToAmount(line.unitPriceMinor, store.currency),

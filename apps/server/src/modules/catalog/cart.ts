@@ -3,17 +3,20 @@
  * merged, unknown or unpurchasable products set aside with a reason, quantities held to
  * the product's minimum, maximum and key stock, and every price from the database. A cart is of
  * one mode (test mode: docs/architecture.md): its products' mode; a cart that mixes modes is 400 mixed_modes.
+ * A recurring product's line names its plan (the first active one by default), its quantity is
+ * seats (1..100), and it is alone in its cart (400 recurring_alone; docs/decisions.md, "Plans").
  * Test products count only for a caller that may see the store's test mode (access/test-mode.ts):
  * for anyone else they are unknown products, as an id that names nothing is.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TCartLine, TCartResult } from '@svc/schemas';
-import { AppError } from '../../lib/errors.js';
+import { SEATS_MAX, type TCartLine, type TCartResult } from '@svc/schemas';
+import { AppError, invalidField } from '../../lib/errors.js';
 import type { TestModeAccess } from '../access/test-mode.js';
 import type { ServiceContext } from '../request/context.js';
 import type { SellingStoreRef } from '../stores/selling-store.js';
 import type { Product } from './catalog.entities.js';
-import { selectCartProducts } from './catalog.repo.js';
+import { selectCartProducts, type PlanRow } from './catalog.repo.js';
+import { firstActive } from './plans.js';
 
 /** What a cart line needs of its product. */
 export type CartProduct = Pick<
@@ -29,10 +32,14 @@ export type CartProduct = Pick<
   | 'deliveryMethods'
 > & {
   deletedAt: Date | null;
+  /** A recurring product's plans (archived ones included); null for a one-time product. */
+  plans: PlanRow[] | null;
 };
 
 export interface NormalisedLine {
   product: CartProduct;
+  /** The plan of a recurring product's line; null for a one-time product. */
+  plan: PlanRow | null;
   requested: number;
   quantity: number;
   unitPriceMinor: number;
@@ -47,10 +54,55 @@ export interface NormalisedCart {
   adjusted: TCartResult['adjusted'];
 }
 
-function merge(lines: TCartLine[]): Map<string, number> {
-  const merged = new Map<string, number>();
-  for (const line of lines) merged.set(line.productId, (merged.get(line.productId) ?? 0) + line.quantity);
+interface MergedLine {
+  productId: string;
+  planId: string | undefined;
+  quantity: number;
+  /** The first of the lines merged into it, as the cart numbers them (for an issue's path). */
+  index: number;
+}
+
+/** Lines of the same product and plan as one line. */
+function merge(lines: TCartLine[]): Map<string, MergedLine> {
+  const merged = new Map<string, MergedLine>();
+  lines.forEach((line, index) => {
+    const key = `${line.productId} ${line.planId ?? ''}`;
+    const known = merged.get(key);
+    if (known) known.quantity += line.quantity;
+    else merged.set(key, { productId: line.productId, planId: line.planId, quantity: line.quantity, index });
+  });
   return merged;
+}
+
+/**
+ * The plan a line buys: none for a one-time product (a planId there is 400), else the plan named
+ * (one of the product's, active) or the first active one. Its seats are 1..100; it is alone in its cart.
+ */
+function planOf(product: CartProduct, line: MergedLine, lineCount: number): PlanRow | null {
+  if (!product.plans) {
+    if (line.planId !== undefined) {
+      throw invalidField(`cart.${line.index}.planId`, 'This product is sold once: its line takes no planId.');
+    }
+    return null;
+  }
+  if (lineCount > 1) {
+    throw new AppError(
+      'recurring_alone',
+      'A subscription is checked out on its own: take the other lines out of the cart.',
+    );
+  }
+  const plan = line.planId === undefined ? firstActive(product.plans) : product.plans.find((p) => p.id === line.planId);
+  if (!plan) throw invalidField(`cart.${line.index}.planId`, "This plan is not one of the product's plans.");
+  if (!plan.active) {
+    throw invalidField(
+      `cart.${line.index}.planId`,
+      "This plan is no longer sold: choose another of the product's plans.",
+    );
+  }
+  if (line.quantity > SEATS_MAX) {
+    throw invalidField(`cart.${line.index}.quantity`, `A subscription has 1 to ${SEATS_MAX} seats.`);
+  }
+  return plan;
 }
 
 /** The store's products of the cart with their key stock, in one statement (cart and checkout are hot). */
@@ -74,6 +126,7 @@ async function cartProducts(
       customFields: row.custom_fields,
       deliveryMethods: row.delivery_methods,
       deletedAt: row.deleted ? new Date(0) : null,
+      plans: row.plans,
     });
     if (row.available !== null) stock.set(row.id, Number(row.available));
   }
@@ -87,7 +140,9 @@ export async function normaliseCart(
   testMode: TestModeAccess,
 ): Promise<NormalisedCart> {
   const merged = merge(lines);
-  const { products: byId, stock } = await cartProducts(ctx.em, store.id, [...merged.keys()]);
+  const { products: byId, stock } = await cartProducts(ctx.em, store.id, [
+    ...new Set([...merged.values()].map((line) => line.productId)),
+  ]);
   const hasTest = [...byId.values()].some((product) => !product.livemode);
   if (hasTest && !(await testMode(store.id))) {
     for (const [id, product] of byId) if (!product.livemode) byId.delete(id);
@@ -95,7 +150,8 @@ export async function normaliseCart(
   const modes = new Set([...byId.values()].map((product) => product.livemode));
   if (modes.size > 1) throw new AppError('mixed_modes', 'The cart mixes test-mode and live products.');
   const out: NormalisedCart = { livemode: modes.has(false) ? false : true, lines: [], removed: [], adjusted: [] };
-  for (const [productId, requested] of merged) {
+  for (const line of merged.values()) {
+    const { productId, quantity: requested } = line;
     const product = byId.get(productId);
     if (!product || product.deletedAt) {
       out.removed.push({ productId, reason: 'unknown_product' });
@@ -105,6 +161,7 @@ export async function normaliseCart(
       out.removed.push({ productId, reason: 'unavailable' });
       continue;
     }
+    const plan = planOf(product, line, merged.size);
     const available = stock.get(productId) ?? null;
     let quantity = requested;
     const adjust = (to: number, reason: 'min_quantity' | 'max_quantity' | 'stock') => {
@@ -120,7 +177,14 @@ export async function normaliseCart(
       }
       adjust(available, 'stock');
     }
-    out.lines.push({ product, requested, quantity, unitPriceMinor: product.priceMinor, stock: available });
+    out.lines.push({
+      product,
+      plan,
+      requested,
+      quantity,
+      unitPriceMinor: plan ? Number(plan.priceMinor) : product.priceMinor,
+      stock: available,
+    });
   }
   return out;
 }

@@ -1,6 +1,6 @@
 /** Products, their license-key stock and their downloadable files. */
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { DELIVERY_METHODS, PRODUCT_STATUSES, type TCustomField } from '@svc/schemas';
+import { DELIVERY_METHODS, PLAN_INTERVALS, PRODUCT_STATUSES, type TCustomField } from '@svc/schemas';
 import { OrderSchema } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 
@@ -65,6 +65,11 @@ export const ProductSchema = defineEntity({
     licenseActivationLimit: p.integer().nullable(),
     /** License API: days a license is valid from its assignment; null: never expires. */
     licenseValidityDays: p.integer().nullable(),
+    /**
+     * Billed by plans (product_plan) rather than once: then `priceMinor` is its first active plan's
+     * price, and reads that meet only one-time products never touch the plan table.
+     */
+    recurring: p.boolean().default(false),
     /** Deleted products stay for the orders that name them, hidden everywhere else. */
     deletedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
@@ -73,6 +78,40 @@ export const ProductSchema = defineEntity({
   }),
 });
 export type Product = InferEntity<typeof ProductSchema>;
+
+/**
+ * A recurring product's plan (docs/decisions.md, "Plans"): how often it bills, at what price, with
+ * what trial. Never deleted: a plan left out of an update is archived (`active` false), as orders
+ * and subscriptions may name it.
+ */
+export const ProductPlanSchema = defineEntity({
+  name: 'ProductPlan',
+  tableName: 'product_plan',
+  checks: [
+    { name: 'product_plan_price_minor_check', expression: 'price_minor >= 0' },
+    { name: 'product_plan_interval_count_check', expression: 'interval_count >= 1 and interval_count <= 12' },
+    { name: 'product_plan_year_check', expression: `interval <> 'year' or interval_count = 1` },
+    { name: 'product_plan_trial_days_check', expression: 'trial_days >= 0 and trial_days <= 365' },
+  ],
+  // A product's plans are read by the product, in order (positions are rewritten by each update, so not unique).
+  indexes: [{ name: 'product_plan_product_position_index', properties: ['product', 'position'] }],
+  properties: (p) => ({
+    id: p.string().primary().length(32),
+    product: p.manyToOne(ProductSchema).ref().foreignKeyName('product_plan_product_id_fkey').updateRule('no action'),
+    /** Its product's mode. */
+    livemode: p.boolean().default(true),
+    /** Its place among the product's plans, from 0: the first active one prices the product. */
+    position: p.integer(),
+    interval: p.enum([...PLAN_INTERVALS]),
+    intervalCount: p.integer().default(1),
+    priceMinor: p.bigint('number'),
+    trialDays: p.integer().default(0),
+    active: p.boolean().default(true),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  }),
+});
+export type ProductPlan = InferEntity<typeof ProductPlanSchema>;
 
 export const LICENSE_KEY_STATUSES = ['available', 'assigned', 'revoked'] as const;
 

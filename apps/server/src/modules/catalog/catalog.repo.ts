@@ -5,6 +5,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedRows } from '../../db/prepared.js';
 import type { Product, ProductImageRecord } from './catalog.entities.js';
+import type { PlanFields } from './plans.js';
+
+/**
+ * A recurring product's plans as a JSON array in its row (in order; `where` narrows them), null
+ * for a one-time product: the hot reads below get them in their one statement, and a one-time
+ * product's row never reads product_plan.
+ */
+const planArray = (where: string) => `case when p.recurring then (
+         select json_agg(json_build_object('id', pl.id, 'interval', pl.interval, 'intervalCount', pl.interval_count,
+           'priceMinor', pl.price_minor, 'trialDays', pl.trial_days, 'active', pl.active, 'position', pl.position)
+           order by pl.position, pl.id)
+         from product_plan pl where pl.product_id = p.id${where}) end`;
+
+/** A plan as planArray writes it. */
+export type PlanRow = PlanFields & { position: number };
 
 export interface NewKey {
   id: string;
@@ -74,6 +89,8 @@ export interface CartProductRow {
   deleted: boolean;
   /** Available keys; null for a product not sold by keys. */
   available: string | number | null;
+  /** A recurring product's plans, archived ones included; null for a one-time product. */
+  plans: PlanRow[] | null;
 }
 
 /**
@@ -86,7 +103,8 @@ export async function selectCartProducts(em: EntityManager, storeId: string, ids
     `select p.id, p.livemode, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
        p.deleted_at is not null as deleted,
        case when 'licenseKeys' = any(p.delivery_methods)
-         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
+         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available,
+       ${planArray('')} as plans
      from product p where p.store_id = ? and p.id = any(?)`,
     [storeId, ids],
   );
@@ -118,6 +136,8 @@ export interface StorefrontPageRow {
   images: ProductImageRecord[];
   /** Available keys; null for a product not sold by keys. */
   available: string | number | null;
+  /** A recurring product's active plans; null for a one-time product. */
+  plans: PlanRow[] | null;
 }
 
 /**
@@ -140,7 +160,8 @@ export async function selectStorefrontPage(
        p.id, p.livemode, p.name, p.slug, p.description, p.price_minor, p.delivery_methods, p.custom_fields,
        p.min_quantity, p.max_quantity, p.images,
        case when 'licenseKeys' = any(p.delivery_methods)
-         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
+         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available,
+       ${planArray(' and pl.active')} as plans
      from store s
      cross join lateral (
        select count(*) as total from product
@@ -148,7 +169,7 @@ export async function selectStorefrontPage(
      ) c
      left join lateral (
        select id, livemode, name, slug, description, price_minor, delivery_methods, custom_fields, min_quantity,
-         max_quantity, images, created_at
+         max_quantity, images, recurring, created_at
        from product
        where store_id = s.id and livemode = ? and status = 'active' and deleted_at is null
        order by created_at, id limit ? offset ?

@@ -31,9 +31,15 @@ import { ProductSchema, type Product } from './catalog.entities.js';
 import { toImageView } from './images.service.js';
 import { isKeyed, stockOf } from './key-store.js';
 import { findProduct } from './products.js';
+import { applyPlans, plansOf, toPlanView, type PlanFields } from './plans.js';
 import { ON_REPLICA } from '../../db/replicas.js';
 
-export function toProductView(product: Product, currency: string, stock: number | null): TProduct {
+export function toProductView(
+  product: Product,
+  currency: string,
+  stock: number | null,
+  plans: PlanFields[] = [],
+): TProduct {
   return {
     id: product.id,
     storeId: product.store.id,
@@ -51,6 +57,7 @@ export function toProductView(product: Product, currency: string, stock: number 
     maxQuantity: product.maxQuantity ?? null,
     licenseActivationLimit: product.licenseActivationLimit ?? null,
     licenseValidityDays: product.licenseValidityDays ?? null,
+    plans: plans.map((plan) => toPlanView(plan, currency)),
     stock,
     images: product.images.map((image) => toImageView(product.id, image)),
     createdAt: product.createdAt.toISOString(),
@@ -74,6 +81,7 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     maxQuantity,
     stock,
     images,
+    plans,
   } = view;
   return {
     id,
@@ -90,6 +98,8 @@ export function toPublicProduct(view: TProduct): TPublicProduct {
     maxQuantity,
     stock,
     images,
+    // A buyer chooses among the active plans only.
+    plans: plans.filter((plan) => plan.active),
     descriptionHtml: renderMarkdown(description),
   };
 }
@@ -100,12 +110,38 @@ async function storeOf(em: EntityManager, storeId: string): Promise<Store> {
 
 async function viewOf(ctx: ServiceContext, product: Product, currency: string): Promise<TProduct> {
   const stock = await stockOf(ctx, [product]);
-  return toProductView(product, currency, stock.get(product.id) ?? null);
+  const plans = await plansOf(ctx, [product]);
+  return toProductView(product, currency, stock.get(product.id) ?? null, plans.get(product.id));
+}
+
+/** Products as views, with their stock and plans (two statements at most, whatever their number). */
+async function viewsOf(ctx: ServiceContext, products: Product[], currency: string): Promise<TProduct[]> {
+  const stock = await stockOf(ctx, products);
+  const plans = await plansOf(ctx, products);
+  return products.map((p) => toProductView(p, currency, stock.get(p.id) ?? null, plans.get(p.id)));
 }
 
 function checkInstructions(methods: string[], instructions: string): void {
   if (methods.includes('deliveryInstructions') && instructions.trim() === '') {
     throw invalidField('deliveryInstructions', 'Required when deliveryMethods includes deliveryInstructions.');
+  }
+}
+
+/**
+ * A recurring product's rules beside its plans: a license-key product's licenses follow their
+ * subscription (no validity of their own), and a `price` sent with it must be its first active
+ * plan's (the plan prices it; a client that sends the whole product back keeps working).
+ */
+function checkRecurring(product: Product, givenPrice: number | undefined, currency: string): void {
+  if (!product.recurring) return;
+  if (product.deliveryMethods.includes('licenseKeys') && product.licenseValidityDays != null) {
+    throw invalidField(
+      'licenseValidityDays',
+      "A recurring product's licenses last as long as their subscription: leave licenseValidityDays null.",
+    );
+  }
+  if (givenPrice !== undefined && inputAmountToMinor(givenPrice, currency, 'price') !== product.priceMinor) {
+    throw invalidField('price', "A recurring product's price is its first active plan's: change the plan's price.");
   }
 }
 
@@ -152,7 +188,7 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       // A slug two creates race for loses at the unique (store, slug): 409 conflict.
       slug: input.slug ?? (await freeSlug(tx.em, store.id, ctx.livemode, input.name)),
       description: input.description ?? '',
-      priceMinor: inputAmountToMinor(input.price, store.currency, 'price'),
+      priceMinor: input.price === undefined ? 0 : inputAmountToMinor(input.price, store.currency, 'price'),
       status: input.status ?? 'active',
       deliveryMethods: input.deliveryMethods,
       deliveryInstructions: input.deliveryInstructions ?? '',
@@ -162,11 +198,14 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       maxQuantity: input.maxQuantity ?? null,
       licenseActivationLimit: input.licenseActivationLimit ?? null,
       licenseValidityDays: input.licenseValidityDays ?? null,
+      recurring: false,
       deletedAt: null,
       createdAt: now,
       updatedAt: now,
     });
-    const view = toProductView(product, store.currency, isKeyed(product) ? 0 : null);
+    const plans = await applyPlans(tx, product, [], input.plans ?? [], store.currency, now, true);
+    checkRecurring(product, input.price, store.currency);
+    const view = toProductView(product, store.currency, isKeyed(product) ? 0 : null, plans);
     await recordEvent(tx, {
       storeId: store.id,
       livemode: product.livemode,
@@ -199,6 +238,11 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
     }
     checkInstructions(product.deliveryMethods, product.deliveryInstructions);
     const now = ctx.clock.now();
+    if (input.plans !== undefined) {
+      const existing = (await plansOf(tx, [product])).get(product.id) ?? [];
+      await applyPlans(tx, product, existing, input.plans, store.currency, now, false);
+    }
+    checkRecurring(product, input.price, store.currency);
     product.updatedAt = now;
     // Flush first: a change the database refuses must leave no event behind.
     await tx.em.flush();
@@ -227,7 +271,9 @@ export async function deleteProduct(ctx: ServiceContext, input: { storeId: strin
       storeId: store.id,
       livemode: product.livemode,
       type: 'product.deleted',
-      payload: { product: toProductView(product, store.currency, null) },
+      payload: {
+        product: toProductView(product, store.currency, null, (await plansOf(tx, [product])).get(product.id)),
+      },
       at: now,
     });
   });
@@ -248,8 +294,7 @@ export async function listProducts(ctx: ServiceContext, input: { storeId: string
     { store: store.id, livemode: ctx.livemode, deletedAt: null },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
-  const stock = await stockOf(ctx, products);
-  return products.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null));
+  return viewsOf(ctx, products, store.currency);
 }
 
 /** A page of the store's products, newest first (the merchant API), with their stock; `status` filters. */
@@ -277,8 +322,7 @@ export async function listProductPage(ctx: ServiceContext, input: TListProductsQ
   const { page, hasMore, nextCursor } = keysetPage(key, scope, products, limit, (p) =>
     String(p.createdAt.getTime() * 1000),
   );
-  const stock = await stockOf(ctx, page);
-  return { products: page.map((p) => toProductView(p, store.currency, stock.get(p.id) ?? null)), hasMore, nextCursor };
+  return { products: await viewsOf(ctx, page, store.currency), hasMore, nextCursor };
 }
 
 export async function publicProducts(ctx: ServiceContext, store: Store): Promise<TPublicProduct[]> {
@@ -288,8 +332,7 @@ export async function publicProducts(ctx: ServiceContext, store: Store): Promise
     { store: store.id, livemode: ctx.livemode, status: 'active', deletedAt: null },
     { orderBy: { createdAt: 'asc', id: 'asc' }, ...ON_REPLICA },
   );
-  const stock = await stockOf(ctx, products);
-  return products.map((p) => toPublicProduct(toProductView(p, store.currency, stock.get(p.id) ?? null)));
+  return (await viewsOf(ctx, products, store.currency)).map(toPublicProduct);
 }
 
 /**
@@ -376,6 +419,7 @@ export async function storefrontPage(
       maxQuantity: row.max_quantity ?? null,
       stock: row.available === null ? null : Number(row.available),
       images: row.images.map((image) => toImageView(row.id!, image)),
+      plans: (row.plans ?? []).map((plan) => toPlanView(plan, store.currency)),
       descriptionHtml: renderMarkdown(row.description),
     });
   }
@@ -399,8 +443,7 @@ export async function publicProduct(
     (await ctx.em.findOne(ProductSchema, { id: input.productId, ...shown })) ??
     (await ctx.em.findOne(ProductSchema, { slug: input.productId, ...shown }));
   if (!product) throw new AppError('not_found', 'Product not found.');
-  const stock = await stockOf(ctx, [product]);
-  return toPublicProduct(toProductView(product, store.currency, stock.get(product.id) ?? null));
+  return toPublicProduct(await viewOf(ctx, product, store.currency));
 }
 
 /**

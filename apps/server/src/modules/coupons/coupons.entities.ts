@@ -36,6 +36,8 @@ export const CouponSchema = defineEntity({
     minAmountMinor: p.bigint('number').nullable(),
     expiresAt: p.datetime().nullable(),
     active: p.boolean().default(true),
+    /** On a subscription: `once` discounts its first payment, `forever` every payment. */
+    duration: p.enum(['once', 'forever']).default('once'),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

@@ -131,6 +131,7 @@ export function toCouponView(coupon: Coupon, currency: string): TCoupon {
     minAmount: coupon.minAmountMinor == null ? null : minorToAmount(coupon.minAmountMinor, currency),
     expiresAt: coupon.expiresAt?.toISOString() ?? null,
     active: coupon.active,
+    duration: coupon.duration,
     createdAt: coupon.createdAt.toISOString(),
     updatedAt: coupon.updatedAt.toISOString(),
   };
@@ -231,6 +232,7 @@ export async function createCoupon(ctx: ServiceContext, input: TCreateCouponInpu
     minAmountMinor,
     expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt),
     active: input.active ?? true,
+    duration: input.duration ?? 'once',
     createdAt: now,
     updatedAt: now,
   });
@@ -285,6 +287,7 @@ export async function updateCoupon(ctx: ServiceContext, input: TUpdateCouponInpu
   }
   if (input.expiresAt !== undefined) coupon.expiresAt = input.expiresAt === null ? null : new Date(input.expiresAt);
   if (input.active !== undefined) coupon.active = input.active;
+  if (input.duration !== undefined) coupon.duration = input.duration;
   coupon.updatedAt = ctx.clock.now();
   await flushCoupon(ctx.em);
   return toCouponView(coupon, store.currency);

@@ -2,7 +2,7 @@
  * The reads of orders that other modules make (the customer area, the seller's customer list) and
  * the keyset page reader the merchant lists share with them.
  */
-import type { TBuyerOrder, TOrderStatus } from '@svc/schemas';
+import type { TBillingReason, TBuyerOrder, TOrderStatus } from '@svc/schemas';
 import { cursorScope, decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { AppError } from '../../lib/errors.js';
 import { minorToAmount } from '../../lib/money.js';
@@ -10,7 +10,7 @@ import { iso } from '../../lib/timestamps.js';
 import type { ServiceContext } from '../request/context.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { findStoreOrder } from './order-lookup.js';
-import { publicOrderNumber } from './order-views.js';
+import { publicOrderNumber, toLinePlan } from './order-views.js';
 import {
   linesOf,
   selectOrderPage,
@@ -92,6 +92,8 @@ export async function listBuyerOrders(
           productName: row.product_name,
           priceMinor: Number(row.price_minor),
           currency: row.currency,
+          subscriptionId: row.subscription_id,
+          billingReason: row.billing_reason,
           createdAt: row.created_at,
           completedAt: row.completed_at,
         },
@@ -113,6 +115,8 @@ interface BuyerOrderFields {
   productName: string;
   priceMinor: number;
   currency: string;
+  subscriptionId: string | null;
+  billingReason: TBillingReason;
   createdAt: Date | string;
   completedAt: Date | string | null;
 }
@@ -131,7 +135,15 @@ function toBuyerOrder(order: BuyerOrderFields, lines: LineRow[]): TBuyerOrder {
       productName: line.product_name,
       quantity: line.quantity,
       unitPrice: minorToAmount(Number(line.unit_price_minor), order.currency),
+      plan: toLinePlan({
+        planId: line.plan_id,
+        planInterval: line.plan_interval,
+        planIntervalCount: line.plan_interval_count,
+        planTrialDays: line.plan_trial_days,
+      }),
     })),
+    subscriptionId: order.subscriptionId,
+    billingReason: order.billingReason,
     createdAt: iso(order.createdAt),
     completedAt: order.completedAt === null ? null : iso(order.completedAt),
   };
@@ -146,7 +158,15 @@ export async function getBuyerOrder(
   const order = await findStoreOrder(ctx, { storeId: filter.storeId, orderId: ref });
   if (order.customerEmail !== filter.customerEmail) throw new AppError('not_found', 'Order not found.');
   const lines = (await linesOf(ctx.em, [order.id])).get(order.id) ?? [];
-  return toBuyerOrder({ ...order, storeId: order.store.id, completedAt: order.completedAt ?? null }, lines);
+  return toBuyerOrder(
+    {
+      ...order,
+      storeId: order.store.id,
+      subscriptionId: order.subscriptionId ?? null,
+      completedAt: order.completedAt ?? null,
+    },
+    lines,
+  );
 }
 
 export interface BuyerStats {

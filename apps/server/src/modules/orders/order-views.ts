@@ -2,9 +2,23 @@
  * How an order reads: its public number and the detail every audience shares (events, the
  * seller, the buyer's checkout). Plain functions of the entity or of the same fields just inserted.
  */
-import type { TCheckoutOrder, TOrderDetail } from '@svc/schemas';
+import type { TCheckoutOrder, TOrderDetail, TOrderLinePlan } from '@svc/schemas';
 import { minorToAmount } from '../../lib/money.js';
-import type { Order } from './orders.entities.js';
+import type { Order, OrderLine } from './orders.entities.js';
+
+/** What a line records of its plan: the plan's id and terms as they were at the sale. */
+export type LinePlanFields = Pick<OrderLine, 'planId' | 'planInterval' | 'planIntervalCount' | 'planTrialDays'>;
+
+/** A line's plan as every view shows it; null for a one-time product's line. */
+export function toLinePlan(line: Partial<LinePlanFields>): TOrderLinePlan {
+  if (!line.planId || !line.planInterval) return null;
+  return {
+    id: line.planId,
+    interval: line.planInterval,
+    intervalCount: line.planIntervalCount ?? 1,
+    trialDays: line.planTrialDays ?? 0,
+  };
+}
 
 export function publicOrderNumber(number: number | string): string {
   return `ORD-${number}`;
@@ -27,6 +41,8 @@ export type OrderDetailFields = Pick<
   | 'customerEmail'
   | 'country'
   | 'keyCount'
+  | 'subscriptionId'
+  | 'billingReason'
   | 'createdAt'
   | 'completedAt'
   | 'updatedAt'
@@ -50,6 +66,8 @@ export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
     customerEmail: order.customerEmail,
     country: order.country,
     keyCount: order.keyCount,
+    subscriptionId: order.subscriptionId ?? null,
+    billingReason: order.billingReason,
     createdAt: order.createdAt.toISOString(),
     completedAt: order.completedAt?.toISOString() ?? null,
     updatedAt: order.updatedAt.toISOString(),
@@ -64,7 +82,14 @@ export type CheckoutOrderFields = OrderDetailFields & Pick<Order, 'subtotalMinor
 /** The order as its checkout page reads it, its lifetime from the configuration. */
 export function toCheckoutOrder(
   order: CheckoutOrderFields,
-  lines: Array<{ productId: string | null; productName: string; quantity: number; unitPriceMinor: number }>,
+  lines: Array<
+    {
+      productId: string | null;
+      productName: string;
+      quantity: number;
+      unitPriceMinor: number;
+    } & Partial<LinePlanFields>
+  >,
   lifetimeMs: number,
 ): TCheckoutOrder {
   return {
@@ -78,6 +103,7 @@ export function toCheckoutOrder(
       productName: line.productName,
       quantity: line.quantity,
       unitPrice: minorToAmount(line.unitPriceMinor, order.currency),
+      plan: toLinePlan(line),
     })),
     subtotal: minorToAmount(order.subtotalMinor, order.currency),
     discount: minorToAmount(order.discountMinor, order.currency),
@@ -85,6 +111,8 @@ export function toCheckoutOrder(
     currency: order.currency,
     email: order.customerEmail,
     paymentMethod: order.paymentMethod,
+    subscriptionId: order.subscriptionId ?? null,
+    billingReason: order.billingReason,
     createdAt: order.createdAt.toISOString(),
     expiresAt: new Date(order.createdAt.getTime() + lifetimeMs).toISOString(),
   };

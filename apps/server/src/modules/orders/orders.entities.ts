@@ -3,7 +3,7 @@
  * IP and user-agent are stored for fraud checks and never output.
  */
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import { ORDER_STATUSES } from '@svc/schemas';
+import { BILLING_REASONS, ORDER_STATUSES, PLAN_INTERVALS } from '@svc/schemas';
 import { StoreSchema } from '../stores/stores.entities.js';
 
 export const OrderSchema = defineEntity({
@@ -81,6 +81,10 @@ export const OrderSchema = defineEntity({
     note: p.text().default(''),
     customFieldResponses: p.json<Array<{ name: string; value: string }>>().default('[]'),
     checkoutTokenHash: p.string().length(64).nullable(),
+    /** The subscription the order pays for (the subscriptions module sets it); null for a one-time purchase. */
+    subscriptionId: p.string().length(32).nullable(),
+    /** Why the order exists: `purchase` (one-time), or a subscription's create, cycle or update payment. */
+    billingReason: p.enum([...BILLING_REASONS]).default('purchase'),
     /** Keys assigned to this order; kept in the same transaction as each assignment. */
     keyCount: p.integer().default(0),
     /** Why a payment notification did not settle (amount or currency mismatch), for the seller to see. */
@@ -128,6 +132,11 @@ export const OrderLineSchema = defineEntity({
     unitPriceMinor: p.bigint('number'),
     /** The line's place in the cart, from 0. */
     position: p.integer().default(0),
+    /** A recurring product's line: the plan bought (catalog's product_plan) and its terms as they were then; null otherwise. */
+    planId: p.string().length(32).nullable(),
+    planInterval: p.enum([...PLAN_INTERVALS]).nullable(),
+    planIntervalCount: p.integer().nullable(),
+    planTrialDays: p.integer().nullable(),
   }),
 });
 export type OrderLine = InferEntity<typeof OrderLineSchema>;

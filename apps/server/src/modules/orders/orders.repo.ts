@@ -2,12 +2,13 @@
  * The orders module's raw SQL. Everything else about orders goes through the ORM.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TOrderStatus } from '@svc/schemas';
+import type { TBillingReason, TOrderStatus, TPlanInterval } from '@svc/schemas';
 import { preparedRows } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
 import type { KeysetPosition } from '../../lib/cursor.js';
 import { KeysetWhere } from '../../lib/keyset.js';
 import { eventInsert, type OutboxEvent } from '../events/outbox.js';
+import type { LinePlanFields } from './order-views.js';
 
 /** The columns a list needs, straight from SQL (no entity hydration on the hot path). */
 export interface OrderRow {
@@ -24,6 +25,8 @@ export interface OrderRow {
   customer_email: string;
   country: string;
   key_count: number;
+  subscription_id: string | null;
+  billing_reason: TBillingReason;
   /** MikroORM sets pg to hand timestamps over as text; see `iso`. */
   created_at: Date | string;
   completed_at: Date | string | null;
@@ -32,7 +35,8 @@ export interface OrderRow {
 }
 
 const LIST_COLUMNS = `o.id, o.number, o.store_id, o.livemode, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
-  o.payment_method, o.customer_email, o.country, o.key_count, o.created_at, o.completed_at, o.updated_at,
+  o.payment_method, o.customer_email, o.country, o.key_count, o.subscription_id, o.billing_reason, o.created_at,
+  o.completed_at, o.updated_at,
   (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
 
 export interface OrderPageFilter {
@@ -94,15 +98,20 @@ export interface LineRow {
   product_name: string;
   quantity: number;
   unit_price_minor: string;
+  plan_id: string | null;
+  plan_interval: TPlanInterval | null;
+  plan_interval_count: number | null;
+  plan_trial_days: number | null;
 }
 
-/** The lines of a page of orders. Hot path (the buyer's order list): four columns, no hydration. */
+/** The lines of a page of orders. Hot path (the buyer's order list): the columns shown, no hydration. */
 export async function linesOf(em: EntityManager, orderIds: string[]): Promise<Map<string, LineRow[]>> {
   const byOrder = new Map<string, LineRow[]>();
   if (orderIds.length === 0) return byOrder;
   const rows = await preparedRows<LineRow>(
     em,
-    `select order_id, product_name, quantity, unit_price_minor from order_line where order_id = any(?) order by position, id`,
+    `select order_id, product_name, quantity, unit_price_minor, plan_id, plan_interval, plan_interval_count, plan_trial_days
+     from order_line where order_id = any(?) order by position, id`,
     [orderIds],
   );
   for (const row of rows) {
@@ -260,8 +269,11 @@ export interface NewOrder {
   userAgent: string | null;
   customFieldResponses: Array<{ name: string; value: string }>;
   checkoutTokenHash: string;
+  billingReason: TBillingReason;
   createdAt: Date;
-  lines: Array<{ id: string; productId: string; productName: string; quantity: number; unitPriceMinor: number }>;
+  lines: Array<
+    { id: string; productId: string; productName: string; quantity: number; unitPriceMinor: number } & LinePlanFields
+  >;
 }
 
 /**
@@ -292,13 +304,17 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
      ), new_order as (
        insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
          coupon_code, paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
-         checkout_token_hash, key_count, created_at, updated_at, version)
-       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, 1)
+         checkout_token_hash, key_count, billing_reason, created_at, updated_at, version)
+       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, ?, 1)
      ), new_lines as (
-       insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position)
-       select line.id, ?, ?, line.product_id, line.product_name, line.quantity, line.unit_price_minor, line.position - 1
-       from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[]) with ordinality
-         as line(id, product_id, product_name, quantity, unit_price_minor, position)
+       insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position,
+         plan_id, plan_interval, plan_interval_count, plan_trial_days)
+       select line.id, ?, ?, line.product_id, line.product_name, line.quantity, line.unit_price_minor, line.position - 1,
+         line.plan_id, line.plan_interval, line.plan_interval_count, line.plan_trial_days
+       from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[], ?::text[], ?::text[], ?::int[], ?::int[])
+         with ordinality
+         as line(id, product_id, product_name, quantity, unit_price_minor, plan_id, plan_interval, plan_interval_count,
+           plan_trial_days, position)
      ), new_event as (
        ${eventRow.sql}
      )
@@ -321,6 +337,7 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
       order.userAgent,
       JSON.stringify(order.customFieldResponses),
       order.checkoutTokenHash,
+      order.billingReason,
       order.createdAt,
       order.createdAt,
       order.id,
@@ -330,6 +347,10 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
       lines.map((line) => line.productName),
       lines.map((line) => line.quantity),
       lines.map((line) => line.unitPriceMinor),
+      lines.map((line) => line.planId),
+      lines.map((line) => line.planInterval),
+      lines.map((line) => line.planIntervalCount),
+      lines.map((line) => line.planTrialDays),
       ...eventRow.params,
     ],
   );

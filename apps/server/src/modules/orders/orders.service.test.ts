@@ -309,8 +309,8 @@ describe('listBuyerOrders and getBuyerOrder', () => {
     expect(list.orders.map((o) => o.id)).toEqual([mine[1]!.id, mine[0]!.id]);
     expect(list).toMatchObject({ hasMore: false, nextCursor: null });
     expect(list.orders[0]!.lines).toEqual([
-      { productName: 'Beta', quantity: 1, unitPrice: 2.5 },
-      { productName: 'Gamma', quantity: 3, unitPrice: 1 },
+      { productName: 'Beta', quantity: 1, unitPrice: 2.5, plan: null },
+      { productName: 'Gamma', quantity: 3, unitPrice: 1, plan: null },
     ]);
     expect(list.orders[1]).toMatchObject({
       orderId: `ORD-${mine[0]!.number}`,

@@ -35,6 +35,8 @@ function rowToOrder(row: OrderRow): TOrder {
     customerEmail: row.customer_email,
     country: row.country,
     keyCount: row.key_count,
+    subscriptionId: row.subscription_id,
+    billingReason: row.billing_reason,
     createdAt: iso(row.created_at),
     completedAt: row.completed_at === null ? null : iso(row.completed_at),
     updatedAt: iso(row.updated_at),

@@ -222,9 +222,10 @@ export function deleteTestRowsById(
  * files after the orders' and products' other children, products after their keys and files.
  * Index use: every select starts from an index leading with (store_id, livemode) (event,
  * subscription, order, ticket, customer, coupon, blacklist_entry, webhook, product,
- * saved_payment_method) and reaches children through their parent's index (license_key by product,
- * license_instance by key, webhook_delivery by endpoint, ticket_message by ticket, payment by order,
- * feedback by order, order_line by order, customer_session by customer, test_gateway_charge by method).
+ * saved_payment_method) and reaches children through their parent's index (license_key and
+ * product_plan by product, license_instance by key, webhook_delivery by endpoint, ticket_message by
+ * ticket, payment by order, feedback by order, order_line by order, customer_session by customer,
+ * test_gateway_charge by method).
  */
 export const STEPS_BEFORE_FILES: WipeStep[] = [
   step(
@@ -236,6 +237,11 @@ export const STEPS_BEFORE_FILES: WipeStep[] = [
     'license_key',
     `select k.id from license_key k join product p on p.id = k.product_id
      where p.store_id = ? and p.livemode = false and k.livemode = false`,
+  ),
+  step(
+    'product_plan',
+    `select pl.id from product_plan pl join product p on p.id = pl.product_id
+     where p.store_id = ? and p.livemode = false and pl.livemode = false`,
   ),
   step(
     'webhook_delivery',
