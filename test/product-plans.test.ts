@@ -131,7 +131,9 @@ describe('a recurring checkout', () => {
     expect(response.status, await response.clone().text()).toBe(200);
     const { orderId } = await response.json();
     const order = await (await merchant('GET', `/orders/${orderId}`)).json();
-    expect(order).toMatchObject({ price: 270, subscriptionId: null, billingReason: 'subscription_create' });
+    expect(order).toMatchObject({ price: 270, billingReason: 'subscription_create' });
+    // The subscription it starts is named on it from the checkout on.
+    expect(order.subscriptionId).toMatch(/^[a-z0-9]{24,32}$/);
     expect(order.lines[0]).toMatchObject({
       quantity: 3,
       unitPrice: 90,

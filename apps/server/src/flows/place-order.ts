@@ -44,6 +44,7 @@ import { GATEWAYS, gatewayRefusal } from '../modules/payments/gateways.js';
 import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../modules/stores/selling-store.js';
+import { newSubscriptionRow } from '../modules/subscriptions/subscriptions.service.js';
 import { storeSettings } from '../modules/stores/store-views.js';
 import { StoreSchema, type Store } from '../modules/stores/stores.entities.js';
 
@@ -217,14 +218,26 @@ export async function createOrder(
     request.customFields === undefined,
   );
   const now = ctx.clock.now();
-  const priced = lines.map((line) => ({
+  // A recurring line is alone in its cart (recurring_alone); with a trial its first payment is 0
+  // and the first charge falls at the trial's end (docs/decisions.md, #39 Subscriptions at checkout).
+  const recurring = lines.find((line) => line.plan)?.plan ? lines[0]! : undefined;
+  const inTrial = !!recurring?.plan && recurring.plan.trialDays > 0;
+  const fullPriced = lines.map((line) => ({
     productId: line.product.id,
     quantity: line.quantity,
     unitPriceMinor: line.unitPriceMinor,
   }));
+  const priced = inTrial ? fullPriced.map((line) => ({ ...line, unitPriceMinor: 0 })) : fullPriced;
   const subtotalMinor = priced.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
   const coupon = request.coupon ? await requireCoupon(ctx, store, livemode, request.coupon, priced, now) : undefined;
   const discountMinor = coupon?.discountMinor ?? 0;
+  // A `forever` coupon takes its part off every payment: worked out on the plan's full price.
+  const foreverDiscountMinor =
+    recurring && coupon?.coupon.duration === 'forever'
+      ? inTrial
+        ? (await requireCoupon(ctx, store, livemode, request.coupon!, fullPriced, now)).discountMinor
+        : discountMinor
+      : 0;
   const checkoutToken = randomToken(32);
 
   const first = lines[0]!;
@@ -245,8 +258,8 @@ export async function createOrder(
     customerEmail: email ?? '',
     country: buyer.country,
     keyCount: 0,
-    // The subscriptions module names the subscription; a recurring line's order is its first payment.
-    subscriptionId: null,
+    // A recurring line's order is its subscription's first payment; the subscription is written with it.
+    subscriptionId: recurring ? newId() : null,
     billingReason: lines.some((line) => line.plan) ? 'subscription_create' : 'purchase',
     note: '',
     customFieldResponses: responses,
@@ -258,7 +271,7 @@ export async function createOrder(
     productId: line.product.id,
     productName: line.product.name,
     quantity: line.quantity,
-    unitPriceMinor: line.unitPriceMinor,
+    unitPriceMinor: inTrial ? 0 : line.unitPriceMinor,
     ...linePlanFields(line),
   }));
   const created = (): CreatedOrder => ({
@@ -277,6 +290,7 @@ export async function createOrder(
       tx.em,
       {
         ...order,
+        subscriptionId: order.subscriptionId ?? null,
         couponId: coupon?.coupon.id ?? null,
         couponCode: coupon?.coupon.code ?? null,
         buyerIp: buyer.ip,
@@ -287,12 +301,37 @@ export async function createOrder(
       event,
     );
     afterEventWrite(tx);
+    if (recurring?.plan && order.subscriptionId) {
+      newSubscriptionRow(
+        tx,
+        {
+          id: order.subscriptionId,
+          storeId: store.id,
+          livemode,
+          productId: recurring.product.id,
+          productName: recurring.product.name,
+          planId: recurring.plan.id,
+          interval: recurring.plan.interval,
+          intervalCount: recurring.plan.intervalCount,
+          unitPriceMinor: recurring.unitPriceMinor,
+          quantity: recurring.quantity,
+          discountMinor: foreverDiscountMinor,
+          couponId: foreverDiscountMinor > 0 ? coupon!.coupon.id : null,
+          currency: store.currency,
+          customerEmail: order.customerEmail,
+          paymentMethod: '',
+          firstOrderId: order.id,
+        },
+        now,
+      );
+      await tx.em.flush();
+    }
     // With an Idempotency-Key: the answer's makings commit with the order, or neither does.
     await recordIdempotentResult(tx, created());
   };
   // The insert is one statement: a transaction of its own only when more must commit with it (the
   // coupon's use, the idempotent result), so a plain checkout stays at its statement budget.
-  if (coupon || ctx.idempotency) {
+  if (coupon || ctx.idempotency || recurring) {
     await inTransaction(ctx, async (tx) => {
       if (coupon) await claimCouponUse(tx, coupon.coupon.id);
       await insert(tx);
@@ -434,7 +473,13 @@ export async function startCheckout(
     order.updatedAt = now;
     return { order, store };
   });
-  const next = await gateway.start(order, store, { config: ctx.deps.config, log: ctx.log, now: ctx.clock.now() });
+  // A subscription's first payment saves the method its renewals will charge.
+  const next = await gateway.start(
+    order,
+    store,
+    { config: ctx.deps.config, log: ctx.log, now: ctx.clock.now() },
+    { saveMethod: order.subscriptionId !== null },
+  );
   return {
     orderId: order.id,
     paymentMethod: input.paymentMethod,

@@ -5,14 +5,15 @@
  * all in one transaction holding the order's row lock. Inbound notifications are verified on the
  * raw bytes before anything is parsed (http/payment-webhooks.ts), handled once per (gateway,
  * provider event id) in the same transaction as their effect, and settle only the stored amount
- * in the stored currency. The subscription renewal will settle through here as any payment does.
+ * in the stored currency. A subscription's first payment starts it (its trial or first period) in
+ * the same transaction.
  */
 import { AppError } from '../lib/errors.js';
 import { settlements } from '../lib/metrics.js';
 import { fulfil } from '../modules/fulfilment/fulfilment.service.js';
 import { PAID_STATUSES, transition } from '../modules/orders/order-lifecycle.js';
 import { lockOrder } from '../modules/orders/order-lookup.js';
-import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
 import {
   claimGatewayNotification,
   recordNotificationOutcome,
@@ -25,6 +26,7 @@ import { testGatewaySettles } from '../modules/payments/test-gateway-rule.js';
 import { recordReceipt } from '../modules/receipts/receipts.service.js';
 import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
+import { startSubscription } from '../modules/subscriptions/subscriptions.service.js';
 import { refundOrder } from './refund-order.js';
 
 export type { PaymentNotification } from '../modules/payments/gateway.js';
@@ -66,6 +68,17 @@ export async function settleOrder(
     if (!order.paymentMethod) order.paymentMethod = payment.gateway;
     recordPayment(tx, { order, payment, now });
     await transition(tx, order, 'pay', now);
+    if (order.subscriptionId && order.billingReason === 'subscription_create') {
+      const line = await tx.em.findOne(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc' } });
+      await startSubscription(tx, {
+        subscriptionId: order.subscriptionId,
+        orderNumber: order.number,
+        customerEmail: order.customerEmail,
+        paymentMethod: order.paymentMethod,
+        trialDays: line?.planTrialDays ?? 0,
+        now,
+      });
+    }
     await fulfil(tx, { order, now });
     await recordReceipt(tx, { order, payment: { paidAt: now, gateway: payment.gateway } });
     return 'settled';

@@ -269,6 +269,7 @@ export interface NewOrder {
   userAgent: string | null;
   customFieldResponses: Array<{ name: string; value: string }>;
   checkoutTokenHash: string;
+  subscriptionId: string | null;
   billingReason: TBillingReason;
   createdAt: Date;
   lines: Array<
@@ -304,8 +305,8 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
      ), new_order as (
        insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
          coupon_code, paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
-         checkout_token_hash, key_count, billing_reason, created_at, updated_at, version)
-       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, ?, 1)
+         checkout_token_hash, key_count, subscription_id, billing_reason, created_at, updated_at, version)
+       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, ?, ?, 1)
      ), new_lines as (
        insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position,
          plan_id, plan_interval, plan_interval_count, plan_trial_days)
@@ -337,6 +338,7 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
       order.userAgent,
       JSON.stringify(order.customFieldResponses),
       order.checkoutTokenHash,
+      order.subscriptionId,
       order.billingReason,
       order.createdAt,
       order.createdAt,

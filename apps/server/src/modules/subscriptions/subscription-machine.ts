@@ -295,7 +295,10 @@ const MOVES = {
       // Past due or paused, no paid period is running: "at period end" is now.
       if (atPeriodEnd && (s.status === 'trialing' || s.status === 'active')) {
         if (s.cancelAtPeriodEnd)
-          throw new AppError('invalid_transition', 'This subscription is already set to cancel at the period end.');
+          throw new AppError(
+            'invalid_transition',
+            `This subscription is ${s.status} and already set to cancel at the period end.`,
+          );
         return {
           next: { ...s, cancelAtPeriodEnd: true, pauseAtPeriodEnd: false, canceledAt: now, cancellationReason: reason },
           events: ['subscription.canceled'],

@@ -81,6 +81,8 @@ export async function listSubscriptions(ctx: ServiceContext, input: TListSubscri
 
 /** What checkout knows of a new subscription: who buys what, at which terms, from which order. */
 export interface NewSubscription {
+  /** Chosen by the caller when it must name the subscription first (the order that starts it does). */
+  id?: string;
   storeId: string;
   livemode: boolean;
   productId: string;
@@ -103,10 +105,10 @@ export interface NewSubscription {
  * a test subscription's clock starts at `now`. Written in the caller's transaction.
  */
 export function newSubscriptionRow(ctx: ServiceContext, input: NewSubscription, now: Date): Subscription {
-  const { storeId, ...fields } = input;
+  const { storeId, id, ...fields } = input;
   return ctx.em.create(SubscriptionSchema, {
     ...fields,
-    id: newId(),
+    id: id ?? newId(),
     store: ctx.em.getReference(StoreSchema, storeId),
     status: 'incomplete',
     latestOrderNumber: null,
@@ -200,4 +202,35 @@ export function pauseSubscription(ctx: ServiceContext, input: TPauseSubscription
   return withLocked(ctx, input, (tx, row, now) =>
     applyMove(tx, row, 'pause', now, input.resumesAt ? new Date(input.resumesAt) : null),
   );
+}
+
+/**
+ * The first payment of a subscription's checkout was made (the order it was written with is paid):
+ * its trial starts, or its first period. A test subscription's clock starts at the payment. Once:
+ * a subscription no longer incomplete is left as it is. In the caller's transaction (the
+ * settlement's, which holds the order's row lock).
+ */
+export async function startSubscription(
+  ctx: ServiceContext,
+  input: {
+    subscriptionId: string;
+    orderNumber: number;
+    customerEmail: string;
+    paymentMethod: string;
+    trialDays: number;
+    now: Date;
+  },
+): Promise<void> {
+  const row = await ctx.em.findOne(
+    SubscriptionSchema,
+    { id: input.subscriptionId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  );
+  if (!row || row.status !== 'incomplete') return;
+  row.customerEmail = input.customerEmail;
+  row.paymentMethod = input.paymentMethod;
+  row.latestOrderNumber = input.orderNumber;
+  if (!row.livemode) row.clockTime = input.now;
+  if (input.trialDays > 0) await applyMove(ctx, row, 'start_trial', input.now, input.trialDays);
+  else await applyMove(ctx, row, 'activate', input.now);
 }
