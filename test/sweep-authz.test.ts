@@ -34,6 +34,7 @@ import {
   type Seller,
 } from './support/seller.js';
 import { REPO_ROOT, startServer } from './support/server.js';
+import { insertSubscriptions } from './support/subscriptions.js';
 import { sweep } from './support/sweep.js';
 
 interface Operation {
@@ -330,6 +331,12 @@ async function buildWorld(tag: string): Promise<World> {
       'ticket',
     )
   ).id;
+  // A subscription to the product (as checkout will write it): the subscription routes' object.
+  ids.subscriptionId = (
+    await insertSubscriptions(server.db.url, store.id, [
+      { productId: product.id, productName, customerEmail: SHARED_BUYER },
+    ])
+  )[0]!;
   // A wipe of the store's test data (none here): its job is the test-data routes' object.
   const testKey = await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id], mode: 'test' });
   ids.jobId = (
@@ -410,6 +417,8 @@ async function snapshot(w: World): Promise<Record<string, unknown>> {
     `/api/dashboard/stores/${s}/orders/${w.ids.pendingOrder}`,
     `/api/dashboard/stores/${s}/tickets`,
     `/api/dashboard/stores/${s}/tickets/${w.ids.ticketId}`,
+    `/api/dashboard/stores/${s}/subscriptions`,
+    `/api/dashboard/stores/${s}/subscriptions/${w.ids.subscriptionId}`,
     '/api/dashboard/api-keys',
   ];
   const out: Record<string, unknown> = {};
@@ -501,6 +510,10 @@ function validBody(key: string): Record<string, unknown> | undefined {
       from: '2020-01-01T00:00:00Z',
       to: '2100-01-01T00:00:00Z',
     },
+    'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/cancel': { atPeriodEnd: false },
+    'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/cancel': { atPeriodEnd: false },
+    'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/pause': {},
+    'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/pause': {},
     // B's own event, to B's endpoint: only A's missing membership stands in the way.
     'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/resend': { eventId: B.ids.eventId },
   };

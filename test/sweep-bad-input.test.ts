@@ -50,6 +50,7 @@ import {
   type Seller,
 } from './support/seller.js';
 import { REPO_ROOT, startServer } from './support/server.js';
+import { insertSubscriptions } from './support/subscriptions.js';
 
 // ---------------------------------------------------------------------------------------------
 // The document
@@ -1424,6 +1425,8 @@ beforeAll(async () => {
     body: JSON.stringify({ orderId: paid.id, token: orderToken, subject: 'Help', message: 'Where is it?' }),
   });
   ids.ticketId = (await ok(ticket, 201, 'ticket')).id;
+  // An active subscription (the subscription routes' id), written as checkout will write it.
+  ids.subscriptionId = (await insertSubscriptions(server.db.url, store.id, [{ customerEmail: buyerEmail }]))[0]!;
   testKey = (await createKeyFor(seller, { scopes: [...API_KEY_SCOPES], storeIds: [store.id], mode: 'test' })).key;
   ids.jobId = (
     await ok(await dashboard(seller, 'DELETE', `/api/dashboard/stores/${store.id}/test-data`), 202, 'test data job')

@@ -32,6 +32,7 @@ import {
   type Seller,
 } from './support/seller.js';
 import { REPO_ROOT, startServer } from './support/server.js';
+import { insertSubscriptions } from './support/subscriptions.js';
 
 interface JsonSchema {
   properties?: Record<string, unknown>;
@@ -325,6 +326,18 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/disable': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/enable': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/licenses/search': { body: { key: tokens.licenseKey! }, control: true },
+    // Cancel at the period end once (the merchant route's control); a second is 409 by design.
+    'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/cancel': {
+      body: { atPeriodEnd: true },
+      control: true,
+    },
+    'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/cancel': {
+      body: { atPeriodEnd: true },
+      control: false,
+    },
+    // Pause (another subscription: one set to cancel cannot be paused); pausing again is allowed.
+    'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/pause': { body: {}, control: true },
+    'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/pause': { body: {}, control: true },
   };
   const entry = table[key];
   if (!entry) throw new Error(`no valid body for ${key}: add one to the table`);
@@ -334,6 +347,7 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
 function pathValue(op: Operation, name: string): string {
   // mark-paid and cancel need a pending order; every other order route the paid one.
   if (name === 'orderId') return /mark-paid|cancel/.test(op.path) ? ids.pendingOrder! : ids.order!;
+  if (name === 'subscriptionId') return op.path.endsWith('/pause') ? ids.pausedSubscription! : ids.subscriptionId!;
   const value = ids[name];
   if (!value) throw new Error(`no id for ${name}`);
   return value;
@@ -463,6 +477,13 @@ beforeAll(async () => {
       'ticket',
     )
   ).id;
+  // Two active subscriptions (the subscription routes' ids): one to cancel, one to pause.
+  const subscriptions = await insertSubscriptions(server.db.url, store.id, [
+    { customerEmail: buyer },
+    { customerEmail: buyer },
+  ]);
+  ids.subscriptionId = subscriptions[0]!;
+  ids.pausedSubscription = subscriptions[1]!;
   customerCookie = await customerSession(store.id, buyer);
   spareCustomerCookie = await customerSession(store.id, uniqueEmail('spare'));
 }, 120_000);

@@ -27,6 +27,7 @@ import { routeTable, type RouteEntry } from '../apps/server/src/api/route-table.
 import { buy, pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { clientIp, registerSeller, uniqueEmail, createStoreFor, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
+import { insertSubscriptions } from './support/subscriptions.js';
 import { sweep } from './support/sweep.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -250,6 +251,12 @@ async function buildWorld(mode: Mode, price: number): Promise<World> {
       'ticket',
     )
   ).id;
+  // A subscription of this mode (as checkout will write it; a test one runs on its own clock).
+  ids.subscriptionId = (
+    await insertSubscriptions(server.db.url, storeId, [
+      { livemode: mode === 'live', productId: product.id, productName, customerEmail: buyer },
+    ])
+  )[0]!;
   if (mode === 'live') {
     // A customer of the store (the customer area's sign-in, with the code the dev mailbox holds):
     // the test mode's customer list must not show it.
@@ -306,6 +313,8 @@ function validBody(entry: RouteEntry, objects: World): Record<string, unknown> |
       from: '2020-01-01T00:00:00Z',
       to: '2100-01-01T00:00:00Z',
     },
+    'POST /stores/{storeId}/subscriptions/{subscriptionId}/cancel': { atPeriodEnd: false },
+    'POST /stores/{storeId}/subscriptions/{subscriptionId}/pause': {},
     // The endpoint's own mode's event: only the endpoint's mode stands in the way.
     'POST /stores/{storeId}/webhooks/{webhookId}/resend': { eventId: objects.ids.eventId },
   };
@@ -411,6 +420,7 @@ async function snapshot(w: World): Promise<Record<string, unknown>> {
     `${s}/licenses/${w.ids.licenseId}`,
     `${s}/tickets/${w.ids.ticketId}`,
     `${s}/events/${w.ids.eventId}`,
+    `${s}/subscriptions/${w.ids.subscriptionId}`,
   ];
   const out: Record<string, unknown> = {};
   for (const p of paths) out[p] = await ok(await dash(w.mode, 'GET', p), 200, `snapshot ${p}`);
@@ -476,6 +486,7 @@ describe('test mode: a test key or test dashboard call never reaches a live obje
       expect.arrayContaining([
         '/api/merchant/v1/stores/{storeId}/events',
         '/api/merchant/v1/stores/{storeId}/licenses',
+        '/api/merchant/v1/stores/{storeId}/subscriptions',
         '/api/merchant/v1/stores/{storeId}/orders',
         '/api/dashboard/stores/{storeId}/customers',
         '/api/dashboard/stores/{storeId}/stats',
@@ -506,6 +517,8 @@ describe('test mode: a test key or test dashboard call never reaches a live obje
       expect(orders.orders.every((o: { livemode: boolean }) => o.livemode === (mode === 'live'))).toBe(true);
       const licenses = await merchant('/licenses');
       expect(licenses.licenses.map((l: { id: string }) => l.id)).toEqual([own.ids.licenseId]);
+      const subscriptions = await merchant('/subscriptions');
+      expect(subscriptions.subscriptions.map((l: { id: string }) => l.id)).toEqual([own.ids.subscriptionId]);
       const events = await merchant('/events?limit=100');
       expect(events.events.length).toBeGreaterThan(0);
       expect(events.events.every((e: { livemode: boolean }) => e.livemode === (mode === 'live'))).toBe(true);

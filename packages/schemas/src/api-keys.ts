@@ -11,6 +11,8 @@ export const API_KEY_SCOPES = [
   'webhook:delete',
   'license:read',
   'license:write',
+  'subscription:read',
+  'subscription:write',
   'product:read',
   'product:write',
   'coupon:read',

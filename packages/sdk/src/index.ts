@@ -29,6 +29,11 @@ export type {
   LicenseListParams,
   LicenseRef,
   StoreLicense,
+  SubscriptionList,
+  SubscriptionListParams,
+  SubscriptionCancelParams,
+  SubscriptionPauseParams,
+  SubscriptionRef,
   Coupon,
   CouponList,
   CouponCreateParams,
@@ -58,6 +63,7 @@ export type {
 } from './customer.js';
 export type { ProcedurePath, ProcedureInput, ProcedureOutput } from './transport.js';
 export type { ApiProcedures } from './generated/api.js';
+export type { Subscription, SubscriptionStatus } from './models.js';
 export { ERROR_CODES } from './error-codes.js';
 // The theme, license and webhook entry points, each with the errors and models it carries
 // (src/subpaths/): the root exports all of them, so each list is written once.

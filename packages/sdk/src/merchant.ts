@@ -1,6 +1,6 @@
 /**
  * The merchant client: server-side code holding an `sk_live_` or `sk_test_` API key (its `mode`). Orders (read, update, mark paid, refund,
- * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses,
+ * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses, subscriptions,
  * coupons, products and their key stock, the store itself (name and look), the store's events
  * (what a reconciliation of missed webhooks walks), and deleting the store's test data (a test key).
  *
@@ -9,6 +9,7 @@
  * for await (const order of svc.orders.iterate({ storeId, status: 'paid' })) console.log(order.orderId);
  * ```
  */
+import type { Subscription } from './models.js';
 import { walkPages } from './paging.js';
 import type { WebhookEvent, WebhookEventName } from './webhooks-events.js';
 import {
@@ -49,6 +50,13 @@ export type WebhookReplayParams = In<'webhooks.replay'>;
 export type LicenseListParams = In<'licenses.list'>;
 export type LicenseList = Out<'licenses.list'>;
 export type StoreLicense = Out<'licenses.get'>;
+
+export type SubscriptionListParams = In<'subscriptions.list'>;
+export type SubscriptionList = Out<'subscriptions.list'>;
+/** `atPeriodEnd` (default true: it runs to the period end; false: it ends now) and `reason`. */
+export type SubscriptionCancelParams = In<'subscriptions.cancel'>;
+/** `resumesAt`, after the current period end: it resumes by itself then. */
+export type SubscriptionPauseParams = In<'subscriptions.pause'>;
 
 export type Product = Out<'catalog.get'>;
 export type ProductPage = Out<'catalog.list'>;
@@ -103,6 +111,12 @@ export interface CouponRef {
 export interface LicenseRef {
   storeId: string;
   licenseId: string;
+}
+
+/** Identifies one subscription of a store. */
+export interface SubscriptionRef {
+  storeId: string;
+  subscriptionId: string;
 }
 
 /** Identifies one webhook endpoint of a store. */
@@ -225,6 +239,33 @@ export function createMerchantClient(options: MerchantClientOptions) {
     /** Removes one instance; the software on it no longer validates with it. */
     removeInstance: (params: LicenseRef & { instanceId: string }, opts?: RequestOptions): Promise<void> =>
       transport.call('licenses.removeInstance', params, once, opts),
+  };
+
+  const subscriptions = {
+    /** One page of the store's subscriptions, newest first; filters `status`, `productId`, `customerEmail`. */
+    list: (params: SubscriptionListParams, opts?: RequestOptions): Promise<SubscriptionList> =>
+      transport.call('subscriptions.list', params, read, opts),
+    /** Every subscription matching the filters, across all pages. */
+    iterate: (
+      params: Omit<SubscriptionListParams, 'cursor'>,
+      opts?: RequestOptions,
+    ): AsyncGenerator<Subscription, void, undefined> =>
+      walkPages(
+        (cursor) => subscriptions.list({ limit: 100, ...params, ...(cursor === undefined ? {} : { cursor }) }, opts),
+        (page) => page.subscriptions,
+      ),
+    /** One subscription: its status, current period, seats and what the next renewal charges. */
+    get: (params: SubscriptionRef, opts?: RequestOptions): Promise<Subscription> =>
+      transport.call('subscriptions.get', params, read, opts),
+    /**
+     * Cancels at the period end (default) or now (`atPeriodEnd: false`); a move the status does not
+     * allow (already set to cancel, already ended) is 409 `invalid_transition`.
+     */
+    cancel: (params: SubscriptionCancelParams, opts?: RequestOptions): Promise<Subscription> =>
+      transport.call('subscriptions.cancel', params, once, opts),
+    /** Pauses from the current period's end, until `resumesAt` (after that end) if given; 409 `invalid_transition` when it cannot. */
+    pause: (params: SubscriptionPauseParams, opts?: RequestOptions): Promise<Subscription> =>
+      transport.call('subscriptions.pause', params, once, opts),
   };
 
   const coupons = {
@@ -360,6 +401,7 @@ export function createMerchantClient(options: MerchantClientOptions) {
     orders,
     webhooks,
     licenses,
+    subscriptions,
     coupons,
     events,
     products,

@@ -43,3 +43,9 @@ export type MerchantLicense = EventData<'license.activated'>['license'];
 
 /** `ZLicenseInstance` in packages/schemas/src/licenses.ts. */
 export type LicenseInstance = MerchantLicense['instances'][number];
+
+/** `ZSubscription` in packages/schemas/src/subscriptions.ts: a buyer's subscription as the seller reads it. */
+export type Subscription = Out<'subscriptions.get'>;
+
+/** `SUBSCRIPTION_STATUSES` in packages/schemas/src/subscriptions.ts. */
+export type SubscriptionStatus = Subscription['status'];

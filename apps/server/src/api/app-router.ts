@@ -12,6 +12,7 @@ import { identityRouter } from './routers/identity.router.js';
 import { licensesRouter } from './routers/licenses.router.js';
 import { ordersRouter } from './routers/orders.router.js';
 import { storesRouter } from './routers/stores.router.js';
+import { subscriptionsRouter } from './routers/subscriptions.router.js';
 import { testDataRouter } from './routers/test-data.router.js';
 import { ticketsRouter } from './routers/tickets.router.js';
 import { trackingRouter } from './routers/tracking.router.js';
@@ -39,6 +40,7 @@ export const appRouter = router({
   tickets: ticketsRouter,
   webhooks: webhooksRouter,
   licenses: licensesRouter,
+  subscriptions: subscriptionsRouter,
   testData: testDataRouter,
 });
 

@@ -54,6 +54,13 @@ export const SCOPE_GROUPS = [
     ],
   },
   {
+    label: 'Subscriptions',
+    scopes: [
+      { value: 'subscription:read', description: 'List subscriptions and read one (needs View orders).' },
+      { value: 'subscription:write', description: 'Cancel and pause subscriptions (needs Edit orders).' },
+    ],
+  },
+  {
     label: 'Webhooks and events',
     scopes: [
       { value: 'webhook:read', description: 'List webhook endpoints and their delivery log (needs Manage settings).' },

@@ -30,6 +30,8 @@ export const SCOPE_CEILING: Record<TApiKeyScope, TStorePermission | null> = {
   'webhook:delete': 'manageSettings',
   'license:read': 'viewOrders',
   'license:write': 'editOrders',
+  'subscription:read': 'viewOrders',
+  'subscription:write': 'editOrders',
   'product:read': 'manageProducts',
   'product:write': 'manageProducts',
   'coupon:read': 'manageProducts',

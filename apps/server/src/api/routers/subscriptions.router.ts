@@ -1,0 +1,83 @@
+/**
+ * The seller's subscriptions for the merchant API (Bearer key, subscription scopes, capped by
+ * viewOrders / editOrders) and the dashboard (session with those permissions), each operation
+ * declared once for both (storeResource). Changing the plan and resuming come with the billing
+ * flows (docs/decisions.md, Subscription routes).
+ */
+import {
+  ZCancelSubscriptionInput,
+  ZListSubscriptionsQuery,
+  ZPauseSubscriptionInput,
+  ZSubscription,
+  ZSubscriptionIdInput,
+  ZSubscriptionList,
+} from '@svc/schemas';
+import { router, storeResource } from '../../trpc/procedures.js';
+import {
+  cancelSubscription,
+  getSubscription,
+  listSubscriptions,
+  pauseSubscription,
+} from '../../modules/subscriptions/subscriptions.service.js';
+
+const MERCHANT = '/merchant/v1/stores/{storeId}/subscriptions';
+const tags = ['merchant: subscriptions'];
+const dashboard = { tags: ['dashboard'] };
+const one = `${MERCHANT}/{subscriptionId}` as const;
+
+const read = storeResource({ scope: 'subscription:read', permission: 'viewOrders' });
+const write = storeResource({ scope: 'subscription:write', permission: 'editOrders' });
+
+export const subscriptionsRouter = router({
+  list: read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: MERCHANT,
+        tags,
+        summary: 'List subscriptions, newest first (by status, product or customer email)',
+      },
+      dashboard,
+      errors: [],
+    })
+    .input(ZListSubscriptionsQuery)
+    .output(ZSubscriptionList)
+    .query(({ ctx, input }) => listSubscriptions(ctx, input)),
+  get: read
+    .meta({
+      openapi: { method: 'GET', path: one, tags, summary: 'A subscription' },
+      dashboard,
+      errors: ['not_found'],
+    })
+    .input(ZSubscriptionIdInput)
+    .output(ZSubscription)
+    .query(({ ctx, input }) => getSubscription(ctx, input)),
+  cancel: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${one}/cancel`,
+        tags,
+        summary: 'Cancel a subscription at the period end (default) or now',
+      },
+      dashboard,
+      errors: ['not_found', 'invalid_transition'],
+    })
+    .input(ZCancelSubscriptionInput)
+    .output(ZSubscription)
+    .mutation(({ ctx, input }) => cancelSubscription(ctx, input)),
+  pause: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${one}/pause`,
+        tags,
+        summary: "Pause a subscription from the current period's end, until resumesAt or a resume",
+      },
+      dashboard,
+      errors: ['not_found', 'invalid_transition'],
+    })
+    .input(ZPauseSubscriptionInput)
+    .output(ZSubscription)
+    .mutation(({ ctx, input }) => pauseSubscription(ctx, input)),
+});
