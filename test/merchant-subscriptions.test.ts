@@ -164,7 +164,7 @@ describe('merchant API: subscriptions', () => {
     const again = await json(await call(key, 'POST', `${path}/cancel`, {}), 409);
     expect(again).toMatchObject({
       code: 'invalid_transition',
-      error: expect.stringContaining('cancel at the period end'),
+      error: 'This subscription is active and already set to cancel at the period end.',
     });
 
     const now = `/stores/${store.id}/subscriptions/${ids[1]}`;
