@@ -126,6 +126,7 @@ async function seedCustomersAndKeys(storeId: string, productId: string, livemode
 /** The store's rows of one mode, per table (children through their parents). */
 async function countRows(storeId: string, livemode: boolean): Promise<Record<string, number>> {
   const where: Record<string, string> = {
+    product_plan: `product_id in (select id from product where store_id = $1)`,
     license_key: `product_id in (select id from product where store_id = $1)`,
     license_instance: `license_key_id in (select k.id from license_key k join product p on p.id = k.product_id where p.store_id = $1)`,
     order_line: `order_id in (select id from "order" where store_id = $1)`,

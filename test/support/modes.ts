@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 
 export const PER_MODE_TABLES = [
   'product',
+  'product_plan',
   'license_key',
   'license_instance',
   'file',

@@ -55,6 +55,7 @@ async function rowsOf(storeId: string, livemode: boolean): Promise<Record<string
     webhook: `store_id = ?`,
     webhook_delivery: `store_id = ?`,
     ticket: `store_id = ?`,
+    product_plan: `product_id in (select id from product where store_id = ?)`,
     license_key: `product_id in (select id from product where store_id = ?)`,
     license_instance: `license_key_id in (select k.id from license_key k join product p on p.id = k.product_id where p.store_id = ?)`,
     order_line: `order_id in (select id from "order" where store_id = ?)`,
@@ -90,6 +91,13 @@ async function populate(base: ServiceContext, storeId: string) {
       name: `${tag} product`,
       price: 3,
       deliveryMethods: ['manualDelivery'],
+    });
+    // A recurring product with a plan.
+    await createProduct(ctx, {
+      storeId,
+      name: `${tag} subscription`,
+      deliveryMethods: ['manualDelivery'],
+      plans: [{ interval: 'month', intervalCount: 1, price: 9, trialDays: 0, active: true }],
     });
     // A stored file and an image with a rendition, as the catalog stores them.
     const fileKey = `${storeId}/${newId()}`;
