@@ -150,7 +150,7 @@ function productRules<
 /** A recurring product's price is its first active plan's: a one-time product needs one of its own. */
 function priceGiven<T extends z.ZodType<{ price?: number | undefined; plans?: TPlanInput[] | undefined }>>(schema: T) {
   return schema.refine((p) => p.price !== undefined || (p.plans?.length ?? 0) > 0, {
-    message: 'Enter a price (or plans, for a recurring product).',
+    message: 'Enter a price.',
     path: ['price'],
   });
 }

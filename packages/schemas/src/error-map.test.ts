@@ -17,8 +17,9 @@ describe('sellerErrorMap', () => {
   it('asks for what is missing or empty, by the field’s name', () => {
     expect(messages(ZCreateProductInput, { storeId: 'abc', name: '', deliveryMethods: [] })).toEqual([
       ['name', 'Enter a name.'],
-      ['price', 'Enter a price.'],
       ['deliveryMethods', 'Choose at least one delivery method.'],
+      // A price or plans: checked once the fields are, so it comes last (each issue is at its field).
+      ['price', 'Enter a price.'],
     ]);
     expect(messages(ZCreateStoreInput, { subdomain: 'my-shop' })).toEqual([['name', 'Enter a name.']]);
   });

@@ -215,7 +215,9 @@ describe('createOrder: what cannot be sold', () => {
     expect(await ordersOf(s.id)).toHaveLength(0);
 
     const created = await order(s, { cart: [line(keyed.id, 2)] });
-    expect(created.order.lines).toEqual([{ productId: keyed.id, productName: 'Ebook', quantity: 2, unitPrice: 10 }]);
+    expect(created.order.lines).toEqual([
+      { productId: keyed.id, productName: 'Ebook', quantity: 2, unitPrice: 10, plan: null },
+    ]);
   });
 
   it('refuses a banned store (store_banned) and an unknown one (not_found); finds a store by subdomain too', async () => {
