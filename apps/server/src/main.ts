@@ -1,7 +1,8 @@
 #!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-old-space-size=512
 /**
- * The `svc` command: `svc serve` (HTTP API, webhook dispatcher, mail sender, scheduled jobs), `svc
- * worker` (the webhook dispatcher and the mail sender; run as many as needed), `svc migrate` (apply migrations), and
+ * The `svc` command: `svc serve` (HTTP API, webhook dispatcher, mail sender, billing engine,
+ * scheduled jobs), `svc worker` (the webhook dispatcher, the mail sender and the billing engine;
+ * run as many as needed), `svc migrate` (apply migrations), and
  * the operator commands of cli.ts (create-user, create-store, create-api-key, ban-store,
  * unban-store, seed-demo).
  *
@@ -24,6 +25,7 @@ import {
   type ProcessCommandName,
 } from './cli.js';
 import { startJobs } from './jobs.js';
+import { BillingEngine } from './flows/billing-engine.js';
 import { AppError } from './lib/errors.js';
 import { describeFailure, isExplained } from './lib/failures.js';
 import { loadConfig, type Config } from './config.js';
@@ -43,6 +45,13 @@ function startDispatcher(deps: AppDeps, log: Logger): () => Promise<void> {
     await dispatcher.stop();
     await redis?.shutdown();
   };
+}
+
+/** Starts a billing engine (subscriptions' renewals, dunning and schedules); returns what stops it. */
+function startBillingEngine(deps: AppDeps): () => Promise<void> {
+  const engine = new BillingEngine(deps);
+  engine.start();
+  return () => engine.stop();
 }
 
 /** With SMTP_URL, starts a mail sender (the outbox's mail to SMTP); returns what stops it. */
@@ -118,11 +127,12 @@ async function serve(log: Logger): Promise<void> {
   const stopJobs = startJobs(runtime.deps);
   let stopDispatcher: (() => Promise<void>) | undefined;
   let stopMailSender: (() => Promise<void>) | undefined;
+  let stopBilling: (() => Promise<void>) | undefined;
   let stopping = false;
   onSignals(log, 'requests in flight', async () => {
     stopping = true;
     // Requests, webhook attempts and mail in flight finish (within WEBHOOK_TIMEOUT_MS and the SMTP budgets).
-    await Promise.all([app.close(), metrics?.close(), stopDispatcher?.(), stopMailSender?.()]);
+    await Promise.all([app.close(), metrics?.close(), stopDispatcher?.(), stopMailSender?.(), stopBilling?.()]);
     await stopJobs();
     await runtime.close();
     rmSync(serverFile(config), { force: true });
@@ -139,6 +149,7 @@ async function serve(log: Logger): Promise<void> {
   if (!stopping) {
     stopDispatcher = startDispatcher(runtime.deps, log);
     stopMailSender = startMailSender(runtime.deps);
+    stopBilling = startBillingEngine(runtime.deps);
   }
   log.info(
     {
@@ -155,14 +166,15 @@ async function serve(log: Logger): Promise<void> {
     log.warn('/metrics is off: set METRICS_TOKEN (scrape the API port with it) or METRICS_PORT (scrape 127.0.0.1)');
 }
 
-/** `svc worker`: the webhook dispatcher and the mail sender, beside any number of API processes and workers. */
+/** `svc worker`: the webhook dispatcher, the mail sender and the billing engine, beside any number of API processes and workers. */
 async function worker(log: Logger): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, log);
   const stopDispatcher = startDispatcher(runtime.deps, log);
   const stopMailSender = startMailSender(runtime.deps);
-  onSignals(log, 'webhook attempts and mail in flight', async () => {
-    await Promise.all([stopDispatcher(), stopMailSender()]);
+  const stopBilling = startBillingEngine(runtime.deps);
+  onSignals(log, 'webhook attempts, mail and charges in flight', async () => {
+    await Promise.all([stopDispatcher(), stopMailSender(), stopBilling()]);
     await runtime.close();
   });
   log.info({ mail: config.smtpUrl ? 'sending' : 'kept' }, 'svc worker delivering webhooks');

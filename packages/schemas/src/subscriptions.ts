@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { ZId, ZLivemode, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
+import { ZSellerOrderDetail } from './orders.js';
+import { ZWebhookEvent } from './webhooks.js';
 
 /** How often a plan bills: `intervalCount` x `interval`, at most a year. */
 export const SUBSCRIPTION_INTERVALS = ['day', 'week', 'month', 'year'] as const;
@@ -113,3 +115,20 @@ export const ZUpdateSubscriptionInput = ZSubscriptionIdInput.extend({
   }),
 });
 export type TUpdateSubscriptionInput = z.infer<typeof ZUpdateSubscriptionInput>;
+
+export const ZAdvanceSubscriptionInput = ZSubscriptionIdInput.extend({
+  to: z.iso.datetime({ offset: true }).meta({
+    description: "The test clock's new time: after its current `clockTime`, at most 2 years later",
+  }),
+});
+export type TAdvanceSubscriptionInput = z.infer<typeof ZAdvanceSubscriptionInput>;
+
+/** What advancing a test subscription's clock did, once all of it is recorded. */
+export const ZAdvanceSubscriptionResult = z.object({
+  subscription: ZSubscription,
+  orders: z
+    .array(ZSellerOrderDetail)
+    .meta({ description: 'The orders it created, oldest first, as the orders API shows them' }),
+  events: z.array(ZWebhookEvent).meta({ description: 'The event types it emitted, in order' }),
+});
+export type TAdvanceSubscriptionResult = z.infer<typeof ZAdvanceSubscriptionResult>;

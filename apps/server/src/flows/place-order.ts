@@ -424,7 +424,10 @@ export async function startCheckout(
     const refusal = gatewayRefusal(ctx.deps.config, input.paymentMethod, order.livemode);
     if (refusal) throw invalidField('paymentMethod', refusal);
     const now = ctx.clock.now();
-    if (order.status !== 'pending' || order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs <= now.getTime()) {
+    // A renewal order's link stays good while it is pending (dunning decides, not the checkout lifetime).
+    const lapsed =
+      order.periodStart === null && order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs <= now.getTime();
+    if (order.status !== 'pending' || lapsed) {
       throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
     }
     const store = await findSellingStore(tx, order.store.id);

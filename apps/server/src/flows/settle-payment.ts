@@ -26,7 +26,7 @@ import { testGatewaySettles } from '../modules/payments/test-gateway-rule.js';
 import { recordReceipt } from '../modules/receipts/receipts.service.js';
 import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
-import { startSubscription } from '../modules/subscriptions/subscriptions.service.js';
+import { startSubscription, subscriptionPaid } from '../modules/subscriptions/subscriptions.service.js';
 import { refundOrder } from './refund-order.js';
 
 export type { PaymentNotification } from '../modules/payments/gateway.js';
@@ -79,6 +79,8 @@ export async function settleOrder(
         now,
       });
     }
+    // A renewal paid (by the engine's charge, the buyer's link or the seller): the subscription's next period.
+    if (order.billingReason === 'subscription_cycle') await subscriptionPaid(tx, order);
     await fulfil(tx, { order, now });
     await recordReceipt(tx, { order, payment: { paidAt: now, gateway: payment.gateway } });
     return 'settled';

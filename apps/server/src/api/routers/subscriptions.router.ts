@@ -5,6 +5,8 @@
  * flows (docs/decisions.md, Subscription routes).
  */
 import {
+  ZAdvanceSubscriptionInput,
+  ZAdvanceSubscriptionResult,
   ZCancelSubscriptionInput,
   ZListSubscriptionsQuery,
   ZPauseSubscriptionInput,
@@ -19,6 +21,8 @@ import {
   listSubscriptions,
   pauseSubscription,
 } from '../../modules/subscriptions/subscriptions.service.js';
+import { advanceSubscription } from '../../flows/advance-subscription.js';
+import { resumeSubscription } from '../../flows/renew-subscription.js';
 
 const MERCHANT = '/merchant/v1/stores/{storeId}/subscriptions';
 const tags = ['merchant: subscriptions'];
@@ -80,4 +84,35 @@ export const subscriptionsRouter = router({
     .input(ZPauseSubscriptionInput)
     .output(ZSubscription)
     .mutation(({ ctx, input }) => pauseSubscription(ctx, input)),
+  resume: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${one}/resume`,
+        tags,
+        summary:
+          'Resume a subscription: undo a scheduled cancel or pause, or resume a paused one now (charging its new period)',
+      },
+      dashboard,
+      errors: ['not_found', 'invalid_transition', 'gateway_error'],
+    })
+    .input(ZSubscriptionIdInput)
+    .output(ZSubscription)
+    .mutation(({ ctx, input }) => resumeSubscription(ctx, input)),
+  advance: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${one}/advance`,
+        tags,
+        summary: "Advance a test subscription's clock, running everything due on the way",
+        description:
+          'Test mode only (a live key is 403 `test_key_required`). Moves the clock forward (after its `clockTime`, at most 2 years) and runs, in order, the trial end, renewals charged on the saved test card, dunning retries, notices and their mail, scheduled cancels and pauses and `resumesAt`; answers the subscription, the orders it created and the event types it emitted, once all are recorded.',
+      },
+      dashboard,
+      errors: ['not_found', 'test_key_required', 'gateway_error'],
+    })
+    .input(ZAdvanceSubscriptionInput)
+    .output(ZAdvanceSubscriptionResult)
+    .mutation(({ ctx, input }) => advanceSubscription(ctx, input)),
 });

@@ -73,3 +73,54 @@ export async function selectEventPage(
     [...where.params, limit],
   );
 }
+
+/**
+ * Where a store's events of one mode stand now: the newest one's time and sequence number (the
+ * start of a test clock's advance). Raw: one probe of the (store, livemode, created_at) index.
+ */
+export async function selectEventWatermark(
+  em: EntityManager,
+  storeId: string,
+  livemode: boolean,
+): Promise<{ at: Date; seq: number } | undefined> {
+  const rows = await em.execute<Array<{ created_at: Date; seq: string }>>(
+    `select created_at, seq from event where store_id = ? and livemode = ?
+      order by created_at desc limit 1`,
+    [storeId, livemode],
+  );
+  return rows[0] ? { at: new Date(rows[0].created_at), seq: Number(rows[0].seq) } : undefined;
+}
+
+/**
+ * The types of a store's events of one mode recorded after `since` (selectEventWatermark) about a
+ * subscription or one of `orderIds`, in the order they were recorded (a test clock's advance
+ * answers them). Raw: JSON paths into the payload; the (store, livemode, created_at) index bounds
+ * the rows read to the advance's own.
+ */
+export async function selectEventTypesSince(
+  em: EntityManager,
+  filter: {
+    storeId: string;
+    livemode: boolean;
+    since: { at: Date; seq: number };
+    subscriptionId: string;
+    orderIds: string[];
+  },
+): Promise<string[]> {
+  const rows = await em.execute<Array<{ type: string }>>(
+    `select type from event
+      where store_id = ? and livemode = ? and created_at >= ? and seq > ?
+        and (payload->'subscription'->>'id' = ? or payload->'order'->>'id' in (?))
+      order by seq`,
+    [
+      filter.storeId,
+      filter.livemode,
+      filter.since.at,
+      filter.since.seq,
+      filter.subscriptionId,
+      // An empty list is no SQL: the empty id matches no order.
+      filter.orderIds.length ? filter.orderIds : [''],
+    ],
+  );
+  return rows.map((row) => row.type);
+}

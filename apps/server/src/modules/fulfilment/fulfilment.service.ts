@@ -23,8 +23,17 @@ interface LineState {
   keysAssigned: number;
 }
 
+/**
+ * A subscription's renewal or change order owes nothing to hand over: the keys, files and
+ * deliveries went with its first order, and its license follows the subscription (the same key
+ * and instances through every renewal).
+ */
+const owesGoods = (order: Order) =>
+  order.billingReason !== 'subscription_cycle' && order.billingReason !== 'subscription_update';
+
 async function lineStates(ctx: ServiceContext, order: Order): Promise<LineState[]> {
   const { em } = ctx;
+  if (!owesGoods(order)) return [];
   const lines = await em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
   const productIds = lines.map((l) => l.productId).filter((id): id is string => !!id);
   const products = productIds.length ? await em.find(ProductSchema, { id: { $in: productIds } }) : [];

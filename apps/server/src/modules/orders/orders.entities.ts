@@ -14,6 +14,19 @@ export const OrderSchema = defineEntity({
     { name: 'order_paid_minor_check', expression: 'paid_minor >= 0' },
   ],
   indexes: [
+    // One order per subscription period and reason: however many workers, crashes and retries
+    // the billing engine goes through, a period is charged by one order (flows/renew-subscription.ts).
+    {
+      name: 'order_subscription_period_unique',
+      expression:
+        'create unique index "order_subscription_period_unique" on "order" ("subscription_id", "period_start", "billing_reason") where "period_start" is not null',
+    },
+    // A subscription's orders in turn (its timeline, a test clock's advance).
+    {
+      name: 'order_subscription_number_index',
+      expression:
+        'create index "order_subscription_number_index" on "order" ("subscription_id", "number") where "subscription_id" is not null',
+    },
     // Keyset paging of a store's orders, newest first, with and without a status filter.
     {
       name: 'order_store_mode_created_index',
@@ -85,6 +98,12 @@ export const OrderSchema = defineEntity({
     subscriptionId: p.string().length(32).nullable(),
     /** Why the order exists: `purchase` (one-time), or a subscription's create, cycle or update payment. */
     billingReason: p.enum([...BILLING_REASONS]).default('purchase'),
+    /**
+     * The start of the subscription period a renewal (`subscription_cycle`) or change
+     * (`subscription_update`) order pays for; null otherwise. With the subscription and the
+     * billing reason it names the order once: the billing engine's unique index.
+     */
+    periodStart: p.datetime().nullable(),
     /** Keys assigned to this order; kept in the same transaction as each assignment. */
     keyCount: p.integer().default(0),
     /** Why a payment notification did not settle (amount or currency mismatch), for the seller to see. */

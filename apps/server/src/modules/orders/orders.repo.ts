@@ -124,7 +124,8 @@ export async function linesOf(em: EntityManager, orderIds: string[]): Promise<Ma
 
 /**
  * The lifecycle's `expire` for every stale pending order (order-lifecycle.ts decides the
- * statuses; it is the expiry, so it stamps `expired_at`). One UPDATE ... RETURNING: the expiry job must not load thousands of orders to
+ * statuses; it is the expiry, so it stamps `expired_at`). A subscription's renewal order is not
+ * a checkout: it waits while dunning runs (its subscription ends it, flows/renew-subscription.ts). One UPDATE ... RETURNING: the expiry job must not load thousands of orders to
  * change one column, and must bump `version` itself since the ORM's flush does not run.
  */
 export async function expirePendingOrders(
@@ -133,7 +134,7 @@ export async function expirePendingOrders(
 ): Promise<Array<{ id: string; couponId: string | null }>> {
   const rows = await em.execute<Array<{ id: string; coupon_id: string | null }>>(
     `update "order" set status = ?, updated_at = ?, expired_at = ?, version = version + 1
-     where status in (?) and created_at <= ? returning id, coupon_id`,
+     where status in (?) and created_at <= ? and period_start is null returning id, coupon_id`,
     [change.to, change.now, change.now, [...change.from], change.createdBefore],
   );
   return rows.map((row) => ({ id: row.id, couponId: row.coupon_id }));
@@ -271,6 +272,8 @@ export interface NewOrder {
   checkoutTokenHash: string;
   subscriptionId: string | null;
   billingReason: TBillingReason;
+  /** The subscription period a renewal or change order pays for (null or absent otherwise). */
+  periodStart?: Date | null;
   createdAt: Date;
   lines: Array<
     { id: string; productId: string; productName: string; quantity: number; unitPriceMinor: number } & LinePlanFields
@@ -305,8 +308,8 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
      ), new_order as (
        insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
          coupon_code, paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
-         checkout_token_hash, key_count, subscription_id, billing_reason, created_at, updated_at, version)
-       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, ?, ?, 1)
+         checkout_token_hash, key_count, subscription_id, billing_reason, period_start, created_at, updated_at, version)
+       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, ?, ?, ?, 1)
      ), new_lines as (
        insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position,
          plan_id, plan_interval, plan_interval_count, plan_trial_days)
@@ -340,6 +343,7 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
       order.checkoutTokenHash,
       order.subscriptionId,
       order.billingReason,
+      order.periodStart ?? null,
       order.createdAt,
       order.createdAt,
       order.id,

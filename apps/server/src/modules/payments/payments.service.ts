@@ -106,6 +106,22 @@ export async function saveMethodOfOrder(
   });
 }
 
+/**
+ * The payment method a subscription's renewals charge: the newest one saved by any of its orders
+ * (the first checkout's, or a later one where the buyer paid by the e-mailed link with another
+ * card), or null.
+ */
+export function savedMethodOfSubscription(
+  ctx: ServiceContext,
+  subscriptionId: string,
+): Promise<SavedPaymentMethod | null> {
+  return ctx.em.findOne(
+    SavedPaymentMethodSchema,
+    { order: { subscriptionId } },
+    { orderBy: { createdAt: 'desc', id: 'desc' } },
+  );
+}
+
 /** The payment method the order's checkout saved, or null (for a subscription's renewals: Gateway.chargeSaved). */
 export function savedMethodOfOrder(ctx: ServiceContext, orderId: string): Promise<SavedPaymentMethod | null> {
   return ctx.em.findOne(SavedPaymentMethodSchema, { order: orderId });

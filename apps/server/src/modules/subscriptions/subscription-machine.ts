@@ -334,7 +334,9 @@ const MOVES = {
             reason: 'subscription_cycle',
             amountMinor: amount - creditUsed,
             creditUsedMinor: creditUsed,
-            periodStart: now,
+            // The time it was due to resume (`resumesAt`, set to the moment of a resume by hand):
+            // the same period start however often the step is rerun, so one order and one charge.
+            periodStart: s.resumesAt && s.resumesAt <= now ? s.resumesAt : now,
           },
         };
       }

@@ -23,6 +23,7 @@ import { inTransaction } from '../request/transaction.js';
 import { move, type MoveArgs, type MoveName, type MoveResult } from './subscription-machine.js';
 import { stateOf, toSubscriptionView, writeState } from './subscription-views.js';
 import { SubscriptionSchema, type Subscription } from './subscriptions.entities.js';
+import type { Order } from '../orders/orders.entities.js';
 import { selectSubscriptionPage } from './subscriptions.repo.js';
 
 function notFound(): AppError {
@@ -154,7 +155,10 @@ export async function applyMove<M extends MoveName>(
   if (!ctx.em.isInTransaction())
     throw new Error(`subscription ${name}: the caller must hold the subscription's row lock in a transaction`);
   const result = move(stateOf(row), name, now, ...args);
-  writeState(row, result.next, now);
+  // The move runs at `now` (a test subscription's clock); the record of it (updatedAt, the
+  // events' time) is when svc made it, so webhooks and the events list stay in real time.
+  const wall = ctx.clock.now();
+  writeState(row, result.next, wall);
   if (result.events.length) {
     const view = toSubscriptionView(row);
     for (const type of result.events)
@@ -163,10 +167,90 @@ export async function applyMove<M extends MoveName>(
         livemode: row.livemode,
         type,
         payload: { subscription: view },
-        at: now,
+        at: wall,
       });
   }
   return result;
+}
+
+/** The subscription by id with its row lock (the billing engine's steps, the settlement's hook); null when gone. */
+export function lockSubscription(ctx: ServiceContext, subscriptionId: string): Promise<Subscription | null> {
+  return ctx.em.findOne(
+    SubscriptionSchema,
+    { id: subscriptionId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  );
+}
+
+/**
+ * The mail a move asks for (subscription-machine.ts `mail`), in the caller's transaction, once per
+ * occasion; `payUrl` is the e-mailed link of a failed payment.
+ */
+export async function recordMoveMail(
+  ctx: ServiceContext,
+  row: Subscription,
+  result: MoveResult,
+  payUrl: string | null,
+): Promise<void> {
+  if (!result.mail) return;
+  void row;
+  void payUrl;
+}
+
+/**
+ * Whether `order` pays what the subscription waits for: the period after the current one (a
+ * renewal in flight), the unpaid period of a past-due one, or a paused one's resume.
+ */
+export function expectsCharge(row: Subscription, order: Pick<Order, 'periodStart' | 'billingReason'>): boolean {
+  if (order.billingReason !== 'subscription_cycle' || !order.periodStart) return false;
+  const start = order.periodStart.getTime();
+  switch (row.status) {
+    case 'trialing':
+    case 'active':
+      return start === row.currentPeriodEnd.getTime();
+    case 'past_due':
+      return start === row.unpaidFrom?.getTime();
+    case 'paused':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * A renewal order of the subscription was paid (the engine's charge, a dunning retry, the buyer by
+ * the e-mailed link, the seller marking it paid): the subscription moves on to the period it paid
+ * for, anchored to the old end. Nothing when the order is not what it waits for (paid after the
+ * subscription ended: the seller may refund it). In the settlement's transaction, after the
+ * order's row lock.
+ */
+export async function subscriptionPaid(ctx: ServiceContext, order: Order): Promise<void> {
+  if (!order.subscriptionId) return;
+  const row = await lockSubscription(ctx, order.subscriptionId);
+  if (!row || !expectsCharge(row, order)) return;
+  // The order's discount is the forever coupon's part plus the credit it spent.
+  const couponPart = Math.min(row.discountMinor, order.subtotalMinor);
+  const creditUsedMinor = Math.max(0, Math.min(row.creditMinor, order.discountMinor - couponPart));
+  row.latestOrderNumber = order.number;
+  row.leaseUntil = null;
+  await applyMove(ctx, row, 'paid', subscriptionNow(ctx, row), {
+    reason: 'subscription_cycle',
+    amountMinor: order.priceMinor,
+    creditUsedMinor,
+    periodStart: order.periodStart!,
+  });
+}
+
+/**
+ * While the billing engine charges it (its lease), a subscription's own moves wait: the renewal
+ * and a cancel are one or the other, never half of each.
+ */
+function refuseWhileCharging(ctx: ServiceContext, row: Subscription): void {
+  if (row.leaseUntil && row.leaseUntil > ctx.clock.now())
+    throw new AppError(
+      'invalid_transition',
+      `This subscription is ${row.status.replace('_', ' ')} and a payment for it is being taken; try again in a minute.`,
+    );
 }
 
 /** Runs `work` on the locked subscription in a transaction and answers it as the API shows it. */
@@ -177,6 +261,7 @@ async function withLocked(
 ): Promise<TSubscription> {
   return inTransaction(ctx, async (tx) => {
     const row = await findSubscription(tx, input, true);
+    refuseWhileCharging(tx, row);
     await work(tx, row, subscriptionNow(tx, row));
     await tx.em.flush();
     return toSubscriptionView(row);
@@ -195,6 +280,28 @@ export function cancelSubscription(
   return withLocked(ctx, input, (tx, row, now) =>
     applyMove(tx, row, 'cancel', now, input.atPeriodEnd ?? true, input.reason ?? requestedBy),
   );
+}
+
+/**
+ * Resume by hand. A scheduled cancel or pause is undone at once (answers false); a paused
+ * subscription is made due to resume now (answers true: the caller charges it as the billing
+ * engine does, flows/renew-subscription.ts). Anything else is 409 `invalid_transition`.
+ */
+export async function resumeOrScheduleResume(ctx: ServiceContext, input: TSubscriptionIdInput): Promise<boolean> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await findSubscription(tx, input, true);
+    refuseWhileCharging(tx, row);
+    const now = subscriptionNow(tx, row);
+    if (row.status !== 'paused') {
+      await applyMove(tx, row, 'resume', now);
+      await tx.em.flush();
+      return false;
+    }
+    // Due now: the step that runs it charges the period starting now (its start kept in `resumesAt`).
+    writeState(row, { ...stateOf(row), resumesAt: now }, tx.clock.now());
+    await tx.em.flush();
+    return true;
+  });
 }
 
 /** Pause from the current period's end, until `resumesAt` or a resume. */

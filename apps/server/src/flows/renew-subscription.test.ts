@@ -1,0 +1,224 @@
+/**
+ * The billing engine's steps against the real database, without HTTP (docs/decisions.md, #39 The
+ * billing engine): a test subscription's clock advanced through its renewals, its dunning and
+ * its end; one order per period however often a step runs; the engine claiming live
+ * subscriptions due now. Every test makes its own store, product and checkout; time comes from a
+ * ManualClock (the wall) and each subscription's own clock.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TCreateProductInput } from '@svc/schemas';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { serviceContext } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { ManualClock } from '../lib/clock.js';
+import { AppError } from '../lib/errors.js';
+import { createProduct } from '../modules/catalog/catalog.service.js';
+import { OrderSchema } from '../modules/orders/orders.entities.js';
+import type { TestCard } from '../modules/payments/gateway.js';
+import { TestGatewayChargeSchema } from '../modules/payments/payments.entities.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { SubscriptionSchema } from '../modules/subscriptions/subscriptions.entities.js';
+import { cancelSubscription, getSubscription } from '../modules/subscriptions/subscriptions.service.js';
+import { advanceSubscription } from './advance-subscription.js';
+import { BillingEngine } from './billing-engine.js';
+import { createOrder } from './place-order.js';
+import { runNextMove, resumeSubscription } from './renew-subscription.js';
+import { handleNotification } from './settle-payment.js';
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await openOrm(workerDatabaseUrl(), { poolMax: 10 });
+});
+afterAll(() => orm?.close());
+
+const T0 = Date.UTC(2027, 0, 15, 10, 0);
+const DAY = 86_400_000;
+const unique = () => randomBytes(6).toString('hex');
+const buyer = { ip: '203.0.113.9', userAgent: 'test', country: 'DE', testMode: () => Promise.resolve(true) };
+
+async function appError(promise: Promise<unknown>, code: string): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  expect((error as AppError).appCode).toBe(code);
+  return error as AppError;
+}
+
+/**
+ * A subscription checked out and paid on the test gateway's page with `card`: a monthly plan at
+ * 9.00 (with `trialDays`), in test mode unless `livemode`.
+ */
+async function subscribed(card: TestCard, options: { trialDays?: number; livemode?: boolean } = {}) {
+  const clock = new ManualClock(T0);
+  const livemode = options.livemode ?? false;
+  const ctx: ServiceContext = { ...serviceContext(orm, clock), livemode };
+  const store = await createStore(orm.em.fork());
+  const plans: NonNullable<TCreateProductInput['plans']> = [
+    { interval: 'month', intervalCount: 1, price: 9, trialDays: options.trialDays ?? 0, active: true },
+  ];
+  const product = await createProduct(ctx, {
+    storeId: store.id,
+    name: 'Editor Pro',
+    deliveryMethods: ['deliveryInstructions'],
+    deliveryInstructions: 'Sign in with your e-mail.',
+    plans,
+  });
+  const { order } = await createOrder(
+    { ...serviceContext(orm, clock), livemode },
+    { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email: `buyer-${unique()}@example.test` },
+    buyer,
+  );
+  const notification = {
+    eventId: `page_${unique()}`,
+    kind: 'paid' as const,
+    orderId: order.id,
+    amountMinor: Math.round(order.price * 100),
+    currency: 'USD',
+    providerRef: `test:${unique()}`,
+    savedMethod: { gateway: 'test' as const, customerRef: null, methodRef: card },
+  };
+  expect(await handleNotification(ctx, { gateway: 'test', notification, now: clock.now() })).toBe('settled');
+  const input = { storeId: store.id, subscriptionId: order.subscriptionId! };
+  return { clock, ctx, store, product, order, input };
+}
+
+const ordersOf = (subscriptionId: string) =>
+  orm.em.fork().find(OrderSchema, { subscriptionId }, { orderBy: { number: 'asc' } });
+const at = (ms: number) => new Date(ms).toISOString();
+
+describe("a test subscription's clock", () => {
+  it('renews each month on the saved card, anchored to the first payment, one order and one charge a period', async () => {
+    const sale = await subscribed('succeeds');
+    const first = await getSubscription(sale.ctx, sale.input);
+    expect(first).toMatchObject({ status: 'active', clockTime: at(T0), currentPeriodStart: at(T0) });
+    expect(first.currentPeriodEnd).toBe(at(Date.UTC(2027, 1, 15, 10, 0)));
+
+    const result = await advanceSubscription(sale.ctx, { ...sale.input, to: at(Date.UTC(2027, 3, 20)) });
+    // February, March and April renewed; each a paid renewal order at the subscription's price.
+    expect(result.orders.map((o) => [o.billingReason, o.status, o.price])).toEqual([
+      ['subscription_cycle', 'completed', 9],
+      ['subscription_cycle', 'completed', 9],
+      ['subscription_cycle', 'completed', 9],
+    ]);
+    expect(result.events.filter((type) => type === 'subscription.renewed')).toHaveLength(3);
+    expect(result.events.filter((type) => type === 'order.paid')).toHaveLength(3);
+    expect(result.events.indexOf('order.created')).toBeLessThan(result.events.indexOf('order.paid'));
+    expect(result.subscription).toMatchObject({
+      status: 'active',
+      clockTime: at(Date.UTC(2027, 3, 20)),
+      currentPeriodStart: at(Date.UTC(2027, 3, 15, 10, 0)),
+      currentPeriodEnd: at(Date.UTC(2027, 4, 15, 10, 0)),
+      latestOrderId: result.orders[2]!.orderId,
+    });
+    const charges = await orm.em.fork().find(TestGatewayChargeSchema, { livemode: false, amountMinor: 900 });
+    const mine = charges.filter((c) => c.idempotencyKey.includes(sale.order.subscriptionId!));
+    expect(mine).toHaveLength(3);
+    expect(mine.every((c) => c.status === 'succeeded')).toBe(true);
+    // Every step again changes nothing: nothing is due before the clock.
+    expect(await runNextMove(sale.ctx, sale.order.subscriptionId!, { until: new Date(Date.UTC(2027, 3, 20)) })).toBe(
+      'idle',
+    );
+    expect(await ordersOf(sale.order.subscriptionId!)).toHaveLength(4);
+  });
+
+  it('dunning: past due after a declined renewal, retries at 1, 3, 5 and 7 days, then canceled for payment_failed', async () => {
+    const sale = await subscribed('declines_renewals');
+    const renewal = Date.UTC(2027, 1, 15, 10, 0);
+    const pastDue = await advanceSubscription(sale.ctx, { ...sale.input, to: at(renewal + DAY / 2) });
+    expect(pastDue.subscription).toMatchObject({ status: 'past_due', pastDueAt: at(renewal) });
+    expect(pastDue.events).toEqual(['order.created', 'subscription.past_due']);
+    expect(pastDue.orders).toMatchObject([{ status: 'pending', billingReason: 'subscription_cycle' }]);
+
+    // Retries on days 1, 4 and 9 fail; still past due, still the one order.
+    const still = await advanceSubscription(sale.ctx, { ...sale.input, to: at(renewal + 10 * DAY) });
+    expect(still.subscription.status).toBe('past_due');
+    expect(still.orders).toEqual([]);
+    expect(await ordersOf(sale.order.subscriptionId!)).toHaveLength(2);
+
+    // The fourth retry (day 16) ends it.
+    const ended = await advanceSubscription(sale.ctx, { ...sale.input, to: at(renewal + 17 * DAY) });
+    expect(ended.subscription).toMatchObject({
+      status: 'canceled',
+      cancellationReason: 'payment_failed',
+      endedAt: at(renewal + 16 * DAY),
+    });
+    expect(ended.events).toEqual(['subscription.ended']);
+    // The unpaid period's order is no longer payable.
+    expect((await ordersOf(sale.order.subscriptionId!)).map((o) => o.status)).toEqual(['completed', 'expired']);
+    const keys = (await orm.em.fork().find(TestGatewayChargeSchema, { livemode: false }))
+      .filter((c) => c.idempotencyKey.includes(sale.order.subscriptionId!))
+      .map((c) => c.idempotencyKey.split('_').at(-1));
+    expect(keys.sort()).toEqual(['0', '1', '2', '3', '4']);
+  });
+
+  it('a trial ends in the first charge; a scheduled cancel ends it at the period end', async () => {
+    const sale = await subscribed('succeeds', { trialDays: 7 });
+    expect(sale.order.price).toBe(0);
+    const trial = await getSubscription(sale.ctx, sale.input);
+    expect(trial).toMatchObject({ status: 'trialing', trialEnd: at(T0 + 7 * DAY) });
+    const paid = await advanceSubscription(sale.ctx, { ...sale.input, to: at(T0 + 8 * DAY) });
+    expect(paid.events).toEqual([
+      'subscription.trial_will_end',
+      'order.created',
+      'order.paid',
+      'subscription.renewed',
+      'order.completed',
+    ]);
+    expect(paid.subscription).toMatchObject({ status: 'active', currentPeriodStart: at(T0 + 7 * DAY) });
+
+    await cancelSubscription(sale.ctx, { ...sale.input, atPeriodEnd: true });
+    const ended = await advanceSubscription(sale.ctx, { ...sale.input, to: at(T0 + 60 * DAY) });
+    expect(ended.events).toEqual(['subscription.ended']);
+    expect(ended.subscription).toMatchObject({ status: 'canceled', endedAt: paid.subscription.currentPeriodEnd });
+    expect(ended.orders).toEqual([]);
+  });
+
+  it('refuses going backwards, more than 2 years, and a live key', async () => {
+    const sale = await subscribed('succeeds');
+    await appError(advanceSubscription(sale.ctx, { ...sale.input, to: at(T0 - 1000) }), 'validation_failed');
+    await appError(advanceSubscription(sale.ctx, { ...sale.input, to: at(T0 + 732 * DAY) }), 'validation_failed');
+    await appError(
+      advanceSubscription({ ...sale.ctx, livemode: true }, { ...sale.input, to: at(T0 + DAY) }),
+      'test_key_required',
+    );
+    expect((await getSubscription(sale.ctx, sale.input)).clockTime).toBe(at(T0));
+  });
+
+  it('pause at the period end, resume by hand: charged at once, a new period from then', async () => {
+    const sale = await subscribed('succeeds');
+    const { pauseSubscription } = await import('../modules/subscriptions/subscriptions.service.js');
+    await pauseSubscription(sale.ctx, sale.input);
+    const paused = await advanceSubscription(sale.ctx, { ...sale.input, to: at(T0 + 40 * DAY) });
+    expect(paused.subscription).toMatchObject({ status: 'paused' });
+    expect(paused.events).toEqual(['subscription.paused']);
+    const resumed = await resumeSubscription(sale.ctx, sale.input);
+    expect(resumed).toMatchObject({ status: 'active', currentPeriodStart: at(T0 + 40 * DAY) });
+    expect(await ordersOf(sale.order.subscriptionId!)).toHaveLength(2);
+    await appError(resumeSubscription(sale.ctx, sale.input), 'invalid_transition');
+  });
+});
+
+describe('the billing engine', () => {
+  it('claims a live subscription due now and renews it once, whatever runs it again', async () => {
+    const sale = await subscribed('succeeds', { livemode: true });
+    const id = sale.order.subscriptionId!;
+    // The period is over on the wall clock.
+    sale.clock.set(T0 + 32 * DAY);
+    const engine = new BillingEngine(sale.ctx.deps, { batch: 1000 });
+    const pass = await engine.runOnce();
+    expect(pass.failed).toBe(0);
+    const row = await orm.em.fork().findOneOrFail(SubscriptionSchema, { id });
+    expect(row).toMatchObject({ status: 'active', leaseUntil: null });
+    expect(row.currentPeriodStart.toISOString()).toBe(at(Date.UTC(2027, 1, 15, 10, 0)));
+    expect(await runNextMove(sale.ctx, id)).toBe('idle');
+    const orders = await ordersOf(id);
+    expect(orders.map((o) => [o.billingReason, o.status])).toEqual([
+      ['subscription_create', 'completed'],
+      ['subscription_cycle', 'completed'],
+    ]);
+  });
+});

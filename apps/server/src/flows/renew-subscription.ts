@@ -1,0 +1,311 @@
+/**
+ * The billing engine's one step: a subscription's next due move (subscription-machine.ts nextDue),
+ * run once, whoever runs it (the engine in `svc serve` and `svc worker`, billing-engine.ts, or a
+ * test subscription's `advance`). A move that needs money goes in three parts, so no row lock is
+ * held while a gateway answers:
+ *
+ *   1. under the subscription's row lock: the move, and the period's order (written once: the
+ *      unique index on subscription, period start and billing reason) with `order.created`;
+ *   2. no transaction: the saved payment method charged with the idempotency key
+ *      `(subscription, period start, attempt)`, so a crash and a rerun charge once;
+ *   3. under the row lock again: paid (settleOrder settles the order; its subscription hook moves
+ *      the subscription, flows/settle-payment.ts) or failed (past due, dunning, the mail with the
+ *      pay link).
+ *
+ * While parts 1-3 run the subscription is leased (`lease_until`): another worker does not claim
+ * it, and a cancel, pause, change or resume waits for the charge's outcome (409 until then), so a
+ * renewal racing a cancel is one or the other, never half of each (docs/decisions.md, #39 The
+ * billing engine).
+ */
+import type { TSubscription, TSubscriptionIdInput } from '@svc/schemas';
+import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { CouponSchema } from '../modules/coupons/coupons.entities.js';
+import type { OutboxEvent } from '../modules/events/outbox.js';
+import { afterEventWrite } from '../modules/events/outbox.js';
+import { transition } from '../modules/orders/order-lifecycle.js';
+import { lockOrder } from '../modules/orders/order-lookup.js';
+import { toOrderDetail, type CheckoutOrderFields } from '../modules/orders/order-views.js';
+import { OrderSchema, type Order } from '../modules/orders/orders.entities.js';
+import { insertNewOrder } from '../modules/orders/orders.repo.js';
+import type { ChargeResult } from '../modules/payments/gateway.js';
+import { GATEWAYS } from '../modules/payments/gateways.js';
+import { savedMethodOfSubscription } from '../modules/payments/payments.service.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { inTransaction } from '../modules/request/transaction.js';
+import { nextDue, type ChargeEffect, type MoveResult } from '../modules/subscriptions/subscription-machine.js';
+import { stateOf } from '../modules/subscriptions/subscription-views.js';
+import { SubscriptionSchema, type Subscription } from '../modules/subscriptions/subscriptions.entities.js';
+import {
+  applyMove,
+  expectsCharge,
+  findSubscription,
+  getSubscription,
+  lockSubscription,
+  recordMoveMail,
+  resumeOrScheduleResume,
+} from '../modules/subscriptions/subscriptions.service.js';
+import { checkoutUrl } from './place-order.js';
+import { settleOrder } from './settle-payment.js';
+
+/** How long a step holds its subscription (a crashed worker's step is taken over after it). */
+export const RENEWAL_LEASE_MS = 60_000;
+
+export type StepOutcome =
+  /** Nothing due (by `until`), or the subscription is leased by another step. */
+  | 'idle'
+  /** A move ran. */
+  | 'moved'
+  /** The gateway could not be reached: the lease runs out and the step runs again, with the same key. */
+  | 'gateway_error';
+
+interface PlannedCharge {
+  subscriptionId: string;
+  orderId: string;
+  charge: ChargeEffect;
+  attempt: number;
+  /** The time the move ran at (the subscription's clock for a test subscription). */
+  at: Date;
+}
+
+/**
+ * The period's order: the one already written for (subscription, period start, reason), or a new
+ * pending one at the subscription's terms, with `order.created`. Under the subscription's row lock.
+ */
+async function periodOrder(tx: ServiceContext, row: Subscription, charge: ChargeEffect): Promise<Order> {
+  const existing = await tx.em.findOne(OrderSchema, {
+    subscriptionId: row.id,
+    periodStart: charge.periodStart,
+    billingReason: charge.reason,
+  });
+  if (existing) return existing;
+  const first = await tx.em.findOne(OrderSchema, { id: row.firstOrderId }, { fields: ['country', 'buyerIp'] });
+  const coupon = row.couponId ? await tx.em.findOne(CouponSchema, { id: row.couponId }, { fields: ['code'] }) : null;
+  const wall = tx.clock.now();
+  const subtotalMinor = row.unitPriceMinor * row.quantity;
+  const order: CheckoutOrderFields = {
+    id: newId(),
+    number: 0,
+    store: { id: row.store.id },
+    livemode: row.livemode,
+    status: 'pending',
+    productName: row.productName,
+    priceMinor: charge.amountMinor,
+    subtotalMinor,
+    // The forever coupon's part and the credit balance spent on it.
+    discountMinor: subtotalMinor - charge.amountMinor,
+    couponCode: coupon?.code ?? null,
+    paidMinor: 0,
+    currency: row.currency,
+    paymentMethod: row.paymentMethod,
+    customerEmail: row.customerEmail,
+    country: first?.country ?? 'XX',
+    keyCount: 0,
+    subscriptionId: row.id,
+    billingReason: charge.reason,
+    note: '',
+    customFieldResponses: [],
+    createdAt: wall,
+    completedAt: null,
+    updatedAt: wall,
+  };
+  const event: OutboxEvent = {
+    storeId: row.store.id,
+    livemode: row.livemode,
+    type: 'order.created',
+    payload: { order: toOrderDetail(order) },
+    at: wall,
+  };
+  order.number = await insertNewOrder(
+    tx.em,
+    {
+      ...order,
+      subscriptionId: row.id,
+      couponId: row.couponId ?? null,
+      couponCode: order.couponCode ?? null,
+      buyerIp: first?.buyerIp ?? '',
+      userAgent: null,
+      // The buyer's pay link is made when a charge fails (a new token then; this one is never shown).
+      checkoutTokenHash: sha256Hex(randomToken(32)),
+      periodStart: charge.periodStart,
+      lines: [
+        {
+          id: newId(),
+          productId: row.productId ?? '',
+          productName: row.productName,
+          quantity: row.quantity,
+          unitPriceMinor: row.unitPriceMinor,
+          planId: row.planId,
+          planInterval: row.interval,
+          planIntervalCount: row.intervalCount,
+          planTrialDays: 0,
+        },
+      ],
+    },
+    event,
+  );
+  afterEventWrite(tx);
+  return tx.em.findOneOrFail(OrderSchema, { id: order.id });
+}
+
+/**
+ * Part 1: under the row lock, the due move. One without money is done here; one with a charge
+ * answers the charge to make (its order written, the subscription leased).
+ */
+async function beginStep(
+  ctx: ServiceContext,
+  subscriptionId: string,
+  options: StepOptions,
+): Promise<PlannedCharge | 'idle' | 'moved'> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await lockSubscription(tx, subscriptionId);
+    if (!row) return 'idle';
+    const wall = tx.clock.now();
+    // Another step holds it (its charge is in flight): that step finishes the move.
+    if (!options.claimed && row.leaseUntil && row.leaseUntil > wall) return 'idle';
+    const due = nextDue(stateOf(row));
+    // A live subscription's moves run now; a test subscription's at its clock, which `advance`
+    // moves to each due time in turn (never past `until`).
+    const at = row.livemode ? wall : due?.at;
+    if (!due || !at || due.at > (options.until ?? wall)) {
+      if (options.claimed && row.leaseUntil) row.leaseUntil = null;
+      return 'idle';
+    }
+    if (!row.livemode && row.clockTime && row.clockTime < due.at) row.clockTime = due.at;
+    let result: MoveResult;
+    switch (due.move) {
+      case 'expire':
+      case 'notice':
+      case 'period_end':
+        result = await applyMove(tx, row, due.move, at);
+        break;
+      case 'retry':
+        result = await applyMove(tx, row, 'retry', at);
+        break;
+      case 'resume':
+        result = await applyMove(tx, row, 'resume', at);
+        break;
+    }
+    await recordMoveMail(tx, row, result, null);
+    if (!result.charge) {
+      row.leaseUntil = null;
+      await tx.em.flush();
+      return 'moved';
+    }
+    const order = await periodOrder(tx, row, result.charge);
+    row.latestOrderNumber = order.number;
+    row.leaseUntil = new Date(wall.getTime() + RENEWAL_LEASE_MS);
+    await tx.em.flush();
+    return {
+      subscriptionId,
+      orderId: order.id,
+      charge: result.charge,
+      // The first charge of a period is attempt 0; each dunning retry the next.
+      attempt: row.status === 'past_due' ? row.retries + 1 : 0,
+      at,
+    };
+  });
+}
+
+/** Part 2: the charge, outside any transaction. Manual payments (and no saved method) never succeed by themselves. */
+async function charge(ctx: ServiceContext, planned: PlannedCharge, row: Subscription): Promise<ChargeResult> {
+  if (planned.charge.amountMinor === 0) return { status: 'succeeded', providerRef: '' };
+  const gateway = GATEWAYS[row.paymentMethod as keyof typeof GATEWAYS];
+  const method = await savedMethodOfSubscription(ctx, row.id);
+  if (!gateway?.chargeSaved || !method)
+    // Manual, as an invoice: the renewal order waits for the seller to mark it paid (or the
+    // buyer to pay by the link), and dunning counts its days.
+    return { status: 'failed', declineCode: 'invoice_unpaid', providerRef: null };
+  const key = `sub_${row.id}_${planned.charge.periodStart.toISOString()}_${planned.attempt}`;
+  return gateway.chargeSaved(method, planned.charge.amountMinor, row.currency, key, ctx);
+}
+
+/** Part 3: the charge's outcome, under the row lock. */
+async function finishStep(
+  ctx: ServiceContext,
+  planned: PlannedCharge,
+  outcome: ChargeResult,
+  gateway: string,
+): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    // The order's lock first, then the subscription's: the order a settlement locks before its
+    // subscription hook does (flows/settle-payment.ts), so the two never wait on each other.
+    const order = await lockOrder(tx, planned.orderId);
+    const row = await lockSubscription(tx, planned.subscriptionId);
+    if (!row) return;
+    row.leaseUntil = null;
+    // Paid meanwhile (the buyer by the link, the seller by hand): the settlement moved it already.
+    if (order.status !== 'pending') return;
+    if (outcome.status === 'succeeded') {
+      await settleOrder(tx, {
+        orderId: order.id,
+        payment: {
+          gateway,
+          providerRef: outcome.providerRef || null,
+          amountMinor: order.priceMinor,
+          currency: order.currency,
+        },
+        now: tx.clock.now(),
+      });
+      return;
+    }
+    if (!expectsCharge(row, order)) return;
+    const result = await applyMove(tx, row, 'failed', planned.at, planned.charge);
+    let payUrl: string | null = null;
+    if (result.mail === 'payment_failed') {
+      // A new token for the e-mailed link: the order's checkout, where the buyer pays (or
+      // authenticates) with the card of their choice, which renewals then use.
+      const token = randomToken(32);
+      order.checkoutTokenHash = sha256Hex(token);
+      payUrl = checkoutUrl(tx.deps.config.publicUrl, order.id, token);
+    }
+    await recordMoveMail(tx, row, result, payUrl);
+    // Dunning ran out: the unpaid period's order is no longer payable.
+    if (row.status === 'canceled') await transition(tx, order, 'expire', tx.clock.now());
+  });
+}
+
+export interface StepOptions {
+  /** Run what is due by then (a test subscription's advance); now when absent. */
+  until?: Date;
+  /** The caller holds the subscription's lease (the engine claimed it). */
+  claimed?: boolean;
+}
+
+/**
+ * Runs the subscription's next due move, by `until` (a test subscription's advance) or now (a
+ * live one, from the engine). Answers what it did.
+ */
+export async function runNextMove(
+  ctx: ServiceContext,
+  subscriptionId: string,
+  options: StepOptions = {},
+): Promise<StepOutcome> {
+  const planned = await beginStep(ctx, subscriptionId, options);
+  if (planned === 'idle' || planned === 'moved') return planned;
+  const row = await ctx.em.fork().findOneOrFail(SubscriptionSchema, { id: subscriptionId });
+  let outcome: ChargeResult;
+  try {
+    outcome = await charge({ ...ctx, em: ctx.em.fork() }, planned, row);
+  } catch (error) {
+    if (error instanceof AppError && error.appCode === 'gateway_error') return 'gateway_error';
+    throw error;
+  }
+  await finishStep(ctx, planned, outcome, row.paymentMethod);
+  return 'moved';
+}
+
+/**
+ * `POST .../subscriptions/{id}/resume`: undoes a scheduled cancel or pause, or resumes a paused
+ * subscription now, charging its new period as a renewal is charged. Answers the subscription.
+ */
+export async function resumeSubscription(ctx: ServiceContext, input: TSubscriptionIdInput): Promise<TSubscription> {
+  if (await resumeOrScheduleResume(ctx, input)) {
+    const row = await findSubscription(ctx, input);
+    const outcome = await runNextMove(ctx, row.id, row.livemode ? {} : { until: row.clockTime ?? undefined });
+    if (outcome === 'gateway_error')
+      throw new AppError('gateway_error', 'The payment gateway did not answer; the subscription resumes when it does.');
+  }
+  return getSubscription(ctx, input);
+}
