@@ -58,7 +58,7 @@ const paidDate = new Intl.DateTimeFormat('en', {
 });
 
 /** A header value on one line (a store name may hold a line break; a subject must not). */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to remove them
   return text.replace(/[\u0000-\u001F\u007F]+/g, ' ').trim();
 }
