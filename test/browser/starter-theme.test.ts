@@ -11,7 +11,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from '../support/catalog.js';
@@ -117,6 +118,11 @@ pagePerTest(
   () => ({ browser, serviceUrl: server.url }),
   (opened) => ({ page, watch } = opened),
 );
+
+/** An image's load state in the page; `complete` alone is also true for one that failed. */
+type LoadState = { complete: boolean; naturalWidth: number };
+const loadState = (image: Locator): Promise<LoadState> =>
+  image.evaluate((img: any): LoadState => ({ complete: img.complete, naturalWidth: img.naturalWidth }));
 
 describe('the starter theme, built and served from another origin', () => {
   it('a buyer opens the store, a product, adds two, applies a coupon, pays and gets the keys', async () => {
@@ -255,6 +261,82 @@ describe('the starter theme, built and served from another origin', () => {
       rmSync(testDir, { recursive: true, force: true });
       rmSync(strangerDir, { recursive: true, force: true });
     }
+  });
+
+  it("shows a product's image from svc on the store page (lazy) and the product page (eager); no image, no hole", async () => {
+    const pictured = await createProduct(shop.seller, shop.store.id, {
+      name: 'Framed Print',
+      price: 12,
+      deliveryMethods: ['manualDelivery'],
+    });
+    const unpictured = await createProduct(shop.seller, shop.store.id, {
+      name: 'Plain Poster',
+      price: 3,
+      deliveryMethods: ['manualDelivery'],
+    });
+    const png = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'print.png');
+    const uploaded = await fetch(`${server.url}/api/dashboard/stores/${shop.store.id}/products/${pictured.id}/images`, {
+      method: 'POST',
+      headers: { cookie: shop.seller.cookie, 'x-csrf-token': shop.seller.csrfToken },
+      body: form,
+    });
+    expect(uploaded.status, await uploaded.clone().text()).toBe(201);
+    const failed: string[] = [];
+    page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
+    const loaded = (state: LoadState) => state.complete && state.naturalWidth > 0;
+
+    // The store page: the card's image, from svc's origin, its renditions (480 px and the original's 800) in srcset.
+    await page.goto(`${site.url}/`);
+    const card = page.locator('.product-card', { has: page.getByRole('link', { name: 'Framed Print' }) });
+    const cardImage = card.locator('img.product-image');
+    await expect.poll(() => loadState(cardImage), { timeout: 10_000 }).toSatisfy(loaded);
+    expect(
+      await cardImage.evaluate((img: any) => ({
+        alt: img.getAttribute('alt'),
+        loading: img.getAttribute('loading'),
+        width: img.getAttribute('width'),
+        height: img.getAttribute('height'),
+        srcset: img.getAttribute('srcset'),
+        sizes: img.getAttribute('sizes'),
+        currentSrc: img.currentSrc,
+      })),
+    ).toMatchObject({
+      alt: '',
+      loading: 'lazy',
+      width: '800',
+      height: '600',
+      srcset: expect.stringMatching(
+        new RegExp(
+          `^${server.url}/images/${pictured.id}/\\w+/480\\.webp 480w, ${server.url}/images/${pictured.id}/\\w+/800\\.webp 800w$`,
+        ),
+      ),
+      sizes: expect.any(String),
+      currentSrc: expect.stringMatching(new RegExp(`^${server.url}/images/${pictured.id}/\\w+/(480|800)\\.webp$`)),
+    });
+    // The product without an image: a blank box of the same shape, not an image that fails.
+    const plain = page.locator('.product-card', { has: page.getByRole('link', { name: 'Plain Poster' }) });
+    expect(await plain.locator('img').count()).toBe(0);
+    expect(await plain.locator('.product-image.placeholder').count()).toBe(1);
+    await expectAccessible(page, 'starter theme: store page with images');
+    await screenshots(page, 'starter-theme-store-images');
+
+    // The product page: the same image, loaded at once.
+    await page.goto(`${site.url}/product.html?slug=${pictured.slug}`);
+    await page.getByRole('heading', { level: 1, name: 'Framed Print' }).waitFor();
+    const mainImage = page.locator('img.product-image');
+    await expect.poll(() => loadState(mainImage), { timeout: 10_000 }).toSatisfy(loaded);
+    expect(await mainImage.getAttribute('loading')).toBe('eager');
+    expect(await mainImage.getAttribute('alt')).toBe('');
+    await expectAccessible(page, 'starter theme: product page with an image');
+    // The product page of one without an image shows none.
+    await page.goto(`${site.url}/product.html?slug=${unpictured.slug}`);
+    await page.getByRole('heading', { level: 1, name: 'Plain Poster' }).waitFor();
+    expect(await page.locator('.product-image').count()).toBe(0);
+    expect(failed).toEqual([]);
   });
 
   it('says so for a product the store does not sell', async () => {

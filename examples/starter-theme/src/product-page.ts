@@ -2,7 +2,17 @@
  * product.html?slug=<slug> (or ?id=<productId>), a product page: name, price, description, how
  * it is delivered, and a quantity with `Add to cart`, or `Sold out`.
  */
-import { configured, errorText, h, money, shop, showStore, soldOut, type StorefrontProduct } from './shop.js';
+import {
+  configured,
+  errorText,
+  h,
+  money,
+  productImage,
+  shop,
+  showStore,
+  soldOut,
+  type StorefrontProduct,
+} from './shop.js';
 
 const DELIVERY_LABELS: Record<StorefrontProduct['deliveryMethods'][number], string> = {
   licenseKeys: 'A license key, shown as soon as you have paid',
@@ -57,6 +67,10 @@ function description(html: string): HTMLElement {
 function productView(product: StorefrontProduct): Node[] {
   const parts: Array<Node | null> = [
     h('h1', {}, product.name),
+    // The page's picture, in view as it opens; a product without one shows none (no box on its own).
+    product.images.length > 0
+      ? productImage(product, { sizes: '(min-width: 42rem) 40rem, 100vw', loading: 'eager' })
+      : null,
     h('p', { class: 'price' }, money(product.price, product.currency)),
     product.descriptionHtml ? description(product.descriptionHtml) : null,
     h('h2', {}, 'Delivery'),

@@ -85,13 +85,51 @@ export const soldOut = (product: Pick<StorefrontProduct, 'stock' | 'minQuantity'
 export const productHref = (product: Pick<StorefrontProduct, 'slug'>): string =>
   `./product.html?slug=${encodeURIComponent(product.slug)}`;
 
+/**
+ * An address svc gave (a product image, the store's logo: paths such as `/images/...`) on svc's
+ * origin: the theme is served from its own, where the bare path would name nothing.
+ */
+export function onService(url: string): string {
+  return url.startsWith('/') ? `${baseUrl}${url}` : url;
+}
+
+/**
+ * A product's first image, decorative (`alt=""`: the product's name is beside it): svc's WebP
+ * renditions in `srcset` for the browser to pick by `sizes`, and the widest one's size, so the
+ * space is kept before it loads. `lazy` where it may be out of view (the store page's cards),
+ * `eager` where it is the page's picture. A product without images gets a blank box of the same
+ * shape, so a grid of cards keeps its rows even.
+ */
+export function productImage(
+  product: Pick<StorefrontProduct, 'images'>,
+  { sizes, loading }: { sizes: string; loading: 'lazy' | 'eager' },
+): HTMLElement {
+  const image = product.images[0];
+  if (!image) return h('div', { class: 'product-image placeholder', 'aria-hidden': 'true' });
+  const narrowest = image.variants[0] ?? image;
+  return h('img', {
+    class: 'product-image',
+    src: onService(narrowest.url),
+    srcset:
+      image.variants.length > 0
+        ? image.variants.map((variant) => `${onService(variant.url)} ${variant.width}w`).join(', ')
+        : undefined,
+    sizes: image.variants.length > 0 ? sizes : undefined,
+    width: String(image.width),
+    height: String(image.height),
+    alt: '',
+    loading,
+    decoding: 'async',
+  });
+}
+
 /** The store's name, logo and accent colour in the header; the page's title. */
 export function showStore(store: Store, pageTitle?: string): void {
   document.title = pageTitle ? `${pageTitle} · ${store.name}` : store.name;
   const name = document.querySelector<HTMLAnchorElement>('.store-name');
   if (name) {
     const logo = store.logoUrl
-      ? h('img', { class: 'store-logo', src: `${baseUrl}${store.logoUrl}`, alt: '', width: '40', height: '40' })
+      ? h('img', { class: 'store-logo', src: onService(store.logoUrl), alt: '', width: '40', height: '40' })
       : null;
     name.replaceChildren(...[logo, h('span', {}, store.name)].filter((node): node is HTMLElement => node !== null));
   }

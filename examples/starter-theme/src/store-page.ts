@@ -9,6 +9,7 @@ import {
   money,
   paragraphs,
   productHref,
+  productImage,
   shop,
   showStore,
   soldOut,
@@ -35,6 +36,8 @@ function productCard(product: StorefrontProduct): HTMLLIElement {
   return h(
     'li',
     { class: 'product-card' },
+    // Cards below the first screen wait until they are scrolled to.
+    productImage(product, { sizes: '(min-width: 64rem) 13rem, (min-width: 31rem) 50vw, 100vw', loading: 'lazy' }),
     h('h2', {}, h('a', { href: productHref(product) }, product.name)),
     h('p', { class: 'price' }, money(product.price, product.currency)),
     action,

@@ -11,7 +11,11 @@ import {
   SvcRateLimitError,
   apiErrorFor,
 } from './api-errors.js';
+import { createCustomerClient } from './customer.js';
 import { SvcError, isSvcError } from './errors.js';
+import { createLicenseClient } from './licenses.js';
+import { createMerchantClient } from './merchant.js';
+import { createThemeClient } from './theme.js';
 
 describe('API errors, one subclass per row', () => {
   const rows = [
@@ -53,5 +57,42 @@ describe('API errors, one subclass per row', () => {
     });
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 7, requestId: 'req-1', issues: [] });
     expect(error).not.toBeInstanceOf(SvcNotFoundError);
+  });
+});
+
+describe('baseUrl', () => {
+  // The clients add `/trpc` themselves; a base ending in /api used to fail only at the first call,
+  // as a 404 or connection error, so construction refuses it and names the address meant.
+  it.each([
+    ['https://shop.example.com/api', 'https://shop.example.com'],
+    ['https://shop.example.com/api/', 'https://shop.example.com'],
+    ['http://localhost:3000/svc/api/', 'http://localhost:3000/svc'],
+  ])('refuses %s at construction', (given, meant) => {
+    const message = `baseUrl is the service's address without /api (${meant}); got "${given}".`;
+    const constructions = [
+      () => createMerchantClient({ baseUrl: given, apiKey: 'sk_test_abcdefghijklmnopqrstuvwxyz' }),
+      () => createThemeClient({ baseUrl: given, subdomain: 'acme' }),
+      () => createCustomerClient({ baseUrl: given, storeId: 'store1' }),
+      () => createLicenseClient({ baseUrl: given, productId: 'prod1' }),
+    ];
+    for (const construct of constructions) {
+      let thrown: unknown;
+      try {
+        construct();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(SvcApiError);
+      expect(thrown).toMatchObject({ code: 'invalid_base_url', message });
+    }
+  });
+
+  it.each([
+    'https://shop.example.com',
+    'https://shop.example.com/',
+    'http://localhost:3000/svc',
+    'https://x.example/apis',
+  ])('accepts %s', (given) => {
+    expect(() => createThemeClient({ baseUrl: given, subdomain: 'acme' })).not.toThrow();
   });
 });

@@ -21,7 +21,7 @@ export type ProcedureOutput<P extends ProcedurePath> = ApiProcedures[P]['output'
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface ClientOptions {
-  /** Where the service answers, such as `https://svc.example` (no `/trpc`, no trailing path). */
+  /** Where the service answers, such as `https://svc.example` (no `/api`, no `/trpc`). */
   baseUrl: string;
   /** Defaults to the global `fetch` (Node 18+, browsers, edge runtimes). */
   fetch?: FetchLike | undefined;
@@ -122,7 +122,19 @@ function trimBaseUrl(baseUrl: string): string {
       procedure: '',
     });
   }
-  return url.href.replace(/\/+$/, '');
+  const trimmed = url.href.replace(/\/+$/, '');
+  // The clients call `<baseUrl>/trpc`. A base ending in `/api`, where the REST endpoints live,
+  // would reach `/api/trpc`, and the first call would fail as a 404 or a connection error that
+  // says nothing about this option: refuse it at construction, naming the address meant.
+  if (/\/api$/.test(url.pathname.replace(/\/+$/, ''))) {
+    const meant = `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/api$/, '')}`;
+    throw new SvcApiError({
+      code: 'invalid_base_url',
+      message: `baseUrl is the service's address without /api (${meant}); got ${JSON.stringify(baseUrl)}.`,
+      procedure: '',
+    });
+  }
+  return trimmed;
 }
 
 /** Seconds from a `Retry-After` header: delta-seconds or an HTTP date. */

@@ -4,8 +4,8 @@
  * it was created, so the snippets hold the prefix with `...` for the seller to replace. The keys
  * offered are of the dashboard's mode: in test mode, test keys (`sk_test_…`).
  *
- * The base URL shown is the origin, which is what the SDK's `baseUrl` takes (it adds `/api/...`
- * itself; given `…/api` it called `…/api/api/…` and failed). The curl snippet quotes its URL: an
+ * The base URL shown is the origin, which is what the SDK's `baseUrl` takes (it adds `/trpc`
+ * itself, and refuses a base ending in `/api`). The curl snippet quotes its URL: an
  * unquoted `?` is a glob to zsh (macOS's shell), which refuses the command.
  */
 import { useQuery } from '@tanstack/react-query';

@@ -108,6 +108,42 @@ describe('receiptMail', () => {
     );
   });
 
+  it('says a subscription renewed for a renewal order, the rest as for any order', () => {
+    const content = receipt({
+      renewal: true,
+      lines: [{ productName: 'Editor <Pro>', quantity: 2, unitPriceMinor: 900 }],
+      subtotalMinor: 1800,
+      totalMinor: 1800,
+    });
+    const mail = receiptMail(content);
+    expect(mail.subject).toBe('Your Editor <Pro> subscription from Pixel Forge renewed — ORD-42');
+    expect(mail.text).toBe(
+      [
+        'Your Editor <Pro> subscription from Pixel Forge renewed.',
+        '',
+        'Order ORD-42, paid May 4, 2026 at 09:30 UTC.',
+        '',
+        '- Editor <Pro>',
+        '  2 × $9.00 = $18.00',
+        '',
+        'Total: $18.00',
+        'Paid with: Card',
+        '',
+        'Open your order (your license keys, downloads and instructions are there):',
+        URL_OF_ORDER,
+        '',
+        'Anyone with this link can open your order, so keep this e-mail to yourself.',
+      ].join('\n'),
+    );
+    expect(mail.html).toContain('>Your Editor &lt;Pro&gt; subscription from Pixel Forge renewed</h1>');
+    expect(mail.html).toContain(
+      '<title>Your Editor &lt;Pro&gt; subscription from Pixel Forge renewed — ORD-42</title>',
+    );
+    expect(mail.html).not.toContain('Thank you for your order');
+    // Not a renewal: the receipt as it always was.
+    expect(receiptMail({ ...content, renewal: false }).subject).toBe('Your receipt from Pixel Forge — ORD-42');
+  });
+
   it('fetches nothing: no images, stylesheets, scripts or remote URLs besides the order link', () => {
     const { html } = receiptMail(receipt({ note: 'See https://elsewhere.example' }));
     expect(html).not.toMatch(/<img|<link|<script|<style|<iframe|url\(|src=/i);

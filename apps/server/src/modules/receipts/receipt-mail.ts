@@ -31,6 +31,11 @@ export interface ReceiptContent {
   orderUrl: string;
   /** The store's `receiptNote`; empty for none. */
   note: string;
+  /**
+   * The order is a subscription's renewal (`billingReason: 'subscription_cycle'`): the subject and
+   * the opening say the subscription renewed, so the buyer does not read it as a new purchase.
+   */
+  renewal?: boolean;
 }
 
 export interface ReceiptMail {
@@ -58,7 +63,7 @@ const paidDate = new Intl.DateTimeFormat('en', {
 });
 
 /** A header value on one line (a store name may hold a line break; a subject must not). */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex -- it matches control characters on purpose, to remove them
   return text.replace(/[\u0000-\u001F\u007F]+/g, ' ').trim();
 }
@@ -68,7 +73,13 @@ const methodLabel = (method: string) => PAYMENT_METHOD_LABELS[method] ?? method;
 export function receiptMail(receipt: ReceiptContent): ReceiptMail {
   const money = (minor: number) => formatMoney(minor, receipt.currency);
   const storeName = oneLine(receipt.storeName);
-  const subject = `Your receipt from ${storeName} — ${receipt.orderNumber}`;
+  // A renewal order has the subscription's one line: its product names the subscription.
+  const renewedProduct = receipt.lines[0] ? `${oneLine(receipt.lines[0].productName)} ` : '';
+  const renewed = receipt.renewal ? `Your ${renewedProduct}subscription from ${storeName} renewed` : null;
+  const subject = renewed
+    ? `${renewed} — ${receipt.orderNumber}`
+    : `Your receipt from ${storeName} — ${receipt.orderNumber}`;
+  const opening = renewed ?? `Thank you for your order from ${storeName}`;
   const date = paidDate.format(receipt.paidAt);
   const method = methodLabel(receipt.paymentMethod);
   const note = receipt.note.replace(/\r\n?/g, '\n').trim();
@@ -84,7 +95,7 @@ export function receiptMail(receipt: ReceiptContent): ReceiptMail {
   totals.push(['Total', money(receipt.totalMinor)]);
 
   const text = [
-    `Thank you for your order from ${storeName}.`,
+    `${opening}.`,
     '',
     `Order ${receipt.orderNumber}, paid ${date}.`,
     '',
@@ -112,7 +123,7 @@ export function receiptMail(receipt: ReceiptContent): ReceiptMail {
 </head>
 <body style="margin:0;padding:0;background:#f4f4f5;">
 <div style="max-width:600px;margin:0 auto;padding:24px;background:#ffffff;color:#1a1a1a;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;">
-<h1 style="margin:0 0 8px;font-size:22px;">Thank you for your order from ${escapeHtml(storeName)}</h1>
+<h1 style="margin:0 0 8px;font-size:22px;">${escapeHtml(opening)}</h1>
 <p style="margin:0 0 16px;">Order <strong>${escapeHtml(receipt.orderNumber)}</strong>, paid ${escapeHtml(date)}.</p>
 <table style="width:100%;border-collapse:collapse;margin:0 0 16px;">
 <caption style="text-align:left;font-weight:bold;padding:0 0 8px;">What you bought</caption>

@@ -55,6 +55,8 @@ export async function recordReceipt(
     paymentMethod: payment.gateway,
     orderUrl: orderUrl(deps.config, order.id),
     note: settings.receiptNote,
+    // A renewal's receipt says the subscription renewed (its first order reads as a purchase).
+    renewal: order.billingReason === 'subscription_cycle' && !!order.subscriptionId,
   });
   return recordMail(
     { em, deps },
