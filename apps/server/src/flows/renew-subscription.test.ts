@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TCreateProductInput } from '@svc/schemas';
 import { workerDatabaseUrl } from '../../../../test/support/env.js';
 import { createStore } from '../../../../test/support/factories.js';
-import { serviceContext } from '../../../../test/support/in-process.js';
+import { serviceContext, testConfig } from '../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../db/orm.js';
 import { ManualClock } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
+import { keptMail } from '../modules/mail/outbox.js';
 import { createProduct } from '../modules/catalog/catalog.service.js';
 import { OrderSchema } from '../modules/orders/orders.entities.js';
 import type { TestCard } from '../modules/payments/gateway.js';
@@ -67,9 +68,10 @@ async function subscribed(card: TestCard, options: { trialDays?: number; livemod
     deliveryInstructions: 'Sign in with your e-mail.',
     plans,
   });
+  const email = `buyer-${unique()}@example.test`;
   const { order } = await createOrder(
     { ...serviceContext(orm, clock), livemode },
-    { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email: `buyer-${unique()}@example.test` },
+    { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email },
     buyer,
   );
   const notification = {
@@ -83,12 +85,14 @@ async function subscribed(card: TestCard, options: { trialDays?: number; livemod
   };
   expect(await handleNotification(ctx, { gateway: 'test', notification, now: clock.now() })).toBe('settled');
   const input = { storeId: store.id, subscriptionId: order.subscriptionId! };
-  return { clock, ctx, store, product, order, input };
+  return { clock, ctx, store, product, order, input, email };
 }
 
 const ordersOf = (subscriptionId: string) =>
   orm.em.fork().find(OrderSchema, { subscriptionId }, { orderBy: { number: 'asc' } });
 const at = (ms: number) => new Date(ms).toISOString();
+/** The kept mail to `to`, newest first. */
+const mailTo = (to: string) => keptMail({ em: orm.em.fork(), deps: { config: testConfig() } }, { to });
 
 describe("a test subscription's clock", () => {
   it('renews each month on the saved card, anchored to the first payment, one order and one charge a period', async () => {
@@ -132,6 +136,10 @@ describe("a test subscription's clock", () => {
     expect(pastDue.subscription).toMatchObject({ status: 'past_due', pastDueAt: at(renewal) });
     expect(pastDue.events).toEqual(['order.created', 'subscription.past_due']);
     expect(pastDue.orders).toMatchObject([{ status: 'pending', billingReason: 'subscription_cycle' }]);
+    // The buyer is told, once, with a link to pay the renewal order (kept: a test subscription's mail never leaves).
+    const failedMail = await mailTo(sale.email);
+    expect(failedMail.map((m) => m.subject)).toEqual([expect.stringMatching(/^Payment failed for your Editor Pro/)]);
+    expect(failedMail[0]!.text).toContain(`/checkout/${pastDue.orders[0]!.id}?token=`);
 
     // Retries on days 1, 4 and 9 fail; still past due, still the one order.
     const still = await advanceSubscription(sale.ctx, { ...sale.input, to: at(renewal + 10 * DAY) });
@@ -147,6 +155,10 @@ describe("a test subscription's clock", () => {
       endedAt: at(renewal + 16 * DAY),
     });
     expect(ended.events).toEqual(['subscription.ended']);
+    expect((await mailTo(sale.email)).map((m) => m.subject)).toEqual([
+      expect.stringMatching(/has ended/),
+      expect.stringMatching(/^Payment failed/),
+    ]);
     // The unpaid period's order is no longer payable.
     expect((await ordersOf(sale.order.subscriptionId!)).map((o) => o.status)).toEqual(['completed', 'expired']);
     const keys = (await orm.em.fork().find(TestGatewayChargeSchema, { livemode: false }))
@@ -169,6 +181,12 @@ describe("a test subscription's clock", () => {
       'order.completed',
     ]);
     expect(paid.subscription).toMatchObject({ status: 'active', currentPeriodStart: at(T0 + 7 * DAY) });
+    // The trial's notice, then the first charge's receipt (a renewal's wording).
+    expect((await mailTo(sale.email)).map((m) => m.subject)).toEqual([
+      expect.stringMatching(/subscription from .* renewed/),
+      expect.stringMatching(/trial ends on/),
+      expect.stringMatching(/receipt|ORD-/i),
+    ]);
 
     await cancelSubscription(sale.ctx, { ...sale.input, atPeriodEnd: true });
     const ended = await advanceSubscription(sale.ctx, { ...sale.input, to: at(T0 + 60 * DAY) });

@@ -22,6 +22,7 @@ import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { CouponSchema } from '../modules/coupons/coupons.entities.js';
+import { releaseCoupons } from '../modules/coupons/coupons.service.js';
 import type { OutboxEvent } from '../modules/events/outbox.js';
 import { afterEventWrite } from '../modules/events/outbox.js';
 import { transition } from '../modules/orders/order-lifecycle.js';
@@ -35,6 +36,7 @@ import { savedMethodOfSubscription } from '../modules/payments/payments.service.
 import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
 import { nextDue, type ChargeEffect, type MoveResult } from '../modules/subscriptions/subscription-machine.js';
+import { recordSubscriptionMail } from '../modules/subscriptions/subscription-mails.service.js';
 import { stateOf } from '../modules/subscriptions/subscription-views.js';
 import { SubscriptionSchema, type Subscription } from '../modules/subscriptions/subscriptions.entities.js';
 import {
@@ -43,7 +45,6 @@ import {
   findSubscription,
   getSubscription,
   lockSubscription,
-  recordMoveMail,
   resumeOrScheduleResume,
 } from '../modules/subscriptions/subscriptions.service.js';
 import { checkoutUrl } from './place-order.js';
@@ -122,7 +123,8 @@ async function periodOrder(tx: ServiceContext, row: Subscription, charge: Charge
     {
       ...order,
       subscriptionId: row.id,
-      couponId: row.couponId ?? null,
+      // The coupon's use was claimed once, by the checkout; a renewal names its code but holds no use.
+      couponId: null,
       couponCode: order.couponCode ?? null,
       buyerIp: first?.buyerIp ?? '',
       userAgent: null,
@@ -187,7 +189,6 @@ async function beginStep(
         result = await applyMove(tx, row, 'resume', at);
         break;
     }
-    await recordMoveMail(tx, row, result, null);
     if (!result.charge) {
       row.leaseUntil = null;
       await tx.em.flush();
@@ -252,17 +253,16 @@ async function finishStep(
     }
     if (!expectsCharge(row, order)) return;
     const result = await applyMove(tx, row, 'failed', planned.at, planned.charge);
-    let payUrl: string | null = null;
     if (result.mail === 'payment_failed') {
       // A new token for the e-mailed link: the order's checkout, where the buyer pays (or
       // authenticates) with the card of their choice, which renewals then use.
       const token = randomToken(32);
       order.checkoutTokenHash = sha256Hex(token);
-      payUrl = checkoutUrl(tx.deps.config.publicUrl, order.id, token);
+      const payUrl = checkoutUrl(tx.deps.config.publicUrl, order.id, token);
+      await recordSubscriptionMail(tx, { subscription: row, kind: 'payment_failed', now: planned.at, payUrl });
     }
-    await recordMoveMail(tx, row, result, payUrl);
     // Dunning ran out: the unpaid period's order is no longer payable.
-    if (row.status === 'canceled') await transition(tx, order, 'expire', tx.clock.now());
+    if (row.status === 'canceled') await transition(tx, order, 'expire', tx.clock.now(), { releaseCoupons });
   });
 }
 

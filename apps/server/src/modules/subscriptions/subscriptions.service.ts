@@ -21,6 +21,7 @@ import type { ServiceContext } from '../request/context.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { inTransaction } from '../request/transaction.js';
 import { move, type MoveArgs, type MoveName, type MoveResult } from './subscription-machine.js';
+import { recordSubscriptionMail } from './subscription-mails.service.js';
 import { stateOf, toSubscriptionView, writeState } from './subscription-views.js';
 import { SubscriptionSchema, type Subscription } from './subscriptions.entities.js';
 import type { Order } from '../orders/orders.entities.js';
@@ -143,7 +144,8 @@ export function newSubscriptionRow(ctx: ServiceContext, input: NewSubscription, 
 /**
  * Applies one move to a row the caller has locked in its transaction: the new state, the time
  * the next move falls due, and the move's events in the outbox (each with the subscription as it
- * is after the move). Answers the move's result: its charge and mail are the caller's to do.
+ * is after the move), and its mail (but a failed payment's: the caller's, with its pay link).
+ * Answers the move's result: its charge is the caller's to make.
  */
 export async function applyMove<M extends MoveName>(
   ctx: ServiceContext,
@@ -170,6 +172,10 @@ export async function applyMove<M extends MoveName>(
         at: wall,
       });
   }
+  // The buyer's mail, once per occasion, with the move. A failed payment's carries the link to pay,
+  // which only the billing flow can make (a new checkout token): it records that one itself.
+  if (result.mail && result.mail !== 'payment_failed')
+    await recordSubscriptionMail(ctx, { subscription: row, kind: result.mail, now });
   return result;
 }
 
@@ -180,21 +186,6 @@ export function lockSubscription(ctx: ServiceContext, subscriptionId: string): P
     { id: subscriptionId },
     { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
   );
-}
-
-/**
- * The mail a move asks for (subscription-machine.ts `mail`), in the caller's transaction, once per
- * occasion; `payUrl` is the e-mailed link of a failed payment.
- */
-export async function recordMoveMail(
-  ctx: ServiceContext,
-  row: Subscription,
-  result: MoveResult,
-  payUrl: string | null,
-): Promise<void> {
-  if (!result.mail) return;
-  void row;
-  void payUrl;
 }
 
 /**
