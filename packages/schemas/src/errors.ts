@@ -67,6 +67,11 @@ export const ERROR_STATUS = {
   invalid_transition: 409,
   /** The payment gateway refused or did not answer a call the action needs; nothing was changed. */
   gateway_error: 502,
+  /**
+   * A charge an action needs (a prorated plan change) was declined on the saved payment method;
+   * nothing was changed.
+   */
+  payment_failed: 402,
   internal_error: 500,
 } as const satisfies Record<string, number>;
 

@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   'service_unavailable',
   'invalid_transition',
   'gateway_error',
+  'payment_failed',
   'internal_error',
 ] as const;
 

@@ -57,6 +57,12 @@ export type SubscriptionList = Out<'subscriptions.list'>;
 export type SubscriptionCancelParams = In<'subscriptions.cancel'>;
 /** `resumesAt`, after the current period end: it resumes by itself then. */
 export type SubscriptionPauseParams = In<'subscriptions.pause'>;
+/** `planId` (of the same product), `quantity` (seats) and `prorate` (default true: now; false: at the next renewal). */
+export type SubscriptionUpdateParams = In<'subscriptions.update'>;
+/** `to`: the test clock's new time (after its `clockTime`, at most 2 years later). */
+export type SubscriptionAdvanceParams = In<'subscriptions.advance'>;
+/** What advancing a test clock did: the subscription, the orders it created, the event types it emitted. */
+export type SubscriptionAdvance = Out<'subscriptions.advance'>;
 
 export type Product = Out<'catalog.get'>;
 export type ProductPage = Out<'catalog.list'>;
@@ -266,6 +272,23 @@ export function createMerchantClient(options: MerchantClientOptions) {
     /** Pauses from the current period's end, until `resumesAt` (after that end) if given; 409 `invalid_transition` when it cannot. */
     pause: (params: SubscriptionPauseParams, opts?: RequestOptions): Promise<Subscription> =>
       transport.call('subscriptions.pause', params, once, opts),
+    /**
+     * Changes the plan or the seats. Prorated (default): now, the difference charged on the saved
+     * method (402 `payment_failed` when declined: nothing changes) or credited; `prorate: false`:
+     * at the next renewal (`pendingUpdate`).
+     */
+    update: (params: SubscriptionUpdateParams, opts?: RequestOptions): Promise<Subscription> =>
+      transport.call('subscriptions.update', params, once, opts),
+    /** Undoes a scheduled cancel or pause, or resumes a paused subscription now (charging its new period). */
+    resume: (params: SubscriptionRef, opts?: RequestOptions): Promise<Subscription> =>
+      transport.call('subscriptions.resume', params, once, opts),
+    /**
+     * Test mode: moves a test subscription's clock to `to` and runs everything due on the way
+     * (renewals on the saved test card, dunning, notices, scheduled cancels and pauses). A live key is
+     * 403 `test_key_required`.
+     */
+    advance: (params: SubscriptionAdvanceParams, opts?: RequestOptions): Promise<SubscriptionAdvance> =>
+      transport.call('subscriptions.advance', params, once, opts),
   };
 
   const coupons = {

@@ -17,9 +17,10 @@
  * renewal racing a cancel is one or the other, never half of each (docs/decisions.md, #39 The
  * billing engine).
  */
-import type { TSubscription, TSubscriptionIdInput } from '@svc/schemas';
+import type { TSubscription, TSubscriptionIdInput, TUpdateSubscriptionInput } from '@svc/schemas';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
-import { AppError } from '../lib/errors.js';
+import { AppError, invalidField } from '../lib/errors.js';
+import { ProductPlanSchema } from '../modules/catalog/catalog.entities.js';
 import { newId } from '../lib/ids.js';
 import { CouponSchema } from '../modules/coupons/coupons.entities.js';
 import { releaseCoupons } from '../modules/coupons/coupons.service.js';
@@ -35,7 +36,13 @@ import { GATEWAYS } from '../modules/payments/gateways.js';
 import { savedMethodOfSubscription } from '../modules/payments/payments.service.js';
 import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
-import { nextDue, type ChargeEffect, type MoveResult } from '../modules/subscriptions/subscription-machine.js';
+import {
+  move,
+  nextDue,
+  type BillingTerms,
+  type ChargeEffect,
+  type MoveResult,
+} from '../modules/subscriptions/subscription-machine.js';
 import { recordSubscriptionMail } from '../modules/subscriptions/subscription-mails.service.js';
 import { stateOf } from '../modules/subscriptions/subscription-views.js';
 import { SubscriptionSchema, type Subscription } from '../modules/subscriptions/subscriptions.entities.js';
@@ -45,6 +52,8 @@ import {
   findSubscription,
   getSubscription,
   lockSubscription,
+  refuseWhileCharging,
+  subscriptionNow,
   resumeOrScheduleResume,
 } from '../modules/subscriptions/subscriptions.service.js';
 import { checkoutUrl } from './place-order.js';
@@ -84,7 +93,10 @@ async function periodOrder(tx: ServiceContext, row: Subscription, charge: Charge
   const first = await tx.em.findOne(OrderSchema, { id: row.firstOrderId }, { fields: ['country', 'buyerIp'] });
   const coupon = row.couponId ? await tx.em.findOne(CouponSchema, { id: row.couponId }, { fields: ['code'] }) : null;
   const wall = tx.clock.now();
-  const subtotalMinor = row.unitPriceMinor * row.quantity;
+  // A renewal bills the period at the subscription's price (less its forever coupon and the credit
+  // spent); a change bills its prorated difference as one line.
+  const cycle = charge.reason === 'subscription_cycle';
+  const subtotalMinor = cycle ? row.unitPriceMinor * row.quantity : charge.amountMinor;
   const order: CheckoutOrderFields = {
     id: newId(),
     number: 0,
@@ -94,7 +106,7 @@ async function periodOrder(tx: ServiceContext, row: Subscription, charge: Charge
     productName: row.productName,
     priceMinor: charge.amountMinor,
     subtotalMinor,
-    // The forever coupon's part and the credit balance spent on it.
+      // The forever coupon's part and the credit balance spent on it.
     discountMinor: subtotalMinor - charge.amountMinor,
     couponCode: coupon?.code ?? null,
     paidMinor: 0,
@@ -135,9 +147,9 @@ async function periodOrder(tx: ServiceContext, row: Subscription, charge: Charge
         {
           id: newId(),
           productId: row.productId ?? '',
-          productName: row.productName,
-          quantity: row.quantity,
-          unitPriceMinor: row.unitPriceMinor,
+          productName: cycle ? row.productName : `${row.productName} (plan change)`,
+          quantity: cycle ? row.quantity : 1,
+          unitPriceMinor: cycle ? row.unitPriceMinor : charge.amountMinor,
           planId: row.planId,
           planInterval: row.interval,
           planIntervalCount: row.intervalCount,
@@ -308,4 +320,97 @@ export async function resumeSubscription(ctx: ServiceContext, input: TSubscripti
       throw new AppError('gateway_error', 'The payment gateway did not answer; the subscription resumes when it does.');
   }
   return getSubscription(ctx, input);
+}
+
+/**
+ * `PATCH .../subscriptions/{id}`: another plan of the same product or another seat count. Without
+ * proration (or in a trial, or when it nets a credit) it is one move. With a prorated amount to
+ * pay, the difference is charged first, on the saved method, as one `subscription_update` order
+ * (the subscription leased meanwhile); only a paid charge applies the change, so a declined card
+ * changes nothing (402 `payment_failed`).
+ */
+export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubscriptionInput): Promise<TSubscription> {
+  const planned = await inTransaction(ctx, async (tx) => {
+    const row = await findSubscription(tx, input, true);
+    refuseWhileCharging(tx, row);
+    const terms = await changedTerms(tx, row, input);
+    const prorate = input.prorate ?? true;
+    const at = subscriptionNow(tx, row);
+    const preview = move(stateOf(row), 'change', at, terms, prorate);
+    if (!preview.charge) {
+      await applyMove(tx, row, 'change', at, terms, prorate);
+      return null;
+    }
+    const order = await periodOrder(tx, row, preview.charge);
+    row.latestOrderNumber = order.number;
+    row.leaseUntil = new Date(tx.clock.now().getTime() + RENEWAL_LEASE_MS);
+    await tx.em.flush();
+    return { orderId: order.id, charge: preview.charge, terms, prorate, at };
+  });
+  if (planned) {
+    const row = await ctx.em.fork().findOneOrFail(SubscriptionSchema, { id: input.subscriptionId });
+    let outcome: ChargeResult;
+    try {
+      outcome = await charge({ ...ctx, em: ctx.em.fork() }, { ...planned, subscriptionId: row.id, attempt: 0 }, row);
+    } catch (error) {
+      await abandonChange(ctx, planned.orderId, row.id);
+      throw error;
+    }
+    if (outcome.status !== 'succeeded') {
+      await abandonChange(ctx, planned.orderId, row.id);
+      throw new AppError('payment_failed', 'The saved payment method was declined for the difference; nothing was changed.');
+    }
+    await inTransaction(ctx, async (tx) => {
+      const order = await lockOrder(tx, planned.orderId);
+      const locked = (await lockSubscription(tx, row.id))!;
+      locked.leaseUntil = null;
+      await settleOrder(tx, {
+        orderId: order.id,
+        payment: { gateway: locked.paymentMethod, providerRef: outcome.providerRef || null, amountMinor: order.priceMinor, currency: order.currency },
+        now: tx.clock.now(),
+      });
+      await applyMove(tx, locked, 'change', planned.at, planned.terms, planned.prorate);
+    });
+  }
+  return getSubscription(ctx, input);
+}
+
+/** A change whose difference was not paid: its order expires and the subscription is free again. */
+async function abandonChange(ctx: ServiceContext, orderId: string, subscriptionId: string): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const order = await lockOrder(tx, orderId);
+    const row = await lockSubscription(tx, subscriptionId);
+    if (row) row.leaseUntil = null;
+    if (order.status === 'pending') await transition(tx, order, 'expire', tx.clock.now(), { releaseCoupons });
+  });
+}
+
+/** The terms a change asks for: a plan of the subscription's own product that is on sale, and the seats. */
+async function changedTerms(
+  ctx: ServiceContext,
+  row: Subscription,
+  input: TUpdateSubscriptionInput,
+): Promise<BillingTerms> {
+  const current = stateOf(row).terms;
+  if (input.planId === undefined && input.quantity === undefined)
+    throw invalidField('planId', 'Choose another plan or another number of seats.');
+  let plan = { id: current.planId, cadence: current.cadence, priceMinor: current.unitPriceMinor };
+  if (input.planId !== undefined && input.planId !== current.planId) {
+    const found = await ctx.em.findOne(ProductPlanSchema, { id: input.planId, livemode: row.livemode });
+    if (!found || found.product.id !== row.productId)
+      throw invalidField('planId', "Choose a plan of this subscription's product.");
+    if (!found.active) throw invalidField('planId', 'This plan is archived: choose a plan that is on sale.');
+    plan = {
+      id: found.id,
+      cadence: { interval: found.interval, intervalCount: found.intervalCount },
+      priceMinor: found.priceMinor,
+    };
+  }
+  return {
+    planId: plan.id,
+    cadence: plan.cadence,
+    unitPriceMinor: plan.priceMinor,
+    quantity: input.quantity ?? current.quantity,
+    discountMinor: current.discountMinor,
+  };
 }

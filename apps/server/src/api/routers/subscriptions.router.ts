@@ -1,8 +1,8 @@
 /**
  * The seller's subscriptions for the merchant API (Bearer key, subscription scopes, capped by
  * viewOrders / editOrders) and the dashboard (session with those permissions), each operation
- * declared once for both (storeResource). Changing the plan and resuming come with the billing
- * flows (docs/decisions.md, Subscription routes).
+ * declared once for both (storeResource). Changing the plan, resuming and a test subscription's
+ * clock run through the billing flows (flows/renew-subscription.ts, flows/advance-subscription.ts).
  */
 import {
   ZAdvanceSubscriptionInput,
@@ -13,6 +13,7 @@ import {
   ZSubscription,
   ZSubscriptionIdInput,
   ZSubscriptionList,
+  ZUpdateSubscriptionInput,
 } from '@svc/schemas';
 import { router, storeResource } from '../../trpc/procedures.js';
 import {
@@ -22,7 +23,7 @@ import {
   pauseSubscription,
 } from '../../modules/subscriptions/subscriptions.service.js';
 import { advanceSubscription } from '../../flows/advance-subscription.js';
-import { resumeSubscription } from '../../flows/renew-subscription.js';
+import { resumeSubscription, updateSubscription } from '../../flows/renew-subscription.js';
 
 const MERCHANT = '/merchant/v1/stores/{storeId}/subscriptions';
 const tags = ['merchant: subscriptions'];
@@ -84,6 +85,22 @@ export const subscriptionsRouter = router({
     .input(ZPauseSubscriptionInput)
     .output(ZSubscription)
     .mutation(({ ctx, input }) => pauseSubscription(ctx, input)),
+  update: write
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: one,
+        tags,
+        summary: 'Change the plan (of the same product) or the seats, prorated now (default) or at the next renewal',
+        description:
+          'With `prorate` (the default) the change applies now: the unused part of the period is credited and the new terms for the rest are charged on the saved payment method in one `subscription_update` order (a net credit goes to `creditBalance` and is spent on the next renewal); a declined charge changes nothing (402 `payment_failed`). With `prorate: false` it applies at the next renewal (`pendingUpdate`). In a trial it applies at once.',
+      },
+      dashboard,
+      errors: ['not_found', 'invalid_transition', 'payment_failed', 'gateway_error'],
+    })
+    .input(ZUpdateSubscriptionInput)
+    .output(ZSubscription)
+    .mutation(({ ctx, input }) => updateSubscription(ctx, input)),
   resume: write
     .meta({
       openapi: {

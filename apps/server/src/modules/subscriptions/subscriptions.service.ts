@@ -236,7 +236,7 @@ export async function subscriptionPaid(ctx: ServiceContext, order: Order): Promi
  * While the billing engine charges it (its lease), a subscription's own moves wait: the renewal
  * and a cancel are one or the other, never half of each.
  */
-function refuseWhileCharging(ctx: ServiceContext, row: Subscription): void {
+export function refuseWhileCharging(ctx: ServiceContext, row: Subscription): void {
   if (row.leaseUntil && row.leaseUntil > ctx.clock.now())
     throw new AppError(
       'invalid_transition',
