@@ -603,6 +603,7 @@ describe('POST /api/checkout/start', () => {
       emailOrderAccess: true,
       receiptsEnabled: true,
       receiptNote: '',
+      subscriptionGraceDays: 7,
     });
     const { orderId, token } = await pendingOrder();
     const response = await post('/api/checkout/start', {

@@ -96,6 +96,7 @@ describe('the License API', () => {
       'livemode',
       'productId',
       'status',
+      'subscriptionId',
     ]);
     const again = await json(
       await licenses(server.url, 'activate', { productId, key, instanceName: 'laptop' }, ip),

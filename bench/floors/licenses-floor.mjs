@@ -1,7 +1,8 @@
 /**
  * The floor for `POST /api/v1/licenses/validate`: a bare Fastify route doing what the service's
  * validation does with the database, nothing else: the key's HMAC under the same derived key,
- * the same one statement on the (product_id, value_hash) unique index, the status arithmetic, and
+ * the same one statement on the (product_id, value_hash) unique index (with the status and expiry
+ * it works out, a subscription's license by its subscription and store, joined by primary key), and
  * the same JSON (validate `{ productId, key, instanceId? }` -> `{ valid, reason, license, instance }`,
  * 404 when no sold key matches). No rate limit, no schema library, no ORM.
  *
@@ -18,20 +19,40 @@ const pool = new pg.Pool({
 });
 const master = Buffer.from(process.env.FLOOR_ENCRYPTION_KEY ?? '', 'base64');
 const hashKey = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'svc:license-key-hash', 32));
-const DAY_MS = 86_400_000;
+
+// licenses.repo.ts EXPIRES_AT and STATUS.
+const EXPIRES_AT = `case when k.subscription_id is null
+    then k.assigned_at + p.license_validity_days * interval '1 day'
+    else case s.status
+      when 'trialing' then s.current_period_end
+      when 'active' then s.current_period_end
+      when 'past_due' then s.past_due_at + st.subscription_grace_days * interval '1 day'
+      when 'paused' then s.paused_at
+      when 'canceled' then s.ended_at
+    end end`;
+const STATUS = `case
+    when k.status = 'revoked' or k.disabled_at is not null then 'disabled'
+    when k.subscription_id is not null and (s.status is null or s.status not in ('trialing', 'active', 'past_due', 'canceled'))
+      then 'inactive'
+    when s.status = 'canceled' then 'expired'
+    when (${EXPIRES_AT}) <= coalesce(s.clock_time, $1) then 'expired'
+    else 'active' end`;
 
 // licenses.repo.ts lookupLicense, unlocked.
 const LOOKUP = {
   name: 'license-lookup',
-  text: `select k.id, k.product_id, k.livemode, k.status as key_status, k.assigned_at, k.disabled_at,
-            p.license_activation_limit as activation_limit, p.license_validity_days as validity_days,
+  text: `select k.id, k.product_id, k.livemode, k.subscription_id, k.assigned_at,
+            p.license_activation_limit as activation_limit, ${EXPIRES_AT} as expires_at, ${STATUS} as status,
             (select count(*) from license_instance c where c.license_key_id = k.id)::int as usage,
             i.id as instance_id, i.name as instance_name, i.created_at as instance_created_at
        from license_key k
        join product p on p.id = k.product_id
-       left join license_instance i on i.id = $1 and i.license_key_id = k.id
-      where k.product_id = $2 and k.value_hash = $3 and k.order_id is not null and k.assigned_at is not null`,
+       left join subscription s on s.id = k.subscription_id
+       left join store st on st.id = s.store_id
+       left join license_instance i on i.id = $2 and i.license_key_id = k.id
+      where k.product_id = $3 and k.value_hash = $4 and k.order_id is not null and k.assigned_at is not null`,
 };
+const REASONS = { active: null, disabled: 'disabled', inactive: 'subscription_inactive', expired: 'expired' };
 
 const ID = /^[a-z0-9]{1,32}$/;
 const app = Fastify({ logger: false });
@@ -48,22 +69,17 @@ app.post('/api/v1/licenses/validate', async (request, reply) => {
     keys.every((k) => k === 'productId' || k === 'key' || k === 'instanceId');
   if (!valid) return reply.code(400).send({ error: 'The request is not valid.', code: 'validation_failed' });
   const valueHash = createHmac('sha256', hashKey).update(body.key.trim()).digest('hex');
-  const { rows } = await pool.query({ ...LOOKUP, values: [body.instanceId ?? null, body.productId, valueHash] });
+  const { rows } = await pool.query({
+    ...LOOKUP,
+    values: [new Date(), body.instanceId ?? null, body.productId, valueHash],
+  });
   const row = rows[0];
   if (!row) return reply.code(404).send({ error: 'No license with this key for this product.', code: 'not_found' });
-  const now = Date.now();
-  const expires = row.validity_days == null ? null : new Date(row.assigned_at.getTime() + row.validity_days * DAY_MS);
-  const status =
-    row.key_status === 'revoked' || row.disabled_at
-      ? 'disabled'
-      : expires && expires.getTime() <= now
-        ? 'expired'
-        : 'active';
+  const status = row.status;
   const instance = row.instance_id
     ? { id: row.instance_id, name: row.instance_name, createdAt: row.instance_created_at.toISOString() }
     : null;
-  const reason =
-    status !== 'active' ? status : body.instanceId !== undefined && !instance ? 'instance_not_found' : null;
+  const reason = REASONS[status] ?? (body.instanceId !== undefined && !instance ? 'instance_not_found' : null);
   return {
     valid: reason === null,
     reason,
@@ -74,7 +90,8 @@ app.post('/api/v1/licenses/validate', async (request, reply) => {
       status,
       activationLimit: row.activation_limit,
       activationUsage: row.usage,
-      expiresAt: expires?.toISOString() ?? null,
+      expiresAt: row.expires_at?.toISOString() ?? null,
+      subscriptionId: row.subscription_id,
       createdAt: row.assigned_at.toISOString(),
     },
     instance,

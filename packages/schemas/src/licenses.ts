@@ -6,12 +6,20 @@ import { z } from 'zod';
 import { ZId, ZSingleLine, ZTimestamp, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 
-export const LICENSE_STATUSES = ['active', 'expired', 'disabled'] as const;
+/**
+ * `inactive`: a subscription's license while its subscription is paused or was never paid
+ * (incomplete, incomplete_expired); it is valid again once the subscription is.
+ */
+export const LICENSE_STATUSES = ['active', 'inactive', 'expired', 'disabled'] as const;
 export const ZLicenseStatus = z.enum(LICENSE_STATUSES);
 export type TLicenseStatus = z.infer<typeof ZLicenseStatus>;
 
-/** Why a license does not validate. */
-export const LICENSE_INVALID_REASONS = ['expired', 'disabled', 'instance_not_found'] as const;
+/**
+ * Why a license does not validate, the first that applies: `disabled` (the seller, or a refund),
+ * `subscription_inactive` (its subscription is paused or unpaid), `expired` (its validity or its
+ * subscription's access ran out, or the subscription was canceled), `instance_not_found`.
+ */
+export const LICENSE_INVALID_REASONS = ['disabled', 'subscription_inactive', 'expired', 'instance_not_found'] as const;
 export const ZLicenseInvalidReason = z.enum(LICENSE_INVALID_REASONS);
 
 /** A license key as the buyer typed it; compared trimmed, as it was stocked. */
@@ -43,7 +51,14 @@ export const ZLicense = z.object({
   activationLimit: z.number().int().min(1).max(10_000).nullable(),
   /** Instances active now. */
   activationUsage: z.number().int().min(0).max(1_000_000),
+  /**
+   * A one-time license: its assignment plus its product's validity days (null: never). A
+   * subscription's: when its access ends (the period's end; the grace after a failed renewal; the
+   * pause or the end), judged by a test subscription's own clock.
+   */
   expiresAt: ZTimestamp.nullable(),
+  /** The subscription the license follows; null for a one-time sale. */
+  subscriptionId: z.string().nullable(),
   createdAt: ZTimestamp,
 });
 export type TLicense = z.infer<typeof ZLicense>;

@@ -90,6 +90,10 @@ export type TPaymentMethod = z.infer<typeof ZPaymentMethod>;
 /** The longest `receiptNote` a store may set. */
 export const RECEIPT_NOTE_MAX = 1000;
 
+/** Days a subscription's licenses stay valid after a failed renewal (`past_due`), at most. */
+export const SUBSCRIPTION_GRACE_DAYS_MAX = 30;
+const ZSubscriptionGraceDays = z.number().int().min(0).max(SUBSCRIPTION_GRACE_DAYS_MAX);
+
 export const ZStoreSettings = z.object({
   paymentMethods: z.array(ZPaymentMethod).min(1).max(PAYMENT_METHODS.length),
   /** Shown to buyers who choose manual payment (bank transfer details, etc.). */
@@ -100,6 +104,8 @@ export const ZStoreSettings = z.object({
   receiptsEnabled: z.boolean(),
   /** Plain text the receipt ends with (support address, thanks...); empty for none. */
   receiptNote: z.string().max(RECEIPT_NOTE_MAX),
+  /** Days a subscription's licenses stay valid after its renewal failed (0 to 30; 7 by default). */
+  subscriptionGraceDays: ZSubscriptionGraceDays,
 });
 export type TStoreSettings = z.infer<typeof ZStoreSettings>;
 
@@ -178,6 +184,7 @@ export const ZUpdateStoreInput = z.strictObject({
       emailOrderAccess: z.boolean().optional(),
       receiptsEnabled: z.boolean().optional(),
       receiptNote: ZPlainText(RECEIPT_NOTE_MAX).optional(),
+      subscriptionGraceDays: ZSubscriptionGraceDays.optional(),
     })
     .optional(),
 });

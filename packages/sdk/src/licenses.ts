@@ -38,13 +38,16 @@ export function createLicenseClient(options: LicenseClientOptions) {
     /**
      * Activates this installation as `instanceName` (activating the same name again answers the
      * same instance and uses no extra activation). Errors: 404 `not_found` (no such key for this
-     * product), 409 `activation_limit_reached`, 409 `license_inactive` (expired or disabled).
+     * product), 409 `activation_limit_reached`, 409 `license_inactive` (expired, disabled, or its
+     * subscription paused or unpaid).
      */
     activate: (key: string, instanceName: string, opts?: RequestOptions): Promise<LicenseActivation> =>
       transport.call('licenses.activate', { productId, key, instanceName }, safe, opts),
     /**
      * Whether the license is valid now (and, with `instanceId`, whether that instance is still
-     * one of its activations): `{ valid, reason: null | 'expired' | 'disabled' | 'instance_not_found' }`.
+     * one of its activations): `{ valid, reason: null | 'disabled' | 'subscription_inactive' |
+     * 'expired' | 'instance_not_found' }`; a subscription's license is valid while its subscription
+     * gives access (`license.subscriptionId`, `license.expiresAt`).
      */
     validate: (key: string, instanceId?: string, opts?: RequestOptions): Promise<LicenseValidation> =>
       transport.call(

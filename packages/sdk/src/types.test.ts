@@ -140,7 +140,7 @@ describe('enums are unions', () => {
       'licenseKeys' | 'downloadFiles' | 'manualDelivery' | 'deliveryInstructions'
     >();
     expectTypeOf<CustomFieldType>().toEqualTypeOf<'text' | 'number' | 'email' | 'checkbox'>();
-    expectTypeOf<LicenseStatus>().toEqualTypeOf<'active' | 'expired' | 'disabled'>();
+    expectTypeOf<LicenseStatus>().toEqualTypeOf<'active' | 'inactive' | 'expired' | 'disabled'>();
     expectTypeOf<License['status']>().toEqualTypeOf<LicenseStatus>();
     expectTypeOf<WebhookDelivery['status']>().toEqualTypeOf<'pending' | 'success' | 'failed' | 'queued' | 'skipped'>();
     expectTypeOf<WebhookDelivery['event']>().toEqualTypeOf<WebhookEventName>();

@@ -22,7 +22,7 @@ const STATUS_TONES: Record<string, Record<string, Tone>> = {
     cancelled: 'neutral',
     expired: 'neutral',
   },
-  license: { active: 'success', expired: 'neutral', disabled: 'danger' },
+  license: { active: 'success', inactive: 'warning', expired: 'neutral', disabled: 'danger' },
   key: { available: 'success', assigned: 'info', revoked: 'neutral', active: 'success', disabled: 'danger' },
   delivery: { pending: 'warning', queued: 'info', success: 'success', failed: 'danger', skipped: 'neutral' },
   ticket: { open: 'warning', answered: 'info', closed: 'neutral' },

@@ -2,7 +2,7 @@
 import { oneOf, text } from '../../search-params';
 
 // The API's license statuses (@svc/schemas LICENSE_STATUSES), repeated so the shell does not load zod; a test compares them.
-export const LICENSE_STATUSES = ['active', 'expired', 'disabled'] as const;
+export const LICENSE_STATUSES = ['active', 'inactive', 'expired', 'disabled'] as const;
 
 export interface LicensesSearch {
   productId?: string;

@@ -30,6 +30,7 @@ import { Migration20261128125122_store_onboarding } from './Migration20261128125
 import { Migration20261128125552_saved_payment_methods } from './Migration20261128125552_saved_payment_methods.js';
 import { Migration20261128125643_product_plans } from './Migration20261128125643_product_plans.js';
 import { Migration20261128133711_subscriptions } from './Migration20261128133711_subscriptions.js';
+import { Migration20261128161808_licenses_follow_subscriptions } from './Migration20261128161808_licenses_follow_subscriptions.js';
 import { Migration20261128163021_renewal_orders } from './Migration20261128163021_renewal_orders.js';
 
 export const MIGRATIONS: MigrationObject[] = [
@@ -62,5 +63,9 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128125552_saved_payment_methods', class: Migration20261128125552_saved_payment_methods },
   { name: 'Migration20261128125643_product_plans', class: Migration20261128125643_product_plans },
   { name: 'Migration20261128133711_subscriptions', class: Migration20261128133711_subscriptions },
+  {
+    name: 'Migration20261128161808_licenses_follow_subscriptions',
+    class: Migration20261128161808_licenses_follow_subscriptions,
+  },
   { name: 'Migration20261128163021_renewal_orders', class: Migration20261128163021_renewal_orders },
 ];

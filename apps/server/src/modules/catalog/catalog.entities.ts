@@ -146,6 +146,12 @@ export const LicenseKeySchema = defineEntity({
       expression:
         'create index "license_key_order_line_index" on "license_key" ("order_line_id") where "order_line_id" is not null',
     },
+    // A subscription's licenses (the renewal engine and the wipe of test data find them by it).
+    {
+      name: 'license_key_subscription_index',
+      expression:
+        'create index "license_key_subscription_index" on "license_key" ("subscription_id") where "subscription_id" is not null',
+    },
   ],
   properties: (p) => ({
     id: p.string().primary().length(32),
@@ -164,6 +170,13 @@ export const LicenseKeySchema = defineEntity({
       .deleteRule('no action'),
     orderLineId: p.string().length(32).nullable(),
     assignedAt: p.datetime().nullable(),
+    /**
+     * The subscription whose order the key was assigned to (the order's own subscription_id, set by
+     * the claim); null for a one-time sale. Its license is valid as long as that subscription gives
+     * access. No foreign key, as the order's column has none: the catalog cannot name the
+     * subscriptions module's entity.
+     */
+    subscriptionId: p.string().length(32).nullable(),
     /** License API: set while the seller has disabled this sold key's license. */
     disabledAt: p.datetime().nullable(),
     createdAt: p.datetime(),

@@ -57,7 +57,8 @@ export async function insertKeys(em: EntityManager, keys: NewKey[]): Promise<num
 /**
  * Assigns up to `count` of a product's available keys (oldest first) to an order line; returns
  * how many. FOR UPDATE SKIP LOCKED: concurrent settlements each take keys no other transaction
- * holds, never waiting on one another and never taking the same key.
+ * holds, never waiting on one another and never taking the same key. The key takes the order's
+ * subscription (null for a one-time sale) from the order's row in the same statement.
  */
 export async function claimKeys(
   em: EntityManager,
@@ -69,9 +70,10 @@ export async function claimKeys(
        select id from license_key where product_id = ? and status = 'available'
        order by id limit ? for update skip locked
      )
-     update license_key k set status = 'assigned', order_id = ?, order_line_id = ?, assigned_at = ?
-     from picked where k.id = picked.id returning k.id`,
-    [claim.productId, claim.count, claim.orderId, claim.orderLineId, claim.now],
+     update license_key k set status = 'assigned', order_id = o.id, order_line_id = ?, assigned_at = ?,
+       subscription_id = o.subscription_id
+     from picked, "order" o where k.id = picked.id and o.id = ? returning k.id`,
+    [claim.productId, claim.count, claim.orderLineId, claim.now, claim.orderId],
   );
   return claimed.length;
 }

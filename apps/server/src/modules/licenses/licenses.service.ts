@@ -1,6 +1,8 @@
 /**
  * The License API (docs/architecture.md, The faces): a license is a sold license key; its product says how many
- * instances it may activate at once and for how many days from its assignment it is valid. The
+ * instances it may activate at once and for how many days from its assignment it is valid; a
+ * subscription's license is valid while its subscription gives access instead (licenses.repo.ts
+ * judges both in the statement that reads the license). The
  * merchant's software activates, validates and deactivates with the key as its credential; the
  * seller (merchant API or dashboard) lists, reads, disables and enables licenses and removes
  * instances. Activation and deactivation run under the key's row lock, so N concurrent
@@ -40,7 +42,6 @@ import {
   type LicenseRow,
 } from './licenses.repo.js';
 
-const DAY_MS = 86_400_000;
 const NOT_FOUND = 'No license with this key for this product.';
 
 type LicenseCore = Pick<
@@ -48,37 +49,36 @@ type LicenseCore = Pick<
   | 'id'
   | 'product_id'
   | 'livemode'
-  | 'key_status'
+  | 'subscription_id'
   | 'assigned_at'
-  | 'disabled_at'
   | 'activation_limit'
-  | 'validity_days'
+  | 'expires_at'
+  | 'status'
   | 'usage'
 >;
 
-export function expiresAt(row: Pick<LicenseRow, 'assigned_at' | 'validity_days'>): Date | null {
-  return row.validity_days == null ? null : new Date(new Date(row.assigned_at).getTime() + row.validity_days * DAY_MS);
-}
+/**
+ * Why a license with this status does not validate, in the order licenses.repo.ts STATUS judges:
+ * disabled before subscription_inactive (the seller's word outranks the subscription's state),
+ * before expired (a paused subscription is reported as paused even when its pause date passed).
+ */
+const INVALID_REASON: Record<TLicenseStatus, TValidateLicenseResult['reason']> = {
+  active: null,
+  disabled: 'disabled',
+  inactive: 'subscription_inactive',
+  expired: 'expired',
+};
 
-/** `disabled` (the seller disabled it, or its order was refunded), else `expired` once its validity ran out, else `active`. */
-export function licenseStatus(
-  row: Pick<LicenseRow, 'key_status' | 'disabled_at' | 'assigned_at' | 'validity_days'>,
-  now: Date,
-): TLicenseStatus {
-  if (row.key_status === 'revoked' || row.disabled_at) return 'disabled';
-  const expiry = expiresAt(row);
-  return expiry && expiry.getTime() <= now.getTime() ? 'expired' : 'active';
-}
-
-function toLicense(row: LicenseCore, now: Date): TLicense {
+function toLicense(row: LicenseCore): TLicense {
   return {
     id: row.id,
     productId: row.product_id,
     livemode: row.livemode,
-    status: licenseStatus(row, now),
+    status: row.status,
     activationLimit: row.activation_limit,
     activationUsage: Number(row.usage),
-    expiresAt: expiresAt(row)?.toISOString() ?? null,
+    expiresAt: row.expires_at ? new Date(row.expires_at).toISOString() : null,
+    subscriptionId: row.subscription_id,
     createdAt: new Date(row.assigned_at).toISOString(),
   };
 }
@@ -115,14 +115,14 @@ export async function activateLicense(
   const now = ctx.clock.now();
   try {
     return await inTransaction(ctx, async (tx) => {
-      const row = await lookupLicense(tx.em, input.productId, valueHash, null, true);
+      const row = await lookupLicense(tx.em, input.productId, valueHash, null, true, now);
       if (!row) throw notFound();
       row.usage = await usageUnderLock(tx.em, row.id);
-      const status = licenseStatus(row, now);
+      const status = row.status;
       if (status !== 'active')
         throw new AppError('license_inactive', `This license is ${status}; it cannot be activated.`);
       const existing = await tx.em.findOne(LicenseInstanceSchema, { licenseKey: row.id, name: input.instanceName });
-      if (existing) return { activated: true as const, license: toLicense(row, now), instance: toInstance(existing) };
+      if (existing) return { activated: true as const, license: toLicense(row), instance: toInstance(existing) };
       if (row.activation_limit !== null && row.usage >= row.activation_limit) {
         throw new AppError(
           'activation_limit_reached',
@@ -139,7 +139,7 @@ export async function activateLicense(
       await tx.em.flush();
       const updated = { ...row, usage: row.usage + 1 };
       await recordLicenseEvent(ctx, tx.em, 'license.activated', row.id, now);
-      return { activated: true as const, license: toLicense(updated, now), instance: toInstance(instance) };
+      return { activated: true as const, license: toLicense(updated), instance: toInstance(instance) };
     });
   } catch (error) {
     // Under the row lock two activations of one name cannot race; this is the constraint's word if they ever do.
@@ -160,21 +160,15 @@ export async function validateLicense(
     hashOf(ctx, input.key),
     input.instanceId ?? null,
     false,
+    ctx.clock.now(),
   );
   if (!row) throw notFound();
-  const now = ctx.clock.now();
-  const license = toLicense(row, now);
+  const license = toLicense(row);
   const instance = row.instance_id
     ? toInstance({ id: row.instance_id, name: row.instance_name!, createdAt: new Date(row.instance_created_at!) })
     : null;
   const reason =
-    license.status === 'disabled'
-      ? 'disabled'
-      : license.status === 'expired'
-        ? 'expired'
-        : input.instanceId !== undefined && !instance
-          ? 'instance_not_found'
-          : null;
+    INVALID_REASON[license.status] ?? (input.instanceId !== undefined && !instance ? 'instance_not_found' : null);
   return { valid: reason === null, reason, license, instance };
 }
 
@@ -186,14 +180,14 @@ export async function deactivateLicense(
   const valueHash = hashOf(ctx, input.key);
   const now = ctx.clock.now();
   return inTransaction(ctx, async (tx) => {
-    const row = await lookupLicense(tx.em, input.productId, valueHash, input.instanceId, true);
+    const row = await lookupLicense(tx.em, input.productId, valueHash, input.instanceId, true, now);
     if (!row) throw notFound();
     // Read again under the lock: a deactivation that waited for it may find the instance gone.
     const removed = row.instance_id ? await tx.em.nativeDelete(LicenseInstanceSchema, { id: row.instance_id }) : 0;
     if (removed === 0) throw new AppError('not_found', 'This license has no such instance.');
     row.usage = await usageUnderLock(tx.em, row.id);
     await recordLicenseEvent(ctx, tx.em, 'license.deactivated', row.id, now);
-    return { deactivated: true as const, license: toLicense(row, now) };
+    return { deactivated: true as const, license: toLicense(row) };
   });
 }
 
@@ -203,7 +197,8 @@ async function merchantLicenses(
   em: EntityManager,
   ids: string[],
 ): Promise<Array<{ view: TMerchantLicense; storeId: string; livemode: boolean }>> {
-  const rows = await selectMerchantLicenses(em, ids);
+  const now = ctx.clock.now();
+  const rows = await selectMerchantLicenses(em, ids, now);
   const instances =
     ids.length === 0
       ? []
@@ -212,14 +207,13 @@ async function merchantLicenses(
           { licenseKey: { $in: ids } },
           { orderBy: { createdAt: 'asc', id: 'asc' } },
         );
-  const now = ctx.clock.now();
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);
     if (!row) return [];
     const value = decryptLicenseKey(ctx.deps.config, row.value_enc);
     const view: TMerchantLicense = {
-      ...toLicense(row, now),
+      ...toLicense(row),
       orderId: `ORD-${row.order_number}`,
       // The order column keeps '' for "none" (the interface's Order says string); the license says null.
       customerEmail: row.customer_email === '' ? null : row.customer_email,
@@ -340,7 +334,7 @@ async function setDisabled(
 ): Promise<TMerchantLicense> {
   const now = ctx.clock.now();
   return inTransaction(ctx, async (tx) => {
-    const row = await lockLicenseOfStore(tx.em, input.storeId, ctx.livemode, input.licenseId);
+    const row = await lockLicenseOfStore(tx.em, input.storeId, ctx.livemode, input.licenseId, now);
     if (!row) throw new AppError('not_found', 'No license with this id in this store.');
     if (!disable && row.key_status === 'revoked')
       throw new AppError('conflict', 'This license was disabled by a refund of its order; it cannot be enabled.');
@@ -360,7 +354,7 @@ export async function removeLicenseInstance(
 ): Promise<void> {
   const now = ctx.clock.now();
   await inTransaction(ctx, async (tx) => {
-    const row = await lockLicenseOfStore(tx.em, input.storeId, ctx.livemode, input.licenseId);
+    const row = await lockLicenseOfStore(tx.em, input.storeId, ctx.livemode, input.licenseId, now);
     if (!row) throw new AppError('not_found', 'No license with this id in this store.');
     const removed = await tx.em.nativeDelete(LicenseInstanceSchema, { id: input.instanceId, licenseKey: row.id });
     if (removed === 0) throw new AppError('not_found', 'This license has no such instance.');

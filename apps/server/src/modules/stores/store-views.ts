@@ -24,7 +24,7 @@ export function toPublicStore(store: Store): TStorePublic {
   };
 }
 
-const DEFAULT_SETTINGS: TStoreSettings = {
+const DEFAULT_SETTINGS: Omit<TStoreSettings, 'subscriptionGraceDays'> = {
   paymentMethods: ['manual'],
   manualPaymentInstructions: '',
   emailOrderAccess: true,
@@ -32,8 +32,12 @@ const DEFAULT_SETTINGS: TStoreSettings = {
   receiptNote: '',
 };
 
-/** The store's settings with defaults for what was never set. */
+/** The store's settings with defaults for what was never set (the grace days are a column of their own). */
 export function storeSettings(store: Store): TStoreSettings {
-  const parsed = ZStoreSettings.partial().safeParse(store.settings);
-  return { ...DEFAULT_SETTINGS, ...(parsed.success ? parsed.data : {}) };
+  const parsed = ZStoreSettings.omit({ subscriptionGraceDays: true }).partial().safeParse(store.settings);
+  return {
+    ...DEFAULT_SETTINGS,
+    ...(parsed.success ? parsed.data : {}),
+    subscriptionGraceDays: store.subscriptionGraceDays,
+  };
 }

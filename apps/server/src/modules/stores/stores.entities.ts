@@ -5,7 +5,13 @@ import { UserSchema } from '../identity/identity.entities.js';
 export const StoreSchema = defineEntity({
   name: 'Store',
   tableName: 'store',
-  checks: [{ name: 'store_subdomain_lower', expression: 'subdomain = lower(subdomain)' }],
+  checks: [
+    { name: 'store_subdomain_lower', expression: 'subdomain = lower(subdomain)' },
+    {
+      name: 'store_subscription_grace_days_check',
+      expression: 'subscription_grace_days >= 0 and subscription_grace_days <= 30',
+    },
+  ],
   // Customer-route CORS looks stores up by an allowed origin.
   indexes: [
     {
@@ -38,6 +44,11 @@ export const StoreSchema = defineEntity({
      * reads it from the membership row's join, so it costs no query of its own.
      */
     requireTwoFactor: p.boolean().default(false),
+    /**
+     * Days a past_due subscription's licenses stay valid (settings.subscriptionGraceDays). A column,
+     * not part of `settings`: the License API's one statement reads it by the store's primary key.
+     */
+    subscriptionGraceDays: p.integer().default(7),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

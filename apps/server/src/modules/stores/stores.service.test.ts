@@ -5,8 +5,9 @@ import { createStore, uniqueSubdomain } from '../../../../../test/support/factor
 import { serviceContext } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { AppError } from '../../lib/errors.js';
-import { ZMerchantUpdateStoreInput } from '@svc/schemas';
+import { ZMerchantUpdateStoreInput, ZUpdateStoreInput } from '@svc/schemas';
 import { UserSchema } from '../identity/identity.entities.js';
+import { StoreMemberSchema, StoreSchema } from './stores.entities.js';
 import { createUser } from '../identity/identity.service.js';
 import {
   addMember,
@@ -15,6 +16,7 @@ import {
   listMembers,
   lookupStoreBySubdomain,
   updateMerchantStore,
+  updateStore,
 } from './stores.service.js';
 
 let orm: Orm;
@@ -105,5 +107,38 @@ describe('members', () => {
       [owner.email, null, 'owner'],
       [staff.email, 'Grace Hopper', 'staff'],
     ]);
+  });
+});
+
+describe("a store's subscription grace days", () => {
+  it('are 7 by default, change alone among the settings, and live in their own column', async () => {
+    const tag = uniqueSubdomain('grace');
+    const owner = await createUser(ctx(), { email: `${tag}@example.test`, password: 'a long password' });
+    const store = await createOwnedStore(ctx(), await orm.em.fork().findOneOrFail(UserSchema, { id: owner.id }), {
+      name: 'Grace',
+      subdomain: tag,
+    });
+    expect(store.settings.subscriptionGraceDays).toBe(7);
+    const member = await orm.em.fork().findOneOrFail(StoreMemberSchema, { store: store.id, user: owner.id });
+    const changed = await updateStore(
+      ctx(),
+      member,
+      ZUpdateStoreInput.parse({ storeId: store.id, settings: { subscriptionGraceDays: 0 } }),
+    );
+    expect(changed.settings).toEqual({ ...store.settings, subscriptionGraceDays: 0 });
+    const row = await orm.em.fork().findOneOrFail(StoreSchema, { id: store.id });
+    expect(row.subscriptionGraceDays).toBe(0);
+    expect(row.settings).not.toHaveProperty('subscriptionGraceDays');
+    // Another setting leaves them as they are.
+    const again = await updateStore(ctx(), member, { storeId: store.id, settings: { receiptNote: 'Thanks' } });
+    expect(again.settings).toMatchObject({ receiptNote: 'Thanks', subscriptionGraceDays: 0 });
+  });
+
+  it('refuse anything but a whole number of days from 0 to 30', () => {
+    for (const days of [-1, 31, 1.5, '7']) {
+      const input = { storeId: 'abc', settings: { subscriptionGraceDays: days } };
+      expect(ZUpdateStoreInput.safeParse(input).success, String(days)).toBe(false);
+    }
+    expect(ZUpdateStoreInput.safeParse({ storeId: 'abc', settings: { subscriptionGraceDays: 30 } }).success).toBe(true);
   });
 });
