@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TCreateProductInput } from '@svc/schemas';
 import { workerDatabaseUrl } from '../../../../test/support/env.js';
 import { createStore } from '../../../../test/support/factories.js';
-import { serviceContext, testConfig } from '../../../../test/support/in-process.js';
+import { serviceContext } from '../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../db/orm.js';
 import { ManualClock } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
@@ -25,7 +25,7 @@ import { cancelSubscription, getSubscription } from '../modules/subscriptions/su
 import { advanceSubscription } from './advance-subscription.js';
 import { BillingEngine } from './billing-engine.js';
 import { createOrder } from './place-order.js';
-import { runNextMove, resumeSubscription } from './renew-subscription.js';
+import { resumeSubscription, runNextMove, updateSubscription } from './renew-subscription.js';
 import { handleNotification } from './settle-payment.js';
 
 let orm: Orm;
@@ -53,13 +53,17 @@ async function appError(promise: Promise<unknown>, code: string): Promise<AppErr
  * A subscription checked out and paid on the test gateway's page with `card`: a monthly plan at
  * 9.00 (with `trialDays`), in test mode unless `livemode`.
  */
-async function subscribed(card: TestCard, options: { trialDays?: number; livemode?: boolean } = {}) {
-  const clock = new ManualClock(T0);
+async function subscribed(
+  card: TestCard,
+  options: { trialDays?: number; livemode?: boolean; start?: number; quantity?: number } = {},
+) {
+  const clock = new ManualClock(options.start ?? T0);
   const livemode = options.livemode ?? false;
   const ctx: ServiceContext = { ...serviceContext(orm, clock), livemode };
   const store = await createStore(orm.em.fork());
   const plans: NonNullable<TCreateProductInput['plans']> = [
     { interval: 'month', intervalCount: 1, price: 9, trialDays: options.trialDays ?? 0, active: true },
+    { interval: 'year', intervalCount: 1, price: 90, trialDays: 0, active: true },
   ];
   const product = await createProduct(ctx, {
     storeId: store.id,
@@ -71,7 +75,7 @@ async function subscribed(card: TestCard, options: { trialDays?: number; livemod
   const email = `buyer-${unique()}@example.test`;
   const { order } = await createOrder(
     { ...serviceContext(orm, clock), livemode },
-    { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email },
+    { store: store.id, cart: [{ productId: product.id, quantity: options.quantity ?? 1 }], email },
     buyer,
   );
   const notification = {
@@ -91,8 +95,9 @@ async function subscribed(card: TestCard, options: { trialDays?: number; livemod
 const ordersOf = (subscriptionId: string) =>
   orm.em.fork().find(OrderSchema, { subscriptionId }, { orderBy: { number: 'asc' } });
 const at = (ms: number) => new Date(ms).toISOString();
-/** The kept mail to `to`, newest first. */
-const mailTo = (to: string) => keptMail({ em: orm.em.fork(), deps: { config: testConfig() } }, { to });
+/** The subjects of the kept mail to `to`, sorted (the wall clock stands still here: no order by time). */
+const mailTo = async (ctx: ServiceContext, to: string) =>
+  (await keptMail({ ...ctx, em: orm.em.fork() }, { to })).sort((a, b) => a.subject.localeCompare(b.subject));
 
 describe("a test subscription's clock", () => {
   it('renews each month on the saved card, anchored to the first payment, one order and one charge a period', async () => {
@@ -137,8 +142,11 @@ describe("a test subscription's clock", () => {
     expect(pastDue.events).toEqual(['order.created', 'subscription.past_due']);
     expect(pastDue.orders).toMatchObject([{ status: 'pending', billingReason: 'subscription_cycle' }]);
     // The buyer is told, once, with a link to pay the renewal order (kept: a test subscription's mail never leaves).
-    const failedMail = await mailTo(sale.email);
-    expect(failedMail.map((m) => m.subject)).toEqual([expect.stringMatching(/^Payment failed for your Editor Pro/)]);
+    const failedMail = await mailTo(sale.ctx, sale.email);
+    expect(failedMail.map((m) => m.subject)).toEqual([
+      'Payment failed for your Editor Pro subscription — Test Store',
+      expect.stringMatching(/^Your receipt from Test Store/),
+    ]);
     expect(failedMail[0]!.text).toContain(`/checkout/${pastDue.orders[0]!.id}?token=`);
 
     // Retries on days 1, 4 and 9 fail; still past due, still the one order.
@@ -155,9 +163,10 @@ describe("a test subscription's clock", () => {
       endedAt: at(renewal + 16 * DAY),
     });
     expect(ended.events).toEqual(['subscription.ended']);
-    expect((await mailTo(sale.email)).map((m) => m.subject)).toEqual([
-      expect.stringMatching(/has ended/),
-      expect.stringMatching(/^Payment failed/),
+    expect((await mailTo(sale.ctx, sale.email)).map((m) => m.subject)).toEqual([
+      'Payment failed for your Editor Pro subscription — Test Store',
+      'Your Editor Pro subscription has ended — Test Store',
+      expect.stringMatching(/^Your receipt from Test Store/),
     ]);
     // The unpaid period's order is no longer payable.
     expect((await ordersOf(sale.order.subscriptionId!)).map((o) => o.status)).toEqual(['completed', 'expired']);
@@ -182,10 +191,10 @@ describe("a test subscription's clock", () => {
     ]);
     expect(paid.subscription).toMatchObject({ status: 'active', currentPeriodStart: at(T0 + 7 * DAY) });
     // The trial's notice, then the first charge's receipt (a renewal's wording).
-    expect((await mailTo(sale.email)).map((m) => m.subject)).toEqual([
-      expect.stringMatching(/subscription from .* renewed/),
-      expect.stringMatching(/trial ends on/),
-      expect.stringMatching(/receipt|ORD-/i),
+    expect((await mailTo(sale.ctx, sale.email)).map((m) => m.subject)).toEqual([
+      'Your Editor Pro subscription from Test Store renewed — ORD-' + paid.orders[0]!.orderId.slice(4),
+      'Your Editor Pro trial ends on 22 January 2027 — Test Store',
+      expect.stringMatching(/^Your receipt from Test Store/),
     ]);
 
     await cancelSubscription(sale.ctx, { ...sale.input, atPeriodEnd: true });
@@ -217,6 +226,78 @@ describe("a test subscription's clock", () => {
     expect(resumed).toMatchObject({ status: 'active', currentPeriodStart: at(T0 + 40 * DAY) });
     expect(await ordersOf(sale.order.subscriptionId!)).toHaveLength(2);
     await appError(resumeSubscription(sale.ctx, sale.input), 'invalid_transition');
+  });
+});
+
+describe('changing the plan or the seats', () => {
+  // April 2027 has 30 days: the monthly period from 1 April 10:00 runs to 1 May 10:00.
+  const APRIL = Date.UTC(2027, 3, 1, 10, 0);
+
+  it('upgrade monthly to yearly on day 10 of 30: 6.00 credited, 90.00 charged, one 84.00 order, a year from now', async () => {
+    const sale = await subscribed('succeeds', { start: APRIL });
+    const yearly = sale.product.plans[1]!;
+    await advanceSubscription(sale.ctx, { ...sale.input, to: at(APRIL + 10 * DAY) });
+    const changed = await updateSubscription(sale.ctx, { ...sale.input, planId: yearly.id });
+    // Unused: 20 of 30 days of 9.00 = 6.00; the yearly plan starts now at 90.00; 90.00 - 6.00 = 84.00.
+    expect(changed).toMatchObject({
+      status: 'active',
+      planId: yearly.id,
+      interval: 'year',
+      amount: 90,
+      creditBalance: 0,
+      currentPeriodStart: at(APRIL + 10 * DAY),
+      currentPeriodEnd: at(Date.UTC(2028, 3, 11, 10, 0)),
+    });
+    const orders = await ordersOf(sale.order.subscriptionId!);
+    expect(orders.map((o) => [o.billingReason, o.status, o.priceMinor])).toEqual([
+      ['subscription_create', 'completed', 900],
+      ['subscription_update', 'completed', 8400],
+    ]);
+  });
+
+  it('downgrade 3 seats to 1 on day 10 of 30: a 12.00 credit, spent by the next renewals', async () => {
+    const sale = await subscribed('succeeds', { start: APRIL, quantity: 3 });
+    await advanceSubscription(sale.ctx, { ...sale.input, to: at(APRIL + 10 * DAY) });
+    // Unused: 20/30 of 27.00 = 18.00 credited; 20/30 of 9.00 = 6.00 for the rest; net 12.00 credit.
+    const changed = await updateSubscription(sale.ctx, { ...sale.input, quantity: 1 });
+    expect(changed).toMatchObject({ quantity: 1, amount: 9, creditBalance: 12 });
+    expect(await ordersOf(sale.order.subscriptionId!)).toHaveLength(1);
+    // 1 May: 9.00 paid from the credit (3.00 left); 1 June: 6.00 charged.
+    const may = await advanceSubscription(sale.ctx, { ...sale.input, to: at(Date.UTC(2027, 4, 2)) });
+    expect(may.orders.map((o) => [o.price, o.discount, o.status])).toEqual([[0, 9, 'completed']]);
+    expect(may.subscription).toMatchObject({ creditBalance: 3, currentPeriodStart: at(Date.UTC(2027, 4, 1, 10, 0)) });
+    const june = await advanceSubscription(sale.ctx, { ...sale.input, to: at(Date.UTC(2027, 5, 2)) });
+    expect(june.orders.map((o) => [o.price, o.discount, o.status])).toEqual([[6, 3, 'completed']]);
+    expect(june.subscription).toMatchObject({ creditBalance: 0 });
+  });
+
+  it('without proration waits for the renewal; a declined difference changes nothing; bad plans are 400', async () => {
+    const sale = await subscribed('succeeds', { start: APRIL });
+    const yearly = sale.product.plans[1]!;
+    const pending = await updateSubscription(sale.ctx, { ...sale.input, planId: yearly.id, prorate: false });
+    expect(pending).toMatchObject({
+      planId: sale.product.plans[0]!.id,
+      pendingUpdate: { planId: yearly.id, amount: 90 },
+    });
+    const renewed = await advanceSubscription(sale.ctx, { ...sale.input, to: at(Date.UTC(2027, 4, 2)) });
+    expect(renewed.orders.map((o) => o.price)).toEqual([90]);
+    expect(renewed.subscription).toMatchObject({ interval: 'year', pendingUpdate: null });
+
+    const declining = await subscribed('declines_renewals', { start: APRIL });
+    await appError(
+      updateSubscription(declining.ctx, { ...declining.input, planId: declining.product.plans[1]!.id }),
+      'payment_failed',
+    );
+    expect(await getSubscription(declining.ctx, declining.input)).toMatchObject({ interval: 'month', amount: 9 });
+    expect(
+      (await orm.em.fork().findOneOrFail(SubscriptionSchema, { id: declining.order.subscriptionId! })).leaseUntil,
+    ).toBeNull();
+    expect((await ordersOf(declining.order.subscriptionId!)).map((o) => o.status)).toEqual(['completed', 'expired']);
+    await appError(
+      updateSubscription(declining.ctx, { ...declining.input, planId: sale.product.plans[1]!.id }),
+      'validation_failed',
+    );
+    await appError(updateSubscription(declining.ctx, declining.input), 'validation_failed');
   });
 });
 

@@ -106,7 +106,7 @@ async function periodOrder(tx: ServiceContext, row: Subscription, charge: Charge
     productName: row.productName,
     priceMinor: charge.amountMinor,
     subtotalMinor,
-      // The forever coupon's part and the credit balance spent on it.
+    // The forever coupon's part and the credit balance spent on it.
     discountMinor: subtotalMinor - charge.amountMinor,
     couponCode: coupon?.code ?? null,
     paidMinor: 0,
@@ -358,7 +358,10 @@ export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubs
     }
     if (outcome.status !== 'succeeded') {
       await abandonChange(ctx, planned.orderId, row.id);
-      throw new AppError('payment_failed', 'The saved payment method was declined for the difference; nothing was changed.');
+      throw new AppError(
+        'payment_failed',
+        'The saved payment method was declined for the difference; nothing was changed.',
+      );
     }
     await inTransaction(ctx, async (tx) => {
       const order = await lockOrder(tx, planned.orderId);
@@ -366,7 +369,12 @@ export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubs
       locked.leaseUntil = null;
       await settleOrder(tx, {
         orderId: order.id,
-        payment: { gateway: locked.paymentMethod, providerRef: outcome.providerRef || null, amountMinor: order.priceMinor, currency: order.currency },
+        payment: {
+          gateway: locked.paymentMethod,
+          providerRef: outcome.providerRef || null,
+          amountMinor: order.priceMinor,
+          currency: order.currency,
+        },
         now: tx.clock.now(),
       });
       await applyMove(tx, locked, 'change', planned.at, planned.terms, planned.prorate);
