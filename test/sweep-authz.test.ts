@@ -514,6 +514,12 @@ function validBody(key: string): Record<string, unknown> | undefined {
     'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/cancel': { atPeriodEnd: false },
     'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/pause': {},
     'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/pause': {},
+    'PATCH /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}': { quantity: 2, prorate: false },
+    'PATCH /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}': { quantity: 2, prorate: false },
+    'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/resume': {},
+    'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/resume': {},
+    'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/advance': { to: '2100-01-01T00:00:00Z' },
+    'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/advance': { to: '2100-01-01T00:00:00Z' },
     // B's own event, to B's endpoint: only A's missing membership stands in the way.
     'POST /api/dashboard/stores/{storeId}/webhooks/{webhookId}/resend': { eventId: B.ids.eventId },
   };

@@ -338,6 +338,27 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     // Pause (another subscription: one set to cancel cannot be paused); pausing again is allowed.
     'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/pause': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/pause': { body: {}, control: true },
+    // A change for the next renewal (no charge): allowed again and again.
+    'PATCH /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}': {
+      body: { quantity: 2, prorate: false },
+      control: true,
+    },
+    'PATCH /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}': {
+      body: { quantity: 3, prorate: false },
+      control: true,
+    },
+    // Resume answers 409 unless a cancel or pause is scheduled (the sweep's order decides): no control.
+    'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/resume': { body: {}, control: false },
+    'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/resume': { body: {}, control: false },
+    // A live subscription's clock is not advanced (403 test_key_required): no control.
+    'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/advance': {
+      body: { to: '2100-01-01T00:00:00Z' },
+      control: false,
+    },
+    'POST /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/advance': {
+      body: { to: '2100-01-01T00:00:00Z' },
+      control: false,
+    },
   };
   const entry = table[key];
   if (!entry) throw new Error(`no valid body for ${key}: add one to the table`);

@@ -315,6 +315,10 @@ function validBody(entry: RouteEntry, objects: World): Record<string, unknown> |
     },
     'POST /stores/{storeId}/subscriptions/{subscriptionId}/cancel': { atPeriodEnd: false },
     'POST /stores/{storeId}/subscriptions/{subscriptionId}/pause': {},
+    'PATCH /stores/{storeId}/subscriptions/{subscriptionId}': { quantity: 2, prorate: false },
+    'POST /stores/{storeId}/subscriptions/{subscriptionId}/resume': {},
+    // A live caller is refused a live subscription's clock (403); another mode's subscription is 404 first.
+    'POST /stores/{storeId}/subscriptions/{subscriptionId}/advance': { to: '2100-01-01T00:00:00Z' },
     // The endpoint's own mode's event: only the endpoint's mode stands in the way.
     'POST /stores/{storeId}/webhooks/{webhookId}/resend': { eventId: objects.ids.eventId },
   };
@@ -331,6 +335,9 @@ function idFor(entry: RouteEntry, name: string, objects: World): string {
 
 interface Call {
   label: string;
+  /** A route for test mode only (a test subscription's clock). */
+  testOnly?: boolean;
+  liveCaller?: boolean;
   method: string;
   url: string;
   headers: Record<string, string>;
@@ -361,6 +368,8 @@ function callOf(entry: RouteEntry, caller: World, objects: World): Call {
   }
   return {
     label: `${entry.method} ${entry.path} (${caller.mode} caller, ${objects.mode} ids)`,
+    testOnly: entry.path.endsWith('/advance'),
+    liveCaller: caller.mode === 'live',
     method: entry.method,
     url,
     headers,
@@ -378,11 +387,15 @@ async function run(call: Call, other: World): Promise<string[]> {
   });
   const text = await response.text();
   const problems: string[] = [];
-  if (response.status !== 404) problems.push(`status ${response.status} (want 404)`);
+  // A test clock refuses every live caller before it looks anything up (403 test_key_required,
+  // whatever the id): nothing of either mode is read. Every other route answers 404.
+  const want =
+    call.testOnly && call.liveCaller ? { status: 403, code: 'test_key_required' } : { status: 404, code: 'not_found' };
+  if (response.status !== want.status) problems.push(`status ${response.status} (want ${want.status})`);
   try {
     const body = JSON.parse(text);
-    if (typeof body.error !== 'string' || !ERROR_CODE_SET.has(body.code) || body.code !== 'not_found')
-      problems.push('not our not_found body');
+    if (typeof body.error !== 'string' || !ERROR_CODE_SET.has(body.code) || body.code !== want.code)
+      problems.push(`not our ${want.code} body`);
   } catch {
     problems.push('body is not JSON');
   }

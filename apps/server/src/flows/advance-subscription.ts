@@ -27,6 +27,10 @@ function addYears(at: Date, years: number): Date {
   return next;
 }
 
+/**
+ * `POST .../subscriptions/{id}/advance`: the test clock moved to `to`, each due move run at its own
+ * time. Transactions: each step's own (flows/renew-subscription.ts), then one moving the clock.
+ */
 export async function advanceSubscription(
   ctx: ServiceContext,
   input: TAdvanceSubscriptionInput,

@@ -25,7 +25,7 @@ import { cancelSubscription, getSubscription } from '../modules/subscriptions/su
 import { advanceSubscription } from './advance-subscription.js';
 import { BillingEngine } from './billing-engine.js';
 import { createOrder } from './place-order.js';
-import { resumeSubscription, runNextMove, updateSubscription } from './renew-subscription.js';
+import { cancelSubscriptionNow, resumeSubscription, runNextMove, updateSubscription } from './renew-subscription.js';
 import { handleNotification } from './settle-payment.js';
 
 let orm: Orm;
@@ -174,6 +174,17 @@ describe("a test subscription's clock", () => {
       .filter((c) => c.idempotencyKey.includes(sale.order.subscriptionId!))
       .map((c) => c.idempotencyKey.split('_').at(-1));
     expect(keys.sort()).toEqual(['0', '1', '2', '3', '4']);
+  });
+
+  it('a past-due subscription canceled ends now, and its unpaid renewal order is no longer payable', async () => {
+    const sale = await subscribed('declines_renewals');
+    await advanceSubscription(sale.ctx, { ...sale.input, to: at(Date.UTC(2027, 1, 16)) });
+    const canceled = await cancelSubscriptionNow(sale.ctx, { ...sale.input, atPeriodEnd: true });
+    expect(canceled).toMatchObject({ status: 'canceled', cancellationReason: 'requested_by_merchant' });
+    expect((await ordersOf(sale.order.subscriptionId!)).map((o) => o.status)).toEqual(['completed', 'expired']);
+    // Nothing is due any more: no retry charges a canceled subscription.
+    const later = await advanceSubscription(sale.ctx, { ...sale.input, to: at(Date.UTC(2027, 3, 1)) });
+    expect(later).toMatchObject({ orders: [], events: [] });
   });
 
   it('a trial ends in the first charge; a scheduled cancel ends it at the period end', async () => {

@@ -17,7 +17,12 @@
  * renewal racing a cancel is one or the other, never half of each (docs/decisions.md, #39 The
  * billing engine).
  */
-import type { TSubscription, TSubscriptionIdInput, TUpdateSubscriptionInput } from '@svc/schemas';
+import type {
+  TCancelSubscriptionInput,
+  TSubscription,
+  TSubscriptionIdInput,
+  TUpdateSubscriptionInput,
+} from '@svc/schemas';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
 import { ProductPlanSchema } from '../modules/catalog/catalog.entities.js';
@@ -48,6 +53,7 @@ import { stateOf } from '../modules/subscriptions/subscription-views.js';
 import { SubscriptionSchema, type Subscription } from '../modules/subscriptions/subscriptions.entities.js';
 import {
   applyMove,
+  cancelSubscription,
   expectsCharge,
   findSubscription,
   getSubscription,
@@ -287,7 +293,8 @@ export interface StepOptions {
 
 /**
  * Runs the subscription's next due move, by `until` (a test subscription's advance) or now (a
- * live one, from the engine). Answers what it did.
+ * live one, from the engine). Answers what it did. Transactions: up to two of its own (the move
+ * and the order; the charge's outcome), none held while the gateway answers.
  */
 export async function runNextMove(
   ctx: ServiceContext,
@@ -311,6 +318,7 @@ export async function runNextMove(
 /**
  * `POST .../subscriptions/{id}/resume`: undoes a scheduled cancel or pause, or resumes a paused
  * subscription now, charging its new period as a renewal is charged. Answers the subscription.
+ * Transactions: one for the move, then runNextMove's for a paused one's charge.
  */
 export async function resumeSubscription(ctx: ServiceContext, input: TSubscriptionIdInput): Promise<TSubscription> {
   if (await resumeOrScheduleResume(ctx, input)) {
@@ -327,7 +335,8 @@ export async function resumeSubscription(ctx: ServiceContext, input: TSubscripti
  * proration (or in a trial, or when it nets a credit) it is one move. With a prorated amount to
  * pay, the difference is charged first, on the saved method, as one `subscription_update` order
  * (the subscription leased meanwhile); only a paid charge applies the change, so a declined card
- * changes nothing (402 `payment_failed`).
+ * changes nothing (402 `payment_failed`). Transactions: one writing the order (or the whole change
+ * when nothing is charged), none during the charge, one settling and applying it.
  */
 export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubscriptionInput): Promise<TSubscription> {
   const planned = await inTransaction(ctx, async (tx) => {
@@ -421,4 +430,29 @@ async function changedTerms(
     quantity: input.quantity ?? current.quantity,
     discountMinor: current.discountMinor,
   };
+}
+
+/**
+ * `POST .../subscriptions/{id}/cancel`: the subscription's cancel (subscriptions.service), and,
+ * when it ends now, its unpaid renewal order expires with it (no longer payable by the e-mailed
+ * link). Transaction: one, holding the subscription's lock and then its pending orders'.
+ */
+export async function cancelSubscriptionNow(
+  ctx: ServiceContext,
+  input: TCancelSubscriptionInput,
+  requestedBy?: 'requested_by_merchant' | 'requested_by_customer',
+): Promise<TSubscription> {
+  return inTransaction(ctx, async (tx) => {
+    const view = await cancelSubscription(tx, input, requestedBy);
+    if (view.status === 'canceled') {
+      const unpaid = await tx.em.find(OrderSchema, {
+        subscriptionId: view.id,
+        status: 'pending',
+        periodStart: { $ne: null },
+      });
+      for (const { id } of unpaid)
+        await transition(tx, await lockOrder(tx, id), 'expire', tx.clock.now(), { releaseCoupons });
+    }
+    return view;
+  });
 }

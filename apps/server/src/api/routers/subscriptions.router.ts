@@ -17,13 +17,12 @@ import {
 } from '@svc/schemas';
 import { router, storeResource } from '../../trpc/procedures.js';
 import {
-  cancelSubscription,
   getSubscription,
   listSubscriptions,
   pauseSubscription,
 } from '../../modules/subscriptions/subscriptions.service.js';
 import { advanceSubscription } from '../../flows/advance-subscription.js';
-import { resumeSubscription, updateSubscription } from '../../flows/renew-subscription.js';
+import { cancelSubscriptionNow, resumeSubscription, updateSubscription } from '../../flows/renew-subscription.js';
 
 const MERCHANT = '/merchant/v1/stores/{storeId}/subscriptions';
 const tags = ['merchant: subscriptions'];
@@ -70,7 +69,7 @@ export const subscriptionsRouter = router({
     })
     .input(ZCancelSubscriptionInput)
     .output(ZSubscription)
-    .mutation(({ ctx, input }) => cancelSubscription(ctx, input)),
+    .mutation(({ ctx, input }) => cancelSubscriptionNow(ctx, input)),
   pause: write
     .meta({
       openapi: {

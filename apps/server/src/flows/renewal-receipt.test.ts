@@ -7,17 +7,17 @@
 import { randomBytes } from 'node:crypto';
 import type { TBillingReason } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerDatabaseUrl } from '../../../../../test/support/env.js';
-import { createStore } from '../../../../../test/support/factories.js';
-import { contextOn, serviceContext } from '../../../../../test/support/in-process.js';
-import { openOrm, type Orm } from '../../db/orm.js';
-import { ManualClock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
-import { createOrder } from '../../flows/place-order.js';
-import { createProduct } from '../catalog/catalog.service.js';
-import { keptMail } from '../mail/outbox.js';
-import { OrderSchema } from '../orders/orders.entities.js';
-import { recordReceipt } from './receipts.service.js';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { contextOn, serviceContext } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { ManualClock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { createOrder } from './place-order.js';
+import { createProduct } from '../modules/catalog/catalog.service.js';
+import { keptMail } from '../modules/mail/outbox.js';
+import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { recordReceipt } from '../modules/receipts/receipts.service.js';
 
 let orm: Orm;
 beforeAll(async () => {
