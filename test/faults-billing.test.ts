@@ -94,6 +94,12 @@ describe('billing workers killed mid-batch', () => {
     );
     await first.kill();
     const killedAt = Date.now();
+    // What was in flight then (either worker's): claimed subscriptions, renewal orders written but not settled.
+    const leasedAtKill = await count('select count(*) as n from subscription where lease_until > now()');
+    const pendingAtKill = await count(
+      `select count(*) as n from "order" where billing_reason = 'subscription_cycle' and status = 'pending'`,
+    );
+    expect(leasedAtKill, 'subscriptions claimed when the worker died').toBeGreaterThan(0);
     // The kill came with work left: subscriptions still due, some of them leased by the dead worker.
     const remaining = COUNT - (await renewed());
     expect(doneAtKill).toBeLessThan(COUNT);
@@ -170,6 +176,13 @@ describe('billing workers killed mid-batch', () => {
     expect(new Set(renewals.rows.map((row) => row.subscription_id))).toEqual(new Set(seed.ids));
     expect(renewals.rows.filter((row) => row.n !== '1')).toEqual([]);
 
+    // No mail doubled: each buyer's mail of the renewal (its receipt) once (outbound_email's dedupe key).
+    const mails = await client.query<{ to: string; subject: string; n: string }>(
+      `select "to", subject, count(*) as n from outbound_email where "to" like 'buyer-%@example.test' group by 1, 2`,
+    );
+    expect(mails.rows.filter((row) => row.n !== '1')).toEqual([]);
+    const mailed = mails.rows.length;
+
     // Every subscription active in its next period, not leased, due at its next period's end.
     const subscriptions = await client.query<{ status: string; n: string }>(
       `select status, count(*) as n from subscription where store_id = $1 and current_period_start = $2
@@ -181,8 +194,9 @@ describe('billing workers killed mid-batch', () => {
     // The survivors stop cleanly.
     for (const worker of [second, replacement]) expect(await worker.stop()).toBe(0);
     console.log(
-      `faults-billing: ${doneAtKill} of ${COUNT} renewed when a worker was killed, ${remaining} left; ` +
-        `the rest done ${took} ms later; step failures logged: ${
+      `faults-billing: ${doneAtKill} of ${COUNT} renewed when a worker was killed, ${remaining} left ` +
+        `(${leasedAtKill} leased, ${pendingAtKill} renewal orders pending); ` +
+        `the rest done ${took} ms later; ${mailed} mails (each once); step failures logged: ${
           [...workers.flatMap((w) => w.logs)].filter((line) => line.msg === 'billing step failed').length
         }`,
     );
