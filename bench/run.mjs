@@ -21,6 +21,7 @@ import lighthouse from './lighthouse.mjs';
 import ordersPaging from './orders-paging.mjs';
 import ormExceptions from './orm-exceptions.mjs';
 import rateLimiter from './rate-limiter.mjs';
+import renewals from './renewals.mjs';
 import settlement from './settlement.mjs';
 import soak from './soak.mjs';
 import storefront from './storefront.mjs';
@@ -34,6 +35,7 @@ const BENCHMARKS = [
   settlement,
   webhooks,
   licenses,
+  renewals,
   cluster,
   rateLimiter,
   ormExceptions,

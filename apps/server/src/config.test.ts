@@ -82,6 +82,17 @@ describe('loadConfig', () => {
     );
   });
 
+  it("reads the billing engine's lease and poll interval (BILLING_LEASE_MS 60 s, BILLING_POLL_MS 10 s)", () => {
+    const base = { APP_ENCRYPTION_KEY: key };
+    expect(loadConfig(base)).toMatchObject({ billingLeaseMs: 60_000, billingPollMs: 10_000 });
+    expect(loadConfig({ ...base, BILLING_LEASE_MS: '3000', BILLING_POLL_MS: '200' })).toMatchObject({
+      billingLeaseMs: 3_000,
+      billingPollMs: 200,
+    });
+    expect(() => loadConfig({ ...base, BILLING_LEASE_MS: '50' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, BILLING_POLL_MS: 'soon' })).toThrow(ConfigError);
+  });
+
   it('rejects a key that is not 32 bytes', () => {
     expect(() => loadConfig({ APP_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/32 bytes/);
   });

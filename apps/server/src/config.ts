@@ -73,6 +73,8 @@ const ZEnv = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  BILLING_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  BILLING_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   WEBHOOK_PREFETCH: z.coerce.number().int().min(0).max(64).default(8),
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().min(0).default(5),
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
@@ -135,6 +137,13 @@ export interface Config {
   webhookLeaseMs: number;
   /** Attempts a dispatcher claims ahead per endpoint slot (0: claim only what it sends at once). */
   webhookPrefetch: number;
+  /**
+   * How long the billing engine holds a claimed subscription (and a step its row while the charge
+   * is in flight); past it another engine takes it over (its step is safe to rerun).
+   */
+  billingLeaseMs: number;
+  /** How often the billing engine looks for due subscriptions at most apart (new ones fall due without a wake-up). */
+  billingPollMs: number;
   /** An endpoint is disabled after failing for this long without a success ... */
   webhookDisableAfterDays: number;
   /** ... and at least this many consecutive failed attempts (docs/decisions.md: 5 days and 20). */
@@ -251,6 +260,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookPollMs: e.WEBHOOK_POLL_MS,
     webhookLeaseMs: e.WEBHOOK_LEASE_MS ?? Math.max(60_000, e.WEBHOOK_TIMEOUT_MS + 30_000),
     webhookPrefetch: e.WEBHOOK_PREFETCH,
+    billingLeaseMs: e.BILLING_LEASE_MS,
+    billingPollMs: e.BILLING_POLL_MS,
     webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
     webhookDisableAfterFailures: e.WEBHOOK_DISABLE_AFTER_FAILURES,
     metricsToken: e.METRICS_TOKEN,

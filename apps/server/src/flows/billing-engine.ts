@@ -9,7 +9,7 @@
 import type { AppDeps } from '../deps.js';
 import { serviceContext } from '../modules/request/context.js';
 import { claimDueSubscriptions, selectNextDue } from '../modules/subscriptions/subscriptions.repo.js';
-import { RENEWAL_LEASE_MS, runNextMove } from './renew-subscription.js';
+import { runNextMove } from './renew-subscription.js';
 
 /** Subscriptions claimed at once, and run side by side (each step takes a connection or two). */
 const BATCH = 100;
@@ -19,7 +19,7 @@ const MOVES_PER_CLAIM = 8;
 const MIN_WAIT_MS = 1_000;
 
 export interface BillingEngineOptions {
-  /** Look for due work at least this often (new subscriptions fall due without a wake-up). */
+  /** Look for due work at least this often (new subscriptions fall due without a wake-up); BILLING_POLL_MS by default. */
   pollMs?: number;
   batch?: number;
   parallel?: number;
@@ -43,7 +43,7 @@ export class BillingEngine {
     private readonly deps: AppDeps,
     options: BillingEngineOptions = {},
   ) {
-    this.pollMs = options.pollMs ?? 10_000;
+    this.pollMs = options.pollMs ?? deps.config.billingPollMs;
     this.batch = options.batch ?? BATCH;
     this.parallel = options.parallel ?? PARALLEL;
   }
@@ -69,7 +69,7 @@ export class BillingEngine {
       const ids = await claimDueSubscriptions(
         this.deps.orm.em.fork(),
         now,
-        new Date(now.getTime() + RENEWAL_LEASE_MS),
+        new Date(now.getTime() + this.deps.config.billingLeaseMs),
         this.batch,
       );
       pass.claimed += ids.length;

@@ -65,9 +65,6 @@ import {
 import { checkoutUrl } from './place-order.js';
 import { settleOrder } from './settle-payment.js';
 
-/** How long a step holds its subscription (a crashed worker's step is taken over after it). */
-export const RENEWAL_LEASE_MS = 60_000;
-
 export type StepOutcome =
   /** Nothing due (by `until`), or the subscription is leased by another step. */
   | 'idle'
@@ -214,7 +211,7 @@ async function beginStep(
     }
     const order = await periodOrder(tx, row, result.charge);
     row.latestOrderNumber = order.number;
-    row.leaseUntil = new Date(wall.getTime() + RENEWAL_LEASE_MS);
+    row.leaseUntil = new Date(wall.getTime() + tx.deps.config.billingLeaseMs);
     await tx.em.flush();
     return {
       subscriptionId,
