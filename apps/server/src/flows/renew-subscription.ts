@@ -349,7 +349,7 @@ export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubs
     }
     const order = await periodOrder(tx, row, preview.charge);
     row.latestOrderNumber = order.number;
-    row.leaseUntil = new Date(tx.clock.now().getTime() + RENEWAL_LEASE_MS);
+    row.leaseUntil = new Date(tx.clock.now().getTime() + tx.deps.config.billingLeaseMs);
     await tx.em.flush();
     return { orderId: order.id, charge: preview.charge, terms, prorate, at };
   });
