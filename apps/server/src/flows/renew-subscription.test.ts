@@ -313,6 +313,34 @@ describe('changing the plan or the seats', () => {
 });
 
 describe('the billing engine', () => {
+  it('a cancel racing a charge in flight waits for it (409), and no other step takes the leased subscription', async () => {
+    const sale = await subscribed('succeeds', { livemode: true });
+    const id = sale.order.subscriptionId!;
+    sale.clock.set(T0 + 32 * DAY);
+    // A step's charge in flight: the subscription is leased until its outcome is recorded.
+    const em = orm.em.fork();
+    const row = await em.findOneOrFail(SubscriptionSchema, { id });
+    row.leaseUntil = new Date(T0 + 32 * DAY + 30_000);
+    await em.flush();
+    const refused = await appError(
+      cancelSubscriptionNow(sale.ctx, { ...sale.input, atPeriodEnd: false }),
+      'invalid_transition',
+    );
+    expect(refused.message).toMatch(/payment for it is being taken/);
+    expect(await runNextMove(sale.ctx, id)).toBe('idle');
+    expect(await ordersOf(id)).toHaveLength(1);
+    // Its lease over (the step that held it died), the renewal runs once, then the cancel applies.
+    sale.clock.set(T0 + 32 * DAY + 60_000);
+    expect(await runNextMove(sale.ctx, id)).toBe('moved');
+    expect(await cancelSubscriptionNow(sale.ctx, { ...sale.input, atPeriodEnd: false })).toMatchObject({
+      status: 'canceled',
+    });
+    expect((await ordersOf(id)).map((o) => [o.billingReason, o.status])).toEqual([
+      ['subscription_create', 'completed'],
+      ['subscription_cycle', 'completed'],
+    ]);
+  });
+
   it('claims a live subscription due now and renews it once, whatever runs it again', async () => {
     const sale = await subscribed('succeeds', { livemode: true });
     const id = sale.order.subscriptionId!;

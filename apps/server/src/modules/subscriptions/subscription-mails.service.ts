@@ -43,8 +43,8 @@ function chargeOf(terms: BillingTerms, state: SubscriptionState): number {
 
 /**
  * Records the `kind` mail of `subscription` (its row as the move left it) in the context's
- * transaction. `payUrl` is required for `payment_failed`; `manageUrl`, when given, is the
- * buyer's link to cancel. Nothing when the subscription has no buyer e-mail. Returns whether a
+ * transaction. `payUrl` is required for `payment_failed`; `manageUrl` is the buyer's link to
+ * manage it (the store's customer area unless given). Nothing when the subscription has no buyer e-mail. Returns whether a
  * mail was recorded now (false: none, or this occasion's was recorded before).
  */
 export async function recordSubscriptionMail(
@@ -69,7 +69,8 @@ export async function recordSubscriptionMail(
     storeName: store.name,
     productName: subscription.productName,
     currency: subscription.currency,
-    manageUrl: input.manageUrl ?? null,
+    // The buyer's customer area, where they cancel, resume or change their card, unless the caller names another page.
+    manageUrl: input.manageUrl ?? `${ctx.deps.config.publicUrl}/account/${store.subdomain}`,
   };
   let content: SubscriptionMailContent;
   switch (kind) {
