@@ -190,20 +190,7 @@ async function beginStep(
       return 'idle';
     }
     if (!row.livemode && row.clockTime && row.clockTime < due.at) row.clockTime = due.at;
-    let result: MoveResult;
-    switch (due.move) {
-      case 'expire':
-      case 'notice':
-      case 'period_end':
-        result = await applyMove(tx, row, due.move, at);
-        break;
-      case 'retry':
-        result = await applyMove(tx, row, 'retry', at);
-        break;
-      case 'resume':
-        result = await applyMove(tx, row, 'resume', at);
-        break;
-    }
+    const result: MoveResult = await applyMove(tx, row, due.move, at);
     if (!result.charge) {
       row.leaseUntil = null;
       await tx.em.flush();
@@ -233,7 +220,9 @@ async function charge(ctx: ServiceContext, planned: PlannedCharge, row: Subscrip
     // Manual, as an invoice: the renewal order waits for the seller to mark it paid (or the
     // buyer to pay by the link), and dunning counts its days.
     return { status: 'failed', declineCode: 'invoice_unpaid', providerRef: null };
-  const key = `sub_${row.id}_${planned.charge.periodStart.toISOString()}_${planned.attempt}`;
+  // A period's charges by attempt (0, then each retry); a plan change's by its own name.
+  const attempt = planned.charge.reason === 'subscription_update' ? 'update' : String(planned.attempt);
+  const key = `sub_${row.id}_${planned.charge.periodStart.toISOString()}_${attempt}`;
   return gateway.chargeSaved(method, planned.charge.amountMinor, row.currency, key, ctx);
 }
 

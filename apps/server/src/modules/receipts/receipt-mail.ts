@@ -5,6 +5,7 @@
  * in it: the order's link opens them (docs/decisions.md #27 Receipts says why).
  */
 import { escapeHtml } from '../../lib/html.js';
+import { mailDocument } from '../mail/mail-html.js';
 import { formatMoney } from '../../lib/money.js';
 
 export interface ReceiptLine {
@@ -114,16 +115,9 @@ export function receiptMail(receipt: ReceiptContent): ReceiptMail {
   const cell = 'padding:8px 6px;border-bottom:1px solid #d8d8d8;vertical-align:top;';
   const right = `${cell}text-align:right;white-space:nowrap;`;
   const href = escapeHtml(receipt.orderUrl);
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(subject)}</title>
-</head>
-<body style="margin:0;padding:0;background:#f4f4f5;">
-<div style="max-width:600px;margin:0 auto;padding:24px;background:#ffffff;color:#1a1a1a;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;">
-<h1 style="margin:0 0 8px;font-size:22px;">${escapeHtml(opening)}</h1>
+  const html = mailDocument(
+    subject,
+    `<h1 style="margin:0 0 8px;font-size:22px;">${escapeHtml(opening)}</h1>
 <p style="margin:0 0 16px;">Order <strong>${escapeHtml(receipt.orderNumber)}</strong>, paid ${escapeHtml(date)}.</p>
 <table style="width:100%;border-collapse:collapse;margin:0 0 16px;">
 <caption style="text-align:left;font-weight:bold;padding:0 0 8px;">What you bought</caption>
@@ -161,10 +155,7 @@ ${totals
 <p style="margin:0 0 24px;">Paid with: ${escapeHtml(method)}</p>
 <p style="margin:0 0 24px;"><a href="${href}" style="display:inline-block;padding:12px 20px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold;">Open your order</a></p>
 <p style="margin:0 0 16px;font-size:14px;color:#4b4b4b;">Your license keys, downloads and instructions are on the order page. If the button does not work, copy this link into your browser:<br><a href="${href}" style="color:#1d4ed8;word-break:break-all;">${href}</a></p>
-${note ? `<p style="margin:0 0 16px;padding:16px 0 0;border-top:1px solid #d8d8d8;">${escapeHtml(note).replace(/\n/g, '<br>\n')}</p>\n` : ''}<p style="margin:0;font-size:13px;color:#4b4b4b;">Anyone with this link can open your order, so keep this e-mail to yourself.</p>
-</div>
-</body>
-</html>
-`;
+${note ? `<p style="margin:0 0 16px;padding:16px 0 0;border-top:1px solid #d8d8d8;">${escapeHtml(note).replace(/\n/g, '<br>\n')}</p>\n` : ''}<p style="margin:0;font-size:13px;color:#4b4b4b;">Anyone with this link can open your order, so keep this e-mail to yourself.</p>`,
+  );
   return { subject, text, html };
 }

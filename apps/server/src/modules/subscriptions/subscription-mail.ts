@@ -7,6 +7,7 @@
  */
 import type { TCancellationReason } from '@svc/schemas';
 import { escapeHtml } from '../../lib/html.js';
+import { mailDocument } from '../mail/mail-html.js';
 import { formatMoney } from '../../lib/money.js';
 import { oneLine, type ReceiptMail } from '../receipts/receipt-mail.js';
 import type { Cadence } from './billing-period.js';
@@ -135,19 +136,9 @@ function layout(subject: string, heading: string, parts: Part[]): string {
 <p style="margin:0 0 16px;font-size:14px;color:#4b4b4b;">If the button does not work, copy this link into your browser:<br><a href="${href}" style="color:#1d4ed8;word-break:break-all;">${href}</a></p>`;
     })
     .join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(subject)}</title>
-</head>
-<body style="margin:0;padding:0;background:#f4f4f5;">
-<div style="max-width:600px;margin:0 auto;padding:24px;background:#ffffff;color:#1a1a1a;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;">
-<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(heading)}</h1>
-${body}
-</div>
-</body>
-</html>
-`;
+  return mailDocument(
+    subject,
+    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(heading)}</h1>
+${body}`,
+  );
 }
