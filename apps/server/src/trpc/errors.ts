@@ -14,6 +14,7 @@ import { AppError, GENERIC_MESSAGE, toPublicError, zodIssues, type PublicError }
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_SUPPORTED',
