@@ -51,7 +51,9 @@ describe('the API reference at /docs', () => {
     expect(documented.length).toBeGreaterThan(150);
 
     await page.goto(`${server.url}/docs`);
-    await page.getByRole('heading', { name: /Merchant API/ }).waitFor();
+    // Swagger UI builds the merchant definition's ~190 operations in the browser: on a loaded
+    // 2-core machine that took more than the default 10 s once, so it gets 30.
+    await page.getByRole('heading', { name: /Merchant API/ }).waitFor({ timeout: 30_000 });
     const definition = page.getByLabel('Select a definition');
     expect(await definition.locator('option:checked').textContent()).toBe('Merchant API');
     // The merchant API's rows are on the page itself, not only once scrolled to.
