@@ -50,7 +50,7 @@ import {
 } from '../modules/subscriptions/subscription-machine.js';
 import { recordSubscriptionMail } from '../modules/subscriptions/subscription-mails.service.js';
 import { stateOf } from '../modules/subscriptions/subscription-views.js';
-import { SubscriptionSchema, type Subscription } from '../modules/subscriptions/subscriptions.entities.js';
+import type { Subscription } from '../modules/subscriptions/subscriptions.entities.js';
 import {
   applyMove,
   cancelSubscription,
@@ -75,6 +75,9 @@ export type StepOutcome =
 
 interface PlannedCharge {
   subscriptionId: string;
+  /** What the charge is made with and in (the subscription's, as the move left it). */
+  paymentMethod: string;
+  currency: string;
   orderId: string;
   charge: ChargeEffect;
   attempt: number;
@@ -86,12 +89,16 @@ interface PlannedCharge {
  * The period's order: the one already written for (subscription, period start, reason), or a new
  * pending one at the subscription's terms, with `order.created`. Under the subscription's row lock.
  */
-async function periodOrder(tx: ServiceContext, row: Subscription, charge: ChargeEffect): Promise<Order> {
-  const existing = await tx.em.findOne(OrderSchema, {
-    subscriptionId: row.id,
-    periodStart: charge.periodStart,
-    billingReason: charge.reason,
-  });
+async function periodOrder(
+  tx: ServiceContext,
+  row: Subscription,
+  charge: ChargeEffect,
+): Promise<Pick<Order, 'id' | 'number'>> {
+  const existing = await tx.em.findOne(
+    OrderSchema,
+    { subscriptionId: row.id, periodStart: charge.periodStart, billingReason: charge.reason },
+    { fields: ['id', 'number'] },
+  );
   if (existing) return existing;
   const first = await tx.em.findOne(OrderSchema, { id: row.firstOrderId }, { fields: ['country', 'buyerIp'] });
   const coupon = row.couponId ? await tx.em.findOne(CouponSchema, { id: row.couponId }, { fields: ['code'] }) : null;
@@ -163,7 +170,7 @@ async function periodOrder(tx: ServiceContext, row: Subscription, charge: Charge
     event,
   );
   afterEventWrite(tx);
-  return tx.em.findOneOrFail(OrderSchema, { id: order.id });
+  return { id: order.id, number: order.number };
 }
 
 /**
@@ -202,6 +209,8 @@ async function beginStep(
     await tx.em.flush();
     return {
       subscriptionId,
+      paymentMethod: row.paymentMethod,
+      currency: row.currency,
       orderId: order.id,
       charge: result.charge,
       // The first charge of a period is attempt 0; each dunning retry the next.
@@ -212,27 +221,22 @@ async function beginStep(
 }
 
 /** Part 2: the charge, outside any transaction. Manual payments (and no saved method) never succeed by themselves. */
-async function charge(ctx: ServiceContext, planned: PlannedCharge, row: Subscription): Promise<ChargeResult> {
+async function charge(ctx: ServiceContext, planned: PlannedCharge): Promise<ChargeResult> {
   if (planned.charge.amountMinor === 0) return { status: 'succeeded', providerRef: '' };
-  const gateway = GATEWAYS[row.paymentMethod as keyof typeof GATEWAYS];
-  const method = await savedMethodOfSubscription(ctx, row.id);
+  const gateway = GATEWAYS[planned.paymentMethod as keyof typeof GATEWAYS];
+  const method = await savedMethodOfSubscription(ctx, planned.subscriptionId);
   if (!gateway?.chargeSaved || !method)
     // Manual, as an invoice: the renewal order waits for the seller to mark it paid (or the
     // buyer to pay by the link), and dunning counts its days.
     return { status: 'failed', declineCode: 'invoice_unpaid', providerRef: null };
   // A period's charges by attempt (0, then each retry); a plan change's by its own name.
   const attempt = planned.charge.reason === 'subscription_update' ? 'update' : String(planned.attempt);
-  const key = `sub_${row.id}_${planned.charge.periodStart.toISOString()}_${attempt}`;
-  return gateway.chargeSaved(method, planned.charge.amountMinor, row.currency, key, ctx);
+  const key = `sub_${planned.subscriptionId}_${planned.charge.periodStart.toISOString()}_${attempt}`;
+  return gateway.chargeSaved(method, planned.charge.amountMinor, planned.currency, key, ctx);
 }
 
 /** Part 3: the charge's outcome, under the row lock. */
-async function finishStep(
-  ctx: ServiceContext,
-  planned: PlannedCharge,
-  outcome: ChargeResult,
-  gateway: string,
-): Promise<void> {
+async function finishStep(ctx: ServiceContext, planned: PlannedCharge, outcome: ChargeResult): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     // The order's lock first, then the subscription's: the order a settlement locks before its
     // subscription hook does (flows/settle-payment.ts), so the two never wait on each other.
@@ -246,7 +250,7 @@ async function finishStep(
       await settleOrder(tx, {
         orderId: order.id,
         payment: {
-          gateway,
+          gateway: planned.paymentMethod,
           providerRef: outcome.providerRef || null,
           amountMinor: order.priceMinor,
           currency: order.currency,
@@ -289,15 +293,14 @@ export async function runNextMove(
 ): Promise<StepOutcome> {
   const planned = await beginStep(ctx, subscriptionId, options);
   if (planned === 'idle' || planned === 'moved') return planned;
-  const row = await ctx.em.fork().findOneOrFail(SubscriptionSchema, { id: subscriptionId });
   let outcome: ChargeResult;
   try {
-    outcome = await charge({ ...ctx, em: ctx.em.fork() }, planned, row);
+    outcome = await charge({ ...ctx, em: ctx.em.fork() }, planned);
   } catch (error) {
     if (error instanceof AppError && error.appCode === 'gateway_error') return 'gateway_error';
     throw error;
   }
-  await finishStep(ctx, planned, outcome, row.paymentMethod);
+  await finishStep(ctx, planned, outcome);
   return 'moved';
 }
 
@@ -340,19 +343,28 @@ export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubs
     row.latestOrderNumber = order.number;
     row.leaseUntil = new Date(tx.clock.now().getTime() + tx.deps.config.billingLeaseMs);
     await tx.em.flush();
-    return { orderId: order.id, charge: preview.charge, terms, prorate, at };
+    return {
+      subscriptionId: row.id,
+      paymentMethod: row.paymentMethod,
+      currency: row.currency,
+      orderId: order.id,
+      charge: preview.charge,
+      attempt: 0,
+      terms,
+      prorate,
+      at,
+    };
   });
   if (planned) {
-    const row = await ctx.em.fork().findOneOrFail(SubscriptionSchema, { id: input.subscriptionId });
     let outcome: ChargeResult;
     try {
-      outcome = await charge({ ...ctx, em: ctx.em.fork() }, { ...planned, subscriptionId: row.id, attempt: 0 }, row);
+      outcome = await charge({ ...ctx, em: ctx.em.fork() }, planned);
     } catch (error) {
-      await abandonChange(ctx, planned.orderId, row.id);
+      await abandonChange(ctx, planned.orderId, planned.subscriptionId);
       throw error;
     }
     if (outcome.status !== 'succeeded') {
-      await abandonChange(ctx, planned.orderId, row.id);
+      await abandonChange(ctx, planned.orderId, planned.subscriptionId);
       throw new AppError(
         'payment_failed',
         'The saved payment method was declined for the difference; nothing was changed.',
@@ -360,7 +372,7 @@ export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubs
     }
     await inTransaction(ctx, async (tx) => {
       const order = await lockOrder(tx, planned.orderId);
-      const locked = (await lockSubscription(tx, row.id))!;
+      const locked = (await lockSubscription(tx, planned.subscriptionId))!;
       locked.leaseUntil = null;
       await settleOrder(tx, {
         orderId: order.id,
