@@ -2,8 +2,8 @@
  * renewals: the billing engine (apps/server/src/flows/billing-engine.ts) renewing N live monthly
  * subscriptions that fall due together, in `svc worker` processes as an operator runs them: one
  * worker, then (on a fresh database seeded alike) two. Beside it a floor, a bare `pg` program
- * (floors/renewals-floor.mjs) claiming and renewing the same rows with roughly the statements a
- * renewal writes, with one process and then two, in the same sitting.
+ * (floors/renewals-floor.mjs) claiming and renewing the same rows with the statements a renewal
+ * sends, one for one, with one process and then two, in the same sitting.
  *
  * Each case: a fresh database migrated by `svc migrate`; one store with a recurring product
  * (monthly, 9.00); N subscriptions written with SQL as a paid checkout leaves them (active, a
@@ -272,7 +272,7 @@ export default {
   budgetS: 3600,
   title: 'subscription renewals by the billing engine (svc worker), one and two workers, vs a bare pg floor',
   measures:
-    'N live subscriptions due at once renewed by one, then two svc worker processes (renewals/s, CPU per renewal, exactly once checked), against a bare pg program writing roughly the same rows',
+    'N live subscriptions due at once renewed by one, then two svc worker processes (renewals/s, CPU per renewal, exactly once checked), against a bare pg program sending the same statements per renewal',
 
   async run() {
     const workDir = tempDir('svc-bench-renewals-');

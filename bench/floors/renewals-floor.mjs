@@ -1,13 +1,21 @@
 #!/usr/bin/env node
 /**
  * The renewals benchmark's floor: bare `pg`, no ORM, renewing every due subscription of the
- * database with roughly what the service's renewal writes, in the same three parts:
+ * database with the statements the service's renewal sends (flows/renew-subscription.ts), one for
+ * one, in the same three parts (20 statements a renewal, BEGIN and COMMIT included):
  *
- *   claim: UPDATE subscription SET lease_until ... WHERE id IN (SELECT ... due ... FOR UPDATE SKIP LOCKED LIMIT 100)
- *   tx1:   the subscription's row lock, the renewal order, its line, `order.created`, the lease
- *   charge: the saved method (join on the first order), one test_gateway_charge row per key (ON CONFLICT DO NOTHING)
- *   tx2:   the order's and the subscription's row locks, the order completed, its payment, `order.paid`,
- *          the subscription's next period (lease cleared), `subscription.renewed`
+ *   claim:  UPDATE subscription SET lease_until ... WHERE id IN (SELECT ... due ... FOR UPDATE SKIP LOCKED LIMIT 100)
+ *   tx1:    the subscription's row lock; the period's order looked up (written once); the first
+ *           order's country and IP; the order, its line and `order.created` in one statement; the lease
+ *   charge: the saved method (join on the subscription's orders); one test_gateway_charge row per key
+ *   tx2:    the order's and the subscription's row locks; the store (the receipt's settings); the
+ *           order's lines; the receipt mail (dedupe key); `order.paid`, `subscription.renewed` and
+ *           `order.completed` in one insert; the payment; the subscription's next period (lease
+ *           cleared); the order completed
+ *
+ * What the floor does not do is the service's work between statements: the ORM, the transition
+ * table, the event payloads' schemas, the receipt's rendering and sealing (it writes a blob of
+ * the receipt's size instead).
  *
  * `node renewals-floor.mjs` with DATABASE_URL and FLOOR_PARALLEL (8, as the engine's lanes);
  * runs until a claim finds nothing due, then prints one JSON line { renewed, ms }.
@@ -44,27 +52,43 @@ async function inTx(run) {
   }
 }
 
+/** The receipt's size as the service stores it (sealed text and HTML). */
+const MAIL_TEXT = randomFillSync(Buffer.alloc(1_200)).toString('base64');
+const MAIL_HTML = randomFillSync(Buffer.alloc(4_400)).toString('base64');
+
 async function renew(id) {
   const now = new Date();
   // tx1: the period's order under the row lock, and the lease.
   const planned = await inTx(async (c) => {
-    const sub = (
-      await c.query(
-        `select id, store_id, product_id, product_name, plan_id, unit_price_minor, quantity, currency, customer_email,
-                payment_method, first_order_id, current_period_end
-           from subscription where id = $1 for update`,
-        [id],
-      )
-    ).rows[0];
+    const sub = (await c.query('select * from subscription where id = $1 limit 1 for update', [id])).rows[0];
     if (!sub || sub.current_period_end > now) return null;
+    const existing = await c.query(
+      `select id, number from "order" where subscription_id = $1 and period_start = $2 and billing_reason = $3 limit 1`,
+      [id, sub.current_period_end, 'subscription_cycle'],
+    );
+    if (existing.rows.length) throw new Error(`the period's order of ${id} exists already`);
+    const first = (
+      await c.query('select id, country, buyer_ip from "order" where id = $1 limit 1', [sub.first_order_id])
+    ).rows[0];
     const orderId = newId();
     const amount = Number(sub.unit_price_minor) * sub.quantity;
+    const payload = { order: { id: orderId, status: 'pending', total: amount / 100, currency: sub.currency } };
     const { rows } = await c.query(
-      `insert into "order" (id, store_id, status, product_name, price_minor, subtotal_minor, currency, payment_method,
-         customer_email, country, buyer_ip, created_at, updated_at, livemode, subscription_id, billing_reason, period_start)
-       select $1, $2, 'pending', $3, $4, $4, $5, $6, $7, o.country, o.buyer_ip, $8, $8, true, $9, 'subscription_cycle', $10
-         from "order" o where o.id = $11
-       on conflict do nothing returning number`,
+      `with next_number as (select nextval('order_number_seq') as number),
+       new_order as (
+         insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor,
+           coupon_id, coupon_code, paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note,
+           custom_field_responses, checkout_token_hash, key_count, subscription_id, billing_reason, period_start, created_at,
+           updated_at, version)
+         values ($1, (select number from next_number), $2, true, 'pending', $3, $4, $4, 0, null, null, 0, $5, $6, $7, $8, $9,
+           '', '', '[]'::jsonb, $10, 0, $11, 'subscription_cycle', $12, $13, $13, 1)),
+       new_lines as (
+         insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position,
+           plan_id, plan_interval, plan_interval_count, plan_trial_days)
+         values ($14, $1, true, $15, $3, $16, $17, 0, $18, 'month', 1, 0)),
+       new_event as (
+         insert into event (id, store_id, livemode, type, payload, created_at) values ($19, $2, true, 'order.created', $20, $13))
+       select number from next_number`,
       [
         orderId,
         sub.store_id,
@@ -73,54 +97,81 @@ async function renew(id) {
         sub.currency,
         sub.payment_method,
         sub.customer_email,
-        now,
+        first.country,
+        first.buyer_ip,
+        newId() + newId(),
         id,
         sub.current_period_end,
-        sub.first_order_id,
+        now,
+        newId(),
+        sub.product_id,
+        sub.quantity,
+        sub.unit_price_minor,
+        sub.plan_id,
+        `evt_${newId()}`,
+        payload,
       ],
     );
     await c.query(
-      `insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position, livemode,
-         plan_id, plan_interval, plan_interval_count, plan_trial_days)
-       values ($1, $2, $3, $4, $5, $6, 0, true, $7, 'month', 1, 0)`,
-      [newId(), orderId, sub.product_id, sub.product_name, sub.quantity, sub.unit_price_minor, sub.plan_id],
+      `update subscription set latest_order_number = $2, lease_until = $3, updated_at = $4, version = version + 1
+        where id = $1 and version = $5 returning version`,
+      [id, rows[0].number, new Date(now.getTime() + LEASE_MS), now, sub.version],
     );
-    await c.query(
-      `insert into event (id, store_id, type, payload, created_at, livemode) values ($1, $2, 'order.created', $3, $4, true)`,
-      [`evt_${newId()}`, sub.store_id, { order: { id: orderId, number: rows[0].number, status: 'pending' } }, now],
-    );
-    await c.query('update subscription set lease_until = $2, latest_order_number = $3 where id = $1', [
-      id,
-      new Date(now.getTime() + LEASE_MS),
-      rows[0].number,
-    ]);
-    return { sub, orderId, amount };
+    return { sub, orderId, amount, number: rows[0].number };
   });
   if (!planned) return false;
   const { sub, orderId, amount } = planned;
   // The charge: the saved method, one row per idempotency key.
   const method = (
     await pool.query(
-      `select m.id from saved_payment_method m join "order" o on o.id = m.order_id
+      `select m.* from saved_payment_method m join "order" o on o.id = m.order_id
         where o.subscription_id = $1 order by m.created_at desc, m.id desc limit 1`,
       [id],
     )
   ).rows[0];
   const key = `sub_${id}_${sub.current_period_end.toISOString()}_0`;
   await pool.query(
-    `insert into test_gateway_charge (id, idempotency_key, method_id, livemode, amount_minor, currency, status, created_at)
-     values ($1, $2, $3, true, $4, $5, 'succeeded', $6) on conflict (idempotency_key) do nothing`,
+    `insert into test_gateway_charge (id, idempotency_key, method_id, livemode, amount_minor, currency, status, decline_code, created_at)
+     values ($1, $2, $3, true, $4, $5, 'succeeded', null, $6) on conflict (idempotency_key) do nothing returning id`,
     [newId(), key, method.id, amount, sub.currency, new Date()],
   );
   // tx2: settled, and the subscription's next period.
   await inTx(async (c) => {
     const paidAt = new Date();
-    await c.query('select id from "order" where id = $1 for update', [orderId]);
-    await c.query('select id from subscription where id = $1 for update', [id]);
+    const order = (await c.query('select * from "order" where id = $1 limit 1 for update', [orderId])).rows[0];
+    const locked = (await c.query('select * from subscription where id = $1 limit 1 for update', [id])).rows[0];
+    await c.query('select * from store where id = $1 limit 1', [sub.store_id]);
+    await c.query('select * from order_line where order_id = $1 order by position asc, id asc', [orderId]);
     await c.query(
-      `update "order" set status = 'completed', paid_minor = price_minor, paid_at = $2, completed_at = $2,
-         delivered_at = $2, updated_at = $2, version = version + 1 where id = $1`,
-      [orderId, paidAt],
+      `insert into outbound_email (id, "to", subject, text, html, status, attempts, due_at, dedupe_key, created_at)
+       values ($1, $2, $3, $4, $5, 'queued', 0, null, $6, $7) on conflict (dedupe_key) do nothing returning id`,
+      [
+        newId(),
+        sub.customer_email,
+        `Your ${sub.product_name} subscription renewed`,
+        MAIL_TEXT,
+        MAIL_HTML,
+        `receipt:${orderId}`,
+        paidAt,
+      ],
+    );
+    const next = new Date(locked.current_period_end);
+    next.setUTCMonth(next.getUTCMonth() + 1);
+    const view = { id, status: 'active', currentPeriodStart: locked.current_period_end, currentPeriodEnd: next };
+    await c.query(
+      `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at)
+       values ($1, $2, true, 'order.paid', $3, $4, null), ($5, $2, true, 'subscription.renewed', $6, $4, null),
+              ($7, $2, true, 'order.completed', $8, $4, null) returning seq`,
+      [
+        `evt_${newId()}`,
+        sub.store_id,
+        { order: { id: orderId, status: 'paid', total: amount / 100 } },
+        paidAt,
+        `evt_${newId()}`,
+        { subscription: view },
+        `evt_${newId()}`,
+        { order: { id: orderId, status: 'completed', total: amount / 100 } },
+      ],
     );
     await c.query(
       `insert into payment (id, order_id, gateway, provider_ref, amount_minor, currency, status, created_at, updated_at)
@@ -128,19 +179,14 @@ async function renew(id) {
       [newId(), orderId, `test:${newId()}`, amount, sub.currency, paidAt],
     );
     await c.query(
-      `insert into event (id, store_id, type, payload, created_at, livemode) values ($1, $2, 'order.paid', $3, $4, true)`,
-      [`evt_${newId()}`, sub.store_id, { order: { id: orderId, status: 'completed' } }, paidAt],
-    );
-    const { rows } = await c.query(
-      `update subscription set current_period_start = current_period_end,
-         current_period_end = current_period_end + interval '1 month', due_at = current_period_end + interval '1 month',
-         lease_until = null, updated_at = $2, version = version + 1 where id = $1
-       returning id, status, current_period_start, current_period_end`,
-      [id, paidAt],
+      `update subscription set current_period_start = $2, current_period_end = $3, due_at = $3, lease_until = null,
+         updated_at = $4, version = version + 1 where id = $1 and version = $5 returning version`,
+      [id, locked.current_period_end, next, paidAt, locked.version],
     );
     await c.query(
-      `insert into event (id, store_id, type, payload, created_at, livemode) values ($1, $2, 'subscription.renewed', $3, $4, true)`,
-      [`evt_${newId()}`, sub.store_id, { subscription: rows[0] }, paidAt],
+      `update "order" set status = 'completed', paid_minor = $2, payment_method = 'test', paid_at = $3, completed_at = $3,
+         updated_at = $3, version = version + 1 where id = $1 and version = $4 returning version`,
+      [orderId, amount, paidAt, order.version],
     );
   });
   return true;

@@ -60,9 +60,9 @@ export async function advanceSubscription(
   for (let moves = 0; ; moves++) {
     if (moves >= MAX_MOVES) throw new AppError('conflict', 'Too many moves in one advance; advance in smaller steps.');
     const outcome = await runNextMove(ctx, found.id, { until: to });
-    if (outcome === 'idle') break;
     if (outcome === 'gateway_error')
       throw new AppError('gateway_error', 'The payment gateway did not answer; advance again to retry.');
+    if (outcome !== 'more') break;
   }
   const row = await inTransaction(ctx, async (tx) => {
     const locked = (await lockSubscription(tx, found.id))!;

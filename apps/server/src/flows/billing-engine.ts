@@ -66,22 +66,26 @@ export class BillingEngine {
     const pass: BillingPass = { claimed: 0, moved: 0, failed: 0 };
     for (;;) {
       const now = this.deps.clock.now();
+      const leaseMs = this.deps.config.billingLeaseMs;
       const ids = await claimDueSubscriptions(
         this.deps.orm.em.fork(),
         now,
-        new Date(now.getTime() + this.deps.config.billingLeaseMs),
+        new Date(now.getTime() + leaseMs),
         this.batch,
       );
       pass.claimed += ids.length;
+      // The claim is this engine's while its lease lasts; what it has not started by (nearly) then
+      // it leaves to the next claim, whoever makes it, rather than run beside it.
+      const claimEnds = now.getTime() + leaseMs * 0.8;
       let next = 0;
       const lane = async () => {
-        while (next < ids.length) {
+        while (next < ids.length && this.deps.clock.now().getTime() < claimEnds) {
           const id = ids[next++]!;
           try {
             for (let moves = 0; moves < MOVES_PER_CLAIM; moves++) {
               const outcome = await runNextMove(serviceContext(this.deps), id, { claimed: true });
-              if (outcome !== 'moved') break;
-              pass.moved++;
+              if (outcome === 'moved' || outcome === 'more') pass.moved++;
+              if (outcome !== 'more') break;
             }
           } catch (error) {
             // Its lease runs out and the next pass takes it again (the step is safe to rerun).

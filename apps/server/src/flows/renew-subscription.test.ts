@@ -341,6 +341,27 @@ describe('the billing engine', () => {
     ]);
   });
 
+  it('leaves what a claim has not started by its lease to the next claim', async () => {
+    const sale = await subscribed('succeeds', { livemode: true });
+    const id = sale.order.subscriptionId!;
+    const wall = T0 + 32 * DAY;
+    sale.clock.set(wall);
+    const leaseMs = sale.ctx.deps.config.billingLeaseMs;
+    // The claim is made at `wall`; by the time a lane would start on it, its lease is over.
+    let reads = 0;
+    const slow = { now: () => new Date(reads++ === 0 ? wall : wall + leaseMs) };
+    const pass = await new BillingEngine({ ...sale.ctx.deps, clock: slow }, { batch: 1000 }).runOnce();
+    expect(pass.claimed).toBeGreaterThanOrEqual(1);
+    expect(await ordersOf(id)).toHaveLength(1);
+    // Its lease over, the next claim renews it, once.
+    sale.clock.set(wall + leaseMs + 1);
+    expect((await new BillingEngine(sale.ctx.deps, { batch: 1000 }).runOnce()).failed).toBe(0);
+    expect((await ordersOf(id)).map((o) => [o.billingReason, o.status])).toEqual([
+      ['subscription_create', 'completed'],
+      ['subscription_cycle', 'completed'],
+    ]);
+  });
+
   it('claims a live subscription due now and renews it once, whatever runs it again', async () => {
     const sale = await subscribed('succeeds', { livemode: true });
     const id = sale.order.subscriptionId!;

@@ -68,8 +68,10 @@ import { settleOrder } from './settle-payment.js';
 export type StepOutcome =
   /** Nothing due (by `until`), or the subscription is leased by another step. */
   | 'idle'
-  /** A move ran. */
+  /** A move ran, and nothing more is due by `until` (or now). */
   | 'moved'
+  /** A move ran, and the next is due by `until` (or now) already: run the step again. */
+  | 'more'
   /** The gateway could not be reached: the lease runs out and the step runs again, with the same key. */
   | 'gateway_error';
 
@@ -181,7 +183,7 @@ async function beginStep(
   ctx: ServiceContext,
   subscriptionId: string,
   options: StepOptions,
-): Promise<PlannedCharge | 'idle' | 'moved'> {
+): Promise<PlannedCharge | 'idle' | 'moved' | 'more'> {
   return inTransaction(ctx, async (tx) => {
     const row = await lockSubscription(tx, subscriptionId);
     if (!row) return 'idle';
@@ -201,7 +203,7 @@ async function beginStep(
     if (!result.charge) {
       row.leaseUntil = null;
       await tx.em.flush();
-      return 'moved';
+      return afterMove(row, options.until ?? wall);
     }
     const order = await periodOrder(tx, row, result.charge);
     row.latestOrderNumber = order.number;
@@ -235,17 +237,29 @@ async function charge(ctx: ServiceContext, planned: PlannedCharge): Promise<Char
   return gateway.chargeSaved(method, planned.charge.amountMinor, planned.currency, key, ctx);
 }
 
+/** Whether the subscription's next move is due by `until` already (a long-overdue one's, a test clock's). */
+function afterMove(row: Subscription, until: Date): 'moved' | 'more' {
+  const due = nextDue(stateOf(row));
+  return due && due.at <= until ? 'more' : 'moved';
+}
+
 /** Part 3: the charge's outcome, under the row lock. */
-async function finishStep(ctx: ServiceContext, planned: PlannedCharge, outcome: ChargeResult): Promise<void> {
-  await inTransaction(ctx, async (tx) => {
+async function finishStep(
+  ctx: ServiceContext,
+  planned: PlannedCharge,
+  outcome: ChargeResult,
+  until: Date | undefined,
+): Promise<'moved' | 'more'> {
+  return inTransaction(ctx, async (tx) => {
     // The order's lock first, then the subscription's: the order a settlement locks before its
     // subscription hook does (flows/settle-payment.ts), so the two never wait on each other.
     const order = await lockOrder(tx, planned.orderId);
     const row = await lockSubscription(tx, planned.subscriptionId);
-    if (!row) return;
+    if (!row) return 'moved';
     row.leaseUntil = null;
+    const untilNow = until ?? tx.clock.now();
     // Paid meanwhile (the buyer by the link, the seller by hand): the settlement moved it already.
-    if (order.status !== 'pending') return;
+    if (order.status !== 'pending') return afterMove(row, untilNow);
     if (outcome.status === 'succeeded') {
       await settleOrder(tx, {
         orderId: order.id,
@@ -257,9 +271,9 @@ async function finishStep(ctx: ServiceContext, planned: PlannedCharge, outcome: 
         },
         now: tx.clock.now(),
       });
-      return;
+      return afterMove(row, untilNow);
     }
-    if (!expectsCharge(row, order)) return;
+    if (!expectsCharge(row, order)) return afterMove(row, untilNow);
     const result = await applyMove(tx, row, 'failed', planned.at, planned.charge);
     if (result.mail === 'payment_failed') {
       // A new token for the e-mailed link: the order's checkout, where the buyer pays (or
@@ -271,6 +285,7 @@ async function finishStep(ctx: ServiceContext, planned: PlannedCharge, outcome: 
     }
     // Dunning ran out: the unpaid period's order is no longer payable.
     if (row.status === 'canceled') await transition(tx, order, 'expire', tx.clock.now(), { releaseCoupons });
+    return afterMove(row, untilNow);
   });
 }
 
@@ -292,7 +307,7 @@ export async function runNextMove(
   options: StepOptions = {},
 ): Promise<StepOutcome> {
   const planned = await beginStep(ctx, subscriptionId, options);
-  if (planned === 'idle' || planned === 'moved') return planned;
+  if (typeof planned === 'string') return planned;
   let outcome: ChargeResult;
   try {
     outcome = await charge({ ...ctx, em: ctx.em.fork() }, planned);
@@ -300,8 +315,7 @@ export async function runNextMove(
     if (error instanceof AppError && error.appCode === 'gateway_error') return 'gateway_error';
     throw error;
   }
-  await finishStep(ctx, planned, outcome);
-  return 'moved';
+  return finishStep(ctx, planned, outcome, options.until);
 }
 
 /**

@@ -6,6 +6,7 @@ import { LockMode } from '@mikro-orm/core';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import type { ServiceContext } from '../request/context.js';
+import { lockOnce } from '../request/transaction.js';
 import { OrderSchema, type Order } from './orders.entities.js';
 
 /** `ORD-<n>`: an order's public number (order-views.ts publicOrderNumber). */
@@ -21,12 +22,13 @@ export async function orderForToken(ctx: ServiceContext, orderId: string, token:
   return order;
 }
 
-/** The order with its row locked for the caller's transaction (every transition takes it first). */
+/**
+ * The order with its row locked for the caller's transaction (every transition takes it first);
+ * locked once per transaction (transaction.ts lockOnce).
+ */
 export async function lockOrder(ctx: ServiceContext, orderId: string): Promise<Order> {
-  const order = await ctx.em.findOne(
-    OrderSchema,
-    { id: orderId },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  const order = await lockOnce(ctx, `order:${orderId}`, () =>
+    ctx.em.findOne(OrderSchema, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true }),
   );
   if (!order) throw new AppError('not_found', 'Order not found.');
   return order;

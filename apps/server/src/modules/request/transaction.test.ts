@@ -3,6 +3,7 @@
  * rolls all of it back on a throw, and inside a transaction already joins it (no new transaction,
  * no savepoint), so a flow's services commit or roll back with the flow.
  */
+import { LockMode } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { serviceContext } from '../../../../../test/support/in-process.js';
@@ -10,7 +11,7 @@ import { openOrm, type Orm } from '../../db/orm.js';
 import { newId } from '../../lib/ids.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import type { ServiceContext } from './context.js';
-import { inTransaction } from './transaction.js';
+import { inTransaction, lockOnce } from './transaction.js';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -122,5 +123,49 @@ describe('inTransaction', () => {
         );
       expect(row!.n).toBe('1');
     });
+  });
+});
+
+describe('lockOnce', () => {
+  it('locks a row once per transaction: the services a flow calls share the locked entity', async () => {
+    const id = await inTransaction(context(), (tx) => Promise.resolve(addStore(tx)));
+    let locks = 0;
+    const lock = (tx: ServiceContext) => () => {
+      locks++;
+      return tx.em.findOne(StoreSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    };
+    await inTransaction(context(), async (tx) => {
+      const first = await lockOnce(tx, `store:${id}`, lock(tx));
+      // A joined inTransaction (a service the flow calls) is the same transaction: no second lock.
+      const again = await inTransaction(tx, (inner) => lockOnce(inner, `store:${id}`, lock(inner)));
+      expect(again).toBe(first);
+      expect(locks).toBe(1);
+    });
+    // A new transaction locks it anew.
+    await inTransaction(context(), (tx) => lockOnce(tx, `store:${id}`, lock(tx)));
+    expect(locks).toBe(2);
+    // Outside a transaction nothing is held (and MikroORM refuses a lock there): every call runs its own.
+    const outside = context();
+    let reads = 0;
+    const read = () => {
+      reads++;
+      return outside.em.findOne(StoreSchema, { id });
+    };
+    await lockOnce(outside, `store:${id}`, read);
+    await lockOnce(outside, `store:${id}`, read);
+    expect(reads).toBe(2);
+  });
+
+  it('does not remember a row that was not there', async () => {
+    let locks = 0;
+    await inTransaction(context(), async (tx) => {
+      const gone = () => {
+        locks++;
+        return tx.em.findOne(StoreSchema, { id: 'missing' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      };
+      expect(await lockOnce(tx, 'store:missing', gone)).toBeNull();
+      expect(await lockOnce(tx, 'store:missing', gone)).toBeNull();
+    });
+    expect(locks).toBe(2);
   });
 });

@@ -17,3 +17,30 @@ export async function inTransaction<C extends ServiceContext, T>(ctx: C, work: (
   }
   return ctx.em.transactional((em) => work({ ...ctx, em }));
 }
+
+/** The rows each open transaction has locked, by its EntityManager (a transaction's own fork). */
+const heldLocks = new WeakMap<object, Map<string, object>>();
+
+/**
+ * A row locked for the context's transaction (`SELECT ... FOR UPDATE` by `lock`), once per
+ * transaction: a flow that took the lock (the billing engine's step) and the services it then
+ * calls (the settlement, its subscription hook) share the one locked entity instead of each
+ * asking PostgreSQL again. The lock is the transaction's until it ends, so the entity it answered
+ * is still the row's.
+ */
+export async function lockOnce<T extends object>(
+  ctx: ServiceContext,
+  key: string,
+  lock: () => Promise<T | null>,
+): Promise<T | null> {
+  if (!ctx.em.isInTransaction()) return lock();
+  let held = heldLocks.get(ctx.em);
+  const seen = held?.get(key);
+  if (seen) return seen as T;
+  const row = await lock();
+  if (row) {
+    if (!held) heldLocks.set(ctx.em, (held = new Map<string, object>()));
+    held.set(key, row);
+  }
+  return row;
+}

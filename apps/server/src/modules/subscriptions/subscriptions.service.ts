@@ -19,7 +19,7 @@ import { newId } from '../../lib/ids.js';
 import { recordEvent } from '../events/outbox.js';
 import type { ServiceContext } from '../request/context.js';
 import { StoreSchema } from '../stores/stores.entities.js';
-import { inTransaction } from '../request/transaction.js';
+import { inTransaction, lockOnce } from '../request/transaction.js';
 import { move, type MoveArgs, type MoveName, type MoveResult } from './subscription-machine.js';
 import { recordSubscriptionMail } from './subscription-mails.service.js';
 import { stateOf, toSubscriptionView, writeState } from './subscription-views.js';
@@ -179,12 +179,13 @@ export async function applyMove<M extends MoveName>(
   return result;
 }
 
-/** The subscription by id with its row lock (the billing engine's steps, the settlement's hook); null when gone. */
+/**
+ * The subscription by id with its row lock (the billing engine's steps, the settlement's hook),
+ * once per transaction (transaction.ts lockOnce); null when gone.
+ */
 export function lockSubscription(ctx: ServiceContext, subscriptionId: string): Promise<Subscription | null> {
-  return ctx.em.findOne(
-    SubscriptionSchema,
-    { id: subscriptionId },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  return lockOnce(ctx, `subscription:${subscriptionId}`, () =>
+    ctx.em.findOne(SubscriptionSchema, { id: subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true }),
   );
 }
 
