@@ -1,7 +1,8 @@
 /**
  * licenses: the License API's hot path, `POST /api/v1/licenses/validate` with an instance (what
  * the merchant's software sends at every start), at 32 connections, beside a floor: a bare
- * Fastify + pg server running the same statement and arithmetic (floors/licenses-floor.mjs).
+ * Fastify + pg server running the same statement and arithmetic and signing the same offline lease
+ * (floors/licenses-floor.mjs).
  *
  * One database: a key product (activation limit 3, valid 365 days) with BENCH_LICENSE_KEYS
  * (20,000) keys, all sold (through SQL, to orders of the store, so the unique index is the size
@@ -12,7 +13,7 @@
  *
  * Knobs: BENCH_LICENSE_CONNECTIONS (32), BENCH_LICENSE_KEYS (20000), BENCH_CASES (service,floor).
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { freshDatabase, watchDatabase, withClient } from './lib/db.mjs';
@@ -143,6 +144,7 @@ export default {
         PORT: '0',
         FLOOR_DATABASE_URL: db.url,
         FLOOR_ENCRYPTION_KEY: encryptionKey.toString('base64'),
+        FLOOR_PUBLIC_URL: JSON.parse(Buffer.from(served.json.lease.split('.')[1], 'base64url')).iss,
         NODE_ENV: 'production',
       },
       isReady: (line) =>
@@ -157,7 +159,19 @@ export default {
       200,
       'floor validate',
     );
-    if (!isDeepStrictEqual(floorAnswer.json, served.json)) {
+    // The same answer, the lease aside; the leases alike but for their times (a second apart at most) and signatures.
+    const leaseParts = (lease) => {
+      const [header, claims] = lease
+        .split('.')
+        .slice(0, 2)
+        .map((part) => JSON.parse(Buffer.from(part, 'base64url')));
+      return { header, claims: { ...claims, iat: undefined, exp: undefined }, span: claims.exp - claims.iat };
+    };
+    check(
+      isDeepStrictEqual(leaseParts(floorAnswer.json.lease), leaseParts(served.json.lease)),
+      `the floor's lease is the service's (${floorAnswer.json.lease} vs ${served.json.lease})`,
+    );
+    if (!isDeepStrictEqual({ ...floorAnswer.json, lease: null }, { ...served.json, lease: null })) {
       console.log('service: ', served.text);
       console.log('floor:   ', floorAnswer.text);
       check(false, "the floor's answer equals the service's");
@@ -240,6 +254,14 @@ export default {
       console.log(ratioLine('service/floor server CPU per request', ratios.cpu));
       console.log(`p99: service ${fixed(byId.service.p99, 1)} ms, floor ${fixed(byId.floor.p99, 1)} ms`);
     }
+    // What the lease's signature costs a call (both sides pay it): Ed25519 with node:crypto, alone.
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const signed = Buffer.from(served.json.lease.split('.').slice(0, 2).join('.'));
+    const signStarted = performance.now();
+    for (let i = 0; i < 20_000; i++) sign(null, signed, privateKey);
+    console.log(
+      `the lease's Ed25519 signature: ${fixed(((performance.now() - signStarted) * 1000) / 20_000, 1)} µs per call`,
+    );
     console.log(
       `process peak RSS over the whole run (VmHWM): service ${fixed(serviceHwm, 0)} MiB, floor ${fixed(floorHwm, 0)} MiB`,
     );

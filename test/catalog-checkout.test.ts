@@ -604,6 +604,7 @@ describe('POST /api/checkout/start', () => {
       receiptsEnabled: true,
       receiptNote: '',
       subscriptionGraceDays: 7,
+      licenseLeaseDays: 7,
     });
     const { orderId, token } = await pendingOrder();
     const response = await post('/api/checkout/start', {

@@ -56,6 +56,7 @@ describe('the route table', () => {
       [
         'GET /api/dashboard/stores/{storeId}/orders/{orderId}/payment-proof',
         'GET /api/orders/{orderId}/files/{fileId}',
+        'GET /api/v1/licenses/jwks/{storeId}',
         'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
         'POST /api/dashboard/stores/{storeId}/products/{productId}/images',
         'POST /api/merchant/v1/stores/{storeId}/products/{productId}/images',

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -138,5 +138,42 @@ describe('packages/sdk/examples against a seeded service', () => {
     const wrong = await example('license-check.mjs', { ...env, LICENSE_KEY: 'NOT-A-KEY' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('not_found');
+  });
+
+  it('license-offline keeps the lease online and starts from it offline, and refuses a lease it cannot verify', async () => {
+    const storefront = await (await fetch(`${server.url}/api/stores/by-subdomain/demo/storefront`)).json();
+    const game = (storefront.products as Array<{ id: string; deliveryMethods: string[] }>).find((p) =>
+      p.deliveryMethods.includes('licenseKeys'),
+    )!;
+    const bought = await buy(server.url, { storeId: demo.storeId, productId: game.id, email: 'offline@example.test' });
+    const key = (await (await fetch(`${server.url}/api/orders/${bought.id}/keys?token=${bought.token}`)).json()).keys[0]
+      .key as string;
+    const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'svc-lease-')), 'lease.json');
+    const env = {
+      SVC_STORE_ID: demo.storeId,
+      SVC_PRODUCT_ID: game.id,
+      LICENSE_KEY: key,
+      STATE_FILE: stateFile,
+      INSTANCE_NAME: 'plane-laptop',
+    };
+    const online = await example('license-offline.mjs', env);
+    expect(online.code, online.stderr).toBe(0);
+    expect(online.stdout).toContain('online: lease refreshed');
+    expect(online.stdout).toMatch(/license valid offline until \d{4}-/);
+    // No service at this address: the kept lease decides, verified with no network.
+    const offline = await example('license-offline.mjs', { ...env, SVC_BASE_URL: 'http://127.0.0.1:9' });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stdout).toMatch(/offline \(\w+\): using the kept lease/);
+    expect(offline.stdout).toMatch(/license valid offline until \d{4}-/);
+    // A lease altered on disk no longer verifies.
+    const kept = JSON.parse(readFileSync(stateFile, 'utf8'));
+    const [header, payload, signature] = kept.lease.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    claims.exp += 365 * 86_400;
+    kept.lease = [header, Buffer.from(JSON.stringify(claims)).toString('base64url'), signature].join('.');
+    writeFileSync(stateFile, JSON.stringify(kept));
+    const forged = await example('license-offline.mjs', { ...env, SVC_BASE_URL: 'http://127.0.0.1:9' });
+    expect(forged.code).toBe(3);
+    expect(forged.stdout).toContain('no valid lease (signature)');
   });
 });

@@ -605,7 +605,14 @@ const ERROR_EXPORTS = [
 /** What each subpath exports at run time: one client (or verification) and the errors it throws. */
 const SUBPATH_NAMES = {
   theme: [...ERROR_EXPORTS, 'createThemeClient'].sort(),
-  licenses: [...ERROR_EXPORTS, 'createLicenseClient'].sort(),
+  licenses: [
+    ...ERROR_EXPORTS,
+    'createLicenseClient',
+    'verifyLicenseLease',
+    'fetchJwks',
+    'LeaseInvalidError',
+    'LEASE_TYP',
+  ].sort(),
   webhooks: [
     'DEFAULT_WEBHOOK_TOLERANCE_SECONDS',
     'SERVICE_SIGNATURE_HEADER',
@@ -625,6 +632,8 @@ const SUBPATH_NAMES = {
 const EXPORT_NAMES = [
   'DEFAULT_WEBHOOK_TOLERANCE_SECONDS',
   'ERROR_CODES',
+  'LEASE_TYP',
+  'LeaseInvalidError',
   'SERVICE_SIGNATURE_HEADER',
   'STANDARD_ID_HEADER',
   'STANDARD_SIGNATURE_HEADER',
@@ -646,8 +655,10 @@ const EXPORT_NAMES = [
   'createLicenseClient',
   'createMerchantClient',
   'createThemeClient',
+  'fetchJwks',
   'generateTestHeader',
   'isSvcError',
+  'verifyLicenseLease',
   'verifySignature',
 ];
 

@@ -20,6 +20,10 @@ const run = promisify(execFile);
 let server: Awaited<ReturnType<typeof startServer>>;
 /** Every secret the API handed out, by what it is. */
 const secrets: Record<string, string> = {};
+/** The signing key of the lease the activation answered. */
+let leaseKid = '';
+/** How every Ed25519 private key in PKCS#8 DER starts (RFC 8410), in base64 and in hex: never in a dump. */
+const PKCS8_ED25519 = ['MC4CAQAwBQYDK2VwBCIEI', '302e020100300506032b657004220420'];
 
 async function latestMailTo(address: string): Promise<string> {
   const deadline = Date.now() + 10_000;
@@ -78,6 +82,14 @@ beforeAll(async () => {
   ).json();
   secrets['license key (sold)'] = keys.keys[0].key;
   expect(licenseKeys).toContain(secrets['license key (sold)']);
+  // The activation's offline lease makes the store's Ed25519 signing key (its private half is never handed out).
+  const activated = await fetch(`${server.url}/api/v1/licenses/activate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
+    body: JSON.stringify({ productId: product.id, key: secrets['license key (sold)'], instanceName: 'laptop' }),
+  });
+  expect(activated.status).toBe(200);
+  leaseKid = JSON.parse(Buffer.from((await activated.json()).lease.split('.')[0], 'base64url').toString()).kid;
 
   expect(
     (
@@ -118,5 +130,8 @@ describe('a dump of the database', () => {
         : dump.includes(value),
     );
     expect(found.map(([what]) => what)).toEqual([]);
+    // The license signing key's row is there, its private key sealed.
+    expect(dump).toContain(leaseKid);
+    for (const prefix of PKCS8_ED25519) expect(dump).not.toContain(prefix);
   });
 });

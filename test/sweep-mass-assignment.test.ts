@@ -326,6 +326,9 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
     'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/disable': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/licenses/{licenseId}/enable': { body: {}, control: true },
     'POST /api/dashboard/stores/{storeId}/licenses/search': { body: { key: tokens.licenseKey! }, control: true },
+    // A rotation takes no body: the control rotates the store's key of the caller's mode.
+    'POST /api/merchant/v1/stores/{storeId}/license-signing-keys/rotate': { body: {}, control: true },
+    'POST /api/dashboard/stores/{storeId}/license-signing-keys/rotate': { body: {}, control: true },
     // Cancel at the period end once (the merchant route's control); a second is 409 by design.
     'POST /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/cancel': {
       body: { atPeriodEnd: true },

@@ -66,17 +66,59 @@ export type TLicense = z.infer<typeof ZLicense>;
 export const ZLicenseInstance = z.object({ id: z.string(), name: z.string(), createdAt: ZTimestamp });
 export type TLicenseInstance = z.infer<typeof ZLicenseInstance>;
 
+/**
+ * An offline lease: a compact JWS (RFC 7515) signed with the store's Ed25519 key (`alg: EdDSA`,
+ * RFC 8037; header `kid`, `typ: svc-lease+jwt`), claims `iss`, `sub` (the license), `productId`,
+ * `instanceId`, `livemode`, `status`, `iat`, `exp`. Verified offline against the store's JWKS.
+ */
+const ZLease = z.string().meta({
+  description: "A compact JWS the software keeps and verifies offline against the store's JWKS until its exp",
+});
+
 export const ZActivateLicenseResult = z.object({
   activated: z.literal(true),
   license: ZLicense,
   instance: ZLicenseInstance,
+  /** The offline lease for this instance. */
+  lease: ZLease,
 });
 export const ZValidateLicenseResult = z.object({
   valid: z.boolean(),
   reason: ZLicenseInvalidReason.nullable(),
   license: ZLicense,
   instance: ZLicenseInstance.nullable(),
+  /** The offline lease when valid; null otherwise. */
+  lease: ZLease.nullable(),
 });
+
+/** A public key of a store's JWKS (RFC 7517, RFC 8037). */
+export const ZLeaseJwk = z.object({
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  x: z.string(),
+  kid: z.string(),
+  alg: z.literal('EdDSA'),
+  use: z.literal('sig'),
+});
+export const ZLeaseJwks = z.object({ keys: z.array(ZLeaseJwk) });
+export type TLeaseJwk = z.infer<typeof ZLeaseJwk>;
+export type TLeaseJwks = z.infer<typeof ZLeaseJwks>;
+
+/** A store's signing key as the seller sees it (never the private key). */
+export const ZLicenseSigningKey = z.object({
+  kid: z.string(),
+  livemode: z.boolean(),
+  /** The raw public key, base64url (the JWK's `x`). */
+  publicKey: z.string(),
+  createdAt: ZTimestamp,
+  /** When a rotation replaced it; null for the current key. */
+  retiredAt: ZTimestamp.nullable(),
+  /** Until when the JWKS still publishes it (the longest lease it can have signed); null while current. */
+  publishedUntil: ZTimestamp.nullable(),
+});
+export const ZLicenseSigningKeyList = z.object({ keys: z.array(ZLicenseSigningKey) });
+export type TLicenseSigningKey = z.infer<typeof ZLicenseSigningKey>;
+export type TLicenseSigningKeyList = z.infer<typeof ZLicenseSigningKeyList>;
 export const ZDeactivateLicenseResult = z.object({ deactivated: z.literal(true), license: ZLicense });
 export type TActivateLicenseResult = z.infer<typeof ZActivateLicenseResult>;
 export type TValidateLicenseResult = z.infer<typeof ZValidateLicenseResult>;

@@ -93,6 +93,9 @@ export const RECEIPT_NOTE_MAX = 1000;
 /** Days a subscription's licenses stay valid after a failed renewal (`past_due`), at most. */
 export const SUBSCRIPTION_GRACE_DAYS_MAX = 30;
 const ZSubscriptionGraceDays = z.number().int().min(0).max(SUBSCRIPTION_GRACE_DAYS_MAX);
+/** The longest an offline license lease may last, in days (a lease's `exp` is never later). */
+export const LICENSE_LEASE_DAYS_MAX = 90;
+const ZLicenseLeaseDays = z.number().int().min(1).max(LICENSE_LEASE_DAYS_MAX);
 
 export const ZStoreSettings = z.object({
   paymentMethods: z.array(ZPaymentMethod).min(1).max(PAYMENT_METHODS.length),
@@ -106,6 +109,8 @@ export const ZStoreSettings = z.object({
   receiptNote: z.string().max(RECEIPT_NOTE_MAX),
   /** Days a subscription's licenses stay valid after its renewal failed (0 to 30; 7 by default). */
   subscriptionGraceDays: ZSubscriptionGraceDays,
+  /** Days an offline license lease lasts at most (1 to 90; 7 by default): how long the merchant's software runs without calling home. */
+  licenseLeaseDays: ZLicenseLeaseDays,
 });
 export type TStoreSettings = z.infer<typeof ZStoreSettings>;
 
@@ -185,6 +190,7 @@ export const ZUpdateStoreInput = z.strictObject({
       receiptsEnabled: z.boolean().optional(),
       receiptNote: ZPlainText(RECEIPT_NOTE_MAX).optional(),
       subscriptionGraceDays: ZSubscriptionGraceDays.optional(),
+      licenseLeaseDays: ZLicenseLeaseDays.optional(),
     })
     .optional(),
 });

@@ -7,7 +7,7 @@ import {
   ProductSchema,
   StoredFileSchema,
 } from '../modules/catalog/catalog.entities.js';
-import { LicenseInstanceSchema } from '../modules/licenses/licenses.entities.js';
+import { LicenseInstanceSchema, LicenseSigningKeySchema } from '../modules/licenses/licenses.entities.js';
 import { CouponSchema } from '../modules/coupons/coupons.entities.js';
 import { EventSchema } from '../modules/events/events.entities.js';
 import { FeedbackSchema } from '../modules/feedback/feedback.entities.js';
@@ -57,6 +57,7 @@ export const ENTITIES = [
   ProductPlanSchema,
   LicenseKeySchema,
   LicenseInstanceSchema,
+  LicenseSigningKeySchema,
   StoredFileSchema,
   EventSchema,
   CouponSchema,

@@ -12,3 +12,5 @@ export type {
 } from '../licenses.js';
 export type { License, LicenseInstance, LicenseStatus } from '../models.js';
 export * from './errors.js';
+export { verifyLicenseLease, fetchJwks, LeaseInvalidError, LEASE_TYP } from '../license-lease.js';
+export type { LeaseClaims, LeaseInvalidReason, LeaseJwk, LeaseJwks, VerifyLeaseOptions } from '../license-lease.js';

@@ -8,13 +8,16 @@
  * itself, and refuses a base ending in `/api`). The curl snippet quotes its URL: an
  * unquoted `?` is a glob to zsh (macOS's shell), which refuses the command.
  */
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { trpc } from '../../api';
 import { useMode } from '../../mode';
-import { useStoreId } from '../../store';
+import { useStore, useStoreId } from '../../store';
+import { ConfirmAction } from '../../ui/dialogs';
 import { Loaded } from '../../ui/feedback';
+import { formatDateTime } from '../../ui/format';
+import { DataTable } from '../../ui/table';
 
 function Snippet({ label, text }: { label: string; text: string }) {
   const [copied, setCopied] = useState(false);
@@ -37,6 +40,72 @@ function Snippet({ label, text }: { label: string; text: string }) {
           {copied ? 'Copied.' : ''}
         </span>
       </div>
+    </section>
+  );
+}
+
+/**
+ * The keys that sign offline license leases, of the dashboard's mode: the JWKS the merchant's
+ * software verifies them with, and `Rotate signing key` (editOrders) behind a dialog.
+ */
+function LeaseSigningKeys() {
+  const storeId = useStoreId();
+  const mode = useMode();
+  const { can } = useStore();
+  const queryClient = useQueryClient();
+  const keys = useQuery(trpc.licenses.signingKeys.queryOptions({ storeId }));
+  const rotate = useMutation(
+    trpc.licenses.rotateSigningKey.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.licenses.signingKeys.queryKey({ storeId }) }),
+    }),
+  );
+  const jwks = `${window.location.origin}/api/v1/licenses/jwks/${storeId}`;
+  return (
+    <section aria-labelledby="lease-keys-heading">
+      <h2 id="lease-keys-heading">License signing keys</h2>
+      <p>
+        Offline license leases are signed with this store&apos;s Ed25519 key{mode === 'test' ? ' for test mode' : ''};
+        your software verifies them with the public keys at <code>{jwks}</code>.
+      </p>
+      <Loaded query={keys} label="Loading the signing keys…">
+        {(data) => (
+          <DataTable
+            caption="License signing keys"
+            empty="No key yet: the first lease makes one."
+            rows={data.keys}
+            rowKey={(key) => key.kid}
+            columns={[
+              { header: 'Key id (kid)', cell: (key) => <code>{key.kid}</code> },
+              { header: 'Created', cell: (key) => formatDateTime(key.createdAt) },
+              {
+                header: 'State',
+                cell: (key) =>
+                  key.retiredAt
+                    ? `Retired ${formatDateTime(key.retiredAt)}; in the JWKS until ${formatDateTime(key.publishedUntil ?? key.retiredAt)}`
+                    : 'Current',
+              },
+            ]}
+          />
+        )}
+      </Loaded>
+      {can('editOrders') ? (
+        <div className="actions">
+          <ConfirmAction
+            verb="Rotate signing key"
+            confirm="Rotate"
+            title="Rotate the license signing key?"
+            destructive={false}
+            pending={rotate.isPending}
+            error={rotate.error}
+            onConfirm={() => rotate.mutateAsync({ storeId })}
+          >
+            <p>
+              New leases are signed with a new key from now on. Leases signed with the current key keep verifying: its
+              public key stays in the JWKS for 90 days, longer than any lease lasts.
+            </p>
+          </ConfirmAction>
+        </div>
+      ) : null}
     </section>
   );
 }
@@ -140,6 +209,7 @@ export function Developers() {
           );
         }}
       </Loaded>
+      <LeaseSigningKeys />
     </>
   );
 }

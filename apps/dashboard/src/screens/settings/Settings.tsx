@@ -74,8 +74,13 @@ const ZSettingsForm = z.object({
   emailOrderAccess: settings.emailOrderAccess.unwrap(),
   receiptsEnabled: settings.receiptsEnabled.unwrap(),
   receiptNote: settings.receiptNote.unwrap(),
+  subscriptionGraceDays: settings.subscriptionGraceDays.unwrap(),
+  licenseLeaseDays: settings.licenseLeaseDays.unwrap(),
   allowedOrigins: originLines,
 });
+
+/** A number field's text as a number (the schema then says what is wrong with it); empty as NaN, refused. */
+const wholeNumber = (text: unknown) => (text === '' ? Number.NaN : Number(text));
 type FormIn = z.input<typeof ZSettingsForm>;
 type FormOut = z.output<typeof ZSettingsForm>;
 
@@ -91,6 +96,8 @@ function formValues(store: Store): FormIn {
     emailOrderAccess: store.settings.emailOrderAccess,
     receiptsEnabled: store.settings.receiptsEnabled,
     receiptNote: store.settings.receiptNote,
+    subscriptionGraceDays: store.settings.subscriptionGraceDays,
+    licenseLeaseDays: store.settings.licenseLeaseDays,
     allowedOrigins: store.allowedOrigins.join('\n'),
   };
 }
@@ -209,6 +216,29 @@ function SettingsForm({ store }: { store: Store }) {
           hint="Plain text the receipt ends with: a support address, thanks. Empty for none."
           registration={form.register('receiptNote')}
           error={errors.receiptNote}
+        />
+      </Card>
+
+      <Card id="settings-licenses" title="Licenses">
+        <TextInput
+          label="Subscription grace days"
+          width="sm"
+          type="number"
+          min={0}
+          max={30}
+          hint="Days a subscription's licenses stay valid after a renewal fails (0 to 30)."
+          registration={form.register('subscriptionGraceDays', { setValueAs: wholeNumber })}
+          error={errors.subscriptionGraceDays}
+        />
+        <TextInput
+          label="Offline lease days"
+          width="sm"
+          type="number"
+          min={1}
+          max={90}
+          hint="How long your software may run on a signed lease without calling home (1 to 90); never past the license's own end."
+          registration={form.register('licenseLeaseDays', { setValueAs: wholeNumber })}
+          error={errors.licenseLeaseDays}
         />
       </Card>
 
@@ -433,6 +463,10 @@ function SettingsView({ store }: { store: Store }) {
         <dd>{yes(store.settings.receiptsEnabled)}</dd>
         <dt>Receipt note</dt>
         <dd>{store.settings.receiptNote || '—'}</dd>
+        <dt>Subscription grace days</dt>
+        <dd>{store.settings.subscriptionGraceDays}</dd>
+        <dt>Offline lease days</dt>
+        <dd>{store.settings.licenseLeaseDays}</dd>
         <dt>Allowed origins</dt>
         <dd>{store.allowedOrigins.length ? store.allowedOrigins.join(', ') : 'None'}</dd>
         <dt>Two-factor sign-in required of staff</dt>

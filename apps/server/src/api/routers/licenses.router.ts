@@ -15,8 +15,11 @@ import {
   ZLicenseInstanceIdInput,
   ZLicenseList,
   ZLicenseMatches,
+  ZLicenseSigningKey,
+  ZLicenseSigningKeyList,
   ZListLicensesQuery,
   ZMerchantLicense,
+  ZStoreIdInput,
   ZValidateLicenseInput,
   ZValidateLicenseResult,
 } from '@svc/schemas';
@@ -33,6 +36,7 @@ import {
   removeLicenseInstance,
   validateLicense,
 } from '../../modules/licenses/licenses.service.js';
+import { listSigningKeys, rotateSigningKey } from '../../modules/licenses/lease.js';
 
 const MINUTE = 60_000;
 const software = ['licenses'];
@@ -41,6 +45,7 @@ const MERCHANT = '/merchant/v1/stores/{storeId}/licenses';
 const tags = ['merchant: licenses'];
 const dashboard = { tags: ['dashboard'] };
 const one = `${MERCHANT}/{licenseId}` as const;
+const SIGNING_KEYS = '/merchant/v1/stores/{storeId}/license-signing-keys';
 
 const read = storeResource({ scope: 'license:read', permission: 'viewOrders' });
 const write = storeResource({ scope: 'license:write', permission: 'editOrders' });
@@ -88,6 +93,36 @@ export const licensesRouter = router({
     .input(ZDeactivateLicenseInput)
     .output(ZDeactivateLicenseResult)
     .mutation(({ ctx, input }) => deactivateLicense(ctx, input)),
+  /** The store's keys that sign offline leases (lease.ts), of the caller's mode. */
+  signingKeys: read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: SIGNING_KEYS,
+        tags,
+        summary: "The store's license signing keys of this mode, newest first (the current one has no retiredAt)",
+      },
+      dashboard,
+      errors: [],
+    })
+    .input(ZStoreIdInput)
+    .output(ZLicenseSigningKeyList)
+    .query(({ ctx, input }) => listSigningKeys(ctx, input)),
+  rotateSigningKey: write
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${SIGNING_KEYS}/rotate`,
+        tags,
+        summary:
+          'Rotate the signing key of this mode: new leases carry the new kid; the old key stays in the JWKS until every lease it signed has expired',
+      },
+      dashboard,
+      errors: [],
+    })
+    .input(ZStoreIdInput)
+    .output(ZLicenseSigningKey)
+    .mutation(({ ctx, input }) => rotateSigningKey(ctx, input)),
   /** The seller's license resources. */
   list: read
     .meta({

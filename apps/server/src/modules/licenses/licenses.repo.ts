@@ -12,10 +12,10 @@ import { KeysetWhere } from '../../lib/keyset.js';
 
 /**
  * What a license is judged by besides its key and product: its subscription (`s`, none for a
- * one-time sale) and that subscription's store (`st`, for the grace days), joined by primary keys.
+ * one-time sale) and its product's store (`st`: the grace days, the lease days), joined by primary keys.
  */
 const SUBSCRIPTION_JOINS = `left join subscription s on s.id = k.subscription_id
-       left join store st on st.id = s.store_id`;
+       join store st on st.id = p.store_id`;
 
 /**
  * When the license stops being valid. A one-time license: its assignment plus its product's
@@ -54,7 +54,8 @@ const STATUS = `case
  */
 const LICENSE_COLUMNS = `k.id, k.product_id, k.livemode, k.subscription_id, k.status as key_status, k.assigned_at, k.disabled_at,
   p.license_activation_limit as activation_limit, ${EXPIRES_AT} as expires_at, ${STATUS} as status,
-  (select count(*) from license_instance c where c.license_key_id = k.id)::int as usage`;
+  (select count(*) from license_instance c where c.license_key_id = k.id)::int as usage,
+  p.store_id, st.license_lease_days as lease_days, s.clock_time`;
 
 /** What the License API needs of a license, in one row. */
 export interface LicenseRow {
@@ -72,6 +73,11 @@ export interface LicenseRow {
   /** At the `now` the statement was given (STATUS). */
   status: TLicenseStatus;
   usage: number;
+  store_id: string;
+  /** The store's licenseLeaseDays (an offline lease lasts at most this many days). */
+  lease_days: number;
+  /** A test subscription's clock, at which it is judged; null otherwise. */
+  clock_time: Date | null;
   /** The named instance, when one was asked for and it is this license's. */
   instance_id: string | null;
   instance_name: string | null;
@@ -191,7 +197,6 @@ export async function selectLicensesByHash(
 /** What the merchant view adds to a license: whose it is, and its sealed value for the mask. */
 export interface MerchantLicenseRow extends Omit<LicenseRow, 'instance_id' | 'instance_name' | 'instance_created_at'> {
   value_enc: string;
-  store_id: string;
   order_number: string;
   customer_email: string;
 }
@@ -208,7 +213,7 @@ export async function selectMerchantLicenses(
   if (ids.length === 0) return [];
   return preparedRows(
     em,
-    `select ${LICENSE_COLUMNS}, k.value_enc, p.store_id, o.number::text as order_number, o.customer_email
+    `select ${LICENSE_COLUMNS}, k.value_enc, o.number::text as order_number, o.customer_email
        from license_key k join product p on p.id = k.product_id join "order" o on o.id = k.order_id
        ${SUBSCRIPTION_JOINS}
       where k.id = any(?)`,

@@ -32,6 +32,7 @@ import type { ServiceContext } from '../request/context.js';
 import { LicenseKeySchema } from '../catalog/catalog.entities.js';
 import { decryptLicenseKey, licenseKeyHash, maskKey } from '../catalog/license-key-crypto.js';
 import { recordEvent } from '../events/outbox.js';
+import { signLease } from './lease.js';
 import { LicenseInstanceSchema } from './licenses.entities.js';
 import {
   lookupLicense,
@@ -101,6 +102,20 @@ async function usageUnderLock(em: EntityManager, licenseId: string): Promise<num
   return em.count(LicenseInstanceSchema, { licenseKey: licenseId });
 }
 
+/** The offline lease of a license judged active (lease.ts), for `instanceId` when one is named. */
+function leaseOf(ctx: ServiceContext, row: LicenseRow, instanceId: string | null, now: Date): Promise<string> {
+  return signLease(ctx, {
+    licenseId: row.id,
+    productId: row.product_id,
+    storeId: row.store_id,
+    livemode: row.livemode,
+    instanceId,
+    expiresAt: row.expires_at ? new Date(row.expires_at) : null,
+    leaseDays: row.lease_days,
+    at: row.clock_time ? new Date(row.clock_time) : now,
+  });
+}
+
 function notFound(): AppError {
   return new AppError('not_found', NOT_FOUND);
 }
@@ -113,8 +128,9 @@ export async function activateLicense(
 ): Promise<TActivateLicenseResult> {
   const valueHash = hashOf(ctx, input.key);
   const now = ctx.clock.now();
+  let activated: { row: LicenseRow; license: TLicense; instance: TLicenseInstance };
   try {
-    return await inTransaction(ctx, async (tx) => {
+    activated = await inTransaction(ctx, async (tx) => {
       const row = await lookupLicense(tx.em, input.productId, valueHash, null, true, now);
       if (!row) throw notFound();
       row.usage = await usageUnderLock(tx.em, row.id);
@@ -122,7 +138,7 @@ export async function activateLicense(
       if (status !== 'active')
         throw new AppError('license_inactive', `This license is ${status}; it cannot be activated.`);
       const existing = await tx.em.findOne(LicenseInstanceSchema, { licenseKey: row.id, name: input.instanceName });
-      if (existing) return { activated: true as const, license: toLicense(row), instance: toInstance(existing) };
+      if (existing) return { row, license: toLicense(row), instance: toInstance(existing) };
       if (row.activation_limit !== null && row.usage >= row.activation_limit) {
         throw new AppError(
           'activation_limit_reached',
@@ -139,13 +155,17 @@ export async function activateLicense(
       await tx.em.flush();
       const updated = { ...row, usage: row.usage + 1 };
       await recordLicenseEvent(ctx, tx.em, 'license.activated', row.id, now);
-      return { activated: true as const, license: toLicense(updated), instance: toInstance(instance) };
+      return { row, license: toLicense(updated), instance: toInstance(instance) };
     });
   } catch (error) {
     // Under the row lock two activations of one name cannot race; this is the constraint's word if they ever do.
     if (error instanceof UniqueConstraintViolationException && !retried) return activateLicense(ctx, input, true);
     throw error;
   }
+  // Signed after the commit: the first lease of a store makes its key on a connection of its own,
+  // which a transaction holding the license's row lock must not wait for.
+  const { row, license, instance } = activated;
+  return { activated: true as const, license, instance, lease: await leaseOf(ctx, row, instance.id, now) };
 }
 
 /** Whether the license is active (and, when an instance is named, whether it is one of its instances). */
@@ -154,13 +174,14 @@ export async function validateLicense(
   input: TValidateLicenseInput,
 ): Promise<TValidateLicenseResult> {
   // One prepared read and no entity: the root EntityManager's pool, without forking a unit of work.
+  const now = ctx.clock.now();
   const row = await lookupLicense(
     ctx.deps.orm.em,
     input.productId,
     hashOf(ctx, input.key),
     input.instanceId ?? null,
     false,
-    ctx.clock.now(),
+    now,
   );
   if (!row) throw notFound();
   const license = toLicense(row);
@@ -169,7 +190,8 @@ export async function validateLicense(
     : null;
   const reason =
     INVALID_REASON[license.status] ?? (input.instanceId !== undefined && !instance ? 'instance_not_found' : null);
-  return { valid: reason === null, reason, license, instance };
+  const lease = reason === null ? await leaseOf(ctx, row, instance?.id ?? null, now) : null;
+  return { valid: reason === null, reason, license, instance, lease };
 }
 
 /** Frees one instance of the license; an instance that is not the license's is 404. */

@@ -24,7 +24,7 @@ export function toPublicStore(store: Store): TStorePublic {
   };
 }
 
-const DEFAULT_SETTINGS: Omit<TStoreSettings, 'subscriptionGraceDays'> = {
+const DEFAULT_SETTINGS: Omit<TStoreSettings, 'subscriptionGraceDays' | 'licenseLeaseDays'> = {
   paymentMethods: ['manual'],
   manualPaymentInstructions: '',
   emailOrderAccess: true,
@@ -32,12 +32,15 @@ const DEFAULT_SETTINGS: Omit<TStoreSettings, 'subscriptionGraceDays'> = {
   receiptNote: '',
 };
 
-/** The store's settings with defaults for what was never set (the grace days are a column of their own). */
+/** The store's settings with defaults for what was never set (the grace and lease days are columns of their own). */
 export function storeSettings(store: Store): TStoreSettings {
-  const parsed = ZStoreSettings.omit({ subscriptionGraceDays: true }).partial().safeParse(store.settings);
+  const parsed = ZStoreSettings.omit({ subscriptionGraceDays: true, licenseLeaseDays: true })
+    .partial()
+    .safeParse(store.settings);
   return {
     ...DEFAULT_SETTINGS,
     ...(parsed.success ? parsed.data : {}),
     subscriptionGraceDays: store.subscriptionGraceDays,
+    licenseLeaseDays: store.licenseLeaseDays,
   };
 }

@@ -11,6 +11,7 @@ export const StoreSchema = defineEntity({
       name: 'store_subscription_grace_days_check',
       expression: 'subscription_grace_days >= 0 and subscription_grace_days <= 30',
     },
+    { name: 'store_license_lease_days_check', expression: 'license_lease_days >= 1 and license_lease_days <= 90' },
   ],
   // Customer-route CORS looks stores up by an allowed origin.
   indexes: [
@@ -49,6 +50,11 @@ export const StoreSchema = defineEntity({
      * not part of `settings`: the License API's one statement reads it by the store's primary key.
      */
     subscriptionGraceDays: p.integer().default(7),
+    /**
+     * Days an offline license lease lasts at most (settings.licenseLeaseDays, 1 to 90): a column
+     * for the same reason, the License API's statement reads it.
+     */
+    licenseLeaseDays: p.integer().default(7),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

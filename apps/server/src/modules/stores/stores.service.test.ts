@@ -142,3 +142,36 @@ describe("a store's subscription grace days", () => {
     expect(ZUpdateStoreInput.safeParse({ storeId: 'abc', settings: { subscriptionGraceDays: 30 } }).success).toBe(true);
   });
 });
+
+describe("a store's license lease days", () => {
+  it('are 7 by default, change alone among the settings, and live in their own column', async () => {
+    const tag = uniqueSubdomain('lease');
+    const owner = await createUser(ctx(), { email: `${tag}@example.test`, password: 'a long password' });
+    const store = await createOwnedStore(ctx(), await orm.em.fork().findOneOrFail(UserSchema, { id: owner.id }), {
+      name: 'Lease',
+      subdomain: tag,
+    });
+    expect(store.settings.licenseLeaseDays).toBe(7);
+    const member = await orm.em.fork().findOneOrFail(StoreMemberSchema, { store: store.id, user: owner.id });
+    const changed = await updateStore(
+      ctx(),
+      member,
+      ZUpdateStoreInput.parse({ storeId: store.id, settings: { licenseLeaseDays: 30 } }),
+    );
+    expect(changed.settings).toEqual({ ...store.settings, licenseLeaseDays: 30 });
+    const row = await orm.em.fork().findOneOrFail(StoreSchema, { id: store.id });
+    expect(row.licenseLeaseDays).toBe(30);
+    expect(row.settings).not.toHaveProperty('licenseLeaseDays');
+    const again = await updateStore(ctx(), member, { storeId: store.id, settings: { receiptNote: 'Thanks' } });
+    expect(again.settings).toMatchObject({ receiptNote: 'Thanks', licenseLeaseDays: 30, subscriptionGraceDays: 7 });
+  });
+
+  it('refuse anything but a whole number of days from 1 to 90', () => {
+    for (const days of [0, 91, 2.5, '7']) {
+      const input = { storeId: 'abc', settings: { licenseLeaseDays: days } };
+      expect(ZUpdateStoreInput.safeParse(input).success, String(days)).toBe(false);
+    }
+    for (const days of [1, 90])
+      expect(ZUpdateStoreInput.safeParse({ storeId: 'abc', settings: { licenseLeaseDays: days } }).success).toBe(true);
+  });
+});

@@ -169,10 +169,11 @@ async function changeStore(
   if (input.accentColor !== undefined) store.accentColor = input.accentColor;
   if (input.allowedOrigins !== undefined) store.allowedOrigins = [...new Set(input.allowedOrigins)];
   if (input.settings !== undefined) {
-    const { subscriptionGraceDays, ...next } = { ...storeSettings(store), ...input.settings };
+    const { subscriptionGraceDays, licenseLeaseDays, ...next } = { ...storeSettings(store), ...input.settings };
     if (input.settings.paymentMethods) next.paymentMethods = [...new Set(input.settings.paymentMethods)];
     store.settings = next;
     store.subscriptionGraceDays = subscriptionGraceDays;
+    store.licenseLeaseDays = licenseLeaseDays;
     // The first save of the payment methods is the seller's choice (a new store offers manual already).
     if (input.settings.paymentMethods && !store.paymentMethodsChosenAt) store.paymentMethodsChosenAt = ctx.clock.now();
   }
