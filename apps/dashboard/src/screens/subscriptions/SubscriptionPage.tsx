@@ -8,7 +8,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { ZCancelSubscriptionInput, ZUpdateSubscriptionInput } from '@svc/schemas';
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
@@ -162,21 +162,34 @@ function SubscriptionView({ subscription: sub }: { subscription: Subscription })
   );
 }
 
-/** The subscription's orders, newest first (orders.dashboardList by subscriptionId), older pages on demand. */
+/**
+ * The subscription's orders, newest first (orders.dashboardList by subscriptionId), older pages on
+ * demand: each page a query of its own under its cursor, shown as one list.
+ */
 function OrdersTimeline({ subscription: sub }: { subscription: Subscription }) {
-  const orders = useInfiniteQuery(
-    trpc.orders.dashboardList.infiniteQueryOptions(
-      { storeId: sub.storeId, subscriptionId: sub.id, limit: 20 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const pages = useQueries({
+    queries: cursors.map((cursor) =>
+      trpc.orders.dashboardList.queryOptions({
+        storeId: sub.storeId,
+        subscriptionId: sub.id,
+        limit: 20,
+        ...(cursor ? { cursor } : {}),
+      }),
     ),
-  );
+  });
+  const first = pages[0]!;
+  const last = pages[pages.length - 1]!;
+  const nextCursor = last.data?.nextCursor;
+  const orders = {
+    data: first.data ? pages.flatMap((page) => page.data?.orders ?? []) : undefined,
+    error: first.error,
+    isPending: first.isPending,
+    refetch: first.refetch,
+  };
   return (
     <Card id="orders" title="Orders" description="Every payment of this subscription, newest first.">
-      <Loaded
-        query={{ ...orders, data: orders.data?.pages.flatMap((page) => page.orders) }}
-        label="Loading the orders…"
-        lines={3}
-      >
+      <Loaded query={orders} label="Loading the orders…" lines={3}>
         {(list) =>
           list.length === 0 ? (
             <p className="m-0 text-sm text-muted">No orders yet.</p>
@@ -202,12 +215,13 @@ function OrdersTimeline({ subscription: sub }: { subscription: Subscription }) {
                   </li>
                 ))}
               </ol>
-              {orders.hasNextPage && (
+              <ErrorNote error={last.error} />
+              {nextCursor && (
                 <button
                   type="button"
                   className={buttonClass('secondary', 'mt-3')}
-                  disabled={orders.isFetchingNextPage}
-                  onClick={() => void orders.fetchNextPage()}
+                  disabled={last.isFetching}
+                  onClick={() => setCursors((known) => [...known, nextCursor])}
                 >
                   Show older orders
                 </button>
