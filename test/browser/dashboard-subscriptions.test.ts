@@ -9,13 +9,16 @@
  * dark. A viewOrders member sees the page and no action; another store's subscription is 404.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from '../support/catalog.js';
 import { bearer, previewToken } from '../support/preview.js';
 import { addStaff, clientIp, dashboardInMode, registerSeller, type Seller } from '../support/seller.js';
 import { expectAccessible, signInThroughUi, storeUrl } from './dashboard-support.js';
-import { createShop, launchChromium, pagePerTest, startPageServer, type Shop } from './support.js';
+import { REPO_ROOT } from '../support/server.js';
+import { createShop, launchChromium, pagePerTest, SCREENSHOT_DIR, startPageServer, type Shop } from './support.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
 declare const document: any;
@@ -52,13 +55,13 @@ interface RecurringShop extends Shop {
 }
 
 /** A store with a test-mode product on a monthly (9.00) and a yearly (90.00) plan, delivering license keys. */
-async function recurringShop(name: string): Promise<RecurringShop> {
+async function recurringShop(name: string, productName = 'Editor Pro'): Promise<RecurringShop> {
   const shop = await createShop(server.url, name);
   const product = (await createProduct(
     shop.seller,
     shop.store.id,
     {
-      name: 'Editor Pro',
+      name: productName,
       price: 9,
       deliveryMethods: ['licenseKeys'],
       plans: [
@@ -309,5 +312,52 @@ describe('dashboard: subscriptions', () => {
       `/api/dashboard/stores/${shop.store.id}/subscriptions/${foreign.subscriptionId}/preview-update?quantity=2`,
     );
     expect(preview.status).toBe(404);
+  }, 120_000);
+
+  it('fits a phone and a desktop, light and dark: no sideways scroll at 390 px, even with a long product name', async () => {
+    const shop = await recurringShop(
+      'Shop',
+      'Editor Pro Ultimate Collaboration Suite for Distributed Documentation Teams (Annual Licensing Bundle)',
+    );
+    const buyer = await subscribe(shop);
+    await subscribe(shop);
+    await signInInTestMode(shop.seller, storeUrl(server.url, shop.store.id, '/subscriptions'));
+    await page.getByRole('heading', { level: 1, name: 'Subscriptions' }).waitFor();
+    // SVC_SCREENSHOTS=after keeps them in docs/screenshots; otherwise they go where failed runs' go.
+    const out = process.env.SVC_SCREENSHOTS ? path.join(REPO_ROOT, 'docs/screenshots') : SCREENSHOT_DIR;
+    mkdirSync(out, { recursive: true });
+    const screens = [
+      { name: 'list', url: storeUrl(server.url, shop.store.id, '/subscriptions') },
+      { name: 'page', url: storeUrl(server.url, shop.store.id, `/subscriptions/${buyer.subscriptionId}`) },
+    ];
+    for (const screen of screens) {
+      await page.goto(screen.url);
+      await page.locator('main h1').first().waitFor();
+      await expect
+        .poll(
+          () =>
+            page
+              .getByRole('status')
+              .filter({ hasText: /Loading/ })
+              .count(),
+          { timeout: 15_000 },
+        )
+        .toBe(0);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: width > 600 ? 800 : 844 });
+        for (const colorScheme of ['light', 'dark'] as const) {
+          await page.emulateMedia({ colorScheme });
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          );
+          expect(overflow, `${screen.name} scrolls sideways at ${width} px (${colorScheme})`).toBeLessThanOrEqual(0);
+          await page.screenshot({
+            path: path.join(out, `dashboard-subscriptions-${screen.name}-${width}-${colorScheme}.png`),
+          });
+        }
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   }, 120_000);
 });

@@ -82,7 +82,7 @@ function SubscriptionView({ subscription: sub }: { subscription: Subscription })
         title={sub.productName}
         badge={<StatusBadge kind="subscription" status={sub.status} />}
         description={
-          <span className="break-all">
+          <span className="break-words">
             {sub.customerEmail} · since {formatDate(sub.createdAt)}
             {sub.livemode ? '' : ' · test subscription'}
           </span>
