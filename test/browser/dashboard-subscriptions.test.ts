@@ -77,7 +77,10 @@ async function recurringShop(name: string, productName = 'Editor Pro'): Promise<
 }
 
 /** A buyer checks out the monthly plan in test mode and pays on the test gateway's page with the `Succeeds` card. */
-async function subscribe(shop: RecurringShop): Promise<{ email: string; subscriptionId: string; key: string }> {
+async function subscribe(
+  shop: RecurringShop,
+  card = 'succeeds',
+): Promise<{ email: string; subscriptionId: string; key: string }> {
   const email = `buyer-${unique()}@example.test`;
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${server.url}${path}`, {
@@ -99,7 +102,7 @@ async function subscribe(shop: RecurringShop): Promise<{ email: string; subscrip
   const paid = await fetch(`${server.url}/pay/test/${checkout.orderId}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, card: 'succeeds' }).toString(),
+    body: new URLSearchParams({ token, card }).toString(),
     redirect: 'manual',
   });
   expect(paid.status).toBe(303);
@@ -313,6 +316,32 @@ describe('dashboard: subscriptions', () => {
     );
     expect(preview.status).toBe(404);
   }, 120_000);
+
+  it("shows a declined change's 402 in the dialog, in the server's words, and changes nothing", async () => {
+    const shop = await recurringShop('Declined Works');
+    const buyer = await subscribe(shop, 'declines_renewals');
+    await signInInTestMode(shop.seller, storeUrl(server.url, shop.store.id, `/subscriptions/${buyer.subscriptionId}`));
+    await page.getByRole('heading', { level: 1, name: 'Editor Pro' }).waitFor();
+    await page.getByRole('button', { name: 'Change plan' }).click();
+    const change = page.getByRole('dialog', { name: 'Change plan' });
+    await change.getByLabel('Seats').fill('3');
+    await change.getByRole('definition').filter({ hasText: '$27.00 / month' }).waitFor();
+    await change.getByRole('button', { name: 'Change plan' }).click();
+    await change
+      .getByRole('alert')
+      .filter({ hasText: 'The saved payment method was declined for the difference; nothing was changed.' })
+      .waitFor();
+    const after = await json(
+      await dashboardInMode(
+        shop.seller,
+        'test',
+        'GET',
+        `/api/dashboard/stores/${shop.store.id}/subscriptions/${buyer.subscriptionId}`,
+      ),
+      200,
+    );
+    expect(after).toMatchObject({ quantity: 1, amount: 9 });
+  }, 90_000);
 
   it('fits a phone and a desktop, light and dark: no sideways scroll at 390 px, even with a long product name', async () => {
     const shop = await recurringShop(

@@ -330,6 +330,10 @@ function SubscriptionActions({ subscription: sub }: { subscription: Subscription
         </ConfirmAction>
       )}
       {cancellable && <CancelSubscription subscription={sub} />}
+      {/* The subscription's view does not carry a scheduled pause: say it here once it is set. */}
+      <span role="status" className={pause.isSuccess ? 'basis-full text-sm text-muted' : 'visually-hidden'}>
+        {pause.isSuccess ? `Pauses on ${formatDate(sub.currentPeriodEnd)}; resume it to keep it running.` : ''}
+      </span>
     </>
   );
 }
