@@ -352,11 +352,12 @@ describe('previewing a change (subscriptions.previewUpdate)', () => {
       nextChargeAt: changed.currentPeriodEnd,
     });
 
-    // The subscription's orders, by the list's subscriptionId filter: both, newest first.
+    // The subscription's orders, by the list's subscriptionId filter: both (placed at the same
+    // instant here, the wall clock standing still, so in no particular order between them).
     const listed = await listOrders(sale.ctx, { storeId: sale.store.id, subscriptionId: sale.order.subscriptionId! });
-    expect(listed.orders.map((o) => [o.billingReason, o.price])).toEqual([
-      ['subscription_update', preview.amountDue],
+    expect(listed.orders.map((o) => [o.billingReason, o.price]).sort()).toEqual([
       ['subscription_create', 18],
+      ['subscription_update', preview.amountDue],
     ]);
   });
 

@@ -399,7 +399,8 @@ export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubs
  * `GET .../subscriptions/{id}/preview-update`: what the PATCH with the same plan and seats would
  * charge now and bill afterwards, from the same terms (changedTerms) and the same move at the
  * subscription's own time (a test subscription's clock), with proration as the PATCH defaults to.
- * Reads only; a change the PATCH would refuse (409, 400) is refused here the same way.
+ * Reads only, in no transaction (the row as it stands; nothing is locked or written); a change
+ * the PATCH would refuse (409, 400) is refused here the same way.
  */
 export async function previewSubscriptionUpdate(
   ctx: ServiceContext,
