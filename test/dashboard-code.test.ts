@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DELIVERY_STATUSES, LICENSE_STATUSES, ORDER_STATUSES } from '@svc/schemas';
+import { DELIVERY_STATUSES, LICENSE_STATUSES, ORDER_STATUSES, SUBSCRIPTION_STATUSES } from '@svc/schemas';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -61,6 +61,7 @@ describe('the dashboard code', () => {
         .filter(Boolean);
     expect(listed('ORDER_STATUSES', 'screens/orders/search.ts')).toEqual([...ORDER_STATUSES]);
     expect(listed('LICENSE_STATUSES', 'screens/licenses/search.ts')).toEqual([...LICENSE_STATUSES]);
+    expect(listed('SUBSCRIPTION_STATUSES', 'screens/subscriptions/search.ts')).toEqual([...SUBSCRIPTION_STATUSES]);
     expect(listed('DELIVERY_STATUSES', 'screens/webhooks/search.ts')).toEqual([...DELIVERY_STATUSES]);
   });
 });

@@ -544,10 +544,20 @@ function idFor(op: Operation, name: string, w: World): string {
   return value;
 }
 
+/** A query string that would be valid for the operation (a read that needs one), so only authorisation stands in the way. */
+function validQuery(key: string): string {
+  const table: Record<string, string> = {
+    'GET /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/preview-update': '?quantity=2',
+    'GET /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/preview-update': '?quantity=2',
+  };
+  return table[key] ?? '';
+}
+
 function fill(op: Operation, storeOf: World, objectsOf: World): string {
-  return op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
     name === 'storeId' ? storeOf.storeId : idFor(op, name, objectsOf),
   );
+  return path + validQuery(op.key);
 }
 
 /** A calls a store-scoped operation: a session for dashboard routes, A's key for merchant ones. */

@@ -33,6 +33,7 @@ export { startPageServer };
 export const MAIN_NAV: ReadonlyArray<{ name: string; path: string }> = [
   { name: 'Home', path: '' },
   { name: 'Orders', path: '/orders' },
+  { name: 'Subscriptions', path: '/subscriptions' },
   { name: 'Products', path: '/products' },
   { name: 'Coupons', path: '/coupons' },
   { name: 'Blacklist', path: '/blacklist' },

@@ -15,6 +15,7 @@ import { validateEventsSearch } from './screens/events/search';
 import { validateLicensesSearch } from './screens/licenses/search';
 import { ordersListQuery } from './screens/orders/orders-query';
 import { validateOrdersSearch } from './screens/orders/search';
+import { validateSubscriptionsSearch } from './screens/subscriptions/search';
 import { validateDeliveriesSearch } from './screens/webhooks/search';
 import { validatePageSearch } from './search-params';
 import { requireSession, signedOut } from './session';
@@ -120,6 +121,19 @@ const orderRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'orders/$orderId',
   component: lazyRouteComponent(() => import('./screens/orders/OrderPage'), 'OrderPage'),
+  errorComponent: RouteError,
+});
+const subscriptionsRoute = createRoute({
+  getParentRoute: () => storeRoute,
+  path: 'subscriptions',
+  validateSearch: validateSubscriptionsSearch,
+  component: lazyRouteComponent(() => import('./screens/subscriptions/Subscriptions'), 'Subscriptions'),
+  errorComponent: RouteError,
+});
+const subscriptionRoute = createRoute({
+  getParentRoute: () => storeRoute,
+  path: 'subscriptions/$subscriptionId',
+  component: lazyRouteComponent(() => import('./screens/subscriptions/SubscriptionPage'), 'SubscriptionPage'),
   errorComponent: RouteError,
 });
 const productsRoute = createRoute({
@@ -253,6 +267,8 @@ const routeTree = rootRoute.addChildren([
       homeRoute,
       ordersRoute,
       orderRoute,
+      subscriptionsRoute,
+      subscriptionRoute,
       productsRoute,
       newProductRoute,
       productRoute,

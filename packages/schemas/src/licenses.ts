@@ -140,6 +140,7 @@ export const ZListLicensesQuery = z.strictObject({
   storeId: ZId,
   productId: ZId.optional(),
   status: ZLicenseStatus.optional(),
+  subscriptionId: ZId.optional().meta({ description: 'The licenses that follow one subscription' }),
   limit: queryInt(z.number().int().min(1).max(100)).optional(),
   cursor: z.string().min(1).max(200).optional(),
 });

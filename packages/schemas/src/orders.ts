@@ -134,6 +134,9 @@ const listOrdersFields = {
   status: ZOrderStatus.optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
+  subscriptionId: ZId.optional().meta({
+    description: "One subscription's orders (its first payment, renewals and changes)",
+  }),
 };
 
 function fromNotAfterTo(query: { from?: string | undefined; to?: string | undefined }): boolean {

@@ -116,6 +116,41 @@ export const ZUpdateSubscriptionInput = ZSubscriptionIdInput.extend({
 });
 export type TUpdateSubscriptionInput = z.infer<typeof ZUpdateSubscriptionInput>;
 
+/**
+ * What a change of plan or seats would do, asked before making it (`GET .../preview-update`):
+ * computed by the server with the very move the PATCH makes (prorated, the default), at the
+ * subscription's own time (a test subscription's clock), so the amount shown is the one charged.
+ */
+export const ZPreviewSubscriptionUpdateQuery = ZSubscriptionIdInput.extend({
+  planId: ZId.optional(),
+  quantity: queryInt(z.number().int().min(1).max(100)).optional(),
+});
+export type TPreviewSubscriptionUpdateQuery = z.infer<typeof ZPreviewSubscriptionUpdateQuery>;
+
+export const ZSubscriptionUpdatePreview = z.object({
+  planId: ZId,
+  interval: ZSubscriptionInterval,
+  intervalCount: z.number().int().min(1).max(12),
+  quantity: z.number().int().min(1).max(100).meta({ description: 'Seats' }),
+  amountDue: z.number().meta({
+    description:
+      'Charged now on the saved payment method in one `subscription_update` order: the new terms for the rest of the period (a whole new period when the interval changes) less the unused part of the current one; 0 when nothing is charged (a trial, or a net credit)',
+  }),
+  creditBalance: z.number().meta({
+    description: 'The credit balance after the change (a downgrade adds its net credit; spent by the next renewals)',
+  }),
+  amount: z.number().meta({ description: 'What each renewal charges after the change' }),
+  currency: z.string(),
+  currentPeriodEnd: ZTimestamp.meta({
+    description: 'The period end after the change (a new period starts now when the interval changes)',
+  }),
+  nextChargeAt: ZTimestamp.nullable().meta({
+    description:
+      'When the next renewal charges: the period end (the trial end in a trial); null when it is set to cancel or pause then',
+  }),
+});
+export type TSubscriptionUpdatePreview = z.infer<typeof ZSubscriptionUpdatePreview>;
+
 export const ZAdvanceSubscriptionInput = ZSubscriptionIdInput.extend({
   to: z.iso.datetime({ offset: true }).meta({
     description: "The test clock's new time: after its current `clockTime`, at most 2 years later",

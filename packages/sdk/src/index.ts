@@ -34,6 +34,8 @@ export type {
   SubscriptionCancelParams,
   SubscriptionPauseParams,
   SubscriptionUpdateParams,
+  SubscriptionPreviewUpdateParams,
+  SubscriptionUpdatePreview,
   SubscriptionAdvanceParams,
   SubscriptionAdvance,
   SubscriptionRef,

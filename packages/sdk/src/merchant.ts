@@ -59,6 +59,10 @@ export type SubscriptionCancelParams = In<'subscriptions.cancel'>;
 export type SubscriptionPauseParams = In<'subscriptions.pause'>;
 /** `planId` (of the same product), `quantity` (seats) and `prorate` (default true: now; false: at the next renewal). */
 export type SubscriptionUpdateParams = In<'subscriptions.update'>;
+/** `planId` and `quantity` as `update` takes them: what that change would charge now, without making it. */
+export type SubscriptionPreviewUpdateParams = In<'subscriptions.previewUpdate'>;
+/** What a prorated change would charge now (`amountDue`) and bill afterwards (`amount`, `nextChargeAt`). */
+export type SubscriptionUpdatePreview = Out<'subscriptions.previewUpdate'>;
 /** `to`: the test clock's new time (after its `clockTime`, at most 2 years later). */
 export type SubscriptionAdvanceParams = In<'subscriptions.advance'>;
 /** What advancing a test clock did: the subscription, the orders it created, the event types it emitted. */
@@ -279,6 +283,14 @@ export function createMerchantClient(options: MerchantClientOptions) {
      */
     update: (params: SubscriptionUpdateParams, opts?: RequestOptions): Promise<Subscription> =>
       transport.call('subscriptions.update', params, once, opts),
+    /**
+     * What `update` with the same `planId` and `quantity` (prorated) would charge now, computed by
+     * the server as the change computes it; changes nothing. 409 / 400 as `update` would answer.
+     */
+    previewUpdate: (
+      params: SubscriptionPreviewUpdateParams,
+      opts?: RequestOptions,
+    ): Promise<SubscriptionUpdatePreview> => transport.call('subscriptions.previewUpdate', params, read, opts),
     /** Undoes a scheduled cancel or pause, or resumes a paused subscription now (charging its new period). */
     resume: (params: SubscriptionRef, opts?: RequestOptions): Promise<Subscription> =>
       transport.call('subscriptions.resume', params, once, opts),

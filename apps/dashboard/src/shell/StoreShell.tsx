@@ -19,6 +19,7 @@ import { storesQuery, useStore, useStoreId } from '../store';
 const NAV = [
   { to: '/stores/$storeId', label: 'Home', exact: true },
   { to: '/stores/$storeId/orders', label: 'Orders' },
+  { to: '/stores/$storeId/subscriptions', label: 'Subscriptions' },
   { to: '/stores/$storeId/products', label: 'Products' },
   { to: '/stores/$storeId/coupons', label: 'Coupons' },
   { to: '/stores/$storeId/blacklist', label: 'Blacklist' },

@@ -22,6 +22,15 @@ const STATUS_TONES: Record<string, Record<string, Tone>> = {
     cancelled: 'neutral',
     expired: 'neutral',
   },
+  subscription: {
+    incomplete: 'warning',
+    incomplete_expired: 'neutral',
+    trialing: 'info',
+    active: 'success',
+    past_due: 'danger',
+    paused: 'neutral',
+    canceled: 'neutral',
+  },
   license: { active: 'success', inactive: 'warning', expired: 'neutral', disabled: 'danger' },
   key: { available: 'success', assigned: 'info', revoked: 'neutral', active: 'success', disabled: 'danger' },
   delivery: { pending: 'warning', queued: 'info', success: 'success', failed: 'danger', skipped: 'neutral' },
@@ -34,9 +43,10 @@ const STATUS_TONES: Record<string, Record<string, Tone>> = {
 
 export type StatusKind = keyof typeof STATUS_TONES;
 
-/** `pending` → `Pending`, `used up` → `Used up`. */
+/** `pending` → `Pending`, `used up` → `Used up`, `past_due` → `Past due`. */
 export function statusLabel(status: string): string {
-  return status ? status[0]!.toUpperCase() + status.slice(1) : status;
+  const words = status.replace(/_/g, ' ');
+  return words ? words[0]!.toUpperCase() + words.slice(1) : words;
 }
 
 export function StatusBadge({ kind, status, label }: { kind: StatusKind; status: string; label?: string }) {

@@ -12,6 +12,7 @@ import { buttonClass } from './button';
 /** The screens paged by a keyset cursor kept in their URL. */
 type PagedPath =
   | '/stores/$storeId/orders'
+  | '/stores/$storeId/subscriptions'
   | '/stores/$storeId/customers'
   | '/stores/$storeId/tickets'
   | '/stores/$storeId/events'

@@ -25,7 +25,14 @@ import { cancelSubscription, getSubscription } from '../modules/subscriptions/su
 import { advanceSubscription } from './advance-subscription.js';
 import { BillingEngine } from './billing-engine.js';
 import { createOrder } from './place-order.js';
-import { cancelSubscriptionNow, resumeSubscription, runNextMove, updateSubscription } from './renew-subscription.js';
+import { listOrders } from '../modules/orders/orders.service.js';
+import {
+  cancelSubscriptionNow,
+  previewSubscriptionUpdate,
+  resumeSubscription,
+  runNextMove,
+  updateSubscription,
+} from './renew-subscription.js';
 import { handleNotification } from './settle-payment.js';
 
 let orm: Orm;
@@ -309,6 +316,69 @@ describe('changing the plan or the seats', () => {
       'validation_failed',
     );
     await appError(updateSubscription(declining.ctx, declining.input), 'validation_failed');
+  });
+});
+
+describe('previewing a change (subscriptions.previewUpdate)', () => {
+  const APRIL = Date.UTC(2027, 3, 1, 10, 0);
+  // An odd moment, so the prorated shares have cents to round: day 7, 03:17:11 later.
+  const ODD = APRIL + 7 * DAY + 3 * 3_600_000 + 17 * 60_000 + 11_000;
+
+  it('answers what the change then charges, to the cent, and changes nothing itself', async () => {
+    const sale = await subscribed('succeeds', { start: APRIL, quantity: 2 });
+    const yearly = sale.product.plans[1]!;
+    await advanceSubscription(sale.ctx, { ...sale.input, to: at(ODD) });
+    const before = await getSubscription(sale.ctx, sale.input);
+
+    const preview = await previewSubscriptionUpdate(sale.ctx, { ...sale.input, planId: yearly.id, quantity: 3 });
+    expect(await getSubscription(sale.ctx, sale.input)).toEqual(before);
+    expect(await ordersOf(sale.order.subscriptionId!)).toHaveLength(1);
+
+    const changed = await updateSubscription(sale.ctx, { ...sale.input, planId: yearly.id, quantity: 3 });
+    const orders = await ordersOf(sale.order.subscriptionId!);
+    const charged = orders.find((o) => o.billingReason === 'subscription_update')!;
+    expect(preview.amountDue).toBeGreaterThan(0);
+    expect(Math.round(preview.amountDue * 100)).toBe(charged.priceMinor);
+    expect(preview).toEqual({
+      planId: yearly.id,
+      interval: 'year',
+      intervalCount: 1,
+      quantity: 3,
+      amountDue: preview.amountDue,
+      creditBalance: changed.creditBalance,
+      amount: changed.amount,
+      currency: 'USD',
+      currentPeriodEnd: changed.currentPeriodEnd,
+      nextChargeAt: changed.currentPeriodEnd,
+    });
+
+    // The subscription's orders, by the list's subscriptionId filter: both (placed at the same
+    // instant here, the wall clock standing still, so in no particular order between them).
+    const listed = await listOrders(sale.ctx, { storeId: sale.store.id, subscriptionId: sale.order.subscriptionId! });
+    expect(listed.orders.map((o) => [o.billingReason, o.price]).sort()).toEqual([
+      ['subscription_create', 18],
+      ['subscription_update', preview.amountDue],
+    ]);
+  });
+
+  it('a downgrade previews its credit as the change then keeps it; refused moves are refused alike', async () => {
+    const sale = await subscribed('succeeds', { start: APRIL, quantity: 3 });
+    await advanceSubscription(sale.ctx, { ...sale.input, to: at(ODD) });
+    const preview = await previewSubscriptionUpdate(sale.ctx, { ...sale.input, quantity: 1 });
+    const changed = await updateSubscription(sale.ctx, { ...sale.input, quantity: 1 });
+    expect(preview).toMatchObject({ amountDue: 0, amount: 9, creditBalance: changed.creditBalance });
+    expect(changed.creditBalance).toBeGreaterThan(0);
+    expect(await ordersOf(sale.order.subscriptionId!)).toHaveLength(1);
+
+    await appError(previewSubscriptionUpdate(sale.ctx, sale.input), 'validation_failed');
+    const other = await subscribed('succeeds', { start: APRIL });
+    await appError(
+      previewSubscriptionUpdate(sale.ctx, { ...sale.input, planId: other.product.plans[1]!.id }),
+      'validation_failed',
+    );
+    await appError(previewSubscriptionUpdate(sale.ctx, { ...other.input, storeId: sale.store.id }), 'not_found');
+    await cancelSubscriptionNow(sale.ctx, { ...sale.input, atPeriodEnd: false });
+    await appError(previewSubscriptionUpdate(sale.ctx, { ...sale.input, quantity: 2 }), 'invalid_transition');
   });
 });
 

@@ -19,11 +19,15 @@
  */
 import type {
   TCancelSubscriptionInput,
+  TPreviewSubscriptionUpdateQuery,
   TSubscription,
+  TSubscriptionUpdatePreview,
   TSubscriptionIdInput,
   TUpdateSubscriptionInput,
 } from '@svc/schemas';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { minorToAmount } from '../lib/money.js';
+import { iso } from '../lib/timestamps.js';
 import { AppError, invalidField } from '../lib/errors.js';
 import { ProductPlanSchema } from '../modules/catalog/catalog.entities.js';
 import { newId } from '../lib/ids.js';
@@ -42,6 +46,7 @@ import { savedMethodOfSubscription } from '../modules/payments/payments.service.
 import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
 import {
+  amountOf,
   move,
   nextDue,
   type BillingTerms,
@@ -402,6 +407,36 @@ export async function updateSubscription(ctx: ServiceContext, input: TUpdateSubs
     });
   }
   return getSubscription(ctx, input);
+}
+
+/**
+ * `GET .../subscriptions/{id}/preview-update`: what the PATCH with the same plan and seats would
+ * charge now and bill afterwards, from the same terms (changedTerms) and the same move at the
+ * subscription's own time (a test subscription's clock), with proration as the PATCH defaults to.
+ * Reads only, in no transaction (the row as it stands; nothing is locked or written); a change
+ * the PATCH would refuse (409, 400) is refused here the same way.
+ */
+export async function previewSubscriptionUpdate(
+  ctx: ServiceContext,
+  input: TPreviewSubscriptionUpdateQuery,
+): Promise<TSubscriptionUpdatePreview> {
+  const row = await findSubscription(ctx, input);
+  const terms = await changedTerms(ctx, row, input);
+  const result = move(stateOf(row), 'change', subscriptionNow(ctx, row), terms, true);
+  const money = (minor: number) => minorToAmount(minor, row.currency);
+  const next = result.next;
+  return {
+    planId: terms.planId,
+    interval: terms.cadence.interval,
+    intervalCount: terms.cadence.intervalCount,
+    quantity: terms.quantity,
+    amountDue: money(result.charge?.amountMinor ?? 0),
+    creditBalance: money(next.creditMinor),
+    amount: money(amountOf(next.terms)),
+    currency: row.currency,
+    currentPeriodEnd: iso(next.currentPeriodEnd),
+    nextChargeAt: next.cancelAtPeriodEnd || next.pauseAtPeriodEnd ? null : iso(next.currentPeriodEnd),
+  };
 }
 
 /** A change whose difference was not paid: its order expires and the subscription is free again. */

@@ -10,9 +10,11 @@ import {
   ZCancelSubscriptionInput,
   ZListSubscriptionsQuery,
   ZPauseSubscriptionInput,
+  ZPreviewSubscriptionUpdateQuery,
   ZSubscription,
   ZSubscriptionIdInput,
   ZSubscriptionList,
+  ZSubscriptionUpdatePreview,
   ZUpdateSubscriptionInput,
 } from '@svc/schemas';
 import { router, storeResource } from '../../trpc/procedures.js';
@@ -22,7 +24,12 @@ import {
   pauseSubscription,
 } from '../../modules/subscriptions/subscriptions.service.js';
 import { advanceSubscription } from '../../flows/advance-subscription.js';
-import { cancelSubscriptionNow, resumeSubscription, updateSubscription } from '../../flows/renew-subscription.js';
+import {
+  cancelSubscriptionNow,
+  previewSubscriptionUpdate,
+  resumeSubscription,
+  updateSubscription,
+} from '../../flows/renew-subscription.js';
 
 const MERCHANT = '/merchant/v1/stores/{storeId}/subscriptions';
 const tags = ['merchant: subscriptions'];
@@ -84,6 +91,22 @@ export const subscriptionsRouter = router({
     .input(ZPauseSubscriptionInput)
     .output(ZSubscription)
     .mutation(({ ctx, input }) => pauseSubscription(ctx, input)),
+  previewUpdate: read
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${one}/preview-update`,
+        tags,
+        summary: 'Preview a change of plan or seats: what it would charge now and bill afterwards',
+        description:
+          "Computed as the PATCH computes it (prorated, its default) at the subscription's own time, without changing anything: `amountDue` is what the PATCH with the same `planId` and `quantity` would charge now on the saved payment method. A change the PATCH would refuse is refused the same way (409 `invalid_transition`, 400).",
+      },
+      dashboard,
+      errors: ['not_found', 'invalid_transition'],
+    })
+    .input(ZPreviewSubscriptionUpdateQuery)
+    .output(ZSubscriptionUpdatePreview)
+    .query(({ ctx, input }) => previewSubscriptionUpdate(ctx, input)),
   update: write
     .meta({
       openapi: {

@@ -142,6 +142,8 @@ export interface LicensePageFilter {
   livemode: boolean;
   productId?: string | undefined;
   status?: TLicenseStatus | undefined;
+  /** The keys that follow one subscription: the license_key_subscription_index. */
+  subscriptionId?: string | undefined;
   now: Date;
 }
 
@@ -160,6 +162,7 @@ export async function selectLicensePage(
     .and('k.order_id is not null')
     .and('k.assigned_at is not null');
   if (filter.productId) where.and('k.product_id = ?', filter.productId);
+  if (filter.subscriptionId) where.and('k.subscription_id = ?', filter.subscriptionId);
   if (filter.status) where.and(`(${STATUS}) = ?`, filter.now, filter.status);
   where.before(before, 'k.assigned_at', 'k.id');
   // A listing: on a read replica when there is one (db/replicas.ts).

@@ -274,6 +274,7 @@ export async function listLicenses(ctx: ServiceContext, input: TListLicensesQuer
     livemode: ctx.livemode,
     productId: input.productId,
     status: input.status,
+    subscriptionId: input.subscriptionId,
   });
   const before = input.cursor ? decodeCursor(key, scope, input.cursor) : undefined;
   const rows = await selectLicensePage(
@@ -283,6 +284,7 @@ export async function listLicenses(ctx: ServiceContext, input: TListLicensesQuer
       livemode: ctx.livemode,
       productId: input.productId,
       status: input.status,
+      subscriptionId: input.subscriptionId,
       now: ctx.clock.now(),
     },
     before,

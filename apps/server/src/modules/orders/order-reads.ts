@@ -46,6 +46,7 @@ export async function pageOrders(
     storeId: filter.storeId,
     livemode: ctx.livemode,
     customerEmail: filter.customerEmail,
+    subscriptionId: filter.subscriptionId,
     number: filter.number,
     id: filter.id,
     status: filter.status,

@@ -47,6 +47,8 @@ export interface OrderPageFilter {
   from?: string | undefined;
   to?: string | undefined;
   customerEmail?: string | undefined;
+  /** One subscription's orders: the (subscription_id, number) index. */
+  subscriptionId?: string | undefined;
   /** One order, by its number (`ORD-<n>`) or its id: the unique index or the primary key. */
   number?: string | undefined;
   id?: string | undefined;
@@ -64,6 +66,7 @@ export function orderPageStatement(
   const where = new KeysetWhere('o.store_id = ?', filter.storeId);
   where.and('o.livemode = ?', filter.livemode);
   if (filter.customerEmail !== undefined) where.and('o.customer_email = ?', filter.customerEmail);
+  if (filter.subscriptionId !== undefined) where.and('o.subscription_id = ?', filter.subscriptionId);
   if (filter.number !== undefined) where.and('o.number = ?', filter.number);
   if (filter.id !== undefined) where.and('o.id = ?', filter.id);
   if (filter.status) where.and('o.status = ?', filter.status);
