@@ -33,36 +33,36 @@ export function ProductPlans({
     enabled: showCounts,
   });
   const byPlan = new Map((counts.data?.plans ?? []).map((row) => [row.planId, row]));
+  const subscriptions = (plan: Plan): string => {
+    if (counts.isPending) return '…';
+    const row = byPlan.get(plan.id);
+    const active = `${row?.active ?? 0} active`;
+    return row?.trialing ? `${active}, ${row.trialing} in trial` : active;
+  };
   const columns: Array<ColumnDef<Plan>> = [
-    { header: 'Billing', cell: (plan) => planPeriod(plan) },
+    {
+      header: 'Plan',
+      wrap: true,
+      cell: (plan) => (plan.trialDays > 0 ? `${planPeriod(plan)}, ${plan.trialDays}-day trial` : planPeriod(plan)),
+    },
     { header: 'Price', numeric: true, cell: (plan) => formatMoney(plan.price, product.currency) },
-    { header: 'Trial', cell: (plan) => (plan.trialDays > 0 ? `${plan.trialDays} days` : 'None') },
     {
       header: 'Status',
       cell: (plan) => (
-        <StatusBadge kind="product" status={plan.active ? 'active' : 'archived'} label={plan.active ? 'Sold' : 'Archived'} />
+        <StatusBadge
+          kind="product"
+          status={plan.active ? 'active' : 'archived'}
+          label={plan.active ? 'Sold' : 'Archived'}
+        />
       ),
     },
   ];
-  if (showCounts) {
-    columns.push(
-      {
-        header: 'Active subscriptions',
-        numeric: true,
-        cell: (plan) => (counts.isPending ? '…' : (byPlan.get(plan.id)?.active ?? 0)),
-      },
-      {
-        header: 'In trial',
-        numeric: true,
-        cell: (plan) => (counts.isPending ? '…' : (byPlan.get(plan.id)?.trialing ?? 0)),
-      },
-    );
-  }
+  if (showCounts) columns.push({ header: 'Subscriptions', wrap: true, cell: subscriptions });
   return (
     <Card
       id="product-plans"
       title="Plans"
-      description="Active subscriptions include past-due ones; an archived plan keeps what was sold on it."
+      description="Active subscriptions include past-due ones; an archived plan keeps the subscriptions sold on it."
       flush
     >
       <DataTable

@@ -174,6 +174,7 @@ describe('subscription figures', () => {
       on(monthly!, 'canceled'),
       on(yearly!, 'canceled'),
       on(yearly!, 'incomplete'),
+      { ...on(monthly!, 'active'), livemode: false }, // another mode's
     ]);
     expect(await planSubscriptionCounts(ctxOn(), { storeId: store.id, productId: product.id })).toEqual({
       plans: [{ planId: monthly, active: 3, trialing: 1 }],
@@ -212,8 +213,9 @@ describe('subscription figures', () => {
       );
       expect(history).toContain('subscription_store_history_index');
       const perPlan = await plans(
-        `select plan_id, count(*) from subscription where product_id = ? and status in ('trialing', 'active', 'past_due') group by plan_id`,
-        [store],
+        `select plan_id, count(*) from subscription
+          where product_id = ? and livemode = ? and status in ('trialing', 'active', 'past_due') group by plan_id`,
+        [store, true],
       );
       expect(perPlan).toContain('subscription_product_plan_live_index');
     } finally {

@@ -76,5 +76,5 @@ export async function planSubscriptionCounts(
     { fields: ['id'] },
   );
   if (!product) throw new AppError('not_found', 'Product not found.');
-  return { plans: await selectPlanSubscriptionCounts(ctx.em, product.id) };
+  return { plans: await selectPlanSubscriptionCounts(ctx.em, product.id, ctx.livemode) };
 }

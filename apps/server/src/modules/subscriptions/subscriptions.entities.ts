@@ -63,7 +63,7 @@ export const SubscriptionSchema = defineEntity({
     // The product page's count of live subscriptions per plan (selectPlanSubscriptionCounts).
     {
       name: 'subscription_product_plan_live_index',
-      expression: `create index "subscription_product_plan_live_index" on "subscription" ("product_id", "plan_id") include ("status") where "status" in ('trialing', 'active', 'past_due')`,
+      expression: `create index "subscription_product_plan_live_index" on "subscription" ("product_id", "livemode", "plan_id") include ("status") where "status" in ('trialing', 'active', 'past_due')`,
     },
     // The billing engine's queue: live subscriptions by the time their next move falls due.
     // Test subscriptions move by their own clock (advance), never by the wall clock.

@@ -145,15 +145,16 @@ export async function selectMrrBuckets(
 export async function selectPlanSubscriptionCounts(
   em: EntityManager,
   productId: string,
+  livemode: boolean,
 ): Promise<Array<{ planId: string; active: number; trialing: number }>> {
   const rows = await em.execute<Array<{ plan_id: string; active: string; trialing: string }>>(
     `select plan_id,
             count(*) filter (where status in ('active', 'past_due')) as active,
             count(*) filter (where status = 'trialing') as trialing
        from subscription
-      where product_id = ? and status in ('trialing', 'active', 'past_due')
+      where product_id = ? and livemode = ? and status in ('trialing', 'active', 'past_due')
       group by plan_id`,
-    [productId],
+    [productId, livemode],
   );
   return rows.map((row) => ({ planId: row.plan_id, active: Number(row.active), trialing: Number(row.trialing) }));
 }
