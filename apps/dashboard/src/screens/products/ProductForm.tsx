@@ -179,7 +179,7 @@ export function ProductForm({
               const saved = Boolean(plan?.id);
               if (plan?.active === false) {
                 return (
-                  <div key={field.id} className="toolbar items-center">
+                  <div key={field.id} className="toolbar items-center rounded-md border border-line p-3">
                     <p className="m-0 min-w-0 break-words">
                       <span className="font-medium">Plan {index + 1}</span>{' '}
                       <StatusBadge kind="product" status="archived" />{' '}
@@ -199,14 +199,13 @@ export function ProductForm({
                 );
               }
               return (
-                <div key={field.id} className="toolbar">
+                <div key={field.id} className="toolbar rounded-md border border-line p-3">
                   <TextInput
                     label={`Plan ${index + 1} every`}
                     width="sm"
                     type="number"
                     min={1}
                     max={12}
-                    hint={saved ? 'Fixed once saved.' : undefined}
                     readOnly={saved}
                     registration={form.register(`plans.${index}.intervalCount`, { setValueAs: numberOr(undefined) })}
                     error={errors.plans?.[index]?.intervalCount}

@@ -9,7 +9,6 @@ import { StatusBadge } from '../../ui/badge';
 import { ErrorNote } from '../../ui/feedback';
 import { formatMoney } from '../../ui/format';
 import { Card } from '../../ui/layout';
-import { DataTable, type ColumnDef } from '../../ui/table';
 
 type Product = RouterOutputs['catalog']['get'];
 type Plan = Product['plans'][number];
@@ -39,42 +38,53 @@ export function ProductPlans({
     const active = `${row?.active ?? 0} active`;
     return row?.trialing ? `${active}, ${row.trialing} in trial` : active;
   };
-  const columns: Array<ColumnDef<Plan>> = [
-    {
-      header: 'Plan',
-      wrap: true,
-      cell: (plan) => (plan.trialDays > 0 ? `${planPeriod(plan)}, ${plan.trialDays}-day trial` : planPeriod(plan)),
-    },
-    { header: 'Price', numeric: true, cell: (plan) => formatMoney(plan.price, product.currency) },
-    {
-      header: 'Status',
-      cell: (plan) => (
-        <StatusBadge
-          kind="product"
-          status={plan.active ? 'active' : 'archived'}
-          label={plan.active ? 'Sold' : 'Archived'}
-        />
-      ),
-    },
-  ];
-  if (showCounts) columns.push({ header: 'Subscriptions', wrap: true, cell: subscriptions });
+  // A native table whose cells wrap, with narrower padding on a phone: it fits 360 px without
+  // scrolling, so it needs no scrolling frame (which the keyboard would have to reach).
+  const cell = 'px-2 sm:px-4';
   return (
     <Card
       id="product-plans"
       title="Plans"
-      description="Active subscriptions include past-due ones; an archived plan keeps the subscriptions sold on it."
+      description="Active subscriptions include past-due ones; an archived plan is no longer sold and keeps the subscriptions sold on it."
       flush
     >
-      <DataTable
-        caption="Plans"
-        bare
-        columns={columns}
-        rows={product.plans}
-        rowKey={(plan) => plan.id}
-        empty="No plans."
-      />
+      <table className="w-full">
+        <caption className="visually-hidden">Plans</caption>
+        <thead>
+          <tr>
+            <th scope="col" className={cell}>
+              Plan
+            </th>
+            <th scope="col" className={`numeric ${cell}`}>
+              Price
+            </th>
+            {showCounts && (
+              <th scope="col" className={cell}>
+                Subscriptions
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>
+          {product.plans.map((plan) => (
+            <tr key={plan.id}>
+              <td className={`break-words ${cell}`}>
+                {plan.trialDays > 0 ? `${planPeriod(plan)}, ${plan.trialDays}-day trial` : planPeriod(plan)}
+                {!plan.active && (
+                  <>
+                    {' '}
+                    <StatusBadge kind="product" status="archived" />
+                  </>
+                )}
+              </td>
+              <td className={`numeric whitespace-nowrap ${cell}`}>{formatMoney(plan.price, product.currency)}</td>
+              {showCounts && <td className={cell}>{subscriptions(plan)}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
       {counts.error && (
-        <div className="px-5 pb-4">
+        <div className="px-5 py-4">
           <ErrorNote error={counts.error} />
         </div>
       )}
