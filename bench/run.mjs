@@ -25,6 +25,7 @@ import renewals from './renewals.mjs';
 import settlement from './settlement.mjs';
 import soak from './soak.mjs';
 import storefront from './storefront.mjs';
+import subscriptionFigures from './subscription-figures.mjs';
 import webhooks from './webhooks.mjs';
 
 // `optIn` benchmarks (the 10-minute soak) run only when named: node bench/run.mjs soak.
@@ -36,6 +37,7 @@ const BENCHMARKS = [
   webhooks,
   licenses,
   renewals,
+  subscriptionFigures,
   cluster,
   rateLimiter,
   ormExceptions,

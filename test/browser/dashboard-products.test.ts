@@ -1,15 +1,26 @@
 /**
  * In a real browser: the dashboard's products screens. A seller creates a license-key product,
  * imports 1,000 keys from a text file (and the same file again: all duplicates), sees the stock
- * counts and the masked list; creates a download product and uploads a file with its progress.
+ * counts and the masked list; creates a download product and uploads a file with its progress;
+ * makes a recurring product, adds a yearly plan, is refused a saved plan's new period at the field,
+ * archives a plan and sees each plan's subscriptions; and Home shows the MRR they make.
  */
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStoreFor, registerSeller, type Seller } from '../support/seller.js';
+import { insertSubscriptions } from '../support/subscriptions.js';
 import { expectAccessible } from './dashboard-support.js';
-import { launchChromium, pagePerTest, screenshots, startPageServer, unlabelledControls } from './support.js';
+import {
+  launchChromium,
+  pagePerTest,
+  SCREENSHOT_DIR,
+  screenshots,
+  startPageServer,
+  unlabelledControls,
+} from './support.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
@@ -33,6 +44,22 @@ async function signIn(seller: Seller, to: string): Promise<void> {
   await page.getByLabel('Password').fill(seller.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** A poll that waits for a reload or a screen's queries on a loaded machine (the default is 1 s). */
+const SLOW = { timeout: 15_000 };
+
+/** Screenshots at 360, 390 and 1280 px, light and dark (the 360 and 1280 ones checked for sideways scrolling and contrast). */
+async function shots(name: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await screenshots(page, `${name}-${colorScheme}`);
+    const original = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${colorScheme}-390.png`), fullPage: true });
+    await page.setViewportSize(original);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 async function newProduct(storeId: string, name: string, delivery: string): Promise<void> {
@@ -237,4 +264,89 @@ describe('dashboard products', () => {
     await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
     await page.getByText('No products yet.').waitFor();
   });
+  it(
+    "edits a recurring product's plans (add a yearly plan, archive one), counts each plan's subscriptions, and shows the MRR on Home",
+    { timeout: 90_000 },
+    async () => {
+      const seller = await registerSeller(server.url);
+      const store = await createStoreFor(seller, 'Plan Shop');
+      await signIn(seller, `/dashboard/stores/${store.id}/products/new`);
+      await page.getByRole('heading', { name: 'New product', level: 1 }).waitFor();
+      await page.getByLabel('Name').fill('Editor Pro');
+      await page.getByRole('radio', { name: 'Recurring' }).check();
+      // A recurring product has no price of its own: its plans price it.
+      expect(await page.getByLabel('Price', { exact: true }).count()).toBe(0);
+      await page.getByLabel('Plan 1 price').fill('9');
+      await page.getByLabel('Plan 1 trial days').fill('7');
+      await page.getByRole('checkbox', { name: 'Manual delivery' }).check();
+      await page.getByRole('button', { name: 'Create product' }).click();
+      await page.getByRole('heading', { name: 'Editor Pro', level: 1 }).waitFor();
+      const productId = page.url().split('/').at(-1)!;
+
+      const plansCard = page.getByRole('region', { name: 'Plans' });
+      const planRows = plansCard.getByRole('table', { name: 'Plans' }).getByRole('row');
+      await expect
+        .poll(() => planRows.nth(1).getByRole('cell').allTextContents(), SLOW)
+        .toEqual(['Every month, 7-day trial', '$9.00', '0 active']);
+
+      // Two live subscriptions and a test-mode one on the monthly plan.
+      const product = await (await fetch(`${server.url}/api/stores/by-subdomain/${store.subdomain}/storefront`)).json();
+      const monthlyPlan = product.products.find((p: { id: string }) => p.id === productId).plans[0].id as string;
+      await insertSubscriptions(server.db.url, store.id, [
+        { productId, planId: monthlyPlan },
+        { productId, planId: monthlyPlan, quantity: 2 },
+        { productId, planId: monthlyPlan, livemode: false },
+      ]);
+      await page.reload();
+      await expect
+        .poll(() => planRows.nth(1).getByRole('cell').allTextContents(), SLOW)
+        .toEqual(['Every month, 7-day trial', '$9.00', '2 active']);
+
+      // Add a yearly plan.
+      const edit = page.getByRole('region', { name: 'Edit product' });
+      await edit.getByRole('button', { name: 'Add plan' }).click();
+      await edit.getByLabel('Plan 2 interval').selectOption('year');
+      await edit.getByLabel('Plan 2 price').fill('90');
+      await edit.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      await expect
+        .poll(() => planRows.nth(2).getByRole('cell').allTextContents(), SLOW)
+        .toEqual(['Every year', '$90.00', '0 active']);
+
+      // A saved plan's period is the server's to refuse, said at its field.
+      await edit.getByLabel('Plan 1 interval').selectOption('week');
+      await edit.getByRole('button', { name: 'Save changes' }).click();
+      await edit.getByText("A plan's billing period can't change").waitFor();
+      expect(await edit.getByLabel('Plan 1 interval').getAttribute('aria-invalid')).toBe('true');
+      await edit.getByLabel('Plan 1 interval').selectOption('month');
+
+      // Archive the monthly plan: it stays, shown archived, with its subscriptions; the yearly one prices the product.
+      await edit.getByRole('button', { name: 'Archive plan 1' }).click();
+      await edit.getByRole('button', { name: 'Restore plan 1' }).waitFor();
+      expect(await edit.getByLabel('Plan 1 price').count()).toBe(0);
+      await edit.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      await expect
+        .poll(() => planRows.nth(1).getByRole('cell').allTextContents(), SLOW)
+        .toEqual(['Every month, 7-day trial Archived', '$9.00', '2 active']);
+      await page.getByRole('region', { name: 'Summary' }).getByText('$90.00').waitFor();
+      await edit.getByRole('button', { name: 'Restore plan 1' }).waitFor();
+      expect(await unlabelledControls(page)).toEqual([]);
+      await expectAccessible(page, 'recurring product page');
+      await shots('dashboard-product-plans');
+
+      // Home: 9.00 + 2 x 9.00 of live subscriptions (the test one is test mode's), beside today's figures.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home' }).click();
+      const figures = page.getByRole('region', { name: 'Subscriptions' });
+      await expect.poll(() => figures.locator('dt:text-is("MRR") + dd').textContent(), SLOW).toBe('$27.00');
+      expect(await figures.locator('dt:text-is("Active subscriptions") + dd').textContent()).toBe('2');
+      expect(await figures.locator('dt:text-is("Churned (30 days)") + dd').textContent()).toBe('0');
+      await page.getByRole('img', { name: /^MRR per month from .* \$27\.00 now\.$/ }).waitFor();
+      const table = page.getByRole('table', { name: 'MRR per month' });
+      expect(await table.getByRole('row').count()).toBe(13);
+      expect(await table.getByRole('row').last().getByRole('cell').textContent()).toBe('$27.00');
+      await expectAccessible(page, 'home with MRR');
+      await shots('dashboard-home-mrr');
+    },
+  );
 });

@@ -17,6 +17,8 @@ export interface SubscriptionSeed {
   /** The subscription's mode: live unless false (a test-mode subscription). */
   livemode?: boolean;
   productId?: string;
+  /** The plan it is on (a made-up id unless given). */
+  planId?: string;
   productName?: string;
   customerEmail?: string;
   unitPriceMinor?: number;
@@ -47,7 +49,7 @@ export async function insertSubscriptions(
               livemode: seed.livemode ?? true,
               productId: seed.productId ?? newId(),
               productName: seed.productName ?? 'Editor Pro',
-              planId: newId(),
+              planId: seed.planId ?? newId(),
               interval: 'month',
               intervalCount: 1,
               unitPriceMinor: seed.unitPriceMinor ?? 900,

@@ -1,6 +1,6 @@
 /** Subscriptions as merchants, staff and buyers see them (docs/decisions.md, Subscriptions). */
 import { z } from 'zod';
-import { ZId, ZLivemode, ZTimestamp } from './common.js';
+import { ZCount, ZId, ZLivemode, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
 import { ZSellerOrderDetail } from './orders.js';
 import { ZWebhookEvent } from './webhooks.js';
@@ -167,3 +167,39 @@ export const ZAdvanceSubscriptionResult = z.object({
   events: z.array(ZWebhookEvent).meta({ description: 'The event types it emitted, in order' }),
 });
 export type TAdvanceSubscriptionResult = z.infer<typeof ZAdvanceSubscriptionResult>;
+
+/**
+ * Home's recurring figures (docs/decisions.md, "MRR"): monthly recurring revenue of the active and
+ * past-due subscriptions of the caller's mode in the store currency (unit price x seats, per month:
+ * a yearly plan /12, every `intervalCount` honoured), how many those are, and how many ended in the
+ * last 30 days; then the MRR at the end of each of the last 11 months and now.
+ */
+export const ZSubscriptionStats = z.object({
+  currency: z.string().meta({ description: 'The store currency; subscriptions in another currency are not in `mrr`' }),
+  mrr: z
+    .number()
+    .meta({ description: 'Monthly recurring revenue now, in the store currency (exact to its minor unit)' }),
+  activeSubscriptions: ZCount.meta({ description: 'Subscriptions that are active or past due' }),
+  churned30Days: ZCount.meta({ description: 'Subscriptions that ended (canceled) in the last 30 days' }),
+  monthly: z
+    .array(
+      z.object({
+        month: z.string().meta({ description: 'The UTC month, `YYYY-MM`' }),
+        mrr: z.number().meta({ description: "The MRR at the month's end (the current month: now)" }),
+      }),
+    )
+    .meta({ description: 'The last 12 UTC months, oldest first, the current month last' }),
+});
+export type TSubscriptionStats = z.infer<typeof ZSubscriptionStats>;
+
+/** A product's plans with their count of live subscriptions (the product page). */
+export const ZPlanSubscriptionCounts = z.object({
+  plans: z.array(
+    z.object({
+      planId: ZId,
+      active: ZCount.meta({ description: 'Subscriptions on the plan that are active or past due' }),
+      trialing: ZCount.meta({ description: 'Subscriptions on the plan in their trial' }),
+    }),
+  ),
+});
+export type TPlanSubscriptionCounts = z.infer<typeof ZPlanSubscriptionCounts>;

@@ -1,9 +1,10 @@
 /**
  * Home: a new store's setup checklist (SetupChecklist, gone once done), today's and the last 30
  * days' revenue and order count, and a bar chart of the 30 days
- * (orders.dashboardStats: one SQL aggregate on the server; days are UTC days). The chart is an
- * inline SVG drawn here (no chart library): its figures are also in a visually hidden table, so a
- * screen reader gets the numbers, and its colour follows the scheme (currentColor = --accent).
+ * (orders.dashboardStats: one SQL aggregate on the server; days are UTC days); beside them the
+ * recurring figures, MRR, active and churned subscriptions, and a chart of the MRR of 12 months
+ * (subscriptions.dashboardStats; docs/decisions.md, "MRR"). The charts are BarChart's inline SVGs
+ * with their figures in visually hidden tables.
  */
 import { useQuery } from '@tanstack/react-query';
 import { trpc, type RouterOutputs } from '../../api';
@@ -13,13 +14,18 @@ import { Card, PageHeader, Stack } from '../../ui/layout';
 import { ViewStoreLink } from '../../ui/view-store';
 import { SetupChecklist } from './SetupChecklist';
 import { formatMoney } from '../../ui/format';
+import { BarChart } from './BarChart';
 
 type Stats = RouterOutputs['orders']['dashboardStats'];
+type RecurringStats = RouterOutputs['subscriptions']['dashboardStats'];
 type Day = Stats['daily'][number];
 
 // The API's days are UTC dates (YYYY-MM-DD): shown as such, whatever the browser's zone.
 const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const formatDay = (date: string) => dayFormat.format(new Date(`${date}T00:00:00Z`));
+// The API's months are UTC months (YYYY-MM).
+const monthFormat = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+const formatMonth = (month: string) => monthFormat.format(new Date(`${month}-01T00:00:00Z`));
 
 function orderCount(count: number): string {
   return count === 1 ? '1 order' : `${count} orders`;
@@ -45,10 +51,17 @@ export function Home() {
 
 function Figures() {
   const storeId = useStoreId();
-  const stats = useQuery(trpc.orders.dashboardStats.queryOptions({ storeId }));
+  const sales = useQuery(trpc.orders.dashboardStats.queryOptions({ storeId }));
+  const recurring = useQuery(trpc.subscriptions.dashboardStats.queryOptions({ storeId }));
+  const both = {
+    data: sales.data && recurring.data ? { sales: sales.data, recurring: recurring.data } : undefined,
+    error: sales.error ?? recurring.error,
+    isPending: sales.isPending || recurring.isPending,
+    refetch: () => Promise.all([sales.refetch(), recurring.refetch()]),
+  };
   return (
-    <Loaded query={stats} label="Loading figures…" lines={6}>
-      {(data) => (
+    <Loaded query={both} label="Loading figures…" lines={6}>
+      {({ sales: data, recurring: subs }) => (
         <Stack>
           <div className="cards mb-0">
             <FigureCard
@@ -64,6 +77,19 @@ function Figures() {
               orders={data.last30Days.orders}
               currency={data.currency}
             />
+            <section className="card" aria-labelledby="subscriptions-figures">
+              <h2 id="subscriptions-figures" className="card-title">
+                Subscriptions
+              </h2>
+              <dl className="facts">
+                <dt>MRR</dt>
+                <dd className="figure">{formatMoney(subs.mrr, subs.currency)}</dd>
+                <dt>Active subscriptions</dt>
+                <dd className="figure">{subs.activeSubscriptions}</dd>
+                <dt>Churned (30 days)</dt>
+                <dd className="figure">{subs.churned30Days}</dd>
+              </dl>
+            </section>
           </div>
           <Card
             id="chart-heading"
@@ -72,9 +98,40 @@ function Figures() {
           >
             <DailyChart days={data.daily} currency={data.currency} />
           </Card>
+          <Card
+            id="mrr-chart-heading"
+            title="MRR per month"
+            description={`Monthly recurring revenue of active and past-due subscriptions at each month's end (this month: now), in ${subs.currency}; yearly plans count a twelfth.`}
+          >
+            <MrrChart months={subs.monthly} currency={subs.currency} />
+          </Card>
         </Stack>
       )}
     </Loaded>
+  );
+}
+
+function MrrChart({ months, currency }: { months: RecurringStats['monthly']; currency: string }) {
+  const first = months[0];
+  const last = months[months.length - 1];
+  const summary =
+    first && last
+      ? `MRR per month from ${formatMonth(first.month)} to ${formatMonth(last.month)}: ${formatMoney(first.mrr, currency)} then, ${formatMoney(last.mrr, currency)} now.`
+      : 'No months to show.';
+  return (
+    <BarChart
+      summary={summary}
+      caption="MRR per month"
+      columns={['Month (UTC)', 'MRR']}
+      formatValue={(value) => formatMoney(value, currency)}
+      bars={months.map((month) => ({
+        key: month.month,
+        value: month.mrr,
+        title: `${formatMonth(month.month)}: ${formatMoney(month.mrr, currency)}`,
+        axisLabel: formatMonth(month.month),
+        row: [formatMonth(month.month), formatMoney(month.mrr, currency)],
+      }))}
+    />
   );
 }
 
@@ -107,13 +164,7 @@ function FigureCard({
   );
 }
 
-const WIDTH = 600;
-const HEIGHT = 160;
-const GAP = 4;
-
 function DailyChart({ days, currency }: { days: readonly Day[]; currency: string }) {
-  const max = Math.max(0, ...days.map((day) => day.revenue));
-  const slot = WIDTH / Math.max(days.length, 1);
   const total = days.reduce((sum, day) => sum + day.revenue, 0);
   const orders = days.reduce((sum, day) => sum + day.orders, 0);
   const best = days.reduce<Day | undefined>((top, day) => (!top || day.revenue > top.revenue ? day : top), undefined);
@@ -126,89 +177,19 @@ function DailyChart({ days, currency }: { days: readonly Day[]; currency: string
           ? `; highest ${formatMoney(best.revenue, currency)} on ${formatDay(best.date)}.`
           : '.')
       : 'No days to show.';
-  const middle = days[Math.floor((days.length - 1) / 2)];
-  // The value axis: nought, half and the highest day, in the store's currency.
-  const ticks = [max, max / 2, 0];
   return (
-    <figure className="m-0">
-      <div className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3">
-        <div
-          className="flex h-40 flex-col justify-between text-right text-xs text-muted tabular-nums"
-          aria-hidden="true"
-        >
-          {ticks.map((tick, index) => (
-            <span key={index} className="-my-2 leading-4">
-              {formatMoney(tick, currency)}
-            </span>
-          ))}
-        </div>
-        <svg
-          className="block h-40 w-full border-b border-l border-line-strong text-accent"
-          viewBox={`0 0 ${WIDTH} ${HEIGHT + 1}`}
-          role="img"
-          aria-labelledby="chart-title"
-          preserveAspectRatio="none"
-          focusable="false"
-        >
-          <title id="chart-title">{summary}</title>
-          {[0.5, 0].map((share) => (
-            <line
-              key={share}
-              x1={0}
-              x2={WIDTH}
-              y1={share * HEIGHT + 0.5}
-              y2={share * HEIGHT + 0.5}
-              stroke="currentColor"
-              strokeOpacity={0.15}
-              vectorEffect="non-scaling-stroke"
-            />
-          ))}
-          {days.map((day, index) => {
-            const height = max > 0 ? Math.max((day.revenue / max) * HEIGHT, day.revenue > 0 ? 2 : 0) : 0;
-            return (
-              <rect
-                key={day.date}
-                x={index * slot + GAP / 2}
-                y={HEIGHT - height}
-                width={slot - GAP}
-                height={height}
-                fill="currentColor"
-              >
-                <title>{`${formatDay(day.date)}: ${formatMoney(day.revenue, currency)}, ${orderCount(day.orders)}`}</title>
-              </rect>
-            );
-          })}
-        </svg>
-        {first && last && (
-          <div className="col-start-2 mt-1 flex justify-between text-xs text-muted" aria-hidden="true">
-            <span>{formatDay(first.date)}</span>
-            {middle && middle !== first && middle !== last && <span>{formatDay(middle.date)}</span>}
-            <span>{formatDay(last.date)}</span>
-          </div>
-        )}
-      </div>
-      {/* A table is not clipped by .visually-hidden itself (tables grow to their rows): its wrapper is. */}
-      <div className="visually-hidden">
-        <table>
-          <caption>Revenue and orders per day</caption>
-          <thead>
-            <tr>
-              <th scope="col">Day (UTC)</th>
-              <th scope="col">Revenue</th>
-              <th scope="col">Orders</th>
-            </tr>
-          </thead>
-          <tbody>
-            {days.map((day) => (
-              <tr key={day.date}>
-                <th scope="row">{formatDay(day.date)}</th>
-                <td>{formatMoney(day.revenue, currency)}</td>
-                <td>{day.orders}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </figure>
+    <BarChart
+      summary={summary}
+      caption="Revenue and orders per day"
+      columns={['Day (UTC)', 'Revenue', 'Orders']}
+      formatValue={(value) => formatMoney(value, currency)}
+      bars={days.map((day) => ({
+        key: day.date,
+        value: day.revenue,
+        title: `${formatDay(day.date)}: ${formatMoney(day.revenue, currency)}, ${orderCount(day.orders)}`,
+        axisLabel: formatDay(day.date),
+        row: [formatDay(day.date), formatMoney(day.revenue, currency), String(day.orders)],
+      }))}
+    />
   );
 }

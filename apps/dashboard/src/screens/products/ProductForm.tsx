@@ -16,6 +16,9 @@ import { CheckboxGroup, SelectInput, TextArea, TextInput } from '../../ui/fields
 import { onValid } from '../../ui/forms';
 import { Card, PageHeader } from '../../ui/layout';
 import { buttonClass } from '../../ui/button';
+import { StatusBadge } from '../../ui/badge';
+import { formatMoney } from '../../ui/format';
+import { planPeriod } from './ProductPlans';
 
 export type ProductBody = z.input<typeof ZProductBody>;
 
@@ -69,12 +72,15 @@ function numberOr<T extends undefined | null>(empty: T) {
 
 export function ProductForm({
   initial = NEW_PRODUCT,
+  currency,
   submitLabel,
   pending,
   error,
   onSubmit,
 }: {
   initial?: DefaultValues<ProductBody>;
+  /** The store currency, for the archived plans' prices (a new product's form has none). */
+  currency?: string;
   submitLabel: string;
   pending: boolean;
   error: unknown;
@@ -85,6 +91,7 @@ export function ProductForm({
   const customFields = useFieldArray({ control: form.control, name: 'customFields' });
   const plans = useFieldArray({ control: form.control, name: 'plans' });
   const planValues = form.watch('plans') ?? [];
+  const activePlans = planValues.filter((plan) => plan.active !== false).length;
   const [recurring, setRecurring] = useState((initial.plans?.length ?? 0) > 0);
   const billingId = useId();
   const methods = form.watch('deliveryMethods');
@@ -164,32 +171,51 @@ export function ProductForm({
         {recurring && (
           <>
             <span className="hint">
-              The first active plan prices the product. An archived plan is no longer sold; what was sold on it stays.
+              The first active plan prices the product. A saved plan's period is fixed; an archived plan is no longer
+              sold, and what was sold on it stays.
             </span>
-            {plans.fields.map((field, index) =>
-              planValues[index]?.active === false ? (
-                <p key={field.id} className="hint">
-                  Plan {index + 1} (archived): every {planValues[index]?.intervalCount} {planValues[index]?.interval}
-                  (s), {planValues[index]?.price}
-                </p>
-              ) : (
-                <div key={field.id} className="toolbar">
-                  <SelectInput
-                    label={`Plan ${index + 1} interval`}
-                    width="sm"
-                    options={PLAN_INTERVALS.map((value) => ({ value, label: INTERVAL_LABELS[value] }))}
-                    registration={form.register(`plans.${index}.interval`)}
-                    error={errors.plans?.[index]?.interval}
-                  />
+            {plans.fields.map((field, index) => {
+              const plan = planValues[index];
+              const saved = Boolean(plan?.id);
+              if (plan?.active === false) {
+                return (
+                  <div key={field.id} className="toolbar items-center rounded-md border border-line p-3">
+                    <p className="m-0 min-w-0 break-words">
+                      <span className="font-medium">Plan {index + 1}</span>{' '}
+                      <StatusBadge kind="product" status="archived" />{' '}
+                      {planPeriod({ interval: plan.interval ?? 'month', intervalCount: plan.intervalCount ?? 1 })},{' '}
+                      {currency ? formatMoney(plan.price ?? 0, currency) : plan.price}
+                      {plan.trialDays ? `, ${plan.trialDays}-day trial` : ''}
+                    </p>
+                    <button
+                      type="button"
+                      className={buttonClass('secondary')}
+                      disabled={activePlans >= 6}
+                      onClick={() => form.setValue(`plans.${index}.active`, true, { shouldDirty: true })}
+                    >
+                      Restore plan {index + 1}
+                    </button>
+                  </div>
+                );
+              }
+              return (
+                <div key={field.id} className="toolbar rounded-md border border-line p-3">
                   <TextInput
                     label={`Plan ${index + 1} every`}
                     width="sm"
                     type="number"
                     min={1}
                     max={12}
-                    readOnly={Boolean(planValues[index]?.id)}
+                    readOnly={saved}
                     registration={form.register(`plans.${index}.intervalCount`, { setValueAs: numberOr(undefined) })}
                     error={errors.plans?.[index]?.intervalCount}
+                  />
+                  <SelectInput
+                    label={`Plan ${index + 1} interval`}
+                    width="sm"
+                    options={PLAN_INTERVALS.map((value) => ({ value, label: INTERVAL_LABELS[value] }))}
+                    registration={form.register(`plans.${index}.interval`)}
+                    error={errors.plans?.[index]?.interval}
                   />
                   <TextInput
                     label={`Plan ${index + 1} price`}
@@ -214,22 +240,20 @@ export function ProductForm({
                     type="button"
                     className={buttonClass('secondary')}
                     onClick={() =>
-                      planValues[index]?.id
-                        ? form.setValue(`plans.${index}.active`, false, { shouldDirty: true })
-                        : plans.remove(index)
+                      saved ? form.setValue(`plans.${index}.active`, false, { shouldDirty: true }) : plans.remove(index)
                     }
                   >
-                    Archive plan {index + 1}
+                    {saved ? 'Archive' : 'Remove'} plan {index + 1}
                   </button>
                 </div>
-              ),
-            )}
+              );
+            })}
             {errors.plans?.message && <span className="field-error">{errors.plans.message}</span>}
             <div>
               <button
                 type="button"
                 className={buttonClass('secondary')}
-                disabled={planValues.filter((plan) => plan.active !== false).length >= 6}
+                disabled={activePlans >= 6}
                 onClick={() =>
                   plans.append({ interval: 'month', intervalCount: 1, price: 0, trialDays: 0, active: true })
                 }

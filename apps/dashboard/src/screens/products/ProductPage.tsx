@@ -12,6 +12,7 @@ import { ActionMenu } from '../../ui/menu';
 import { LicenseKeys } from './LicenseKeys';
 import { ProductFiles } from './ProductFiles';
 import { ProductImages } from './ProductImages';
+import { ProductPlans } from './ProductPlans';
 import { DELIVERY_LABELS, ProductForm, STATUS_LABELS, type ProductBody } from './ProductForm';
 import { stockText } from './Products';
 import { buttonClass } from '../../ui/button';
@@ -146,12 +147,14 @@ export function ProductPage() {
 
             <div className="grid min-w-0 gap-6 lg:grid-cols-[minmax(0,1fr)_18rem]">
               <Stack>
+                {p.plans.length > 0 && <ProductPlans storeId={storeId} product={p} showCounts={can('viewOrders')} />}
                 {manage && (
                   <Card id="edit-product" title="Edit product">
                     <ProductForm
                       // A new form when the saved product changes, so it shows what was saved.
                       key={p.updatedAt}
                       initial={initial}
+                      currency={p.currency}
                       submitLabel="Save changes"
                       pending={update.isPending}
                       error={update.error}

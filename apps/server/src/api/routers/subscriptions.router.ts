@@ -10,14 +10,19 @@ import {
   ZCancelSubscriptionInput,
   ZListSubscriptionsQuery,
   ZPauseSubscriptionInput,
+  ZPlanSubscriptionCounts,
   ZPreviewSubscriptionUpdateQuery,
+  ZProductIdInput,
+  ZStoreIdInput,
   ZSubscription,
   ZSubscriptionIdInput,
   ZSubscriptionList,
+  ZSubscriptionStats,
   ZSubscriptionUpdatePreview,
   ZUpdateSubscriptionInput,
 } from '@svc/schemas';
-import { router, storeResource } from '../../trpc/procedures.js';
+import { router, storeProcedure, storeResource } from '../../trpc/procedures.js';
+import { planSubscriptionCounts, subscriptionStats } from '../../modules/subscriptions/subscription-stats.js';
 import {
   getSubscription,
   listSubscriptions,
@@ -38,8 +43,39 @@ const one = `${MERCHANT}/{subscriptionId}` as const;
 
 const read = storeResource({ scope: 'subscription:read', permission: 'viewOrders' });
 const write = storeResource({ scope: 'subscription:write', permission: 'editOrders' });
+const dashboardRead = storeProcedure('viewOrders');
 
 export const subscriptionsRouter = router({
+  /** Home's recurring figures: MRR, active and churned counts (one aggregate) and the 12-month MRR history. */
+  dashboardStats: dashboardRead
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/subscription-stats',
+        tags: dashboard.tags,
+        summary:
+          "MRR of the active and past-due subscriptions (the store's currency), their count, those ended in the last 30 days, and the MRR of the last 12 months",
+      },
+      errors: ['not_found'],
+    })
+    .input(ZStoreIdInput)
+    .output(ZSubscriptionStats)
+    .query(({ ctx, input }) => subscriptionStats(ctx, input)),
+  /** The product page: each plan's live subscriptions (one grouped statement). */
+  dashboardPlanCounts: dashboardRead
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/dashboard/stores/{storeId}/products/{productId}/plan-subscriptions',
+        tags: dashboard.tags,
+        summary:
+          "The product's plans that have live subscriptions, with the count of active (or past-due) and trialing ones",
+      },
+      errors: ['not_found'],
+    })
+    .input(ZProductIdInput)
+    .output(ZPlanSubscriptionCounts)
+    .query(({ ctx, input }) => planSubscriptionCounts(ctx, input)),
   list: read
     .meta({
       openapi: {

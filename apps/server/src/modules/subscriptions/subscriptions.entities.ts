@@ -45,6 +45,26 @@ export const SubscriptionSchema = defineEntity({
       expression:
         'create index "subscription_store_mode_email_created_index" on "subscription" ("store_id", "livemode", "customer_email", "created_at" desc, "id" desc)',
     },
+    // Home's figures (subscriptions.repo.ts selectSubscriptionFigures): index-only aggregates of a
+    // store's paying subscriptions and of those that ended lately, however many the store has.
+    {
+      name: 'subscription_store_mrr_index',
+      expression: `create index "subscription_store_mrr_index" on "subscription" ("store_id", "livemode") include ("currency", "interval", "interval_count", "unit_price_minor", "quantity") where "status" in ('active', 'past_due')`,
+    },
+    {
+      name: 'subscription_store_ended_index',
+      expression: `create index "subscription_store_ended_index" on "subscription" ("store_id", "livemode", "ended_at") where "ended_at" is not null`,
+    },
+    // Home's MRR history (selectMrrBuckets): every subscription that ever paid, with what it earns and when.
+    {
+      name: 'subscription_store_history_index',
+      expression: `create index "subscription_store_history_index" on "subscription" ("store_id", "livemode", "currency") include ("status", "interval", "interval_count", "unit_price_minor", "quantity", "created_at", "trial_end", "ended_at", "paused_at") where "status" not in ('incomplete', 'incomplete_expired')`,
+    },
+    // The product page's count of live subscriptions per plan (selectPlanSubscriptionCounts).
+    {
+      name: 'subscription_product_plan_live_index',
+      expression: `create index "subscription_product_plan_live_index" on "subscription" ("product_id", "livemode", "plan_id") include ("status") where "status" in ('trialing', 'active', 'past_due')`,
+    },
     // The billing engine's queue: live subscriptions by the time their next move falls due.
     // Test subscriptions move by their own clock (advance), never by the wall clock.
     {

@@ -74,3 +74,87 @@ export async function selectNextDue(em: EntityManager): Promise<Date | null> {
   const at = rows[0]?.at;
   return at ? new Date(iso(at)) : null;
 }
+
+/**
+ * A subscription's monthly amount x SCALE, an integer for every interval x count (1..12) a plan
+ * may have: SCALE = 12 x lcm(1..12), so a month /count, a year /(12 x count), a week x 52/12 and a
+ * day x 365/12 all divide it. Summing these and dividing once keeps MRR exact to the minor unit.
+ */
+export const MRR_SCALE = 332_640n;
+const SCALED_MONTHLY = `unit_price_minor::numeric * quantity * (case interval
+      when 'month' then 332640 when 'year' then 27720 when 'week' then 1441440 else 10117800 end / interval_count)`;
+
+/**
+ * Home's figures in one statement: the scaled MRR (store currency) and count of the active and
+ * past-due subscriptions, and the count that ended since `churnFrom`. Raw: two index-only
+ * aggregates in one round trip, each off its partial index (subscription_store_mrr_index,
+ * subscription_store_ended_index), which the ORM cannot say.
+ */
+export async function selectSubscriptionFigures(
+  em: EntityManager,
+  filter: { storeId: string; livemode: boolean; currency: string; churnFrom: Date },
+): Promise<{ mrrScaled: bigint; active: number; churned: number }> {
+  const rows = await em.execute<Array<{ mrr_scaled: string; active: string; churned: string }>>(
+    `select live.mrr_scaled, live.active, ended.churned
+       from (select coalesce(sum(${SCALED_MONTHLY}) filter (where currency = ?), 0)::text as mrr_scaled,
+                    count(*) as active
+               from subscription
+              where store_id = ? and livemode = ? and status in ('active', 'past_due')) live,
+            (select count(*) as churned
+               from subscription
+              where store_id = ? and livemode = ? and ended_at is not null and ended_at >= ?) ended`,
+    [filter.currency, filter.storeId, filter.livemode, filter.storeId, filter.livemode, filter.churnFrom],
+  );
+  const row = rows[0]!;
+  return { mrrScaled: BigInt(row.mrr_scaled), active: Number(row.active), churned: Number(row.churned) };
+}
+
+/**
+ * The MRR history's raw material: the store's subscriptions that ever paid (not incomplete),
+ * grouped by the boundary bucket they started earning in (`greatest(created, trial end)`) and the
+ * one they stopped in (`least(ended, paused)`; null: not stopped), their scaled monthly amounts
+ * summed. A subscription counts at boundary k (1-based) when started < k <= stopped. Raw:
+ * width_bucket over the boundaries, an index-only scan of subscription_store_history_index.
+ */
+export async function selectMrrBuckets(
+  em: EntityManager,
+  filter: { storeId: string; livemode: boolean; currency: string; boundaries: Date[] },
+): Promise<Array<{ started: number; stopped: number | null; scaled: bigint }>> {
+  const thresholds = `{${filter.boundaries.map((at) => at.toISOString()).join(',')}}`;
+  const rows = await em.execute<Array<{ started: number; stopped: number | null; scaled: string }>>(
+    `select width_bucket(greatest(created_at, coalesce(trial_end, created_at)), ?::timestamptz[]) as started,
+            width_bucket(least(ended_at, paused_at), ?::timestamptz[]) as stopped,
+            sum(${SCALED_MONTHLY})::text as scaled
+       from subscription
+      where store_id = ? and livemode = ? and status not in ('incomplete', 'incomplete_expired')
+        and currency = ? and (ended_at is null or ended_at >= ?)
+      group by 1, 2`,
+    [thresholds, thresholds, filter.storeId, filter.livemode, filter.currency, filter.boundaries[0]!],
+  );
+  return rows.map((row) => ({
+    started: Number(row.started),
+    stopped: row.stopped === null ? null : Number(row.stopped),
+    scaled: BigInt(row.scaled),
+  }));
+}
+
+/**
+ * A product's plans with their live subscriptions counted by status, in one grouped statement.
+ * Raw: count(*) filter (...) grouped by plan, off the partial subscription_product_plan_live_index.
+ */
+export async function selectPlanSubscriptionCounts(
+  em: EntityManager,
+  productId: string,
+  livemode: boolean,
+): Promise<Array<{ planId: string; active: number; trialing: number }>> {
+  const rows = await em.execute<Array<{ plan_id: string; active: string; trialing: string }>>(
+    `select plan_id,
+            count(*) filter (where status in ('active', 'past_due')) as active,
+            count(*) filter (where status = 'trialing') as trialing
+       from subscription
+      where product_id = ? and livemode = ? and status in ('trialing', 'active', 'past_due')
+      group by plan_id`,
+    [productId, livemode],
+  );
+  return rows.map((row) => ({ planId: row.plan_id, active: Number(row.active), trialing: Number(row.trialing) }));
+}
