@@ -32,6 +32,7 @@ import { Migration20261128125643_product_plans } from './Migration20261128125643
 import { Migration20261128133711_subscriptions } from './Migration20261128133711_subscriptions.js';
 import { Migration20261128161808_licenses_follow_subscriptions } from './Migration20261128161808_licenses_follow_subscriptions.js';
 import { Migration20261128163021_renewal_orders } from './Migration20261128163021_renewal_orders.js';
+import { Migration20261128193209_customer_subscriptions } from './Migration20261128193209_customer_subscriptions.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -68,4 +69,5 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261128161808_licenses_follow_subscriptions,
   },
   { name: 'Migration20261128163021_renewal_orders', class: Migration20261128163021_renewal_orders },
+  { name: 'Migration20261128193209_customer_subscriptions', class: Migration20261128193209_customer_subscriptions },
 ];
