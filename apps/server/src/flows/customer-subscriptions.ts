@@ -110,7 +110,7 @@ async function toCustomerSubscription(ctx: ServiceContext, row: Subscription): P
   };
 }
 
-/** The buyer's subscriptions in this store, newest first (the store, mode and e-mail index serves it). */
+/** The buyer's subscriptions in this store, newest first (the store, mode and e-mail index serves it). Transaction: none. */
 export async function listCustomerSubscriptions(ctx: CustomerContext): Promise<TCustomerSubscriptionList> {
   const scoped = inMode(ctx);
   const ids = await selectSubscriptionPage(
@@ -135,6 +135,7 @@ async function answer(ctx: CustomerContext, subscriptionId: string): Promise<TCu
  * Cancel at the period end, as the buyer asked (`requested_by_customer`), with their comment for the
  * seller. A second cancel is 409 `invalid_transition` ("already set to cancel at the period end");
  * a past-due or paused one has no paid period running, so it ends now (the machine's rule).
+ * Transaction: one, holding the subscription's row lock.
  */
 export async function cancelCustomerSubscription(
   ctx: CustomerContext,
@@ -153,7 +154,10 @@ export async function cancelCustomerSubscription(
   return answer(ctx, input.subscriptionId);
 }
 
-/** Undo the buyer's scheduled cancel; anything else (a paused one, an ended one) is 409 `invalid_transition`. */
+/**
+ * Undo the buyer's scheduled cancel; anything else (a paused one, an ended one) is 409
+ * `invalid_transition`. Transaction: resumeSubscription's one.
+ */
 export async function resumeCustomerSubscription(
   ctx: CustomerContext,
   input: TCustomerSubscriptionIdInput,
@@ -177,7 +181,7 @@ const CHARGING = new Set<Subscription['status']>(['trialing', 'active', 'past_du
  * Where the buyer saves a new card for the renewals: the gateway's own page (the test gateway's
  * card page; Stripe: a Checkout Session in `setup` mode). When it is saved, renewals and dunning
  * retries charge it. Refused (409 `invalid_transition`) for a subscription that has ended or never
- * started, and for one paid by invoice.
+ * started, and for one paid by invoice. Transaction: none (the link is signed, nothing is stored).
  */
 export async function paymentMethodUpdateUrl(
   ctx: CustomerContext,
@@ -209,7 +213,8 @@ export async function paymentMethodUpdateUrl(
 /**
  * `Pay now` on a past-due subscription: the checkout of its unpaid renewal order, opened by a new
  * token (as the e-mailed payment_failed link is made; it replaces that link's token). Paid there,
- * the subscription is active again and the card used is saved for the renewals.
+ * the subscription is active again and the card used is saved for the renewals. Transaction: one,
+ * holding the subscription's row lock and then the order's.
  */
 export async function payPastDueUrl(
   ctx: CustomerContext,
@@ -240,7 +245,7 @@ export async function payPastDueUrl(
 /**
  * The test gateway's card page for a subscription (`/pay/test/method/{id}`), opened by the link
  * `paymentMethodUpdateUrl` made: the subscription and its store, or 404 for a wrong or expired link
- * (the same answer as an unknown subscription), 409 once it has ended.
+ * (the same answer as an unknown subscription), 409 once it has ended. Transaction: none.
  */
 export async function openTestMethodPage(
   ctx: ServiceContext,
@@ -262,7 +267,7 @@ export async function openTestMethodPage(
   return { subscription, store: subscription.store.getEntity() };
 }
 
-/** The test card chosen on that page, saved for the subscription's renewals. */
+/** The test card chosen on that page, saved for the subscription's renewals. Transaction: none (one insert). */
 export async function saveTestCardForSubscription(
   ctx: ServiceContext,
   subscription: Subscription,
@@ -277,7 +282,7 @@ export async function saveTestCardForSubscription(
   });
 }
 
-/** The buyer's account page of the subscription's store and mode, saying what just happened. */
+/** The buyer's account page of the subscription's store and mode, saying what just happened. Transaction: none. */
 export function accountPageUrl(store: Store, livemode: boolean, outcome?: string): string {
   const query = new URLSearchParams();
   if (!livemode) query.set('mode', 'test');
