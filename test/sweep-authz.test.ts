@@ -88,6 +88,11 @@ const BUYER_AND_ACCOUNT_OPERATIONS = [
   'GET /api/tickets/{ticketId}',
   'POST /api/tickets/{ticketId}/messages',
   'GET /api/customer/orders',
+  'GET /api/customer/subscriptions',
+  'POST /api/customer/subscriptions/{subscriptionId}/cancel',
+  'POST /api/customer/subscriptions/{subscriptionId}/resume',
+  'POST /api/customer/subscriptions/{subscriptionId}/payment-method',
+  'POST /api/customer/subscriptions/{subscriptionId}/pay',
   'POST /api/v1/licenses/activate',
   'POST /api/v1/licenses/validate',
   'POST /api/v1/licenses/deactivate',
@@ -762,6 +767,15 @@ function buyerCalls(): Call[] {
       { message: 'planted by A' },
       customer,
     ),
+    ...(['cancel', 'resume', 'payment-method', 'pay'] as const).map((action) =>
+      json(
+        `POST /api/customer/subscriptions/{subscriptionId}/${action} A's customer session on B's subscription`,
+        'POST',
+        `/api/customer/subscriptions/${B.ids.subscriptionId}/${action}`,
+        {},
+        customer,
+      ),
+    ),
     {
       label: "GET /api/customer/orders/{orderId} A's customer session",
       method: 'GET',
@@ -913,6 +927,7 @@ describe('authorisation sweep: seller A against seller B', () => {
       [`/api/merchant/v1/stores/${A.storeId}/orders`, { authorization: `Bearer ${A.merchantKey}` }],
       [`/api/merchant/v1/stores/${A.storeId}/webhooks`, { authorization: `Bearer ${A.merchantKey}` }],
       ['/api/customer/orders', { cookie: A.customerCookie }],
+      ['/api/customer/subscriptions', { cookie: A.customerCookie }],
       ['/api/v1/customer-dashboard/orders', { cookie: A.customerCookie }],
       ['/api/v1/customer-dashboard/profile', { cookie: A.customerCookie }],
       ['/api/checkout/session', { cookie: `svc_checkout=${A.ids.order}.${A.paidToken}` }],
@@ -922,7 +937,13 @@ describe('authorisation sweep: seller A against seller B', () => {
       const text = await response.text();
       expect(response.status, `${url}: ${text}`).toBe(200);
       // The list is A's: it names A's store or order, and nothing of B's.
-      expect(text.includes(A.storeId) || text.includes(A.ids.order!) || text.includes(SHARED_BUYER), url).toBe(true);
+      expect(
+        text.includes(A.storeId) ||
+          text.includes(A.ids.order!) ||
+          text.includes(SHARED_BUYER) ||
+          text.includes(A.ids.subscriptionId!),
+        url,
+      ).toBe(true);
       expect(
         B.secrets.filter((secret) => secret.length >= 6 && text.includes(secret)),
         url,

@@ -362,6 +362,12 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
       body: { to: '2100-01-01T00:00:00Z' },
       control: false,
     },
+    // The buyer's own: the sweep's subscription is not the signed-in buyer's (404), so no control;
+    // their rules are flows/customer-subscriptions.test.ts's and the browser test's.
+    'POST /api/customer/subscriptions/{subscriptionId}/cancel': { body: { comment: 'Too dear.' }, control: false },
+    'POST /api/customer/subscriptions/{subscriptionId}/resume': { body: {}, control: false },
+    'POST /api/customer/subscriptions/{subscriptionId}/payment-method': { body: {}, control: false },
+    'POST /api/customer/subscriptions/{subscriptionId}/pay': { body: {}, control: false },
   };
   const entry = table[key];
   if (!entry) throw new Error(`no valid body for ${key}: add one to the table`);

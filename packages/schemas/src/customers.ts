@@ -4,10 +4,18 @@ import { ZCount, ZEmail, ZId, ZTimestamp, ZLivemode } from './common.js';
 import { ZBuyerOrder, ZOrderRef } from './orders.js';
 import { queryInt } from './query.js';
 
-export const ZCustomerAuthStart = z.strictObject({ storeId: ZId, email: ZEmail });
+/**
+ * The customer area of one mode: `live` (default) for the store's buyers; `test` for the seller's
+ * test orders and subscriptions (their codes stay in the development mailbox, as all test mail).
+ */
+export const ZCustomerMode = z.enum(['live', 'test']).meta({
+  description: "`live` (default), or `test`: the buyer's test orders and subscriptions; its code is never sent",
+});
+export const ZCustomerAuthStart = z.strictObject({ storeId: ZId, email: ZEmail, mode: ZCustomerMode.optional() });
 export const ZCustomerAuthVerify = z.strictObject({
   storeId: ZId,
   email: ZEmail,
+  mode: ZCustomerMode.optional(),
   code: z.string().regex(/^\d{6}$/, 'Enter the 6-digit code from the e-mail.'),
 });
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ZCount, ZId, ZLivemode, ZTimestamp } from './common.js';
 import { queryInt } from './query.js';
-import { ZSellerOrderDetail } from './orders.js';
+import { ZBillingReason, ZOrderStatus, ZSellerOrderDetail } from './orders.js';
 import { ZWebhookEvent } from './webhooks.js';
 
 /** How often a plan bills: `intervalCount` x `interval`, at most a year. */
@@ -64,6 +64,10 @@ export const ZSubscription = z.object({
   resumesAt: ZTimestamp.nullable(),
   pastDueAt: ZTimestamp.nullable(),
   cancellationReason: ZCancellationReason.nullable(),
+  cancellationComment: z
+    .string()
+    .nullable()
+    .meta({ description: 'What the buyer wrote when they cancelled from their customer area, if anything' }),
   pendingUpdate: ZPendingUpdate.nullable(),
   latestOrderId: z.string().nullable().meta({ description: '`ORD-<n>` of the last order of this subscription' }),
   clockTime: ZTimestamp.nullable().meta({ description: "A test subscription's clock; null for a live one" }),
@@ -203,3 +207,64 @@ export const ZPlanSubscriptionCounts = z.object({
   ),
 });
 export type TPlanSubscriptionCounts = z.infer<typeof ZPlanSubscriptionCounts>;
+
+/** The buyer's own subscriptions in their customer area (`/api/customer/subscriptions...`). */
+export const ZCustomerSubscriptionIdInput = z.strictObject({ subscriptionId: ZId });
+export type TCustomerSubscriptionIdInput = z.infer<typeof ZCustomerSubscriptionIdInput>;
+
+export const ZCustomerCancelSubscriptionInput = ZCustomerSubscriptionIdInput.extend({
+  comment: z
+    .string()
+    .trim()
+    .max(500, 'Keep the reason under 500 characters.')
+    .optional()
+    .meta({ description: "Why, in the buyer's words (optional); the seller sees it" }),
+});
+export type TCustomerCancelSubscriptionInput = z.infer<typeof ZCustomerCancelSubscriptionInput>;
+
+/** One of the subscription's orders, as the buyer's page lists them (each opens its order page). */
+export const ZCustomerSubscriptionOrder = z.object({
+  id: z.string().meta({ description: 'The order page is `/orders/{id}`' }),
+  orderId: z.string().meta({ description: '`ORD-<n>`' }),
+  status: ZOrderStatus,
+  billingReason: ZBillingReason,
+  price: z.number(),
+  currency: z.string(),
+  createdAt: ZTimestamp,
+});
+
+export const ZCustomerSubscription = z.object({
+  id: ZId,
+  livemode: ZLivemode,
+  productName: z.string(),
+  interval: ZSubscriptionInterval,
+  intervalCount: z.number().int().min(1).max(12),
+  quantity: z.number().int().min(1).max(100),
+  amount: z.number().meta({ description: 'What the next renewal charges' }),
+  currency: z.string(),
+  status: ZSubscriptionStatus,
+  paymentMethod: z.string(),
+  currentPeriodEnd: ZTimestamp,
+  nextChargeAt: ZTimestamp.nullable().meta({
+    description: 'When the next renewal charges `amount`; null when none will (cancelling, paused, ended)',
+  }),
+  trialEnd: ZTimestamp.nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+  endsAt: ZTimestamp.nullable().meta({ description: 'When a scheduled cancel ends it (the period end); else null' }),
+  endedAt: ZTimestamp.nullable(),
+  pastDueAt: ZTimestamp.nullable(),
+  orders: z
+    .array(ZCustomerSubscriptionOrder)
+    .meta({ description: 'Its latest orders, newest first (up to 24): the first payment and each renewal' }),
+  createdAt: ZTimestamp,
+});
+export type TCustomerSubscription = z.infer<typeof ZCustomerSubscription>;
+
+export const ZCustomerSubscriptionList = z.object({ subscriptions: z.array(ZCustomerSubscription) });
+export type TCustomerSubscriptionList = z.infer<typeof ZCustomerSubscriptionList>;
+
+/** Where the buyer goes next: the gateway's page for a new card, or the unpaid renewal's checkout. */
+export const ZCustomerSubscriptionLink = z.object({
+  url: z.string().meta({ description: 'Open it in the browser' }),
+});
+export type TCustomerSubscriptionLink = z.infer<typeof ZCustomerSubscriptionLink>;

@@ -9,6 +9,7 @@
  * await me.auth.requestCode({ email });
  * await me.auth.verify({ email, code });   // the code from the e-mail
  * const { orders } = await me.orders.list();
+ * const { subscriptions } = await me.subscriptions.list();
  * ```
  */
 import { walkPages } from './paging.js';
@@ -29,6 +30,10 @@ export type Customer = Out<'customer.verify'>['customer'];
 export type CustomerOrderList = Out<'customer.orders'>;
 export type CustomerOrder = Out<'customer.order'>;
 export type CustomerOrderSummary = CustomerOrderList['orders'][number];
+export type CustomerSubscriptionList = Out<'customer.subscriptions'>;
+export type CustomerSubscription = Out<'customer.cancelSubscription'>;
+/** Where the buyer goes next (open it in the browser). */
+export type CustomerSubscriptionLink = Out<'customer.paySubscription'>;
 
 export type CustomerClient = ReturnType<typeof createCustomerClient>;
 
@@ -58,14 +63,37 @@ export function createCustomerClient(options: CustomerClientOptions) {
       ),
   };
 
+  const subscriptions = {
+    /** The buyer's subscriptions in this store, newest first, each with its latest orders. */
+    list: (opts?: RequestOptions): Promise<CustomerSubscriptionList> =>
+      transport.call('customer.subscriptions', undefined, read, opts),
+    /** Cancel at the period end (a past-due or paused one ends now); a second cancel is 409 invalid_transition. */
+    cancel: (params: In<'customer.cancelSubscription'>, opts?: RequestOptions): Promise<CustomerSubscription> =>
+      transport.call('customer.cancelSubscription', params, once, opts),
+    /** Undo a scheduled cancel. */
+    resume: (params: { subscriptionId: string }, opts?: RequestOptions): Promise<CustomerSubscription> =>
+      transport.call('customer.resumeSubscription', params, once, opts),
+    /** The gateway's page where the buyer saves a new card for the renewals. */
+    updatePaymentMethod: (
+      params: { subscriptionId: string },
+      opts?: RequestOptions,
+    ): Promise<CustomerSubscriptionLink> => transport.call('customer.updatePaymentMethod', params, once, opts),
+    /** A past-due subscription's unpaid renewal: the address of its checkout. */
+    pay: (params: { subscriptionId: string }, opts?: RequestOptions): Promise<CustomerSubscriptionLink> =>
+      transport.call('customer.paySubscription', params, once, opts),
+  };
+
   return {
     storeId,
     auth: {
       /** E-mails a 6-digit sign-in code (answers the same whether or not the address has orders). */
-      requestCode: (params: { email: string }, opts?: RequestOptions): Promise<void> =>
+      requestCode: (params: { email: string; mode?: 'live' | 'test' }, opts?: RequestOptions): Promise<void> =>
         transport.call('customer.start', { storeId, ...params }, once, opts),
       /** Exchanges the code for the session. */
-      verify: (params: { email: string; code: string }, opts?: RequestOptions): Promise<Customer> =>
+      verify: (
+        params: { email: string; code: string; mode?: 'live' | 'test' },
+        opts?: RequestOptions,
+      ): Promise<Customer> =>
         transport.call('customer.verify', { storeId, ...params }, once, opts).then((answer) => answer.customer),
       /** Ends the session. */
       logout: async (opts?: RequestOptions): Promise<void> => {
@@ -77,5 +105,6 @@ export function createCustomerClient(options: CustomerClientOptions) {
     profile: (opts?: RequestOptions): Promise<Out<'customerDashboard.profile'>> =>
       transport.call('customerDashboard.profile', undefined, read, opts),
     orders,
+    subscriptions,
   };
 }

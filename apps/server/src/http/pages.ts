@@ -257,11 +257,13 @@ export const PAGE_ROUTES: PlainRoute[] = [
         ? await ctx.em.findOne(StoreSchema, { subdomain, banned: false })
         : null;
       if (!store) return notFound(reply, 'There is no such store.');
+      // `?mode=test`: the test-mode area (the buyer's test orders and subscriptions).
+      const mode = (request.query as { mode?: unknown }).mode === 'test' ? 'test' : 'live';
       return sendPage(reply, {
         brand: pageBrand(ctx.deps.config, store, request.query, false),
         title: `Your orders at ${store.name}`,
         script: 'account.js',
-        data: { page: 'account', 'store-id': store.id, 'store-name': store.name },
+        data: { page: 'account', 'store-id': store.id, 'store-name': store.name, mode },
         body: `<h1>Your orders at ${escapeHtml(store.name)}</h1>\n${loading('Loading…')}`,
       });
     },

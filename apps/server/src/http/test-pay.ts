@@ -20,6 +20,7 @@ import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { orderForToken } from '../modules/orders/order-lookup.js';
 import { publicOrderNumber } from '../modules/orders/order-views.js';
 import { handleNotification } from '../flows/settle-payment.js';
+import { accountPageUrl, openTestMethodPage, saveTestCardForSubscription } from '../flows/customer-subscriptions.js';
 import { TEST_CARDS, type TestCard } from '../modules/payments/gateway.js';
 import { testGatewaySettles, testPayPageEnabled } from '../modules/payments/test-gateway-rule.js';
 import { storeReturnUrl } from '../modules/stores/origins.js';
@@ -73,17 +74,22 @@ function cardOf(body: Record<string, string> | undefined): TestCard {
   return card as TestCard;
 }
 
-const cardChoices = () =>
+const cardChoices = (cards: readonly TestCard[] = TEST_CARDS) =>
   `<fieldset class="methods">
 <legend>Test card</legend>
-${TEST_CARDS.map(
-  (card, i) => `<div class="method">
+${cards
+  .map(
+    (card, i) => `<div class="method">
 <input type="radio" name="card" id="card-${card}" value="${card}" aria-describedby="card-${card}-hint"${i === 0 ? ' checked' : ''}>
 <label for="card-${card}">${CARD_LABELS[card].label}</label>
 <p class="hint" id="card-${card}-hint">${CARD_LABELS[card].hint}</p>
 </div>`,
-).join('\n')}
+  )
+  .join('\n')}
 </fieldset>`;
+
+/** The cards a saved card can be: every one but `Declines` (it is refused when saved, as a real card would be). */
+const SAVABLE_CARDS = TEST_CARDS.filter((card) => card !== 'declines');
 
 const payError = (reply: FastifyReply, error: PublicError, request: FastifyRequest) =>
   sendPage(
@@ -112,7 +118,86 @@ function carried(ctx: PlainContext, store: Store, request: FastifyRequest, token
   return text ? `?${text}` : '';
 }
 
+/** The card page of a subscription (the buyer's `Update payment method`): its link's token opens it. */
+const METHOD_POLICY: RoutePolicy = {
+  auth: { kind: 'public', audience: 'storefront' },
+  csrf: 'none',
+  cors: 'none',
+  errors: ['not_found', 'validation_failed', 'invalid_transition'],
+};
+
+const methodPageError = (reply: FastifyReply, error: PublicError) =>
+  sendPage(
+    reply,
+    {
+      title: 'Update payment method',
+      body: `<h1>Update payment method</h1>\n<p role="alert">${escapeHtml(error.message)}</p>`,
+    },
+    error.status,
+  );
+
 export const TEST_PAY_ROUTES: PlainRoute[] = [
+  plainRoute({
+    name: 'testPay.methodPage',
+    method: 'GET',
+    path: '/pay/test/method/{subscriptionId}',
+    body: 'none',
+    policy: METHOD_POLICY,
+    openapi: false,
+    enabled: testPayPageEnabled,
+    renderError: methodPageError,
+    async handler(ctx, request, reply) {
+      const token = ctx.query.token;
+      const { subscription, store } = await openTestMethodPage(ctx, ctx.params.subscriptionId!, token);
+      const declined =
+        (request.query as { declined?: string }).declined === '1'
+          ? `<p role="alert">The test card Declines was declined; nothing was saved. Choose another card.</p>\n`
+          : '';
+      const body = `<h1>Update payment method</h1>
+${declined}<p class="notice">This is the test gateway: no money moves. The card you choose pays the next renewals.</p>
+<dl class="summary card">
+<div><dt>Store</dt><dd>${escapeHtml(store.name)}</dd></div>
+<div><dt>Subscription</dt><dd>${escapeHtml(subscription.productName)}</dd></div>
+</dl>
+<form method="post" action="${escapeHtml(`/pay/test/method/${subscription.id}`)}">
+<input type="hidden" name="token" value="${escapeHtml(token!)}">
+${cardChoices(TEST_CARDS)}
+<button type="submit" class="primary">Save card</button>
+</form>
+<p><a href="${escapeHtml(accountPageUrl(store, subscription.livemode))}">Back to your account</a></p>`;
+      return sendPage(reply, {
+        title: 'Update payment method',
+        body,
+        brand: pageBrand(ctx.deps.config, store, request.query, false),
+      });
+    },
+  }),
+  plainRoute({
+    name: 'testPay.saveMethod',
+    method: 'POST',
+    path: '/pay/test/method/{subscriptionId}',
+    body: 'form',
+    policy: METHOD_POLICY,
+    openapi: false,
+    enabled: testPayPageEnabled,
+    renderError: methodPageError,
+    async handler(ctx, request, reply) {
+      const body = request.body as Record<string, string> | undefined;
+      const token = body?.token;
+      const { subscription, store } = await openTestMethodPage(ctx, ctx.params.subscriptionId!, token);
+      const card = cardOf(body);
+      if (!(SAVABLE_CARDS as readonly string[]).includes(card)) {
+        const back = new URLSearchParams({ token: token!, declined: '1' });
+        return reply.redirect(`/pay/test/method/${subscription.id}?${back.toString()}`, 303);
+      }
+      await saveTestCardForSubscription(ctx, subscription, card);
+      request.log.info(
+        { gateway: 'test', subscriptionId: subscription.id, card },
+        'test card saved for a subscription',
+      );
+      return reply.redirect(accountPageUrl(store, subscription.livemode, 'payment-method'), 303);
+    },
+  }),
   plainRoute({
     name: 'testPay.page',
     method: 'GET',

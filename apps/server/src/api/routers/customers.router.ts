@@ -7,6 +7,11 @@ import {
   ZBuyerOrder,
   ZCustomer,
   ZCustomerAuthStart,
+  ZCustomerCancelSubscriptionInput,
+  ZCustomerSubscription,
+  ZCustomerSubscriptionIdInput,
+  ZCustomerSubscriptionLink,
+  ZCustomerSubscriptionList,
   ZCustomerAuthVerify,
   ZCustomerOrderInput,
   ZCustomerOrderList,
@@ -27,6 +32,13 @@ import {
   toCustomerView,
   verifyCustomerLogin,
 } from '../../modules/customers/customers.service.js';
+import {
+  cancelCustomerSubscription,
+  listCustomerSubscriptions,
+  payPastDueUrl,
+  paymentMethodUpdateUrl,
+  resumeCustomerSubscription,
+} from '../../flows/customer-subscriptions.js';
 
 const tags = ['customer'];
 const themeTags = ['customer dashboard (themes)'];
@@ -117,6 +129,78 @@ export const customersRouter = router({
     }),
 
   ...customerOrderRoutes('/customer', tags),
+
+  subscriptions: customerProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/customer/subscriptions',
+        tags,
+        summary: "The buyer's subscriptions in this store, newest first, each with its latest orders",
+      },
+      errors: [],
+    })
+    .input(z.strictObject({}).optional())
+    .output(ZCustomerSubscriptionList)
+    .query(({ ctx }) => listCustomerSubscriptions(ctx)),
+
+  cancelSubscription: customerProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/customer/subscriptions/{subscriptionId}/cancel',
+        tags,
+        summary:
+          'Cancel at the period end (a past-due or paused one ends now); a second cancel is 409 invalid_transition',
+      },
+      errors: ['not_found', 'invalid_transition'],
+    })
+    .input(ZCustomerCancelSubscriptionInput)
+    .output(ZCustomerSubscription)
+    .mutation(({ ctx, input }) => cancelCustomerSubscription(ctx, input)),
+
+  resumeSubscription: customerProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/customer/subscriptions/{subscriptionId}/resume',
+        tags,
+        summary: 'Undo a scheduled cancel',
+      },
+      errors: ['not_found', 'invalid_transition', 'gateway_error'],
+    })
+    .input(ZCustomerSubscriptionIdInput)
+    .output(ZCustomerSubscription)
+    .mutation(({ ctx, input }) => resumeCustomerSubscription(ctx, input)),
+
+  updatePaymentMethod: customerProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/customer/subscriptions/{subscriptionId}/payment-method',
+        tags,
+        summary:
+          "Where to save a new card for the renewals: the gateway's own page (refused for an ended subscription)",
+      },
+      errors: ['not_found', 'invalid_transition', 'gateway_error'],
+    })
+    .input(ZCustomerSubscriptionIdInput)
+    .output(ZCustomerSubscriptionLink)
+    .mutation(({ ctx, input }) => paymentMethodUpdateUrl(ctx, input)),
+
+  paySubscription: customerProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/customer/subscriptions/{subscriptionId}/pay',
+        tags,
+        summary: "A past-due subscription's unpaid renewal: the address of its checkout",
+      },
+      errors: ['not_found', 'invalid_transition'],
+    })
+    .input(ZCustomerSubscriptionIdInput)
+    .output(ZCustomerSubscriptionLink)
+    .mutation(({ ctx, input }) => payPastDueUrl(ctx, input)),
 });
 
 /** The same data for themes, under /api/v1/customer-dashboard/. */

@@ -32,6 +32,7 @@ import { Migration20261128125643_product_plans } from './Migration20261128125643
 import { Migration20261128133711_subscriptions } from './Migration20261128133711_subscriptions.js';
 import { Migration20261128161808_licenses_follow_subscriptions } from './Migration20261128161808_licenses_follow_subscriptions.js';
 import { Migration20261128163021_renewal_orders } from './Migration20261128163021_renewal_orders.js';
+import { Migration20261128193209_customer_subscriptions } from './Migration20261128193209_customer_subscriptions.js';
 import { Migration20261128193233_subscription_figures } from './Migration20261128193233_subscription_figures.js';
 import { Migration20261128195832_license_signing_keys } from './Migration20261128195832_license_signing_keys.js';
 
@@ -70,6 +71,7 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261128161808_licenses_follow_subscriptions,
   },
   { name: 'Migration20261128163021_renewal_orders', class: Migration20261128163021_renewal_orders },
+  { name: 'Migration20261128193209_customer_subscriptions', class: Migration20261128193209_customer_subscriptions },
   { name: 'Migration20261128193233_subscription_figures', class: Migration20261128193233_subscription_figures },
   { name: 'Migration20261128195832_license_signing_keys', class: Migration20261128195832_license_signing_keys },
 ];

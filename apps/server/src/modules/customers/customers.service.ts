@@ -25,8 +25,10 @@ const MAX_CODE_ATTEMPTS = 5;
 /** Code e-mails per address and store, on top of the per-client limit on the route. */
 export const CODE_REQUESTS_PER_EMAIL = { name: 'customer.code.email', max: 5, windowMs: 15 * 60_000 };
 
-function codeHash(config: Config, storeId: string, email: string, code: string): string {
-  return hmacHex(deriveKey(config.encryptionKey, 'customer-code'), `${storeId}:${email}:${code}`);
+/** A code opens the mode it was sent for: a test sign-in's code never opens the live area. */
+function codeHash(config: Config, storeId: string, email: string, code: string, mode?: 'live' | 'test'): string {
+  const scope = mode === 'test' ? `${storeId}:${email}:${code}:test` : `${storeId}:${email}:${code}`;
+  return hmacHex(deriveKey(config.encryptionKey, 'customer-code'), scope);
 }
 
 export function toCustomerView(customer: Customer): TCustomer {
@@ -53,7 +55,7 @@ async function findOpenStore(ctx: ServiceContext, storeId: string) {
  */
 export async function startCustomerLogin(
   ctx: ServiceContext & Pick<Context, 'answer'>,
-  input: { storeId: string; email: string },
+  input: { storeId: string; email: string; mode?: 'live' | 'test' | undefined },
 ): Promise<void> {
   const store = await findOpenStore(ctx, input.storeId);
   await enforceTighterLimit(ctx, CODE_REQUESTS_PER_EMAIL, `${store.id}:${input.email}`);
@@ -72,7 +74,7 @@ export async function startCustomerLogin(
       id: newId(),
       store: store.id,
       email: input.email,
-      codeHash: codeHash(ctx.deps.config, store.id, input.email, code),
+      codeHash: codeHash(ctx.deps.config, store.id, input.email, code, input.mode),
       attempts: 0,
       createdAt: now,
       expiresAt: new Date(now.getTime() + CODE_TTL_MS),
@@ -83,13 +85,15 @@ export async function startCustomerLogin(
       to: input.email,
       subject: `Your sign-in code for ${store.name}`,
       text: `Your code is ${code}. It expires in 10 minutes and works once.\n\nIf you did not ask for it, ignore this e-mail.`,
+      // A test-mode sign-in's code stays in the development mailbox, as all test mail does.
+      livemode: input.mode !== 'test',
     });
   });
 }
 
 export async function verifyCustomerLogin(
   ctx: ServiceContext,
-  input: { storeId: string; email: string; code: string },
+  input: { storeId: string; email: string; code: string; mode?: 'live' | 'test' | undefined },
 ): Promise<{ customer: TCustomer; token: string }> {
   const store = await findOpenStore(ctx, input.storeId);
   const now = ctx.clock.now();
@@ -103,24 +107,27 @@ export async function verifyCustomerLogin(
   // Count the try first, atomically, so parallel guesses cannot exceed the budget.
   const attempts = await countAttempt(ctx.em, open.id);
   if (attempts === undefined || attempts > MAX_CODE_ATTEMPTS) throw wrong();
-  if (!safeEqual(open.codeHash, codeHash(ctx.deps.config, store.id, input.email, input.code))) throw wrong();
+  if (!safeEqual(open.codeHash, codeHash(ctx.deps.config, store.id, input.email, input.code, input.mode)))
+    throw wrong();
   // Single use: only the request that flips used_at wins.
   const used = await ctx.em.nativeUpdate(CustomerCodeSchema, { id: open.id, usedAt: null }, { usedAt: now });
   if (used !== 1) throw wrong();
   // Signing in closes every code of the address, should any older one still be open.
   await ctx.em.nativeUpdate(CustomerCodeSchema, { store: store.id, email: input.email, usedAt: null }, { usedAt: now });
 
+  // A buyer signs in to the store's live orders, or (`mode: 'test'`, the code from the development
+  // mailbox) to their test orders and subscriptions.
+  const livemode = input.mode !== 'test';
   await ctx.em.upsert(
     CustomerSchema,
-    // The customer area is live: a buyer signs in to the store's live orders.
-    { id: newId(), store: store.id, livemode: true, email: input.email, createdAt: now, lastLoginAt: now },
+    { id: newId(), store: store.id, livemode, email: input.email, createdAt: now, lastLoginAt: now },
     {
       onConflictFields: ['store', 'livemode', 'email'],
       onConflictAction: 'merge',
       onConflictMergeFields: ['lastLoginAt'],
     },
   );
-  const customer = await ctx.em.findOneOrFail(CustomerSchema, { store: store.id, livemode: true, email: input.email });
+  const customer = await ctx.em.findOneOrFail(CustomerSchema, { store: store.id, livemode, email: input.email });
   const token = randomToken(32);
   await ctx.em.insert(CustomerSessionSchema, {
     idHash: sha256Hex(token),

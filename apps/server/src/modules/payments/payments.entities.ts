@@ -59,18 +59,30 @@ export type PaymentNotification = InferEntity<typeof PaymentNotificationSchema>;
 export const SavedPaymentMethodSchema = defineEntity({
   name: 'SavedPaymentMethod',
   tableName: 'saved_payment_method',
-  indexes: [{ name: 'saved_payment_method_store_mode_index', properties: ['store', 'livemode'] }],
+  indexes: [
+    { name: 'saved_payment_method_store_mode_index', properties: ['store', 'livemode'] },
+    // A subscription's methods saved from the buyer's page (Update payment method), newest first.
+    {
+      name: 'saved_payment_method_subscription_index',
+      expression:
+        'create index "saved_payment_method_subscription_index" on "saved_payment_method" ("subscription_id", "created_at" desc) where "subscription_id" is not null',
+    },
+  ],
   properties: (p) => ({
     id: p.string().primary().length(32),
     store: p.manyToOne(StoreSchema).ref().foreignKeyName('saved_payment_method_store_id_fkey').updateRule('no action'),
     livemode: p.boolean(),
-    /** The order whose checkout saved it. */
+    /** The order whose checkout saved it; null for one the buyer saved for a subscription from their page. */
     order: p
       .oneToOne(OrderSchema)
       .ref()
+      .nullable()
       .unique('saved_payment_method_order_id_unique')
       .foreignKeyName('saved_payment_method_order_id_fkey')
-      .updateRule('no action'),
+      .updateRule('no action')
+      .deleteRule('no action'),
+    /** The subscription it was saved for from the buyer's page (Update payment method); null for a checkout's. */
+    subscriptionId: p.string().length(32).nullable(),
     gateway: p.enum(['test', 'stripe']),
     /** Stripe: the customer (`cus_...`); null for the test gateway. */
     customerRef: p.string().length(200).nullable(),

@@ -99,6 +99,7 @@ export async function saveMethodOfOrder(
     store: order.store,
     livemode: order.livemode,
     order,
+    subscriptionId: null,
     gateway: method.gateway,
     customerRef: method.customerRef,
     methodRef: method.methodRef,
@@ -107,19 +108,37 @@ export async function saveMethodOfOrder(
 }
 
 /**
- * The payment method a subscription's renewals charge: the newest one saved by any of its orders
- * (the first checkout's, or a later one where the buyer paid by the e-mailed link with another
- * card), or null.
+ * The payment method a subscription's renewals charge: the newest one saved for it, by any of its
+ * orders (the first checkout's, or a later one where the buyer paid by the e-mailed link with
+ * another card) or from the buyer's page (Update payment method), or null.
  */
-export function savedMethodOfSubscription(
+export async function savedMethodOfSubscription(
   ctx: ServiceContext,
   subscriptionId: string,
 ): Promise<SavedPaymentMethod | null> {
-  return ctx.em.findOne(
-    SavedPaymentMethodSchema,
-    { order: { subscriptionId } },
-    { orderBy: { createdAt: 'desc', id: 'desc' } },
-  );
+  const newest = { orderBy: { createdAt: 'desc', id: 'desc' } } as const;
+  const byOrder = await ctx.em.findOne(SavedPaymentMethodSchema, { order: { subscriptionId } }, newest);
+  const byPage = await ctx.em.findOne(SavedPaymentMethodSchema, { subscriptionId }, newest);
+  if (!byOrder || !byPage) return byOrder ?? byPage;
+  return byPage.createdAt.getTime() >= byOrder.createdAt.getTime() ? byPage : byOrder;
+}
+
+/** A method the buyer saved for their subscription from their page; the renewals charge it from now on. */
+export async function saveMethodOfSubscription(
+  ctx: ServiceContext,
+  input: { storeId: string; livemode: boolean; subscriptionId: string; method: SavedMethodRefs; now: Date },
+): Promise<void> {
+  await ctx.em.insert(SavedPaymentMethodSchema, {
+    id: newId(),
+    store: input.storeId,
+    livemode: input.livemode,
+    order: null,
+    subscriptionId: input.subscriptionId,
+    gateway: input.method.gateway,
+    customerRef: input.method.customerRef,
+    methodRef: input.method.methodRef,
+    createdAt: input.now,
+  });
 }
 
 /** The payment method the order's checkout saved, or null (for a subscription's renewals: Gateway.chargeSaved). */

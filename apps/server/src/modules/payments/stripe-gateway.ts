@@ -247,7 +247,9 @@ export const stripeGateway: Gateway = {
           payment_method: method.methodRef,
           off_session: true,
           confirm: true,
-          metadata: { orderId: method.order.id, savedMethodId: method.id },
+          metadata: method.order
+            ? { orderId: method.order.id, savedMethodId: method.id }
+            : { subscriptionId: method.subscriptionId ?? '', savedMethodId: method.id },
         },
         { idempotencyKey },
       );

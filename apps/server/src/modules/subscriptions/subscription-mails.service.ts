@@ -70,7 +70,10 @@ export async function recordSubscriptionMail(
     productName: subscription.productName,
     currency: subscription.currency,
     // The buyer's customer area, where they cancel, resume or change their card, unless the caller names another page.
-    manageUrl: input.manageUrl ?? `${ctx.deps.config.publicUrl}/account/${store.subdomain}`,
+    // A test subscription's buyer signs in to the test customer area (its mail stays in the development mailbox).
+    manageUrl:
+      input.manageUrl ??
+      `${ctx.deps.config.publicUrl}/account/${store.subdomain}${subscription.livemode ? '' : '?mode=test'}`,
   };
   let content: SubscriptionMailContent;
   switch (kind) {

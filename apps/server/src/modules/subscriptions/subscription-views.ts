@@ -117,6 +117,7 @@ export function toSubscriptionView(row: Subscription): TSubscription {
     resumesAt: when(row.resumesAt),
     pastDueAt: when(row.pastDueAt),
     cancellationReason: row.cancellationReason ?? null,
+    cancellationComment: row.cancellationComment ?? null,
     pendingUpdate: state.pendingTerms
       ? {
           planId: state.pendingTerms.planId,

@@ -110,6 +110,8 @@ export const SubscriptionSchema = defineEntity({
     unpaidFrom: p.datetime().nullable(),
     nextRetryAt: p.datetime().nullable(),
     cancellationReason: p.enum([...CANCELLATION_REASONS]).nullable(),
+    /** What the buyer wrote when cancelling from their page; cleared when the cancel is undone. */
+    cancellationComment: p.string().length(500).nullable(),
     creditMinor: p.bigint('number').default(0),
     pendingTerms: p.json<StoredTerms>().nullable(),
     noticeFor: p.datetime().nullable(),

@@ -129,6 +129,7 @@ export function newSubscriptionRow(ctx: ServiceContext, input: NewSubscription, 
     unpaidFrom: null,
     nextRetryAt: null,
     cancellationReason: null,
+    cancellationComment: null,
     creditMinor: 0,
     pendingTerms: null,
     noticeFor: null,
@@ -286,6 +287,8 @@ export async function resumeOrScheduleResume(ctx: ServiceContext, input: TSubscr
     const now = subscriptionNow(tx, row);
     if (row.status !== 'paused') {
       await applyMove(tx, row, 'resume', now);
+      // The buyer's reason went with the cancel it explained.
+      if (!row.cancelAtPeriodEnd) row.cancellationComment = null;
       await tx.em.flush();
       return false;
     }

@@ -1,0 +1,251 @@
+/**
+ * The buyer's subscriptions in their customer area, against the real database without HTTP: the
+ * list of their own only, cancel at the period end (twice: refused, saying it is scheduled),
+ * resume, a new card for the renewals (refused once ended), and paying a past-due renewal by the
+ * page's link. Another buyer's subscription is 404 to every action and stays as it was.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerDatabaseUrl } from '../../../../test/support/env.js';
+import { createStore } from '../../../../test/support/factories.js';
+import { serviceContext } from '../../../../test/support/in-process.js';
+import { openOrm, type Orm } from '../db/orm.js';
+import { ManualClock } from '../lib/clock.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { createProduct } from '../modules/catalog/catalog.service.js';
+import { CustomerSchema, type Customer } from '../modules/customers/customers.entities.js';
+import { keptMail } from '../modules/mail/outbox.js';
+import { orderForToken } from '../modules/orders/order-lookup.js';
+import type { TestCard } from '../modules/payments/gateway.js';
+import { savedMethodOfSubscription } from '../modules/payments/payments.service.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { getSubscription } from '../modules/subscriptions/subscriptions.service.js';
+import { advanceSubscription } from './advance-subscription.js';
+import {
+  cancelCustomerSubscription,
+  listCustomerSubscriptions,
+  openTestMethodPage,
+  payPastDueUrl,
+  paymentMethodUpdateUrl,
+  resumeCustomerSubscription,
+  saveTestCardForSubscription,
+} from './customer-subscriptions.js';
+import { createOrder } from './place-order.js';
+import { cancelSubscriptionNow } from './renew-subscription.js';
+import { handleNotification } from './settle-payment.js';
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await openOrm(workerDatabaseUrl(), { poolMax: 10 });
+});
+afterAll(() => orm?.close());
+
+const T0 = Date.UTC(2027, 0, 15, 10, 0);
+const DAY = 86_400_000;
+const unique = () => randomBytes(6).toString('hex');
+const buyer = { ip: '203.0.113.9', userAgent: 'test', country: 'DE', testMode: () => Promise.resolve(true) };
+const at = (ms: number) => new Date(ms).toISOString();
+
+async function appError(promise: Promise<unknown>, code: string): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  expect((error as AppError).appCode).toBe(code);
+  return error as AppError;
+}
+
+/** A signed-in buyer of the store in a mode, as the customer session gives it to the procedures. */
+async function customerOf(storeId: string, email: string, livemode: boolean): Promise<Customer> {
+  const em = orm.em.fork();
+  await em.insert(CustomerSchema, {
+    id: newId(),
+    store: storeId,
+    livemode,
+    email,
+    createdAt: new Date(T0),
+    lastLoginAt: new Date(T0),
+  });
+  return em.findOneOrFail(CustomerSchema, { store: storeId, livemode, email }, { populate: ['store'] });
+}
+
+/** A test subscription to a monthly plan at 9.00, paid on the test gateway's page with `card`. */
+async function subscribed(card: TestCard) {
+  const clock = new ManualClock(T0);
+  const ctx: ServiceContext = { ...serviceContext(orm, clock), livemode: false };
+  const store = await createStore(orm.em.fork());
+  const product = await createProduct(ctx, {
+    storeId: store.id,
+    name: 'Editor Pro',
+    deliveryMethods: ['deliveryInstructions'],
+    deliveryInstructions: 'Sign in with your e-mail.',
+    plans: [{ interval: 'month', intervalCount: 1, price: 9, trialDays: 0, active: true }],
+  });
+  const email = `buyer-${unique()}@example.test`;
+  const { order } = await createOrder(
+    ctx,
+    { store: store.id, cart: [{ productId: product.id, quantity: 1 }], email },
+    buyer,
+  );
+  const notification = {
+    eventId: `page_${unique()}`,
+    kind: 'paid' as const,
+    orderId: order.id,
+    amountMinor: 900,
+    currency: 'USD',
+    providerRef: `test:${unique()}`,
+    savedMethod: { gateway: 'test' as const, customerRef: null, methodRef: card },
+  };
+  expect(await handleNotification(ctx, { gateway: 'test', notification, now: clock.now() })).toBe('settled');
+  const subscriptionId = order.subscriptionId!;
+  const input = { storeId: store.id, subscriptionId };
+  const as = async (who: string, livemode = false) => ({
+    ...ctx,
+    em: orm.em.fork(),
+    livemode: true,
+    customer: await customerOf(store.id, who, livemode),
+  });
+  return { clock, ctx, store, order, input, email, subscriptionId, buyer: await as(email), as };
+}
+
+describe("the buyer's subscriptions", () => {
+  it('lists only the signed-in buyer’s own, in the session’s mode, with the next charge and the orders', async () => {
+    const sale = await subscribed('succeeds');
+    const { subscriptions } = await listCustomerSubscriptions(sale.buyer);
+    expect(subscriptions).toHaveLength(1);
+    expect(subscriptions[0]).toMatchObject({
+      id: sale.subscriptionId,
+      livemode: false,
+      productName: 'Editor Pro',
+      interval: 'month',
+      intervalCount: 1,
+      amount: 9,
+      currency: 'USD',
+      status: 'active',
+      cancelAtPeriodEnd: false,
+      endsAt: null,
+      nextChargeAt: at(Date.UTC(2027, 1, 15, 10, 0)),
+    });
+    expect(subscriptions[0]!.orders).toEqual([
+      expect.objectContaining({
+        id: sale.order.id,
+        billingReason: 'subscription_create',
+        status: 'completed',
+        price: 9,
+      }),
+    ]);
+    // Another buyer of the store, and the same address signed in to the live area, see none of it.
+    expect((await listCustomerSubscriptions(await sale.as(`other-${unique()}@example.test`))).subscriptions).toEqual(
+      [],
+    );
+    expect((await listCustomerSubscriptions(await sale.as(sale.email, true))).subscriptions).toEqual([]);
+  });
+
+  it('another buyer’s subscription is 404 to every action, and nothing changes', async () => {
+    const sale = await subscribed('succeeds');
+    const before = await getSubscription({ ...sale.ctx, em: orm.em.fork() }, sale.input);
+    const stranger = await sale.as(`stranger-${unique()}@example.test`);
+    const id = { subscriptionId: sale.subscriptionId };
+    await appError(cancelCustomerSubscription(stranger, id), 'not_found');
+    await appError(resumeCustomerSubscription(stranger, id), 'not_found');
+    await appError(paymentMethodUpdateUrl(stranger, id), 'not_found');
+    await appError(payPastDueUrl(stranger, id), 'not_found');
+    // The same buyer's address in the live area does not reach a test subscription either.
+    await appError(cancelCustomerSubscription(await sale.as(sale.email, true), id), 'not_found');
+    expect(await getSubscription({ ...sale.ctx, em: orm.em.fork() }, sale.input)).toEqual(before);
+  });
+
+  it('cancels at the period end with the buyer’s reason; a second cancel says it is scheduled; resume undoes it', async () => {
+    const sale = await subscribed('succeeds');
+    const id = { subscriptionId: sale.subscriptionId };
+    const canceled = await cancelCustomerSubscription(sale.buyer, { ...id, comment: 'Too expensive for me.' });
+    expect(canceled).toMatchObject({
+      status: 'active',
+      cancelAtPeriodEnd: true,
+      endsAt: at(Date.UTC(2027, 1, 15, 10, 0)),
+      nextChargeAt: null,
+    });
+    expect(await getSubscription({ ...sale.ctx, em: orm.em.fork() }, sale.input)).toMatchObject({
+      cancellationReason: 'requested_by_customer',
+      cancellationComment: 'Too expensive for me.',
+    });
+
+    const twice = await appError(cancelCustomerSubscription(sale.buyer, id), 'invalid_transition');
+    expect(twice.message).toBe('This subscription is active and already set to cancel at the period end.');
+
+    const resumed = await resumeCustomerSubscription(sale.buyer, id);
+    expect(resumed).toMatchObject({ status: 'active', cancelAtPeriodEnd: false, endsAt: null });
+    expect(await getSubscription({ ...sale.ctx, em: orm.em.fork() }, sale.input)).toMatchObject({
+      cancellationReason: null,
+      cancellationComment: null,
+    });
+    const again = await appError(resumeCustomerSubscription(sale.buyer, id), 'invalid_transition');
+    expect(again.message).toContain('not set to cancel');
+  });
+
+  it('a new card from the test gateway’s page pays the renewals; refused once the subscription has ended', async () => {
+    const sale = await subscribed('declines_renewals');
+    const id = { subscriptionId: sale.subscriptionId };
+    const { url } = await paymentMethodUpdateUrl(sale.buyer, id);
+    const link = new URL(url);
+    expect(link.pathname).toBe(`/pay/test/method/${sale.subscriptionId}`);
+    const token = link.searchParams.get('token')!;
+    // The link opens this subscription's page only, and not with a forged token.
+    await appError(openTestMethodPage(sale.ctx, sale.subscriptionId, `${token.slice(0, -1)}0`), 'not_found');
+    const other = await subscribed('succeeds');
+    await appError(openTestMethodPage(sale.ctx, other.subscriptionId, token), 'not_found');
+    const { subscription } = await openTestMethodPage(sale.ctx, sale.subscriptionId, token);
+    await saveTestCardForSubscription(sale.ctx, subscription, 'succeeds');
+    expect((await savedMethodOfSubscription(sale.ctx, sale.subscriptionId))?.methodRef).toBe('succeeds');
+
+    // The renewal charges the new card, not the one that declines renewals.
+    const renewed = await advanceSubscription(sale.ctx, { ...sale.input, to: at(Date.UTC(2027, 1, 16)) });
+    expect(renewed.subscription.status).toBe('active');
+    expect(renewed.orders.map((o) => o.status)).toEqual(['completed']);
+    expect((await listCustomerSubscriptions(sale.buyer)).subscriptions[0]!.orders).toHaveLength(2);
+
+    await cancelSubscriptionNow(sale.ctx, { ...sale.input, atPeriodEnd: false });
+    const refused = await appError(paymentMethodUpdateUrl(sale.buyer, id), 'invalid_transition');
+    expect(refused.message).toContain('canceled');
+    await appError(openTestMethodPage(sale.ctx, sale.subscriptionId, token), 'invalid_transition');
+  });
+
+  it('Pay now: a past-due renewal’s checkout by a fresh token; paid there, active again', async () => {
+    const sale = await subscribed('declines_renewals');
+    const id = { subscriptionId: sale.subscriptionId };
+    await appError(payPastDueUrl(sale.buyer, id), 'invalid_transition');
+    const renewal = Date.UTC(2027, 1, 15, 10, 0);
+    await advanceSubscription(sale.ctx, { ...sale.input, to: at(renewal + DAY / 2) });
+    const [listed] = (await listCustomerSubscriptions(sale.buyer)).subscriptions;
+    expect(listed).toMatchObject({ status: 'past_due', nextChargeAt: at(renewal + DAY) });
+    const unpaid = listed!.orders.find((o) => o.billingReason === 'subscription_cycle')!;
+    expect(unpaid.status).toBe('pending');
+    // The e-mailed payment_failed link opens the same order's checkout, where the buyer can pay.
+    const mail = await keptMail({ ...sale.ctx, em: orm.em.fork() }, { to: sale.email });
+    const mailed = /http\S+\/checkout\/\S+/.exec(mail.find((m) => m.subject.startsWith('Payment failed'))!.text)![0];
+    expect(new URL(mailed).pathname).toBe(`/checkout/${unpaid.id}`);
+
+    const { url } = await payPastDueUrl(sale.buyer, id);
+    const link = new URL(url);
+    expect(link.pathname).toBe(`/checkout/${unpaid.id}`);
+    const order = await orderForToken({ ...sale.ctx, em: orm.em.fork() }, unpaid.id, link.searchParams.get('token')!);
+    expect(order.status).toBe('pending');
+    const paid = {
+      eventId: `page_${unique()}`,
+      kind: 'paid' as const,
+      orderId: unpaid.id,
+      amountMinor: 900,
+      currency: 'USD',
+      providerRef: `test:${unique()}`,
+      savedMethod: { gateway: 'test' as const, customerRef: null, methodRef: 'succeeds' },
+    };
+    expect(await handleNotification(sale.ctx, { gateway: 'test', notification: paid, now: sale.clock.now() })).toBe(
+      'settled',
+    );
+    const [after] = (await listCustomerSubscriptions(sale.buyer)).subscriptions;
+    expect(after).toMatchObject({ status: 'active', nextChargeAt: at(Date.UTC(2027, 2, 15, 10, 0)) });
+    await appError(payPastDueUrl(sale.buyer, id), 'invalid_transition');
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * The buyer's own subscriptions in the store's customer area (`/api/customer/subscriptions...`):
+ * the list, cancel at the period end, undo that cancel, a new card for the renewals (the gateway's
+ * own page), and paying a past-due renewal now (its checkout, with a fresh token). A subscription is
+ * the buyer's when it is in the session's store and mode and was bought with the session's e-mail;
+ * any other is 404, exactly as one that does not exist, and nothing is changed.
+ */
+import type {
+  TCustomerCancelSubscriptionInput,
+  TCustomerSubscription,
+  TCustomerSubscriptionIdInput,
+  TCustomerSubscriptionLink,
+  TCustomerSubscriptionList,
+} from '@svc/schemas';
+import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { AppError } from '../lib/errors.js';
+import { minorToAmount } from '../lib/money.js';
+import { iso } from '../lib/timestamps.js';
+import type { Customer } from '../modules/customers/customers.entities.js';
+import { lockOrder } from '../modules/orders/order-lookup.js';
+import { publicOrderNumber } from '../modules/orders/order-views.js';
+import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { methodUpdateToken, methodUpdateTokenValid } from '../modules/payments/method-update-link.js';
+import { saveMethodOfSubscription } from '../modules/payments/payments.service.js';
+import { testGatewaySettles } from '../modules/payments/test-gateway-rule.js';
+import type { ServiceContext } from '../modules/request/context.js';
+import { inTransaction } from '../modules/request/transaction.js';
+import type { Store } from '../modules/stores/stores.entities.js';
+import { amountOf } from '../modules/subscriptions/subscription-machine.js';
+import { stateOf } from '../modules/subscriptions/subscription-views.js';
+import { SubscriptionSchema, type Subscription } from '../modules/subscriptions/subscriptions.entities.js';
+import { findSubscription, refuseWhileCharging } from '../modules/subscriptions/subscriptions.service.js';
+import { selectSubscriptionPage } from '../modules/subscriptions/subscriptions.repo.js';
+import { checkoutUrl } from './place-order.js';
+import { cancelSubscriptionNow, resumeSubscription } from './renew-subscription.js';
+
+/** A buyer's page lists this many of their subscriptions, and this many orders of each. */
+const MAX_SUBSCRIPTIONS = 50;
+const MAX_ORDERS = 24;
+
+type CustomerContext = ServiceContext & { customer: Customer };
+
+/** The session's mode is the mode of everything the buyer sees. */
+const inMode = (ctx: CustomerContext): ServiceContext => ({ ...ctx, livemode: ctx.customer.livemode });
+
+const storeOf = (customer: Customer): Store => customer.store.getEntity();
+
+/** The buyer's subscription (404 for anyone else's), locked when asked. */
+async function ownSubscription(ctx: CustomerContext, subscriptionId: string, lock = false): Promise<Subscription> {
+  const row = await findSubscription(inMode(ctx), { storeId: ctx.customer.store.id, subscriptionId }, lock);
+  if (row.customerEmail !== ctx.customer.email) throw new AppError('not_found', 'No such subscription.');
+  return row;
+}
+
+/** When the next charge falls, as the buyer's page says it: none once it is set to end or has ended. */
+function nextChargeAt(row: Subscription): Date | null {
+  switch (row.status) {
+    case 'trialing':
+    case 'active':
+      return row.cancelAtPeriodEnd || row.pauseAtPeriodEnd ? null : row.currentPeriodEnd;
+    case 'past_due':
+      return row.nextRetryAt ?? null;
+    case 'paused':
+      return row.resumesAt ?? null;
+    default:
+      return null;
+  }
+}
+
+async function toCustomerSubscription(ctx: ServiceContext, row: Subscription): Promise<TCustomerSubscription> {
+  const money = (minor: number) => minorToAmount(minor, row.currency);
+  const orders = await ctx.em.find(
+    OrderSchema,
+    { subscriptionId: row.id },
+    {
+      orderBy: { number: 'desc' },
+      limit: MAX_ORDERS,
+      fields: ['id', 'number', 'status', 'billingReason', 'priceMinor', 'currency', 'createdAt'],
+    },
+  );
+  const next = nextChargeAt(row);
+  return {
+    id: row.id,
+    livemode: row.livemode,
+    productName: row.productName,
+    interval: row.interval,
+    intervalCount: row.intervalCount,
+    quantity: row.quantity,
+    amount: money(amountOf(stateOf(row).terms)),
+    currency: row.currency,
+    status: row.status,
+    paymentMethod: row.paymentMethod,
+    currentPeriodEnd: iso(row.currentPeriodEnd),
+    nextChargeAt: next ? iso(next) : null,
+    trialEnd: row.trialEnd ? iso(row.trialEnd) : null,
+    cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+    endsAt: row.cancelAtPeriodEnd ? iso(row.currentPeriodEnd) : null,
+    endedAt: row.endedAt ? iso(row.endedAt) : null,
+    pastDueAt: row.pastDueAt ? iso(row.pastDueAt) : null,
+    orders: orders.map((order) => ({
+      id: order.id,
+      orderId: publicOrderNumber(order.number),
+      status: order.status,
+      billingReason: order.billingReason,
+      price: minorToAmount(order.priceMinor, order.currency),
+      currency: order.currency,
+      createdAt: iso(order.createdAt),
+    })),
+    createdAt: iso(row.createdAt),
+  };
+}
+
+/** The buyer's subscriptions in this store, newest first (the store, mode and e-mail index serves it). Transaction: none. */
+export async function listCustomerSubscriptions(ctx: CustomerContext): Promise<TCustomerSubscriptionList> {
+  const scoped = inMode(ctx);
+  const ids = await selectSubscriptionPage(
+    scoped.em,
+    { storeId: ctx.customer.store.id, livemode: ctx.customer.livemode, customerEmail: ctx.customer.email },
+    undefined,
+    MAX_SUBSCRIPTIONS,
+  );
+  if (ids.length === 0) return { subscriptions: [] };
+  const rows = await scoped.em.find(SubscriptionSchema, { id: { $in: ids.map((row) => row.id) } });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const subscriptions: TCustomerSubscription[] = [];
+  for (const { id } of ids) subscriptions.push(await toCustomerSubscription(scoped, byId.get(id)!));
+  return { subscriptions };
+}
+
+async function answer(ctx: CustomerContext, subscriptionId: string): Promise<TCustomerSubscription> {
+  return toCustomerSubscription(inMode(ctx), await ownSubscription(ctx, subscriptionId));
+}
+
+/**
+ * Cancel at the period end, as the buyer asked (`requested_by_customer`), with their comment for the
+ * seller. A second cancel is 409 `invalid_transition` ("already set to cancel at the period end");
+ * a past-due or paused one has no paid period running, so it ends now (the machine's rule).
+ * Transaction: one, holding the subscription's row lock.
+ */
+export async function cancelCustomerSubscription(
+  ctx: CustomerContext,
+  input: TCustomerCancelSubscriptionInput,
+): Promise<TCustomerSubscription> {
+  await inTransaction(inMode(ctx), async (tx) => {
+    const row = await ownSubscription({ ...tx, customer: ctx.customer }, input.subscriptionId, true);
+    await cancelSubscriptionNow(
+      tx,
+      { storeId: row.store.id, subscriptionId: row.id, atPeriodEnd: true },
+      'requested_by_customer',
+    );
+    row.cancellationComment = input.comment ? input.comment : null;
+    await tx.em.flush();
+  });
+  return answer(ctx, input.subscriptionId);
+}
+
+/**
+ * Undo the buyer's scheduled cancel; anything else (a paused one, an ended one) is 409
+ * `invalid_transition`. Transaction: resumeSubscription's one.
+ */
+export async function resumeCustomerSubscription(
+  ctx: CustomerContext,
+  input: TCustomerSubscriptionIdInput,
+): Promise<TCustomerSubscription> {
+  const row = await ownSubscription(ctx, input.subscriptionId);
+  if (!row.cancelAtPeriodEnd)
+    throw new AppError(
+      'invalid_transition',
+      row.status === 'canceled'
+        ? 'This subscription has ended; it cannot be resumed.'
+        : `This subscription is ${row.status.replace('_', ' ')} and not set to cancel: there is nothing to resume.`,
+    );
+  await resumeSubscription(inMode(ctx), { storeId: row.store.id, subscriptionId: row.id });
+  return answer(ctx, input.subscriptionId);
+}
+
+/** Statuses whose renewals will still charge a card: a new one can be saved for them. */
+const CHARGING = new Set<Subscription['status']>(['trialing', 'active', 'past_due', 'paused']);
+
+/**
+ * Where the buyer saves a new card for the renewals: the gateway's own page (the test gateway's
+ * card page; Stripe: a Checkout Session in `setup` mode). When it is saved, renewals and dunning
+ * retries charge it. Refused (409 `invalid_transition`) for a subscription that has ended or never
+ * started, and for one paid by invoice. Transaction: none (the link is signed, nothing is stored).
+ */
+export async function paymentMethodUpdateUrl(
+  ctx: CustomerContext,
+  input: TCustomerSubscriptionIdInput,
+): Promise<TCustomerSubscriptionLink> {
+  const row = await ownSubscription(ctx, input.subscriptionId);
+  if (!CHARGING.has(row.status))
+    throw new AppError(
+      'invalid_transition',
+      `This subscription is ${row.status.replace(/_/g, ' ')}: there are no more charges to pay with a new card.`,
+    );
+  const store = storeOf(ctx.customer);
+  const publicUrl = ctx.deps.config.publicUrl;
+  switch (row.paymentMethod) {
+    case 'test': {
+      const token = methodUpdateToken(ctx.deps.config, row.id, ctx.clock.now());
+      return { url: `${publicUrl}/pay/test/method/${row.id}?token=${encodeURIComponent(token)}` };
+    }
+    default:
+      throw new AppError(
+        'invalid_transition',
+        row.paymentMethod === 'manual'
+          ? 'This subscription is paid by invoice: there is no card to update.'
+          : `Payment methods of ${store.name} cannot be updated here; contact the store.`,
+      );
+  }
+}
+
+/**
+ * `Pay now` on a past-due subscription: the checkout of its unpaid renewal order, opened by a new
+ * token (as the e-mailed payment_failed link is made; it replaces that link's token). Paid there,
+ * the subscription is active again and the card used is saved for the renewals. Transaction: one,
+ * holding the subscription's row lock and then the order's.
+ */
+export async function payPastDueUrl(
+  ctx: CustomerContext,
+  input: TCustomerSubscriptionIdInput,
+): Promise<TCustomerSubscriptionLink> {
+  return inTransaction(inMode(ctx), async (tx) => {
+    const row = await ownSubscription({ ...tx, customer: ctx.customer }, input.subscriptionId, true);
+    refuseWhileCharging(tx, row);
+    if (row.status !== 'past_due' || !row.unpaidFrom)
+      throw new AppError(
+        'invalid_transition',
+        `This subscription is ${row.status.replace(/_/g, ' ')}: there is no payment due.`,
+      );
+    const unpaid = await tx.em.findOne(
+      OrderSchema,
+      { subscriptionId: row.id, periodStart: row.unpaidFrom, billingReason: 'subscription_cycle', status: 'pending' },
+      { fields: ['id'] },
+    );
+    if (!unpaid) throw new AppError('invalid_transition', 'There is no unpaid renewal to pay; reload the page.');
+    const order = await lockOrder(tx, unpaid.id);
+    const token = randomToken(32);
+    order.checkoutTokenHash = sha256Hex(token);
+    await tx.em.flush();
+    return { url: checkoutUrl(tx.deps.config.publicUrl, order.id, token) };
+  });
+}
+
+/**
+ * The test gateway's card page for a subscription (`/pay/test/method/{id}`), opened by the link
+ * `paymentMethodUpdateUrl` made: the subscription and its store, or 404 for a wrong or expired link
+ * (the same answer as an unknown subscription), 409 once it has ended. Transaction: none.
+ */
+export async function openTestMethodPage(
+  ctx: ServiceContext,
+  subscriptionId: string,
+  token: string | undefined,
+): Promise<{ subscription: Subscription; store: Store }> {
+  const wrong = () =>
+    new AppError('not_found', 'This link is wrong or has expired: start again from your account page.');
+  if (!token || !methodUpdateTokenValid(ctx.deps.config, subscriptionId, token, ctx.clock.now())) throw wrong();
+  const subscription = await ctx.em.findOne(SubscriptionSchema, { id: subscriptionId }, { populate: ['store'] });
+  if (!subscription || subscription.paymentMethod !== 'test') throw wrong();
+  if (!testGatewaySettles(ctx.deps.config, subscription.livemode))
+    throw new AppError('validation_failed', 'The test gateway settles test orders only.');
+  if (!CHARGING.has(subscription.status))
+    throw new AppError(
+      'invalid_transition',
+      `This subscription is ${subscription.status.replace(/_/g, ' ')}: there are no more charges to pay with a new card.`,
+    );
+  return { subscription, store: subscription.store.getEntity() };
+}
+
+/** The test card chosen on that page, saved for the subscription's renewals. Transaction: none (one insert). */
+export async function saveTestCardForSubscription(
+  ctx: ServiceContext,
+  subscription: Subscription,
+  card: string,
+): Promise<void> {
+  await saveMethodOfSubscription(ctx, {
+    storeId: subscription.store.id,
+    livemode: subscription.livemode,
+    subscriptionId: subscription.id,
+    method: { gateway: 'test', customerRef: null, methodRef: card },
+    now: ctx.clock.now(),
+  });
+}
+
+/** The buyer's account page of the subscription's store and mode, saying what just happened. Transaction: none. */
+export function accountPageUrl(store: Store, livemode: boolean, outcome?: string): string {
+  const query = new URLSearchParams();
+  if (!livemode) query.set('mode', 'test');
+  if (outcome) query.set('done', outcome);
+  const text = query.toString();
+  return `/account/${store.subdomain}${text ? `?${text}` : ''}`;
+}
