@@ -1,7 +1,7 @@
 /** The theme cart, checkout and public order creation. */
 import { z } from 'zod';
 import { ZBuyerToken, ZCount, ZEmail, ZId, ZTimestamp, ZLivemode } from './common.js';
-import { CUSTOM_FIELD_TYPES, ZPlanInterval } from './catalog.js';
+import { CUSTOM_FIELD_TYPES, ZPlan, ZPlanInterval } from './catalog.js';
 import { orderBillingFields, ZOrderLinePlan, ZOrderStatus } from './orders.js';
 import { jsonQuery } from './query.js';
 import { ZPaymentMethod } from './stores.js';
@@ -31,6 +31,8 @@ export const ZCartResult = z.object({
       productId: z.string(),
       /** The plan of a recurring product's line; null for a one-time product. */
       planId: z.string().nullable(),
+      /** The plans the line may be switched to (the product's active ones, in order); `[]` for a one-time product. */
+      plans: z.array(ZPlan),
       name: z.string(),
       quantity: ZCount,
       unitPrice: z.number(),
