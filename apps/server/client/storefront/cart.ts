@@ -11,7 +11,7 @@
  * `planId`) here (a plain form, so they need no script): this module moves it into the cart and
  * takes it off the address. A recurring line offers its plans as a radio group.
  */
-import { createThemeClient, isSvcError, planLabel, trialText, type Cart } from '@svc/sdk/theme';
+import { createThemeClient, isSvcError, planLabel, SvcApiError, trialText, type Cart } from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
 const storeId = root.dataset.storeId!;
@@ -63,8 +63,13 @@ function setStatus(text: string): void {
   status.textContent = text;
 }
 
+/** What a failed call says: a refused field's own reason (a plan no longer sold) before the answer's summary. */
 const errorText = (error: unknown) =>
-  isSvcError(error) ? error.message : 'The connection failed. Check your network and try again.';
+  error instanceof SvcApiError
+    ? (error.issues[0]?.message ?? error.message)
+    : isSvcError(error)
+      ? error.message
+      : 'The connection failed. Check your network and try again.';
 
 const NOTICES: Record<string, string> = {
   unknown_product: 'A product in your cart is no longer sold and was removed.',
