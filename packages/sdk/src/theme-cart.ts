@@ -17,15 +17,18 @@ import type {
 
 export interface CartLine {
   productId: string;
-  /** A recurring product's plan (one of its `plans`); left out, the service takes its first active plan. */
-  planId?: string | undefined;
+  /**
+   * A recurring product's plan (one of its `plans`); left out (or null, as a priced one-time line
+   * has it), the service takes a recurring product's first active plan.
+   */
+  planId?: string | null | undefined;
   /** How many; a recurring product's seats. */
   quantity: number;
 }
 
 /** A line as stored and sent: `planId` only when there is one. */
-const lineOf = (productId: string, quantity: number, planId: string | undefined): CartLine =>
-  planId === undefined ? { productId, quantity } : { productId, planId, quantity };
+const lineOf = (productId: string, quantity: number, planId: string | null | undefined): CartLine =>
+  planId === undefined || planId === null ? { productId, quantity } : { productId, planId, quantity };
 
 export type Cart = Out<'checkout.cart'>;
 export type CouponCheck = Out<'coupons.validate'>;
@@ -183,7 +186,7 @@ export function storedCart(storage: () => CartStorage | undefined, key: string, 
         return null;
       }
       const cart = await calls.price(lines, opts);
-      save(cart.lines.map((line) => lineOf(line.productId, line.quantity, line.planId ?? undefined)));
+      save(cart.lines.map((line) => lineOf(line.productId, line.quantity, line.planId)));
       return cart;
     },
     /** The coupon applied to the cart, if any: its code and the discount it gave. */

@@ -118,7 +118,7 @@ export function createThemeClient(options: ThemeClientOptions) {
   };
   const lines = (cart: readonly CartLine[]) =>
     cart.map(({ productId, planId, quantity }) =>
-      planId === undefined ? { productId, quantity } : { productId, planId, quantity },
+      planId === undefined || planId === null ? { productId, quantity } : { productId, planId, quantity },
     );
   const catalog = () =>
     options.mode === 'test' ? { subdomain: subdomain(), mode: 'test' as const } : { subdomain: subdomain() };
