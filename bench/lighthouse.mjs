@@ -58,6 +58,16 @@ const PRODUCTS = [
     deliveryMethods: ['manualDelivery'],
   },
   {
+    name: 'Pixel Studio Pro (subscription)',
+    price: 9,
+    description: 'The editor with every brush and export, updated every month.',
+    deliveryMethods: ['manualDelivery'],
+    plans: [
+      { interval: 'month', price: 9, trialDays: 7 },
+      { interval: 'year', price: 90 },
+    ],
+  },
+  {
     name: 'Moon Miner (Steam key)',
     price: 14.99,
     description: 'Sold out, waiting for keys.',
@@ -145,6 +155,8 @@ export default {
     const pages = [
       { name: 'store page', path: `/s/${subdomain}` },
       { name: 'product page', path: `/s/${subdomain}/products/${created[0].slug}` },
+      // A recurring product's page: its plan choice, its per-plan offers.
+      { name: 'recurring product page', path: `/s/${subdomain}/products/${created[3].slug}` },
     ];
     for (const page of pages) await expectStatus(request(`${publicUrl}${page.path}`), 200, page.name);
     console.log(`store /s/${subdomain} with ${created.length} products (one sold out)`);

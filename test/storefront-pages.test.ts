@@ -198,7 +198,7 @@ describe('a product page', () => {
     expect(ld![1]).not.toContain('</script');
   });
 
-  it("shows a recurring product's plans and trial, and its first plan's period in the offer", async () => {
+  it("offers a recurring product's active plans with their saving and trial, and one Offer per plan", async () => {
     const recurring = await createProduct(seller, store.id, {
       name: 'Editor Pro',
       price: 9,
@@ -206,27 +206,62 @@ describe('a product page', () => {
         { interval: 'month', price: 9, trialDays: 7 },
         { interval: 'year', price: 90 },
         { interval: 'month', intervalCount: 3, price: 25 },
+        { interval: 'week', price: 3, active: false },
       ],
     });
+    const plans = recurring.plans as Array<{ id: string; active: boolean }>;
     const html = await (await get(`/s/${store.subdomain}/products/${recurring.id}`)).text();
     expect(html).toMatch(/<p class="price">\$9\.00 \/ month<\/p>/);
-    expect(html).toContain('<ul class="plans" aria-label="Billing">');
-    expect(html).toMatch(/<li>\$9\.00 \/ month, 7-day free trial<\/li>/);
-    expect(html).toMatch(/<li>\$90\.00 \/ year<\/li>/);
-    expect(html).toMatch(/<li>\$25\.00 every 3 months<\/li>/);
+    // A radio group of the add-to-cart form: the first plan chosen, its trial as its description.
+    const form = /<form class="add-to-cart"[\s\S]*?<\/form>/.exec(html)![0];
+    expect(form).toContain('<legend>Plan</legend>');
+    const radios = [
+      ...form.matchAll(
+        /<input type="radio" name="planId" id="([^"]+)" value="([^"]+)"[^>]*>\s*<label for="\1">([^<]+)<\/label>/g,
+      ),
+    ];
+    expect(radios.map((radio) => radio[3])).toEqual([
+      '$9.00 / month',
+      '$90.00 / year · save 17 %',
+      '$25.00 every 3 months',
+    ]);
+    expect(radios.map((radio) => radio[2])).toEqual(plans.slice(0, 3).map((plan) => plan.id));
+    expect(radios[0]![0]).toContain(' checked');
+    expect(form).toMatch(/<p class="hint" id="plan-[^"]+-trial">7-day free trial<\/p>/);
+    // The archived plan is never offered.
+    expect(html).not.toContain(plans[3]!.id);
+    expect(html).not.toContain('$3.00');
     const data = JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(html)![1]!);
-    expect(data.offers).toMatchObject({
+    expect(data.offers).toHaveLength(3);
+    expect(data.offers[0]).toMatchObject({
       '@type': 'Offer',
       price: '9.00',
       priceCurrency: 'USD',
-      priceSpecification: {
-        '@type': 'UnitPriceSpecification',
-        price: '9.00',
-        priceCurrency: 'USD',
-        billingDuration: 1,
-        billingIncrement: 1,
-        unitCode: 'MON',
-      },
+      priceSpecification: [
+        {
+          '@type': 'UnitPriceSpecification',
+          price: '0.00',
+          priceCurrency: 'USD',
+          billingDuration: { '@type': 'QuantitativeValue', value: 7, unitCode: 'DAY' },
+        },
+        {
+          '@type': 'UnitPriceSpecification',
+          price: '9.00',
+          priceCurrency: 'USD',
+          referenceQuantity: { '@type': 'QuantitativeValue', value: 1, unitCode: 'MON' },
+        },
+      ],
+    });
+    expect(data.offers[1].priceSpecification).toEqual({
+      '@type': 'UnitPriceSpecification',
+      price: '90.00',
+      priceCurrency: 'USD',
+      referenceQuantity: { '@type': 'QuantitativeValue', value: 1, unitCode: 'ANN' },
+    });
+    expect(data.offers[2].priceSpecification.referenceQuantity).toEqual({
+      '@type': 'QuantitativeValue',
+      value: 3,
+      unitCode: 'MON',
     });
     // The store page's card shows the first plan's price and period too.
     expect(await (await get(`/s/${store.subdomain}`)).text()).toMatch(/\$9\.00 \/ month/);

@@ -339,6 +339,73 @@ describe('the starter theme, built and served from another origin', () => {
     expect(failed).toEqual([]);
   });
 
+  it("offers a recurring product's plans on the product and cart pages; the yearly one goes to the order", async () => {
+    const name = `Theme Editor ${'Longsubscriptionproductname'.repeat(3)}`;
+    const product = await createProduct(shop.seller, shop.store.id, {
+      name,
+      price: 9,
+      deliveryMethods: ['manualDelivery'],
+      plans: [
+        { interval: 'month', price: 9, trialDays: 7 },
+        { interval: 'year', price: 90 },
+        { interval: 'week', price: 3, active: false },
+      ],
+    });
+    const [monthly, yearly, archived] = product.plans as Array<{ id: string }>;
+    await page.goto(`${site.url}/`);
+    const card = page.locator('.product-card', { has: page.getByRole('link', { name }) });
+    expect(await card.locator('.price').textContent()).toBe('$9.00 / month');
+
+    await page.goto(`${site.url}/product.html?slug=${product.slug}`);
+    await page.getByRole('heading', { level: 1, name }).waitFor();
+    expect(await page.locator('.price').textContent()).toBe('$9.00 / month');
+    const plans = page.getByRole('group', { name: 'Plan' });
+    expect(await plans.getByRole('radio').count()).toBe(2);
+    expect(await plans.getByRole('radio', { name: '$9.00 / month' }).isChecked()).toBe(true);
+    expect(await page.locator(`#planId-${monthly!.id}-trial`).textContent()).toBe('7-day free trial');
+    expect(await page.locator(`[value="${archived!.id}"]`).count()).toBe(0);
+    await expectAccessible(page, 'starter theme: product page with plans');
+    expect(await unlabelledControls(page)).toEqual([]);
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(
+      await page.evaluate(() => {
+        const root = (globalThis as any).document.documentElement;
+        return root.scrollWidth - root.clientWidth;
+      }),
+    ).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await plans.getByRole('radio', { name: '$90.00 / year · save 17 %' }).check();
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.waitForURL(`${site.url}/cart.html`);
+    const total = page.locator('#cart-total');
+    await expect.poll(() => total.textContent()).toBe('$90.00');
+    expect(await page.evaluate(() => Object.values({ ...localStorage }))).toContainEqual(
+      JSON.stringify([{ productId: product.id, planId: yearly!.id, quantity: 1 }]),
+    );
+    const cartPlans = page.getByRole('group', { name: `Plan of ${name}` });
+    expect(await cartPlans.getByRole('radio', { name: '$90.00 / year · save 17 %' }).isChecked()).toBe(true);
+    await cartPlans.getByRole('radio', { name: '$9.00 / month' }).check();
+    await expect.poll(() => total.textContent()).toBe('$9.00');
+    await page
+      .getByRole('group', { name: `Plan of ${name}` })
+      .getByRole('radio', { name: '$90.00 / year · save 17 %' })
+      .check();
+    await expect.poll(() => total.textContent()).toBe('$90.00');
+    await expectAccessible(page, 'starter theme: cart page with plans');
+
+    await page.getByRole('button', { name: 'Checkout' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/checkout/[a-z0-9]+\\?token=`));
+    const orderId = new URL(page.url()).pathname.split('/')[2]!;
+    const order = await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}/orders/${orderId}`);
+    expect(order.status, await order.clone().text()).toBe(200);
+    const { lines } = (await order.json()) as { lines: Array<{ plan: { id: string } | null }> };
+    expect(lines.map((line) => line.plan?.id)).toEqual([yearly!.id]);
+    expect(await page.locator('#charges').textContent()).toMatch(
+      /^Today: \$90\.00 · then \$90\.00 on \d{1,2} \w{3} \d{4}, yearly$/,
+    );
+  });
+
   it('says so for a product the store does not sell', async () => {
     await page.goto(`${site.url}/product.html?slug=no-such-product-${randomBytes(3).toString('hex')}`);
     await page.getByRole('heading', { level: 1, name: 'Product not found' }).waitFor();

@@ -13,7 +13,7 @@ export interface ProductSeed {
   minQuantity?: number;
   maxQuantity?: number | null;
   /** A recurring product's plans (its price must then be the first active plan's). */
-  plans?: Array<{ interval: string; intervalCount?: number; price: number; trialDays?: number }>;
+  plans?: Array<{ interval: string; intervalCount?: number; price: number; trialDays?: number; active?: boolean }>;
 }
 
 /** A product of the seller's store; `mode: 'test'` makes a test-mode product (docs/architecture.md, Test mode). */

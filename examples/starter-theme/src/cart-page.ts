@@ -5,7 +5,7 @@
  * and goes to the hosted checkout page it answers, where the buyer pays. The cart's logic is the
  * SDK's; this page is its rendering.
  */
-import { configured, errorText, h, money, productHref, shop, showStore } from './shop.js';
+import { configured, errorText, h, money, planChoice, productHref, shop, showStore } from './shop.js';
 import { SvcApiError, type Cart } from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
@@ -164,13 +164,29 @@ function render(cart: Cart): void {
     content.push(h('p', {}, h('a', { href: './' }, 'See the products')));
   } else {
     status.textContent = '';
-    const rows = cart.lines.map((line) => {
+    const rows = cart.lines.map((line, index) => {
       const slug = slugs.get(line.productId);
       const href = slug ? productHref({ slug }) : `./product.html?id=${encodeURIComponent(line.productId)}`;
       return h(
         'tr',
         {},
-        h('th', { scope: 'row' }, h('a', { href }, line.name)),
+        h(
+          'th',
+          { scope: 'row' },
+          h('a', { href }, line.name),
+          // A recurring line's plans: choosing one prices the cart again.
+          line.plans.length > 0
+            ? planChoice(line.plans, cart.currency, {
+                name: `plan-${index}`,
+                legend: `Plan of ${line.name}`,
+                chosen: line.planId,
+                onChoose: (planId) => {
+                  shop.cart.setPlan(line.productId, planId);
+                  void refresh();
+                },
+              })
+            : null,
+        ),
         h('td', {}, quantityInput(line), removeButton(line)),
         h('td', { class: 'amount' }, money(line.lineTotal, cart.currency)),
       );

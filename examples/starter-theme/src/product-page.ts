@@ -1,12 +1,13 @@
 /**
  * product.html?slug=<slug> (or ?id=<productId>), a product page: name, price, description, how
- * it is delivered, and a quantity with `Add to cart`, or `Sold out`.
+ * it is delivered, a recurring product's plan choice, and a quantity with `Add to cart`, or `Sold out`.
  */
 import {
   configured,
   errorText,
   h,
-  money,
+  planChoice,
+  priceText,
   productImage,
   shop,
   showStore,
@@ -32,16 +33,23 @@ function addToCartForm(product: StorefrontProduct): HTMLFormElement {
     value: String(product.minQuantity),
     required: true,
   });
+  // A recurring product's active plans (the only ones the store lists), the first chosen.
+  const plans =
+    product.plans.length > 0
+      ? planChoice(product.plans, product.currency, { name: 'planId', legend: 'Plan', chosen: null })
+      : null;
   const form = h(
     'form',
     { class: 'add-to-cart' },
+    plans,
     h('div', { class: 'field quantity' }, h('label', { for: 'quantity' }, 'Quantity'), quantity),
     h('button', { type: 'submit', class: 'primary' }, 'Add to cart'),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     // The browser checked min/max/required already (the form is not novalidate).
-    shop.cart.add(product.id, Math.floor(quantity.valueAsNumber));
+    const plan = form.querySelector<HTMLInputElement>('input[name="planId"]:checked')?.value;
+    shop.cart.add(product.id, Math.floor(quantity.valueAsNumber), plan);
     location.assign('./cart.html');
   });
   return form;
@@ -71,7 +79,7 @@ function productView(product: StorefrontProduct): Node[] {
     product.images.length > 0
       ? productImage(product, { sizes: '(min-width: 42rem) 40rem, 100vw', loading: 'eager' })
       : null,
-    h('p', { class: 'price' }, money(product.price, product.currency)),
+    h('p', { class: 'price' }, priceText(product)),
     product.descriptionHtml ? description(product.descriptionHtml) : null,
     h('h2', {}, 'Delivery'),
     h('ul', { class: 'delivery' }, ...product.deliveryMethods.map((method) => h('li', {}, DELIVERY_LABELS[method]))),

@@ -3,9 +3,19 @@
  * `shop.cart`, kept in localStorage), the store's look in the header, prices, and a small element
  * helper. The only API this theme calls is `@svc/sdk/theme`: change the pages freely, keep the calls.
  */
-import { createThemeClient, isSvcError, type Storefront, type StorefrontProduct } from '@svc/sdk/theme';
+import {
+  createThemeClient,
+  isSvcError,
+  planLabel,
+  planPriceText,
+  SvcApiError,
+  trialText,
+  type StorefrontPlan,
+  type Storefront,
+  type StorefrontProduct,
+} from '@svc/sdk/theme';
 
-export type { Storefront, StorefrontProduct };
+export type { Storefront, StorefrontPlan, StorefrontProduct };
 export type Store = Storefront['store'];
 
 /** The service and the store, from .env (VITE_SVC_URL, VITE_STORE); baked in at build time. */
@@ -151,5 +161,48 @@ export function showStore(store: Store, pageTitle?: string): void {
 }
 
 /** What to tell the buyer when a call fails: svc's message, or the network's. */
+/** What a failed call says: a refused field's own reason (a plan no longer sold) before the answer's summary. */
 export const errorText = (error: unknown): string =>
-  isSvcError(error) ? error.message : 'The connection failed. Check your network and try again.';
+  error instanceof SvcApiError
+    ? (error.issues[0]?.message ?? error.message)
+    : isSvcError(error)
+      ? error.message
+      : 'The connection failed. Check your network and try again.';
+
+/** The price a product is shown at: a one-time product's, or a recurring one's first plan with its period (`$9.00 / month`). */
+export const priceText = (product: Pick<StorefrontProduct, 'price' | 'currency' | 'plans'>): string =>
+  product.plans[0] ? planPriceText(product.plans[0], product.currency) : money(product.price, product.currency);
+
+/**
+ * A recurring product's plans as a radio group (`$9.00 / month`, `$90.00 / year · save 17 %`, the
+ * trial as a plan's description), `chosen` checked; `onChoose` gets the plan chosen.
+ */
+export function planChoice(
+  plans: readonly StorefrontPlan[],
+  currency: string,
+  options: { name: string; legend: string; chosen: string | null | undefined; onChoose?: (planId: string) => void },
+): HTMLFieldSetElement {
+  const choices = plans.map((plan, i) => {
+    const id = `${options.name}-${plan.id}`;
+    const trial = trialText(plan);
+    const input = h('input', {
+      type: 'radio',
+      name: options.name,
+      id,
+      value: plan.id,
+      checked: options.chosen ? plan.id === options.chosen : i === 0,
+      'aria-describedby': trial ? `${id}-trial` : undefined,
+    });
+    input.addEventListener('change', () => {
+      if (input.checked) options.onChoose?.(plan.id);
+    });
+    return h(
+      'div',
+      { class: 'plan' },
+      input,
+      h('label', { for: id }, planLabel(plan, plans, currency)),
+      trial ? h('p', { class: 'hint', id: `${id}-trial` }, trial) : null,
+    );
+  });
+  return h('fieldset', { class: 'plans' }, h('legend', {}, options.legend), ...choices);
+}

@@ -6,7 +6,7 @@ import {
   configured,
   errorText,
   h,
-  money,
+  priceText,
   paragraphs,
   productHref,
   productImage,
@@ -39,7 +39,7 @@ function productCard(product: StorefrontProduct): HTMLLIElement {
     // Cards below the first screen wait until they are scrolled to.
     productImage(product, { sizes: '(min-width: 64rem) 13rem, (min-width: 31rem) 50vw, 100vw', loading: 'lazy' }),
     h('h2', {}, h('a', { href: productHref(product) }, product.name)),
-    h('p', { class: 'price' }, money(product.price, product.currency)),
+    h('p', { class: 'price' }, priceText(product)),
     action,
   );
 }

@@ -1,7 +1,7 @@
 /** The theme cart, checkout and public order creation. */
 import { z } from 'zod';
 import { ZBuyerToken, ZCount, ZEmail, ZId, ZTimestamp, ZLivemode } from './common.js';
-import { CUSTOM_FIELD_TYPES } from './catalog.js';
+import { CUSTOM_FIELD_TYPES, ZPlan, ZPlanInterval } from './catalog.js';
 import { orderBillingFields, ZOrderLinePlan, ZOrderStatus } from './orders.js';
 import { jsonQuery } from './query.js';
 import { ZPaymentMethod } from './stores.js';
@@ -31,6 +31,8 @@ export const ZCartResult = z.object({
       productId: z.string(),
       /** The plan of a recurring product's line; null for a one-time product. */
       planId: z.string().nullable(),
+      /** The plans the line may be switched to (the product's active ones, in order); `[]` for a one-time product. */
+      plans: z.array(ZPlan),
       name: z.string(),
       quantity: ZCount,
       unitPrice: z.number(),
@@ -118,6 +120,19 @@ export const ZCheckoutSession = z.object({
   answers: z.array(z.object({ name: z.string(), value: z.string() })),
   /** Whether the store e-mails the buyer a receipt with the order's link once it is paid. */
   receiptsEnabled: z.boolean(),
+  /**
+   * A recurring order, paid now: today's charge is `order.price` (0 during a trial); the next one,
+   * `amount`, falls on `date` (the trial's end, else the first period's) and comes back every
+   * `intervalCount` `interval`s. Null for a one-time order.
+   */
+  nextCharge: z
+    .object({
+      amount: z.number(),
+      date: ZTimestamp,
+      interval: ZPlanInterval,
+      intervalCount: z.number().int().min(1).max(12),
+    })
+    .nullable(),
 });
 export type TCheckoutSession = z.infer<typeof ZCheckoutSession>;
 

@@ -112,6 +112,55 @@ describe('the stored cart', () => {
     expect([...storage.map.keys()]).toEqual([]);
   });
 
+  it("keeps a recurring line's plan: chosen when added, changed by setPlan, sent with the cart and kept by load", async () => {
+    const storage = mapStorage();
+    const service = fakeService({
+      'checkout.cart': (input) => {
+        const lines = JSON.parse(input.cart as string) as Array<{
+          productId: string;
+          planId?: string;
+          quantity: number;
+        }>;
+        return priced(lines.map(({ productId, quantity }) => ({ productId, quantity }))).data.lines.length > 0
+          ? {
+              data: {
+                ...priced(lines).data,
+                lines: lines.map((line) => ({
+                  ...priced([line]).data.lines[0],
+                  planId: line.planId ?? 'first',
+                  plans: [],
+                })),
+              },
+            }
+          : priced([]);
+      },
+    });
+    const shop = client({ cartStorage: storage, fetch: service.fetch });
+    shop.cart.add('sub', 1, 'yearly');
+    shop.cart.add('sub', 1);
+    expect(shop.cart.lines()).toEqual([{ productId: 'sub', planId: 'yearly', quantity: 2 }]);
+    expect(shop.cart.setPlan('sub', 'monthly')).toEqual([{ productId: 'sub', planId: 'monthly', quantity: 2 }]);
+    shop.cart.update('sub', 3);
+    expect(storage.map.get('svc-cart:store1')).toBe(
+      JSON.stringify([{ productId: 'sub', planId: 'monthly', quantity: 3 }]),
+    );
+    shop.cart.add('once', 1);
+    await shop.cart.load();
+    expect(JSON.parse(service.calls[0]!.input.cart as string)).toEqual([
+      { productId: 'sub', planId: 'monthly', quantity: 3 },
+      { productId: 'once', quantity: 1 },
+    ]);
+    // The service's plan for a line that named none is kept.
+    expect(shop.cart.lines()).toEqual([
+      { productId: 'sub', planId: 'monthly', quantity: 3 },
+      { productId: 'once', planId: 'first', quantity: 1 },
+    ]);
+    // A stored planId that is not a string is dropped, the line kept.
+    expect(parseCartLines(JSON.stringify([{ productId: 'sub', planId: 7, quantity: 1 }]))).toEqual([
+      { productId: 'sub', quantity: 1 },
+    ]);
+  });
+
   it('reads what another page (or tab) stored, and a second client of the store sees the same cart', () => {
     const storage = mapStorage({ 'svc-cart:store1': JSON.stringify([{ productId: 'p1', quantity: 2 }]) });
     const product = client({ cartStorage: storage });

@@ -17,8 +17,18 @@ import type {
 
 export interface CartLine {
   productId: string;
+  /**
+   * A recurring product's plan (one of its `plans`); left out (or null, as a priced one-time line
+   * has it), the service takes a recurring product's first active plan.
+   */
+  planId?: string | null | undefined;
+  /** How many; a recurring product's seats. */
   quantity: number;
 }
+
+/** A line as stored and sent: `planId` only when there is one. */
+const lineOf = (productId: string, quantity: number, planId: string | null | undefined): CartLine =>
+  planId === undefined || planId === null ? { productId, quantity } : { productId, planId, quantity };
 
 export type Cart = Out<'checkout.cart'>;
 export type CouponCheck = Out<'coupons.validate'>;
@@ -70,14 +80,22 @@ export function parseCartLines(stored: string | null): CartLine[] {
   try {
     const parsed: unknown = JSON.parse(stored ?? '[]');
     if (!Array.isArray(parsed)) return [];
-    return parsed.filter(
-      (line): line is CartLine =>
-        typeof line === 'object' &&
-        line !== null &&
-        typeof (line as CartLine).productId === 'string' &&
-        Number.isInteger((line as CartLine).quantity) &&
-        (line as CartLine).quantity > 0,
-    );
+    return parsed
+      .filter(
+        (line): line is CartLine =>
+          typeof line === 'object' &&
+          line !== null &&
+          typeof (line as CartLine).productId === 'string' &&
+          Number.isInteger((line as CartLine).quantity) &&
+          (line as CartLine).quantity > 0,
+      )
+      .map((line) => {
+        if (line.planId === undefined || typeof line.planId === 'string') return line;
+        // A planId that is no id: the line stays, at the product's first plan.
+        const kept: CartLine = { ...line };
+        delete kept.planId;
+        return kept;
+      });
   } catch {
     return [];
   }
@@ -119,24 +137,34 @@ export function storedCart(storage: () => CartStorage | undefined, key: string, 
   };
 
   return {
-    /** The buyer's lines as stored (product ids and quantities), not yet priced. */
+    /** The buyer's lines as stored (product ids, plans and quantities), not yet priced. */
     lines: (): CartLine[] => read(),
-    /** Adds `quantity` (default 1) of a product: to its line when the cart has one, else as a new last line. */
-    add: (productId: string, quantity = 1): CartLine[] => {
+    /**
+     * Adds `quantity` (default 1) of a product: to its line when the cart has one, else as a new
+     * last line. `planId` chooses a recurring product's plan (the line's plan changes to it).
+     */
+    add: (productId: string, quantity = 1, planId?: string): CartLine[] => {
       checkQuantity(quantity);
       const lines = read();
       const existing = lines.find((line) => line.productId === productId);
       return save(
         existing
-          ? lines.map((line) => (line === existing ? { productId, quantity: line.quantity + quantity } : line))
-          : [...lines, { productId, quantity }],
+          ? lines.map((line) =>
+              line === existing ? lineOf(productId, line.quantity + quantity, planId ?? line.planId) : line,
+            )
+          : [...lines, lineOf(productId, quantity, planId)],
       );
     },
     /** Sets the quantity of a product's line (a product not in the cart is not added). */
     update: (productId: string, quantity: number): CartLine[] => {
       checkQuantity(quantity);
-      return save(read().map((line) => (line.productId === productId ? { productId, quantity } : line)));
+      return save(
+        read().map((line) => (line.productId === productId ? lineOf(productId, quantity, line.planId) : line)),
+      );
     },
+    /** Chooses the plan of a recurring product's line (one of the line's `plans`; a product not in the cart is not added). */
+    setPlan: (productId: string, planId: string): CartLine[] =>
+      save(read().map((line) => (line.productId === productId ? lineOf(productId, line.quantity, planId) : line))),
     /** Takes a product's line out of the cart. */
     remove: (productId: string): CartLine[] => save(read().filter((line) => line.productId !== productId)),
     /** Empties the cart and drops the coupon. */
@@ -158,7 +186,7 @@ export function storedCart(storage: () => CartStorage | undefined, key: string, 
         return null;
       }
       const cart = await calls.price(lines, opts);
-      save(cart.lines.map((line) => ({ productId: line.productId, quantity: line.quantity })));
+      save(cart.lines.map((line) => lineOf(line.productId, line.quantity, line.planId)));
       return cart;
     },
     /** The coupon applied to the cart, if any: its code and the discount it gave. */

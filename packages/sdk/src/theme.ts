@@ -22,6 +22,7 @@ import {
   type CheckoutResult,
   type CouponCheck,
 } from './theme-cart.js';
+export { formatPrice, planLabel, planPriceText, trialText, yearlySaving } from './theme-plans.js';
 import {
   createTransport,
   type ClientOptions,
@@ -73,6 +74,8 @@ export type {
 } from './theme-cart.js';
 export type Storefront = Out<'catalog.storefront'>;
 export type StorefrontProduct = Out<'catalog.products'>['products'][number];
+/** A recurring product's plan as the store offers it (active ones only): `[]` on a one-time product. */
+export type StorefrontPlan = StorefrontProduct['plans'][number];
 export type CreateOrderParams = Omit<In<'checkout.create'>, 'storeId' | 'cart'> & { cart: readonly CartLine[] };
 export type CreatedOrder = Out<'checkout.create'>;
 export type StartPaymentParams = In<'checkout.start'>;
@@ -113,7 +116,10 @@ export function createThemeClient(options: ThemeClientOptions) {
     );
     return knownStoreId;
   };
-  const lines = (cart: readonly CartLine[]) => cart.map(({ productId, quantity }) => ({ productId, quantity }));
+  const lines = (cart: readonly CartLine[]) =>
+    cart.map(({ productId, planId, quantity }) =>
+      planId === undefined || planId === null ? { productId, quantity } : { productId, planId, quantity },
+    );
   const catalog = () =>
     options.mode === 'test' ? { subdomain: subdomain(), mode: 'test' as const } : { subdomain: subdomain() };
   const priceCart = async (cart: readonly CartLine[], opts?: RequestOptions): Promise<Cart> =>

@@ -44,6 +44,8 @@ interface CheckoutSession {
   customFields: Array<{ name: string; type: 'text' | 'number' | 'email' | 'checkbox'; required: boolean }>;
   answers: Array<{ name: string; value: string }>;
   receiptsEnabled: boolean;
+  /** A recurring order: what comes after today's charge, if paid now (null for a one-time order). */
+  nextCharge: { amount: number; date: string; interval: string; intervalCount: number } | null;
 }
 
 interface StartResult {
@@ -91,6 +93,18 @@ async function load(): Promise<void> {
   render(session, params.get('stripe') === 'cancelled');
 }
 
+const ADVERBS: Record<string, string> = { day: 'daily', week: 'weekly', month: 'monthly', year: 'yearly' };
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/** `Today: $0.00 · then $9.00 on 5 Dec 2026, monthly` (as the pay page and the storefront say it: plan-text.ts). */
+function chargesText(session: CheckoutSession, today: number): string | null {
+  const next = session.nextCharge;
+  if (!next) return null;
+  const cadence = next.intervalCount === 1 ? ADVERBS[next.interval] : `every ${next.intervalCount} ${next.interval}s`;
+  const { currency } = session.order;
+  return `Today: ${money(today, currency)} · then ${money(next.amount, currency)} on ${DAY.format(new Date(next.date))}, ${cadence}`;
+}
+
 function summary(
   session: CheckoutSession,
   price = session.order.price,
@@ -134,6 +148,7 @@ function summary(
       discount > 0 ? h('div', {}, h('dt', {}, 'Discount'), h('dd', {}, `−${money(discount, order.currency)}`)) : null,
       h('div', { class: 'total' }, h('dt', {}, 'Total'), h('dd', { id: 'order-total' }, money(price, order.currency))),
     ),
+    session.nextCharge ? h('p', { id: 'charges', class: 'charges' }, chargesText(session, price)) : null,
   );
 }
 
@@ -195,6 +210,8 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     const reset = () => {
       result.textContent = '';
       submit.textContent = `Pay ${money(order.price, order.currency)}`;
+      const charges = document.getElementById('charges');
+      if (charges) charges.textContent = chargesText(session, order.price);
     };
     coupon.input.addEventListener('input', reset);
     const onApply = async (): Promise<void> => {
@@ -224,6 +241,8 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
       const total = Math.max(0, Math.round((order.subtotal - discount) * 100) / 100);
       result.textContent = `${code.toUpperCase()} takes ${money(discount, order.currency)} off: you pay ${money(total, order.currency)}.`;
       submit.textContent = `Pay ${money(total, order.currency)}`;
+      const charges = document.getElementById('charges');
+      if (charges) charges.textContent = chargesText(session, total);
     };
     apply.addEventListener('click', () => void onApply());
   }

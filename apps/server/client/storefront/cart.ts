@@ -7,10 +7,11 @@
  * POST /api/v1/checkout; the page goes to the hosted checkout page it answers. What is here is
  * the page's rendering.
  *
- * The store and product pages send `?add=<productId>&quantity=<n>` here (a plain form, so they
- * need no script): this module moves it into the cart and takes it off the address.
+ * The store and product pages send `?add=<productId>&quantity=<n>` (and a recurring product's
+ * `planId`) here (a plain form, so they need no script): this module moves it into the cart and
+ * takes it off the address. A recurring line offers its plans as a radio group.
  */
-import { createThemeClient, isSvcError, type Cart } from '@svc/sdk/theme';
+import { createThemeClient, isSvcError, planLabel, SvcApiError, trialText, type Cart } from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
 const storeId = root.dataset.storeId!;
@@ -52,7 +53,7 @@ function takeAddedProduct(): void {
   const productId = params.get('add');
   if (!productId) return;
   const quantity = Math.max(1, Math.min(10_000, Math.floor(Number(params.get('quantity') ?? '1')) || 1));
-  shop.cart.add(productId, quantity);
+  shop.cart.add(productId, quantity, params.get('planId') || undefined);
   history.replaceState(null, '', withMode(location.pathname));
 }
 
@@ -62,8 +63,13 @@ function setStatus(text: string): void {
   status.textContent = text;
 }
 
+/** What a failed call says: a refused field's own reason (a plan no longer sold) before the answer's summary. */
 const errorText = (error: unknown) =>
-  isSvcError(error) ? error.message : 'The connection failed. Check your network and try again.';
+  error instanceof SvcApiError
+    ? (error.issues[0]?.message ?? error.message)
+    : isSvcError(error)
+      ? error.message
+      : 'The connection failed. Check your network and try again.';
 
 const NOTICES: Record<string, string> = {
   unknown_product: 'A product in your cart is no longer sold and was removed.',
@@ -89,6 +95,36 @@ function quantityInput(line: Cart['lines'][number]): HTMLInputElement {
     void refresh();
   });
   return input;
+}
+
+/** A recurring line's plans as a radio group: choosing one prices the cart again. */
+function planChoice(line: Cart['lines'][number], index: number): HTMLFieldSetElement | null {
+  if (line.plans.length === 0) return null;
+  const choices = line.plans.map((plan) => {
+    const id = `plan-${index}-${plan.id}`;
+    const trial = trialText(plan);
+    const input = h('input', {
+      type: 'radio',
+      name: `plan-${index}`,
+      id,
+      value: plan.id,
+      checked: plan.id === line.planId,
+      ...(trial ? { 'aria-describedby': `${id}-trial` } : {}),
+    });
+    input.addEventListener('change', () => {
+      if (!input.checked) return;
+      shop.cart.setPlan(line.productId, plan.id);
+      void refresh();
+    });
+    return h(
+      'div',
+      { class: 'method' },
+      input,
+      h('label', { for: id }, planLabel(plan, line.plans, currency)),
+      trial ? h('p', { class: 'hint', id: `${id}-trial` }, trial) : null,
+    );
+  });
+  return h('fieldset', { class: 'methods plans' }, h('legend', {}, `Plan of ${line.name}`), ...choices);
 }
 
 function removeButton(line: Cart['lines'][number]): HTMLButtonElement {
@@ -193,11 +229,16 @@ function render(cart: Cart): void {
     content.push(h('p', {}, h('a', { href: withMode(`/s/${subdomain}`) }, 'See the products')));
   } else {
     setStatus('');
-    const rows = cart.lines.map((line) =>
+    const rows = cart.lines.map((line, index) =>
       h(
         'tr',
         {},
-        h('th', { scope: 'row' }, h('a', { href: withMode(`/s/${subdomain}/products/${line.productId}`) }, line.name)),
+        h(
+          'th',
+          { scope: 'row' },
+          h('a', { href: withMode(`/s/${subdomain}/products/${line.productId}`) }, line.name),
+          planChoice(line, index),
+        ),
         h('td', {}, quantityInput(line), removeButton(line)),
         h('td', { class: 'amount' }, money(line.lineTotal)),
       ),
@@ -250,8 +291,27 @@ async function refresh(): Promise<void> {
       input.form?.requestSubmit();
     }
   } catch (error) {
+    // A plan archived since it was chosen: the line takes the product's first plan, and says so.
+    if (!planRetried && isSvcError(error) && error.status === 400 && dropArchivedPlans()) {
+      planRetried = true;
+      await refresh();
+      setStatus('A plan in your cart is no longer sold: choose one of the plans offered now.');
+      return;
+    }
     setStatus(errorText(error));
   }
+}
+
+let planRetried = false;
+
+/** Takes the chosen plans off the stored lines (the service then prices each at its first active plan). */
+function dropArchivedPlans(): boolean {
+  const lines = shop.cart.lines();
+  const chosen = lines.filter((line) => line.planId !== undefined);
+  if (chosen.length === 0) return false;
+  shop.cart.clear();
+  for (const line of lines) shop.cart.add(line.productId, line.quantity);
+  return true;
 }
 
 takeAddedProduct();

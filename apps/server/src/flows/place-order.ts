@@ -22,6 +22,7 @@ import { AppError, invalidField } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { ordersCreated } from '../lib/metrics.js';
 import { minorToAmount } from '../lib/money.js';
+import { iso } from '../lib/timestamps.js';
 import { NO_TEST_MODE, type TestModeAccess } from '../modules/access/test-mode.js';
 import { blacklistMatches } from '../modules/blacklist/blacklist.service.js';
 import { normaliseCart, type NormalisedLine } from '../modules/catalog/cart.js';
@@ -44,6 +45,7 @@ import { GATEWAYS, gatewayRefusal } from '../modules/payments/gateways.js';
 import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
 import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../modules/stores/selling-store.js';
+import { chargesAhead } from '../modules/subscriptions/charges-ahead.js';
 import { newSubscriptionRow } from '../modules/subscriptions/subscriptions.service.js';
 import { storeSettings } from '../modules/stores/store-views.js';
 import { StoreSchema, type Store } from '../modules/stores/stores.entities.js';
@@ -393,6 +395,7 @@ export async function checkoutSession(ctx: ServiceContext, order: Order): Promis
     summary.lines.map((line) => line.productId),
   );
   const settings = storeSettings(store);
+  const ahead = await chargesAhead(ctx, order, summary.lines[0]?.plan?.trialDays ?? 0);
   return {
     order: summary,
     store: { id: store.id, name: store.name, subdomain: store.subdomain },
@@ -402,6 +405,14 @@ export async function checkoutSession(ctx: ServiceContext, order: Order): Promis
     customFields: fieldsOf(products).map((field) => ({ name: field.name, type: field.type, required: field.required })),
     answers: order.customFieldResponses,
     receiptsEnabled: settings.receiptsEnabled,
+    nextCharge: ahead
+      ? {
+          amount: minorToAmount(ahead.nextMinor, order.currency),
+          date: iso(ahead.nextAt),
+          interval: ahead.interval,
+          intervalCount: ahead.intervalCount,
+        }
+      : null,
   };
 }
 

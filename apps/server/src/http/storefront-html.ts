@@ -9,6 +9,7 @@ import type { TDeliveryMethod, TProductImage, TPublicProduct, TStorePublic } fro
 import { escapeHtml } from '../lib/html.js';
 import { markdownText } from '../lib/markdown.js';
 import { amountToMinor, currencyExponent, formatMoney } from '../lib/money.js';
+import { planLabel, planPriceText, trialText, type PlanTerms } from '../modules/catalog/plan-text.js';
 import { brandStyle, storeHeader } from './brand.js';
 
 /** The store as the pages show it (the public store, and its look once it has one). */
@@ -59,16 +60,20 @@ const money = (amount: number, currency: string): string => formatMoney(amountTo
 
 type ShownPlan = TPublicProduct['plans'][number];
 
-/** A plan's price and period: `$9 / month`, `$90 / year`, `$25 every 3 months`. */
-export function planPrice(plan: ShownPlan, currency: string): string {
-  const amount = money(plan.price, currency);
-  return plan.intervalCount === 1
-    ? `${amount} / ${plan.interval}`
-    : `${amount} every ${plan.intervalCount} ${plan.interval}s`;
-}
+/** A shown plan as the plan texts read it: its price in minor units. */
+const termsOf = (plan: ShownPlan, currency: string): PlanTerms => ({
+  interval: plan.interval,
+  intervalCount: plan.intervalCount,
+  priceMinor: amountToMinor(plan.price, currency),
+  trialDays: plan.trialDays,
+});
+
+/** A plan's price and period: `$9.00 / month`, `$90.00 / year`, `$25.00 every 3 months`. */
+export const planPrice = (plan: ShownPlan, currency: string): string =>
+  planPriceText(termsOf(plan, currency), currency);
 
 /** A plan's trial, `7-day free trial`, or '' without one. */
-export const planTrial = (plan: ShownPlan): string => (plan.trialDays > 0 ? `${plan.trialDays}-day free trial` : '');
+export const planTrial = (plan: ShownPlan): string => trialText(plan);
 
 /** The price a product is shown at: a one-time product's, or a recurring one's first plan with its period. */
 export const price = (product: Pick<TPublicProduct, 'price' | 'currency'> & { plans?: ShownPlan[] }): string => {
@@ -79,14 +84,76 @@ export const price = (product: Pick<TPublicProduct, 'price' | 'currency'> & { pl
 /** schema.org's UN/CEFACT unit codes of a plan's interval. */
 const UNIT_CODES = { day: 'DAY', week: 'WEE', month: 'MON', year: 'ANN' } as const;
 
-/** A recurring product's plans and trials, as the product page lists them; '' for a one-time product. */
+/**
+ * A recurring product's plans as a radio group of the add-to-cart form (its `planId` field, the
+ * first plan chosen): each labelled by its price and period, with the saving of a yearly plan, its
+ * trial as the description. The product's `plans` are its active ones only: an archived plan is
+ * never offered.
+ */
+function planChoice(product: TPublicProduct): string {
+  const terms = product.plans.map((plan) => termsOf(plan, product.currency));
+  const choices = product.plans.map((plan, i) => {
+    const id = `plan-${escapeHtml(plan.id)}`;
+    const trial = trialText(plan);
+    return `<div class="method">
+<input type="radio" name="planId" id="${id}" value="${escapeHtml(plan.id)}"${trial ? ` aria-describedby="${id}-trial"` : ''}${i === 0 ? ' checked' : ''}>
+<label for="${id}">${escapeHtml(planLabel(terms[i]!, terms, product.currency))}</label>${
+      trial ? `\n<p class="hint" id="${id}-trial">${escapeHtml(trial)}</p>` : ''
+    }
+</div>`;
+  });
+  return `<fieldset class="methods plans">
+<legend>Plan</legend>
+${choices.join('\n')}
+</fieldset>\n`;
+}
+
+/** A recurring product's plans as a list, where no form offers them (a sold-out product); '' for a one-time one. */
 function planList(product: TPublicProduct): string {
   if (product.plans.length === 0) return '';
-  const items = product.plans.map((plan) => {
-    const trial = planTrial(plan);
-    return `<li>${escapeHtml(planPrice(plan, product.currency))}${trial ? `, ${escapeHtml(trial)}` : ''}</li>`;
+  const terms = product.plans.map((plan) => termsOf(plan, product.currency));
+  const items = product.plans.map((plan, i) => {
+    const trial = trialText(plan);
+    return `<li>${escapeHtml(planLabel(terms[i]!, terms, product.currency))}${trial ? `, ${escapeHtml(trial)}` : ''}</li>`;
   });
   return `<ul class="plans" aria-label="Billing">${items.join('')}</ul>\n`;
+}
+
+/**
+ * The product's offers for its JSON-LD: one Offer per plan of a recurring product, its price per
+ * billing period as a UnitPriceSpecification (the period as `referenceQuantity`: 1 MON, 3 MON, 1
+ * ANN; the trial as a free first component lasting `billingDuration` days), or the one Offer of a
+ * one-time product.
+ */
+function offers(product: TPublicProduct, base: Record<string, unknown>): unknown {
+  const amount = (value: number) => value.toFixed(currencyExponent(product.currency));
+  if (product.plans.length === 0) return { '@type': 'Offer', price: amount(product.price), ...base };
+  const list = product.plans.map((plan) => {
+    const period = {
+      '@type': 'UnitPriceSpecification',
+      price: amount(plan.price),
+      priceCurrency: product.currency,
+      referenceQuantity: {
+        '@type': 'QuantitativeValue',
+        value: plan.intervalCount,
+        unitCode: UNIT_CODES[plan.interval],
+      },
+    };
+    const trial = {
+      '@type': 'UnitPriceSpecification',
+      price: amount(0),
+      priceCurrency: product.currency,
+      billingDuration: { '@type': 'QuantitativeValue', value: plan.trialDays, unitCode: 'DAY' },
+    };
+    return {
+      '@type': 'Offer',
+      name: planPrice(plan, product.currency),
+      price: amount(plan.price),
+      priceSpecification: plan.trialDays > 0 ? [trial, period] : period,
+      ...base,
+    };
+  });
+  return list.length === 1 ? list[0] : list;
 }
 
 /** A license-key product without enough keys for its smallest order. */
@@ -190,7 +257,7 @@ function addToCartForm(store: StorefrontStore, product: TPublicProduct, withQuan
   // A GET form drops its action's query: the mode travels as a field of its own.
   return `<form class="add-to-cart" method="get" action="${cartPath(store)}">
 <input type="hidden" name="add" value="${escapeHtml(product.id)}">
-${store.testMode ? '<input type="hidden" name="mode" value="test">\n' : ''}${quantity}<button type="submit" class="primary">Add to cart${label}</button>
+${store.testMode ? '<input type="hidden" name="mode" value="test">\n' : ''}${withQuantity && product.plans.length > 0 ? planChoice(product) : ''}${quantity}<button type="submit" class="primary">Add to cart${label}</button>
 </form>`;
 }
 
@@ -301,27 +368,12 @@ export function productPage(publicUrl: string, store: StorefrontStore, product: 
     ...(product.description ? { description: markdownText(product.description) } : {}),
     url,
     ...(product.images.length > 0 ? { image: product.images.map((i) => `${publicUrl}${i.url}`) } : {}),
-    offers: {
-      '@type': 'Offer',
-      price: product.price.toFixed(currencyExponent(product.currency)),
+    offers: offers(product, {
       priceCurrency: product.currency,
-      // A subscription's price is per billing period: its first plan's, as schema.org says it.
-      ...(product.plans[0]
-        ? {
-            priceSpecification: {
-              '@type': 'UnitPriceSpecification',
-              price: product.plans[0].price.toFixed(currencyExponent(product.currency)),
-              priceCurrency: product.currency,
-              billingDuration: product.plans[0].intervalCount,
-              billingIncrement: product.plans[0].intervalCount,
-              unitCode: UNIT_CODES[product.plans[0].interval],
-            },
-          }
-        : {}),
       availability: unavailable ? 'https://schema.org/SoldOut' : 'https://schema.org/InStock',
       url,
       seller: { '@type': 'Organization', name: store.name },
-    },
+    }),
   };
   const delivery = product.deliveryMethods.map((method) => `<li>${escapeHtml(DELIVERY_LABELS[method])}</li>`);
   const [main, ...more] = product.images;
@@ -342,7 +394,7 @@ ${gallery}
 <div class="buy-box">
 <h1>${escapeHtml(product.name)}</h1>
 <p class="price">${escapeHtml(price(product))}</p>
-${planList(product)}<h2>Delivery</h2>
+${unavailable ? planList(product) : ''}<h2>Delivery</h2>
 <ul class="delivery">${delivery.join('')}</ul>
 ${unavailable ? '<p class="sold-out">Sold out</p>' : addToCartForm(store, product, true)}
 </div>

@@ -16,6 +16,9 @@ import { AppError, type PublicError } from '../lib/errors.js';
 import { escapeHtml } from '../lib/html.js';
 import { looksLikeId } from '../lib/ids.js';
 import { formatMoney } from '../lib/money.js';
+import { chargesText, type ChargesAhead } from '../modules/catalog/plan-text.js';
+import { OrderLineSchema, type Order } from '../modules/orders/orders.entities.js';
+import { chargesAhead } from '../modules/subscriptions/charges-ahead.js';
 import { checkoutTokenFor } from '../modules/orders/checkout-cookie.js';
 import { orderForToken } from '../modules/orders/order-lookup.js';
 import { publicOrderNumber } from '../modules/orders/order-views.js';
@@ -136,6 +139,13 @@ const methodPageError = (reply: FastifyReply, error: PublicError) =>
     error.status,
   );
 
+/** A subscription's first order: what is charged today and next, as the checkout page says it. */
+async function chargesOf(ctx: PlainContext, order: Order): Promise<ChargesAhead | null> {
+  if (!order.subscriptionId) return null;
+  const line = await ctx.em.findOne(OrderLineSchema, { order: order.id }, { fields: ['planTrialDays'] });
+  return chargesAhead(ctx, order, line?.planTrialDays ?? 0);
+}
+
 export const TEST_PAY_ROUTES: PlainRoute[] = [
   plainRoute({
     name: 'testPay.methodPage',
@@ -214,6 +224,7 @@ ${cardChoices(TEST_CARDS)}
       const brand = pageBrand(ctx.deps.config, store, request.query, embed);
       const back = `/checkout/${order.id}${carried(ctx, store, request, token)}`;
       const payable = order.status === 'pending' && order.paymentMethod === 'test';
+      const charges = payable ? await chargesOf(ctx, order) : undefined;
       const declined =
         payable && (request.query as { declined?: string }).declined === '1'
           ? `<p role="alert">The test card Declines was declined; the order is not paid. Choose another card.</p>\n`
@@ -225,6 +236,7 @@ ${declined}<p class="notice">This is the test gateway: no money moves.</p>
 <div><dt>Order</dt><dd>${publicOrderNumber(order.number)}</dd></div>
 <div><dt>Amount</dt><dd>${escapeHtml(amount)}</dd></div>
 </dl>
+${charges ? `<p class="charges" id="charges">${escapeHtml(chargesText(charges, order.currency))}</p>\n` : ''}
 ${
   payable
     ? `<form method="post" action="${escapeHtml(`/pay/test/${order.id}${carried(ctx, store, request)}`)}">

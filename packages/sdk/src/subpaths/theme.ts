@@ -3,7 +3,7 @@
  * that ships the SDK to browsers and should pay for nothing else. The service serves this entry
  * bundled and minified as one ES module at `/sdk/v1/theme.js`, for themes without a bundler.
  */
-export { createThemeClient } from '../theme.js';
+export { createThemeClient, formatPrice, planLabel, planPriceText, trialText, yearlySaving } from '../theme.js';
 export type {
   ThemeClient,
   ThemeClientOptions,
@@ -14,6 +14,7 @@ export type {
   CartCheckoutParams,
   Storefront,
   StorefrontProduct,
+  StorefrontPlan,
   CheckoutParams,
   CheckoutResult,
   CreateOrderParams,

@@ -10,6 +10,7 @@ import type { TestModeAccess } from '../access/test-mode.js';
 import type { ServiceContext } from '../request/context.js';
 import { findSellingStoreRef, type SellingStoreRef } from '../stores/selling-store.js';
 import { normaliseCart, type NormalisedCart } from './cart.js';
+import { toPlanView } from './plans.js';
 
 export function cartResult(store: SellingStoreRef, cart: NormalisedCart): TCartResult {
   const subtotalMinor = cart.lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
@@ -19,6 +20,10 @@ export function cartResult(store: SellingStoreRef, cart: NormalisedCart): TCartR
     lines: cart.lines.map((line) => ({
       productId: line.product.id,
       planId: line.plan?.id ?? null,
+      plans: (line.product.plans ?? [])
+        .filter((plan) => plan.active)
+        .sort((a, b) => a.position - b.position)
+        .map((plan) => toPlanView(plan, store.currency)),
       name: line.product.name,
       quantity: line.quantity,
       unitPrice: minorToAmount(line.unitPriceMinor, store.currency),
