@@ -604,7 +604,15 @@ const ERROR_EXPORTS = [
 
 /** What each subpath exports at run time: one client (or verification) and the errors it throws. */
 const SUBPATH_NAMES = {
-  theme: [...ERROR_EXPORTS, 'createThemeClient'].sort(),
+  theme: [
+    ...ERROR_EXPORTS,
+    'createThemeClient',
+    'formatPrice',
+    'planLabel',
+    'planPriceText',
+    'trialText',
+    'yearlySaving',
+  ].sort(),
   licenses: [
     ...ERROR_EXPORTS,
     'createLicenseClient',
@@ -656,10 +664,15 @@ const EXPORT_NAMES = [
   'createMerchantClient',
   'createThemeClient',
   'fetchJwks',
+  'formatPrice',
   'generateTestHeader',
   'isSvcError',
+  'planLabel',
+  'planPriceText',
+  'trialText',
   'verifyLicenseLease',
   'verifySignature',
+  'yearlySaving',
 ];
 
 function expectJsReport(report: JsReport, dir: string, entry: string): void {

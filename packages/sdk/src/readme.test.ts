@@ -30,6 +30,7 @@ const CLIENTS: Record<string, object> = {
 const LOCAL_METHODS = new Set([
   'shop.cart.lines',
   'shop.cart.add',
+  'shop.cart.setPlan',
   'shop.cart.update',
   'shop.cart.remove',
   'shop.cart.clear',
