@@ -24,6 +24,7 @@ export const PER_MODE_TABLES = [
   'subscription',
   'saved_payment_method',
   'test_gateway_charge',
+  'license_signing_key',
 ] as const;
 
 /** Every table of the schema with a `livemode` column, sorted. */

@@ -63,6 +63,7 @@ async function rowsOf(storeId: string, livemode: boolean): Promise<Record<string
     subscription: `store_id = ?`,
     saved_payment_method: `store_id = ?`,
     test_gateway_charge: `method_id in (select id from saved_payment_method where store_id = ?)`,
+    license_signing_key: `store_id = ?`,
   };
   for (const table of PER_MODE) {
     const rows = await em.execute<Array<{ row: unknown }>>(

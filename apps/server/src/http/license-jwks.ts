@@ -17,6 +17,8 @@ export const licenseJwksRoute = plainRoute({
   method: 'GET',
   path: '/api/v1/licenses/jwks/{storeId}',
   body: 'none',
+  // It takes no query: anything there is 400, as on every route.
+  query: z.strictObject({}),
   policy: {
     auth: { kind: 'public', audience: 'storefront' },
     csrf: 'none',

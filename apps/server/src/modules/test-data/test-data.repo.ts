@@ -222,7 +222,7 @@ export function deleteTestRowsById(
  * files after the orders' and products' other children, products after their keys and files.
  * Index use: every select starts from an index leading with (store_id, livemode) (event,
  * subscription, order, ticket, customer, coupon, blacklist_entry, webhook, product,
- * saved_payment_method) and reaches children through their parent's index (license_key and
+ * saved_payment_method, license_signing_key by store) and reaches children through their parent's index (license_key and
  * product_plan by product, license_instance by key, webhook_delivery by endpoint, ticket_message by
  * ticket, payment by order, feedback by order, order_line by order, customer_session by customer,
  * test_gateway_charge by method).
@@ -289,6 +289,8 @@ export const STEPS_AFTER_PRODUCTS: WipeStep[] = [
   step('coupon', `select id from coupon where store_id = ? and livemode = false`),
   step('blacklist_entry', `select id from blacklist_entry where store_id = ? and livemode = false`),
   step('webhook', `select id from webhook where store_id = ? and livemode = false`),
+  // The test-mode key that signs test licenses' offline leases (a new one is made on the next use).
+  step('license_signing_key', `select id from license_signing_key where store_id = ? and livemode = false`),
   // A customer's sign-in sessions (no livemode of their own: their customer's).
   {
     table: 'customer_session',
