@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseInvalidError, verifyLicenseLease, type LeaseJwks } from '../packages/sdk/src/license-lease.js';
-import { bearer, previewToken } from './support/preview.js';
+import { previewToken, subscribeOnTestPage } from './support/preview.js';
 import { createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
@@ -63,25 +63,13 @@ const claimsOf = (lease: string) => JSON.parse(Buffer.from(lease.split('.')[1]!,
 async function subscribe(card = 'succeeds') {
   const email = `buyer-${randomBytes(4).toString('hex')}@example.test`;
   const monthly = product.plans.find((plan) => plan.interval === 'month')!;
-  const checkout = await json(
-    await post(
-      '/api/v1/checkout',
-      { shopId: store.id, cart: [{ productId: product.id, planId: monthly.id, quantity: 1 }], email },
-      bearer(preview),
-    ),
-    200,
+  const { orderId, token } = await subscribeOnTestPage(
+    url(),
+    { storeId: store.id, productId: product.id, planId: monthly.id, email, preview, card },
+    ip,
   );
-  const token = new URL(checkout.url).searchParams.get('token')!;
-  await json(await post('/api/checkout/start', { orderId: checkout.orderId, token, paymentMethod: 'test' }), 200);
-  const paid = await fetch(`${url()}/pay/test/${checkout.orderId}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, card }).toString(),
-    redirect: 'manual',
-  });
-  expect(paid.status).toBe(303);
-  const delivered = await json(await fetch(`${url()}/api/orders/${checkout.orderId}/keys?token=${token}`), 200);
-  const order = await json(await merchant('GET', `/orders/${checkout.orderId}`), 200);
+  const delivered = await json(await fetch(`${url()}/api/orders/${orderId}/keys?token=${token}`), 200);
+  const order = await json(await merchant('GET', `/orders/${orderId}`), 200);
   return { key: delivered.keys[0].key as string, subscriptionId: order.subscriptionId as string };
 }
 

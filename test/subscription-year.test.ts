@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, previewToken } from './support/preview.js';
+import { previewToken, subscribeOnTestPage } from './support/preview.js';
 import { createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -63,30 +63,18 @@ const license = (action: 'activate' | 'validate', body: Record<string, unknown>)
 async function subscribe(card: string) {
   const email = `buyer-${randomBytes(4).toString('hex')}@example.test`;
   const monthly = product.plans.find((plan) => plan.interval === 'month')!;
-  const checkout = await json(
-    await post(
-      '/api/v1/checkout',
-      { shopId: store.id, cart: [{ productId: product.id, planId: monthly.id, quantity: 1 }], email },
-      bearer(preview),
-    ),
-    200,
+  const { orderId, token } = await subscribeOnTestPage(
+    server.url,
+    { storeId: store.id, productId: product.id, planId: monthly.id, email, preview, card },
+    ip,
   );
-  const token = new URL(checkout.url).searchParams.get('token')!;
-  await json(await post('/api/checkout/start', { orderId: checkout.orderId, token, paymentMethod: 'test' }), 200);
-  const paid = await fetch(`${server.url}/pay/test/${checkout.orderId}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, card }).toString(),
-    redirect: 'manual',
-  });
-  expect(paid.status).toBe(303);
-  const delivered = await json(await fetch(`${server.url}/api/orders/${checkout.orderId}/keys?token=${token}`), 200);
+  const delivered = await json(await fetch(`${server.url}/api/orders/${orderId}/keys?token=${token}`), 200);
   expect(delivered.keys).toHaveLength(1);
-  const order = await json(await merchant('GET', `/orders/${checkout.orderId}`), 200);
+  const order = await json(await merchant('GET', `/orders/${orderId}`), 200);
   expect(order).toMatchObject({ billingReason: 'subscription_create', price: 0, status: 'completed' });
   return {
     email,
-    orderId: checkout.orderId as string,
+    orderId,
     key: delivered.keys[0].key as string,
     subscriptionId: order.subscriptionId as string,
   };

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, previewToken } from '../support/preview.js';
+import { previewToken, subscribeOnTestPage } from '../support/preview.js';
 import { createKeyFor } from '../support/seller.js';
 import { expectAccessible } from './dashboard-support.js';
 import {
@@ -78,13 +78,6 @@ function merchant(seller: Seller, method: string, route: string, body?: unknown)
   });
 }
 
-const post = (route: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip(), ...headers },
-    body: JSON.stringify(body),
-  });
-
 /** A store with a monthly test product at $9.00 (no trial) and a test key to steer its subscriptions. */
 async function seller(): Promise<Seller> {
   const shop = await createShop(server.url, 'Night Owl Software');
@@ -111,27 +104,18 @@ async function seller(): Promise<Seller> {
 
 /** The buyer checks out the plan with the test gateway and pays on its page with `card`, over HTTP. */
 async function subscribe(s: Seller, email: string, card: string): Promise<string> {
-  const checkout = await json(
-    await post(
-      '/api/v1/checkout',
-      {
-        shopId: s.shop.store.id,
-        cart: [{ productId: s.product.id, planId: s.product.plans[0]!.id, quantity: 1 }],
-        email,
-      },
-      bearer(s.preview),
-    ),
-    200,
+  const checkout = await subscribeOnTestPage(
+    server.url,
+    {
+      storeId: s.shop.store.id,
+      productId: s.product.id,
+      planId: s.product.plans[0]!.id,
+      email,
+      preview: s.preview,
+      card,
+    },
+    ip,
   );
-  const token = new URL(checkout.url).searchParams.get('token')!;
-  await json(await post('/api/checkout/start', { orderId: checkout.orderId, token, paymentMethod: 'test' }), 200);
-  const paid = await fetch(`${server.url}/pay/test/${checkout.orderId}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, card }).toString(),
-    redirect: 'manual',
-  });
-  expect(paid.status).toBe(303);
   const order = await json(await merchant(s, 'GET', `/orders/${checkout.orderId}`), 200);
   return order.subscriptionId as string;
 }

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from '../support/catalog.js';
-import { bearer, previewToken } from '../support/preview.js';
+import { previewToken, subscribeOnTestPage } from '../support/preview.js';
 import { addStaff, clientIp, dashboardInMode, registerSeller, type Seller } from '../support/seller.js';
 import { expectAccessible, signInThroughUi, storeUrl } from './dashboard-support.js';
 import { REPO_ROOT } from '../support/server.js';
@@ -82,30 +82,13 @@ async function subscribe(
   card = 'succeeds',
 ): Promise<{ email: string; subscriptionId: string; key: string }> {
   const email = `buyer-${unique()}@example.test`;
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp(), ...headers },
-      body: JSON.stringify(body),
-    });
   const monthly = shop.product.plans.find((plan) => plan.interval === 'month')!;
-  const checkout = await json(
-    await post(
-      '/api/v1/checkout',
-      { shopId: shop.store.id, cart: [{ productId: shop.product.id, planId: monthly.id, quantity: 1 }], email },
-      bearer(shop.preview),
-    ),
-    200,
+  const checkout = await subscribeOnTestPage(
+    server.url,
+    { storeId: shop.store.id, productId: shop.product.id, planId: monthly.id, email, preview: shop.preview, card },
+    clientIp,
   );
-  const token = new URL(checkout.url).searchParams.get('token')!;
-  await json(await post('/api/checkout/start', { orderId: checkout.orderId, token, paymentMethod: 'test' }), 200);
-  const paid = await fetch(`${server.url}/pay/test/${checkout.orderId}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, card }).toString(),
-    redirect: 'manual',
-  });
-  expect(paid.status).toBe(303);
+  const token = checkout.token;
   const delivered = await json(await fetch(`${server.url}/api/orders/${checkout.orderId}/keys?token=${token}`), 200);
   const order = await json(
     await dashboardInMode(

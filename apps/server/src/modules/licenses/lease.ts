@@ -172,17 +172,23 @@ function toJwk(key: LicenseSigningKey): TLeaseJwk {
  * key still published. Oldest first.
  */
 export async function storeJwks(ctx: ServiceContext, storeId: string): Promise<TLeaseJwks> {
-  if (!(await ctx.deps.orm.em.fork().count(StoreSchema, { id: storeId })))
-    throw new AppError('not_found', 'No store with this id.');
-  await currentKeyRow(ctx, storeId, true);
-  await currentKeyRow(ctx, storeId, false);
-  const keys = await ctx.deps.orm.em
-    .fork()
-    .find(
-      LicenseSigningKeySchema,
-      { store: storeId, $or: [{ publishedUntil: null }, { publishedUntil: { $gt: ctx.clock.now() } }] },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
+  const published = () =>
+    ctx.deps.orm.em
+      .fork()
+      .find(
+        LicenseSigningKeySchema,
+        { store: storeId, $or: [{ publishedUntil: null }, { publishedUntil: { $gt: ctx.clock.now() } }] },
+        { orderBy: { createdAt: 'asc', id: 'asc' } },
+      );
+  // Once both modes have their key (every fetch but a store's first), one read answers it.
+  let keys = await published();
+  const missing = [true, false].filter((livemode) => !keys.some((k) => k.livemode === livemode && !k.retiredAt));
+  if (missing.length > 0) {
+    if (!(await ctx.deps.orm.em.fork().count(StoreSchema, { id: storeId })))
+      throw new AppError('not_found', 'No store with this id.');
+    for (const livemode of missing) await currentKeyRow(ctx, storeId, livemode);
+    keys = await published();
+  }
   return { keys: keys.map(toJwk) };
 }
 
