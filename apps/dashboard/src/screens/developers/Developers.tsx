@@ -65,7 +65,7 @@ function LeaseSigningKeys() {
       <h2 id="lease-keys-heading">License signing keys</h2>
       <p>
         Offline license leases are signed with this store&apos;s Ed25519 key{mode === 'test' ? ' for test mode' : ''};
-        your software verifies them with the public keys at <code className="break-all">{jwks}</code>.
+        your software verifies them with the public keys at <code className="wrap-anywhere">{jwks}</code>.
       </p>
       <Loaded query={keys} label="Loading the signing keys…">
         {(data) => (
