@@ -18,9 +18,14 @@
  * repository's page statement at that depth, checked to be a seek on webhook_delivery_log_index
  * (no Sort, no OFFSET, a page's worth of rows read).
  *
+ * Then the Subscriptions page (issue 40) over 1,000,000 subscriptions of the store (and 100,000 of
+ * another, seeded as the subscription-figures benchmark seeds them): the first page and page 501,
+ * measured as the Orders page is, one `subscriptions.list` request per load.
+ *
  * Knobs: BENCH_ORDERS / BENCH_OTHER_ORDERS (as orders-paging), BENCH_DASHBOARD_LOADS (20),
  * BENCH_DASHBOARD_DEEP_PAGE (500), BENCH_DASHBOARD_DELIVERIES (100000),
- * BENCH_DASHBOARD_DELIVERY_DEEP_PAGE (1000), BENCH_DASHBOARD_CASES (orders,deliveries),
+ * BENCH_DASHBOARD_DELIVERY_DEEP_PAGE (1000), BENCH_SUBSCRIPTIONS (1000000),
+ * BENCH_DASHBOARD_CASES (orders,deliveries,subscriptions),
  * CHROMIUM_PATH (/usr/bin/chromium).
  */
 import { randomBytes } from 'node:crypto';
@@ -33,6 +38,7 @@ import { fixed, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
 import { provisionMerchant, REPO_ROOT, startService, tempDir } from './lib/service.mjs';
 import { seed } from './orders-paging.mjs';
+import { seedSubscriptionRows } from './subscription-figures.mjs';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
 const LOADS = Number(process.env.BENCH_DASHBOARD_LOADS ?? 20);
@@ -44,7 +50,11 @@ const LIST = 'orders.dashboardList';
 const DELIVERIES = Number(process.env.BENCH_DASHBOARD_DELIVERIES ?? 100_000);
 const DELIVERY_DEEP_PAGE = Number(process.env.BENCH_DASHBOARD_DELIVERY_DEEP_PAGE ?? 1000);
 const DELIVERY_LIST = 'webhooks.deliveries';
-const CASES = (process.env.BENCH_DASHBOARD_CASES ?? 'orders,deliveries').split(',').map((name) => name.trim());
+const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000);
+const SUBSCRIPTION_LIST = 'subscriptions.list';
+const CASES = (process.env.BENCH_DASHBOARD_CASES ?? 'orders,deliveries,subscriptions')
+  .split(',')
+  .map((name) => name.trim());
 
 function check(condition, message) {
   if (!condition) throw new Error(`check failed: ${message}`);
@@ -124,8 +134,8 @@ const DELIVERY_PAGE_SIZE = 25;
 
 export default {
   name: 'dashboard',
-  title: `Dashboard Orders page (${ORDERS.toLocaleString('en-US')} orders) and a webhook's delivery log (${DELIVERIES.toLocaleString('en-US')} attempts): first row painted, first page and deep, vs a bare fetch`,
-  measures: `the Orders page and a webhook endpoint's page in headless Chromium, signed in: navigation to the first table row painted, p50 of ${LOADS} loads, first page and ${DEEP_PAGE} (orders) / ${DELIVERY_DEEP_PAGE} (deliveries) pages deep, beside the page's own list request by a bare fetch(), and the list requests per load`,
+  title: `Dashboard Orders page (${ORDERS.toLocaleString('en-US')} orders), a webhook's delivery log (${DELIVERIES.toLocaleString('en-US')} attempts) and Subscriptions (${SUBSCRIPTIONS.toLocaleString('en-US')}): first row painted, first page and deep, vs a bare fetch`,
+  measures: `the Orders page, a webhook endpoint's page and the Subscriptions page in headless Chromium, signed in: navigation to the first table row painted, p50 of ${LOADS} loads, first page and ${DEEP_PAGE} (orders, subscriptions) / ${DELIVERY_DEEP_PAGE} (deliveries) pages deep, beside the page's own list request by a bare fetch(), and the list requests per load`,
   budgetS: 1500,
 
   async run() {
@@ -406,6 +416,40 @@ export default {
           `execution ${fixed(plan['Execution Time'], 3)} ms (planning ${fixed(plan['Planning Time'], 3)} ms)`,
       );
     }
+    if (CASES.includes('subscriptions')) {
+      const seedStarted = Date.now();
+      // The product and plans are not seeded: the list shows the subscription's own product name.
+      const plans = ['benchplanmonthly', 'benchplanquarterly', 'benchplanyearly'];
+      await withClient(db.url, async (client) => {
+        await seedSubscriptionRows(client, {
+          storeId,
+          productId: 'benchproduct',
+          planIds: plans,
+          count: SUBSCRIPTIONS,
+        });
+        await seedSubscriptionRows(client, {
+          storeId: otherStoreId,
+          productId: 'benchother',
+          planIds: plans,
+          count: Math.round(SUBSCRIPTIONS / 10),
+        });
+        await client.query('vacuum analyze subscription');
+      });
+      console.log(
+        `seeded ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions of store ${storeId}, and a tenth as many of another (one INSERT ... SELECT generate_series each) in ${seconds(Date.now() - seedStarted)}`,
+      );
+      const subscriptions = await measureScreen({
+        label: 'Subscriptions',
+        list: SUBSCRIPTION_LIST,
+        url: (cursor) =>
+          `${service.url}/dashboard/stores/${storeId}/subscriptions${cursor ? `?${new URLSearchParams({ cursor })}` : ''}`,
+        deep: DEEP_PAGE,
+        itemsOf: (answer) => answer.subscriptions,
+        // Each seeded buyer's e-mail is its own (buyer<n>@example.com).
+        rowShows: (text, subscription) => text.includes(subscription.customerEmail),
+      });
+      results.push(...subscriptions.results);
+    }
     check(violations.length === 0, `the page reported: ${violations.join('; ')}`);
     await browser.close();
     await service.stop();
@@ -429,7 +473,7 @@ export default {
     );
     console.log(
       `(${LOADS} loads per case after ${WARM_LOADS} unmeasured; the browser's cache holds the immutable assets, as for a returning seller; ` +
-        `"list sent/answered": the page's list request (${LIST}, ${DELIVERY_LIST}) in Resource Timing, ms from the navigation's start)`,
+        `"list sent/answered": the page's list request (${LIST}, ${DELIVERY_LIST}, ${SUBSCRIPTION_LIST}) in Resource Timing, ms from the navigation's start)`,
     );
     console.log(`\ndashboard took ${seconds(Date.now() - started)}`);
     return { results, plan: plan ? { executionMs: plan['Execution Time'] } : undefined };

@@ -3,8 +3,9 @@
  * page's per-plan counts over 1,000,000 subscriptions of one store (plus 100,000 of another),
  * written with one INSERT ... SELECT generate_series into a fresh migrated database: 70 % active,
  * 5 % past due, 15 % canceled (ended over the last two years), 5 % trialing, 5 % paused; monthly,
- * 3-monthly and yearly plans of one product. Printed: the service call's p50 wall time over 20
- * calls (after 3 unmeasured), and EXPLAIN (ANALYZE, BUFFERS) of each statement the service sends,
+ * 3-monthly and yearly plans of one product. Printed: the first service call's wall time (it
+ * works out the 11 past month-ends and keeps them), the p50 wall time over 20 calls after it
+ * (after 3 unmeasured), and EXPLAIN (ANALYZE, BUFFERS) of each statement the service sends,
  * captured from the repository functions themselves; the figures and the per-plan counts checked
  * to read only their indexes (an Index Only Scan on the named index, no Seq Scan).
  *
@@ -19,20 +20,15 @@ const N = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000);
 const OTHER = Number(process.env.BENCH_OTHER_SUBSCRIPTIONS ?? 100_000);
 const CALLS = Number(process.env.BENCH_FIGURES_CALLS ?? 20);
 
-async function seed(url, newId) {
-  const ids = { store: newId(), other: newId(), product: newId(), plans: [newId(), newId(), newId()] };
-  await withClient(url, async (client) => {
-    for (const [id, name] of [
-      [ids.store, 'Figures'],
-      [ids.other, 'Other'],
-    ]) {
-      await client.query(
-        `insert into store (id, name, subdomain, currency, created_at, updated_at) values ($1, $2, $3, 'USD', now(), now())`,
-        [id, name, `figures-${id.slice(0, 12)}`],
-      );
-    }
-    const insert = `
-      insert into subscription (id, store_id, livemode, product_id, product_name, plan_id, interval, interval_count,
+/**
+ * `count` subscriptions of one store and product in one INSERT ... SELECT generate_series: 70 %
+ * active, 5 % past due, 15 % canceled (ended over the last two years), 5 % trialing, 5 % paused;
+ * the three plans monthly, 3-monthly and yearly; created over the last two years, one e-mail each
+ * (`buyer<g>@example.com`). The dashboard benchmark seeds its Subscriptions list with it too.
+ */
+export async function seedSubscriptionRows(client, { storeId, productId, planIds, count }) {
+  await client.query(
+    `insert into subscription (id, store_id, livemode, product_id, product_name, plan_id, interval, interval_count,
         unit_price_minor, quantity, currency, status, customer_email, payment_method, first_order_id, anchor,
         current_period_start, current_period_end, trial_end, canceled_at, ended_at, paused_at, created_at, updated_at)
       select substr(md5($1 || g::text), 1, 32), $1, true, $2, 'Editor Pro',
@@ -47,9 +43,30 @@ async function seed(url, newId) {
              case when g % 20 between 15 and 17 then least(now(), t + (g % 700) * interval '1 day') end,
              case when g % 20 = 19 then least(now(), t + interval '40 days') end,
              t, t
-        from generate_series(1, $4) g, lateral (select now() - (g % 730) * interval '1 day' as t) c`;
-    await client.query(insert, [ids.store, ids.product, `{${ids.plans.join(',')}}`, N]);
-    await client.query(insert, [ids.other, ids.product.slice(0, 31) + 'x', `{${ids.plans.join(',')}}`, OTHER]);
+        from generate_series(1, $4) g, lateral (select now() - (g % 730) * interval '1 day' as t) c`,
+    [storeId, productId, `{${planIds.join(',')}}`, count],
+  );
+}
+
+async function seed(url, newId) {
+  const ids = { store: newId(), other: newId(), product: newId(), plans: [newId(), newId(), newId()] };
+  await withClient(url, async (client) => {
+    for (const [id, name] of [
+      [ids.store, 'Figures'],
+      [ids.other, 'Other'],
+    ]) {
+      await client.query(
+        `insert into store (id, name, subdomain, currency, created_at, updated_at) values ($1, $2, $3, 'USD', now(), now())`,
+        [id, name, `figures-${id.slice(0, 12)}`],
+      );
+    }
+    await seedSubscriptionRows(client, { storeId: ids.store, productId: ids.product, planIds: ids.plans, count: N });
+    await seedSubscriptionRows(client, {
+      storeId: ids.other,
+      productId: ids.product.slice(0, 31) + 'x',
+      planIds: ids.plans,
+      count: OTHER,
+    });
     await client.query('vacuum analyze subscription');
   });
   return ids;
@@ -92,13 +109,21 @@ export default {
           `${name}: p50 ${fixed(ms[Math.floor(ms.length / 2)], 1)} ms, max ${fixed(ms.at(-1), 1)} ms over ${CALLS} calls`,
         );
       };
+      // The first call works out the 11 past month-ends from the subscriptions and keeps them
+      // (subscription_mrr_month); every later call reads them back and works out the current month only.
+      const firstStarted = performance.now();
       const stats = await subscriptionStats(ctx(), { storeId: ids.store });
+      console.log(
+        `subscriptions.dashboardStats, first call (the past months worked out and kept): ${fixed(performance.now() - firstStarted, 1)} ms`,
+      );
       console.log(
         `figures: MRR ${stats.mrr} ${stats.currency}, ${stats.activeSubscriptions} active, ${stats.churned30Days} churned in 30 days`,
       );
       console.log(`history: ${stats.monthly.map((m) => `${m.month} ${m.mrr}`).join(', ')}`);
       check(stats.activeSubscriptions === N * 0.75, 'active count (70 % active + 5 % past due)');
-      await time('subscriptions.dashboardStats', () => subscriptionStats(ctx(), { storeId: ids.store }));
+      await time('subscriptions.dashboardStats (past months kept)', () =>
+        subscriptionStats(ctx(), { storeId: ids.store }),
+      );
       // The product row is not seeded: the per-plan statement is timed as the service sends it.
       await time('per-plan counts (selectPlanSubscriptionCounts)', () =>
         repo.selectPlanSubscriptionCounts(orm.em.fork(), ids.product, true),

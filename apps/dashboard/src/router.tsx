@@ -16,6 +16,7 @@ import { validateLicensesSearch } from './screens/licenses/search';
 import { ordersListQuery } from './screens/orders/orders-query';
 import { validateOrdersSearch } from './screens/orders/search';
 import { validateSubscriptionsSearch } from './screens/subscriptions/search';
+import { subscriptionsListQuery } from './screens/subscriptions/subscriptions-query';
 import { validateDeliveriesSearch } from './screens/webhooks/search';
 import { validatePageSearch } from './search-params';
 import { requireSession, signedOut } from './session';
@@ -127,6 +128,11 @@ const subscriptionsRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'subscriptions',
   validateSearch: validateSubscriptionsSearch,
+  loaderDeps: ({ search }) => search,
+  // Asked for beside the chunks, as the Orders list is (above).
+  loader: ({ params, deps }) => {
+    void queryClient.prefetchQuery(subscriptionsListQuery(params.storeId, deps));
+  },
   component: lazyRouteComponent(() => import('./screens/subscriptions/Subscriptions'), 'Subscriptions'),
   errorComponent: RouteError,
 });

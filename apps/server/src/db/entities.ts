@@ -32,7 +32,7 @@ import {
   TestGatewayChargeSchema,
 } from '../modules/payments/payments.entities.js';
 import { StoreMemberSchema, StoreSchema } from '../modules/stores/stores.entities.js';
-import { SubscriptionSchema } from '../modules/subscriptions/subscriptions.entities.js';
+import { SubscriptionMrrMonthSchema, SubscriptionSchema } from '../modules/subscriptions/subscriptions.entities.js';
 import { TestDataWipeSchema } from '../modules/test-data/test-data.entities.js';
 import { TicketMessageSchema, TicketSchema } from '../modules/tickets/tickets.entities.js';
 
@@ -49,6 +49,7 @@ export const ENTITIES = [
   OrderSchema,
   OrderLineSchema,
   SubscriptionSchema,
+  SubscriptionMrrMonthSchema,
   CustomerSchema,
   CustomerCodeSchema,
   CustomerSessionSchema,

@@ -5,7 +5,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { SUBSCRIPTION_STATUSES as API_STATUSES, ZListSubscriptionsQuery, ZSubscriptionStatus } from '@svc/schemas';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
@@ -21,6 +21,7 @@ import { EmptyState, PageHeader } from '../../ui/layout';
 import { KeysetPager } from '../../ui/pager';
 import { DataTable, type ColumnDef } from '../../ui/table';
 import type { SubscriptionsSearch } from './search';
+import { subscriptionsListQuery } from './subscriptions-query';
 import { cadenceLabel, chargeLine } from './words';
 
 const subscriptionsRoute = getRouteApi('/app/stores/$storeId/subscriptions');
@@ -45,18 +46,7 @@ export function Subscriptions() {
   const search = subscriptionsRoute.useSearch();
   const navigate = subscriptionsRoute.useNavigate();
 
-  const list = useQuery(
-    trpc.subscriptions.list.queryOptions(
-      {
-        storeId,
-        ...(search.status ? { status: search.status } : {}),
-        ...(search.productId ? { productId: search.productId } : {}),
-        ...(search.email ? { customerEmail: search.email } : {}),
-        ...(search.cursor ? { cursor: search.cursor } : {}),
-      },
-      { placeholderData: keepPreviousData },
-    ),
-  );
+  const list = useQuery(subscriptionsListQuery(storeId, search));
   const products = useQuery(trpc.catalog.dashboardList.queryOptions({ storeId }));
   const recurring = (products.data?.products ?? []).filter(
     (product) => product.plans.length > 0 || product.id === search.productId,

@@ -35,6 +35,7 @@ import { Migration20261128163021_renewal_orders } from './Migration2026112816302
 import { Migration20261128193209_customer_subscriptions } from './Migration20261128193209_customer_subscriptions.js';
 import { Migration20261128193233_subscription_figures } from './Migration20261128193233_subscription_figures.js';
 import { Migration20261128195832_license_signing_keys } from './Migration20261128195832_license_signing_keys.js';
+import { Migration20261128231507_subscription_mrr_months } from './Migration20261128231507_subscription_mrr_months.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -74,4 +75,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128193209_customer_subscriptions', class: Migration20261128193209_customer_subscriptions },
   { name: 'Migration20261128193233_subscription_figures', class: Migration20261128193233_subscription_figures },
   { name: 'Migration20261128195832_license_signing_keys', class: Migration20261128195832_license_signing_keys },
+  { name: 'Migration20261128231507_subscription_mrr_months', class: Migration20261128231507_subscription_mrr_months },
 ];

@@ -137,6 +137,33 @@ describe('subscription figures', () => {
     });
   });
 
+  it("keeps a live store's past month-ends once worked out (the past does not change), and works a test store's out each time", async () => {
+    const em = orm.em.fork();
+    const store = await createStore(em);
+    await insert(store.id, [
+      { unitPriceMinor: 900, createdAt: at('2026-01-10') },
+      { livemode: false, unitPriceMinor: 900, createdAt: at('2026-01-10') },
+    ]);
+    const live = await subscriptionStats(ctxOn(), { storeId: store.id });
+    expect(live.monthly.map((month) => month.mrr)).toEqual([0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9, 9]);
+    const kept = await em.execute<Array<{ months: number }>>(
+      `select count(*)::int as months from subscription_mrr_month where store_id = ?`,
+      [store.id],
+    );
+    expect(kept[0]!.months).toBe(11);
+
+    // Rows written as if they had started in February (the engine never backdates: a subscription
+    // starts now) change the live store's current figure only; the test store's history moves.
+    await insert(store.id, [
+      { unitPriceMinor: 1000, createdAt: at('2026-02-10') },
+      { livemode: false, unitPriceMinor: 1000, createdAt: at('2026-02-10') },
+    ]);
+    const again = await subscriptionStats(ctxOn(), { storeId: store.id });
+    expect(again.monthly.map((month) => month.mrr)).toEqual([0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9, 19]);
+    const test = await subscriptionStats(ctxOn(false), { storeId: store.id });
+    expect(test.monthly.map((month) => month.mrr)).toEqual([0, 0, 0, 0, 0, 0, 9, 19, 19, 19, 19, 19]);
+  });
+
   it('gives a yen store whole yen, and a store without subscriptions zeros', async () => {
     const em = orm.em.fork();
     const yen = await createStore(em, { currency: 'JPY' });

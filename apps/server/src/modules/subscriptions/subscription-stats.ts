@@ -10,7 +10,9 @@ import { ProductSchema } from '../catalog/catalog.entities.js';
 import type { ServiceContext } from '../request/context.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import {
+  insertKeptMrrMonths,
   MRR_SCALE,
+  selectKeptMrrMonths,
   selectMrrBuckets,
   selectPlanSubscriptionCounts,
   selectSubscriptionFigures,
@@ -44,16 +46,11 @@ export async function subscriptionStats(ctx: ServiceContext, input: { storeId: s
   });
   // The past months' MRR is taken at their ends: the first instants of the 11 months after them.
   const past = Array.from({ length: HISTORY_MONTHS - 1 }, (_, i) => utcMonth(now, i - (HISTORY_MONTHS - 1)));
-  const boundaries = past.map((month) => utcMonth(month.start, 1).start);
-  const buckets = await selectMrrBuckets(ctx.em, { ...filter, boundaries });
-  const monthly = past.map((month, index) => {
-    const k = index + 1;
-    let scaled = 0n;
-    for (const bucket of buckets) {
-      if (bucket.started < k && (bucket.stopped === null || k <= bucket.stopped)) scaled += bucket.scaled;
-    }
-    return { month: month.label, mrr: minorToAmount(scaledToMinor(scaled), currency) };
-  });
+  const scaledByMonth = await pastMonthsMrr(ctx, filter, past);
+  const monthly = past.map((month) => ({
+    month: month.label,
+    mrr: minorToAmount(scaledToMinor(scaledByMonth.get(month.label)!), currency),
+  }));
   const mrr = minorToAmount(scaledToMinor(figures.mrrScaled), currency);
   monthly.push({ month: utcMonth(now, 0).label, mrr });
   return {
@@ -63,6 +60,39 @@ export async function subscriptionStats(ctx: ServiceContext, input: { storeId: s
     churned30Days: figures.churned,
     monthly,
   };
+}
+
+/**
+ * The MRR at the ends of `months` (past ones), scaled. A live store's are kept
+ * (subscription_mrr_month) once worked out: only the months not kept yet are worked out, from the
+ * buckets of the store's subscriptions, and kept. A test store's are worked out every time (a test
+ * subscription's clock may run past the wall, so its past can still change).
+ */
+async function pastMonthsMrr(
+  ctx: ServiceContext,
+  filter: { storeId: string; livemode: boolean; currency: string },
+  months: Array<{ label: string; start: Date }>,
+): Promise<Map<string, bigint>> {
+  const day = (month: { label: string }) => `${month.label}-01`;
+  const kept = filter.livemode
+    ? await selectKeptMrrMonths(ctx.em, { ...filter, months: months.map(day) })
+    : new Map<string, bigint>();
+  const missing = months.filter((month) => !kept.has(day(month)));
+  const scaled = new Map(months.filter((month) => kept.has(day(month))).map((m) => [m.label, kept.get(day(m))!]));
+  if (missing.length === 0) return scaled;
+  const boundaries = missing.map((month) => utcMonth(month.start, 1).start);
+  const buckets = await selectMrrBuckets(ctx.em, { ...filter, boundaries });
+  const worked = missing.map((month, index) => {
+    const k = index + 1;
+    let sum = 0n;
+    for (const bucket of buckets) {
+      if (bucket.started < k && (bucket.stopped === null || k <= bucket.stopped)) sum += bucket.scaled;
+    }
+    scaled.set(month.label, sum);
+    return { month: day(month), scaled: sum };
+  });
+  if (filter.livemode) await insertKeptMrrMonths(ctx.em, filter.storeId, filter.currency, worked);
+  return scaled;
 }
 
 /** The product's plans that have live subscriptions, with how many (404 for another store's or mode's product). */

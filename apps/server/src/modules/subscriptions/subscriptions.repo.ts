@@ -139,6 +139,48 @@ export async function selectMrrBuckets(
 }
 
 /**
+ * The kept month-end MRR of a live store (subscription_mrr_month) for these months (`YYYY-MM-01`).
+ * Raw: a primary-key range read answered as text, the scaled sums being wider than a JS number.
+ */
+export async function selectKeptMrrMonths(
+  em: EntityManager,
+  filter: { storeId: string; currency: string; months: string[] },
+): Promise<Map<string, bigint>> {
+  const rows = await em.execute<Array<{ month: string; mrr_scaled: string }>>(
+    `select to_char(month, 'YYYY-MM-DD') as month, mrr_scaled::text as mrr_scaled
+       from subscription_mrr_month
+      where store_id = ? and currency = ? and month = any(?::date[])`,
+    [filter.storeId, filter.currency, `{${filter.months.join(',')}}`],
+  );
+  return new Map(rows.map((row) => [row.month, BigInt(row.mrr_scaled)]));
+}
+
+/**
+ * Keeps month-end figures worked out for a live store. Raw: one multi-row insert; `on conflict do
+ * nothing`, as two visits working out the same month write the same figure and the first stays.
+ */
+export async function insertKeptMrrMonths(
+  em: EntityManager,
+  storeId: string,
+  currency: string,
+  months: Array<{ month: string; scaled: bigint }>,
+): Promise<void> {
+  if (months.length === 0) return;
+  await em.execute(
+    `insert into subscription_mrr_month (store_id, currency, month, mrr_scaled)
+     select ?, ?, m.month, m.scaled
+       from unnest(?::date[], ?::numeric[]) as m(month, scaled)
+     on conflict do nothing`,
+    [
+      storeId,
+      currency,
+      `{${months.map((m) => m.month).join(',')}}`,
+      `{${months.map((m) => m.scaled.toString()).join(',')}}`,
+    ],
+  );
+}
+
+/**
  * A product's plans with their live subscriptions counted by status, in one grouped statement.
  * Raw: count(*) filter (...) grouped by plan, off the partial subscription_product_plan_live_index.
  */
