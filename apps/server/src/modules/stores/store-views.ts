@@ -32,11 +32,12 @@ const DEFAULT_SETTINGS: Omit<TStoreSettings, 'subscriptionGraceDays' | 'licenseL
   receiptNote: '',
 };
 
+/** The settings kept in the JSON column, each optional; built once (a zod schema is costly to build). */
+const ZStoredSettings = ZStoreSettings.omit({ subscriptionGraceDays: true, licenseLeaseDays: true }).partial();
+
 /** The store's settings with defaults for what was never set (the grace and lease days are columns of their own). */
 export function storeSettings(store: Store): TStoreSettings {
-  const parsed = ZStoreSettings.omit({ subscriptionGraceDays: true, licenseLeaseDays: true })
-    .partial()
-    .safeParse(store.settings);
+  const parsed = ZStoredSettings.safeParse(store.settings);
   return {
     ...DEFAULT_SETTINGS,
     ...(parsed.success ? parsed.data : {}),
