@@ -308,8 +308,9 @@ describe('a Stripe checkout that saves the payment method', () => {
     });
     const verified = verifyStripeNotification(config, Buffer.from(body), sign(body), new Date());
     expect(verified).toMatchObject({ kind: 'paid', orderId: order.id, amountMinor: 0, currency: 'USD' });
-    expect(verified!.providerRef).toBe(session.setup_intent);
-    const notification = await withSavedMethod(config, verified!, log);
+    if (verified?.kind !== 'paid') throw new Error('expected a paid notification');
+    expect(verified.providerRef).toBe(session.setup_intent);
+    const notification = await withSavedMethod(config, verified, log);
     expect(notification.savedMethod).toEqual({
       gateway: 'stripe',
       customerRef: session.customer,
