@@ -1,9 +1,10 @@
 /**
  * The buyer's own subscriptions in the store's customer area (`/api/customer/subscriptions...`):
  * the list, cancel at the period end, undo that cancel, a new card for the renewals (the gateway's
- * own page, and the gateway's word that it was saved there), and paying a past-due renewal now (its checkout, with a fresh token). A subscription is
- * the buyer's when it is in the session's store and mode and was bought with the session's e-mail;
- * any other is 404, exactly as one that does not exist, and nothing is changed.
+ * own page, and the gateway's word that it was saved there), and paying a past-due renewal now
+ * (its checkout, with a fresh token). A subscription is the buyer's when it is in the session's
+ * store and mode and was bought with the session's e-mail; any other is 404, exactly as one that
+ * does not exist, and nothing is changed.
  */
 import type {
   TCustomerCancelSubscriptionInput,
