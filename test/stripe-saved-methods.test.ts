@@ -9,7 +9,11 @@
  *   retry settles); a start without it asks for neither and saves nothing;
  * - chargeSaved makes an off-session, confirmed PaymentIntent on the saved customer and method
  *   under the caller's Idempotency-Key, and answers succeeded, failed (the decline code) or
- *   requires_action; the same key charges once; Stripe failing or unreachable is `gateway_error`.
+ *   requires_action; the same key charges once; Stripe failing or unreachable is `gateway_error`;
+ * - over HTTP, a Stripe subscription's Update payment method in the customer area answers Stripe's
+ *   page of a `setup` session on the saved customer; its signed completion saves the SetupIntent's
+ *   PaymentMethod (a replay changes nothing), and the next renewal charges that one; another
+ *   buyer's subscription is 404.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -32,7 +36,8 @@ import { createProduct, importKeys } from './support/catalog.js';
 import { formObject, startFakeStripe, type FakeCard, type FakeStripe } from './support/fake-stripe.js';
 import { testConfig } from './support/in-process.js';
 import { TEST_GATEWAY_SECRET } from './support/payments.js';
-import { clientIp, createStoreFor, dashboard, registerSeller } from './support/seller.js';
+import { previewToken, bearer } from './support/preview.js';
+import { clientIp, createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
 
 const PUBLIC_URL = 'https://shop-api.example.test';
@@ -42,6 +47,7 @@ const WEBHOOK_SECRET = 'whsec_test_saved';
 let fake: FakeStripe;
 let server: Awaited<ReturnType<typeof startServer>>;
 let db: pg.Client;
+let seller: Seller;
 let store: { id: string };
 let product: { id: string };
 let config: ReturnType<typeof testConfig>;
@@ -59,7 +65,7 @@ beforeAll(async () => {
   server = await startServer({ ...env, TEST_GATEWAY_SECRET });
   db = new pg.Client({ connectionString: server.db.url });
   await db.connect();
-  const seller = await registerSeller(server.url);
+  seller = await registerSeller(server.url);
   store = await createStoreFor(seller, 'Plugin Shop');
   product = await createProduct(seller, store.id, { name: 'Plugin', price: 9.99, deliveryMethods: ['licenseKeys'] });
   await importKeys(
@@ -139,7 +145,11 @@ const saveStart = (order: Order) => stripeGateway.start(order, storeObject, gate
 
 const sign = (payload: string) => Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
 
-function completed(session: { id: string; payment_intent: string; customer: string | null }, orderId: string) {
+function completed(
+  session: { id: string; payment_intent: string; customer: string | null },
+  orderId: string,
+  amountTotal = 999,
+) {
   return {
     id: `evt_test_${randomBytes(10).toString('hex')}`,
     object: 'event',
@@ -155,7 +165,7 @@ function completed(session: { id: string; payment_intent: string; customer: stri
         mode: 'payment',
         status: 'complete',
         payment_status: 'paid',
-        amount_total: 999,
+        amount_total: amountTotal,
         currency: 'usd',
         customer: session.customer,
         metadata: { orderId, saveMethod: '1' },
@@ -308,8 +318,9 @@ describe('a Stripe checkout that saves the payment method', () => {
     });
     const verified = verifyStripeNotification(config, Buffer.from(body), sign(body), new Date());
     expect(verified).toMatchObject({ kind: 'paid', orderId: order.id, amountMinor: 0, currency: 'USD' });
-    expect(verified!.providerRef).toBe(session.setup_intent);
-    const notification = await withSavedMethod(config, verified!, log);
+    if (verified?.kind !== 'paid') throw new Error('expected a paid notification');
+    expect(verified.providerRef).toBe(session.setup_intent);
+    const notification = await withSavedMethod(config, verified, log);
     expect(notification.savedMethod).toEqual({
       gateway: 'stripe',
       customerRef: session.customer,
@@ -441,5 +452,177 @@ describe('chargeSaved: an off-session PaymentIntent on the saved customer and me
     expect(() => chargeErrorResult(idempotency)).toThrow(AppError);
     const connection = new Stripe.errors.StripeConnectionError({ message: 'ECONNREFUSED' });
     expect(() => chargeErrorResult(connection)).toThrow(AppError);
+  });
+});
+
+describe("a Stripe subscription's new payment method from the customer area (HTTP)", () => {
+  const DAY = 86_400_000;
+
+  /** A test-mode subscription to a monthly plan at 9.99, paid at Stripe: its id, the buyer, the saved method. */
+  async function subscribedAtStripe(preview: string, email: string) {
+    const plan = await createProduct(
+      seller,
+      store.id,
+      {
+        name: 'Editor Pro',
+        price: 9.99,
+        deliveryMethods: ['deliveryInstructions'],
+        deliveryInstructions: 'Sign in with your e-mail.',
+        plans: [{ interval: 'month', intervalCount: 1, price: 9.99, trialDays: 0 }],
+      },
+      'test',
+    );
+    const planId = (plan.plans as Array<{ id: string }>)[0]!.id;
+    const checkout = await fetch(`${server.url}/api/v1/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp(), ...bearer(preview) },
+      body: JSON.stringify({ shopId: store.id, cart: [{ productId: plan.id, planId, quantity: 1 }], email }),
+    });
+    expect(checkout.status, await checkout.clone().text()).toBe(200);
+    const { orderId, url } = await checkout.json();
+    const start = await post('/api/checkout/start', {
+      orderId,
+      token: new URL(url).searchParams.get('token'),
+      paymentMethod: 'stripe',
+    });
+    expect(start.status, await start.clone().text()).toBe(200);
+    const session = sessionOf((await start.json()).redirectUrl);
+    expect(await (await sendEvent(completed(session, orderId))).json()).toEqual({ outcome: 'settled' });
+    const { rows } = await db.query('select subscription_id from "order" where id = $1', [orderId]);
+    const method = fake.paymentIntents.get(session.payment_intent)!.payment_method!;
+    return { subscriptionId: rows[0].subscription_id as string, customer: session.customer!, method };
+  }
+
+  /** The test-mode customer area's session cookie of `email`, signed in with the e-mailed code. */
+  async function signedIn(email: string): Promise<string> {
+    const started = await post('/api/customer/auth/start', { storeId: store.id, email, mode: 'test' });
+    expect(started.status, await started.clone().text()).toBe(204);
+    let code: string | undefined;
+    for (let tries = 0; !code && tries < 100; tries++) {
+      const { emails } = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
+      const mail = (emails as Array<{ to: string; text: string }>).find((m) => m.to === email);
+      code = mail && /\b(\d{6})\b/.exec(mail.text)?.[1];
+      if (!code) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const verified = await post('/api/customer/auth/verify', { storeId: store.id, email, code, mode: 'test' });
+    expect(verified.status, await verified.clone().text()).toBe(200);
+    return verified.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('svc_customer='))!
+      .split(';')[0]!;
+  }
+
+  const updatePaymentMethod = (cookie: string, subscriptionId: string) =>
+    fetch(`${server.url}/api/customer/subscriptions/${subscriptionId}/payment-method`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp(), cookie },
+      body: '{}',
+    });
+
+  it('answers a setup session on the saved customer; its completion saves the method the next renewal charges', async () => {
+    const preview = await previewToken(seller, store.id);
+    const email = `subscriber-${randomBytes(4).toString('hex')}@example.test`;
+    const sale = await subscribedAtStripe(preview, email);
+    // The card of the first checkout would decline the renewal: only the new one can pay it.
+    fake.cards.set(sale.method, 'declines');
+    const cookie = await signedIn(email);
+
+    // Another buyer of the store (their own session) gets 404, and Stripe is not asked.
+    const stranger = await signedIn(`stranger-${randomBytes(4).toString('hex')}@example.test`);
+    let before = fake.requests.length;
+    const refused = await updatePaymentMethod(stranger, sale.subscriptionId);
+    expect(refused.status).toBe(404);
+    expect((await refused.json()).code).toBe('not_found');
+    expect(fake.requests.length).toBe(before);
+
+    before = fake.requests.length;
+    const answered = await updatePaymentMethod(cookie, sale.subscriptionId);
+    expect(answered.status, await answered.clone().text()).toBe(200);
+    const { url } = await answered.json();
+    expect(url).toMatch(/^https:\/\/checkout\.stripe\.test\//);
+    const sent = fake.requests.slice(before).filter((r) => r.path === '/v1/checkout/sessions');
+    expect(sent).toHaveLength(1);
+    const { rows } = await db.query('select subdomain from store where id = $1', [store.id]);
+    const account = `${PUBLIC_URL}/account/${rows[0].subdomain}?mode=test`;
+    expect(sent[0]!.form).toMatchObject({
+      mode: 'setup',
+      customer: sale.customer,
+      currency: 'usd',
+      success_url: `${account}&done=payment-method`,
+      cancel_url: account,
+    });
+    expect(formObject(sent[0]!.form, 'metadata')).toEqual({ subscriptionId: sale.subscriptionId, methodUpdate: '1' });
+    expect(sent[0]!.form.customer_creation).toBeUndefined();
+    const session = sessionOf(url);
+    const newMethod = fake.setupIntents.get(session.setup_intent!)!.payment_method;
+
+    const event = {
+      id: `evt_test_${randomBytes(10).toString('hex')}`,
+      object: 'event',
+      api_version: Stripe.API_VERSION,
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      pending_webhooks: 1,
+      type: 'checkout.session.completed',
+      data: {
+        object: {
+          id: session.id,
+          object: 'checkout.session',
+          mode: 'setup',
+          status: 'complete',
+          payment_status: 'no_payment_required',
+          amount_total: null,
+          currency: 'usd',
+          customer: session.customer,
+          setup_intent: session.setup_intent,
+          client_reference_id: sale.subscriptionId,
+          metadata: session.metadata,
+        },
+      },
+    };
+    const saved = await sendEvent(event);
+    expect(saved.status, await saved.clone().text()).toBe(200);
+    expect(await saved.json()).toEqual({ outcome: 'method_saved' });
+    expect(
+      fake.requests.some((r) => r.method === 'GET' && r.path === `/v1/setup_intents/${session.setup_intent}`),
+    ).toBe(true);
+    const methods = () =>
+      db.query('select gateway, customer_ref, method_ref from saved_payment_method where subscription_id = $1', [
+        sale.subscriptionId,
+      ]);
+    expect((await methods()).rows).toEqual([{ gateway: 'stripe', customer_ref: sale.customer, method_ref: newMethod }]);
+    // A replay of the event is harmless.
+    expect(await (await sendEvent(event)).json()).toEqual({ outcome: 'duplicate' });
+    expect((await methods()).rows).toHaveLength(1);
+
+    // The seller moves the test clock past the renewal: Stripe is asked to charge the new method.
+    const testKey = await createKeyFor(seller, {
+      scopes: ['subscription:read', 'subscription:write'],
+      storeIds: [store.id],
+      mode: 'test',
+    });
+    const charged = fake.charges.length;
+    const advanced = await fetch(
+      `${server.url}/api/merchant/v1/stores/${store.id}/subscriptions/${sale.subscriptionId}/advance`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${testKey.key}`,
+          'x-forwarded-for': clientIp(),
+        },
+        body: JSON.stringify({ to: new Date(Date.now() + 32 * DAY).toISOString() }),
+      },
+    );
+    expect(advanced.status, await advanced.clone().text()).toBe(200);
+    expect((await advanced.json()).subscription.status).toBe('active');
+    const renewals = fake.charges.slice(charged);
+    expect(renewals).toHaveLength(1);
+    expect(renewals[0]).toMatchObject({
+      status: 'succeeded',
+      amount: 999,
+      customer: sale.customer,
+      payment_method: newMethod,
+    });
   });
 });

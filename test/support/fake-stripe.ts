@@ -11,7 +11,11 @@
  *
  * Every session stands for a buyer who completed it: a `payment` session's PaymentIntent has
  * succeeded with a PaymentMethod (`pm_test_...`), a `setup` session's SetupIntent has set one up,
- * and `customer_creation: 'always'` made a Customer (`cus_test_...`). An off-session PaymentIntent
+ * and `customer_creation: 'always'` made a Customer (`cus_test_...`). A session on an existing
+ * `customer` (a `setup` one: a buyer's new method for a subscription) must name a Customer an
+ * earlier session made (else 400 resource_missing, as Stripe answers) and may not also ask for
+ * `customer_creation`; its SetupIntent sets a new PaymentMethod up on that Customer. A `setup`
+ * session without `currency` is 400, as Stripe refuses it without payment_method_types. An off-session PaymentIntent
  * on a known customer and PaymentMethod answers as `cards` says for that method (default
  * `succeeds`): `declines` is Stripe's 402 card_error `card_declined` (decline_code
  * `insufficient_funds`), `requires_authentication` its 402 `authentication_required` with the
@@ -323,7 +327,32 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         Number(form['line_items[0][price_data][unit_amount]'] ?? 0) * Number(form['line_items[0][quantity]'] ?? 1);
       const sessionId = id('cs');
       const mode = form.mode ?? 'payment';
-      const customer = form.customer_creation === 'always' ? id('cus') : null;
+      if (form.customer) {
+        const known = [...sessions.values()].some((s) => s.customer === form.customer);
+        if (!known)
+          return stripeError(
+            res,
+            400,
+            'invalid_request_error',
+            `No such customer: '${form.customer}'`,
+            'resource_missing',
+          );
+        if (form.customer_creation)
+          return stripeError(
+            res,
+            400,
+            'invalid_request_error',
+            'You may only specify one of these parameters: customer, customer_creation.',
+          );
+      }
+      if (mode === 'setup' && !form.currency && !form['payment_method_types[0]'])
+        return stripeError(
+          res,
+          400,
+          'invalid_request_error',
+          'currency is required in setup mode when payment_method_types is not set.',
+        );
+      const customer = form.customer ?? (form.customer_creation === 'always' ? id('cus') : null);
       const paymentMethod = id('pm');
       const metadata = formObject(form, 'metadata');
       const paymentIntent: FakePaymentIntent = {

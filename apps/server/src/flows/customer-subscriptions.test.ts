@@ -2,24 +2,39 @@
  * The buyer's subscriptions in their customer area, against the real database without HTTP: the
  * list of their own only, cancel at the period end (twice: refused, saying it is scheduled),
  * resume, a new card for the renewals (refused once ended), and paying a past-due renewal by the
- * page's link. Another buyer's subscription is 404 to every action and stays as it was.
+ * page's link. Another buyer's subscription is 404 to every action and stays as it was. A Stripe
+ * subscription's new method: a `setup` Checkout Session on its saved customer (against the local
+ * fake Stripe, through stripe-node), saved when its signed completion arrives (once, whatever the
+ * replays), charged by the next dunning retry; refused without a customer or once ended.
  */
 import { randomBytes } from 'node:crypto';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../test/support/env.js';
 import { createStore } from '../../../../test/support/factories.js';
-import { serviceContext } from '../../../../test/support/in-process.js';
+import {
+  startFakeStripe,
+  type FakeCard,
+  type FakeSession,
+  type FakeStripe,
+} from '../../../../test/support/fake-stripe.js';
+import { serviceContext, testConfig } from '../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../db/orm.js';
 import { ManualClock } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { createLogger } from '../lib/logger.js';
 import { createProduct } from '../modules/catalog/catalog.service.js';
 import { CustomerSchema, type Customer } from '../modules/customers/customers.entities.js';
 import { keptMail } from '../modules/mail/outbox.js';
 import { orderForToken } from '../modules/orders/order-lookup.js';
-import type { TestCard } from '../modules/payments/gateway.js';
+import type { Order } from '../modules/orders/orders.entities.js';
+import type { SavedMethodRefs, TestCard } from '../modules/payments/gateway.js';
+import { SavedPaymentMethodSchema } from '../modules/payments/payments.entities.js';
 import { savedMethodOfSubscription } from '../modules/payments/payments.service.js';
+import { stripeGateway, verifyStripeNotification, withMethodSaved } from '../modules/payments/stripe-gateway.js';
 import type { ServiceContext } from '../modules/request/context.js';
+import type { Store } from '../modules/stores/stores.entities.js';
 import { getSubscription } from '../modules/subscriptions/subscriptions.service.js';
 import { advanceSubscription } from './advance-subscription.js';
 import {
@@ -29,6 +44,7 @@ import {
   payPastDueUrl,
   paymentMethodUpdateUrl,
   resumeCustomerSubscription,
+  saveMethodFromGateway,
   saveTestCardForSubscription,
 } from './customer-subscriptions.js';
 import { createOrder } from './place-order.js';
@@ -71,10 +87,16 @@ async function customerOf(storeId: string, email: string, livemode: boolean): Pr
   return em.findOneOrFail(CustomerSchema, { store: storeId, livemode, email }, { populate: ['store'] });
 }
 
-/** A test subscription to a monthly plan at 9.00, paid on the test gateway's page with `card`. */
-async function subscribed(card: TestCard) {
+/**
+ * A test subscription to a monthly plan at 9.00, paid on the test gateway's page with `card`, or
+ * (`stripe`) paid at Stripe, which saved `stripe.method`; `env` configures the server (Stripe's key).
+ */
+async function subscribed(
+  card: TestCard,
+  options: { env?: Record<string, string>; stripe?: { method: SavedMethodRefs; providerRef: string } } = {},
+) {
   const clock = new ManualClock(T0);
-  const ctx: ServiceContext = { ...serviceContext(orm, clock), livemode: false };
+  const ctx: ServiceContext = { ...serviceContext(orm, clock, options.env), livemode: false };
   const store = await createStore(orm.em.fork());
   const product = await createProduct(ctx, {
     storeId: store.id,
@@ -95,10 +117,11 @@ async function subscribed(card: TestCard) {
     orderId: order.id,
     amountMinor: 900,
     currency: 'USD',
-    providerRef: `test:${unique()}`,
-    savedMethod: { gateway: 'test' as const, customerRef: null, methodRef: card },
+    providerRef: options.stripe?.providerRef ?? `test:${unique()}`,
+    savedMethod: options.stripe?.method ?? { gateway: 'test' as const, customerRef: null, methodRef: card },
   };
-  expect(await handleNotification(ctx, { gateway: 'test', notification, now: clock.now() })).toBe('settled');
+  const gateway = options.stripe ? 'stripe' : 'test';
+  expect(await handleNotification(ctx, { gateway, notification, now: clock.now() })).toBe('settled');
   const subscriptionId = order.subscriptionId!;
   const input = { storeId: store.id, subscriptionId };
   const as = async (who: string, livemode = false) => ({
@@ -247,5 +270,169 @@ describe("the buyer's subscriptions", () => {
     const [after] = (await listCustomerSubscriptions(sale.buyer)).subscriptions;
     expect(after).toMatchObject({ status: 'active', nextChargeAt: at(Date.UTC(2027, 2, 15, 10, 0)) });
     await appError(payPastDueUrl(sale.buyer, id), 'invalid_transition');
+  });
+});
+
+describe('a new payment method at Stripe (a Checkout Session in setup mode)', () => {
+  const SECRET_KEY = 'sk_test_fake_method_update';
+  const WEBHOOK_SECRET = 'whsec_test_method_update';
+  let fake: FakeStripe;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    fake = await startFakeStripe();
+    env = {
+      PUBLIC_URL: 'https://shop-api.example.test',
+      STRIPE_SECRET_KEY: SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE: fake.url,
+    };
+  });
+  afterAll(() => fake?.close());
+
+  /** A Stripe subscription whose first checkout saved a customer and a PaymentMethod that charges as `card`. */
+  async function stripeSubscription(card: FakeCard) {
+    const config = testConfig(env);
+    const order = { id: newId(), number: 1, priceMinor: 900, currency: 'USD', customerEmail: 'b@example.test' };
+    const { redirectUrl } = await stripeGateway.start(
+      { ...order, createdAt: new Date() } as unknown as Order,
+      { name: 'Editor shop' } as Store,
+      { config, log: createLogger('silent'), now: new Date() },
+      { saveMethod: true },
+    );
+    const session = [...fake.sessions.values()].find((s) => s.url === redirectUrl)!;
+    const methodRef = fake.paymentIntents.get(session.payment_intent)!.payment_method!;
+    fake.cards.set(methodRef, card);
+    const method: SavedMethodRefs = { gateway: 'stripe', customerRef: session.customer, methodRef };
+    return subscribed('succeeds', { env, stripe: { method, providerRef: session.payment_intent } });
+  }
+
+  /** Stripe's signed checkout.session.completed of a completed `setup` session, as its webhook sends it. */
+  function completedSetup(session: FakeSession) {
+    const payload = JSON.stringify({
+      id: `evt_test_${unique()}`,
+      object: 'event',
+      api_version: Stripe.API_VERSION,
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      type: 'checkout.session.completed',
+      data: {
+        object: {
+          id: session.id,
+          object: 'checkout.session',
+          mode: 'setup',
+          status: 'complete',
+          payment_status: 'no_payment_required',
+          amount_total: null,
+          currency: session.currency,
+          customer: session.customer,
+          setup_intent: session.setup_intent,
+          client_reference_id: session.client_reference_id,
+          metadata: session.metadata,
+        },
+      },
+    });
+    return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
+  }
+
+  /** The webhook route's work without HTTP: verify, read the SetupIntent, save. */
+  async function deliver(ctx: ServiceContext, event: { payload: string; header: string }) {
+    const verified = verifyStripeNotification(ctx.deps.config, Buffer.from(event.payload), event.header, new Date());
+    if (verified?.kind !== 'method_saved') throw new Error(`not a method update: ${JSON.stringify(verified)}`);
+    const notification = await withMethodSaved(ctx.deps.config, verified, ctx.log);
+    return saveMethodFromGateway(ctx, { gateway: 'stripe', notification: notification!, now: new Date() });
+  }
+
+  const pageSaved = (subscriptionId: string) =>
+    orm.em.fork().find(SavedPaymentMethodSchema, { subscriptionId }, { orderBy: { createdAt: 'asc' } });
+
+  it('sets the new method up on the saved customer; once saved, the past-due retry charges it, and a replay is harmless', async () => {
+    const sale = await stripeSubscription('declines');
+    const id = { subscriptionId: sale.subscriptionId };
+    const first = await savedMethodOfSubscription(sale.ctx, sale.subscriptionId);
+    // The first renewal declines: past due, its retry a day later.
+    const renewal = Date.UTC(2027, 1, 15, 10, 0);
+    await advanceSubscription(sale.ctx, { ...sale.input, to: at(renewal + DAY / 2) });
+    const declined = fake.charges.at(-1)!;
+    expect(declined).toMatchObject({ customer: first!.customerRef, payment_method: first!.methodRef });
+    expect((await listCustomerSubscriptions(sale.buyer)).subscriptions[0]).toMatchObject({ status: 'past_due' });
+
+    const before = fake.requests.length;
+    const { url } = await paymentMethodUpdateUrl(sale.buyer, id);
+    expect(url).toMatch(/^https:\/\/checkout\.stripe\.test\//);
+    const sent = fake.requests.slice(before);
+    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/checkout/sessions']);
+    const account = `https://shop-api.example.test/account/${sale.store.subdomain}?mode=test`;
+    expect(sent[0]!.form).toEqual({
+      mode: 'setup',
+      currency: 'usd',
+      customer: first!.customerRef,
+      client_reference_id: sale.subscriptionId,
+      'metadata[subscriptionId]': sale.subscriptionId,
+      'metadata[methodUpdate]': '1',
+      'setup_intent_data[metadata][subscriptionId]': sale.subscriptionId,
+      'setup_intent_data[metadata][methodUpdate]': '1',
+      success_url: `${account}&done=payment-method`,
+      cancel_url: account,
+    });
+    const session = [...fake.sessions.values()].find((s) => s.url === url)!;
+    const newMethod = fake.setupIntents.get(session.setup_intent!)!.payment_method;
+    expect(newMethod).not.toBe(first!.methodRef);
+    // Nothing is saved until Stripe says the buyer completed the page.
+    expect(await pageSaved(sale.subscriptionId)).toEqual([]);
+
+    const event = completedSetup(session);
+    expect(await deliver(sale.ctx, event)).toBe('method_saved');
+    expect(
+      fake.requests.some((r) => r.method === 'GET' && r.path === `/v1/setup_intents/${session.setup_intent}`),
+    ).toBe(true);
+    expect(await savedMethodOfSubscription(sale.ctx, sale.subscriptionId)).toMatchObject({
+      gateway: 'stripe',
+      customerRef: first!.customerRef,
+      methodRef: newMethod,
+      livemode: false,
+    });
+    // The same event again changes nothing.
+    expect(await deliver(sale.ctx, event)).toBe('duplicate');
+    expect(await pageSaved(sale.subscriptionId)).toHaveLength(1);
+    // As on the test card page, nothing is charged at once: the retry is the engine's, at its time.
+    expect(fake.charges.at(-1)).toBe(declined);
+
+    const retried = await advanceSubscription(sale.ctx, { ...sale.input, to: at(renewal + DAY + DAY / 2) });
+    expect(retried.subscription.status).toBe('active');
+    expect(fake.charges.at(-1)).toMatchObject({
+      status: 'succeeded',
+      amount: 900,
+      customer: first!.customerRef,
+      payment_method: newMethod,
+    });
+  });
+
+  it('refuses a subscription without a saved Stripe customer, and an ended one; a late completion saves nothing', async () => {
+    const sale = await stripeSubscription('succeeds');
+    const id = { subscriptionId: sale.subscriptionId };
+    const { url } = await paymentMethodUpdateUrl(sale.buyer, id);
+    const session = [...fake.sessions.values()].find((s) => s.url === url)!;
+    await cancelSubscriptionNow(sale.ctx, { ...sale.input, atPeriodEnd: false });
+    expect((await appError(paymentMethodUpdateUrl(sale.buyer, id), 'invalid_transition')).message).toContain(
+      'canceled',
+    );
+    expect(await deliver(sale.ctx, completedSetup(session))).toBe('not_charging');
+    expect(await pageSaved(sale.subscriptionId)).toEqual([]);
+
+    const bare = await subscribed('succeeds', {
+      env,
+      stripe: {
+        method: { gateway: 'stripe', customerRef: null, methodRef: 'pm_test_nocustomer' },
+        providerRef: 'pi_x',
+      },
+    });
+    const other = await stripeSubscription('succeeds');
+    const stranger = await other.as(`stranger-${unique()}@example.test`);
+    const before = fake.requests.length;
+    await appError(paymentMethodUpdateUrl(bare.buyer, { subscriptionId: bare.subscriptionId }), 'invalid_transition');
+    // Another buyer's Stripe subscription in the same store is 404.
+    await appError(paymentMethodUpdateUrl(stranger, { subscriptionId: other.subscriptionId }), 'not_found');
+    // Neither asked Stripe for anything.
+    expect(fake.requests.length).toBe(before);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The buyer's own subscriptions in the store's customer area (`/api/customer/subscriptions...`):
  * the list, cancel at the period end, undo that cancel, a new card for the renewals (the gateway's
- * own page), and paying a past-due renewal now (its checkout, with a fresh token). A subscription is
- * the buyer's when it is in the session's store and mode and was bought with the session's e-mail;
- * any other is 404, exactly as one that does not exist, and nothing is changed.
+ * own page, and the gateway's word that it was saved there), and paying a past-due renewal now
+ * (its checkout, with a fresh token). A subscription is the buyer's when it is in the session's
+ * store and mode and was bought with the session's e-mail; any other is 404, exactly as one that
+ * does not exist, and nothing is changed.
  */
 import type {
   TCustomerCancelSubscriptionInput,
@@ -20,8 +21,15 @@ import type { Customer } from '../modules/customers/customers.entities.js';
 import { lockOrder } from '../modules/orders/order-lookup.js';
 import { publicOrderNumber } from '../modules/orders/order-views.js';
 import { OrderSchema } from '../modules/orders/orders.entities.js';
-import { methodUpdateToken, methodUpdateTokenValid } from '../modules/payments/method-update-link.js';
-import { saveMethodOfSubscription } from '../modules/payments/payments.service.js';
+import type { MethodSavedNotification, SavedMethodRefs } from '../modules/payments/gateway.js';
+import { GATEWAYS } from '../modules/payments/gateways.js';
+import { methodUpdateTokenValid } from '../modules/payments/method-update-link.js';
+import {
+  claimGatewayNotification,
+  recordNotificationOutcome,
+  savedMethodOfSubscription,
+  saveMethodOfSubscription,
+} from '../modules/payments/payments.service.js';
 import { testGatewaySettles } from '../modules/payments/test-gateway-rule.js';
 import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
@@ -177,37 +185,55 @@ export async function resumeCustomerSubscription(
 /** Statuses whose renewals will still charge a card: a new one can be saved for them. */
 const CHARGING = new Set<Subscription['status']>(['trialing', 'active', 'past_due', 'paused']);
 
+const charging = (row: Subscription): boolean => CHARGING.has(row.status);
+
+/** 409 for a subscription whose renewals charge nothing any more (ended, or never started). */
+function refuseUnlessCharging(row: Subscription): void {
+  if (!charging(row))
+    throw new AppError(
+      'invalid_transition',
+      `This subscription is ${row.status.replace(/_/g, ' ')}: there are no more charges to pay with a new card.`,
+    );
+}
+
 /**
- * Where the buyer saves a new card for the renewals: the gateway's own page (the test gateway's
- * card page; Stripe: a Checkout Session in `setup` mode). When it is saved, renewals and dunning
- * retries charge it. Refused (409 `invalid_transition`) for a subscription that has ended or never
- * started, and for one paid by invoice. Transaction: none (the link is signed, nothing is stored).
+ * Where the buyer saves a new card for the renewals: the gateway's own page (startMethodUpdate:
+ * the test gateway's card page; Stripe, a Checkout Session in `setup` mode on the saved customer),
+ * which sends them back to their account page. When it is saved, renewals and dunning retries
+ * charge it. Refused (409 `invalid_transition`) for a subscription that has ended or never
+ * started, and for one paid by invoice. Transaction: none (the test link is signed; Stripe keeps
+ * the session; nothing is stored here).
  */
 export async function paymentMethodUpdateUrl(
   ctx: CustomerContext,
   input: TCustomerSubscriptionIdInput,
 ): Promise<TCustomerSubscriptionLink> {
   const row = await ownSubscription(ctx, input.subscriptionId);
-  if (!CHARGING.has(row.status))
+  refuseUnlessCharging(row);
+  const store = storeOf(ctx.customer);
+  const gateway = GATEWAYS[row.paymentMethod as keyof typeof GATEWAYS];
+  if (!gateway?.startMethodUpdate)
     throw new AppError(
       'invalid_transition',
-      `This subscription is ${row.status.replace(/_/g, ' ')}: there are no more charges to pay with a new card.`,
+      row.paymentMethod === 'manual'
+        ? 'This subscription is paid by invoice: there is no card to update.'
+        : `Payment methods of ${store.name} cannot be updated here; contact the store.`,
     );
-  const store = storeOf(ctx.customer);
-  const publicUrl = ctx.deps.config.publicUrl;
-  switch (row.paymentMethod) {
-    case 'test': {
-      const token = methodUpdateToken(ctx.deps.config, row.id, ctx.clock.now());
-      return { url: `${publicUrl}/pay/test/method/${row.id}?token=${encodeURIComponent(token)}` };
-    }
-    default:
-      throw new AppError(
-        'invalid_transition',
-        row.paymentMethod === 'manual'
-          ? 'This subscription is paid by invoice: there is no card to update.'
-          : `Payment methods of ${store.name} cannot be updated here; contact the store.`,
-      );
-  }
+  const scoped = inMode(ctx);
+  const account = (outcome?: string) => `${ctx.deps.config.publicUrl}${accountPageUrl(store, row.livemode, outcome)}`;
+  const { redirectUrl } = await gateway.startMethodUpdate(
+    {
+      subscriptionId: row.id,
+      livemode: row.livemode,
+      currency: row.currency,
+      current: await savedMethodOfSubscription(scoped, row.id),
+      doneUrl: account('payment-method'),
+      cancelUrl: account(),
+    },
+    scoped,
+  );
+  if (!redirectUrl) throw new AppError('service_unavailable', 'The payment gateway gave no page; try again shortly.');
+  return { url: redirectUrl };
 }
 
 /**
@@ -259,12 +285,23 @@ export async function openTestMethodPage(
   if (!subscription || subscription.paymentMethod !== 'test') throw wrong();
   if (!testGatewaySettles(ctx.deps.config, subscription.livemode))
     throw new AppError('validation_failed', 'The test gateway settles test orders only.');
-  if (!CHARGING.has(subscription.status))
-    throw new AppError(
-      'invalid_transition',
-      `This subscription is ${subscription.status.replace(/_/g, ' ')}: there are no more charges to pay with a new card.`,
-    );
+  refuseUnlessCharging(subscription);
   return { subscription, store: subscription.store.getEntity() };
+}
+
+/**
+ * A method the buyer saved on the gateway's page, for the subscription's renewals: they (and a
+ * past-due one's next dunning retry) charge the newest one from now on. Nothing is charged here, on
+ * any gateway: the retry is the engine's, at its time. Transaction: none (one insert).
+ */
+async function saveNewMethod(ctx: ServiceContext, subscription: Subscription, method: SavedMethodRefs): Promise<void> {
+  await saveMethodOfSubscription(ctx, {
+    storeId: subscription.store.id,
+    livemode: subscription.livemode,
+    subscriptionId: subscription.id,
+    method,
+    now: ctx.clock.now(),
+  });
 }
 
 /** The test card chosen on that page, saved for the subscription's renewals. Transaction: none (one insert). */
@@ -273,12 +310,43 @@ export async function saveTestCardForSubscription(
   subscription: Subscription,
   card: string,
 ): Promise<void> {
-  await saveMethodOfSubscription(ctx, {
-    storeId: subscription.store.id,
-    livemode: subscription.livemode,
-    subscriptionId: subscription.id,
-    method: { gateway: 'test', customerRef: null, methodRef: card },
-    now: ctx.clock.now(),
+  await saveNewMethod(ctx, subscription, { gateway: 'test', customerRef: null, methodRef: card });
+}
+
+export type MethodSavedOutcome = 'method_saved' | 'duplicate' | 'unknown_subscription' | 'not_charging';
+
+/**
+ * A gateway's word that the buyer saved a new method on its page (Stripe's completed `setup`
+ * session of startMethodUpdate): claimed once per (gateway, event id), then saved as the test card
+ * page saves its card. A subscription of another gateway or unknown is only recorded, and so is one
+ * that has ended meanwhile (the page would refuse it too). Transaction: one, in which the claim,
+ * the saved method and the outcome commit together, so a replayed event changes nothing.
+ */
+export async function saveMethodFromGateway(
+  ctx: ServiceContext,
+  input: { gateway: string; notification: MethodSavedNotification; now: Date },
+): Promise<MethodSavedOutcome> {
+  const { gateway, notification, now } = input;
+  return inTransaction(ctx, async (tx) => {
+    const fresh = await claimGatewayNotification(tx, {
+      gateway,
+      eventId: notification.eventId,
+      orderId: null,
+      kind: notification.kind,
+      receivedAt: now,
+    });
+    if (!fresh) return 'duplicate';
+    const subscription = await tx.em.findOne(SubscriptionSchema, { id: notification.subscriptionId });
+    let outcome: MethodSavedOutcome;
+    if (!subscription || subscription.paymentMethod !== gateway || notification.savedMethod.gateway !== gateway)
+      outcome = 'unknown_subscription';
+    else if (!charging(subscription)) outcome = 'not_charging';
+    else {
+      await saveNewMethod(tx, subscription, notification.savedMethod);
+      outcome = 'method_saved';
+    }
+    await recordNotificationOutcome(tx, { gateway, eventId: notification.eventId, outcome });
+    return outcome;
   });
 }
 

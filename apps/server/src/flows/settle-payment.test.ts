@@ -543,7 +543,7 @@ describe('stripe gateway verification', () => {
       providerRef: 'pi_test_1',
     });
 
-    expect(await notify('stripe', notification!, sale.clock.now())).toBe('settled');
+    expect(await notify('stripe', notification as PaymentNotification, sale.clock.now())).toBe('settled');
     expect(await orderOf(sale.orderId)).toMatchObject({
       status: 'completed',
       paymentMethod: 'stripe',

@@ -1,27 +1,33 @@
 /**
  * `POST /api/payments/{gateway}/webhook`: inbound gateway notifications. The body is kept as
  * raw bytes (whatever its content type) because the signature covers exactly those bytes;
- * nothing is parsed before it verifies. No session is read, so CSRF does not apply.
+ * nothing is parsed before it verifies. No session is read, so CSRF does not apply. A payment's
+ * news settles or refunds an order (flows/settle-payment.ts); a buyer's new payment method for a
+ * subscription (Stripe's completed method-update session) is saved for its renewals
+ * (flows/customer-subscriptions.ts).
  */
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { assertReadable } from '../lib/input-limits.js';
-import { handleNotification, type PaymentNotification } from '../flows/settle-payment.js';
+import { saveMethodFromGateway } from '../flows/customer-subscriptions.js';
+import { handleNotification } from '../flows/settle-payment.js';
+import type { GatewayNotification } from '../modules/payments/gateway.js';
 import {
   STRIPE_SIGNATURE_HEADER,
   verifyStripeNotification,
+  withMethodSaved,
   withSavedMethod,
 } from '../modules/payments/stripe-gateway.js';
 import { TEST_SIGNATURE_HEADER, verifyTestNotification } from '../modules/payments/test-gateway.js';
 import { plainRoute } from './plain-route.js';
 
-/** A verified notification, or null for a genuine event that concerns no payment of ours (answered 200 `ignored`). */
+/** A verified notification, or null for a genuine event that concerns nothing of ours (answered 200 `ignored`). */
 type Verifier = (
   deps: AppDeps,
   raw: Buffer,
   headers: Record<string, string | string[] | undefined>,
-) => PaymentNotification | null | Promise<PaymentNotification | null>;
+) => GatewayNotification | null | Promise<GatewayNotification | null>;
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
@@ -36,7 +42,8 @@ export const VERIFIERS: Record<string, Verifier> = {
       deps.clock.now(),
     );
   },
-  // A saving session's completion reads its PaymentMethod from Stripe first (withSavedMethod).
+  // A saving session's completion reads its PaymentMethod from Stripe first (withSavedMethod,
+  // withMethodSaved for a buyer's new method).
   stripe: async (deps, raw, headers) => {
     const verified = verifyStripeNotification(
       deps.config,
@@ -44,7 +51,10 @@ export const VERIFIERS: Record<string, Verifier> = {
       header(headers[STRIPE_SIGNATURE_HEADER]),
       deps.clock.now(),
     );
-    return verified && withSavedMethod(deps.config, verified, deps.log);
+    if (!verified) return null;
+    return verified.kind === 'method_saved'
+      ? withMethodSaved(deps.config, verified, deps.log)
+      : withSavedMethod(deps.config, verified, deps.log);
   },
 };
 
@@ -125,6 +135,14 @@ export const paymentNotificationRoute = plainRoute({
     }
     // What is stored of it must be storable text (a NUL in an event id once reached PostgreSQL).
     assertReadable(notification);
+    if (notification.kind === 'method_saved') {
+      const saved = await saveMethodFromGateway(ctx, { gateway, notification, now: ctx.clock.now() });
+      request.log.info(
+        { gateway, eventId: notification.eventId, subscriptionId: notification.subscriptionId, outcome: saved },
+        'payment method notification',
+      );
+      return reply.code(200).send({ outcome: saved });
+    }
     const outcome = await handleNotification(ctx, { gateway, notification, now: ctx.clock.now() });
     request.log.info(
       { gateway, eventId: notification.eventId, orderId: notification.orderId, outcome },

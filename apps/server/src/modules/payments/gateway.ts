@@ -3,7 +3,8 @@
  * where the buyer goes next (a redirect) or what to do (instructions), and, for a gateway the money
  * went through (Stripe), gives a settled payment back when the seller refunds. A gateway that can
  * keep the buyer's payment method (test, Stripe) saves it at checkout when asked and charges it
- * later without the buyer (chargeSaved: a subscription's renewals). The registry (gateways.ts) and
+ * later without the buyer (chargeSaved: a subscription's renewals), and sends the buyer to its own
+ * page to save a new one for those renewals (startMethodUpdate). The registry (gateways.ts) and
  * each gateway's own file name this one contract.
  */
 import type { TPaymentMethod } from '@svc/schemas';
@@ -61,6 +62,21 @@ export type ChargeResult =
   | { status: 'failed'; declineCode: string; providerRef: string | null }
   | { status: 'requires_action'; providerRef: string | null };
 
+/**
+ * The buyer's `Update payment method` of a subscription (the customer area): what the gateway's
+ * own page needs to save a new method for the renewals.
+ */
+export interface MethodUpdateRequest {
+  subscriptionId: string;
+  livemode: boolean;
+  currency: string;
+  /** The method the renewals charge today, or null: Stripe sets the new one up on its customer. */
+  current: SavedPaymentMethod | null;
+  /** Where the buyer lands once the new method is saved, and where if they give up. */
+  doneUrl: string;
+  cancelUrl: string;
+}
+
 export interface Gateway {
   method: TPaymentMethod;
   /** A gateway that calls a provider (Stripe) answers a promise; the local ones answer at once. */
@@ -87,6 +103,14 @@ export interface Gateway {
    * Absent where no provider holds the money (manual, test): the refund is ours alone.
    */
   refund?(payment: Payment, order: Order, ctx: GatewayContext): Promise<GatewayRefund>;
+  /**
+   * Where the buyer saves a new payment method for a subscription's renewals: the gateway's own
+   * page (the test gateway's card page, a Stripe Checkout Session in `setup` mode). The method is
+   * saved when the page says so (the test card's form; Stripe's MethodSavedNotification). An
+   * impossible update (no saved Stripe customer) throws `invalid_transition`; the provider not
+   * answering `service_unavailable`. Absent for `manual`: its renewals are invoices.
+   */
+  startMethodUpdate?(request: MethodUpdateRequest, ctx: ServiceContext): Promise<PaymentStart>;
 }
 
 /** An inbound notification as a gateway's verifier reads it (flows/settle-payment.ts handles it). */
@@ -101,3 +125,18 @@ export interface PaymentNotification {
   /** A `paid` checkout that saved the buyer's payment method: recorded with the settlement. */
   savedMethod?: SavedMethodRefs;
 }
+
+/**
+ * A payment method the buyer saved for a subscription on the gateway's page (startMethodUpdate),
+ * as its notification carries it: the renewals charge it from now on (flows/customer-subscriptions.ts).
+ */
+export interface MethodSavedNotification {
+  /** The provider's id of this notification; a repeat of it changes nothing. */
+  eventId: string;
+  kind: 'method_saved';
+  subscriptionId: string;
+  savedMethod: SavedMethodRefs;
+}
+
+/** Whatever a gateway's verified notification says: a payment's news, or a subscription's new method. */
+export type GatewayNotification = PaymentNotification | MethodSavedNotification;

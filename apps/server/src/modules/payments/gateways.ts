@@ -16,6 +16,7 @@ import { storeSettings } from '../stores/store-views.js';
 import { newId } from '../../lib/ids.js';
 import type { ChargeResult, Gateway, GatewayContext, TestCard } from './gateway.js';
 import { PaymentSchema } from './payments.entities.js';
+import { methodUpdateToken } from './method-update-link.js';
 import { claimTestCharge } from './payments.repo.js';
 import { stripeGateway } from './stripe-gateway.js';
 import { testGatewaySettles } from './test-gateway-rule.js';
@@ -133,6 +134,14 @@ export const testGateway: Gateway = {
     if (row.status === 'succeeded') return { status: 'succeeded', providerRef };
     if (row.status === 'requires_action') return { status: 'requires_action', providerRef };
     return { status: 'failed', declineCode: row.decline_code ?? 'card_declined', providerRef };
+  },
+
+  /** The card page (http/test-pay.ts) opened by a signed, hour-long link: nothing is stored until a card is chosen. */
+  startMethodUpdate(request, ctx) {
+    const token = methodUpdateToken(ctx.deps.config, request.subscriptionId, ctx.clock.now());
+    return Promise.resolve({
+      redirectUrl: `${ctx.deps.config.publicUrl}/pay/test/method/${request.subscriptionId}?token=${encodeURIComponent(token)}`,
+    });
   },
 };
 

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  */
 export async function claimNotification(
   em: EntityManager,
-  notification: { gateway: string; eventId: string; orderId: string; kind: string; receivedAt: Date },
+  notification: { gateway: string; eventId: string; orderId: string | null; kind: string; receivedAt: Date },
 ): Promise<boolean> {
   const fresh: unknown[] = await em.execute(
     `insert into payment_notification (gateway, event_id, order_id, kind, outcome, received_at)

@@ -67,7 +67,7 @@ export async function refundPayments(
 /** Claims an inbound notification in the context's transaction; false for one seen before. */
 export function claimGatewayNotification(
   ctx: ServiceContext,
-  notification: { gateway: string; eventId: string; orderId: string; kind: string; receivedAt: Date },
+  notification: { gateway: string; eventId: string; orderId: string | null; kind: string; receivedAt: Date },
 ): Promise<boolean> {
   return claimNotification(ctx.em, notification);
 }

@@ -26,6 +26,12 @@
  *   400/404 invalid_request_error (a detached or missing method)       -> failed (its code)
  *   network error, timeout, 429, 5xx, authentication, idempotency_error -> AppError gateway_error (retry)
  *
+ * A buyer's new payment method for a subscription (startMethodUpdate, the customer area's Update
+ * payment method) is the same `setup` session, on the customer the renewals charge, with the metadata
+ * `{ subscriptionId, methodUpdate: '1' }`; its checkout.session.completed becomes a
+ * MethodSavedNotification with the SetupIntent's PaymentMethod (withMethodSaved reads it), which
+ * the renewals charge from then on.
+ *
  * STRIPE_API_BASE points the client at another host (a local fake in tests).
  */
 import { createHash } from 'node:crypto';
@@ -35,7 +41,13 @@ import type { Logger } from '../../lib/logger.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { looksLikeId } from '../../lib/ids.js';
 import { publicOrderNumber } from '../orders/order-views.js';
-import type { ChargeResult, Gateway, PaymentNotification } from './gateway.js';
+import type {
+  ChargeResult,
+  Gateway,
+  MethodSavedNotification,
+  PaymentNotification,
+  SavedMethodRefs,
+} from './gateway.js';
 
 export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
 /** Seconds a signed event stays acceptable (Stripe's default, and ours for the test gateway). */
@@ -103,6 +115,42 @@ const refundRefused = () =>
 /** A saving session's metadata mark: its completion records the customer and PaymentMethod. */
 const SAVE_METHOD = '1';
 
+/** A method-update session's metadata mark: its completion saves the method for the subscription. */
+const METHOD_UPDATE = '1';
+
+/** A Checkout Session that only sets a payment method up (nothing is paid): a trial's, or a new method's. */
+function setupSession(
+  currency: string,
+  metadata: Record<string, string>,
+): Pick<Stripe.Checkout.SessionCreateParams, 'mode' | 'currency' | 'setup_intent_data'> {
+  return { mode: 'setup', currency: currency.toLowerCase(), setup_intent_data: { metadata } };
+}
+
+/** Stripe's page for `params`; Stripe failing, or answering no page, is `service_unavailable`. */
+async function checkoutSessionUrl(
+  config: Config,
+  log: Logger,
+  params: Stripe.Checkout.SessionCreateParams,
+  options: Stripe.RequestOptions,
+  about: Record<string, string>,
+): Promise<string> {
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await stripeClient(config.stripeSecretKey!, config.stripeApiBase).checkout.sessions.create(
+      params,
+      options,
+    );
+  } catch (error) {
+    log.error({ err: stripeFailure(error), ...about }, 'stripe checkout session failed');
+    throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
+  }
+  if (!session.url) {
+    log.error({ ...about, sessionId: session.id }, 'stripe checkout session has no url');
+    throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
+  }
+  return session.url;
+}
+
 /** What a charge of a saved method may not be answered with: ours, without Stripe's words. */
 const chargeRefused = () =>
   new AppError('gateway_error', 'The payment gateway did not answer the charge; try again shortly.');
@@ -143,11 +191,7 @@ export const stripeGateway: Gateway = {
       : { orderId: order.id };
     const params: Stripe.Checkout.SessionCreateParams = {
       ...(setupOnly
-        ? {
-            mode: 'setup',
-            currency: order.currency.toLowerCase(),
-            setup_intent_data: { metadata },
-          }
+        ? setupSession(order.currency, metadata)
         : {
             mode: 'payment',
             line_items: [
@@ -178,20 +222,45 @@ export const stripeGateway: Gateway = {
       success_url: `${orderUrl}?stripe=success&session_id={CHECKOUT_SESSION_ID}`,
       cancel_url: `${orderUrl}?stripe=cancelled`,
     };
-    let session: Stripe.Checkout.Session;
-    try {
-      session = await stripeClient(config.stripeSecretKey, config.stripeApiBase).checkout.sessions.create(params, {
-        idempotencyKey: idempotencyKey(order.id, order.priceMinor, order.currency, params),
-      });
-    } catch (error) {
-      log.error({ err: stripeFailure(error), orderId: order.id }, 'stripe checkout session failed');
-      throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
-    }
-    if (!session.url) {
-      log.error({ orderId: order.id, sessionId: session.id }, 'stripe checkout session has no url');
-      throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
-    }
-    return { redirectUrl: session.url };
+    const redirectUrl = await checkoutSessionUrl(
+      config,
+      log,
+      params,
+      { idempotencyKey: idempotencyKey(order.id, order.priceMinor, order.currency, params) },
+      { orderId: order.id },
+    );
+    return { redirectUrl };
+  },
+
+  async startMethodUpdate(request, ctx) {
+    const { config } = ctx.deps;
+    if (!config.stripeSecretKey) throw new AppError('service_unavailable', 'Stripe is not configured.');
+    // The new method joins the customer the renewals charge (Stripe charges a method only with its customer).
+    const customer = request.current?.gateway === 'stripe' ? request.current.customerRef : null;
+    if (!customer)
+      throw new AppError(
+        'invalid_transition',
+        'This subscription has no saved Stripe customer to add a card to; contact the store.',
+      );
+    const metadata = { subscriptionId: request.subscriptionId, methodUpdate: METHOD_UPDATE };
+    const params: Stripe.Checkout.SessionCreateParams = {
+      ...setupSession(request.currency, metadata),
+      customer,
+      client_reference_id: request.subscriptionId,
+      metadata,
+      success_url: request.doneUrl,
+      cancel_url: request.cancelUrl,
+    };
+    // No idempotency key of ours: each click is a new session (a completed one cannot be reused);
+    // stripe-node's own key covers its retry of this one request.
+    const redirectUrl = await checkoutSessionUrl(
+      config,
+      ctx.log,
+      params,
+      {},
+      { subscriptionId: request.subscriptionId },
+    );
+    return { redirectUrl };
   },
 
   async refund(payment, order, { config, log }) {
@@ -286,6 +355,33 @@ export async function withSavedMethod(
 ): Promise<PaymentNotification> {
   const { saveFrom, ...plain } = notification;
   if (!saveFrom || plain.kind !== 'paid') return plain;
+  const savedMethod = await savedMethodFrom(config, saveFrom, log, { orderId: plain.orderId });
+  // Without one it settles all the same: the buyer paid; only renewals cannot be charged.
+  return savedMethod ? { ...plain, savedMethod } : plain;
+}
+
+/**
+ * A method-update session's completion with the PaymentMethod its SetupIntent set up, or null
+ * (ignored) when Stripe names none. Stripe not answering throws `service_unavailable`, so Stripe
+ * delivers the event again later.
+ */
+export async function withMethodSaved(
+  config: Config,
+  notification: MethodSavedPending,
+  log: Logger,
+): Promise<MethodSavedNotification | null> {
+  const { saveFrom, ...plain } = notification;
+  const savedMethod = await savedMethodFrom(config, saveFrom, log, { subscriptionId: plain.subscriptionId });
+  return savedMethod ? { ...plain, savedMethod } : null;
+}
+
+/** The customer and PaymentMethod of a saving session, read from its intent; null when Stripe names neither. */
+async function savedMethodFrom(
+  config: Config,
+  saveFrom: SaveFrom,
+  log: Logger,
+  about: Record<string, string>,
+): Promise<SavedMethodRefs | null> {
   if (!config.stripeSecretKey) throw new AppError('service_unavailable', 'Stripe is not configured.');
   const client = stripeClient(config.stripeSecretKey, config.stripeApiBase);
   let intent: { customer: string | { id: string } | null; payment_method: string | { id: string } | null };
@@ -294,24 +390,26 @@ export async function withSavedMethod(
       ? await client.setupIntents.retrieve(saveFrom.intent)
       : await client.paymentIntents.retrieve(saveFrom.intent);
   } catch (error) {
-    log.error({ err: stripeFailure(error), orderId: plain.orderId }, 'stripe saved method not read');
+    log.error({ err: stripeFailure(error), ...about }, 'stripe saved method not read');
     throw new AppError('service_unavailable', 'Stripe is not answering; try again shortly.');
   }
   const customerRef = saveFrom.customer ?? idOf(intent.customer);
   const methodRef = idOf(intent.payment_method);
   if (!customerRef || !methodRef) {
-    // Settled all the same: the buyer paid; only renewals cannot be charged without them.
-    log.error({ orderId: plain.orderId, intent: saveFrom.intent }, 'stripe saving session without customer or method');
-    return plain;
+    log.error({ ...about, intent: saveFrom.intent }, 'stripe saving session without customer or method');
+    return null;
   }
-  return { ...plain, savedMethod: { gateway: 'stripe', customerRef, methodRef } };
+  return { gateway: 'stripe', customerRef, methodRef };
 }
 
-/** Where a saving session's PaymentMethod is read (withSavedMethod). */
+/** Where a saving session's PaymentMethod is read (withSavedMethod, withMethodSaved). */
 interface SaveFrom {
   intent: string;
   customer: string | null;
 }
+
+/** A method-update session's completion before its SetupIntent is read (withMethodSaved). */
+export type MethodSavedPending = Omit<MethodSavedNotification, 'savedMethod'> & { saveFrom: SaveFrom };
 
 const refuse = (why: string) => new AppError('signature_invalid', `Notification refused: ${why}.`);
 
@@ -334,7 +432,7 @@ export function verifyStripeNotification(
   raw: Buffer,
   header: string | undefined,
   now: Date,
-): (PaymentNotification & { saveFrom?: SaveFrom }) | null {
+): (PaymentNotification & { saveFrom?: SaveFrom }) | MethodSavedPending | null {
   if (!config.stripeWebhookSecret) throw new AppError('not_found', 'The Stripe gateway is not configured.');
   if (!header) throw refuse('no signature header');
   let event: Stripe.Event;
@@ -374,6 +472,24 @@ export function verifyStripeNotification(
       const session = event.data.object;
       const failed = event.type === 'checkout.session.async_payment_failed';
       const saving = session.metadata?.saveMethod === SAVE_METHOD;
+      // A buyer's new method for a subscription (startMethodUpdate): nothing is paid, nothing settles.
+      if (session.mode === 'setup' && session.metadata?.methodUpdate === METHOD_UPDATE) {
+        const subscriptionId = session.metadata.subscriptionId;
+        const setupIntent = idOf(session.setup_intent);
+        if (
+          event.type !== 'checkout.session.completed' ||
+          !subscriptionId ||
+          !looksLikeId(subscriptionId) ||
+          !setupIntent
+        )
+          return null;
+        return {
+          eventId: event.id,
+          kind: 'method_saved',
+          subscriptionId,
+          saveFrom: { intent: setupIntent, customer: idOf(session.customer) },
+        };
+      }
       // A saving `setup` session (a trial's zero total) completes with nothing to pay: it settles 0.
       if (saving && session.mode === 'setup') {
         const orderId = ourOrderId(session.metadata);
