@@ -2,7 +2,7 @@
  * The buyer's subscriptions in their customer area, against the real database without HTTP: the
  * list of their own only, cancel at the period end (twice: refused, saying it is scheduled),
  * resume, a new card for the renewals (refused once ended), and paying a past-due renewal by the
- * page's link. Another buyer's subscription is 404 to every action and stays as it was.
+ * page's link, which is the mailed one (pressing it leaves that working). Another buyer's subscription is 404 to every action and stays as it was.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,7 +212,7 @@ describe("the buyer's subscriptions", () => {
     await appError(openTestMethodPage(sale.ctx, sale.subscriptionId, token), 'invalid_transition');
   });
 
-  it('Pay now: a past-due renewal’s checkout by a fresh token; paid there, active again', async () => {
+  it('Pay now: a past-due renewal’s checkout by the mailed link, which stays valid; paid there, active again', async () => {
     const sale = await subscribed('declines_renewals');
     const id = { subscriptionId: sale.subscriptionId };
     await appError(payPastDueUrl(sale.buyer, id), 'invalid_transition');
@@ -224,14 +224,25 @@ describe("the buyer's subscriptions", () => {
     expect(unpaid.status).toBe('pending');
     // The e-mailed payment_failed link opens the same order's checkout, where the buyer can pay.
     const mail = await keptMail({ ...sale.ctx, em: orm.em.fork() }, { to: sale.email });
-    const mailed = /http\S+\/checkout\/\S+/.exec(mail.find((m) => m.subject.startsWith('Payment failed'))!.text)![0];
-    expect(new URL(mailed).pathname).toBe(`/checkout/${unpaid.id}`);
+    const mailed = new URL(
+      /http\S+\/checkout\/\S+/.exec(mail.find((m) => m.subject.startsWith('Payment failed'))!.text)![0],
+    );
+    expect(mailed.pathname).toBe(`/checkout/${unpaid.id}`);
+    const opens = (token: string) => orderForToken({ ...sale.ctx, em: orm.em.fork() }, unpaid.id, token);
+    expect((await opens(mailed.searchParams.get('token')!)).status).toBe('pending');
 
-    const { url } = await payPastDueUrl(sale.buyer, id);
-    const link = new URL(url);
-    expect(link.pathname).toBe(`/checkout/${unpaid.id}`);
-    const order = await orderForToken({ ...sale.ctx, em: orm.em.fork() }, unpaid.id, link.searchParams.get('token')!);
-    expect(order.status).toBe('pending');
+    // Pay now, twice: each link opens the checkout, and the mailed link still does (issue 40).
+    const first = new URL((await payPastDueUrl(sale.buyer, id)).url);
+    const second = new URL((await payPastDueUrl(sale.buyer, id)).url);
+    expect(first.pathname).toBe(`/checkout/${unpaid.id}`);
+    for (const link of [first, second, mailed])
+      expect((await opens(link.searchParams.get('token')!)).id).toBe(unpaid.id);
+    // The link opens that order only: not another of the buyer's orders, and a wrong token opens nothing.
+    await appError(
+      orderForToken({ ...sale.ctx, em: orm.em.fork() }, sale.order.id, mailed.searchParams.get('token')!),
+      'store_forbidden',
+    );
+    await appError(opens('0'.repeat(64)), 'store_forbidden');
     const paid = {
       eventId: `page_${unique()}`,
       kind: 'paid' as const,
