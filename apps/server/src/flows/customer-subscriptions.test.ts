@@ -1,6 +1,6 @@
 /**
  * The buyer's subscriptions in their customer area, against the real database without HTTP: the
- * list of their own only, cancel at the period end (twice: refused, saying it is scheduled),
+ * list of their own only (a seller's scheduled pause said in it), cancel at the period end (twice: refused, saying it is scheduled),
  * resume, a new card for the renewals (refused once ended), and paying a past-due renewal by the
  * page's link, which is the mailed one (pressing it leaves that working). Another buyer's subscription is 404 to every action and stays as it was.
  */
@@ -20,7 +20,7 @@ import { orderForToken } from '../modules/orders/order-lookup.js';
 import type { TestCard } from '../modules/payments/gateway.js';
 import { savedMethodOfSubscription } from '../modules/payments/payments.service.js';
 import type { ServiceContext } from '../modules/request/context.js';
-import { getSubscription } from '../modules/subscriptions/subscriptions.service.js';
+import { getSubscription, pauseSubscription } from '../modules/subscriptions/subscriptions.service.js';
 import { advanceSubscription } from './advance-subscription.js';
 import {
   cancelCustomerSubscription,
@@ -32,7 +32,7 @@ import {
   saveTestCardForSubscription,
 } from './customer-subscriptions.js';
 import { createOrder } from './place-order.js';
-import { cancelSubscriptionNow } from './renew-subscription.js';
+import { cancelSubscriptionNow, resumeSubscription } from './renew-subscription.js';
 import { handleNotification } from './settle-payment.js';
 
 let orm: Orm;
@@ -183,6 +183,25 @@ describe("the buyer's subscriptions", () => {
     });
     const again = await appError(resumeCustomerSubscription(sale.buyer, id), 'invalid_transition');
     expect(again.message).toContain('not set to cancel');
+  });
+
+  it('a pause the seller scheduled: the buyer’s list says when it pauses and when it charges again', async () => {
+    const sale = await subscribed('succeeds');
+    const periodEnd = Date.UTC(2027, 1, 15, 10, 0);
+    const resumesAt = periodEnd + 14 * DAY;
+    await pauseSubscription(sale.ctx, { ...sale.input, resumesAt: at(resumesAt) });
+    expect(await getSubscription(sale.ctx, sale.input)).toMatchObject({ status: 'active', pauseAtPeriodEnd: true });
+    const [listed] = (await listCustomerSubscriptions(sale.buyer)).subscriptions;
+    expect(listed).toMatchObject({
+      status: 'active',
+      pausesAt: at(periodEnd),
+      nextChargeAt: at(resumesAt),
+      endsAt: null,
+    });
+    // Undone by the seller: the list is back to the renewal at the period end.
+    await resumeSubscription(sale.ctx, sale.input);
+    const [resumed] = (await listCustomerSubscriptions(sale.buyer)).subscriptions;
+    expect(resumed).toMatchObject({ pausesAt: null, nextChargeAt: at(periodEnd) });
   });
 
   it('a new card from the test gateway’s page pays the renewals; refused once the subscription has ended', async () => {

@@ -51,12 +51,16 @@ async function ownSubscription(ctx: CustomerContext, subscriptionId: string, loc
   return row;
 }
 
-/** When the next charge falls, as the buyer's page says it: none once it is set to end or has ended. */
+/**
+ * When the next charge falls, as the buyer's page says it: none once it is set to end or has
+ * ended; the end of a pause (scheduled or running) when it has one, since resuming charges.
+ */
 function nextChargeAt(row: Subscription): Date | null {
   switch (row.status) {
     case 'trialing':
     case 'active':
-      return row.cancelAtPeriodEnd || row.pauseAtPeriodEnd ? null : row.currentPeriodEnd;
+      if (row.pauseAtPeriodEnd) return row.resumesAt ?? null;
+      return row.cancelAtPeriodEnd ? null : row.currentPeriodEnd;
     case 'past_due':
       return row.nextRetryAt ?? null;
     case 'paused':
@@ -94,6 +98,7 @@ async function toCustomerSubscription(ctx: ServiceContext, row: Subscription): P
     trialEnd: row.trialEnd ? iso(row.trialEnd) : null,
     cancelAtPeriodEnd: row.cancelAtPeriodEnd,
     endsAt: row.cancelAtPeriodEnd ? iso(row.currentPeriodEnd) : null,
+    pausesAt: row.pauseAtPeriodEnd ? iso(row.currentPeriodEnd) : null,
     endedAt: row.endedAt ? iso(row.endedAt) : null,
     pastDueAt: row.pastDueAt ? iso(row.pastDueAt) : null,
     orders: orders.map((order) => ({
