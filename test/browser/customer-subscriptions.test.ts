@@ -2,12 +2,12 @@
  * In a real browser: the buyer's subscriptions in their customer area (issue 40, item 4). A buyer
  * subscribes with a test card, signs in to the test-mode area with the e-mailed code, cancels at
  * the period end in the dialog (by keyboard), sees "Ends on <date>", resumes; saves a new card on
- * the test gateway's page; with `Declines renewals`, after the seller advances the test clock the
- * page shows `Pay now`; its link is the payment_failed mail's, which still opens the checkout after
- * the press, and paying there with `Succeeds` brings it back to active. A subscription the
- * seller ended while the page was open refuses a new card, said on the page. axe-clean light and
- * dark; no sideways scrolling at 360 px with a very long product name; screenshots at 1280 and 390
- * px in both schemes.
+ * the test gateway's page; after a reload sees a pause the seller scheduled ("Pauses on <date>").
+ * With `Declines renewals`, after the seller advances the test clock the page shows `Pay now`; its
+ * link is the payment_failed mail's, which still opens the checkout after the press, and paying
+ * there with `Succeeds` brings it back to active. A subscription the seller ended while the page
+ * was open refuses a new card, said on the page. axe-clean light and dark; no sideways scrolling at
+ * 360 px with a very long product name; screenshots at 1280 and 390 px in both schemes.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -266,6 +266,15 @@ describe("the buyer's subscriptions in the customer area", () => {
     await page.getByRole('button', { name: 'Save card' }).click();
     await page.waitForURL(new RegExp(`/account/${s.shop.store.subdomain}\\?mode=test$`));
     await page.getByText('Your new payment method is saved: it pays the next renewals.').waitFor();
+
+    // The seller schedules a pause from the period end: the page, loaded again, says when it pauses
+    // and when it charges again (issue 40: the buyer's view did not carry the schedule).
+    const resumesAt = new Date(Date.parse(subscription.currentPeriodEnd) + 14 * DAY).toISOString();
+    await json(await merchant(s, 'POST', `/subscriptions/${subscriptionId}/pause`, { resumesAt }), 200);
+    await page.reload();
+    await card()
+      .getByText(`Pauses on ${day(subscription.currentPeriodEnd)}; next charge $9.00 on ${day(resumesAt)}`)
+      .waitFor();
 
     // The seller ends it while the page is open: a new card is refused, and the page says why.
     await json(await merchant(s, 'POST', `/subscriptions/${subscriptionId}/cancel`, { atPeriodEnd: false }), 200);
