@@ -200,8 +200,10 @@ describe('merchant API: subscriptions', () => {
 
     const later = new Date(Date.parse(current.currentPeriodEnd) + 7 * 86_400_000).toISOString();
     const paused = await json(await call(key, 'POST', `${path}/pause`, { resumesAt: later }), 200);
-    expect(paused.status).toBe('active');
+    expect(paused).toMatchObject({ status: 'active', pauseAtPeriodEnd: true });
     expect(Date.parse(paused.resumesAt)).toBe(Date.parse(later));
+    // Read again later, the subscription still says the pause is scheduled (issue 40).
+    expect(await json(await call(key, 'GET', path), 200)).toMatchObject({ status: 'active', pauseAtPeriodEnd: true });
   });
 
   it('a test key does not see live subscriptions (404), nor a live key test ones', async () => {

@@ -2,11 +2,12 @@
  * In a real browser: the buyer's subscriptions in their customer area (issue 40, item 4). A buyer
  * subscribes with a test card, signs in to the test-mode area with the e-mailed code, cancels at
  * the period end in the dialog (by keyboard), sees "Ends on <date>", resumes; saves a new card on
- * the test gateway's page; with `Declines renewals`, after the seller advances the test clock the
- * page shows `Pay now`, and paying with `Succeeds` brings it back to active. A subscription the
- * seller ended while the page was open refuses a new card, said on the page. axe-clean light and
- * dark; no sideways scrolling at 360 px with a very long product name; screenshots at 1280 and 390
- * px in both schemes.
+ * the test gateway's page; after a reload sees a pause the seller scheduled ("Pauses on <date>").
+ * With `Declines renewals`, after the seller advances the test clock the page shows `Pay now`; its
+ * link is the payment_failed mail's, which still opens the checkout after the press, and paying
+ * there with `Succeeds` brings it back to active. A subscription the seller ended while the page
+ * was open refuses a new card, said on the page. axe-clean light and dark; no sideways scrolling at
+ * 360 px with a very long product name; screenshots at 1280 and 390 px in both schemes.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -135,6 +136,33 @@ async function codeFor(email: string): Promise<string> {
   throw new Error(`no code e-mailed to ${email}`);
 }
 
+/** The pay link of the payment_failed mail to `email` in the development mailbox. */
+async function payLinkFor(email: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const { emails } = await (await fetch(`${server.url}/dev/mailbox.json`)).json();
+    const mail = emails.find(
+      (m: { to: string; subject: string }) => m.to === email && m.subject.startsWith('Payment failed'),
+    );
+    const link = mail && new RegExp(`${server.url}/checkout/[a-z0-9]+\\?token=[0-9a-f]+`).exec(mail.text)?.[0];
+    if (link) return link;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no payment_failed link e-mailed to ${email}`);
+}
+
+/** The status `POST /api/checkout/enter` answers for a checkout link's order and token. */
+async function opensCheckout(link: string): Promise<number> {
+  const url = new URL(link);
+  const response = await fetch(`${server.url}/api/checkout/enter`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip() },
+    body: JSON.stringify({ orderId: url.pathname.split('/').pop(), token: url.searchParams.get('token') }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
 async function signIn(s: Seller, email: string): Promise<void> {
   await page.goto(`${server.url}/account/${s.shop.store.subdomain}?mode=test`);
   await page.getByLabel('E-mail').fill(email);
@@ -239,6 +267,15 @@ describe("the buyer's subscriptions in the customer area", () => {
     await page.waitForURL(new RegExp(`/account/${s.shop.store.subdomain}\\?mode=test$`));
     await page.getByText('Your new payment method is saved: it pays the next renewals.').waitFor();
 
+    // The seller schedules a pause from the period end: the page, loaded again, says when it pauses
+    // and when it charges again (issue 40: the buyer's view did not carry the schedule).
+    const resumesAt = new Date(Date.parse(subscription.currentPeriodEnd) + 14 * DAY).toISOString();
+    await json(await merchant(s, 'POST', `/subscriptions/${subscriptionId}/pause`, { resumesAt }), 200);
+    await page.reload();
+    await card()
+      .getByText(`Pauses on ${day(subscription.currentPeriodEnd)}; next charge $9.00 on ${day(resumesAt)}`)
+      .waitFor();
+
     // The seller ends it while the page is open: a new card is refused, and the page says why.
     await json(await merchant(s, 'POST', `/subscriptions/${subscriptionId}/cancel`, { atPeriodEnd: false }), 200);
     await card().getByRole('button', { name: 'Update payment method' }).click();
@@ -267,8 +304,20 @@ describe("the buyer's subscriptions in the customer area", () => {
     await expectAccessible(page, 'customer subscriptions, past due');
     await shots('customer-subscriptions-past-due');
 
+    // The payment_failed mail's link opens the renewal's checkout before and after Pay now: pressing
+    // it gives that same link and revokes nothing (issue 40). The buyer then pays by the mail.
+    const mailed = await payLinkFor(email);
+    expect(await opensCheckout(mailed)).toBe(200);
     await mine.getByRole('button', { name: 'Pay now' }).click();
-    await page.waitForURL(new RegExp(`^${server.url}/checkout/[a-z0-9]+\\?token=`));
+    let pressed = '';
+    await page.waitForURL((url) => {
+      if (url.pathname.startsWith('/checkout/') && url.searchParams.has('token')) pressed = url.href;
+      return pressed !== '';
+    });
+    expect(pressed).toBe(mailed);
+    expect(await opensCheckout(mailed)).toBe(200);
+    expect(await opensCheckout(`${mailed.slice(0, -1)}${mailed.endsWith('0') ? '1' : '0'}`)).toBe(403);
+    await page.goto(mailed);
     await page.getByLabel('Test payment').check();
     await page.getByRole('button', { name: 'Pay $9.00' }).click();
     await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));

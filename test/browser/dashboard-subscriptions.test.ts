@@ -4,7 +4,8 @@
  * paying with the test card; in the dashboard (test mode) the seller finds one subscription by the
  * buyer's e-mail, opens it, advances its test clock a month and sees the renewal order in the
  * timeline, changes the plan with the server's preview shown before confirming (and the order then
- * charges exactly that), cancels at the period end in a dialog by keyboard alone and resumes it.
+ * charges exactly that), cancels at the period end in a dialog by keyboard alone and resumes it,
+ * pauses it from the period end (still shown after a reload) and undoes that.
  * axe-core finds no serious or critical violation on the list, the page and the dialogs, light and
  * dark. A viewOrders member sees the page and no action; another store's subscription is 404.
  */
@@ -256,6 +257,32 @@ describe('dashboard: subscriptions', () => {
       .filter({ hasText: /^Active$/ })
       .waitFor();
     await page.getByRole('button', { name: 'Cancel subscription' }).waitFor();
+
+    // Pause from the period end: said on the page, and still said after a reload, which reads only
+    // the stored schedule (issue 40). Resume then undoes the scheduled pause.
+    await page.getByRole('button', { name: 'Pause subscription' }).click();
+    const pause = page.getByRole('alertdialog', { name: 'Pause this subscription?' });
+    await pause.getByRole('button', { name: 'Pause subscription' }).click();
+    await pause.waitFor({ state: 'detached' });
+    const pausesOn = summary.getByRole('definition').filter({ hasText: /^Active \(pauses on / });
+    await pausesOn.waitFor();
+    await page.reload();
+    await pausesOn.waitFor();
+    await summary
+      .getByRole('definition')
+      .filter({ hasText: /^Pauses on / })
+      .waitFor();
+    expect(await page.getByRole('button', { name: 'Pause subscription' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Resume subscription' }).click();
+    const unpause = page.getByRole('alertdialog', { name: 'Resume this subscription?' });
+    expect(await unpause.textContent()).toContain('The scheduled pause is undone');
+    await unpause.getByRole('button', { name: 'Resume subscription' }).click();
+    await unpause.waitFor({ state: 'detached' });
+    await summary
+      .getByRole('definition')
+      .filter({ hasText: /^Active$/ })
+      .waitFor();
+    await page.getByRole('button', { name: 'Pause subscription' }).waitFor();
   }, 150_000);
 
   it("shows a viewOrders member the subscription and no action; another store's subscription is 404", async () => {

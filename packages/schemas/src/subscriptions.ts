@@ -60,6 +60,10 @@ export const ZSubscription = z.object({
   cancelAtPeriodEnd: z.boolean(),
   canceledAt: ZTimestamp.nullable(),
   endedAt: ZTimestamp.nullable(),
+  pauseAtPeriodEnd: z.boolean().meta({
+    description:
+      'A pause is scheduled: it becomes `paused` at `currentPeriodEnd` (and resumes by itself at `resumesAt`, when set)',
+  }),
   pausedAt: ZTimestamp.nullable(),
   resumesAt: ZTimestamp.nullable(),
   pastDueAt: ZTimestamp.nullable(),
@@ -246,11 +250,15 @@ export const ZCustomerSubscription = z.object({
   paymentMethod: z.string(),
   currentPeriodEnd: ZTimestamp,
   nextChargeAt: ZTimestamp.nullable().meta({
-    description: 'When the next renewal charges `amount`; null when none will (cancelling, paused, ended)',
+    description:
+      'When `amount` is next charged: the renewal, a past-due retry, or the end of a pause (`resumesAt`); null when none is scheduled (cancelling, paused with no end, ended)',
   }),
   trialEnd: ZTimestamp.nullable(),
   cancelAtPeriodEnd: z.boolean(),
   endsAt: ZTimestamp.nullable().meta({ description: 'When a scheduled cancel ends it (the period end); else null' }),
+  pausesAt: ZTimestamp.nullable().meta({
+    description: "When the seller's scheduled pause starts (the period end); else null",
+  }),
   endedAt: ZTimestamp.nullable(),
   pastDueAt: ZTimestamp.nullable(),
   orders: z

@@ -145,10 +145,13 @@ function cadence(sub: TCustomerSubscription): string {
   return `${money(sub.amount, sub.currency)}${unit}${seats}`;
 }
 
-/** What happens next, in one line: the next charge, the end, or the payment that failed. */
+/** What happens next, in one line: the next charge, the end, a scheduled pause, or the payment that failed. */
 function nextLine(sub: TCustomerSubscription): string {
   if (sub.status === 'canceled') return sub.endedAt ? `Ended on ${day(sub.endedAt)}` : 'Ended';
   if (sub.endsAt) return `Ends on ${day(sub.endsAt)}`;
+  // The seller's pause, from the period end; it resumes (and charges) on nextChargeAt when it has an end.
+  if (sub.pausesAt)
+    return `Pauses on ${day(sub.pausesAt)}${sub.nextChargeAt ? `; next charge ${money(sub.amount, sub.currency)} on ${day(sub.nextChargeAt)}` : ''}`;
   if (sub.status === 'past_due')
     return `The last payment failed${sub.nextChargeAt ? `; we try again on ${day(sub.nextChargeAt)}` : ''}. Pay now to keep it.`;
   if (sub.status === 'paused') return sub.nextChargeAt ? `Paused until ${day(sub.nextChargeAt)}` : 'Paused';

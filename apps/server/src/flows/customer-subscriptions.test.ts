@@ -1,11 +1,12 @@
 /**
  * The buyer's subscriptions in their customer area, against the real database without HTTP: the
- * list of their own only, cancel at the period end (twice: refused, saying it is scheduled),
+ * list of their own only (a seller's scheduled pause said in it), cancel at the period end (twice: refused, saying it is scheduled),
  * resume, a new card for the renewals (refused once ended), and paying a past-due renewal by the
- * page's link. Another buyer's subscription is 404 to every action and stays as it was. A Stripe
- * subscription's new method: a `setup` Checkout Session on its saved customer (against the local
- * fake Stripe, through stripe-node), saved when its signed completion arrives (once, whatever the
- * replays), charged by the next dunning retry; refused without a customer or once ended.
+ * page's link, which is the mailed one (pressing it leaves that working). Another buyer's
+ * subscription is 404 to every action and stays as it was. A Stripe subscription's new method: a
+ * `setup` Checkout Session on its saved customer (against the local fake Stripe, through
+ * stripe-node), saved when its signed completion arrives (once, whatever the replays), charged by
+ * the next dunning retry; refused without a customer or once ended.
  */
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
@@ -35,7 +36,7 @@ import { savedMethodOfSubscription } from '../modules/payments/payments.service.
 import { stripeGateway, verifyStripeNotification, withMethodSaved } from '../modules/payments/stripe-gateway.js';
 import type { ServiceContext } from '../modules/request/context.js';
 import type { Store } from '../modules/stores/stores.entities.js';
-import { getSubscription } from '../modules/subscriptions/subscriptions.service.js';
+import { getSubscription, pauseSubscription } from '../modules/subscriptions/subscriptions.service.js';
 import { advanceSubscription } from './advance-subscription.js';
 import {
   cancelCustomerSubscription,
@@ -48,7 +49,7 @@ import {
   saveTestCardForSubscription,
 } from './customer-subscriptions.js';
 import { createOrder } from './place-order.js';
-import { cancelSubscriptionNow } from './renew-subscription.js';
+import { cancelSubscriptionNow, resumeSubscription } from './renew-subscription.js';
 import { handleNotification } from './settle-payment.js';
 
 let orm: Orm;
@@ -208,6 +209,25 @@ describe("the buyer's subscriptions", () => {
     expect(again.message).toContain('not set to cancel');
   });
 
+  it('a pause the seller scheduled: the buyer’s list says when it pauses and when it charges again', async () => {
+    const sale = await subscribed('succeeds');
+    const periodEnd = Date.UTC(2027, 1, 15, 10, 0);
+    const resumesAt = periodEnd + 14 * DAY;
+    await pauseSubscription(sale.ctx, { ...sale.input, resumesAt: at(resumesAt) });
+    expect(await getSubscription(sale.ctx, sale.input)).toMatchObject({ status: 'active', pauseAtPeriodEnd: true });
+    const [listed] = (await listCustomerSubscriptions(sale.buyer)).subscriptions;
+    expect(listed).toMatchObject({
+      status: 'active',
+      pausesAt: at(periodEnd),
+      nextChargeAt: at(resumesAt),
+      endsAt: null,
+    });
+    // Undone by the seller: the list is back to the renewal at the period end.
+    await resumeSubscription(sale.ctx, sale.input);
+    const [resumed] = (await listCustomerSubscriptions(sale.buyer)).subscriptions;
+    expect(resumed).toMatchObject({ pausesAt: null, nextChargeAt: at(periodEnd) });
+  });
+
   it('a new card from the test gateway’s page pays the renewals; refused once the subscription has ended', async () => {
     const sale = await subscribed('declines_renewals');
     const id = { subscriptionId: sale.subscriptionId };
@@ -235,7 +255,7 @@ describe("the buyer's subscriptions", () => {
     await appError(openTestMethodPage(sale.ctx, sale.subscriptionId, token), 'invalid_transition');
   });
 
-  it('Pay now: a past-due renewal’s checkout by a fresh token; paid there, active again', async () => {
+  it('Pay now: a past-due renewal’s checkout by the mailed link, which stays valid; paid there, active again', async () => {
     const sale = await subscribed('declines_renewals');
     const id = { subscriptionId: sale.subscriptionId };
     await appError(payPastDueUrl(sale.buyer, id), 'invalid_transition');
@@ -247,14 +267,25 @@ describe("the buyer's subscriptions", () => {
     expect(unpaid.status).toBe('pending');
     // The e-mailed payment_failed link opens the same order's checkout, where the buyer can pay.
     const mail = await keptMail({ ...sale.ctx, em: orm.em.fork() }, { to: sale.email });
-    const mailed = /http\S+\/checkout\/\S+/.exec(mail.find((m) => m.subject.startsWith('Payment failed'))!.text)![0];
-    expect(new URL(mailed).pathname).toBe(`/checkout/${unpaid.id}`);
+    const mailed = new URL(
+      /http\S+\/checkout\/\S+/.exec(mail.find((m) => m.subject.startsWith('Payment failed'))!.text)![0],
+    );
+    expect(mailed.pathname).toBe(`/checkout/${unpaid.id}`);
+    const opens = (token: string) => orderForToken({ ...sale.ctx, em: orm.em.fork() }, unpaid.id, token);
+    expect((await opens(mailed.searchParams.get('token')!)).status).toBe('pending');
 
-    const { url } = await payPastDueUrl(sale.buyer, id);
-    const link = new URL(url);
-    expect(link.pathname).toBe(`/checkout/${unpaid.id}`);
-    const order = await orderForToken({ ...sale.ctx, em: orm.em.fork() }, unpaid.id, link.searchParams.get('token')!);
-    expect(order.status).toBe('pending');
+    // Pay now, twice: each link opens the checkout, and the mailed link still does (issue 40).
+    const first = new URL((await payPastDueUrl(sale.buyer, id)).url);
+    const second = new URL((await payPastDueUrl(sale.buyer, id)).url);
+    expect(first.pathname).toBe(`/checkout/${unpaid.id}`);
+    for (const link of [first, second, mailed])
+      expect((await opens(link.searchParams.get('token')!)).id).toBe(unpaid.id);
+    // The link opens that order only: not another of the buyer's orders, and a wrong token opens nothing.
+    await appError(
+      orderForToken({ ...sale.ctx, em: orm.em.fork() }, sale.order.id, mailed.searchParams.get('token')!),
+      'store_forbidden',
+    );
+    await appError(opens('0'.repeat(64)), 'store_forbidden');
     const paid = {
       eventId: `page_${unique()}`,
       kind: 'paid' as const,

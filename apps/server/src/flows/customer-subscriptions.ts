@@ -2,7 +2,7 @@
  * The buyer's own subscriptions in the store's customer area (`/api/customer/subscriptions...`):
  * the list, cancel at the period end, undo that cancel, a new card for the renewals (the gateway's
  * own page, and the gateway's word that it was saved there), and paying a past-due renewal now
- * (its checkout, with a fresh token). A subscription is the buyer's when it is in the session's
+ * (its checkout, by the mailed pay link). A subscription is the buyer's when it is in the session's
  * store and mode and was bought with the session's e-mail; any other is 404, exactly as one that
  * does not exist, and nothing is changed.
  */
@@ -13,14 +13,13 @@ import type {
   TCustomerSubscriptionLink,
   TCustomerSubscriptionList,
 } from '@svc/schemas';
-import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import { minorToAmount } from '../lib/money.js';
 import { iso } from '../lib/timestamps.js';
 import type { Customer } from '../modules/customers/customers.entities.js';
-import { lockOrder } from '../modules/orders/order-lookup.js';
 import { publicOrderNumber } from '../modules/orders/order-views.js';
 import { OrderSchema } from '../modules/orders/orders.entities.js';
+import { renewalPayToken } from '../modules/orders/renewal-pay-link.js';
 import type { MethodSavedNotification, SavedMethodRefs } from '../modules/payments/gateway.js';
 import { GATEWAYS } from '../modules/payments/gateways.js';
 import { methodUpdateTokenValid } from '../modules/payments/method-update-link.js';
@@ -60,12 +59,16 @@ async function ownSubscription(ctx: CustomerContext, subscriptionId: string, loc
   return row;
 }
 
-/** When the next charge falls, as the buyer's page says it: none once it is set to end or has ended. */
+/**
+ * When the next charge falls, as the buyer's page says it: none once it is set to end or has
+ * ended; the end of a pause (scheduled or running) when it has one, since resuming charges.
+ */
 function nextChargeAt(row: Subscription): Date | null {
   switch (row.status) {
     case 'trialing':
     case 'active':
-      return row.cancelAtPeriodEnd || row.pauseAtPeriodEnd ? null : row.currentPeriodEnd;
+      if (row.pauseAtPeriodEnd) return row.resumesAt ?? null;
+      return row.cancelAtPeriodEnd ? null : row.currentPeriodEnd;
     case 'past_due':
       return row.nextRetryAt ?? null;
     case 'paused':
@@ -103,6 +106,7 @@ async function toCustomerSubscription(ctx: ServiceContext, row: Subscription): P
     trialEnd: row.trialEnd ? iso(row.trialEnd) : null,
     cancelAtPeriodEnd: row.cancelAtPeriodEnd,
     endsAt: row.cancelAtPeriodEnd ? iso(row.currentPeriodEnd) : null,
+    pausesAt: row.pauseAtPeriodEnd ? iso(row.currentPeriodEnd) : null,
     endedAt: row.endedAt ? iso(row.endedAt) : null,
     pastDueAt: row.pastDueAt ? iso(row.pastDueAt) : null,
     orders: orders.map((order) => ({
@@ -237,35 +241,30 @@ export async function paymentMethodUpdateUrl(
 }
 
 /**
- * `Pay now` on a past-due subscription: the checkout of its unpaid renewal order, opened by a new
- * token (as the e-mailed payment_failed link is made; it replaces that link's token). Paid there,
- * the subscription is active again and the card used is saved for the renewals. Transaction: one,
- * holding the subscription's row lock and then the order's.
+ * `Pay now` on a past-due subscription: the checkout of its unpaid renewal order, by the same link
+ * the payment_failed mail gave (orders/renewal-pay-link.ts: derived from the order, nothing
+ * stored), so pressing it leaves the mailed link working. Paid there, the subscription is active
+ * again and the card used is saved for the renewals. Transaction: none (it only reads).
  */
 export async function payPastDueUrl(
   ctx: CustomerContext,
   input: TCustomerSubscriptionIdInput,
 ): Promise<TCustomerSubscriptionLink> {
-  return inTransaction(inMode(ctx), async (tx) => {
-    const row = await ownSubscription({ ...tx, customer: ctx.customer }, input.subscriptionId, true);
-    refuseWhileCharging(tx, row);
-    if (row.status !== 'past_due' || !row.unpaidFrom)
-      throw new AppError(
-        'invalid_transition',
-        `This subscription is ${row.status.replace(/_/g, ' ')}: there is no payment due.`,
-      );
-    const unpaid = await tx.em.findOne(
-      OrderSchema,
-      { subscriptionId: row.id, periodStart: row.unpaidFrom, billingReason: 'subscription_cycle', status: 'pending' },
-      { fields: ['id'] },
+  const row = await ownSubscription(ctx, input.subscriptionId);
+  refuseWhileCharging(ctx, row);
+  if (row.status !== 'past_due' || !row.unpaidFrom)
+    throw new AppError(
+      'invalid_transition',
+      `This subscription is ${row.status.replace(/_/g, ' ')}: there is no payment due.`,
     );
-    if (!unpaid) throw new AppError('invalid_transition', 'There is no unpaid renewal to pay; reload the page.');
-    const order = await lockOrder(tx, unpaid.id);
-    const token = randomToken(32);
-    order.checkoutTokenHash = sha256Hex(token);
-    await tx.em.flush();
-    return { url: checkoutUrl(tx.deps.config.publicUrl, order.id, token) };
-  });
+  const unpaid = await ctx.em.findOne(
+    OrderSchema,
+    { subscriptionId: row.id, periodStart: row.unpaidFrom, billingReason: 'subscription_cycle', status: 'pending' },
+    { fields: ['id'] },
+  );
+  if (!unpaid) throw new AppError('invalid_transition', 'There is no unpaid renewal to pay; reload the page.');
+  const { config } = ctx.deps;
+  return { url: checkoutUrl(config.publicUrl, unpaid.id, renewalPayToken(config, unpaid.id)) };
 }
 
 /**

@@ -38,6 +38,7 @@ import { afterEventWrite } from '../modules/events/outbox.js';
 import { transition } from '../modules/orders/order-lifecycle.js';
 import { lockOrder } from '../modules/orders/order-lookup.js';
 import { toOrderDetail, type CheckoutOrderFields } from '../modules/orders/order-views.js';
+import { renewalPayToken } from '../modules/orders/renewal-pay-link.js';
 import { OrderSchema, type Order } from '../modules/orders/orders.entities.js';
 import { insertNewOrder } from '../modules/orders/orders.repo.js';
 import type { ChargeResult } from '../modules/payments/gateway.js';
@@ -157,7 +158,7 @@ async function periodOrder(
       couponCode: order.couponCode ?? null,
       buyerIp: first?.buyerIp ?? '',
       userAgent: null,
-      // The buyer's pay link is made when a charge fails (a new token then; this one is never shown).
+      // Never shown: the buyer pays a failed renewal by its pay link (orders/renewal-pay-link.ts).
       checkoutTokenHash: sha256Hex(randomToken(32)),
       periodStart: charge.periodStart,
       lines: [
@@ -281,11 +282,10 @@ async function finishStep(
     if (!expectsCharge(row, order)) return afterMove(row, untilNow);
     const result = await applyMove(tx, row, 'failed', planned.at, planned.charge);
     if (result.mail === 'payment_failed') {
-      // A new token for the e-mailed link: the order's checkout, where the buyer pays (or
-      // authenticates) with the card of their choice, which renewals then use.
-      const token = randomToken(32);
-      order.checkoutTokenHash = sha256Hex(token);
-      const payUrl = checkoutUrl(tx.deps.config.publicUrl, order.id, token);
+      // The e-mailed link: the order's checkout, where the buyer pays (or authenticates) with the
+      // card of their choice, which renewals then use. Its token is derived, not stored, so the
+      // customer area's Pay now gives the same link and neither revokes the other.
+      const payUrl = checkoutUrl(tx.deps.config.publicUrl, order.id, renewalPayToken(tx.deps.config, order.id));
       await recordSubscriptionMail(tx, { subscription: row, kind: 'payment_failed', now: planned.at, payUrl });
     }
     // Dunning ran out: the unpaid period's order is no longer payable.

@@ -97,6 +97,7 @@ function SubscriptionView({ subscription: sub }: { subscription: Subscription })
               <dd>
                 {statusLabel(sub.status)}
                 {sub.cancelAtPeriodEnd ? ` (ends on ${formatDate(sub.currentPeriodEnd)})` : ''}
+                {sub.pauseAtPeriodEnd ? ` (pauses on ${formatDate(sub.currentPeriodEnd)})` : ''}
               </dd>
               <dt>Plan</dt>
               <dd>{cadenceLabel(sub)}</dd>
@@ -292,7 +293,8 @@ function SubscriptionActions({ subscription: sub }: { subscription: Subscription
   const pause = useMutation(trpc.subscriptions.pause.mutationOptions({ onSuccess: done }));
   const running = sub.status === 'trialing' || sub.status === 'active';
   const cancellable = ['trialing', 'active', 'past_due', 'paused'].includes(sub.status) && !sub.cancelAtPeriodEnd;
-  const resumable = sub.status === 'paused' || (running && sub.cancelAtPeriodEnd);
+  const scheduled = sub.cancelAtPeriodEnd || sub.pauseAtPeriodEnd;
+  const resumable = sub.status === 'paused' || (running && scheduled);
   return (
     <>
       {running && !sub.cancelAtPeriodEnd && <ChangePlan subscription={sub} />}
@@ -311,11 +313,14 @@ function SubscriptionActions({ subscription: sub }: { subscription: Subscription
               The saved payment method is charged {formatMoney(sub.amount, sub.currency)} now and a new period starts.
             </p>
           ) : (
-            <p>The scheduled cancel is undone: it renews on {formatDate(sub.currentPeriodEnd)} as before.</p>
+            <p>
+              The scheduled {sub.cancelAtPeriodEnd ? 'cancel' : 'pause'} is undone: it renews on{' '}
+              {formatDate(sub.currentPeriodEnd)} as before.
+            </p>
           )}
         </ConfirmAction>
       )}
-      {running && !sub.cancelAtPeriodEnd && (
+      {running && !scheduled && (
         <ConfirmAction
           verb="Pause subscription"
           title="Pause this subscription?"
@@ -330,9 +335,9 @@ function SubscriptionActions({ subscription: sub }: { subscription: Subscription
         </ConfirmAction>
       )}
       {cancellable && <CancelSubscription subscription={sub} />}
-      {/* The subscription's view does not carry a scheduled pause: say it here once it is set. */}
-      <span role="status" className={pause.isSuccess ? 'basis-full text-sm text-muted' : 'visually-hidden'}>
-        {pause.isSuccess ? `Pauses on ${formatDate(sub.currentPeriodEnd)}; resume it to keep it running.` : ''}
+      {/* Read from the stored schedule (pauseAtPeriodEnd), so it is said after a reload too. */}
+      <span role="status" className={sub.pauseAtPeriodEnd ? 'basis-full text-sm text-muted' : 'visually-hidden'}>
+        {sub.pauseAtPeriodEnd ? `Pauses on ${formatDate(sub.currentPeriodEnd)}; resume it to keep it running.` : ''}
       </span>
     </>
   );

@@ -13,7 +13,10 @@ export function cadenceLabel(cadence: Cadence, short = false): string {
   return cadence.intervalCount === 1 ? ADVERB[cadence.interval] : `Every ${per}`;
 }
 
-/** When the subscription next charges, or why it will not: `Ends on <date>`, `Ended <date>`, `Paused`. */
+/**
+ * When the subscription next charges, or why it will not: `Ends on <date>`, `Pauses on <date>`,
+ * `Ended <date>`, `Paused`.
+ */
 export function chargeLine(subscription: Subscription, date: (iso: string | null) => string): string {
   switch (subscription.status) {
     case 'canceled':
@@ -27,6 +30,8 @@ export function chargeLine(subscription: Subscription, date: (iso: string | null
       return `Past due since ${date(subscription.pastDueAt)}`;
     default:
       if (subscription.cancelAtPeriodEnd) return `Ends on ${date(subscription.currentPeriodEnd)}`;
+      if (subscription.pauseAtPeriodEnd)
+        return `Pauses on ${date(subscription.currentPeriodEnd)}${subscription.resumesAt ? ` until ${date(subscription.resumesAt)}` : ''}`;
       return date(subscription.currentPeriodEnd);
   }
 }

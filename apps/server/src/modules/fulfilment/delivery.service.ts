@@ -1,12 +1,12 @@
 /**
  * What the buyer receives, and who may see it. Access, in order: the checkout token (query
- * or the svc_checkout cookie) or the order's link token (`orderUrl`, orders/order-link.ts), the buyer's e-mail (a store setting can turn that off), a
+ * or the svc_checkout cookie; a renewal's pay link's token too) or the order's link token (`orderUrl`, orders/order-link.ts), the buyer's e-mail (a store setting can turn that off), a
  * customer session (svc_customer) of that e-mail in the order's store, a staff session with
  * viewOrders. None given: 401; given but wrong: 403; unknown order:
  * 404; not paid: 409. A refunded order shows nothing more.
  */
 import type { TDeliveryMethod, TDeliveryPayload } from '@svc/schemas';
-import { deriveKey, hmacHex, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { deriveKey, hmacHex, safeEqual } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import type { Context, ServiceContext } from '../request/context.js';
 import { authenticateSession, requireMember } from '../access/guards.js';
@@ -14,6 +14,7 @@ import { LicenseKeySchema, ProductSchema, StoredFileSchema } from '../catalog/ca
 import { decryptLicenseKey } from '../catalog/license-key-crypto.js';
 import { checkoutTokenFor } from '../orders/checkout-cookie.js';
 import { opensOrderLink } from '../orders/order-link.js';
+import { opensCheckout } from '../orders/order-lookup.js';
 import { authenticateCustomer } from '../customers/customer-session.js';
 import { OrderLineSchema, OrderSchema, type Order } from '../orders/orders.entities.js';
 import { StoreSchema } from '../stores/stores.entities.js';
@@ -52,9 +53,7 @@ export async function buyerOrderAccess(ctx: Context, query: AccessQuery): Promis
   let offered = false;
   if (token) {
     offered = true;
-    granted =
-      (!!order.checkoutTokenHash && safeEqual(order.checkoutTokenHash, sha256Hex(token))) ||
-      opensOrderLink(ctx.deps.config, order.id, token);
+    granted = opensCheckout(ctx.deps.config, order, token) || opensOrderLink(ctx.deps.config, order.id, token);
   }
   if (!granted && query.email) {
     offered = true;

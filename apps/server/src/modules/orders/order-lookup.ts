@@ -1,22 +1,35 @@
 /**
- * Finding one order: by the checkout token that opens it, by the store and the mode of the
+ * Finding one order: by the checkout token (or a renewal's pay link) that opens it, by the store and the mode of the
  * context, or locked for the caller's transaction (every change of an order takes the lock first).
  */
 import { LockMode } from '@mikro-orm/core';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
+import type { Config } from '../../config.js';
 import type { ServiceContext } from '../request/context.js';
 import { lockOnce } from '../request/transaction.js';
 import { OrderSchema, type Order } from './orders.entities.js';
+import { opensRenewalPayLink } from './renewal-pay-link.js';
 
 /** `ORD-<n>`: an order's public number (order-views.ts publicOrderNumber). */
 export const ORDER_NUMBER = /^ORD-(\d{1,18})$/;
+
+/**
+ * Whether `token` opens the order's checkout: its checkout token (stored as a hash) or, for a
+ * renewal order, its pay link's token (renewal-pay-link.ts). Constant time.
+ */
+export function opensCheckout(config: Config, order: Order, token: string): boolean {
+  return (
+    (!!order.checkoutTokenHash && safeEqual(order.checkoutTokenHash, sha256Hex(token))) ||
+    opensRenewalPayLink(config, order, token)
+  );
+}
 
 /** The order a checkout token opens, or 404 (unknown order) / 403 (wrong token). */
 export async function orderForToken(ctx: ServiceContext, orderId: string, token: string): Promise<Order> {
   const order = await ctx.em.findOne(OrderSchema, { id: orderId });
   if (!order) throw new AppError('not_found', 'Order not found.');
-  if (!order.checkoutTokenHash || !safeEqual(order.checkoutTokenHash, sha256Hex(token))) {
+  if (!opensCheckout(ctx.deps.config, order, token)) {
     throw new AppError('store_forbidden', 'This link does not open this order.');
   }
   return order;

@@ -113,6 +113,7 @@ export function toSubscriptionView(row: Subscription): TSubscription {
     cancelAtPeriodEnd: row.cancelAtPeriodEnd,
     canceledAt: when(row.canceledAt),
     endedAt: when(row.endedAt),
+    pauseAtPeriodEnd: row.pauseAtPeriodEnd,
     pausedAt: when(row.pausedAt),
     resumesAt: when(row.resumesAt),
     pastDueAt: when(row.pastDueAt),
