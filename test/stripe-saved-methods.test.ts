@@ -33,7 +33,13 @@ import {
 import type { ServiceContext } from '../apps/server/src/modules/request/context.js';
 import type { Store } from '../apps/server/src/modules/stores/stores.entities.js';
 import { createProduct, importKeys } from './support/catalog.js';
-import { formObject, startFakeStripe, type FakeCard, type FakeStripe } from './support/fake-stripe.js';
+import {
+  completedSetupEvent,
+  formObject,
+  startFakeStripe,
+  type FakeCard,
+  type FakeStripe,
+} from './support/fake-stripe.js';
 import { testConfig } from './support/in-process.js';
 import { TEST_GATEWAY_SECRET } from './support/payments.js';
 import { previewToken, bearer } from './support/preview.js';
@@ -294,28 +300,9 @@ describe('a Stripe checkout that saves the payment method', () => {
     const session = sessionOf(redirectUrl!);
     expect(session.setup_intent).toMatch(/^seti_test_/);
 
-    const body = JSON.stringify({
-      id: `evt_test_${randomBytes(8).toString('hex')}`,
-      object: 'event',
-      api_version: Stripe.API_VERSION,
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      type: 'checkout.session.completed',
-      data: {
-        object: {
-          id: session.id,
-          object: 'checkout.session',
-          mode: 'setup',
-          status: 'complete',
-          payment_status: 'no_payment_required',
-          amount_total: null,
-          currency: 'usd',
-          customer: session.customer,
-          setup_intent: session.setup_intent,
-          metadata: { orderId: order.id, saveMethod: '1' },
-        },
-      },
-    });
+    const body = JSON.stringify(
+      completedSetupEvent(session, { currency: 'usd', metadata: { orderId: order.id, saveMethod: '1' } }),
+    );
     const verified = verifyStripeNotification(config, Buffer.from(body), sign(body), new Date());
     expect(verified).toMatchObject({ kind: 'paid', orderId: order.id, amountMinor: 0, currency: 'USD' });
     if (verified?.kind !== 'paid') throw new Error('expected a paid notification');
@@ -556,30 +543,7 @@ describe("a Stripe subscription's new payment method from the customer area (HTT
     const session = sessionOf(url);
     const newMethod = fake.setupIntents.get(session.setup_intent!)!.payment_method;
 
-    const event = {
-      id: `evt_test_${randomBytes(10).toString('hex')}`,
-      object: 'event',
-      api_version: Stripe.API_VERSION,
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      pending_webhooks: 1,
-      type: 'checkout.session.completed',
-      data: {
-        object: {
-          id: session.id,
-          object: 'checkout.session',
-          mode: 'setup',
-          status: 'complete',
-          payment_status: 'no_payment_required',
-          amount_total: null,
-          currency: 'usd',
-          customer: session.customer,
-          setup_intent: session.setup_intent,
-          client_reference_id: sale.subscriptionId,
-          metadata: session.metadata,
-        },
-      },
-    };
+    const event = completedSetupEvent(session, { client_reference_id: sale.subscriptionId });
     const saved = await sendEvent(event);
     expect(saved.status, await saved.clone().text()).toBe(200);
     expect(await saved.json()).toEqual({ outcome: 'method_saved' });

@@ -25,6 +25,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
 
 export interface FakeStripeRequest {
   method: string;
@@ -430,4 +431,37 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       }),
   };
   return fake;
+}
+
+/**
+ * Stripe's `checkout.session.completed` event for a `setup` session of this fake, as Stripe's
+ * webhook sends it once the buyer has set a method up (nothing to pay); `object` replaces fields
+ * of the session in it. Unsigned: the caller signs the JSON with its webhook secret.
+ */
+export function completedSetupEvent(session: FakeSession, object: Record<string, unknown> = {}) {
+  return {
+    id: `evt_test_${randomBytes(10).toString('hex')}`,
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    pending_webhooks: 1,
+    type: 'checkout.session.completed',
+    data: {
+      object: {
+        id: session.id,
+        object: 'checkout.session',
+        mode: 'setup',
+        status: 'complete',
+        payment_status: 'no_payment_required',
+        amount_total: null,
+        currency: session.currency,
+        customer: session.customer,
+        setup_intent: session.setup_intent,
+        client_reference_id: session.client_reference_id,
+        metadata: session.metadata,
+        ...object,
+      },
+    },
+  };
 }

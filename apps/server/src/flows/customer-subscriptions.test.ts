@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../test/support/env.js';
 import { createStore } from '../../../../test/support/factories.js';
 import {
+  completedSetupEvent,
   startFakeStripe,
   type FakeCard,
   type FakeSession,
@@ -339,29 +340,7 @@ describe('a new payment method at Stripe (a Checkout Session in setup mode)', ()
 
   /** Stripe's signed checkout.session.completed of a completed `setup` session, as its webhook sends it. */
   function completedSetup(session: FakeSession) {
-    const payload = JSON.stringify({
-      id: `evt_test_${unique()}`,
-      object: 'event',
-      api_version: Stripe.API_VERSION,
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      type: 'checkout.session.completed',
-      data: {
-        object: {
-          id: session.id,
-          object: 'checkout.session',
-          mode: 'setup',
-          status: 'complete',
-          payment_status: 'no_payment_required',
-          amount_total: null,
-          currency: session.currency,
-          customer: session.customer,
-          setup_intent: session.setup_intent,
-          client_reference_id: session.client_reference_id,
-          metadata: session.metadata,
-        },
-      },
-    });
+    const payload = JSON.stringify(completedSetupEvent(session));
     return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
   }
 
