@@ -15,9 +15,9 @@
  * `customer` (a `setup` one: a buyer's new method for a subscription) must name a Customer an
  * earlier session made (else 400 resource_missing, as Stripe answers) and may not also ask for
  * `customer_creation`; its SetupIntent sets a new PaymentMethod up on that Customer. A `setup`
- * session without `currency` is 400, as Stripe refuses it without payment_method_types. An off-session PaymentIntent
- * on a known customer and PaymentMethod answers as `cards` says for that method (default
- * `succeeds`): `declines` is Stripe's 402 card_error `card_declined` (decline_code
+ * session without `currency` is 400, as Stripe refuses it without payment_method_types. An
+ * off-session PaymentIntent on a known customer and PaymentMethod answers as `cards` says for
+ * that method (default `succeeds`): `declines` is Stripe's 402 card_error `card_declined` (decline_code
  * `insufficient_funds`), `requires_authentication` its 402 `authentication_required` with the
  * PaymentIntent in `requires_action`. Each such PaymentIntent made (replays are not) is in
  * `charges`. Point the server at it with STRIPE_API_BASE.

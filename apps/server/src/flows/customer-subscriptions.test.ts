@@ -1,8 +1,8 @@
 /**
  * The buyer's subscriptions in their customer area, against the real database without HTTP: the
- * list of their own only (a seller's scheduled pause said in it), cancel at the period end (twice: refused, saying it is scheduled),
- * resume, a new card for the renewals (refused once ended), and paying a past-due renewal by the
- * page's link, which is the mailed one (pressing it leaves that working). Another buyer's
+ * list of their own only (a seller's scheduled pause said in it), cancel at the period end
+ * (twice: refused, saying it is scheduled), resume, a new card for the renewals (refused once
+ * ended), and paying a past-due renewal by the page's link, which is the mailed one (pressing it leaves that working). Another buyer's
  * subscription is 404 to every action and stays as it was. A Stripe subscription's new method: a
  * `setup` Checkout Session on its saved customer (against the local fake Stripe, through
  * stripe-node), saved when its signed completion arrives (once, whatever the replays), charged by

@@ -1,6 +1,7 @@
 /**
- * What the buyer receives, and who may see it. Access, in order: the checkout token (query
- * or the svc_checkout cookie; a renewal's pay link's token too) or the order's link token (`orderUrl`, orders/order-link.ts), the buyer's e-mail (a store setting can turn that off), a
+ * What the buyer receives, and who may see it. Access, in order: the checkout token (query or
+ * the svc_checkout cookie; a renewal's pay link's token too) or the order's link token
+ * (`orderUrl`, orders/order-link.ts), the buyer's e-mail (a store setting can turn that off), a
  * customer session (svc_customer) of that e-mail in the order's store, a staff session with
  * viewOrders. None given: 401; given but wrong: 403; unknown order:
  * 404; not paid: 409. A refunded order shows nothing more.

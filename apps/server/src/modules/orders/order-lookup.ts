@@ -1,6 +1,7 @@
 /**
- * Finding one order: by the checkout token (or a renewal's pay link) that opens it, by the store and the mode of the
- * context, or locked for the caller's transaction (every change of an order takes the lock first).
+ * Finding one order: by the checkout token (or a renewal's pay link) that opens it, by the store
+ * and the mode of the context, or locked for the caller's transaction (every change of an order
+ * takes the lock first).
  */
 import { LockMode } from '@mikro-orm/core';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
