@@ -34,10 +34,11 @@ import type { ServiceContext } from '../apps/server/src/modules/request/context.
 import type { Store } from '../apps/server/src/modules/stores/stores.entities.js';
 import { createProduct, importKeys } from './support/catalog.js';
 import {
-  completedSetupEvent,
+  completedSessionEvent,
   formObject,
   startFakeStripe,
   type FakeCard,
+  type FakeSession,
   type FakeStripe,
 } from './support/fake-stripe.js';
 import { testConfig } from './support/in-process.js';
@@ -151,35 +152,14 @@ const saveStart = (order: Order) => stripeGateway.start(order, storeObject, gate
 
 const sign = (payload: string) => Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
 
-function completed(
-  session: { id: string; payment_intent: string; customer: string | null },
-  orderId: string,
-  amountTotal = 999,
-) {
-  return {
-    id: `evt_test_${randomBytes(10).toString('hex')}`,
-    object: 'event',
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    pending_webhooks: 1,
-    type: 'checkout.session.completed',
-    data: {
-      object: {
-        id: session.id,
-        object: 'checkout.session',
-        mode: 'payment',
-        status: 'complete',
-        payment_status: 'paid',
-        amount_total: amountTotal,
-        currency: 'usd',
-        customer: session.customer,
-        metadata: { orderId, saveMethod: '1' },
-        client_reference_id: orderId,
-        payment_intent: session.payment_intent,
-      },
-    },
-  };
+/** The paid completion of a saving checkout's Checkout Session, as Stripe's webhook sends it. */
+function completed(session: FakeSession, orderId: string, amountTotal = 999) {
+  return completedSessionEvent(session, {
+    amount_total: amountTotal,
+    currency: 'usd',
+    metadata: { orderId, saveMethod: '1' },
+    client_reference_id: orderId,
+  });
 }
 
 function sendEvent(event: unknown) {
@@ -277,7 +257,7 @@ describe('a Stripe checkout that saves the payment method', () => {
     expect(formObject(form, 'metadata')).toEqual({ orderId });
     const session = sessionOf(redirectUrl);
     const event = completed(session, orderId);
-    event.data.object.metadata = { orderId } as typeof event.data.object.metadata;
+    event.data.object.metadata = { orderId };
     expect(await (await sendEvent(event)).json()).toEqual({ outcome: 'settled' });
     expect(await savedRows(orderId)).toEqual([]);
   });
@@ -301,7 +281,7 @@ describe('a Stripe checkout that saves the payment method', () => {
     expect(session.setup_intent).toMatch(/^seti_test_/);
 
     const body = JSON.stringify(
-      completedSetupEvent(session, { currency: 'usd', metadata: { orderId: order.id, saveMethod: '1' } }),
+      completedSessionEvent(session, { currency: 'usd', metadata: { orderId: order.id, saveMethod: '1' } }),
     );
     const verified = verifyStripeNotification(config, Buffer.from(body), sign(body), new Date());
     expect(verified).toMatchObject({ kind: 'paid', orderId: order.id, amountMinor: 0, currency: 'USD' });
@@ -543,7 +523,7 @@ describe("a Stripe subscription's new payment method from the customer area (HTT
     const session = sessionOf(url);
     const newMethod = fake.setupIntents.get(session.setup_intent!)!.payment_method;
 
-    const event = completedSetupEvent(session, { client_reference_id: sale.subscriptionId });
+    const event = completedSessionEvent(session, { client_reference_id: sale.subscriptionId });
     const saved = await sendEvent(event);
     expect(saved.status, await saved.clone().text()).toBe(200);
     expect(await saved.json()).toEqual({ outcome: 'method_saved' });

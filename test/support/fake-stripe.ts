@@ -434,11 +434,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 }
 
 /**
- * Stripe's `checkout.session.completed` event for a `setup` session of this fake, as Stripe's
- * webhook sends it once the buyer has set a method up (nothing to pay); `object` replaces fields
- * of the session in it. Unsigned: the caller signs the JSON with its webhook secret.
+ * Stripe's `checkout.session.completed` event for a session of this fake, as Stripe's webhook
+ * sends it once the buyer is through: a `payment` session paid, a `setup` one with its method set
+ * up (nothing to pay). `object` replaces fields of the session in it. Unsigned: the caller signs
+ * the JSON with its webhook secret.
  */
-export function completedSetupEvent(session: FakeSession, object: Record<string, unknown> = {}) {
+export function completedSessionEvent(session: FakeSession, object: Record<string, unknown> = {}) {
+  const setup = session.mode === 'setup';
   return {
     id: `evt_test_${randomBytes(10).toString('hex')}`,
     object: 'event',
@@ -451,13 +453,13 @@ export function completedSetupEvent(session: FakeSession, object: Record<string,
       object: {
         id: session.id,
         object: 'checkout.session',
-        mode: 'setup',
+        mode: session.mode,
         status: 'complete',
-        payment_status: 'no_payment_required',
-        amount_total: null,
+        payment_status: setup ? 'no_payment_required' : 'paid',
+        amount_total: setup ? null : session.amount_total,
         currency: session.currency,
         customer: session.customer,
-        setup_intent: session.setup_intent,
+        ...(setup ? { setup_intent: session.setup_intent } : { payment_intent: session.payment_intent }),
         client_reference_id: session.client_reference_id,
         metadata: session.metadata,
         ...object,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../test/support/env.js';
 import { createStore } from '../../../../test/support/factories.js';
 import {
-  completedSetupEvent,
+  completedSessionEvent,
   startFakeStripe,
   type FakeCard,
   type FakeSession,
@@ -340,7 +340,7 @@ describe('a new payment method at Stripe (a Checkout Session in setup mode)', ()
 
   /** Stripe's signed checkout.session.completed of a completed `setup` session, as its webhook sends it. */
   function completedSetup(session: FakeSession) {
-    const payload = JSON.stringify(completedSetupEvent(session));
+    const payload = JSON.stringify(completedSessionEvent(session));
     return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
   }
 
