@@ -174,6 +174,10 @@ describe('dashboard shell', () => {
     await page.goto(storeUrl(server.url, store.id));
     await signInThroughUi(page, seller);
     await expectMainNavigation();
+    // Home's own requests answer first (its setup steps and both figure cards): one still in flight when the
+    // session ends would meet the 401 itself and reach sign-in before the click.
+    await page.getByRole('heading', { name: 'Set up your store' }).waitFor();
+    await page.getByRole('heading', { name: 'MRR per month' }).waitFor();
     await endSessionElsewhere();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
