@@ -23,7 +23,7 @@ import { AppError } from '../apps/server/src/lib/errors.js';
 import { newId } from '../apps/server/src/lib/ids.js';
 import { createLogger } from '../apps/server/src/lib/logger.js';
 import type { Order } from '../apps/server/src/modules/orders/orders.entities.js';
-import type { SavedPaymentMethod } from '../apps/server/src/modules/payments/payments.entities.js';
+import type { SavedMethod } from '../apps/server/src/modules/payments/gateway.js';
 import {
   chargeErrorResult,
   stripeGateway,
@@ -298,7 +298,7 @@ describe('a Stripe checkout that saves the payment method', () => {
 });
 
 /** A saved Stripe method of a session the fake completed, charged off-session as `card`. */
-async function savedMethod(card: FakeCard = 'succeeds'): Promise<SavedPaymentMethod> {
+async function savedMethod(card: FakeCard = 'succeeds'): Promise<SavedMethod> {
   const order = looseOrder(999);
   const session = sessionOf((await saveStart(order)).redirectUrl!);
   const methodRef = fake.paymentIntents.get(session.payment_intent)!.payment_method!;
@@ -308,14 +308,17 @@ async function savedMethod(card: FakeCard = 'succeeds'): Promise<SavedPaymentMet
     gateway: 'stripe',
     customerRef: session.customer,
     methodRef,
+    // Not read by a charge: the method is nowhere but in the gateway's hands.
+    storeId: newId(),
     livemode: false,
-    order: { id: order.id },
+    orderId: order.id,
+    subscriptionId: null,
     createdAt: new Date(),
-  } as unknown as SavedPaymentMethod;
+  } satisfies SavedMethod;
 }
 
 const chargeContext = (cfg = config) => ({ deps: { config: cfg }, log }) as unknown as ServiceContext;
-const charge = (method: SavedPaymentMethod, key: string, amount = 1500, cfg = config) =>
+const charge = (method: SavedMethod, key: string, amount = 1500, cfg = config) =>
   stripeGateway.chargeSaved!(method, amount, 'USD', key, chargeContext(cfg));
 const key = () => `sub_${randomBytes(6).toString('hex')}:2026-12-28T00:00:00Z:1`;
 
@@ -391,7 +394,7 @@ describe('chargeSaved: an off-session PaymentIntent on the saved customer and me
 
   it('answers a method Stripe does not know failed (resource_missing)', async () => {
     const method = await savedMethod();
-    const unknown = { ...method, methodRef: 'pm_test_unknown' } as SavedPaymentMethod;
+    const unknown = { ...method, methodRef: 'pm_test_unknown' };
     expect(await charge(unknown, key())).toMatchObject({ status: 'failed', declineCode: 'resource_missing' });
   });
 

@@ -7,11 +7,12 @@
  *   claim:  UPDATE subscription SET lease_until ... WHERE id IN (SELECT ... due ... FOR UPDATE SKIP LOCKED LIMIT 100)
  *   tx1:    the subscription's row lock; the period's order looked up (written once); the first
  *           order's country and IP; the order, its line and `order.created` in one statement; the lease
- *   charge: the saved method (join on the subscription's orders); one test_gateway_charge row per key
- *   tx2:    the order's and the subscription's row locks; the store (the receipt's settings); the
- *           order's lines; the receipt mail (dedupe key); `order.paid`, `subscription.renewed` and
- *           `order.completed` in one insert; the payment; the subscription's next period (lease
- *           cleared); the order completed
+ *   charge: the saved method (the newest by the subscription's orders or its own, one statement);
+ *           one test_gateway_charge row per key
+ *   tx2:    the order's and the subscription's row locks; the payment; the store's name and settings
+ *           (the receipt's); the order's lines; the receipt mail (dedupe key); the order completed;
+ *           the subscription's next period (lease cleared); `order.paid`, `subscription.renewed` and
+ *           `order.completed` in one insert just before the commit
  *
  * What the floor does not do is the service's work between statements: the ORM, the transition
  * table, the event payloads' schemas, the receipt's rendering and sealing (it writes a blob of
@@ -124,9 +125,20 @@ async function renew(id) {
   // The charge: the saved method, one row per idempotency key.
   const method = (
     await pool.query(
-      `select m.* from saved_payment_method m join "order" o on o.id = m.order_id
-        where o.subscription_id = $1 order by m.created_at desc, m.id desc limit 1`,
-      [id],
+      `select id, "storeId", livemode, gateway, "customerRef", "methodRef", "orderId", "subscriptionId", "createdAt" from (
+         (select m.id, m.store_id as "storeId", m.livemode, m.gateway, m.customer_ref as "customerRef",
+                 m.method_ref as "methodRef", m.order_id as "orderId", m.subscription_id as "subscriptionId",
+                 m.created_at as "createdAt", 0 as from_page
+            from saved_payment_method m join "order" o on o.id = m.order_id
+           where o.subscription_id = $1 order by m.created_at desc, m.id desc limit 1)
+         union all
+         (select m.id, m.store_id as "storeId", m.livemode, m.gateway, m.customer_ref as "customerRef",
+                 m.method_ref as "methodRef", m.order_id as "orderId", m.subscription_id as "subscriptionId",
+                 m.created_at as "createdAt", 1 as from_page
+            from saved_payment_method m
+           where m.subscription_id = $2 order by m.created_at desc, m.id desc limit 1)
+       ) newest order by "createdAt" desc, from_page desc limit 1`,
+      [id, id],
     )
   ).rows[0];
   const key = `sub_${id}_${sub.current_period_end.toISOString()}_0`;
@@ -140,17 +152,32 @@ async function renew(id) {
     const paidAt = new Date();
     const order = (await c.query('select * from "order" where id = $1 limit 1 for update', [orderId])).rows[0];
     const locked = (await c.query('select * from subscription where id = $1 limit 1 for update', [id])).rows[0];
-    await c.query('select * from store where id = $1 limit 1', [sub.store_id]);
-    await c.query('select * from order_line where order_id = $1 order by position asc, id asc', [orderId]);
+    await c.query(
+      `insert into payment (id, order_id, gateway, provider_ref, amount_minor, currency, status, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, 'paid', $7, $8)`,
+      [newId(), orderId, 'test', `test:${newId()}`, amount, sub.currency, paidAt, paidAt],
+    );
+    await c.query(
+      `select name, settings, subscription_grace_days as "subscriptionGraceDays", license_lease_days as "licenseLeaseDays"
+       from store where id = $1`,
+      [sub.store_id],
+    );
+    await c.query(
+      `select order_id, product_name, quantity, unit_price_minor, plan_id, plan_interval, plan_interval_count, plan_trial_days
+       from order_line where order_id = any($1) order by position, id`,
+      [[orderId]],
+    );
     await c.query(
       `insert into outbound_email (id, "to", subject, text, html, status, attempts, due_at, dedupe_key, created_at)
-       values ($1, $2, $3, $4, $5, 'queued', 0, null, $6, $7) on conflict (dedupe_key) do nothing returning id`,
+       values ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9) on conflict (dedupe_key) do nothing returning id`,
       [
         newId(),
         sub.customer_email,
         `Your ${sub.product_name} subscription renewed`,
         MAIL_TEXT,
         MAIL_HTML,
+        'queued',
+        null,
         `receipt:${orderId}`,
         paidAt,
       ],
@@ -159,34 +186,36 @@ async function renew(id) {
     next.setUTCMonth(next.getUTCMonth() + 1);
     const view = { id, status: 'active', currentPeriodStart: locked.current_period_end, currentPeriodEnd: next };
     await c.query(
-      `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at)
-       values ($1, $2, true, 'order.paid', $3, $4, null), ($5, $2, true, 'subscription.renewed', $6, $4, null),
-              ($7, $2, true, 'order.completed', $8, $4, null) returning seq`,
-      [
-        `evt_${newId()}`,
-        sub.store_id,
-        { order: { id: orderId, status: 'paid', total: amount / 100 } },
-        paidAt,
-        `evt_${newId()}`,
-        { subscription: view },
-        `evt_${newId()}`,
-        { order: { id: orderId, status: 'completed', total: amount / 100 } },
-      ],
-    );
-    await c.query(
-      `insert into payment (id, order_id, gateway, provider_ref, amount_minor, currency, status, created_at, updated_at)
-       values ($1, $2, 'test', $3, $4, $5, 'paid', $6, $6)`,
-      [newId(), orderId, `test:${newId()}`, amount, sub.currency, paidAt],
+      `update "order" set status = 'completed', paid_minor = $2, payment_method = 'test', paid_at = $3, completed_at = $3,
+         updated_at = $3, version = version + 1 where id = $1 and version = $4 returning version`,
+      [orderId, amount, paidAt, order.version],
     );
     await c.query(
       `update subscription set current_period_start = $2, current_period_end = $3, due_at = $3, lease_until = null,
          updated_at = $4, version = version + 1 where id = $1 and version = $5 returning version`,
       [id, locked.current_period_end, next, paidAt, locked.version],
     );
+    // The transaction's events, in one statement just before the commit (the service's commit batch).
+    const events = [
+      ['order.paid', { order: { id: orderId, status: 'paid', total: amount / 100 } }],
+      ['subscription.renewed', { subscription: view }],
+      ['order.completed', { order: { id: orderId, status: 'completed', total: amount / 100 } }],
+    ];
     await c.query(
-      `update "order" set status = 'completed', paid_minor = $2, payment_method = 'test', paid_at = $3, completed_at = $3,
-         updated_at = $3, version = version + 1 where id = $1 and version = $4 returning version`,
-      [orderId, amount, paidAt, order.version],
+      `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at)
+       select id, store_id, livemode, type, payload, created_at, dispatched_at
+         from unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::timestamptz[])
+              with ordinality as e(id, store_id, livemode, type, payload, created_at, dispatched_at, position)
+        order by position`,
+      [
+        events.map(() => `evt_${newId()}`),
+        events.map(() => sub.store_id),
+        events.map(() => true),
+        events.map(([type]) => type),
+        events.map(([, payload]) => JSON.stringify(payload)),
+        events.map(() => paidAt),
+        events.map(() => null),
+      ],
     );
   });
   return true;

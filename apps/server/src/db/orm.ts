@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import type { Logger } from '../lib/logger.js';
 import { wakeHubFor } from '../modules/events/wake.js';
+import { commitBatchWriter } from '../modules/request/transaction.js';
 import { mailWakeHubFor } from '../modules/mail/wake.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -50,6 +51,8 @@ export async function openOrm(
   // Before any EntityManager is forked for work: every fork must carry the outboxes' wake-ups.
   wakeHubFor(orm);
   mailWakeHubFor(orm);
+  // The rows transactions write in one statement before they commit (request/transaction.ts).
+  orm.em.getEventManager().registerSubscriber(commitBatchWriter);
   return orm;
 }
 

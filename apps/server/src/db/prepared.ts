@@ -13,7 +13,7 @@
  * connection of the primary, or of a read replica for `{ replica: true }` (db/replicas.ts). Rows
  * arrive as from `em.execute`: the same connections, so the same type parsers (timestamps as text).
  */
-import type { EntityManager, Knex } from '@mikro-orm/postgresql';
+import type { EntityDictionary, EntityManager, EntitySchema, Knex } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
 interface Prepared {
@@ -83,4 +83,21 @@ export async function preparedRows<T>(
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/**
+ * The entity of a statement's one row (`select * from <its table> where id = ? ... for update`,
+ * written by the module's repository), merged into `em` as `findOne` with `refresh` would merge it:
+ * managed, its snapshot the row, so the flush writes only what the caller then changes. The row
+ * locks of the settlement and the billing engine: the ORM would build the same statement anew on
+ * every call (criteria, QueryBuilder, knex) and send its values inlined.
+ */
+export async function preparedEntity<T extends object>(
+  em: EntityManager,
+  entity: EntitySchema<T>,
+  sql: string,
+  params: readonly unknown[],
+): Promise<T | null> {
+  const [row] = await preparedRows<Record<string, unknown>>(em, sql, params);
+  return row ? em.map(entity, row as EntityDictionary<T>) : null;
 }

@@ -40,7 +40,7 @@ import { lockOrder } from '../modules/orders/order-lookup.js';
 import { toOrderDetail, type CheckoutOrderFields } from '../modules/orders/order-views.js';
 import { renewalPayToken } from '../modules/orders/renewal-pay-link.js';
 import { OrderSchema, type Order } from '../modules/orders/orders.entities.js';
-import { insertNewOrder } from '../modules/orders/orders.repo.js';
+import { insertNewOrder, selectOrderOrigin, selectPeriodOrder } from '../modules/orders/orders.repo.js';
 import type { ChargeResult } from '../modules/payments/gateway.js';
 import { GATEWAYS } from '../modules/payments/gateways.js';
 import { savedMethodOfSubscription } from '../modules/payments/payments.service.js';
@@ -102,13 +102,13 @@ async function periodOrder(
   row: Subscription,
   charge: ChargeEffect,
 ): Promise<Pick<Order, 'id' | 'number'>> {
-  const existing = await tx.em.findOne(
-    OrderSchema,
-    { subscriptionId: row.id, periodStart: charge.periodStart, billingReason: charge.reason },
-    { fields: ['id', 'number'] },
-  );
+  const existing = await selectPeriodOrder(tx.em, {
+    subscriptionId: row.id,
+    periodStart: charge.periodStart,
+    billingReason: charge.reason,
+  });
   if (existing) return existing;
-  const first = await tx.em.findOne(OrderSchema, { id: row.firstOrderId }, { fields: ['country', 'buyerIp'] });
+  const first = await selectOrderOrigin(tx.em, row.firstOrderId);
   const coupon = row.couponId ? await tx.em.findOne(CouponSchema, { id: row.couponId }, { fields: ['code'] }) : null;
   const wall = tx.clock.now();
   // A renewal bills the period at the subscription's price (less its forever coupon and the credit

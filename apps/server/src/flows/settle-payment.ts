@@ -66,7 +66,7 @@ export async function settleOrder(
     order.paidMinor = payment.amountMinor;
     order.paymentFlag = null;
     if (!order.paymentMethod) order.paymentMethod = payment.gateway;
-    recordPayment(tx, { order, payment, now });
+    await recordPayment(tx, { order, payment, now });
     await transition(tx, order, 'pay', now);
     if (order.subscriptionId && order.billingReason === 'subscription_create') {
       const line = await tx.em.findOne(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc' } });

@@ -1,5 +1,6 @@
 /** The events module's raw SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRows } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
 import type { KeysetPosition } from '../../lib/cursor.js';
 import { KeysetWhere } from '../../lib/keyset.js';
@@ -25,6 +26,41 @@ export function eventRowInsert(
     sql: `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at) values (?, ?, ?, ?, ${payloadSql}, ?, ?)`,
     params: [row.id, row.storeId, row.livemode, row.type, JSON.stringify(row.payload), row.at, row.dispatchedAt],
   };
+}
+
+/** An event as the outbox writes it. */
+export interface NewEventRow {
+  id: string;
+  storeId: string;
+  livemode: boolean;
+  type: string;
+  payload: Record<string, unknown>;
+  at: Date;
+  dispatchedAt: Date | null;
+}
+
+/**
+ * Events in one INSERT, in the order given (the sequence numbers follow it): a transaction's batch
+ * (outbox.ts). Prepared, its rows as arrays (one statement text however many).
+ */
+export async function insertEventRows(em: EntityManager, rows: NewEventRow[]): Promise<void> {
+  await preparedRows(
+    em,
+    `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at)
+     select id, store_id, livemode, type, payload, created_at, dispatched_at
+       from unnest(?::text[], ?::text[], ?::boolean[], ?::text[], ?::jsonb[], ?::timestamptz[], ?::timestamptz[])
+            with ordinality as e(id, store_id, livemode, type, payload, created_at, dispatched_at, position)
+      order by position`,
+    [
+      rows.map((row) => row.id),
+      rows.map((row) => row.storeId),
+      rows.map((row) => row.livemode),
+      rows.map((row) => row.type),
+      rows.map((row) => JSON.stringify(row.payload)),
+      rows.map((row) => row.at),
+      rows.map((row) => row.dispatchedAt),
+    ],
+  );
 }
 
 /** An event row as the events API reads it (`us`: its time in microseconds, for the keyset). */

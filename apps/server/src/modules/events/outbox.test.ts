@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { productPayload } from '../../../../../test/support/event-payloads.js';
 import { createStore } from '../../../../../test/support/factories.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { contextOn } from '../../../../../test/support/in-process.js';
 import { openOrm, type Orm } from '../../db/orm.js';
+import { preparedRows } from '../../db/prepared.js';
+import { inTransaction } from '../request/transaction.js';
 import { EventSchema } from './events.entities.js';
 import { afterEventWrite, eventInsert, recordEvent } from './outbox.js';
 import { wakeHubFor } from './wake.js';
@@ -27,6 +31,23 @@ afterAll(async () => {
 });
 
 const exists = async (id: string) => (await orm.em.fork().count(EventSchema, { id })) === 1;
+/** How many of `ids` the transaction `em` is in sees in the event table. */
+const countIn = async (em: EntityManager, ids: string[]) =>
+  Number((await preparedRows<{ n: string }>(em, 'select count(*) as n from event where id = any(?)', [ids]))[0]!.n);
+/** Calls `seen` with each statement the transaction `em` is in sends from now on (its connection's). */
+function onStatement(em: EntityManager, seen: (sql: string) => void): void {
+  const trx = em.getTransactionContext<{
+    client: { acquireConnection(): Promise<{ query: (...args: unknown[]) => unknown }> };
+  }>()!;
+  void trx.client.acquireConnection().then((connection) => {
+    const query = connection.query.bind(connection);
+    connection.query = (...args: unknown[]) => {
+      const first = args[0] as string | { text: string };
+      seen(typeof first === 'string' ? first : first.text);
+      return query(...args);
+    };
+  });
+}
 const event = (storeId: string) => ({
   storeId,
   livemode: true,
@@ -78,6 +99,61 @@ describe('recordEvent', () => {
       expect(wakes).toBe(before);
     });
     expect(wakes).toBe(before + 1);
+  });
+
+  it("in a transaction inTransaction opened: the transaction's events are one statement just before it commits, in the order recorded", async () => {
+    const store = await createStore(orm.em.fork());
+    const before = wakes;
+    const statements: string[] = [];
+    const ctx = contextOn(orm.em.fork());
+    const ids = await inTransaction(ctx, async (tx) => {
+      const recorded = [];
+      for (let i = 0; i < 3; i++) recorded.push(await recordEvent(tx, event(store.id)));
+      // Nothing is written yet: a joined transaction's flush does not write them either.
+      await inTransaction(tx, async () => {});
+      expect(await countIn(tx.em, recorded)).toBe(0);
+      onStatement(tx.em, (sql) => statements.push(sql));
+      return recorded;
+    });
+    expect(statements.filter((sql) => /insert into event/i.test(sql))).toHaveLength(1);
+    expect(wakes).toBe(before + 1);
+    const rows = await preparedRows<{ id: string }>(
+      orm.em.fork(),
+      'select id from event where id = any(?) order by seq',
+      [ids],
+    );
+    expect(rows.map((row) => row.id)).toEqual(ids);
+  });
+
+  it('in a transaction inTransaction opened that rolls back: none of its events is written, and the next transaction writes only its own', async () => {
+    const store = await createStore(orm.em.fork());
+    let dropped: string[] = [];
+    await expect(
+      inTransaction(contextOn(orm.em.fork()), async (tx) => {
+        dropped = [await recordEvent(tx, event(store.id)), await recordEvent(tx, event(store.id))];
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    const kept = await inTransaction(contextOn(orm.em.fork()), (tx) => recordEvent(tx, event(store.id)));
+    for (const id of dropped) expect(await exists(id)).toBe(false);
+    expect(await exists(kept)).toBe(true);
+    expect(await orm.em.fork().count(EventSchema, { store: store.id })).toBe(1);
+  });
+
+  it('in a savepoint inside a transaction inTransaction opened: the event rolls back with the savepoint', async () => {
+    const store = await createStore(orm.em.fork());
+    let inSavepoint = '';
+    const kept = await inTransaction(contextOn(orm.em.fork()), async (tx) => {
+      await expect(
+        tx.em.transactional(async (inner) => {
+          inSavepoint = await recordEvent({ em: inner }, event(store.id));
+          throw new Error('roll back the savepoint');
+        }),
+      ).rejects.toThrow('roll back the savepoint');
+      return recordEvent(tx, event(store.id));
+    });
+    expect(await exists(inSavepoint)).toBe(false);
+    expect(await exists(kept)).toBe(true);
   });
 
   it('writes an already dispatched event (the test ping) without a wake-up', async () => {

@@ -6,10 +6,11 @@
  * other rows (`eventInsert`, then `afterEventWrite`).
  */
 import type { ServiceContext } from '../request/context.js';
+import { addToCommitBatch, type CommitBatch } from '../request/transaction.js';
 import { EVENT_PAYLOADS, type TWebhookEvent } from '@svc/schemas';
 import { newEventId } from '../../lib/ids.js';
 import { EventSchema } from './events.entities.js';
-import { eventRowInsert } from './events.repo.js';
+import { eventRowInsert, insertEventRows, type NewEventRow } from './events.repo.js';
 import { wakeHubOf } from './wake.js';
 
 /** The events of the outbox are exactly the ones a webhook can subscribe to (and the test ping). */
@@ -75,27 +76,42 @@ export function afterEventWrite(ctx: Pick<ServiceContext, 'em'>): void {
   wakeHubOf(ctx.em)?.afterCommitOf(ctx.em);
 }
 
+/** The events of a transaction inTransaction opened: one INSERT just before it commits. */
+const eventBatch: CommitBatch<NewEventRow> = { write: insertEventRows };
+
 /**
  * Writes an event in the context's transaction (inTransaction's, or none) and arranges the wake-up. Returns its id (`evt_...`).
- * Inside a transaction the row joins the unit of work, so it is inserted by the transaction's
- * closing flush in one batch with the change it describes (a settlement's `order.paid` and
- * `order.completed` cost no round trip of their own); outside one it is inserted at once.
+ * In a transaction inTransaction opened, the row joins the transaction's batch of events, inserted
+ * in one prepared statement just before it commits (a settlement's `order.paid` and
+ * `order.completed` cost no round trip of their own); in another transaction (a savepoint, say) it
+ * joins the unit of work; outside one it is inserted at once.
  */
 export async function recordEvent(ctx: Pick<ServiceContext, 'em'>, event: OutboxEvent): Promise<string> {
   const { em } = ctx;
   assertEventPayload(event.type, event.payload);
   const id = newEventId();
-  const row = {
+  const row: NewEventRow = {
     id,
-    store: event.storeId,
+    storeId: event.storeId,
     livemode: event.livemode,
     type: event.type,
     payload: event.payload,
-    createdAt: event.at,
+    at: event.at,
     dispatchedAt: event.dispatched ? event.at : null,
   };
-  if (em.isInTransaction()) em.create(EventSchema, row);
-  else await em.insert(EventSchema, row);
+  if (!addToCommitBatch(em, eventBatch, row)) {
+    const entity = {
+      id,
+      store: row.storeId,
+      livemode: row.livemode,
+      type: row.type,
+      payload: row.payload,
+      createdAt: row.at,
+      dispatchedAt: row.dispatchedAt,
+    };
+    if (em.isInTransaction()) em.create(EventSchema, entity);
+    else await em.insert(EventSchema, entity);
+  }
   if (!event.dispatched) afterEventWrite({ em });
   return id;
 }

@@ -5,6 +5,7 @@
  * (it stalled past it and another took the mail over) changes nothing.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRows } from '../../db/prepared.js';
 import { OutboundEmailSchema, type MailStatus } from './mail.entities.js';
 
 /** A mail row as the outbox writes it (text and html already sealed). */
@@ -26,7 +27,9 @@ export interface MailRow {
  */
 export async function insertMail(em: EntityManager, row: MailRow): Promise<boolean> {
   // Raw: ON CONFLICT DO NOTHING on the dedupe key (an ORM insert would fail the caller's transaction).
-  const inserted = await em.execute<Array<{ id: string }>>(
+  // Prepared: every settlement records its receipt here.
+  const inserted = await preparedRows<{ id: string }>(
+    em,
     `insert into outbound_email (id, "to", subject, text, html, status, attempts, due_at, dedupe_key, created_at)
      values (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
      on conflict (dedupe_key) do nothing returning id`,

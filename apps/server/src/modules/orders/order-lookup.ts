@@ -3,7 +3,6 @@
  * and the mode of the context, or locked for the caller's transaction (every change of an order
  * takes the lock first).
  */
-import { LockMode } from '@mikro-orm/core';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import type { Config } from '../../config.js';
@@ -11,6 +10,7 @@ import type { ServiceContext } from '../request/context.js';
 import { lockOnce } from '../request/transaction.js';
 import { OrderSchema, type Order } from './orders.entities.js';
 import { opensRenewalPayLink } from './renewal-pay-link.js';
+import { selectOrderForUpdate } from './orders.repo.js';
 
 /** `ORD-<n>`: an order's public number (order-views.ts publicOrderNumber). */
 export const ORDER_NUMBER = /^ORD-(\d{1,18})$/;
@@ -41,9 +41,7 @@ export async function orderForToken(ctx: ServiceContext, orderId: string, token:
  * locked once per transaction (transaction.ts lockOnce).
  */
 export async function lockOrder(ctx: ServiceContext, orderId: string): Promise<Order> {
-  const order = await lockOnce(ctx, `order:${orderId}`, () =>
-    ctx.em.findOne(OrderSchema, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true }),
-  );
+  const order = await lockOnce(ctx, `order:${orderId}`, () => selectOrderForUpdate(ctx.em, orderId));
   if (!order) throw new AppError('not_found', 'Order not found.');
   return order;
 }

@@ -3,12 +3,13 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TBillingReason, TOrderStatus, TPlanInterval } from '@svc/schemas';
-import { preparedRows } from '../../db/prepared.js';
+import { preparedEntity, preparedRows } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
 import type { KeysetPosition } from '../../lib/cursor.js';
 import { KeysetWhere } from '../../lib/keyset.js';
 import { eventInsert, type OutboxEvent } from '../events/outbox.js';
 import type { LinePlanFields } from './order-views.js';
+import { OrderSchema, type Order } from './orders.entities.js';
 
 /** The columns a list needs, straight from SQL (no entity hydration on the hot path). */
 export interface OrderRow {
@@ -367,6 +368,36 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
 }
 
 /**
+ * A subscription's order for a period and reason, if written: the unique index on (subscription,
+ * period start, reason) that makes it one per period. The renewal's hot path, under the
+ * subscription's row lock: its id and number, no entity.
+ */
+export async function selectPeriodOrder(
+  em: EntityManager,
+  key: { subscriptionId: string; periodStart: Date; billingReason: string },
+): Promise<{ id: string; number: number } | undefined> {
+  const [row] = await preparedRows<{ id: string; number: string }>(
+    em,
+    'select id, number from "order" where subscription_id = ? and period_start = ? and billing_reason = ? limit 1',
+    [key.subscriptionId, key.periodStart, key.billingReason],
+  );
+  return row && { id: row.id, number: Number(row.number) };
+}
+
+/** Where an order was placed from (its country and the buyer's IP), by primary key: what a renewal order repeats of its subscription's first. */
+export async function selectOrderOrigin(
+  em: EntityManager,
+  orderId: string,
+): Promise<{ country: string; buyerIp: string } | undefined> {
+  const [row] = await preparedRows<{ country: string; buyerIp: string }>(
+    em,
+    'select country, buyer_ip as "buyerIp" from "order" where id = ? limit 1',
+    [orderId],
+  );
+  return row;
+}
+
+/**
  * Whether the store has a paid test-mode order (refunded ones count: they were paid): the Home's
  * setup checklist. The status list is literal, that of the partial index order_store_mode_buyer_index,
  * and the ORDER BY is that index's order: without it the planner, seeing a store with many orders,
@@ -382,4 +413,12 @@ export async function anyPaidTestOrder(em: EntityManager, storeId: string): Prom
     [storeId],
   );
   return rows.length > 0;
+}
+
+/**
+ * The order by id, its row locked for the caller's transaction, as a managed entity. Prepared
+ * (db/prepared.ts preparedEntity): every transition of an order takes it first.
+ */
+export function selectOrderForUpdate(em: EntityManager, id: string): Promise<Order | null> {
+  return preparedEntity(em, OrderSchema, 'select * from "order" where id = ? limit 1 for update', [id]);
 }

@@ -13,7 +13,7 @@ import type { ServiceContext } from '../request/context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Order } from '../orders/orders.entities.js';
 import type { Store } from '../stores/stores.entities.js';
-import type { Payment, SavedPaymentMethod } from './payments.entities.js';
+import type { Payment } from './payments.entities.js';
 
 export interface PaymentStart {
   redirectUrl?: string;
@@ -57,6 +57,23 @@ export type TestCard = (typeof TEST_CARDS)[number];
  * `decline_code` or `code`); `requires_action`: the buyer must authenticate the payment themselves
  * (providerRef names the provider's payment to confirm, Stripe's `pi_...`).
  */
+/**
+ * A payment method a buyer saved, as a charge on it and the buyer's page read it (payments.repo.ts):
+ * the gateway's references, and what saved it (a checkout's order, or the buyer's page for a
+ * subscription).
+ */
+export interface SavedMethod {
+  id: string;
+  storeId: string;
+  livemode: boolean;
+  gateway: string;
+  customerRef: string | null;
+  methodRef: string;
+  orderId: string | null;
+  subscriptionId: string | null;
+  createdAt: Date;
+}
+
 export type ChargeResult =
   | { status: 'succeeded'; providerRef: string }
   | { status: 'failed'; declineCode: string; providerRef: string | null }
@@ -71,7 +88,7 @@ export interface MethodUpdateRequest {
   livemode: boolean;
   currency: string;
   /** The method the renewals charge today, or null: Stripe sets the new one up on its customer. */
-  current: SavedPaymentMethod | null;
+  current: SavedMethod | null;
   /** Where the buyer lands once the new method is saved, and where if they give up. */
   doneUrl: string;
   cancelUrl: string;
@@ -90,7 +107,7 @@ export interface Gateway {
    * marks paid.
    */
   chargeSaved?(
-    method: SavedPaymentMethod,
+    method: SavedMethod,
     amountMinor: number,
     currency: string,
     idempotencyKey: string,

@@ -7,15 +7,15 @@
 import { newId } from '../../lib/ids.js';
 import type { Order } from '../orders/orders.entities.js';
 import type { ServiceContext } from '../request/context.js';
-import type { SavedMethodRefs } from './gateway.js';
+import type { SavedMethod, SavedMethodRefs } from './gateway.js';
 import type { GatewayRefunds } from './gateways.js';
+import { PaymentNotificationSchema, PaymentSchema, SavedPaymentMethodSchema } from './payments.entities.js';
 import {
-  PaymentNotificationSchema,
-  PaymentSchema,
-  SavedPaymentMethodSchema,
-  type SavedPaymentMethod,
-} from './payments.entities.js';
-import { claimNotification } from './payments.repo.js';
+  claimNotification,
+  insertPayment,
+  selectSavedMethodOfOrder,
+  selectSavedMethodOfSubscription,
+} from './payments.repo.js';
 
 export interface Settlement {
   gateway: string;
@@ -25,18 +25,19 @@ export interface Settlement {
 }
 
 /** The settled payment of `order`, in the settling transaction. */
-export function recordPayment(ctx: ServiceContext, input: { order: Order; payment: Settlement; now: Date }): void {
+export async function recordPayment(
+  ctx: ServiceContext,
+  input: { order: Order; payment: Settlement; now: Date },
+): Promise<void> {
   const { order, payment, now } = input;
-  ctx.em.create(PaymentSchema, {
+  await insertPayment(ctx.em, {
     id: newId(),
-    order,
+    orderId: order.id,
     gateway: payment.gateway,
     providerRef: payment.providerRef,
     amountMinor: payment.amountMinor,
     currency: payment.currency,
-    status: 'paid',
-    createdAt: now,
-    updatedAt: now,
+    now,
   });
 }
 
@@ -115,12 +116,8 @@ export async function saveMethodOfOrder(
 export async function savedMethodOfSubscription(
   ctx: ServiceContext,
   subscriptionId: string,
-): Promise<SavedPaymentMethod | null> {
-  const newest = { orderBy: { createdAt: 'desc', id: 'desc' } } as const;
-  const byOrder = await ctx.em.findOne(SavedPaymentMethodSchema, { order: { subscriptionId } }, newest);
-  const byPage = await ctx.em.findOne(SavedPaymentMethodSchema, { subscriptionId }, newest);
-  if (!byOrder || !byPage) return byOrder ?? byPage;
-  return byPage.createdAt.getTime() >= byOrder.createdAt.getTime() ? byPage : byOrder;
+): Promise<SavedMethod | null> {
+  return (await selectSavedMethodOfSubscription(ctx.em, subscriptionId)) ?? null;
 }
 
 /** A method the buyer saved for their subscription from their page; the renewals charge it from now on. */
@@ -142,6 +139,6 @@ export async function saveMethodOfSubscription(
 }
 
 /** The payment method the order's checkout saved, or null (for a subscription's renewals: Gateway.chargeSaved). */
-export function savedMethodOfOrder(ctx: ServiceContext, orderId: string): Promise<SavedPaymentMethod | null> {
-  return ctx.em.findOne(SavedPaymentMethodSchema, { order: orderId });
+export async function savedMethodOfOrder(ctx: ServiceContext, orderId: string): Promise<SavedMethod | null> {
+  return (await selectSavedMethodOfOrder(ctx.em, orderId)) ?? null;
 }

@@ -316,8 +316,8 @@ export const stripeGateway: Gateway = {
           payment_method: method.methodRef,
           off_session: true,
           confirm: true,
-          metadata: method.order
-            ? { orderId: method.order.id, savedMethodId: method.id }
+          metadata: method.orderId
+            ? { orderId: method.orderId, savedMethodId: method.id }
             : { subscriptionId: method.subscriptionId ?? '', savedMethodId: method.id },
         },
         { idempotencyKey },

@@ -8,9 +8,10 @@
 import type { ServiceContext } from '../request/context.js';
 import { recordMail } from '../mail/outbox.js';
 import { orderUrl } from '../orders/order-link.js';
-import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
+import type { Order } from '../orders/orders.entities.js';
+import { linesOf } from '../orders/orders.repo.js';
 import { publicOrderNumber } from '../orders/order-views.js';
-import { StoreSchema } from '../stores/stores.entities.js';
+import { selectStoreMailing } from '../stores/stores.repo.js';
 import { storeSettings } from '../stores/store-views.js';
 import { receiptMail } from './receipt-mail.js';
 
@@ -35,19 +36,22 @@ export async function recordReceipt(
   const { order, payment } = input;
   const { em, deps } = ctx;
   if (!order.customerEmail) return false;
-  const store = await em.findOneOrFail(StoreSchema, { id: order.store.id });
+  // The store's name and settings and the order's lines as rows: no entity to hydrate and then
+  // compare at the settlement's flush.
+  const store = await selectStoreMailing(em, order.store.id);
+  if (!store) throw new Error(`store ${order.store.id} of order ${order.id} not found`);
   const settings = storeSettings(store);
   if (!settings.receiptsEnabled) return false;
-  const lines = await em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
+  const lines = (await linesOf(em, [order.id])).get(order.id) ?? [];
   const mail = receiptMail({
     storeName: store.name,
     orderNumber: publicOrderNumber(order.number),
     paidAt: payment.paidAt,
     currency: order.currency,
     lines: lines.map((line) => ({
-      productName: line.productName,
+      productName: line.product_name,
       quantity: line.quantity,
-      unitPriceMinor: line.unitPriceMinor,
+      unitPriceMinor: Number(line.unit_price_minor),
     })),
     subtotalMinor: order.subtotalMinor,
     discountMinor: order.discountMinor,

@@ -36,7 +36,9 @@ const DEFAULT_SETTINGS: Omit<TStoreSettings, 'subscriptionGraceDays' | 'licenseL
 const ZStoredSettings = ZStoreSettings.omit({ subscriptionGraceDays: true, licenseLeaseDays: true }).partial();
 
 /** The store's settings with defaults for what was never set (the grace and lease days are columns of their own). */
-export function storeSettings(store: Store): TStoreSettings {
+export function storeSettings(
+  store: Pick<Store, 'settings' | 'subscriptionGraceDays' | 'licenseLeaseDays'>,
+): TStoreSettings {
   const parsed = ZStoredSettings.safeParse(store.settings);
   return {
     ...DEFAULT_SETTINGS,

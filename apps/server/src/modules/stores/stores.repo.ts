@@ -30,3 +30,29 @@ export async function selectStoreRef(
   );
   return store;
 }
+
+/**
+ * What a mail the store sends needs of it: its name and the settings (the JSON column, and the
+ * two day counts storeSettings folds in). By primary key, no hydration: each settlement's receipt
+ * reads it, and a renewal is one (the billing engine's hot path).
+ */
+export async function selectStoreMailing(
+  em: EntityManager,
+  storeId: string,
+): Promise<
+  | { name: string; settings: Record<string, unknown>; subscriptionGraceDays: number; licenseLeaseDays: number }
+  | undefined
+> {
+  const [store] = await preparedRows<{
+    name: string;
+    settings: Record<string, unknown>;
+    subscriptionGraceDays: number;
+    licenseLeaseDays: number;
+  }>(
+    em,
+    `select name, settings, subscription_grace_days as "subscriptionGraceDays", license_lease_days as "licenseLeaseDays"
+     from store where id = ?`,
+    [storeId],
+  );
+  return store;
+}

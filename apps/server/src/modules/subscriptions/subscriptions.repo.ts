@@ -4,10 +4,12 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TSubscriptionStatus } from '@svc/schemas';
+import { preparedEntity } from '../../db/prepared.js';
 import { readOnReplica } from '../../db/replicas.js';
 import type { KeysetPosition } from '../../lib/cursor.js';
 import { KeysetWhere } from '../../lib/keyset.js';
 import { iso } from '../../lib/timestamps.js';
+import { SubscriptionSchema, type Subscription } from './subscriptions.entities.js';
 
 export interface SubscriptionPageFilter {
   storeId: string;
@@ -199,4 +201,12 @@ export async function selectPlanSubscriptionCounts(
     [productId, livemode],
   );
   return rows.map((row) => ({ planId: row.plan_id, active: Number(row.active), trialing: Number(row.trialing) }));
+}
+
+/**
+ * The subscription by id, its row locked for the caller's transaction, as a managed entity.
+ * Prepared (db/prepared.ts preparedEntity): each renewal locks it twice.
+ */
+export function selectSubscriptionForUpdate(em: EntityManager, id: string): Promise<Subscription | null> {
+  return preparedEntity(em, SubscriptionSchema, 'select * from subscription where id = ? limit 1 for update', [id]);
 }

@@ -25,7 +25,7 @@ import { recordSubscriptionMail } from './subscription-mails.service.js';
 import { stateOf, toSubscriptionView, writeState } from './subscription-views.js';
 import { SubscriptionSchema, type Subscription } from './subscriptions.entities.js';
 import type { Order } from '../orders/orders.entities.js';
-import { selectSubscriptionPage } from './subscriptions.repo.js';
+import { selectSubscriptionForUpdate, selectSubscriptionPage } from './subscriptions.repo.js';
 
 function notFound(): AppError {
   return new AppError('not_found', 'No such subscription.');
@@ -185,9 +185,7 @@ export async function applyMove<M extends MoveName>(
  * once per transaction (transaction.ts lockOnce); null when gone.
  */
 export function lockSubscription(ctx: ServiceContext, subscriptionId: string): Promise<Subscription | null> {
-  return lockOnce(ctx, `subscription:${subscriptionId}`, () =>
-    ctx.em.findOne(SubscriptionSchema, { id: subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true }),
-  );
+  return lockOnce(ctx, `subscription:${subscriptionId}`, () => selectSubscriptionForUpdate(ctx.em, subscriptionId));
 }
 
 /**
