@@ -206,15 +206,14 @@ async function beginStep(
     }
     if (!row.livemode && row.clockTime && row.clockTime < due.at) row.clockTime = due.at;
     const result: MoveResult = await applyMove(tx, row, due.move, at);
+    // The row's changes are written by the transaction's closing flush.
     if (!result.charge) {
       row.leaseUntil = null;
-      await tx.em.flush();
       return afterMove(row, options.until ?? wall);
     }
     const order = await periodOrder(tx, row, result.charge);
     row.latestOrderNumber = order.number;
     row.leaseUntil = new Date(wall.getTime() + tx.deps.config.billingLeaseMs);
-    await tx.em.flush();
     return {
       subscriptionId,
       paymentMethod: row.paymentMethod,
