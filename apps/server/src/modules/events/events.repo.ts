@@ -5,29 +5,6 @@ import { readOnReplica } from '../../db/replicas.js';
 import type { KeysetPosition } from '../../lib/cursor.js';
 import { KeysetWhere } from '../../lib/keyset.js';
 
-/**
- * The INSERT of one event row, for a statement that writes it beside other rows (the checkout's
- * one-statement order insert). Only the outbox (outbox.ts `eventInsert`) builds it. `payloadSql`:
- * the payload's expression around its one parameter, the JSON as built (`?::jsonb` unless given).
- */
-export function eventRowInsert(
-  row: {
-    id: string;
-    storeId: string;
-    livemode: boolean;
-    type: string;
-    payload: Record<string, unknown>;
-    at: Date;
-    dispatchedAt: Date | null;
-  },
-  payloadSql = '?::jsonb',
-): { sql: string; params: unknown[] } {
-  return {
-    sql: `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at) values (?, ?, ?, ?, ${payloadSql}, ?, ?)`,
-    params: [row.id, row.storeId, row.livemode, row.type, JSON.stringify(row.payload), row.at, row.dispatchedAt],
-  };
-}
-
 /** An event as the outbox writes it. */
 export interface NewEventRow {
   id: string;
@@ -37,6 +14,18 @@ export interface NewEventRow {
   payload: Record<string, unknown>;
   at: Date;
   dispatchedAt: Date | null;
+}
+
+/**
+ * The INSERT of one event row, for a statement that writes it beside other rows (the checkout's
+ * one-statement order insert). Only the outbox (outbox.ts `eventInsert`) builds it. `payloadSql`:
+ * the payload's expression around its one parameter, the JSON as built (`?::jsonb` unless given).
+ */
+export function eventRowInsert(row: NewEventRow, payloadSql = '?::jsonb'): { sql: string; params: unknown[] } {
+  return {
+    sql: `insert into event (id, store_id, livemode, type, payload, created_at, dispatched_at) values (?, ?, ?, ?, ${payloadSql}, ?, ?)`,
+    params: [row.id, row.storeId, row.livemode, row.type, JSON.stringify(row.payload), row.at, row.dispatchedAt],
+  };
 }
 
 /**
