@@ -193,4 +193,22 @@ describe('two svc processes on one object store', () => {
     expect((await fetch(`${a.url}${link}`)).status).toBe(200);
     expect((await fetch(`${a.url}${imagePath}`)).status).toBe(200);
   });
+
+  it('refuses to start on a malformed STORAGE_URL, saying why in one line', async () => {
+    const refused = spawnServer({
+      DATABASE_URL: db.url,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-s3-bad-')),
+      APP_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      STORAGE_URL: 's3://svc-test?endpoint=127.0.0.1:9000',
+    });
+    const failure = await refused.then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    const lines = (failure ?? '').split('\n').filter((line) => line.includes('STORAGE_URL'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      'STORAGE_URL has an endpoint that is not an http(s) origin; expected s3://<bucket>?endpoint=<url>&region=<region>&forcePathStyle=true',
+    );
+  });
 });
