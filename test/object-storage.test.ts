@@ -64,10 +64,10 @@ function localUploads(): string[] {
   );
 }
 
-function uploadFile(server: RunningServer, productId: string, bytes: Buffer, name: string) {
+function uploadFile(server: RunningServer, productId: string, bytes: Buffer, name: string, storeId = store.id) {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), name);
-  return fetch(`${server.url}/api/dashboard/stores/${store.id}/products/${productId}/files`, {
+  return fetch(`${server.url}/api/dashboard/stores/${storeId}/products/${productId}/files`, {
     method: 'POST',
     headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
     body: form,
@@ -192,6 +192,88 @@ describe('two svc processes on one object store', () => {
     expect(again.status).toBe(201);
     expect((await fetch(`${a.url}${link}`)).status).toBe(200);
     expect((await fetch(`${a.url}${imagePath}`)).status).toBe(200);
+  });
+
+  it("removes from the store a logo replaced through B, and A's test objects when B wipes the test data", async () => {
+    const shop = await createStoreFor(seller, 'Logo Shop');
+    const picture = (r: number) =>
+      sharp({ create: { width: 120, height: 60, channels: 3, background: { r, g: 10, b: 10 } } })
+        .png()
+        .toBuffer();
+    const uploadLogo = async (server: RunningServer, bytes: Buffer) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'logo.png');
+      const response = await fetch(`${server.url}/api/dashboard/stores/${shop.id}/logo`, {
+        method: 'POST',
+        headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+        body: form,
+      });
+      expect(response.status, await response.clone().text()).toBe(200);
+      return ((await response.json()) as { logoUrl: string }).logoUrl;
+    };
+    await uploadLogo(a, await picture(10));
+    const first = await s3.keys(`${shop.id}/`);
+    expect(first).toHaveLength(1);
+    const logoUrl = await uploadLogo(b, await picture(200));
+    const second = await s3.keys(`${shop.id}/`);
+    expect(second).toHaveLength(1);
+    expect(second).not.toEqual(first);
+    const served = await fetch(`${a.url}${logoUrl}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('cache-control')).toContain('immutable');
+
+    // A test product with a file and an image, made through A; a live one beside it.
+    const testProduct = await createProduct(
+      seller,
+      shop.id,
+      { name: 'Test book', deliveryMethods: ['downloadFiles'] },
+      'test',
+    );
+    const testAuth = { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken, 'x-svc-mode': 'test' };
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(randomBytes(5000))], { type: 'application/pdf' }), 'test.pdf');
+    const testFile = await fetch(`${a.url}/api/dashboard/stores/${shop.id}/products/${testProduct.id}/files`, {
+      method: 'POST',
+      headers: testAuth,
+      body: form,
+    });
+    expect(testFile.status, await testFile.clone().text()).toBe(201);
+    const imageForm = new FormData();
+    imageForm.append('file', new Blob([new Uint8Array(await picture(90))], { type: 'image/png' }), 'picture');
+    const testImage = await fetch(`${a.url}/api/dashboard/stores/${shop.id}/products/${testProduct.id}/images`, {
+      method: 'POST',
+      headers: testAuth,
+      body: imageForm,
+    });
+    expect(testImage.status, await testImage.clone().text()).toBe(201);
+    const liveProduct = await createProduct(seller, shop.id, { name: 'Live book', deliveryMethods: ['downloadFiles'] });
+    const liveFile = await uploadFile(a, liveProduct.id, randomBytes(4000), 'live.pdf', shop.id);
+    expect(liveFile.status).toBe(201);
+    const kept = [...second, `${shop.id}/${((await liveFile.json()) as { id: string }).id}`].sort();
+    expect((await s3.keys(`${shop.id}/`)).length).toBeGreaterThan(kept.length);
+
+    const wipe = await fetch(`${b.url}/api/dashboard/stores/${shop.id}/test-data`, {
+      method: 'DELETE',
+      headers: { cookie: seller.cookie, 'x-csrf-token': seller.csrfToken },
+    });
+    expect(wipe.status, await wipe.clone().text()).toBe(202);
+    const jobId = ((await wipe.json()) as { id: string }).id;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const job = (await (
+        await fetch(`${b.url}/api/dashboard/stores/${shop.id}/test-data/${jobId}`, {
+          headers: { cookie: seller.cookie },
+        })
+      ).json()) as { status: string; error: string | null };
+      if (job.status === 'succeeded' || job.status === 'failed') {
+        expect([job.status, job.error]).toEqual(['succeeded', null]);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`the wipe is still ${job.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The test file and image (with its renditions) are gone from the store; the logo and the live file stay.
+    expect(await s3.keys(`${shop.id}/`)).toEqual(kept);
   });
 
   it('refuses to start on a malformed STORAGE_URL, saying why in one line', async () => {
