@@ -4,7 +4,13 @@
  * bucket svc is pointed at already made. The AWS SDK talks HTTP to it exactly as to S3
  * (docs/decisions.md, #43 for why this one).
  */
-import { CreateBucketCommand, HeadBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,6 +37,8 @@ export interface RunningS3Server {
   env: Record<string, string>;
   /** The keys in the bucket, sorted. */
   keys(prefix?: string): Promise<string[]>;
+  /** Puts `bytes` under `key` behind svc's back (an object damaged in the store). */
+  put(key: string, bytes: Buffer): Promise<void>;
   /** Kills the server (SIGKILL: the store is gone at once); its directory stays. */
   stop(): Promise<void>;
   /** stop(), then removes its directory. */
@@ -94,6 +102,9 @@ export async function startS3Server(opts: { port?: number; directory?: string } 
         token = page.NextContinuationToken;
       } while (token);
       return keys.sort();
+    },
+    async put(key, bytes) {
+      await client.send(new PutObjectCommand({ Bucket: S3_BUCKET, Key: key, Body: bytes }));
     },
     stop,
     async dispose() {

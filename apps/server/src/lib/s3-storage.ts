@@ -7,7 +7,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -144,6 +144,31 @@ export class S3FileStorage implements FileStorage {
       }),
       { expiresIn: link.expiresInSeconds },
     );
+  }
+
+  /**
+   * The size and SHA-256 of what the store holds under `key`, read through (a copy's check that
+   * the bytes arrived whole, not the store's own checksum); undefined when it holds nothing.
+   */
+  async held(key: string): Promise<StoredObject | undefined> {
+    let body: Readable;
+    try {
+      const object = await this.client.send(
+        new GetObjectCommand({ Bucket: this.location.bucket, Key: checkedKey(key) }),
+      );
+      body = object.Body as Readable;
+    } catch (error) {
+      if ((error as { name?: unknown }).name === 'NoSuchKey') return undefined;
+      throw this.explained(error, 'read', key);
+    }
+    const { meter, stored } = meteredUpload(Number.MAX_SAFE_INTEGER);
+    const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+    try {
+      await pipeline(body, meter, discard);
+    } catch (error) {
+      throw this.explained(error, 'read', key);
+    }
+    return stored();
   }
 
   /** Ends the client's kept-alive connections. */
