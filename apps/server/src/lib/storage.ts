@@ -1,7 +1,7 @@
 /**
  * Where uploaded files live. The local adapter keeps them under a directory; the object-store
  * adapter (lib/s3-storage.ts) implements the same methods in an S3-compatible bucket, chosen by
- * STORAGE_URL (docs/architecture.md, Files).
+ * STORAGE_URL (docs/decisions.md, #43).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
