@@ -4,7 +4,13 @@
  * (size refused while streaming, SHA-256 as it arrives) into a multipart upload that is aborted
  * on any failure; buyers fetch their downloads from the store itself through a presigned URL.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { PassThrough, Writable, type Readable } from 'node:stream';
@@ -18,6 +24,7 @@ import {
   meteredUpload,
   type DownloadLink,
   type FileStorage,
+  type ListedObject,
   type StoredObject,
 } from './storage.js';
 
@@ -169,6 +176,23 @@ export class S3FileStorage implements FileStorage {
       throw this.explained(error, 'read', key);
     }
     return stored();
+  }
+
+  async *list(): AsyncIterable<ListedObject> {
+    let token: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.location.bucket, ContinuationToken: token }),
+        );
+      } catch (error) {
+        throw this.explained(error, 'list', '');
+      }
+      for (const object of page.Contents ?? [])
+        if (object.Key && object.LastModified) yield { key: object.Key, modifiedAt: object.LastModified };
+      token = page.NextContinuationToken;
+    } while (token);
   }
 
   /** Ends the client's kept-alive connections. */

@@ -29,6 +29,12 @@ export interface DownloadLink {
   expiresInSeconds: number;
 }
 
+/** An object as a store lists it. */
+export interface ListedObject {
+  key: string;
+  modifiedAt: Date;
+}
+
 export interface FileStorage {
   /** Streams `source` to `key`, hashing it; refuses (and keeps nothing) past `maxBytes`. */
   write(key: string, source: Readable, maxBytes: number): Promise<StoredObject>;
@@ -40,6 +46,8 @@ export interface FileStorage {
    * (an object store's presigned GET); absent where svc serves the bytes itself (local disk).
    */
   downloadUrl?(key: string, link: DownloadLink): Promise<string>;
+  /** Every object kept, with when it was written (the object store's, for the orphan sweep). */
+  list?(): AsyncIterable<ListedObject>;
 }
 
 /**
