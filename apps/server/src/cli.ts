@@ -1,6 +1,7 @@
 /**
  * Operator commands that do from a shell what the dashboard API does: create a user, a
- * store, an API key; ban or unban a store; seed the demo store. Each command declares its options
+ * store, an API key; ban or unban a store; seed the demo store; copy the uploaded files into an
+ * object store. Each command declares its options
  * once, and its parsing, its usage line and its `--help` are all made from that declaration.
  * Arguments are checked (with the same schemas as the API) before anything starts, so a usage
  * mistake never boots a database; then the command runs against the configured database, or the
@@ -17,8 +18,11 @@ import {
   ZCreateStoreInput,
 } from '@svc/schemas';
 import { z } from 'zod';
+import { ConfigError, parseStorageUrl } from './config.js';
+import { S3FileStorage } from './lib/s3-storage.js';
 import type { Runtime } from './runtime.js';
 import { seedDemo } from './seed-demo.js';
+import { copyOutcome, copyToObjectStore } from './storage-copy.js';
 import { serviceContext } from './modules/request/context.js';
 import { createApiKey } from './modules/api-keys/api-keys.service.js';
 import { UserSchema } from './modules/identity/identity.entities.js';
@@ -345,6 +349,44 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
     async run(runtime, subdomain) {
       const store = await setStoreBanned(context(runtime), { subdomain, banned: false });
       return `unbanned ${store.subdomain}`;
+    },
+  }),
+  storage: operator({
+    summary: 'copy the uploaded files of DATA_DIR into an object store (then set STORAGE_URL to it)',
+    details:
+      'Idempotent and resumable: an object the store already holds with the same SHA-256 is not copied again. ' +
+      'Every object is read back and its SHA-256 checked; one that differs is named and the command exits 1. ' +
+      'The credentials are the AWS variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).',
+    options: [
+      {
+        name: 'to',
+        value: 'storage-url',
+        description: 's3://<bucket>?endpoint=<url>&region=<region>&forcePathStyle=true',
+        required: true,
+      },
+    ],
+    arguments: [{ name: 'action', description: 'copy' }],
+    example:
+      "svc storage copy --to 's3://svc-files?endpoint=https://s3.example.com&region=eu-west-1&forcePathStyle=true'",
+    parse(values, [action]) {
+      if (action !== 'copy') throw new UsageError(`unknown action ${action}: the one action is copy`);
+      try {
+        return parseStorageUrl(values.to!);
+      } catch (error) {
+        if (error instanceof ConfigError) throw new UsageError(error.message);
+        throw error;
+      }
+    },
+    async run(runtime, location) {
+      const target = new S3FileStorage(location, runtime.deps.log);
+      try {
+        const report = await copyToObjectStore(runtime.deps.config.fileStorageDir, target, (line) =>
+          process.stdout.write(`${line}\n`),
+        );
+        return copyOutcome(report);
+      } finally {
+        target.close();
+      }
     },
   }),
 };

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { ExplainedFailure } from './lib/failures.js';
+import type { ObjectStoreLocation } from './lib/s3-storage.js';
 import { trustFunction, type TrustFunction, type TrustProxy } from './lib/trust-proxy.js';
 
 const ZBase64Key = z
@@ -48,6 +49,8 @@ const ZEnv = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   DATA_DIR: z.string().default('.data'),
   FILE_STORAGE_DIR: z.string().optional(),
+  // Uploaded files in an object store instead of FILE_STORAGE_DIR (parseStorageUrl). Empty counts as unset.
+  STORAGE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   FILE_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -117,6 +120,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Uploaded product files (local storage adapter). */
   fileStorageDir: string;
+  /** STORAGE_URL's bucket: uploaded files live there instead of fileStorageDir. */
+  objectStore: ObjectStoreLocation | undefined;
   fileMaxBytes: number;
   trpcMaxBatchSize: number;
   /** The trusted proxy's header carrying the buyer's country (used only with TRUST_PROXY). */
@@ -167,6 +172,41 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean);
+}
+
+const STORAGE_URL_SHAPE = 's3://<bucket>?endpoint=<url>&region=<region>&forcePathStyle=true';
+/** S3's rule for bucket names (3 to 63 lowercase letters, digits, dots and hyphens). */
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * STORAGE_URL: `s3://<bucket>`, with the store's `endpoint` (absent: AWS S3), `region` (absent:
+ * us-east-1, which S3-compatible stores accept) and `forcePathStyle` (`true` for most stores that
+ * are not AWS). The credentials are the AWS SDK's own (AWS_ACCESS_KEY_ID, ... or a profile), never
+ * in the URL. Anything else refuses to start, in one line saying what.
+ */
+export function parseStorageUrl(value: string): ObjectStoreLocation {
+  const refuse = (why: string) => new ConfigError(`STORAGE_URL ${why}; expected ${STORAGE_URL_SHAPE}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse('is not a URL');
+  }
+  if (url.protocol !== 's3:') throw refuse(`has the scheme ${url.protocol.replace(/:$/, '')}, not s3`);
+  if (url.username || url.password) throw refuse('holds credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+  if (!BUCKET.test(url.hostname)) throw refuse(`names no valid bucket (${url.hostname || 'none'})`);
+  if (url.port || (url.pathname !== '' && url.pathname !== '/')) throw refuse('has more than a bucket before the ?');
+  const known = new Set(['endpoint', 'region', 'forcePathStyle']);
+  for (const name of url.searchParams.keys()) if (!known.has(name)) throw refuse(`has an unknown parameter ${name}`);
+  const endpoint = url.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/?#]+\/?$/.test(endpoint))
+    throw refuse('has an endpoint that is not an http(s) origin');
+  const region = url.searchParams.get('region') ?? 'us-east-1';
+  if (!/^[a-z0-9-]{1,40}$/.test(region)) throw refuse('has an invalid region');
+  const forcePathStyle = url.searchParams.get('forcePathStyle') ?? 'false';
+  if (forcePathStyle !== 'true' && forcePathStyle !== 'false')
+    throw refuse('has a forcePathStyle other than true or false');
+  return { bucket: url.hostname, endpoint, region, forcePathStyle: forcePathStyle === 'true' };
 }
 
 /** 32 random bytes, base64, kept in a file of the data directory: made on first start, read after. */
@@ -251,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     fileStorageDir: path.resolve(e.FILE_STORAGE_DIR ?? path.join(dataDir, 'files')),
+    objectStore: e.STORAGE_URL === undefined ? undefined : parseStorageUrl(e.STORAGE_URL),
     fileMaxBytes: e.FILE_MAX_BYTES,
     trpcMaxBatchSize: e.TRPC_MAX_BATCH_SIZE,
     merchantRateLimitPerMinute: e.MERCHANT_RATE_LIMIT_PER_MINUTE,

@@ -4,6 +4,7 @@
  */
 import type { AppDeps } from './deps.js';
 import { expirePendingOrders } from './flows/expire-orders.js';
+import { sweepOrphanedObjects } from './modules/catalog/orphans.service.js';
 import { pruneFinishedMail } from './modules/mail/mail.service.js';
 import { serviceContext } from './modules/request/context.js';
 import { pruneDeliveries, pruneEvents } from './modules/webhooks/housekeeping.js';
@@ -46,6 +47,12 @@ export const JOBS: Job[] = [
     name: 'prune-sent-mail',
     everyMs: 60 * 60_000,
     run: (deps) => pruneFinishedMail(serviceContext(deps)),
+  },
+  {
+    // Objects in the object store whose row is gone (a crash between the two removals), once a day old.
+    name: 'sweep-orphaned-objects',
+    everyMs: 60 * 60_000,
+    run: (deps) => sweepOrphanedObjects(serviceContext(deps)),
   },
   {
     // Wipes of a store's test data (test mode), asked for by the merchant API or the dashboard:

@@ -10,7 +10,8 @@ import { migrate, openOrm } from './db/orm.js';
 import type { AppDeps } from './deps.js';
 import { systemClock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
-import { LocalFileStorage } from './lib/storage.js';
+import { S3FileStorage } from './lib/s3-storage.js';
+import { LocalFileStorage, type FileStorage } from './lib/storage.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, RedisRateLimitStore } from './lib/rate-limit.js';
 
 export interface Runtime {
@@ -56,6 +57,18 @@ export function connectRedis(url: string, log: Logger) {
     }
   };
   return Object.assign(client, { shutdown });
+}
+
+/** STORAGE_URL's bucket when it is set, else the local directory (docs/decisions.md, #43). */
+function fileStorage(config: Config, log: Logger, closers: Array<() => Promise<unknown>>): FileStorage {
+  if (!config.objectStore) return new LocalFileStorage(config.fileStorageDir);
+  const store = new S3FileStorage(config.objectStore, log);
+  closers.unshift(() => Promise.resolve(store.close()));
+  log.info(
+    { bucket: config.objectStore.bucket, endpoint: config.objectStore.endpoint },
+    'files kept in the object store',
+  );
+  return store;
 }
 
 export interface RuntimeOptions {
@@ -124,7 +137,7 @@ async function assemble(
     config,
     orm,
     clock: systemClock,
-    storage: new LocalFileStorage(config.fileStorageDir),
+    storage: fileStorage(config, log, closers),
     limiter: new FallbackRateLimitStore(primary, new MemoryRateLimitStore(), log),
     redis: redis ? { ping: () => redis.withCommandOptions({ timeout: 1_000 }).ping() } : undefined,
     log,

@@ -71,6 +71,8 @@ export async function migrate(orm: Orm, log?: Logger): Promise<string[]> {
   const lock = new pg.Client({ connectionString: clientUrl });
   await lock.connect();
   try {
+    // Raw: an advisory lock, which the ORM cannot take; on a connection of its own, held across
+    // the migrator's transactions and released when it ends (docs/decisions.md, #43).
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const names = await adoptLegacy(lock, clientUrl);
     const applied = await orm.getMigrator().up();

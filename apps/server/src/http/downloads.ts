@@ -1,8 +1,15 @@
-/** `GET /api/orders/{orderId}/files/{fileId}?expires=&sig=`: a signed, expiring file link from the delivery payload. */
+/**
+ * `GET /api/orders/{orderId}/files/{fileId}?expires=&sig=`: a signed, expiring file link from the
+ * delivery payload. With the files in an object store, the checked link answers 302 to a presigned
+ * URL of the store instead of streaming the file through svc (docs/decisions.md, #43).
+ */
 import { z } from 'zod';
-import { servedMediaType } from '../lib/storage.js';
+import { contentDisposition, servedMediaType } from '../lib/storage.js';
 import { fileForLink } from '../modules/fulfilment/delivery.service.js';
 import { plainRoute } from './plain-route.js';
+
+/** Long enough to start the download, short enough that a copied URL soon stops working. */
+const PRESIGNED_SECONDS = 5 * 60;
 
 export const fileDownloadRoute = plainRoute({
   name: 'fulfilment.downloadFile',
@@ -19,6 +26,10 @@ export const fileDownloadRoute = plainRoute({
     tags: ['buyer'],
     requestParams: { path: z.object({ orderId: z.string(), fileId: z.string() }) },
     responses: {
+      302: {
+        description: `With the files in an object store: a redirect to the store's presigned URL of the file, valid for ${PRESIGNED_SECONDS / 60} minutes; the store answers it with the file's name and media type`,
+        headers: z.object({ Location: z.url().meta({ description: "The store's presigned URL of the file" }) }),
+      },
       200: {
         description: 'The file',
         content: {
@@ -38,13 +49,19 @@ export const fileDownloadRoute = plainRoute({
       expires: Number(ctx.query.expires),
       sig: String(ctx.query.sig ?? ''),
     });
+    const { storage } = ctx.deps;
+    if (storage.downloadUrl) {
+      const url = await storage.downloadUrl(file.storageKey, {
+        fileName: file.name,
+        mediaType: servedMediaType(file.contentType),
+        expiresInSeconds: PRESIGNED_SECONDS,
+      });
+      return reply.header('Cache-Control', 'private, no-store').redirect(url, 302);
+    }
     return reply
       .header('Content-Type', servedMediaType(file.contentType))
       .header('Content-Length', String(file.size))
-      .header(
-        'Content-Disposition',
-        `attachment; filename="${file.name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
-      )
+      .header('Content-Disposition', contentDisposition(file.name))
       .header('Cache-Control', 'private, no-store')
       .send(ctx.deps.storage.read(file.storageKey));
   },

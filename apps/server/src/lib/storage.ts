@@ -1,6 +1,7 @@
 /**
- * Where uploaded files live. The local adapter keeps them under a directory; an object
- * store implements the same three methods.
+ * Where uploaded files live. The local adapter keeps them under a directory; the object-store
+ * adapter (lib/s3-storage.ts) implements the same methods in an S3-compatible bucket, chosen by
+ * STORAGE_URL (docs/decisions.md, #43).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -21,11 +22,51 @@ export interface StoredObject {
   sha256: string;
 }
 
+/** How a buyer's browser is to save a file it is sent to fetch from the store itself. */
+export interface DownloadLink {
+  fileName: string;
+  mediaType: string;
+  expiresInSeconds: number;
+}
+
+/** An object as a store lists it. */
+export interface ListedObject {
+  key: string;
+  modifiedAt: Date;
+}
+
 export interface FileStorage {
   /** Streams `source` to `key`, hashing it; refuses (and keeps nothing) past `maxBytes`. */
   write(key: string, source: Readable, maxBytes: number): Promise<StoredObject>;
   read(key: string): Readable;
+  /** Removing a key that holds nothing is not an error. */
   remove(key: string): Promise<void>;
+  /**
+   * A URL the buyer's browser fetches the object from directly, valid for `expiresInSeconds`
+   * (an object store's presigned GET); absent where svc serves the bytes itself (local disk).
+   */
+  downloadUrl?(key: string, link: DownloadLink): Promise<string>;
+  /** Every object kept, with when it was written (the object store's, for the orphan sweep). */
+  list?(): AsyncIterable<ListedObject>;
+}
+
+/**
+ * The Transform every adapter streams an upload through: it counts and hashes the bytes and
+ * fails the stream with FileTooLargeError at the first byte past `maxBytes`, so a file too large
+ * is refused while it arrives, never after it was kept. `stored()` is read once the stream ended.
+ */
+export function meteredUpload(maxBytes: number): { meter: Transform; stored: () => StoredObject } {
+  const hash = createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      if (size > maxBytes) return callback(new FileTooLargeError(maxBytes));
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  return { meter, stored: () => ({ size, sha256: hash.digest('hex') }) };
 }
 
 /**
@@ -60,30 +101,31 @@ export function servedMediaType(stored: string): string {
   return stored.length <= MEDIA_TYPE_MAX && MEDIA_TYPE.test(stored) ? stored : 'application/octet-stream';
 }
 
+/** `attachment` with the name in ASCII (others replaced) and exactly in UTF-8, as browsers read it. */
+export function contentDisposition(fileName: string): string {
+  return `attachment; filename="${fileName.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
 const KEY = /^[a-z0-9][a-z0-9/_-]{0,190}$/;
+
+/** Keys are made by svc; one that is not of its shape is a bug, refused before any store sees it. */
+export function checkedKey(key: string): string {
+  if (!KEY.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
+  return key;
+}
 
 export class LocalFileStorage implements FileStorage {
   constructor(private readonly root: string) {}
 
   private pathOf(key: string): string {
-    if (!KEY.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
-    return path.join(this.root, key);
+    return path.join(this.root, checkedKey(key));
   }
 
   async write(key: string, source: Readable, maxBytes: number): Promise<StoredObject> {
     const target = this.pathOf(key);
     await mkdir(path.dirname(target), { recursive: true });
     const partial = `${target}.${randomBytes(4).toString('hex')}.part`;
-    const hash = createHash('sha256');
-    let size = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > maxBytes) return callback(new FileTooLargeError(maxBytes));
-        hash.update(chunk);
-        callback(null, chunk);
-      },
-    });
+    const { meter, stored } = meteredUpload(maxBytes);
     const sink = createWriteStream(partial, { flags: 'wx' });
     try {
       await pipeline(source, meter, sink);
@@ -96,7 +138,7 @@ export class LocalFileStorage implements FileStorage {
       await rm(partial, { force: true });
       throw error;
     }
-    return { size, sha256: hash.digest('hex') };
+    return stored();
   }
 
   read(key: string): Readable {

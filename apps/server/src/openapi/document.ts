@@ -181,8 +181,9 @@ function describe(operation: oas31.OperationObject, entry: RouteEntry): void {
   const responses: Responses = {};
   // The generator's responses are objects, never references.
   for (const [status, response] of Object.entries<oas31.ResponseObject>(operation.responses ?? {})) {
-    // A conditional GET's 304 (a cacheable plain route's own) stays as declared.
-    if (status === '304') responses[status] = response;
+    // A conditional GET's 304 (a cacheable plain route's own) and a redirect a plain route
+    // declares (a download sent to the object store's presigned URL) stay as declared.
+    if (status === '304' || status === '302') responses[status] = response;
     if (!status.startsWith('2')) continue;
     if (policy.successStatus === 204) responses['204'] = { description: 'No content' };
     else responses[String(policy.successStatus ?? status)] = response;

@@ -268,3 +268,19 @@ export async function anyProductOf(em: EntityManager, storeId: string): Promise<
   );
   return rows.length > 0;
 }
+
+/**
+ * Of `imageIds`, those a product of one of `storeIds` still lists among its images (the orphan
+ * sweep's check, orphans.service.ts). Raw: the ids are inside the product's `images` JSON array,
+ * which the ORM cannot search.
+ */
+export async function listedImageIds(em: EntityManager, storeIds: string[], imageIds: string[]): Promise<Set<string>> {
+  if (imageIds.length === 0) return new Set();
+  const rows = await preparedRows<{ id: string }>(
+    em,
+    `select distinct image->>'id' as id from product p cross join lateral jsonb_array_elements(p.images) image
+     where p.store_id = any(?) and image->>'id' = any(?)`,
+    [storeIds, imageIds],
+  );
+  return new Set(rows.map((row) => row.id));
+}
