@@ -16,6 +16,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { vi } from 'vitest';
+import { parseStorageUrl } from '../../apps/server/src/config.js';
+import { S3FileStorage } from '../../apps/server/src/lib/s3-storage.js';
 import { freePort } from './ports.js';
 
 export const S3_BUCKET = 'svc-test';
@@ -110,6 +113,30 @@ export async function startS3Server(opts: { port?: number; directory?: string } 
     async dispose() {
       await stop();
       rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A server and the adapter svc makes for it, the credentials in the AWS SDK's own variables as an
+ * operator sets them: for service tests of what reaches the store. `dispose()` ends both.
+ */
+export async function startS3Storage(): Promise<{
+  s3: RunningS3Server;
+  storage: S3FileStorage;
+  dispose(): Promise<void>;
+}> {
+  const s3 = await startS3Server();
+  vi.stubEnv('AWS_ACCESS_KEY_ID', s3.env.AWS_ACCESS_KEY_ID);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', s3.env.AWS_SECRET_ACCESS_KEY);
+  const storage = new S3FileStorage(parseStorageUrl(s3.env.STORAGE_URL!));
+  return {
+    s3,
+    storage,
+    async dispose() {
+      storage.close();
+      await s3.dispose();
+      vi.unstubAllEnvs();
     },
   };
 }

@@ -4,8 +4,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startS3Server, type RunningS3Server } from '../../../../test/support/s3-server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startS3Server, startS3Storage, type RunningS3Server } from '../../../../test/support/s3-server.js';
 import { parseStorageUrl } from '../config.js';
 import { AppError } from './errors.js';
 import { S3FileStorage } from './s3-storage.js';
@@ -13,19 +13,14 @@ import { FileTooLargeError } from './storage.js';
 
 let s3: RunningS3Server;
 let storage: S3FileStorage;
+let started: Awaited<ReturnType<typeof startS3Storage>> | undefined;
 
 beforeAll(async () => {
-  s3 = await startS3Server();
-  vi.stubEnv('AWS_ACCESS_KEY_ID', s3.env.AWS_ACCESS_KEY_ID);
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', s3.env.AWS_SECRET_ACCESS_KEY);
-  storage = new S3FileStorage(parseStorageUrl(s3.env.STORAGE_URL!));
+  started = await startS3Storage();
+  ({ s3, storage } = started);
 });
 
-afterAll(async () => {
-  storage?.close();
-  await s3?.dispose();
-  vi.unstubAllEnvs();
-});
+afterAll(() => started?.dispose());
 
 /** `bytes` in chunks of 64 KiB, as a multipart body arrives. */
 function streamOf(bytes: Buffer): Readable {

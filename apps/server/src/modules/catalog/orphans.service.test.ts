@@ -4,12 +4,11 @@
  */
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../../test/support/env.js';
 import { createStore } from '../../../../../test/support/factories.js';
 import { serviceContext } from '../../../../../test/support/in-process.js';
-import { startS3Server, type RunningS3Server } from '../../../../../test/support/s3-server.js';
-import { parseStorageUrl } from '../../config.js';
+import { startS3Storage, type RunningS3Server } from '../../../../../test/support/s3-server.js';
 import { openOrm, type Orm } from '../../db/orm.js';
 import { ManualClock } from '../../lib/clock.js';
 import { S3FileStorage } from '../../lib/s3-storage.js';
@@ -21,20 +20,17 @@ import { ORPHAN_MIN_AGE_MS, sweepOrphanedObjects } from './orphans.service.js';
 let orm: Orm;
 let s3: RunningS3Server;
 let storage: S3FileStorage;
+let started: Awaited<ReturnType<typeof startS3Storage>> | undefined;
 
 beforeAll(async () => {
   orm = await openOrm(workerDatabaseUrl(), { poolMax: 4 });
-  s3 = await startS3Server();
-  vi.stubEnv('AWS_ACCESS_KEY_ID', s3.env.AWS_ACCESS_KEY_ID);
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', s3.env.AWS_SECRET_ACCESS_KEY);
-  storage = new S3FileStorage(parseStorageUrl(s3.env.STORAGE_URL!));
+  started = await startS3Storage();
+  ({ s3, storage } = started);
 });
 
 afterAll(async () => {
-  storage?.close();
-  await s3?.dispose();
+  await started?.dispose();
   await orm?.close();
-  vi.unstubAllEnvs();
 });
 
 function contextAt(clock: ManualClock) {
