@@ -53,11 +53,6 @@ export const TEST_CARDS = ['succeeds', 'declines', 'declines_renewals', 'require
 export type TestCard = (typeof TEST_CARDS)[number];
 
 /**
- * What charging a saved method came to. `failed`: the provider declined (its decline code, Stripe's
- * `decline_code` or `code`); `requires_action`: the buyer must authenticate the payment themselves
- * (providerRef names the provider's payment to confirm, Stripe's `pi_...`).
- */
-/**
  * A payment method a buyer saved, as a charge on it and the buyer's page read it (payments.repo.ts):
  * the gateway's references, and what saved it (a checkout's order, or the buyer's page for a
  * subscription).
@@ -74,6 +69,11 @@ export interface SavedMethod {
   createdAt: Date;
 }
 
+/**
+ * What charging a saved method came to. `failed`: the provider declined (its decline code, Stripe's
+ * `decline_code` or `code`); `requires_action`: the buyer must authenticate the payment themselves
+ * (providerRef names the provider's payment to confirm, Stripe's `pi_...`).
+ */
 export type ChargeResult =
   | { status: 'succeeded'; providerRef: string }
   | { status: 'failed'; declineCode: string; providerRef: string | null }

@@ -1,6 +1,7 @@
 /** The payments module's raw SQL. Everything else goes through the ORM. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedRows } from '../../db/prepared.js';
+import { iso } from '../../lib/timestamps.js';
 import type { SavedMethod } from './gateway.js';
 
 /**
@@ -116,7 +117,7 @@ const SAVED_METHOD_COLUMNS = `m.id, m.store_id as "storeId", m.livemode, m.gatew
 
 /** A row of SAVED_METHOD_COLUMNS (timestamps arrive as text) as a SavedMethod. */
 function savedMethod(row: Omit<SavedMethod, 'createdAt'> & { createdAt: string }): SavedMethod {
-  return { ...row, createdAt: new Date(row.createdAt) };
+  return { ...row, createdAt: new Date(iso(row.createdAt)) };
 }
 
 /**
