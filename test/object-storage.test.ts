@@ -4,12 +4,15 @@
  * uploaded through one downloads byte for byte through the other (a 302 to the store's presigned
  * URL); an image made by one is served by the other, immutable; the local disks hold no file. A
  * store that is down answers 503 with our error body and keeps nothing, and the processes
- * recover when it is back.
+ * recover when it is back; a process killed in the middle of an upload leaves no row without its
+ * object.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from './support/catalog.js';
@@ -26,12 +29,14 @@ let a: RunningServer;
 let b: RunningServer;
 let seller: Seller;
 let store: { id: string; subdomain: string };
+/** What every process of this test is started with but its DATA_DIR. */
+let shared: Record<string, string>;
 const dataDirs = [mkdtempSync(path.join(tmpdir(), 'svc-s3-a-')), mkdtempSync(path.join(tmpdir(), 'svc-s3-b-'))];
 
 beforeAll(async () => {
   s3 = await startS3Server();
   db = await freshDatabase();
-  const shared = {
+  shared = {
     DATABASE_URL: db.url,
     REDIS_URL: TEST_REDIS_URL,
     REDIS_KEY_PREFIX: `svc-test:${randomBytes(6).toString('hex')}:`,
@@ -274,6 +279,54 @@ describe('two svc processes on one object store', () => {
     }
     // The test file and image (with its renditions) are gone from the store; the logo and the live file stay.
     expect(await s3.keys(`${shop.id}/`)).toEqual(kept);
+  });
+
+  it('leaves no file row without its object when a process is killed in the middle of an upload', async () => {
+    const c = await spawnServer({ ...shared, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-s3-c-')) });
+    const product = await createProduct(seller, store.id, { name: 'Interrupted', deliveryMethods: ['downloadFiles'] });
+    // A 12 MiB upload whose end never comes: its first part reaches the store, then C is killed.
+    const boundary = `svc-${randomBytes(8).toString('hex')}`;
+    const request = http.request(`${c.url}/api/dashboard/stores/${store.id}/products/${product.id}/files`, {
+      method: 'POST',
+      headers: {
+        cookie: seller.cookie,
+        'x-csrf-token': seller.csrfToken,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+    });
+    const answered = new Promise<string>((resolve) => {
+      request.on('error', (error) => resolve(`error: ${error.message}`));
+      request.on('response', (response) => resolve(`answered ${response.statusCode}`));
+    });
+    request.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    );
+    request.write(randomBytes(12 * 1024 * 1024));
+    const deadline = Date.now() + 30_000;
+    while (s3.partsInFlight() === 0) {
+      if (Date.now() > deadline) throw new Error('no part of the upload reached the store');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const exited = new Promise((resolve) => c.process.once('exit', resolve));
+    c.process.kill('SIGKILL');
+    await exited;
+    expect(await answered).toMatch(/^error: /);
+
+    // No row names the interrupted upload, and every file row of the database has its object.
+    const files = await (
+      await dashboard(seller, 'GET', `/api/dashboard/stores/${store.id}/products/${product.id}/files`)
+    ).json();
+    expect(files.files).toEqual([]);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ storage_key: string }>('select storage_key from file');
+      const held = new Set(await s3.keys());
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.filter((row) => !held.has(row.storage_key))).toEqual([]);
+    } finally {
+      await client.end();
+    }
   });
 
   it('refuses to start on a malformed STORAGE_URL, saying why in one line', async () => {

@@ -12,7 +12,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,6 +40,8 @@ export interface RunningS3Server {
   env: Record<string, string>;
   /** The keys in the bucket, sorted. */
   keys(prefix?: string): Promise<string[]>;
+  /** The parts it holds of multipart uploads not completed (or aborted) yet. */
+  partsInFlight(): number;
   /** Puts `bytes` under `key` behind svc's back (an object damaged in the store). */
   put(key: string, bytes: Buffer): Promise<void>;
   /** Kills the server (SIGKILL: the store is gone at once); its directory stays. */
@@ -105,6 +107,17 @@ export async function startS3Server(opts: { port?: number; directory?: string } 
         token = page.NextContinuationToken;
       } while (token);
       return keys.sort();
+    },
+    partsInFlight() {
+      // s3rver keeps an upload's parts under <bucket>/._S3rver_uploads/<upload id>/<part number>.
+      const uploads = path.join(directory, S3_BUCKET, '._S3rver_uploads');
+      if (!existsSync(uploads)) return 0;
+      return readdirSync(uploads, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .reduce(
+          (sum, upload) => sum + readdirSync(path.join(uploads, upload.name)).filter((f) => /^\d+$/.test(f)).length,
+          0,
+        );
     },
     async put(key, bytes) {
       await client.send(new PutObjectCommand({ Bucket: S3_BUCKET, Key: key, Body: bytes }));
