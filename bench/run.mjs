@@ -24,6 +24,7 @@ import rateLimiter from './rate-limiter.mjs';
 import renewals from './renewals.mjs';
 import settlement from './settlement.mjs';
 import soak from './soak.mjs';
+import storage from './storage.mjs';
 import storefront from './storefront.mjs';
 import subscriptionFigures from './subscription-figures.mjs';
 import webhooks from './webhooks.mjs';
@@ -45,6 +46,7 @@ const BENCHMARKS = [
   storefront,
   lighthouse,
   imageMemory,
+  storage,
   soak,
 ];
 
