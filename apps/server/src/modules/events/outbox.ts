@@ -99,7 +99,7 @@ export async function recordEvent(ctx: Pick<ServiceContext, 'em'>, event: Outbox
     at: event.at,
     dispatchedAt: event.dispatched ? event.at : null,
   };
-  if (!addToCommitBatch(em, eventBatch, row)) {
+  if (!addToCommitBatch(ctx, eventBatch, row)) {
     const entity = {
       id,
       store: row.storeId,

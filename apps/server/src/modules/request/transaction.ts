@@ -41,12 +41,13 @@ const isObject = (value: unknown): value is object =>
   !!value && (typeof value === 'object' || typeof value === 'function');
 
 /**
- * Adds `item` to `batch` of the transaction `em` is in, when inTransaction opened it (and the ORM
- * carries commitBatchWriter); answers false otherwise (outside a transaction, in one opened by
- * `em.transactional` itself, in a savepoint), and the caller writes the item its own way.
+ * Adds `item` to `batch` of the transaction the context's EntityManager is in, when inTransaction
+ * opened it (and the ORM carries commitBatchWriter); answers false otherwise (outside a
+ * transaction, in one opened by `em.transactional` itself, in a savepoint), and the caller writes
+ * the item its own way.
  */
-export function addToCommitBatch<T>(em: EntityManager, batch: CommitBatch<T>, item: T): boolean {
-  const transaction: unknown = em.getTransactionContext();
+export function addToCommitBatch<T>(ctx: Pick<ServiceContext, 'em'>, batch: CommitBatch<T>, item: T): boolean {
+  const transaction: unknown = ctx.em.getTransactionContext();
   const batches = isObject(transaction) ? pendingBatches.get(transaction) : undefined;
   if (!batches) return false;
   const items = batches.get(batch);
