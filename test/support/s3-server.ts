@@ -22,7 +22,7 @@ import { S3FileStorage } from '../../apps/server/src/lib/s3-storage.js';
 import { freePort } from './ports.js';
 
 export const S3_BUCKET = 'svc-test';
-/** s3rver's one account: other credentials are refused (SignatureDoesNotMatch / InvalidAccessKeyId). */
+/** s3rver's one account: another access key is refused (InvalidAccessKeyId); the secret is not checked. */
 export const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 const S3RVER_BIN = path.join(

@@ -1,10 +1,11 @@
 /**
  * The object-store adapter against a real S3-compatible server on loopback (s3rver, started by
- * the test): what it keeps, what it refuses, and what a store that is down answers.
+ * the test): what it keeps, what it refuses, and what a store that is down, refuses the
+ * credentials or lacks the bucket answers.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startS3Server, startS3Storage, type RunningS3Server } from '../../../../test/support/s3-server.js';
 import { parseStorageUrl } from '../config.js';
 import { AppError } from './errors.js';
@@ -130,6 +131,21 @@ describe('S3FileStorage', () => {
       }
     } finally {
       adapter.close();
+    }
+  });
+
+  it('answers service_unavailable when the store refuses the credentials, and keeps nothing', async () => {
+    // An access key s3rver does not know (it checks the key, not the signature's secret).
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'NOT-AN-ACCOUNT');
+    const adapter = new S3FileStorage(parseStorageUrl(s3.env.STORAGE_URL!));
+    try {
+      const unavailable = { appCode: 'service_unavailable' };
+      await expect(adapter.write('store-k/file', streamOf(randomBytes(10)), 100)).rejects.toMatchObject(unavailable);
+      await expect(adapter.remove('store-k/file')).rejects.toMatchObject(unavailable);
+      expect(await s3.keys('store-k/')).toEqual([]);
+    } finally {
+      adapter.close();
+      vi.stubEnv('AWS_ACCESS_KEY_ID', s3.env.AWS_ACCESS_KEY_ID);
     }
   });
 
