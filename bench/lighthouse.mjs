@@ -12,30 +12,18 @@
  * performance score is kept).
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { onCleanup } from './lib/cleanup.mjs';
 import { freshDatabase, withClient } from './lib/db.mjs';
 import { fixed, seconds, table } from './lib/format.mjs';
 import { expectStatus, request } from './lib/http.mjs';
+import { freePort } from './lib/proc.mjs';
 import { createProduct, importKeys, provisionMerchant, startService, tempDir } from './lib/service.mjs';
 
 const CHROMIUM = process.env.BENCH_CHROMIUM ?? '/usr/bin/chromium';
 const RUNS = Math.max(1, Number(process.env.BENCH_LIGHTHOUSE_RUNS ?? 3));
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
 const GOALS = { performance: 95, accessibility: 100, 'best-practices': 95, seo: 95 };
-
-/** A free loopback port, so the service's PUBLIC_URL (canonical, og:url) is the address Lighthouse opens. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const PRODUCTS = [
   {

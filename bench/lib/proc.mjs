@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { onCleanup } from './cleanup.mjs';
 
 function parseLines(text) {
@@ -135,4 +136,16 @@ export function trackPeakRss(pid) {
       return peak;
     },
   };
+}
+
+/** A free loopback port (listen on 0, read it, close). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
