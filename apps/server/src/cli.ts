@@ -19,7 +19,6 @@ import {
 } from '@svc/schemas';
 import { z } from 'zod';
 import { ConfigError, parseStorageUrl } from './config.js';
-import { S3FileStorage } from './lib/s3-storage.js';
 import type { Runtime } from './runtime.js';
 import { seedDemo } from './seed-demo.js';
 import { copyOutcome, copyToObjectStore } from './storage-copy.js';
@@ -378,6 +377,8 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
       }
     },
     async run(runtime, location) {
+      // Loaded here, not with the other commands: only this one needs the AWS SDK.
+      const { S3FileStorage } = await import('./lib/s3-storage.js');
       const target = new S3FileStorage(location, runtime.deps.log);
       try {
         const report = await copyToObjectStore(runtime.deps.config.fileStorageDir, target, (line) =>

@@ -10,7 +10,6 @@ import { migrate, openOrm } from './db/orm.js';
 import type { AppDeps } from './deps.js';
 import { systemClock } from './lib/clock.js';
 import type { Logger } from './lib/logger.js';
-import { S3FileStorage } from './lib/s3-storage.js';
 import { LocalFileStorage, type FileStorage } from './lib/storage.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, RedisRateLimitStore } from './lib/rate-limit.js';
 
@@ -60,8 +59,11 @@ export function connectRedis(url: string, log: Logger) {
 }
 
 /** STORAGE_URL's bucket when it is set, else the local directory (docs/decisions.md, #43). */
-function fileStorage(config: Config, log: Logger, closers: Array<() => Promise<unknown>>): FileStorage {
+async function fileStorage(config: Config, log: Logger, closers: Array<() => Promise<unknown>>): Promise<FileStorage> {
   if (!config.objectStore) return new LocalFileStorage(config.fileStorageDir);
+  // Loaded only for an object store: the AWS SDK costs a local-disk install a third of a second
+  // and tens of MiB at every start.
+  const { S3FileStorage } = await import('./lib/s3-storage.js');
   const store = new S3FileStorage(config.objectStore, log);
   closers.unshift(() => Promise.resolve(store.close()));
   log.info(
@@ -137,7 +139,7 @@ async function assemble(
     config,
     orm,
     clock: systemClock,
-    storage: fileStorage(config, log, closers),
+    storage: await fileStorage(config, log, closers),
     limiter: new FallbackRateLimitStore(primary, new MemoryRateLimitStore(), log),
     redis: redis ? { ping: () => redis.withCommandOptions({ timeout: 1_000 }).ping() } : undefined,
     log,
