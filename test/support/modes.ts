@@ -25,6 +25,7 @@ export const PER_MODE_TABLES = [
   'saved_payment_method',
   'test_gateway_charge',
   'license_signing_key',
+  'invoice_counter',
 ] as const;
 
 /** Every table of the schema with a `livemode` column, sorted. */

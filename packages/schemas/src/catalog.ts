@@ -1,5 +1,6 @@
 /** Products, their delivery configuration, license-key stock and the public catalog. */
 import { z } from 'zod';
+import { ZTaxCategory } from './tax.js';
 import { decimalPlaces, ZId, ZSingleLine, ZTimestamp, ZCount, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
 import { ZStorePublic } from './stores.js';
@@ -93,6 +94,9 @@ const productFields = {
   /** License API: days a license stays valid from its assignment (null: never expires). */
   licenseValidityDays: z.number().int().min(1).max(36_500).nullable().optional(),
   plans: ZPlans.optional(),
+  taxCategory: ZTaxCategory.optional().meta({
+    description: '`standard` (the default) or `ebook`: an e-book takes the reduced rate of a country that has one for e-books',
+  }),
 };
 
 /** A product's address on the storefront (`/s/<subdomain>/products/<slug>`), unique in its store. */
@@ -184,6 +188,7 @@ export const ZUpdateProductInput = productRules(
     licenseActivationLimit: productFields.licenseActivationLimit,
     licenseValidityDays: productFields.licenseValidityDays,
     plans: productFields.plans,
+    taxCategory: productFields.taxCategory,
   }),
 );
 export type TUpdateProductInput = z.infer<typeof ZUpdateProductInput>;
@@ -239,6 +244,8 @@ export const ZProduct = z.object({
   licenseValidityDays: z.number().int().min(1).max(36_500).nullable(),
   /** `[]`: a one-time product. Else its plans in order, archived ones (`active: false`) included; `price` is the first active one's. */
   plans: z.array(ZPlan),
+  /** How the product is taxed where the store charges tax (`ebook`: a reduced rate where there is one). */
+  taxCategory: ZTaxCategory,
   /** Available license keys, or null when the product is not limited by keys. */
   stock: ZCount.nullable(),
   /** Its images, in the order shown. */

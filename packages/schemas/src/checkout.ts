@@ -5,6 +5,15 @@ import { CUSTOM_FIELD_TYPES, ZPlan, ZPlanInterval } from './catalog.js';
 import { orderBillingFields, ZOrderLinePlan, ZOrderStatus } from './orders.js';
 import { jsonQuery } from './query.js';
 import { ZPaymentMethod } from './stores.js';
+import { billingInputFields, orderTaxFields, ZTaxBehavior } from './tax.js';
+
+/** What the cart says of tax before the checkout (the order's own fields, less its numbers). */
+const cartTaxFields = {
+  taxBehavior: ZTaxBehavior,
+  taxRate: orderTaxFields.taxRate,
+  taxCountry: orderTaxFields.taxCountry,
+  reverseCharge: orderTaxFields.reverseCharge,
+};
 
 /** A cart line: which product and how many. Prices never come from the client. */
 export const ZCartLine = z.strictObject({
@@ -20,6 +29,10 @@ export const ZCart = z.array(ZCartLine).max(100);
 export const ZCartQuery = z.strictObject({
   storeId: z.string().min(1).max(63),
   cart: jsonQuery(ZCart, 20_000, 'The cart as JSON: `[{"productId":"...","quantity":1}]`'),
+  country: billingInputFields.country.meta({
+    description: "The buyer's billing country, for the tax line (the request's own country when left out)",
+  }),
+  taxId: billingInputFields.taxId,
 });
 
 export const CART_REMOVAL_REASONS = ['unknown_product', 'unavailable', 'out_of_stock'] as const;
@@ -50,6 +63,10 @@ export const ZCartResult = z.object({
     }),
   ),
   subtotal: z.number(),
+  /** What a coupon would take off is not known here (it is applied at checkout): `total` is `subtotal` plus any tax added on top. */
+  taxAmount: z.number(),
+  total: z.number(),
+  ...cartTaxFields,
   itemCount: ZCount,
 });
 export type TCartResult = z.infer<typeof ZCartResult>;
@@ -63,6 +80,7 @@ export const ZCheckoutInput = z.strictObject({
   email: ZEmail.nullable().optional(),
   coupon: z.string().trim().min(1).max(64).optional(),
   customFields: ZCustomFieldAnswers.optional(),
+  ...billingInputFields,
   returnUrl: z.string().max(2048).optional().meta({
     description:
       "Where the buyer goes back to from the checkout, pay and order pages (the store's name in their header links there): an http(s) address on one of the store's allowed origins, else 400",
@@ -77,6 +95,7 @@ export const ZCreateOrderInput = z.strictObject({
   email: ZEmail,
   coupon: z.string().trim().min(1).max(64).optional(),
   customFields: ZCustomFieldAnswers.optional(),
+  ...billingInputFields,
 });
 
 export const ZCheckoutOrder = z.object({
@@ -94,13 +113,15 @@ export const ZCheckoutOrder = z.object({
       plan: ZOrderLinePlan,
     }),
   ),
-  subtotal: z.number(),
   discount: z.number(),
   price: z.number(),
   currency: z.string(),
   email: z.string(),
   paymentMethod: z.string(),
   ...orderBillingFields,
+  ...orderTaxFields,
+  /** How the store's prices carry tax (`off` when it charges none): the checkout says "incl." or adds a line. */
+  taxBehavior: ZTaxBehavior,
   createdAt: ZTimestamp,
   expiresAt: ZTimestamp,
 });
@@ -143,6 +164,7 @@ export const ZCheckoutStartInput = z.strictObject({
   email: ZEmail.optional(),
   coupon: z.string().trim().min(1).max(64).optional(),
   customFields: ZCustomFieldAnswers.optional(),
+  ...billingInputFields,
 });
 export const ZCheckoutStartResult = z.object({
   orderId: z.string(),
@@ -153,3 +175,17 @@ export const ZCheckoutStartResult = z.object({
   instructions: z.string().optional(),
 });
 export type TCheckoutStartResult = z.infer<typeof ZCheckoutStartResult>;
+
+/**
+ * `POST /api/checkout/billing`: the buyer's billing country, VAT id, name and address on a pending
+ * order; its tax is worked out again and the checkout session answered, so the page shows the
+ * tax before the buyer pays.
+ */
+export const ZCheckoutBillingInput = z.strictObject({
+  orderId: ZId,
+  token: ZBuyerToken,
+  country: billingInputFields.country.unwrap(),
+  taxId: billingInputFields.taxId.nullable(),
+  billingName: billingInputFields.billingName,
+  billingAddress: billingInputFields.billingAddress,
+});

@@ -19,3 +19,4 @@ export * from './webhooks.js';
 export * from './events.js';
 export * from './test-data.js';
 export * from './error-map.js';
+export * from './tax.js';

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ZDeliveryMethod, ZPlanInterval } from './catalog.js';
 import { ZBuyerToken, ZCount, ZId, ZPlainText, ZTimestamp, ZLivemode } from './common.js';
 import { queryInt } from './query.js';
+import { orderTaxFields } from './tax.js';
 
 export const ORDER_STATUSES = [
   'pending',
@@ -66,6 +67,7 @@ export const ZOrder = z.object({
   country: z.string().meta({ description: 'Two-letter country code; `XX` when unknown' }),
   keyCount: ZCount,
   ...orderBillingFields,
+  ...orderTaxFields,
   createdAt: ZTimestamp,
   completedAt: ZTimestamp.nullable(),
   updatedAt: ZTimestamp,
@@ -190,6 +192,7 @@ export const ZBuyerOrder = z.object({
   currency: z.string(),
   lines: z.array(z.object({ productName: z.string(), quantity: ZCount, unitPrice: z.number(), plan: ZOrderLinePlan })),
   ...orderBillingFields,
+  ...orderTaxFields,
   createdAt: ZTimestamp,
   completedAt: ZTimestamp.nullable(),
 });

@@ -1,5 +1,6 @@
 /** Store schemas shown to the public and to sellers. */
 import { z } from 'zod';
+import { ZTaxSettings, ZTaxSettingsInput } from './tax.js';
 import { ZEmail, ZId, ZPlainText, ZSingleLine, ZTimestamp } from './common.js';
 
 /** Subdomain rule: lowercase letters, digits and hyphens, 3-63 chars, no leading/trailing hyphen. */
@@ -111,6 +112,8 @@ export const ZStoreSettings = z.object({
   subscriptionGraceDays: ZSubscriptionGraceDays,
   /** Days an offline license lease lasts at most (1 to 90; 7 by default): how long the merchant's software runs without calling home. */
   licenseLeaseDays: ZLicenseLeaseDays,
+  /** Tax (off by default): how prices carry it, where the store is registered, and the seller on its invoices. */
+  tax: ZTaxSettings,
 });
 export type TStoreSettings = z.infer<typeof ZStoreSettings>;
 
@@ -191,6 +194,7 @@ export const ZUpdateStoreInput = z.strictObject({
       receiptNote: ZPlainText(RECEIPT_NOTE_MAX).optional(),
       subscriptionGraceDays: ZSubscriptionGraceDays.optional(),
       licenseLeaseDays: ZLicenseLeaseDays.optional(),
+      tax: ZTaxSettingsInput.optional(),
     })
     .optional(),
 });
@@ -205,12 +209,14 @@ export const ZStoreList = z.object({ stores: z.array(ZStore) });
 export const ZMerchantStore = ZStore.omit({ role: true, permissions: true, banned: true });
 export type TMerchantStore = z.infer<typeof ZMerchantStore>;
 
-/** What a merchant API key may change of the store: its name and its look (docs/architecture.md, The faces). */
+/** What a merchant API key may change of the store: its name, its look (docs/architecture.md, The faces) and its tax. */
 export const ZMerchantUpdateStoreInput = ZUpdateStoreInput.pick({
   storeId: true,
   name: true,
   description: true,
   accentColor: true,
+}).extend({
+  settings: z.strictObject({ tax: ZTaxSettingsInput.optional() }).optional(),
 });
 export type TMerchantUpdateStoreInput = z.infer<typeof ZMerchantUpdateStoreInput>;
 

@@ -23,7 +23,7 @@ import {
   UserSchema,
 } from '../modules/identity/identity.entities.js';
 import { OutboundEmailSchema } from '../modules/mail/mail.entities.js';
-import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
+import { InvoiceCounterSchema, OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
 import { IdempotencyKeySchema } from '../modules/idempotency/idempotency.entities.js';
 import {
   PaymentNotificationSchema,
@@ -48,6 +48,7 @@ export const ENTITIES = [
   ApiKeySchema,
   OrderSchema,
   OrderLineSchema,
+  InvoiceCounterSchema,
   SubscriptionSchema,
   SubscriptionMrrMonthSchema,
   CustomerSchema,

@@ -15,7 +15,7 @@ import type {
   TCustomField,
   TPaymentMethod,
 } from '@svc/schemas';
-import type { ZCheckoutStartInput } from '@svc/schemas';
+import type { TTaxCategory, TTaxSettings, ZCheckoutStartInput } from '@svc/schemas';
 import type { z } from 'zod';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
@@ -48,6 +48,7 @@ import { findSellingStore, findSellingStoreRef, type SellingStoreRef } from '../
 import { chargesAhead } from '../modules/subscriptions/charges-ahead.js';
 import { newSubscriptionRow } from '../modules/subscriptions/subscriptions.service.js';
 import { storeSettings } from '../modules/stores/store-views.js';
+import { lineTaxColumns, taxColumns, workOutTax, type TaxOutcome } from '../modules/tax/tax.js';
 import { StoreSchema, type Store } from '../modules/stores/stores.entities.js';
 
 export interface BuyerContext {
@@ -64,6 +65,41 @@ export interface CreateOrderRequest {
   email?: string | null | undefined;
   coupon?: string | undefined;
   customFields?: Record<string, string | number | boolean> | undefined;
+  /** The buyer's billing details (the checkout's; docs/decisions.md, "#42 Tax"). */
+  country?: string | undefined;
+  taxId?: string | undefined;
+  billingName?: string | undefined;
+  billingAddress?: string | undefined;
+}
+
+/** Whether a coupon takes its part off this product's line (no products named: every line). */
+function couponCovers(productIds: string[] | undefined, productId: string | null): boolean {
+  return !!productIds && (productIds.length === 0 || (productId !== null && productIds.includes(productId)));
+}
+
+/**
+ * The tax of these lines for this buyer: their billing country, else (nothing said yet) the
+ * country of their IP as the evidence has it, which the checkout page asks them to confirm.
+ */
+function taxOf(
+  settings: TTaxSettings,
+  lines: Array<{ productId: string | null; amountMinor: number; category: TTaxCategory }>,
+  coupon: { productIds: string[]; discountMinor: number } | undefined,
+  billing: { country: string | null; taxId: string | null },
+  ipCountry: string,
+  at: Date,
+): TaxOutcome {
+  return workOutTax(
+    settings,
+    lines.map((line) => ({
+      amountMinor: line.amountMinor,
+      category: line.category,
+      discounted: couponCovers(coupon?.productIds, line.productId),
+    })),
+    coupon?.discountMinor ?? 0,
+    { country: billing.country ?? (ipCountry === 'XX' ? null : ipCountry), taxId: billing.taxId },
+    at,
+  );
 }
 
 export interface CreatedOrder {
@@ -241,6 +277,18 @@ export async function createOrder(
         : discountMinor
       : 0;
   const checkoutToken = randomToken(32);
+  const tax = taxOf(
+    store.tax,
+    priced.map((line, index) => ({
+      productId: line.productId,
+      amountMinor: line.unitPriceMinor * line.quantity,
+      category: lines[index]!.product.taxCategory,
+    })),
+    coupon && { productIds: coupon.coupon.productIds, discountMinor },
+    { country: request.country ?? null, taxId: request.taxId ?? null },
+    buyer.country,
+    now,
+  );
 
   const first = lines[0]!;
   const order: CheckoutOrderFields = {
@@ -250,9 +298,12 @@ export async function createOrder(
     livemode,
     status: INITIAL_STATUS,
     productName: lines.length > 1 ? `${first.product.name} +${lines.length - 1} more` : first.product.name,
-    priceMinor: subtotalMinor - discountMinor,
+    priceMinor: tax.totalMinor,
     subtotalMinor,
     discountMinor,
+    ...taxColumns(tax),
+    invoiceNumber: null,
+    creditNoteNumber: null,
     couponCode: coupon?.coupon.code ?? null,
     paidMinor: 0,
     currency: store.currency,
@@ -269,12 +320,14 @@ export async function createOrder(
     completedAt: null,
     updatedAt: now,
   };
-  const lineViews = lines.map((line) => ({
+  const lineViews = lines.map((line, index) => ({
     productId: line.product.id,
     productName: line.product.name,
     quantity: line.quantity,
     unitPriceMinor: inTrial ? 0 : line.unitPriceMinor,
     ...linePlanFields(line),
+    taxCategory: line.product.taxCategory,
+    ...lineTaxColumns(tax.lines[index]!),
   }));
   const created = (): CreatedOrder => ({
     order: toCheckoutOrder(order, lineViews, ctx.deps.config.checkoutLifetimeMs),
@@ -298,6 +351,11 @@ export async function createOrder(
         buyerIp: buyer.ip,
         userAgent: buyer.userAgent?.slice(0, 512) ?? null,
         checkoutTokenHash: sha256Hex(checkoutToken),
+        billingCountry: request.country ?? null,
+        buyerTaxId: tax.taxId,
+        taxBehavior: order.taxBehavior ?? null,
+        billingName: request.billingName ?? null,
+        billingAddress: request.billingAddress ?? null,
         lines: lineViews.map((line) => ({ id: newId(), ...line })),
       },
       event,

@@ -41,6 +41,7 @@ import { toOrderDetail, type CheckoutOrderFields } from '../modules/orders/order
 import { renewalPayToken } from '../modules/orders/renewal-pay-link.js';
 import { OrderSchema, type Order } from '../modules/orders/orders.entities.js';
 import { insertNewOrder, selectOrderOrigin, selectPeriodOrder } from '../modules/orders/orders.repo.js';
+import { lineTaxColumns, taxColumns, taxSettingsFrom, workOutTax } from '../modules/tax/tax.js';
 import type { ChargeResult } from '../modules/payments/gateway.js';
 import { GATEWAYS } from '../modules/payments/gateways.js';
 import { savedMethodOfSubscription } from '../modules/payments/payments.service.js';
@@ -115,6 +116,16 @@ async function periodOrder(
   // spent); a change bills its prorated difference as one line.
   const cycle = charge.reason === 'subscription_cycle';
   const subtotalMinor = cycle ? row.unitPriceMinor * row.quantity : charge.amountMinor;
+  // Taxed as the store is set up now, for the first order's billing details, at the rate of the
+  // period's own date (docs/decisions.md, "#42 Tax"); the tax is on what is charged, after the
+  // coupon's part and the credit spent.
+  const tax = workOutTax(
+    taxSettingsFrom(first?.storeTax),
+    [{ amountMinor: subtotalMinor, category: first?.taxCategory ?? 'standard', discounted: true }],
+    subtotalMinor - charge.amountMinor,
+    { country: first?.billingCountry ?? null, taxId: first?.buyerTaxId ?? null },
+    charge.periodStart,
+  );
   const order: CheckoutOrderFields = {
     id: newId(),
     number: 0,
@@ -122,10 +133,13 @@ async function periodOrder(
     livemode: row.livemode,
     status: 'pending',
     productName: row.productName,
-    priceMinor: charge.amountMinor,
+    priceMinor: tax.totalMinor,
     subtotalMinor,
     // The forever coupon's part and the credit balance spent on it.
     discountMinor: subtotalMinor - charge.amountMinor,
+    ...taxColumns(tax),
+    invoiceNumber: null,
+    creditNoteNumber: null,
     couponCode: coupon?.code ?? null,
     paidMinor: 0,
     currency: row.currency,
@@ -161,6 +175,11 @@ async function periodOrder(
       // Never shown: the buyer pays a failed renewal by its pay link (orders/renewal-pay-link.ts).
       checkoutTokenHash: sha256Hex(randomToken(32)),
       periodStart: charge.periodStart,
+      buyerTaxId: tax.taxId,
+      taxBehavior: order.taxBehavior ?? null,
+      billingCountry: first?.billingCountry ?? null,
+      billingName: first?.billingName ?? null,
+      billingAddress: first?.billingAddress ?? null,
       lines: [
         {
           id: newId(),
@@ -172,6 +191,8 @@ async function periodOrder(
           planInterval: row.interval,
           planIntervalCount: row.intervalCount,
           planTrialDays: 0,
+          taxCategory: first?.taxCategory ?? 'standard',
+          ...lineTaxColumns(tax.lines[0]!),
         },
       ],
     },

@@ -98,7 +98,7 @@ export const checkoutRouter = router({
     })
     .input(ZCartQuery)
     .output(ZCartResult)
-    .query(({ ctx, input }) => hydrateCart(ctx, input, testModeAccess(ctx))),
+    .query(({ ctx, input }) => hydrateCart(ctx, input, testModeAccess(ctx), buyerCountry(ctx.caller))),
 
   checkout: publicProcedure
     .meta({

@@ -36,6 +36,7 @@ import { Migration20261128193209_customer_subscriptions } from './Migration20261
 import { Migration20261128193233_subscription_figures } from './Migration20261128193233_subscription_figures.js';
 import { Migration20261128195832_license_signing_keys } from './Migration20261128195832_license_signing_keys.js';
 import { Migration20261128231507_subscription_mrr_months } from './Migration20261128231507_subscription_mrr_months.js';
+import { Migration20261129051327_tax_and_invoices } from './Migration20261129051327_tax_and_invoices.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -59,21 +60,16 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128110000_event_seq', class: Migration20261128110000_event_seq },
   { name: 'Migration20261128110306_email_change', class: Migration20261128110306_email_change },
   { name: 'Migration20261128111500_customers_by_email', class: Migration20261128111500_customers_by_email },
-  {
-    name: 'Migration20261128124812_staff_two_factor_account_name',
-    class: Migration20261128124812_staff_two_factor_account_name,
-  },
+  { name: 'Migration20261128124812_staff_two_factor_account_name', class: Migration20261128124812_staff_two_factor_account_name },
   { name: 'Migration20261128125122_store_onboarding', class: Migration20261128125122_store_onboarding },
   { name: 'Migration20261128125552_saved_payment_methods', class: Migration20261128125552_saved_payment_methods },
   { name: 'Migration20261128125643_product_plans', class: Migration20261128125643_product_plans },
   { name: 'Migration20261128133711_subscriptions', class: Migration20261128133711_subscriptions },
-  {
-    name: 'Migration20261128161808_licenses_follow_subscriptions',
-    class: Migration20261128161808_licenses_follow_subscriptions,
-  },
+  { name: 'Migration20261128161808_licenses_follow_subscriptions', class: Migration20261128161808_licenses_follow_subscriptions },
   { name: 'Migration20261128163021_renewal_orders', class: Migration20261128163021_renewal_orders },
   { name: 'Migration20261128193209_customer_subscriptions', class: Migration20261128193209_customer_subscriptions },
   { name: 'Migration20261128193233_subscription_figures', class: Migration20261128193233_subscription_figures },
   { name: 'Migration20261128195832_license_signing_keys', class: Migration20261128195832_license_signing_keys },
   { name: 'Migration20261128231507_subscription_mrr_months', class: Migration20261128231507_subscription_mrr_months },
+  { name: 'Migration20261129051327_tax_and_invoices', class: Migration20261129051327_tax_and_invoices },
 ];

@@ -11,8 +11,18 @@ import type { ServiceContext } from '../request/context.js';
 import { findSellingStoreRef, type SellingStoreRef } from '../stores/selling-store.js';
 import { normaliseCart, type NormalisedCart } from './cart.js';
 import { toPlanView } from './plans.js';
+import { rateFraction, workOutTax, type TaxableLine, type TaxOutcome } from '../tax/tax.js';
 
-export function cartResult(store: SellingStoreRef, cart: NormalisedCart): TCartResult {
+/** The cart's lines as tax sees them (no coupon yet: the cart has none). */
+export function taxableLines(lines: NormalisedCart['lines']): TaxableLine[] {
+  return lines.map((line) => ({
+    amountMinor: line.unitPriceMinor * line.quantity,
+    category: line.product.taxCategory,
+    discounted: false,
+  }));
+}
+
+export function cartResult(store: SellingStoreRef, cart: NormalisedCart, tax: TaxOutcome): TCartResult {
   const subtotalMinor = cart.lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
   return {
     storeId: store.id,
@@ -33,15 +43,26 @@ export function cartResult(store: SellingStoreRef, cart: NormalisedCart): TCartR
     removed: cart.removed,
     adjusted: cart.adjusted,
     subtotal: minorToAmount(subtotalMinor, store.currency),
+    taxAmount: minorToAmount(tax.taxMinor, store.currency),
+    total: minorToAmount(tax.totalMinor, store.currency),
+    taxBehavior: tax.behavior,
+    taxRate: rateFraction(tax.ratePpm),
+    taxCountry: tax.country,
+    reverseCharge: tax.reverseCharge,
     itemCount: cart.lines.reduce((sum, line) => sum + line.quantity, 0),
   };
 }
 
-/** `GET /api/v1/cart`: the cart arrives as JSON in the query string; test products only for `testMode`'s callers. */
+/**
+ * `GET /api/v1/cart`: the cart arrives as JSON in the query string; test products only for
+ * `testMode`'s callers. The tax line is worked out for the billing country asked for, else the
+ * request's own (`requestCountry`, unknown: `XX`), at the clock's now.
+ */
 export async function hydrateCart(
   ctx: ServiceContext,
-  input: { storeId: string; cart: string },
+  input: { storeId: string; cart: string; country?: string | undefined; taxId?: string | undefined },
   testMode: TestModeAccess,
+  requestCountry: string,
 ): Promise<TCartResult> {
   const parsed = ZCart.safeParse(readJsonField('cart', input.cart));
   if (!parsed.success) {
@@ -55,5 +76,8 @@ export async function hydrateCart(
   // Two prepared reads and no entity: the root EntityManager's pool, without forking a unit of work.
   const root = { ...ctx, em: ctx.deps.orm.em };
   const store = await findSellingStoreRef(root, input.storeId);
-  return cartResult(store, await normaliseCart(root, store, parsed.data, testMode));
+  const cart = await normaliseCart(root, store, parsed.data, testMode);
+  const country = input.country ?? (requestCountry === 'XX' ? null : requestCountry);
+  const tax = workOutTax(store.tax, taxableLines(cart.lines), 0, { country, taxId: input.taxId ?? null }, ctx.clock.now());
+  return cartResult(store, cart, tax);
 }

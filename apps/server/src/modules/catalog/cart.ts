@@ -30,6 +30,7 @@ export type CartProduct = Pick<
   | 'maxQuantity'
   | 'customFields'
   | 'deliveryMethods'
+  | 'taxCategory'
 > & {
   deletedAt: Date | null;
   /** A recurring product's plans (archived ones included); null for a one-time product. */
@@ -125,6 +126,7 @@ async function cartProducts(
       maxQuantity: row.max_quantity,
       customFields: row.custom_fields,
       deliveryMethods: row.delivery_methods,
+      taxCategory: row.tax_category,
       deletedAt: row.deleted ? new Date(0) : null,
       plans: row.plans,
     });

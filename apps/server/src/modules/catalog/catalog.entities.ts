@@ -70,6 +70,8 @@ export const ProductSchema = defineEntity({
      * price, and reads that meet only one-time products never touch the plan table.
      */
     recurring: p.boolean().default(false),
+    /** How it is taxed where the store charges tax: `ebook` takes a country's reduced e-book rate (tax/rates.ts). */
+    taxCategory: p.enum(['standard', 'ebook'] as const).default('standard'),
     /** Deleted products stay for the orders that name them, hidden everywhere else. */
     deletedAt: p.datetime().nullable(),
     createdAt: p.datetime(),

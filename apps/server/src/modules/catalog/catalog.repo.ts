@@ -88,6 +88,7 @@ export interface CartProductRow {
   max_quantity: number | null;
   custom_fields: Product['customFields'];
   delivery_methods: Product['deliveryMethods'];
+  tax_category: Product['taxCategory'];
   deleted: boolean;
   /** Available keys; null for a product not sold by keys. */
   available: string | number | null;
@@ -103,7 +104,7 @@ export async function selectCartProducts(em: EntityManager, storeId: string, ids
   return preparedRows<CartProductRow>(
     em,
     `select p.id, p.livemode, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
-       p.deleted_at is not null as deleted,
+       p.tax_category, p.deleted_at is not null as deleted,
        case when 'licenseKeys' = any(p.delivery_methods)
          then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available,
        ${planArray('')} as plans

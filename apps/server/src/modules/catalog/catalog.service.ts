@@ -58,6 +58,7 @@ export function toProductView(
     licenseActivationLimit: product.licenseActivationLimit ?? null,
     licenseValidityDays: product.licenseValidityDays ?? null,
     plans: plans.map((plan) => toPlanView(plan, currency)),
+    taxCategory: product.taxCategory,
     stock,
     images: product.images.map((image) => toImageView(product.id, image)),
     createdAt: product.createdAt.toISOString(),

@@ -10,7 +10,7 @@ import { iso } from '../../lib/timestamps.js';
 import type { ServiceContext } from '../request/context.js';
 import { StoreSchema } from '../stores/stores.entities.js';
 import { findStoreOrder } from './order-lookup.js';
-import { publicOrderNumber, toLinePlan } from './order-views.js';
+import { orderRowTax, publicOrderNumber, toLinePlan, toOrderTax } from './order-views.js';
 import {
   linesOf,
   selectOrderPage,
@@ -97,6 +97,7 @@ export async function listBuyerOrders(
           billingReason: row.billing_reason,
           createdAt: row.created_at,
           completedAt: row.completed_at,
+          tax: orderRowTax(row),
         },
         lines.get(row.id) ?? [],
       ),
@@ -120,6 +121,7 @@ interface BuyerOrderFields {
   billingReason: TBillingReason;
   createdAt: Date | string;
   completedAt: Date | string | null;
+  tax: ReturnType<typeof toOrderTax>;
 }
 
 function toBuyerOrder(order: BuyerOrderFields, lines: LineRow[]): TBuyerOrder {
@@ -145,6 +147,7 @@ function toBuyerOrder(order: BuyerOrderFields, lines: LineRow[]): TBuyerOrder {
     })),
     subscriptionId: order.subscriptionId,
     billingReason: order.billingReason,
+    ...order.tax,
     createdAt: iso(order.createdAt),
     completedAt: order.completedAt === null ? null : iso(order.completedAt),
   };
@@ -165,6 +168,7 @@ export async function getBuyerOrder(
       storeId: order.store.id,
       subscriptionId: order.subscriptionId ?? null,
       completedAt: order.completedAt ?? null,
+      tax: toOrderTax(order),
     },
     lines,
   );

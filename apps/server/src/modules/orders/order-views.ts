@@ -4,6 +4,7 @@
  */
 import type { TCheckoutOrder, TOrderDetail, TOrderLinePlan } from '@svc/schemas';
 import { minorToAmount } from '../../lib/money.js';
+import { rateFraction } from '../tax/tax.js';
 import type { Order, OrderLine } from './orders.entities.js';
 
 /** What a line records of its plan: the plan's id and terms as they were at the sale. */
@@ -22,6 +23,33 @@ export function toLinePlan(line: Partial<LinePlanFields>): TOrderLinePlan {
 
 export function publicOrderNumber(number: number | string): string {
   return `ORD-${number}`;
+}
+
+/** What every view of an order says of its tax, from an entity or a row's same fields. */
+export interface OrderTaxFields {
+  currency: string;
+  subtotalMinor: number;
+  taxMinor: number;
+  taxRatePpm?: number | null | undefined;
+  taxCountry?: string | null | undefined;
+  reverseCharge: boolean;
+  invoiceNumber?: string | null | undefined;
+  creditNoteNumber?: string | null | undefined;
+}
+
+export function toOrderTax(order: OrderTaxFields): Pick<
+  TOrderDetail,
+  'subtotal' | 'taxAmount' | 'taxRate' | 'taxCountry' | 'reverseCharge' | 'invoiceNumber' | 'creditNoteNumber'
+> {
+  return {
+    subtotal: minorToAmount(order.subtotalMinor, order.currency),
+    taxAmount: minorToAmount(order.taxMinor, order.currency),
+    taxRate: rateFraction(order.taxRatePpm ?? null),
+    taxCountry: order.taxCountry ?? null,
+    reverseCharge: order.reverseCharge,
+    invoiceNumber: order.invoiceNumber ?? null,
+    creditNoteNumber: order.creditNoteNumber ?? null,
+  };
 }
 
 /** What toOrderDetail reads: an Order entity, or the same fields of an order just inserted with SQL. */
@@ -48,6 +76,13 @@ export type OrderDetailFields = Pick<
   | 'updatedAt'
   | 'note'
   | 'customFieldResponses'
+  | 'subtotalMinor'
+  | 'taxMinor'
+  | 'taxRatePpm'
+  | 'taxCountry'
+  | 'reverseCharge'
+  | 'invoiceNumber'
+  | 'creditNoteNumber'
 > & { store: { id: string } };
 
 export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
@@ -68,6 +103,7 @@ export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
     keyCount: order.keyCount,
     subscriptionId: order.subscriptionId ?? null,
     billingReason: order.billingReason,
+    ...toOrderTax(order),
     createdAt: order.createdAt.toISOString(),
     completedAt: order.completedAt?.toISOString() ?? null,
     updatedAt: order.updatedAt.toISOString(),
@@ -76,8 +112,8 @@ export function toOrderDetail(order: OrderDetailFields): TOrderDetail {
   };
 }
 
-/** What the buyer's checkout shows of an order: the detail's fields and the discount's. */
-export type CheckoutOrderFields = OrderDetailFields & Pick<Order, 'subtotalMinor'>;
+/** What the buyer's checkout shows of an order: the detail's fields and how its prices carry tax. */
+export type CheckoutOrderFields = OrderDetailFields & Pick<Order, 'taxBehavior'>;
 
 /** The order as its checkout page reads it, its lifetime from the configuration. */
 export function toCheckoutOrder(
@@ -105,9 +141,10 @@ export function toCheckoutOrder(
       unitPrice: minorToAmount(line.unitPriceMinor, order.currency),
       plan: toLinePlan(line),
     })),
-    subtotal: minorToAmount(order.subtotalMinor, order.currency),
     discount: minorToAmount(order.discountMinor, order.currency),
     price: minorToAmount(order.priceMinor, order.currency),
+    ...toOrderTax(order),
+    taxBehavior: order.taxBehavior ?? 'off',
     currency: order.currency,
     email: order.customerEmail,
     paymentMethod: order.paymentMethod,
@@ -116,4 +153,27 @@ export function toCheckoutOrder(
     createdAt: order.createdAt.toISOString(),
     expiresAt: new Date(order.createdAt.getTime() + lifetimeMs).toISOString(),
   };
+}
+
+/** The tax fields of a list row (orders.repo.ts LIST_COLUMNS). */
+export function orderRowTax(row: {
+  currency: string;
+  subtotal_minor: string;
+  tax_minor: string;
+  tax_rate_ppm: number | null;
+  tax_country: string | null;
+  reverse_charge: boolean;
+  invoice_number: string | null;
+  credit_note_number: string | null;
+}): ReturnType<typeof toOrderTax> {
+  return toOrderTax({
+    currency: row.currency,
+    subtotalMinor: Number(row.subtotal_minor),
+    taxMinor: Number(row.tax_minor),
+    taxRatePpm: row.tax_rate_ppm,
+    taxCountry: row.tax_country,
+    reverseCharge: row.reverse_charge,
+    invoiceNumber: row.invoice_number,
+    creditNoteNumber: row.credit_note_number,
+  });
 }

@@ -56,6 +56,23 @@ export const OrderSchema = defineEntity({
       name: 'order_store_mode_buyer_index',
       expression: `create index "order_store_mode_buyer_index" on "order" ("store_id", "livemode", "customer_email" collate "C") where "status" in ('paid', 'processing', 'completed', 'refunded')`,
     },
+    // An invoice or credit note number names one order of its store and mode (invoices/invoice-numbers.ts).
+    {
+      name: 'order_store_mode_invoice_unique',
+      expression:
+        'create unique index "order_store_mode_invoice_unique" on "order" ("store_id", "livemode", "invoice_number") where "invoice_number" is not null',
+    },
+    {
+      name: 'order_store_mode_credit_note_unique',
+      expression:
+        'create unique index "order_store_mode_credit_note_unique" on "order" ("store_id", "livemode", "credit_note_number") where "credit_note_number" is not null',
+    },
+    // The tax report: a store's invoiced orders by the day they were paid.
+    {
+      name: 'order_store_mode_invoiced_paid_index',
+      expression:
+        'create index "order_store_mode_invoiced_paid_index" on "order" ("store_id", "livemode", "paid_at") where "invoice_number" is not null',
+    },
     // The expiry job finds stale pending orders without scanning paid ones.
     {
       name: 'order_pending_created_index',
@@ -104,6 +121,27 @@ export const OrderSchema = defineEntity({
      * billing reason it names the order once: the billing engine's unique index.
      */
     periodStart: p.datetime().nullable(),
+    /**
+     * Tax (docs/decisions.md, "#42 Tax"), worked out when the order is placed and again when the
+     * buyer's billing details or coupon change while it is pending. `taxBehavior` null: the store's
+     * tax was off and nothing here applies. `taxMinor` is in `priceMinor` (inclusive) or added to
+     * it (exclusive); the rate in parts per million (null when the lines' rates differ).
+     */
+    taxBehavior: p.enum(['exclusive', 'inclusive'] as const).nullable(),
+    taxMinor: p.bigint('number').default(0),
+    taxRatePpm: p.integer().nullable(),
+    /** The billing country the tax was worked out for (the evidence's winner); `country` keeps the IP's. */
+    taxCountry: p.string().length(2).nullable(),
+    reverseCharge: p.boolean().default(false),
+    /** What the buyer gave for the invoice: billing country, VAT id (normalised), name and address. */
+    billingCountry: p.string().length(2).nullable(),
+    buyerTaxId: p.string().length(20).nullable(),
+    billingName: p.string().length(200).nullable(),
+    billingAddress: p.text().nullable(),
+    /** `INV-<year>-<n>`: given in the paying transaction (invoices/invoice-numbers.ts). */
+    invoiceNumber: p.string().length(24).nullable(),
+    /** `CN-<year>-<n>`: given in the refunding transaction of an invoiced order. */
+    creditNoteNumber: p.string().length(24).nullable(),
     /** Keys assigned to this order; kept in the same transaction as each assignment. */
     keyCount: p.integer().default(0),
     /** Why a payment notification did not settle (amount or currency mismatch), for the seller to see. */
@@ -156,6 +194,29 @@ export const OrderLineSchema = defineEntity({
     planInterval: p.enum([...PLAN_INTERVALS]).nullable(),
     planIntervalCount: p.integer().nullable(),
     planTrialDays: p.integer().nullable(),
+    /** The product's tax category at the sale, and the line's tax: its share of the discount, net, tax and rate (ppm). */
+    taxCategory: p.enum(['standard', 'ebook'] as const).default('standard'),
+    discountMinor: p.bigint('number').default(0),
+    netMinor: p.bigint('number').default(0),
+    taxMinor: p.bigint('number').default(0),
+    taxRatePpm: p.integer().default(0),
   }),
 });
 export type OrderLine = InferEntity<typeof OrderLineSchema>;
+
+/**
+ * The last invoice (`INV`) or credit note (`CN`) number given in a store's mode and year. Its row is
+ * locked by the paying (or refunding) transaction that takes the next number, so numbers are given
+ * one at a time and a rolled-back transaction gives its number back: gapless.
+ */
+export const InvoiceCounterSchema = defineEntity({
+  name: 'InvoiceCounter',
+  tableName: 'invoice_counter',
+  properties: (p) => ({
+    storeId: p.string().length(32).primary(),
+    livemode: p.boolean().primary(),
+    kind: p.enum(['INV', 'CN'] as const).primary(),
+    year: p.integer().primary(),
+    last: p.integer(),
+  }),
+});

@@ -28,6 +28,13 @@ export interface OrderRow {
   key_count: number;
   subscription_id: string | null;
   billing_reason: TBillingReason;
+  subtotal_minor: string;
+  tax_minor: string;
+  tax_rate_ppm: number | null;
+  tax_country: string | null;
+  reverse_charge: boolean;
+  invoice_number: string | null;
+  credit_note_number: string | null;
   /** MikroORM sets pg to hand timestamps over as text; see `iso`. */
   created_at: Date | string;
   completed_at: Date | string | null;
@@ -37,7 +44,8 @@ export interface OrderRow {
 
 const LIST_COLUMNS = `o.id, o.number, o.store_id, o.livemode, o.status, o.product_name, o.price_minor, o.paid_minor, o.currency,
   o.payment_method, o.customer_email, o.country, o.key_count, o.subscription_id, o.billing_reason, o.created_at,
-  o.completed_at, o.updated_at,
+  o.completed_at, o.updated_at, o.subtotal_minor, o.tax_minor, o.tax_rate_ppm, o.tax_country, o.reverse_charge,
+  o.invoice_number, o.credit_note_number,
   (extract(epoch from o.created_at) * 1000000)::bigint as created_us`;
 
 export interface OrderPageFilter {
@@ -279,8 +287,29 @@ export interface NewOrder {
   /** The subscription period a renewal or change order pays for (null or absent otherwise). */
   periodStart?: Date | null;
   createdAt: Date;
+  /** The order's tax (tax/tax.ts workOutTax) and the buyer's billing details. */
+  taxBehavior?: 'exclusive' | 'inclusive' | null | undefined;
+  taxMinor: number;
+  taxRatePpm?: number | null | undefined;
+  taxCountry?: string | null | undefined;
+  reverseCharge: boolean;
+  billingCountry?: string | null | undefined;
+  buyerTaxId?: string | null | undefined;
+  billingName?: string | null | undefined;
+  billingAddress?: string | null | undefined;
   lines: Array<
-    { id: string; productId: string; productName: string; quantity: number; unitPriceMinor: number } & LinePlanFields
+    {
+      id: string;
+      productId: string;
+      productName: string;
+      quantity: number;
+      unitPriceMinor: number;
+      taxCategory: 'standard' | 'ebook';
+      discountMinor: number;
+      netMinor: number;
+      taxMinor: number;
+      taxRatePpm: number;
+    } & LinePlanFields
   >;
 }
 
@@ -312,17 +341,23 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
      ), new_order as (
        insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
          coupon_code, paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses,
-         checkout_token_hash, key_count, subscription_id, billing_reason, period_start, created_at, updated_at, version)
-       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, ?, ?, ?, 1)
+         checkout_token_hash, key_count, subscription_id, billing_reason, period_start, created_at, updated_at, version,
+         tax_behavior, tax_minor, tax_rate_ppm, tax_country, reverse_charge, billing_country, buyer_tax_id, billing_name,
+         billing_address)
+       values (?, (select number from next_number), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?, '', ?::jsonb, ?, 0, ?, ?, ?, ?, ?, 1,
+         ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ), new_lines as (
        insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position,
-         plan_id, plan_interval, plan_interval_count, plan_trial_days)
+         plan_id, plan_interval, plan_interval_count, plan_trial_days, tax_category, discount_minor, net_minor, tax_minor,
+         tax_rate_ppm)
        select line.id, ?, ?, line.product_id, line.product_name, line.quantity, line.unit_price_minor, line.position - 1,
-         line.plan_id, line.plan_interval, line.plan_interval_count, line.plan_trial_days
-       from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[], ?::text[], ?::text[], ?::int[], ?::int[])
+         line.plan_id, line.plan_interval, line.plan_interval_count, line.plan_trial_days, line.tax_category,
+         line.discount_minor, line.net_minor, line.tax_minor, line.tax_rate_ppm
+       from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[], ?::text[], ?::text[], ?::int[], ?::int[],
+           ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[])
          with ordinality
          as line(id, product_id, product_name, quantity, unit_price_minor, plan_id, plan_interval, plan_interval_count,
-           plan_trial_days, position)
+           plan_trial_days, tax_category, discount_minor, net_minor, tax_minor, tax_rate_ppm, position)
      ), new_event as (
        ${eventRow.sql}
      )
@@ -350,6 +385,15 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
       order.periodStart ?? null,
       order.createdAt,
       order.createdAt,
+      order.taxBehavior ?? null,
+      order.taxMinor,
+      order.taxRatePpm ?? null,
+      order.taxCountry ?? null,
+      order.reverseCharge,
+      order.billingCountry ?? null,
+      order.buyerTaxId ?? null,
+      order.billingName ?? null,
+      order.billingAddress ?? null,
       order.id,
       order.livemode,
       lines.map((line) => line.id),
@@ -361,6 +405,11 @@ export async function insertNewOrder(em: EntityManager, order: NewOrder, event: 
       lines.map((line) => line.planInterval),
       lines.map((line) => line.planIntervalCount),
       lines.map((line) => line.planTrialDays),
+      lines.map((line) => line.taxCategory),
+      lines.map((line) => line.discountMinor),
+      lines.map((line) => line.netMinor),
+      lines.map((line) => line.taxMinor),
+      lines.map((line) => line.taxRatePpm),
       ...eventRow.params,
     ],
   );
@@ -384,14 +433,29 @@ export async function selectPeriodOrder(
   return row && { id: row.id, number: Number(row.number) };
 }
 
-/** Where an order was placed from (its country and the buyer's IP), by primary key: what a renewal order repeats of its subscription's first. */
-export async function selectOrderOrigin(
-  em: EntityManager,
-  orderId: string,
-): Promise<{ country: string; buyerIp: string } | undefined> {
-  const [row] = await preparedRows<{ country: string; buyerIp: string }>(
+/** What a renewal order repeats of its subscription's first: where it was placed from, the billing details and the line's tax category. */
+export interface OrderOrigin {
+  country: string;
+  buyerIp: string;
+  billingCountry: string | null;
+  buyerTaxId: string | null;
+  billingName: string | null;
+  billingAddress: string | null;
+  taxCategory: 'standard' | 'ebook';
+  /** Its store's tax settings now (`settings.tax`; null when never set): a renewal is taxed as the store is set up at its date. */
+  storeTax: Record<string, unknown> | null;
+}
+
+/** An order's origin (OrderOrigin), by primary key; its first line's tax category and its store's tax settings, in the one round trip. */
+export async function selectOrderOrigin(em: EntityManager, orderId: string): Promise<OrderOrigin | undefined> {
+  const [row] = await preparedRows<OrderOrigin>(
     em,
-    'select country, buyer_ip as "buyerIp" from "order" where id = ? limit 1',
+    `select o.country, o.buyer_ip as "buyerIp", o.billing_country as "billingCountry", o.buyer_tax_id as "buyerTaxId",
+       o.billing_name as "billingName", o.billing_address as "billingAddress",
+       coalesce((select l.tax_category from order_line l where l.order_id = o.id order by l.position limit 1), 'standard')
+         as "taxCategory",
+       (select s.settings->'tax' from store s where s.id = o.store_id) as "storeTax"
+     from "order" o where o.id = ? limit 1`,
     [orderId],
   );
   return row;

@@ -18,7 +18,7 @@ import type { ServiceContext } from '../request/context.js';
 import type { Order } from './orders.entities.js';
 import { findStoreOrder, ORDER_NUMBER } from './order-lookup.js';
 import { DEFAULT_PAGE_SIZE, pageOrders, storeCurrency } from './order-reads.js';
-import { publicOrderNumber } from './order-views.js';
+import { orderRowTax, publicOrderNumber } from './order-views.js';
 import { selectSalesByDay, type OrderPageFilter, type OrderRow } from './orders.repo.js';
 
 function rowToOrder(row: OrderRow): TOrder {
@@ -37,6 +37,7 @@ function rowToOrder(row: OrderRow): TOrder {
     keyCount: row.key_count,
     subscriptionId: row.subscription_id,
     billingReason: row.billing_reason,
+    ...orderRowTax(row),
     createdAt: iso(row.created_at),
     completedAt: row.completed_at === null ? null : iso(row.completed_at),
     updatedAt: iso(row.updated_at),

@@ -2,10 +2,12 @@
  * The store a buyer's call names, when it may sell: it exists and is not banned. Read by every
  * buyer path (catalog, cart, coupons, blacklist, tracking, feedback, placing an order).
  */
+import type { TTaxSettings } from '@svc/schemas';
 import { AppError } from '../../lib/errors.js';
 import type { ServiceContext } from '../request/context.js';
 import { StoreSchema, type Store } from './stores.entities.js';
 import { selectStoreRef } from './stores.repo.js';
+import { taxSettingsFrom } from '../tax/tax.js';
 
 /** A store that may sell: exists and is not banned, by id or subdomain (`shopId`), or by subdomain only. */
 export async function findSellingStore(
@@ -27,6 +29,8 @@ export async function findSellingStore(
 export interface SellingStoreRef {
   id: string;
   currency: string;
+  /** Its tax settings (off when never set). */
+  tax: TTaxSettings;
 }
 
 /**
@@ -38,5 +42,5 @@ export async function findSellingStoreRef(ctx: ServiceContext, ref: string): Pro
   const store = await selectStoreRef(ctx.em, ref);
   if (!store) throw new AppError('not_found', 'Store not found.');
   if (store.banned) throw new AppError('store_banned', 'This store is not available.');
-  return { id: store.id, currency: store.currency };
+  return { id: store.id, currency: store.currency, tax: taxSettingsFrom(store.tax) };
 }

@@ -3,7 +3,7 @@
  * functions of the entity, so other modules (receipts, payments, delivery) read them without the
  * store's services.
  */
-import { ZStoreSettings, type TStorePublic, type TStoreSettings } from '@svc/schemas';
+import { TAX_SETTINGS_OFF, ZStoreSettings, type TStorePublic, type TStoreSettings } from '@svc/schemas';
 import type { Store } from './stores.entities.js';
 
 /** Where the storefront serves the store's logo (http/storefront.ts), or null without one. */
@@ -30,6 +30,7 @@ const DEFAULT_SETTINGS: Omit<TStoreSettings, 'subscriptionGraceDays' | 'licenseL
   emailOrderAccess: true,
   receiptsEnabled: true,
   receiptNote: '',
+  tax: TAX_SETTINGS_OFF,
 };
 
 /** The settings kept in the JSON column, each optional; built once (a zod schema is costly to build). */

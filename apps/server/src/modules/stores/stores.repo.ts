@@ -22,10 +22,11 @@ export async function anyStoreAllows(em: EntityManager, origin: string): Promise
 export async function selectStoreRef(
   em: EntityManager,
   ref: string,
-): Promise<{ id: string; currency: string; banned: boolean } | undefined> {
-  const [store] = await preparedRows<{ id: string; currency: string; banned: boolean }>(
+): Promise<{ id: string; currency: string; banned: boolean; tax: Record<string, unknown> | null } | undefined> {
+  // The tax settings alone of the settings JSON (null when never set): what pricing a cart needs.
+  const [store] = await preparedRows<{ id: string; currency: string; banned: boolean; tax: Record<string, unknown> | null }>(
     em,
-    'select id, currency, banned from store where id = ? or subdomain = ? order by (id = ?) desc limit 1',
+    `select id, currency, banned, settings->'tax' as tax from store where id = ? or subdomain = ? order by (id = ?) desc limit 1`,
     [ref, ref.toLowerCase(), ref],
   );
   return store;
