@@ -80,6 +80,12 @@ export async function hydrateCart(
   const cart = await normaliseCart(root, store, parsed.data, testMode);
   const guessed = input.country ?? (store.tax.behavior === 'off' ? 'XX' : requestCountry());
   const country = guessed === 'XX' ? null : guessed;
-  const tax = workOutTax(store.tax, taxableLines(cart.lines), 0, { country, taxId: input.taxId ?? null }, ctx.clock.now());
+  const tax = workOutTax(
+    store.tax,
+    taxableLines(cart.lines),
+    0,
+    { country, taxId: input.taxId ?? null },
+    ctx.clock.now(),
+  );
   return cartResult(store, cart, tax);
 }
