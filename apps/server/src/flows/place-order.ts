@@ -514,7 +514,7 @@ async function retaxPendingOrder(
     order.country,
     now,
   );
-  // A store that turned its tax off meanwhile: the order is sold as placed, untaxed from now on.
+  // A store that turned its tax off meanwhile sells the pending order untaxed: the store's terms now.
   Object.assign(order, { priceMinor: tax.totalMinor, ...taxColumns(tax) });
   lines.forEach((line, index) => Object.assign(line, lineTaxColumns(tax.lines[index]!)));
 }

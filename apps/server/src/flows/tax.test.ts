@@ -41,7 +41,7 @@ const SELLER = {
   sellerName: 'Beispiel GmbH',
   sellerAddress: 'Hauptstraße 1\n10115 Berlin',
   sellerTaxId: 'DE136695976',
-} as const;
+};
 
 async function appError(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(
@@ -72,8 +72,8 @@ async function taxedStore(tax: TTaxSettingsInput, options: { at?: number; curren
   return { clock, ctx, store, product };
 }
 
-const german = { behavior: 'exclusive', originCountry: 'DE', registrations: ['DE'], ...SELLER } as const;
-const oss = { ...german, registrations: ['EU'] } as const;
+const german: TTaxSettingsInput = { behavior: 'exclusive', originCountry: 'DE', registrations: ['DE'], ...SELLER };
+const oss: TTaxSettingsInput = { ...german, registrations: ['EU'] };
 
 /** The context of one request: its own EntityManager, as each call has in the service. */
 function fresh(ctx: ServiceContext): ServiceContext {
