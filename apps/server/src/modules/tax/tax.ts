@@ -8,9 +8,12 @@
  * added to the line. Inclusive: the line's price holds the tax, net = round(gross / (1 + rate)).
  */
 import { TAX_SETTINGS_OFF, type TTaxBehavior, type TTaxSettings } from '@svc/schemas';
-import { checkVAT, countries } from 'jsvat-next';
+import jsvat from 'jsvat-next';
 import { invalidField } from '../../lib/errors.js';
 import { digitalGoodsRate, EU_COUNTRIES, PPM, type TaxCategory } from './rates.js';
+
+// jsvat-next is CommonJS: Node's ESM loader gives it only as the default export.
+const { checkVAT, countries } = jsvat;
 
 /** A line as tax sees it: its amount before the discount, and its category. */
 export interface TaxableLine {
