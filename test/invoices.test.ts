@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createMerchantClient, SvcNotFoundError } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct } from './support/catalog.js';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
@@ -276,5 +277,24 @@ describe('an order without an invoice', () => {
     const buyer = await fetch(`${server.url}/api/orders/${order.id}/invoice?token=${order.token}`);
     expect(buyer.status).toBe(404);
     expect((await buyer.json()).code).toBe('not_found');
+  });
+});
+
+describe('the SDK', () => {
+  it('answers the invoice as PDF bytes, and an order without one as SvcNotFoundError not_found', async () => {
+    const svc = createMerchantClient({ baseUrl: server.url, apiKey: key });
+    const taxed = await buyWithBilling({ cart: [{ productId: guide.id, quantity: 1 }], country: 'DE' });
+    const pdf = await svc.orders.invoice({ storeId: store.id, orderId: taxed.id });
+    expect(Buffer.from(pdf.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+    const file = path.join(dir, 'sdk.pdf');
+    writeFileSync(file, pdf);
+    const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+    // Germany: e-books at 7%.
+    expect(text).toMatch(/Type Guide\s+1\s+9\.99\s+0\.00\s+9\.99\s+7%\s+0\.70\s+10\.69/);
+    const missing = await svc.orders
+      .creditNote({ storeId: store.id, orderId: taxed.id })
+      .catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(SvcNotFoundError);
+    expect(missing).toMatchObject({ code: 'not_found', status: 404, procedure: 'orders.creditNote' });
   });
 });
