@@ -18,7 +18,9 @@ import { hydrateCart } from '../modules/catalog/cart.service.js';
 import { createProduct } from '../modules/catalog/catalog.service.js';
 import { createCoupon } from '../modules/coupons/coupons.service.js';
 import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
+import { giveInvoiceNumber } from '../modules/orders/invoice-numbers.js';
 import type { ServiceContext } from '../modules/request/context.js';
+import { inTransaction } from '../modules/request/transaction.js';
 import { updateMerchantStore } from '../modules/stores/stores.service.js';
 import { advanceSubscription } from './advance-subscription.js';
 import { createOrder, startCheckout, updateCheckoutBilling, type BuyerContext } from './place-order.js';
@@ -356,6 +358,32 @@ describe('invoices and credit notes', () => {
     ).order;
     expect(untaxed).toMatchObject({ price: 10, taxAmount: 0, taxRate: null, taxCountry: null, taxBehavior: 'off' });
     expect((await markOrderPaid(ctx, { storeId: plain.id, orderId: untaxed.id })).invoiceNumber).toBeNull();
+  });
+
+  it('gives the number back when the paying transaction fails after taking it: no hole', async () => {
+    const { ctx, store, product } = await taxedStore(german);
+    const p = await product({ price: 10 });
+    const placed = (
+      await createOrder(
+        ctx,
+        { store: store.id, cart: [{ productId: p.id, quantity: 1 }], email: 'p@example.test', country: 'DE' },
+        fromDE,
+      )
+    ).order;
+    // A payment whose transaction fails once the number is taken (a crash, a lost connection).
+    const failed = await appError(
+      inTransaction(fresh(ctx), async (tx) => {
+        const row = await tx.em.findOneOrFail(OrderSchema, { id: placed.id });
+        await giveInvoiceNumber(tx, row, tx.clock.now());
+        expect(row.invoiceNumber).toBe('INV-2026-1');
+        throw new AppError('service_unavailable', 'The payment could not be recorded.');
+      }),
+    );
+    expect(failed.appCode).toBe('service_unavailable');
+    expect((await order(ctx, placed.id)).invoiceNumber).toBeNull();
+    expect((await markOrderPaid(fresh(ctx), { storeId: store.id, orderId: placed.id })).invoiceNumber).toBe(
+      'INV-2026-1',
+    );
   });
 
   it('leaves orders placed before tax was turned on untaxed and unnumbered', async () => {
