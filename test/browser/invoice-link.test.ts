@@ -2,13 +2,14 @@
  * In a real browser: the buyer's order page of a paid order of a store that charges tax links its
  * invoice ("Invoice (PDF) INV-…"), through the page's own access (the token in its address), and
  * the link answers the PDF; after a refund the credit note is linked too. An order of a store
- * without tax links none.
+ * without tax links none. The dashboard's order page shows the tax (rate, country, the reverse
+ * charge badge) and downloads the invoice.
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pay } from '../support/payments.js';
-import { dashboard } from '../support/seller.js';
+import { dashboard, type Seller } from '../support/seller.js';
 import { createProduct, createShop, launchChromium, pagePerTest, startPageServer, type Shop } from './support.js';
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
@@ -112,5 +113,39 @@ describe("the buyer's order page", () => {
     await page.getByRole('heading', { name: 'Your order' }).waitFor();
     await page.getByText('Install the fonts.').waitFor();
     await expect(page.getByRole('link', { name: /Invoice/ }).count()).resolves.toBe(0);
+  });
+});
+
+async function signIn(seller: Seller): Promise<void> {
+  await page.goto(`${server.url}/dashboard/sign-in`);
+  await page.getByLabel('Email').fill(seller.email);
+  await page.getByLabel('Password').fill(seller.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/dashboard/sign-in'));
+}
+
+describe("the dashboard's order page", () => {
+  it('shows the tax with its rate and country, the reverse charge, and downloads the invoice', async () => {
+    const order = await paidOrder(taxed, { country: 'DE' });
+    const read = await (
+      await dashboard(taxed.seller, 'GET', `/api/dashboard/stores/${taxed.store.id}/orders/${order.id}`)
+    ).json();
+    await signIn(taxed.seller);
+    await page.goto(`${server.url}/dashboard/stores/${taxed.store.id}/orders/${read.orderId}`);
+    // 11.90 with 19 % inside: 1.90 of it is tax.
+    await page.getByText('Tax 19% (DE), included').waitFor();
+    await page.getByText(/^\D?1\.90$/).waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: `Download invoice ${read.invoiceNumber}` }).click();
+    expect((await download).suggestedFilename()).toBe(`${read.invoiceNumber}.pdf`);
+
+    const b2b = await paidOrder(taxed, { country: 'FR', taxId: 'FR40303265045' });
+    const b2bRead = await (
+      await dashboard(taxed.seller, 'GET', `/api/dashboard/stores/${taxed.store.id}/orders/${b2b.id}`)
+    ).json();
+    await page.goto(`${server.url}/dashboard/stores/${taxed.store.id}/orders/${b2bRead.orderId}`);
+    expect(b2bRead.reverseCharge).toBe(true);
+    await page.getByText('Tax 0% (FR)').waitFor();
+    await page.getByText('Reverse charge', { exact: true }).waitFor();
   });
 });

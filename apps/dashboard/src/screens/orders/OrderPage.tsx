@@ -113,10 +113,12 @@ function PaymentProof({ order }: { order: Order }) {
 function TaxFacts({ order, money }: { order: Order; money: (amount: number) => string }) {
   if (!order.taxCountry) return null;
   const rate = order.taxRate === null ? '' : `${Math.round(order.taxRate * 1e6) / 1e4}%`;
+  // Inclusive prices hold the tax: the price is the subtotal less the discount, tax and all.
+  const included = order.taxAmount > 0 && Math.abs(order.subtotal - order.discount - order.price) < 1e-9;
   return (
     <>
       <dt className="text-muted">
-        Tax{rate && ` ${rate}`} ({order.taxCountry})
+        Tax{rate && ` ${rate}`} ({order.taxCountry}){included && ', included'}
         {order.reverseCharge && (
           <>
             {' '}
@@ -174,8 +176,9 @@ function OrderView({ order }: { order: Order }) {
   const currency = store?.currency ?? 'USD';
   const money = (amount: number) => formatMoney(amount, currency);
   const mayEdit = can('editOrders');
-  // The lines' total before the discount (and before tax added on top), as the server worked it out.
-  const subtotal = order.subtotal;
+  // Taxed: the lines' total before the discount (and before tax added on top), as the server
+  // worked it out. Untaxed: the price plus the discount, both exact from the order.
+  const subtotal = order.taxCountry ? order.subtotal : Math.round((order.price + order.discount) * 1e6) / 1e6;
   return (
     <>
       <PageHeader
