@@ -56,6 +56,12 @@ describe('the route table', () => {
       [
         'GET /api/dashboard/stores/{storeId}/orders/{orderId}/payment-proof',
         'GET /api/orders/{orderId}/files/{fileId}',
+        'GET /api/merchant/v1/stores/{storeId}/orders/{orderId}/invoice',
+        'GET /api/dashboard/stores/{storeId}/orders/{orderId}/invoice',
+        'GET /api/orders/{orderId}/invoice',
+        'GET /api/merchant/v1/stores/{storeId}/orders/{orderId}/credit-note',
+        'GET /api/dashboard/stores/{storeId}/orders/{orderId}/credit-note',
+        'GET /api/orders/{orderId}/credit-note',
         'GET /api/v1/licenses/jwks/{storeId}',
         'POST /api/dashboard/stores/{storeId}/products/{productId}/files',
         'POST /api/dashboard/stores/{storeId}/products/{productId}/images',

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { API_KEY_SCOPES, ERROR_CODES } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from './support/catalog.js';
+import { insertInvoicedOrder } from './support/orders.js';
 import { buy, TEST_GATEWAY_SECRET } from './support/payments.js';
 import {
   addStaff,
@@ -80,6 +81,8 @@ const BUYER_AND_ACCOUNT_OPERATIONS = [
   'POST /api/orders/{orderId}/try-assign-keys',
   'POST /api/orders/{orderId}/payment-proof',
   'GET /api/orders/{orderId}/files/{fileId}',
+  'GET /api/orders/{orderId}/invoice',
+  'GET /api/orders/{orderId}/credit-note',
   'POST /api/checkout/enter',
   'POST /api/checkout/start',
   'POST /api/checkout/billing',
@@ -319,6 +322,8 @@ async function buildWorld(tag: string): Promise<World> {
   );
   ids.order = paid.id;
   ids.pendingOrder = pending.id;
+  // An order with an invoice and a credit note, so their PDFs have something to guard.
+  ids.invoicedOrder = (await insertInvoicedOrder(server.db.url, store.id)).id;
   // The paid order's key is a license: one instance activated by the merchant's software.
   const soldKey = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys'))
     .keys[0].key as string;
@@ -543,6 +548,7 @@ function validBody(key: string): Record<string, unknown> | undefined {
 }
 
 function idFor(op: Operation, name: string, w: World): string {
+  if (name === 'orderId' && /\/(invoice|credit-note)$/.test(op.path)) return w.ids.invoicedOrder!;
   if (name === 'orderId') return /mark-paid|cancel|payment-proof/.test(op.path) ? w.ids.pendingOrder! : w.ids.order!;
   if (name === 'keyId') return op.path.includes('/api-keys') ? w.ids.apiKeyId! : w.ids.licenseKeyId!;
   const value = name === 'storeId' ? w.storeId : w.ids[name];
@@ -683,6 +689,33 @@ function buyerCalls(): Call[] {
       url: `/api/orders/${B.ids.order}/delivery`,
       headers: h({ cookie: `svc_checkout=${B.ids.order}.${A.paidToken}` }),
     },
+    ...(['invoice', 'credit-note'] as const).flatMap((document) => [
+      {
+        label: `GET /api/orders/{orderId}/${document} A's token`,
+        method: 'GET',
+        url: `/api/orders/${B.ids.invoicedOrder}/${document}?token=${A.paidToken}`,
+        headers: h(),
+      },
+      {
+        label: `GET /api/orders/{orderId}/${document} A's e-mail`,
+        method: 'GET',
+        url: `/api/orders/${B.ids.invoicedOrder}/${document}?email=${encodeURIComponent(A.seller.email)}`,
+        headers: h(),
+      },
+      {
+        label: `GET /api/orders/{orderId}/${document} A's seller session`,
+        method: 'GET',
+        url: `/api/orders/${B.ids.invoicedOrder}/${document}`,
+        headers: h({ cookie: A.seller.cookie }),
+        allowed: [401, 403, 404],
+      },
+      {
+        label: `GET /api/orders/{orderId}/${document} A's checkout cookie`,
+        method: 'GET',
+        url: `/api/orders/${B.ids.invoicedOrder}/${document}`,
+        headers: h({ cookie: `svc_checkout=${B.ids.invoicedOrder}.${A.paidToken}` }),
+      },
+    ]),
     {
       label: "GET /api/orders/{orderId}/keys A's token",
       method: 'GET',

@@ -95,3 +95,35 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
   }
   return out;
 }
+
+/**
+ * An order with an invoice and a credit note, written straight to the database (a paid order's
+ * numbers come from settlement, its credit note from a refund): for the sweeps, which need every
+ * store route to have something to answer. Refunded, taxed at 19% on its one line.
+ */
+export async function insertInvoicedOrder(
+  databaseUrl: string,
+  storeId: string,
+  opts: { livemode?: boolean; invoiceNumber?: string; creditNoteNumber?: string } = {},
+): Promise<SeededOrder> {
+  const [order] = await insertOrders(databaseUrl, storeId, [
+    { status: 'refunded', priceMinor: 1190, paidMinor: 1190, currency: 'EUR', livemode: opts.livemode ?? true },
+  ]);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `update "order" set tax_behavior = 'exclusive', subtotal_minor = 1000, tax_minor = 190, tax_rate_ppm = 190000,
+         tax_country = 'DE', billing_country = 'DE', invoice_number = $2, credit_note_number = $3,
+         paid_at = created_at, refunded_at = created_at where id = $1`,
+      [order!.id, opts.invoiceNumber ?? 'INV-2026-1', opts.creditNoteNumber ?? 'CN-2026-1'],
+    );
+    await client.query(
+      `update order_line set unit_price_minor = 1000, net_minor = 1000, tax_minor = 190, tax_rate_ppm = 190000 where order_id = $1`,
+      [order!.id],
+    );
+  } finally {
+    await client.end();
+  }
+  return order!;
+}

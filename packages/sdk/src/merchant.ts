@@ -9,6 +9,7 @@
  * for await (const order of svc.orders.iterate({ storeId, status: 'paid' })) console.log(order.orderId);
  * ```
  */
+import { createDownload } from './download.js';
 import type { Subscription } from './models.js';
 import { walkPages } from './paging.js';
 import type { WebhookEvent, WebhookEventName } from './webhooks-events.js';
@@ -151,6 +152,9 @@ export function createMerchantClient(options: MerchantClientOptions) {
   const read = { type: 'query', retry: 'safe' } as const;
   const update = { type: 'mutation', retry: 'safe' } as const;
   const once = { type: 'mutation', retry: 'rate-limit-only' } as const;
+  const download = createDownload({ ...options, headers: { authorization: `Bearer ${options.apiKey}` } });
+  const orderPath = (params: { storeId: string; orderId: string }, document: string) =>
+    `/merchant/v1/stores/${encodeURIComponent(params.storeId)}/orders/${encodeURIComponent(params.orderId)}/${document}`;
 
   const orders = {
     /** One page of the store's orders, newest first (`GET /merchant/v1/stores/{storeId}/orders`). */
@@ -175,6 +179,15 @@ export function createMerchantClient(options: MerchantClientOptions) {
      */
     refund: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<OrderDetails> =>
       transport.call('orders.refund', params, update, opts),
+    /**
+     * The order's invoice as PDF bytes (scope order:read; the order by id or ORD-<n>): only an order
+     * paid while the store charged tax has one (`invoiceNumber`); 404 `not_found` otherwise.
+     */
+    invoice: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<Uint8Array> =>
+      download(orderPath(params, 'invoice'), 'orders.invoice', opts),
+    /** The credit note of a refunded invoiced order as PDF bytes (`creditNoteNumber`); 404 `not_found` otherwise. */
+    creditNote: (params: { storeId: string; orderId: string }, opts?: RequestOptions): Promise<Uint8Array> =>
+      download(orderPath(params, 'credit-note'), 'orders.creditNote', opts),
     /** Every order matching the filters, across all pages (`limit` is the page size, default 100). */
     iterate: (
       params: Omit<OrderListParams, 'cursor'>,

@@ -39,6 +39,7 @@ const STATUS_TONES: Record<string, Record<string, Tone>> = {
   coupon: { active: 'success', inactive: 'neutral', expired: 'neutral', 'used up': 'neutral' },
   webhook: { enabled: 'success', disabled: 'neutral' },
   step: { done: 'success', 'to do': 'neutral' },
+  tax: { 'reverse charge': 'info' },
 };
 
 export type StatusKind = keyof typeof STATUS_TONES;

@@ -42,6 +42,9 @@ interface Summary {
   createdAt: string;
   lines: Array<{ productName: string; quantity: number }>;
   storeName?: string;
+  /** A taxed order's invoice, once paid, and its credit note, once refunded. */
+  invoiceNumber?: string | null;
+  creditNoteNumber?: string | null;
 }
 
 const orderId = main().dataset.orderId!;
@@ -155,6 +158,27 @@ async function copy(text: string, source: HTMLElement, result: HTMLElement): Pro
     copied = false;
   }
   result.textContent = copied ? 'Copied.' : 'The key is selected: copy it with your keyboard or menu.';
+}
+
+/**
+ * The invoice (and credit note) PDFs, through the same access as this page: the token in the
+ * address, or the cookie or customer session the browser sends with the link.
+ */
+function documentLinks(): HTMLElement | null {
+  if (!summary?.invoiceNumber) return null;
+  const link = (segment: string, text: string) =>
+    h('li', {}, h('a', { href: `/api/orders/${encodeURIComponent(orderId)}/${segment}${query}` }, text));
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'documents-heading' },
+    h('h2', { id: 'documents-heading' }, 'Invoice'),
+    h(
+      'ul',
+      { class: 'files' },
+      link('invoice', `Invoice (PDF) ${summary.invoiceNumber}`),
+      summary.creditNoteNumber ? link('credit-note', `Credit note (PDF) ${summary.creditNoteNumber}`) : null,
+    ),
+  );
 }
 
 function sizeText(bytes: number): string {
@@ -275,7 +299,7 @@ function render(delivery: Delivery): void {
     );
   }
   setStatus(STATUS_TEXT[delivery.status] ?? delivery.status);
-  replaceContent(heading(), ...sections, accountLink());
+  replaceContent(heading(), ...sections, documentLinks(), accountLink());
 }
 
 let lastRendered = '';

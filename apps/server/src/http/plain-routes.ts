@@ -2,6 +2,7 @@
 import { DASHBOARD_ROUTES } from './dashboard.js';
 import { fileDownloadRoute } from './downloads.js';
 import { homeRoute } from './home.js';
+import { INVOICE_ROUTES } from './invoices.js';
 import { licenseJwksRoute } from './license-jwks.js';
 import { MAILBOX_ROUTES } from './mailbox.js';
 import { OPS_ROUTES } from './ops.js';
@@ -17,6 +18,7 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   paymentNotificationRoute,
   ...UPLOAD_ROUTES,
   fileDownloadRoute,
+  ...INVOICE_ROUTES,
   licenseJwksRoute,
   ...PAGE_ROUTES,
   ...STOREFRONT_ROUTES,

@@ -109,6 +109,63 @@ function PaymentProof({ order }: { order: Order }) {
   );
 }
 
+/** The tax line of the summary: its rate and country, or the reverse charge (nothing while the store's tax was off). */
+function TaxFacts({ order, money }: { order: Order; money: (amount: number) => string }) {
+  if (!order.taxCountry) return null;
+  const rate = order.taxRate === null ? '' : `${Math.round(order.taxRate * 1e6) / 1e4}%`;
+  // Inclusive prices hold the tax: the price is the subtotal less the discount, tax and all.
+  const included = order.taxAmount > 0 && Math.abs(order.subtotal - order.discount - order.price) < 1e-9;
+  return (
+    <>
+      <dt className="text-muted">
+        Tax{rate && ` ${rate}`} ({order.taxCountry}){included && ', included'}
+        {order.reverseCharge && (
+          <>
+            {' '}
+            <StatusBadge kind="tax" status="reverse charge" />
+          </>
+        )}
+      </dt>
+      <dd className="m-0 text-right tabular-nums">{money(order.taxAmount)}</dd>
+    </>
+  );
+}
+
+/** The invoice and, once refunded, the credit note, as PDFs (fetched with the mode and CSRF headers, as the proof is). */
+function InvoiceDownloads({ order }: { order: Order }) {
+  const base = `/api/dashboard/stores/${encodeURIComponent(order.storeId)}/orders/${encodeURIComponent(order.id)}`;
+  const invoice = useMutation({ mutationFn: () => downloadFile(`${base}/invoice`, `${order.invoiceNumber}.pdf`) });
+  const creditNote = useMutation({
+    mutationFn: () => downloadFile(`${base}/credit-note`, `${order.creditNoteNumber}.pdf`),
+  });
+  return (
+    <div className="mt-4 flex flex-col items-start gap-2">
+      <button
+        type="button"
+        className={buttonClass('secondary')}
+        onClick={() => invoice.mutate()}
+        disabled={invoice.isPending}
+      >
+        Download invoice {order.invoiceNumber}
+      </button>
+      <ErrorNote error={invoice.error} />
+      {order.creditNoteNumber && (
+        <>
+          <button
+            type="button"
+            className={buttonClass('secondary')}
+            onClick={() => creditNote.mutate()}
+            disabled={creditNote.isPending}
+          >
+            Download credit note {order.creditNoteNumber}
+          </button>
+          <ErrorNote error={creditNote.error} />
+        </>
+      )}
+    </div>
+  );
+}
+
 /**
  * Medusa Admin's order page: the header with the status and the actions (the main one a button,
  * the rest in `More actions`), then the summary (lines and totals), what was delivered, the note
@@ -119,8 +176,9 @@ function OrderView({ order }: { order: Order }) {
   const currency = store?.currency ?? 'USD';
   const money = (amount: number) => formatMoney(amount, currency);
   const mayEdit = can('editOrders');
-  // The lines sum to the price plus the discount; both come with the order, so this is exact.
-  const subtotal = Math.round((order.price + order.discount) * 1e6) / 1e6;
+  // Taxed: the lines' total before the discount (and before tax added on top), as the server
+  // worked it out. Untaxed: the price plus the discount, both exact from the order.
+  const subtotal = order.taxCountry ? order.subtotal : Math.round((order.price + order.discount) * 1e6) / 1e6;
   return (
     <>
       <PageHeader
@@ -169,6 +227,7 @@ function OrderView({ order }: { order: Order }) {
                   <dd className="m-0 text-right tabular-nums">−{money(order.discount)}</dd>
                 </>
               )}
+              <TaxFacts order={order} money={money} />
               <dt className="font-semibold">Total</dt>
               <dd className="m-0 text-right font-semibold tabular-nums">{money(order.price)}</dd>
               <dt className="text-muted">Paid by the buyer</dt>
@@ -228,6 +287,7 @@ function OrderView({ order }: { order: Order }) {
               <dd>{money(order.paid)}</dd>
             </dl>
             {order.paymentMethod === 'manual' && <PaymentProof order={order} />}
+            {order.invoiceNumber && <InvoiceDownloads order={order} />}
           </Card>
         </Stack>
       </div>

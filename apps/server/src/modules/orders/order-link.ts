@@ -20,3 +20,8 @@ export function orderUrl(config: Config, orderId: string): string {
 export function opensOrderLink(config: Config, orderId: string, token: string): boolean {
   return safeEqual(token, orderLinkToken(config, orderId));
 }
+
+/** The buyer's link to the order's invoice PDF (http/invoices.ts), opened by the same token: for the receipt. */
+export function invoiceUrl(config: Config, orderId: string): string {
+  return `${config.publicUrl}/api/orders/${encodeURIComponent(orderId)}/invoice?token=${orderLinkToken(config, orderId)}`;
+}

@@ -150,4 +150,17 @@ describe('receiptMail', () => {
     const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1]);
     expect(new Set(hrefs)).toEqual(new Set(['https://shop.example/orders/o1?token=abc&amp;x=1']));
   });
+  it('links the invoice when the order has one, and says nothing of one otherwise', () => {
+    const invoice = { number: 'INV-2026-7', url: 'https://shop.example/api/orders/o1/invoice?token=abc&x=1' };
+    const mail = receiptMail(receipt({ invoice }));
+    expect(mail.text).toContain(
+      'Your invoice INV-2026-7 (PDF):\nhttps://shop.example/api/orders/o1/invoice?token=abc&x=1\n',
+    );
+    expect(mail.html).toContain(
+      '<a href="https://shop.example/api/orders/o1/invoice?token=abc&amp;x=1" style="color:#1d4ed8;">INV-2026-7 (PDF)</a>',
+    );
+    const without = receiptMail(receipt());
+    expect(without.text).not.toContain('invoice');
+    expect(without.html).not.toContain('invoice');
+  });
 });

@@ -30,6 +30,8 @@ export interface ReceiptContent {
   paymentMethod: string;
   /** The buyer's own link to the order (orders/order-link.ts). */
   orderUrl: string;
+  /** The order's invoice (a taxed order's): its number and the buyer's link to its PDF. */
+  invoice?: { number: string; url: string } | undefined;
   /** The store's `receiptNote`; empty for none. */
   note: string;
   /**
@@ -108,6 +110,7 @@ export function receiptMail(receipt: ReceiptContent): ReceiptMail {
     'Open your order (your license keys, downloads and instructions are there):',
     receipt.orderUrl,
     '',
+    ...(receipt.invoice ? [`Your invoice ${receipt.invoice.number} (PDF):`, receipt.invoice.url, ''] : []),
     ...(note ? [note, ''] : []),
     'Anyone with this link can open your order, so keep this e-mail to yourself.',
   ].join('\n');
@@ -155,7 +158,11 @@ ${totals
 <p style="margin:0 0 24px;">Paid with: ${escapeHtml(method)}</p>
 <p style="margin:0 0 24px;"><a href="${href}" style="display:inline-block;padding:12px 20px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold;">Open your order</a></p>
 <p style="margin:0 0 16px;font-size:14px;color:#4b4b4b;">Your license keys, downloads and instructions are on the order page. If the button does not work, copy this link into your browser:<br><a href="${href}" style="color:#1d4ed8;word-break:break-all;">${href}</a></p>
-${note ? `<p style="margin:0 0 16px;padding:16px 0 0;border-top:1px solid #d8d8d8;">${escapeHtml(note).replace(/\n/g, '<br>\n')}</p>\n` : ''}<p style="margin:0;font-size:13px;color:#4b4b4b;">Anyone with this link can open your order, so keep this e-mail to yourself.</p>`,
+${
+  receipt.invoice
+    ? `<p style="margin:0 0 16px;">Your invoice: <a href="${escapeHtml(receipt.invoice.url)}" style="color:#1d4ed8;">${escapeHtml(receipt.invoice.number)} (PDF)</a></p>\n`
+    : ''
+}${note ? `<p style="margin:0 0 16px;padding:16px 0 0;border-top:1px solid #d8d8d8;">${escapeHtml(note).replace(/\n/g, '<br>\n')}</p>\n` : ''}<p style="margin:0;font-size:13px;color:#4b4b4b;">Anyone with this link can open your order, so keep this e-mail to yourself.</p>`,
   );
   return { subject, text, html };
 }

@@ -7,7 +7,7 @@
  */
 import type { ServiceContext } from '../request/context.js';
 import { recordMail } from '../mail/outbox.js';
-import { orderUrl } from '../orders/order-link.js';
+import { invoiceUrl, orderUrl } from '../orders/order-link.js';
 import type { Order } from '../orders/orders.entities.js';
 import { linesOf } from '../orders/orders.repo.js';
 import { publicOrderNumber } from '../orders/order-views.js';
@@ -58,6 +58,8 @@ export async function recordReceipt(
     totalMinor: order.priceMinor,
     paymentMethod: payment.gateway,
     orderUrl: orderUrl(deps.config, order.id),
+    // Given in this same transaction, before the receipt (flows/settle-payment.ts).
+    invoice: order.invoiceNumber ? { number: order.invoiceNumber, url: invoiceUrl(deps.config, order.id) } : undefined,
     note: settings.receiptNote,
     // A renewal's receipt says the subscription renewed (its first order reads as a purchase).
     renewal: order.billingReason === 'subscription_cycle' && !!order.subscriptionId,
