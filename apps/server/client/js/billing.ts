@@ -65,11 +65,12 @@ export function taxRows(order: Order): { beforeTotal: HTMLElement | null; afterT
   if (!taxOn(order)) return { beforeTotal: null, afterTotal: null };
   const amount = order.taxCountry ? money(order.taxAmount, order.currency) : '—';
   if (order.reverseCharge) {
+    // Kept to one line, as the VAT row it replaces (nothing under the summary moves).
     const row = h(
       'div',
       { class: 'tax reverse-charge' },
-      h('dt', {}, 'Reverse charge'),
-      h('dd', {}, 'No VAT: the buyer accounts for it'),
+      h('dt', {}, 'VAT reverse charge'),
+      h('dd', {}, money(0, order.currency)),
     );
     return order.taxBehavior === 'inclusive'
       ? { beforeTotal: null, afterTotal: row }
@@ -89,7 +90,7 @@ export function taxRows(order: Order): { beforeTotal: HTMLElement | null; afterT
 /** What the page's status line says once the tax is worked out again (a screen reader hears the new total). */
 export function taxStatus(order: Order): string {
   const total = money(order.price, order.currency);
-  if (order.reverseCharge) return `Reverse charge: no VAT. Total ${total}.`;
+  if (order.reverseCharge) return `VAT reverse charge: no VAT charged, the buyer accounts for it. Total ${total}.`;
   const tax = `${vatLabel(order)} ${money(order.taxAmount, order.currency)}`;
   return order.taxBehavior === 'inclusive' ? `Total ${total}, incl. ${tax}.` : `${tax}. Total ${total}.`;
 }

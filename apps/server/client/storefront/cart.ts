@@ -56,8 +56,9 @@ const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionD
 function taxTotals(cart: Cart, discount: number): { label: string; amount: string; total: string } | null {
   if (cart.taxBehavior === 'off') return null;
   const net = Math.max(0, cart.subtotal - discount);
-  const pending = discount > 0 && cart.taxAmount > 0;
-  if (cart.reverseCharge) return { label: 'Reverse charge', amount: 'No VAT', total: money(net) };
+  // No country known yet (the request's could not be told), or a coupon: the checkout works it out.
+  const pending = cart.taxCountry === null || (discount > 0 && cart.taxAmount > 0);
+  if (cart.reverseCharge) return { label: 'VAT reverse charge', amount: money(0), total: money(net) };
   const rate = cart.taxRate === null ? '' : ` ${percent.format(cart.taxRate)}`;
   const label = `VAT${rate}${cart.taxCountry ? ` (${cart.taxCountry})` : ''}`;
   const amount = pending ? 'At checkout' : money(cart.taxAmount);

@@ -68,6 +68,23 @@ export function taxSummary(tax: TaxSettings): string {
   }`;
 }
 
+const messageOf = (error: unknown): string | undefined =>
+  error && typeof error === 'object' && 'message' in error && typeof error.message === 'string' && error.message
+    ? error.message
+    : undefined;
+
+/**
+ * What is wrong with the registrations: the list's own error (none given once tax is on), else the
+ * first of its entries' (the server names `settings.tax.registrations.<n>`: no rates for that country).
+ */
+function registrationsError(error: unknown): string | undefined {
+  if (!error || typeof error !== 'object') return undefined;
+  const own = messageOf(error) ?? messageOf((error as { root?: unknown }).root);
+  if (own) return own;
+  for (const entry of Object.values(error)) if (messageOf(entry)) return messageOf(entry);
+  return undefined;
+}
+
 /** The form this section sits in: any form whose values hold the tax part under `tax`. */
 type WithTax = FieldValues & { tax: TaxFormIn };
 
@@ -104,11 +121,7 @@ export function TaxCard<T extends WithTax, C, O extends FieldValues>({ form }: {
         registration={form.register(at('originCountry'))}
         error={errors?.originCountry}
       />
-      <Registrations
-        form={form}
-        at={at}
-        error={errors?.registrations?.message ?? errors?.registrations?.root?.message}
-      />
+      <Registrations form={form} at={at} error={registrationsError(errors?.registrations)} />
       <TextInput
         label="Seller name"
         width="md"
