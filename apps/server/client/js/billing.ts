@@ -101,6 +101,8 @@ export interface BillingFields {
   taxId: Field;
   billingName: Field;
   billingAddress: { input: HTMLTextAreaElement; error: HTMLElement };
+  /** Says the re-worked tax (or why not) to a screen reader; unseen, so nothing on the page moves. */
+  announce(text: string): void;
   /** The body `POST /api/checkout/billing` and `/api/checkout/start` take of these fields. */
   values(): { country: string; taxId: string | null; billingName?: string; billingAddress?: string };
 }
@@ -157,10 +159,12 @@ export function billingFields(order: Order): BillingFields {
     address,
     addressError,
   );
+  const announcer = h('p', { class: 'visually-hidden', role: 'status' });
   const fieldset = h(
     'fieldset',
     { class: 'billing' },
     h('legend', {}, 'Billing'),
+    announcer,
     country,
     taxId.wrapper,
     billingName.wrapper,
@@ -172,6 +176,9 @@ export function billingFields(order: Order): BillingFields {
     taxId,
     billingName,
     billingAddress: { input: address, error: addressError },
+    announce(text) {
+      announcer.textContent = text;
+    },
     values() {
       const name = billingName.input.value.trim();
       const where = address.value.trim();

@@ -261,14 +261,16 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
         if (answer.error?.code === 'order_not_pending')
           return location.replace(orderPagePath('orders', orderId, token));
         errors.show(answer, {}, false);
-        setStatus(answer.error?.issues?.[0]?.message ?? answer.error?.error ?? 'The tax could not be worked out.');
+        billing.announce(
+          answer.error?.issues?.[0]?.message ?? answer.error?.error ?? 'The tax could not be worked out.',
+        );
         return;
       }
       errors.clear();
       current = answer.body;
       shown?.replaceWith(summary(current));
       submit.textContent = `Pay ${money(current.order.price, order.currency)}`;
-      setStatus(taxStatus(current.order));
+      billing.announce(taxStatus(current.order));
       if (coupon?.input.value.trim()) await reapplyCoupon?.();
     };
     billing.country.input.addEventListener('change', () => void retax());
