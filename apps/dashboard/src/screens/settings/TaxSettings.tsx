@@ -206,7 +206,7 @@ function Registrations<T extends WithTax, C, O extends FieldValues>({
         </label>
         <select
           id={`${id}-add`}
-          className="min-w-0 flex-1"
+          className="min-w-52 flex-1"
           value={adding}
           aria-invalid={error ? true : undefined}
           onChange={(event) => setAdding(event.target.value)}
