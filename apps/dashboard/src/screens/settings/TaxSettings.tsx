@@ -44,7 +44,15 @@ export const ZTaxForm = z
     sellerAddress: z.string(),
     sellerTaxId: z.string(),
   })
-  .transform((tax): z.input<typeof ZTaxSettingsInput> => ({ ...tax, originCountry: tax.originCountry || null }))
+  // Empty fields are left out (the schema takes none rather than ''); required once tax is on, it then says so.
+  .transform((tax): z.input<typeof ZTaxSettingsInput> => ({
+    behavior: tax.behavior,
+    originCountry: tax.originCountry || null,
+    registrations: tax.registrations,
+    sellerName: tax.sellerName.trim() || undefined,
+    sellerAddress: tax.sellerAddress.trim() || undefined,
+    sellerTaxId: tax.sellerTaxId.trim() || undefined,
+  }))
   .pipe(ZTaxSettingsInput);
 export type TaxFormIn = z.input<typeof ZTaxForm>;
 
