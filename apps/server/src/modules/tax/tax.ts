@@ -8,7 +8,8 @@
  * added to the line. Inclusive: the line's price holds the tax, net = round(gross / (1 + rate)).
  */
 import { TAX_SETTINGS_OFF, type TTaxBehavior, type TTaxSettings } from '@svc/schemas';
-import { checkVAT, countries } from 'jsvat-next';
+// A CommonJS module: Node gives its exports as the default import only.
+import jsvat from 'jsvat-next';
 import { invalidField } from '../../lib/errors.js';
 import { digitalGoodsRate, EU_COUNTRIES, PPM, type TaxCategory } from './rates.js';
 
@@ -78,10 +79,15 @@ export function shareDiscount(lines: TaxableLine[], discountMinor: number): numb
 }
 
 /** One line's tax at `ratePpm` on `baseMinor` (the line after its discount). */
-export function lineTax(baseMinor: number, ratePpm: number, behavior: 'exclusive' | 'inclusive'): { netMinor: number; taxMinor: number } {
+export function lineTax(
+  baseMinor: number,
+  ratePpm: number,
+  behavior: 'exclusive' | 'inclusive',
+): { netMinor: number; taxMinor: number } {
   if (ratePpm === 0 || baseMinor === 0) return { netMinor: baseMinor, taxMinor: 0 };
   const base = BigInt(baseMinor);
-  if (behavior === 'exclusive') return { netMinor: baseMinor, taxMinor: Number(divRound(base * BigInt(ratePpm), BigInt(PPM))) };
+  if (behavior === 'exclusive')
+    return { netMinor: baseMinor, taxMinor: Number(divRound(base * BigInt(ratePpm), BigInt(PPM))) };
   const net = Number(divRound(base * BigInt(PPM), BigInt(PPM + ratePpm)));
   return { netMinor: net, taxMinor: baseMinor - net };
 }
@@ -89,7 +95,7 @@ export function lineTax(baseMinor: number, ratePpm: number, behavior: 'exclusive
 /** A VAT id in the form the EU's VIES writes it (`FR 403 032 650 45` -> `FR40303265045`), and its country; 400 naming `taxId` when its format is not valid. */
 export function parseVatId(taxId: string): { id: string; country: string } {
   const id = taxId.replace(/[\s.-]/g, '').toUpperCase();
-  const result = checkVAT(id, countries);
+  const result = jsvat.checkVAT(id, jsvat.countries);
   const country = result.country?.isoCode.short;
   if (!result.isValid || !country) throw invalidField('taxId', 'Not a valid VAT id (such as FR40303265045).');
   return { id, country };
@@ -97,7 +103,9 @@ export function parseVatId(taxId: string): { id: string; country: string } {
 
 /** Whether the store charges tax in this country: registered there, or `EU` and an EU country. */
 export function registeredIn(settings: TTaxSettings, country: string): boolean {
-  return settings.registrations.includes(country) || (settings.registrations.includes('EU') && EU_COUNTRIES.has(country));
+  return (
+    settings.registrations.includes(country) || (settings.registrations.includes('EU') && EU_COUNTRIES.has(country))
+  );
 }
 
 /**
@@ -115,7 +123,12 @@ export function workOutTax(
 ): TaxOutcome {
   const shares = shareDiscount(lines, discountMinor);
   const bases = lines.map((line, index) => line.amountMinor - shares[index]!);
-  const untaxed = (behavior: TTaxBehavior, country: string | null, reverseCharge: boolean, taxId: string | null): TaxOutcome => ({
+  const untaxed = (
+    behavior: TTaxBehavior,
+    country: string | null,
+    reverseCharge: boolean,
+    taxId: string | null,
+  ): TaxOutcome => ({
     behavior,
     country,
     reverseCharge,
@@ -193,5 +206,10 @@ export function lineTaxColumns(line: TaxedLine): {
   taxMinor: number;
   taxRatePpm: number;
 } {
-  return { discountMinor: line.discountMinor, netMinor: line.netMinor, taxMinor: line.taxMinor, taxRatePpm: line.ratePpm };
+  return {
+    discountMinor: line.discountMinor,
+    netMinor: line.netMinor,
+    taxMinor: line.taxMinor,
+    taxRatePpm: line.ratePpm,
+  };
 }
