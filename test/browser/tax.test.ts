@@ -254,6 +254,25 @@ describe('hosted checkout with tax', () => {
     await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
   });
 
+  it('takes a coupon off before the VAT, and the payment is the taxed total', async () => {
+    const { shop, productId } = await taxShop({ behavior: 'exclusive', originCountry: 'DE', registrations: ['EU'] });
+    const coupon = await dashboard(shop.seller, 'POST', `/api/dashboard/stores/${shop.store.id}/coupons`, {
+      code: 'LAUNCH20',
+      discountType: 'percent',
+      discountValue: 20,
+    });
+    expect(coupon.status, await coupon.clone().text()).toBe(201);
+    await openCheckout(shop, productId, 'DE');
+    await page.getByLabel('Coupon code').fill('launch20');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('LAUNCH20 takes €2.00 off before VAT; the VAT on the rest is added when you pay.').waitFor();
+    await page.getByLabel('Test payment').check();
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/pay/test/`));
+    // €10 less 20%, plus 19% German VAT.
+    await page.getByRole('button', { name: 'Pay €9.52' }).waitFor(SLOW);
+  });
+
   it('says the VAT included in prices that include tax', async () => {
     const { shop, productId } = await taxShop({ behavior: 'inclusive', originCountry: 'DE', registrations: ['EU'] });
     await openCheckout(shop, productId, 'DE');
