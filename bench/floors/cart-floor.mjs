@@ -8,11 +8,12 @@
  *
  *   GET /api/v1/cart?storeId=<id or subdomain>&cart=<JSON [{productId, quantity}]>
  *
- * 1. select "s0".* from "store" as "s0" where ("s0"."id" = $1 or "s0"."subdomain" = $2) limit 1
- * 2. select p.id, p.name, ..., p.deleted_at is not null as deleted,
+ * 1. select id, currency, banned, settings->'tax' as tax from store where id = $1 or subdomain = $2 order by (id = $1) desc limit 1
+ * 2. select p.id, p.livemode, p.name, ..., p.deleted_at is not null as deleted,
  *      case when 'licenseKeys' = any(p.delivery_methods) then (select count(*) from license_key k
- *      where k.product_id = p.id and k.status = 'available') end as available
- *    from product p where p.store_id = $1 and p.id in ($2, ...)
+ *      where k.product_id = p.id and k.status = 'available') end as available,
+ *      case when p.recurring then (select json_agg(...) from product_plan pl ...) end as plans
+ *    from product p where p.store_id = $1 and p.id = any($2)
  *
  * (Builds before 7e1ec92 ran three: the store, `select "p0".* from "product"`, and a grouped
  * count of available keys; the floor follows the service's current SQL.)
@@ -33,6 +34,10 @@ import pg from 'pg';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/dist');
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
+// The same rate lookup and per-line arithmetic as the service's (tax/tax.ts): the floor of a taxed cart.
+const { rateFraction, taxSettingsFrom, workOutTax } = await import(
+  pathToFileURL(path.join(dist, 'modules/tax/tax.js')).href
+);
 
 const pool = new pg.Pool({
   connectionString: process.env.FLOOR_DATABASE_URL,
@@ -40,15 +45,22 @@ const pool = new pg.Pool({
 });
 
 // Named prepared statements, as the service's hot reads are (db/prepared.ts): parsed and planned once per connection.
+// stores.repo.ts selectStoreRef.
 const STORE = {
   name: 'cart-store',
-  text: `select "s0".* from "store" as "s0" where ("s0"."id" = $1 or "s0"."subdomain" = $2) limit 1`,
+  text: `select id, currency, banned, settings->'tax' as tax from store where id = $1 or subdomain = $2 order by (id = $1) desc limit 1`,
 };
 // cart.service.ts cartProducts: the products with their key stock in one statement.
-const PRODUCTS_TEXT = `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
-       p.deleted_at is not null as deleted,
+// catalog.repo.ts selectCartProducts: the products with their key stock and a recurring product's plans, in one statement.
+const PRODUCTS_TEXT = `select p.id, p.livemode, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
+       p.tax_category, p.deleted_at is not null as deleted,
        case when 'licenseKeys' = any(p.delivery_methods)
-         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
+         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available,
+       case when p.recurring then (
+         select json_agg(json_build_object('id', pl.id, 'interval', pl.interval, 'intervalCount', pl.interval_count,
+           'priceMinor', pl.price_minor, 'trialDays', pl.trial_days, 'active', pl.active, 'position', pl.position)
+           order by pl.position, pl.id)
+         from product_plan pl where pl.product_id = p.id) end as plans
      from product p where p.store_id = $1 and p.id = any($2)`;
 
 function fail(reply, status, code, message) {
@@ -71,7 +83,8 @@ function validCart(raw) {
 const app = Fastify({ logger: false });
 
 app.get('/api/v1/cart', async (request, reply) => {
-  const { storeId, cart } = request.query;
+  const { storeId, cart, country } = request.query;
+  if (country !== undefined && !/^[A-Z]{2}$/.test(country)) return fail(reply, 400, 'validation_failed', 'country');
   if (typeof storeId !== 'string' || storeId.length < 1 || storeId.length > 63)
     return fail(reply, 400, 'validation_failed', 'storeId');
   if (typeof cart !== 'string' || cart.length > 20_000) return fail(reply, 400, 'validation_failed', 'cart');
@@ -134,12 +147,27 @@ app.get('/api/v1/cart', async (request, reply) => {
   // cartResult
   const currency = store.currency;
   const subtotalMinor = lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
+  // The buyer's country as asked (the bench's requests come from loopback, whose country is unknown).
+  const tax = workOutTax(
+    taxSettingsFrom(store.tax),
+    lines.map((line) => ({
+      amountMinor: line.unitPriceMinor * line.quantity,
+      category: line.product.tax_category,
+      discounted: false,
+    })),
+    0,
+    { country: country ?? null, taxId: null },
+    new Date(),
+  );
   reply.header('content-type', 'application/json; charset=utf-8');
   return JSON.stringify({
     storeId: store.id,
     currency,
+    // The bench's products are sold once: no plan, no plans to switch to (a recurring line is alone in its cart).
     lines: lines.map((line) => ({
       productId: line.product.id,
+      planId: null,
+      plans: [],
       name: line.product.name,
       quantity: line.quantity,
       unitPrice: minorToAmount(line.unitPriceMinor, currency),
@@ -149,6 +177,12 @@ app.get('/api/v1/cart', async (request, reply) => {
     removed,
     adjusted,
     subtotal: minorToAmount(subtotalMinor, currency),
+    taxAmount: minorToAmount(tax.taxMinor, currency),
+    total: minorToAmount(tax.totalMinor, currency),
+    taxBehavior: tax.behavior,
+    taxRate: rateFraction(tax.ratePpm),
+    taxCountry: tax.country,
+    reverseCharge: tax.reverseCharge,
     itemCount: lines.reduce((sum, line) => sum + line.quantity, 0),
   });
 });
