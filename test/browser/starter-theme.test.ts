@@ -411,4 +411,42 @@ describe('the starter theme, built and served from another origin', () => {
     await page.getByRole('heading', { level: 1, name: 'Product not found' }).waitFor();
     await expectAccessible(page, 'starter theme: product not found');
   });
+
+  // Last: it turns the shared store's tax on.
+  it("shows the cart's tax line and the total with it once the store charges tax (#42)", async () => {
+    const taxed = await dashboard(shop.seller, 'PATCH', `/api/dashboard/stores/${shop.store.id}`, {
+      settings: {
+        tax: {
+          behavior: 'exclusive',
+          originCountry: 'DE',
+          registrations: ['EU'],
+          sellerName: 'Pixel Forge GmbH',
+          sellerAddress: 'Hauptstraße 1, 10115 Berlin',
+          sellerTaxId: 'DE123456789',
+        },
+      },
+    });
+    expect(taxed.status, await taxed.clone().text()).toBe(200);
+    const product = await createProduct(shop.seller, shop.store.id, { name: 'Tax Guide', price: 10 });
+    // The buyer's country as a proxy in front of svc says it (the test server trusts its country header),
+    // added past the page's CORS check as the proxy would add it.
+    await page.route(`${server.url}/trpc/**`, (route) =>
+      route.continue({ headers: { ...route.request().headers(), 'cf-ipcountry': 'FR' } }),
+    );
+    await page.goto(`${site.url}/cart.html`);
+    await page.evaluate(
+      ([key, lines]) => localStorage.setItem(key, lines),
+      [`svc-cart:${shop.store.subdomain}`, JSON.stringify([{ productId: product.id, quantity: 1 }])],
+    );
+    await page.reload();
+    const total = page.locator('#cart-total');
+    await expect.poll(() => total.textContent()).toBe('$12.00');
+    const rows = await page
+      .locator('dl.totals > div:not([hidden])')
+      .evaluateAll((found: any[]) =>
+        found.map((row) => `${row.querySelector('dt').textContent}: ${row.querySelector('dd').textContent}`),
+      );
+    expect(rows).toEqual(['Subtotal: $10.00', 'VAT 20% (FR): $2.00', 'Total: $12.00']);
+    await expectAccessible(page, 'starter theme: cart with tax');
+  });
 });

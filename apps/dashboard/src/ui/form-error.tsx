@@ -9,16 +9,21 @@ import type { FieldValues, Path, UseFormReturn } from 'react-hook-form';
 import { apiFailure } from '../api';
 import { ErrorNote } from './feedback';
 
-/** The form field a server path names: the whole path, else its last part (`settings.receiptNote` → `receiptNote`). */
+/**
+ * The form field a server path names: the whole path, else its shortest tail that is a field of
+ * the form (`settings.tax.sellerName` → `tax.sellerName`, `settings.receiptNote` → `receiptNote`).
+ */
 export function fieldOfPath(path: string, values: Record<string, unknown>): string | undefined {
   if (!path) return undefined;
   const parts = path.split('.');
-  let value: unknown = values;
-  for (const part of parts)
-    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
-  if (value !== undefined) return path;
-  const last = parts[parts.length - 1]!;
-  return last in values ? last : undefined;
+  const holds = (from: number) => {
+    let value: unknown = values;
+    for (const part of parts.slice(from))
+      value = value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+    return value !== undefined;
+  };
+  for (let from = 0; from < parts.length; from++) if (holds(from)) return parts.slice(from).join('.');
+  return undefined;
 }
 
 export function FormError<T extends FieldValues, C, O extends FieldValues>({

@@ -1,6 +1,9 @@
+import type { TCheckoutSession, TCheckoutStartResult } from '@svc/schemas';
 /**
  * The checkout page (/checkout/<orderId>?token=...): the order summary, e-mail, the
  * products' custom fields, a coupon and the payment method, then POST /api/checkout/start.
+ * A store that charges tax also asks for the billing country and an optional VAT id (billing.ts):
+ * each change works the tax out again (POST /api/checkout/billing) and redraws the summary.
  * `test` goes to the local pay page, `stripe` to Stripe, `manual` shows the seller's
  * instructions and takes a proof upload. An order that is no longer pending goes to its
  * order page.
@@ -24,38 +27,10 @@ import {
   showProblem,
   type Field,
 } from './common.js';
+import { billingFields, taxOn, taxRows, taxStatus } from './billing.js';
 
-interface CheckoutSession {
-  order: {
-    id: string;
-    orderId: string;
-    status: string;
-    lines: Array<{ productId: string | null; productName: string; quantity: number; unitPrice: number }>;
-    subtotal: number;
-    discount: number;
-    price: number;
-    currency: string;
-    email: string;
-    paymentMethod: string;
-    expiresAt: string;
-  };
-  store: { id: string; name: string; subdomain: string };
-  paymentMethods: string[];
-  customFields: Array<{ name: string; type: 'text' | 'number' | 'email' | 'checkbox'; required: boolean }>;
-  answers: Array<{ name: string; value: string }>;
-  receiptsEnabled: boolean;
-  /** A recurring order: what comes after today's charge, if paid now (null for a one-time order). */
-  nextCharge: { amount: number; date: string; interval: string; intervalCount: number } | null;
-}
-
-interface StartResult {
-  orderId: string;
-  paymentMethod: string;
-  price: number;
-  currency: string;
-  redirectUrl?: string;
-  instructions?: string;
-}
+type CheckoutSession = TCheckoutSession;
+type StartResult = TCheckoutStartResult;
 
 const METHOD_LABELS: Record<string, { label: string; hint: string }> = {
   stripe: { label: 'Card', hint: 'Pay by card on Stripe’s secure page.' },
@@ -111,6 +86,7 @@ function summary(
   discount = session.order.discount,
 ): HTMLElement {
   const { order } = session;
+  const tax = taxRows(order);
   const rows = order.lines.map((line) =>
     h(
       'tr',
@@ -144,9 +120,13 @@ function summary(
     h(
       'dl',
       { class: 'totals' },
-      discount > 0 ? h('div', {}, h('dt', {}, 'Subtotal'), h('dd', {}, money(order.subtotal, order.currency))) : null,
+      discount > 0 || taxOn(order)
+        ? h('div', {}, h('dt', {}, 'Subtotal'), h('dd', {}, money(order.subtotal, order.currency)))
+        : null,
       discount > 0 ? h('div', {}, h('dt', {}, 'Discount'), h('dd', {}, `−${money(discount, order.currency)}`)) : null,
+      tax.beforeTotal,
       h('div', { class: 'total' }, h('dt', {}, 'Total'), h('dd', { id: 'order-total' }, money(price, order.currency))),
+      tax.afterTotal,
     ),
     session.nextCharge ? h('p', { id: 'charges', class: 'charges' }, chargesText(session, price)) : null,
   );
@@ -162,6 +142,8 @@ function layout(orderSummary: HTMLElement, ...step: HTMLElement[]): HTMLElement 
 
 function render(session: CheckoutSession, stripeCancelled: boolean): void {
   const { order } = session;
+  // The session as last answered: a change of billing country answers it again, re-taxed.
+  let current = session;
   const alert = formAlert();
   const errors = new FormErrors(alert);
 
@@ -199,6 +181,7 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
           'Optional.',
         );
   const submit = h('button', { type: 'submit', class: 'primary' }, `Pay ${money(order.price, order.currency)}`);
+  let reapplyCoupon: (() => Promise<void>) | null = null;
   if (coupon) {
     errors.register('coupon', coupon);
     // Apply shows what the code takes off before paying; checkout/start applies it for real.
@@ -209,9 +192,9 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     coupon.wrapper.append(result);
     const reset = () => {
       result.textContent = '';
-      submit.textContent = `Pay ${money(order.price, order.currency)}`;
+      submit.textContent = `Pay ${money(current.order.price, order.currency)}`;
       const charges = document.getElementById('charges');
-      if (charges) charges.textContent = chargesText(session, order.price);
+      if (charges) charges.textContent = chargesText(current, current.order.price);
     };
     coupon.input.addEventListener('input', reset);
     const onApply = async (): Promise<void> => {
@@ -238,17 +221,64 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
         });
       }
       const discount = answer.body.discount ?? 0;
-      const total = Math.max(0, Math.round((order.subtotal - discount) * 100) / 100);
+      if (current.order.taxBehavior === 'exclusive' && current.order.taxAmount > 0) {
+        // The tax on what is left is worked out per line when the coupon is applied for real.
+        result.textContent = `${code.toUpperCase()} takes ${money(discount, order.currency)} off before VAT; the VAT on the rest is added when you pay.`;
+        submit.textContent = 'Pay';
+        return;
+      }
+      const total = Math.max(0, Math.round((current.order.subtotal - discount) * 100) / 100);
       result.textContent = `${code.toUpperCase()} takes ${money(discount, order.currency)} off: you pay ${money(total, order.currency)}.`;
       submit.textContent = `Pay ${money(total, order.currency)}`;
       const charges = document.getElementById('charges');
-      if (charges) charges.textContent = chargesText(session, total);
+      if (charges) charges.textContent = chargesText(current, total);
     };
     apply.addEventListener('click', () => void onApply());
+    reapplyCoupon = onApply;
+  }
+
+  const billing = taxOn(order) ? billingFields(order) : null;
+  if (billing) {
+    errors.register('country', billing.country);
+    errors.register('taxId', billing.taxId);
+    errors.register('billingName', billing.billingName);
+    errors.register('billingAddress', billing.billingAddress);
+    let asked = 0;
+    const retax = async (): Promise<void> => {
+      if (!token || !billing.country.input.value) return;
+      const mine = ++asked;
+      const shown = main().querySelector('.order-summary');
+      shown?.setAttribute('aria-busy', 'true');
+      const answer = await api<CheckoutSession>('POST', '/api/checkout/billing', {
+        orderId,
+        token,
+        ...billing.values(),
+      });
+      // A later change is on its way: its answer is the one to show.
+      if (mine !== asked) return;
+      shown?.removeAttribute('aria-busy');
+      if (!answer.ok) {
+        if (answer.error?.code === 'order_not_pending')
+          return location.replace(orderPagePath('orders', orderId, token));
+        errors.show(answer, {}, false);
+        billing.announce(
+          answer.error?.issues?.[0]?.message ?? answer.error?.error ?? 'The tax could not be worked out.',
+        );
+        return;
+      }
+      errors.clear();
+      current = answer.body;
+      shown?.replaceWith(summary(current));
+      submit.textContent = `Pay ${money(current.order.price, order.currency)}`;
+      billing.announce(taxStatus(current.order));
+      if (coupon?.input.value.trim()) await reapplyCoupon?.();
+    };
+    billing.country.input.addEventListener('change', () => void retax());
+    billing.taxId.input.addEventListener('change', () => void retax());
   }
 
   // The method chosen before (back from a cancelled card payment), else the store's first.
-  const preselected = session.paymentMethods.includes(order.paymentMethod)
+  const preselected = (session.paymentMethods as string[]).includes(order.paymentMethod)
     ? order.paymentMethod
     : session.paymentMethods[0];
   const methodError = h('p', { id: 'method-error', class: 'field-error' });
@@ -284,6 +314,7 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     h('h2', { id: 'details-heading' }, 'Your details'),
     alert,
     email.wrapper,
+    billing?.fieldset,
     ...customInputs.map((input) => input.field.wrapper),
     coupon?.wrapper,
     session.paymentMethods.length > 0 ? methods : h('p', { role: 'alert' }, 'This store takes no payments right now.'),
@@ -309,6 +340,10 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
     if (email.input.value.trim()) body.email = email.input.value.trim();
     if (customInputs.length > 0) body.customFields = customFields;
     if (coupon?.input.value.trim()) body.coupon = coupon.input.value.trim();
+    if (billing) {
+      const { taxId, ...given } = billing.values();
+      Object.assign(body, given, taxId ? { taxId } : {});
+    }
     submit.disabled = true;
     submit.setAttribute('aria-busy', 'true');
     const answer = await api<StartResult>('POST', '/api/checkout/start', body);
@@ -322,7 +357,7 @@ function render(session: CheckoutSession, stripeCancelled: boolean): void {
       errors.show(answer, { coupon_invalid: 'coupon', blacklisted: 'email' });
       return;
     }
-    next(session, answer.body);
+    next(current, answer.body);
   };
   form.addEventListener('submit', (event) => void onSubmit(event));
 
@@ -360,10 +395,16 @@ function next(session: CheckoutSession, started: StartResult): void {
     location.assign(target.toString());
     return;
   }
-  manualPayment(session, started);
+  void manualPayment(session, started);
 }
 
-function manualPayment(session: CheckoutSession, started: StartResult): void {
+async function manualPayment(session: CheckoutSession, started: StartResult): Promise<void> {
+  // A taxed order's discount and tax as the start left them: its session, read again.
+  if (taxOn(session.order) && token) {
+    const fresh = await api<CheckoutSession>('POST', '/api/checkout/enter', { orderId, token });
+    if (fresh.ok) session = fresh.body;
+  }
+  const taxed = taxOn(session.order);
   const form = proofForm(orderId, token, () => {
     const next = new URL(orderPagePath('orders', orderId, token), location.href);
     next.searchParams.set('proof', 'sent');
@@ -372,7 +413,7 @@ function manualPayment(session: CheckoutSession, started: StartResult): void {
   setStatus('');
   replaceContent(
     layout(
-      summary(session, started.price, session.order.subtotal - started.price),
+      taxed ? summary(session) : summary(session, started.price, session.order.subtotal - started.price),
       h(
         'section',
         { class: 'card', 'aria-labelledby': 'instructions-heading' },

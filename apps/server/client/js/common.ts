@@ -235,8 +235,11 @@ export class FormErrors {
     }
   }
 
-  /** Shows the API's error; `codeToPath` places errors that carry a code but no path. */
-  show(answer: ApiAnswer<unknown>, codeToPath: Record<string, string> = {}): void {
+  /**
+   * Shows the API's error; `codeToPath` places errors that carry a code but no path. `focus: false`
+   * leaves the focus where it is (an answer to a change the buyer has moved on from).
+   */
+  show(answer: ApiAnswer<unknown>, codeToPath: Record<string, string> = {}, focus = true): void {
     this.clear();
     const issues = answer.error?.issues ?? [];
     const placed: Array<{ path: string; message: string }> = [];
@@ -260,6 +263,7 @@ export class FormErrors {
       this.alert.hidden = false;
     }
     const first = placed[0] ? this.fields.get(placed[0].path)!.input : null;
+    if (!focus) return;
     if (first) first.focus();
     else this.alert.focus();
   }

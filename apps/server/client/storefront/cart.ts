@@ -46,6 +46,25 @@ function h<K extends keyof HTMLElementTagNameMap>(
 
 const format = new Intl.NumberFormat('en', { style: 'currency', currency });
 const money = (amount: number) => format.format(amount);
+const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 2 });
+
+/**
+ * The cart's tax, as the service worked it out for the buyer's country (null while the store's
+ * tax is off): its row's label and amount, and the total with the applied coupon's `discount`. A
+ * coupon's share of the tax is worked out per line at checkout, so it is not guessed here.
+ */
+function taxTotals(cart: Cart, discount: number): { label: string; amount: string; total: string } | null {
+  if (cart.taxBehavior === 'off') return null;
+  const net = Math.max(0, cart.subtotal - discount);
+  // No country known yet (the request's could not be told), or a coupon: the checkout works it out.
+  const pending = cart.taxCountry === null || (discount > 0 && cart.taxAmount > 0);
+  if (cart.reverseCharge) return { label: 'VAT reverse charge', amount: money(0), total: money(net) };
+  const rate = cart.taxRate === null ? '' : ` ${percent.format(cart.taxRate)}`;
+  const label = `VAT${rate}${cart.taxCountry ? ` (${cart.taxCountry})` : ''}`;
+  const amount = pending ? 'At checkout' : money(cart.taxAmount);
+  if (cart.taxBehavior === 'inclusive') return { label: `incl. ${label}`, amount, total: money(net) };
+  return { label, amount, total: pending ? `${money(net)} + VAT` : money(net + cart.taxAmount) };
+}
 
 /** `?add=<id>&quantity=<n>` from a store or product page: into the cart, off the address. */
 function takeAddedProduct(): void {
@@ -136,7 +155,12 @@ function removeButton(line: Cart['lines'][number]): HTMLButtonElement {
   return button;
 }
 
-function couponForm(cart: Cart, total: HTMLElement, discountRow: HTMLElement): HTMLFormElement {
+function couponForm(
+  cart: Cart,
+  total: HTMLElement,
+  discountRow: HTMLElement,
+  taxRow: HTMLElement | null,
+): HTMLFormElement {
   const input = h('input', {
     id: 'coupon',
     name: 'coupon',
@@ -156,7 +180,12 @@ function couponForm(cart: Cart, total: HTMLElement, discountRow: HTMLElement): H
     const discount = coupon?.discount ?? 0;
     discountRow.hidden = !coupon;
     discountRow.querySelector('dd')!.textContent = `−${money(discount)}`;
-    total.textContent = money(Math.max(0, cart.subtotal - discount));
+    const tax = taxTotals(cart, discount);
+    total.textContent = tax ? tax.total : money(Math.max(0, cart.subtotal - discount));
+    if (tax && taxRow) {
+      taxRow.querySelector('dt')!.textContent = tax.label;
+      taxRow.querySelector('dd')!.textContent = tax.amount;
+    }
     result.textContent = coupon ? `${coupon.code} takes ${money(discount)} off.` : '';
   };
   const form = h(
@@ -261,14 +290,24 @@ function render(cart: Cart): void {
     );
     const total = h('dd', { id: 'cart-total' });
     const discountRow = h('div', {}, h('dt', {}, 'Discount'), h('dd', {}));
+    // Tax on: one row, its words and amount filled in by the coupon form's show().
+    const taxRow =
+      cart.taxBehavior === 'off'
+        ? null
+        : h('div', { class: cart.taxBehavior === 'inclusive' ? 'tax included' : 'tax' }, h('dt', {}), h('dd', {}));
+    const included = cart.taxBehavior === 'inclusive';
     const totals = h(
       'dl',
       { class: 'totals' },
       h('div', {}, h('dt', {}, 'Subtotal'), h('dd', {}, money(cart.subtotal))),
       discountRow,
+      included ? null : taxRow,
       h('div', { class: 'total' }, h('dt', {}, 'Total'), total),
+      included ? taxRow : null,
     );
-    content.push(h('div', { class: 'card' }, table, couponForm(cart, total, discountRow), totals, checkoutButton()));
+    content.push(
+      h('div', { class: 'card' }, table, couponForm(cart, total, discountRow, taxRow), totals, checkoutButton()),
+    );
   }
   root.replaceChildren(status, ...content.filter((child): child is Node => child instanceof Node));
 }

@@ -128,7 +128,7 @@ async function orderBrand(ctx: PlainContext, request: FastifyRequest, orderId: s
   return store ? pageBrand(ctx.deps.config, store, request.query, isEmbed(request.query)) : undefined;
 }
 
-const CLIENT_MODULES = ['checkout.js', 'delivery.js', 'account.js', 'embed-checkout.js', 'common.js'];
+const CLIENT_MODULES = ['checkout.js', 'billing.js', 'delivery.js', 'account.js', 'embed-checkout.js', 'common.js'];
 
 // Read once, at start: a missing client build is a 404, not a crash.
 const css = loadStylesheet('client/app.css');

@@ -3,7 +3,14 @@
  * (ZProductBody: the create input's fields and rules without the path's storeId) validates it.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { CUSTOM_FIELD_TYPES, DELIVERY_METHODS, PLAN_INTERVALS, PRODUCT_STATUSES, ZProductBody } from '@svc/schemas';
+import {
+  CUSTOM_FIELD_TYPES,
+  DELIVERY_METHODS,
+  PLAN_INTERVALS,
+  PRODUCT_STATUSES,
+  TAX_CATEGORIES,
+  ZProductBody,
+} from '@svc/schemas';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useId, useState } from 'react';
@@ -33,6 +40,10 @@ export const STATUS_LABELS: Record<(typeof PRODUCT_STATUSES)[number], string> = 
   draft: 'Draft',
   archived: 'Archived',
 };
+export const TAX_CATEGORY_LABELS: Record<(typeof TAX_CATEGORIES)[number], string> = {
+  standard: 'Standard',
+  ebook: 'E-book',
+};
 const FIELD_TYPE_LABELS: Record<(typeof CUSTOM_FIELD_TYPES)[number], string> = {
   text: 'Text',
   number: 'Number',
@@ -59,6 +70,7 @@ const NEW_PRODUCT: DefaultValues<ProductBody> = {
   licenseActivationLimit: null,
   licenseValidityDays: null,
   plans: [],
+  taxCategory: 'standard',
 };
 
 /** A number input's value: empty is `empty` (unset, or null for "no limit"). */
@@ -272,6 +284,14 @@ export function ProductForm({
         options={PRODUCT_STATUSES.map((value) => ({ value, label: STATUS_LABELS[value] }))}
         registration={form.register('status')}
         error={errors.status}
+      />
+      <SelectInput
+        label="Tax category"
+        width="sm"
+        hint="Where the store charges tax: an e-book takes a country's reduced rate for e-books, where it has one."
+        options={TAX_CATEGORIES.map((value) => ({ value, label: TAX_CATEGORY_LABELS[value] }))}
+        registration={form.register('taxCategory')}
+        error={errors.taxCategory}
       />
       <CheckboxGroup
         legend="Delivery"

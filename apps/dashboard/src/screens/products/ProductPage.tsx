@@ -13,7 +13,7 @@ import { LicenseKeys } from './LicenseKeys';
 import { ProductFiles } from './ProductFiles';
 import { ProductImages } from './ProductImages';
 import { ProductPlans } from './ProductPlans';
-import { DELIVERY_LABELS, ProductForm, STATUS_LABELS, type ProductBody } from './ProductForm';
+import { DELIVERY_LABELS, ProductForm, STATUS_LABELS, TAX_CATEGORY_LABELS, type ProductBody } from './ProductForm';
 import { stockText } from './Products';
 import { buttonClass } from '../../ui/button';
 
@@ -79,6 +79,7 @@ export function ProductPage() {
           licenseActivationLimit: p.licenseActivationLimit,
           licenseValidityDays: p.licenseValidityDays,
           plans: p.plans,
+          taxCategory: p.taxCategory,
         };
         const summary = (
           <Card id="product-summary" title="Summary">
@@ -89,6 +90,8 @@ export function ProductPage() {
               <dd>{formatMoney(p.price, p.currency)}</dd>
               <dt>Delivery</dt>
               <dd>{p.deliveryMethods.map((m) => DELIVERY_LABELS[m]).join(', ')}</dd>
+              <dt>Tax category</dt>
+              <dd>{TAX_CATEGORY_LABELS[p.taxCategory]}</dd>
               <dt>Stock</dt>
               <dd>{stockText(p)}</dd>
             </dl>

@@ -1,6 +1,6 @@
 /**
  * Settings: the store's name, currency, payment gateways, manual payment instructions, e-mail order
- * access, receipts and allowed origins (stores.update, manageSettings). The subdomain is the
+ * access, receipts, allowed origins and tax (TaxSettings.tsx) (stores.update, manageSettings). The subdomain is the
  * storefront's address and the API does not change it: it is shown, read-only. A member without
  * manageSettings sees the same facts as a read-only list, with no form and no Save. `Delete test
  * data` (manageSettings) starts the background job that deletes the store's test-mode objects and
@@ -24,6 +24,7 @@ import { onValid } from '../../ui/forms';
 import { UploadField, useUpload } from '../../ui/upload';
 import { ViewStoreLink } from '../../ui/view-store';
 import { buttonClass } from '../../ui/button';
+import { TaxCard, taxFormValues, taxSummary, ZTaxForm } from './TaxSettings';
 
 type Store = RouterOutputs['stores']['get'];
 
@@ -77,6 +78,7 @@ const ZSettingsForm = z.object({
   subscriptionGraceDays: settings.subscriptionGraceDays.unwrap(),
   licenseLeaseDays: settings.licenseLeaseDays.unwrap(),
   allowedOrigins: originLines,
+  tax: ZTaxForm,
 });
 
 /** A number field's text as a number (the schema then says what is wrong with it); empty as NaN, refused. */
@@ -99,6 +101,7 @@ function formValues(store: Store): FormIn {
     subscriptionGraceDays: store.settings.subscriptionGraceDays,
     licenseLeaseDays: store.settings.licenseLeaseDays,
     allowedOrigins: store.allowedOrigins.join('\n'),
+    tax: taxFormValues(store.settings.tax),
   };
 }
 
@@ -250,6 +253,8 @@ function SettingsForm({ store }: { store: Store }) {
           error={errors.allowedOrigins}
         />
       </Card>
+
+      <TaxCard form={form} />
 
       <FormError form={form} error={save.error} />
       <div className="sticky bottom-0 z-10 -mx-1 flex flex-wrap items-center gap-3 rounded-lg border border-line bg-raised px-4 py-3 shadow-md">
@@ -469,6 +474,8 @@ function SettingsView({ store }: { store: Store }) {
         <dd>{store.settings.licenseLeaseDays}</dd>
         <dt>Allowed origins</dt>
         <dd>{store.allowedOrigins.length ? store.allowedOrigins.join(', ') : 'None'}</dd>
+        <dt>Tax</dt>
+        <dd>{taxSummary(store.settings.tax)}</dd>
         <dt>Two-factor sign-in required of staff</dt>
         <dd>{yes(store.requireTwoFactor)}</dd>
       </dl>
