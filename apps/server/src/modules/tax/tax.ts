@@ -8,7 +8,8 @@
  * added to the line. Inclusive: the line's price holds the tax, net = round(gross / (1 + rate)).
  */
 import { TAX_SETTINGS_OFF, type TTaxBehavior, type TTaxSettings } from '@svc/schemas';
-import { checkVAT, countries } from 'jsvat-next';
+// jsvat-next is CommonJS without named exports Node can see: its default export is the module.
+import jsvat from 'jsvat-next';
 import { invalidField } from '../../lib/errors.js';
 import { digitalGoodsRate, EU_COUNTRIES, PPM, type TaxCategory } from './rates.js';
 
@@ -89,7 +90,7 @@ export function lineTax(baseMinor: number, ratePpm: number, behavior: 'exclusive
 /** A VAT id in the form the EU's VIES writes it (`FR 403 032 650 45` -> `FR40303265045`), and its country; 400 naming `taxId` when its format is not valid. */
 export function parseVatId(taxId: string): { id: string; country: string } {
   const id = taxId.replace(/[\s.-]/g, '').toUpperCase();
-  const result = checkVAT(id, countries);
+  const result = jsvat.checkVAT(id, jsvat.countries);
   const country = result.country?.isoCode.short;
   if (!result.isValid || !country) throw invalidField('taxId', 'Not a valid VAT id (such as FR40303265045).');
   return { id, country };
