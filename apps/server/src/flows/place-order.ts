@@ -15,7 +15,7 @@ import type {
   TCustomField,
   TPaymentMethod,
 } from '@svc/schemas';
-import type { TTaxCategory, TTaxSettings, ZCheckoutStartInput } from '@svc/schemas';
+import type { TTaxCategory, TTaxSettings, ZCheckoutBillingInput, ZCheckoutStartInput } from '@svc/schemas';
 import type { z } from 'zod';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
@@ -39,7 +39,7 @@ import {
   type CheckoutOrderFields,
   type LinePlanFields,
 } from '../modules/orders/order-views.js';
-import { OrderLineSchema, type Order } from '../modules/orders/orders.entities.js';
+import { OrderLineSchema, type Order, type OrderLine } from '../modules/orders/orders.entities.js';
 import { insertNewOrder } from '../modules/orders/orders.repo.js';
 import { GATEWAYS, gatewayRefusal } from '../modules/payments/gateways.js';
 import type { ServiceContext } from '../modules/request/context.js';
@@ -474,6 +474,76 @@ export async function checkoutSession(ctx: ServiceContext, order: Order): Promis
   };
 }
 
+/** What the buyer may say of their billing at checkout (absent: unchanged; `taxId: null` removes it). */
+interface BillingChange {
+  country?: string | undefined;
+  taxId?: string | null | undefined;
+  billingName?: string | undefined;
+  billingAddress?: string | undefined;
+}
+
+/**
+ * A pending order's tax worked out again (its coupon or the buyer's billing details changed), on
+ * its locked row: the price, the tax columns and each line's share. Only an order placed while the
+ * store charged tax is taxed, under the store's settings now; a renewal's order keeps its terms.
+ * Once tax is on, a billing country is required before paying (the IP's is only a guess).
+ */
+async function retaxPendingOrder(
+  tx: ServiceContext,
+  order: Order,
+  lines: OrderLine[],
+  store: Store,
+  change: BillingChange,
+  now: Date,
+): Promise<void> {
+  if (change.country !== undefined) order.billingCountry = change.country;
+  if (change.taxId !== undefined) order.buyerTaxId = change.taxId;
+  if (change.billingName !== undefined) order.billingName = change.billingName;
+  if (change.billingAddress !== undefined) order.billingAddress = change.billingAddress;
+  if (!order.taxBehavior || order.periodStart) return;
+  const coupon = order.couponId ? await tx.em.findOne(CouponSchema, { id: order.couponId }) : null;
+  const tax = taxOf(
+    storeSettings(store).tax,
+    lines.map((line) => ({
+      productId: line.productId ?? null,
+      amountMinor: line.unitPriceMinor * line.quantity,
+      category: line.taxCategory,
+    })),
+    coupon ? { productIds: coupon.productIds, discountMinor: order.discountMinor } : undefined,
+    { country: order.billingCountry ?? null, taxId: order.buyerTaxId ?? null },
+    order.country,
+    now,
+  );
+  // A store that turned its tax off meanwhile: the order is sold as placed, untaxed from now on.
+  Object.assign(order, { priceMinor: tax.totalMinor, ...taxColumns(tax) });
+  lines.forEach((line, index) => Object.assign(line, lineTaxColumns(tax.lines[index]!)));
+}
+
+/**
+ * `POST /api/checkout/billing`: the buyer's billing country, VAT id, name and address on a pending
+ * order opened with its token, its tax worked out again; answers the checkout session, so the page
+ * shows the tax before the buyer pays. A VAT id of the wrong format is 400 naming `taxId`.
+ * Transaction: one, holding the order's row lock.
+ */
+export async function updateCheckoutBilling(
+  ctx: ServiceContext,
+  input: z.infer<typeof ZCheckoutBillingInput>,
+): Promise<TCheckoutSession> {
+  const order = await inTransaction(ctx, async (tx) => {
+    const order = await lockOrder(tx, (await orderForToken(tx, input.orderId, input.token)).id);
+    const now = ctx.clock.now();
+    if (order.status !== 'pending' || order.createdAt.getTime() + ctx.deps.config.checkoutLifetimeMs <= now.getTime()) {
+      throw new AppError('order_not_pending', 'This order is no longer awaiting payment.');
+    }
+    const store = await findSellingStore(tx, order.store.id);
+    const lines = await tx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
+    await retaxPendingOrder(tx, order, lines, store, input, now);
+    order.updatedAt = now;
+    return order;
+  });
+  return checkoutSession(ctx, order);
+}
+
 /**
  * `POST /api/checkout/start`: the buyer picks a payment method (and may add an e-mail,
  * custom-field answers or a coupon) for a pending order opened with its token; the
@@ -505,6 +575,9 @@ export async function startCheckout(
     }
     if (input.email) order.customerEmail = input.email;
     if (!order.customerEmail) throw invalidField('email', 'Required.');
+    if (order.taxBehavior && !order.periodStart && !(input.country ?? order.billingCountry)) {
+      throw invalidField('country', 'Required: the billing country decides the tax.');
+    }
     if (
       (
         await blacklistMatches(tx, store.id, order.livemode, {
@@ -541,6 +614,8 @@ export async function startCheckout(
       order.discountMinor = coupon.discountMinor;
       order.priceMinor = order.subtotalMinor - coupon.discountMinor;
     }
+    // The tax again: the coupon, or the billing details given now, may change it.
+    await retaxPendingOrder(tx, order, lines, store, input, now);
     order.paymentMethod = input.paymentMethod;
     order.updatedAt = now;
     return { order, store };

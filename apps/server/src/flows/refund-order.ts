@@ -6,6 +6,7 @@
  */
 import { revokeOrderKeys } from '../modules/catalog/key-store.js';
 import { transition } from '../modules/orders/order-lifecycle.js';
+import { giveCreditNoteNumber } from '../modules/orders/invoice-numbers.js';
 import { lockOrder } from '../modules/orders/order-lookup.js';
 import type { Order } from '../modules/orders/orders.entities.js';
 import type { GatewayRefunds } from '../modules/payments/gateways.js';
@@ -32,6 +33,8 @@ export async function refundOrder(
       await refundPayments(tx, { orderId, now, refunds, onlyUnrecorded: true });
       return order;
     }
+    // Before the transition, so that order.refunded carries the number (a refusal rolls it back).
+    await giveCreditNoteNumber(tx, order, now);
     await transition(tx, order, 'refund', now, {
       revokeKeys: revokeOrderKeys,
       refundPayments: (effectCtx, id, at) => refundPayments(effectCtx, { orderId: id, now: at, refunds }),

@@ -12,6 +12,7 @@ import { AppError } from '../lib/errors.js';
 import { settlements } from '../lib/metrics.js';
 import { fulfil } from '../modules/fulfilment/fulfilment.service.js';
 import { PAID_STATUSES, transition } from '../modules/orders/order-lifecycle.js';
+import { giveInvoiceNumber } from '../modules/orders/invoice-numbers.js';
 import { lockOrder } from '../modules/orders/order-lookup.js';
 import { OrderLineSchema, OrderSchema } from '../modules/orders/orders.entities.js';
 import {
@@ -67,6 +68,8 @@ export async function settleOrder(
     order.paymentFlag = null;
     if (!order.paymentMethod) order.paymentMethod = payment.gateway;
     await recordPayment(tx, { order, payment, now });
+    // Before the transition, so that order.paid carries the number.
+    await giveInvoiceNumber(tx, order, now);
     await transition(tx, order, 'pay', now);
     if (order.subscriptionId && order.billingReason === 'subscription_create') {
       const line = await tx.em.findOne(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc' } });

@@ -1,6 +1,7 @@
 import {
   ZCartQuery,
   ZCartResult,
+  ZCheckoutBillingInput,
   ZCheckoutEnterInput,
   ZCheckoutInput,
   ZCheckoutResult,
@@ -28,6 +29,7 @@ import {
   checkoutUrl,
   createOrder,
   startCheckout,
+  updateCheckoutBilling,
   type BuyerContext,
 } from '../../flows/place-order.js';
 
@@ -80,10 +82,10 @@ async function returnAddress(ctx: Context, input: CheckoutInput): Promise<string
 
 async function checkout(ctx: Context, input: CheckoutInput) {
   const back = await returnAddress(ctx, input);
-  const { shopId, cart, email, coupon, customFields } = input;
+  const { shopId, cart, email, coupon, customFields, country, taxId, billingName, billingAddress } = input;
   const { order, checkoutToken } = await createOrder(
     ctx,
-    { store: shopId, cart, email, coupon, customFields },
+    { store: shopId, cart, email, coupon, customFields, country, taxId, billingName, billingAddress },
     buyerOf(ctx),
   );
   const url = checkoutUrl(ctx.deps.config.publicUrl, order.id, checkoutToken);
@@ -184,6 +186,21 @@ export const checkoutRouter = router({
     .input(ZCheckoutStartInput)
     .output(ZCheckoutStartResult)
     .mutation(({ ctx, input }) => startCheckout(ctx, input, buyerOf(ctx))),
+
+  billing: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/checkout/billing',
+        tags: buyerTags,
+        summary: "Set a pending order's billing country, VAT id, name and address; answers the session with its tax",
+      },
+      rateLimit: { name: 'checkout.billing', max: 30, windowMs: MINUTE },
+      errors: [...TOKEN_ERRORS, 'order_not_pending'],
+    })
+    .input(ZCheckoutBillingInput)
+    .output(ZCheckoutSession)
+    .mutation(({ ctx, input }) => updateCheckoutBilling(ctx, input)),
 
   session: publicProcedure
     .meta({

@@ -151,7 +151,8 @@ export const storesRouter = router({
         method: 'PATCH',
         path: MERCHANT_STORE,
         tags: merchant,
-        summary: 'Rename the store or change its look (description, accent colour; null resets the colour)',
+        summary:
+          'Rename the store, change its look (description, accent colour; null resets the colour) or its tax (`settings.tax`)',
       },
       errors: [],
     })

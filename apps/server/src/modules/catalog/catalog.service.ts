@@ -199,6 +199,7 @@ export async function createProduct(ctx: ServiceContext, input: TCreateProductIn
       maxQuantity: input.maxQuantity ?? null,
       licenseActivationLimit: input.licenseActivationLimit ?? null,
       licenseValidityDays: input.licenseValidityDays ?? null,
+      taxCategory: input.taxCategory ?? 'standard',
       recurring: false,
       deletedAt: null,
       createdAt: now,
@@ -234,6 +235,7 @@ export async function updateProduct(ctx: ServiceContext, input: TUpdateProductIn
     if (input.maxQuantity !== undefined) product.maxQuantity = input.maxQuantity;
     if (input.licenseActivationLimit !== undefined) product.licenseActivationLimit = input.licenseActivationLimit;
     if (input.licenseValidityDays !== undefined) product.licenseValidityDays = input.licenseValidityDays;
+    if (input.taxCategory !== undefined) product.taxCategory = input.taxCategory;
     if (product.maxQuantity != null && product.minQuantity > product.maxQuantity) {
       throw invalidField('minQuantity', MIN_ABOVE_MAX);
     }

@@ -486,3 +486,23 @@ export async function anyPaidTestOrder(em: EntityManager, storeId: string): Prom
 export function selectOrderForUpdate(em: EntityManager, id: string): Promise<Order | null> {
   return preparedEntity(em, OrderSchema, 'select * from "order" where id = ? limit 1 for update', [id]);
 }
+
+/**
+ * The next invoice (`INV`) or credit note (`CN`) number of a store's mode and year. The upsert
+ * takes the counter row's lock until the caller's transaction ends: concurrent payments take
+ * their numbers one after another, and a transaction that rolls back gives its number back, so
+ * the numbers have no gap (a sequence would leave one). Prepared: every taxed payment runs it.
+ */
+export async function takeDocumentNumber(
+  em: EntityManager,
+  key: { storeId: string; livemode: boolean; kind: 'INV' | 'CN'; year: number },
+): Promise<number> {
+  const [row] = await preparedRows<{ last: number }>(
+    em,
+    `insert into invoice_counter (store_id, livemode, kind, year, last) values (?, ?, ?, ?, 1)
+     on conflict (store_id, livemode, kind, year) do update set last = invoice_counter.last + 1
+     returning last`,
+    [key.storeId, key.livemode, key.kind, key.year],
+  );
+  return row!.last;
+}

@@ -76,8 +76,13 @@ describe('the store for a merchant API key', () => {
     expect(reset).toMatchObject({ name: 'Renamed', description: 'Fonts and icons.', accentColor: null });
   });
 
-  it('refuses what a key may not change (currency, origins, settings) and a bad colour or description', () => {
-    for (const extra of [{ currency: 'EUR' }, { allowedOrigins: ['https://a.example'] }, { settings: {} }]) {
+  it('refuses what a key may not change (currency, origins, settings other than tax) and a bad colour or description', () => {
+    for (const extra of [
+      { currency: 'EUR' },
+      { allowedOrigins: ['https://a.example'] },
+      { settings: { paymentMethods: ['manual'] } },
+      { settings: { receiptNote: 'x' } },
+    ]) {
       expect(ZMerchantUpdateStoreInput.safeParse({ storeId: 'abc', ...extra }).success, JSON.stringify(extra)).toBe(
         false,
       );

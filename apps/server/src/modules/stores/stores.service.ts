@@ -10,13 +10,14 @@ import {
   type TStorePublic,
 } from '@svc/schemas';
 import type { z } from 'zod';
-import type { ZCreateStoreInput, ZUpdateStoreInput } from '@svc/schemas';
+import type { TTaxSettings, TTaxSettingsInput, ZCreateStoreInput, ZUpdateStoreInput } from '@svc/schemas';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ServiceContext } from '../request/context.js';
 import { UserSchema, type User } from '../identity/identity.entities.js';
 import { effectivePermissions } from './membership.js';
 import { logoUrlOf, storeSettings, toPublicStore } from './store-views.js';
+import { knownTaxCountry } from '../tax/rates.js';
 import { StoreMemberSchema, StoreSchema, type Store, type StoreMember } from './stores.entities.js';
 
 /** Subdomains that name our own hosts or invite phishing. */
@@ -154,6 +155,27 @@ export async function getStore(ctx: ServiceContext, member: StoreMember): Promis
 }
 
 /**
+ * The tax settings as stored: every field present, registrations once each, and only where svc
+ * has rates (tax/rates.ts; `EU` is every member state). Only orders placed afterwards read them:
+ * an order keeps the tax it was placed with, and nothing is renumbered (docs/decisions.md, "#42 Tax").
+ */
+function storedTaxSettings(tax: TTaxSettingsInput): TTaxSettings {
+  const registrations = [...new Set(tax.registrations ?? [])];
+  registrations.forEach((code, index) => {
+    if (code !== 'EU' && !knownTaxCountry(code))
+      throw invalidField(`settings.tax.registrations.${index}`, `svc has no tax rates for ${code}.`);
+  });
+  return {
+    behavior: tax.behavior,
+    originCountry: tax.originCountry ?? null,
+    registrations,
+    sellerName: tax.sellerName ?? '',
+    sellerAddress: tax.sellerAddress ?? '',
+    sellerTaxId: tax.sellerTaxId ?? '',
+  };
+}
+
+/**
  * The one writer of a store's own fields, for the dashboard (a member with manageSettings) and
  * the merchant API (a key with store:write, which may send only name, description, accentColor).
  */
@@ -169,8 +191,10 @@ async function changeStore(
   if (input.accentColor !== undefined) store.accentColor = input.accentColor;
   if (input.allowedOrigins !== undefined) store.allowedOrigins = [...new Set(input.allowedOrigins)];
   if (input.settings !== undefined) {
-    const { subscriptionGraceDays, licenseLeaseDays, ...next } = { ...storeSettings(store), ...input.settings };
+    const { tax, ...changes } = input.settings;
+    const { subscriptionGraceDays, licenseLeaseDays, ...next } = { ...storeSettings(store), ...changes };
     if (input.settings.paymentMethods) next.paymentMethods = [...new Set(input.settings.paymentMethods)];
+    if (tax) next.tax = storedTaxSettings(tax);
     store.settings = next;
     store.subscriptionGraceDays = subscriptionGraceDays;
     store.licenseLeaseDays = licenseLeaseDays;
@@ -243,8 +267,10 @@ export async function updateMerchantStore(
   ctx: ServiceContext,
   input: TMerchantUpdateStoreInput,
 ): Promise<TMerchantStore> {
-  const { storeId, name, description, accentColor } = input;
-  return toMerchantStore(await changeStore(ctx, storeId, { name, description, accentColor }));
+  const { storeId, name, description, accentColor, settings } = input;
+  return toMerchantStore(
+    await changeStore(ctx, storeId, { name, description, accentColor, ...(settings?.tax ? { settings: { tax: settings.tax } } : {}) }),
+  );
 }
 
 export async function listMembers(ctx: ServiceContext, storeId: string): Promise<TMember[]> {
