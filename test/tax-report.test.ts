@@ -4,6 +4,7 @@
  * with `format=csv` (a header line, rows that parse back), each mode its own, the key's scope, and
  * bad periods and formats refused 400 naming the field.
  */
+import { createMerchantClient, SvcInvalidRequestError } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKeyFor,
@@ -133,6 +134,17 @@ describe('GET /api/merchant/v1/stores/{storeId}/reports/tax', () => {
     );
     expect(viaDashboard.status).toBe(200);
     expect(parseCsv(await viaDashboard.text()).rows).toEqual(json.rows);
+  });
+
+  it("is the SDK's reports.tax, typed: the same report, and a bad period a typed 400", async () => {
+    const { storeId, key } = await storeWithOrders();
+    const svc = createMerchantClient({ baseUrl: server.url, apiKey: key });
+    const report = await svc.reports.tax({ storeId, from: FROM, to: TO });
+    const rest = await (await merchantGet(server.url, key, `/stores/${storeId}/reports/tax?${PERIOD}`)).json();
+    expect(report).toEqual(rest);
+    const refused = await svc.reports.tax({ storeId, from: TO, to: FROM }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SvcInvalidRequestError);
+    expect((refused as SvcInvalidRequestError).issues.map((issue) => issue.path)).toEqual(['from']);
   });
 
   it("reads the credential's mode only: test mode's report is the test orders'", async () => {
