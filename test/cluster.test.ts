@@ -19,7 +19,7 @@ import { createProduct, importKeys } from './support/catalog.js';
 import { freshDatabase } from './support/databases.js';
 import { TEST_REDIS_URL } from './support/env.js';
 import { pay, TEST_GATEWAY_SECRET } from './support/payments.js';
-import { clientIp, createKeyFor, createStoreFor, registerSeller, type Seller } from './support/seller.js';
+import { clientIp, createKeyFor, createStoreFor, dashboard, registerSeller, type Seller } from './support/seller.js';
 import { spawnServer, spawnWorker, type RunningServer, type RunningWorker } from './support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -222,6 +222,60 @@ describe('two API processes and two workers on one database and one Redis', () =
       payments: 100,
       doubled: 0,
     });
+  });
+
+  it('numbers 200 taxed orders paid at once through both processes INV-<year>-1 to -200, no gap, no repeat', async () => {
+    // A store of its own, with tax on: Germany's 19 % added on top.
+    const taxStore = (await createStoreFor(seller, 'Taxed')).id;
+    const patched = await dashboard(seller, 'PATCH', `/api/dashboard/stores/${taxStore}`, {
+      settings: {
+        tax: {
+          behavior: 'exclusive',
+          originCountry: 'DE',
+          registrations: ['DE'],
+          sellerName: 'Beispiel GmbH',
+          sellerAddress: 'Hauptstraße 1, 10115 Berlin',
+          sellerTaxId: 'DE136695976',
+        },
+      },
+    });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    const product = await createProduct(seller, taxStore, {
+      name: 'Invoice',
+      price: 10,
+      deliveryMethods: ['manualDelivery'],
+    });
+    const orderIds = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const response = await checkout(api(i), {
+          shopId: taxStore,
+          cart: [{ productId: product.id, quantity: 1 }],
+          email: `inv${i}@example.test`,
+          country: 'DE',
+        });
+        expect(response.status, await response.clone().text()).toBe(200);
+        return ((await response.json()) as { orderId: string }).orderId;
+      }),
+    );
+    // Paid at once, each through the other process than the one that placed it: 10.00 + 19 %.
+    const outcomes = await Promise.all(
+      orderIds.map(async (orderId, i) => {
+        const response = await pay(api(i + 1), { orderId, amount: 11.9 });
+        const text = await response.text();
+        return response.status === 200
+          ? (JSON.parse(text) as { outcome: string }).outcome
+          : `${response.status} ${text}`;
+      }),
+    );
+    expect(outcomes.filter((outcome) => outcome !== 'settled')).toEqual([]);
+    const { rows } = await sql.query<{ invoice_number: string; paid_at: Date }>(
+      'select invoice_number, paid_at from "order" where id = any($1)',
+      [orderIds],
+    );
+    const year = new Date().getUTCFullYear();
+    expect(new Set(rows.map((row) => row.paid_at.getUTCFullYear()))).toEqual(new Set([year]));
+    const numbers = rows.map((row) => Number(row.invoice_number.replace(`INV-${year}-`, ''))).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
   });
 
   it('delivers every order.created to each endpoint once per attempt, with four dispatchers', async () => {

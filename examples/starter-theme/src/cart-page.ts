@@ -221,7 +221,21 @@ function render(cart: Cart): void {
   root.replaceChildren(status, ...content);
 }
 
-const EMPTY: Cart = { storeId: '', currency: 'USD', lines: [], removed: [], adjusted: [], subtotal: 0, itemCount: 0 };
+const EMPTY: Cart = {
+  storeId: '',
+  currency: 'USD',
+  lines: [],
+  removed: [],
+  adjusted: [],
+  subtotal: 0,
+  taxAmount: 0,
+  total: 0,
+  taxBehavior: 'off',
+  taxRate: null,
+  taxCountry: null,
+  reverseCharge: false,
+  itemCount: 0,
+};
 
 async function refresh(): Promise<void> {
   if (shop.cart.lines().length === 0) {

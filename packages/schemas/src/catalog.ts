@@ -95,7 +95,8 @@ const productFields = {
   licenseValidityDays: z.number().int().min(1).max(36_500).nullable().optional(),
   plans: ZPlans.optional(),
   taxCategory: ZTaxCategory.optional().meta({
-    description: '`standard` (the default) or `ebook`: an e-book takes the reduced rate of a country that has one for e-books',
+    description:
+      '`standard` (the default) or `ebook`: an e-book takes the reduced rate of a country that has one for e-books',
   }),
 };
 

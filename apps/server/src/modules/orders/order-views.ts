@@ -37,7 +37,9 @@ export interface OrderTaxFields {
   creditNoteNumber?: string | null | undefined;
 }
 
-export function toOrderTax(order: OrderTaxFields): Pick<
+export function toOrderTax(
+  order: OrderTaxFields,
+): Pick<
   TOrderDetail,
   'subtotal' | 'taxAmount' | 'taxRate' | 'taxCountry' | 'reverseCharge' | 'invoiceNumber' | 'creditNoteNumber'
 > {

@@ -24,7 +24,12 @@ export async function selectStoreRef(
   ref: string,
 ): Promise<{ id: string; currency: string; banned: boolean; tax: Record<string, unknown> | null } | undefined> {
   // The tax settings alone of the settings JSON (null when never set): what pricing a cart needs.
-  const [store] = await preparedRows<{ id: string; currency: string; banned: boolean; tax: Record<string, unknown> | null }>(
+  const [store] = await preparedRows<{
+    id: string;
+    currency: string;
+    banned: boolean;
+    tax: Record<string, unknown> | null;
+  }>(
     em,
     `select id, currency, banned, settings->'tax' as tax from store where id = ? or subdomain = ? order by (id = ?) desc limit 1`,
     [ref, ref.toLowerCase(), ref],

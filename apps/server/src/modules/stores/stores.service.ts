@@ -269,7 +269,12 @@ export async function updateMerchantStore(
 ): Promise<TMerchantStore> {
   const { storeId, name, description, accentColor, settings } = input;
   return toMerchantStore(
-    await changeStore(ctx, storeId, { name, description, accentColor, ...(settings?.tax ? { settings: { tax: settings.tax } } : {}) }),
+    await changeStore(ctx, storeId, {
+      name,
+      description,
+      accentColor,
+      ...(settings?.tax ? { settings: { tax: settings.tax } } : {}),
+    }),
   );
 }
 

@@ -35,11 +35,23 @@ interface Period {
   ppm: number;
 }
 
+const HALF_DAY_MS = 12 * 3_600_000;
+
+/**
+ * The day a change takes effect, from 00:00 UTC. The package writes a change as the instant of
+ * local midnight, not always in the country's summer or winter time (Finland's 1 September 2024 is
+ * `2024-08-31T22:00Z`, an hour late): its nearest day is the day the law names.
+ */
+function changeDay(instant: string): Date {
+  const day = new Date(new Date(instant).getTime() + HALF_DAY_MS);
+  return new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate()));
+}
+
 /** A country's rates as periods, newest first. */
 function periods(entry: RateEntry): Period[] {
   // `before[d]`: the rate that applied before instant d. Sorted, each such rate runs from the previous change.
   const changes = Object.entries(entry.before ?? {})
-    .map(([at, rate]) => ({ at: new Date(at), ppm: rate.type === 'none' ? 0 : toPpm(rate.rate) }))
+    .map(([at, rate]) => ({ at: changeDay(at), ppm: rate.type === 'none' ? 0 : toPpm(rate.rate) }))
     .sort((a, b) => a.at.getTime() - b.at.getTime());
   const out: Period[] = [];
   let from: Date | null = null;

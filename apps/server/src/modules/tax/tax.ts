@@ -8,7 +8,7 @@
  * added to the line. Inclusive: the line's price holds the tax, net = round(gross / (1 + rate)).
  */
 import { TAX_SETTINGS_OFF, type TTaxBehavior, type TTaxSettings } from '@svc/schemas';
-// jsvat-next is CommonJS without named exports Node can see: its default export is the module.
+// A CommonJS module: Node gives its exports as the default import only.
 import jsvat from 'jsvat-next';
 import { invalidField } from '../../lib/errors.js';
 import { digitalGoodsRate, EU_COUNTRIES, PPM, type TaxCategory } from './rates.js';
@@ -79,10 +79,15 @@ export function shareDiscount(lines: TaxableLine[], discountMinor: number): numb
 }
 
 /** One line's tax at `ratePpm` on `baseMinor` (the line after its discount). */
-export function lineTax(baseMinor: number, ratePpm: number, behavior: 'exclusive' | 'inclusive'): { netMinor: number; taxMinor: number } {
+export function lineTax(
+  baseMinor: number,
+  ratePpm: number,
+  behavior: 'exclusive' | 'inclusive',
+): { netMinor: number; taxMinor: number } {
   if (ratePpm === 0 || baseMinor === 0) return { netMinor: baseMinor, taxMinor: 0 };
   const base = BigInt(baseMinor);
-  if (behavior === 'exclusive') return { netMinor: baseMinor, taxMinor: Number(divRound(base * BigInt(ratePpm), BigInt(PPM))) };
+  if (behavior === 'exclusive')
+    return { netMinor: baseMinor, taxMinor: Number(divRound(base * BigInt(ratePpm), BigInt(PPM))) };
   const net = Number(divRound(base * BigInt(PPM), BigInt(PPM + ratePpm)));
   return { netMinor: net, taxMinor: baseMinor - net };
 }
@@ -98,7 +103,9 @@ export function parseVatId(taxId: string): { id: string; country: string } {
 
 /** Whether the store charges tax in this country: registered there, or `EU` and an EU country. */
 export function registeredIn(settings: TTaxSettings, country: string): boolean {
-  return settings.registrations.includes(country) || (settings.registrations.includes('EU') && EU_COUNTRIES.has(country));
+  return (
+    settings.registrations.includes(country) || (settings.registrations.includes('EU') && EU_COUNTRIES.has(country))
+  );
 }
 
 /**
@@ -116,7 +123,12 @@ export function workOutTax(
 ): TaxOutcome {
   const shares = shareDiscount(lines, discountMinor);
   const bases = lines.map((line, index) => line.amountMinor - shares[index]!);
-  const untaxed = (behavior: TTaxBehavior, country: string | null, reverseCharge: boolean, taxId: string | null): TaxOutcome => ({
+  const untaxed = (
+    behavior: TTaxBehavior,
+    country: string | null,
+    reverseCharge: boolean,
+    taxId: string | null,
+  ): TaxOutcome => ({
     behavior,
     country,
     reverseCharge,
@@ -194,5 +206,10 @@ export function lineTaxColumns(line: TaxedLine): {
   taxMinor: number;
   taxRatePpm: number;
 } {
-  return { discountMinor: line.discountMinor, netMinor: line.netMinor, taxMinor: line.taxMinor, taxRatePpm: line.ratePpm };
+  return {
+    discountMinor: line.discountMinor,
+    netMinor: line.netMinor,
+    taxMinor: line.taxMinor,
+    taxRatePpm: line.ratePpm,
+  };
 }
