@@ -63,9 +63,20 @@ function expectedCart(storeId, ids, unknownId) {
     storeId,
     currency: 'USD',
     lines: [
-      { productId: ids.ebook, name: PRODUCTS.ebook.name, quantity: 5, unitPrice: 4.99, lineTotal: 24.95, stock: null },
+      {
+        productId: ids.ebook,
+        planId: null,
+        plans: [],
+        name: PRODUCTS.ebook.name,
+        quantity: 5,
+        unitPrice: 4.99,
+        lineTotal: 24.95,
+        stock: null,
+      },
       {
         productId: ids.scarce,
+        planId: null,
+        plans: [],
         name: PRODUCTS.scarce.name,
         quantity: 3,
         unitPrice: 12.5,
@@ -74,6 +85,8 @@ function expectedCart(storeId, ids, unknownId) {
       },
       {
         productId: ids.stocked,
+        planId: null,
+        plans: [],
         name: PRODUCTS.stocked.name,
         quantity: 2,
         unitPrice: 19,

@@ -8,11 +8,12 @@
  *
  *   GET /api/v1/cart?storeId=<id or subdomain>&cart=<JSON [{productId, quantity}]>
  *
- * 1. select "s0".* from "store" as "s0" where ("s0"."id" = $1 or "s0"."subdomain" = $2) limit 1
- * 2. select p.id, p.name, ..., p.deleted_at is not null as deleted,
+ * 1. select id, currency, banned from store where id = $1 or subdomain = $2 order by (id = $1) desc limit 1
+ * 2. select p.id, p.livemode, p.name, ..., p.deleted_at is not null as deleted,
  *      case when 'licenseKeys' = any(p.delivery_methods) then (select count(*) from license_key k
- *      where k.product_id = p.id and k.status = 'available') end as available
- *    from product p where p.store_id = $1 and p.id in ($2, ...)
+ *      where k.product_id = p.id and k.status = 'available') end as available,
+ *      case when p.recurring then (select json_agg(...) from product_plan pl ...) end as plans
+ *    from product p where p.store_id = $1 and p.id = any($2)
  *
  * (Builds before 7e1ec92 ran three: the store, `select "p0".* from "product"`, and a grouped
  * count of available keys; the floor follows the service's current SQL.)
@@ -40,15 +41,22 @@ const pool = new pg.Pool({
 });
 
 // Named prepared statements, as the service's hot reads are (db/prepared.ts): parsed and planned once per connection.
+// stores.repo.ts selectStoreRef.
 const STORE = {
   name: 'cart-store',
-  text: `select "s0".* from "store" as "s0" where ("s0"."id" = $1 or "s0"."subdomain" = $2) limit 1`,
+  text: 'select id, currency, banned from store where id = $1 or subdomain = $2 order by (id = $1) desc limit 1',
 };
 // cart.service.ts cartProducts: the products with their key stock in one statement.
-const PRODUCTS_TEXT = `select p.id, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
+// catalog.repo.ts selectCartProducts: the products with their key stock and a recurring product's plans, in one statement.
+const PRODUCTS_TEXT = `select p.id, p.livemode, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
        p.deleted_at is not null as deleted,
        case when 'licenseKeys' = any(p.delivery_methods)
-         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available
+         then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available,
+       case when p.recurring then (
+         select json_agg(json_build_object('id', pl.id, 'interval', pl.interval, 'intervalCount', pl.interval_count,
+           'priceMinor', pl.price_minor, 'trialDays', pl.trial_days, 'active', pl.active, 'position', pl.position)
+           order by pl.position, pl.id)
+         from product_plan pl where pl.product_id = p.id) end as plans
      from product p where p.store_id = $1 and p.id = any($2)`;
 
 function fail(reply, status, code, message) {
@@ -138,8 +146,11 @@ app.get('/api/v1/cart', async (request, reply) => {
   return JSON.stringify({
     storeId: store.id,
     currency,
+    // The bench's products are sold once: no plan, no plans to switch to (a recurring line is alone in its cart).
     lines: lines.map((line) => ({
       productId: line.product.id,
+      planId: null,
+      plans: [],
       name: line.product.name,
       quantity: line.quantity,
       unitPrice: minorToAmount(line.unitPriceMinor, currency),
