@@ -14,7 +14,7 @@ import { ErrorNote, Loaded } from '../../ui/feedback';
 import { formatMoney } from '../../ui/format';
 import { Card, PageHeader } from '../../ui/layout';
 import { DataTable } from '../../ui/table';
-import { periodQuery, quarterOf } from './period';
+import { periodProblem, periodQuery, quarterOf } from './period';
 
 const taxRoute = getRouteApi('/app/stores/$storeId/tax');
 
@@ -37,14 +37,14 @@ function PeriodForm({
 }) {
   const [start, setStart] = useState(from);
   const [end, setEnd] = useState(to);
-  const backwards = start !== '' && end !== '' && start > end;
+  const problem = periodProblem(start, end);
   return (
     <form
       className="toolbar"
       aria-label="Period"
       onSubmit={(event) => {
         event.preventDefault();
-        if (start && end && !backwards) onShow({ from: start, to: end });
+        if (start && end && !problem) onShow({ from: start, to: end });
       }}
     >
       <div className="field">
@@ -55,8 +55,8 @@ function PeriodForm({
           required
           value={start}
           max={end || undefined}
-          aria-invalid={backwards || undefined}
-          aria-describedby={backwards ? 'tax-period-error' : undefined}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? 'tax-period-error' : undefined}
           onChange={(event) => setStart(event.target.value)}
         />
       </div>
@@ -75,12 +75,12 @@ function PeriodForm({
           Included. Days are UTC.
         </span>
       </div>
-      <button type="submit" className={buttonClass('secondary')} disabled={backwards}>
+      <button type="submit" className={buttonClass('secondary')} disabled={problem !== undefined}>
         Show
       </button>
-      {backwards && (
+      {problem && (
         <p id="tax-period-error" role="alert" className="field-error">
-          The period starts after it ends.
+          {problem}
         </p>
       )}
     </form>

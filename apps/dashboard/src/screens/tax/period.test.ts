@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { periodQuery, quarterOf } from './period';
+import { periodProblem, periodQuery, quarterOf } from './period';
 import { validateTaxSearch } from './search';
 
 describe('the Tax screen period', () => {
@@ -23,5 +23,13 @@ describe('the Tax screen period', () => {
       to: '2026-06-30',
     });
     expect(validateTaxSearch({ from: '2026-02-30', to: 'June', extra: 1 })).toEqual({ from: undefined, to: undefined });
+  });
+
+  it('says what the API would refuse: a period that starts after it ends, or one over 400 days', () => {
+    expect(periodProblem('2026-04-02', '2026-04-01')).toBe('The period starts after it ends.');
+    // 2025-01-01 to 2026-02-04 included is 400 days; a day more is too long.
+    expect(periodProblem('2025-01-01', '2026-02-04')).toBeUndefined();
+    expect(periodProblem('2025-01-01', '2026-02-05')).toBe('The period is longer than 400 days.');
+    expect(periodProblem('2026-04-01', '2026-04-01')).toBeUndefined();
   });
 });

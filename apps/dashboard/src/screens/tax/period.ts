@@ -3,6 +3,8 @@
  * (instants, `from` inclusive and `to` exclusive: the day after the last one). Pure, so tested alone.
  */
 
+import { TAX_REPORT_MAX_DAYS } from '@svc/schemas';
+
 const DAY_MS = 86_400_000;
 
 /** `YYYY-MM-DD` of a UTC instant. */
@@ -21,4 +23,14 @@ export function quarterOf(now: Date): { from: string; to: string } {
 export function periodQuery(from: string, to: string): { from: string; to: string } {
   const end = new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS);
   return { from: `${from}T00:00:00Z`, to: end.toISOString() };
+}
+
+/** What is wrong with days `from` to `to` (both included) as the API would say it, or nothing. */
+export function periodProblem(from: string, to: string): string | undefined {
+  if (!from || !to) return undefined;
+  if (from > to) return 'The period starts after it ends.';
+  const { from: start, to: end } = periodQuery(from, to);
+  if (Date.parse(end) - Date.parse(start) > TAX_REPORT_MAX_DAYS * DAY_MS)
+    return `The period is longer than ${TAX_REPORT_MAX_DAYS} days.`;
+  return undefined;
 }
