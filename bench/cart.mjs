@@ -57,9 +57,40 @@ function cartLines(ids, unknownId) {
   ];
 }
 
-/** What the service must answer for that cart (cart.service.ts normaliseCart + cartResult). */
-function expectedCart(storeId, ids, unknownId) {
+/**
+ * The tax the bench turns on for its second pair of cases: an EU store (one-stop shop) selling to a
+ * French buyer, 20 % on top of each line.
+ */
+const TAX = {
+  behavior: 'exclusive',
+  originCountry: 'DE',
+  registrations: ['EU'],
+  sellerName: 'Bench GmbH',
+  sellerAddress: 'Benchstraße 1, 10115 Berlin',
+  sellerTaxId: 'DE136695976',
+};
+
+/** What the service must answer for that cart (cart.service.ts normaliseCart + cartResult); with `taxed`, for a buyer in France. */
+function expectedCart(storeId, ids, unknownId, taxed = false) {
+  const untaxed = {
+    taxAmount: 0,
+    total: 100.45,
+    taxBehavior: 'off',
+    taxRate: null,
+    taxCountry: null,
+    reverseCharge: false,
+  };
+  // 20 % of each line: 24.95 -> 4.99, 37.50 -> 7.50, 38.00 -> 7.60.
+  const tax = {
+    taxAmount: 20.09,
+    total: 120.54,
+    taxBehavior: 'exclusive',
+    taxRate: 0.2,
+    taxCountry: 'FR',
+    reverseCharge: false,
+  };
   return {
+    ...(taxed ? tax : untaxed),
     storeId,
     currency: 'USD',
     lines: [
@@ -188,9 +219,19 @@ export default {
       `load: ${LOAD_DEFAULTS.connections} connections; each server pre-warmed until its CPU per request settles ` +
         `(${LOAD_DEFAULTS.prewarmMinS}-${LOAD_DEFAULTS.prewarmMaxS} s), then per case ${LOAD_DEFAULTS.warmupS} s warm-up + ${LOAD_DEFAULTS.durationS} s measured`,
     );
+    // The taxed pair runs after the store's tax is turned on (below), on the same cart for a French buyer.
+    const taxedPath = `${cartPath}&country=FR`;
     const allCases = [
       { id: 'service', name: 'service cart', url: `${service.url}${cartPath}`, pid: service.pid },
       { id: 'floor', name: 'floor cart', url: `${floor.url}${cartPath}`, pid: floor.pid },
+      {
+        id: 'service-tax',
+        name: 'service cart, tax on',
+        url: `${service.url}${taxedPath}`,
+        pid: service.pid,
+        taxed: true,
+      },
+      { id: 'floor-tax', name: 'floor cart, tax on', url: `${floor.url}${taxedPath}`, pid: floor.pid, taxed: true },
     ];
     const cases = process.env.BENCH_CASES
       ? process.env.BENCH_CASES.split(',').map(
@@ -200,7 +241,34 @@ export default {
     const watch = await watchDatabase(db.name);
     const results = [];
     const warmups = {};
+    let taxOn = false;
     for (const spec of cases) {
+      if (spec.taxed && !taxOn) {
+        await expectStatus(
+          request(`${service.url}/api/dashboard/stores/${storeId}`, {
+            method: 'PATCH',
+            headers: merchant.session,
+            body: { settings: { tax: TAX } },
+            localAddress: merchant.sourceAddress,
+          }),
+          200,
+          'PATCH /api/dashboard/stores/{storeId} (tax on)',
+        );
+        taxOn = true;
+        const taxedServed = await expectStatus(request(`${service.url}${taxedPath}`), 200, 'service taxed cart');
+        check(
+          isDeepStrictEqual(taxedServed.json, expectedCart(storeId, ids, unknownId, true)),
+          `the service taxes the cart per line (got ${taxedServed.text})`,
+        );
+        const taxedFloor = await expectStatus(request(`${floor.url}${taxedPath}`), 200, 'floor taxed cart');
+        check(
+          isDeepStrictEqual(taxedFloor.json, taxedServed.json),
+          `the floor's taxed cart equals the service's (got ${taxedFloor.text})`,
+        );
+        console.log(
+          'checked: with tax on, service and floor add 20 % per line for a French buyer (tax 20.09, total 120.54)',
+        );
+      }
       process.stdout.write(`  pre-warming the ${spec.id} ... `);
       const warm = await prewarm({ urls: [spec.url], pid: spec.pid });
       warmups[spec.id] = warm;
@@ -228,7 +296,11 @@ export default {
       200,
       'service GET /api/v1/cart after the load',
     );
-    check(isDeepStrictEqual(after.json, expected), 'the service still answers the same cart after the load');
+    // With tax on, the cart without a country is untaxed still: loopback's country is unknown (XX).
+    check(
+      isDeepStrictEqual(after.json, taxOn ? { ...expected, taxBehavior: 'exclusive' } : expected),
+      `the service still answers the same cart after the load (got ${after.text})`,
+    );
 
     const serviceLogs = service.logs();
     const serviceProblems = problemsAfterStart(serviceLogs);
@@ -248,6 +320,14 @@ export default {
       console.log(ratioLine('service/floor throughput', ratios.throughput, { op: '>=', value: 0.6, note: 'issue 19' }));
       console.log(ratioLine('service/floor server CPU per request', ratios.cpu));
       console.log(ratioLine('service/floor latency p50', ratios.p50));
+    }
+    if (byId['service-tax'] && byId['floor-tax']) {
+      ratios.taxThroughput = byId['service-tax'].rps / byId['floor-tax'].rps;
+      ratios.taxCpu = byId['service-tax'].serverCpuMsPerRequest / byId['floor-tax'].serverCpuMsPerRequest;
+      console.log(
+        ratioLine('service/floor throughput, tax on', ratios.taxThroughput, { op: '>=', value: 0.6, note: 'issue 42' }),
+      );
+      console.log(ratioLine('service/floor server CPU per request, tax on', ratios.taxCpu));
     }
     console.log(
       `bytes per response (incl. headers): ${results.map((result) => `${result.name} ${fixed(result.bytesPerResponse, 0)} B`).join(', ')}`,

@@ -605,6 +605,15 @@ describe('POST /api/checkout/start', () => {
       receiptNote: '',
       subscriptionGraceDays: 7,
       licenseLeaseDays: 7,
+      // Never set: off, the seller's details empty.
+      tax: {
+        behavior: 'off',
+        originCountry: null,
+        registrations: [],
+        sellerName: '',
+        sellerAddress: '',
+        sellerTaxId: '',
+      },
     });
     const { orderId, token } = await pendingOrder();
     const response = await post('/api/checkout/start', {

@@ -79,7 +79,9 @@ function listed(sent: string[]): string {
   return sent.map((text) => text.slice(0, 160)).join('\n');
 }
 
-const STORE = expect.stringMatching(/^select id, currency, banned from store where id = \$1 or subdomain = \$2/);
+const STORE = expect.stringMatching(
+  /^select id, currency, banned, settings->'tax' as tax from store where id = \$1 or subdomain = \$2/,
+);
 const PRODUCTS_WITH_STOCK = expect.stringMatching(
   /^select p\.id, .*from license_key k .*from product p where p\.store_id = \$1/,
 );

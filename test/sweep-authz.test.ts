@@ -82,6 +82,7 @@ const BUYER_AND_ACCOUNT_OPERATIONS = [
   'GET /api/orders/{orderId}/files/{fileId}',
   'POST /api/checkout/enter',
   'POST /api/checkout/start',
+  'POST /api/checkout/billing',
   'GET /api/checkout/session',
   'POST /api/feedback/create',
   'POST /api/tickets',
@@ -729,6 +730,11 @@ function buyerCalls(): Call[] {
       orderId: B.ids.pendingOrder,
       token: A.pendingToken,
       paymentMethod: 'manual',
+    }),
+    json("POST /api/checkout/billing A's token", 'POST', '/api/checkout/billing', {
+      orderId: B.ids.pendingOrder,
+      token: A.pendingToken,
+      country: 'DE',
     }),
     json("POST /api/feedback/create A's token", 'POST', '/api/feedback/create', {
       orderId: B.ids.order,

@@ -223,6 +223,10 @@ function base(key: string): { body: Record<string, unknown>; control: boolean; s
       body: { orderId: ids.pendingOrder!, token: tokens.pending!, paymentMethod: 'manual' },
       control: true,
     },
+    'POST /api/checkout/billing': {
+      body: { orderId: ids.pendingOrder!, token: tokens.pending!, country: 'DE' },
+      control: true,
+    },
     'POST /api/dashboard/stores/{storeId}/coupons': {
       body: { code: 'MACONTROL', discountType: 'percent', discountValue: 10 },
       control: true,

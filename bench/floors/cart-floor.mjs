@@ -8,7 +8,7 @@
  *
  *   GET /api/v1/cart?storeId=<id or subdomain>&cart=<JSON [{productId, quantity}]>
  *
- * 1. select id, currency, banned from store where id = $1 or subdomain = $2 order by (id = $1) desc limit 1
+ * 1. select id, currency, banned, settings->'tax' as tax from store where id = $1 or subdomain = $2 order by (id = $1) desc limit 1
  * 2. select p.id, p.livemode, p.name, ..., p.deleted_at is not null as deleted,
  *      case when 'licenseKeys' = any(p.delivery_methods) then (select count(*) from license_key k
  *      where k.product_id = p.id and k.status = 'available') end as available,
@@ -34,6 +34,10 @@ import pg from 'pg';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/dist');
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
+// The same rate lookup and per-line arithmetic as the service's (tax/tax.ts): the floor of a taxed cart.
+const { rateFraction, taxSettingsFrom, workOutTax } = await import(
+  pathToFileURL(path.join(dist, 'modules/tax/tax.js')).href
+);
 
 const pool = new pg.Pool({
   connectionString: process.env.FLOOR_DATABASE_URL,
@@ -44,12 +48,12 @@ const pool = new pg.Pool({
 // stores.repo.ts selectStoreRef.
 const STORE = {
   name: 'cart-store',
-  text: 'select id, currency, banned from store where id = $1 or subdomain = $2 order by (id = $1) desc limit 1',
+  text: `select id, currency, banned, settings->'tax' as tax from store where id = $1 or subdomain = $2 order by (id = $1) desc limit 1`,
 };
 // cart.service.ts cartProducts: the products with their key stock in one statement.
 // catalog.repo.ts selectCartProducts: the products with their key stock and a recurring product's plans, in one statement.
 const PRODUCTS_TEXT = `select p.id, p.livemode, p.name, p.status, p.price_minor, p.min_quantity, p.max_quantity, p.custom_fields, p.delivery_methods,
-       p.deleted_at is not null as deleted,
+       p.tax_category, p.deleted_at is not null as deleted,
        case when 'licenseKeys' = any(p.delivery_methods)
          then (select count(*) from license_key k where k.product_id = p.id and k.status = 'available') end as available,
        case when p.recurring then (
@@ -79,7 +83,8 @@ function validCart(raw) {
 const app = Fastify({ logger: false });
 
 app.get('/api/v1/cart', async (request, reply) => {
-  const { storeId, cart } = request.query;
+  const { storeId, cart, country } = request.query;
+  if (country !== undefined && !/^[A-Z]{2}$/.test(country)) return fail(reply, 400, 'validation_failed', 'country');
   if (typeof storeId !== 'string' || storeId.length < 1 || storeId.length > 63)
     return fail(reply, 400, 'validation_failed', 'storeId');
   if (typeof cart !== 'string' || cart.length > 20_000) return fail(reply, 400, 'validation_failed', 'cart');
@@ -142,6 +147,18 @@ app.get('/api/v1/cart', async (request, reply) => {
   // cartResult
   const currency = store.currency;
   const subtotalMinor = lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
+  // The buyer's country as asked (the bench's requests come from loopback, whose country is unknown).
+  const tax = workOutTax(
+    taxSettingsFrom(store.tax),
+    lines.map((line) => ({
+      amountMinor: line.unitPriceMinor * line.quantity,
+      category: line.product.tax_category,
+      discounted: false,
+    })),
+    0,
+    { country: country ?? null, taxId: null },
+    new Date(),
+  );
   reply.header('content-type', 'application/json; charset=utf-8');
   return JSON.stringify({
     storeId: store.id,
@@ -160,6 +177,12 @@ app.get('/api/v1/cart', async (request, reply) => {
     removed,
     adjusted,
     subtotal: minorToAmount(subtotalMinor, currency),
+    taxAmount: minorToAmount(tax.taxMinor, currency),
+    total: minorToAmount(tax.totalMinor, currency),
+    taxBehavior: tax.behavior,
+    taxRate: rateFraction(tax.ratePpm),
+    taxCountry: tax.country,
+    reverseCharge: tax.reverseCharge,
     itemCount: lines.reduce((sum, line) => sum + line.quantity, 0),
   });
 });

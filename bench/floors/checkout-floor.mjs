@@ -15,6 +15,8 @@
  *   4. one transaction: nextval('order_number_seq'), insert into "order" (every column the
  *      service writes), order_line (one row per cart line), event (`order.created` with the
  *      order detail JSON the service builds), commit.
+ * The tax is worked out by the service's own function (tax/tax.ts workOutTax) from the store's
+ * settings, as the service does for every checkout.
  * The same checks on what was read (unknown / inactive product, quantity bounds, stock,
  * required custom fields, banned store, blacklist) answer 4xx as the service would. Ids are
  * cuid2 (`evt_` + cuid2 for events) like the service's; the checkout token is 32 random
@@ -35,6 +37,10 @@ import pg from 'pg';
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/server/dist');
 const { minorToAmount } = await import(pathToFileURL(path.join(dist, 'lib/money.js')).href);
 const { countryOfIp } = await import(pathToFileURL(path.join(dist, 'lib/geo.js')).href);
+// The service's own tax working-out (tax/tax.ts): with the store's tax off, what any checkout does.
+const { lineTaxColumns, rateFraction, taxColumns, taxSettingsFrom, workOutTax } = await import(
+  pathToFileURL(path.join(dist, 'modules/tax/tax.js')).href
+);
 // The service's own id generator, so both make the same ids at the same cost.
 const { newId: createId } = await import(pathToFileURL(path.join(dist, 'lib/ids.js')).href);
 
@@ -51,9 +57,12 @@ const PRODUCTS = `select * from product where id = any($1::text[]) and store_id 
 const STOCK = `select product_id, count(*) as n from license_key where product_id = any($1::text[]) and status = 'available' group by product_id`;
 const INSERT_ORDER = `insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor, coupon_id,
   paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note, custom_field_responses, checkout_token_hash,
-  key_count, paid_at, completed_at, delivered_at, created_at, updated_at)
-  values ($1, $2, $3, $14, 'pending', $4, $5, $6, 0, null, 0, $7, '', $8, $9, $10, $11, '', '[]', $12, 0, null, null, null, $13, $13)`;
-const INSERT_LINE = `insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position, livemode) values ($1, $2, $3, $4, $5, $6, $7, $8)`;
+  key_count, paid_at, completed_at, delivered_at, created_at, updated_at, tax_behavior, tax_minor, tax_rate_ppm, tax_country,
+  reverse_charge, buyer_tax_id)
+  values ($1, $2, $3, $14, 'pending', $4, $5, $6, 0, null, 0, $7, '', $8, $9, $10, $11, '', '[]', $12, 0, null, null, null, $13, $13,
+    $15, $16, $17, $18, $19, $20)`;
+const INSERT_LINE = `insert into order_line (id, order_id, product_id, product_name, quantity, unit_price_minor, position, livemode,
+  tax_category, discount_minor, net_minor, tax_minor, tax_rate_ppm) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
 const INSERT_EVENT = `insert into event (id, store_id, type, payload, created_at, livemode) values ($1, $2, 'order.created', $3, $4, $5)`;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -137,6 +146,19 @@ app.post('/api/v1/checkout', async (request, reply) => {
   }
 
   const subtotalMinor = lines.reduce((sum, line) => sum + line.unitPriceMinor * line.quantity, 0);
+  // The tax of the lines for the buyer's country (the IP's: the bench's checkout names none), at the store's settings.
+  const tax = workOutTax(
+    taxSettingsFrom(store.settings.tax),
+    lines.map((line) => ({
+      amountMinor: line.unitPriceMinor * line.quantity,
+      category: line.product.tax_category,
+      discounted: false,
+    })),
+    0,
+    { country: country === 'XX' ? null : country, taxId: null },
+    new Date(),
+  );
+  const columns = taxColumns(tax);
   const token = randomBytes(32).toString('base64url');
   const tokenHash = createHash('sha256').update(token).digest('hex');
   const now = new Date();
@@ -158,7 +180,7 @@ app.post('/api/v1/checkout', async (request, reply) => {
         number,
         store.id,
         productName,
-        subtotalMinor,
+        tax.totalMinor,
         subtotalMinor,
         store.currency,
         email ?? '',
@@ -168,9 +190,16 @@ app.post('/api/v1/checkout', async (request, reply) => {
         tokenHash,
         now,
         livemode,
+        columns.taxBehavior,
+        columns.taxMinor,
+        columns.taxRatePpm,
+        columns.taxCountry,
+        columns.reverseCharge,
+        columns.buyerTaxId,
       ],
     });
     for (const [position, line] of lines.entries()) {
+      const taxed = lineTaxColumns(tax.lines[position]);
       await client.query({
         name: 'insert-line',
         text: INSERT_LINE,
@@ -183,6 +212,11 @@ app.post('/api/v1/checkout', async (request, reply) => {
           line.unitPriceMinor,
           position,
           livemode,
+          line.product.tax_category,
+          taxed.discountMinor,
+          taxed.netMinor,
+          taxed.taxMinor,
+          taxed.taxRatePpm,
         ],
       });
     }
@@ -195,7 +229,7 @@ app.post('/api/v1/checkout', async (request, reply) => {
       livemode,
       status: 'pending',
       productName,
-      price: minorToAmount(subtotalMinor, store.currency),
+      price: minorToAmount(tax.totalMinor, store.currency),
       paid: minorToAmount(0, store.currency),
       discount: minorToAmount(0, store.currency),
       couponCode: null,
@@ -205,6 +239,13 @@ app.post('/api/v1/checkout', async (request, reply) => {
       keyCount: 0,
       subscriptionId: null,
       billingReason: 'purchase',
+      subtotal: minorToAmount(subtotalMinor, store.currency),
+      taxAmount: minorToAmount(tax.taxMinor, store.currency),
+      taxRate: rateFraction(tax.ratePpm),
+      taxCountry: tax.country,
+      reverseCharge: tax.reverseCharge,
+      invoiceNumber: null,
+      creditNoteNumber: null,
       createdAt: at,
       completedAt: null,
       updatedAt: at,

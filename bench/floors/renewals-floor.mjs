@@ -6,7 +6,9 @@
  *
  *   claim:  UPDATE subscription SET lease_until ... WHERE id IN (SELECT ... due ... FOR UPDATE SKIP LOCKED LIMIT 100)
  *   tx1:    the subscription's row lock; the period's order looked up (written once); the first
- *           order's country and IP; the order, its line and `order.created` in one statement; the lease
+ *           order's country, IP, billing details and line's tax category with the store's tax settings
+ *           (a store without tax: the order is untaxed); the order, its line and `order.created` in one
+ *           statement; the lease
  *   charge: the saved method (the newest by the subscription's orders or its own, one statement);
  *           one test_gateway_charge row per key
  *   tx2:    the order's and the subscription's row locks; the payment; the store's name and settings
@@ -69,8 +71,17 @@ async function renew(id) {
     );
     if (existing.rows.length) throw new Error(`the period's order of ${id} exists already`);
     const first = (
-      await c.query('select id, country, buyer_ip from "order" where id = $1 limit 1', [sub.first_order_id])
+      await c.query(
+        `select o.country, o.buyer_ip as "buyerIp", o.billing_country as "billingCountry", o.buyer_tax_id as "buyerTaxId",
+           o.billing_name as "billingName", o.billing_address as "billingAddress",
+           coalesce((select l.tax_category from order_line l where l.order_id = o.id order by l.position limit 1), 'standard')
+             as "taxCategory",
+           (select s.settings->'tax' from store s where s.id = o.store_id) as "storeTax"
+         from "order" o where o.id = $1 limit 1`,
+        [sub.first_order_id],
+      )
     ).rows[0];
+    if (first.storeTax && first.storeTax.behavior !== 'off') throw new Error('the floor renews untaxed stores only');
     const orderId = newId();
     const amount = Number(sub.unit_price_minor) * sub.quantity;
     const payload = { order: { id: orderId, status: 'pending', total: amount / 100, currency: sub.currency } };
@@ -80,13 +91,16 @@ async function renew(id) {
          insert into "order" (id, number, store_id, livemode, status, product_name, price_minor, subtotal_minor, discount_minor,
            coupon_id, coupon_code, paid_minor, currency, payment_method, customer_email, country, buyer_ip, user_agent, note,
            custom_field_responses, checkout_token_hash, key_count, subscription_id, billing_reason, period_start, created_at,
-           updated_at, version)
+           updated_at, version, tax_behavior, tax_minor, tax_rate_ppm, tax_country, reverse_charge, billing_country,
+           buyer_tax_id, billing_name, billing_address)
          values ($1, (select number from next_number), $2, true, 'pending', $3, $4, $4, 0, null, null, 0, $5, $6, $7, $8, $9,
-           '', '', '[]'::jsonb, $10, 0, $11, 'subscription_cycle', $12, $13, $13, 1)),
+           '', '', '[]'::jsonb, $10, 0, $11, 'subscription_cycle', $12, $13, $13, 1, null, 0, null, null, false, $21, $22, $23,
+           $24)),
        new_lines as (
          insert into order_line (id, order_id, livemode, product_id, product_name, quantity, unit_price_minor, position,
-           plan_id, plan_interval, plan_interval_count, plan_trial_days)
-         values ($14, $1, true, $15, $3, $16, $17, 0, $18, 'month', 1, 0)),
+           plan_id, plan_interval, plan_interval_count, plan_trial_days, tax_category, discount_minor, net_minor, tax_minor,
+           tax_rate_ppm)
+         values ($14, $1, true, $15, $3, $16, $17, 0, $18, 'month', 1, 0, $25, 0, $4, 0, 0)),
        new_event as (
          insert into event (id, store_id, livemode, type, payload, created_at) values ($19, $2, true, 'order.created', $20, $13))
        select number from next_number`,
@@ -99,7 +113,7 @@ async function renew(id) {
         sub.payment_method,
         sub.customer_email,
         first.country,
-        first.buyer_ip,
+        first.buyerIp,
         newId() + newId(),
         id,
         sub.current_period_end,
@@ -111,6 +125,11 @@ async function renew(id) {
         sub.plan_id,
         `evt_${newId()}`,
         payload,
+        first.billingCountry,
+        first.buyerTaxId,
+        first.billingName,
+        first.billingAddress,
+        first.taxCategory,
       ],
     );
     await c.query(

@@ -64,10 +64,12 @@ async function rowsOf(storeId: string, livemode: boolean): Promise<Record<string
     saved_payment_method: `store_id = ?`,
     test_gateway_charge: `method_id in (select id from saved_payment_method where store_id = ?)`,
     license_signing_key: `store_id = ?`,
+    invoice_counter: `store_id = ?`,
   };
   for (const table of PER_MODE) {
     const rows = await em.execute<Array<{ row: unknown }>>(
-      `select to_jsonb(t) as row from "${table}" t where ${byStore[table]} and livemode = ? order by id`,
+      // By the whole row's text: invoice_counter has no id of its own.
+      `select to_jsonb(t) as row from "${table}" t where ${byStore[table]} and livemode = ? order by to_jsonb(t)::text`,
       [storeId, livemode],
     );
     out[table] = rows.map((r) => r.row);
@@ -152,6 +154,11 @@ async function populate(base: ServiceContext, storeId: string) {
       livemode,
       `customer-${tag}@example.test`,
     ]);
+    // The mode's invoice and credit note counters (raw: the orders above are not taxed).
+    await em.execute(
+      `insert into invoice_counter (store_id, livemode, kind, year, last) values (?, ?, 'INV', 2026, 3), (?, ?, 'CN', 2026, 1)`,
+      [storeId, livemode, storeId, livemode],
+    );
   }
   // Deliveries of this store's events (others' events in the shared outbox go out too).
   for (let round = 0; round < 50; round++) {

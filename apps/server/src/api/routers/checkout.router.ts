@@ -100,7 +100,7 @@ export const checkoutRouter = router({
     })
     .input(ZCartQuery)
     .output(ZCartResult)
-    .query(({ ctx, input }) => hydrateCart(ctx, input, testModeAccess(ctx), buyerCountry(ctx.caller))),
+    .query(({ ctx, input }) => hydrateCart(ctx, input, testModeAccess(ctx), () => buyerCountry(ctx.caller))),
 
   checkout: publicProcedure
     .meta({

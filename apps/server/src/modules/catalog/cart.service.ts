@@ -56,13 +56,14 @@ export function cartResult(store: SellingStoreRef, cart: NormalisedCart, tax: Ta
 /**
  * `GET /api/v1/cart`: the cart arrives as JSON in the query string; test products only for
  * `testMode`'s callers. The tax line is worked out for the billing country asked for, else the
- * request's own (`requestCountry`, unknown: `XX`), at the clock's now.
+ * request's own (`requestCountry`, unknown: `XX`; asked only of a store that charges tax: a lookup
+ * of the IP may load the geo database), at the clock's now.
  */
 export async function hydrateCart(
   ctx: ServiceContext,
   input: { storeId: string; cart: string; country?: string | undefined; taxId?: string | undefined },
   testMode: TestModeAccess,
-  requestCountry: string,
+  requestCountry: () => string,
 ): Promise<TCartResult> {
   const parsed = ZCart.safeParse(readJsonField('cart', input.cart));
   if (!parsed.success) {
@@ -77,7 +78,14 @@ export async function hydrateCart(
   const root = { ...ctx, em: ctx.deps.orm.em };
   const store = await findSellingStoreRef(root, input.storeId);
   const cart = await normaliseCart(root, store, parsed.data, testMode);
-  const country = input.country ?? (requestCountry === 'XX' ? null : requestCountry);
-  const tax = workOutTax(store.tax, taxableLines(cart.lines), 0, { country, taxId: input.taxId ?? null }, ctx.clock.now());
+  const guessed = input.country ?? (store.tax.behavior === 'off' ? 'XX' : requestCountry());
+  const country = guessed === 'XX' ? null : guessed;
+  const tax = workOutTax(
+    store.tax,
+    taxableLines(cart.lines),
+    0,
+    { country, taxId: input.taxId ?? null },
+    ctx.clock.now(),
+  );
   return cartResult(store, cart, tax);
 }

@@ -283,6 +283,19 @@ export const STEPS_AFTER_FILES: WipeStep[] = [
      where o.store_id = ? and o.livemode = false and l.livemode = false`,
   ),
   step('order', `select id from "order" where store_id = ? and livemode = false`),
+  // The test mode's invoice and credit note counters (its numbering starts again at 1): a few rows
+  // by the primary key's (store_id, livemode) prefix; no id of their own.
+  {
+    table: 'invoice_counter',
+    deleteBatch: (em, storeId, limit) =>
+      deleteIds(
+        em,
+        `delete from invoice_counter where (store_id, livemode, kind, year) in (
+           select store_id, livemode, kind, year from invoice_counter where store_id = ? and livemode = false limit ?)
+         returning kind || '-' || year as id`,
+        [storeId, limit],
+      ),
+  },
 ];
 
 export const STEPS_AFTER_PRODUCTS: WipeStep[] = [
