@@ -556,11 +556,16 @@ function idFor(op: Operation, name: string, w: World): string {
   return value;
 }
 
+/** A report's period: the last 300 days and the next one, around every order of the worlds. */
+const REPORT_PERIOD = `?from=${new Date(Date.now() - 300 * 86_400_000).toISOString()}&to=${new Date(Date.now() + 86_400_000).toISOString()}`;
+
 /** A query string that would be valid for the operation (a read that needs one), so only authorisation stands in the way. */
 function validQuery(key: string): string {
   const table: Record<string, string> = {
     'GET /api/merchant/v1/stores/{storeId}/subscriptions/{subscriptionId}/preview-update': '?quantity=2',
     'GET /api/dashboard/stores/{storeId}/subscriptions/{subscriptionId}/preview-update': '?quantity=2',
+    'GET /api/merchant/v1/stores/{storeId}/reports/tax': REPORT_PERIOD,
+    'GET /api/dashboard/stores/{storeId}/reports/tax': REPORT_PERIOD,
   };
   return table[key] ?? '';
 }

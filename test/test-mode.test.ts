@@ -345,9 +345,16 @@ interface Call {
 }
 
 /** `caller`'s mode (its key, or the dashboard under its X-Svc-Mode) on `objects`' ids. */
+/** A report's period: the last 300 days and the next one, around everything the worlds hold. */
+const REPORT_PERIOD = `?from=${new Date(Date.now() - 300 * 86_400_000).toISOString()}&to=${new Date(Date.now() + 86_400_000).toISOString()}`;
+
 function callOf(entry: RouteEntry, caller: World, objects: World): Call {
-  // A read that needs a query (a change's preview) gets a valid one, so only the mode stands in the way.
-  const query = entry.path.endsWith('/preview-update') ? '?quantity=2' : '';
+  // A read that needs a query (a change's preview, a report's period) gets a valid one, so only the mode stands in the way.
+  const query = entry.path.endsWith('/preview-update')
+    ? '?quantity=2'
+    : entry.path.endsWith('/reports/tax')
+      ? REPORT_PERIOD
+      : '';
   const url =
     entry.path.replace(/\{(\w+)\}/g, (_, name: string) =>
       name === 'storeId' ? storeId : idFor(entry, name, objects),

@@ -38,6 +38,7 @@ export const MAIN_NAV: ReadonlyArray<{ name: string; path: string }> = [
   { name: 'Coupons', path: '/coupons' },
   { name: 'Blacklist', path: '/blacklist' },
   { name: 'Customers', path: '/customers' },
+  { name: 'Tax', path: '/tax' },
   { name: 'Tickets', path: '/tickets' },
   { name: 'Licenses', path: '/licenses' },
   { name: 'Webhooks', path: '/webhooks' },

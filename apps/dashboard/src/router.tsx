@@ -16,6 +16,7 @@ import { validateLicensesSearch } from './screens/licenses/search';
 import { ordersListQuery } from './screens/orders/orders-query';
 import { validateOrdersSearch } from './screens/orders/search';
 import { validateSubscriptionsSearch } from './screens/subscriptions/search';
+import { validateTaxSearch } from './screens/tax/search';
 import { subscriptionsListQuery } from './screens/subscriptions/subscriptions-query';
 import { validateDeliveriesSearch } from './screens/webhooks/search';
 import { validatePageSearch } from './search-params';
@@ -182,6 +183,13 @@ const customersRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/customers/Customers'), 'Customers'),
   errorComponent: RouteError,
 });
+const taxRoute = createRoute({
+  getParentRoute: () => storeRoute,
+  path: 'tax',
+  validateSearch: validateTaxSearch,
+  component: lazyRouteComponent(() => import('./screens/tax/Tax'), 'Tax'),
+  errorComponent: RouteError,
+});
 const ticketsRoute = createRoute({
   getParentRoute: () => storeRoute,
   path: 'tickets',
@@ -281,6 +289,7 @@ const routeTree = rootRoute.addChildren([
       couponsRoute,
       blacklistRoute,
       customersRoute,
+      taxRoute,
       ticketsRoute,
       ticketRoute,
       licensesRoute,

@@ -26,7 +26,8 @@ export const FIELD_LABELS: Record<string, FieldLabel> = {
   email: { label: 'e-mail address' },
   password: { label: 'password' },
   code: { label: 'code' },
-  // A time range's end (a webhook replay's, a test clock's new time).
+  // A time range's start and end (the events list's, the tax report's; a webhook replay's end, a test clock's new time).
+  from: { label: 'start time' },
   to: { label: 'end time' },
   subdomain: { label: 'subdomain', shape: 'lowercase letters, digits and hyphens, such as my-shop' },
   currency: { label: 'currency', shape: 'an ISO 4217 code such as USD or EUR' },

@@ -1,6 +1,6 @@
 /** Tax: a store's settings, and what orders, carts and the tax report carry of it. */
 import { z } from 'zod';
-import { ZPlainText, ZSingleLine } from './common.js';
+import { ZCount, ZPlainText, ZSingleLine } from './common.js';
 
 /** ISO 3166-1 alpha-2 codes of the countries and territories a buyer may name as their billing country. */
 export const COUNTRY_CODES = [
@@ -379,33 +379,65 @@ export const billingInputFields = {
   billingAddress: ZPlainText(500).optional().meta({ description: 'The billing address, printed on the invoice' }),
 };
 
-/** The tax report's query: a date range (`from` inclusive, `to` exclusive), as JSON or CSV. */
+/** The longest period a tax report covers: a year and a bit (a one-stop-shop return is a quarter). */
+export const TAX_REPORT_MAX_DAYS = 400;
+const DAY_MS = 86_400_000;
+
+/** How the tax report answers over REST: JSON (the default) or the same rows as CSV. */
+export const ZTaxReportFormat = z.enum(['json', 'csv']);
+
+/**
+ * The tax report's query: a period, `from` inclusive and `to` exclusive (instants with an offset:
+ * `2026-01-01T00:00:00Z`), at most 400 days long, and the answer's format.
+ */
 export const ZTaxReportQuery = z
   .strictObject({
     storeId: z.string().min(1).max(32),
-    from: z.iso.datetime({ offset: true }),
-    to: z.iso.datetime({ offset: true }),
+    from: z.iso
+      .datetime({ offset: true })
+      .meta({ description: 'The start of the period, inclusive (`2026-01-01T00:00:00Z`)' }),
+    to: z.iso
+      .datetime({ offset: true })
+      .meta({ description: 'The end of the period, exclusive (`2026-04-01T00:00:00Z`)' }),
+    format: ZTaxReportFormat.optional().meta({
+      description:
+        '`json` (the default) or `csv`: the rows as `text/csv`, a header line first (REST only; /trpc answers JSON)',
+    }),
   })
-  .refine((q) => Date.parse(q.from) <= Date.parse(q.to), { message: '`from` is after `to`', path: ['from'] });
+  .superRefine((q, ctx) => {
+    const span = Date.parse(q.to) - Date.parse(q.from);
+    if (span < 0) ctx.addIssue({ code: 'custom', path: ['from'], message: '`from` is after `to`.' });
+    else if (span > TAX_REPORT_MAX_DAYS * DAY_MS)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `The period is longer than ${TAX_REPORT_MAX_DAYS} days.` });
+  });
+export type TTaxReportQuery = z.infer<typeof ZTaxReportQuery>;
 
+/**
+ * One line of the tax report: the invoices of the period less its credit notes, for one country,
+ * rate, reverse charge and currency. An order whose lines have two rates is in two rows.
+ */
 export const ZTaxReportRow = z.object({
-  country: z.string(),
-  /** The rate as a fraction (0.19). */
-  rate: z.number(),
-  reverseCharge: z.boolean(),
-  /** Net amount invoiced less credited, in the store's currency. */
-  taxable: z.number(),
-  tax: z.number(),
-  invoices: z.number().int(),
-  creditNotes: z.number().int(),
+  country: z.string().meta({ description: "The country the tax was worked out for (the buyer's billing country)" }),
+  rate: z.number().meta({ description: "The line's rate, as a fraction (0.19)" }),
+  reverseCharge: z.boolean().meta({ description: 'B2B sales whose buyer accounts for the tax (rate 0)' }),
+  currency: z.string().meta({ description: 'The currency of the orders (ISO 4217)' }),
+  taxable: z.number().meta({
+    description: "The lines' net amount (without tax, after discounts), invoices less credit notes",
+  }),
+  tax: z.number().meta({ description: "The lines' tax, invoices less credit notes" }),
+  invoices: ZCount.meta({ description: 'Invoices of the period with a line in this row' }),
+  creditNotes: ZCount.meta({ description: 'Credit notes of the period with a line in this row (subtracted)' }),
 });
+export type TTaxReportRow = z.infer<typeof ZTaxReportRow>;
+
 export const ZTaxReport = z.object({
   storeId: z.string(),
   livemode: z.boolean(),
-  currency: z.string(),
-  from: z.string(),
-  to: z.string(),
-  rows: z.array(ZTaxReportRow),
-  totals: z.object({ taxable: z.number(), tax: z.number() }),
+  from: z.string().meta({ description: "The period's start, inclusive (ISO 8601, UTC)" }),
+  to: z.string().meta({ description: "The period's end, exclusive (ISO 8601, UTC)" }),
+  rows: z.array(ZTaxReportRow).meta({ description: 'By country, then rate (highest first), then reverse charge' }),
+  totals: z
+    .array(z.object({ currency: z.string(), taxable: z.number(), tax: z.number() }))
+    .meta({ description: 'The rows summed, one per currency (one unless the store changed its currency)' }),
 });
 export type TTaxReport = z.infer<typeof ZTaxReport>;

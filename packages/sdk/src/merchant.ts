@@ -1,6 +1,6 @@
 /**
  * The merchant client: server-side code holding an `sk_live_` or `sk_test_` API key (its `mode`). Orders (read, update, mark paid, refund,
- * walk every page), webhook endpoints (every operation, deliveries, retry, replay), licenses, subscriptions,
+ * walk every page), the tax report, webhook endpoints (every operation, deliveries, retry, replay), licenses, subscriptions,
  * coupons, products and their key stock, the store itself (name and look), the store's events
  * (what a reconciliation of missed webhooks walks), and deleting the store's test data (a test key).
  *
@@ -68,6 +68,15 @@ export type SubscriptionUpdatePreview = Out<'subscriptions.previewUpdate'>;
 export type SubscriptionAdvanceParams = In<'subscriptions.advance'>;
 /** What advancing a test clock did: the subscription, the orders it created, the event types it emitted. */
 export type SubscriptionAdvance = Out<'subscriptions.advance'>;
+
+/**
+ * `from` (inclusive) and `to` (exclusive): instants with an offset (`2026-04-01T00:00:00Z`), at most
+ * 400 days apart. The SDK answers JSON; the same rows as CSV are `format=csv` on the REST path.
+ */
+export type TaxReportParams = Omit<In<'reports.tax'>, 'format'>;
+/** Per country, rate, reverse charge and currency: `taxable` and `tax` of the period's invoices less its credit notes; `totals` per currency. */
+export type TaxReport = Out<'reports.tax'>;
+export type TaxReportRow = TaxReport['rows'][number];
 
 export type Product = Out<'catalog.get'>;
 export type ProductPage = Out<'catalog.list'>;
@@ -361,6 +370,16 @@ export function createMerchantClient(options: MerchantClientOptions) {
       transport.call('testData.merchantGet', params, read, opts),
   };
 
+  const reports = {
+    /**
+     * The tax report (scope order:read): per tax country, line rate, reverse charge and currency, the
+     * taxable amount and tax of the invoices paid in `[from, to)` less the credit notes issued in it,
+     * and the invoices and credit notes counted; what a one-stop-shop return needs.
+     */
+    tax: (params: TaxReportParams, opts?: RequestOptions): Promise<TaxReport> =>
+      transport.call('reports.tax', params, read, opts),
+  };
+
   const events = {
     /** One page of the store's events, newest first (scope event:read); filters `type`, `from`, `to`. Kept 30 days. */
     list: <E extends WebhookEventName = WebhookEventName>(
@@ -447,6 +466,7 @@ export function createMerchantClient(options: MerchantClientOptions) {
     mode,
     stores,
     orders,
+    reports,
     webhooks,
     licenses,
     subscriptions,

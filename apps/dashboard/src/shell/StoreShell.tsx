@@ -24,6 +24,7 @@ const NAV = [
   { to: '/stores/$storeId/coupons', label: 'Coupons' },
   { to: '/stores/$storeId/blacklist', label: 'Blacklist' },
   { to: '/stores/$storeId/customers', label: 'Customers' },
+  { to: '/stores/$storeId/tax', label: 'Tax' },
   { to: '/stores/$storeId/tickets', label: 'Tickets' },
   { to: '/stores/$storeId/licenses', label: 'Licenses' },
   { to: '/stores/$storeId/webhooks', label: 'Webhooks' },

@@ -23,6 +23,7 @@ export function DataTable<T>({
   rowKey,
   empty,
   bare = false,
+  footer = [],
 }: {
   /** The table's accessible name (shown visually hidden when the heading above says it). */
   caption: string;
@@ -33,6 +34,11 @@ export function DataTable<T>({
   empty: ReactNode;
   /** Inside a card that is its frame already: no border of its own. */
   bare?: boolean;
+  /**
+   * Summary rows under the body (totals): each a row header (`label`, in the first column) and one
+   * cell per other column, null where the column has no total.
+   */
+  footer?: ReadonlyArray<{ key: string; label: string; cells: ReadonlyArray<ReactNode> }>;
 }) {
   return (
     <div className={bare ? 'min-w-0 overflow-x-auto' : 'table-wrap'}>
@@ -69,6 +75,25 @@ export function DataTable<T>({
             ))
           )}
         </tbody>
+        {rows.length > 0 && footer.length > 0 && (
+          <tfoot>
+            {footer.map((row) => (
+              <tr key={row.key} className="font-semibold">
+                <th scope="row" className="whitespace-nowrap">
+                  {row.label}
+                </th>
+                {row.cells.map((cell, i) => (
+                  <td
+                    key={columns[i + 1]?.header ?? i}
+                    className={`whitespace-nowrap ${columns[i + 1]?.numeric ? 'numeric' : ''}`}
+                  >
+                    {cell}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tfoot>
+        )}
       </table>
     </div>
   );

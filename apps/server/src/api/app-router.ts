@@ -11,6 +11,7 @@ import { fulfilmentRouter } from './routers/fulfilment.router.js';
 import { identityRouter } from './routers/identity.router.js';
 import { licensesRouter } from './routers/licenses.router.js';
 import { ordersRouter } from './routers/orders.router.js';
+import { reportsRouter } from './routers/reports.router.js';
 import { storesRouter } from './routers/stores.router.js';
 import { subscriptionsRouter } from './routers/subscriptions.router.js';
 import { testDataRouter } from './routers/test-data.router.js';
@@ -26,6 +27,7 @@ export const appRouter = router({
   stores: storesRouter,
   apiKeys: apiKeysRouter,
   orders: ordersRouter,
+  reports: reportsRouter,
   customer: customersRouter,
   customerDashboard: customerDashboardRouter,
   customers: storeCustomersRouter,

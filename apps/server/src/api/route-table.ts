@@ -210,6 +210,7 @@ export function policyGaps(
     if (!policy.dashboard?.tags.length)
       gaps.push(`${name}: a storeAccess route names the tags of its dashboard path (dashboard.tags)`);
   } else if (policy?.dashboard) gaps.push(`${name}: only a storeAccess route has a dashboard path`);
+  if (policy?.csv && method !== 'GET') gaps.push(`${name}: only a GET answers CSV (csv)`);
   return gaps;
 }
 
@@ -225,6 +226,12 @@ function hasBodyFields(inputs: unknown[], params: string[]): boolean {
   if (inputs.length === 0) return false;
   const shape = (inputs[0] as { shape?: Record<string, unknown> }).shape;
   return !shape || Object.keys(shape).some((key) => !params.includes(key));
+}
+
+/** Whether an input (its object schema) has the field `name`. */
+function hasInputField(inputs: unknown[], name: string): boolean {
+  const shape = (inputs[0] as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape !== undefined && Object.hasOwn(shape, name);
 }
 
 function complete(policy: Partial<RoutePolicy>): RoutePolicy {
@@ -256,6 +263,8 @@ export function routeTable(router: AnyRouter, plainRoutes: readonly PlainRouteDe
     gaps.push(...policyGaps(name, meta, method, { path: openapi?.path }));
     if (meta?.idempotency && !isReplayable(def.resolver))
       gaps.push(`${name}: declares idempotency but its resolver is not replayable()`);
+    if (meta?.csv && !hasInputField(def.inputs, 'format'))
+      gaps.push(`${name}: answers CSV but its input takes no \`format\``);
     if (!method || !openapi?.path || !meta?.auth) continue;
     const declared = complete(meta);
     const hasInput = def.inputs.length > 0;

@@ -6,8 +6,8 @@
  * parameters), calls the procedure with the request's context through invokeProcedure (the same
  * middleware chain /trpc runs: errors, rate limit, readable input, idempotency, the builder's
  * guard, the input and output schemas) and answers with the route's success status, or with our
- * error body. trpc-to-openapi builds the OpenAPI document from the same procedures
- * (openapi/document.ts); its runtime adapter is not used: it made a URL, an AbortController with
+ * error body; a route whose policy offers CSV answers `format=csv` with its output as CSV.
+ * trpc-to-openapi builds the OpenAPI document from the same procedures (openapi/document.ts); its runtime adapter is not used: it made a URL, an AbortController with
  * an undici Request and a tRPC caller for every request, and found the route by trying each
  * path's regular expression in turn.
  */
@@ -97,6 +97,15 @@ function restHandler(deps: AppDeps, entry: RouteEntry) {
         signal: undefined,
         batchIndex: 0,
       });
+      // A report asked for as CSV (the route's policy says how its output reads as CSV).
+      if (entry.policy.csv && given.format === 'csv') {
+        const csv = entry.policy.csv as { render: (output: unknown) => string; filename: (output: unknown) => string };
+        return reply
+          .code(status)
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(csv.filename(data))}`)
+          .send(csv.render(data));
+      }
       reply.code(status).type('application/json');
       return data === undefined ? reply.send() : reply.send(JSON.stringify(data));
     } catch (error) {

@@ -124,6 +124,13 @@ const REPLAYED_HEADERS: Headers = {
   },
 };
 
+const CSV_HEADERS: Headers = {
+  'Content-Disposition': {
+    description: "With `format=csv`: `attachment; filename*=UTF-8''<name>.csv`",
+    schema: { type: 'string' },
+  },
+};
+
 const COOKIE_SCHEMES: Record<string, oas31.SecuritySchemeObject> = {
   sessionCookie: {
     type: 'apiKey',
@@ -187,6 +194,17 @@ function describe(operation: oas31.OperationObject, entry: RouteEntry): void {
     if (!status.startsWith('2')) continue;
     if (policy.successStatus === 204) responses['204'] = { description: 'No content' };
     else responses[String(policy.successStatus ?? status)] = response;
+  }
+  if (policy.csv) {
+    // `format=csv`: the same rows as CSV, a download (RoutePolicy.csv, http/rest.ts).
+    for (const [status, response] of Object.entries(responses)) {
+      if (!status.startsWith('2')) continue;
+      responses[status] = {
+        ...response,
+        headers: { ...(response.headers ?? {}), ...CSV_HEADERS },
+        content: { ...(response.content ?? {}), 'text/csv': { schema: { type: 'string' } } },
+      };
+    }
   }
   const limited = policy.rateLimit !== undefined || policy.auth.kind === 'apiKey';
   const byStatus = new Map<number, TErrorCode[]>();

@@ -68,4 +68,18 @@ export interface RoutePolicy {
    * `<namespace>-dashboard<Name>` (`orders-dashboardGet` for `orders.get`).
    */
   dashboard?: { tags: string[] } | undefined;
+  /**
+   * A GET whose answer is also offered as CSV (a report): its input takes `format` (`json`, the
+   * default, or `csv`), and REST answers `format=csv` with `render(output)` as `text/csv`, an
+   * attachment named `filename(output)`. The output is the procedure's, checked by its schema
+   * first; /trpc answers JSON whatever the format. A query parameter rather than the Accept header:
+   * a link, a curl line and a cache key all carry it, and the document lists it with its values.
+   */
+  csv?: CsvAnswer | undefined;
+}
+
+/** How a route's output reads as CSV (RoutePolicy.csv). `never`: each route's own output type is accepted. */
+export interface CsvAnswer {
+  render: (output: never) => string;
+  filename: (output: never) => string;
 }

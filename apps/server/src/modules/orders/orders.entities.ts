@@ -73,6 +73,13 @@ export const OrderSchema = defineEntity({
       expression:
         'create index "order_store_mode_invoiced_paid_index" on "order" ("store_id", "livemode", "paid_at") where "invoice_number" is not null',
     },
+    // The tax report's credit notes: a store's credited orders by the day they were refunded
+    // (modules/tax/tax-report.repo.ts), without reading the store's invoices paid before.
+    {
+      name: 'order_store_mode_credited_refunded_index',
+      expression:
+        'create index "order_store_mode_credited_refunded_index" on "order" ("store_id", "livemode", "refunded_at") where "credit_note_number" is not null',
+    },
     // The expiry job finds stale pending orders without scanning paid ones.
     {
       name: 'order_pending_created_index',
