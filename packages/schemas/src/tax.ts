@@ -345,11 +345,9 @@ export const orderTaxFields = {
   taxCountry: z.string().nullable().meta({
     description: "The buyer's billing country the tax was worked out for; null when the store's tax is off",
   }),
-  reverseCharge: z
-    .boolean()
-    .meta({
-      description: 'A B2B sale to a valid EU VAT id of another EU country: no tax charged, the buyer accounts for it',
-    }),
+  reverseCharge: z.boolean().meta({
+    description: 'A B2B sale to a valid EU VAT id of another EU country: no tax charged, the buyer accounts for it',
+  }),
   invoiceNumber: z.string().nullable().meta({
     description: '`INV-<year>-<n>`, gapless per store and mode, given when a taxed order is paid; null otherwise',
   }),
@@ -363,16 +361,10 @@ export const billingInputFields = {
   country: ZCountryCode.optional().meta({
     description: "The buyer's billing country (ISO 3166-1 alpha-2); required when the store charges tax",
   }),
-  taxId: z
-    .string()
-    .trim()
-    .min(4)
-    .max(20)
-    .optional()
-    .meta({
-      description:
-        "The buyer's EU VAT id (`FR40303265045`): a valid one of another EU country makes a reverse-charge sale",
-    }),
+  taxId: z.string().trim().min(4).max(20).optional().meta({
+    description:
+      "The buyer's EU VAT id (`FR40303265045`): a valid one of another EU country makes a reverse-charge sale",
+  }),
   billingName: ZSingleLine(200)
     .optional()
     .meta({ description: "The buyer's or the business's name, printed on the invoice" }),
