@@ -221,6 +221,15 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
     expect(verified.headers.getSetCookie().some((value) => value.startsWith('svc_session='))).toBe(false);
     const cookie = setCookie.split(';')[0]!;
 
+    const untaxed = {
+      subtotal: 0,
+      taxAmount: 0,
+      taxRate: null,
+      taxCountry: null,
+      reverseCharge: false,
+      invoiceNumber: null,
+      creditNoteNumber: null,
+    };
     const expected = {
       ebook: {
         id: ebook!.id,
@@ -234,6 +243,8 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
         lines: [{ productName: 'E-book', quantity: 1, unitPrice: 19.99, plan: null }],
         subscriptionId: null,
         billingReason: 'purchase',
+        // Inserted raw, untaxed: no subtotal written, no tax, no invoice.
+        ...untaxed,
         createdAt: at(24).toISOString(),
         completedAt: null,
       },
@@ -249,6 +260,8 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
         lines: [{ productName: 'Game key', quantity: 1, unitPrice: 500, plan: null }],
         subscriptionId: null,
         billingReason: 'purchase',
+        // Inserted raw, untaxed: no subtotal written, no tax, no invoice.
+        ...untaxed,
         createdAt: at(48).toISOString(),
         completedAt: null,
       },
@@ -267,6 +280,8 @@ describe('sign-in with an e-mailed code, then the customer area', () => {
         ],
         subscriptionId: null,
         billingReason: 'purchase',
+        // Inserted raw, untaxed: no subtotal written, no tax, no invoice.
+        ...untaxed,
         createdAt: at(72).toISOString(),
         completedAt: null,
       },
