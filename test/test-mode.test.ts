@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAIN_ROUTES } from '../apps/server/src/http/plain-routes.js';
 import { appRouter } from '../apps/server/src/api/app-router.js';
 import { routeTable, type RouteEntry } from '../apps/server/src/api/route-table.js';
+import { insertInvoicedOrder } from './support/orders.js';
 import { buy, pay, TEST_GATEWAY_SECRET } from './support/payments.js';
 import { clientIp, registerSeller, uniqueEmail, createStoreFor, type Seller } from './support/seller.js';
 import { startServer } from './support/server.js';
@@ -224,6 +225,10 @@ async function buildWorld(mode: Mode, price: number): Promise<World> {
   );
   ids.orderId = paid.id;
   ids.pendingOrder = pending.id;
+  // An order of this mode with an invoice and a credit note, so their PDFs have something to reach.
+  ids.invoicedOrder = (
+    await insertInvoicedOrder(server.db.url, storeId, { livemode: mode === 'live', customerEmail: buyer })
+  ).id;
   const soldKey = (await ok(await fetch(`${server.url}/api/orders/${paid.id}/keys?token=${paid.token}`), 200, 'keys'))
     .keys[0].key as string;
   const activated = await ok(
@@ -326,6 +331,7 @@ function validBody(entry: RouteEntry, objects: World): Record<string, unknown> |
 }
 
 function idFor(entry: RouteEntry, name: string, objects: World): string {
+  if (name === 'orderId' && /\/(invoice|credit-note)$/.test(entry.path)) return objects.ids.invoicedOrder!;
   if (name === 'orderId')
     return /mark-paid|cancel|payment-proof/.test(entry.path) ? objects.ids.pendingOrder! : objects.ids.orderId!;
   const value = objects.ids[name];
@@ -535,7 +541,7 @@ describe('test mode: a test key or test dashboard call never reaches a live obje
         }).then((r) => r.json());
       const orders = await merchant('/orders?limit=100');
       expect(orders.orders.map((o: { id: string }) => o.id).sort()).toEqual(
-        [own.ids.orderId, own.ids.pendingOrder].sort(),
+        [own.ids.orderId, own.ids.pendingOrder, own.ids.invoicedOrder].sort(),
       );
       expect(orders.orders.every((o: { livemode: boolean }) => o.livemode === (mode === 'live'))).toBe(true);
       const licenses = await merchant('/licenses');

@@ -104,10 +104,17 @@ export async function insertOrders(databaseUrl: string, storeId: string, seeds: 
 export async function insertInvoicedOrder(
   databaseUrl: string,
   storeId: string,
-  opts: { livemode?: boolean; invoiceNumber?: string; creditNoteNumber?: string } = {},
+  opts: { livemode?: boolean; invoiceNumber?: string; creditNoteNumber?: string; customerEmail?: string } = {},
 ): Promise<SeededOrder> {
   const [order] = await insertOrders(databaseUrl, storeId, [
-    { status: 'refunded', priceMinor: 1190, paidMinor: 1190, currency: 'EUR', livemode: opts.livemode ?? true },
+    {
+      status: 'refunded',
+      priceMinor: 1190,
+      paidMinor: 1190,
+      currency: 'EUR',
+      livemode: opts.livemode ?? true,
+      ...(opts.customerEmail ? { customerEmail: opts.customerEmail } : {}),
+    },
   ]);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
