@@ -353,7 +353,6 @@ export async function createOrder(
         checkoutTokenHash: sha256Hex(checkoutToken),
         billingCountry: request.country ?? null,
         buyerTaxId: tax.taxId,
-        taxBehavior: order.taxBehavior ?? null,
         billingName: request.billingName ?? null,
         billingAddress: request.billingAddress ?? null,
         lines: lineViews.map((line) => ({ id: newId(), ...line })),

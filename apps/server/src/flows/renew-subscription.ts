@@ -176,7 +176,6 @@ async function periodOrder(
       checkoutTokenHash: sha256Hex(randomToken(32)),
       periodStart: charge.periodStart,
       buyerTaxId: tax.taxId,
-      taxBehavior: order.taxBehavior ?? null,
       billingCountry: first?.billingCountry ?? null,
       billingName: first?.billingName ?? null,
       billingAddress: first?.billingAddress ?? null,
