@@ -25,6 +25,7 @@ function screens(shop: ShowcaseStore): Array<{ name: string; path: string; dark?
     { name: 'product', path: `/products/${shop.productId}`, dark: true },
     { name: 'coupons', path: '/coupons' },
     { name: 'customers', path: '/customers' },
+    { name: 'tax', path: '/tax', dark: true },
     { name: 'tickets', path: '/tickets' },
     { name: 'licenses', path: '/licenses' },
     { name: 'webhooks', path: '/webhooks' },
