@@ -86,12 +86,13 @@ export async function insertTaxedOrders(databaseUrl: string, storeId: string, co
          from spec),
        orders as (
          insert into "order" (id, store_id, livemode, status, product_name, price_minor, paid_minor, currency,
-           customer_email, note, tax_behavior, tax_country, reverse_charge, invoice_number, credit_note_number,
-           paid_at, refunded_at, created_at, updated_at)
+           customer_email, note, tax_behavior, tax_country, reverse_charge, invoice_number, invoice_seller,
+           credit_note_number, paid_at, refunded_at, created_at, updated_at)
          select md5($1 || ':' || i), $1, i % 13 <> 0, case when i % 7 = 0 then 'refunded' else 'completed' end,
            'Taxed ' || i, net, net, case when i % 17 = 0 then 'USD' else 'EUR' end,
            'buyer-' || i || '@example.test', i::text, 'exclusive', country, kind = 7,
            case when i % 11 <> 0 then 'INV-2026-' || i end,
+           case when i % 11 <> 0 then '{"name": "Report Seller", "address": "", "taxId": ""}'::jsonb end,
            case when i % 11 <> 0 and i % 7 = 0 then 'CN-2026-' || i end,
            paid_at, case when i % 7 = 0 then paid_at + (i % 50) * interval '1 day' end, paid_at, paid_at
          from rated

@@ -1,7 +1,7 @@
 /**
  * The invoice and credit note documents (modules/invoices) of orders placed, paid and refunded
  * through the flows, against the real database, without HTTP: the seller from the store's tax
- * settings, the buyer's billing details, each line's share of a coupon, net and tax exactly as the
+ * settings as they were when the invoice was issued, the buyer's billing details, each line's share of a coupon, net and tax exactly as the
  * order's lines hold them, the totals equal to what the buyer paid, the credit note negative and
  * naming the invoice; an untaxed or unpaid order has none (404 not_found).
  */
@@ -185,6 +185,59 @@ describe('invoice documents of real orders', () => {
     expect(invoice.reverseChargeNote).toBe(REVERSE_CHARGE_NOTE);
     expect(invoice.taxByRate).toEqual([{ rate: '0%', net: '50.00', tax: '0.00' }]);
     expect(invoice.totals).toEqual({ net: '50.00', tax: '0.00', gross: '50.00' });
+  });
+
+  it('an issued invoice keeps the seller it named when the store edits its name, address and tax id', async () => {
+    const { ctx, store, product, clock } = await germanStore();
+    const p = await product('Fonts', 20);
+    const place = async () =>
+      (
+        await createOrder(
+          ctx,
+          { store: store.id, cart: [{ productId: p.id, quantity: 1 }], email: 'keep@example.test', country: 'DE' },
+          fromDE,
+        )
+      ).order;
+    const first = await place();
+    await markOrderPaid(ctx, { storeId: store.id, orderId: first.id });
+
+    // The business moves and changes its name after the first invoice.
+    await updateMerchantStore(ctx, {
+      storeId: store.id,
+      settings: {
+        tax: {
+          behavior: 'exclusive',
+          originCountry: 'DE',
+          registrations: ['EU'],
+          sellerName: 'Beispiel AG',
+          sellerAddress: 'Neue Allee 9\n80331 München',
+          sellerTaxId: 'DE129273398',
+        },
+      },
+    });
+    const original = {
+      name: 'Beispiel GmbH',
+      addressLines: ['Hauptstraße 1', '10115 Berlin'],
+      taxId: 'DE136695976',
+    };
+    const invoice = await orderDocument(ctx, { order: await loaded(ctx, first.id), kind: 'invoice' });
+    expect(invoice.seller).toEqual(original);
+
+    // Its credit note, issued after the edit, names the seller its invoice named.
+    clock.set(T0 + 86_400_000);
+    await refundStoreOrder(ctx, { storeId: store.id, orderId: first.id });
+    const credit = await orderDocument(ctx, { order: await loaded(ctx, first.id), kind: 'creditNote' });
+    expect(credit.seller).toEqual(original);
+
+    // An invoice issued after the edit names the seller as the store names itself now.
+    const second = await place();
+    await markOrderPaid(ctx, { storeId: store.id, orderId: second.id });
+    const later = await orderDocument(ctx, { order: await loaded(ctx, second.id), kind: 'invoice' });
+    expect(later.seller).toEqual({
+      name: 'Beispiel AG',
+      addressLines: ['Neue Allee 9', '80331 München'],
+      taxId: 'DE129273398',
+    });
   });
 
   it('an order of a store without tax has neither document; another store cannot name it', async () => {

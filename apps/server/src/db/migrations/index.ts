@@ -38,6 +38,7 @@ import { Migration20261128195832_license_signing_keys } from './Migration2026112
 import { Migration20261128231507_subscription_mrr_months } from './Migration20261128231507_subscription_mrr_months.js';
 import { Migration20261129051327_tax_and_invoices } from './Migration20261129051327_tax_and_invoices.js';
 import { Migration20261129052509_tax_report_credit_notes } from './Migration20261129052509_tax_report_credit_notes.js';
+import { Migration20261129083350_invoice_seller } from './Migration20261129083350_invoice_seller.js';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122224025_baseline', class: Migration20261122224025_baseline },
@@ -80,4 +81,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128231507_subscription_mrr_months', class: Migration20261128231507_subscription_mrr_months },
   { name: 'Migration20261129051327_tax_and_invoices', class: Migration20261129051327_tax_and_invoices },
   { name: 'Migration20261129052509_tax_report_credit_notes', class: Migration20261129052509_tax_report_credit_notes },
+  { name: 'Migration20261129083350_invoice_seller', class: Migration20261129083350_invoice_seller },
 ];

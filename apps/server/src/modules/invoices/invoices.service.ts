@@ -1,8 +1,8 @@
 /**
  * An order's invoice and credit note as PDFs (docs/decisions.md, "#42 Invoices"). The numbers are
- * given when the order is paid and refunded (orders/invoice-numbers.ts); this module only reads:
- * the order, its lines and the store's `settings.tax` for the seller, and renders them. Nothing
- * is stored: the same order renders the same document. Who may ask is the caller's to decide (the
+ * given when the order is paid and refunded (orders/invoice-numbers.ts), the seller's details kept
+ * with the invoice number; this module only reads the order and its lines, and renders them.
+ * Nothing is stored: the same order renders the same document, whatever the store edits later. Who may ask is the caller's to decide (the
  * store's routes find the order in the store and mode; the buyer's route through the buyer's
  * access to the order).
  */
@@ -10,8 +10,6 @@ import { AppError } from '../../lib/errors.js';
 import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
 import { findStoreOrder } from '../orders/order-lookup.js';
 import type { ServiceContext } from '../request/context.js';
-import { StoreSchema } from '../stores/stores.entities.js';
-import { storeSettings } from '../stores/store-views.js';
 import { buildInvoiceDocument, type InvoiceDocument, type InvoiceKind } from './invoice-document.js';
 import { renderInvoicePdf } from './invoice-pdf.js';
 
@@ -33,18 +31,15 @@ export async function orderDocument(
 ): Promise<InvoiceDocument> {
   const { order, kind } = input;
   const number = kind === 'invoice' ? order.invoiceNumber : order.creditNoteNumber;
-  if (!number || !order.invoiceNumber || !order.taxBehavior || !order.paidAt)
+  const seller = order.invoiceSeller;
+  if (!number || !order.invoiceNumber || !seller || !order.taxBehavior || !order.paidAt)
     throw new AppError('not_found', MISSING[kind]);
   if (kind === 'creditNote' && !order.refundedAt) throw new AppError('not_found', MISSING[kind]);
-  const [store, lines] = await Promise.all([
-    ctx.em.findOneOrFail(StoreSchema, { id: order.store.id }),
-    ctx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } }),
-  ]);
-  const { tax } = storeSettings(store);
+  const lines = await ctx.em.find(OrderLineSchema, { order: order.id }, { orderBy: { position: 'asc', id: 'asc' } });
   return buildInvoiceDocument({
     kind,
-    // The seller as the store's tax settings name it now; the store's name when they name none.
-    seller: { name: tax.sellerName || store.name, address: tax.sellerAddress, taxId: tax.sellerTaxId },
+    // The seller as the store named itself when the invoice was issued (a credit note names its invoice's).
+    seller,
     order: {
       number: order.number,
       currency: order.currency,

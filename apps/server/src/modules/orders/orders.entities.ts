@@ -6,12 +6,20 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { BILLING_REASONS, ORDER_STATUSES, PLAN_INTERVALS } from '@svc/schemas';
 import { StoreSchema } from '../stores/stores.entities.js';
 
+/** The seller an invoice names (its name, postal address and tax id), as they were when it was issued. */
+export interface InvoiceSeller {
+  name: string;
+  address: string;
+  taxId: string;
+}
+
 export const OrderSchema = defineEntity({
   name: 'Order',
   tableName: 'order',
   checks: [
     { name: 'order_price_minor_check', expression: 'price_minor >= 0' },
     { name: 'order_paid_minor_check', expression: 'paid_minor >= 0' },
+    { name: 'order_invoice_seller_check', expression: 'invoice_number is null or invoice_seller is not null' },
   ],
   indexes: [
     // One order per subscription period and reason: however many workers, crashes and retries
@@ -145,8 +153,13 @@ export const OrderSchema = defineEntity({
     buyerTaxId: p.string().length(20).nullable(),
     billingName: p.string().length(200).nullable(),
     billingAddress: p.text().nullable(),
-    /** `INV-<year>-<n>`: given in the paying transaction (invoices/invoice-numbers.ts). */
+    /** `INV-<year>-<n>`: given in the paying transaction (orders/invoice-numbers.ts). */
     invoiceNumber: p.string().length(24).nullable(),
+    /**
+     * The seller as the invoice names it, kept when the number is given: a store that later edits
+     * its name, address or tax id does not rewrite an invoice it already issued.
+     */
+    invoiceSeller: p.json<InvoiceSeller>().nullable(),
     /** `CN-<year>-<n>`: given in the refunding transaction of an invoiced order. */
     creditNoteNumber: p.string().length(24).nullable(),
     /** Keys assigned to this order; kept in the same transaction as each assignment. */

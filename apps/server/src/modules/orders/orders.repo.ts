@@ -9,7 +9,7 @@ import type { KeysetPosition } from '../../lib/cursor.js';
 import { KeysetWhere } from '../../lib/keyset.js';
 import { eventInsert, type OutboxEvent } from '../events/outbox.js';
 import type { LinePlanFields } from './order-views.js';
-import { OrderSchema, type Order } from './orders.entities.js';
+import { OrderSchema, type InvoiceSeller, type Order } from './orders.entities.js';
 
 /** The columns a list needs, straight from SQL (no entity hydration on the hot path). */
 export interface OrderRow {
@@ -491,18 +491,26 @@ export function selectOrderForUpdate(em: EntityManager, id: string): Promise<Ord
  * The next invoice (`INV`) or credit note (`CN`) number of a store's mode and year. The upsert
  * takes the counter row's lock until the caller's transaction ends: concurrent payments take
  * their numbers one after another, and a transaction that rolls back gives its number back, so
- * the numbers have no gap (a sequence would leave one). Prepared: every taxed payment runs it.
+ * the numbers have no gap (a sequence would leave one). The same statement reads the seller as
+ * the store's tax settings name it now (the store's name when they name none), for the invoice
+ * to keep. Prepared: every taxed payment runs it.
  */
 export async function takeDocumentNumber(
   em: EntityManager,
   key: { storeId: string; livemode: boolean; kind: 'INV' | 'CN'; year: number },
-): Promise<number> {
-  const [row] = await preparedRows<{ last: number }>(
+): Promise<{ number: number; seller: InvoiceSeller }> {
+  const [row] = await preparedRows<{ last: number; name: string; address: string; tax_id: string }>(
     em,
-    `insert into invoice_counter (store_id, livemode, kind, year, last) values (?, ?, ?, ?, 1)
-     on conflict (store_id, livemode, kind, year) do update set last = invoice_counter.last + 1
-     returning last`,
+    `with counter as (
+       insert into invoice_counter (store_id, livemode, kind, year, last) values (?, ?, ?, ?, 1)
+       on conflict (store_id, livemode, kind, year) do update set last = invoice_counter.last + 1
+       returning last, store_id)
+     select counter.last,
+            coalesce(nullif(s.settings->'tax'->>'sellerName', ''), s.name) as name,
+            coalesce(s.settings->'tax'->>'sellerAddress', '') as address,
+            coalesce(s.settings->'tax'->>'sellerTaxId', '') as tax_id
+       from counter join store s on s.id = counter.store_id`,
     [key.storeId, key.livemode, key.kind, key.year],
   );
-  return row!.last;
+  return { number: row!.last, seller: { name: row!.name, address: row!.address, taxId: row!.tax_id } };
 }
