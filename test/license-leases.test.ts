@@ -143,8 +143,12 @@ describe("a test subscription's lease", () => {
     const sale = await subscribe();
     const activated = await license('activate', { key: sale.key, instanceName: 'desktop' });
     const subscription = await json(await merchant('GET', `/subscriptions/${sale.subscriptionId}`), 200);
-    expect(claimsOf(activated.lease).exp).toBe(Math.floor(Date.parse(subscription.currentPeriodEnd) / 1000));
-    expect(claimsOf(activated.lease).exp - claimsOf(activated.lease).iat).toBeLessThan(32 * 86_400);
+    // Dated in real time, it lasts what the period has left at the subscription's clock.
+    const leased = claimsOf(activated.lease);
+    expect(Math.abs(leased.iat * 1000 - Date.now())).toBeLessThan(60_000);
+    const left = (Date.parse(subscription.currentPeriodEnd) - Date.parse(subscription.clockTime)) / 1000;
+    expect(Math.abs(leased.exp - leased.iat - left)).toBeLessThanOrEqual(1);
+    expect(leased.exp - leased.iat).toBeLessThan(32 * 86_400);
     // Canceled at the period's end, then its clock moved past it: expired, and no lease.
     await json(await merchant('POST', `/subscriptions/${sale.subscriptionId}/cancel`, { atPeriodEnd: true }), 200);
     await json(
@@ -155,6 +159,28 @@ describe("a test subscription's lease", () => {
     );
     const ended = await license('validate', { key: sale.key, instanceId: activated.instance.id });
     expect(ended).toMatchObject({ valid: false, reason: 'expired', lease: null });
+  });
+
+  it('is dated in real time after its clock has run months ahead, so it never outlives the keys the JWKS keeps', async () => {
+    const sale = await subscribe();
+    const activated = await license('activate', { key: sale.key, instanceName: 'studio' });
+    // Ten renewals on the test clock: the subscription's clock is now ~300 days past the wall.
+    await json(
+      await merchant('POST', `/subscriptions/${sale.subscriptionId}/advance`, {
+        to: new Date(Date.now() + 300 * DAY).toISOString(),
+      }),
+      200,
+    );
+    const validated = await license('validate', { key: sale.key, instanceId: activated.instance.id });
+    expect(validated).toMatchObject({ valid: true, reason: null });
+    const claims = claimsOf(validated.lease);
+    expect(Math.abs(claims.iat * 1000 - Date.now())).toBeLessThan(60_000);
+    expect(claims.exp - claims.iat).toBeLessThanOrEqual(90 * 86_400);
+    // A rotation keeps the key that signed it published past the lease's exp.
+    await json(await merchant('POST', '/license-signing-keys/rotate'), 200);
+    const keys = await json(await merchant('GET', '/license-signing-keys'), 200);
+    const signer = keys.keys.find((k: { kid: string }) => k.kid === headerOf(validated.lease).kid);
+    expect(Date.parse(signer.publishedUntil)).toBeGreaterThan(claims.exp * 1000);
   });
 });
 
@@ -216,7 +242,8 @@ describe('offline license leases', () => {
     const after = await json(await merchant('GET', '/license-signing-keys'), 200);
     const old = after.keys.find((k: { kid: string }) => k.kid === headerOf(lease).kid);
     expect(old.retiredAt).not.toBeNull();
-    expect(Date.parse(old.publishedUntil) - Date.parse(old.retiredAt)).toBe(90 * DAY);
+    // The longest lease (90 days) from the last moment another process may sign with it (a minute's cache).
+    expect(Date.parse(old.publishedUntil) - Date.parse(old.retiredAt)).toBe(90 * DAY + 60_000);
     const rotatedJwks = await jwksOf(store.id);
     expect(rotatedJwks.keys.map((k) => k.kid)).toEqual(expect.arrayContaining([headerOf(lease).kid, rotated.kid]));
     const renewed = await license('validate', { key: sale.key });

@@ -122,6 +122,21 @@ describe('the store in the merchant API', () => {
     expect(await reset.json()).toMatchObject({ name: 'Look Shop 2', accentColor: null });
   });
 
+  it('sets the offline lease days (#41: 1 to 90), which the dashboard then shows; refuses 0 and 91', async () => {
+    const changed = await call(keys.all, 'PATCH', `/stores/${shop.id}`, { settings: { licenseLeaseDays: 30 } });
+    expect(changed.status, await changed.clone().text()).toBe(200);
+    expect((await changed.json()).settings).toMatchObject({ licenseLeaseDays: 30 });
+    const seen = await (await dashboard(owner, 'GET', `/api/dashboard/stores/${shop.id}`)).json();
+    expect(seen.settings.licenseLeaseDays).toBe(30);
+    for (const days of [0, 91]) {
+      const error = await errorOf(
+        await call(keys.all, 'PATCH', `/stores/${shop.id}`, { settings: { licenseLeaseDays: days } }),
+      );
+      expect(error.status, String(days)).toBe(400);
+      expect(error.paths.join(' ')).toContain('licenseLeaseDays');
+    }
+  });
+
   it('answers 400 with the field for a bad colour, a too-long description, or a field a key may not change', async () => {
     for (const [body, field] of [
       [{ accentColor: 'red' }, 'accentColor'],

@@ -163,6 +163,29 @@ describe('the Developers screen', () => {
   });
 });
 
+describe('license signing keys', () => {
+  it('rotates the signing key behind a dialog: the table shows the old key retired and still published, the JWKS holds both', async () => {
+    const shop = await createShop(server.url, 'Lease Works');
+    const jwksUrl = `${server.url}/api/v1/licenses/jwks/${shop.store.id}`;
+    await signIn(shop.seller, `/stores/${shop.store.id}/developers`);
+    const section = page.getByRole('region', { name: 'License signing keys' });
+    await section.getByRole('table', { name: 'License signing keys' }).getByText('Current').waitFor();
+    expect(await section.locator('code').first().textContent()).toBe(jwksUrl);
+    const before = (await (await fetch(jwksUrl)).json()) as { keys: Array<{ kid: string }> };
+    await section.getByRole('button', { name: 'Rotate signing key' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Rotate the license signing key?' });
+    await dialog.getByRole('button', { name: 'Rotate' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await section.getByText(/^Retired .*; in the JWKS until /).waitFor();
+    const rows = section.getByRole('table', { name: 'License signing keys' }).locator('tbody tr');
+    expect(await rows.count()).toBe(2);
+    const after = (await (await fetch(jwksUrl)).json()) as { keys: Array<{ kid: string }> };
+    expect(after.keys.length).toBe(before.keys.length + 1);
+    expect(after.keys.map((k) => k.kid)).toEqual(expect.arrayContaining(before.keys.map((k) => k.kid)));
+    await checkScreen();
+  });
+});
+
 describe('licenses', () => {
   it('disables a license on its page; the License API then answers disabled, and valid again once enabled', async () => {
     const shop = await createShop(server.url, 'License Works');

@@ -12,6 +12,8 @@ export interface ProductSeed {
   customFields?: Array<{ name: string; type?: string; required?: boolean }>;
   minQuantity?: number;
   maxQuantity?: number | null;
+  /** Days a sold license key stays valid (a one-time license's `expiresAt`). */
+  licenseValidityDays?: number | null;
   /** A recurring product's plans (its price must then be the first active plan's). */
   plans?: Array<{ interval: string; intervalCount?: number; price: number; trialDays?: number; active?: boolean }>;
 }

@@ -209,14 +209,19 @@ export const ZStoreList = z.object({ stores: z.array(ZStore) });
 export const ZMerchantStore = ZStore.omit({ role: true, permissions: true, banned: true });
 export type TMerchantStore = z.infer<typeof ZMerchantStore>;
 
-/** What a merchant API key may change of the store: its name, its look (docs/architecture.md, The faces) and its tax. */
+/**
+ * What a merchant API key may change of the store: its name, its look (docs/architecture.md, The
+ * faces), its tax and its offline lease days.
+ */
 export const ZMerchantUpdateStoreInput = ZUpdateStoreInput.pick({
   storeId: true,
   name: true,
   description: true,
   accentColor: true,
 }).extend({
-  settings: z.strictObject({ tax: ZTaxSettingsInput.optional() }).optional(),
+  settings: z
+    .strictObject({ tax: ZTaxSettingsInput.optional(), licenseLeaseDays: ZLicenseLeaseDays.optional() })
+    .optional(),
 });
 export type TMerchantUpdateStoreInput = z.infer<typeof ZMerchantUpdateStoreInput>;
 

@@ -1,7 +1,8 @@
 // Running offline: activate once online and keep the lease and the store's JWKS; at every start
 // verify the lease with no network; refresh it (validate) whenever the service answers.
 //   SVC_STORE_ID=... SVC_PRODUCT_ID=... LICENSE_KEY=... node packages/sdk/examples/license-offline.mjs
-// (STATE_FILE defaults to ./.license-lease.json; INSTANCE_NAME to this machine's host name.)
+// (STATE_FILE defaults to ./.license-lease.json; INSTANCE_NAME to this machine's host name;
+// ALLOW_TEST_LICENSES=1 accepts a lease of the store's test mode, for a development build.)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createLicenseClient, fetchJwks, isSvcError, LeaseInvalidError, verifyLicenseLease } from '@svc/sdk/licenses';
@@ -38,7 +39,13 @@ try {
 try {
   if (!state) throw new LeaseInvalidError('malformed', 'no lease kept: activate while online');
   const claims = await verifyLicenseLease(state.lease, { jwks: state.jwks, productId });
-  console.log(`license valid offline until ${new Date(claims.exp * 1000).toISOString()}: starting`);
+  // The store's JWKS holds its test-mode keys too: a release build takes live licenses only.
+  if (!claims.livemode && process.env.ALLOW_TEST_LICENSES !== '1') {
+    console.log('a test-mode license: starting in trial mode');
+    process.exitCode = 3;
+  } else {
+    console.log(`license valid offline until ${new Date(claims.exp * 1000).toISOString()}: starting`);
+  }
 } catch (error) {
   if (!(error instanceof LeaseInvalidError)) throw error;
   console.log(`no valid lease (${error.reason}): starting in trial mode`);

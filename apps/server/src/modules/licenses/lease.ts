@@ -62,6 +62,8 @@ export interface LeaseSubject {
   leaseDays: number;
   /** The time the license was judged at: a test subscription's clock, else now. */
   at: Date;
+  /** The service's clock: when the lease is signed. */
+  now: Date;
 }
 
 interface CurrentKey {
@@ -136,11 +138,20 @@ async function signingKey(ctx: ServiceContext, storeId: string, livemode: boolea
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
-/** The claims of a lease on `subject`: `exp` the earlier of its access end and the store's lease days from `at`. */
+/**
+ * The claims of a lease on `subject`: issued now, `exp` the earlier of the store's lease days and
+ * the access the license has left when judged. A test subscription is judged at its clock, but its
+ * lease is dated in real time (the access it has left at its clock, from now): software checks a
+ * lease against its own real clock, and a lease dated at a clock advanced months ahead would run
+ * that far past the 90 days a retired key stays published.
+ */
 export function leaseClaims(subject: LeaseSubject, issuer: string): LeaseClaims {
-  const iat = Math.floor(subject.at.getTime() / 1000);
+  const now = subject.now.getTime();
+  const iat = Math.floor(now / 1000);
   const byDays = iat + subject.leaseDays * 86_400;
-  const accessEnd = subject.expiresAt ? Math.floor(subject.expiresAt.getTime() / 1000) : byDays;
+  const accessEnd = subject.expiresAt
+    ? Math.floor((subject.expiresAt.getTime() - subject.at.getTime() + now) / 1000)
+    : byDays;
   return {
     iss: issuer,
     sub: subject.licenseId,
@@ -223,7 +234,8 @@ export async function rotateSigningKey(ctx: ServiceContext, input: { storeId: st
     );
     if (old) {
       old.retiredAt = now;
-      old.publishedUntil = new Date(now.getTime() + LICENSE_LEASE_DAYS_MAX * DAY_MS);
+      // The longest lease, from the last moment a process may still sign with the old key (its cache).
+      old.publishedUntil = new Date(now.getTime() + LICENSE_LEASE_DAYS_MAX * DAY_MS + KEY_CACHE_MS);
       // The retirement is written before the new key: one current key at every moment (the partial unique index).
       await tx.em.flush();
     }

@@ -113,6 +113,7 @@ function leaseOf(ctx: ServiceContext, row: LicenseRow, instanceId: string | null
     expiresAt: row.expires_at ? new Date(row.expires_at) : null,
     leaseDays: row.lease_days,
     at: row.clock_time ? new Date(row.clock_time) : now,
+    now,
   });
 }
 

@@ -262,7 +262,7 @@ export async function getMerchantStore(ctx: ServiceContext, input: { storeId: st
   return toMerchantStore(await ctx.em.findOneOrFail(StoreSchema, { id: input.storeId }));
 }
 
-/** A merchant's change of the store's name and look, through the dashboard's writer. */
+/** A merchant's change of the store's name, look, tax and offline lease days, through the dashboard's writer. */
 export async function updateMerchantStore(
   ctx: ServiceContext,
   input: TMerchantUpdateStoreInput,
@@ -273,7 +273,8 @@ export async function updateMerchantStore(
       name,
       description,
       accentColor,
-      ...(settings?.tax ? { settings: { tax: settings.tax } } : {}),
+      // Only what the merchant schema lets through: the tax and the offline lease days.
+      ...(settings ? { settings } : {}),
     }),
   );
 }
