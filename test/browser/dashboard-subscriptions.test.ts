@@ -353,10 +353,10 @@ describe('dashboard: subscriptions', () => {
     expect(after).toMatchObject({ quantity: 1, amount: 9 });
   }, 90_000);
 
-  it('fits a phone and a desktop, light and dark: no sideways scroll at 390 px, even with a long product name', async () => {
+  it('fits a phone and a desktop, light and dark: no sideways scroll at 390 and 360 px, even with a long unbroken product name', async () => {
     const shop = await recurringShop(
       'Shop',
-      'Editor Pro Ultimate Collaboration Suite for Distributed Documentation Teams (Annual Licensing Bundle)',
+      `Editor Pro Ultimate Collaboration Suite for Distributed Documentation Teams ${'Unbreakablesubscriptionname'.repeat(3)}`,
     );
     const buyer = await subscribe(shop);
     await subscribe(shop);
@@ -382,7 +382,7 @@ describe('dashboard: subscriptions', () => {
           { timeout: 15_000 },
         )
         .toBe(0);
-      for (const width of [1280, 390]) {
+      for (const width of [1280, 390, 360]) {
         await page.setViewportSize({ width, height: width > 600 ? 800 : 844 });
         for (const colorScheme of ['light', 'dark'] as const) {
           await page.emulateMedia({ colorScheme });

@@ -28,7 +28,7 @@ export function PageHeader({
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
           <div className="flex flex-wrap items-center gap-3">
-            <h1 className="m-0 break-words">{title}</h1>
+            <h1 className="m-0 min-w-0 break-words">{title}</h1>
             {badge}
           </div>
           {description && <div className="m-0 mt-1 text-sm text-muted">{description}</div>}

@@ -78,6 +78,7 @@ describe('subscriptionMail', () => {
       cadence: { interval: 'month', intervalCount: 3 },
       payUrl: PAY,
       nextRetryAt: new Date(Date.UTC(2027, 2, 13, 12, 0)),
+      manageUrl: MANAGE,
     });
     expect(mail.subject).toBe('Payment failed for your Editor Pro subscription — Pixel Forge');
     expect(mail.text).toBe(
@@ -90,6 +91,9 @@ describe('subscriptionMail', () => {
         PAY,
         '',
         'Otherwise we will try your card again on 13 March 2027.',
+        '',
+        'Manage or cancel your subscription:',
+        MANAGE,
       ].join('\n'),
     );
     expect(mail.html).toContain('href="https://shop.example/subscriptions/s1/pay?token=abc&amp;x=1"');

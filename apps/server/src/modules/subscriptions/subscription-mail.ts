@@ -106,6 +106,7 @@ export function subscriptionMail(content: SubscriptionMailContent): Subscription
             ? `Otherwise we will try your card again on ${formatDay(content.nextRetryAt)}.`
             : 'We will not try your card again: without a payment the subscription ends.',
         },
+        ...manage,
       ];
       break;
     }
