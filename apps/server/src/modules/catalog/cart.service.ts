@@ -75,7 +75,14 @@ export async function hydrateCart(
     });
   }
   // Two prepared reads and no entity: the root EntityManager's pool, without forking a unit of work.
-  const root = { ...ctx, em: ctx.deps.orm.em };
+  // Built field by field: a spread of the request's context would read its `em`, which forks one.
+  const root: ServiceContext = {
+    deps: ctx.deps,
+    em: ctx.deps.orm.em,
+    clock: ctx.clock,
+    log: ctx.log,
+    livemode: ctx.livemode,
+  };
   const store = await findSellingStoreRef(root, input.storeId);
   const cart = await normaliseCart(root, store, parsed.data, testMode);
   const guessed = input.country ?? (store.tax.behavior === 'off' ? 'XX' : requestCountry());
