@@ -8,11 +8,12 @@
  * pauses it from the period end (still shown after a reload) and undoes that.
  * axe-core finds no serious or critical violation on the list, the page and the dialogs, light and
  * dark. A viewOrders member sees the page and no action; another store's subscription is 404.
+ * Change plan is driven by keyboard alone, and the Pause and Resume dialogs are axe-checked open.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from '../support/catalog.js';
 import { previewToken, subscribeOnTestPage } from '../support/preview.js';
@@ -115,6 +116,15 @@ async function signInInTestMode(seller: Seller, url: string): Promise<void> {
 /** The entries of the page's orders timeline, as text. */
 const timeline = () => page.getByRole('list', { name: 'Orders of this subscription' }).getByRole('listitem');
 
+const isFocused = (locator: Locator) =>
+  locator.evaluate((element: any) => element === element.ownerDocument.activeElement);
+
+/** Presses Tab until `locator` has the focus (at most `steps` times), and expects it to. */
+async function tabTo(locator: Locator, steps = 60): Promise<void> {
+  for (let step = 0; step < steps && !(await isFocused(locator)); step++) await page.keyboard.press('Tab');
+  expect(await isFocused(locator)).toBe(true);
+}
+
 describe('dashboard: subscriptions', () => {
   it('finds a subscription by e-mail, advances its clock to a renewal, changes its plan at the previewed amount, cancels by keyboard', async () => {
     const shop = await recurringShop('Editor Works');
@@ -197,14 +207,25 @@ describe('dashboard: subscriptions', () => {
     );
     expect(preview.amountDue).toBeGreaterThan(0);
     const amountDue = `$${preview.amountDue.toFixed(2)}`;
-    await page.getByRole('button', { name: 'Change plan' }).click();
+    // By keyboard alone: Tab to the trigger, Enter; Tab to the plan, ArrowDown to the yearly one;
+    // Tab to the confirming button, Space.
+    await tabTo(page.getByRole('button', { name: 'Change plan' }));
+    await page.keyboard.press('Enter');
     const change = page.getByRole('dialog', { name: 'Change plan' });
     await change.waitFor();
-    await change.getByLabel('Plan').selectOption(yearly.id);
+    expect(await change.evaluate((element: any) => element.contains(element.ownerDocument.activeElement))).toBe(true);
+    const planField = change.getByLabel('Plan');
+    await planField.locator(`option[value="${yearly.id}"]`).waitFor({ state: 'attached' });
+    await tabTo(planField, 10);
+    await page.keyboard.press('ArrowDown');
+    expect(await planField.inputValue()).toBe(yearly.id);
     const charged = change.getByRole('definition').filter({ hasText: amountDue });
     await charged.waitFor();
     await expectAccessible(page, 'change plan dialog');
-    await change.getByRole('button', { name: 'Change plan' }).click();
+    const confirmChange = change.getByRole('button', { name: 'Change plan' });
+    await expect.poll(() => confirmChange.isEnabled()).toBe(true);
+    await tabTo(confirmChange, 10);
+    await page.keyboard.press('Space');
     await change.waitFor({ state: 'detached' });
     await expect.poll(() => timeline().count()).toBe(3);
     expect(await timeline().first().textContent()).toContain('Plan change');
@@ -250,6 +271,8 @@ describe('dashboard: subscriptions', () => {
     // Resume undoes it.
     await page.getByRole('button', { name: 'Resume subscription' }).click();
     const resume = page.getByRole('alertdialog', { name: 'Resume this subscription?' });
+    await resume.waitFor();
+    await expectAccessible(page, 'resume dialog');
     await resume.getByRole('button', { name: 'Resume subscription' }).click();
     await resume.waitFor({ state: 'detached' });
     await summary
@@ -262,6 +285,8 @@ describe('dashboard: subscriptions', () => {
     // the stored schedule (issue 40). Resume then undoes the scheduled pause.
     await page.getByRole('button', { name: 'Pause subscription' }).click();
     const pause = page.getByRole('alertdialog', { name: 'Pause this subscription?' });
+    await pause.waitFor();
+    await expectAccessible(page, 'pause dialog');
     await pause.getByRole('button', { name: 'Pause subscription' }).click();
     await pause.waitFor({ state: 'detached' });
     const pausesOn = summary.getByRole('definition').filter({ hasText: /^Active \(pauses on / });
