@@ -8,7 +8,8 @@
  * pauses it from the period end (still shown after a reload) and undoes that.
  * axe-core finds no serious or critical violation on the list, the page and the dialogs, light and
  * dark. A viewOrders member sees the page and no action; another store's subscription is 404.
- * Change plan is driven by keyboard alone, and the Pause and Resume dialogs are axe-checked open.
+ * Change plan is driven by keyboard alone, the Pause and Resume dialogs are axe-checked open, and
+ * after the renewal Home's MRR is the two monthly subscriptions' amounts.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -193,6 +194,30 @@ describe('dashboard: subscriptions', () => {
       200,
     );
     expect(renewed.currentPeriodStart).toBe(before.currentPeriodEnd);
+
+    // Home, in the same (test) mode: the MRR is what the two monthly subscriptions charge a month.
+    const second = await json(
+      await dashboardInMode(
+        shop.seller,
+        'test',
+        'GET',
+        `/api/dashboard/stores/${shop.store.id}/subscriptions/${other.subscriptionId}`,
+      ),
+      200,
+    );
+    expect([renewed, second]).toMatchObject([
+      { interval: 'month', intervalCount: 1, amount: 9 },
+      { interval: 'month', intervalCount: 1, amount: 9 },
+    ]);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home', exact: true }).click();
+    const mrr = page
+      .getByRole('region', { name: 'Subscriptions' })
+      .locator('dt', { hasText: /^MRR$/ })
+      .locator('xpath=following-sibling::dd[1]');
+    await expect.poll(() => mrr.textContent(), { timeout: 15_000 }).toBe('$18.00');
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'Editor Pro' }).waitFor();
+    await expect.poll(() => timeline().count()).toBe(2);
 
     // Change plan: the preview (the server's) is shown before confirming; the change then charges it.
     const yearly = shop.product.plans.find((plan) => plan.interval === 'year')!;
