@@ -9,7 +9,8 @@
  * axe-core finds no serious or critical violation on the list, the page and the dialogs, light and
  * dark. A viewOrders member sees the page and no action; another store's subscription is 404.
  * Change plan is driven by keyboard alone, the Pause and Resume dialogs are axe-checked open, and
- * after the renewal Home's MRR is the two monthly subscriptions' amounts.
+ * after the renewal Home's MRR is the two monthly subscriptions' amounts. A staff member with
+ * editOrders cancels one.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -376,6 +377,44 @@ describe('dashboard: subscriptions', () => {
     );
     expect(preview.status).toBe(404);
   }, 120_000);
+
+  it('lets a staff member with editOrders (not the owner) cancel a subscription from its page', async () => {
+    const shop = await recurringShop('Staff Works');
+    const buyer = await subscribe(shop);
+    const editor = await registerSeller(server.url);
+    await addStaff(shop.seller, shop.store.id, editor, ['viewOrders', 'editOrders']);
+
+    await signInInTestMode(editor, storeUrl(server.url, shop.store.id, `/subscriptions/${buyer.subscriptionId}`));
+    await page.getByRole('heading', { level: 1, name: 'Editor Pro' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    const cancel = page.getByRole('dialog', { name: 'Cancel this subscription?' });
+    await cancel.waitFor();
+    expect(await cancel.getByRole('radio', { name: /At period end/ }).isChecked()).toBe(true);
+    await cancel.getByLabel('Reason (optional)').selectOption('requested_by_customer');
+    await cancel.getByRole('button', { name: 'Cancel subscription' }).click();
+    await cancel.waitFor({ state: 'detached' });
+    await page
+      .getByRole('region', { name: 'Summary' })
+      .getByRole('definition')
+      .filter({ hasText: /^Active \(ends on / })
+      .waitFor();
+    await page.getByRole('button', { name: 'Resume subscription' }).waitFor();
+    // The owner reads it back: canceled at the period end, for the reason the member gave.
+    const canceled = await json(
+      await dashboardInMode(
+        shop.seller,
+        'test',
+        'GET',
+        `/api/dashboard/stores/${shop.store.id}/subscriptions/${buyer.subscriptionId}`,
+      ),
+      200,
+    );
+    expect(canceled).toMatchObject({
+      status: 'active',
+      cancelAtPeriodEnd: true,
+      cancellationReason: 'requested_by_customer',
+    });
+  }, 90_000);
 
   it("shows a declined change's 402 in the dialog, in the server's words, and changes nothing", async () => {
     const shop = await recurringShop('Declined Works');
