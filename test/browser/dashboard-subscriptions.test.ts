@@ -10,7 +10,8 @@
  * dark. A viewOrders member sees the page and no action; another store's subscription is 404.
  * Change plan is driven by keyboard alone, the Pause and Resume dialogs are axe-checked open, and
  * after the renewal Home's MRR is the two monthly subscriptions' amounts. A staff member with
- * editOrders cancels one.
+ * editOrders cancels one. The list's status and product filters live in the URL and filter its
+ * rows; past a page (50), Next page shows the rest and puts its cursor in the URL.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { previewToken, subscribeOnTestPage } from '../support/preview.js';
 import { addStaff, clientIp, dashboardInMode, registerSeller, type Seller } from '../support/seller.js';
 import { expectAccessible, signInThroughUi, storeUrl } from './dashboard-support.js';
 import { REPO_ROOT } from '../support/server.js';
+import { insertSubscriptions } from '../support/subscriptions.js';
 import { createShop, launchChromium, pagePerTest, SCREENSHOT_DIR, startPageServer, type Shop } from './support.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
@@ -415,6 +417,87 @@ describe('dashboard: subscriptions', () => {
       cancellationReason: 'requested_by_customer',
     });
   }, 90_000);
+
+  it('keeps the status and product filters in the URL, and pages on with Next page and a cursor', async () => {
+    const shop = await recurringShop('Many Works');
+    const tag = unique();
+    const lite = (await createProduct(
+      shop.seller,
+      shop.store.id,
+      {
+        name: 'Editor Lite',
+        price: 4,
+        deliveryMethods: ['licenseKeys'],
+        plans: [{ interval: 'month', intervalCount: 1, price: 4, trialDays: 0 }],
+      },
+      'test',
+    )) as unknown as RecurringShop['product'];
+    const monthly = shop.product.plans.find((plan) => plan.interval === 'month')!;
+    // More Editor Pro subscriptions than one page holds (the API's default page, 50: the screen
+    // sends no limit and its URL carries none), and Editor Lite ones, one of them incomplete.
+    const PAGE = 50;
+    const proEmails = Array.from({ length: PAGE + 1 }, (_, i) => `pro-${i}-${tag}@example.test`);
+    const liteEmails = [`lite-0-${tag}@example.test`, `lite-1-${tag}@example.test`];
+    const incompleteEmail = `lite-incomplete-${tag}@example.test`;
+    const pro = { livemode: false, productId: shop.product.id, planId: monthly.id, productName: 'Editor Pro' };
+    const litePlan = {
+      livemode: false,
+      productId: lite.id,
+      planId: lite.plans[0]!.id,
+      productName: 'Editor Lite',
+      unitPriceMinor: 400,
+    };
+    await insertSubscriptions(server.db.url, shop.store.id, [
+      ...proEmails.map((customerEmail) => ({ ...pro, customerEmail })),
+      ...liteEmails.map((customerEmail) => ({ ...litePlan, customerEmail })),
+      { ...litePlan, customerEmail: incompleteEmail, activate: false },
+    ]);
+
+    await signInInTestMode(shop.seller, storeUrl(server.url, shop.store.id, '/subscriptions'));
+    await page.getByRole('heading', { level: 1, name: 'Subscriptions' }).waitFor();
+    const table = page.getByRole('table', { name: 'Subscriptions' });
+    const emails = async () => (await table.getByRole('link').allTextContents()).sort();
+    const filters = page.getByRole('search', { name: 'Filter subscriptions' });
+
+    // Active Editor Lite: both filters in the URL, the two active Lite rows and nothing else.
+    await filters.getByLabel('Status').selectOption('active');
+    await filters.getByLabel('Product').selectOption(lite.id);
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(
+      (url) => url.searchParams.get('status') === 'active' && url.searchParams.get('productId') === lite.id,
+    );
+    await expect.poll(emails).toEqual([...liteEmails].sort());
+
+    // Incomplete: only the incomplete one.
+    await filters.getByLabel('Status').selectOption('incomplete');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((url) => url.searchParams.get('status') === 'incomplete');
+    expect(new URL(page.url()).searchParams.get('productId')).toBe(lite.id);
+    await expect.poll(emails).toEqual([incompleteEmail]);
+
+    // Active Editor Pro: a full first page, then Next page carries the cursor (and the filters) and
+    // shows the one row left, on no earlier page.
+    await filters.getByLabel('Status').selectOption('active');
+    await filters.getByLabel('Product').selectOption(shop.product.id);
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(
+      (url) => url.searchParams.get('status') === 'active' && url.searchParams.get('productId') === shop.product.id,
+    );
+    await expect.poll(async () => (await emails()).length).toBe(PAGE);
+    const first = await emails();
+    expect(first.every((email) => proEmails.includes(email))).toBe(true);
+    expect(new URL(page.url()).searchParams.has('cursor')).toBe(false);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Next page' }).click();
+    await page.waitForURL((url) => !!url.searchParams.get('cursor'));
+    const url = new URL(page.url());
+    expect([url.searchParams.get('status'), url.searchParams.get('productId')]).toEqual(['active', shop.product.id]);
+    await expect.poll(async () => (await emails()).length).toBe(1);
+    const second = await emails();
+    expect(first).not.toContain(second[0]);
+    expect([...first, ...second].sort()).toEqual([...proEmails].sort());
+    expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'First page' }).waitFor();
+  }, 120_000);
 
   it("shows a declined change's 402 in the dialog, in the server's words, and changes nothing", async () => {
     const shop = await recurringShop('Declined Works');
