@@ -10,7 +10,8 @@
  * for every method, writes with a body that would be valid. Each answer must be 403 or 404 in
  * our error body and must contain none of B's ids, names, e-mails or keys. Buyer routes that
  * take an order id and a token (or e-mail) get A's token on B's order; customer routes get A's
- * customer session (same buyer e-mail in both stores) on B's order. Afterwards B reads its
+ * customer session (same buyer e-mail in both stores) on B's order; on B's subscription the
+ * customer's cancel, resume, payment-method and pay must answer exactly 404. Afterwards B reads its
  * objects back: nothing changed.
  *
  * Operations that are not store-scoped are listed (NOT_STORE_SCOPED) with the reason; the
@@ -811,15 +812,18 @@ function buyerCalls(): Call[] {
       { message: 'planted by A' },
       customer,
     ),
-    ...(['cancel', 'resume', 'payment-method', 'pay'] as const).map((action) =>
-      json(
+    // Another store's subscription is not found to A's buyer: exactly 404, never a 400 or 403 that
+    // would tell it exists.
+    ...(['cancel', 'resume', 'payment-method', 'pay'] as const).map((action) => ({
+      ...json(
         `POST /api/customer/subscriptions/{subscriptionId}/${action} A's customer session on B's subscription`,
         'POST',
         `/api/customer/subscriptions/${B.ids.subscriptionId}/${action}`,
         {},
         customer,
       ),
-    ),
+      allowed: [404],
+    })),
     {
       label: "GET /api/customer/orders/{orderId} A's customer session",
       method: 'GET',

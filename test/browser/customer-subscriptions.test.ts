@@ -2,7 +2,7 @@
  * In a real browser: the buyer's subscriptions in their customer area (issue 40, item 4). A buyer
  * subscribes with a test card, signs in to the test-mode area with the e-mailed code, cancels at
  * the period end in the dialog (by keyboard), sees "Ends on <date>", resumes; saves a new card on
- * the test gateway's page; after a reload sees a pause the seller scheduled ("Pauses on <date>").
+ * the test gateway's page (axe-clean, light and dark); after a reload sees a pause the seller scheduled ("Pauses on <date>").
  * With `Declines renewals`, after the seller advances the test clock the page shows `Pay now`; its
  * link is the payment_failed mail's, which still opens the checkout after the press, and paying
  * there with `Succeeds` brings it back to active. A subscription the seller ended while the page
@@ -259,6 +259,7 @@ describe("the buyer's subscriptions in the customer area", () => {
     await mine.getByRole('button', { name: 'Update payment method' }).click();
     await page.waitForURL(new RegExp(`/pay/test/method/${subscriptionId}\\?token=`));
     await page.getByRole('heading', { name: 'Update payment method' }).waitFor();
+    await expectAccessible(page, 'test gateway: update payment method');
     await page
       .getByRole('group', { name: 'Test card' })
       .getByRole('radio', { name: 'Declines renewals', exact: true })

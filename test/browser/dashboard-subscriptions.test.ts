@@ -8,17 +8,22 @@
  * pauses it from the period end (still shown after a reload) and undoes that.
  * axe-core finds no serious or critical violation on the list, the page and the dialogs, light and
  * dark. A viewOrders member sees the page and no action; another store's subscription is 404.
+ * Change plan is driven by keyboard alone, the Pause and Resume dialogs are axe-checked open, and
+ * after the renewal Home's MRR is the two monthly subscriptions' amounts. A staff member with
+ * editOrders cancels one. The list's status and product filters live in the URL and filter its
+ * rows; past a page (50), Next page shows the rest and puts its cursor in the URL.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, importKeys } from '../support/catalog.js';
 import { previewToken, subscribeOnTestPage } from '../support/preview.js';
 import { addStaff, clientIp, dashboardInMode, registerSeller, type Seller } from '../support/seller.js';
 import { expectAccessible, signInThroughUi, storeUrl } from './dashboard-support.js';
 import { REPO_ROOT } from '../support/server.js';
+import { insertSubscriptions } from '../support/subscriptions.js';
 import { createShop, launchChromium, pagePerTest, SCREENSHOT_DIR, startPageServer, type Shop } from './support.js';
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
@@ -115,6 +120,15 @@ async function signInInTestMode(seller: Seller, url: string): Promise<void> {
 /** The entries of the page's orders timeline, as text. */
 const timeline = () => page.getByRole('list', { name: 'Orders of this subscription' }).getByRole('listitem');
 
+const isFocused = (locator: Locator) =>
+  locator.evaluate((element: any) => element === element.ownerDocument.activeElement);
+
+/** Presses Tab until `locator` has the focus (at most `steps` times), and expects it to. */
+async function tabTo(locator: Locator, steps = 60): Promise<void> {
+  for (let step = 0; step < steps && !(await isFocused(locator)); step++) await page.keyboard.press('Tab');
+  expect(await isFocused(locator)).toBe(true);
+}
+
 describe('dashboard: subscriptions', () => {
   it('finds a subscription by e-mail, advances its clock to a renewal, changes its plan at the previewed amount, cancels by keyboard', async () => {
     const shop = await recurringShop('Editor Works');
@@ -184,6 +198,30 @@ describe('dashboard: subscriptions', () => {
     );
     expect(renewed.currentPeriodStart).toBe(before.currentPeriodEnd);
 
+    // Home, in the same (test) mode: the MRR is what the two monthly subscriptions charge a month.
+    const second = await json(
+      await dashboardInMode(
+        shop.seller,
+        'test',
+        'GET',
+        `/api/dashboard/stores/${shop.store.id}/subscriptions/${other.subscriptionId}`,
+      ),
+      200,
+    );
+    expect([renewed, second]).toMatchObject([
+      { interval: 'month', intervalCount: 1, amount: 9 },
+      { interval: 'month', intervalCount: 1, amount: 9 },
+    ]);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home', exact: true }).click();
+    const mrr = page
+      .getByRole('region', { name: 'Subscriptions' })
+      .locator('dt', { hasText: /^MRR$/ })
+      .locator('xpath=following-sibling::dd[1]');
+    await expect.poll(() => mrr.textContent(), { timeout: 15_000 }).toBe('$18.00');
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'Editor Pro' }).waitFor();
+    await expect.poll(() => timeline().count()).toBe(2);
+
     // Change plan: the preview (the server's) is shown before confirming; the change then charges it.
     const yearly = shop.product.plans.find((plan) => plan.interval === 'year')!;
     const preview = await json(
@@ -197,14 +235,25 @@ describe('dashboard: subscriptions', () => {
     );
     expect(preview.amountDue).toBeGreaterThan(0);
     const amountDue = `$${preview.amountDue.toFixed(2)}`;
-    await page.getByRole('button', { name: 'Change plan' }).click();
+    // By keyboard alone: Tab to the trigger, Enter; Tab to the plan, ArrowDown to the yearly one;
+    // Tab to the confirming button, Space.
+    await tabTo(page.getByRole('button', { name: 'Change plan' }));
+    await page.keyboard.press('Enter');
     const change = page.getByRole('dialog', { name: 'Change plan' });
     await change.waitFor();
-    await change.getByLabel('Plan').selectOption(yearly.id);
+    expect(await change.evaluate((element: any) => element.contains(element.ownerDocument.activeElement))).toBe(true);
+    const planField = change.getByLabel('Plan');
+    await planField.locator(`option[value="${yearly.id}"]`).waitFor({ state: 'attached' });
+    await tabTo(planField, 10);
+    await page.keyboard.press('ArrowDown');
+    expect(await planField.inputValue()).toBe(yearly.id);
     const charged = change.getByRole('definition').filter({ hasText: amountDue });
     await charged.waitFor();
     await expectAccessible(page, 'change plan dialog');
-    await change.getByRole('button', { name: 'Change plan' }).click();
+    const confirmChange = change.getByRole('button', { name: 'Change plan' });
+    await expect.poll(() => confirmChange.isEnabled()).toBe(true);
+    await tabTo(confirmChange, 10);
+    await page.keyboard.press('Space');
     await change.waitFor({ state: 'detached' });
     await expect.poll(() => timeline().count()).toBe(3);
     expect(await timeline().first().textContent()).toContain('Plan change');
@@ -250,6 +299,8 @@ describe('dashboard: subscriptions', () => {
     // Resume undoes it.
     await page.getByRole('button', { name: 'Resume subscription' }).click();
     const resume = page.getByRole('alertdialog', { name: 'Resume this subscription?' });
+    await resume.waitFor();
+    await expectAccessible(page, 'resume dialog');
     await resume.getByRole('button', { name: 'Resume subscription' }).click();
     await resume.waitFor({ state: 'detached' });
     await summary
@@ -262,6 +313,8 @@ describe('dashboard: subscriptions', () => {
     // the stored schedule (issue 40). Resume then undoes the scheduled pause.
     await page.getByRole('button', { name: 'Pause subscription' }).click();
     const pause = page.getByRole('alertdialog', { name: 'Pause this subscription?' });
+    await pause.waitFor();
+    await expectAccessible(page, 'pause dialog');
     await pause.getByRole('button', { name: 'Pause subscription' }).click();
     await pause.waitFor({ state: 'detached' });
     const pausesOn = summary.getByRole('definition').filter({ hasText: /^Active \(pauses on / });
@@ -325,6 +378,125 @@ describe('dashboard: subscriptions', () => {
       `/api/dashboard/stores/${shop.store.id}/subscriptions/${foreign.subscriptionId}/preview-update?quantity=2`,
     );
     expect(preview.status).toBe(404);
+  }, 120_000);
+
+  it('lets a staff member with editOrders (not the owner) cancel a subscription from its page', async () => {
+    const shop = await recurringShop('Staff Works');
+    const buyer = await subscribe(shop);
+    const editor = await registerSeller(server.url);
+    await addStaff(shop.seller, shop.store.id, editor, ['viewOrders', 'editOrders']);
+
+    await signInInTestMode(editor, storeUrl(server.url, shop.store.id, `/subscriptions/${buyer.subscriptionId}`));
+    await page.getByRole('heading', { level: 1, name: 'Editor Pro' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    const cancel = page.getByRole('dialog', { name: 'Cancel this subscription?' });
+    await cancel.waitFor();
+    expect(await cancel.getByRole('radio', { name: /At period end/ }).isChecked()).toBe(true);
+    await cancel.getByLabel('Reason (optional)').selectOption('requested_by_customer');
+    await cancel.getByRole('button', { name: 'Cancel subscription' }).click();
+    await cancel.waitFor({ state: 'detached' });
+    await page
+      .getByRole('region', { name: 'Summary' })
+      .getByRole('definition')
+      .filter({ hasText: /^Active \(ends on / })
+      .waitFor();
+    await page.getByRole('button', { name: 'Resume subscription' }).waitFor();
+    // The owner reads it back: canceled at the period end, for the reason the member gave.
+    const canceled = await json(
+      await dashboardInMode(
+        shop.seller,
+        'test',
+        'GET',
+        `/api/dashboard/stores/${shop.store.id}/subscriptions/${buyer.subscriptionId}`,
+      ),
+      200,
+    );
+    expect(canceled).toMatchObject({
+      status: 'active',
+      cancelAtPeriodEnd: true,
+      cancellationReason: 'requested_by_customer',
+    });
+  }, 90_000);
+
+  it('keeps the status and product filters in the URL, and pages on with Next page and a cursor', async () => {
+    const shop = await recurringShop('Many Works');
+    const tag = unique();
+    const lite = (await createProduct(
+      shop.seller,
+      shop.store.id,
+      {
+        name: 'Editor Lite',
+        price: 4,
+        deliveryMethods: ['licenseKeys'],
+        plans: [{ interval: 'month', intervalCount: 1, price: 4, trialDays: 0 }],
+      },
+      'test',
+    )) as unknown as RecurringShop['product'];
+    const monthly = shop.product.plans.find((plan) => plan.interval === 'month')!;
+    // More Editor Pro subscriptions than one page holds (the API's default page, 50: the screen
+    // sends no limit and its URL carries none), and Editor Lite ones, one of them incomplete.
+    const PAGE = 50;
+    const proEmails = Array.from({ length: PAGE + 1 }, (_, i) => `pro-${i}-${tag}@example.test`);
+    const liteEmails = [`lite-0-${tag}@example.test`, `lite-1-${tag}@example.test`];
+    const incompleteEmail = `lite-incomplete-${tag}@example.test`;
+    const pro = { livemode: false, productId: shop.product.id, planId: monthly.id, productName: 'Editor Pro' };
+    const litePlan = {
+      livemode: false,
+      productId: lite.id,
+      planId: lite.plans[0]!.id,
+      productName: 'Editor Lite',
+      unitPriceMinor: 400,
+    };
+    await insertSubscriptions(server.db.url, shop.store.id, [
+      ...proEmails.map((customerEmail) => ({ ...pro, customerEmail })),
+      ...liteEmails.map((customerEmail) => ({ ...litePlan, customerEmail })),
+      { ...litePlan, customerEmail: incompleteEmail, activate: false },
+    ]);
+
+    await signInInTestMode(shop.seller, storeUrl(server.url, shop.store.id, '/subscriptions'));
+    await page.getByRole('heading', { level: 1, name: 'Subscriptions' }).waitFor();
+    const table = page.getByRole('table', { name: 'Subscriptions' });
+    const emails = async () => (await table.getByRole('link').allTextContents()).sort();
+    const filters = page.getByRole('search', { name: 'Filter subscriptions' });
+
+    // Active Editor Lite: both filters in the URL, the two active Lite rows and nothing else.
+    await filters.getByLabel('Status').selectOption('active');
+    await filters.getByLabel('Product').selectOption(lite.id);
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(
+      (url) => url.searchParams.get('status') === 'active' && url.searchParams.get('productId') === lite.id,
+    );
+    await expect.poll(emails).toEqual([...liteEmails].sort());
+
+    // Incomplete: only the incomplete one.
+    await filters.getByLabel('Status').selectOption('incomplete');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((url) => url.searchParams.get('status') === 'incomplete');
+    expect(new URL(page.url()).searchParams.get('productId')).toBe(lite.id);
+    await expect.poll(emails).toEqual([incompleteEmail]);
+
+    // Active Editor Pro: a full first page, then Next page carries the cursor (and the filters) and
+    // shows the one row left, on no earlier page.
+    await filters.getByLabel('Status').selectOption('active');
+    await filters.getByLabel('Product').selectOption(shop.product.id);
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(
+      (url) => url.searchParams.get('status') === 'active' && url.searchParams.get('productId') === shop.product.id,
+    );
+    await expect.poll(async () => (await emails()).length).toBe(PAGE);
+    const first = await emails();
+    expect(first.every((email) => proEmails.includes(email))).toBe(true);
+    expect(new URL(page.url()).searchParams.has('cursor')).toBe(false);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Next page' }).click();
+    await page.waitForURL((url) => !!url.searchParams.get('cursor'));
+    const url = new URL(page.url());
+    expect([url.searchParams.get('status'), url.searchParams.get('productId')]).toEqual(['active', shop.product.id]);
+    await expect.poll(async () => (await emails()).length).toBe(1);
+    const second = await emails();
+    expect(first).not.toContain(second[0]);
+    expect([...first, ...second].sort()).toEqual([...proEmails].sort());
+    expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'First page' }).waitFor();
   }, 120_000);
 
   it("shows a declined change's 402 in the dialog, in the server's words, and changes nothing", async () => {

@@ -3,7 +3,8 @@
  * trial) and a yearly one shows `$9.00 / month`, `$90.00 / year · save 17 %` and `7-day free
  * trial`; the buyer chooses the yearly plan on the product page (a radio group, no script), the
  * cart keeps and offers it, and checking out makes an order whose line carries that plan; the
- * checkout and test pay pages say today's charge and the next one's date. axe-core finds nothing
+ * checkout and test pay pages say today's charge and the next one's date, and paying there with the
+ * `Succeeds` test card makes the order paid with a subscription on that plan. axe-core finds nothing
  * serious or critical in light and dark, and a very long name scrolls nothing sideways at 360 px.
  * A plan archived while the cart is open: Checkout answers 400 and the page says why.
  */
@@ -134,6 +135,27 @@ describe('a recurring product on the hosted storefront', () => {
     expect(await page.locator('#charges').textContent()).toMatch(
       /^Today: \$90\.00 · then \$90\.00 on \d{1,2} \w{3} \d{4}, yearly$/,
     );
+
+    // The buyer pays with the `Succeeds` test card: the order is paid and starts a subscription.
+    await page.getByRole('group', { name: 'Test card' }).getByRole('radio', { name: 'Succeeds', exact: true }).check();
+    await page.getByRole('button', { name: 'Pay $90.00' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/orders/${orderId}`));
+    const readOrder = async () => {
+      const response = await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}/orders/${orderId}`);
+      expect(response.status, await response.clone().text()).toBe(200);
+      return (await response.json()) as { status: string; subscriptionId: string | null };
+    };
+    // Paid; a manual delivery is still the seller's to do, so it stays `processing`.
+    await expect.poll(async () => (await readOrder()).status, { timeout: 10_000 }).toBe('processing');
+    const paid = await readOrder();
+    expect(paid.subscriptionId).toMatch(/^[a-z0-9]+$/);
+    const subscription = await dashboard(
+      shop.seller,
+      'GET',
+      `/api/dashboard/stores/${shop.store.id}/subscriptions/${paid.subscriptionId}`,
+    );
+    expect(subscription.status, await subscription.clone().text()).toBe(200);
+    expect(await subscription.json()).toMatchObject({ status: 'active', planId: product.yearly.id, amount: 90 });
   });
 
   it('says today is free and when the trial ends on the monthly plan', async () => {

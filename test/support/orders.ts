@@ -122,7 +122,10 @@ export async function insertInvoicedOrder(
     await client.query(
       `update "order" set tax_behavior = 'exclusive', subtotal_minor = 1000, tax_minor = 190, tax_rate_ppm = 190000,
          tax_country = 'DE', billing_country = 'DE', invoice_number = $2, credit_note_number = $3,
-         paid_at = created_at, refunded_at = created_at where id = $1`,
+         paid_at = created_at, refunded_at = created_at,
+         invoice_seller = (select jsonb_build_object('name', s.name, 'address', '', 'taxId', '')
+                             from store s where s.id = "order".store_id)
+       where id = $1`,
       [order!.id, opts.invoiceNumber ?? 'INV-2026-1', opts.creditNoteNumber ?? 'CN-2026-1'],
     );
     await client.query(
