@@ -23,7 +23,13 @@ import type { ServiceContext } from '../modules/request/context.js';
 import { inTransaction } from '../modules/request/transaction.js';
 import { updateMerchantStore } from '../modules/stores/stores.service.js';
 import { advanceSubscription } from './advance-subscription.js';
-import { createOrder, startCheckout, updateCheckoutBilling, type BuyerContext } from './place-order.js';
+import {
+  checkoutSession,
+  createOrder,
+  startCheckout,
+  updateCheckoutBilling,
+  type BuyerContext,
+} from './place-order.js';
 import { markOrderPaid, refundStoreOrder } from './seller-order-actions.js';
 import { handleNotification } from './settle-payment.js';
 
@@ -430,6 +436,9 @@ describe('renewals', () => {
       fromDE,
     );
     expect(first).toMatchObject({ taxRate: 0.22, taxAmount: 2.2, price: 12.2 });
+    // The checkout says the next charge with its tax, as the renewal will work it out: 10.00 + 2.20.
+    const session = await checkoutSession(fresh(testCtx), await order(testCtx, first.id));
+    expect(session.nextCharge).toMatchObject({ amount: 12.2, interval: 'month' });
     const notification = {
       eventId: `page_${unique()}`,
       kind: 'paid' as const,

@@ -38,4 +38,20 @@ describe('the charges ahead of a subscription checkout', () => {
     const yearly = chargesAheadOf(row({ interval: 'year', unitPriceMinor: 9000 }), 0, 9000, now);
     expect(chargesText(yearly, 'USD')).toBe('Today: $90.00 · then $90.00 on 31 Jan 2028, yearly');
   });
+
+  it('with tax: the next charge adds the tax of prices without it, and is the price when it is included', () => {
+    const now = new Date('2026-11-28T10:00:00Z');
+    // 9.99 a month at 20 % (a French buyer): 9.99 + 2.00 (1.998 rounded), as the renewal charges it.
+    const exclusive = chargesAheadOf(row({ unitPriceMinor: 999 }), 0, 1199, now, {
+      behavior: 'exclusive',
+      ratePpm: 200_000,
+    });
+    expect(exclusive.nextMinor).toBe(1199);
+    expect(chargesText(exclusive, 'EUR')).toBe('Today: €11.99 · then €11.99 on 28 Dec 2026, monthly');
+    // In a trial nothing is due today, and the period's amount comes with its tax at the trial's end.
+    expect(chargesAheadOf(row(), 7, 0, now, { behavior: 'exclusive', ratePpm: 190_000 }).nextMinor).toBe(1071);
+    // Inclusive: the tax is inside the price; reverse charge or a country without tax: rate 0.
+    expect(chargesAheadOf(row(), 0, 900, now, { behavior: 'inclusive', ratePpm: 200_000 }).nextMinor).toBe(900);
+    expect(chargesAheadOf(row(), 0, 900, now, { behavior: 'exclusive', ratePpm: 0 }).nextMinor).toBe(900);
+  });
 });
