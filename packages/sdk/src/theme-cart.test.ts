@@ -397,3 +397,47 @@ describe('the coupon and the checkout', () => {
     expect(shop.cart.coupon()).toEqual({ code: 'TENOFF', discount: 1 });
   });
 });
+
+describe("the buyer's billing country and VAT id", () => {
+  it('prices the cart for the country set and sends both with the checkout; the checkout’s own params win', async () => {
+    const service = fakeService({
+      'checkout.cart': (input) =>
+        priced([{ productId: 'p1', quantity: 2 }], {
+          taxAmount: input.country === 'FR' ? 2 : 0,
+          total: input.country === 'FR' ? 12 : 10,
+          taxCountry: input.country ?? null,
+        }),
+      'checkout.checkout': () => ({ data: { url: `${baseUrl}/checkout/o1?token=t1`, orderId: 'o1' } }),
+    });
+    const shop = client({ cartStorage: mapStorage(), fetch: service.fetch });
+    shop.cart.add('p1', 2);
+    // None set: the service prices for the request's own country; nothing extra is sent.
+    expect(shop.cart.billing()).toEqual({});
+    await shop.cart.load();
+    expect(service.calls.at(-1)!.input).not.toHaveProperty('country');
+
+    shop.cart.setBilling({ country: 'FR', taxId: 'FR40303265045' });
+    expect(shop.cart.billing()).toEqual({ country: 'FR', taxId: 'FR40303265045' });
+    const cart = await shop.cart.load();
+    expect(cart).toMatchObject({ taxAmount: 2, total: 12, taxCountry: 'FR' });
+    expect(service.calls.at(-1)!.input).toMatchObject({ storeId: 'store1', country: 'FR', taxId: 'FR40303265045' });
+
+    await shop.cart.checkout({ email: 'b2b@example.test', taxId: 'FR83404833048' });
+    expect(service.calls.at(-1)!.input).toEqual({
+      email: 'b2b@example.test',
+      country: 'FR',
+      taxId: 'FR83404833048',
+      cart: [{ productId: 'p1', quantity: 2 }],
+      shopId: 'store1',
+    });
+
+    // Cleared: left out again.
+    shop.cart.add('p1');
+    shop.cart.setBilling({});
+    await shop.cart.load();
+    expect(service.calls.at(-1)!.input).toEqual({
+      storeId: 'store1',
+      cart: JSON.stringify([{ productId: 'p1', quantity: 1 }]),
+    });
+  });
+});

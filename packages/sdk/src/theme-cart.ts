@@ -50,9 +50,19 @@ export interface AppliedCoupon {
   discount: number;
 }
 
+/**
+ * Who the buyer is for tax: the billing country (ISO 3166-1 alpha-2) and a VAT id. A store that
+ * charges tax prices the cart for this country (else for the request's own), and the checkout
+ * takes both; a VAT id of another EU country makes a B2B sale (rate 0, reverse charge).
+ */
+export interface CartBilling {
+  country?: string | undefined;
+  taxId?: string | undefined;
+}
+
 /** The service calls the cart makes: the theme client's own. */
 export interface CartCalls {
-  price(lines: readonly CartLine[], opts?: RequestOptions): Promise<Cart>;
+  price(lines: readonly CartLine[], billing: CartBilling, opts?: RequestOptions): Promise<Cart>;
   validateCoupon(params: { code: string; cart: readonly CartLine[] }, opts?: RequestOptions): Promise<CouponCheck>;
   checkout(params: CheckoutParams, opts?: CreateRequestOptions): Promise<CheckoutResult>;
 }
@@ -114,6 +124,7 @@ export function storedCart(storage: () => CartStorage | undefined, key: string, 
   /** The lines, while the storage refuses them (private mode, full): the cart lasts as long as the page. */
   let unsaved: CartLine[] | undefined;
   let coupon: AppliedCoupon | undefined;
+  let billing: CartBilling = {};
 
   const read = (): CartLine[] => {
     if (unsaved) return unsaved.map((line) => ({ ...line }));
@@ -185,10 +196,24 @@ export function storedCart(storage: () => CartStorage | undefined, key: string, 
         coupon = undefined;
         return null;
       }
-      const cart = await calls.price(lines, opts);
+      const cart = await calls.price(lines, billing, opts);
       save(cart.lines.map((line) => lineOf(line.productId, line.quantity, line.planId)));
       return cart;
     },
+    /**
+     * Sets the buyer's billing country and VAT id (either left out: none): `load` prices the cart
+     * for them, with its tax line, and `checkout` sends them. Kept in memory, as the coupon is.
+     * The service checks them: an unknown country or a malformed VAT id fails the next call (400
+     * naming `country` or `taxId`).
+     */
+    setBilling: (next: CartBilling): void => {
+      billing = {
+        ...(next.country !== undefined ? { country: next.country } : {}),
+        ...(next.taxId !== undefined ? { taxId: next.taxId } : {}),
+      };
+    },
+    /** The billing country and VAT id set for the cart, if any. */
+    billing: (): CartBilling => ({ ...billing }),
     /** The coupon applied to the cart, if any: its code and the discount it gave. */
     coupon: (): AppliedCoupon | undefined => (coupon ? { ...coupon } : undefined),
     /**
@@ -213,11 +238,12 @@ export function storedCart(storage: () => CartStorage | undefined, key: string, 
      * Opens a pending order for the stored lines, with the applied coupon (`POST /api/v1/checkout`,
      * with an Idempotency-Key), then empties the cart: the order holds the lines now. Answers the
      * hosted checkout `url` to send the buyer to, where they give their e-mail (unless passed here)
-     * and pay. A failed call throws and leaves the cart as it was.
+     * and pay. The billing set with `setBilling` goes with it (`params` win). A failed call throws
+     * and leaves the cart as it was.
      */
     checkout: async (params: CartCheckoutParams = {}, opts?: CreateRequestOptions): Promise<CheckoutResult> => {
       const result = await calls.checkout(
-        { email: null, ...params, cart: read(), ...(coupon ? { coupon: coupon.code } : {}) },
+        { email: null, ...billing, ...params, cart: read(), ...(coupon ? { coupon: coupon.code } : {}) },
         opts,
       );
       save([]);

@@ -16,6 +16,7 @@ import {
   cartStorageKey,
   storedCart,
   type Cart,
+  type CartBilling,
   type CartLine,
   type CartStorage,
   type CheckoutParams,
@@ -65,6 +66,7 @@ export type ThemeClientOptions = ClientOptions &
 export type {
   AppliedCoupon,
   Cart,
+  CartBilling,
   CartCheckoutParams,
   CartLine,
   CartStorage,
@@ -122,8 +124,17 @@ export function createThemeClient(options: ThemeClientOptions) {
     );
   const catalog = () =>
     options.mode === 'test' ? { subdomain: subdomain(), mode: 'test' as const } : { subdomain: subdomain() };
-  const priceCart = async (cart: readonly CartLine[], opts?: RequestOptions): Promise<Cart> =>
-    transport.call('checkout.cart', { storeId: await storeId(opts), cart: JSON.stringify(lines(cart)) }, read, opts);
+  const priceCart = async (
+    cart: readonly CartLine[],
+    opts?: RequestOptions,
+    billing: CartBilling = {},
+  ): Promise<Cart> =>
+    transport.call(
+      'checkout.cart',
+      { storeId: await storeId(opts), cart: JSON.stringify(lines(cart)), ...billing },
+      read,
+      opts,
+    );
   const checkout = async (params: CheckoutParams, opts?: CreateRequestOptions): Promise<CheckoutResult> =>
     transport.call(
       'checkout.checkout',
@@ -145,7 +156,7 @@ export function createThemeClient(options: ThemeClientOptions) {
   const cart = storedCart(
     () => (options.cartStorage === undefined ? browserStorage() : (options.cartStorage ?? undefined)),
     cartStorageKey(options.storeId ?? options.subdomain, options.mode ?? 'live'),
-    { price: priceCart, validateCoupon, checkout },
+    { price: (cart, billing, opts) => priceCart(cart, opts, billing), validateCoupon, checkout },
   );
 
   return {

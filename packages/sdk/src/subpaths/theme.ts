@@ -11,6 +11,7 @@ export type {
   Cart,
   CartStorage,
   AppliedCoupon,
+  CartBilling,
   CartCheckoutParams,
   Storefront,
   StorefrontProduct,
