@@ -5,7 +5,10 @@
  * painted, p50 over 20 loads, on the first page and on a page 500 pages deep (its cursor found by
  * following nextCursor over HTTP, then opened with `?cursor=`); beside each, the same
  * `orders.dashboardList` request the page makes, by a bare fetch() from the page; and how many
- * list requests each load made (one).
+ * list requests each load made (one). And paging in the app, as a seller pages: from the page before
+ * (page 2 for the first page, by `First page`; page 500 for page 501, by `Next page`), the time
+ * from pressing the pager's link to the new page's first row painted, beside the same bare fetch,
+ * and that the press made one list request.
  *
  * "Painted": an init script watches the DOM; when `main table tbody tr` first appears it waits
  * for the next animation frame and a task after it (the frame that draws the row has been
@@ -96,6 +99,42 @@ function watchFirstRow(selector) {
     );
   };
   new MutationObserver(look).observe(document, { childList: true, subtree: true });
+}
+
+/**
+ * Run in the page: presses the pager's link named `link` and answers the ms from the press to the
+ * frame that paints a first row holding `text` (the next page's first item), as watchFirstRow
+ * counts a load's, and when the list request it made was sent and answered.
+ */
+function clickAndTime({ selector, link, text }) {
+  return new Promise((resolve, reject) => {
+    const anchor = [...document.querySelectorAll('nav[aria-label="Pages"] a')].find(
+      (a) => a.textContent.trim() === link,
+    );
+    if (!anchor) return reject(new Error(`no ${link} link in the pager`));
+    const t0 = performance.now();
+    const shown = () => document.querySelector(selector)?.textContent.includes(text);
+    const observer = new MutationObserver(() => {
+      if (!shown()) return;
+      observer.disconnect();
+      requestAnimationFrame(() =>
+        setTimeout(() => {
+          const painted = performance.now() - t0;
+          // The list request the press made (Resource Timing), ms from the press.
+          const trip = performance
+            .getEntriesByType('resource')
+            .find((entry) => entry.startTime >= t0 && entry.name.includes('/trpc/'));
+          resolve({
+            painted,
+            sent: trip ? trip.startTime - t0 : NaN,
+            answered: trip ? trip.responseEnd - t0 : NaN,
+          });
+        }, 0),
+      );
+    });
+    observer.observe(document, { childList: true, subtree: true, characterData: true });
+    anchor.click();
+  });
 }
 
 /** The delivery log seed: one statement, `count` finished attempts to one endpoint over the last 30 days, one a ~26 s, newest first in time. */
@@ -217,7 +256,7 @@ export default {
      * One screen, first page and `deep` pages deep: the page's own list input read from a first
      * load, nextCursor followed `deep` times over HTTP, then LOADS measured loads of each.
      */
-    const measureScreen = async ({ label, list, url, deep, itemsOf, rowShows }) => {
+    const measureScreen = async ({ label, list, url, deep, itemsOf, rowShows, rowText }) => {
       const first = await load(url(), list);
       check(
         first.listCalls.length === 1,
@@ -228,10 +267,13 @@ export default {
       console.log(`${label}: the page's list request: ${list} ${JSON.stringify(pageInput)} (${first.rows} rows shown)`);
       const followStarted = Date.now();
       let cursor;
+      // cursors[k]: the cursor of page k + 1 (none for the first).
+      const cursors = [undefined];
       for (let n = 0; n < deep; n++) {
         const answer = await listOver(list, { ...pageInput, cursor });
         check(answer.hasMore && answer.nextCursor, `${label}: page ${n + 1} has a next page`);
         cursor = answer.nextCursor;
+        cursors.push(cursor);
       }
       const deepFirst = itemsOf(await listOver(list, { ...pageInput, cursor }))[0];
       const firstFirst = itemsOf(await listOver(list, pageInput))[0];
@@ -239,12 +281,22 @@ export default {
         `${label}: followed nextCursor ${deep} times over HTTP in ${seconds(Date.now() - followStarted)}: page ${deep + 1} starts with ${deepFirst.id}`,
       );
       const cases = [
-        { name: `${label}, first page`, url: url(), input: pageInput, firstItem: firstFirst },
+        // In the app: from page 2 by `First page`, and from page `deep` by `Next page`.
+        {
+          name: `${label}, first page`,
+          url: url(),
+          input: pageInput,
+          firstItem: firstFirst,
+          from: url(cursors[1]),
+          link: 'First page',
+        },
         {
           name: `${label}, page ${deep + 1} (?cursor=)`,
           url: url(cursor),
           input: { ...pageInput, cursor },
           firstItem: deepFirst,
+          from: url(cursors[deep - 1]),
+          link: 'Next page',
         },
       ];
       const results = [];
@@ -279,6 +331,25 @@ export default {
           },
           { url: fetchUrl, count: LOADS },
         );
+        // The seller pages in the app: from the page before (loaded, not timed), the pager's link
+        // pressed; the time from the press to the page's first row painted, and the list requests
+        // the press made.
+        const navigations = [];
+        for (let i = 0; i < WARM_LOADS + LOADS; i++) {
+          await load(spec.from, list);
+          trpcRequests = [];
+          const paged = await page.evaluate(clickAndTime, {
+            selector: ROW,
+            link: spec.link,
+            text: rowText(spec.firstItem),
+          });
+          const calls = trpcRequests.flatMap((one) => listInputs(one, list));
+          check(
+            calls.length === 1 && calls[0].cursor === spec.input.cursor,
+            `${spec.name}: the pager's ${spec.link} made one list request, with the page's cursor (made ${calls.length})`,
+          );
+          if (i >= WARM_LOADS) navigations.push(paged);
+        }
         const painted = loads.map((one) => one.paintedMs);
         results.push({
           name: spec.name,
@@ -292,6 +363,14 @@ export default {
           trpc: `${Math.min(...loads.map((one) => one.trpcCount))}-${Math.max(...loads.map((one) => one.trpcCount))}`,
           listStart: median(loads.map((one) => one.listTiming?.start ?? NaN)),
           listEnd: median(loads.map((one) => one.listTiming?.end ?? NaN)),
+          navP50: median(navigations.map((one) => one.painted)),
+          navP95: percentile(
+            navigations.map((one) => one.painted),
+            0.95,
+          ),
+          navSent: median(navigations.map((one) => one.sent)),
+          navAnswered: median(navigations.map((one) => one.answered)),
+          navRatio: median(navigations.map((one) => one.painted)) / median(fetchMs),
         });
       }
       return { results, cursor };
@@ -312,6 +391,7 @@ export default {
         deep: DEEP_PAGE,
         itemsOf: (answer) => answer.orders,
         rowShows: (text, order) => text.includes(order.orderId) || text.includes(order.id),
+        rowText: (order) => order.orderId ?? order.id,
       });
       results.push(...orders.results);
     }
@@ -358,6 +438,7 @@ export default {
         itemsOf: (answer) => answer.deliveries,
         // The row's details name the attempt's id (x-service-delivery-id) and its event.
         rowShows: (text, delivery) => text.includes(delivery.id) && text.includes(delivery.eventId),
+        rowText: (delivery) => delivery.id,
       });
       results.push(...deliveries.results);
       // The statement of the deep page, at the position its cursor carries (the last row of page
@@ -447,6 +528,7 @@ export default {
         itemsOf: (answer) => answer.subscriptions,
         // Each seeded buyer's e-mail is its own (buyer<n>@example.com).
         rowShows: (text, subscription) => text.includes(subscription.customerEmail),
+        rowText: (subscription) => subscription.customerEmail,
       });
       results.push(...subscriptions.results);
     }
@@ -467,6 +549,11 @@ export default {
         { key: 'listEnd', label: 'list answered p50', format: (v) => fixed(v, 0) },
         { key: 'fetchP50', label: 'bare fetch p50 ms', format: (v) => fixed(v, 1) },
         { key: 'fetchP95', label: 'p95', format: (v) => fixed(v, 1) },
+        { key: 'navP50', label: 'paged in the app p50 ms', format: (v) => fixed(v, 0) },
+        { key: 'navP95', label: 'p95', format: (v) => fixed(v, 0) },
+        { key: 'navSent', label: 'its list sent p50', format: (v) => fixed(v, 0) },
+        { key: 'navAnswered', label: 'answered p50', format: (v) => fixed(v, 0) },
+        { key: 'navRatio', label: 'in the app / bare fetch', format: (v) => fixed(v, 2) },
         { key: 'listTrips', label: 'list round trips per load', align: 'left' },
         { key: 'trpc', label: '/trpc requests per load', align: 'left' },
       ]),
