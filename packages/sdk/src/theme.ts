@@ -177,7 +177,8 @@ export function createThemeClient(options: ThemeClientOptions) {
     cart: {
       /**
        * The cart as the store will sell it: duplicate lines merged, unknown or unavailable
-       * products dropped (`removed`), quantities clamped (`adjusted`), prices and subtotal.
+       * products dropped (`removed`), quantities clamped (`adjusted`), prices and subtotal; with
+       * `billing`, its tax line for that country and VAT id (else for the request's own country).
        */
       get: priceCart,
       ...cart,
