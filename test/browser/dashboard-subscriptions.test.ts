@@ -61,6 +61,19 @@ interface RecurringShop extends Shop {
 }
 
 /** A store with a test-mode product on a monthly (9.00) and a yearly (90.00) plan, delivering license keys. */
+/** The subscription as the owner reads it over the dashboard API, in test mode. */
+async function subscriptionOf(shop: RecurringShop, subscriptionId: string) {
+  return json(
+    await dashboardInMode(
+      shop.seller,
+      'test',
+      'GET',
+      `/api/dashboard/stores/${shop.store.id}/subscriptions/${subscriptionId}`,
+    ),
+    200,
+  );
+}
+
 async function recurringShop(name: string, productName = 'Editor Pro'): Promise<RecurringShop> {
   const shop = await createShop(server.url, name);
   const product = (await createProduct(
@@ -173,41 +186,17 @@ describe('dashboard: subscriptions', () => {
     await expectAccessible(page, 'subscription page');
 
     // Advance the test clock a month (the field's suggestion: a day past the period's end): a renewal.
-    const before = await json(
-      await dashboardInMode(
-        shop.seller,
-        'test',
-        'GET',
-        `/api/dashboard/stores/${shop.store.id}/subscriptions/${buyer.subscriptionId}`,
-      ),
-      200,
-    );
+    const before = await subscriptionOf(shop, buyer.subscriptionId);
     await page.getByRole('button', { name: 'Advance', exact: true }).click();
     await page.getByText('1 order created').waitFor();
     await page.getByRole('table', { name: 'Orders the clock created' }).getByText('Renewal').waitFor();
     await expect.poll(() => timeline().count()).toBe(2);
     expect(await timeline().first().textContent()).toContain('Renewal');
-    const renewed = await json(
-      await dashboardInMode(
-        shop.seller,
-        'test',
-        'GET',
-        `/api/dashboard/stores/${shop.store.id}/subscriptions/${buyer.subscriptionId}`,
-      ),
-      200,
-    );
+    const renewed = await subscriptionOf(shop, buyer.subscriptionId);
     expect(renewed.currentPeriodStart).toBe(before.currentPeriodEnd);
 
     // Home, in the same (test) mode: the MRR is what the two monthly subscriptions charge a month.
-    const second = await json(
-      await dashboardInMode(
-        shop.seller,
-        'test',
-        'GET',
-        `/api/dashboard/stores/${shop.store.id}/subscriptions/${other.subscriptionId}`,
-      ),
-      200,
-    );
+    const second = await subscriptionOf(shop, other.subscriptionId);
     expect([renewed, second]).toMatchObject([
       { interval: 'month', intervalCount: 1, amount: 9 },
       { interval: 'month', intervalCount: 1, amount: 9 },
@@ -281,15 +270,7 @@ describe('dashboard: subscriptions', () => {
       .getByRole('definition')
       .filter({ hasText: /^Active \(ends on / })
       .waitFor();
-    const canceled = await json(
-      await dashboardInMode(
-        shop.seller,
-        'test',
-        'GET',
-        `/api/dashboard/stores/${shop.store.id}/subscriptions/${buyer.subscriptionId}`,
-      ),
-      200,
-    );
+    const canceled = await subscriptionOf(shop, buyer.subscriptionId);
     expect(canceled).toMatchObject({
       status: 'active',
       cancelAtPeriodEnd: true,
@@ -402,15 +383,7 @@ describe('dashboard: subscriptions', () => {
       .waitFor();
     await page.getByRole('button', { name: 'Resume subscription' }).waitFor();
     // The owner reads it back: canceled at the period end, for the reason the member gave.
-    const canceled = await json(
-      await dashboardInMode(
-        shop.seller,
-        'test',
-        'GET',
-        `/api/dashboard/stores/${shop.store.id}/subscriptions/${buyer.subscriptionId}`,
-      ),
-      200,
-    );
+    const canceled = await subscriptionOf(shop, buyer.subscriptionId);
     expect(canceled).toMatchObject({
       status: 'active',
       cancelAtPeriodEnd: true,
@@ -513,15 +486,7 @@ describe('dashboard: subscriptions', () => {
       .getByRole('alert')
       .filter({ hasText: 'The saved payment method was declined for the difference; nothing was changed.' })
       .waitFor();
-    const after = await json(
-      await dashboardInMode(
-        shop.seller,
-        'test',
-        'GET',
-        `/api/dashboard/stores/${shop.store.id}/subscriptions/${buyer.subscriptionId}`,
-      ),
-      200,
-    );
+    const after = await subscriptionOf(shop, buyer.subscriptionId);
     expect(after).toMatchObject({ quantity: 1, amount: 9 });
   }, 90_000);
 

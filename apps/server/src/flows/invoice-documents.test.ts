@@ -6,6 +6,7 @@
  * naming the invoice; an untaxed or unpaid order has none (404 not_found).
  */
 import { randomBytes } from 'node:crypto';
+import type { TTaxSettingsInput } from '@svc/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerDatabaseUrl } from '../../../../test/support/env.js';
 import { createStore } from '../../../../test/support/factories.js';
@@ -34,23 +35,21 @@ const ALL = () => Promise.resolve(true);
 const fromDE: BuyerContext = { ip: '203.0.113.7', userAgent: 'test', country: 'DE', testMode: ALL };
 const unique = () => randomBytes(6).toString('hex');
 
+/** A German seller registered for the EU's one-stop shop, prices without tax. */
+const BERLIN: TTaxSettingsInput = {
+  behavior: 'exclusive',
+  originCountry: 'DE',
+  registrations: ['EU'],
+  sellerName: 'Beispiel GmbH',
+  sellerAddress: 'Hauptstraße 1\n10115 Berlin',
+  sellerTaxId: 'DE136695976',
+};
+
 async function germanStore() {
   const clock = new ManualClock(T0);
   const ctx: ServiceContext = serviceContext(orm, clock);
   const store = await createStore(orm.em.fork(), { currency: 'EUR' });
-  await updateMerchantStore(ctx, {
-    storeId: store.id,
-    settings: {
-      tax: {
-        behavior: 'exclusive',
-        originCountry: 'DE',
-        registrations: ['EU'],
-        sellerName: 'Beispiel GmbH',
-        sellerAddress: 'Hauptstraße 1\n10115 Berlin',
-        sellerTaxId: 'DE136695976',
-      },
-    },
-  });
+  await updateMerchantStore(ctx, { storeId: store.id, settings: { tax: BERLIN } });
   const product = (name: string, price: number) =>
     createProduct(ctx, {
       storeId: store.id,
@@ -206,9 +205,7 @@ describe('invoice documents of real orders', () => {
       storeId: store.id,
       settings: {
         tax: {
-          behavior: 'exclusive',
-          originCountry: 'DE',
-          registrations: ['EU'],
+          ...BERLIN,
           sellerName: 'Beispiel AG',
           sellerAddress: 'Neue Allee 9\n80331 München',
           sellerTaxId: 'DE129273398',
