@@ -2,9 +2,9 @@
  * An order's invoice and credit note as PDFs (docs/decisions.md, "#42 Invoices"). The numbers are
  * given when the order is paid and refunded (orders/invoice-numbers.ts), the seller's details kept
  * with the invoice number; this module only reads the order and its lines, and renders them.
- * Nothing is stored: the same order renders the same document, whatever the store edits later. Who may ask is the caller's to decide (the
- * store's routes find the order in the store and mode; the buyer's route through the buyer's
- * access to the order).
+ * Nothing is stored: the same order renders the same document, whatever the store edits later.
+ * Who may ask is the caller's to decide (the store's routes find the order in the store and mode;
+ * the buyer's route through the buyer's access to the order).
  */
 import { AppError } from '../../lib/errors.js';
 import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
