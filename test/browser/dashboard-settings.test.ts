@@ -64,8 +64,12 @@ describe('dashboard settings', () => {
     await page.getByRole('checkbox', { name: /^Manual payment/ }).uncheck();
     await page.getByRole('checkbox', { name: /^Test gateway/ }).uncheck();
     await page.getByLabel('Allowed origins').fill('shop.example.com');
+    // Offline license leases last 1 to 90 days (issue 41).
+    expect(await page.getByLabel('Offline lease days').inputValue()).toBe('7');
+    await page.getByLabel('Offline lease days').fill('91');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Choose at least one payment method.').waitFor();
+    expect(await page.getByLabel('Offline lease days').getAttribute('aria-invalid')).toBe('true');
     await page.getByText('shop.example.com: an origin such as https://shop.example.com').waitFor();
     expect(await page.getByLabel('Allowed origins').getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('status').filter({ hasText: 'Saved.' }).count()).toBe(0);
@@ -74,6 +78,7 @@ describe('dashboard settings', () => {
     await page.getByRole('checkbox', { name: 'Stripe' }).check();
     await page.getByRole('checkbox', { name: /^Test gateway/ }).check();
     await page.getByLabel('Allowed origins').fill('https://shop.example.com');
+    await page.getByLabel('Offline lease days').fill('30');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     // The store switcher shows the new name.
@@ -87,10 +92,12 @@ describe('dashboard settings', () => {
     expect(await page.getByRole('checkbox', { name: /^Test gateway/ }).isChecked()).toBe(true);
     expect(await page.getByRole('checkbox', { name: /^Manual payment/ }).isChecked()).toBe(false);
     expect(await page.getByLabel('Allowed origins').inputValue()).toBe('https://shop.example.com');
+    expect(await page.getByLabel('Offline lease days').inputValue()).toBe('30');
 
     const stored = await (await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}`)).json();
     expect(stored.name).toBe('Pixel Forge Outlet');
     expect([...stored.settings.paymentMethods].sort()).toEqual(['stripe', 'test']);
+    expect(stored.settings.licenseLeaseDays).toBe(30);
   });
 
   it("edits the store's look (description, accent colour, logo) and links to the storefront", async () => {
