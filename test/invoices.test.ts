@@ -261,6 +261,30 @@ describe('a reverse-charge invoice', () => {
   });
 });
 
+describe('an invoice to a buyer writing beyond Latin-1', () => {
+  it('prints Polish, Greek and Cyrillic names and addresses as given (the embedded font covers them)', async () => {
+    const order = await buyWithBilling({
+      cart: [{ productId: fontPack.id, quantity: 1 }],
+      country: 'PL',
+      billingName: 'Łukasz Żółkiewski',
+      billingAddress: 'ul. Świętokrzyska 12\nΟδός Ερμού 5\nул. Тверская 7',
+    });
+    const read = await orderOf(order.id);
+    const text = await pdfText(await merchant(`/stores/${store.id}/orders/${order.id}/invoice`), 'beyond-latin1');
+    expect(text).toContain(`Invoice ${read.invoiceNumber}`);
+    for (const expected of [
+      'Łukasz Żółkiewski',
+      'ul. Świętokrzyska 12',
+      'Οδός Ερμού 5',
+      'ул. Тверская 7',
+      'Country: PL',
+    ])
+      expect(text).toContain(expected);
+    // Poland's 23 % on 19.99 (4.5977 -> 4.60).
+    expect(text).toMatch(/Font Pack\s+1\s+19\.99\s+0\.00\s+19\.99\s+23%\s+4\.60\s+24\.59/);
+  });
+});
+
 describe('an order without an invoice', () => {
   it('is 404 not_found with our error body: a store without tax, and an unknown order', async () => {
     const order = await buyWithBilling({ cart: [{ productId: plain.id, quantity: 1 }] }, untaxedStore.id);
