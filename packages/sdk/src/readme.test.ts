@@ -36,6 +36,8 @@ const LOCAL_METHODS = new Set([
   'shop.cart.clear',
   'shop.cart.coupon',
   'shop.cart.removeCoupon',
+  'shop.cart.setBilling',
+  'shop.cart.billing',
 ]);
 
 /** Every function reachable from a client, as `svc.orders.list`. */
