@@ -447,6 +447,26 @@ describe('the starter theme, built and served from another origin', () => {
         found.map((row) => `${row.querySelector('dt').textContent}: ${row.querySelector('dd').textContent}`),
       );
     expect(rows).toEqual(['Subtotal: $10.00', 'VAT 20% (FR): $2.00', 'Total: $12.00']);
+    // No coupon: its row is not shown (a display rule once showed "Discount −$0.00" though hidden).
+    expect(await page.locator('dl.totals > div', { hasText: 'Discount' }).isVisible()).toBe(false);
+    const country = page.getByLabel('Billing country');
+    expect(await country.inputValue()).toBe('FR');
     await expectAccessible(page, 'starter theme: cart with tax');
+
+    // The buyer says they are billed in Germany: the cart is priced again at its rate, the choice
+    // lasts across pages, and the checkout's order is taxed for it.
+    await country.selectOption({ label: 'Germany' });
+    await expect.poll(() => total.textContent()).toBe('$11.90');
+    expect(await page.locator('dl.totals .tax dt').textContent()).toBe('VAT 19% (DE)');
+    await page.reload();
+    await expect.poll(() => total.textContent()).toBe('$11.90');
+    expect(await page.getByLabel('Billing country').inputValue()).toBe('DE');
+    await page.getByRole('button', { name: 'Checkout' }).click();
+    await page.waitForURL(new RegExp(`^${server.url}/checkout/[a-z0-9]+\\?token=`));
+    const orderId = new URL(page.url()).pathname.split('/').pop()!;
+    const order = await (
+      await dashboard(shop.seller, 'GET', `/api/dashboard/stores/${shop.store.id}/orders/${orderId}`)
+    ).json();
+    expect(order).toMatchObject({ taxCountry: 'DE', taxRate: 0.19, taxAmount: 1.9, price: 11.9 });
   });
 });

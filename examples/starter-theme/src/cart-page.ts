@@ -5,7 +5,7 @@
  * and goes to the hosted checkout page it answers, where the buyer pays. The cart's logic is the
  * SDK's; this page is its rendering.
  */
-import { configured, errorText, h, money, planChoice, productHref, shop, showStore } from './shop.js';
+import { configured, errorText, h, money, planChoice, productHref, shop, showStore, subdomain } from './shop.js';
 import { SvcApiError, type Cart } from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
@@ -24,6 +24,90 @@ const storeShown = configured()
   : Promise.resolve();
 
 const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 2 });
+
+/** Where this tab keeps the billing country the buyer chose, so the cart keeps its tax line across pages. */
+const BILLING_KEY = `svc-billing-country:${subdomain}`;
+try {
+  const kept = sessionStorage.getItem(BILLING_KEY);
+  if (kept) shop.cart.setBilling({ country: kept });
+} catch {
+  // Storage refused (private mode): the cart is priced for the request's own country until chosen.
+}
+
+/**
+ * Region codes the browser names that are not ISO 3166-1 countries: groups (EU, UN), unknown and
+ * pseudo regions, codes reserved for territories the standard leaves out, and XK (user-assigned).
+ */
+const NOT_COUNTRIES = new Set([
+  'EU',
+  'EZ',
+  'UN',
+  'QO',
+  'XA',
+  'XB',
+  'ZZ',
+  'AC',
+  'CP',
+  'CQ',
+  'DG',
+  'EA',
+  'IC',
+  'TA',
+  'XK',
+]);
+
+/**
+ * The countries, named by the browser (Intl.DisplayNames), A-Z by name: every two-letter region
+ * code it names, less the ones above and the retired ones (DD, SU, YU: codes the browser
+ * canonicalises to today's, Intl.getCanonicalLocales). The service checks the one chosen.
+ */
+function countries(): Array<{ code: string; name: string }> {
+  const names = new Intl.DisplayNames(['en'], { type: 'region' });
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  const found: Array<{ code: string; name: string }> = [];
+  for (const first of letters)
+    for (const second of letters) {
+      const code = first + second;
+      if (NOT_COUNTRIES.has(code) || Intl.getCanonicalLocales(`und-${code}`)[0] !== `und-${code}`) continue;
+      const name = names.of(code);
+      if (name && name !== code) found.push({ code, name });
+    }
+  return found.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * The buyer's billing country, asked only of a store that charges tax: the cart's tax line is
+ * worked out for it (`shop.cart.setBilling`, then the cart priced again) and the checkout sends
+ * it. Until the buyer chooses, the service's guess from the request (`taxCountry`) is shown.
+ */
+function billingCountry(cart: Cart): HTMLElement {
+  const chosen = shop.cart.billing().country ?? cart.taxCountry ?? '';
+  const select = h(
+    'select',
+    { id: 'billing-country', name: 'billing-country', autocomplete: 'country' },
+    h('option', { value: '' }, 'Choose your country'),
+  );
+  for (const { code, name } of countries())
+    select.append(h('option', { value: code, selected: code === chosen }, name));
+  select.addEventListener('change', () => {
+    const country = select.value || undefined;
+    shop.cart.setBilling({ country });
+    try {
+      if (country) sessionStorage.setItem(BILLING_KEY, country);
+      else sessionStorage.removeItem(BILLING_KEY);
+    } catch {
+      // Kept for this page only.
+    }
+    void refresh();
+  });
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: 'billing-country' }, 'Billing country'),
+    select,
+    h('p', { class: 'hint' }, 'VAT is charged at the rate of the country you are billed in.'),
+  );
+}
 
 /**
  * The cart's tax as the service worked it out for the buyer's country (null while the store's tax
@@ -257,7 +341,15 @@ function render(cart: Cart): void {
       included ? taxRow : null,
     );
     content.push(
-      h('div', { class: 'card' }, table, couponForm(cart, total, discountRow, taxRow), totals, checkoutButton()),
+      h(
+        'div',
+        { class: 'card' },
+        table,
+        cart.taxBehavior === 'off' ? null : billingCountry(cart),
+        couponForm(cart, total, discountRow, taxRow),
+        totals,
+        checkoutButton(),
+      ),
     );
   }
   root.replaceChildren(status, ...content);
