@@ -35,6 +35,7 @@ import {
 
 // Evaluated in the page; tsconfig.test.json has no DOM types.
 declare const localStorage: any;
+declare const sessionStorage: any;
 
 const THEME_DIR = path.join(REPO_ROOT, 'examples/starter-theme');
 
@@ -452,6 +453,16 @@ describe('the starter theme, built and served from another origin', () => {
     const country = page.getByLabel('Billing country');
     expect(await country.inputValue()).toBe('FR');
     await expectAccessible(page, 'starter theme: cart with tax');
+
+    // A kept country the service does not take (XK, which some browsers name) is dropped: the cart
+    // is priced for the request's own country again, and the buyer may choose.
+    await page.evaluate((key) => sessionStorage.setItem(key, 'XK'), `svc-billing-country:${shop.store.subdomain}`);
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Billing country').inputValue()).toBe('FR');
+    expect(await total.textContent()).toBe('$12.00');
+    expect(
+      await page.evaluate((key) => sessionStorage.getItem(key), `svc-billing-country:${shop.store.subdomain}`),
+    ).toBeNull();
 
     // The buyer says they are billed in Germany: the cart is priced again at its rate, the choice
     // lasts across pages, and the checkout's order is taxed for it.

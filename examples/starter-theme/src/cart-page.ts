@@ -34,6 +34,17 @@ try {
   // Storage refused (private mode): the cart is priced for the request's own country until chosen.
 }
 
+/** Sets the billing country the cart is priced for (none: the request's own), kept for the tab. */
+function keepBillingCountry(country: string | undefined): void {
+  shop.cart.setBilling({ country });
+  try {
+    if (country) sessionStorage.setItem(BILLING_KEY, country);
+    else sessionStorage.removeItem(BILLING_KEY);
+  } catch {
+    // Kept for this page only.
+  }
+}
+
 /**
  * Region codes the browser names that are not ISO 3166-1 countries: groups (EU, UN), unknown and
  * pseudo regions, codes reserved for territories the standard leaves out, and XK (user-assigned).
@@ -61,7 +72,9 @@ const NOT_COUNTRIES = new Set([
  * code it names, less the ones above and the retired ones (DD, SU, YU: codes the browser
  * canonicalises to today's, Intl.getCanonicalLocales). The service checks the one chosen.
  */
+let countryList: Array<{ code: string; name: string }> | undefined;
 function countries(): Array<{ code: string; name: string }> {
+  if (countryList) return countryList;
   const names = new Intl.DisplayNames(['en'], { type: 'region' });
   const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
   const found: Array<{ code: string; name: string }> = [];
@@ -72,7 +85,8 @@ function countries(): Array<{ code: string; name: string }> {
       const name = names.of(code);
       if (name && name !== code) found.push({ code, name });
     }
-  return found.sort((a, b) => a.name.localeCompare(b.name));
+  countryList = found.sort((a, b) => a.name.localeCompare(b.name));
+  return countryList;
 }
 
 /**
@@ -90,14 +104,7 @@ function billingCountry(cart: Cart): HTMLElement {
   for (const { code, name } of countries())
     select.append(h('option', { value: code, selected: code === chosen }, name));
   select.addEventListener('change', () => {
-    const country = select.value || undefined;
-    shop.cart.setBilling({ country });
-    try {
-      if (country) sessionStorage.setItem(BILLING_KEY, country);
-      else sessionStorage.removeItem(BILLING_KEY);
-    } catch {
-      // Kept for this page only.
-    }
+    keepBillingCountry(select.value || undefined);
     void refresh();
   });
   return h(
@@ -393,6 +400,16 @@ async function refresh(): Promise<void> {
       input.form?.requestSubmit();
     }
   } catch (error) {
+    // A billing country the service does not take (a browser naming a region svc has no rates
+    // for): priced again for the request's own country, so the buyer can choose another.
+    if (
+      error instanceof SvcApiError &&
+      error.issues.some((issue) => issue.path === 'country') &&
+      shop.cart.billing().country
+    ) {
+      keepBillingCountry(undefined);
+      return refresh();
+    }
     status.textContent = errorText(error);
   }
 }
