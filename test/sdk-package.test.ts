@@ -606,6 +606,7 @@ const ERROR_EXPORTS = [
 const SUBPATH_NAMES = {
   theme: [
     ...ERROR_EXPORTS,
+    'cartTaxLine',
     'createThemeClient',
     'formatPrice',
     'planLabel',
@@ -658,6 +659,7 @@ const EXPORT_NAMES = [
   'SvcRateLimitError',
   'WEBHOOK_SECRET_PREFIX',
   'WebhookVerificationError',
+  'cartTaxLine',
   'constructEvent',
   'createCustomerClient',
   'createLicenseClient',

@@ -6,7 +6,7 @@
  * SDK's; this page is its rendering.
  */
 import { configured, errorText, h, money, planChoice, productHref, shop, showStore, subdomain } from './shop.js';
-import { SvcApiError, type Cart } from '@svc/sdk/theme';
+import { cartTaxLine, SvcApiError, type Cart } from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
 const status = root.querySelector<HTMLElement>('.status')!;
@@ -22,8 +22,6 @@ const storeShown = configured()
       () => undefined, // the cart says what failed, if anything does
     )
   : Promise.resolve();
-
-const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 2 });
 
 /** Where this tab keeps the billing country the buyer chose, so the cart keeps its tax line across pages. */
 const BILLING_KEY = `svc-billing-country:${subdomain}`;
@@ -116,26 +114,6 @@ function billingCountry(cart: Cart): HTMLElement {
   );
 }
 
-/**
- * The cart's tax as the service worked it out for the buyer's country (null while the store's tax
- * is off): its row's label and amount, and the total with the applied coupon's `discount`. A
- * coupon's share of the tax is worked out per line at checkout, so it is not guessed here.
- */
-function taxTotals(cart: Cart, discount: number): { label: string; amount: string; total: string } | null {
-  if (cart.taxBehavior === 'off') return null;
-  const net = Math.max(0, cart.subtotal - discount);
-  // No country known yet (the request's could not be told), or a coupon: the checkout works it out.
-  const pending = cart.taxCountry === null || (discount > 0 && cart.taxAmount > 0);
-  if (cart.reverseCharge)
-    return { label: 'VAT reverse charge', amount: money(0, cart.currency), total: money(net, cart.currency) };
-  const rate = cart.taxRate === null ? '' : ` ${percent.format(cart.taxRate)}`;
-  const label = `VAT${rate}${cart.taxCountry ? ` (${cart.taxCountry})` : ''}`;
-  const amount = pending ? 'At checkout' : money(cart.taxAmount, cart.currency);
-  if (cart.taxBehavior === 'inclusive') return { label: `incl. ${label}`, amount, total: money(net, cart.currency) };
-  const total = pending ? `${money(net, cart.currency)} + VAT` : money(net + cart.taxAmount, cart.currency);
-  return { label, amount, total };
-}
-
 const NOTICES: Record<string, string> = {
   unknown_product: 'A product in your cart is no longer sold and was removed.',
   unavailable: 'A product in your cart is not available now and was removed.',
@@ -196,7 +174,7 @@ function couponForm(
     const discount = coupon?.discount ?? 0;
     discountRow.hidden = !coupon;
     discountRow.querySelector('dd')!.textContent = `−${money(discount, cart.currency)}`;
-    const tax = taxTotals(cart, discount);
+    const tax = cartTaxLine(cart, discount);
     total.textContent = tax ? tax.total : money(Math.max(0, cart.subtotal - discount), cart.currency);
     if (tax && taxRow) {
       taxRow.querySelector('dt')!.textContent = tax.label;

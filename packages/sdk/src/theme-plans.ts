@@ -27,15 +27,24 @@ export function formatPrice(amount: number, currency: string): string {
   }
 }
 
-/** An amount in the currency's minor units (9.99 USD is 999, 900 JPY is 900). */
-function minor(amount: number, currency: string): number {
-  let places = 2;
+/** The decimal places of a currency's amounts: 2 for USD, 0 for JPY. */
+function placesOf(currency: string): number {
   try {
-    places = currencyFormat(currency).resolvedOptions().maximumFractionDigits ?? 2;
+    return currencyFormat(currency).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
     // An unknown code: two places, as most currencies have.
+    return 2;
   }
-  return Math.round(amount * 10 ** places);
+}
+
+/** An amount in the currency's minor units (9.99 USD is 999, 900 JPY is 900). */
+export function minor(amount: number, currency: string): number {
+  return Math.round(amount * 10 ** placesOf(currency));
+}
+
+/** Minor units as the amount the API writes (999 USD cents is 9.99). */
+export function fromMinor(units: number, currency: string): number {
+  return units / 10 ** placesOf(currency);
 }
 
 /** `month`, `3 months`: what "per" is followed by. */

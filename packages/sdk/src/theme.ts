@@ -24,6 +24,7 @@ import {
   type CouponCheck,
 } from './theme-cart.js';
 export { formatPrice, planLabel, planPriceText, trialText, yearlySaving } from './theme-plans.js';
+export { cartTaxLine, type CartTaxLine } from './theme-tax.js';
 import {
   createTransport,
   type ClientOptions,

@@ -11,7 +11,15 @@
  * `planId`) here (a plain form, so they need no script): this module moves it into the cart and
  * takes it off the address. A recurring line offers its plans as a radio group.
  */
-import { createThemeClient, isSvcError, planLabel, SvcApiError, trialText, type Cart } from '@svc/sdk/theme';
+import {
+  cartTaxLine,
+  createThemeClient,
+  isSvcError,
+  planLabel,
+  SvcApiError,
+  trialText,
+  type Cart,
+} from '@svc/sdk/theme';
 
 const root = document.getElementById('cart')!;
 const storeId = root.dataset.storeId!;
@@ -46,25 +54,6 @@ function h<K extends keyof HTMLElementTagNameMap>(
 
 const format = new Intl.NumberFormat('en', { style: 'currency', currency });
 const money = (amount: number) => format.format(amount);
-const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 2 });
-
-/**
- * The cart's tax, as the service worked it out for the buyer's country (null while the store's
- * tax is off): its row's label and amount, and the total with the applied coupon's `discount`. A
- * coupon's share of the tax is worked out per line at checkout, so it is not guessed here.
- */
-function taxTotals(cart: Cart, discount: number): { label: string; amount: string; total: string } | null {
-  if (cart.taxBehavior === 'off') return null;
-  const net = Math.max(0, cart.subtotal - discount);
-  // No country known yet (the request's could not be told), or a coupon: the checkout works it out.
-  const pending = cart.taxCountry === null || (discount > 0 && cart.taxAmount > 0);
-  if (cart.reverseCharge) return { label: 'VAT reverse charge', amount: money(0), total: money(net) };
-  const rate = cart.taxRate === null ? '' : ` ${percent.format(cart.taxRate)}`;
-  const label = `VAT${rate}${cart.taxCountry ? ` (${cart.taxCountry})` : ''}`;
-  const amount = pending ? 'At checkout' : money(cart.taxAmount);
-  if (cart.taxBehavior === 'inclusive') return { label: `incl. ${label}`, amount, total: money(net) };
-  return { label, amount, total: pending ? `${money(net)} + VAT` : money(net + cart.taxAmount) };
-}
 
 /** `?add=<id>&quantity=<n>` from a store or product page: into the cart, off the address. */
 function takeAddedProduct(): void {
@@ -180,7 +169,7 @@ function couponForm(
     const discount = coupon?.discount ?? 0;
     discountRow.hidden = !coupon;
     discountRow.querySelector('dd')!.textContent = `−${money(discount)}`;
-    const tax = taxTotals(cart, discount);
+    const tax = cartTaxLine(cart, discount);
     total.textContent = tax ? tax.total : money(Math.max(0, cart.subtotal - discount));
     if (tax && taxRow) {
       taxRow.querySelector('dt')!.textContent = tax.label;

@@ -3,7 +3,16 @@
  * that ships the SDK to browsers and should pay for nothing else. The service serves this entry
  * bundled and minified as one ES module at `/sdk/v1/theme.js`, for themes without a bundler.
  */
-export { createThemeClient, formatPrice, planLabel, planPriceText, trialText, yearlySaving } from '../theme.js';
+export {
+  cartTaxLine,
+  createThemeClient,
+  formatPrice,
+  planLabel,
+  planPriceText,
+  trialText,
+  yearlySaving,
+  type CartTaxLine,
+} from '../theme.js';
 export type {
   ThemeClient,
   ThemeClientOptions,
