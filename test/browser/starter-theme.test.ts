@@ -262,7 +262,8 @@ describe('the starter theme, built and served from another origin', () => {
       rmSync(testDir, { recursive: true, force: true });
       rmSync(strangerDir, { recursive: true, force: true });
     }
-  });
+    // Two `vite build`s of its own: 5 s alone, once over the default 30 s with other files' tests running.
+  }, 90_000);
 
   it("shows a product's image from svc on the store page (lazy) and the product page (eager); no image, no hole", async () => {
     const pictured = await createProduct(shop.seller, shop.store.id, {
