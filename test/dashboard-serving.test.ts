@@ -166,7 +166,14 @@ describe('the dashboard as svc serves it', () => {
   });
 
   it('answers 404 for an asset that is not in the build, never the page', async () => {
+    // The encodings the build writes beside a file are sent for it, never as files of their own.
+    const large = builtFiles.find(
+      (file) => readFileSync(path.join(DIST, file.slice('/dashboard/'.length))).length > 1024,
+    );
+    expect(large, 'a built file over 1 KB').toBeDefined();
     for (const pathname of [
+      `${large}.br`,
+      `${large}.gz`,
       '/dashboard/assets/index-00000000.js',
       '/dashboard/assets/',
       '/dashboard/assets/nested/index-00000000.js',

@@ -1,7 +1,8 @@
 /**
  * The seller dashboard (apps/dashboard, a single-page app built by Vite) served from this origin
  * at /dashboard/ (docs/architecture.md, The faces): no second process. The build's files are read once at start and
- * kept in memory with their gzip and brotli encodings (about 1 MB in all):
+ * kept in memory with the gzip and brotli encodings the build wrote beside them (`.gz`, `.br`;
+ * about 1.5 MB in all), so a start compresses nothing:
  * - hashed files under /dashboard/assets/ are immutable for a year;
  * - every other path under /dashboard/ is a client route: it answers index.html, `no-cache` with
  *   an ETag, so deep links and reloads land on the right screen and a new release is seen at once;
@@ -9,10 +10,9 @@
  * Without a build (a server-only checkout), /dashboard/ answers 404 rather than failing to start.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePolicy } from '../trpc/policy.js';
 import { ifNoneMatchHas, sendNotModified } from './etag.js';
@@ -53,21 +53,20 @@ interface Asset {
   br?: Buffer;
 }
 
-function asset(file: string, body: Buffer): Asset {
-  const type = TYPES[extname(file)] ?? 'application/octet-stream';
-  const entry: Asset = {
-    type,
+/** The file read whole, with its encodings when the build wrote them (text over 1 KB). */
+function readAsset(dir: string, file: string): Asset {
+  const body = readFileSync(join(dir, file));
+  const encoded = (suffix: string) => {
+    const path = join(dir, `${file}${suffix}`);
+    return existsSync(path) ? readFileSync(path) : undefined;
+  };
+  return {
+    type: TYPES[extname(file)] ?? 'application/octet-stream',
     etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
     identity: body,
+    gzip: encoded('.gz'),
+    br: encoded('.br'),
   };
-  // Text compresses; images and fonts already are.
-  if (/^(text\/|image\/svg)/.test(type) && body.length > 1024) {
-    entry.gzip = gzipSync(body, { level: 9 });
-    entry.br = brotliCompressSync(body, {
-      params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
-    });
-  }
-  return entry;
 }
 
 interface Build {
@@ -77,9 +76,9 @@ interface Build {
 
 /** The built app, or undefined when apps/dashboard has not been built. */
 export function loadDashboard(dir = DASHBOARD_DIST): Build | undefined {
-  let index: Buffer;
+  let index: Asset;
   try {
-    index = readFileSync(join(dir, 'index.html'));
+    index = readAsset(dir, 'index.html');
   } catch {
     return undefined;
   }
@@ -90,8 +89,9 @@ export function loadDashboard(dir = DASHBOARD_DIST): Build | undefined {
   } catch {
     // An app without assets is only its page.
   }
-  for (const name of names) assets.set(name, asset(name, readFileSync(join(dir, 'assets', name))));
-  return { index: asset('index.html', index), assets };
+  // A file's encodings are not files of their own: they are sent for it.
+  for (const name of names) if (!/\.(gz|br)$/.test(name)) assets.set(name, readAsset(join(dir, 'assets'), name));
+  return { index, assets };
 }
 
 const build = loadDashboard();

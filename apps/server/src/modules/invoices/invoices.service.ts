@@ -11,7 +11,6 @@ import { OrderLineSchema, type Order } from '../orders/orders.entities.js';
 import { findStoreOrder } from '../orders/order-lookup.js';
 import type { ServiceContext } from '../request/context.js';
 import { buildInvoiceDocument, type InvoiceDocument, type InvoiceKind } from './invoice-document.js';
-import { renderInvoicePdf } from './invoice-pdf.js';
 
 export interface InvoicePdf {
   /** `INV-2026-7.pdf`, `CN-2026-2.pdf`. */
@@ -74,6 +73,8 @@ export async function orderDocumentPdf(
 ): Promise<InvoicePdf> {
   const document = await orderDocument(ctx, input);
   const issuedAt = input.kind === 'invoice' ? input.order.paidAt! : input.order.refundedAt!;
+  // pdfkit and fontkit load with the first PDF asked for, not on every start of every process.
+  const { renderInvoicePdf } = await import('./invoice-pdf.js');
   return { fileName: `${document.number}.pdf`, pdf: await renderInvoicePdf(document, issuedAt) };
 }
 
