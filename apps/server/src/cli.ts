@@ -20,14 +20,7 @@ import {
 import { z } from 'zod';
 import { ConfigError, parseStorageUrl } from './config.js';
 import type { Runtime } from './runtime.js';
-import { seedDemo } from './seed-demo.js';
-import { copyOutcome, copyToObjectStore } from './storage-copy.js';
 import { serviceContext } from './modules/request/context.js';
-import { createApiKey } from './modules/api-keys/api-keys.service.js';
-import { UserSchema } from './modules/identity/identity.entities.js';
-import { createUser } from './modules/identity/identity.service.js';
-import { StoreSchema } from './modules/stores/stores.entities.js';
-import { createStore, setStoreBanned } from './modules/stores/stores.service.js';
 
 /** A mistake in how the command was called: exit 2 with the usage line. */
 export class UsageError extends Error {
@@ -204,7 +197,11 @@ function context(runtime: Runtime) {
   return serviceContext(runtime.deps);
 }
 
+// Each command loads the services it calls when it runs (import() below), not with this module:
+// main.ts reads these declarations for help and usage, which start nothing and load none of them.
+
 async function userByEmail(runtime: Runtime, email: string) {
+  const { UserSchema } = await import('./modules/identity/identity.entities.js');
   const user = await runtime.deps.orm.em.fork().findOne(UserSchema, { email });
   if (!user) throw new UsageError(`no user has the e-mail ${email}`);
   return user;
@@ -229,6 +226,7 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
     example: "SVC_PASSWORD='a long passphrase' svc create-user --email you@example.com",
     parse: (values) => check(ZCredentials, { email: values.email, password: values.password }),
     async run(runtime, input) {
+      const { createUser } = await import('./modules/identity/identity.service.js');
       const user = await createUser(context(runtime), input);
       return `created user ${user.id} <${user.email}>`;
     },
@@ -252,6 +250,7 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
       store: check(ZCreateStoreInput, { name: values.name, subdomain: values.subdomain, currency: values.currency }),
     }),
     async run(runtime, input) {
+      const { createStore } = await import('./modules/stores/stores.service.js');
       const owner = await userByEmail(runtime, input.owner);
       const store = await createStore(context(runtime), owner, input.store);
       return `created store ${store.id} (${store.subdomain})`;
@@ -303,6 +302,10 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
       };
     },
     async run(runtime, input) {
+      const [{ createApiKey }, { StoreSchema }] = await Promise.all([
+        import('./modules/api-keys/api-keys.service.js'),
+        import('./modules/stores/stores.entities.js'),
+      ]);
       const owner = await userByEmail(runtime, input.owner);
       const em = runtime.deps.orm.em.fork();
       const storeIds: string[] = [];
@@ -326,7 +329,10 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
     options: [],
     example: 'svc seed-demo',
     parse: () => undefined,
-    run: (runtime) => seedDemo(runtime),
+    async run(runtime) {
+      const { seedDemo } = await import('./seed-demo.js');
+      return seedDemo(runtime);
+    },
   }),
   'ban-store': operator({
     summary: 'ban a store (its storefront and checkout stop)',
@@ -335,6 +341,7 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
     example: 'svc ban-store my-shop',
     parse: (_values, [subdomain]) => check(z.string().min(1), subdomain, 'subdomain'),
     async run(runtime, subdomain) {
+      const { setStoreBanned } = await import('./modules/stores/stores.service.js');
       const store = await setStoreBanned(context(runtime), { subdomain, banned: true });
       return `banned ${store.subdomain}`;
     },
@@ -346,6 +353,7 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
     example: 'svc unban-store my-shop',
     parse: (_values, [subdomain]) => check(z.string().min(1), subdomain, 'subdomain'),
     async run(runtime, subdomain) {
+      const { setStoreBanned } = await import('./modules/stores/stores.service.js');
       const store = await setStoreBanned(context(runtime), { subdomain, banned: false });
       return `unbanned ${store.subdomain}`;
     },
@@ -377,8 +385,10 @@ export const CLI_COMMANDS: Record<string, OperatorCommand> = {
       }
     },
     async run(runtime, location) {
-      // Loaded here, not with the other commands: only this one needs the AWS SDK.
-      const { S3FileStorage } = await import('./lib/s3-storage.js');
+      const [{ S3FileStorage }, { copyOutcome, copyToObjectStore }] = await Promise.all([
+        import('./lib/s3-storage.js'),
+        import('./storage-copy.js'),
+      ]);
       const target = new S3FileStorage(location, runtime.deps.log);
       try {
         const report = await copyToObjectStore(runtime.deps.config.fileStorageDir, target, (line) =>
