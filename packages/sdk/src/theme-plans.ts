@@ -4,7 +4,10 @@
  * payments of the monthly one, a whole percent, only when positive), `7-day free trial`. Amounts
  * are compared in the currency's minor units, so the saving is exact.
  */
-import type { StorefrontPlan } from './theme.js';
+import type { ProcedureOutput as Out } from './transport.js';
+
+/** A recurring product's plan as the store offers it (active ones only): `[]` on a one-time product. */
+export type StorefrontPlan = Out<'catalog.products'>['products'][number]['plans'][number];
 
 type Terms = Pick<StorefrontPlan, 'interval' | 'intervalCount' | 'price'>;
 

@@ -77,8 +77,7 @@ export type {
 } from './theme-cart.js';
 export type Storefront = Out<'catalog.storefront'>;
 export type StorefrontProduct = Out<'catalog.products'>['products'][number];
-/** A recurring product's plan as the store offers it (active ones only): `[]` on a one-time product. */
-export type StorefrontPlan = StorefrontProduct['plans'][number];
+export type { StorefrontPlan } from './theme-plans.js';
 export type CreateOrderParams = Omit<In<'checkout.create'>, 'storeId' | 'cart'> & { cart: readonly CartLine[] };
 export type CreatedOrder = Out<'checkout.create'>;
 export type StartPaymentParams = In<'checkout.start'>;
