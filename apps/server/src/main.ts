@@ -12,7 +12,16 @@
  * Any other failure prints its cause in one sentence and exits 1.
  */
 import { existsSync } from 'node:fs';
-import { ALL_COMMANDS, CLI_COMMANDS, PROCESS_COMMANDS, UsageError, asksForHelp, helpText, usageLine } from './cli.js';
+import {
+  ALL_COMMANDS,
+  CLI_COMMANDS,
+  PROCESS_COMMANDS,
+  UsageError,
+  asksForHelp,
+  helpText,
+  usageLine,
+  type ProcessCommandName,
+} from './cli.js';
 import { AppError } from './lib/errors.js';
 import { describeFailure, isExplained } from './lib/failures.js';
 import { createLogger, type Logger } from './lib/logger.js';
@@ -72,7 +81,7 @@ async function main(): Promise<void> {
     // The server's parts load only now, for a command called rightly.
     const processes = await import('./processes.js');
     if (isProcessCommand) {
-      await processes.PROCESS_RUN[name as keyof typeof PROCESS_COMMANDS](log);
+      await processes.PROCESS_RUN[name as ProcessCommandName](log);
       return;
     }
     const runtime = await processes.operatorRuntime(log);
